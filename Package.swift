@@ -1,0 +1,60 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "BookStore",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Persistence", targets: ["Persistence"]),
+        .library(name: "BookStore", targets: ["BookStore"]),
+        .executable(name: "bookstore", targets: ["bookstore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+    ],
+    targets: [
+        // libsqlite3, the reference SQLite client, as shipped by the system.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // The framework: models, stores, contexts, expressions. No HTTP in it.
+        .target(
+            name: "Persistence",
+            dependencies: [
+                "CSQLite",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The domain: BookStore's model versions, seeding, typed records.
+        .target(
+            name: "BookStore",
+            dependencies: [
+                "Persistence",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "bookstore",
+            dependencies: [
+                "BookStore",
+                "Persistence",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "PersistenceTests",
+            dependencies: ["Persistence"]
+        ),
+        .testTarget(
+            name: "BookStoreTests",
+            dependencies: ["BookStore", "Persistence"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

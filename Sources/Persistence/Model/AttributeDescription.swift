@@ -1,0 +1,55 @@
+import Foundation
+
+/// A stored (or transient) attribute of an entity, as in Core Data's `NSAttributeDescription`.
+///
+/// ```swift
+/// let price = AttributeDescription(name: "price", type: .float, minValue: .double(0), maxValue: .double(1000))
+/// ```
+public struct AttributeDescription: Sendable, Hashable {
+    /// The property name, e.g. `title`.
+    public var name: String
+    public var type: AttributeType
+    /// Whether `nil` is a valid value. Xcode's default for a new attribute is `true`.
+    public var isOptional: Bool
+    /// Transient attributes live only in memory and are never stored.
+    public var isTransient: Bool
+    /// The value a new object starts with (`defaultValueString`).
+    public var defaultValue: AttributeValue?
+    /// The smallest allowed value (numbers, dates) or length (strings, binary data).
+    public var minValue: AttributeValue?
+    /// The largest allowed value (numbers, dates) or length (strings, binary data).
+    public var maxValue: AttributeValue?
+    /// The renaming identifier (`elementID`): the name this attribute had in an earlier version.
+    public var renamingIdentifier: String?
+    /// Changes the version hash without changing the schema, forcing a migration.
+    public var versionHashModifier: String?
+    /// Free-form key/value pairs from the model editor.
+    public var userInfo: [String: String]
+
+    public init(
+        name: String,
+        type: AttributeType,
+        isOptional: Bool = true,
+        isTransient: Bool = false,
+        defaultValue: AttributeValue? = nil,
+        minValue: AttributeValue? = nil,
+        maxValue: AttributeValue? = nil,
+        renamingIdentifier: String? = nil,
+        versionHashModifier: String? = nil,
+        userInfo: [String: String] = [:]
+    ) {
+        self.name = name
+        self.type = type
+        self.isOptional = isOptional
+        self.isTransient = isTransient
+        self.defaultValue = defaultValue
+        self.minValue = minValue
+        self.maxValue = maxValue
+        self.renamingIdentifier = renamingIdentifier
+        self.versionHashModifier = versionHashModifier
+        self.userInfo = userInfo
+    }
+
+    /// The identifier migrations match on: the renaming identifier if set, else the name.
+    public var migrationIdentifier: String { renamingIdentifier ?? name }
+}

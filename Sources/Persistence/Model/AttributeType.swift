@@ -1,0 +1,45 @@
+/// The type of an attribute, named as Xcode's model editor writes it in `attributeType`.
+///
+/// ```swift
+/// let type = AttributeType(rawValue: "Integer 16") // .integer16
+/// ```
+public enum AttributeType: String, Sendable, Hashable, CaseIterable, Codable {
+    case integer16 = "Integer 16"
+    case integer32 = "Integer 32"
+    case integer64 = "Integer 64"
+    case double = "Double"
+    case float = "Float"
+    case decimal = "Decimal"
+    case string = "String"
+    case boolean = "Boolean"
+    case date = "Date"
+    case binary = "Binary"
+    case uuid = "UUID"
+    case uri = "URI"
+
+    /// Whether values of this type are integers.
+    public var isInteger: Bool {
+        switch self {
+        case .integer16, .integer32, .integer64: true
+        default: false
+        }
+    }
+
+    /// Whether values of this type are numbers (integers, floating point or decimal).
+    public var isNumeric: Bool {
+        switch self {
+        case .integer16, .integer32, .integer64, .double, .float, .decimal: true
+        default: false
+        }
+    }
+
+    /// The range an integer attribute of this type can hold.
+    public var integerRange: ClosedRange<Int64>? {
+        switch self {
+        case .integer16: Int64(Int16.min)...Int64(Int16.max)
+        case .integer32: Int64(Int32.min)...Int64(Int32.max)
+        case .integer64: Int64.min...Int64.max
+        default: nil
+        }
+    }
+}

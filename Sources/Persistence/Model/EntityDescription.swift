@@ -1,0 +1,60 @@
+/// An entity of a model, as in Core Data's `NSEntityDescription`.
+///
+/// `attributes` and `relationships` are the properties declared on this entity; a
+/// sub-entity also has its ancestors' properties, which ``ManagedObjectModel`` resolves
+/// (``ManagedObjectModel/attributes(of:)``).
+///
+/// ```swift
+/// let page = EntityDescription(name: "Page", attributes: [
+///     AttributeDescription(name: "number", type: .integer16),
+/// ])
+/// ```
+public struct EntityDescription: Sendable, Hashable {
+    public var name: String
+    public var isAbstract: Bool
+    /// The parent entity's name; a sub-entity is stored in its root entity's table.
+    public var parentName: String?
+    public var attributes: [AttributeDescription]
+    public var relationships: [RelationshipDescription]
+    /// The renaming identifier (`elementID`): the name this entity had in an earlier version.
+    public var renamingIdentifier: String?
+    public var versionHashModifier: String?
+    /// The class name app code uses for it (`representedClassName`), kept for Xcode.
+    public var representedClassName: String?
+    public var userInfo: [String: String]
+
+    public init(
+        name: String,
+        isAbstract: Bool = false,
+        parentName: String? = nil,
+        attributes: [AttributeDescription] = [],
+        relationships: [RelationshipDescription] = [],
+        renamingIdentifier: String? = nil,
+        versionHashModifier: String? = nil,
+        representedClassName: String? = nil,
+        userInfo: [String: String] = [:]
+    ) {
+        self.name = name
+        self.isAbstract = isAbstract
+        self.parentName = parentName
+        self.attributes = attributes
+        self.relationships = relationships
+        self.renamingIdentifier = renamingIdentifier
+        self.versionHashModifier = versionHashModifier
+        self.representedClassName = representedClassName
+        self.userInfo = userInfo
+    }
+
+    /// The identifier migrations match on: the renaming identifier if set, else the name.
+    public var migrationIdentifier: String { renamingIdentifier ?? name }
+
+    /// The declared attribute with this name.
+    public func attribute(named name: String) -> AttributeDescription? {
+        attributes.first { $0.name == name }
+    }
+
+    /// The declared relationship with this name.
+    public func relationship(named name: String) -> RelationshipDescription? {
+        relationships.first { $0.name == name }
+    }
+}

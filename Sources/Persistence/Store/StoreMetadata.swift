@@ -1,0 +1,69 @@
+import Foundation
+
+/// What a store remembers about the model that wrote it: the `Z_METADATA` plist.
+///
+/// Core Data keeps the entity version hashes (`NSStoreModelVersionHashes`), the model's
+/// version identifiers, the store's UUID and type. ``ManagedObjectModel/isCompatible(with:)``
+/// compares the hashes, as Core Data does.
+///
+/// ```swift
+/// let metadata = try StoreMetadata.read(from: StoreURL("sqlite:///var/lib/bookstore.sqlite"))
+/// model.isCompatible(with: metadata)
+/// ```
+public struct StoreMetadata: Sendable, Hashable {
+    public static let versionHashesKey = "NSStoreModelVersionHashes"
+    public static let versionIdentifiersKey = "NSStoreModelVersionIdentifiers"
+    public static let storeUUIDKey = "NSStoreUUID"
+    public static let storeTypeKey = "NSStoreType"
+    public static let hashesVersionKey = "NSStoreModelVersionHashesVersion"
+    /// The name of the model version that wrote the store (ours; Core Data does not keep it).
+    public static let modelVersionNameKey = "PersistenceModelVersionName"
+
+    /// Entity name → version hash.
+    public var versionHashes: [String: Data]
+    /// The model's `userDefinedModelVersionIdentifier`s (Core Data keeps a list).
+    public var versionIdentifiers: [String]
+    public var storeUUID: String
+    /// `SQLite`, `PostgreSQL` or `InMemory`.
+    public var storeType: String
+    /// The version name of the model that wrote the store, when a store of ours wrote it.
+    public var modelVersionName: String?
+    /// Keys this framework does not interpret, kept as they were (property-list values).
+    public var additional: [String: PropertyListValue]
+
+    public init(
+        versionHashes: [String: Data],
+        versionIdentifiers: [String] = [],
+        storeUUID: String = UUID().uuidString,
+        storeType: String,
+        modelVersionName: String? = nil,
+        additional: [String: PropertyListValue] = [:]
+    ) {
+        self.versionHashes = versionHashes
+        self.versionIdentifiers = versionIdentifiers
+        self.storeUUID = storeUUID
+        self.storeType = storeType
+        self.modelVersionName = modelVersionName
+        self.additional = additional
+    }
+
+    /// Metadata for a store written by `model`.
+    public init(model: ManagedObjectModel, storeType: String, storeUUID: String = UUID().uuidString) {
+        self.init(
+            versionHashes: model.entityVersionHashes,
+            versionIdentifiers: [model.versionIdentifier],
+            storeUUID: storeUUID,
+            storeType: storeType,
+            modelVersionName: model.name,
+            additional: [Self.hashesVersionKey: .integer(3)]
+        )
+    }
+}
+
+extension ManagedObjectModel {
+    /// Whether a store with this metadata can be opened with this model without migrating:
+    /// the same entities with the same version hashes (Core Data's rule).
+    public func isCompatible(with metadata: StoreMetadata) -> Bool {
+        metadata.versionHashes == entityVersionHashes
+    }
+}
