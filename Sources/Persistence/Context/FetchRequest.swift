@@ -1,0 +1,58 @@
+/// What to fetch: an entity, a predicate, an order and a window, as in `NSFetchRequest`.
+///
+/// ```swift
+/// var request = FetchRequest(entityName: "Book")
+/// request.predicate = try Predicate(format: "price < %@", 12.0)
+/// request.sortDescriptors = [SortDescriptor(key: "title")]
+/// request.fetchLimit = 20
+/// let books = try await context.fetch(request)
+/// ```
+public struct FetchRequest: Sendable, Hashable {
+    public var entityName: String
+    public var predicate: Predicate?
+    public var sortDescriptors: [SortDescriptor]
+    /// The most objects to return; `nil` for all.
+    public var fetchLimit: Int?
+    /// How many matching objects to skip first.
+    public var fetchOffset: Int
+    /// Whether instances of sub-entities match too (Core Data's default: yes).
+    public var includesSubentities: Bool
+    /// Values for `$VARIABLE`s in the predicate.
+    public var substitutionVariables: [String: AttributeValue]
+
+    public init(
+        entityName: String,
+        predicate: Predicate? = nil,
+        sortDescriptors: [SortDescriptor] = [],
+        fetchLimit: Int? = nil,
+        fetchOffset: Int = 0,
+        includesSubentities: Bool = true,
+        substitutionVariables: [String: AttributeValue] = [:]
+    ) {
+        self.entityName = entityName
+        self.predicate = predicate
+        self.sortDescriptors = sortDescriptors
+        self.fetchLimit = fetchLimit
+        self.fetchOffset = fetchOffset
+        self.includesSubentities = includesSubentities
+        self.substitutionVariables = substitutionVariables
+    }
+}
+
+/// An ordering by a key path (through to-one relationships), as in `NSSortDescriptor`.
+///
+/// ```swift
+/// SortDescriptor(key: "publication.title", ascending: false, caseInsensitive: true)
+/// ```
+public struct SortDescriptor: Sendable, Hashable {
+    public var key: String
+    public var ascending: Bool
+    /// Compare strings ignoring case (`caseInsensitiveCompare:`).
+    public var caseInsensitive: Bool
+
+    public init(key: String, ascending: Bool = true, caseInsensitive: Bool = false) {
+        self.key = key
+        self.ascending = ascending
+        self.caseInsensitive = caseInsensitive
+    }
+}

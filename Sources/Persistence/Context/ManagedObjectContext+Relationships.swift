@@ -1,0 +1,169 @@
+extension ManagedObjectContext {
+    /// Sets `object.key` (a to-one) to `destination` and keeps the inverse in step on the
+    /// registered objects; the save applies the same rule to rows not loaded.
+    func setToOne(_ object: ManagedObject, key: String, destination: ManagedObject?) {
+        guard let relationship = object.layout.relationships[key], !relationship.isToMany else {
+            noteIssue(.init(code: .unknownKey, entity: object.entity.name, objectID: object.objectID, key: key,
+                            message: "'\(key)' is not a to-one relationship of \(object.entity.name)"))
+            return
+        }
+        let objectID = object.objectID
+        let newID = destination?.objectID
+        let oldID: ObjectID? = object.state.withLock { state in
+            let old = state.toOne[key] ?? nil
+            state.toOne[key] = newID
+            if old != newID { state.changedKeys.insert(key) }
+            return old
+        }
+        guard oldID != newID else { return }
+        noteChanged(object)
+
+        // One-to-one: both rows hold a foreign key; keep both ends pointing at each other.
+        guard let inverse = model.inverse(of: relationship), !inverse.isToMany else { return }
+        if let oldID, let old = registeredObject(for: oldID) {
+            clear(old, key: inverse.name, ifPointingAt: objectID)
+        }
+        if let destination {
+            let previousPartner: ObjectID? = destination.state.withLock { state in
+                let previous = state.toOne[inverse.name] ?? nil
+                state.toOne[inverse.name] = objectID
+                state.changedKeys.insert(inverse.name)
+                return previous
+            }
+            noteChanged(destination)
+            if let previousPartner, previousPartner != objectID, let partner = registeredObject(for: previousPartner) {
+                clear(partner, key: key, ifPointingAt: destination.objectID)
+            }
+        }
+    }
+
+    private func clear(_ object: ManagedObject, key: String, ifPointingAt id: ObjectID) {
+        let cleared = object.state.withLock { state -> Bool in
+            guard state.toOne[key] == id else { return false }
+            state.toOne[key] = ObjectID?.none
+            state.changedKeys.insert(key)
+            return true
+        }
+        if cleared { noteChanged(object) }
+    }
+
+    /// Adds `destination` to (or removes it from) `object.key`, a to-many.
+    func changeToMany(_ object: ManagedObject, key: String, destination: ManagedObject, add: Bool) {
+        guard let relationship = object.layout.relationships[key], relationship.isToMany else {
+            noteIssue(.init(code: .unknownKey, entity: object.entity.name, objectID: object.objectID, key: key,
+                            message: "'\(key)' is not a to-many relationship of \(object.entity.name)"))
+            return
+        }
+        if let inverse = model.inverse(of: relationship), !inverse.isToMany {
+            // Stored as the destination's foreign key.
+            if add {
+                setToOne(destination, key: inverse.name, destination: object)
+            } else if destination.destinationID(forKey: inverse.name) == object.objectID {
+                setToOne(destination, key: inverse.name, destination: nil)
+            }
+            return
+        }
+        guard case .joinTable(let table, let fromSource)? = store.schema.storage(of: relationship, in: object.entity) else { return }
+        let change = fromSource
+            ? JoinChange(table: table, source: object.objectID, destination: destination.objectID)
+            : JoinChange(table: table, source: destination.objectID, destination: object.objectID)
+        state.withLock { $0.joinChanges[change] = add }
+        object.state.withLock { _ = $0.changedKeys.insert(key) }
+        noteChanged(object)
+        if let inverse = relationship.inverseName {
+            destination.state.withLock { _ = $0.changedKeys.insert(inverse) }
+            noteChanged(destination)
+        }
+    }
+
+    /// The object with this ID: the registered one, or the row loaded from the store.
+    ///
+    /// - Throws: ``StoreError/Code/objectNotFound`` when the row does not exist.
+    public func existingObject(with id: ObjectID) async throws -> ManagedObject {
+        if let object = registeredObject(for: id) { return object }
+        guard let pk = id.primaryKey else {
+            throw StoreError(.objectNotFound, "the object \(id) was never saved and is not in this context")
+        }
+        let layout = try layout(id.rootEntityName)
+        let query = SelectQuery(table: layout.table, schema: store.schema)
+        let sql = query.sql(where: "t0.\(store.schema.dialect.name("Z_PK")) = \(store.schema.dialect.placeholder(1))", orderBy: nil, limit: nil, offset: 0)
+        let rows = try await store.database.read { try $0.rows(sql, [.integer(pk)]) }
+        guard let row = rows.first else {
+            throw StoreError(.objectNotFound, "there is no \(id.entityName) with primary key \(pk) in the store", store: store.url.description)
+        }
+        return try materialize(row, query: query)
+    }
+
+    /// The destinations of a to-many relationship: the saved ones, adjusted by unsaved changes.
+    func destinations(of object: ManagedObject, key: String) async throws -> [ManagedObject] {
+        guard let relationship = object.layout.relationships[key], relationship.isToMany else {
+            throw ContextError("'\(key)' is not a to-many relationship of \(object.entity.name)")
+        }
+        let schema = store.schema
+        let d = schema.dialect
+        let objectID = object.objectID
+        let destinationLayout = try layout(relationship.destinationEntityName)
+        let query = SelectQuery(table: destinationLayout.table, schema: schema)
+
+        switch schema.storage(of: relationship, in: object.entity) {
+        case .inverseForeignKey(_, let column)?:
+            let inverseName = model.inverse(of: relationship)!.name
+            var saved: [ManagedObject] = []
+            if let pk = objectID.primaryKey {
+                let order = relationship.isOrdered ? orderColumn(for: relationship, in: object.entity).map { "t0.\($0), " } ?? "" : ""
+                let sql = query.sql(where: "t0.\(column) = \(d.placeholder(1))", orderBy: "\(order)t0.\(d.name("Z_PK"))", limit: nil, offset: 0)
+                let rows = try await store.database.read { try $0.rows(sql, [.integer(pk)]) }
+                saved = try rows.map { try materialize($0, query: query) }
+            }
+            // What the context changed since: objects moved away, objects added.
+            var result = saved.filter { !$0.isDeleted && $0.destinationID(forKey: inverseName) == objectID }
+            let known = Set(result.map(ObjectIdentifier.init))
+            let added = state.withLock { state in
+                (state.inserted + Array(state.updated)).compactMap { state.registered[$0] }
+            }.filter { candidate in
+                !known.contains(ObjectIdentifier(candidate)) && candidate.layout.relationships[inverseName] != nil
+                    && candidate.destinationID(forKey: inverseName) == objectID && !candidate.isDeleted
+                    && model.entity(candidate.entity, isKindOf: destinationLayout.entity)
+            }
+            result.append(contentsOf: added)
+            return result
+
+        case .joinTable(let table, let fromSource)?:
+            let mine = fromSource ? table.sourceColumn : table.destinationColumn
+            let theirs = fromSource ? table.destinationColumn : table.sourceColumn
+            var saved: [ManagedObject] = []
+            if let pk = objectID.primaryKey {
+                let order = table.orderColumn.map { "j.\($0), " } ?? ""
+                let sql = query.sql(
+                    join: "JOIN \(table.name) j ON j.\(theirs) = t0.\(d.name("Z_PK"))",
+                    where: "j.\(mine) = \(d.placeholder(1))", orderBy: "\(order)t0.\(d.name("Z_PK"))", limit: nil, offset: 0)
+                let rows = try await store.database.read { try $0.rows(sql, [.integer(pk)]) }
+                saved = try rows.map { try materialize($0, query: query) }
+            }
+            let changes = state.withLock { $0.joinChanges }.filter { $0.key.table == table }
+            var result: [ManagedObject] = []
+            for candidate in saved where !candidate.isDeleted {
+                let change = fromSource
+                    ? JoinChange(table: table, source: objectID, destination: candidate.objectID)
+                    : JoinChange(table: table, source: candidate.objectID, destination: objectID)
+                if changes[change] != false { result.append(candidate) }
+            }
+            let present = Set(result.map(\.objectID))
+            for (change, added) in changes where added {
+                let other = fromSource ? (change.source == objectID ? change.destination : nil) : (change.destination == objectID ? change.source : nil)
+                if let other, !present.contains(other), let candidate = registeredObject(for: other), !candidate.isDeleted {
+                    result.append(candidate)
+                }
+            }
+            return result
+
+        default:
+            throw ContextError("'\(key)' of \(object.entity.name) is not stored")
+        }
+    }
+
+    func orderColumn(for relationship: RelationshipDescription, in entity: EntityDescription) -> String? {
+        guard let destination = store.schema.table(for: relationship.destinationEntityName) else { return nil }
+        return destination.allColumns.first { $0.kind == .orderKey && $0.propertyName == relationship.name }?.name
+    }
+}

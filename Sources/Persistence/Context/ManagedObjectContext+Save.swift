@@ -1,0 +1,136 @@
+import Foundation
+import Logging
+
+extension ManagedObjectContext {
+    /// Validates and writes every change in one transaction: all of it or none of it.
+    ///
+    /// Applies delete rules, keeps inverses, bumps `Z_OPT` and `Z_PRIMARYKEY`.
+    ///
+    /// - Throws: ``ValidationError`` listing every invalid object and key, or
+    ///   ``StoreError`` (``StoreError/Code/conflict`` when another context changed a row
+    ///   since it was read). On any error the store and the context are as they were.
+    public func save() async throws {
+        let (plan, objects) = try makePlan()
+        guard !plan.isEmpty else { return }
+        let schema = store.schema
+        let model = store.model
+        let started = ContinuousClock.now
+        let result: SaveResult
+        do {
+            result = try await store.database.write { connection in
+                var executor = SaveExecutor(connection: connection, schema: schema, model: model)
+                return try executor.run(plan)
+            }
+        } catch let error as DatabaseError {
+            throw StoreError(.database, "the save failed and was rolled back", store: store.url.description, underlying: error)
+        }
+        apply(result, plan: plan, objects: objects)
+        logger.debug("saved", metadata: [
+            LoggingKeys.store: "\(store.url)",
+            LoggingKeys.rows: "\(plan.inserts.count + plan.updates.count + result.deleted.count)",
+            LoggingKeys.durationMilliseconds: "\((ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000_000)",
+        ])
+    }
+
+    /// Checks the objects and copies their changes out.
+    private func makePlan() throws -> (SavePlan, [ObjectID: ManagedObject]) {
+        let (inserted, updated, deleted, joinChanges, pending) = state.withLock { state in
+            (state.inserted.compactMap { state.registered[$0] },
+             state.updated.compactMap { state.registered[$0] },
+             Array(state.deleted.keys),
+             state.joinChanges,
+             state.pendingIssues)
+        }
+        var issues = pending
+        for object in inserted + updated {
+            issues += Self.validate(object)
+        }
+        guard issues.isEmpty else { throw ValidationError(issues: issues) }
+
+        var plan = SavePlan()
+        var objects: [ObjectID: ManagedObject] = [:]
+        let dialect = store.schema.dialect
+        for (object, isInsert) in inserted.map({ ($0, true) }) + updated.map({ ($0, false) }) {
+            let layout = object.layout
+            let snapshot = object.state.withLock { $0 }
+            objects[snapshot.objectID] = object
+            let keys = isInsert ? Set(layout.attributes.keys).union(layout.relationships.keys) : snapshot.changedKeys
+            var values: [(column: String, value: DatabaseValue)] = []
+            for attribute in layout.storedAttributes where keys.contains(attribute.name) {
+                guard let column = layout.table.column(for: attribute.name) else { continue }
+                values.append((column.name, ValueCoding.databaseValue(snapshot.values[attribute.name] ?? .null, type: attribute.type, dialect: dialect)))
+            }
+            var foreignKeys: [(column: String, relationship: String, destination: ObjectID?)] = []
+            for relationship in layout.toOneRelationships where keys.contains(relationship.name) {
+                guard let column = layout.table.column(for: relationship.name) else { continue }
+                foreignKeys.append((column.name, relationship.name, snapshot.toOne[relationship.name] ?? nil))
+            }
+            let write = SavePlan.RowWrite(id: snapshot.objectID, entityName: layout.entity.name, values: values,
+                                          foreignKeys: foreignKeys, expectedVersion: snapshot.version)
+            if isInsert { plan.inserts.append(write) } else if !values.isEmpty || !foreignKeys.isEmpty { plan.updates.append(write) }
+            for relationship in layout.relationships.values where relationship.isToMany && !relationship.isTransient
+            && (relationship.minCount > 0 || relationship.maxCount > 0 || !relationship.isOptional) {
+                plan.countChecks.append(.init(id: snapshot.objectID, entityName: layout.entity.name, relationship: relationship.name))
+            }
+        }
+        plan.deletes = deleted
+        plan.joinChanges = joinChanges.map { ($0.key, $0.value) }
+        // A changed join row also changes the objects at both ends, whose counts may now be off.
+        for (change, _) in plan.joinChanges {
+            for (id, relationship) in [(change.source, change.table.relationship), (change.destination, change.table.inverseRelationship)] {
+                guard let relationship, let object = registeredObject(for: id), !object.isDeleted,
+                    let description = object.layout.relationships[relationship],
+                    description.minCount > 0 || description.maxCount > 0 || !description.isOptional
+                else { continue }
+                plan.countChecks.append(.init(id: id, entityName: object.entity.name, relationship: relationship))
+            }
+        }
+        return (plan, objects)
+    }
+
+    /// Brings the objects in line with what the save wrote.
+    private func apply(_ result: SaveResult, plan: SavePlan, objects: [ObjectID: ManagedObject]) {
+        var permanent: [ObjectID: ObjectID] = [:]
+        for (temporary, pk) in result.primaryKeys {
+            permanent[temporary] = ObjectID(entityName: temporary.entityName, rootEntityName: temporary.rootEntityName, key: .permanent(pk))
+        }
+        state.withLock { state in
+            for (temporary, newID) in permanent {
+                if let object = state.registered.removeValue(forKey: temporary) {
+                    state.registered[newID] = object
+                }
+            }
+            for id in result.deleted {
+                if let object = state.registered.removeValue(forKey: id) {
+                    object.state.withLock { $0.isDeleted = true; $0.context = nil }
+                }
+            }
+            for object in state.registered.values {
+                object.state.withLock { objectState in
+                    if let newID = permanent[objectState.objectID] {
+                        objectState.objectID = newID
+                        objectState.isInserted = false
+                        objectState.version = 1
+                        objectState.changedKeys = []
+                    } else if objects[objectState.objectID] != nil {
+                        objectState.version += 1
+                        objectState.changedKeys = []
+                    } else {
+                        objectState.changedKeys = []
+                    }
+                    // References to saved or deleted objects follow them.
+                    for (key, target) in objectState.toOne {
+                        guard let target else { continue }
+                        if let newID = permanent[target] { objectState.toOne[key] = newID }
+                        if result.deleted.contains(target) { objectState.toOne[key] = ObjectID?.none }
+                    }
+                }
+            }
+            state.inserted = []
+            state.updated = []
+            state.deleted = [:]
+            state.joinChanges = [:]
+            state.pendingIssues = []
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// A scratch pad of managed objects over a store: Core Data's `NSManagedObjectContext`.
+///
+/// Insert, fetch, change and delete objects, then ``save()`` them in one transaction.
+/// Store work runs on the store's own threads; the context can be used from any task,
+/// though, like a Core Data context, one task at a time is the intended use.
+///
+/// ```swift
+/// let context = container.newContext()
+/// let book = try context.insertObject(entityName: "Book")
+/// book.setValue("The first book", forKey: "title")
+/// try await context.save()
+/// ```
+public final class ManagedObjectContext: Sendable {
+    struct State {
+        /// Every object the context knows, by ID.
+        var registered: [ObjectID: ManagedObject] = [:]
+        /// Inserted objects, in insertion order.
+        var inserted: [ObjectID] = []
+        var updated: Set<ObjectID> = []
+        var deleted: [ObjectID: ManagedObject] = [:]
+        /// Pending many-to-many changes: `true` adds the pair, `false` removes it.
+        var joinChanges: [JoinChange: Bool] = [:]
+        /// Problems found while changing objects (a misused key), reported by `save()`.
+        var pendingIssues: [ValidationError.Issue] = []
+        var nextTemporaryID: UInt64 = 1
+    }
+
+    /// One row of a join table, named from the table's owning side.
+    struct JoinChange: Sendable, Hashable {
+        let table: JoinTable
+        let source: ObjectID
+        let destination: ObjectID
+    }
+
+    public let store: PersistentStore
+    let layouts: [String: EntityLayout]
+    let state = Mutex(State())
+    let logger: Logger
+
+    init(store: PersistentStore, logger: Logger) {
+        self.store = store
+        self.logger = logger
+        var layouts: [String: EntityLayout] = [:]
+        for entity in store.model.entities {
+            layouts[entity.name] = EntityLayout(entity: entity, schema: store.schema)
+        }
+        self.layouts = layouts
+    }
+
+    public var model: ManagedObjectModel { store.model }
+
+    /// Whether anything was inserted, changed or deleted since the last save.
+    public var hasChanges: Bool {
+        state.withLock { !$0.inserted.isEmpty || !$0.updated.isEmpty || !$0.deleted.isEmpty || !$0.joinChanges.isEmpty }
+    }
+
+    /// The objects inserted since the last save.
+    public var insertedObjects: [ManagedObject] {
+        state.withLock { state in state.inserted.compactMap { state.registered[$0] } }
+    }
+
+    /// The objects changed since the last save (not inserted or deleted ones).
+    public var updatedObjects: [ManagedObject] {
+        state.withLock { state in state.updated.compactMap { state.registered[$0] } }
+    }
+
+    /// The objects deleted since the last save.
+    public var deletedObjects: [ManagedObject] {
+        state.withLock { Array($0.deleted.values) }
+    }
+
+    func layout(_ entityName: String) throws(ContextError) -> EntityLayout {
+        guard let layout = layouts[entityName] else {
+            throw ContextError("the model '\(store.model.name)' has no entity '\(entityName)'")
+        }
+        return layout
+    }
+
+    /// An ID for the saved row of an entity with this primary key.
+    public func objectID(entityName: String, primaryKey: Int64) throws(ContextError) -> ObjectID {
+        let layout = try layout(entityName)
+        return ObjectID(entityName: entityName, rootEntityName: layout.table.rootEntityName, key: .permanent(primaryKey))
+    }
+
+    // MARK: Inserting and deleting
+
+    /// Inserts a new object of an entity, with the model's default values.
+    ///
+    /// - Throws: ``ContextError`` for an unknown or abstract entity.
+    @discardableResult
+    public func insertObject(entityName: String) throws(ContextError) -> ManagedObject {
+        let layout = try layout(entityName)
+        guard !layout.entity.isAbstract else {
+            throw ContextError("the entity '\(entityName)' is abstract; insert one of its sub-entities")
+        }
+        var values: [String: AttributeValue] = [:]
+        for attribute in layout.attributes.values {
+            values[attribute.name] = attribute.defaultValue ?? .null
+        }
+        let toOne = Dictionary(uniqueKeysWithValues: layout.toOneRelationships.map { ($0.name, ObjectID?.none) })
+        return state.withLock { state in
+            let id = ObjectID(entityName: entityName, rootEntityName: layout.table.rootEntityName, key: .temporary(state.nextTemporaryID))
+            state.nextTemporaryID += 1
+            let object = ManagedObject(layout: layout, state: .init(
+                objectID: id, values: values, toOne: toOne,
+                changedKeys: Set(values.keys), version: 0, isInserted: true, context: self))
+            state.registered[id] = object
+            state.inserted.append(id)
+            return object
+        }
+    }
+
+    /// Marks an object for deletion; the save applies the model's delete rules.
+    public func delete(_ object: ManagedObject) {
+        let id = object.objectID
+        object.state.withLock { $0.isDeleted = true }
+        state.withLock { state in
+            if let index = state.inserted.firstIndex(of: id) {
+                // Never saved: forget it, and any many-to-many rows it was in.
+                state.inserted.remove(at: index)
+                state.registered[id] = nil
+                state.joinChanges = state.joinChanges.filter { $0.key.source != id && $0.key.destination != id }
+            } else {
+                state.updated.remove(id)
+                state.deleted[id] = object
+            }
+        }
+    }
+
+    /// Forgets every registered object and unsaved change.
+    public func reset() {
+        state.withLock { state in
+            for object in state.registered.values {
+                object.state.withLock { $0.context = nil }
+            }
+            state = State(nextTemporaryID: state.nextTemporaryID)
+        }
+    }
+
+    func noteChanged(_ object: ManagedObject) {
+        let (id, inserted, deleted) = object.state.withLock { ($0.objectID, $0.isInserted, $0.isDeleted) }
+        guard !inserted, !deleted else { return }
+        _ = state.withLock { $0.updated.insert(id) }
+    }
+
+    func noteIssue(_ issue: ValidationError.Issue) {
+        state.withLock { $0.pendingIssues.append(issue) }
+    }
+
+    /// The registered object with this ID, if the context has it.
+    public func registeredObject(for id: ObjectID) -> ManagedObject? {
+        state.withLock { $0.registered[id] }
+    }
+}

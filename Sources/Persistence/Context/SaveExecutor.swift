@@ -1,0 +1,243 @@
+import Foundation
+
+/// Applies a ``SavePlan`` on the writer connection, inside the save's transaction.
+///
+/// Order: allocate primary keys, insert, update (optimistic locking on `Z_OPT`), delete
+/// with the model's rules, keep one-to-one pairs consistent, write join rows, check
+/// relationship counts. Any problem throws, and the transaction rolls back.
+struct SaveExecutor {
+    let connection: any DatabaseConnection
+    let schema: StoreSchema
+    let model: ManagedObjectModel
+    var result = SaveResult()
+    var issues: [ValidationError.Issue] = []
+
+    init(connection: any DatabaseConnection, schema: StoreSchema, model: ManagedObjectModel) {
+        self.connection = connection
+        self.schema = schema
+        self.model = model
+    }
+
+    var d: SQLDialect { schema.dialect }
+    var pk: String { d.name("Z_PK") }
+
+    mutating func run(_ plan: SavePlan) throws -> SaveResult {
+        try allocatePrimaryKeys(for: plan.inserts)
+        for write in plan.inserts { try insert(write) }
+        for write in plan.updates { try update(write) }
+        try delete(plan.deletes)
+        for write in plan.inserts + plan.updates { try keepOneToOnePairs(write) }
+        for (change, add) in plan.joinChanges { try writeJoin(change, add: add) }
+        for check in plan.countChecks where !result.deleted.contains(check.id) { try checkCount(check) }
+        guard issues.isEmpty else { throw ValidationError(issues: issues) }
+        return result
+    }
+
+    /// The primary key an object has or gets in this save.
+    func key(of id: ObjectID) -> Int64? {
+        id.primaryKey ?? result.primaryKeys[id]
+    }
+
+    private func placeholders(_ count: Int, from start: Int = 1) -> String {
+        (start..<(start + count)).map { d.placeholder($0) }.joined(separator: ", ")
+    }
+
+    // MARK: Primary keys
+
+    private mutating func allocatePrimaryKeys(for inserts: [SavePlan.RowWrite]) throws {
+        let byRoot = Dictionary(grouping: inserts) { $0.id.rootEntityName }
+        let table = d.name("Z_PRIMARYKEY"), max = d.name("Z_MAX"), ent = d.name("Z_ENT")
+        for (root, writes) in byRoot.sorted(by: { $0.key < $1.key }) {
+            guard let rootNumber = schema.table(for: root)?.entityNumber else { continue }
+            try connection.run("UPDATE \(table) SET \(max) = \(max) + \(d.placeholder(1)) WHERE \(ent) = \(d.placeholder(2))",
+                               [.integer(Int64(writes.count)), .integer(Int64(rootNumber))])
+            guard let last = try connection.scalar("SELECT \(max) FROM \(table) WHERE \(ent) = \(d.placeholder(1))", [.integer(Int64(rootNumber))])?.int64 else {
+                throw StoreError(.database, "Z_PRIMARYKEY has no row for \(root)", hint: "the store is damaged")
+            }
+            var next = last - Int64(writes.count) + 1
+            var highestByEntity: [String: Int64] = [:]
+            for write in writes {
+                result.primaryKeys[write.id] = next
+                highestByEntity[write.entityName] = next
+                next += 1
+            }
+            // Sub-entities keep their own high-water mark too, as Core Data's rows do.
+            for (entity, highest) in highestByEntity where entity != root {
+                guard let number = schema.table(for: entity)?.entityNumber else { continue }
+                try connection.run("UPDATE \(table) SET \(max) = \(d.placeholder(1)) WHERE \(ent) = \(d.placeholder(2))",
+                                   [.integer(highest), .integer(Int64(number))])
+            }
+        }
+    }
+
+    // MARK: Rows
+
+    private func foreignKeyValue(_ destination: ObjectID?) -> DatabaseValue {
+        guard let destination, let key = key(of: destination) else { return .null }
+        return .integer(key)
+    }
+
+    private mutating func insert(_ write: SavePlan.RowWrite) throws {
+        guard let table = schema.table(for: write.entityName), let key = result.primaryKeys[write.id] else { return }
+        let columns = [pk, d.name("Z_ENT"), d.name("Z_OPT")] + write.values.map(\.column) + write.foreignKeys.map(\.column)
+        let arguments: [DatabaseValue] = [.integer(key), .integer(Int64(table.entityNumber)), .integer(1)]
+            + write.values.map(\.value) + write.foreignKeys.map { foreignKeyValue($0.destination) }
+        try connection.run("INSERT INTO \(table.name) (\(columns.joined(separator: ", "))) VALUES (\(placeholders(columns.count)))", arguments)
+    }
+
+    private mutating func update(_ write: SavePlan.RowWrite) throws {
+        guard let table = schema.table(for: write.entityName), let key = write.id.primaryKey else { return }
+        let opt = d.name("Z_OPT")
+        let assignments = (write.values.map(\.column) + write.foreignKeys.map(\.column)).enumerated()
+            .map { "\($0.element) = \(d.placeholder($0.offset + 1))" }
+        let arguments = write.values.map(\.value) + write.foreignKeys.map { foreignKeyValue($0.destination) }
+        let n = arguments.count
+        let sql = "UPDATE \(table.name) SET \((assignments + ["\(opt) = \(opt) + 1"]).joined(separator: ", ")) WHERE \(pk) = \(d.placeholder(n + 1)) AND \(opt) = \(d.placeholder(n + 2))"
+        let changed = try connection.run(sql, arguments + [.integer(key), .integer(write.expectedVersion)])
+        guard changed == 1 else {
+            throw StoreError(.conflict, "\(write.id) was changed or deleted by someone else since it was read",
+                             hint: "fetch it again, reapply the change and save")
+        }
+    }
+
+    // MARK: Deleting
+
+    private mutating func delete(_ requested: [ObjectID]) throws {
+        var queue = requested.filter { $0.primaryKey != nil }
+        var seen = Set(queue)
+        var denied: [(id: ObjectID, entity: String, relationship: String, destinations: [ObjectID])] = []
+        while !queue.isEmpty {
+            let id = queue.removeFirst()
+            guard let rowKey = id.primaryKey, let rootTable = schema.table(for: id.rootEntityName),
+                let number = try connection.scalar("SELECT \(d.name("Z_ENT")) FROM \(rootTable.name) WHERE \(pk) = \(d.placeholder(1))", [.integer(rowKey)])?.int64,
+                let entityName = schema.entityNames[Int(number)], let entity = model.entity(named: entityName)
+            else { continue }
+            for relationship in model.relationships(of: entity) where !relationship.isTransient {
+                guard let storage = schema.storage(of: relationship, in: entity) else { continue }
+                let destinations = try self.destinations(of: rowKey, via: storage, table: rootTable, relationship: relationship)
+                switch relationship.deleteRule {
+                case .cascade:
+                    for destination in destinations where !seen.contains(destination) {
+                        seen.insert(destination)
+                        queue.append(destination)
+                    }
+                    if case .joinTable(let join, let fromSource) = storage {
+                        try connection.run("DELETE FROM \(join.name) WHERE \(fromSource ? join.sourceColumn : join.destinationColumn) = \(d.placeholder(1))", [.integer(rowKey)])
+                    }
+                case .nullify:
+                    try nullify(rowKey, via: storage, relationship: relationship)
+                case .deny:
+                    if !destinations.isEmpty { denied.append((id, entityName, relationship.name, destinations)) }
+                case .noAction:
+                    break
+                }
+            }
+            try connection.run("DELETE FROM \(rootTable.name) WHERE \(pk) = \(d.placeholder(1))", [.integer(rowKey)])
+            result.deleted.insert(id)
+        }
+        for denial in denied {
+            let blocking = denial.destinations.filter { !result.deleted.contains($0) }
+            guard !blocking.isEmpty else { continue }
+            issues.append(.init(code: .deleteDenied, entity: denial.entity, objectID: denial.id, key: denial.relationship,
+                                message: "cannot delete while \(denial.relationship) has \(blocking.count) object\(blocking.count == 1 ? "" : "s") (delete rule Deny)"))
+        }
+    }
+
+    private func destinations(of key: Int64, via storage: RelationshipStorage, table: EntityTable, relationship: RelationshipDescription) throws -> [ObjectID] {
+        guard let destination = schema.table(for: relationship.destinationEntityName) else { return [] }
+        func id(_ value: DatabaseValue) -> ObjectID? {
+            value.int64.map { ObjectID(entityName: destination.entityName, rootEntityName: destination.rootEntityName, key: .permanent($0)) }
+        }
+        switch storage {
+        case .foreignKey(let column):
+            let value = try connection.scalar("SELECT \(column) FROM \(table.name) WHERE \(pk) = \(d.placeholder(1))", [.integer(key)])
+            return value.flatMap(id).map { [$0] } ?? []
+        case .inverseForeignKey(let destinationTable, let column):
+            return try connection.rows("SELECT \(pk) FROM \(destinationTable.name) WHERE \(column) = \(d.placeholder(1))", [.integer(key)]).compactMap { id($0[0]) }
+        case .joinTable(let join, let fromSource):
+            let mine = fromSource ? join.sourceColumn : join.destinationColumn
+            let theirs = fromSource ? join.destinationColumn : join.sourceColumn
+            return try connection.rows("SELECT \(theirs) FROM \(join.name) WHERE \(mine) = \(d.placeholder(1))", [.integer(key)]).compactMap { id($0[0]) }
+        }
+    }
+
+    private func nullify(_ key: Int64, via storage: RelationshipStorage, relationship: RelationshipDescription) throws {
+        switch storage {
+        case .inverseForeignKey(let destinationTable, let column):
+            try connection.run("UPDATE \(destinationTable.name) SET \(column) = NULL WHERE \(column) = \(d.placeholder(1))", [.integer(key)])
+        case .joinTable(let join, let fromSource):
+            try connection.run("DELETE FROM \(join.name) WHERE \(fromSource ? join.sourceColumn : join.destinationColumn) = \(d.placeholder(1))", [.integer(key)])
+        case .foreignKey:
+            // One-to-one: the destination points back with a foreign key of its own.
+            guard let inverse = model.inverse(of: relationship), !inverse.isToMany,
+                let destination = schema.table(for: relationship.destinationEntityName),
+                let column = destination.column(for: inverse.name)
+            else { return }
+            try connection.run("UPDATE \(destination.name) SET \(column.name) = NULL WHERE \(column.name) = \(d.placeholder(1))", [.integer(key)])
+        }
+    }
+
+    // MARK: Relationship upkeep
+
+    /// One-to-one relationships are stored at both ends; make the other end agree.
+    private func keepOneToOnePairs(_ write: SavePlan.RowWrite) throws {
+        guard let key = key(of: write.id), let entity = model.entity(named: write.entityName),
+            let ownTable = schema.table(for: write.entityName)
+        else { return }
+        for foreignKey in write.foreignKeys {
+            guard let relationship = model.relationship(named: foreignKey.relationship, of: entity),
+                let inverse = model.inverse(of: relationship), !inverse.isToMany,
+                let destination = schema.table(for: relationship.destinationEntityName),
+                let inverseColumn = destination.column(for: inverse.name)?.name
+            else { continue }
+            let target = foreignKey.destination.flatMap { self.key(of: $0) }
+            if let target {
+                try connection.run("UPDATE \(destination.name) SET \(inverseColumn) = NULL WHERE \(inverseColumn) = \(d.placeholder(1)) AND \(pk) <> \(d.placeholder(2))", [.integer(key), .integer(target)])
+                try connection.run("UPDATE \(destination.name) SET \(inverseColumn) = \(d.placeholder(1)) WHERE \(pk) = \(d.placeholder(2))", [.integer(key), .integer(target)])
+                try connection.run("UPDATE \(ownTable.name) SET \(foreignKey.column) = NULL WHERE \(foreignKey.column) = \(d.placeholder(1)) AND \(pk) <> \(d.placeholder(2))", [.integer(target), .integer(key)])
+            } else {
+                try connection.run("UPDATE \(destination.name) SET \(inverseColumn) = NULL WHERE \(inverseColumn) = \(d.placeholder(1))", [.integer(key)])
+            }
+        }
+    }
+
+    private func writeJoin(_ change: ManagedObjectContext.JoinChange, add: Bool) throws {
+        guard let source = key(of: change.source), let destination = key(of: change.destination) else { return }
+        let table = change.table
+        if add {
+            let conflict = d.engine == .postgres ? " ON CONFLICT DO NOTHING" : ""
+            let verb = d.engine == .postgres ? "INSERT" : "INSERT OR IGNORE"
+            try connection.run("\(verb) INTO \(table.name) (\(table.sourceColumn), \(table.destinationColumn)) VALUES (\(placeholders(2)))\(conflict)",
+                               [.integer(source), .integer(destination)])
+        } else {
+            try connection.run("DELETE FROM \(table.name) WHERE \(table.sourceColumn) = \(d.placeholder(1)) AND \(table.destinationColumn) = \(d.placeholder(2))",
+                               [.integer(source), .integer(destination)])
+        }
+    }
+
+    private mutating func checkCount(_ check: SavePlan.CountCheck) throws {
+        guard let key = key(of: check.id), let entity = model.entity(named: check.entityName),
+            let relationship = model.relationship(named: check.relationship, of: entity),
+            let storage = schema.storage(of: relationship, in: entity)
+        else { return }
+        let count: Int64
+        switch storage {
+        case .inverseForeignKey(let table, let column):
+            count = try connection.scalar("SELECT count(*) FROM \(table.name) WHERE \(column) = \(d.placeholder(1))", [.integer(key)])?.int64 ?? 0
+        case .joinTable(let join, let fromSource):
+            count = try connection.scalar("SELECT count(*) FROM \(join.name) WHERE \(fromSource ? join.sourceColumn : join.destinationColumn) = \(d.placeholder(1))", [.integer(key)])?.int64 ?? 0
+        case .foreignKey:
+            return
+        }
+        let id = result.primaryKeys[check.id].map { ObjectID(entityName: check.id.entityName, rootEntityName: check.id.rootEntityName, key: .permanent($0)) } ?? check.id
+        let minimum = max(relationship.minCount, relationship.isOptional ? 0 : 1)
+        if count < minimum {
+            issues.append(.init(code: .tooFewObjects, entity: check.entityName, objectID: id, key: relationship.name,
+                                message: "\(relationship.name) must have at least \(minimum) object\(minimum == 1 ? "" : "s"), has \(count)"))
+        }
+        if relationship.maxCount > 0, count > relationship.maxCount {
+            issues.append(.init(code: .tooManyObjects, entity: check.entityName, objectID: id, key: relationship.name,
+                                message: "\(relationship.name) must have at most \(relationship.maxCount) objects, has \(count)"))
+        }
+    }
+}

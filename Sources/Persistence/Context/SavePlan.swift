@@ -1,0 +1,35 @@
+/// A context's unsaved changes, copied out so the store's writer thread can apply them.
+struct SavePlan: Sendable {
+    struct RowWrite: Sendable {
+        let id: ObjectID
+        let entityName: String
+        /// Attribute columns and their stored values.
+        let values: [(column: String, value: DatabaseValue)]
+        /// Foreign-key columns and the object they point at (maybe not saved yet).
+        let foreignKeys: [(column: String, relationship: String, destination: ObjectID?)]
+        /// `Z_OPT` as read, for updates.
+        let expectedVersion: Int64
+    }
+
+    struct CountCheck: Sendable {
+        let id: ObjectID
+        let entityName: String
+        let relationship: String
+    }
+
+    var inserts: [RowWrite] = []
+    var updates: [RowWrite] = []
+    var deletes: [ObjectID] = []
+    var joinChanges: [(change: ManagedObjectContext.JoinChange, add: Bool)] = []
+    var countChecks: [CountCheck] = []
+
+    var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && joinChanges.isEmpty }
+}
+
+/// What a save did, for bringing the context's objects up to date after the commit.
+struct SaveResult: Sendable {
+    /// Temporary ID → primary key of every inserted object.
+    var primaryKeys: [ObjectID: Int64] = [:]
+    /// Every deleted row, including those deleted by cascade rules.
+    var deleted: Set<ObjectID> = []
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Logging
+
+/// An open store: a database holding one model version's data in Core Data's layout.
+///
+/// Open one with ``PersistentContainer``, or directly:
+///
+/// ```swift
+/// let store = try await PersistentStore.open(.sqlite("bookstore.sqlite"), model: model,
+///                                            options: .createIfMissing, logger: logger)
+/// ```
+public final class PersistentStore: Sendable {
+    /// How to open a store.
+    public struct Options: Sendable, Hashable {
+        /// Create an empty store for the model when there is none.
+        public var createIfMissing: Bool
+        /// Reader connections beside the writer (SQLite).
+        public var readerCount: Int
+
+        public init(createIfMissing: Bool = false, readerCount: Int = 2) {
+            self.createIfMissing = createIfMissing
+            self.readerCount = readerCount
+        }
+
+        public static let createIfMissing = Options(createIfMissing: true)
+        public static let existingOnly = Options(createIfMissing: false)
+    }
+
+    public let url: StoreURL
+    public let model: ManagedObjectModel
+    public let schema: StoreSchema
+    public let database: any Database
+    public let metadata: StoreMetadata
+    let logger: Logger
+
+    init(url: StoreURL, model: ManagedObjectModel, database: any Database, metadata: StoreMetadata, logger: Logger) {
+        self.url = url
+        self.model = model
+        self.schema = StoreSchema(model: model, dialect: database.dialect)
+        self.database = database
+        self.metadata = metadata
+        self.logger = logger
+    }
+
+    /// Opens the store at `url` for `model`.
+    ///
+    /// - Throws: ``StoreError`` when the store is missing (and `createIfMissing` is off), is
+    ///   not a store, or was written by another model version (``StoreError/Code/incompatibleModel``).
+    ///   The store is not changed in any of these cases.
+    public static func open(_ url: StoreURL, model: ManagedObjectModel, options: Options = .existingOnly, logger: Logger) async throws -> PersistentStore {
+        switch url.kind {
+        case .sqlite(let path):
+            return try await openSQLite(url: url, path: path, model: model, options: options, logger: logger)
+        case .memory(let name):
+            let path = name.isEmpty ? ":memory:" : "file:\(name)?mode=memory&cache=shared"
+            let database = try await SQLiteDatabase.open(path: path, mode: .readWriteCreate, readerCount: 0)
+            let existing = try await database.read { try StoreMetadata.read(from: $0) }
+            if let existing {
+                try check(existing, isCompatibleWith: model, store: url)
+                return PersistentStore(url: url, model: model, database: database, metadata: existing, logger: logger)
+            }
+            let metadata = StoreMetadata(model: model, storeType: url.storeType)
+            try await database.write { try StoreCreation.create(model: model, metadata: metadata, on: $0) }
+            return PersistentStore(url: url, model: model, database: database, metadata: metadata, logger: logger)
+        case .postgres:
+            throw StoreError(.unsupported, "PostgreSQL stores are not available in this build", hint: "use a sqlite:// or memory: store", store: url.description)
+        }
+    }
+
+    /// Reads the metadata without opening the store for writing.
+    public static func metadata(at url: StoreURL) async throws -> StoreMetadata {
+        switch url.kind {
+        case .sqlite(let path):
+            return try SQLiteStoreFile.readMetadata(path: path, store: url)
+        case .memory:
+            throw StoreError(.storeNotFound, "an in-memory store has no metadata until it is opened", store: url.description)
+        case .postgres:
+            throw StoreError(.unsupported, "PostgreSQL stores are not available in this build", store: url.description)
+        }
+    }
+
+    static func check(_ metadata: StoreMetadata, isCompatibleWith model: ManagedObjectModel, store: StoreURL) throws(StoreError) {
+        guard model.isCompatible(with: metadata) else {
+            let written = metadata.modelVersionName.map { "model version '\($0)'" } ?? "another model version"
+            throw StoreError(
+                .incompatibleModel,
+                "the store was written by \(written), not by '\(model.name)'",
+                hint: "migrate the store to '\(model.name)' first, or open it with the model that wrote it",
+                store: store.description
+            )
+        }
+    }
+
+    private static func openSQLite(url: StoreURL, path: String, model: ManagedObjectModel, options: Options, logger: Logger) async throws -> PersistentStore {
+        if FileManager.default.fileExists(atPath: path) {
+            let metadata = try SQLiteStoreFile.readMetadata(path: path, store: url)
+            try check(metadata, isCompatibleWith: model, store: url)
+            let database = try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: options.readerCount)
+            return PersistentStore(url: url, model: model, database: database, metadata: metadata, logger: logger)
+        }
+        guard options.createIfMissing else {
+            throw StoreError(.storeNotFound, "there is no store at \(path)", hint: "check the path, or create the store (e.g. `bookstore seed`)", store: url.description)
+        }
+        let metadata = StoreMetadata(model: model, storeType: url.storeType)
+        try SQLiteStoreFile.create(path: path, model: model, metadata: metadata)
+        logger.info("created store", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(model.name)"])
+        let database = try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: options.readerCount)
+        return PersistentStore(url: url, model: model, database: database, metadata: metadata, logger: logger)
+    }
+}

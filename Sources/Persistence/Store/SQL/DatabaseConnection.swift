@@ -1,0 +1,39 @@
+/// A connection to a SQL database, used from one thread at a time.
+///
+/// Stores reach a connection only inside ``Database/read(_:)`` or ``Database/write(_:)``,
+/// which run the closure on the connection's own thread, never on the cooperative pool.
+public protocol DatabaseConnection: AnyObject {
+    /// The SQL spelling of the engine behind this connection.
+    var dialect: SQLDialect { get }
+
+    /// Runs one or more statements that take no arguments (DDL, pragmas).
+    func execute(_ sql: String) throws(DatabaseError)
+
+    /// Runs one statement with bound arguments; returns the number of rows changed.
+    @discardableResult
+    func run(_ sql: String, _ arguments: [DatabaseValue]) throws(DatabaseError) -> Int
+
+    /// Runs a query, calling `body` for each row.
+    func query(_ sql: String, _ arguments: [DatabaseValue], _ body: (Row) throws -> Void) throws
+
+    /// Runs `body` in a transaction: committed if it returns, rolled back if it throws.
+    func transaction<T>(_ body: () throws -> T) throws -> T
+}
+
+extension DatabaseConnection {
+    /// All rows of a query.
+    public func rows(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> [Row] {
+        var rows: [Row] = []
+        try query(sql, arguments) { rows.append($0) }
+        return rows
+    }
+
+    /// The first column of the first row, or `nil` when there is no row.
+    public func scalar(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> DatabaseValue? {
+        var result: DatabaseValue?
+        try query(sql, arguments) { row in
+            if result == nil { result = row[0] }
+        }
+        return result
+    }
+}

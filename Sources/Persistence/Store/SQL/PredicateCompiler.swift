@@ -1,0 +1,434 @@
+import Foundation
+
+/// Translates a ``Predicate`` and sort descriptors into SQL over Core Data's layout.
+///
+/// Every value is bound as an argument, never spliced into the SQL. Key paths through
+/// to-one relationships become `LEFT JOIN`s; key paths through to-many relationships
+/// (`ANY pages.number > 3`, `pages.@count`) become correlated subqueries.
+struct PredicateCompiler {
+    let schema: StoreSchema
+    let entity: EntityDescription
+    /// The arguments, in the order their placeholders appear in the SQL.
+    private(set) var arguments: [DatabaseValue] = []
+    private var joins: [String] = []
+    private var joinAliases: [String: String] = [:]
+    private var aliasCounter = 1
+
+    init(schema: StoreSchema, entity: EntityDescription) {
+        self.schema = schema
+        self.entity = entity
+    }
+
+    var d: SQLDialect { schema.dialect }
+    var model: ManagedObjectModel { schema.model }
+
+    /// The `LEFT JOIN`s the key paths needed.
+    var joinClause: String { joins.joined(separator: " ") }
+
+    /// An operand of a comparison, resolved but not yet rendered: constants are encoded
+    /// for the type of the other side.
+    indirect enum Operand {
+        case column(String, AttributeType)
+        /// A foreign key or `Z_PK`: compared with objects and `nil`.
+        case objectKey(String, entity: String)
+        case computed(String, AttributeType?)
+        case constant(AttributeValue)
+        case object(ObjectID)
+        case list([Operand])
+        /// A to-many key path: the relationship, where it starts, and the rest of the path.
+        case toMany(RelationshipDescription, owner: EntityDescription, alias: String, rest: [String])
+
+        var attributeType: AttributeType? {
+            switch self {
+            case .column(_, let type): type
+            case .computed(_, let type): type
+            default: nil
+            }
+        }
+    }
+
+    // MARK: Predicates
+
+    mutating func condition(_ predicate: Predicate) throws -> String {
+        try condition(predicate, entity: entity, alias: "t0")
+    }
+
+    mutating func condition(_ predicate: Predicate, entity: EntityDescription, alias: String) throws -> String {
+        switch predicate {
+        case .true: return "1 = 1"
+        case .false: return "1 = 0"
+        case .and(let parts):
+            guard !parts.isEmpty else { return "1 = 1" }
+            return try "(" + parts.map { try condition($0, entity: entity, alias: alias) }.joined(separator: " AND ") + ")"
+        case .or(let parts):
+            guard !parts.isEmpty else { return "1 = 0" }
+            return try "(" + parts.map { try condition($0, entity: entity, alias: alias) }.joined(separator: " OR ") + ")"
+        case .not(let inner):
+            return try "NOT (\(condition(inner, entity: entity, alias: alias)))"
+        case .comparison(let comparison):
+            return try self.comparison(comparison, entity: entity, alias: alias)
+        }
+    }
+
+    private mutating func comparison(_ c: Comparison, entity: EntityDescription, alias: String) throws -> String {
+        let lhs = try operand(c.lhs, entity: entity, alias: alias)
+        // `ANY pages.number > 3`, or a to-many key path without a modifier (Core Data reads it as ANY).
+        if case .toMany(let relationship, let owner, let ownerAlias, let rest) = lhs {
+            let inner = Comparison(rest.isEmpty ? .evaluatedObject : .keyPath(rest), c.op, c.rhs, options: c.options)
+            switch c.modifier {
+            case .all:
+                return try "NOT " + exists(relationship, owner: owner, alias: ownerAlias) { compiler, destination, sub in
+                    "NOT (\(try compiler.comparison(inner, entity: destination, alias: sub)))"
+                }
+            case .none:
+                return try "NOT " + exists(relationship, owner: owner, alias: ownerAlias) { compiler, destination, sub in
+                    try compiler.comparison(inner, entity: destination, alias: sub)
+                }
+            case .any, .direct:
+                return try exists(relationship, owner: owner, alias: ownerAlias) { compiler, destination, sub in
+                    try compiler.comparison(inner, entity: destination, alias: sub)
+                }
+            }
+        }
+        // `%@ IN pages`: membership in a to-many relationship.
+        if c.op == .in, case .toMany(let relationship, let owner, let ownerAlias, let rest) = try operand(c.rhs, entity: entity, alias: alias) {
+            let inner = Comparison(rest.isEmpty ? .evaluatedObject : .keyPath(rest), .equal, c.lhs, options: c.options)
+            return try exists(relationship, owner: owner, alias: ownerAlias) { compiler, destination, sub in
+                try compiler.comparison(inner, entity: destination, alias: sub)
+            }
+        }
+        let rhs = try operand(c.rhs, entity: entity, alias: alias)
+        return try render(lhs, c.op, rhs, options: c.options)
+    }
+
+    /// `EXISTS (SELECT 1 FROM <destination> WHERE <linked to owner> AND <body>)`.
+    private mutating func exists(
+        _ relationship: RelationshipDescription, owner: EntityDescription, alias: String,
+        body: (inout PredicateCompiler, EntityDescription, String) throws -> String
+    ) throws -> String {
+        guard let destination = model.entity(named: relationship.destinationEntityName),
+            let table = schema.table(for: destination.name),
+            let storage = schema.storage(of: relationship, in: owner)
+        else { throw unsupported("the relationship '\(relationship.name)' is not stored") }
+        let sub = nextAlias()
+        let pk = d.name("Z_PK")
+        var from = "\(table.name) \(sub)"
+        var link: String
+        switch storage {
+        case .inverseForeignKey(_, let column):
+            link = "\(sub).\(column) = \(alias).\(pk)"
+        case .joinTable(let join, let fromSource):
+            let j = nextAlias()
+            let mine = fromSource ? join.sourceColumn : join.destinationColumn
+            let theirs = fromSource ? join.destinationColumn : join.sourceColumn
+            from += " JOIN \(join.name) \(j) ON \(j).\(theirs) = \(sub).\(pk)"
+            link = "\(j).\(mine) = \(alias).\(pk)"
+        case .foreignKey:
+            throw unsupported("'\(relationship.name)' is to-one")
+        }
+        let subquery = SelectQuery(table: table, schema: schema)
+        if let filter = subquery.entityFilter {
+            link += " AND " + filter.replacingOccurrences(of: "t0.", with: "\(sub).")
+        }
+        // The sub-compiler shares the argument list so placeholders stay in order.
+        var inner = PredicateCompiler(schema: schema, entity: destination)
+        inner.arguments = arguments
+        inner.aliasCounter = aliasCounter
+        let condition = try body(&inner, destination, sub)
+        arguments = inner.arguments
+        aliasCounter = inner.aliasCounter
+        let innerJoins = inner.joinClause.isEmpty ? "" : " " + inner.joinClause
+        return "EXISTS (SELECT 1 FROM \(from)\(innerJoins) WHERE \(link) AND \(condition))"
+    }
+
+    private mutating func nextAlias() -> String {
+        defer { aliasCounter += 1 }
+        return "t\(aliasCounter)"
+    }
+
+    // MARK: Operands
+
+    mutating func operand(_ expression: Expression, entity: EntityDescription, alias: String) throws -> Operand {
+        switch expression {
+        case .constant(let value): return .constant(value)
+        case .object(let id): return .object(id)
+        case .evaluatedObject: return .objectKey("\(alias).\(d.name("Z_PK"))", entity: entity.name)
+        case .keyPath(let path): return try keyPath(path, entity: entity, alias: alias)
+        case .variable(let name, _):
+            throw ExpressionError(.unboundVariable, "the variable $\(name) has no value; pass it in substitutionVariables")
+        case .aggregate(let items):
+            return .list(try items.map { try operand($0, entity: entity, alias: alias) })
+        case .arithmetic(let op, let lhs, let rhs):
+            let l = try scalarSQL(try operand(lhs, entity: entity, alias: alias), hint: .double)
+            let r = try scalarSQL(try operand(rhs, entity: entity, alias: alias), hint: .double)
+            switch op {
+            case .add: return .computed("(\(l) + \(r))", .double)
+            case .subtract: return .computed("(\(l) - \(r))", .double)
+            case .multiply: return .computed("(\(l) * \(r))", .double)
+            case .divide: return .computed("(CAST(\(l) AS REAL) / \(r))", .double)
+            case .power: return .computed("power(\(l), \(r))", .double)
+            }
+        case .function(let name, let args):
+            return try function(name, args, entity: entity, alias: alias)
+        case .functionCall(_, let selector, _):
+            throw unsupported("FUNCTION(…, '\(selector)') cannot run inside a fetch")
+        }
+    }
+
+    private mutating func function(_ name: String, _ args: [Expression], entity: EntityDescription, alias: String) throws -> Operand {
+        func single(_ compiler: inout PredicateCompiler) throws -> String {
+            guard args.count == 1 else { throw compiler.unsupported("\(name) takes one argument, got \(args.count)") }
+            return try compiler.scalarSQL(try compiler.operand(args[0], entity: entity, alias: alias), hint: .string)
+        }
+        switch name.lowercased() {
+        case "lowercase": return .computed("lower(\(try single(&self)))", .string)
+        case "uppercase": return .computed("upper(\(try single(&self)))", .string)
+        case "length": return .computed("length(\(try single(&self)))", .integer64)
+        case "abs": return .computed("abs(\(try single(&self)))", .double)
+        case "now": return .constant(.date(Date()))
+        default: throw unsupported("the function '\(name)' is not available in fetches")
+        }
+    }
+
+    /// Resolves a key path from `entity`: attributes, to-one joins, to-many hand-off, `@count`.
+    private mutating func keyPath(_ path: [String], entity: EntityDescription, alias: String) throws -> Operand {
+        var current = entity
+        var currentAlias = alias
+        var prefix: [String] = []
+        for (index, component) in path.enumerated() {
+            let isLast = index == path.count - 1
+            guard let table = schema.table(for: current.name) else { throw unknownKey(path, entity) }
+            if component == "SELF" || component == "self" {
+                if isLast { return .objectKey("\(currentAlias).\(d.name("Z_PK"))", entity: current.name) }
+                continue
+            }
+            if let attribute = model.attribute(named: component, of: current) {
+                guard isLast else {
+                    throw ExpressionError(.unknownKeyPath, "'\(path.joined(separator: "."))': '\(component)' is an attribute, a key path cannot go past it")
+                }
+                guard !attribute.isTransient, let column = table.column(for: component) else {
+                    throw ExpressionError(.unsupported, "'\(component)' of \(current.name) is transient and cannot be used in a fetch")
+                }
+                return .column("\(currentAlias).\(column.name)", attribute.type)
+            }
+            guard let relationship = model.relationship(named: component, of: current) else {
+                throw unknownKey(path, current)
+            }
+            if relationship.isToMany {
+                let rest = Array(path[(index + 1)...])
+                if rest == ["@count"] {
+                    return .computed(try countSubquery(relationship, owner: current, alias: currentAlias), .integer64)
+                }
+                return .toMany(relationship, owner: current, alias: currentAlias, rest: rest)
+            }
+            guard let column = table.column(for: component), let destination = model.entity(named: relationship.destinationEntityName),
+                let destinationTable = schema.table(for: destination.name)
+            else { throw unknownKey(path, current) }
+            if isLast { return .objectKey("\(currentAlias).\(column.name)", entity: destination.name) }
+            prefix.append(component)
+            let key = prefix.joined(separator: ".") + "@" + alias
+            if let existing = joinAliases[key] {
+                currentAlias = existing
+            } else {
+                let joined = nextAlias()
+                joins.append("LEFT JOIN \(destinationTable.name) \(joined) ON \(joined).\(d.name("Z_PK")) = \(currentAlias).\(column.name)")
+                joinAliases[key] = joined
+                currentAlias = joined
+            }
+            current = destination
+        }
+        return .objectKey("\(currentAlias).\(d.name("Z_PK"))", entity: current.name)
+    }
+
+    private mutating func countSubquery(_ relationship: RelationshipDescription, owner: EntityDescription, alias: String) throws -> String {
+        let exists = try exists(relationship, owner: owner, alias: alias) { _, _, _ in "1 = 1" }
+        // Reuse the EXISTS body as a count: same FROM and link.
+        return "(" + exists.replacingOccurrences(of: "EXISTS (SELECT 1 FROM", with: "SELECT count(*) FROM").dropLast() + ")"
+    }
+
+    // MARK: Rendering
+
+    private mutating func bind(_ value: DatabaseValue) -> String {
+        arguments.append(value)
+        return d.placeholder(arguments.count)
+    }
+
+    /// A bound constant, encoded for the attribute type it is compared with.
+    private mutating func bindConstant(_ value: AttributeValue, as type: AttributeType?) -> String {
+        let type = type ?? Self.naturalType(of: value)
+        if type == .decimal, d.engine == .sqlite, let number = value.doubleValue {
+            // Decimal columns hold exact text; compare them as numbers.
+            return bind(.double(number))
+        }
+        return bind(ValueCoding.databaseValue(value, type: type, dialect: d))
+    }
+
+    static func naturalType(of value: AttributeValue) -> AttributeType {
+        switch value {
+        case .integer: .integer64
+        case .double: .double
+        case .decimal: .decimal
+        case .string, .null: .string
+        case .bool: .boolean
+        case .date: .date
+        case .binary: .binary
+        case .uuid: .uuid
+        case .uri: .uri
+        }
+    }
+
+    /// SQL for a single-valued operand.
+    private mutating func scalarSQL(_ operand: Operand, hint: AttributeType?) throws -> String {
+        switch operand {
+        case .column(let sql, let type):
+            return type == .decimal && d.engine == .sqlite ? "CAST(\(sql) AS REAL)" : sql
+        case .computed(let sql, _): return sql
+        case .objectKey(let sql, _): return sql
+        case .constant(let value): return bindConstant(value, as: hint)
+        case .object(let id):
+            guard let pk = id.primaryKey else { throw unsupported("the object \(id) is not saved yet, so no fetch can match it") }
+            return bind(.integer(pk))
+        case .list: throw unsupported("a list can only stand on the right of IN or BETWEEN")
+        case .toMany(let relationship, _, _, _):
+            throw unsupported("'\(relationship.name)' is a to-many relationship; use ANY, ALL, NONE or @count")
+        }
+    }
+
+    private mutating func render(_ lhs: Operand, _ op: ComparisonOperator, _ rhs: Operand, options: ComparisonOptions) throws -> String {
+        let flags = Int32(options.rawValue)
+        // The type a constant on one side is encoded as comes from the other side.
+        let lhsHint = rhs.attributeType
+        let rhsHint = lhs.attributeType
+
+        func folded(_ sql: String) -> String { flags == 0 ? sql : "persistence_fold(\(sql), \(flags))" }
+
+        switch op {
+        case .equal, .notEqual:
+            if case .constant(.null) = rhs { return "\(try scalarSQL(lhs, hint: nil)) IS \(op == .equal ? "" : "NOT ")NULL" }
+            if case .constant(.null) = lhs { return "\(try scalarSQL(rhs, hint: nil)) IS \(op == .equal ? "" : "NOT ")NULL" }
+            let l = try side(lhs, hint: lhsHint, flags: flags)
+            let r = try side(rhs, hint: rhsHint, flags: flags)
+            if op == .equal { return "\(l) = \(r)" }
+            // NSPredicate's != is true for nil, unlike SQL's <>.
+            return d.engine == .postgres ? "\(l) IS DISTINCT FROM \(r)" : "\(l) IS NOT \(r)"
+        case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:
+            let l = try side(lhs, hint: lhsHint, flags: flags)
+            let r = try side(rhs, hint: rhsHint, flags: flags)
+            return "\(l) \(op.rawValue) \(r)"
+        case .between:
+            guard case .list(let bounds) = rhs, bounds.count == 2 else {
+                throw unsupported("BETWEEN needs two bounds, as in BETWEEN {1, 5}")
+            }
+            let l = try side(lhs, hint: nil, flags: flags)
+            return "\(l) BETWEEN \(try side(bounds[0], hint: rhsHint, flags: flags)) AND \(try side(bounds[1], hint: rhsHint, flags: flags))"
+        case .in:
+            let items: [Operand]
+            switch rhs {
+            case .list(let list): items = list
+            case .constant(let value): items = [.constant(value)]
+            default: throw unsupported("IN needs a list or a to-many relationship on its right")
+            }
+            guard !items.isEmpty else { return "1 = 0" }
+            let l = try side(lhs, hint: nil, flags: flags)
+            let list = try items.map { try side($0, hint: rhsHint, flags: flags) }
+            return "\(l) IN (\(list.joined(separator: ", ")))"
+        case .beginsWith, .endsWith, .contains, .like:
+            let l = folded(try scalarSQL(lhs, hint: .string))
+            if case .constant(let value) = rhs {
+                guard let text = value.stringValue else { throw unsupported("\(op.rawValue) needs a string, got \(value.kindName)") }
+                let needle = SQLiteFunctions.fold(text, flags: flags)
+                let pattern: String
+                switch op {
+                case .beginsWith: pattern = Self.globEscaped(needle) + "*"
+                case .endsWith: pattern = "*" + Self.globEscaped(needle)
+                case .contains: pattern = "*" + Self.globEscaped(needle) + "*"
+                default: pattern = Self.globPattern(fromLike: needle)
+                }
+                return "\(l) GLOB \(bind(.text(pattern)))"
+            }
+            guard op != .like else { throw unsupported("LIKE needs a constant pattern") }
+            let r = folded(try scalarSQL(rhs, hint: .string))
+            switch op {
+            case .beginsWith: return "substr(\(l), 1, length(\(r))) = \(r)"
+            case .endsWith: return "(length(\(r)) = 0 OR substr(\(l), -length(\(r))) = \(r))"
+            default: return "instr(\(l), \(r)) > 0"
+            }
+        case .matches:
+            guard case .constant(.string(let pattern)) = rhs else { throw unsupported("MATCHES needs a constant regular expression") }
+            let l = options.contains(.diacriticInsensitive) ? "persistence_fold(\(try scalarSQL(lhs, hint: .string)), 2)" : try scalarSQL(lhs, hint: .string)
+            let regex = options.contains(.caseInsensitive) ? "(?i)" + pattern : pattern
+            return "regexp(\(bind(.text(regex))), \(l))"
+        }
+    }
+
+    /// One side of a comparison; strings are folded under `[c]`/`[d]`.
+    private mutating func side(_ operand: Operand, hint: AttributeType?, flags: Int32) throws -> String {
+        if flags != 0 {
+            if case .constant(.string(let text)) = operand {
+                return bind(.text(SQLiteFunctions.fold(text, flags: flags)))
+            }
+            if operand.attributeType == .string {
+                return "persistence_fold(\(try scalarSQL(operand, hint: hint)), \(flags))"
+            }
+        }
+        return try scalarSQL(operand, hint: hint)
+    }
+
+    /// Escapes GLOB's special characters so the text matches itself.
+    static func globEscaped(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            switch character {
+            case "*": result += "[*]"
+            case "?": result += "[?]"
+            case "[": result += "[[]"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+
+    /// NSPredicate's LIKE (`*`, `?`, backslash escapes) as a GLOB pattern.
+    static func globPattern(fromLike like: String) -> String {
+        var result = ""
+        var escaping = false
+        for character in like {
+            if escaping {
+                result += globEscaped(String(character))
+                escaping = false
+                continue
+            }
+            switch character {
+            case "\\": escaping = true
+            case "*": result += "*"
+            case "?": result += "?"
+            case "[": result += "[[]"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+
+    // MARK: Sorting
+
+    mutating func sortTerm(_ descriptor: SortDescriptor) throws -> String {
+        let path = descriptor.key.split(separator: ".").map(String.init)
+        let operand = try keyPath(path, entity: entity, alias: "t0")
+        var sql = try scalarSQL(operand, hint: nil)
+        if descriptor.caseInsensitive { sql = "persistence_fold(\(sql), 1)" }
+        var term = "\(sql) \(descriptor.ascending ? "ASC" : "DESC")"
+        // nil sorts first, as in Core Data; PostgreSQL's default is the other way.
+        if d.engine == .postgres { term += descriptor.ascending ? " NULLS FIRST" : " NULLS LAST" }
+        return term
+    }
+
+    // MARK: Errors
+
+    private func unknownKey(_ path: [String], _ entity: EntityDescription) -> ExpressionError {
+        ExpressionError(.unknownKeyPath, "the entity \(entity.name) has no property for the key path '\(path.joined(separator: "."))'")
+    }
+
+    private func unsupported(_ message: String) -> ExpressionError {
+        ExpressionError(.unsupported, message)
+    }
+}

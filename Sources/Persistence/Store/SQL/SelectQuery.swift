@@ -1,0 +1,45 @@
+/// The `SELECT` that loads whole objects of an entity: `Z_PK`, `Z_ENT`, `Z_OPT` and every
+/// column of the entity's table, with the table aliased `t0`.
+struct SelectQuery: Sendable {
+    let table: EntityTable
+    let dialect: SQLDialect
+    /// Column name → position in the select list.
+    let columnIndex: [String: Int]
+    /// `Z_ENT IN (…)` when the table also holds entities the fetch must not return.
+    let entityFilter: String?
+
+    init(table: EntityTable, schema: StoreSchema, includesSubentities: Bool = true) {
+        self.table = table
+        self.dialect = schema.dialect
+        var index: [String: Int] = [:]
+        for (offset, column) in table.allColumns.enumerated() {
+            index[column.name] = offset + 3
+        }
+        self.columnIndex = index
+        let rootNumbers = schema.table(for: table.rootEntityName)?.entityNumbers ?? []
+        let wanted = includesSubentities ? table.entityNumbers : [table.entityNumber]
+        entityFilter = wanted.count == rootNumbers.count
+            ? nil
+            : "t0.\(schema.dialect.name("Z_ENT")) IN (\(wanted.map(String.init).joined(separator: ", ")))"
+    }
+
+    var selectList: String {
+        let d = dialect
+        return (["t0.\(d.name("Z_PK"))", "t0.\(d.name("Z_ENT"))", "t0.\(d.name("Z_OPT"))"] + table.allColumns.map { "t0.\($0.name)" })
+            .joined(separator: ", ")
+    }
+
+    func sql(join: String = "", where condition: String?, orderBy: String?, limit: Int?, offset: Int) -> String {
+        var sql = "SELECT \(selectList) FROM \(table.name) t0"
+        if !join.isEmpty { sql += " \(join)" }
+        let conditions = [entityFilter, condition].compactMap { $0 }
+        if !conditions.isEmpty { sql += " WHERE " + conditions.map { "(\($0))" }.joined(separator: " AND ") }
+        if let orderBy { sql += " ORDER BY \(orderBy)" }
+        if let limit { sql += " LIMIT \(limit)" }
+        if offset > 0 {
+            if limit == nil, dialect.engine == .sqlite { sql += " LIMIT -1" }
+            sql += " OFFSET \(offset)"
+        }
+        return sql
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// Converts attribute values to and from what the database stores, per attribute type.
+///
+/// Core Data's conventions: dates as seconds since 2001-01-01, booleans as 0/1, UUIDs as
+/// 16-byte blobs on SQLite; decimals as their exact decimal text.
+public enum ValueCoding {
+    /// The stored form of a value of an attribute of type `type`.
+    public static func databaseValue(_ value: AttributeValue, type: AttributeType, dialect: SQLDialect) -> DatabaseValue {
+        switch value {
+        case .null: return .null
+        case .integer(let v):
+            switch type {
+            case .double, .float: return .double(Double(v))
+            case .decimal: return .text(String(v))
+            case .boolean: return .integer(v == 0 ? 0 : 1)
+            default: return .integer(v)
+            }
+        case .double(let v):
+            switch type {
+            case .integer16, .integer32, .integer64, .boolean: return .integer(Int64(v))
+            case .decimal: return .text(Decimal(v).description)
+            default: return .double(v)
+            }
+        case .decimal(let v):
+            switch type {
+            case .decimal: return .text(v.description)
+            case .double, .float: return .double(NSDecimalNumber(decimal: v).doubleValue)
+            default: return .integer(NSDecimalNumber(decimal: v).int64Value)
+            }
+        case .string(let v): return .text(v)
+        case .bool(let v): return dialect.engine == .postgres && type == .boolean ? .text(v ? "true" : "false") : .integer(v ? 1 : 0)
+        case .date(let v): return .double(v.timeIntervalSinceReferenceDate)
+        case .binary(let v): return .blob(v)
+        case .uuid(let v):
+            if dialect.engine == .postgres { return .text(v.uuidString.lowercased()) }
+            return .blob(withUnsafeBytes(of: v.uuid) { Data($0) })
+        case .uri(let v): return .text(v.absoluteString)
+        }
+    }
+
+    /// The attribute value of a stored value of an attribute of type `type`.
+    public static func attributeValue(_ value: DatabaseValue, type: AttributeType) -> AttributeValue {
+        if value.isNull { return .null }
+        switch type {
+        case .integer16, .integer32, .integer64:
+            return value.int64.map(AttributeValue.integer) ?? .null
+        case .double, .float:
+            return value.double.map(AttributeValue.double) ?? .null
+        case .decimal:
+            if case .text(let text) = value, let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) {
+                return .decimal(decimal)
+            }
+            if case .integer(let v) = value { return .decimal(Decimal(v)) }
+            return value.double.map { .decimal(Decimal($0)) } ?? .null
+        case .string:
+            return value.text.map(AttributeValue.string) ?? .null
+        case .boolean:
+            if case .text(let text) = value { return .bool(text == "t" || text == "true" || text == "1") }
+            return value.int64.map { .bool($0 != 0) } ?? .null
+        case .date:
+            return value.double.map { .date(Date(timeIntervalSinceReferenceDate: $0)) } ?? .null
+        case .binary:
+            return value.blob.map(AttributeValue.binary) ?? .null
+        case .uuid:
+            switch value {
+            case .blob(let data) where data.count == 16:
+                let uuid = data.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) }
+                return .uuid(UUID(uuid: uuid))
+            case .text(let text): return UUID(uuidString: text).map(AttributeValue.uuid) ?? .null
+            default: return .null
+            }
+        case .uri:
+            return value.text.flatMap { URL(string: $0) }.map(AttributeValue.uri) ?? .null
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import CSQLite
+import Foundation
+
+/// A libsqlite3 connection. Not thread-safe: ``SQLiteDatabase`` gives each connection a
+/// serial queue of its own and runs every call there.
+public final class SQLiteConnection: DatabaseConnection {
+    /// How to open the file.
+    public enum Mode: Sendable {
+        /// Read-only; fails if the file does not exist. Never changes the file.
+        case readOnly
+        /// Read-write; fails if the file does not exist.
+        case readWrite
+        /// Read-write, creating the file if needed.
+        case readWriteCreate
+    }
+
+    let handle: OpaquePointer
+    public let path: String
+    public var dialect: SQLDialect { .sqlite }
+    private var statementCache: [String: SQLiteStatement] = [:]
+
+    /// Opens a connection; `path` may be `:memory:` or a `file:` URI.
+    public init(path: String, mode: Mode) throws(DatabaseError) {
+        var flags: Int32 = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        switch mode {
+        case .readOnly: flags |= SQLITE_OPEN_READONLY
+        case .readWrite: flags |= SQLITE_OPEN_READWRITE
+        case .readWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        }
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+            if let db { sqlite3_close_v2(db) }
+            throw DatabaseError(resultCode: rc, message: message)
+        }
+        self.handle = db
+        self.path = path
+        sqlite3_extended_result_codes(db, 1)
+        // Writers wait for each other instead of failing at once.
+        sqlite3_busy_timeout(db, 10_000)
+        SQLiteFunctions.register(on: db)
+    }
+
+    deinit {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    func error(_ rc: Int32, sql: String?) -> DatabaseError {
+        DatabaseError(resultCode: rc, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    }
+
+    public func execute(_ sql: String) throws(DatabaseError) {
+        let rc = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard rc == SQLITE_OK else { throw error(rc, sql: sql) }
+    }
+
+    /// A prepared statement for `sql`, reused across calls on this connection.
+    func statement(_ sql: String) throws(DatabaseError) -> SQLiteStatement {
+        if let cached = statementCache[sql] {
+            cached.reset()
+            return cached
+        }
+        let statement = try SQLiteStatement(connection: self, sql: sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    @discardableResult
+    public func run(_ sql: String, _ arguments: [DatabaseValue]) throws(DatabaseError) -> Int {
+        let statement = try statement(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        while try statement.step() {}
+        return Int(sqlite3_changes(handle))
+    }
+
+    public func query(_ sql: String, _ arguments: [DatabaseValue], _ body: (Row) throws -> Void) throws {
+        let statement = try statement(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        while try statement.step() {
+            try body(statement.row())
+        }
+    }
+
+    /// The rowid of the last inserted row.
+    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Whether a transaction is open.
+    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        // IMMEDIATE takes the write lock up front, so two writers never deadlock on upgrade.
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+}

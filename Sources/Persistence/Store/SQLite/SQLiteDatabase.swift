@@ -1,0 +1,101 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A SQLite database file shared by a writer connection and a pool of readers.
+///
+/// Every call runs on the connection's own serial dispatch queue, so blocking SQLite
+/// calls never occupy the cooperative thread pool. In WAL mode readers see the last
+/// committed state while the writer writes.
+///
+/// ```swift
+/// let db = try await SQLiteDatabase.open(path: "bookstore.sqlite", mode: .readWriteCreate)
+/// let count = try await db.read { try $0.scalar("SELECT count(*) FROM ZBOOK") }
+/// ```
+public final class SQLiteDatabase: Database {
+    /// A connection and the queue it lives on.
+    final class Lane: @unchecked Sendable {
+        // The connection is touched only on `queue`, which is what makes this Sendable.
+        let connection: SQLiteConnection
+        let queue: DispatchQueue
+
+        init(connection: SQLiteConnection, label: String) {
+            self.connection = connection
+            self.queue = DispatchQueue(label: label)
+        }
+
+        func run<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+            try await withCheckedThrowingContinuation { continuation in
+                queue.async {
+                    continuation.resume(with: Result { try body(self.connection) })
+                }
+            }
+        }
+    }
+
+    public let path: String
+    public var dialect: SQLDialect { .sqlite }
+    private let writer: Lane
+    private let readers: [Lane]
+    private let nextReader = Atomic<Int>(0)
+
+    private init(path: String, writer: Lane, readers: [Lane]) {
+        self.path = path
+        self.writer = writer
+        self.readers = readers
+    }
+
+    /// Opens the file with one writer and `readerCount` readers.
+    ///
+    /// `:memory:` databases get a single connection for everything: each in-memory
+    /// connection would otherwise see a database of its own.
+    public static func open(path: String, mode: SQLiteConnection.Mode, readerCount: Int = 2) async throws -> SQLiteDatabase {
+        let setupQueue = DispatchQueue(label: "persistence.sqlite.open")
+        return try await withCheckedThrowingContinuation { continuation in
+            setupQueue.async {
+                continuation.resume(with: Result {
+                    let writerConnection = try SQLiteConnection(path: path, mode: mode)
+                    let writer = Lane(connection: writerConnection, label: "persistence.sqlite.writer")
+                    guard path != ":memory:" else {
+                        return SQLiteDatabase(path: path, writer: writer, readers: [])
+                    }
+                    if mode != .readOnly {
+                        try writerConnection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL")
+                    }
+                    let readers = try (0..<readerCount).map { index in
+                        let connection = try SQLiteConnection(path: path, mode: .readOnly)
+                        return Lane(connection: connection, label: "persistence.sqlite.reader\(index)")
+                    }
+                    return SQLiteDatabase(path: path, writer: writer, readers: readers)
+                })
+            }
+        }
+    }
+
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
+        guard !readers.isEmpty else { return try await writer.run(body) }
+        let index = nextReader.wrappingAdd(1, ordering: .relaxed).oldValue
+        let lane = readers[abs(index) % readers.count]
+        return try await lane.run { connection in
+            // A read transaction, so every statement of `body` sees one snapshot.
+            try connection.execute("BEGIN DEFERRED")
+            defer { try? connection.execute("COMMIT") }
+            return try body(connection)
+        }
+    }
+
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
+        try await writer.run { connection in
+            try connection.transaction { try body(connection) }
+        }
+    }
+
+    public func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
+        try await writer.run(body)
+    }
+
+    /// Writes the WAL back into the database file (before copying or replacing it).
+    public func checkpoint() async throws {
+        try await writer.run { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+    }
+}

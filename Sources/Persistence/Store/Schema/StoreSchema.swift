@@ -1,0 +1,199 @@
+/// Where a model's entities and properties live in a SQL store: Core Data's layout.
+///
+/// - One table per root entity, `Z` + the upper-cased name (`ZBOOK`); sub-entities share
+///   their root's table and are told apart by `Z_ENT`.
+/// - Columns `Z_PK`, `Z_ENT`, `Z_OPT`, then `Z` + the upper-cased property name for every
+///   stored attribute and to-one relationship (a foreign key holding the destination's `Z_PK`).
+/// - A to-many relationship whose inverse is to-one lives in the inverse's foreign key; an
+///   ordered one also has a `Z_FOK_<INVERSE>` ordering column on the destination.
+/// - Many-to-many relationships use a join table `Z_<n><NAME>`.
+/// - Entities are numbered 1… in name order (`Z_ENT`), as Core Data numbers them.
+///
+/// ```swift
+/// let schema = StoreSchema(model: model, dialect: .sqlite)
+/// schema.table(for: "Book")?.name            // "ZBOOK"
+/// schema.table(for: "Book")?.column(for: "title")?.name // "ZTITLE"
+/// ```
+public struct StoreSchema: Sendable {
+    public let model: ManagedObjectModel
+    public let dialect: SQLDialect
+    /// Entity name → its table layout.
+    public let tables: [String: EntityTable]
+    /// Entity number → entity name.
+    public let entityNames: [Int: String]
+    /// Every join table, keyed by the name of the side that owns it (`entity.relationship`).
+    public let joinTables: [String: JoinTable]
+
+    public init(model: ManagedObjectModel, dialect: SQLDialect) {
+        self.model = model
+        self.dialect = dialect
+        var numbers: [String: Int] = [:]
+        for (index, entity) in model.entities.enumerated() {
+            numbers[entity.name] = index + 1
+        }
+        var entityNames: [Int: String] = [:]
+        for (name, number) in numbers { entityNames[number] = name }
+
+        // Columns per root table, shared by every entity of the hierarchy.
+        var columnsByRoot: [String: [String: Column]] = [:]
+        var usedNamesByRoot: [String: Set<String>] = [:]
+        var tables: [String: EntityTable] = [:]
+        for entity in model.entities {
+            let root = model.rootEntity(of: entity)
+            var columns = columnsByRoot[root.name] ?? [:]
+            var used = usedNamesByRoot[root.name] ?? ["Z_PK", "Z_ENT", "Z_OPT"]
+            // Inherited properties are declared on an ancestor; give each declaring
+            // entity's properties a column once and share it with descendants.
+            for ancestor in model.ancestors(of: entity).reversed() + [entity] {
+                for relationship in ancestor.relationships.sorted(by: { $0.name < $1.name })
+                where !relationship.isTransient && !relationship.isToMany {
+                    let key = "\(ancestor.name).\(relationship.name)"
+                    guard columns[key] == nil else { continue }
+                    let name = Self.uniqueName("Z" + relationship.name.uppercased(), used: &used)
+                    columns[key] = Column(propertyName: relationship.name, name: name, kind: .foreignKey(destination: relationship.destinationEntityName))
+                }
+                for attribute in ancestor.attributes.sorted(by: { $0.name < $1.name }) where !attribute.isTransient {
+                    let key = "\(ancestor.name).\(attribute.name)"
+                    guard columns[key] == nil else { continue }
+                    let name = Self.uniqueName("Z" + attribute.name.uppercased(), used: &used)
+                    columns[key] = Column(propertyName: attribute.name, name: name, kind: .attribute(attribute.type))
+                }
+            }
+            columnsByRoot[root.name] = columns
+            usedNamesByRoot[root.name] = used
+        }
+
+        // Ordering columns for ordered one-to-many relationships live on the destination.
+        for entity in model.entities {
+            for relationship in entity.relationships where relationship.isOrdered && relationship.isToMany && !relationship.isTransient {
+                guard let inverse = model.inverse(of: relationship), !inverse.isToMany,
+                    let destination = model.entity(named: relationship.destinationEntityName)
+                else { continue }
+                let root = model.rootEntity(of: destination)
+                var used = usedNamesByRoot[root.name] ?? []
+                let key = "\(entity.name).\(relationship.name)#order"
+                let name = Self.uniqueName("Z_FOK_" + inverse.name.uppercased(), used: &used)
+                columnsByRoot[root.name, default: [:]][key] = Column(propertyName: relationship.name, name: name, kind: .orderKey)
+                usedNamesByRoot[root.name] = used
+            }
+        }
+
+        for entity in model.entities {
+            let root = model.rootEntity(of: entity)
+            let all = columnsByRoot[root.name] ?? [:]
+            var byProperty: [String: Column] = [:]
+            for owner in model.ancestors(of: entity).reversed() + [entity] {
+                for (key, column) in all where key.hasPrefix(owner.name + ".") && column.kind != .orderKey {
+                    byProperty[column.propertyName] = column
+                }
+            }
+            let ordered = all.values.sorted { lhs, rhs in
+                // Foreign keys, then attributes, then ordering keys; by name within each.
+                (lhs.kind.sortRank, lhs.name) < (rhs.kind.sortRank, rhs.name)
+            }
+            tables[entity.name] = EntityTable(
+                entityName: entity.name,
+                entityNumber: numbers[entity.name]!,
+                superNumber: entity.parentName.flatMap { numbers[$0] } ?? 0,
+                rootEntityName: root.name,
+                name: dialect.name("Z" + root.name.uppercased()),
+                columnsByProperty: byProperty.mapValues { $0.named(dialect) },
+                allColumns: ordered.map { $0.named(dialect) },
+                entityNumbers: model.entityAndDescendants(of: entity).compactMap { numbers[$0.name] }.sorted()
+            )
+        }
+
+        // Join tables for to-many relationships whose inverse is to-many (or missing).
+        var joinTables: [String: JoinTable] = [:]
+        for entity in model.entities {
+            for relationship in entity.relationships where relationship.isToMany && !relationship.isTransient {
+                let inverse = model.inverse(of: relationship)
+                if let inverse, !inverse.isToMany { continue }
+                let key = "\(entity.name).\(relationship.name)"
+                if joinTables[key] != nil { continue }
+                let destination = relationship.destinationEntityName
+                // The side whose (entity, relationship) sorts first names the table.
+                let ownsTable = inverse.map { (entity.name, relationship.name) <= (destination, $0.name) } ?? true
+                guard ownsTable else { continue }
+                let sourceNumber = numbers[entity.name]!
+                let destinationNumber = numbers[destination]!
+                let inverseName = inverse?.name.uppercased() ?? "INVERSE_\(relationship.name.uppercased())"
+                var sourceColumn = "Z_\(sourceNumber)\(inverseName)"
+                let destinationColumn = "Z_\(destinationNumber)\(relationship.name.uppercased())"
+                if sourceColumn == destinationColumn { sourceColumn += "_1" }
+                let table = JoinTable(
+                    name: dialect.name("Z_\(sourceNumber)\(relationship.name.uppercased())"),
+                    sourceEntity: entity.name,
+                    relationship: relationship.name,
+                    destinationEntity: destination,
+                    inverseRelationship: inverse?.name,
+                    sourceColumn: dialect.name(sourceColumn),
+                    destinationColumn: dialect.name(destinationColumn),
+                    orderColumn: relationship.isOrdered ? dialect.name("Z_FOK_\(sourceNumber)\(relationship.name.uppercased())") : nil
+                )
+                joinTables[key] = table
+                if let inverse { joinTables["\(destination).\(inverse.name)"] = table }
+            }
+        }
+
+        self.tables = tables
+        self.entityNames = entityNames
+        self.joinTables = joinTables
+    }
+
+    private static func uniqueName(_ base: String, used: inout Set<String>) -> String {
+        var name = base
+        var suffix = 1
+        while used.contains(name) {
+            name = "\(base)\(suffix)"
+            suffix += 1
+        }
+        used.insert(name)
+        return name
+    }
+
+    /// The table layout of an entity.
+    public func table(for entityName: String) -> EntityTable? { tables[entityName] }
+
+    /// The join table of a many-to-many relationship, from either side.
+    public func joinTable(entity: String, relationship: String) -> JoinTable? {
+        joinTables["\(entity).\(relationship)"]
+    }
+
+    /// Every distinct join table.
+    public var allJoinTables: [JoinTable] {
+        Array(Set(joinTables.values)).sorted { $0.name < $1.name }
+    }
+
+    /// Every root table, one per entity hierarchy.
+    public var rootTables: [EntityTable] {
+        model.entities.filter { $0.parentName == nil }.compactMap { tables[$0.name] }
+    }
+
+    /// How a relationship is stored.
+    public func storage(of relationship: RelationshipDescription, in entity: EntityDescription) -> RelationshipStorage? {
+        if relationship.isTransient { return nil }
+        if !relationship.isToMany {
+            guard let column = tables[entity.name]?.column(for: relationship.name) else { return nil }
+            return .foreignKey(column: column.name)
+        }
+        if let inverse = model.inverse(of: relationship), !inverse.isToMany,
+            let destinationTable = tables[relationship.destinationEntityName],
+            let column = destinationTable.column(for: inverse.name)
+        {
+            return .inverseForeignKey(table: destinationTable, column: column.name)
+        }
+        guard let join = joinTable(entity: entity.name, relationship: relationship.name) else { return nil }
+        return .joinTable(join, fromSource: join.sourceEntity == entity.name && join.relationship == relationship.name)
+    }
+}
+
+/// How a relationship is stored in SQL.
+public enum RelationshipStorage: Sendable, Hashable {
+    /// A to-one: a foreign-key column on the entity's own table.
+    case foreignKey(column: String)
+    /// A to-many whose inverse is to-one: the inverse's foreign key on the destination table.
+    case inverseForeignKey(table: EntityTable, column: String)
+    /// A many-to-many: rows in a join table. `fromSource` tells which column is this side's.
+    case joinTable(JoinTable, fromSource: Bool)
+}

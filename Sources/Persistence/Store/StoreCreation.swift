@@ -1,0 +1,50 @@
+import Foundation
+
+/// Writes an empty store for a model: schema, `Z_PRIMARYKEY` and `Z_METADATA`.
+enum StoreCreation {
+    static func create(model: ManagedObjectModel, metadata: StoreMetadata, on connection: any DatabaseConnection) throws {
+        let schema = StoreSchema(model: model, dialect: connection.dialect)
+        for statement in schema.createStatements() {
+            try connection.execute(statement)
+        }
+        let d = connection.dialect
+        for row in schema.primaryKeyRows() {
+            try connection.run(
+                "INSERT INTO \(d.name("Z_PRIMARYKEY")) (\(d.name("Z_ENT")), \(d.name("Z_NAME")), \(d.name("Z_SUPER")), \(d.name("Z_MAX"))) VALUES (\(d.placeholder(1)), \(d.placeholder(2)), \(d.placeholder(3)), 0)",
+                [.integer(Int64(row.entity)), .text(row.name), .integer(Int64(row.superEntity))]
+            )
+        }
+        try writeMetadata(metadata, on: connection)
+    }
+
+    /// Replaces the `Z_METADATA` row.
+    static func writeMetadata(_ metadata: StoreMetadata, on connection: any DatabaseConnection) throws {
+        let d = connection.dialect
+        try connection.run("DELETE FROM \(d.name("Z_METADATA"))", [])
+        try connection.run(
+            "INSERT INTO \(d.name("Z_METADATA")) (\(d.name("Z_VERSION")), \(d.name("Z_UUID")), \(d.name("Z_PLIST"))) VALUES (1, \(d.placeholder(1)), \(d.placeholder(2)))",
+            [.text(metadata.storeUUID), .blob(try metadata.propertyListData())]
+        )
+    }
+}
+
+extension StoreMetadata {
+    /// Reads `Z_METADATA` on an open connection; `nil` when the database has no such table.
+    static func read(from connection: any DatabaseConnection) throws -> StoreMetadata? {
+        let d = connection.dialect
+        let tableExists: Bool
+        switch d.engine {
+        case .sqlite:
+            tableExists = try connection.scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'Z_METADATA'") != nil
+        case .postgres:
+            tableExists = try connection.scalar("SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'z_metadata'") != nil
+        }
+        guard tableExists else { return nil }
+        guard let row = try connection.rows("SELECT \(d.name("Z_UUID")), \(d.name("Z_PLIST")) FROM \(d.name("Z_METADATA")) ORDER BY \(d.name("Z_VERSION")) DESC").first,
+            let plist = row[1].blob
+        else {
+            throw StoreError(.missingMetadata, "the store's Z_METADATA table is empty", hint: "the store is damaged; restore it from a backup")
+        }
+        return try StoreMetadata(propertyListData: plist, uuid: row[0].text)
+    }
+}

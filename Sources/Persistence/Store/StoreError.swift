@@ -1,0 +1,46 @@
+/// A store that cannot be opened, read or written.
+///
+/// Each error says what went wrong, where (the store, the SQL) and what to do about it.
+/// `description` never contains bound values or passwords.
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        let base: String
+        public var description: String { base }
+        public static let invalidURL = Code(base: "invalidURL")
+        public static let storeNotFound = Code(base: "storeNotFound")
+        public static let notAStore = Code(base: "notAStore")
+        public static let missingMetadata = Code(base: "missingMetadata")
+        public static let unknownModelVersion = Code(base: "unknownModelVersion")
+        public static let incompatibleModel = Code(base: "incompatibleModel")
+        public static let alreadyExists = Code(base: "alreadyExists")
+        public static let unsupported = Code(base: "unsupported")
+        public static let database = Code(base: "database")
+        public static let conflict = Code(base: "conflict")
+        public static let invalidFetch = Code(base: "invalidFetch")
+        public static let objectNotFound = Code(base: "objectNotFound")
+    }
+
+    public var code: Code
+    public var message: String
+    /// What the user can do about it.
+    public var hint: String?
+    /// The store, without credentials.
+    public var store: String?
+    /// The engine's error, with the SQL that failed.
+    public var underlying: DatabaseError?
+
+    public init(_ code: Code, _ message: String, hint: String? = nil, store: String? = nil, underlying: DatabaseError? = nil) {
+        self.code = code
+        self.message = message
+        self.hint = hint
+        self.store = store
+        self.underlying = underlying
+    }
+
+    public var description: String {
+        var text = store.map { "\($0): \(message)" } ?? message
+        if let underlying { text += " (\(underlying))" }
+        if let hint { text += ". \(hint)" }
+        return text
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// Where a store lives: `sqlite:///path/to/file.sqlite`, `sqlite://./relative.sqlite`,
+/// `postgres://user@host:5432/db` or `memory:` (optionally `memory:name`).
+///
+/// ```swift
+/// let url = try StoreURL("sqlite://./bookstore.sqlite")
+/// url.kind // .sqlite(path: "./bookstore.sqlite")
+/// ```
+public struct StoreURL: Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable {
+        case sqlite(path: String)
+        case postgres(url: String)
+        case memory(name: String)
+    }
+
+    public let kind: Kind
+
+    public init(kind: Kind) { self.kind = kind }
+
+    /// Parses a store URL. A bare file path is taken as a SQLite store.
+    public init(_ string: String) throws(StoreError) {
+        if string.hasPrefix("sqlite://") {
+            let rest = String(string.dropFirst("sqlite://".count))
+            guard !rest.isEmpty else {
+                throw StoreError(.invalidURL, "the store URL '\(string)' names no file", hint: "write sqlite:///absolute/path.sqlite or sqlite://./relative.sqlite")
+            }
+            // sqlite:///abs → "/abs"; sqlite://./rel → "./rel"; sqlite://rel → "rel".
+            kind = .sqlite(path: rest.removingPercentEncoding ?? rest)
+        } else if string.hasPrefix("sqlite:") {
+            kind = .sqlite(path: String(string.dropFirst("sqlite:".count)))
+        } else if string.hasPrefix("postgres://") || string.hasPrefix("postgresql://") {
+            kind = .postgres(url: string)
+        } else if string == "memory:" || string.hasPrefix("memory:") {
+            kind = .memory(name: String(string.dropFirst("memory:".count)))
+        } else if !string.contains("://"), !string.isEmpty {
+            kind = .sqlite(path: string)
+        } else {
+            throw StoreError(.invalidURL, "'\(string)' is not a store URL", hint: "use sqlite:///path.sqlite, postgres://user@host/db or memory:")
+        }
+    }
+
+    /// A SQLite store at a file path.
+    public static func sqlite(_ path: String) -> StoreURL { StoreURL(kind: .sqlite(path: path)) }
+
+    /// A fresh in-memory store.
+    public static var memory: StoreURL { StoreURL(kind: .memory(name: "")) }
+
+    /// The store's type as written in its metadata (`NSStoreType`).
+    public var storeType: String {
+        switch kind {
+        case .sqlite: "SQLite"
+        case .postgres: "PostgreSQL"
+        case .memory: "InMemory"
+        }
+    }
+
+    /// The URL without a password.
+    public var description: String {
+        switch kind {
+        case .sqlite(let path): return "sqlite://\(path)"
+        case .postgres(let url):
+            if var components = URLComponents(string: url), components.password != nil {
+                components.password = "***"
+                return components.string ?? "postgres://…"
+            }
+            return url
+        case .memory(let name): return "memory:\(name)"
+        }
+    }
+}

@@ -1,0 +1,9 @@
+/// The swift-log metadata keys the framework uses, in one place.
+public enum LoggingKeys {
+    public static let store = "persistence.store"
+    public static let modelVersion = "persistence.model_version"
+    public static let entity = "persistence.entity"
+    public static let rows = "persistence.rows"
+    public static let durationMilliseconds = "persistence.duration_ms"
+    public static let sql = "persistence.sql"
+}
