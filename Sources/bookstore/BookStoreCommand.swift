@@ -2,5 +2,9 @@ import ArgumentParser
 
 @main
 struct BookStoreCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "bookstore", abstract: "The BookStore backend.")
+    static let configuration = CommandConfiguration(
+        commandName: "bookstore",
+        abstract: "The BookStore backend: seed, inspect and reset its stores.",
+        subcommands: [SeedCommand.self, StatusCommand.self, ResetCommand.self]
+    )
 }

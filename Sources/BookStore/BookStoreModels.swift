@@ -1,0 +1,55 @@
+import Foundation
+import Persistence
+
+/// BookStore's model versions, loaded from `Migrations/BookStore.xcdatamodeld`.
+///
+/// ```swift
+/// let models = try BookStoreModels.load()
+/// models.current.name          // "BookStore 5"
+/// try models.model(version: 1) // BookStore
+/// ```
+public struct BookStoreModels: Sendable {
+    public let versions: VersionedModel
+
+    public init(versions: VersionedModel) {
+        self.versions = versions
+    }
+
+    /// Loads the models from `directory` (the `Migrations` folder), or finds it with
+    /// ``ResourceLocator``.
+    public static func load(from directory: URL? = nil) throws -> BookStoreModels {
+        let migrations = try directory ?? ResourceLocator.directory(named: "Migrations", containing: "BookStore.xcdatamodeld")
+        return BookStoreModels(versions: try VersionedModel(contentsOf: migrations.appendingPathComponent("BookStore.xcdatamodeld")))
+    }
+
+    /// The version the app writes: `BookStore 5`.
+    public var current: ManagedObjectModel { versions.current }
+
+    /// The model of version `number` (1 is `BookStore`, 2 is `BookStore 2`, …).
+    public func model(version number: Int) throws -> ManagedObjectModel {
+        let name = number == 1 ? "BookStore" : "BookStore \(number)"
+        guard let model = versions.version(named: name) else {
+            throw BookStoreError("there is no model version \(number)",
+                                 hint: "known versions: \(versions.versions.map(\.name).joined(separator: ", "))")
+        }
+        return model
+    }
+
+    /// The version number of a model of this chain (`BookStore 3` → 3).
+    public func versionNumber(of model: ManagedObjectModel) -> Int? {
+        versions.versions.firstIndex { $0.name == model.name }.map { $0 + 1 }
+    }
+}
+
+/// An error of the BookStore domain, with what to do about it.
+public struct BookStoreError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var hint: String?
+
+    public init(_ message: String, hint: String? = nil) {
+        self.message = message
+        self.hint = hint
+    }
+
+    public var description: String { hint.map { "\(message). \($0)" } ?? message }
+}
