@@ -21,6 +21,17 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
         self.key = key
     }
 
+    /// An ID whose entity is its own root (no parent entity), e.g. parsed from `Book/p12`.
+    init(entityName: String, key: Key) {
+        self.init(entityName: entityName, rootEntityName: entityName, key: key)
+    }
+
+    /// A permanent ID for a row of an entity without a parent entity. For sub-entities
+    /// use ``ManagedObjectContext/objectID(entityName:primaryKey:)``, which knows the root.
+    public static func permanent(entityName: String, primaryKey: Int64) -> ObjectID {
+        ObjectID(entityName: entityName, key: .permanent(primaryKey))
+    }
+
     /// The row's `Z_PK`, once saved.
     public var primaryKey: Int64? {
         if case .permanent(let pk) = key { pk } else { nil }
