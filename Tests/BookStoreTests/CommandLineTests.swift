@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+@testable import Persistence
+
+/// Runs the built `bookstore` executable, as a user would.
+struct BookStoreProcess {
+    struct Output {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// The executable sits beside the test bundle in the build products folder.
+    static var executable: URL {
+        get throws {
+            var candidates: [URL] = []
+            for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
+                candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("bookstore"))
+            }
+            candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("bookstore"))
+            candidates.append(packageRoot.appendingPathComponent(".build/debug/bookstore"))
+            return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) },
+                                "build the bookstore executable first (swift build)")
+        }
+    }
+
+    static func run(_ arguments: [String]) throws -> Output {
+        let process = Process()
+        process.executableURL = try executable
+        process.arguments = arguments
+        process.currentDirectoryURL = packageRoot
+        var environment = ProcessInfo.processInfo.environment
+        environment["BOOKSTORE_STORE"] = nil
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Output(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+@Suite("bookstore command")
+struct CommandLineTests {
+    @Test func seedVersionOneWritesTheBooksAndCoreDataTables() throws {
+        let (directory, cleanUp) = temporaryDirectory()
+        defer { cleanUp() }
+        let path = directory.appendingPathComponent("v1.sqlite").path
+        let seed = try BookStoreProcess.run(["seed", "--model-version", "1", "--store", "sqlite://\(path)"])
+        #expect(seed.status == 0, "\(seed.stderr)")
+        #expect(seed.stdout.contains("4 books"))
+
+        let connection = try SQLiteConnection(path: path, mode: .readOnly)
+        let titles = try connection.rows("SELECT ZTITLE, ZPRICE FROM ZBOOK ORDER BY Z_PK").map { "\($0[0].text ?? "") \($0[1].double ?? -1)" }
+        #expect(titles == ["The first book 10.0", "The second book 15.0", "The third book 10.0", "The fourth book 12.0"])
+        #expect(try connection.scalar("SELECT count(*) FROM ZPAGE WHERE ZBOOK IS NOT NULL")?.int64 == 12)
+        let keys = try connection.rows("SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { "\($0[0].text ?? "")=\($0[1].int64 ?? -1)" }
+        #expect(keys == ["Book=4", "Page=12"])
+        #expect(try connection.scalar("SELECT count(*) FROM Z_METADATA")?.int64 == 1)
+    }
+
+    @Test func statusNamesTheVersionOfEverySeededStore() throws {
+        let (directory, cleanUp) = temporaryDirectory()
+        defer { cleanUp() }
+        for version in 1...5 {
+            let url = "sqlite://" + directory.appendingPathComponent("v\(version).sqlite").path
+            let seed = try BookStoreProcess.run(["seed", "--model-version", "\(version)", "--store", url])
+            #expect(seed.status == 0, "\(seed.stderr)")
+            let status = try BookStoreProcess.run(["status", "--store", url])
+            #expect(status.status == 0, "\(status.stderr)")
+            let name = version == 1 ? "BookStore" : "BookStore \(version)"
+            #expect(status.stdout.contains("Store model version:   \(name)\n"))
+            #expect(status.stdout.contains("Current model version: BookStore 5"))
+            #expect(status.stdout.contains("Compatible:            \(version == 5 ? "yes" : "no")"))
+        }
+    }
+
+    @Test func storesThatCannotBeOpenedAreClearErrorsAndStayUntouched() throws {
+        let (directory, cleanUp) = temporaryDirectory()
+        defer { cleanUp() }
+        let missing = directory.appendingPathComponent("missing.sqlite").path
+        let missingRun = try BookStoreProcess.run(["status", "--store", "sqlite://\(missing)"])
+        #expect(missingRun.status != 0)
+        #expect(missingRun.stderr.contains("there is no store at"))
+        #expect(!FileManager.default.fileExists(atPath: missing))
+
+        let garbage = directory.appendingPathComponent("garbage.sqlite")
+        let bytes = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        try bytes.write(to: garbage)
+        let garbageRun = try BookStoreProcess.run(["status", "--store", "sqlite://\(garbage.path)"])
+        #expect(garbageRun.status != 0)
+        #expect(garbageRun.stderr.contains("not a SQLite database"))
+        #expect(try Data(contentsOf: garbage) == bytes)
+
+        // A SQLite database of another app: no Z_METADATA.
+        let other = directory.appendingPathComponent("other.sqlite").path
+        do {
+            let connection = try SQLiteConnection(path: other, mode: .readWriteCreate)
+            try connection.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: other))
+        let otherRun = try BookStoreProcess.run(["status", "--store", "sqlite://\(other)"])
+        #expect(otherRun.status != 0)
+        #expect(otherRun.stderr.contains("not a store"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: other)) == before)
+    }
+
+    @Test func resetRefusesWithoutYesAndSeedRefusesToOverwrite() throws {
+        let (directory, cleanUp) = temporaryDirectory()
+        defer { cleanUp() }
+        let url = "sqlite://" + directory.appendingPathComponent("store.sqlite").path
+        #expect(try BookStoreProcess.run(["seed", "--model-version", "2", "--store", url]).status == 0)
+
+        let refused = try BookStoreProcess.run(["reset", "--store", url])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("--yes"))
+        #expect(try BookStoreProcess.run(["status", "--store", url]).stdout.contains("BookStore 2\n"))
+
+        let again = try BookStoreProcess.run(["seed", "--model-version", "3", "--store", url])
+        #expect(again.status != 0)
+        #expect(again.stderr.contains("already exists"))
+
+        let reset = try BookStoreProcess.run(["reset", "--yes", "--model-version", "4", "--seed", "--store", url])
+        #expect(reset.status == 0, "\(reset.stderr)")
+        #expect(try BookStoreProcess.run(["status", "--store", url]).stdout.contains("BookStore 4\n"))
+    }
+}
