@@ -75,6 +75,20 @@ struct ModelTests {
         #expect(flags.attribute(named: "off")?.defaultValue == .bool(false))
     }
 
+    @Test("a Date default comes from defaultDateTimeInterval; Xcode's defaultValueString text beside it is ignored")
+    func dateDefault() throws {
+        let model = try ModelFixtures.model("""
+            <entity name="Event">
+                <attribute name="at" optional="YES" attributeType="Date" defaultDateTimeInterval="362848762.79173" defaultValueString="now" syncable="YES"/>
+                <attribute name="optional" optional="NO" attributeType="Date"/>
+            </entity>
+            """)
+        let event = try #require(model.entity(named: "Event"))
+        #expect(event.attribute(named: "at")?.defaultValue == .date(Date(timeIntervalSinceReferenceDate: 362_848_762.79173)))
+        #expect(event.attribute(named: "optional")?.defaultValue == nil)
+        #expect(event.attribute(named: "optional")?.isOptional == false)
+    }
+
     @Test("optional is YES only when written; transient; renaming ID, hash modifier and user info")
     func attributeFlags() throws {
         let model = try ModelFixtures.model("""

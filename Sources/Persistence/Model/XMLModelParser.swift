@@ -171,11 +171,11 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
         }
         let isDate = type == .date
         let dateParse: (String, AttributeType) -> AttributeValue? = { text, _ in XMLValueCoding.parseDate(text) }
-        // Xcode writes a Date default as defaultDateTimeInterval; accept defaultValueString too.
-        var defaultValue = isDate ? try value("defaultDateTimeInterval", dateParse) : nil
-        if defaultValue == nil {
-            defaultValue = try value("defaultValueString", XMLValueCoding.parseDefault)
-        }
+        // Xcode keeps a Date default in defaultDateTimeInterval; a defaultValueString next to it
+        // ("now") is only the editor's display text.
+        let defaultValue = try isDate
+            ? value("defaultDateTimeInterval", dateParse)
+            : value("defaultValueString", XMLValueCoding.parseDefault)
         let minValue = try isDate ? value("minDateTimeInterval", dateParse) : value("minValueString", XMLValueCoding.parseBound)
         let maxValue = try isDate ? value("maxDateTimeInterval", dateParse) : value("maxValueString", XMLValueCoding.parseBound)
         return AttributeDescription(
