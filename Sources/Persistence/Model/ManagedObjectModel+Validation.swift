@@ -1,6 +1,95 @@
 extension ManagedObjectModel {
-    /// Checks names, parents, destinations and inverses.
+    /// Checks names, parents, destinations and inverses, in the order the entities were
+    /// declared, so the first problem in a file is the one reported.
+    ///
+    /// Abstract entities are fine anywhere: they only cannot have instances.
     func validate(declaredOrder: [EntityDescription]) throws(ModelError) {
-        // Filled in by the model loader work.
+        var seen: Set<String> = []
+        for entity in declaredOrder {
+            guard seen.insert(entity.name).inserted else {
+                throw ModelError(
+                    .duplicateName, "two entities are named '\(entity.name)'; rename or remove one",
+                    entity: entity.name)
+            }
+        }
+        for entity in declaredOrder {
+            try validateParent(of: entity)
+        }
+        for entity in declaredOrder {
+            try validatePropertyNames(of: entity)
+        }
+        for entity in declaredOrder {
+            for relationship in entity.relationships {
+                try validate(relationship, of: entity)
+            }
+        }
+    }
+
+    private func validateParent(of entity: EntityDescription) throws(ModelError) {
+        var visited: [String] = [entity.name]
+        var current = entity
+        while let parentName = current.parentName {
+            guard let parent = self.entity(named: parentName) else {
+                throw ModelError(
+                    .missingEntity,
+                    "the parent entity '\(parentName)' of '\(current.name)' does not exist; add it or change parentEntity",
+                    entity: current.name)
+            }
+            guard !visited.contains(parentName) else {
+                let cycle = (visited + [parentName]).joined(separator: " → ")
+                throw ModelError(
+                    .inheritanceCycle,
+                    "the entity inherits from itself (\(cycle)); remove one of the parent links",
+                    entity: entity.name)
+            }
+            visited.append(parentName)
+            current = parent
+        }
+    }
+
+    /// Property names are unique across an entity and its ancestors, attributes and
+    /// relationships together, since they share one namespace (and one table).
+    private func validatePropertyNames(of entity: EntityDescription) throws(ModelError) {
+        var owner: [String: String] = [:]
+        for ancestor in ancestors(of: entity).reversed() {
+            for name in ancestor.attributes.map(\.name) + ancestor.relationships.map(\.name) where owner[name] == nil {
+                owner[name] = ancestor.name
+            }
+        }
+        for name in entity.attributes.map(\.name) + entity.relationships.map(\.name) {
+            if let existing = owner[name] {
+                let where_ = existing == entity.name ? "twice in '\(entity.name)'" : "in '\(entity.name)' and its ancestor '\(existing)'"
+                throw ModelError(
+                    .duplicateName, "the property name '\(name)' is used \(where_); rename or remove one",
+                    entity: entity.name, property: name)
+            }
+            owner[name] = entity.name
+        }
+    }
+
+    private func validate(_ relationship: RelationshipDescription, of entity: EntityDescription) throws(ModelError) {
+        guard let destination = self.entity(named: relationship.destinationEntityName) else {
+            throw ModelError(
+                .missingEntity,
+                "the destination entity '\(relationship.destinationEntityName)' does not exist; add it or change destinationEntity",
+                entity: entity.name, property: relationship.name)
+        }
+        guard let inverseName = relationship.inverseName else { return }
+        guard let inverse = self.relationship(named: inverseName, of: destination) else {
+            throw ModelError(
+                .missingInverse,
+                "the inverse '\(inverseName)' is not a relationship of '\(destination.name)'; add it there or change inverseName",
+                entity: entity.name, property: relationship.name)
+        }
+        // The inverse may point at an ancestor of this entity: a sub-entity inherits relationships.
+        let pointsBack = entity.name == inverse.destinationEntityName
+            || ancestors(of: entity).contains { $0.name == inverse.destinationEntityName }
+        guard pointsBack, inverse.inverseName == relationship.name else {
+            let actual = "'\(destination.name).\(inverseName)' leads to '\(inverse.destinationEntityName)' with inverse '\(inverse.inverseName ?? "none")'"
+            throw ModelError(
+                .inconsistentInverse,
+                "the inverse does not point back: \(actual), expected '\(entity.name)' with inverse '\(relationship.name)'; make both sides name each other",
+                entity: entity.name, property: relationship.name)
+        }
     }
 }

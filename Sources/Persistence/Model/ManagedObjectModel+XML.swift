@@ -2,15 +2,53 @@ import Foundation
 
 extension ManagedObjectModel {
     /// Loads a model version from an `.xcdatamodel` folder (or its `contents` file).
+    ///
+    /// The version name is the folder name without its extension:
+    ///
+    /// ```swift
+    /// let v2 = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: "Migrations/BookStore.xcdatamodeld/BookStore 2.xcdatamodel"))
+    /// v2.name // "BookStore 2"
+    /// ```
+    ///
+    /// - Throws: ``ModelError`` with code `missingFile` if there is nothing to read, or any
+    ///   error of ``init(xml:name:file:)``.
     public init(contentsOf url: URL) throws(ModelError) {
-        throw ModelError(.missingFile, "not implemented yet", file: url.path)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw ModelError(.missingFile, "there is no model at this path; pass an .xcdatamodel folder or its contents file", file: url.path)
+        }
+        let folder = isDirectory.boolValue ? url : url.deletingLastPathComponent()
+        let contents = isDirectory.boolValue ? url.appendingPathComponent("contents") : url
+        let data: Data
+        do {
+            data = try Data(contentsOf: contents)
+        } catch {
+            throw ModelError(
+                .missingFile, "cannot read the model's contents file (\(error.localizedDescription)); an .xcdatamodel folder holds a file named 'contents'",
+                file: contents.path)
+        }
+        try self.init(xml: data, name: folder.deletingPathExtension().lastPathComponent, file: contents.path)
     }
 
     /// Parses a model from the XML of a `contents` file; `name` is the version name.
+    ///
+    /// ```swift
+    /// let model = try ManagedObjectModel(xml: Data(xmlText.utf8), name: "BookStore", file: "contents")
+    /// ```
+    ///
+    /// - Throws: ``ModelError`` for malformed XML, unknown attribute types, values that do
+    ///   not parse, missing required XML attributes and every validation error of
+    ///   ``init(name:versionIdentifier:entities:)``, with `file` and the line of the element at fault.
     public init(xml: Data, name: String, file: String? = nil) throws(ModelError) {
-        throw ModelError(.malformedXML, "not implemented yet", file: file)
+        let parsed = try XMLModelParser.parse(xml, file: file)
+        do throws(ModelError) {
+            self = try ManagedObjectModel(name: name, versionIdentifier: parsed.versionIdentifier, entities: parsed.entities)
+        } catch {
+            // Validation knows the entity and property but not where they are in the file.
+            var located = error
+            located.file = located.file ?? file
+            located.line = located.line ?? parsed.line(entity: error.entity, property: error.property)
+            throw located
+        }
     }
-
-    /// The model as Xcode's `contents` XML.
-    public func xmlData() -> Data { Data() }
 }

@@ -24,8 +24,44 @@ public struct VersionedModel: Sendable, Hashable {
     }
 
     /// Loads every `.xcdatamodel` in the folder and reads `.xccurrentversion`.
+    ///
+    /// Versions are sorted by their names in natural order, so `BookStore 10` comes after
+    /// `BookStore 9`, and the unnumbered first version comes first.
+    ///
+    /// - Throws: ``ModelError``: `missingFile` if the folder, its versions or
+    ///   `.xccurrentversion` are missing; `malformedXML` or `missingAttribute` if
+    ///   `.xccurrentversion` cannot be read; `unknownVersion` if it names a version that is
+    ///   not there; and any error of loading a version.
     public init(contentsOf url: URL) throws(ModelError) {
-        throw ModelError(.missingFile, "not implemented yet", file: url.path)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ModelError(.missingFile, "there is no .xcdatamodeld folder at this path", file: url.path)
+        }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: url.path)
+        } catch {
+            throw ModelError(.missingFile, "cannot list the model folder (\(error.localizedDescription))", file: url.path)
+        }
+        // Compare names without the extension: "BookStore" must precede "BookStore 2".
+        let folders = names.filter { $0.hasSuffix(".xcdatamodel") }
+            .sorted { Self.naturallyPrecedes(String($0.dropLast(12)), String($1.dropLast(12))) }
+        guard !folders.isEmpty else {
+            throw ModelError(.missingFile, "the folder holds no .xcdatamodel version; add one with Xcode's Editor ▸ Add Model Version", file: url.path)
+        }
+        var versions: [ManagedObjectModel] = []
+        for folder in folders {
+            versions.append(try ManagedObjectModel(contentsOf: url.appendingPathComponent(folder)))
+        }
+        let currentName = try Self.readCurrentVersionName(in: url)
+        guard versions.contains(where: { $0.name == currentName }) else {
+            let known = versions.map { "'\($0.name)'" }.joined(separator: ", ")
+            throw ModelError(
+                .unknownVersion,
+                "the current version '\(currentName)' is not among the model's versions (\(known)); fix _XCCurrentVersionName",
+                file: url.appendingPathComponent(Self.currentVersionFile).path)
+        }
+        try self.init(name: url.deletingPathExtension().lastPathComponent, versions: versions, currentVersionName: currentName)
     }
 
     /// The version with this name (`BookStore 3`).

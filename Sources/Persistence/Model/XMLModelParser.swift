@@ -1,0 +1,316 @@
+import Foundation
+
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// What the parser read from a `contents` file, before the model is validated, with the
+/// line of each element so that validation errors can point into the file.
+struct ParsedModelXML {
+    struct PropertyKey: Hashable {
+        var entity: String
+        var property: String
+    }
+
+    var versionIdentifier = ""
+    var entities: [EntityDescription] = []
+    /// The line of the last `<entity>` with a name; the last one, because a duplicate is
+    /// the offending element.
+    var entityLines: [String: Int] = [:]
+    var propertyLines: [PropertyKey: Int] = [:]
+
+    /// The line of the element an error names: the property's if it names one, else the entity's.
+    func line(entity: String?, property: String?) -> Int? {
+        guard let entity else { return nil }
+        if let property, let line = propertyLines[PropertyKey(entity: entity, property: property)] {
+            return line
+        }
+        return entityLines[entity]
+    }
+}
+
+/// Reads Xcode's `.xcdatamodel/contents` XML with FoundationXML's event-driven `XMLParser`.
+///
+/// Elements the model does not describe (`<elements>`, `<fetchRequest>`, `<configuration>`,
+/// `<fetchedProperty>`, `<uniquenessConstraints>`, …) are skipped with everything inside
+/// them, so an `<entry>` of a fetched property never lands in the entity's user info.
+final class XMLModelParser: NSObject, XMLParserDelegate {
+    /// Which element is open, so that nested elements are read in context.
+    private enum Context {
+        case model, entity, attribute, relationship, userInfo, entry
+    }
+
+    private let file: String?
+    private var result = ParsedModelXML()
+    private var stack: [Context] = []
+    /// How deep we are inside an element that is skipped.
+    private var skippedDepth = 0
+    private var sawModel = false
+    private var entity: EntityDescription?
+    private var error: ModelError?
+
+    private init(file: String?) {
+        self.file = file
+    }
+
+    /// Parses the XML; the returned entities are not validated yet.
+    static func parse(_ data: Data, file: String?) throws(ModelError) -> ParsedModelXML {
+        let delegate = XMLModelParser(file: file)
+        let parser = XMLParser(data: data)
+        parser.delegate = delegate
+        let ok = parser.parse()
+        if let error = delegate.error { throw error }
+        // On Linux, libxml2 recovers from some errors and parse() still returns true.
+        if !ok || parser.parserError != nil {
+            throw delegate.malformed(parser.parserError, line: parser.lineNumber)
+        }
+        guard delegate.sawModel else {
+            throw ModelError(.malformedXML, "the file has no <model> element; it is not a Core Data model", file: file, line: max(parser.lineNumber, 1))
+        }
+        return delegate.result
+    }
+
+    // MARK: XMLParserDelegate
+
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+        qualifiedName qName: String?, attributes: [String: String] = [:]
+    ) {
+        guard error == nil else { return }
+        if skippedDepth > 0 {
+            skippedDepth += 1
+            return
+        }
+        let line = parser.lineNumber
+        do throws(ModelError) {
+            switch (stack.last, elementName) {
+            case (nil, "model"):
+                sawModel = true
+                result.versionIdentifier = attributes["userDefinedModelVersionIdentifier"] ?? ""
+                stack.append(.model)
+            case (nil, _):
+                throw ModelError(.malformedXML, "the root element is <\(elementName)>, not <model>; this is not a Core Data model file", file: file, line: line)
+            case (.model, "entity"):
+                let name = try required("name", in: attributes, element: "entity", line: line, entity: nil)
+                entity = EntityDescription(
+                    name: name,
+                    isAbstract: attributes["isAbstract"] == "YES",
+                    parentName: attributes["parentEntity"],
+                    renamingIdentifier: attributes["elementID"],
+                    versionHashModifier: attributes["versionHashModifier"],
+                    representedClassName: attributes["representedClassName"])
+                result.entityLines[name] = line
+                stack.append(.entity)
+            case (.entity, "attribute"):
+                let attribute = try readAttribute(attributes, line: line)
+                entity?.attributes.append(attribute)
+                recordLine(line, property: attribute.name)
+                stack.append(.attribute)
+            case (.entity, "relationship"):
+                let relationship = try readRelationship(attributes, line: line)
+                entity?.relationships.append(relationship)
+                recordLine(line, property: relationship.name)
+                stack.append(.relationship)
+            case (.entity, "userInfo"), (.attribute, "userInfo"), (.relationship, "userInfo"):
+                stack.append(.userInfo)
+            case (.userInfo, "entry"):
+                let key = try required("key", in: attributes, element: "entry", line: line, entity: entity?.name)
+                addUserInfo(key: key, value: attributes["value"] ?? "")
+                stack.append(.entry)
+            default:
+                skippedDepth = 1
+            }
+        } catch {
+            fail(error, parser)
+        }
+    }
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
+        // Report the first error where it happened; later ones are consequences of it.
+        fail(malformed(parseError, line: parser.lineNumber), parser)
+    }
+
+    func parser(_ parser: XMLParser, validationErrorOccurred validationError: Error) {
+        fail(malformed(validationError, line: parser.lineNumber), parser)
+    }
+
+    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
+        guard error == nil else { return }
+        if skippedDepth > 0 {
+            skippedDepth -= 1
+            return
+        }
+        if stack.popLast() == .entity, let entity {
+            result.entities.append(entity)
+            self.entity = nil
+        }
+    }
+
+    // MARK: Elements
+
+    private func readAttribute(_ xml: [String: String], line: Int) throws(ModelError) -> AttributeDescription {
+        let entityName = entity?.name
+        let name = try required("name", in: xml, element: "attribute", line: line, entity: entityName)
+        let typeName = try required("attributeType", in: xml, element: "attribute", line: line, entity: entityName, property: name)
+        guard let type = AttributeType(rawValue: typeName) else {
+            let valid = AttributeType.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+            throw ModelError(
+                .unknownAttributeType,
+                "unknown attribute type '\(typeName)'; use one of \(valid)",
+                file: file, line: line, entity: entityName, property: name)
+        }
+        func value(_ key: String, _ parse: (String, AttributeType) -> AttributeValue?) throws(ModelError) -> AttributeValue? {
+            guard let text = xml[key] else { return nil }
+            guard let value = parse(text, type) else {
+                throw ModelError(
+                    .invalidValue,
+                    "\(key) '\(text)' is not valid for a \(type.rawValue) attribute\(Self.hint(for: type, key: key))",
+                    file: file, line: line, entity: entityName, property: name)
+            }
+            return value
+        }
+        let isDate = type == .date
+        let dateParse: (String, AttributeType) -> AttributeValue? = { text, _ in XMLValueCoding.parseDate(text) }
+        // Xcode keeps a Date default in defaultDateTimeInterval; a defaultValueString next to it
+        // ("now") is only the editor's display text.
+        let defaultValue = try isDate
+            ? value("defaultDateTimeInterval", dateParse)
+            : value("defaultValueString", XMLValueCoding.parseDefault)
+        let minValue = try isDate ? value("minDateTimeInterval", dateParse) : value("minValueString", XMLValueCoding.parseBound)
+        let maxValue = try isDate ? value("maxDateTimeInterval", dateParse) : value("maxValueString", XMLValueCoding.parseBound)
+        return AttributeDescription(
+            name: name,
+            type: type,
+            isOptional: xml["optional"] == "YES",
+            isTransient: xml["transient"] == "YES",
+            defaultValue: defaultValue,
+            minValue: minValue,
+            maxValue: maxValue,
+            renamingIdentifier: xml["elementID"],
+            versionHashModifier: xml["versionHashModifier"])
+    }
+
+    private func readRelationship(_ xml: [String: String], line: Int) throws(ModelError) -> RelationshipDescription {
+        let entityName = entity?.name
+        let name = try required("name", in: xml, element: "relationship", line: line, entity: entityName)
+        let destination = try required("destinationEntity", in: xml, element: "relationship", line: line, entity: entityName, property: name)
+        func count(_ key: String) throws(ModelError) -> Int? {
+            guard let text = xml[key] else { return nil }
+            guard let value = Int(text), value >= 0 else {
+                throw ModelError(
+                    .invalidValue, "\(key) '\(text)' is not a count; use a whole number ≥ 0 (0 means no limit)",
+                    file: file, line: line, entity: entityName, property: name)
+            }
+            return value
+        }
+        var deleteRule = DeleteRule.nullify
+        if let text = xml["deletionRule"] {
+            guard let rule = DeleteRule(rawValue: text) else {
+                let valid = DeleteRule.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+                throw ModelError(
+                    .invalidValue, "unknown deletionRule '\(text)'; use one of \(valid)",
+                    file: file, line: line, entity: entityName, property: name)
+            }
+            deleteRule = rule
+        }
+        return RelationshipDescription(
+            name: name,
+            destinationEntityName: destination,
+            inverseName: xml["inverseName"],
+            isToMany: xml["toMany"] == "YES",
+            isOrdered: xml["ordered"] == "YES",
+            isOptional: xml["optional"] == "YES",
+            isTransient: xml["transient"] == "YES",
+            minCount: try count("minCount") ?? 0,
+            maxCount: try count("maxCount"),
+            deleteRule: deleteRule,
+            renamingIdentifier: xml["elementID"],
+            versionHashModifier: xml["versionHashModifier"])
+    }
+
+    // MARK: Helpers
+
+    private func required(
+        _ key: String, in xml: [String: String], element: String, line: Int, entity: String?, property: String? = nil
+    ) throws(ModelError) -> String {
+        guard let value = xml[key], !value.isEmpty else {
+            throw ModelError(
+                .missingAttribute, "<\(element)> has no \(key)=\"…\"; every <\(element)> needs one",
+                file: file, line: line, entity: entity, property: property)
+        }
+        return value
+    }
+
+    private func recordLine(_ line: Int, property: String) {
+        guard let entity else { return }
+        result.propertyLines[.init(entity: entity.name, property: property)] = line
+    }
+
+    /// Puts a user-info entry on the element that encloses the `<userInfo>`.
+    private func addUserInfo(key: String, value: String) {
+        guard stack.count >= 2 else { return }
+        switch stack[stack.count - 2] {
+        case .attribute:
+            if let last = entity?.attributes.indices.last { entity?.attributes[last].userInfo[key] = value }
+        case .relationship:
+            if let last = entity?.relationships.indices.last { entity?.relationships[last].userInfo[key] = value }
+        case .entity:
+            entity?.userInfo[key] = value
+        default:
+            break
+        }
+    }
+
+    private func fail(_ error: ModelError, _ parser: XMLParser) {
+        if self.error == nil { self.error = error }
+        parser.abortParsing()
+    }
+
+    fileprivate func malformed(_ error: Error?, line: Int) -> ModelError {
+        ModelError(
+            .malformedXML,
+            "the model file is not well-formed XML (\(Self.describe(error))); fix the XML or re-save the model in Xcode",
+            file: file, line: max(line, 1))  // libxml2 says line 0 for an empty document
+    }
+
+    /// FoundationXML on Linux gives errors without a description, so name the common codes.
+    private static func describe(_ error: Error?) -> String {
+        guard let error else { return "unknown parser error" }
+        let code = (error as NSError).code
+        switch XMLParser.ErrorCode(rawValue: code) {
+        case .tagNameMismatchError?: return "an end tag does not match its start tag"
+        case .prematureDocumentEndError?: return "the document ends too early"
+        case .attributeRedefinedError?: return "an attribute is given twice"
+        case .gtRequiredError?: return "a tag is not closed with '>'"
+        case .ltRequiredError?: return "expected '<'"
+        case .attributeNotStartedError?, .attributeNotFinishedError?: return "an attribute value is not quoted"
+        case .entityRefLoopError?, .entityReferenceMissingSemiError?, .undeclaredEntityError?:
+            return "an '&' that does not start a valid entity such as &amp;"
+        case .emptyDocumentError?: return "the document is empty"
+        default: return "XML parser error \(code)"
+        }
+    }
+
+    private static func hint(for type: AttributeType, key: String) -> String {
+        let isBound = key.hasPrefix("min") || key.hasPrefix("max")
+        if isBound, [.boolean, .uuid, .uri].contains(type) {
+            return "; \(type.rawValue) attributes have no minimum or maximum, remove \(key)"
+        }
+        if !isBound, type == .binary {
+            return "; Binary attributes have no default value, remove \(key)"
+        }
+        switch type {
+        case .integer16, .integer32, .integer64:
+            if key.hasPrefix("default"), let range = type.integerRange {
+                return "; use a whole number in \(range.lowerBound)…\(range.upperBound)"
+            }
+            return "; use a whole number"
+        case .double, .float, .decimal: return "; use a number such as 12.5"
+        case .boolean: return "; use YES or NO"
+        case .string, .binary: return key.hasPrefix("default") ? "" : "; use a length, a whole number ≥ 0"
+        case .date: return "; use seconds since 2001-01-01 (\(key.replacingOccurrences(of: "ValueString", with: "DateTimeInterval")))"
+        case .uuid: return "; use a UUID such as 123E4567-E89B-12D3-A456-426614174000"
+        case .uri: return "; use a URI"
+        }
+    }
+}
