@@ -51,5 +51,7 @@ public struct BookStoreError: Error, Sendable, CustomStringConvertible {
         self.hint = hint
     }
 
-    public var description: String { hint.map { "\(message). \($0)" } ?? message }
+    public var description: String {
+        hint.map { "\(message). " + $0.prefix(1).uppercased() + $0.dropFirst() } ?? message
+    }
 }

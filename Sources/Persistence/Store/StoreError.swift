@@ -40,7 +40,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         var text = store.map { "\($0): \(message)" } ?? message
         if let underlying { text += " (\(underlying))" }
-        if let hint { text += ". \(hint)" }
+        if let hint { text += ". " + hint.prefix(1).uppercased() + hint.dropFirst() }
         return text
     }
 }
