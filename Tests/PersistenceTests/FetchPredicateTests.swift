@@ -207,6 +207,15 @@ struct FetchPredicateTests {
             try await check(c, "NOT (isbn IN {'X', '978-0001'})") { !["X", "978-0001"].contains($0.isbn ?? "") }
             try await check(c, "NOT (NOT isbn == 'X')") { $0.isbn == "X" }
             try await check(c, "isbn == nil OR isbn BEGINSWITH '979'") { $0.isbn == nil || $0.isbn!.hasPrefix("979") }
+            // ALL fails on a destination whose value is nil.
+            let request = FetchRequest(entityName: "Author", predicate: try Predicate(format: "ALL books.isbn BEGINSWITH '97'"))
+            let want = Self.authorNames.indices.filter { a in
+                Self.books.filter { $0.authors.contains(a) }.allSatisfy { $0.isbn?.hasPrefix("97") ?? false }
+            }.map { Self.authorNames[$0] }
+            #expect(titles(try await c.fetch(request), key: "name") == want)
+            let pages = FetchRequest(entityName: "Book", predicate: try Predicate(format: "ALL pages.book.isbn != nil"))
+            let wantPages = Self.books.filter { $0.pages == 0 || $0.isbn != nil }.map { $0.title }
+            #expect(titles(try await c.fetch(pages)) == wantPages)
         }
     }
 
