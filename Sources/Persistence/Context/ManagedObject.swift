@@ -72,13 +72,15 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
     /// the context's save as a validation error.
     public func setValue(_ value: AttributeValue, forKey key: String) {
         let coerced = layout.attributes[key].map { Self.coerce(value, to: $0.type) } ?? value
-        state.withLock { state in
-            if state.values[key] != coerced || layout.attributes[key] == nil {
-                state.values[key] = coerced
-                state.changedKeys.insert(key)
-            }
+        let changed = state.withLock { state in
+            guard state.values[key] != coerced || layout.attributes[key] == nil else { return false }
+            state.values[key] = coerced
+            state.changedKeys.insert(key)
+            return true
         }
-        managedObjectContext?.noteChanged(self)
+        // Setting a value to what it is already is no change; noting it would leave the
+        // context with changes that no save ever clears.
+        if changed { managedObjectContext?.noteChanged(self) }
     }
 
     /// Whether the entity has an attribute or relationship with this name.

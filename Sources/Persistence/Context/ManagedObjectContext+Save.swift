@@ -72,6 +72,15 @@ extension ManagedObjectContext {
             && (relationship.minCount > 0 || relationship.maxCount > 0 || !relationship.isOptional) {
                 plan.countChecks.append(.init(id: snapshot.objectID, entityName: layout.entity.name, relationship: relationship.name))
             }
+            // A to-one whose inverse is a limited to-many changes the count at the destination,
+            // which may not be loaded or changed itself (Shelf.books from Book.shelf).
+            for foreignKey in foreignKeys {
+                guard let destination = foreignKey.destination, let relationship = layout.relationships[foreignKey.relationship],
+                    let inverse = model.inverse(of: relationship), inverse.isToMany,
+                    inverse.minCount > 0 || inverse.maxCount > 0 || !inverse.isOptional
+                else { continue }
+                plan.countChecks.append(.init(id: destination, entityName: relationship.destinationEntityName, relationship: inverse.name))
+            }
         }
         plan.deletes = deleted
         plan.joinChanges = joinChanges.map { ($0.key, $0.value) }

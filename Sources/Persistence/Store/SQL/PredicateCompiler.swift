@@ -64,7 +64,9 @@ struct PredicateCompiler {
             guard !parts.isEmpty else { return "1 = 0" }
             return try "(" + parts.map { try condition($0, entity: entity, alias: alias) }.joined(separator: " OR ") + ")"
         case .not(let inner):
-            return try "NOT (\(condition(inner, entity: entity, alias: alias)))"
+            // A comparison with nil is false in NSPredicate but NULL in SQL, and NOT NULL is
+            // NULL: `IS NOT TRUE` makes the negation of such a comparison true, as NSPredicate does.
+            return try "(\(condition(inner, entity: entity, alias: alias))) IS NOT TRUE"
         case .comparison(let comparison):
             return try self.comparison(comparison, entity: entity, alias: alias)
         }
@@ -78,7 +80,8 @@ struct PredicateCompiler {
             switch c.modifier {
             case .all:
                 return try "NOT " + exists(relationship, owner: owner, alias: ownerAlias) { compiler, destination, sub in
-                    "NOT (\(try compiler.comparison(inner, entity: destination, alias: sub)))"
+                    // A destination whose comparison is NULL (a nil value) fails ALL, as in NSPredicate.
+                    "(\(try compiler.comparison(inner, entity: destination, alias: sub))) IS NOT TRUE"
                 }
             case .none:
                 return try "NOT " + exists(relationship, owner: owner, alias: ownerAlias) { compiler, destination, sub in

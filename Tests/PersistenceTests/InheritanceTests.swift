@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+@testable import Persistence
+
+/// An abstract entity with sub-entities, sharing the root's table.
+@Suite("Entity inheritance")
+struct InheritanceTests {
+    @Test(arguments: TestBackend.allCases)
+    func fetchThroughTheHierarchy(backend: TestBackend) async throws {
+        try await withContainer(backend, model: try LibraryModel.make()) { container in
+            let context = container.newContext()
+            let tool = try context.insertObject(entityName: "Tool")
+            tool.setValue("Hammer", forKey: "name")
+            tool.setValue(1.5, forKey: "weight")
+            let gadget = try context.insertObject(entityName: "Gadget")
+            gadget.setValue("Radio", forKey: "name")
+            gadget.setValue(12, forKey: "voltage")
+            try await context.save()
+            #expect(tool.objectID.rootEntityName == "Item" && gadget.objectID.rootEntityName == "Item")
+
+            // Both rows in ZITEM, told apart by Z_ENT.
+            let rows = try await container.sql("SELECT Z_PK, Z_ENT, ZNAME, ZWEIGHT, ZVOLTAGE FROM ZITEM ORDER BY Z_PK")
+            let schema = container.store.schema
+            let toolNumber = try #require(schema.table(for: "Tool")?.entityNumber)
+            let gadgetNumber = try #require(schema.table(for: "Gadget")?.entityNumber)
+            #expect(rows.map(\.values) == [
+                [.integer(1), .integer(Int64(toolNumber)), .text("Hammer"), .double(1.5), .null],
+                [.integer(2), .integer(Int64(gadgetNumber)), .text("Radio"), .null, .integer(12)],
+            ])
+
+            let fresh = container.newContext()
+            let items = try await fresh.fetch(FetchRequest(entityName: "Item", sortDescriptors: [SortDescriptor(key: "name")]))
+            #expect(items.map(\.entity.name) == ["Tool", "Gadget"])
+            #expect(items.map { $0.value(forKey: "name") } == ["Hammer", "Radio"])
+            #expect(items[0].value(forKey: "weight") == 1.5)
+            #expect(items[1].value(forKey: "voltage") == 12)
+            #expect(items[0].objectID.entityName == "Tool")
+            #expect(items[0].objectID == tool.objectID)
+
+            #expect(titles(try await fresh.fetch(FetchRequest(entityName: "Tool")), key: "name") == ["Hammer"])
+            #expect(titles(try await fresh.fetch(FetchRequest(entityName: "Gadget")), key: "name") == ["Radio"])
+            #expect(try await fresh.count(for: FetchRequest(entityName: "Item")) == 2)
+
+            // Without sub-entities an abstract entity has no instances; a concrete one has its own.
+            #expect(try await fresh.fetch(FetchRequest(entityName: "Item", includesSubentities: false)).isEmpty)
+            #expect(try await fresh.count(for: FetchRequest(entityName: "Item", includesSubentities: false)) == 0)
+            #expect(titles(try await fresh.fetch(FetchRequest(entityName: "Tool", includesSubentities: false)), key: "name") == ["Hammer"])
+
+            // Predicates on inherited and own attributes.
+            let radio = FetchRequest(entityName: "Item", predicate: try Predicate(format: "name BEGINSWITH 'R'"))
+            #expect(try await fresh.fetch(radio).map(\.entity.name) == ["Gadget"])
+            let heavy = FetchRequest(entityName: "Tool", predicate: try Predicate(format: "weight > 1 AND name == 'Hammer'"))
+            #expect(try await fresh.count(for: heavy) == 1)
+
+            // existingObject finds the concrete entity from a root-table ID.
+            let byKey = try await container.newContext().existingObject(with: try fresh.objectID(entityName: "Gadget", primaryKey: 2))
+            #expect(byKey.entity.name == "Gadget")
+            #expect(byKey.value(forKey: "voltage") == 12)
+        }
+    }
+
+    @Test(arguments: TestBackend.allCases)
+    func abstractInsertThrows(backend: TestBackend) async throws {
+        try await withContainer(backend, model: try LibraryModel.make()) { container in
+            let context = container.newContext()
+            #expect(throws: ContextError.self) { try context.insertObject(entityName: "Item") }
+            #expect(throws: ContextError.self) { try context.insertObject(entityName: "Nonexistent") }
+            #expect(!context.hasChanges)
+        }
+    }
+
+    @Test(arguments: TestBackend.allCases)
+    func subEntityAttributesStayTheirOwn(backend: TestBackend) async throws {
+        try await withContainer(backend, model: try LibraryModel.make()) { container in
+            let context = container.newContext()
+            let tool = try context.insertObject(entityName: "Tool")
+            #expect(tool.validateKey("name") && tool.validateKey("weight"))
+            #expect(!tool.validateKey("voltage"), "a sibling's attribute is not the tool's")
+            tool.setValue(5, forKey: "voltage")
+            let error = await #expect(throws: ValidationError.self) { try await context.save() }
+            #expect(error?.issues.map(\.code) == [.unknownKey])
+            #expect(error?.issues.first?.key == "voltage")
+        }
+    }
+}
