@@ -35,7 +35,7 @@ struct MetadataTests {
         let before = try FileSnapshot(path: path)
         #expect(before.folder == ["store.sqlite"], "the closed store is one file")
         let metadata = try await PersistentStore.metadata(at: .sqlite(path))
-        try expectUnchanged(path, since: before, readOnlyWALSidecars: true)
+        try expectUnchanged(path, since: before)
 
         #expect(metadata.storeType == "SQLite")
         #expect(UUID(uuidString: metadata.storeUUID) != nil)
@@ -57,9 +57,7 @@ struct MetadataTests {
         #expect(try LibraryModel.make().isCompatible(with: metadata), "a model built again is the same model")
         #expect(!(try Self.addedEntityModel().isCompatible(with: metadata)))
         let changed = try Self.changedTypeModel()
-        withKnownIssue("entity version hashes are a placeholder until the model-xml branch's SHA-256 hashing is merged") {
-            #expect(!changed.isCompatible(with: metadata), "a property type change makes the model incompatible")
-        }
+        #expect(!changed.isCompatible(with: metadata), "a property type change makes the model incompatible")
         // Metadata survives its property-list form.
         let data = try metadata.propertyListData()
         #expect(try StoreMetadata(propertyListData: data, uuid: nil) == metadata)
@@ -75,17 +73,10 @@ struct MetadataTests {
         let open = {
             _ = try await PersistentContainer.open(model: other, store: .sqlite(path), options: .createIfMissing, logger: testLogger)
         }
-        if typeChange {
-            await withKnownIssue("entity version hashes are a placeholder until the model-xml branch's SHA-256 hashing is merged") {
-                let error = await #expect(throws: StoreError.self) { try await open() }
-                #expect(error?.code == .incompatibleModel)
-            }
-        } else {
-            let error = await #expect(throws: StoreError.self) { try await open() }
-            #expect(error?.code == .incompatibleModel)
-            #expect(error?.description.contains("Library") == true, "the error names the model")
-        }
-        try expectUnchanged(path, since: before, readOnlyWALSidecars: true)
+        let error = await #expect(throws: StoreError.self) { try await open() }
+        #expect(error?.code == .incompatibleModel)
+        #expect(error?.description.contains("Library") == true, "the error names the model")
+        try expectUnchanged(path, since: before)
     }
 
     @Test func inMemoryStoreRemembersItsModel() async throws {

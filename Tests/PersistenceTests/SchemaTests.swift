@@ -182,10 +182,8 @@ struct SchemaTests {
             let hashes = try #require(plist["NSStoreModelVersionHashes"] as? [String: Data])
             #expect(hashes == model.entityVersionHashes)
             #expect(Set(hashes.keys) == Set(model.entities.map(\.name)))
-            withKnownIssue("entity version hashes are a placeholder until the model-xml branch's SHA-256 hashing is merged") {
-                for (entity, hash) in hashes {
-                    #expect(hash.count == 32, "the version hash of \(entity) is a SHA-256 digest")
-                }
+            for (entity, hash) in hashes {
+                #expect(hash.count == 32, "the version hash of \(entity) is a SHA-256 digest")
             }
         }
     }

@@ -54,21 +54,12 @@ struct FileSnapshot: Equatable {
 }
 
 /// Expects the file at `path` to be as `before` found it: bytes, modification time, and no
-/// new files beside it.
-///
-/// `readOnlyWALSidecars`: the store was read through a read-only SQLite connection, which
-/// leaves `-wal` and `-shm` files behind on a WAL store (a known issue, not fixed yet).
-func expectUnchanged(_ path: String, since before: FileSnapshot, readOnlyWALSidecars: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) throws {
+/// new files beside it (reading metadata must not leave `-wal`/`-shm` files either).
+func expectUnchanged(_ path: String, since before: FileSnapshot, sourceLocation: SourceLocation = #_sourceLocation) throws {
     let after = try FileSnapshot(path: path)
     #expect(after.bytes == before.bytes, "bytes changed", sourceLocation: sourceLocation)
     #expect(after.modificationDate == before.modificationDate, "modification time changed", sourceLocation: sourceLocation)
-    if readOnlyWALSidecars {
-        withKnownIssue("a read-only connection to a WAL store leaves empty -wal and -shm files beside it", isIntermittent: true) {
-            #expect(after.folder == before.folder, "files appeared or vanished beside the store", sourceLocation: sourceLocation)
-        }
-    } else {
-        #expect(after.folder == before.folder, "files appeared or vanished beside the store", sourceLocation: sourceLocation)
-    }
+    #expect(after.folder == before.folder, "files appeared or vanished beside the store", sourceLocation: sourceLocation)
 }
 
 /// A fresh folder for a store file, removed by the returned clean-up.
