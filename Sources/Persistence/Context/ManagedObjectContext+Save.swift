@@ -28,8 +28,13 @@ extension ManagedObjectContext {
         logger.debug("saved", metadata: [
             LoggingKeys.store: "\(store.url)",
             LoggingKeys.rows: "\(plan.inserts.count + plan.updates.count + result.deleted.count)",
-            LoggingKeys.durationMilliseconds: "\((ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000_000)",
+            LoggingKeys.durationMilliseconds: "\(Self.milliseconds(since: started))",
         ])
+    }
+
+    static func milliseconds(since start: ContinuousClock.Instant) -> Int64 {
+        let elapsed = (ContinuousClock.now - start).components
+        return elapsed.seconds * 1_000 + elapsed.attoseconds / 1_000_000_000_000_000
     }
 
     /// Checks the objects and copies their changes out.

@@ -109,6 +109,15 @@ struct PredicateCompiler {
         _ relationship: RelationshipDescription, owner: EntityDescription, alias: String,
         body: (inout PredicateCompiler, EntityDescription, String) throws -> String
     ) throws -> String {
+        "EXISTS (\(try correlatedSubquery(selecting: "1", relationship, owner: owner, alias: alias, body: body)))"
+    }
+
+    /// `SELECT <selection> FROM <destination> WHERE <linked to owner> AND <body>`: the rows
+    /// a to-many relationship of the outer row reaches.
+    private mutating func correlatedSubquery(
+        selecting selection: String, _ relationship: RelationshipDescription, owner: EntityDescription, alias: String,
+        body: (inout PredicateCompiler, EntityDescription, String) throws -> String
+    ) throws -> String {
         guard let destination = model.entity(named: relationship.destinationEntityName),
             let table = schema.table(for: destination.name),
             let storage = schema.storage(of: relationship, in: owner)
@@ -129,9 +138,8 @@ struct PredicateCompiler {
         case .foreignKey:
             throw unsupported("'\(relationship.name)' is to-one")
         }
-        let subquery = SelectQuery(table: table, schema: schema)
-        if let filter = subquery.entityFilter {
-            link += " AND " + filter.replacingOccurrences(of: "t0.", with: "\(sub).")
+        if let filter = SelectQuery(table: table, schema: schema).entityFilter(alias: sub) {
+            link += " AND " + filter
         }
         // The sub-compiler shares the argument list so placeholders stay in order.
         var inner = PredicateCompiler(schema: schema, entity: destination)
@@ -141,7 +149,7 @@ struct PredicateCompiler {
         arguments = inner.arguments
         aliasCounter = inner.aliasCounter
         let innerJoins = inner.joinClause.isEmpty ? "" : " " + inner.joinClause
-        return "EXISTS (SELECT 1 FROM \(from)\(innerJoins) WHERE \(link) AND \(condition))"
+        return "SELECT \(selection) FROM \(from)\(innerJoins) WHERE \(link) AND \(condition)"
     }
 
     private mutating func nextAlias() -> String {
@@ -244,9 +252,7 @@ struct PredicateCompiler {
     }
 
     private mutating func countSubquery(_ relationship: RelationshipDescription, owner: EntityDescription, alias: String) throws -> String {
-        let exists = try exists(relationship, owner: owner, alias: alias) { _, _, _ in "1 = 1" }
-        // Reuse the EXISTS body as a count: same FROM and link.
-        return "(" + exists.replacingOccurrences(of: "EXISTS (SELECT 1 FROM", with: "SELECT count(*) FROM").dropLast() + ")"
+        "(\(try correlatedSubquery(selecting: "count(*)", relationship, owner: owner, alias: alias) { _, _, _ in "1 = 1" }))"
     }
 
     // MARK: Rendering

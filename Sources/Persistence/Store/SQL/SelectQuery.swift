@@ -5,8 +5,8 @@ struct SelectQuery: Sendable {
     let dialect: SQLDialect
     /// Column name → position in the select list.
     let columnIndex: [String: Int]
-    /// `Z_ENT IN (…)` when the table also holds entities the fetch must not return.
-    let entityFilter: String?
+    /// The entity numbers to keep when the table also holds entities the fetch must not return.
+    let entityNumbers: [Int]?
 
     init(table: EntityTable, schema: StoreSchema, includesSubentities: Bool = true) {
         self.table = table
@@ -18,9 +18,12 @@ struct SelectQuery: Sendable {
         self.columnIndex = index
         let rootNumbers = schema.table(for: table.rootEntityName)?.entityNumbers ?? []
         let wanted = includesSubentities ? table.entityNumbers : [table.entityNumber]
-        entityFilter = wanted.count == rootNumbers.count
-            ? nil
-            : "t0.\(schema.dialect.name("Z_ENT")) IN (\(wanted.map(String.init).joined(separator: ", ")))"
+        entityNumbers = wanted.count == rootNumbers.count ? nil : wanted
+    }
+
+    /// `<alias>.Z_ENT IN (…)`, or `nil` when every row of the table matches.
+    func entityFilter(alias: String = "t0") -> String? {
+        entityNumbers.map { "\(alias).\(dialect.name("Z_ENT")) IN (\($0.map(String.init).joined(separator: ", ")))" }
     }
 
     var selectList: String {
@@ -32,7 +35,7 @@ struct SelectQuery: Sendable {
     func sql(join: String = "", where condition: String?, orderBy: String?, limit: Int?, offset: Int) -> String {
         var sql = "SELECT \(selectList) FROM \(table.name) t0"
         if !join.isEmpty { sql += " \(join)" }
-        let conditions = [entityFilter, condition].compactMap { $0 }
+        let conditions = [entityFilter(), condition].compactMap { $0 }
         if !conditions.isEmpty { sql += " WHERE " + conditions.map { "(\($0))" }.joined(separator: " AND ") }
         if let orderBy { sql += " ORDER BY \(orderBy)" }
         if let limit { sql += " LIMIT \(limit)" }

@@ -32,7 +32,7 @@ enum SQLiteStoreFile {
         return "file:\(encoded)?immutable=1"
     }
 
-    /// Creates the store in a temporary file beside `path`, then renames it into place,
+    /// Creates the store in a temporary file beside `path`, then links it into place,
     /// so a crash never leaves a half-created store under the real name.
     static func create(path: String, model: ManagedObjectModel, metadata: StoreMetadata) throws {
         let url = URL(fileURLWithPath: path)
@@ -53,8 +53,11 @@ enum SQLiteStoreFile {
         } catch let error as DatabaseError {
             throw StoreError(.database, "cannot create a store at \(path)", hint: "check that the folder exists and is writable", store: "sqlite://\(path)", underlying: error)
         }
-        guard rename(temporary, path) == 0 else {
-            throw StoreError(.database, "cannot move the new store into place at \(path): \(String(cString: strerror(errno)))", hint: "check that the folder is writable", store: "sqlite://\(path)")
+        // link(2) fails if the name exists, unlike rename(2): a store another process
+        // created meanwhile is never replaced by this empty one.
+        guard link(temporary, path) == 0 else {
+            let reason = errno == EEXIST ? "another process created a store there first" : String(cString: strerror(errno))
+            throw StoreError(.alreadyExists, "cannot move the new store into place at \(path): \(reason)", hint: "open the existing store instead", store: "sqlite://\(path)")
         }
     }
 }
