@@ -1,0 +1,178 @@
+import Foundation
+
+extension MappingModel {
+    /// Infers the mapping of a lightweight migration, by Core Data's rules.
+    ///
+    /// - Entities, attributes and relationships are matched by name or renaming identifier
+    ///   (`elementID`): a destination element whose renaming identifier is the name of a
+    ///   source element, or whose identifier equals the source element's, is its successor.
+    ///   So renames carry across several versions (v1 → v3).
+    /// - Added entities get an `add` mapping; removed ones a `remove` mapping; matched ones
+    ///   `copy` when unchanged, `transform` otherwise.
+    /// - Added optional attributes, or ones with a default, start empty or at the default;
+    ///   an attribute that becomes non-optional needs a default for the rows without a value.
+    /// - Numeric attributes may change between numeric types; relationships may change
+    ///   between to-one and to-many; entities may move in their hierarchy.
+    ///
+    /// ```swift
+    /// let mapping = try MappingModel.inferred(from: bookStore1, to: bookStore2)
+    /// mapping.entityMappings.map(\.name) // ["BookToBook", "PageToPage"]
+    /// ```
+    ///
+    /// - Throws: ``MigrationError/Code/cannotInferMapping`` naming the entity, the property
+    ///   and why, when a change needs a mapping model.
+    public static func inferred(from source: ManagedObjectModel, to destination: ManagedObjectModel) throws(MigrationError) -> MappingModel {
+        var inference = MappingInference(source: source, destination: destination)
+        let mappings = try inference.entityMappings()
+        return MappingModel(
+            name: "\(source.name) to \(destination.name) (inferred)", source: source, destination: destination,
+            entityMappings: mappings, isInferred: true
+        )
+    }
+
+    /// The source entity each destination entity continues, by name or renaming identifier.
+    static func matchEntities(source: ManagedObjectModel, destination: ManagedObjectModel) -> [String: String] {
+        var result: [String: String] = [:]
+        var taken = Set<String>()
+        for entity in destination.entities {
+            let candidates = source.entities.filter { !taken.contains($0.name) }
+            let match = candidates.first { $0.name == entity.migrationIdentifier }
+                ?? candidates.first { $0.migrationIdentifier == entity.migrationIdentifier }
+            if let match {
+                result[entity.name] = match.name
+                taken.insert(match.name)
+            }
+        }
+        return result
+    }
+
+    /// The source property a destination property continues, by name or renaming identifier.
+    static func matchProperty<P>(_ property: P, among candidates: [P], name: KeyPath<P, String>, identifier: KeyPath<P, String>) -> P? {
+        candidates.first { $0[keyPath: name] == property[keyPath: identifier] }
+            ?? candidates.first { $0[keyPath: identifier] == property[keyPath: identifier] }
+    }
+
+    /// The conventional name of the entity mapping between two entities.
+    static func mappingName(source: String?, destination: String?) -> String {
+        switch (source, destination) {
+        case let (s?, d?): "\(s)To\(d)"
+        case let (s?, nil): "\(s)ToNothing"
+        case let (nil, d?): "NothingTo\(d)"
+        case (nil, nil): "Nothing"
+        }
+    }
+}
+
+/// The work of ``MappingModel/inferred(from:to:)``.
+private struct MappingInference {
+    let source: ManagedObjectModel
+    let destination: ManagedObjectModel
+    /// Destination entity name → source entity name.
+    let matches: [String: String]
+
+    init(source: ManagedObjectModel, destination: ManagedObjectModel) {
+        self.source = source
+        self.destination = destination
+        self.matches = MappingModel.matchEntities(source: source, destination: destination)
+    }
+
+    func failure(_ entity: String, _ property: String?, _ why: String) -> MigrationError {
+        MigrationError(
+            .cannotInferMapping, "\(source.name) → \(destination.name) cannot be inferred: \(why)",
+            hint: "write a mapping model for this step (Migrations/Mappings/*.json) or change the model",
+            entityMapping: entity, property: property
+        )
+    }
+
+    /// The name of the mapping that migrates instances of a source entity.
+    func mappingName(forSourceEntity name: String) -> String? {
+        guard let destinationName = matches.first(where: { $0.value == name })?.key else { return nil }
+        return MappingModel.mappingName(source: name, destination: destinationName)
+    }
+
+    mutating func entityMappings() throws(MigrationError) -> [EntityMapping] {
+        var result: [EntityMapping] = []
+        for entity in destination.entities {
+            guard let sourceName = matches[entity.name], let sourceEntity = source.entity(named: sourceName) else {
+                // A new entity: Core Data adds an empty mapping; no instances are created.
+                result.append(EntityMapping(
+                    name: MappingModel.mappingName(source: nil, destination: entity.name), type: .add,
+                    sourceEntityName: nil, destinationEntityName: entity.name
+                ))
+                continue
+            }
+            let attributes = try attributeMappings(from: sourceEntity, to: entity)
+            let relationships = try relationshipMappings(from: sourceEntity, to: entity)
+            let unchanged = source.versionHash(of: sourceEntity) == destination.versionHash(of: entity) && sourceEntity.name == entity.name
+            result.append(EntityMapping(
+                name: MappingModel.mappingName(source: sourceName, destination: entity.name),
+                type: unchanged ? .copy : .transform,
+                sourceEntityName: sourceName, destinationEntityName: entity.name,
+                attributeMappings: attributes, relationshipMappings: relationships
+            ))
+        }
+        let continued = Set(matches.values)
+        for entity in source.entities where !continued.contains(entity.name) {
+            result.append(EntityMapping(
+                name: MappingModel.mappingName(source: entity.name, destination: nil), type: .remove,
+                sourceEntityName: entity.name, destinationEntityName: nil
+            ))
+        }
+        return result
+    }
+
+    func attributeMappings(from sourceEntity: EntityDescription, to entity: EntityDescription) throws(MigrationError) -> [PropertyMapping] {
+        let candidates = source.attributes(of: sourceEntity).filter { !$0.isTransient }
+        var result: [PropertyMapping] = []
+        for attribute in destination.attributes(of: entity) where !attribute.isTransient {
+            let match = MappingModel.matchProperty(attribute, among: candidates, name: \.name, identifier: \.migrationIdentifier)
+            guard let match else {
+                if !attribute.isOptional && attribute.defaultValue == nil {
+                    throw failure(entity.name, attribute.name, "the new attribute '\(attribute.name)' is required and has no default value")
+                }
+                result.append(PropertyMapping(name: attribute.name))
+                continue
+            }
+            if match.type != attribute.type && !(match.type.isNumeric && attribute.type.isNumeric) {
+                throw failure(entity.name, attribute.name, "'\(attribute.name)' changes type from \(match.type) to \(attribute.type)")
+            }
+            if match.isOptional && !attribute.isOptional && attribute.defaultValue == nil {
+                throw failure(entity.name, attribute.name, "'\(attribute.name)' becomes required but has no default value for the rows without one")
+            }
+            result.append(PropertyMapping(name: attribute.name, valueExpression: .variable("source", keyPath: [match.name])))
+        }
+        return result
+    }
+
+    func relationshipMappings(from sourceEntity: EntityDescription, to entity: EntityDescription) throws(MigrationError) -> [PropertyMapping] {
+        let candidates = source.relationships(of: sourceEntity).filter { !$0.isTransient }
+        var result: [PropertyMapping] = []
+        for relationship in destination.relationships(of: entity) where !relationship.isTransient {
+            let match = MappingModel.matchProperty(relationship, among: candidates, name: \.name, identifier: \.migrationIdentifier)
+            guard let match else {
+                if !relationship.isOptional {
+                    throw failure(entity.name, relationship.name, "the new relationship '\(relationship.name)' is required")
+                }
+                result.append(PropertyMapping(name: relationship.name))
+                continue
+            }
+            // The source relationship's destinations must migrate into this relationship's destination.
+            guard let mappingName = mappingName(forSourceEntity: match.destinationEntityName),
+                let migratedTo = matches.first(where: { $0.value == match.destinationEntityName })?.key,
+                let migratedEntity = destination.entity(named: migratedTo),
+                let expected = destination.entity(named: relationship.destinationEntityName),
+                destination.entity(migratedEntity, isKindOf: expected)
+            else {
+                throw failure(entity.name, relationship.name, "'\(relationship.name)' now leads to \(relationship.destinationEntityName), which \(match.destinationEntityName) does not become")
+            }
+            if match.isOptional && !relationship.isOptional && !relationship.isToMany {
+                throw failure(entity.name, relationship.name, "'\(relationship.name)' becomes required, but some \(sourceEntity.name) rows may have none")
+            }
+            result.append(PropertyMapping(
+                name: relationship.name,
+                valueExpression: .destinationInstances(forEntityMappingNamed: mappingName, sourceInstances: .variable("source", keyPath: [match.name]))
+            ))
+        }
+        return result
+    }
+}

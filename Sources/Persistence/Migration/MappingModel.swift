@@ -1,0 +1,59 @@
+import Foundation
+
+/// How a store of one model version becomes a store of the next: Core Data's
+/// `NSMappingModel`.
+///
+/// Get one by inference for lightweight changes, or load one from a mapping file:
+///
+/// ```swift
+/// let inferred = try MappingModel.inferred(from: v1, to: v2)
+/// let model3To4 = try MappingModel(contentsOf: url, versions: versionedModel)
+/// ```
+///
+/// Entity mappings run in their order: a mapping that looks up another's destination
+/// instances (`destinationInstancesForEntityMappingNamed:`) must come after it.
+public struct MappingModel: Sendable, Hashable {
+    /// The mapping's name, the file name without extension for loaded ones (`Model3To4`).
+    public var name: String
+    public var sourceModelName: String
+    public var destinationModelName: String
+    /// The entity version hashes of the two models: how a migrator finds the mapping for a
+    /// step, as Core Data searches its bundles.
+    public var sourceEntityVersionHashes: [String: Data]
+    public var destinationEntityVersionHashes: [String: Data]
+    public var entityMappings: [EntityMapping]
+    /// Whether the mapping was inferred (a lightweight migration).
+    public var isInferred: Bool
+    /// The file the mapping was loaded from, for error messages.
+    public var file: String?
+
+    public init(
+        name: String, source: ManagedObjectModel, destination: ManagedObjectModel, entityMappings: [EntityMapping],
+        isInferred: Bool = false, file: String? = nil
+    ) {
+        self.name = name
+        self.sourceModelName = source.name
+        self.destinationModelName = destination.name
+        self.sourceEntityVersionHashes = source.entityVersionHashes
+        self.destinationEntityVersionHashes = destination.entityVersionHashes
+        self.entityMappings = entityMappings
+        self.isInferred = isInferred
+        self.file = file
+    }
+
+    /// The entity mapping with this name.
+    public func entityMapping(named name: String) -> EntityMapping? {
+        entityMappings.first { $0.name == name }
+    }
+
+    /// Whether this mapping leads from `source` to `destination`, by their version hashes.
+    public func maps(from source: ManagedObjectModel, to destination: ManagedObjectModel) -> Bool {
+        sourceEntityVersionHashes == source.entityVersionHashes
+            && destinationEntityVersionHashes == destination.entityVersionHashes
+    }
+
+    /// The names of the policies the entity mappings run.
+    public var policyNames: [String] {
+        entityMappings.compactMap(\.policyName)
+    }
+}

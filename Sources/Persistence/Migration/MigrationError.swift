@@ -1,0 +1,80 @@
+/// A migration that cannot be planned, loaded or run.
+///
+/// Like ``StoreError``, it says what went wrong, where (the mapping file, entity mapping,
+/// property, store) and what to do; `description` never contains row values.
+///
+/// ```swift
+/// do { try await migrator.migrateStore(at: url) }
+/// catch let error as MigrationError where error.code == .newerStore { … }
+/// ```
+public struct MigrationError: Error, Sendable, CustomStringConvertible {
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        let base: String
+        public var description: String { base }
+        /// A change between two versions that a lightweight migration cannot express.
+        public static let cannotInferMapping = Code(base: "cannotInferMapping")
+        /// A mapping model file that cannot be read or does not fit its models.
+        public static let invalidMappingModel = Code(base: "invalidMappingModel")
+        /// A value expression naming a property that does not exist.
+        public static let unknownKeyPath = Code(base: "unknownKeyPath")
+        /// A value expression whose type does not fit the property it fills.
+        public static let typeMismatch = Code(base: "typeMismatch")
+        /// An entity mapping names a policy that was never registered.
+        public static let unknownPolicy = Code(base: "unknownPolicy")
+        /// The store's metadata matches none of the known model versions.
+        public static let unknownStoreVersion = Code(base: "unknownStoreVersion")
+        /// The store was written by a model version newer than the ones this app knows.
+        public static let newerStore = Code(base: "newerStore")
+        /// The version chain has no way from the store's version to the target.
+        public static let noPath = Code(base: "noPath")
+        /// A value expression failed while a row was migrated.
+        public static let evaluationFailed = Code(base: "evaluationFailed")
+        /// The migrated objects do not pass the destination model's validation.
+        public static let validationFailed = Code(base: "validationFailed")
+        /// The migration was cancelled; the store is as it was.
+        public static let cancelled = Code(base: "cancelled")
+        /// The store could not be read, written or replaced.
+        public static let store = Code(base: "store")
+    }
+
+    public var code: Code
+    public var message: String
+    /// What the user can do about it.
+    public var hint: String?
+    /// The mapping model file, when the error is in one.
+    public var file: String?
+    /// The entity mapping (`PublicationToPublication`) or entity the error is about.
+    public var entityMapping: String?
+    /// The property the error is about.
+    public var property: String?
+    /// The store, without credentials.
+    public var store: String?
+    /// The error underneath (a ``StoreError``, ``ValidationError``, ``ExpressionError``…).
+    public var underlying: (any Error & Sendable)?
+
+    public init(
+        _ code: Code, _ message: String, hint: String? = nil, file: String? = nil, entityMapping: String? = nil,
+        property: String? = nil, store: String? = nil, underlying: (any Error & Sendable)? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.hint = hint
+        self.file = file
+        self.entityMapping = entityMapping
+        self.property = property
+        self.store = store
+        self.underlying = underlying
+    }
+
+    public var description: String {
+        var location: [String] = []
+        if let store { location.append(store) }
+        if let file { location.append(file) }
+        if let entityMapping { location.append(property.map { "\(entityMapping).\($0)" } ?? entityMapping) }
+        else if let property { location.append(property) }
+        var text = location.isEmpty ? message : location.joined(separator: ": ") + ": " + message
+        if let underlying { text += " (\(underlying))" }
+        if let hint { text += ". " + hint.prefix(1).uppercased() + hint.dropFirst() }
+        return text
+    }
+}
