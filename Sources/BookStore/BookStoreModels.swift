@@ -1,7 +1,8 @@
 import Foundation
 import Persistence
 
-/// BookStore's model versions, loaded from `Migrations/BookStore.xcdatamodeld`.
+/// BookStore's model versions and mapping models, loaded from
+/// `Migrations/BookStore.xcdatamodeld` and `Migrations/Mappings`.
 ///
 /// ```swift
 /// let models = try BookStoreModels.load()
@@ -10,16 +11,21 @@ import Persistence
 /// ```
 public struct BookStoreModels: Sendable {
     public let versions: VersionedModel
+    /// The mapping models of `Migrations/Mappings`.
+    public let mappingModels: [MappingModel]
 
-    public init(versions: VersionedModel) {
+    public init(versions: VersionedModel, mappingModels: [MappingModel] = []) {
         self.versions = versions
+        self.mappingModels = mappingModels
     }
 
     /// Loads the models from `directory` (the `Migrations` folder), or finds it with
     /// ``ResourceLocator``.
     public static func load(from directory: URL? = nil) throws -> BookStoreModels {
         let migrations = try directory ?? ResourceLocator.directory(named: "Migrations", containing: "BookStore.xcdatamodeld")
-        return BookStoreModels(versions: try VersionedModel(contentsOf: migrations.appendingPathComponent("BookStore.xcdatamodeld")))
+        let versions = try VersionedModel(contentsOf: migrations.appendingPathComponent("BookStore.xcdatamodeld"))
+        let mappings = try MappingModel.load(directory: migrations.appendingPathComponent("Mappings"), versions: versions)
+        return BookStoreModels(versions: versions, mappingModels: mappings)
     }
 
     /// The version the app writes: `BookStore 5`.

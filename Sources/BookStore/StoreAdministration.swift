@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import Persistence
 
-/// The store chores behind `bookstore seed`, `status` and `reset`.
+/// The store chores behind `bookstore seed`, `status`, `migrate` and `reset`.
 public struct StoreAdministration: Sendable {
     /// What `status` reports.
     public struct Status: Sendable {
@@ -11,6 +11,8 @@ public struct StoreAdministration: Sendable {
         public var currentModel: ManagedObjectModel
         public var isCompatible: Bool
         public var metadata: StoreMetadata
+        /// The migration steps that would bring the store to the current version.
+        public var pendingSteps: [MigrationPlan.Step]
     }
 
     public let models: BookStoreModels
@@ -27,13 +29,46 @@ public struct StoreAdministration: Sendable {
     ///   when its model is none of BookStore's versions. The store is only read.
     public func status(of url: StoreURL) async throws -> Status {
         let metadata = try await PersistentStore.metadata(at: url)
-        guard let model = models.versions.version(matching: metadata) else {
-            let written = metadata.modelVersionName.map { " (it says it was written by '\($0)')" } ?? ""
-            throw BookStoreError("the store \(url) matches none of BookStore's model versions\(written)",
-                                 hint: "it may come from a newer release of the app, or from another app; it was left untouched")
-        }
+        let migrator = try BookStoreMigration.migrator(models: models, logger: logger)
+        let model = try migrator.storeVersion(of: metadata, store: url)
+        let plan = try migrator.plan(from: model, store: url)
         return Status(store: url, storeModel: model, currentModel: models.current,
-                      isCompatible: models.current.isCompatible(with: metadata), metadata: metadata)
+                      isCompatible: models.current.isCompatible(with: metadata), metadata: metadata, pendingSteps: plan.steps)
+    }
+
+    /// The migration steps from the store's version to `target` (the current version by
+    /// default). Only reads the store.
+    public func migrationPlan(for url: StoreURL, to target: String? = nil) async throws -> MigrationPlan {
+        try await BookStoreMigration.migrator(models: models, logger: logger).plan(forStoreAt: url, to: target)
+    }
+
+    /// Migrates the store to `target` (the current version by default), calling `progress`
+    /// with each report; returns the plan it ran (empty when the store was current).
+    public func migrate(_ url: StoreURL, to target: String? = nil, progress: @escaping @Sendable (MigrationProgress) -> Void = { _ in }) async throws -> MigrationPlan {
+        let migrator = try BookStoreMigration.migrator(models: models, logger: logger)
+        let updates = migrator.progressUpdates()
+        return try await withThrowingTaskGroup(of: MigrationPlan?.self) { group in
+            group.addTask {
+                for await update in updates { progress(update) }
+                return nil
+            }
+            group.addTask { try await migrator.migrateStore(at: url, to: target) }
+            var plan: MigrationPlan?
+            for try await result in group {
+                if let result { plan = result }
+            }
+            return plan!
+        }
+    }
+
+    /// A model version named by number (`3`) or name (`BookStore 3`).
+    public func versionName(_ text: String) throws -> String {
+        if let number = Int(text) { return try models.model(version: number).name }
+        guard models.versions.version(named: text) != nil else {
+            throw BookStoreError("there is no model version '\(text)'",
+                                 hint: "name one of \(models.versions.versions.map(\.name).joined(separator: ", ")), or its number")
+        }
+        return text
     }
 
     /// Creates a store at `version` holding the catalogue and `count` generated books.

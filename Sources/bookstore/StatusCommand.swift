@@ -4,7 +4,7 @@ import BookStore
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show the store's model version, the app's current version and whether they are compatible."
+        abstract: "Show the store's model version, the app's current version, whether they are compatible and the pending migration steps."
     )
 
     @OptionGroup var options: GlobalOptions
@@ -18,6 +18,11 @@ struct StatusCommand: AsyncParsableCommand {
             print("Store model version:   \(status.storeModel.name)")
             print("Current model version: \(status.currentModel.name)")
             print("Compatible:            \(status.isCompatible ? "yes" : "no, the store needs migrating")")
+            if !status.pendingSteps.isEmpty {
+                print("Pending steps:")
+                for (index, step) in status.pendingSteps.enumerated() { print("  \(index + 1). \(step)") }
+                print("Run `bookstore migrate` to migrate the store.")
+            }
         }
     }
 }

@@ -10,7 +10,13 @@ extension ManagedObjectContext {
     ///   ``StoreError`` (``StoreError/Code/conflict`` when another context changed a row
     ///   since it was read). On any error the store and the context are as they were.
     public func save() async throws {
-        let (plan, objects) = try makePlan()
+        try await save(validating: true)
+    }
+
+    /// Saves without model validation: the migration engine writes destination objects in
+    /// batches before their relationships exist, and validates in its own stage.
+    func save(validating: Bool) async throws {
+        let (plan, objects) = try makePlan(validating: validating)
         guard !plan.isEmpty else { return }
         let schema = store.schema
         let model = store.model
@@ -38,7 +44,7 @@ extension ManagedObjectContext {
     }
 
     /// Checks the objects and copies their changes out.
-    private func makePlan() throws -> (SavePlan, [ObjectID: ManagedObject]) {
+    private func makePlan(validating: Bool) throws -> (SavePlan, [ObjectID: ManagedObject]) {
         let (inserted, updated, deleted, joinChanges, pending) = state.withLock { state in
             (state.inserted.compactMap { state.registered[$0] },
              state.updated.compactMap { state.registered[$0] },
@@ -47,7 +53,7 @@ extension ManagedObjectContext {
              state.pendingIssues)
         }
         var issues = pending
-        for object in inserted + updated {
+        for object in inserted + updated where validating {
             issues += Self.validate(object)
         }
         guard issues.isEmpty else { throw ValidationError(issues: issues) }
@@ -99,6 +105,7 @@ extension ManagedObjectContext {
                 plan.countChecks.append(.init(id: id, entityName: object.entity.name, relationship: relationship))
             }
         }
+        if !validating { plan.countChecks = [] }
         return (plan, objects)
     }
 

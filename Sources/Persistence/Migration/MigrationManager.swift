@@ -1,7 +1,261 @@
-/// Placeholder until the manager lands; holds the selector names value expressions use.
+import Foundation
+import Logging
+import Synchronization
+
+/// Runs one mapping model from a source store into a destination store in Core Data's
+/// three stages: create destination instances, create relationships, validate and save.
+/// Core Data's `NSMigrationManager`.
+///
+/// Usually a ``ProgressiveMigrator`` makes and runs managers. Subclass one to hook into a
+/// step, the way the Core Data book overrides `associateSourceInstance`:
+///
+/// ```swift
+/// final class SynopsisMigrationManager: MigrationManager, @unchecked Sendable {
+///     override func associate(sourceInstance: ManagedObject, withDestinationInstance destination: ManagedObject,
+///                             for mapping: EntityMapping) {
+///         super.associate(sourceInstance: sourceInstance, withDestinationInstance: destination, for: mapping)
+///         if mapping.destinationEntityName == "Publication" {
+///             destination.setValue(sourceInstance.value(forKey: "title"), forKey: "synopsis")
+///         }
+///     }
+/// }
+/// ```
+///
+/// Source instances are read in batches of ``Configuration/batchSize`` in primary-key
+/// order; after each batch the destination is saved (without validation, which is stage 3)
+/// and both contexts are reset. The association of source to destination rows lives in a
+/// table of the destination store, so memory does not grow with the number of rows.
 open class MigrationManager: @unchecked Sendable {
+    // Unchecked: the mutable run state is behind `state`, a Mutex; the rest is immutable.
+
     /// `destinationInstancesForEntityMappingNamed:sourceInstances:`
     public static let destinationInstancesSelector = "destinationInstancesForEntityMappingNamed:sourceInstances:"
     /// `sourceInstancesForEntityMappingNamed:destinationInstances:`
     public static let sourceInstancesSelector = "sourceInstancesForEntityMappingNamed:destinationInstances:"
+
+    /// What a manager migrates, and how.
+    public struct Configuration: Sendable {
+        public var sourceModel: ManagedObjectModel
+        public var destinationModel: ManagedObjectModel
+        public var mappingModel: MappingModel
+        public var policies: MigrationPolicies
+        /// Source instances per batch: the unit of memory and of progress reports.
+        public var batchSize: Int
+        public var logger: Logger
+
+        public init(sourceModel: ManagedObjectModel, destinationModel: ManagedObjectModel, mappingModel: MappingModel,
+                    policies: MigrationPolicies = MigrationPolicies(), batchSize: Int = 1_000, logger: Logger) {
+            self.sourceModel = sourceModel
+            self.destinationModel = destinationModel
+            self.mappingModel = mappingModel
+            self.policies = policies
+            self.batchSize = batchSize
+            self.logger = logger
+        }
+    }
+
+    struct Pending {
+        let mapping: String
+        let source: ManagedObject
+        let destination: ManagedObject
+    }
+
+    struct State {
+        var sourceContext: ManagedObjectContext?
+        var destinationContext: ManagedObjectContext?
+        var associations: AssociationTable?
+        /// Associations made in the current batch, written when the batch is saved.
+        var pending: [Pending] = []
+        /// The source of each destination of the current relationship batch.
+        var batchSources: [ObjectID: ManagedObject] = [:]
+        var currentEntityMapping: EntityMapping?
+        var progress: Double = 0
+        var progressHandler: (@Sendable (MigrationProgress) -> Void)?
+    }
+
+    public let configuration: Configuration
+    /// Values shared by the step's policies.
+    public let userInfo = MigrationUserInfo()
+    let state = Mutex(State())
+
+    public var sourceModel: ManagedObjectModel { configuration.sourceModel }
+    public var destinationModel: ManagedObjectModel { configuration.destinationModel }
+    public var mappingModel: MappingModel { configuration.mappingModel }
+    var logger: Logger { configuration.logger }
+
+    public required init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    /// The context over the source store; available while ``migrateStore(from:to:)`` runs.
+    public var sourceContext: ManagedObjectContext {
+        guard let context = state.withLock({ $0.sourceContext }) else {
+            preconditionFailure("sourceContext is only available while migrateStore(from:to:) runs")
+        }
+        return context
+    }
+
+    /// The context over the destination store; available while ``migrateStore(from:to:)`` runs.
+    public var destinationContext: ManagedObjectContext {
+        guard let context = state.withLock({ $0.destinationContext }) else {
+            preconditionFailure("destinationContext is only available while migrateStore(from:to:) runs")
+        }
+        return context
+    }
+
+    /// The entity mapping being run.
+    public var currentEntityMapping: EntityMapping? { state.withLock { $0.currentEntityMapping } }
+
+    /// The step's fraction done, 0…1: Core Data's `migrationProgress`.
+    public var migrationProgress: Double { state.withLock { $0.progress } }
+
+    /// Called with every progress report. Override to show progress (call `super`).
+    open func progressDidChange(_ progress: MigrationProgress) {
+        state.withLock { $0.progressHandler }?(progress)
+    }
+
+    func setProgressHandler(_ handler: (@Sendable (MigrationProgress) -> Void)?) {
+        state.withLock { $0.progressHandler = handler }
+    }
+
+    // MARK: Associations
+
+    /// Records that `destination` was made from `source` by `mapping`. Override to act on
+    /// each pair (call `super`); relationship lookups find the pair from then on.
+    open func associate(sourceInstance: ManagedObject, withDestinationInstance destination: ManagedObject, for mapping: EntityMapping) {
+        state.withLock { $0.pending.append(Pending(mapping: mapping.name, source: sourceInstance, destination: destination)) }
+    }
+
+    /// The destination instances the named entity mapping made from `sourceInstances`, in
+    /// their order.
+    public func destinationInstances(forEntityMappingNamed name: String, sourceInstances: [ManagedObject]) async throws -> [ManagedObject] {
+        guard let mapping = mappingModel.entityMapping(named: name), let destinationName = mapping.destinationEntityName,
+            let destinationEntity = destinationModel.entity(named: destinationName)
+        else { throw MigrationError(.invalidMappingModel, "there is no entity mapping named '\(name)' with a destination", entityMapping: name) }
+        let pending = state.withLock { $0.pending.filter { $0.mapping == name } }
+        var fromPending: [ObjectID: [ManagedObject]] = [:]
+        for pair in pending { fromPending[pair.source.objectID, default: []].append(pair.destination) }
+        let keys = sourceInstances.compactMap { fromPending[$0.objectID] == nil ? $0.objectID.primaryKey : nil }
+        var stored: [Int64: [ManagedObject]] = [:]
+        if !keys.isEmpty, let table = state.withLock({ $0.associations }) {
+            let pairs = try await table.destinations(mapping: name, sources: keys)
+            let root = destinationModel.rootEntity(of: destinationEntity).name
+            let objects = try await destinationContext.objects(rootEntityName: root, primaryKeys: Array(Set(pairs.values.joined())))
+            for (source, destinations) in pairs { stored[source] = destinations.compactMap { objects[$0] } }
+        }
+        return sourceInstances.flatMap { source in
+            fromPending[source.objectID] ?? source.objectID.primaryKey.flatMap { stored[$0] } ?? []
+        }
+    }
+
+    /// The source instances the named entity mapping made `destinationInstances` from.
+    public func sourceInstances(forEntityMappingNamed name: String, destinationInstances: [ManagedObject]) async throws -> [ManagedObject] {
+        guard let mapping = mappingModel.entityMapping(named: name), let sourceName = mapping.sourceEntityName,
+            let sourceEntity = sourceModel.entity(named: sourceName)
+        else { return [] }
+        let (batch, pending) = state.withLock { ($0.batchSources, $0.pending.filter { $0.mapping == name }) }
+        var known: [ObjectID: [ManagedObject]] = [:]
+        for pair in pending { known[pair.destination.objectID, default: []].append(pair.source) }
+        for destination in destinationInstances where known[destination.objectID] == nil {
+            if let source = batch[destination.objectID] { known[destination.objectID] = [source] }
+        }
+        let keys = destinationInstances.compactMap { known[$0.objectID] == nil ? $0.objectID.primaryKey : nil }
+        var stored: [Int64: [ManagedObject]] = [:]
+        if !keys.isEmpty, let table = state.withLock({ $0.associations }) {
+            let pairs = try await table.sources(mapping: name, destinations: keys)
+            let root = sourceModel.rootEntity(of: sourceEntity).name
+            let objects = try await sourceContext.objects(rootEntityName: root, primaryKeys: Array(Set(pairs.values.joined())))
+            for (destination, sources) in pairs { stored[destination] = sources.compactMap { objects[$0] } }
+        }
+        return destinationInstances.flatMap { destination in
+            known[destination.objectID] ?? destination.objectID.primaryKey.flatMap { stored[$0] } ?? []
+        }
+    }
+
+    // MARK: Value expressions
+
+    /// Evaluates a value expression with Core Data's variables bound.
+    public func evaluate(
+        _ expression: Expression, source: ManagedObject?, destination: ManagedObject?, entityMapping: EntityMapping,
+        propertyMapping: PropertyMapping?, policy: EntityMigrationPolicy?
+    ) async throws -> MigrationValue {
+        var variables: [String: MigrationValue] = ["manager": .manager(self), "entityMapping": .entityMapping(entityMapping)]
+        if let source { variables["source"] = .object(source) }
+        if let destination { variables["destination"] = .object(destination) }
+        if let propertyMapping { variables["propertyMapping"] = .propertyMapping(propertyMapping) }
+        if let policy { variables["entityPolicy"] = .policy(policy) }
+        do {
+            return try await ValueExpressionEvaluator(variables: variables, manager: self).evaluate(expression)
+        } catch var error as MigrationError {
+            error.entityMapping = error.entityMapping ?? entityMapping.name
+            error.property = error.property ?? propertyMapping?.name
+            error.file = error.file ?? mappingModel.file
+            throw error
+        }
+    }
+
+    /// A `FUNCTION($manager, "selector", …)` call.
+    func call(_ selector: String, arguments: [MigrationValue]) async throws -> MigrationValue {
+        switch selector {
+        case Self.destinationInstancesSelector, Self.sourceInstancesSelector:
+            guard arguments.count == 2, case .value(.string(let name)) = arguments[0] else {
+                throw MigrationError(.evaluationFailed, "\(selector) takes an entity mapping name and instances")
+            }
+            guard let instances = arguments[1].managedObjects else {
+                throw MigrationError(.evaluationFailed, "\(selector) needs instances, got \(arguments[1].kindName)")
+            }
+            let result = selector == Self.destinationInstancesSelector
+                ? try await destinationInstances(forEntityMappingNamed: name, sourceInstances: instances)
+                : try await sourceInstances(forEntityMappingNamed: name, destinationInstances: instances)
+            // A single instance in gives a single instance out, as Core Data does for to-one sources.
+            if case .object = arguments[1] { return result.first.map(MigrationValue.object) ?? .null }
+            return .objects(result)
+        default:
+            throw MigrationError(.evaluationFailed, "the migration manager has no method \(selector)")
+        }
+    }
+
+    /// `$manager.<key>`.
+    func value(forKey key: String) throws -> MigrationValue {
+        switch key {
+        case "migrationProgress": return .value(.double(migrationProgress))
+        case "sourceModel": return .value(.string(sourceModel.name))
+        case "destinationModel": return .value(.string(destinationModel.name))
+        case "currentEntityMapping": return currentEntityMapping.map(MigrationValue.entityMapping) ?? .null
+        default:
+            if let value = userInfo[key] as? AttributeValue { return .value(value) }
+            if let value = userInfo[key] as? String { return .value(.string(value)) }
+            throw MigrationError(.evaluationFailed, "the migration manager has no '\(key)'")
+        }
+    }
+
+    /// Sets an attribute from an evaluated value; `nil` into a required attribute keeps its default.
+    public func assignAttribute(_ value: MigrationValue, to destination: ManagedObject, key: String, mapping: EntityMapping) throws {
+        guard let attribute = destinationModel.attribute(named: key, of: destination.entity) else {
+            throw MigrationError(.evaluationFailed, "\(destination.entity.name) has no attribute '\(key)'", entityMapping: mapping.name, property: key)
+        }
+        guard let attributeValue = value.attributeValue else {
+            throw MigrationError(.typeMismatch, "the value for '\(key)' is \(value.kindName), not \(attribute.type.rawValue)",
+                                 file: mappingModel.file, entityMapping: mapping.name, property: key)
+        }
+        if attributeValue.isNull, !attribute.isOptional, attribute.defaultValue != nil { return }
+        destination.setValue(attributeValue, forKey: key)
+    }
+
+    /// Sets a relationship from an evaluated value: one object for a to-one, the objects for a to-many.
+    public func assignRelationship(_ value: MigrationValue, to destination: ManagedObject, key: String, mapping: EntityMapping) throws {
+        guard let relationship = destinationModel.relationship(named: key, of: destination.entity) else {
+            throw MigrationError(.evaluationFailed, "\(destination.entity.name) has no relationship '\(key)'", entityMapping: mapping.name, property: key)
+        }
+        guard let objects = value.managedObjects else {
+            throw MigrationError(.typeMismatch, "the value for '\(key)' is \(value.kindName), not \(relationship.destinationEntityName) objects",
+                                 file: mappingModel.file, entityMapping: mapping.name, property: key)
+        }
+        if relationship.isToMany {
+            for object in objects { destination.addDestination(object, forKey: key) }
+        } else {
+            // A to-many that became a to-one keeps its first destination.
+            destination.setDestination(objects.first, forKey: key)
+        }
+    }
 }

@@ -6,4 +6,8 @@ public enum LoggingKeys {
     public static let rows = "persistence.rows"
     public static let durationMilliseconds = "persistence.duration_ms"
     public static let sql = "persistence.sql"
+    public static let migrationStep = "persistence.migration.step"
+    public static let migrationStage = "persistence.migration.stage"
+    public static let entityMapping = "persistence.migration.entity_mapping"
+    public static let progress = "persistence.migration.progress"
 }

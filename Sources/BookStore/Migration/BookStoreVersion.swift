@@ -1,0 +1,31 @@
+import Persistence
+
+/// BookStore's released model versions and the chain a store migrates along.
+///
+/// ```swift
+/// BookStoreVersion.v3.nextVersion() // .v4
+/// ```
+public enum BookStoreVersion: String, MigrationVersion, CaseIterable {
+    case v1 = "BookStore"
+    case v2 = "BookStore 2"
+    case v3 = "BookStore 3"
+    case v4 = "BookStore 4"
+    case v5 = "BookStore 5"
+
+    public var modelName: String { rawValue }
+
+    public func nextVersion() -> BookStoreVersion? {
+        switch self {
+        case .v1: .v2
+        case .v2: .v3
+        case .v3: .v4
+        case .v4: .v5
+        case .v5: nil
+        }
+    }
+
+    /// Version 5's step runs through the manager that fills in the synopsis.
+    public var migrationManagerType: MigrationManager.Type {
+        self == .v5 ? SynopsisMigrationManager.self : MigrationManager.self
+    }
+}

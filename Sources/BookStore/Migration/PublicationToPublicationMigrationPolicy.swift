@@ -1,0 +1,21 @@
+import Persistence
+
+/// `BookStore 3` → `BookStore 4`: the author's name becomes `firstName` and `lastName`,
+/// split at the first space (no space: all of it is the first name).
+///
+/// The mapping model `Model3To4` copies title and price with value expressions; this
+/// policy lets that happen (`super`), then splits the author of the new publication.
+/// Pages come across in the default relationship stage.
+public final class PublicationToPublicationMigrationPolicy: EntityMigrationPolicy, @unchecked Sendable {
+    // Unchecked like its superclass: it keeps no state of its own.
+    public override func createDestinationInstances(forSource source: ManagedObject, in mapping: EntityMapping, manager: MigrationManager) async throws {
+        try await super.createDestinationInstances(forSource: source, in: mapping, manager: manager)
+        let destinations = try await manager.destinationInstances(forEntityMappingNamed: mapping.name, sourceInstances: [source])
+        guard case .string(let author) = source.value(forKey: "author") else { return }
+        let name = BookStoreVersionShape.splitName(author)
+        for destination in destinations {
+            destination.setValue(.string(name.first), forKey: "firstName")
+            destination.setValue(name.last.map(AttributeValue.string) ?? .null, forKey: "lastName")
+        }
+    }
+}

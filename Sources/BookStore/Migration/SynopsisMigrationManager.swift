@@ -1,0 +1,28 @@
+import Logging
+import Persistence
+import Synchronization
+
+/// `BookStore 4` → `BookStore 5`: an inferred mapping run by a manager whose association
+/// hook sets each publication's `synopsis` to its title, and which logs
+/// `Migration progress: N%` as the step advances, as the Core Data book's manager does.
+public final class SynopsisMigrationManager: MigrationManager, @unchecked Sendable {
+    // Unchecked for the same reason as its superclass: mutable state is behind a Mutex.
+    private let lastPercent = Mutex(-1)
+
+    public override func associate(sourceInstance: ManagedObject, withDestinationInstance destination: ManagedObject, for mapping: EntityMapping) {
+        super.associate(sourceInstance: sourceInstance, withDestinationInstance: destination, for: mapping)
+        if mapping.destinationEntityName == "Publication" {
+            destination.setValue(sourceInstance.value(forKey: "title"), forKey: "synopsis")
+        }
+    }
+
+    public override func progressDidChange(_ progress: MigrationProgress) {
+        super.progressDidChange(progress)
+        let percent = Int((progress.stepFractionCompleted * 100).rounded(.down))
+        let changed = lastPercent.withLock { last in
+            defer { last = max(last, percent) }
+            return percent > last
+        }
+        if changed { configuration.logger.info("Migration progress: \(percent)%") }
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// Batch access for the migration engine: walk an entity in primary-key order without
+/// offsets (so each batch costs the same however far in it is), load objects by key.
+extension ManagedObjectContext {
+    /// Up to `limit` objects of exactly `entityName` (no sub-entities) whose `Z_PK` is
+    /// above `primaryKey`, matching `predicate`, in `Z_PK` order.
+    func fetchBatch(entityName: String, predicate: Predicate?, after primaryKey: Int64, limit: Int) async throws -> [ManagedObject] {
+        let layout = try layout(entityName)
+        let d = store.schema.dialect
+        let query = SelectQuery(table: layout.table, schema: store.schema, includesSubentities: false)
+        var compiler = PredicateCompiler(schema: store.schema, entity: layout.entity)
+        var conditions: [String] = []
+        if let predicate { conditions.append(try compiler.condition(predicate)) }
+        var arguments = compiler.arguments
+        arguments.append(.integer(primaryKey))
+        conditions.append("t0.\(d.name("Z_PK")) > \(d.placeholder(arguments.count))")
+        // Always filter by Z_ENT: a mapping migrates one entity, never its sub-entities.
+        if query.entityFilter() == nil, layout.table.entityNumbers.count > 1 {
+            conditions.append("t0.\(d.name("Z_ENT")) = \(layout.table.entityNumber)")
+        }
+        let sql = query.sql(join: compiler.joinClause, where: conditions.map { "(\($0))" }.joined(separator: " AND "),
+                            orderBy: "t0.\(d.name("Z_PK"))", limit: limit, offset: 0)
+        let rows = try await store.database.read { [arguments] in try $0.rows(sql, arguments) }
+        return try rows.map { try materialize($0, query: query) }
+    }
+
+    /// The objects with these primary keys in the table of `rootEntityName`, registered
+    /// ones first; keys without a row are left out.
+    func objects(rootEntityName: String, primaryKeys: [Int64]) async throws -> [Int64: ManagedObject] {
+        let layout = try layout(rootEntityName)
+        var result: [Int64: ManagedObject] = [:]
+        var missing: [Int64] = []
+        for pk in primaryKeys {
+            let id = ObjectID(entityName: rootEntityName, rootEntityName: layout.table.rootEntityName, key: .permanent(pk))
+            if let object = registeredObject(for: id) { result[pk] = object } else { missing.append(pk) }
+        }
+        guard !missing.isEmpty else { return result }
+        let d = store.schema.dialect
+        let query = SelectQuery(table: layout.table, schema: store.schema)
+        for chunk in stride(from: 0, to: missing.count, by: 500).map({ Array(missing[$0..<min($0 + 500, missing.count)]) }) {
+            let list = chunk.indices.map { d.placeholder($0 + 1) }.joined(separator: ", ")
+            let sql = query.sql(where: "t0.\(d.name("Z_PK")) IN (\(list))", orderBy: nil, limit: nil, offset: 0)
+            let arguments = chunk.map { DatabaseValue.integer($0) }
+            let rows = try await store.database.read { try $0.rows(sql, arguments) }
+            for row in rows {
+                let object = try materialize(row, query: query)
+                if let pk = object.objectID.primaryKey { result[pk] = object }
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,81 @@
+/// The source → destination association of a running migration, kept in the destination
+/// store so memory does not grow with rows: one row per pair, by entity mapping name.
+///
+/// It lives only while a step runs and is dropped before the store is handed over.
+struct AssociationTable: Sendable {
+    let database: any Database
+
+    private var d: SQLDialect { database.dialect }
+    private var table: String { d.name("Z_MIGRATIONASSOCIATION") }
+    private var mapping: String { d.name("Z_MAPPING") }
+    private var source: String { d.name("Z_SOURCE") }
+    private var destination: String { d.name("Z_DESTINATION") }
+    private var key: String { d.name("Z_PK") }
+
+    func create() async throws {
+        let keyType = d.engine == .sqlite ? "INTEGER PRIMARY KEY" : "BIGSERIAL PRIMARY KEY"
+        let sql = """
+            CREATE TABLE IF NOT EXISTS \(table) (\(key) \(keyType), \(mapping) VARCHAR NOT NULL, \(source) INTEGER NOT NULL, \(destination) INTEGER NOT NULL);
+            CREATE INDEX IF NOT EXISTS \(d.name("Z_MIGRATIONASSOCIATION_SOURCE")) ON \(table) (\(mapping), \(source));
+            CREATE INDEX IF NOT EXISTS \(d.name("Z_MIGRATIONASSOCIATION_DESTINATION")) ON \(table) (\(mapping), \(destination))
+            """
+        try await database.writeWithoutTransaction { try $0.execute(sql) }
+    }
+
+    func drop() async throws {
+        let sql = "DROP TABLE IF EXISTS \(table)"
+        try await database.writeWithoutTransaction { try $0.execute(sql) }
+    }
+
+    /// Records pairs of (mapping, source Z_PK, destination Z_PK).
+    func insert(_ pairs: [(mapping: String, source: Int64, destination: Int64)]) async throws {
+        guard !pairs.isEmpty else { return }
+        let sql = "INSERT INTO \(table) (\(mapping), \(source), \(destination)) VALUES (\(d.placeholder(1)), \(d.placeholder(2)), \(d.placeholder(3)))"
+        let rows = pairs.map { [DatabaseValue.text($0.mapping), .integer($0.source), .integer($0.destination)] }
+        try await database.write { connection in
+            for row in rows { try connection.run(sql, row) }
+        }
+    }
+
+    /// The destination keys of each source key, for one mapping.
+    func destinations(mapping name: String, sources keys: [Int64]) async throws -> [Int64: [Int64]] {
+        try await lookup(mapping: name, column: source, other: destination, keys: keys)
+    }
+
+    /// The source keys of each destination key, for one mapping.
+    func sources(mapping name: String, destinations keys: [Int64]) async throws -> [Int64: [Int64]] {
+        try await lookup(mapping: name, column: destination, other: source, keys: keys)
+    }
+
+    private func lookup(mapping name: String, column: String, other: String, keys: [Int64]) async throws -> [Int64: [Int64]] {
+        var result: [Int64: [Int64]] = [:]
+        for start in stride(from: 0, to: keys.count, by: 500) {
+            let chunk = Array(keys[start..<min(start + 500, keys.count)])
+            let list = chunk.indices.map { d.placeholder($0 + 2) }.joined(separator: ", ")
+            let sql = "SELECT \(column), \(other) FROM \(table) WHERE \(mapping) = \(d.placeholder(1)) AND \(column) IN (\(list)) ORDER BY \(key)"
+            let arguments = [DatabaseValue.text(name)] + chunk.map { DatabaseValue.integer($0) }
+            let rows = try await database.read { try $0.rows(sql, arguments) }
+            for row in rows {
+                if let k = row[0].int64, let v = row[1].int64 { result[k, default: []].append(v) }
+            }
+        }
+        return result
+    }
+
+    /// Up to `limit` pairs of a mapping after the association row `after`, in order:
+    /// (row key, source key, destination key).
+    func pairs(mapping name: String, after row: Int64, limit: Int) async throws -> [(row: Int64, source: Int64, destination: Int64)] {
+        let sql = "SELECT \(key), \(source), \(destination) FROM \(table) WHERE \(mapping) = \(d.placeholder(1)) AND \(key) > \(d.placeholder(2)) ORDER BY \(key) LIMIT \(limit)"
+        let rows = try await database.read { try $0.rows(sql, [.text(name), .integer(row)]) }
+        return rows.compactMap { row in
+            guard let k = row[0].int64, let s = row[1].int64, let t = row[2].int64 else { return nil }
+            return (k, s, t)
+        }
+    }
+
+    /// How many pairs a mapping has.
+    func count(mapping name: String) async throws -> Int {
+        let sql = "SELECT count(*) FROM \(table) WHERE \(mapping) = \(d.placeholder(1))"
+        return Int(try await database.read { try $0.scalar(sql, [.text(name)]) }?.int64 ?? 0)
+    }
+}

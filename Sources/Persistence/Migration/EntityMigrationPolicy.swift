@@ -1,0 +1,108 @@
+/// The hooks of one entity mapping's migration: Core Data's `NSEntityMigrationPolicy`.
+///
+/// Subclass it (restating `@unchecked Sendable`, as Swift asks of subclasses), override the
+/// hooks you need, and call `super` where the default behaviour
+/// should still happen. Register the subclass under the name the mapping model uses:
+///
+/// ```swift
+/// final class PublicationToPublicationMigrationPolicy: EntityMigrationPolicy, @unchecked Sendable {
+///     override func createDestinationInstances(forSource source: ManagedObject, in mapping: EntityMapping,
+///                                              manager: MigrationManager) async throws {
+///         let destination = try manager.destinationContext.insertObject(entityName: "Publication")
+///         destination.setValue(source.value(forKey: "title"), forKey: "title")
+///         manager.associate(sourceInstance: source, withDestinationInstance: destination, for: mapping)
+///     }
+/// }
+/// var policies = MigrationPolicies()
+/// policies.register(PublicationToPublicationMigrationPolicy.self)
+/// ```
+///
+/// A new policy is made for each entity mapping of each migration, and the manager calls
+/// its hooks one at a time, in Core Data's order:
+/// 1. ``begin(_:with:)``, ``createDestinationInstances(forSource:in:manager:)`` for each
+///    source instance, ``endInstanceCreation(forMapping:manager:)``;
+/// 2. ``createRelationships(forDestination:in:manager:)`` for each destination instance,
+///    ``endRelationshipCreation(forMapping:manager:)``;
+/// 3. ``performCustomValidation(forMapping:manager:)``, ``end(_:manager:)``.
+///
+/// Instances come in batches and the contexts are reset between batches, so memory stays
+/// flat however large the store: keep ``ObjectID``s, not objects, in
+/// ``MigrationManager/userInfo`` when they must outlive a batch.
+open class EntityMigrationPolicy: @unchecked Sendable {
+    // Unchecked: a policy has no state of its own here, and the manager calls a policy's
+    // hooks strictly one after another; subclasses keep that rule for their own state.
+
+    public required init() {}
+
+    /// Called before the first instance of the mapping is created.
+    open func begin(_ mapping: EntityMapping, with manager: MigrationManager) async throws {}
+
+    /// Creates the destination instances of one source instance. The default inserts one
+    /// instance of the destination entity, sets its attributes from the attribute
+    /// mappings' value expressions and associates the two.
+    open func createDestinationInstances(forSource source: ManagedObject, in mapping: EntityMapping, manager: MigrationManager) async throws {
+        guard let entityName = mapping.destinationEntityName else { return }
+        let destination = try manager.destinationContext.insertObject(entityName: entityName)
+        for attributeMapping in mapping.attributeMappings {
+            guard let expression = attributeMapping.valueExpression else { continue }
+            let value = try await manager.evaluate(expression, source: source, destination: destination,
+                                                   entityMapping: mapping, propertyMapping: attributeMapping, policy: self)
+            try manager.assignAttribute(value, to: destination, key: attributeMapping.name, mapping: mapping)
+        }
+        manager.associate(sourceInstance: source, withDestinationInstance: destination, for: mapping)
+    }
+
+    /// Called when every source instance of the mapping has its destination instances.
+    open func endInstanceCreation(forMapping mapping: EntityMapping, manager: MigrationManager) async throws {}
+
+    /// Sets the relationships of one destination instance. The default evaluates the
+    /// relationship mappings' value expressions, typically
+    /// `FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", …)`.
+    open func createRelationships(forDestination destination: ManagedObject, in mapping: EntityMapping, manager: MigrationManager) async throws {
+        guard let source = try await manager.sourceInstances(forEntityMappingNamed: mapping.name, destinationInstances: [destination]).first else { return }
+        for relationshipMapping in mapping.relationshipMappings {
+            guard let expression = relationshipMapping.valueExpression else { continue }
+            let value = try await manager.evaluate(expression, source: source, destination: destination,
+                                                   entityMapping: mapping, propertyMapping: relationshipMapping, policy: self)
+            try manager.assignRelationship(value, to: destination, key: relationshipMapping.name, mapping: mapping)
+        }
+    }
+
+    /// Called when every destination instance of the mapping has its relationships.
+    open func endRelationshipCreation(forMapping mapping: EntityMapping, manager: MigrationManager) async throws {}
+
+    /// Checks the migrated data beyond the model's rules; throw to stop the migration.
+    open func performCustomValidation(forMapping mapping: EntityMapping, manager: MigrationManager) async throws {}
+
+    /// Called last for the mapping.
+    open func end(_ mapping: EntityMapping, manager: MigrationManager) async throws {}
+}
+
+/// The entity migration policies a migration may run, by the names mapping models use.
+///
+/// ```swift
+/// var policies = MigrationPolicies()
+/// policies.register(PublicationToPublicationMigrationPolicy.self)        // by class name
+/// policies.register(AuthorPolicy.self, as: "BookStore.AuthorPolicy")    // by another name
+/// ```
+public struct MigrationPolicies: Sendable {
+    private var factories: [String: @Sendable () -> EntityMigrationPolicy] = [:]
+
+    public init() {}
+
+    /// Registers a policy under `name`, or under its type name.
+    public mutating func register<Policy: EntityMigrationPolicy>(_ type: Policy.Type, as name: String? = nil) {
+        factories[name ?? String(describing: type)] = { Policy() }
+    }
+
+    /// The registered names.
+    public var names: [String] { factories.keys.sorted() }
+
+    /// A new policy for `name`; `Module.Name` also finds one registered as `Name`, as
+    /// Core Data mapping models name classes with their module.
+    public func makePolicy(named name: String) -> EntityMigrationPolicy? {
+        if let factory = factories[name] { return factory() }
+        if let dot = name.lastIndex(of: "."), let factory = factories[String(name[name.index(after: dot)...])] { return factory() }
+        return nil
+    }
+}

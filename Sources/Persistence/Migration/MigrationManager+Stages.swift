@@ -1,0 +1,257 @@
+import Foundation
+import Logging
+
+extension MigrationManager {
+    /// Migrates the store at `sourceURL` (left as it is) into the store at
+    /// `destinationURL` (created for the destination model when missing; a later mapping
+    /// model of the same step adds to it).
+    ///
+    /// ```swift
+    /// let manager = MigrationManager(configuration: .init(sourceModel: v3, destinationModel: v4,
+    ///                                                     mappingModel: model3To4, policies: policies, logger: logger))
+    /// try await manager.migrateStore(from: .sqlite("v3.sqlite"), to: .sqlite("v4.sqlite"))
+    /// ```
+    ///
+    /// - Throws: ``MigrationError`` (``MigrationError/Code/validationFailed`` when the result
+    ///   breaks the destination model's rules, ``MigrationError/Code/cancelled`` when the
+    ///   task is cancelled). The source store is never written.
+    public func migrateStore(from sourceURL: StoreURL, to destinationURL: StoreURL) async throws {
+        let source = try await PersistentStore.open(sourceURL, model: sourceModel, options: .existingOnly, logger: logger)
+        let destination = try await PersistentStore.open(destinationURL, model: destinationModel, options: .createIfMissing, logger: logger)
+        let associations = AssociationTable(database: destination.database)
+        try await associations.create()
+        state.withLock {
+            $0.sourceContext = ManagedObjectContext(store: source, logger: logger)
+            $0.destinationContext = ManagedObjectContext(store: destination, logger: logger)
+            $0.associations = associations
+            $0.pending = []
+            $0.batchSources = [:]
+            $0.progress = 0
+        }
+        defer {
+            state.withLock {
+                $0.sourceContext = nil
+                $0.destinationContext = nil
+                $0.associations = nil
+                $0.pending = []
+                $0.batchSources = [:]
+                $0.currentEntityMapping = nil
+            }
+        }
+        let mappings = mappingModel.entityMappings
+        var policies: [String: EntityMigrationPolicy] = [:]
+        for mapping in mappings {
+            if let name = mapping.policyName {
+                guard let policy = configuration.policies.makePolicy(named: name) else {
+                    throw MigrationError(
+                        .unknownPolicy, "the entity migration policy '\(name)' is not registered",
+                        hint: "register it with MigrationPolicies.register(_:as:) before migrating (registered: \(configuration.policies.names.joined(separator: ", ")))",
+                        file: mappingModel.file, entityMapping: mapping.name)
+                }
+                policies[mapping.name] = policy
+            } else {
+                policies[mapping.name] = EntityMigrationPolicy()
+            }
+        }
+        var counter = try await ProgressCounter(manager: self, mappings: mappings)
+
+        // Stage 1: create destination instances.
+        for mapping in mappings {
+            let policy = policies[mapping.name]!
+            setCurrent(mapping)
+            try await policy.begin(mapping, with: self)
+            let started = ContinuousClock.now
+            var done = 0
+            if let sourceName = mapping.sourceEntityName, mapping.type != .remove {
+                var last: Int64 = 0
+                while true {
+                    try checkCancellation()
+                    let batch = try await sourceContext.fetchBatch(entityName: sourceName, predicate: mapping.sourceFilter, after: last, limit: configuration.batchSize)
+                    guard let end = batch.last?.objectID.primaryKey else { break }
+                    for instance in batch {
+                        try await policy.createDestinationInstances(forSource: instance, in: mapping, manager: self)
+                    }
+                    try await flushBatch()
+                    last = end
+                    done += batch.count
+                    counter.advance(.createInstances, mapping: mapping.name, by: batch.count, done: done)
+                }
+            }
+            try await policy.endInstanceCreation(forMapping: mapping, manager: self)
+            try await flushBatch()
+            logStage(.createInstances, mapping: mapping, rows: done, since: started)
+        }
+
+        // Stage 2: create relationships, destination by destination.
+        for mapping in mappings where mapping.type != .remove {
+            let policy = policies[mapping.name]!
+            setCurrent(mapping)
+            let started = ContinuousClock.now
+            var done = 0
+            if let sourceName = mapping.sourceEntityName, let destinationName = mapping.destinationEntityName,
+                let sourceEntity = sourceModel.entity(named: sourceName), let destinationEntity = destinationModel.entity(named: destinationName)
+            {
+                let sourceRoot = sourceModel.rootEntity(of: sourceEntity).name
+                let destinationRoot = destinationModel.rootEntity(of: destinationEntity).name
+                var last: Int64 = 0
+                while true {
+                    try checkCancellation()
+                    let pairs = try await associations.pairs(mapping: mapping.name, after: last, limit: configuration.batchSize)
+                    guard let end = pairs.last?.row else { break }
+                    let sources = try await sourceContext.objects(rootEntityName: sourceRoot, primaryKeys: pairs.map(\.source))
+                    let destinations = try await destinationContext.objects(rootEntityName: destinationRoot, primaryKeys: pairs.map(\.destination))
+                    var batch: [(ManagedObject, ManagedObject)] = []
+                    for pair in pairs {
+                        if let s = sources[pair.source], let d = destinations[pair.destination] { batch.append((s, d)) }
+                    }
+                    state.withLock { state in
+                        state.batchSources = [:]
+                        for (s, d) in batch { state.batchSources[d.objectID] = s }
+                    }
+                    for (_, destination) in batch {
+                        try await policy.createRelationships(forDestination: destination, in: mapping, manager: self)
+                    }
+                    try await flushBatch()
+                    last = end
+                    done += pairs.count
+                    counter.advance(.createRelationships, mapping: mapping.name, by: pairs.count, done: done)
+                }
+            }
+            try await policy.endRelationshipCreation(forMapping: mapping, manager: self)
+            try await flushBatch()
+            logStage(.createRelationships, mapping: mapping, rows: done, since: started)
+        }
+
+        // Stage 3: validate every destination object against the model, then the policies' own checks.
+        try await validateDestination(counter: &counter)
+        for mapping in mappings {
+            let policy = policies[mapping.name]!
+            setCurrent(mapping)
+            try await policy.performCustomValidation(forMapping: mapping, manager: self)
+            try await policy.end(mapping, manager: self)
+            try await flushBatch()
+        }
+        setCurrent(nil)
+        counter.finish()
+    }
+
+    private func setCurrent(_ mapping: EntityMapping?) {
+        state.withLock { $0.currentEntityMapping = mapping }
+    }
+
+    private func checkCancellation() throws {
+        if Task.isCancelled {
+            throw MigrationError(.cancelled, "the migration was cancelled", hint: "the source store was not changed; run the migration again")
+        }
+    }
+
+    /// Saves the destination without validation, writes the batch's associations, and
+    /// resets both contexts so memory does not grow.
+    func flushBatch() async throws {
+        let context = destinationContext
+        if context.hasChanges {
+            do {
+                try await context.save(validating: false)
+            } catch let error as StoreError {
+                throw MigrationError(.store, "writing migrated objects failed", entityMapping: currentEntityMapping?.name, underlying: error)
+            }
+        }
+        let pending = state.withLock { state in
+            defer { state.pending = [] }
+            return state.pending
+        }
+        var rows: [(mapping: String, source: Int64, destination: Int64)] = []
+        for pair in pending {
+            guard let source = pair.source.objectID.primaryKey, let destination = pair.destination.objectID.primaryKey else {
+                throw MigrationError(.evaluationFailed, "an associated instance was deleted or never saved", entityMapping: pair.mapping)
+            }
+            rows.append((pair.mapping, source, destination))
+        }
+        if let table = state.withLock({ $0.associations }) { try await table.insert(rows) }
+        state.withLock { $0.batchSources = [:] }
+        sourceContext.reset()
+        context.reset()
+    }
+
+    private func validateDestination(counter: inout ProgressCounter) async throws {
+        var issues: [ValidationError.Issue] = []
+        for entity in destinationModel.entities where !entity.isAbstract {
+            let started = ContinuousClock.now
+            var last: Int64 = 0
+            var done = 0
+            while issues.count < 100 {
+                try checkCancellation()
+                let batch = try await destinationContext.fetchBatch(entityName: entity.name, predicate: nil, after: last, limit: configuration.batchSize)
+                guard let end = batch.last?.objectID.primaryKey else { break }
+                for object in batch { issues += ManagedObjectContext.validate(object) }
+                destinationContext.reset()
+                last = end
+                done += batch.count
+                counter.advance(.validateAndSave, mapping: entity.name, by: batch.count, done: done)
+            }
+            logger.info("migration stage", metadata: [
+                LoggingKeys.migrationStage: "\(MigrationProgress.Stage.validateAndSave.rawValue)",
+                LoggingKeys.entity: "\(entity.name)", LoggingKeys.rows: "\(done)",
+                LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
+            ])
+        }
+        if !issues.isEmpty {
+            let shown = issues.prefix(5).map(\.message).joined(separator: "; ")
+            throw MigrationError(
+                .validationFailed, "the migrated objects break the rules of '\(destinationModel.name)': \(shown)\(issues.count > 5 ? " …" : "")",
+                hint: "fix the mapping model's value expressions or the policy so every object is valid; the source store was not changed",
+                file: mappingModel.file, underlying: ValidationError(issues: issues))
+        }
+    }
+
+    private func logStage(_ stage: MigrationProgress.Stage, mapping: EntityMapping, rows: Int, since started: ContinuousClock.Instant) {
+        logger.info("migration stage", metadata: [
+            LoggingKeys.migrationStage: "\(stage.rawValue)",
+            LoggingKeys.entityMapping: "\(mapping.name)",
+            LoggingKeys.rows: "\(rows)",
+            LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
+        ])
+    }
+}
+
+/// Turns instances done into the step's fraction: each stage is a third of the step.
+struct ProgressCounter {
+    let manager: MigrationManager
+    /// Source instances of each mapping, counted before stage 1.
+    let totals: [String: Int]
+    let total: Int
+    var stageDone: [MigrationProgress.Stage: Int] = [:]
+
+    init(manager: MigrationManager, mappings: [EntityMapping]) async throws {
+        self.manager = manager
+        var totals: [String: Int] = [:]
+        for mapping in mappings where mapping.type != .remove {
+            guard let name = mapping.sourceEntityName else { continue }
+            var request = FetchRequest(entityName: name, predicate: mapping.sourceFilter)
+            request.includesSubentities = false
+            totals[mapping.name] = try await manager.sourceContext.count(for: request)
+        }
+        self.totals = totals
+        self.total = totals.values.reduce(0, +)
+    }
+
+    mutating func advance(_ stage: MigrationProgress.Stage, mapping: String, by count: Int, done: Int) {
+        stageDone[stage, default: 0] += count
+        let stages: [MigrationProgress.Stage] = [.createInstances, .createRelationships, .validateAndSave]
+        let fraction = stages.map { Double(min(stageDone[$0] ?? 0, max(total, 1))) / Double(max(total, 1)) }.reduce(0, +) / 3
+        report(stage, fraction: min(fraction, 0.99), mapping: mapping, done: done, total: totals[mapping] ?? done)
+    }
+
+    func finish() {
+        report(.finished, fraction: 1, mapping: nil, done: total, total: total)
+    }
+
+    private func report(_ stage: MigrationProgress.Stage, fraction: Double, mapping: String?, done: Int, total: Int) {
+        manager.state.withLock { $0.progress = fraction }
+        let model = manager.mappingModel
+        manager.progressDidChange(MigrationProgress(
+            fractionCompleted: fraction, stepFractionCompleted: fraction, step: 1, stepCount: 1,
+            sourceVersion: model.sourceModelName, destinationVersion: model.destinationModelName,
+            stage: stage, entityMapping: mapping, instancesDone: done, instancesTotal: max(total, done)))
+    }
+}

@@ -1,0 +1,52 @@
+/// The steps that take a store from its version to the target, and how each runs.
+///
+/// ```swift
+/// let plan = try await migrator.plan(forStoreAt: url)
+/// for step in plan.steps { print(step) } // "BookStore 3 → BookStore 4 (streamed: Model3To4)"
+/// ```
+public struct MigrationPlan: Sendable, CustomStringConvertible {
+    /// How a step runs.
+    public enum Strategy: String, Sendable, Hashable {
+        /// SQL inside the store: ALTER TABLE, renames, rebuilds only where needed.
+        case inPlace = "in place"
+        /// `INSERT … SELECT` into a new store.
+        case setBased = "set-based"
+        /// Row batches through the migration manager and its policies, into a new store.
+        case streamed
+    }
+
+    /// One step between two model versions.
+    public struct Step: Sendable, CustomStringConvertible {
+        public let source: ManagedObjectModel
+        public let destination: ManagedObjectModel
+        /// The mapping models, run one after the other (usually one).
+        public let mappingModels: [MappingModel]
+        public let strategy: Strategy
+        let managerType: MigrationManager.Type
+        let inPlace: InPlaceMigration?
+
+        public var description: String {
+            let mappings = mappingModels.map { $0.isInferred ? "inferred mapping" : "mapping \($0.name)" }.joined(separator: ", ")
+            var extras: [String] = []
+            let policies = mappingModels.flatMap(\.policyNames)
+            if !policies.isEmpty { extras.append("policy \(policies.joined(separator: ", "))") }
+            if managerType != MigrationManager.self { extras.append("manager \(String(describing: managerType))") }
+            let detail = ([mappings] + extras).joined(separator: ", ")
+            return "\(source.name) → \(destination.name) (\(strategy.rawValue): \(detail))"
+        }
+    }
+
+    /// The store's model version.
+    public let storeVersion: ManagedObjectModel
+    /// The version the plan ends at.
+    public let targetVersion: ManagedObjectModel
+    public let steps: [Step]
+
+    /// Whether the store is already at the target version.
+    public var isEmpty: Bool { steps.isEmpty }
+
+    public var description: String {
+        guard !steps.isEmpty else { return "\(storeVersion.name) is current" }
+        return steps.enumerated().map { "\($0.offset + 1). \($0.element)" }.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,184 @@
+import Foundation
+import Logging
+
+/// Migrates a store from whatever version it is at to the current one (or `target`),
+/// step by step along a ``MigrationChain``: the progressive-migration article's
+/// `CoreDataMigrator`.
+///
+/// ```swift
+/// let migrator = ProgressiveMigrator(chain: chain, logger: logger)
+/// async let done = migrator.migrateStore(at: .sqlite("bookstore.sqlite"))
+/// for await progress in migrator.progressUpdates() { print(progress) }
+/// let plan = try await done
+/// ```
+///
+/// Safety on SQLite: the WAL is checkpointed first; a plan of in-place steps only runs in
+/// one transaction in the store; any other plan runs on copies in a work folder beside the
+/// store, and the result replaces the original with one atomic rename. Until then the
+/// original is untouched, so a failure, a cancellation or a crash leaves it as it was.
+public final class ProgressiveMigrator: Sendable {
+    public let chain: MigrationChain
+    let logger: Logger
+    let broadcast = ProgressBroadcast()
+
+    public init(chain: MigrationChain, logger: Logger) {
+        self.chain = chain
+        self.logger = logger
+    }
+
+    /// Progress reports of the migrations that run from now on; ends when one finishes.
+    public func progressUpdates() -> AsyncStream<MigrationProgress> {
+        broadcast.subscribe()
+    }
+
+    /// The model version a store was written by.
+    ///
+    /// - Throws: ``MigrationError/Code/newerStore`` when a newer model than the chain knows
+    ///   wrote it, ``MigrationError/Code/unknownStoreVersion`` when it matches no version.
+    public func storeVersion(of metadata: StoreMetadata, store: StoreURL) throws(MigrationError) -> ManagedObjectModel {
+        if let version = chain.models.version(matching: metadata) { return version }
+        let written = metadata.modelVersionName.map { "'\($0)'" } ?? "an unnamed model version"
+        if isNewer(metadata) {
+            throw MigrationError(
+                .newerStore, "the store was written by \(written), which is newer than every version this app knows (the newest is '\(chain.models.current.name)')",
+                hint: "open it with the newer version of the app; the store was not changed", store: store.description)
+        }
+        throw MigrationError(
+            .unknownStoreVersion, "the store was written by \(written), whose entity version hashes match none of \(chain.models.versions.map(\.name).joined(separator: ", "))",
+            hint: "open it with the app that wrote it, or add that model version to the chain; the store was not changed", store: store.description)
+    }
+
+    /// Whether the metadata names a version after the newest known one.
+    private func isNewer(_ metadata: StoreMetadata) -> Bool {
+        let known = chain.models.versions.map(\.versionIdentifier).compactMap(VersionNumber.init)
+        let written = metadata.versionIdentifiers.compactMap(VersionNumber.init)
+        guard let newestKnown = known.max(), let writtenVersion = written.max() else {
+            // Unnumbered: "<name> N" beyond the known names.
+            guard let name = metadata.modelVersionName, !chain.models.versions.contains(where: { $0.name == name }) else { return false }
+            return name.hasPrefix(chain.models.name)
+        }
+        return writtenVersion > newestKnown
+    }
+
+    /// The steps from the store's version to `target` (the current version by default).
+    public func plan(forStoreAt url: StoreURL, to target: String? = nil) async throws -> MigrationPlan {
+        let metadata = try await PersistentStore.metadata(at: url)
+        return try plan(from: try storeVersion(of: metadata, store: url), to: target, store: url)
+    }
+
+    /// The steps from `source` to `target`.
+    public func plan(from source: ManagedObjectModel, to target: String? = nil, store: StoreURL) throws -> MigrationPlan {
+        let targetModel: ManagedObjectModel
+        if let target {
+            guard let model = chain.models.version(named: target) else {
+                throw MigrationError(.noPath, "there is no model version named '\(target)'",
+                                     hint: "name one of \(chain.models.versions.map(\.name).joined(separator: ", "))", store: store.description)
+            }
+            targetModel = model
+        } else {
+            targetModel = chain.models.current
+        }
+        var steps: [MigrationPlan.Step] = []
+        var current = source
+        var visited: Set<String> = [source.name]
+        while current.name != targetModel.name {
+            guard let nextName = chain.next[current.name], let next = chain.models.version(named: nextName), visited.insert(nextName).inserted else {
+                throw MigrationError(.noPath, "the version chain leads from '\(source.name)' to no step reaching '\(targetModel.name)'",
+                                     hint: "a store can only migrate forward along nextVersion()", store: store.description)
+            }
+            steps.append(try makeStep(from: current, to: next, dialect: url(store)))
+            current = next
+        }
+        return MigrationPlan(storeVersion: source, targetVersion: targetModel, steps: steps)
+    }
+
+    private func url(_ store: StoreURL) -> SQLDialect? {
+        switch store.kind {
+        case .sqlite: .sqlite
+        default: nil
+        }
+    }
+
+    private func makeStep(from source: ManagedObjectModel, to destination: ManagedObjectModel, dialect: SQLDialect?) throws -> MigrationPlan.Step {
+        let mappings = try chain.mappingModels(from: source, to: destination)
+        for mapping in mappings { try mapping.check(source: source, destination: destination) }
+        let managerType = chain.managers[destination.name] ?? MigrationManager.self
+        if let dialect, mappings.count == 1, mappings[0].isInferred, managerType == MigrationManager.self,
+            case .success(let inPlace) = InPlaceMigration.plan(mapping: mappings[0], source: source, destination: destination, dialect: dialect)
+        {
+            return MigrationPlan.Step(source: source, destination: destination, mappingModels: mappings, strategy: .inPlace,
+                                      managerType: managerType, inPlace: inPlace)
+        }
+        return MigrationPlan.Step(source: source, destination: destination, mappingModels: mappings, strategy: .streamed,
+                                  managerType: managerType, inPlace: nil)
+    }
+
+    /// Migrates the store at `url` to `target` (the current version by default); returns
+    /// the plan it ran, empty when the store was current.
+    ///
+    /// - Throws: ``MigrationError``; the store is then as it was before the call.
+    @discardableResult
+    public func migrateStore(at url: StoreURL, to target: String? = nil) async throws -> MigrationPlan {
+        defer { broadcast.finish() }
+        let plan = try await plan(forStoreAt: url, to: target)
+        guard !plan.isEmpty else {
+            logger.debug("store is current", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(plan.storeVersion.name)"])
+            return plan
+        }
+        logger.info("migrating store", metadata: [
+            LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(plan.storeVersion.name)",
+            "persistence.migration.target": "\(plan.targetVersion.name)", "persistence.migration.steps": "\(plan.steps.count)",
+        ])
+        let started = ContinuousClock.now
+        switch url.kind {
+        case .sqlite(let path):
+            try await SQLiteMigrationRun(migrator: self, plan: plan, url: url, path: path).run()
+        case .memory, .postgres:
+            throw MigrationError(.store, "stores of this kind cannot be migrated in this build", hint: "migrate a sqlite:// store", store: url.description)
+        }
+        logger.info("migrated store", metadata: [
+            LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(plan.targetVersion.name)",
+            LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
+        ])
+        return plan
+    }
+
+    /// Reports a step's progress as part of the whole plan.
+    func report(_ progress: MigrationProgress, step index: Int, of count: Int) {
+        var overall = progress
+        overall.step = index + 1
+        overall.stepCount = count
+        overall.fractionCompleted = (Double(index) + progress.stepFractionCompleted) / Double(count)
+        broadcast.yield(overall)
+        var metadata: Logger.Metadata = [
+            LoggingKeys.migrationStep: "\(index + 1)/\(count) \(progress.sourceVersion) → \(progress.destinationVersion)",
+            LoggingKeys.migrationStage: "\(progress.stage.rawValue)",
+            LoggingKeys.progress: "\(Int((overall.fractionCompleted * 100).rounded(.down)))%",
+        ]
+        if let mapping = progress.entityMapping {
+            metadata[LoggingKeys.entityMapping] = "\(mapping)"
+            metadata[LoggingKeys.rows] = "\(progress.instancesDone)/\(progress.instancesTotal)"
+        }
+        logger.debug("migration progress", metadata: metadata)
+    }
+}
+
+/// A dotted version number (`2`, `1.1`, `2.0`), compared part by part.
+struct VersionNumber: Comparable {
+    let parts: [Int]
+
+    init?(_ text: String) {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false).map { Int($0) }
+        guard !parts.isEmpty, parts.allSatisfy({ $0 != nil }) else { return nil }
+        self.parts = parts.map { $0! }
+    }
+
+    static func < (lhs: VersionNumber, rhs: VersionNumber) -> Bool {
+        for index in 0..<max(lhs.parts.count, rhs.parts.count) {
+            let l = index < lhs.parts.count ? lhs.parts[index] : 0
+            let r = index < rhs.parts.count ? rhs.parts[index] : 0
+            if l != r { return l < r }
+        }
+        return false
+    }
+}

@@ -1,0 +1,46 @@
+import ArgumentParser
+import BookStore
+import Foundation
+import Persistence
+
+struct MigrateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Migrate a store to the current model version (or --to a given one), step by step.",
+        discussion: "With --plan it lists the steps and how each runs, and changes nothing. A failed or interrupted migration leaves the store as it was."
+    )
+
+    @OptionGroup var options: GlobalOptions
+
+    @Flag(name: .long, help: "List the steps without running them.")
+    var plan = false
+
+    @Option(name: .long, help: ArgumentHelp("The model version to migrate to: a number (3) or a name (\"BookStore 3\").", valueName: "version"))
+    var to: String?
+
+    func run() async throws {
+        try await runReportingErrors {
+            let logger = options.makeLogger()
+            let url = try options.storeURL()
+            let administration = StoreAdministration(models: try BookStoreModels.load(), logger: logger)
+            let target = try to.map { try administration.versionName($0) }
+            let steps = try await administration.migrationPlan(for: url, to: target)
+            print("Store:                \(url)")
+            print("Store model version:  \(steps.storeVersion.name)")
+            print("Target model version: \(steps.targetVersion.name)")
+            if steps.isEmpty {
+                print("The store is at \(steps.targetVersion.name); nothing to do.")
+                return
+            }
+            print("Steps:")
+            for (index, step) in steps.steps.enumerated() { print("  \(index + 1). \(step)") }
+            if plan { return }
+            let bar = ProgressBar.forStandardError()
+            let started = ContinuousClock.now
+            let ran = try await administration.migrate(url, to: target) { bar?.show($0) }
+            bar?.finish()
+            let elapsed = ContinuousClock.now - started
+            print("Migrated \(url) from \(ran.storeVersion.name) to \(ran.targetVersion.name) in \(ran.steps.count) step\(ran.steps.count == 1 ? "" : "s") (\(elapsed.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))).")
+        }
+    }
+}
