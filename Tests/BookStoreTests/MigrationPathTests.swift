@@ -1,0 +1,140 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import BookStore
+@testable import Persistence
+
+/// Every path through BookStore's chain, from the frozen stores of versions 1–4 to each
+/// later version: counts, and one object's values per entity, as the Core Data articles test.
+@Suite struct MigrationPathTests {
+    static let paths: [(from: Int, to: Int)] = (1...4).flatMap { from in (from + 1...5).map { (from, $0) } }
+
+    @Test(arguments: paths)
+    func migratesFixture(from: Int, to: Int) async throws {
+        let (directory, cleanUp) = temporaryDirectory()
+        defer { cleanUp() }
+        let fixture = fixtureURL(version: from)
+        let before = try Data(contentsOf: fixture)
+        let url = try copyFixture(version: from, into: directory)
+        let models = try loadModels()
+        let target = try models.model(version: to)
+
+        let plan = try await StoreAdministration(models: models, logger: quietLogger).migrate(url, to: target.name)
+        #expect(plan.steps.count == to - from)
+        #expect(plan.steps.map(\.destination.name) == (from + 1...to).map { try! models.model(version: $0).name })
+        #expect(try leftovers(in: directory).isEmpty, "no work folder or WAL is left beside the store")
+
+        let metadata = try await PersistentStore.metadata(at: url)
+        #expect(target.isCompatible(with: metadata))
+        let container = try await PersistentContainer.open(model: target, store: url, logger: quietLogger)
+        let context = container.newContext()
+        let bookEntity = to >= 3 ? "Publication" : "Book"
+        let pageToBook = to >= 3 ? "publication" : "book"
+        #expect(try await context.count(for: FetchRequest(entityName: bookEntity)) == 4)
+        #expect(try await context.count(for: FetchRequest(entityName: "Page")) == 12)
+
+        let first = try #require(try await context.fetch(FetchRequest(entityName: bookEntity, predicate: try Predicate(format: "title == %@", "The first book"))).first)
+        // Version 3 and later stores carry the authors and prices the book assigns.
+        #expect(first.value(forKey: "price") == (from >= 3 ? 22.0 : 10.0))
+        if to == 2 || to == 3 {
+            #expect(first.value(forKey: "author") == (from >= 3 ? "Bill Smith" : .null))
+        }
+        if to >= 4 {
+            #expect(first.value(forKey: "firstName") == (from >= 3 ? "Bill" : .null))
+            #expect(first.value(forKey: "lastName") == (from >= 3 ? "Smith" : .null))
+        }
+        if to == 5 {
+            #expect(first.value(forKey: "synopsis") == "The first book")
+        }
+        let pages = try await first.destinations(forKey: "pages").sorted { ($0.value(forKey: "number").integerValue ?? 0) < ($1.value(forKey: "number").integerValue ?? 0) }
+        #expect(pages.count == 3)
+        let page = try #require(pages.first)
+        #expect(page.value(forKey: "number") == 1)
+        #expect(page.value(forKey: "text") == "It was a bright cold day in April.")
+        #expect(try await page.destination(forKey: pageToBook) == first)
+
+        #expect(try Data(contentsOf: fixture) == before, "the frozen fixture must never be written")
+    }
+
+    @Test func version3StoreGivesTheBooksNamesAtVersion5() async throws {
+        let (directory, cleanUp) = temporaryDirectory()
+        defer { cleanUp() }
+        let url = try copyFixture(version: 3, into: directory)
+        _ = try await StoreAdministration(models: try loadModels(), logger: quietLogger).migrate(url)
+        let database = try await SQLiteDatabase.open(path: directory.appendingPathComponent("bookstore.sqlite").path, mode: .readOnly, readerCount: 0)
+        let rows = try await database.read { try $0.rows("select ztitle, zfirstname, zlastname, zprice from zpublication order by zprice") }
+        #expect(rows.map { [$0[0].text, $0[1].text, $0[2].text] } == [
+            ["The second book", "John", "Doe"], ["The third book", "Jane", "Doe"],
+            ["The first book", "Bill", "Smith"], ["The fourth book", "Jack", "Brown"],
+        ])
+        #expect(rows.map { $0[3] } == [.double(20), .double(21), .double(22), .double(23)])
+    }
+
+    @Test func planListsEveryStepAndChangesNothing() async throws {
+        let (directory, cleanUp) = temporaryDirectory()
+        defer { cleanUp() }
+        let url = try copyFixture(version: 1, into: directory)
+        let path = directory.appendingPathComponent("bookstore.sqlite").path
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let plan = try await StoreAdministration(models: try loadModels(), logger: quietLogger).migrationPlan(for: url)
+        #expect(plan.steps.map { "\($0.source.name) → \($0.destination.name)" } == [
+            "BookStore → BookStore 2", "BookStore 2 → BookStore 3", "BookStore 3 → BookStore 4", "BookStore 4 → BookStore 5",
+        ])
+        #expect(plan.steps[2].mappingModels.map(\.name) == ["Model3To4"])
+        #expect(plan.steps[2].strategy == .streamed)
+        #expect(plan.steps[3].strategy == .streamed)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["bookstore.sqlite"])
+    }
+
+    @Test func aCurrentStoreIsLeftAlone() async throws {
+        let (directory, cleanUp) = temporaryDirectory()
+        defer { cleanUp() }
+        let url = try copyFixture(version: 4, into: directory)
+        let administration = StoreAdministration(models: try loadModels(), logger: quietLogger)
+        _ = try await administration.migrate(url)
+        let path = directory.appendingPathComponent("bookstore.sqlite").path
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let plan = try await administration.migrate(url)
+        #expect(plan.isEmpty)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    @Test func progressRunsFromStartToOne() async throws {
+        let (directory, cleanUp) = temporaryDirectory()
+        defer { cleanUp() }
+        let url = try copyFixture(version: 3, into: directory)
+        let reports = ProgressLog()
+        _ = try await StoreAdministration(models: try loadModels(), logger: quietLogger).migrate(url) { reports.append($0) }
+        let all = reports.all
+        #expect(!all.isEmpty)
+        #expect(all.last?.fractionCompleted == 1)
+        #expect(all.last?.step == 2 && all.last?.stepCount == 2)
+        #expect(zip(all, all.dropFirst()).allSatisfy { $0.fractionCompleted <= $1.fractionCompleted })
+        #expect(Set(all.map(\.stage)).isSuperset(of: [.createInstances, .createRelationships, .validateAndSave]))
+        #expect(all.contains { $0.entityMapping == "PublicationToPublication" && $0.instancesTotal == 4 })
+    }
+}
+
+/// Collects progress reports from the migration's task.
+final class ProgressLog: Sendable {
+    private let reports = Mutex<[MigrationProgress]>([])
+    func append(_ progress: MigrationProgress) { reports.withLock { $0.append(progress) } }
+    var all: [MigrationProgress] { reports.withLock { $0 } }
+}
+
+func fixtureURL(version: Int) -> URL {
+    packageRoot.appendingPathComponent("Tests/Fixtures/BookStore/BookStore\(version).sqlite")
+}
+
+/// Copies a frozen store into `directory` as `bookstore.sqlite`.
+func copyFixture(version: Int, into directory: URL) throws -> StoreURL {
+    let destination = directory.appendingPathComponent("bookstore.sqlite")
+    try FileManager.default.copyItem(at: fixtureURL(version: version), to: destination)
+    return .sqlite(destination.path)
+}
+
+/// Files a migration left beside the store (work folders, WAL files).
+func leftovers(in directory: URL) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0 != "bookstore.sqlite" }
+}
