@@ -16,8 +16,27 @@ extension MigrationManager {
     ///   breaks the destination model's rules, ``MigrationError/Code/cancelled`` when the
     ///   task is cancelled). The source store is never written.
     public func migrateStore(from sourceURL: StoreURL, to destinationURL: StoreURL) async throws {
-        let source = try await PersistentStore.open(sourceURL, model: sourceModel, options: .existingOnly, logger: logger)
-        let destination = try await PersistentStore.open(destinationURL, model: destinationModel, options: .createIfMissing, logger: logger)
+        // The source is opened read-only: nothing, not even a WAL file, is written beside it.
+        let source = try await PersistentStore.open(sourceURL, model: sourceModel, options: .readOnly, logger: logger)
+        let destination: PersistentStore
+        do {
+            destination = try await PersistentStore.open(destinationURL, model: destinationModel, options: .createIfMissing, logger: logger)
+        } catch {
+            await source.close()
+            throw error
+        }
+        do {
+            try await runStages(source: source, destination: destination)
+        } catch {
+            await source.close()
+            await destination.close()
+            throw error
+        }
+        await source.close()
+        await destination.close()
+    }
+
+    private func runStages(source: PersistentStore, destination: PersistentStore) async throws {
         let associations = AssociationTable(database: destination.database)
         try await associations.create()
         state.withLock {

@@ -70,26 +70,43 @@ struct SQLiteMigrationRun {
     }
 
     /// Writes the WAL into the file, so copies and renames carry every committed row.
+    /// Without a WAL file every committed page is in the main file already, and the file is
+    /// not opened at all (opening it for writing could change its header).
     private func checkpoint(_ file: String) async throws {
+        guard FileManager.default.fileExists(atPath: file + "-wal") else { return }
+        try await withDatabase(file) { try await $0.checkpoint() }
+    }
+
+    /// Runs `body` on a database of its own, closed afterwards whatever happens, so the
+    /// WAL files are gone before files are copied or renamed.
+    private func withDatabase<T: Sendable>(_ file: String, _ body: (SQLiteDatabase) async throws -> T) async throws -> T {
         let database = try await SQLiteDatabase.open(path: file, mode: .readWrite, readerCount: 0)
-        try await database.checkpoint()
+        do {
+            let result = try await body(database)
+            await database.close()
+            return result
+        } catch {
+            await database.close()
+            throw error
+        }
     }
 
     private func runInPlace(on file: String, steps: [(offset: Int, element: MigrationPlan.Step)], uuid: String) async throws {
-        let database = try await SQLiteDatabase.open(path: file, mode: .readWrite, readerCount: 0)
         let storeType = url.storeType
         let started = ContinuousClock.now
-        let works = steps.map { (offset: $0.offset, inPlace: $0.element.inPlace!, metadata: StoreMetadata(model: $0.element.destination, storeType: storeType, storeUUID: uuid)) }
+        let works = steps.map { (inPlace: $0.element.inPlace!, metadata: StoreMetadata(model: $0.element.destination, storeType: storeType, storeUUID: uuid)) }
         do {
-            try await database.write { connection in
-                for work in works { try work.inPlace.run(on: connection, metadata: work.metadata) }
+            try await withDatabase(file) { database in
+                try await database.write { connection in
+                    for work in works { try work.inPlace.run(on: connection, metadata: work.metadata) }
+                }
+                try await database.checkpoint()
             }
         } catch let error as MigrationError {
             throw error
         } catch {
             throw MigrationError(.store, "the in-place migration failed and was rolled back", hint: "the store was not changed", store: url.description, underlying: error)
         }
-        try await database.checkpoint()
         for (offset, step) in steps {
             logger.info("migration stage", metadata: [
                 LoggingKeys.migrationStep: "\(offset + 1)/\(plan.steps.count) \(step.source.name) → \(step.destination.name)",
@@ -123,11 +140,12 @@ struct SQLiteMigrationRun {
             }
         }
         // Hand the step's store over: no association table, the original's identity.
-        let database = try await SQLiteDatabase.open(path: output, mode: .readWrite, readerCount: 0)
-        try await AssociationTable(database: database).drop()
         let metadata = StoreMetadata(model: step.destination, storeType: url.storeType, storeUUID: uuid)
-        try await database.write { try StoreCreation.writeMetadata(metadata, on: $0) }
-        try await database.checkpoint()
+        try await withDatabase(output) { database in
+            try await AssociationTable(database: database).drop()
+            try await database.write { try StoreCreation.writeMetadata(metadata, on: $0) }
+            try await database.checkpoint()
+        }
     }
 
     /// Renames the finished file over the store: one atomic step on the same file system.

@@ -16,14 +16,18 @@ public final class PersistentStore: Sendable {
         public var createIfMissing: Bool
         /// Reader connections beside the writer (SQLite).
         public var readerCount: Int
+        /// Open without writing anything, not even WAL files: a migration's source. Saves fail.
+        public var readOnly: Bool
 
-        public init(createIfMissing: Bool = false, readerCount: Int = 2) {
+        public init(createIfMissing: Bool = false, readerCount: Int = 2, readOnly: Bool = false) {
             self.createIfMissing = createIfMissing
             self.readerCount = readerCount
+            self.readOnly = readOnly
         }
 
         public static let createIfMissing = Options(createIfMissing: true)
         public static let existingOnly = Options(createIfMissing: false)
+        public static let readOnly = Options(createIfMissing: false, readerCount: 0, readOnly: true)
     }
 
     public let url: StoreURL
@@ -67,6 +71,11 @@ public final class PersistentStore: Sendable {
         }
     }
 
+    /// Closes the store's connections now; the store cannot be used afterwards.
+    public func close() async {
+        await database.close()
+    }
+
     /// Reads the metadata without opening the store for writing.
     public static func metadata(at url: StoreURL) async throws -> StoreMetadata {
         switch url.kind {
@@ -95,7 +104,9 @@ public final class PersistentStore: Sendable {
         if FileManager.default.fileExists(atPath: path) {
             let metadata = try SQLiteStoreFile.readMetadata(path: path, store: url)
             try check(metadata, isCompatibleWith: model, store: url)
-            let database = try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: options.readerCount)
+            let database = options.readOnly
+                ? try await SQLiteDatabase.open(path: SQLiteStoreFile.readOnlyURI(for: path), mode: .readOnly, readerCount: 0)
+                : try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: options.readerCount)
             return PersistentStore(url: url, model: model, database: database, metadata: metadata, logger: logger)
         }
         guard options.createIfMissing else {

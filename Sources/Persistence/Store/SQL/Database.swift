@@ -12,4 +12,7 @@ public protocol Database: Sendable {
 
     /// Runs `body` on the writer connection; `body` manages transactions itself.
     func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T
+
+    /// Closes the connections now rather than when the last reference goes; later calls fail.
+    func close() async
 }

@@ -18,6 +18,8 @@ public final class SQLiteConnection: DatabaseConnection {
     public let path: String
     public var dialect: SQLDialect { .sqlite }
     private var statementCache: [String: SQLiteStatement] = [:]
+    /// Whether ``close()`` ran; a closed connection refuses every call.
+    private(set) var isClosed = false
 
     /// Opens a connection; `path` may be `:memory:` or a `file:` URI.
     public init(path: String, mode: Mode) throws(DatabaseError) {
@@ -43,8 +45,20 @@ public final class SQLiteConnection: DatabaseConnection {
     }
 
     deinit {
+        close()
+    }
+
+    /// Finalizes the statements and closes the connection now, so SQLite checkpoints and
+    /// removes the WAL files before the caller goes on (a migration renames files next).
+    func close() {
+        guard !isClosed else { return }
         statementCache.removeAll()
         sqlite3_close_v2(handle)
+        isClosed = true
+    }
+
+    private func checkOpen(_ sql: String?) throws(DatabaseError) {
+        if isClosed { throw DatabaseError(resultCode: SQLITE_MISUSE, message: "the connection is closed", sql: sql) }
     }
 
     func error(_ rc: Int32, sql: String?) -> DatabaseError {
@@ -52,12 +66,14 @@ public final class SQLiteConnection: DatabaseConnection {
     }
 
     public func execute(_ sql: String) throws(DatabaseError) {
+        try checkOpen(sql)
         let rc = sqlite3_exec(handle, sql, nil, nil, nil)
         guard rc == SQLITE_OK else { throw error(rc, sql: sql) }
     }
 
     /// A prepared statement for `sql`, reused across calls on this connection.
     func statement(_ sql: String) throws(DatabaseError) -> SQLiteStatement {
+        try checkOpen(sql)
         if let cached = statementCache[sql] {
             cached.reset()
             return cached

@@ -94,6 +94,14 @@ public final class SQLiteDatabase: Database {
         try await writer.run(body)
     }
 
+    /// Closes every connection, readers first; later calls fail. SQLite writes the WAL back
+    /// and removes the `-wal` and `-shm` files when the last connection to a file closes.
+    public func close() async {
+        for lane in readers + [writer] {
+            _ = try? await lane.run { $0.close() }
+        }
+    }
+
     /// Writes the WAL back into the database file (before copying or replacing it).
     public func checkpoint() async throws {
         try await writer.run { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }

@@ -1,0 +1,224 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import Persistence
+
+/// The shop's three versions: v2 adds an optional `label`, v3 makes `name` required.
+enum ShopModels {
+    static func v1() throws -> ManagedObjectModel {
+        try model("Shop", "1", """
+            <entity name="Item"><attribute name="name" optional="YES" attributeType="String"/><attribute name="price" optional="YES" attributeType="Double" defaultValueString="0"/></entity>
+            """)
+    }
+    static func v2() throws -> ManagedObjectModel {
+        try model("Shop 2", "2", """
+            <entity name="Item"><attribute name="name" optional="YES" attributeType="String"/><attribute name="price" optional="YES" attributeType="Double" defaultValueString="0"/><attribute name="label" optional="YES" attributeType="String"/></entity>
+            """)
+    }
+    static func v3() throws -> ManagedObjectModel {
+        try model("Shop 3", "3", """
+            <entity name="Item"><attribute name="name" attributeType="String"/><attribute name="price" optional="YES" attributeType="Double" defaultValueString="0"/><attribute name="label" optional="YES" attributeType="String"/></entity>
+            """)
+    }
+    /// A version 3 that only adds an optional `note`: what a chain may reach from 1 in one jump.
+    static func v3Optional() throws -> ManagedObjectModel {
+        try model("Shop 3", "3", """
+            <entity name="Item"><attribute name="name" optional="YES" attributeType="String"/><attribute name="price" optional="YES" attributeType="Double" defaultValueString="0"/><attribute name="label" optional="YES" attributeType="String"/><attribute name="note" optional="YES" attributeType="String"/></entity>
+            """)
+    }
+    static func model(_ name: String, _ identifier: String, _ body: String) throws -> ManagedObjectModel {
+        try ManagedObjectModel(xml: ModelFixtures.xml(body, identifier: identifier), name: name, file: "\(name).xcdatamodel/contents")
+    }
+    static func versioned(_ models: [ManagedObjectModel]) throws -> VersionedModel {
+        try VersionedModel(name: "Shop", versions: models, currentVersionName: models.last!.name)
+    }
+}
+
+enum ShopVersion: String, MigrationVersion, CaseIterable {
+    case v1 = "Shop", v2 = "Shop 2"
+    var modelName: String { rawValue }
+    func nextVersion() -> ShopVersion? { self == .v1 ? .v2 : nil }
+}
+
+/// A chain that jumps from version 1 straight to 3, skipping 2.
+enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
+    case v1 = "Shop", v2 = "Shop 2", v3 = "Shop 3"
+    var modelName: String { rawValue }
+    func nextVersion() -> SkippingShopVersion? { self == .v1 ? .v3 : nil }
+}
+
+@Suite struct ProgressiveMigratorTests {
+    /// A closed SQLite store of `model` holding `names`.
+    func makeStore(_ model: ManagedObjectModel, names: [String?]) async throws -> (path: String, cleanUp: @Sendable () -> Void) {
+        let (path, cleanUp) = makeStoreFolder()
+        try await makeClosedStore(at: path, model: model) { container in
+            let context = container.newContext()
+            for (index, name) in names.enumerated() {
+                let item = try context.insertObject(entityName: "Item")
+                item.setValue(name.map(AttributeValue.string) ?? .null, forKey: "name")
+                item.setValue(.double(Double(index)), forKey: "price")
+            }
+            try await context.save()
+        }
+        return (path, cleanUp)
+    }
+
+    func folderContents(_ path: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path).sorted()
+    }
+
+    @Test func aStoreOfANewerVersionIsRefusedAndLeftUntouched() async throws {
+        let (path, cleanUp) = try await makeStore(try ShopModels.v3(), names: ["a"])
+        defer { cleanUp() }
+        let before = try FileSnapshot(path: path)
+        let chain = try MigrationChain(ShopVersion.self, models: try ShopModels.versioned([ShopModels.v1(), ShopModels.v2()]))
+        let error = await #expect(throws: MigrationError.self) {
+            try await ProgressiveMigrator(chain: chain, logger: testLogger).migrateStore(at: .sqlite(path))
+        }
+        #expect(error?.code == .newerStore)
+        #expect(error?.description.contains("'Shop 3'") == true)
+        #expect(error?.description.contains("newer") == true)
+        try expectUnchanged(path, since: before)
+        #expect(try folderContents(path) == ["store.sqlite"])
+    }
+
+    @Test func aStoreOfAnUnknownModelIsRefusedAndLeftUntouched() async throws {
+        let other = try ShopModels.model("Other", "", #"<entity name="Thing"><attribute name="x" optional="YES" attributeType="String"/></entity>"#)
+        let (path, cleanUp) = try await makeStore(other, names: [])
+        defer { cleanUp() }
+        let before = try FileSnapshot(path: path)
+        let chain = try MigrationChain(ShopVersion.self, models: try ShopModels.versioned([ShopModels.v1(), ShopModels.v2()]))
+        let error = await #expect(throws: MigrationError.self) {
+            try await ProgressiveMigrator(chain: chain, logger: testLogger).migrateStore(at: .sqlite(path))
+        }
+        #expect(error?.code == .unknownStoreVersion)
+        try expectUnchanged(path, since: before)
+        #expect(try folderContents(path) == ["store.sqlite"])
+    }
+
+    @Test func aChainMaySkipAVersion() async throws {
+        let (path, cleanUp) = try await makeStore(try ShopModels.v1(), names: ["a", "b"])
+        defer { cleanUp() }
+        let models = try ShopModels.versioned([ShopModels.v1(), ShopModels.v2(), ShopModels.v3Optional()])
+        let migrator = ProgressiveMigrator(chain: try MigrationChain(SkippingShopVersion.self, models: models), logger: testLogger)
+        let plan = try await migrator.migrateStore(at: .sqlite(path))
+        #expect(plan.steps.map { "\($0.source.name) → \($0.destination.name)" } == ["Shop → Shop 3"])
+        let container = try await PersistentContainer.open(model: try ShopModels.v3Optional(), store: .sqlite(path), logger: testLogger)
+        let items = try await container.newContext().fetch(FetchRequest(entityName: "Item", sortDescriptors: [SortDescriptor(key: "name")]))
+        #expect(items.map { $0.value(forKey: "name") } == ["a", "b"])
+        #expect(items.map { $0.value(forKey: "label") } == [.null, .null])
+    }
+
+    @Test func aRequiredAttributeWithoutDefaultCannotBeInferred() throws {
+        let error = #expect(throws: MigrationError.self) {
+            try MappingModel.inferred(from: try ShopModels.v2(), to: try ShopModels.v3())
+        }
+        #expect(error?.code == .cannotInferMapping)
+        #expect(error?.entityMapping == "Item")
+        #expect(error?.property == "name")
+        #expect(error?.description.contains("mapping model") == true)
+    }
+
+    /// A mapping that copies `name` as it is, so rows without a name break v3's rule.
+    func nameCopyingMapping() throws -> MappingModel {
+        let source = try ShopModels.v2(), destination = try ShopModels.v3()
+        return MappingModel(name: "Shop2ToShop3", source: source, destination: destination, entityMappings: [
+            EntityMapping(name: "ItemToItem", type: .transform, sourceEntityName: "Item", destinationEntityName: "Item", attributeMappings: [
+                PropertyMapping(name: "name", valueExpression: try Expression(format: "$source.name")),
+                PropertyMapping(name: "price", valueExpression: try Expression(format: "$source.price * 2")),
+            ]),
+        ])
+    }
+
+    @Test func aMigrationThatBreaksTheModelsRulesLeavesTheStoreAsItWas() async throws {
+        let (path, cleanUp) = try await makeStore(try ShopModels.v2(), names: ["a", nil, "c"])
+        defer { cleanUp() }
+        let before = try FileSnapshot(path: path)
+        let models = try ShopModels.versioned([ShopModels.v2(), ShopModels.v3()])
+        let chain = try MigrationChain(ShopVersion2To3.self, models: models, mappingModels: [try nameCopyingMapping()])
+        let error = await #expect(throws: MigrationError.self) {
+            try await ProgressiveMigrator(chain: chain, logger: testLogger).migrateStore(at: .sqlite(path))
+        }
+        #expect(error?.code == .validationFailed)
+        #expect(error?.description.contains("name is required") == true)
+        try expectUnchanged(path, since: before)
+        #expect(try folderContents(path) == ["store.sqlite"])
+    }
+
+    @Test func aMappingModelFoundByVersionHashesRunsItsExpressions() async throws {
+        let (path, cleanUp) = try await makeStore(try ShopModels.v2(), names: ["a", "b"])
+        defer { cleanUp() }
+        let models = try ShopModels.versioned([ShopModels.v2(), ShopModels.v3()])
+        let chain = try MigrationChain(ShopVersion2To3.self, models: models, mappingModels: [try nameCopyingMapping()])
+        let plan = try await ProgressiveMigrator(chain: chain, logger: testLogger).migrateStore(at: .sqlite(path))
+        #expect(plan.steps.first?.mappingModels.map(\.name) == ["Shop2ToShop3"])
+        let container = try await PersistentContainer.open(model: try ShopModels.v3(), store: .sqlite(path), logger: testLogger)
+        let items = try await container.newContext().fetch(FetchRequest(entityName: "Item", sortDescriptors: [SortDescriptor(key: "name")]))
+        #expect(items.map { $0.value(forKey: "price") } == [0.0, 2.0])
+    }
+
+    @Test func anUnregisteredPolicyIsNamedAndNothingChanges() async throws {
+        let (path, cleanUp) = try await makeStore(try ShopModels.v1(), names: ["a"])
+        defer { cleanUp() }
+        let before = try FileSnapshot(path: path)
+        var mapping = try MappingModel.inferred(from: try ShopModels.v1(), to: try ShopModels.v2())
+        mapping.name = "WithPolicy"
+        mapping.isInferred = false
+        mapping.entityMappings[0].type = .custom
+        mapping.entityMappings[0].policyName = "Shop.MissingPolicy"
+        let chain = try MigrationChain(ShopVersion.self, models: try ShopModels.versioned([ShopModels.v1(), ShopModels.v2()]), mappingModels: [mapping])
+        let error = await #expect(throws: MigrationError.self) {
+            try await ProgressiveMigrator(chain: chain, logger: testLogger).migrateStore(at: .sqlite(path))
+        }
+        #expect(error?.code == .unknownPolicy)
+        #expect(error?.description.contains("Shop.MissingPolicy") == true)
+        try expectUnchanged(path, since: before)
+        #expect(try folderContents(path) == ["store.sqlite"])
+    }
+
+    @Test func cancellingAMigrationLeavesTheStoreAsItWas() async throws {
+        let (path, cleanUp) = try await makeStore(try ShopModels.v1(), names: (0..<50).map { "item \($0)" })
+        defer { cleanUp() }
+        let before = try FileSnapshot(path: path)
+        var mapping = try MappingModel.inferred(from: try ShopModels.v1(), to: try ShopModels.v2())
+        mapping.name = "Blocking"
+        mapping.isInferred = false
+        mapping.entityMappings[0].type = .custom
+        mapping.entityMappings[0].policyName = "BlockingPolicy"
+        var policies = MigrationPolicies()
+        policies.register(BlockingPolicy.self)
+        let chain = try MigrationChain(ShopVersion.self, models: try ShopModels.versioned([ShopModels.v1(), ShopModels.v2()]),
+                                       mappingModels: [mapping], policies: policies)
+        let migrator = ProgressiveMigrator(chain: chain, logger: testLogger)
+        let updates = migrator.progressUpdates()
+        let task = Task { try await migrator.migrateStore(at: .sqlite(path)) }
+        // The first batch's report says the migration is under way; then cancel it.
+        for await progress in updates where progress.stage == .createInstances {
+            task.cancel()
+            break
+        }
+        let result = await task.result
+        #expect(throws: (any Error).self) { try result.get() }
+        try expectUnchanged(path, since: before)
+        #expect(try folderContents(path) == ["store.sqlite"])
+    }
+}
+
+enum ShopVersion2To3: String, MigrationVersion, CaseIterable {
+    case v2 = "Shop 2", v3 = "Shop 3"
+    var modelName: String { rawValue }
+    func nextVersion() -> ShopVersion2To3? { self == .v2 ? .v3 : nil }
+}
+
+/// Lets a batch through, then waits to be cancelled.
+final class BlockingPolicy: EntityMigrationPolicy, @unchecked Sendable {
+    override func createDestinationInstances(forSource source: ManagedObject, in mapping: EntityMapping, manager: MigrationManager) async throws {
+        try await super.createDestinationInstances(forSource: source, in: mapping, manager: manager)
+    }
+
+    override func endInstanceCreation(forMapping mapping: EntityMapping, manager: MigrationManager) async throws {
+        // Stage 1 has reported progress by now; stay here until the task is cancelled.
+        while !Task.isCancelled { try await Task.sleep(for: .milliseconds(10)) }
+        throw CancellationError()
+    }
+}
