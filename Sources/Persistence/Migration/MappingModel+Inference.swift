@@ -134,7 +134,7 @@ private struct MappingInference {
                 continue
             }
             if match.type != attribute.type && !(match.type.isNumeric && attribute.type.isNumeric) {
-                throw failure(entity.name, attribute.name, "'\(attribute.name)' changes type from \(match.type) to \(attribute.type)")
+                throw failure(entity.name, attribute.name, "'\(attribute.name)' changes type from \(match.type.rawValue) to \(attribute.type.rawValue)")
             }
             if match.isOptional && !attribute.isOptional && attribute.defaultValue == nil {
                 throw failure(entity.name, attribute.name, "'\(attribute.name)' becomes required but has no default value for the rows without one")
