@@ -183,6 +183,17 @@ struct MappingFileTests {
         #expect(text.hasSuffix("}\n"))
     }
 
+    @Test("the example in Migrations/Mappings/README.md loads")
+    func readmeExample() throws {
+        let readme = try String(contentsOf: ModelFixtures.repositoryRoot.appendingPathComponent("Migrations/Mappings/README.md"), encoding: .utf8)
+        let example = try #require(readme.range(of: "## Example"))
+        let start = try #require(readme.range(of: "```json\n", range: example.upperBound..<readme.endIndex))
+        let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
+        let mapping = try MappingFixtures.load(String(readme[start.upperBound..<end.lowerBound]))
+        #expect(mapping.entityMappings.map(\.name) == ["PublicationToPublication", "PageToPage"])
+        #expect(mapping.policyNames == ["PublicationToPublicationMigrationPolicy"])
+    }
+
     @Test("inferred mappings written as files load back to the same entity mappings", arguments: [
         ("BookStore", "BookStore 2"), ("BookStore 2", "BookStore 3"), ("BookStore", "BookStore 3"),
         ("BookStore 3", "BookStore 4"), ("BookStore 4", "BookStore 5"),
