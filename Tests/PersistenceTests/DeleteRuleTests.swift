@@ -30,8 +30,8 @@ struct DeleteRuleTests {
             let context = container.newContext()
             let doomed = try book(context, "Doomed")
             let kept = try book(context, "Kept")
-            for n: Int64 in 1...3 { try page(context, n, of: doomed) }
-            for n: Int64 in 1...2 { try page(context, n, of: kept) }
+            for n: Int64 in 1...3 { _ = try page(context, n, of: doomed) }
+            for n: Int64 in 1...2 { _ = try page(context, n, of: kept) }
             try await context.save()
             #expect(try await container.count("ZPAGE") == 5)
 

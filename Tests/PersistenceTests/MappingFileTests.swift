@@ -224,16 +224,15 @@ struct MappingFileTests {
         #expect(try MappingModel.load(directory: missing, versions: versions).isEmpty)
     }
 
-    @Test("two files for the same pair of versions are refused")
+    @Test("two files for the same pair of versions both load, in name order")
     func sameStepTwice() throws {
         let folder = try MappingFixtures.folder()
-        try MappingFixtures.write(MappingFixtures.model3To4, named: "A", in: folder)
         try MappingFixtures.write(MappingFixtures.model3To4, named: "B", in: folder)
+        try MappingFixtures.write(MappingFixtures.model3To4, named: "A", in: folder)
         let versions = try MappingFixtures.versions()
-        let error = try #require(throws: MigrationError.self) { try MappingModel.load(directory: folder, versions: versions) }
-        #expect(error.code == .invalidMappingModel)
-        #expect(error.file == "Mappings/B.json")
-        #expect(error.description.contains("Mappings/A.json") && error.description.contains("Keep one mapping model"))
+        let mappings = try MappingModel.load(directory: folder, versions: versions)
+        #expect(mappings.map(\.name) == ["A", "B"])
+        #expect(mappings.allSatisfy { $0.maps(from: versions.version(named: "BookStore 3")!, to: versions.version(named: "BookStore 4")!) })
     }
 
     // MARK: Errors

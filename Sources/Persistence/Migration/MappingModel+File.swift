@@ -68,8 +68,11 @@ extension MappingModel {
     /// let step = mappings.first { $0.maps(from: v3, to: v4) } ?? (try MappingModel.inferred(from: v3, to: v4))
     /// ```
     ///
+    /// Several files may map the same pair of versions: a migrator runs them one after the
+    /// other, in name order, into the same destination store (Core Data's multiple passes).
+    ///
     /// - Throws: the first file's ``MigrationError``, or `invalidMappingModel` when the path
-    ///   is not a folder or two files map the same pair of models.
+    ///   is not a folder.
     public static func load(directory: URL, versions: VersionedModel) throws(MigrationError) -> [MappingModel] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) else { return [] }
@@ -89,15 +92,6 @@ extension MappingModel {
         var result: [MappingModel] = []
         for name in names.filter({ $0.hasSuffix(".json") && !$0.hasPrefix(".") }).sorted() {
             let mapping = try MappingModel(contentsOf: directory.appendingPathComponent(name), versions: versions)
-            if let other = result.first(where: {
-                $0.sourceEntityVersionHashes == mapping.sourceEntityVersionHashes
-                    && $0.destinationEntityVersionHashes == mapping.destinationEntityVersionHashes
-            }) {
-                throw MigrationError(
-                    .invalidMappingModel,
-                    "both \(other.file ?? other.name) and this file map \(mapping.sourceModelName) → \(mapping.destinationModelName)",
-                    hint: "Keep one mapping model per pair of versions", file: mapping.file)
-            }
             result.append(mapping)
         }
         return result
