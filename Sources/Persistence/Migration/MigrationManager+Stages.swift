@@ -193,34 +193,8 @@ extension MigrationManager {
     }
 
     private func validateDestination(counter: inout ProgressCounter) async throws {
-        var issues: [ValidationError.Issue] = []
-        for entity in destinationModel.entities where !entity.isAbstract {
-            let started = ContinuousClock.now
-            var last: Int64 = 0
-            var done = 0
-            while issues.count < 100 {
-                try checkCancellation()
-                let batch = try await destinationContext.fetchBatch(entityName: entity.name, predicate: nil, after: last, limit: configuration.batchSize)
-                guard let end = batch.last?.objectID.primaryKey else { break }
-                for object in batch { issues += ManagedObjectContext.validate(object) }
-                destinationContext.reset()
-                last = end
-                done += batch.count
-                counter.advance(.validateAndSave, mapping: entity.name, by: batch.count, done: done)
-            }
-            logger.info("migration stage", metadata: [
-                LoggingKeys.migrationStage: "\(MigrationProgress.Stage.validateAndSave.rawValue)",
-                LoggingKeys.entity: "\(entity.name)", LoggingKeys.rows: "\(done)",
-                LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
-            ])
-        }
-        if !issues.isEmpty {
-            let shown = issues.prefix(5).map(\.message).joined(separator: "; ")
-            throw MigrationError(
-                .validationFailed, "the migrated objects break the rules of '\(destinationModel.name)': \(shown)\(issues.count > 5 ? " …" : "")",
-                hint: "fix the mapping model's value expressions or the policy so every object is valid; the source store was not changed",
-                file: mappingModel.file, underlying: ValidationError(issues: issues))
-        }
+        try await MigrationValidation(model: destinationModel, batchSize: configuration.batchSize, logger: logger, file: mappingModel.file)
+            .validate(destinationContext) { entity, count, done in counter.advance(.validateAndSave, mapping: entity, by: count, done: done) }
     }
 
     private func logStage(_ stage: MigrationProgress.Stage, mapping: EntityMapping, rows: Int, since started: ContinuousClock.Instant) {

@@ -24,6 +24,7 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
         public let strategy: Strategy
         let managerType: MigrationManager.Type
         let inPlace: InPlaceMigration?
+        let setBased: SetBasedMigration?
 
         public var description: String {
             let mappings = mappingModels.map { $0.isInferred ? "inferred mapping" : "mapping \($0.name)" }.joined(separator: ", ")

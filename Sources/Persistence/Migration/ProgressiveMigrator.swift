@@ -103,14 +103,21 @@ public final class ProgressiveMigrator: Sendable {
         let mappings = try chain.mappingModels(from: source, to: destination)
         for mapping in mappings { try mapping.check(source: source, destination: destination) }
         let managerType = chain.managers[destination.name] ?? MigrationManager.self
-        if let dialect, mappings.count == 1, mappings[0].isInferred, managerType == MigrationManager.self,
+        func step(_ strategy: MigrationPlan.Strategy, inPlace: InPlaceMigration? = nil, setBased: SetBasedMigration? = nil) -> MigrationPlan.Step {
+            MigrationPlan.Step(source: source, destination: destination, mappingModels: mappings, strategy: strategy,
+                               managerType: managerType, inPlace: inPlace, setBased: setBased)
+        }
+        // A custom manager hooks into every instance, so its steps always stream.
+        guard let dialect, mappings.count == 1, managerType == MigrationManager.self else { return step(.streamed) }
+        if mappings[0].isInferred,
             case .success(let inPlace) = InPlaceMigration.plan(mapping: mappings[0], source: source, destination: destination, dialect: dialect)
         {
-            return MigrationPlan.Step(source: source, destination: destination, mappingModels: mappings, strategy: .inPlace,
-                                      managerType: managerType, inPlace: inPlace)
+            return step(.inPlace, inPlace: inPlace)
         }
-        return MigrationPlan.Step(source: source, destination: destination, mappingModels: mappings, strategy: .streamed,
-                                  managerType: managerType, inPlace: nil)
+        if case .success(let setBased) = SetBasedMigration.plan(mapping: mappings[0], source: source, destination: destination, dialect: dialect) {
+            return step(.setBased, setBased: setBased)
+        }
+        return step(.streamed)
     }
 
     /// Migrates the store at `url` to `target` (the current version by default); returns

@@ -49,7 +49,11 @@ struct SQLiteMigrationRun {
                 continue
             }
             let output = workFolder.appendingPathComponent("step\(index + 1).sqlite").path
-            try await runStreamed(step, index: index, from: current, to: output, uuid: metadata.storeUUID)
+            if let setBased = step.setBased {
+                try await runSetBased(setBased, step: step, index: index, from: current, to: output, uuid: metadata.storeUUID)
+            } else {
+                try await runStreamed(step, index: index, from: current, to: output, uuid: metadata.storeUUID)
+            }
             if current != path { try? removeStoreFiles(current) }
             current = output
             index += 1
@@ -146,6 +150,58 @@ struct SQLiteMigrationRun {
             try await database.write { try StoreCreation.writeMetadata(metadata, on: $0) }
             try await database.checkpoint()
         }
+    }
+
+    private func runSetBased(_ setBased: SetBasedMigration, step: MigrationPlan.Step, index: Int, from input: String, to output: String, uuid: String) async throws {
+        let stepCount = plan.steps.count
+        func report(_ stage: MigrationProgress.Stage, _ fraction: Double, mapping: String? = nil, done: Int = 0) {
+            migrator.report(MigrationProgress(
+                fractionCompleted: fraction, stepFractionCompleted: fraction, step: 1, stepCount: 1, sourceVersion: step.source.name,
+                destinationVersion: step.destination.name, stage: stage, entityMapping: mapping, instancesDone: done, instancesTotal: done),
+                step: index, of: stepCount)
+        }
+        let started = ContinuousClock.now
+        let created = try await PersistentStore.open(.sqlite(output), model: step.destination, options: .createIfMissing, logger: logger)
+        await created.close()
+        let source = SQLiteStoreFile.readOnlyURI(for: input)
+        let metadata = StoreMetadata(model: step.destination, storeType: url.storeType, storeUUID: uuid)
+        let written: [(mapping: String, rows: Int)]
+        do {
+            written = try await withDatabase(output) { database in
+                _ = try await database.writeWithoutTransaction { try $0.run("ATTACH DATABASE ? AS src", [.text(source)]) }
+                let written = try await database.write { connection in
+                    let written = try setBased.run(on: connection)
+                    try StoreCreation.writeMetadata(metadata, on: connection)
+                    return written
+                }
+                try await database.writeWithoutTransaction { try $0.execute("DETACH DATABASE src") }
+                try await database.checkpoint()
+                return written
+            }
+        } catch let error as DatabaseError {
+            throw MigrationError(.store, "step \(step.source.name) → \(step.destination.name) failed", hint: "the store was not changed",
+                                 store: url.description, underlying: error)
+        }
+        for (mapping, rows) in written {
+            logger.info("migration stage", metadata: [
+                LoggingKeys.migrationStep: "\(index + 1)/\(stepCount) \(step.source.name) → \(step.destination.name)",
+                LoggingKeys.migrationStage: "\(MigrationProgress.Stage.createInstances.rawValue)",
+                LoggingKeys.entityMapping: "\(mapping)", LoggingKeys.rows: "\(rows)",
+                LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
+            ])
+            report(.createInstances, 0.5, mapping: mapping, done: rows)
+        }
+        // Stage 3 as in a streamed step: the new store against the model's rules.
+        let store = try await PersistentStore.open(.sqlite(output), model: step.destination, options: .existingOnly, logger: logger)
+        do {
+            try await MigrationValidation(model: step.destination, batchSize: 1_000, logger: logger, file: step.mappingModels.first?.file)
+                .validate(ManagedObjectContext(store: store, logger: logger)) { entity, _, done in report(.validateAndSave, 0.75, mapping: entity, done: done) }
+        } catch {
+            await store.close()
+            throw error
+        }
+        await store.close()
+        report(.finished, 1)
     }
 
     /// Renames the finished file over the store: one atomic step on the same file system.

@@ -1,0 +1,89 @@
+/// Translates a value expression over `$source` into SQL over the source row `s`, only
+/// where SQL means exactly what the Swift evaluator does; `nil` otherwise.
+///
+/// Translated: `$source.<attribute>` (numeric widening by `CAST`), constants (bound),
+/// `+ - *` on numbers, and `stringByAppendingString:`. Not translated, because SQLite's
+/// meaning differs: division (integer division, `NULL` for zero), `uppercase:` and
+/// `lowercase:` (ASCII only), `length:` (code points, not characters).
+struct SQLValueTranslator {
+    let model: ManagedObjectModel
+    let entity: EntityDescription
+    let table: EntityTable
+    let dialect: SQLDialect
+    private(set) var arguments: [DatabaseValue] = []
+
+    init(model: ManagedObjectModel, entity: EntityDescription, table: EntityTable, dialect: SQLDialect) {
+        self.model = model
+        self.entity = entity
+        self.table = table
+        self.dialect = dialect
+    }
+
+    /// A placeholder for `value`.
+    mutating func bind(_ value: DatabaseValue) -> String {
+        arguments.append(value)
+        return dialect.placeholder(arguments.count)
+    }
+
+    /// The SQL for `expression` as a value of `type`, or `nil`.
+    mutating func sql(for expression: Expression, as type: AttributeType) throws -> String? {
+        guard let (sql, sourceType) = try translate(expression) else { return nil }
+        guard let sourceType else { return sql }
+        if sourceType == type { return sql }
+        guard sourceType.isNumeric, type.isNumeric else { return nil }
+        switch (sourceType.storageClass, type.storageClass) {
+        case (.integer, .integer): return sql
+        case (.integer, .real), (.real, .real): return "CAST(\(sql) AS REAL)"
+        default: return nil
+        }
+    }
+
+    /// The SQL and, when known, the attribute type it yields (`nil` for NULL).
+    private mutating func translate(_ expression: Expression) throws -> (String, AttributeType?)? {
+        switch expression {
+        case .variable("source", let path) where path.count == 1:
+            guard let attribute = model.attribute(named: path[0], of: entity), !attribute.isTransient,
+                let column = table.column(for: attribute.name)
+            else { return nil }
+            return ("s.\(column.name)", attribute.type)
+        case .constant(let value):
+            switch value {
+            case .null: return ("NULL", nil)
+            case .integer: return (bind(ValueCoding.databaseValue(value, type: .integer64, dialect: dialect)), .integer64)
+            case .double: return (bind(ValueCoding.databaseValue(value, type: .double, dialect: dialect)), .double)
+            case .string: return (bind(ValueCoding.databaseValue(value, type: .string, dialect: dialect)), .string)
+            case .bool: return (bind(ValueCoding.databaseValue(value, type: .boolean, dialect: dialect)), .boolean)
+            default: return nil
+            }
+        case .arithmetic(let op, let lhs, let rhs) where op == .add || op == .subtract || op == .multiply:
+            guard let (l, lt) = try translate(lhs), let (r, rt) = try translate(rhs) else { return nil }
+            let types = [lt, rt].compactMap { $0 }
+            guard types.allSatisfy({ $0.storageClass == .integer || $0.storageClass == .real }) else { return nil }
+            // Integer overflow becomes floating point in Swift's evaluator; SQLite would fail.
+            let isInteger = types.allSatisfy { $0.storageClass == .integer }
+            if isInteger { return nil }
+            return ("(\(l) \(op.rawValue) \(r))", .double)
+        case .functionCall(let target, "stringByAppendingString:", let arguments) where arguments.count == 1:
+            guard let (t, tt) = try translate(target), let (a, at) = try translate(arguments[0]),
+                [tt, at].allSatisfy({ $0 == nil || $0 == .string })
+            else { return nil }
+            return ("(\(t) || coalesce(\(a), ''))", .string)
+        default:
+            return nil
+        }
+    }
+}
+
+extension AttributeType {
+    /// How SQLite stores values of the type.
+    enum StorageClass { case integer, real, text, blob }
+
+    var storageClass: StorageClass {
+        switch self {
+        case .integer16, .integer32, .integer64, .boolean: .integer
+        case .double, .float, .date: .real
+        case .string, .decimal, .uri: .text
+        case .binary, .uuid: .blob
+        }
+    }
+}

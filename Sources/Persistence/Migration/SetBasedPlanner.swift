@@ -1,0 +1,131 @@
+/// Works out a ``SetBasedMigration``'s statements, or why there can be none.
+struct SetBasedPlanner {
+    let mapping: MappingModel
+    let source: ManagedObjectModel
+    let destination: ManagedObjectModel
+    let dialect: SQLDialect
+    let sourceSchema: StoreSchema
+    let destinationSchema: StoreSchema
+
+    init(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: SQLDialect) {
+        self.mapping = mapping
+        self.source = source
+        self.destination = destination
+        self.dialect = dialect
+        self.sourceSchema = StoreSchema(model: source, dialect: dialect)
+        self.destinationSchema = StoreSchema(model: destination, dialect: dialect)
+    }
+
+    func unsupported(_ reason: String) -> SetBasedMigration.Unsupported {
+        SetBasedMigration.Unsupported(reason: reason)
+    }
+
+    func plan() throws -> SetBasedMigration {
+        var inserts: [SetBasedMigration.Insert] = []
+        var joinInserts: [SetBasedMigration.JoinInsert] = []
+        var joinTablesDone: Set<String> = []
+        for entityMapping in mapping.entityMappings {
+            if entityMapping.policyName != nil || entityMapping.type == .custom { throw unsupported("\(entityMapping.name) runs a policy") }
+            if entityMapping.sourceFilter != nil { throw unsupported("\(entityMapping.name) filters its source") }
+            guard entityMapping.type == .copy || entityMapping.type == .transform else { continue }
+            guard let sourceName = entityMapping.sourceEntityName, let sourceEntity = source.entity(named: sourceName),
+                let destinationName = entityMapping.destinationEntityName, let destinationEntity = destination.entity(named: destinationName),
+                let sourceTable = sourceSchema.table(for: sourceName), let destinationTable = destinationSchema.table(for: destinationName)
+            else { throw unsupported("\(entityMapping.name) names an entity the models do not have") }
+
+            var translator = SQLValueTranslator(model: source, entity: sourceEntity, table: sourceTable, dialect: dialect)
+            var columns: [(column: String, sql: String)] = []
+            for attribute in destination.attributes(of: destinationEntity) where !attribute.isTransient {
+                guard let column = destinationTable.column(for: attribute.name) else { continue }
+                let expression = entityMapping.propertyMapping(named: attribute.name)?.valueExpression
+                guard var sql = try expression.map({ try translator.sql(for: $0, as: attribute.type) }) ?? Optional("NULL") else {
+                    throw unsupported("\(entityMapping.name).\(attribute.name)'s value expression has no SQL equivalent")
+                }
+                if let defaultValue = attribute.defaultValue {
+                    // Core Data gives a new object its defaults; nil never replaces a required one.
+                    sql = "coalesce(\(sql), \(translator.bind(ValueCoding.databaseValue(defaultValue, type: attribute.type, dialect: dialect))))"
+                }
+                columns.append((column.name, sql))
+            }
+            for relationship in destination.relationships(of: destinationEntity) where !relationship.isTransient {
+                let expression = entityMapping.propertyMapping(named: relationship.name)?.valueExpression
+                switch destinationSchema.storage(of: relationship, in: destinationEntity) {
+                case .foreignKey(let column)?:
+                    guard let expression else { continue }
+                    columns.append((column, try foreignKey(expression, sourceEntity: sourceEntity, sourceTable: sourceTable, mappingName: entityMapping.name, property: relationship.name)))
+                case .inverseForeignKey?:
+                    // Filled from the other side's foreign key; that side must map it.
+                    guard expression != nil, let inverse = destination.inverse(of: relationship) else { continue }
+                    let inverseMapped = mapping.entityMappings.contains { other in
+                        guard let name = other.destinationEntityName, let entity = destination.entity(named: name) else { return false }
+                        return destination.entity(entity, isKindOf: destination.entity(named: relationship.destinationEntityName)!)
+                            && other.propertyMapping(named: inverse.name)?.valueExpression != nil
+                    }
+                    if !inverseMapped { throw unsupported("\(entityMapping.name).\(relationship.name) is only mapped from its to-many side") }
+                case .joinTable(let join, let fromSource)?:
+                    guard let expression, !joinTablesDone.contains(join.name) else { continue }
+                    joinTablesDone.insert(join.name)
+                    joinInserts.append(try joinRows(expression, join: join, fromOwner: fromSource, sourceEntity: sourceEntity,
+                                                    sourceTable: sourceTable, mappingName: entityMapping.name, property: relationship.name))
+                case nil:
+                    continue
+                }
+            }
+            inserts.append(SetBasedMigration.Insert(
+                mapping: entityMapping.name, sourceRoot: sourceTable.rootEntityName, destinationRoot: destinationTable.rootEntityName,
+                destinationTable: destinationTable.name, sourceTable: sourceTable.name, sourceEntityNumber: sourceTable.entityNumber,
+                destinationEntityNumber: destinationTable.entityNumber, columns: columns, arguments: translator.arguments))
+        }
+        return SetBasedMigration(source: source, destination: destination, inserts: inserts, joinInserts: joinInserts)
+    }
+
+    /// The entity mapping a `destinationInstances…` call names, and the source relationship it reads.
+    private func lookup(_ expression: Expression, sourceEntity: EntityDescription, property: String) throws -> (target: EntityMapping, relationship: RelationshipDescription) {
+        guard let call = expression.destinationInstancesCall, let path = call.sources.sourceKeyPath, path.count == 1,
+            let relationship = source.relationship(named: path[0], of: sourceEntity),
+            let target = mapping.entityMapping(named: call.mapping), target.policyName == nil, target.sourceFilter == nil,
+            target.type == .copy || target.type == .transform,
+            target.sourceEntityName == relationship.destinationEntityName,
+            let targetEntity = source.entity(named: relationship.destinationEntityName), source.subentities(of: targetEntity).isEmpty
+        else { throw unsupported("\(property) is not a plain look-up of another mapping's instances") }
+        return (target, relationship)
+    }
+
+    private func foreignKey(_ expression: Expression, sourceEntity: EntityDescription, sourceTable: EntityTable, mappingName: String, property: String) throws -> String {
+        let (target, relationship) = try lookup(expression, sourceEntity: sourceEntity, property: property)
+        let d = dialect
+        switch sourceSchema.storage(of: relationship, in: sourceEntity) {
+        case .foreignKey(let column)?:
+            return "s.\(column) + offset(\(target.name))"
+        case .inverseForeignKey(let table, let column)?:
+            // A to-many that became a to-one keeps its first destination.
+            return "(SELECT min(x.\(d.name("Z_PK"))) FROM src.\(table.name) x WHERE x.\(column) = s.\(d.name("Z_PK"))) + offset(\(target.name))"
+        default:
+            throw unsupported("\(mappingName).\(property) reads a many-to-many relationship")
+        }
+    }
+
+    private func joinRows(_ expression: Expression, join: JoinTable, fromOwner: Bool, sourceEntity: EntityDescription, sourceTable: EntityTable,
+                          mappingName: String, property: String) throws -> SetBasedMigration.JoinInsert {
+        let (target, relationship) = try lookup(expression, sourceEntity: sourceEntity, property: property)
+        let d = dialect
+        let pk = d.name("Z_PK")
+        // (this side's key, the other side's key) pairs from the source's storage.
+        let pairs: String
+        switch sourceSchema.storage(of: relationship, in: sourceEntity) {
+        case .foreignKey(let column)?:
+            pairs = "SELECT s.\(pk) + offset(\(mappingName)) AS a, s.\(column) + offset(\(target.name)) AS b FROM src.\(sourceTable.name) s WHERE s.\(column) IS NOT NULL AND s.\(d.name("Z_ENT")) = \(sourceTable.entityNumber)"
+        case .inverseForeignKey(let table, let column)?:
+            pairs = "SELECT x.\(column) + offset(\(mappingName)) AS a, x.\(pk) + offset(\(target.name)) AS b FROM src.\(table.name) x WHERE x.\(column) IS NOT NULL"
+        case .joinTable(let sourceJoin, let sourceFromOwner)?:
+            let mine = sourceFromOwner ? sourceJoin.sourceColumn : sourceJoin.destinationColumn
+            let other = sourceFromOwner ? sourceJoin.destinationColumn : sourceJoin.sourceColumn
+            pairs = "SELECT j.\(mine) + offset(\(mappingName)) AS a, j.\(other) + offset(\(target.name)) AS b FROM src.\(sourceJoin.name) j"
+        case nil:
+            throw unsupported("\(mappingName).\(property) reads a transient relationship")
+        }
+        return SetBasedMigration.JoinInsert(
+            table: join.name, ownerColumn: join.sourceColumn, otherColumn: join.destinationColumn,
+            select: fromOwner ? "SELECT a, b FROM (\(pairs)) p" : "SELECT b, a FROM (\(pairs)) p")
+    }
+}
