@@ -1,0 +1,396 @@
+import Foundation
+
+extension MappingModel {
+    /// Loads a mapping model from a JSON file such as `Migrations/Mappings/Model3To4.json`
+    /// and checks it against its two models (``check(source:destination:)``).
+    ///
+    /// The file names the source and destination versions by name; the mapping records
+    /// their entity version hashes, by which a migrator later picks it for a step. Its name
+    /// is the file name without extension. The format is described in
+    /// `Migrations/Mappings/README.md`.
+    ///
+    /// ```swift
+    /// let versions = try VersionedModel(contentsOf: URL(fileURLWithPath: "Migrations/BookStore.xcdatamodeld"))
+    /// let model3To4 = try MappingModel(contentsOf: URL(fileURLWithPath: "Migrations/Mappings/Model3To4.json"), versions: versions)
+    /// ```
+    ///
+    /// - Throws: ``MigrationError`` whose `file` is the file's folder and name
+    ///   (`Mappings/Model3To4.json`), with the entity mapping and property at fault and a
+    ///   hint: ``MigrationError/Code/invalidMappingModel`` for a file that cannot be read,
+    ///   malformed JSON (with the position or key path), unknown keys, an unknown version,
+    ///   entity, mapping type or property, and expressions that do not parse (with the
+    ///   column); and whatever ``check(source:destination:)`` finds.
+    public init(contentsOf url: URL, versions: VersionedModel) throws(MigrationError) {
+        let file = Self.fileLabel(for: url)
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            // The reason without the path, which messages never show.
+            let reason = switch (error as? CocoaError)?.code {
+            case .fileReadNoSuchFile?, .fileNoSuchFile?: "there is no such file"
+            case .fileReadNoPermission?: "permission denied"
+            default: "error \((error as NSError).code)"
+            }
+            throw MigrationError(
+                .invalidMappingModel, "cannot read the mapping model file (\(reason))",
+                hint: "Check that the file exists and is readable", file: file)
+        }
+        try self.init(fileData: data, name: url.deletingPathExtension().lastPathComponent, file: file, versions: versions)
+    }
+
+    /// Reads a mapping model from the contents of a mapping file; see ``init(contentsOf:versions:)``.
+    ///
+    /// ```swift
+    /// let mapping = try MappingModel(fileData: data, name: "Model3To4", versions: versions)
+    /// ```
+    public init(fileData data: Data, name: String, file: String? = nil, versions: VersionedModel) throws(MigrationError) {
+        let contents: MappingModelFile
+        do {
+            contents = try JSONDecoder().decode(MappingModelFile.self, from: data)
+        } catch {
+            throw Self.decodingFailure(error, data: data, file: file)
+        }
+        let source = try Self.version(contents.source, key: "source", in: versions, file: file)
+        let destination = try Self.version(contents.destination, key: "destination", in: versions, file: file)
+        var builder = MappingFileReader(source: source, destination: destination, file: file)
+        let mappings = builder.entityMappings(contents.entityMappings)
+        if let error = MigrationError.combining(builder.problems) { throw error }
+        self.init(name: name, source: source, destination: destination, entityMappings: mappings, file: file)
+        try check(source: source, destination: destination)
+    }
+
+    /// Loads every `*.json` mapping file in a folder, sorted by name; a folder that does not
+    /// exist holds none.
+    ///
+    /// ```swift
+    /// let mappings = try MappingModel.load(directory: URL(fileURLWithPath: "Migrations/Mappings"), versions: versions)
+    /// let step = mappings.first { $0.maps(from: v3, to: v4) } ?? (try MappingModel.inferred(from: v3, to: v4))
+    /// ```
+    ///
+    /// - Throws: the first file's ``MigrationError``, or `invalidMappingModel` when the path
+    ///   is not a folder or two files map the same pair of models.
+    public static func load(directory: URL, versions: VersionedModel) throws(MigrationError) -> [MappingModel] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) else { return [] }
+        guard isDirectory.boolValue else {
+            throw MigrationError(
+                .invalidMappingModel, "the mappings path is a file, not a folder",
+                hint: "Point it at the folder that holds the *.json mapping files", file: directory.lastPathComponent)
+        }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        } catch {
+            throw MigrationError(
+                .invalidMappingModel, "cannot list the mappings folder (\(error.localizedDescription))",
+                hint: "Check that the folder is readable", file: directory.lastPathComponent)
+        }
+        var result: [MappingModel] = []
+        for name in names.filter({ $0.hasSuffix(".json") && !$0.hasPrefix(".") }).sorted() {
+            let mapping = try MappingModel(contentsOf: directory.appendingPathComponent(name), versions: versions)
+            if let other = result.first(where: {
+                $0.sourceEntityVersionHashes == mapping.sourceEntityVersionHashes
+                    && $0.destinationEntityVersionHashes == mapping.destinationEntityVersionHashes
+            }) {
+                throw MigrationError(
+                    .invalidMappingModel,
+                    "both \(other.file ?? other.name) and this file map \(mapping.sourceModelName) → \(mapping.destinationModelName)",
+                    hint: "Keep one mapping model per pair of versions", file: mapping.file)
+            }
+            result.append(mapping)
+        }
+        return result
+    }
+
+    /// The mapping model in the mapping file format: keys in the documented order,
+    /// properties in the destination entity's order, two-space indents.
+    ///
+    /// Loading the result with the same versions gives back an equal mapping model (but for
+    /// `name` and `file`, which come from the file's name). An inferred mapping written so
+    /// becomes an editable starting point for a custom one.
+    ///
+    /// ```swift
+    /// try MappingModel.inferred(from: v3, to: v4).fileData().write(to: url)
+    /// ```
+    public func fileData() -> Data {
+        let contents = MappingModelFile(
+            source: sourceModelName, destination: destinationModelName,
+            entityMappings: entityMappings.map(Self.fileEntry))
+        return Data(contents.text.utf8)
+    }
+
+    /// Writes ``fileData()`` to `url`.
+    public func write(to url: URL) throws(MigrationError) {
+        let data = fileData()
+        do {
+            try data.write(to: url, options: .atomic)
+        } catch {
+            throw MigrationError(
+                .invalidMappingModel, "cannot write the mapping model (\(error.localizedDescription))",
+                hint: "Check that the folder exists and is writable", file: Self.fileLabel(for: url))
+        }
+    }
+
+    // MARK: Helpers
+
+    /// The file's folder and name (`Mappings/Model3To4.json`): enough to find it, without
+    /// the absolute path.
+    static func fileLabel(for url: URL) -> String {
+        let components = url.standardizedFileURL.pathComponents.filter { $0 != "/" }
+        return components.suffix(2).joined(separator: "/")
+    }
+
+    private static func fileEntry(_ mapping: EntityMapping) -> MappingModelFile.Entity {
+        func properties(_ list: [PropertyMapping]) -> MappingModelFile.PropertyMap? {
+            guard !list.isEmpty else { return nil }
+            return MappingModelFile.PropertyMap(list.map { property in
+                MappingModelFile.PropertyMap.Entry(name: property.name, property: MappingModelFile.Property(
+                    value: property.valueExpression?.format, userInfo: property.userInfo.isEmpty ? nil : property.userInfo))
+            })
+        }
+        return MappingModelFile.Entity(
+            name: mapping.name, type: mapping.type.rawValue, source: mapping.sourceEntityName,
+            destination: mapping.destinationEntityName, policy: mapping.policyName,
+            sourceFilter: mapping.sourceFilter?.predicateFormat,
+            attributes: properties(mapping.attributeMappings), relationships: properties(mapping.relationshipMappings),
+            userInfo: mapping.userInfo.isEmpty ? nil : mapping.userInfo)
+    }
+
+    private static func version(_ name: String, key: String, in versions: VersionedModel, file: String?) throws(MigrationError) -> ManagedObjectModel {
+        if let model = versions.version(named: name) { return model }
+        let known = versions.versions.map { "\"\($0.name)\"" }.joined(separator: ", ")
+        var hint = "Set \"\(key)\" to one of \(versions.name)'s versions: \(known) (an .xcdatamodel folder's name without its extension)"
+        if let close = versions.versions.first(where: { $0.name.lowercased() == name.lowercased() || $0.name + ".xcdatamodel" == name }) {
+            hint = "Did you mean \"\(close.name)\"? " + hint
+        }
+        throw MigrationError(.invalidMappingModel, "the \(key) version \"\(name)\" is not a version of \(versions.name)", hint: hint, file: file)
+    }
+
+    /// A `DecodingError` as a ``MigrationError``: the position of a syntax error, or the key
+    /// path (`entityMappings[1].type`) of a missing, misspelt or mistyped key, with the
+    /// entity mapping and property it is in when the JSON itself is readable.
+    private static func decodingFailure(_ error: any Error, data: Data, file: String?) -> MigrationError {
+        guard let error = error as? DecodingError else {
+            return MigrationError(.invalidMappingModel, "cannot read the mapping model (\(error))", file: file)
+        }
+        let context: DecodingError.Context
+        var message: String
+        var hint: String
+        switch error {
+        case .dataCorrupted(let c):
+            context = c
+            if c.codingPath.isEmpty {
+                let detail = jsonSyntaxError(in: data) ?? c.debugDescription
+                return MigrationError(
+                    .invalidMappingModel, "the file is not valid JSON: \(detail)",
+                    hint: "Fix the JSON at that position; a missing comma or quote, or a comma before '}' or ']', is the usual cause",
+                    file: file)
+            }
+            message = c.debugDescription
+            hint = c.debugDescription.hasPrefix("unknown key") ? "Remove or correct the key; the README in Migrations/Mappings lists every key" : "Correct the value"
+        case .keyNotFound(let key, let c):
+            context = c
+            message = "the key \"\(key.stringValue)\" is missing"
+            hint = key.stringValue == "type"
+                ? "Add \"type\": one of \(EntityMapping.MappingType.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))"
+                : "Add \"\(key.stringValue)\""
+        case .typeMismatch(let type, let c):
+            context = c
+            message = c.codingPath.last.map { "the value of \"\($0.stringValue)\" has the wrong type" } ?? "the file has the wrong shape"
+            message += " (\(c.debugDescription))"
+            hint = "Give it \(describe(type))"
+        case .valueNotFound(let type, let c):
+            context = c
+            message = "a value is missing (\(c.debugDescription))"
+            hint = "Give it \(describe(type)) instead of null"
+        @unknown default:
+            return MigrationError(.invalidMappingModel, "cannot read the mapping model (\(error))", file: file)
+        }
+        let path = keyPath(context.codingPath)
+        if !path.isEmpty { message = "at \(path): " + message }
+        let (entityMapping, property) = location(of: context.codingPath, in: data)
+        return MigrationError(.invalidMappingModel, message, hint: hint, file: file, entityMapping: entityMapping, property: property)
+    }
+
+    /// Where JSON text is malformed, as `Invalid value at line 4, column 62, near "…"`.
+    ///
+    /// `JSONDecoder` does not say where; `JSONSerialization` does, as a byte offset
+    /// ("around character 122") or a line and column, which this turns into a line and a
+    /// column with the text there.
+    static func jsonSyntaxError(in data: Data) -> String? {
+        let description: String
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            return nil
+        } catch {
+            description = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
+        }
+        var text = description.hasSuffix(".") ? String(description.dropLast()) : description
+        guard let range = text.range(of: #"around character \d+"#, options: .regularExpression),
+            let offset = Int(text[range].split(separator: " ").last ?? ""), offset <= data.count
+        else { return text }
+        let before = data.prefix(offset)
+        let line = before.filter { $0 == UInt8(ascii: "\n") }.count + 1
+        let lineStart = before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? before.startIndex
+        let column = String(decoding: data[lineStart..<offset], as: UTF8.self).count + 1
+        let rest = data[offset...].prefix { $0 != UInt8(ascii: "\n") }
+        let near = String(decoding: rest, as: UTF8.self).prefix(24).trimmingCharacters(in: .whitespaces)
+        text.replaceSubrange(range, with: "at line \(line), column \(column)")
+        return near.isEmpty ? text : text + ", before '\(near)'"
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is [String: String].Type: "an object of strings"
+        case is [Any].Type, is [MappingModelFile.Entity].Type: "an array"
+        default: type == MappingModelFile.Property.self
+            ? "an expression string, null, or {\"value\": …, \"userInfo\": {…}}" : "a value of the documented type"
+        }
+    }
+
+    /// `entityMappings[1].attributes.price`.
+    private static func keyPath(_ path: [any CodingKey]) -> String {
+        var result = ""
+        for key in path {
+            if let index = key.intValue {
+                result += "[\(index)]"
+            } else {
+                result += (result.isEmpty ? "" : ".") + key.stringValue
+            }
+        }
+        return result
+    }
+
+    /// The name of the entity mapping a coding path is in, and the property, when the file
+    /// is JSON that far.
+    private static func location(of path: [any CodingKey], in data: Data) -> (entityMapping: String?, property: String?) {
+        guard path.count >= 2, path[0].stringValue == "entityMappings", let index = path[1].intValue else { return (nil, nil) }
+        var property: String?
+        if path.count >= 4, ["attributes", "relationships"].contains(path[2].stringValue) {
+            property = path[3].stringValue
+        }
+        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let list = root["entityMappings"] as? [Any], index < list.count,
+            let entry = list[index] as? [String: Any], let name = entry["name"] as? String
+        else { return (nil, property) }
+        return (name, property)
+    }
+}
+
+/// Turns the entity mappings of a file into ``EntityMapping`` values, collecting every
+/// problem: unknown types, entities and properties, expressions that do not parse.
+private struct MappingFileReader {
+    let source: ManagedObjectModel
+    let destination: ManagedObjectModel
+    let file: String?
+    var problems: [MigrationError] = []
+
+    init(source: ManagedObjectModel, destination: ManagedObjectModel, file: String?) {
+        self.source = source
+        self.destination = destination
+        self.file = file
+    }
+
+    mutating func report(_ message: String, hint: String, entityMapping: String, property: String? = nil) {
+        problems.append(MigrationError(.invalidMappingModel, message, hint: hint, file: file, entityMapping: entityMapping, property: property))
+    }
+
+    mutating func entityMappings(_ entries: [MappingModelFile.Entity]) -> [EntityMapping] {
+        entries.compactMap { entityMapping($0) }
+    }
+
+    private mutating func entityMapping(_ entry: MappingModelFile.Entity) -> EntityMapping? {
+        let name = entry.name
+        guard let type = EntityMapping.MappingType(rawValue: entry.type) else {
+            let types = EntityMapping.MappingType.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+            let close = EntityMapping.MappingType.allCases.first { $0.rawValue == entry.type.lowercased() }
+            report(
+                "unknown mapping type \"\(entry.type)\"",
+                hint: (close.map { "Did you mean \"\($0.rawValue)\"? " } ?? "") + "Set \"type\" to one of \(types)",
+                entityMapping: name)
+            return nil
+        }
+        _ = resolve(entry.source, side: .source, mapping: name)
+        let destinationEntity = resolve(entry.destination, side: .destination, mapping: name)
+
+        var sourceFilter: Predicate?
+        if let text = entry.sourceFilter {
+            do throws(ExpressionError) {
+                sourceFilter = try Predicate(format: text)
+            } catch {
+                report(
+                    "the source filter does not parse: \(Self.explain(error))",
+                    hint: "Write the filter in NSPredicate format on the source entity's keys, such as price >= 0",
+                    entityMapping: name)
+            }
+        }
+        let attributes = propertyMappings(entry.attributes, isAttribute: true, of: destinationEntity, named: entry.destination, mapping: name)
+        let relationships = propertyMappings(entry.relationships, isAttribute: false, of: destinationEntity, named: entry.destination, mapping: name)
+        return EntityMapping(
+            name: name, type: type, sourceEntityName: entry.source, destinationEntityName: entry.destination,
+            sourceFilter: sourceFilter, attributeMappings: attributes, relationshipMappings: relationships,
+            policyName: entry.policy, userInfo: entry.userInfo ?? [:])
+    }
+
+    /// The entity named `name` on one side; `nil` (and a problem) when it does not exist.
+    private mutating func resolve(_ name: String?, side: ModelSide, mapping: String) -> EntityDescription? {
+        guard let name else { return nil }
+        let model = side == .source ? source : destination
+        if let entity = model.entity(named: name) { return entity }
+        let (message, hint) = MappingDiagnostics.unknownEntity(name, side: side, in: model)
+        report(message, hint: hint.replacingOccurrences(of: "Use one of", with: "Set \"\(side)\" to one of"), entityMapping: mapping)
+        return nil
+    }
+
+    /// The property mappings of one kind, in the destination entity's property order.
+    private mutating func propertyMappings(
+        _ entries: MappingModelFile.PropertyMap?, isAttribute: Bool, of entity: EntityDescription?, named entityName: String?,
+        mapping: String
+    ) -> [PropertyMapping] {
+        guard let entries = entries?.entries, !entries.isEmpty else { return [] }
+        let key = isAttribute ? "attributes" : "relationships"
+        guard let entity else {
+            // An unknown destination entity is reported already.
+            if entityName == nil {
+                report(
+                    "the mapping has \(key) but no destination entity to set them on",
+                    hint: "Set \"destination\", or remove \"\(key)\"", entityMapping: mapping)
+            }
+            return []
+        }
+        let order = isAttribute
+            ? destination.attributes(of: entity).map(\.name)
+            : destination.relationships(of: entity).map(\.name)
+        var result: [PropertyMapping] = []
+        for (name, entry) in entries.map({ ($0.name, $0.property) }).sorted(by: { $0.0 < $1.0 }) {
+            guard order.contains(name) else {
+                let (message, hint) = MappingDiagnostics.unknownProperty(name, isAttribute: isAttribute, of: entity, in: destination)
+                report(message, hint: hint, entityMapping: mapping, property: name)
+                continue
+            }
+            var expression: Expression?
+            if let text = entry.value {
+                do throws(ExpressionError) {
+                    expression = try Expression(format: text)
+                } catch {
+                    report(
+                        "the value expression of '\(name)' does not parse: \(Self.explain(error))",
+                        hint: "Write it in NSExpression format, such as $source.\(name) or $source.price * 1.04",
+                        entityMapping: mapping, property: name)
+                    continue
+                }
+            }
+            result.append(PropertyMapping(name: name, valueExpression: expression, userInfo: entry.userInfo ?? [:]))
+        }
+        return result.sorted { order.firstIndex(of: $0.name)! < order.firstIndex(of: $1.name)! }
+    }
+
+    /// `expected an expression, found end of format at column 16 of "$source.price *"`.
+    static func explain(_ error: ExpressionError) -> String {
+        guard let format = error.format else { return error.message }
+        guard let offset = error.offset else { return "\(error.message) in \"\(format)\"" }
+        return "\(error.message) at column \(offset + 1) of \"\(format)\""
+    }
+}
