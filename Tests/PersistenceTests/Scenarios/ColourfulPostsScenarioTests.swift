@@ -56,22 +56,13 @@ final class FailingPostToPostMigrationPolicy: EntityMigrationPolicy, @unchecked 
 enum ColourfulPosts {
     static func models() throws -> VersionedModel { try Scenario.models("ColourfulPosts", "ColourfulPosts") }
 
-    /// `ColourfulPosts 2` → `ColourfulPosts 3`: one custom entity mapping.
-    static func mapping2To3(_ models: VersionedModel) throws -> MappingModel {
-        let v2 = try Scenario.version("ColourfulPosts 2", of: models)
-        let v3 = try Scenario.version("ColourfulPosts 3", of: models)
-        let postToPost = EntityMapping(
-            name: "PostToPost", type: .custom, sourceEntityName: "Post", destinationEntityName: "Post",
-            attributeMappings: [Scenario.copy("postID"), Scenario.copy("date"), Scenario.copy("hexColor")],
-            policyName: "PostToPostMigrationPolicy")
-        return MappingModel(name: "ColourfulPosts2To3", source: v2, destination: v3, entityMappings: [postToPost])
-    }
-
+    /// The policy is registered under the name `Mappings/ColourfulPosts2To3.json` gives it.
     static func chain(policy: EntityMigrationPolicy.Type = PostToPostMigrationPolicy.self) throws -> MigrationChain {
         let models = try models()
         var policies = MigrationPolicies()
         policies.register(policy, as: "PostToPostMigrationPolicy")
-        return try MigrationChain(ColourfulPostsVersion.self, models: models, mappingModels: [try mapping2To3(models)], policies: policies)
+        return try MigrationChain(ColourfulPostsVersion.self, models: models,
+                                  mappingModels: try Scenario.mappingModels("ColourfulPosts", versions: models), policies: policies)
     }
 
     static let colours = ["259EB7", "511ADB", "E23F3F", "47B36B", "F2A30F"]
@@ -112,6 +103,7 @@ enum ColourfulPosts {
         #expect(plan.steps.map(\.destination.name) == ["ColourfulPosts 2", "ColourfulPosts 3", "ColourfulPosts 4"])
         #expect(plan.steps.map { $0.mappingModels.map(\.isInferred) } == [[true], [false], [true]])
         #expect(plan.steps[1].mappingModels.map(\.name) == ["ColourfulPosts2To3"])
+        #expect(plan.steps[1].mappingModels.first?.file?.hasSuffix("ColourfulPosts2To3.json") == true)
         #expect(plan.steps[1].strategy == .streamed)
         Scenario.checkProgress(progress, steps: 3)
         #expect(try folder.contents() == ["ColourfulPosts.sqlite"], "no work folder or WAL is left beside the store")

@@ -177,47 +177,24 @@ enum Books {
 
     // MARK: Mapping models
 
-    static func mapping1To2(_ models: VersionedModel) throws -> MappingModel {
-        MappingModel(name: "Books1To2", source: try Scenario.version("Books", of: models), destination: try Scenario.version("Books 2", of: models), entityMappings: [
-            EntityMapping(name: "UserToUser", type: .copy, sourceEntityName: "User", destinationEntityName: "User",
-                          attributeMappings: [Scenario.copy("name")],
-                          relationshipMappings: [Scenario.destinations("books", mapping: "BookToBook", source: "books")]),
-            EntityMapping(name: "BookToBook", type: .custom, sourceEntityName: "Book", destinationEntityName: "Book",
-                          attributeMappings: [Scenario.copy("title")],
-                          relationshipMappings: [Scenario.destinations("users", mapping: "UserToUser", source: "users")],
-                          policyName: "BookToBookAuthorPolicy"),
-        ])
+    /// `Mappings/Books1To2.json` and `Mappings/Books2To3.json`.
+    static func mappingModels(_ models: VersionedModel) throws -> [MappingModel] {
+        try Scenario.mappingModels("CustomMigrations", versions: models)
     }
 
-    static let userToUser = EntityMapping(name: "UserToUser", type: .transform, sourceEntityName: "User", destinationEntityName: "User",
-                                          attributeMappings: [Scenario.copy("name")])
-    static let authorToAuthor = EntityMapping(name: "AuthorToAuthor", type: .copy, sourceEntityName: "Author", destinationEntityName: "Author",
-                                              attributeMappings: [Scenario.copy("name")],
-                                              relationshipMappings: [Scenario.destinations("books", mapping: "BookToBook", source: "books")])
-    static let bookToBook = EntityMapping(name: "BookToBook", type: .custom, sourceEntityName: "Book", destinationEntityName: "Book",
-                                          attributeMappings: [Scenario.copy("title")],
-                                          relationshipMappings: [Scenario.destinations("authors", mapping: "AuthorToAuthor", source: "authors")],
-                                          policyName: "BookToBookFilePolicy")
-
-    /// Books 2 → Books 3 in one mapping model; `UserToUser` first, unless told otherwise.
-    static func mapping2To3(_ models: VersionedModel, entityMappings: [EntityMapping] = [userToUser, authorToAuthor, bookToBook]) throws -> MappingModel {
-        MappingModel(name: "Books2To3", source: try Scenario.version("Books 2", of: models), destination: try Scenario.version("Books 3", of: models),
-                     entityMappings: entityMappings)
+    /// Books 2 → Books 3 as two mapping models, `SplitMappings/Books2To3Part1.json` (users
+    /// and authors) and `Part2` (books and files). `MappingModel.load(directory:)` allows one
+    /// file per pair of versions, so each file is loaded by itself.
+    static func splitMappingModels(_ models: VersionedModel) throws -> [MappingModel] {
+        let folder = Scenario.fixtures.appendingPathComponent("CustomMigrations/SplitMappings")
+        return try ["Books2To3Part1", "Books2To3Part2"].map {
+            try MappingModel(contentsOf: folder.appendingPathComponent("\($0).json"), versions: models)
+        }
     }
 
-    /// Books 2 → Books 3 as two mapping models: users and authors, then books and files.
-    static func split2To3(_ models: VersionedModel) throws -> [MappingModel] {
-        let v2 = try Scenario.version("Books 2", of: models)
-        let v3 = try Scenario.version("Books 3", of: models)
-        var authorsOnly = authorToAuthor
-        authorsOnly.relationshipMappings = []
-        var booksAndFiles = bookToBook
-        booksAndFiles.relationshipMappings = []
-        booksAndFiles.policyName = "BookToBookSecondPassPolicy"
-        return [
-            MappingModel(name: "Books2To3 Part 1", source: v2, destination: v3, entityMappings: [userToUser, authorsOnly]),
-            MappingModel(name: "Books2To3 Part 2", source: v2, destination: v3, entityMappings: [booksAndFiles]),
-        ]
+    /// The mapping named `name` of `mappings`.
+    static func mapping(_ name: String, in mappings: [MappingModel]) throws -> MappingModel {
+        try #require(mappings.first { $0.name == name })
     }
 
     static var policies: MigrationPolicies {
@@ -228,7 +205,7 @@ enum Books {
         return policies
     }
 
-    static func chain(_ mappingModels: (VersionedModel) throws -> [MappingModel], policies: MigrationPolicies = policies) throws -> MigrationChain {
+    static func chain(_ mappingModels: (VersionedModel) throws -> [MappingModel] = mappingModels, policies: MigrationPolicies = policies) throws -> MigrationChain {
         let models = try models()
         return try MigrationChain(BooksVersion.self, models: models, mappingModels: try mappingModels(models), policies: policies)
     }
@@ -292,7 +269,7 @@ enum Books {
         let url = folder.store("Books.sqlite")
         let count = 2_500
         try await Books.seed(at: url, books: count)
-        let chain = try Books.chain { [try Books.mapping1To2($0), try Books.mapping2To3($0)] }
+        let chain = try Books.chain()
 
         let (plan, progress) = try await Scenario.migrate(chain, store: url, to: "Books 2")
         #expect(plan.steps.map { $0.mappingModels.map(\.name) } == [["Books1To2"]])
@@ -329,7 +306,7 @@ enum Books {
         let url = folder.store("Books.sqlite")
         let count = 1_200
         try await Books.seed(at: url, books: count)
-        let chain = try Books.chain { [try Books.mapping1To2($0), try Books.mapping2To3($0)] }
+        let chain = try Books.chain()
 
         let (plan, progress) = try await Scenario.migrate(chain, store: url)
         #expect(plan.steps.map { $0.mappingModels.map(\.name) } == [["Books1To2"], ["Books2To3"]])
@@ -352,12 +329,12 @@ enum Books {
         let split = try folder.copy("Books.sqlite", to: "Split.sqlite")
 
         // Given in reverse, the two mapping models still run in name order.
-        let chain = try Books.chain { [try Books.mapping1To2($0)] + Array(try Books.split2To3($0).reversed()) }
+        let chain = try Books.chain { [try Books.mapping("Books1To2", in: try Books.mappingModels($0))] + (try Books.splitMappingModels($0)).reversed() }
         let (plan, progress) = try await Scenario.migrate(chain, store: split)
-        #expect(plan.steps.map { $0.mappingModels.map(\.name) } == [["Books1To2"], ["Books2To3 Part 1", "Books2To3 Part 2"]])
+        #expect(plan.steps.map { $0.mappingModels.map(\.name) } == [["Books1To2"], ["Books2To3Part1", "Books2To3Part2"]])
         Scenario.checkProgress(progress, steps: 2)
 
-        _ = try await Scenario.migrate(try Books.chain { [try Books.mapping1To2($0), try Books.mapping2To3($0)] }, store: folder.store("Books.sqlite"))
+        _ = try await Scenario.migrate(try Books.chain(), store: folder.store("Books.sqlite"))
         #expect(try folder.contents() == ["Books.sqlite", "Split.sqlite"])
         let one = try await Books.summary(of: folder.store("Books.sqlite"))
         let two = try await Books.summary(of: split)
@@ -369,10 +346,19 @@ enum Books {
         let folder = try ScenarioFolder()
         let url = folder.store("Books.sqlite")
         try await Books.seed(at: url, books: 40)
-        _ = try await Scenario.migrate(try Books.chain { [try Books.mapping1To2($0)] }, store: url, to: "Books 2")
+        _ = try await Scenario.migrate(try Books.chain(), store: url, to: "Books 2")
         let before = try folder.snapshot()
 
-        let chain = try Books.chain { [try Books.mapping2To3($0, entityMappings: [Books.bookToBook, Books.userToUser, Books.authorToAuthor])] }
+        // Books2To3.json with its entity mappings in another order: BookToBook first.
+        let chain = try Books.chain { models in
+            var mapping = try Books.mapping("Books2To3", in: try Books.mappingModels(models))
+            let byName = Dictionary(uniqueKeysWithValues: mapping.entityMappings.map { ($0.name, $0) })
+            mapping.entityMappings = ["BookToBook", "UserToUser", "AuthorToAuthor"].compactMap { byName[$0] }
+            #expect(mapping.entityMappings.count == 3)
+            // The checker cannot see what a policy looks up: the order is accepted.
+            try mapping.check(source: try Scenario.version("Books 2", of: models), destination: try Scenario.version("Books 3", of: models))
+            return [mapping]
+        }
         let error = await #expect(throws: MigrationError.self) {
             _ = try await Scenario.migrate(chain, store: url)
         }
@@ -388,7 +374,7 @@ enum Books {
 
         var policies = Books.policies
         policies.register(FailingBookToBookAuthorPolicy.self, as: "BookToBookAuthorPolicy")
-        let chain = try Books.chain({ [try Books.mapping1To2($0)] }, policies: policies)
+        let chain = try Books.chain(policies: policies)
         let error = await #expect(throws: MigrationError.self) {
             _ = try await Scenario.migrate(chain, store: url)
         }

@@ -29,21 +29,10 @@ enum GroceryDudeVersion: String, MigrationVersion, CaseIterable {
 enum GroceryDude {
     static func models() throws -> VersionedModel { try Scenario.models("GroceryDude", "Model") }
 
-    /// `Model 3` → `Model 4`, as the book's mapping model has it.
-    static func mapping3To4(_ models: VersionedModel, unitName: String = "$source.xyz") throws -> MappingModel {
-        let model3 = try Scenario.version("Model 3", of: models)
-        let model4 = try Scenario.version("Model 4", of: models)
-        return MappingModel(name: "Model3ToModel4", source: model3, destination: model4, entityMappings: [
-            EntityMapping(name: "AmountToUnit", type: .transform, sourceEntityName: "Amount", destinationEntityName: "Unit",
-                          attributeMappings: [PropertyMapping(name: "name", valueExpression: try Expression(format: unitName))]),
-            EntityMapping(name: "ItemToItem", type: .copy, sourceEntityName: "Item", destinationEntityName: "Item",
-                          attributeMappings: [Scenario.copy("listed"), Scenario.copy("name"), Scenario.copy("quantity")]),
-        ])
-    }
-
-    static func chain(unitName: String = "$source.xyz") throws -> MigrationChain {
+    /// The book's mapping model, `Mappings/Model3ToModel4.json`.
+    static func chain() throws -> MigrationChain {
         let models = try models()
-        return try MigrationChain(GroceryDudeVersion.self, models: models, mappingModels: [try mapping3To4(models, unitName: unitName)])
+        return try MigrationChain(GroceryDudeVersion.self, models: models, mappingModels: try Scenario.mappingModels("GroceryDude", versions: models))
     }
 
     static let items: [(name: String, quantity: Double, listed: Bool)] = [
@@ -129,19 +118,45 @@ enum GroceryDude {
         try await GroceryDude.checkModel4Store(url, models: chain.models)
     }
 
-    @Test func aMappingThatReadsAMissingAttributeLeavesTheStoreAsItWas() async throws {
+    @Test func aMappingFileReadingAMissingAttributeIsRefusedWhenLoaded() throws {
+        // `abc` is the attribute's name in Model 2; in Model 3 it is `xyz`.
+        let folder = try ScenarioFolder()
+        let mappings = folder.url.appendingPathComponent("Mappings")
+        try FileManager.default.createDirectory(at: mappings, withIntermediateDirectories: false)
+        let original = Scenario.fixtures.appendingPathComponent("GroceryDude/Mappings/Model3ToModel4.json")
+        let text = try String(contentsOf: original, encoding: .utf8)
+        #expect(text.contains(#""name": "$source.xyz""#))
+        try Data(text.replacingOccurrences(of: "$source.xyz", with: "$source.abc").utf8)
+            .write(to: mappings.appendingPathComponent("Model3ToModel4.json"))
+
+        let error = #expect(throws: MigrationError.self) {
+            _ = try MappingModel.load(directory: mappings, versions: try GroceryDude.models())
+        }
+        #expect(error?.code == .unknownKeyPath)
+        #expect(error?.file == "Mappings/Model3ToModel4.json")
+        #expect(error?.entityMapping == "AmountToUnit")
+        #expect(error?.property == "name")
+        #expect(error.map { "\($0)" }?.contains("abc") == true)
+    }
+
+    @Test func aMappingReadingAMissingAttributeStopsTheMigrationBeforeTheStoreIsTouched() async throws {
         let folder = try ScenarioFolder()
         let url = folder.store("Grocery-Dude.sqlite")
         try await GroceryDude.seed(at: url, version: "Model 3")
         let before = try folder.snapshot()
 
-        // `abc` is the attribute's name in Model 2; in Model 3 it is `xyz`.
-        let chain = try GroceryDude.chain(unitName: "$source.abc")
+        // The same mistake in a mapping model built in Swift, which no loader checked.
+        let models = try GroceryDude.models()
+        var mapping = try #require(try Scenario.mappingModels("GroceryDude", versions: models).first)
+        let index = try #require(mapping.entityMappings.firstIndex { $0.name == "AmountToUnit" })
+        mapping.entityMappings[index].attributeMappings = [PropertyMapping(name: "name", valueExpression: try Expression(format: "$source.abc"))]
+        let chain = try MigrationChain(GroceryDudeVersion.self, models: models, mappingModels: [mapping])
+
         let error = await #expect(throws: MigrationError.self) {
             _ = try await Scenario.migrate(chain, store: url)
         }
+        #expect(error?.code == .unknownKeyPath)
         #expect(error?.entityMapping == "AmountToUnit")
-        #expect(error.map { "\($0)" }?.contains("abc") == true)
         #expect(try folder.snapshot() == before)
     }
 }

@@ -20,6 +20,11 @@ enum Scenario {
         try VersionedModel(contentsOf: fixtures.appendingPathComponent(scenario).appendingPathComponent("\(model).xcdatamodeld"))
     }
 
+    /// The mapping files of a scenario's folder (`Tests/Fixtures/Scenarios/<scenario>/Mappings`).
+    static func mappingModels(_ scenario: String, folder: String = "Mappings", versions: VersionedModel) throws -> [MappingModel] {
+        try MappingModel.load(directory: fixtures.appendingPathComponent(scenario).appendingPathComponent(folder), versions: versions)
+    }
+
     /// A version of a versioned model, or a failed expectation.
     static func version(_ name: String, of models: VersionedModel, sourceLocation: SourceLocation = #_sourceLocation) throws -> ManagedObjectModel {
         try #require(models.version(named: name), "no model version '\(name)'", sourceLocation: sourceLocation)
@@ -79,16 +84,6 @@ enum Scenario {
     /// The string values of `key` of some objects, sorted.
     static func strings(_ objects: [ManagedObject], _ key: String) -> [String] {
         objects.compactMap { $0.value(forKey: key).stringValue }.sorted()
-    }
-
-    /// A destination instance lookup, the expression Core Data's mapping editor writes for a relationship.
-    static func destinations(_ property: String, mapping: String, source key: String) -> PropertyMapping {
-        PropertyMapping(name: property, valueExpression: .destinationInstances(forEntityMappingNamed: mapping, sourceInstances: .variable("source", keyPath: [key])))
-    }
-
-    /// `property = $source.<key>`.
-    static func copy(_ property: String, from key: String? = nil) -> PropertyMapping {
-        PropertyMapping(name: property, valueExpression: .variable("source", keyPath: [key ?? property]))
     }
 
     /// Whether progress reports go from a start at or above 0 to exactly 1, never backwards.
