@@ -28,7 +28,7 @@ enum ColourfulPostsVersion: String, MigrationVersion, CaseIterable {
 /// Version 3's split: the post keeps its ID, date and colour (the mapping's attribute
 /// mappings, run by `super`); its content becomes its first section, titled with the
 /// content's first four characters and "...".
-final class PostToPostMigrationPolicy: EntityMigrationPolicy, @unchecked Sendable {
+class PostToPostMigrationPolicy: EntityMigrationPolicy, @unchecked Sendable {
     override func createDestinationInstances(forSource source: ManagedObject, in mapping: EntityMapping, manager: MigrationManager) async throws {
         try await super.createDestinationInstances(forSource: source, in: mapping, manager: manager)
         let posts = try await manager.destinationInstances(forEntityMappingNamed: mapping.name, sourceInstances: [source])
@@ -43,7 +43,7 @@ final class PostToPostMigrationPolicy: EntityMigrationPolicy, @unchecked Sendabl
 }
 
 /// The same split, failing at the thirteenth post: a policy bug found halfway through a store.
-final class FailingPostToPostMigrationPolicy: EntityMigrationPolicy, @unchecked Sendable {
+final class FailingPostToPostMigrationPolicy: PostToPostMigrationPolicy, @unchecked Sendable {
     private var posts = 0
 
     override func createDestinationInstances(forSource source: ManagedObject, in mapping: EntityMapping, manager: MigrationManager) async throws {
