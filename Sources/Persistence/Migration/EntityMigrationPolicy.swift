@@ -91,8 +91,11 @@ public struct MigrationPolicies: Sendable {
     public init() {}
 
     /// Registers a policy under `name`, or under its type name.
+    ///
+    /// The policy is made from `type` itself, so a subclass passed as a value of a
+    /// superclass's metatype (`let type: EntityMigrationPolicy.Type = …`) is that subclass.
     public mutating func register<Policy: EntityMigrationPolicy>(_ type: Policy.Type, as name: String? = nil) {
-        factories[name ?? String(describing: type)] = { Policy() }
+        factories[name ?? String(describing: type)] = { type.init() }
     }
 
     /// The registered names.

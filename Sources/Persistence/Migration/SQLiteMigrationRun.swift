@@ -127,11 +127,15 @@ struct SQLiteMigrationRun {
     private func runStreamed(_ step: MigrationPlan.Step, index: Int, from input: String, to output: String, uuid: String) async throws {
         let stepCount = plan.steps.count
         let migrator = self.migrator
-        for mapping in step.mappingModels {
+        let passes = step.mappingModels.count
+        for (pass, mapping) in step.mappingModels.enumerated() {
             let manager = step.managerType.init(configuration: MigrationManager.Configuration(
                 sourceModel: step.source, destinationModel: step.destination, mappingModel: mapping,
                 policies: migrator.chain.policies, logger: logger))
-            manager.setProgressHandler { progress in migrator.report(progress, step: index, of: stepCount) }
+            manager.setProgressHandler { progress in
+                guard let progress = Self.progress(progress, ofPass: pass, of: passes) else { return }
+                migrator.report(progress, step: index, of: stepCount)
+            }
             do {
                 try await manager.migrateStore(from: .sqlite(input), to: .sqlite(output))
             } catch let error as MigrationError {
@@ -202,6 +206,18 @@ struct SQLiteMigrationRun {
         }
         await store.close()
         report(.finished, 1)
+    }
+
+    /// A mapping model's progress as part of its step: each of the step's mapping models
+    /// takes an equal share, and only the last one finishes the step (`nil` for the end of
+    /// an earlier one), so the step's fraction never goes back.
+    static func progress(_ progress: MigrationProgress, ofPass pass: Int, of passes: Int) -> MigrationProgress? {
+        guard passes > 1 else { return progress }
+        if progress.stage == .finished, pass < passes - 1 { return nil }
+        var share = progress
+        share.stepFractionCompleted = (Double(pass) + progress.stepFractionCompleted) / Double(passes)
+        share.fractionCompleted = share.stepFractionCompleted
+        return share
     }
 
     /// Renames the finished file over the store: one atomic step on the same file system.

@@ -18,10 +18,15 @@ public final class SQLiteDatabase: Database {
         // The connection is touched only on `queue`, which is what makes this Sendable.
         let connection: SQLiteConnection
         let queue: DispatchQueue
+        /// A lane that must close after this one: readers keep the writer open, because
+        /// SQLite removes the `-wal` and `-shm` files only when the last connection to
+        /// close can write. Closed after a read-only reader, they would stay beside the store.
+        private let closesAfter: Lane?
 
-        init(connection: SQLiteConnection, label: String) {
+        init(connection: SQLiteConnection, label: String, closesAfter: Lane? = nil) {
             self.connection = connection
             self.queue = DispatchQueue(label: label)
+            self.closesAfter = closesAfter
         }
 
         func run<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
@@ -64,7 +69,7 @@ public final class SQLiteDatabase: Database {
                     }
                     let readers = try (0..<readerCount).map { index in
                         let connection = try SQLiteConnection(path: path, mode: .readOnly)
-                        return Lane(connection: connection, label: "persistence.sqlite.reader\(index)")
+                        return Lane(connection: connection, label: "persistence.sqlite.reader\(index)", closesAfter: writer)
                     }
                     return SQLiteDatabase(path: path, writer: writer, readers: readers)
                 })

@@ -1,0 +1,71 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import Persistence
+
+enum NotesVersion: String, MigrationVersion, CaseIterable {
+    case v1 = "Notes"
+    case v2 = "Notes 2"
+
+    var modelName: String { rawValue }
+
+    func nextVersion() -> NotesVersion? { self == .v1 ? .v2 : nil }
+}
+
+/// Progress of a step that runs several mapping models, one after the other.
+@Suite struct MigrationProgressTests {
+    static func model(_ name: String, noteAttributes: String) throws -> ManagedObjectModel {
+        try ManagedObjectModel(xml: Data("""
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+                <entity name="Note" syncable="YES">\(noteAttributes)</entity>
+                <entity name="Tag" syncable="YES"><attribute name="name" optional="YES" attributeType="String"/></entity>
+            </model>
+            """.utf8), name: name)
+    }
+
+    @Test func aStepOfTwoMappingModelsReportsProgressThatNeverGoesBack() async throws {
+        let v1 = try Self.model("Notes", noteAttributes: #"<attribute name="text" optional="YES" attributeType="String"/>"#)
+        let v2 = try Self.model("Notes 2", noteAttributes: #"<attribute name="text" optional="YES" attributeType="String"/><attribute name="title" optional="YES" attributeType="String"/>"#)
+        let versions = try VersionedModel(name: "Notes", versions: [v1, v2], currentVersionName: "Notes 2")
+        let source = PropertyMapping(name: "text", valueExpression: .variable("source", keyPath: ["text"]))
+        let title = PropertyMapping(name: "title", valueExpression: .variable("source", keyPath: ["text"]))
+        let name = PropertyMapping(name: "name", valueExpression: .variable("source", keyPath: ["name"]))
+        let chain = try MigrationChain(NotesVersion.self, models: versions, mappingModels: [
+            MappingModel(name: "Notes1To2 B", source: v1, destination: v2, entityMappings: [
+                EntityMapping(name: "TagToTag", type: .copy, sourceEntityName: "Tag", destinationEntityName: "Tag", attributeMappings: [name]),
+            ]),
+            MappingModel(name: "Notes1To2 A", source: v1, destination: v2, entityMappings: [
+                EntityMapping(name: "NoteToNote", type: .transform, sourceEntityName: "Note", destinationEntityName: "Note", attributeMappings: [source, title]),
+            ]),
+        ])
+
+        let (path, cleanUp) = makeStoreFolder()
+        defer { cleanUp() }
+        try await makeClosedStore(at: path, model: v1) { container in
+            let context = container.newContext()
+            for index in 0..<30 { try context.insertObject(entityName: "Note").setValue(.string("note \(index)"), forKey: "text") }
+            for index in 0..<20 { try context.insertObject(entityName: "Tag").setValue(.string("tag \(index)"), forKey: "name") }
+            try await context.save()
+        }
+
+        let migrator = ProgressiveMigrator(chain: chain, logger: testLogger)
+        let updates = migrator.progressUpdates()
+        let collector = Task { await updates.reduce(into: [MigrationProgress]()) { $0.append($1) } }
+        let plan = try await migrator.migrateStore(at: .sqlite(path))
+        let reports = await collector.value
+
+        #expect(plan.steps.map { $0.mappingModels.map(\.name) } == [["Notes1To2 A", "Notes1To2 B"]])
+        #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.fractionCompleted <= $1.fractionCompleted }, "\(reports)")
+        #expect(reports.filter { $0.stage == .finished }.count == 1)
+        #expect(reports.last?.stage == .finished && reports.last?.fractionCompleted == 1)
+        #expect(reports.allSatisfy { $0.fractionCompleted == $0.stepFractionCompleted })
+        // The first mapping model (NoteToNote) fills the first half, the second the rest.
+        #expect(reports.filter { $0.entityMapping == "NoteToNote" }.allSatisfy { $0.fractionCompleted <= 0.5 })
+        #expect(reports.filter { $0.entityMapping == "TagToTag" }.allSatisfy { $0.fractionCompleted >= 0.5 })
+
+        let context = try await PersistentContainer.open(model: v2, store: .sqlite(path), logger: testLogger).newContext()
+        #expect(try await context.count(for: FetchRequest(entityName: "Note", predicate: try Predicate(format: "title == text"))) == 30)
+        #expect(try await context.count(for: FetchRequest(entityName: "Tag")) == 20)
+    }
+}

@@ -1,0 +1,384 @@
+import Foundation
+import Testing
+@testable import Persistence
+
+// "Custom Core Data Migrations" (objc.io issue 4):
+// Books → Books 2: `Book.authorName` becomes an `Author` entity in a many-to-many with
+// `Book` (`authors` ↔ `books`), one author per distinct name, found again through the
+// migration manager's `userInfo`;
+// Books 2 → Books 3: a `File` between `User` and `Book` (User ↔ files ↔ File ↔ book ↔ Book)
+// replaces their many-to-many; the policy of `BookToBook` looks up the users' destination
+// instances, so the `UserToUser` entity mapping must come first. The same step also runs
+// as two mapping models, one after the other.
+
+enum BooksVersion: String, MigrationVersion, CaseIterable {
+    case v1 = "Books"
+    case v2 = "Books 2"
+    case v3 = "Books 3"
+
+    var modelName: String { rawValue }
+
+    func nextVersion() -> BooksVersion? {
+        switch self {
+        case .v1: .v2
+        case .v2: .v3
+        case .v3: nil
+        }
+    }
+}
+
+/// Books → Books 2: the book's author becomes an `Author`, one per name. An author's
+/// ObjectID is kept in the manager's `userInfo`; it is saved first, so the ID is permanent
+/// and outlives the batch whose context made it.
+class BookToBookAuthorPolicy: EntityMigrationPolicy, @unchecked Sendable {
+    override func createDestinationInstances(forSource source: ManagedObject, in mapping: EntityMapping, manager: MigrationManager) async throws {
+        try await super.createDestinationInstances(forSource: source, in: mapping, manager: manager)
+        guard let name = source.value(forKey: "authorName").stringValue else { return }
+        let books = try await manager.destinationInstances(forEntityMappingNamed: mapping.name, sourceInstances: [source])
+        guard let book = books.first else { throw ScenarioPolicyError("\(source.objectID) has no destination book") }
+        book.addDestination(try await author(named: name, manager: manager), forKey: "authors")
+    }
+
+    func author(named name: String, manager: MigrationManager) async throws -> ManagedObject {
+        let context = manager.destinationContext
+        let key = "author:\(name)"
+        if let id = manager.userInfo[key] as? ObjectID {
+            return try await context.existingObject(with: id)
+        }
+        let author = try context.insertObject(entityName: "Author")
+        author.setValue(.string(name), forKey: "name")
+        try await context.save()
+        manager.userInfo[key] = author.objectID
+        return author
+    }
+}
+
+/// The same, failing on the 1 700th book: in the second batch, after the first was written.
+final class FailingBookToBookAuthorPolicy: BookToBookAuthorPolicy, @unchecked Sendable {
+    private var books = 0
+
+    override func createDestinationInstances(forSource source: ManagedObject, in mapping: EntityMapping, manager: MigrationManager) async throws {
+        books += 1
+        if books == 1_700 { throw ScenarioPolicyError("book 1700 fails") }
+        try await super.createDestinationInstances(forSource: source, in: mapping, manager: manager)
+    }
+}
+
+/// Books 2 → Books 3 in one mapping model: one `File` for each user of a book, the users
+/// found as `UserToUser`'s destination instances.
+final class BookToBookFilePolicy: EntityMigrationPolicy, @unchecked Sendable {
+    override func createDestinationInstances(forSource source: ManagedObject, in mapping: EntityMapping, manager: MigrationManager) async throws {
+        try await super.createDestinationInstances(forSource: source, in: mapping, manager: manager)
+        let books = try await manager.destinationInstances(forEntityMappingNamed: mapping.name, sourceInstances: [source])
+        guard let book = books.first else { throw ScenarioPolicyError("\(source.objectID) has no destination book") }
+        let sourceUsers = try await source.destinations(forKey: "users")
+        let users = try await manager.destinationInstances(forEntityMappingNamed: "UserToUser", sourceInstances: sourceUsers)
+        guard users.count == sourceUsers.count else {
+            throw ScenarioPolicyError("the users of '\(source.value(forKey: "title").stringValue ?? "")' are not migrated yet: UserToUser must come before BookToBook")
+        }
+        for user in users {
+            let file = try manager.destinationContext.insertObject(entityName: "File")
+            file.setDestination(user, forKey: "user")
+            file.setDestination(book, forKey: "book")
+        }
+    }
+}
+
+/// Books 2 → Books 3, second mapping model: users and authors were made by the first, whose
+/// associations this manager does not know, so they are found by name in the destination
+/// store (Core Data's advice for relationships across passes), their IDs kept in `userInfo`.
+final class BookToBookSecondPassPolicy: EntityMigrationPolicy, @unchecked Sendable {
+    override func createDestinationInstances(forSource source: ManagedObject, in mapping: EntityMapping, manager: MigrationManager) async throws {
+        try await super.createDestinationInstances(forSource: source, in: mapping, manager: manager)
+        let books = try await manager.destinationInstances(forEntityMappingNamed: mapping.name, sourceInstances: [source])
+        guard let book = books.first else { throw ScenarioPolicyError("\(source.objectID) has no destination book") }
+        for user in try await source.destinations(forKey: "users") {
+            let file = try manager.destinationContext.insertObject(entityName: "File")
+            file.setDestination(try await Self.find("User", named: user.value(forKey: "name"), manager: manager), forKey: "user")
+            file.setDestination(book, forKey: "book")
+        }
+    }
+
+    /// Authors in the relationship stage: the book's source instance comes back through
+    /// `sourceInstances(forEntityMappingNamed:destinationInstances:)`.
+    override func createRelationships(forDestination destination: ManagedObject, in mapping: EntityMapping, manager: MigrationManager) async throws {
+        try await super.createRelationships(forDestination: destination, in: mapping, manager: manager)
+        let sources = try await manager.sourceInstances(forEntityMappingNamed: mapping.name, destinationInstances: [destination])
+        guard let source = sources.first else { throw ScenarioPolicyError("\(destination.objectID) has no source book") }
+        for author in try await source.destinations(forKey: "authors") {
+            destination.addDestination(try await Self.find("Author", named: author.value(forKey: "name"), manager: manager), forKey: "authors")
+        }
+    }
+
+    static func find(_ entity: String, named name: AttributeValue, manager: MigrationManager) async throws -> ManagedObject {
+        let context = manager.destinationContext
+        let key = "\(entity):\(name)"
+        if let id = manager.userInfo[key] as? ObjectID {
+            return try await context.existingObject(with: id)
+        }
+        let found = try await context.fetch(FetchRequest(entityName: entity, predicate: try Predicate(format: "name == %@", .value(name))))
+        guard found.count == 1, let object = found.first else {
+            throw ScenarioPolicyError("\(found.count) \(entity) objects are named \(name) in the destination store")
+        }
+        manager.userInfo[key] = object.objectID
+        return object
+    }
+}
+
+enum Books {
+    static func models() throws -> VersionedModel { try Scenario.models("CustomMigrations", "Books") }
+
+    static let authors = ["Jane Austen", "Charles Dickens", "Mark Twain", "Virginia Woolf", "Leo Tolstoy", "Toni Morrison", "Chinua Achebe"]
+    static let users = ["alice", "bob", "carol", "dave", "erin"]
+    static let anonymous = ["Anonymous 1", "Anonymous 2", "Anonymous 3"]
+
+    static func title(_ index: Int) -> String { String(format: "Book %04d", index) }
+
+    /// The users who own book `index`: every third book has one, every tenth another.
+    static func owners(_ index: Int) -> [Int] {
+        var owners: Set<Int> = []
+        if index % 3 == 0 { owners.insert(index % users.count) }
+        if index % 10 == 0 { owners.insert((index / 10) % users.count) }
+        return owners.sorted()
+    }
+
+    /// `count` books by the seven authors in turn, three without an author (alice's), five users.
+    static func seed(at url: StoreURL, books count: Int) async throws {
+        let v1 = try Scenario.version("Books", of: try models())
+        try await Scenario.seed(v1, at: url) { context in
+            var userObjects: [ManagedObject] = []
+            for name in users {
+                let user = try context.insertObject(entityName: "User")
+                user.setValue(.string(name), forKey: "name")
+                userObjects.append(user)
+            }
+            for index in 0..<count {
+                let book = try context.insertObject(entityName: "Book")
+                book.setValue(.string(title(index)), forKey: "title")
+                book.setValue(.string(authors[index % authors.count]), forKey: "authorName")
+                for owner in owners(index) { book.addDestination(userObjects[owner], forKey: "users") }
+            }
+            for name in anonymous {
+                let book = try context.insertObject(entityName: "Book")
+                book.setValue(.string(name), forKey: "title")
+                userObjects[0].addDestination(book, forKey: "books")
+            }
+        }
+    }
+
+    /// The titles each user owns after seeding `count` books.
+    static func expectedTitles(ofUser user: Int, books count: Int) -> [String] {
+        ((0..<count).filter { owners($0).contains(user) }.map(title) + (user == 0 ? anonymous : [])).sorted()
+    }
+
+    static func expectedTitles(ofAuthor author: Int, books count: Int) -> [String] {
+        (0..<count).filter { $0 % authors.count == author }.map(title)
+    }
+
+    // MARK: Mapping models
+
+    /// `Mappings/Books1To2.json` and `Mappings/Books2To3.json`.
+    static func mappingModels(_ models: VersionedModel) throws -> [MappingModel] {
+        try Scenario.mappingModels("CustomMigrations", versions: models)
+    }
+
+    /// Books 2 → Books 3 as two mapping models, `SplitMappings/Books2To3Part1.json` (users
+    /// and authors) and `Part2` (books and files). `MappingModel.load(directory:)` allows one
+    /// file per pair of versions, so each file is loaded by itself.
+    static func splitMappingModels(_ models: VersionedModel) throws -> [MappingModel] {
+        let folder = Scenario.fixtures.appendingPathComponent("CustomMigrations/SplitMappings")
+        return try ["Books2To3Part1", "Books2To3Part2"].map {
+            try MappingModel(contentsOf: folder.appendingPathComponent("\($0).json"), versions: models)
+        }
+    }
+
+    /// The mapping named `name` of `mappings`.
+    static func mapping(_ name: String, in mappings: [MappingModel]) throws -> MappingModel {
+        try #require(mappings.first { $0.name == name })
+    }
+
+    static var policies: MigrationPolicies {
+        var policies = MigrationPolicies()
+        policies.register(BookToBookAuthorPolicy.self)
+        policies.register(BookToBookFilePolicy.self)
+        policies.register(BookToBookSecondPassPolicy.self)
+        return policies
+    }
+
+    static func chain(_ mappingModels: (VersionedModel) throws -> [MappingModel] = mappingModels, policies: MigrationPolicies = policies) throws -> MigrationChain {
+        let models = try models()
+        return try MigrationChain(BooksVersion.self, models: models, mappingModels: try mappingModels(models), policies: policies)
+    }
+
+    // MARK: Checking a Books 3 store
+
+    /// What a Books 3 store holds, read through a context in both directions of each relationship.
+    struct Summary: Equatable {
+        /// Author name → titles, sorted.
+        var authors: [String: [String]] = [:]
+        /// User name → titles of the user's files, sorted.
+        var users: [String: [String]] = [:]
+        /// "user|title" of every file, sorted.
+        var files: [String] = []
+        var books = 0
+        var booksWithOneAuthor = 0
+    }
+
+    static func summary(of url: StoreURL) async throws -> Summary {
+        let v3 = try Scenario.version("Books 3", of: try models())
+        let context = try await Scenario.open(v3, at: url)
+        var summary = Summary()
+        for author in try await Scenario.all("Author", in: context) {
+            summary.authors[author.value(forKey: "name").stringValue ?? "?"] = Scenario.strings(try await author.destinations(forKey: "books"), "title")
+        }
+        for file in try await Scenario.all("File", in: context) {
+            let user = try #require(try await file.destination(forKey: "user"))
+            let book = try #require(try await file.destination(forKey: "book"))
+            #expect(try await book.destinations(forKey: "files").contains(file), "a file is among its book's files")
+            summary.files.append("\(user.value(forKey: "name").stringValue ?? "?")|\(book.value(forKey: "title").stringValue ?? "?")")
+        }
+        summary.files.sort()
+        for user in try await Scenario.all("User", in: context) {
+            var titles: [String] = []
+            for file in try await user.destinations(forKey: "files") {
+                #expect(try await file.destination(forKey: "user") == user)
+                titles.append(try await file.destination(forKey: "book")?.value(forKey: "title").stringValue ?? "?")
+            }
+            summary.users[user.value(forKey: "name").stringValue ?? "?"] = titles.sorted()
+        }
+        summary.books = try await Scenario.count("Book", in: context)
+        summary.booksWithOneAuthor = try await Scenario.count("Book", in: context, where: "authors.@count == 1")
+        return summary
+    }
+
+    /// The summary a Books 3 store made from `count` seeded books must have.
+    static func expectedSummary(books count: Int) -> Summary {
+        var summary = Summary()
+        for author in authors.indices { summary.authors[authors[author]] = expectedTitles(ofAuthor: author, books: count) }
+        for user in users.indices { summary.users[users[user]] = expectedTitles(ofUser: user, books: count) }
+        summary.files = users.indices.flatMap { user in expectedTitles(ofUser: user, books: count).map { "\(users[user])|\($0)" } }.sorted()
+        summary.books = count + anonymous.count
+        summary.booksWithOneAuthor = count
+        return summary
+    }
+}
+
+@Suite struct CustomMigrationsScenarioTests {
+    @Test func authorNamesBecomeOneAuthorEachAcrossBatches() async throws {
+        let folder = try ScenarioFolder()
+        let url = folder.store("Books.sqlite")
+        let count = 2_500
+        try await Books.seed(at: url, books: count)
+        let chain = try Books.chain()
+
+        let (plan, progress) = try await Scenario.migrate(chain, store: url, to: "Books 2")
+        #expect(plan.steps.map { $0.mappingModels.map(\.name) } == [["Books1To2"]])
+        Scenario.checkProgress(progress, steps: 1)
+        let created = progress.filter { $0.entityMapping == "BookToBook" && $0.stage == .createInstances }.map(\.instancesDone)
+        #expect(created == [1_000, 2_000, count + Books.anonymous.count], "the books are migrated in three batches")
+        #expect(try folder.contents() == ["Books.sqlite"])
+
+        let v2 = try Scenario.version("Books 2", of: chain.models)
+        let context = try await Scenario.open(v2, at: url)
+        #expect(try await Scenario.count("Book", in: context) == count + Books.anonymous.count)
+        #expect(try await Scenario.count("Author", in: context) == Books.authors.count)
+        #expect(Scenario.strings(try await Scenario.all("Author", in: context), "name") == Books.authors.sorted())
+        for (index, name) in Books.authors.enumerated() {
+            let author = try await Scenario.one("Author", "name", name, in: context)
+            let titles = Scenario.strings(try await author.destinations(forKey: "books"), "title")
+            #expect(titles == Books.expectedTitles(ofAuthor: index, books: count), "the books of \(name)")
+        }
+        #expect(try await Scenario.count("Book", in: context, where: "authors.@count == 1") == count)
+        #expect(try await Scenario.count("Book", in: context, where: "authors.@count == 0") == Books.anonymous.count)
+
+        // One book from each side, and the users' many-to-many carried over.
+        let book = try await Scenario.one("Book", "title", "Book 1234", in: context)
+        #expect(Scenario.strings(try await book.destinations(forKey: "authors"), "name") == [Books.authors[1234 % 7]])
+        #expect(Scenario.strings(try await book.destinations(forKey: "users"), "name") == Books.owners(1234).map { Books.users[$0] })
+        for (index, name) in Books.users.enumerated() {
+            let user = try await Scenario.one("User", "name", name, in: context)
+            #expect(Scenario.strings(try await user.destinations(forKey: "books"), "title") == Books.expectedTitles(ofUser: index, books: count))
+        }
+    }
+
+    @Test func filesComeBetweenUsersAndBooksWhenUserToUserRunsFirst() async throws {
+        let folder = try ScenarioFolder()
+        let url = folder.store("Books.sqlite")
+        let count = 1_200
+        try await Books.seed(at: url, books: count)
+        let chain = try Books.chain()
+
+        let (plan, progress) = try await Scenario.migrate(chain, store: url)
+        #expect(plan.steps.map { $0.mappingModels.map(\.name) } == [["Books1To2"], ["Books2To3"]])
+        #expect(plan.steps[1].mappingModels[0].entityMappings.map(\.name) == ["UserToUser", "AuthorToAuthor", "BookToBook"])
+        Scenario.checkProgress(progress, steps: 2)
+        #expect(try folder.contents() == ["Books.sqlite"])
+
+        let summary = try await Books.summary(of: url)
+        let expected = Books.expectedSummary(books: count)
+        #expect(summary.authors == expected.authors)
+        #expect(summary.users == expected.users)
+        #expect(summary.files == expected.files)
+        #expect(summary.books == expected.books && summary.booksWithOneAuthor == expected.booksWithOneAuthor)
+    }
+
+    @Test func theStepSplitIntoTwoMappingModelsGivesTheSameStore() async throws {
+        let folder = try ScenarioFolder()
+        let count = 1_200
+        try await Books.seed(at: folder.store("Books.sqlite"), books: count)
+        let split = try folder.copy("Books.sqlite", to: "Split.sqlite")
+
+        // Given in reverse, the two mapping models still run in name order.
+        let chain = try Books.chain { [try Books.mapping("Books1To2", in: try Books.mappingModels($0))] + (try Books.splitMappingModels($0)).reversed() }
+        let (plan, progress) = try await Scenario.migrate(chain, store: split)
+        #expect(plan.steps.map { $0.mappingModels.map(\.name) } == [["Books1To2"], ["Books2To3Part1", "Books2To3Part2"]])
+        Scenario.checkProgress(progress, steps: 2)
+
+        _ = try await Scenario.migrate(try Books.chain(), store: folder.store("Books.sqlite"))
+        #expect(try folder.contents() == ["Books.sqlite", "Split.sqlite"])
+        let one = try await Books.summary(of: folder.store("Books.sqlite"))
+        let two = try await Books.summary(of: split)
+        #expect(one == two)
+        #expect(two == Books.expectedSummary(books: count))
+    }
+
+    @Test func bookToBookBeforeUserToUserFailsAndLeavesTheStoreAsItWas() async throws {
+        let folder = try ScenarioFolder()
+        let url = folder.store("Books.sqlite")
+        try await Books.seed(at: url, books: 40)
+        _ = try await Scenario.migrate(try Books.chain(), store: url, to: "Books 2")
+        let before = try folder.snapshot()
+
+        // Books2To3.json with its entity mappings in another order: BookToBook first.
+        let chain = try Books.chain { models in
+            var mapping = try Books.mapping("Books2To3", in: try Books.mappingModels(models))
+            let byName = Dictionary(uniqueKeysWithValues: mapping.entityMappings.map { ($0.name, $0) })
+            mapping.entityMappings = ["BookToBook", "UserToUser", "AuthorToAuthor"].compactMap { byName[$0] }
+            #expect(mapping.entityMappings.count == 3)
+            // The checker cannot see what a policy looks up: the order is accepted.
+            try mapping.check(source: try Scenario.version("Books 2", of: models), destination: try Scenario.version("Books 3", of: models))
+            return [mapping]
+        }
+        let error = await #expect(throws: MigrationError.self) {
+            _ = try await Scenario.migrate(chain, store: url)
+        }
+        #expect((error?.underlying as? ScenarioPolicyError)?.description.contains("UserToUser must come before BookToBook") == true)
+        #expect(try folder.snapshot() == before)
+    }
+
+    @Test func aPolicyFailingInTheSecondBatchLeavesTheStoreAsItWas() async throws {
+        let folder = try ScenarioFolder()
+        let url = folder.store("Books.sqlite")
+        try await Books.seed(at: url, books: 2_500)
+        let before = try folder.snapshot()
+
+        var policies = Books.policies
+        policies.register(FailingBookToBookAuthorPolicy.self, as: "BookToBookAuthorPolicy")
+        let chain = try Books.chain(policies: policies)
+        let error = await #expect(throws: MigrationError.self) {
+            _ = try await Scenario.migrate(chain, store: url)
+        }
+        #expect((error?.underlying as? ScenarioPolicyError)?.description == "book 1700 fails")
+        #expect(try folder.snapshot() == before)
+    }
+}
