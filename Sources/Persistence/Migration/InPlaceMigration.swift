@@ -1,13 +1,110 @@
-/// Placeholder: in-place SQL for inferred mappings is not available in this build, so every
-/// step is streamed.
-struct InPlaceMigration: Sendable {
-    struct Unsupported: Error, Sendable { let reason: String }
+import Foundation
 
-    static func plan(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: SQLDialect) -> Result<InPlaceMigration, Unsupported> {
-        .failure(Unsupported(reason: "in-place migration is not available"))
+/// An inferred mapping run as SQL inside the store: ALTER TABLE … ADD / RENAME / DROP COLUMN,
+/// table renames, Z_ENT renumbering, and table rebuilds only where SQLite requires them.
+///
+/// No row is ever loaded into Swift: every change of data is a statement the database runs
+/// over whole tables (`UPDATE … SET Z_ENT = CASE …`, `INSERT … SELECT` into join tables).
+/// Primary keys never change, so every foreign key stays valid; that is also the limit of
+/// what runs in place: a step that would put rows of two tables into one (their keys
+/// overlap) or move rows to another table is left to a streamed migration.
+///
+/// ```swift
+/// switch InPlaceMigration.plan(mapping: mapping, source: v2, destination: v3, dialect: .sqlite) {
+/// case .success(let migration):
+///     try await database.write { try migration.run(on: $0, metadata: metadata) }
+/// case .failure(let unsupported):
+///     logger.info("streaming: \(unsupported.reason)")
+/// }
+/// ```
+struct InPlaceMigration: Sendable {
+    /// Why a mapping cannot run in place; the caller streams the step instead.
+    struct Unsupported: Error, Sendable, Hashable, CustomStringConvertible {
+        var reason: String
+
+        init(_ reason: String) { self.reason = reason }
+
+        var description: String { "cannot migrate in place: \(reason)" }
     }
 
-    var statements: [String] { [] }
+    /// One statement and the values bound to its placeholders.
+    struct Step: Sendable, Hashable {
+        var sql: String
+        var arguments: [DatabaseValue] = []
+    }
 
-    func run(on connection: any DatabaseConnection, metadata: StoreMetadata) throws {}
+    /// A `Z_PRIMARYKEY` row of the destination, and the source entities whose `Z_MAX` it
+    /// must not fall below (the highest of them is carried over).
+    struct PrimaryKeyRow: Sendable, Hashable {
+        var entity: Int
+        var name: String
+        var superEntity: Int
+        var carriedFrom: [String]
+    }
+
+    let steps: [Step]
+    let primaryKeyRows: [PrimaryKeyRow]
+    let dialect: SQLDialect
+
+    /// Plans the statements that turn a store of `source` into one of `destination`.
+    ///
+    /// Never throws: when the mapping cannot run in place it returns the reason, and the
+    /// caller streams the step instead.
+    static func plan(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: SQLDialect) -> Result<InPlaceMigration, InPlaceMigration.Unsupported> {
+        Result { () throws(Unsupported) -> InPlaceMigration in
+            let analysis = try InPlaceMappingAnalysis(mapping: mapping, source: source, destination: destination)
+            var planner = InPlacePlanner(analysis: analysis, dialect: dialect)
+            return try planner.plan()
+        }
+    }
+
+    /// The statements, for a `--plan` display and tests.
+    var statements: [String] { steps.map(\.sql) }
+
+    /// Runs every statement on `connection` (the caller wraps it in ONE transaction), then
+    /// rewrites Z_PRIMARYKEY for the destination's entity numbers (carrying Z_MAX of each
+    /// continued entity; new entities get 0) and Z_METADATA with `metadata`.
+    ///
+    /// - Throws: ``MigrationError`` with code `store`, naming the step that failed; the
+    ///   transaction around it must then be rolled back.
+    func run(on connection: any DatabaseConnection, metadata: StoreMetadata) throws {
+        let d = connection.dialect
+        guard d == dialect else {
+            throw MigrationError(.store, "the in-place migration was planned for \(dialect.engine), but the store is \(d.engine)")
+        }
+        do {
+            // Read the key counters before anything changes; entity names are their keys.
+            var maxima: [String: Int64] = [:]
+            for row in try connection.rows("SELECT \(d.name("Z_NAME")), \(d.name("Z_MAX")) FROM \(d.name("Z_PRIMARYKEY"))") {
+                if let name = row[0].text { maxima[name] = max(maxima[name] ?? 0, row[1].int64 ?? 0) }
+            }
+            for (index, step) in steps.enumerated() {
+                do {
+                    // DDL goes through `execute`, so the connection's statement cache does not
+                    // keep statements on tables that are about to be dropped.
+                    if step.arguments.isEmpty {
+                        try connection.execute(step.sql)
+                    } else {
+                        try connection.run(step.sql, step.arguments)
+                    }
+                } catch {
+                    throw MigrationError(.store, "step \(index + 1) of \(steps.count) of the in-place migration failed",
+                                         hint: "the store is unchanged once the transaction is rolled back", underlying: error)
+                }
+            }
+            try connection.run("DELETE FROM \(d.name("Z_PRIMARYKEY"))", [])
+            for row in primaryKeyRows {
+                let carried = row.carriedFrom.compactMap { maxima[$0] }.max() ?? 0
+                try connection.run(
+                    "INSERT INTO \(d.name("Z_PRIMARYKEY")) (\(d.name("Z_ENT")), \(d.name("Z_NAME")), \(d.name("Z_SUPER")), \(d.name("Z_MAX"))) VALUES (\(d.placeholder(1)), \(d.placeholder(2)), \(d.placeholder(3)), \(d.placeholder(4)))",
+                    [.integer(Int64(row.entity)), .text(row.name), .integer(Int64(row.superEntity)), .integer(carried)]
+                )
+            }
+            try StoreCreation.writeMetadata(metadata, on: connection)
+        } catch let error as MigrationError {
+            throw error
+        } catch {
+            throw MigrationError(.store, "the in-place migration could not update the store's bookkeeping", underlying: error)
+        }
+    }
 }

@@ -1,36 +1,75 @@
+/// An index the store's DDL creates: on a foreign key, on `Z_ENT` of a shared table, or on
+/// the destination column of a join table.
+public struct StoreIndex: Sendable, Hashable {
+    public let name: String
+    public let table: String
+    public let columns: [String]
+}
+
 extension StoreSchema {
     /// The statements that create an empty store for this model: entity tables, join
     /// tables, indexes and Core Data's bookkeeping tables.
     public func createStatements() -> [String] {
         var statements: [String] = []
-        let pk = dialect.engine == .postgres ? "bigint PRIMARY KEY" : "INTEGER PRIMARY KEY"
-        let int = dialect.engine == .postgres ? "integer" : "INTEGER"
-        let key = dialect.engine == .postgres ? "bigint" : "INTEGER"
         for table in rootTables {
-            var columns = ["\(dialect.name("Z_PK")) \(pk)", "\(dialect.name("Z_ENT")) \(int)", "\(dialect.name("Z_OPT")) \(int)"]
-            for column in table.allColumns {
-                switch column.kind {
-                case .attribute(let type): columns.append("\(column.name) \(dialect.columnType(for: type))")
-                case .foreignKey, .orderKey: columns.append("\(column.name) \(key)")
-                }
-            }
-            statements.append("CREATE TABLE \(table.name) ( \(columns.joined(separator: ", ")) )")
-            if table.entityNumbers.count > 1 {
-                statements.append("CREATE INDEX \(dialect.name(table.name + "_Z_ENT_INDEX")) ON \(table.name) (\(dialect.name("Z_ENT")))")
-            }
-            for column in table.allColumns where column.kind.sortRank == 0 {
-                statements.append("CREATE INDEX \(table.name)_\(column.name)_\(dialect.name("INDEX")) ON \(table.name) (\(column.name))")
-            }
+            statements.append(createTableStatement(for: table))
+            statements.append(contentsOf: indexes(of: table).map(createIndexStatement))
         }
         for join in allJoinTables {
-            var columns = ["\(join.sourceColumn) \(key)", "\(join.destinationColumn) \(key)"]
-            if let order = join.orderColumn { columns.append("\(order) \(key)") }
-            columns.append("PRIMARY KEY (\(join.sourceColumn), \(join.destinationColumn))")
-            statements.append("CREATE TABLE \(join.name) ( \(columns.joined(separator: ", ")) )")
-            statements.append("CREATE INDEX \(join.name)_\(join.destinationColumn)_\(dialect.name("INDEX")) ON \(join.name) (\(join.destinationColumn), \(join.sourceColumn))")
+            statements.append(createTableStatement(for: join))
+            statements.append(contentsOf: indexes(of: join).map(createIndexStatement))
         }
         statements.append(contentsOf: Self.bookkeepingStatements(dialect))
         return statements
+    }
+
+    /// The type of a column as the DDL declares it.
+    func columnType(of column: Column) -> String {
+        switch column.kind {
+        case .attribute(let type): dialect.columnType(for: type)
+        case .foreignKey, .orderKey: dialect.engine == .postgres ? "bigint" : "INTEGER"
+        }
+    }
+
+    /// `CREATE TABLE` for the root table of an entity hierarchy, under `name` when given
+    /// (a migration may create it under a temporary name first).
+    func createTableStatement(for table: EntityTable, named name: String? = nil) -> String {
+        let pk = dialect.engine == .postgres ? "bigint PRIMARY KEY" : "INTEGER PRIMARY KEY"
+        let int = dialect.engine == .postgres ? "integer" : "INTEGER"
+        var columns = ["\(dialect.name("Z_PK")) \(pk)", "\(dialect.name("Z_ENT")) \(int)", "\(dialect.name("Z_OPT")) \(int)"]
+        columns.append(contentsOf: table.allColumns.map { "\($0.name) \(columnType(of: $0))" })
+        return "CREATE TABLE \(name ?? table.name) ( \(columns.joined(separator: ", ")) )"
+    }
+
+    /// `CREATE TABLE` for a join table, under `name` when given.
+    func createTableStatement(for join: JoinTable, named name: String? = nil) -> String {
+        let key = dialect.engine == .postgres ? "bigint" : "INTEGER"
+        var columns = ["\(join.sourceColumn) \(key)", "\(join.destinationColumn) \(key)"]
+        if let order = join.orderColumn { columns.append("\(order) \(key)") }
+        columns.append("PRIMARY KEY (\(join.sourceColumn), \(join.destinationColumn))")
+        return "CREATE TABLE \(name ?? join.name) ( \(columns.joined(separator: ", ")) )"
+    }
+
+    /// The indexes of an entity table: `Z_ENT` when the table holds several entities, and
+    /// every foreign key.
+    func indexes(of table: EntityTable) -> [StoreIndex] {
+        var result: [StoreIndex] = []
+        if table.entityNumbers.count > 1 {
+            result.append(StoreIndex(name: dialect.name(table.name + "_Z_ENT_INDEX"), table: table.name, columns: [dialect.name("Z_ENT")]))
+        }
+        for column in table.allColumns where column.kind.sortRank == 0 {
+            result.append(StoreIndex(name: "\(table.name)_\(column.name)_\(dialect.name("INDEX"))", table: table.name, columns: [column.name]))
+        }
+        return result
+    }
+
+    /// The index of a join table on its destination column (the primary key covers the source).
+    func indexes(of join: JoinTable) -> [StoreIndex] {
+        [StoreIndex(name: "\(join.name)_\(join.destinationColumn)_\(dialect.name("INDEX"))", table: join.name, columns: [join.destinationColumn, join.sourceColumn])]
+    }
+
+    func createIndexStatement(_ index: StoreIndex) -> String {
+        "CREATE INDEX \(index.name) ON \(index.table) (\(index.columns.joined(separator: ", ")))"
     }
 
     /// `Z_PRIMARYKEY`, `Z_METADATA` and `Z_MODELCACHE`, as Core Data creates them.

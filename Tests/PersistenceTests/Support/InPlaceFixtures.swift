@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+@testable import Persistence
+
+/// Building, migrating and inspecting stores for the in-place migration tests.
+enum InPlaceFixtures {
+    /// A model version from the body of a `contents` document.
+    static func model(_ name: String, _ body: String) throws -> ManagedObjectModel {
+        try ManagedObjectModel(xml: ModelFixtures.xml(body, identifier: name), name: name, file: ModelFixtures.file)
+    }
+
+    /// The in-place plan of the inferred mapping between two versions; fails if there is none.
+    static func plan(_ source: ManagedObjectModel, _ destination: ManagedObjectModel) throws -> InPlaceMigration {
+        let mapping = try MappingModel.inferred(from: source, to: destination)
+        return try InPlaceMigration.plan(mapping: mapping, source: source, destination: destination, dialect: .sqlite).get()
+    }
+
+    /// Why the inferred mapping between two versions cannot run in place, or `nil` if it can.
+    static func unsupported(_ source: ManagedObjectModel, _ destination: ManagedObjectModel) throws -> InPlaceMigration.Unsupported? {
+        let mapping = try MappingModel.inferred(from: source, to: destination)
+        if case .failure(let reason) = InPlaceMigration.plan(mapping: mapping, source: source, destination: destination, dialect: .sqlite) {
+            return reason
+        }
+        return nil
+    }
+
+    /// Runs `migration` on the closed store at `path` in one transaction, with metadata for
+    /// `destination` that keeps the store's UUID; closes the store again afterwards.
+    static func run(_ migration: InPlaceMigration, on path: String, destination: ManagedObjectModel) async throws {
+        do {
+            let database = try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: 0)
+            try await database.write { connection in
+                guard let old = try StoreMetadata.read(from: connection) else { throw StoreError(.missingMetadata, "no metadata") }
+                try migration.run(on: connection, metadata: StoreMetadata(model: destination, storeType: old.storeType, storeUUID: old.storeUUID))
+            }
+            try await database.checkpoint()
+        }
+        try await waitUntilClosed(path)
+    }
+
+    /// Plans and runs the inferred mapping from `source` to `destination` on the store at `path`.
+    @discardableResult
+    static func migrate(_ path: String, from source: ManagedObjectModel, to destination: ManagedObjectModel) async throws -> InPlaceMigration {
+        let migration = try plan(source, destination)
+        try await run(migration, on: path, destination: destination)
+        return migration
+    }
+
+    /// Waits until the last connection is gone and SQLite removed the WAL files.
+    static func waitUntilClosed(_ path: String) async throws {
+        for _ in 0..<200 where FileManager.default.fileExists(atPath: path + "-wal") {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// Opens the migrated store with the destination model, the way an app would.
+    static func open(_ path: String, _ model: ManagedObjectModel) async throws -> PersistentContainer {
+        try await PersistentContainer.open(model: model, store: .sqlite(path), logger: testLogger)
+    }
+
+    /// Expects the store at `path` to have exactly the schema a fresh store of `model` has.
+    static func expectFreshSchema(_ path: String, _ model: ManagedObjectModel, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let fresh = makeStoreFolder()
+        defer { fresh.cleanUp() }
+        try await makeClosedStore(at: fresh.path, model: model)
+        let expected = try SchemaSnapshot(path: fresh.path)
+        let actual = try SchemaSnapshot(path: path)
+        #expect(!expected.columns.isEmpty && !expected.entities.isEmpty, sourceLocation: sourceLocation)
+        #expect(actual.columns == expected.columns, "tables and columns", sourceLocation: sourceLocation)
+        #expect(actual.indexes == expected.indexes, "indexes", sourceLocation: sourceLocation)
+        #expect(actual.entities == expected.entities, "Z_PRIMARYKEY", sourceLocation: sourceLocation)
+        let metadata = try await PersistentStore.metadata(at: .sqlite(path))
+        #expect(model.isCompatible(with: metadata), "metadata of the destination model", sourceLocation: sourceLocation)
+    }
+
+    /// The objects of an entity, sorted by a key.
+    static func objects(_ context: ManagedObjectContext, _ entity: String, by key: String) async throws -> [ManagedObject] {
+        try await context.fetch(FetchRequest(entityName: entity, sortDescriptors: [SortDescriptor(key: key)]))
+    }
+}
+
+/// A store's schema as `sqlite_master` and the table PRAGMAs describe it, for comparing a
+/// migrated store with a fresh one. Column order is left out: ALTER TABLE appends.
+struct SchemaSnapshot: Equatable {
+    /// Table → its columns as `NAME TYPE` (with `pk n` for primary-key columns), sorted.
+    var columns: [String: [String]] = [:]
+    /// Index → `TABLE(COLUMN, …)`, SQLite's automatic indexes included.
+    var indexes: [String: String] = [:]
+    /// `Z_PRIMARYKEY` without the counters: `Z_ENT Z_NAME Z_SUPER`.
+    var entities: [String] = []
+    /// `Z_NAME` → `Z_MAX`.
+    var maxima: [String: Int64] = [:]
+
+    init(path: String) throws {
+        let connection = try SQLiteConnection(path: SQLiteStoreFile.readOnlyURI(for: path), mode: .readOnly)
+        for row in try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table'") {
+            guard let table = row[0].text else { continue }
+            columns[table] = try connection.rows("PRAGMA table_info(\(table))").map { column in
+                let pk = column[5].int64 ?? 0
+                return "\(column[1].text ?? "?") \(column[2].text ?? "?")" + (pk > 0 ? " pk \(pk)" : "")
+            }.sorted()
+        }
+        for row in try connection.rows("SELECT name, tbl_name FROM sqlite_master WHERE type = 'index'") {
+            guard let index = row[0].text, let table = row[1].text else { continue }
+            let indexed = try connection.rows("PRAGMA index_info(\(index))").compactMap { $0[2].text }
+            indexes[index] = "\(table)(\(indexed.joined(separator: ", ")))"
+        }
+        for row in try connection.rows("SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT") {
+            entities.append("\(row[0].int64 ?? -1) \(row[1].text ?? "?") \(row[2].int64 ?? -1)")
+            maxima[row[1].text ?? "?"] = row[3].int64
+        }
+    }
+}
