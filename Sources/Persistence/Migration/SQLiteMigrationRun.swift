@@ -4,7 +4,7 @@ import Logging
 /// Runs a plan on a SQLite store file, so that the store is never left half-migrated.
 ///
 /// - In-place steps only: all of them in one write transaction in the store.
-/// - Otherwise: the steps run on files in a work folder beside the store (same file
+/// - Otherwise: the steps run on files in a ``WorkFolder`` beside the store (same file
 ///   system), each streamed step into a new file, each in-place step in its input; the
 ///   last file is checkpointed, synced and renamed over the store in one atomic step.
 ///   The original is read but not written until then, and stays the backup: any failure
@@ -24,9 +24,10 @@ struct SQLiteMigrationRun {
             try await runInPlace(on: path, steps: Array(plan.steps.enumerated()), uuid: metadata.storeUUID)
             return
         }
-        let workFolder = workFolderURL()
-        try FileManager.default.createDirectory(at: workFolder, withIntermediateDirectories: false)
-        defer { try? FileManager.default.removeItem(at: workFolder) }
+        WorkFolder.removeAbandoned(besideStoreAt: path, logger: logger)
+        let work = try WorkFolder(besideStoreAt: path)
+        defer { work.remove() }
+        let workFolder = work.url
 
         var current = path
         var index = 0
@@ -66,11 +67,6 @@ struct SQLiteMigrationRun {
         if Task.isCancelled {
             throw MigrationError(.cancelled, "the migration was cancelled", hint: "the store was not changed; run the migration again", store: url.description)
         }
-    }
-
-    private func workFolderURL() -> URL {
-        let file = URL(fileURLWithPath: path)
-        return file.deletingLastPathComponent().appendingPathComponent(".\(file.lastPathComponent).migration-\(UUID().uuidString)")
     }
 
     /// Writes the WAL into the file, so copies and renames carry every committed row.

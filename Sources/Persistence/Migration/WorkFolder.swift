@@ -1,0 +1,61 @@
+import Foundation
+import Logging
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The folder beside a SQLite store where a migration builds its new files, owned by the
+/// running migration through an exclusive `flock` on a file inside it.
+///
+/// A migration killed halfway leaves its folder behind but not its lock (the kernel drops
+/// it with the process), so the next migration of the store can tell such a folder from a
+/// running migration's and remove it.
+final class WorkFolder {
+    let url: URL
+    private let lockDescriptor: Int32
+
+    private static let lockName = "owner.lock"
+
+    /// Creates and locks a new work folder for the store at `storePath`.
+    init(besideStoreAt storePath: String) throws {
+        let store = URL(fileURLWithPath: storePath)
+        url = store.deletingLastPathComponent().appendingPathComponent(".\(store.lastPathComponent).migration-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
+        let fd = open(url.appendingPathComponent(Self.lockName).path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+        guard fd >= 0, flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            if fd >= 0 { close(fd) }
+            try? FileManager.default.removeItem(at: url)
+            throw MigrationError(.store, "could not lock the migration's work folder beside the store: \(String(cString: strerror(errno)))",
+                                 hint: "check that the store's folder is writable; the store was not changed")
+        }
+        lockDescriptor = fd
+    }
+
+    /// Removes the folder and gives up the lock.
+    func remove() {
+        try? FileManager.default.removeItem(at: url)
+        close(lockDescriptor)
+    }
+
+    /// Removes the work folders of migrations of this store that were interrupted: those
+    /// whose lock nobody holds.
+    static func removeAbandoned(besideStoreAt storePath: String, logger: Logger) {
+        let store = URL(fileURLWithPath: storePath)
+        let folder = store.deletingLastPathComponent()
+        let prefix = ".\(store.lastPathComponent).migration-"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            let candidate = folder.appendingPathComponent(name)
+            let fd = open(candidate.appendingPathComponent(lockName).path, O_RDWR | O_CLOEXEC)
+            if fd >= 0 {
+                defer { close(fd) }
+                // Held: a migration is running there.
+                guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }
+            }
+            try? FileManager.default.removeItem(at: candidate)
+            logger.notice("removed the work folder of an interrupted migration", metadata: [LoggingKeys.store: "\(storePath)", "persistence.migration.folder": "\(name)"])
+        }
+    }
+}
