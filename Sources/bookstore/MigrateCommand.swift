@@ -39,6 +39,10 @@ struct MigrateCommand: AsyncParsableCommand {
             let started = ContinuousClock.now
             let ran = try await administration.migrate(url, to: target) { bar?.show($0) }
             bar?.finish()
+            if ran.isEmpty {
+                print("Another process migrated the store to \(ran.storeVersion.name) meanwhile; nothing to do.")
+                return
+            }
             let elapsed = ContinuousClock.now - started
             print("Migrated \(url) from \(ran.storeVersion.name) to \(ran.targetVersion.name) in \(ran.steps.count) step\(ran.steps.count == 1 ? "" : "s") (\(elapsed.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))).")
         }

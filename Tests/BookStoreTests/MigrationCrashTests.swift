@@ -24,9 +24,11 @@ struct MigrationCrashTests {
         // Wait until the streamed step is writing its new store, then kill the process.
         var writing = false
         for _ in 0..<3_000 where !writing {
-            let folders = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains(".migration-") }
-            writing = try folders.contains { folder in
-                try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent(folder).path).contains { $0.hasPrefix("step1.sqlite") }
+            let folders = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".bookstore.sqlite.migration-") }
+            writing = folders.contains { folder in
+                // A folder may vanish between the two listings; that is not yet "writing".
+                let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent(folder).path)) ?? []
+                return files.contains { $0.hasPrefix("step1.sqlite") }
             }
             if !writing { usleep(10_000) }
         }
@@ -36,7 +38,7 @@ struct MigrationCrashTests {
         #expect(process.terminationReason == .uncaughtSignal)
 
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "the store must be as it was")
-        #expect(try leftovers(in: directory).contains { $0.contains(".migration-") }, "the killed run's work folder is left behind")
+        #expect(try leftovers(in: directory).contains { $0.hasPrefix(".bookstore.sqlite.migration-") }, "the killed run's work folder is left behind")
         let status = try BookStoreProcess.run(["status", "--store", url])
         #expect(status.stdout.contains("Store model version:   BookStore 3"))
 

@@ -176,6 +176,23 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
         #expect(try folderContents(path) == ["store.sqlite"])
     }
 
+    @Test func aMigrationWaitsBoundedlyForAnotherAndNamesIt() async throws {
+        let (path, cleanUp) = try await makeStore(try ShopModels.v1(), names: ["a"])
+        defer { cleanUp() }
+        let before = try FileSnapshot(path: path)
+        let held = try await SQLiteMigrationLock.acquire(storeAt: path, store: .sqlite(path), timeout: .seconds(1), logger: testLogger)
+        let chain = try MigrationChain(ShopVersion.self, models: try ShopModels.versioned([ShopModels.v1(), ShopModels.v2()]))
+        let error = await #expect(throws: MigrationError.self) {
+            try await ProgressiveMigrator(chain: chain, lockTimeout: .milliseconds(300), logger: testLogger).migrateStore(at: .sqlite(path))
+        }
+        #expect(error?.code == .storeBusy)
+        #expect(error?.description.contains("pid \(getpid())") == true)
+        held.release()
+        #expect(try FileSnapshot(path: path).bytes == before.bytes)
+        try await ProgressiveMigrator(chain: chain, logger: testLogger).migrateStore(at: .sqlite(path))
+        #expect(try folderContents(path) == ["store.sqlite"])
+    }
+
     @Test func cancellingAMigrationLeavesTheStoreAsItWas() async throws {
         let (path, cleanUp) = try await makeStore(try ShopModels.v1(), names: (0..<50).map { "item \($0)" })
         defer { cleanUp() }

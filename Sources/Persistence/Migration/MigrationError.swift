@@ -33,6 +33,8 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
         public static let validationFailed = Code(base: "validationFailed")
         /// The migration was cancelled; the store is as it was.
         public static let cancelled = Code(base: "cancelled")
+        /// Another migration of the store held the lock for longer than the wait allowed.
+        public static let storeBusy = Code(base: "storeBusy")
         /// The store could not be read, written or replaced.
         public static let store = Code(base: "store")
     }

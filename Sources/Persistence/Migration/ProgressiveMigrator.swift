@@ -18,11 +18,14 @@ import Logging
 /// original is untouched, so a failure, a cancellation or a crash leaves it as it was.
 public final class ProgressiveMigrator: Sendable {
     public let chain: MigrationChain
+    /// How long to wait for another process's migration of the same store.
+    public let lockTimeout: Duration
     let logger: Logger
     let broadcast = ProgressBroadcast()
 
-    public init(chain: MigrationChain, logger: Logger) {
+    public init(chain: MigrationChain, lockTimeout: Duration = .seconds(600), logger: Logger) {
         self.chain = chain
+        self.lockTimeout = lockTimeout
         self.logger = logger
     }
 
@@ -127,9 +130,21 @@ public final class ProgressiveMigrator: Sendable {
     @discardableResult
     public func migrateStore(at url: StoreURL, to target: String? = nil) async throws -> MigrationPlan {
         defer { broadcast.finish() }
-        let plan = try await plan(forStoreAt: url, to: target)
+        // A current store is the common case: find out without taking the lock.
+        let unlocked = try await plan(forStoreAt: url, to: target)
+        guard !unlocked.isEmpty else {
+            logger.debug("store is current", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(unlocked.storeVersion.name)"])
+            return unlocked
+        }
+        guard case .sqlite(let path) = url.kind else {
+            throw MigrationError(.store, "stores of this kind cannot be migrated in this build", hint: "migrate a sqlite:// store", store: url.description)
+        }
+        // One migrator at a time; whoever waited finds the store as the other left it.
+        let lock = try await SQLiteMigrationLock.acquire(storeAt: path, store: url, timeout: lockTimeout, logger: logger)
+        defer { lock.release() }
+        let plan = try await self.plan(forStoreAt: url, to: target)
         guard !plan.isEmpty else {
-            logger.debug("store is current", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(plan.storeVersion.name)"])
+            logger.info("store was migrated by another process meanwhile", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(plan.storeVersion.name)"])
             return plan
         }
         logger.info("migrating store", metadata: [
@@ -137,12 +152,7 @@ public final class ProgressiveMigrator: Sendable {
             "persistence.migration.target": "\(plan.targetVersion.name)", "persistence.migration.steps": "\(plan.steps.count)",
         ])
         let started = ContinuousClock.now
-        switch url.kind {
-        case .sqlite(let path):
-            try await SQLiteMigrationRun(migrator: self, plan: plan, url: url, path: path).run()
-        case .memory, .postgres:
-            throw MigrationError(.store, "stores of this kind cannot be migrated in this build", hint: "migrate a sqlite:// store", store: url.description)
-        }
+        try await SQLiteMigrationRun(migrator: self, plan: plan, url: url, path: path).run()
         logger.info("migrated store", metadata: [
             LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(plan.targetVersion.name)",
             LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",

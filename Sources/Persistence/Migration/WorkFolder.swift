@@ -48,6 +48,8 @@ final class WorkFolder {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
         for name in names where name.hasPrefix(prefix) {
             let candidate = folder.appendingPathComponent(name)
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isFolder), isFolder.boolValue else { continue }
             let fd = open(candidate.appendingPathComponent(lockName).path, O_RDWR | O_CLOEXEC)
             if fd >= 0 {
                 defer { close(fd) }
