@@ -140,7 +140,8 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
             try await ProgressiveMigrator(chain: chain, logger: testLogger).migrateStore(at: .sqlite(path))
         }
         #expect(error?.code == .validationFailed)
-        #expect(error?.description.contains("name is required") == true)
+        #expect(error?.description.contains("Item/p2 name: missingValue") == true)
+        #expect((error?.underlying as? ValidationError)?.issues.count == 1)
         try expectUnchanged(path, since: before)
         #expect(try folderContents(path) == ["store.sqlite"])
     }

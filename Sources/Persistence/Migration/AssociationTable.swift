@@ -1,7 +1,8 @@
 /// The source → destination association of a running migration, kept in the destination
 /// store so memory does not grow with rows: one row per pair, by entity mapping name.
 ///
-/// It lives only while a step runs and is dropped before the store is handed over.
+/// It lives only while a mapping model runs and is dropped when it succeeds (a failed
+/// run's destination store is thrown away with it).
 struct AssociationTable: Sendable {
     let database: any Database
 

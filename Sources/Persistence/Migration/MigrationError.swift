@@ -68,6 +68,13 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
         self.underlying = underlying
     }
 
+    /// The error with its store set, when it has none yet.
+    func at(_ url: StoreURL) -> MigrationError {
+        var error = self
+        error.store = error.store ?? url.description
+        return error
+    }
+
     public var description: String {
         var location: [String] = []
         if let store { location.append(store) }
@@ -75,7 +82,8 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
         if let entityMapping { location.append(property.map { "\(entityMapping).\($0)" } ?? entityMapping) }
         else if let property { location.append(property) }
         var text = location.isEmpty ? message : location.joined(separator: ": ") + ": " + message
-        if let underlying { text += " (\(underlying))" }
+        // A validation error's own text quotes the values; the message already names the issues.
+        if let underlying, !(underlying is ValidationError) { text += " (\(underlying))" }
         if let hint { text += ". " + hint.prefix(1).uppercased() + hint.dropFirst() }
         return text
     }

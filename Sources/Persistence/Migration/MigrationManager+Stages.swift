@@ -151,6 +151,8 @@ extension MigrationManager {
             try await flushBatch()
         }
         setCurrent(nil)
+        // The association served this mapping model only; the store is handed over without it.
+        try await associations.drop()
         counter.finish()
     }
 
@@ -181,6 +183,16 @@ extension MigrationManager {
         }
         var rows: [(mapping: String, source: Int64, destination: Int64)] = []
         for pair in pending {
+            // The table keeps keys of the mapping's destination table only; an instance of
+            // another entity would later be looked up in the wrong table.
+            if let name = mappingModel.entityMapping(named: pair.mapping)?.destinationEntityName, let expected = destinationModel.entity(named: name),
+                !destinationModel.entity(pair.destination.entity, isKindOf: expected)
+            {
+                throw MigrationError(
+                    .evaluationFailed, "a \(pair.destination.entity.name) was associated with the entity mapping \(pair.mapping), whose instances are \(name)s",
+                    hint: "associate each destination instance with the entity mapping that creates its entity; link other instances with relationships",
+                    file: mappingModel.file, entityMapping: pair.mapping)
+            }
             guard let source = pair.source.objectID.primaryKey, let destination = pair.destination.objectID.primaryKey else {
                 throw MigrationError(.evaluationFailed, "an associated instance was deleted or never saved", entityMapping: pair.mapping)
             }

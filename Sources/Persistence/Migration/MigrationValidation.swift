@@ -37,7 +37,8 @@ struct MigrationValidation {
             ])
         }
         if !issues.isEmpty {
-            let shown = issues.prefix(5).map(\.message).joined(separator: "; ")
+            // Which objects and rules, never the values: those are the users' data.
+            let shown = issues.prefix(5).map { "\($0.objectID) \($0.key ?? "?"): \($0.code)" }.joined(separator: "; ")
             throw MigrationError(
                 .validationFailed, "the migrated objects break the rules of '\(model.name)': \(shown)\(issues.count > 5 ? " …" : "")",
                 hint: "fix the mapping model's value expressions or the policy so every object is valid; the source store was not changed",

@@ -7,8 +7,9 @@ import Logging
 ///
 /// ```swift
 /// let migrator = ProgressiveMigrator(chain: chain, logger: logger)
+/// let updates = migrator.progressUpdates()           // subscribe first…
 /// async let done = migrator.migrateStore(at: .sqlite("bookstore.sqlite"))
-/// for await progress in migrator.progressUpdates() { print(progress) }
+/// for await progress in updates { print(progress) }  // …it ends when the migration does
 /// let plan = try await done
 /// ```
 ///
@@ -29,7 +30,8 @@ public final class ProgressiveMigrator: Sendable {
         self.logger = logger
     }
 
-    /// Progress reports of the migrations that run from now on; ends when one finishes.
+    /// Progress reports of the next migration; the sequence ends when that migration
+    /// finishes. Subscribe before calling ``migrateStore(at:to:)``.
     public func progressUpdates() -> AsyncStream<MigrationProgress> {
         broadcast.subscribe()
     }
@@ -136,9 +138,11 @@ public final class ProgressiveMigrator: Sendable {
             logger.debug("store is current", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(unlocked.storeVersion.name)"])
             return unlocked
         }
-        guard case .sqlite(let path) = url.kind else {
+        guard case .sqlite(let named) = url.kind else {
             throw MigrationError(.store, "stores of this kind cannot be migrated in this build", hint: "migrate a sqlite:// store", store: url.description)
         }
+        // A symbolic link stays in place: the file it leads to is what gets migrated.
+        let path = URL(fileURLWithPath: named).resolvingSymlinksInPath().path
         // One migrator at a time; whoever waited finds the store as the other left it.
         let lock = try await SQLiteMigrationLock.acquire(storeAt: path, store: url, timeout: lockTimeout, logger: logger)
         defer { lock.release() }

@@ -2,9 +2,10 @@
 /// where SQL means exactly what the Swift evaluator does; `nil` otherwise.
 ///
 /// Translated: `$source.<attribute>` (numeric widening by `CAST`), constants (bound),
-/// `+ - *` on numbers, and `stringByAppendingString:`. Not translated, because SQLite's
-/// meaning differs: division (integer division, `NULL` for zero), `uppercase:` and
-/// `lowercase:` (ASCII only), `length:` (code points, not characters).
+/// `+ - *` where a floating-point number takes part, and `stringByAppendingString:`. Not
+/// translated, because SQLite's meaning differs: integer-only arithmetic (overflow fails
+/// in SQLite but becomes floating point in Swift), division (integer division, `NULL` for
+/// zero), `uppercase:` and `lowercase:` (ASCII only), `length:` (code points, not characters).
 struct SQLValueTranslator {
     let model: ManagedObjectModel
     let entity: EntityDescription

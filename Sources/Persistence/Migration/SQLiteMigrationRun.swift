@@ -3,12 +3,16 @@ import Logging
 
 /// Runs a plan on a SQLite store file, so that the store is never left half-migrated.
 ///
+/// The caller holds the store's ``SQLiteMigrationLock``; the store's own WAL is first
+/// written back into the file (committed data only moves, nothing changes), and a store
+/// that another process is using is refused.
+///
 /// - In-place steps only: all of them in one write transaction in the store.
 /// - Otherwise: the steps run on files in a ``WorkFolder`` beside the store (same file
 ///   system), each streamed step into a new file, each in-place step in its input; the
-///   last file is checkpointed, synced and renamed over the store in one atomic step.
-///   The original is read but not written until then, and stays the backup: any failure
-///   deletes the work folder and leaves the store byte for byte as it was.
+///   last file gets the store's permissions and owner, is synced and renamed over the
+///   store in one atomic step. Until then the original is only read, and stays the
+///   backup: any failure deletes the work folder and leaves the store as it was.
 struct SQLiteMigrationRun {
     let migrator: ProgressiveMigrator
     let plan: MigrationPlan
@@ -18,10 +22,21 @@ struct SQLiteMigrationRun {
     var logger: Logger { migrator.logger }
 
     func run() async throws {
-        let metadata = try await PersistentStore.metadata(at: url)
-        try await checkpoint(path)
+        let original = try await PersistentStore.metadata(at: url)
+        if FileManager.default.fileExists(atPath: path + "-journal") {
+            throw MigrationError(
+                .store, "the store has a rollback journal (-journal) left by an interrupted write",
+                hint: "open the store once with the app that wrote it, or with sqlite3, so SQLite rolls the journal back; then migrate. The store was not changed",
+                store: url.description)
+        }
+        do {
+            try await checkpoint(path)
+        } catch let error as DatabaseError {
+            throw MigrationError(.store, "the store is in use by another process", hint: "stop the processes that use it (such as the service) and migrate again; the store was not changed",
+                                 store: url.description, underlying: error)
+        }
         if plan.steps.allSatisfy({ $0.strategy == .inPlace }) {
-            try await runInPlace(on: path, steps: Array(plan.steps.enumerated()), uuid: metadata.storeUUID)
+            try await runInPlace(on: path, steps: Array(plan.steps.enumerated()), original: original, committedInStore: true)
             return
         }
         WorkFolder.removeAbandoned(besideStoreAt: path, logger: logger)
@@ -43,24 +58,33 @@ struct SQLiteMigrationRun {
                 }
                 if current == path {
                     let copy = workFolder.appendingPathComponent("step\(group[0].offset + 1).sqlite").path
-                    try FileManager.default.copyItem(atPath: path, toPath: copy)
+                    let source = path
+                    try await FileSystem.run { try FileManager.default.copyItem(atPath: source, toPath: copy) }
                     current = copy
                 }
-                try await runInPlace(on: current, steps: group, uuid: metadata.storeUUID)
+                try await runInPlace(on: current, steps: group, original: original, committedInStore: false)
                 continue
             }
             let output = workFolder.appendingPathComponent("step\(index + 1).sqlite").path
             if let setBased = step.setBased {
-                try await runSetBased(setBased, step: step, index: index, from: current, to: output, uuid: metadata.storeUUID)
+                try await runSetBased(setBased, step: step, index: index, from: current, to: output, original: original)
             } else {
-                try await runStreamed(step, index: index, from: current, to: output, uuid: metadata.storeUUID)
+                try await runStreamed(step, index: index, from: current, to: output, original: original)
             }
-            if current != path { try? removeStoreFiles(current) }
+            if current != path { removeStoreFiles(current) }
             current = output
             index += 1
         }
         try checkCancellation()
-        try replaceStore(with: current)
+        try await replaceStore(with: current)
+    }
+
+    /// The destination's metadata: its model's hashes, the store's identity and the keys
+    /// the store carried that are not Core Data's.
+    private func metadata(for model: ManagedObjectModel, original: StoreMetadata) -> StoreMetadata {
+        var metadata = StoreMetadata(model: model, storeType: url.storeType, storeUUID: original.storeUUID)
+        metadata.additional = original.additional
+        return metadata
     }
 
     private func checkCancellation() throws {
@@ -91,27 +115,34 @@ struct SQLiteMigrationRun {
         }
     }
 
-    private func runInPlace(on file: String, steps: [(offset: Int, element: MigrationPlan.Step)], uuid: String) async throws {
-        let storeType = url.storeType
+    /// Runs consecutive in-place steps in one transaction. `committedInStore` says the file
+    /// is the store itself: once the transaction commits the migration has happened, so a
+    /// later failure (writing the WAL back) is a warning, not an error.
+    private func runInPlace(on file: String, steps: [(offset: Int, element: MigrationPlan.Step)], original: StoreMetadata, committedInStore: Bool) async throws {
         let started = ContinuousClock.now
-        let works = steps.map { (inPlace: $0.element.inPlace!, metadata: StoreMetadata(model: $0.element.destination, storeType: storeType, storeUUID: uuid)) }
+        let works = steps.map { (inPlace: $0.element.inPlace!, metadata: metadata(for: $0.element.destination, original: original)) }
+        let database = try await SQLiteDatabase.open(path: file, mode: .readWrite, readerCount: 0)
         do {
-            try await withDatabase(file) { database in
-                try await database.write { connection in
-                    for work in works { try work.inPlace.run(on: connection, metadata: work.metadata) }
-                }
-                try await database.checkpoint()
+            try await database.write { connection in
+                for work in works { try work.inPlace.run(on: connection, metadata: work.metadata) }
             }
-        } catch let error as MigrationError {
-            throw error
         } catch {
-            throw MigrationError(.store, "the in-place migration failed and was rolled back", hint: "the store was not changed", store: url.description, underlying: error)
+            await database.close()
+            if let error = error as? MigrationError, error.code == .validationFailed { throw error.at(url) }
+            let names = steps.map { "\($0.element.source.name) → \($0.element.destination.name)" }.joined(separator: ", ")
+            throw MigrationError(.store, "the in-place migration \(names) failed and was rolled back",
+                                 hint: "the store was not changed; report this with the output of `migrate --plan`", store: url.description, underlying: error)
         }
+        do {
+            try await database.checkpoint()
+        } catch where committedInStore {
+            logger.warning("the migrated store's WAL was not written back yet; SQLite does it on the next open", metadata: [LoggingKeys.store: "\(url)"])
+        }
+        await database.close()
         for (offset, step) in steps {
             logger.info("migration stage", metadata: [
                 LoggingKeys.migrationStep: "\(offset + 1)/\(plan.steps.count) \(step.source.name) → \(step.destination.name)",
                 LoggingKeys.migrationStage: "\(MigrationProgress.Stage.inPlace.rawValue)",
-                LoggingKeys.rows: "0",
                 LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
             ])
             migrator.report(MigrationProgress(
@@ -120,7 +151,7 @@ struct SQLiteMigrationRun {
         }
     }
 
-    private func runStreamed(_ step: MigrationPlan.Step, index: Int, from input: String, to output: String, uuid: String) async throws {
+    private func runStreamed(_ step: MigrationPlan.Step, index: Int, from input: String, to output: String, original: StoreMetadata) async throws {
         let stepCount = plan.steps.count
         let migrator = self.migrator
         let passes = step.mappingModels.count
@@ -144,7 +175,7 @@ struct SQLiteMigrationRun {
             }
         }
         // Hand the step's store over: no association table, the original's identity.
-        let metadata = StoreMetadata(model: step.destination, storeType: url.storeType, storeUUID: uuid)
+        let metadata = metadata(for: step.destination, original: original)
         try await withDatabase(output) { database in
             try await AssociationTable(database: database).drop()
             try await database.write { try StoreCreation.writeMetadata(metadata, on: $0) }
@@ -152,7 +183,7 @@ struct SQLiteMigrationRun {
         }
     }
 
-    private func runSetBased(_ setBased: SetBasedMigration, step: MigrationPlan.Step, index: Int, from input: String, to output: String, uuid: String) async throws {
+    private func runSetBased(_ setBased: SetBasedMigration, step: MigrationPlan.Step, index: Int, from input: String, to output: String, original: StoreMetadata) async throws {
         let stepCount = plan.steps.count
         func report(_ stage: MigrationProgress.Stage, _ fraction: Double, mapping: String? = nil, done: Int = 0) {
             migrator.report(MigrationProgress(
@@ -164,7 +195,7 @@ struct SQLiteMigrationRun {
         let created = try await PersistentStore.open(.sqlite(output), model: step.destination, options: .createIfMissing, logger: logger)
         await created.close()
         let source = SQLiteStoreFile.readOnlyURI(for: input)
-        let metadata = StoreMetadata(model: step.destination, storeType: url.storeType, storeUUID: uuid)
+        let metadata = metadata(for: step.destination, original: original)
         let written: [(mapping: String, rows: Int)]
         do {
             written = try await withDatabase(output) { database in
@@ -217,24 +248,41 @@ struct SQLiteMigrationRun {
     }
 
     /// Renames the finished file over the store: one atomic step on the same file system.
-    private func replaceStore(with file: String) throws {
-        for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: file + suffix) {
-            // A WAL left beside the result would belong to no file after the rename.
-            let size = (try? FileManager.default.attributesOfItem(atPath: file + suffix)[.size] as? Int) ?? 0
-            if suffix == "-wal", size > 0 {
-                throw MigrationError(.store, "the migrated store still has unwritten changes in its WAL", hint: "the store was not changed; run the migration again", store: url.description)
+    private func replaceStore(with file: String) async throws {
+        let store = path
+        let storeURL = url
+        try await FileSystem.run {
+            for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: file + suffix) {
+                // A WAL left beside the result would belong to no file after the rename.
+                let size = (try? FileManager.default.attributesOfItem(atPath: file + suffix)[.size] as? Int) ?? 0
+                if suffix == "-wal", size > 0 {
+                    throw MigrationError(.store, "the migrated store still has unwritten changes in its WAL", hint: "the store was not changed; run the migration again", store: storeURL.description)
+                }
+                try? FileManager.default.removeItem(atPath: file + suffix)
             }
-            try? FileManager.default.removeItem(atPath: file + suffix)
+            // The store's WAL was written back before the migration; one with content now
+            // means someone wrote to the store meanwhile, and the rename would lose that.
+            let wal = (try? FileManager.default.attributesOfItem(atPath: store + "-wal")[.size] as? Int) ?? 0
+            if wal > 0 {
+                throw MigrationError(.store, "the store was written to while it was being migrated",
+                                     hint: "stop the processes that use the store and migrate again; the store was not changed", store: storeURL.description)
+            }
+            FileSystem.copyOwnership(from: store, to: file)
+            try FileSystem.sync(file)
+            // Stale shared-memory or empty WAL files must not be applied to the new file.
+            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) }
+            try FileSystem.rename(file, to: store)
         }
-        try FileSystem.sync(file)
-        // The original's WAL was checkpointed and its connections are closed; stale WAL or
-        // shared-memory files must not be applied to the new file.
-        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        try FileSystem.rename(file, to: path)
-        try FileSystem.sync(URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        // The rename happened: from here on a failure is only a warning.
+        do {
+            let folder = URL(fileURLWithPath: store).deletingLastPathComponent().path
+            try await FileSystem.run { try FileSystem.sync(folder) }
+        } catch {
+            logger.warning("the store's folder could not be synced after the migrated store replaced the original", metadata: [LoggingKeys.store: "\(url)"])
+        }
     }
 
-    private func removeStoreFiles(_ file: String) throws {
+    private func removeStoreFiles(_ file: String) {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) }
     }
 }

@@ -41,8 +41,9 @@ struct SetBasedPlanner {
                 guard var sql = try expression.map({ try translator.sql(for: $0, as: attribute.type) }) ?? Optional("NULL") else {
                     throw unsupported("\(entityMapping.name).\(attribute.name)'s value expression has no SQL equivalent")
                 }
-                if let defaultValue = attribute.defaultValue {
-                    // Core Data gives a new object its defaults; nil never replaces a required one.
+                // A new object starts with its defaults; a value expression's nil keeps the
+                // default only where the attribute is required, as the streamed path does.
+                if let defaultValue = attribute.defaultValue, expression == nil || !attribute.isOptional {
                     sql = "coalesce(\(sql), \(translator.bind(ValueCoding.databaseValue(defaultValue, type: attribute.type, dialect: dialect))))"
                 }
                 columns.append((column.name, sql))

@@ -25,9 +25,10 @@ final class WorkFolder {
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
         let fd = open(url.appendingPathComponent(Self.lockName).path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
         guard fd >= 0, flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let reason = String(cString: strerror(errno))
             if fd >= 0 { close(fd) }
             try? FileManager.default.removeItem(at: url)
-            throw MigrationError(.store, "could not lock the migration's work folder beside the store: \(String(cString: strerror(errno)))",
+            throw MigrationError(.store, "could not lock the migration's work folder beside the store: \(reason)",
                                  hint: "check that the store's folder is writable; the store was not changed")
         }
         lockDescriptor = fd

@@ -6,12 +6,34 @@ import Darwin
 private let systemRename = Darwin.rename
 #endif
 
-/// The few file-system calls whose guarantees Foundation does not spell out.
+import Dispatch
+
+/// The few file-system calls whose guarantees Foundation does not spell out, and a way to
+/// run blocking file work off the cooperative thread pool.
 enum FileSystem {
+    private static let queue = DispatchQueue(label: "persistence.files", attributes: .concurrent)
+
+    /// Runs blocking file work (copying a store, syncing, renaming) on a queue of its own.
+    static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    /// Gives `destination` the permissions and, where allowed, the owner of `source`, so a
+    /// file that replaces another is used as it was.
+    static func copyOwnership(from source: String, to destination: String) {
+        var info = stat()
+        guard stat(source, &info) == 0 else { return }
+        _ = chmod(destination, info.st_mode & 0o7777)
+        _ = chown(destination, info.st_uid, info.st_gid)
+    }
+
     /// `rename(2)`: atomically replaces `destination` on the same file system.
     static func rename(_ source: String, to destination: String) throws(MigrationError) {
         guard systemRename(source, destination) == 0 else {
-            throw MigrationError(.store, "could not move the migrated store into place: \(String(cString: strerror(errno)))",
+            let reason = String(cString: strerror(errno))
+            throw MigrationError(.store, "could not move the migrated store into place: \(reason)",
                                  hint: "check that the folder is writable; the store was not changed")
         }
     }
@@ -20,11 +42,13 @@ enum FileSystem {
     static func sync(_ path: String) throws(MigrationError) {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else {
-            throw MigrationError(.store, "could not open \(path) to sync it: \(String(cString: strerror(errno)))")
+            let reason = String(cString: strerror(errno))
+            throw MigrationError(.store, "could not open \(path) to write it to disk: \(reason)", hint: "check the folder's permissions and free space")
         }
         defer { close(fd) }
         guard fsync(fd) == 0 else {
-            throw MigrationError(.store, "could not sync \(path): \(String(cString: strerror(errno)))")
+            let reason = String(cString: strerror(errno))
+            throw MigrationError(.store, "could not write \(path) to disk: \(reason)", hint: "check the disk and its free space")
         }
     }
 }

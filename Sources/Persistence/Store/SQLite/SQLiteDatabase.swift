@@ -108,7 +108,16 @@ public final class SQLiteDatabase: Database {
     }
 
     /// Writes the WAL back into the database file (before copying or replacing it).
+    ///
+    /// - Throws: ``DatabaseError`` when another connection's transaction kept part of the
+    ///   WAL from being written back (`SQLITE_BUSY`): the file alone is then not the store.
     public func checkpoint() async throws {
-        try await writer.run { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+        try await writer.run { connection in
+            let row = try connection.rows("PRAGMA wal_checkpoint(TRUNCATE)").first
+            // (busy, frames in the WAL, frames written back); -1 frames when not in WAL mode.
+            if let row, row[0].int64 == 1 || (row[1].int64 ?? 0) != (row[2].int64 ?? 0) {
+                throw DatabaseError(resultCode: 5, message: "another connection is using the database, so its WAL could not be written back", sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+            }
+        }
     }
 }
