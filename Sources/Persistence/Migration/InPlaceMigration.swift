@@ -45,6 +45,9 @@ struct InPlaceMigration: Sendable {
     let steps: [Step]
     let primaryKeyRows: [PrimaryKeyRow]
     let dialect: SQLDialect
+    /// The destination's rules the statements could break; see ``checks(mapping:source:destination:dialect:)``.
+    var checks: [Check] = []
+    var destination: ManagedObjectModel?
 
     /// Plans the statements that turn a store of `source` into one of `destination`.
     ///
@@ -52,9 +55,26 @@ struct InPlaceMigration: Sendable {
     /// caller streams the step instead.
     static func plan(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: SQLDialect) -> Result<InPlaceMigration, InPlaceMigration.Unsupported> {
         Result { () throws(Unsupported) -> InPlaceMigration in
+            // SQLite's CAST of a double to decimal text keeps 15 digits, not the value Swift
+            // would store: such a step streams.
+            for entityMapping in mapping.entityMappings {
+                guard let sourceName = entityMapping.sourceEntityName, let sourceEntity = source.entity(named: sourceName),
+                    let destinationName = entityMapping.destinationEntityName, let destinationEntity = destination.entity(named: destinationName)
+                else { continue }
+                for attribute in destination.attributes(of: destinationEntity) where attribute.type == .decimal {
+                    if let path = entityMapping.propertyMapping(named: attribute.name)?.valueExpression?.sourceKeyPath, path.count == 1,
+                        let old = source.attribute(named: path[0], of: sourceEntity), old.type == .double || old.type == .float
+                    {
+                        throw Unsupported("\(destinationName).\(attribute.name) changes from \(old.type.rawValue) to Decimal")
+                    }
+                }
+            }
             let analysis = try InPlaceMappingAnalysis(mapping: mapping, source: source, destination: destination)
             var planner = InPlacePlanner(analysis: analysis, dialect: dialect)
-            return try planner.plan()
+            var migration = try planner.plan()
+            migration.checks = checks(mapping: mapping, source: source, destination: destination, dialect: dialect)
+            migration.destination = destination
+            return migration
         }
     }
 
@@ -92,6 +112,7 @@ struct InPlaceMigration: Sendable {
                                          hint: "the store is unchanged once the transaction is rolled back", underlying: error)
                 }
             }
+            if let destination { try runChecks(on: connection, destination: destination) }
             try connection.run("DELETE FROM \(d.name("Z_PRIMARYKEY"))", [])
             for row in primaryKeyRows {
                 let carried = row.carriedFrom.compactMap { maxima[$0] }.max() ?? 0

@@ -1,0 +1,73 @@
+/// The destination model's rules that an in-place step can break, checked in SQL inside
+/// the step's transaction, so a failing store is rolled back rather than committed.
+///
+/// Inference already guarantees what it can (a new required attribute has a default that
+/// fills every row); what is left is an attribute whose rules tighten: a narrower integer
+/// type, a new or tighter minimum or maximum (a length for strings).
+extension InPlaceMigration {
+    /// One rule over one attribute's column.
+    struct Check: Sendable, Hashable {
+        var entity: String
+        var key: String
+        var code: ValidationError.Issue.Code
+        /// `SELECT Z_PK FROM … WHERE <violation> LIMIT 5` on the destination layout.
+        var sql: String
+        var arguments: [DatabaseValue]
+    }
+
+    static func checks(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect d: SQLDialect) -> [Check] {
+        let schema = StoreSchema(model: destination, dialect: d)
+        var checks: [Check] = []
+        for entityMapping in mapping.entityMappings {
+            guard let sourceName = entityMapping.sourceEntityName, let sourceEntity = source.entity(named: sourceName),
+                let destinationName = entityMapping.destinationEntityName, let table = schema.table(for: destinationName)
+            else { continue }
+            // Only this entity's own rows: its sub-entities have mappings of their own.
+            let rows = "\(d.name("Z_ENT")) = \(table.entityNumber)"
+            for attribute in destination.attributes(of: destination.entity(named: destinationName)!) where !attribute.isTransient {
+                guard let path = entityMapping.propertyMapping(named: attribute.name)?.valueExpression?.sourceKeyPath, path.count == 1,
+                    let old = source.attribute(named: path[0], of: sourceEntity), let column = table.column(for: attribute.name)?.name
+                else { continue }
+                func check(_ code: ValidationError.Issue.Code, _ violation: String, _ arguments: [DatabaseValue] = []) {
+                    checks.append(Check(entity: destinationName, key: attribute.name, code: code,
+                                        sql: "SELECT \(d.name("Z_PK")) FROM \(table.name) WHERE \(rows) AND (\(violation)) LIMIT 5", arguments: arguments))
+                }
+                if let range = attribute.type.integerRange, range != old.type.integerRange, attribute.type != .integer64 {
+                    check(.valueTooLarge, "\(column) < \(range.lowerBound) OR \(column) > \(range.upperBound)")
+                }
+                let measure = attribute.type == .string ? "length(\(column))" : column
+                let boundType: AttributeType = attribute.type == .string ? .integer64 : attribute.type
+                if let minimum = attribute.minValue, minimum != old.minValue || attribute.type != old.type {
+                    check(attribute.type == .string ? .stringTooShort : .valueTooSmall, "\(measure) < \(d.placeholder(1))",
+                          [ValueCoding.databaseValue(minimum, type: boundType, dialect: d)])
+                }
+                if let maximum = attribute.maxValue, maximum != old.maxValue || attribute.type != old.type {
+                    check(attribute.type == .string ? .stringTooLong : .valueTooLarge, "\(measure) > \(d.placeholder(1))",
+                          [ValueCoding.databaseValue(maximum, type: boundType, dialect: d)])
+                }
+            }
+        }
+        return checks
+    }
+
+    /// Runs the checks after the step's statements.
+    ///
+    /// - Throws: ``MigrationError/Code/validationFailed`` naming objects and rules (never values).
+    func runChecks(on connection: any DatabaseConnection, destination: ManagedObjectModel) throws {
+        var issues: [ValidationError.Issue] = []
+        for check in checks {
+            let rootName = destination.rootEntity(of: destination.entity(named: check.entity)!).name
+            for row in try connection.rows(check.sql, check.arguments) {
+                guard let pk = row[0].int64 else { continue }
+                let id = ObjectID(entityName: check.entity, rootEntityName: rootName, key: .permanent(pk))
+                issues.append(.init(code: check.code, entity: check.entity, objectID: id, key: check.key, message: "\(check.key) breaks its \(check.code) rule"))
+            }
+        }
+        guard !issues.isEmpty else { return }
+        let shown = issues.prefix(5).map { "\($0.objectID) \($0.key ?? "?"): \($0.code)" }.joined(separator: "; ")
+        throw MigrationError(
+            .validationFailed, "the migrated objects break the rules of '\(destination.name)': \(shown)\(issues.count > 5 ? " …" : "")",
+            hint: "change the data, or write a mapping model whose expressions make every object valid; the store was not changed",
+            underlying: ValidationError(issues: issues))
+    }
+}
