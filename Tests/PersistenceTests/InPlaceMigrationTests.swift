@@ -176,7 +176,7 @@ struct InPlaceMigrationTests {
                 <attribute name="label" optional="YES" attributeType="String"/>
                 <attribute name="f" optional="YES" attributeType="Float"/>
                 <attribute name="i" optional="YES" attributeType="Integer 16"/>
-                <attribute name="d" optional="YES" attributeType="Double"/>
+                <attribute name="d" optional="YES" attributeType="Integer 32"/>
                 <attribute name="big" optional="YES" attributeType="Integer 64"/>
                 <attribute name="dec" optional="YES" attributeType="Decimal"/>
             </entity>
@@ -199,7 +199,7 @@ struct InPlaceMigrationTests {
             full.setValue("full", forKey: "label")
             full.setValue(3.75, forKey: "f")
             full.setValue(7, forKey: "i")
-            full.setValue(2.5, forKey: "d")
+            full.setValue(25, forKey: "d")
             full.setValue(12, forKey: "big")
             full.setValue(.decimal(Decimal(string: "1.5")!), forKey: "dec")
             try context.insertObject(entityName: "Sample").setValue("empty", forKey: "label")
@@ -216,7 +216,7 @@ struct InPlaceMigrationTests {
         let (empty, full) = (samples[0], samples[1])
         #expect(full.value(forKey: "f") == 3)
         #expect(full.value(forKey: "i") == 7.0)
-        #expect(full.value(forKey: "d") == .decimal(Decimal(string: "2.5")!))
+        #expect(full.value(forKey: "d") == .decimal(Decimal(string: "25")!))
         #expect(full.value(forKey: "big") == 12)
         #expect(full.value(forKey: "dec") == 1.5)
         for key in ["f", "i", "d", "big", "dec"] {
