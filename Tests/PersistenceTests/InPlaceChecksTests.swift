@@ -8,6 +8,13 @@ enum CounterVersion: String, MigrationVersion, CaseIterable {
     func nextVersion() -> CounterVersion? { self == .v1 ? .v2 : nil }
 }
 
+enum StreamedCounterVersion: String, MigrationVersion, CaseIterable {
+    case v1 = "Counter", v2 = "Counter 2"
+    var modelName: String { rawValue }
+    func nextVersion() -> StreamedCounterVersion? { self == .v1 ? .v2 : nil }
+    var migrationManagerType: MigrationManager.Type { self == .v2 ? StreamingManager.self : MigrationManager.self }
+}
+
 /// An in-place step whose attributes' rules tighten checks them before it commits.
 @Suite struct InPlaceChecksTests {
     func models(_ old: String, _ new: String) throws -> VersionedModel {
@@ -49,6 +56,40 @@ enum CounterVersion: String, MigrationVersion, CaseIterable {
         let container = try await PersistentContainer.open(model: versions.current, store: .sqlite(path), logger: testLogger)
         let counts = try await container.newContext().fetch(FetchRequest(entityName: "Tally", sortDescriptors: [SortDescriptor(key: "count")]))
         #expect(counts.map { $0.value(forKey: "count") } == [1, 30_000])
+    }
+
+    /// Shelves whose `books` must number at least one from version 2 on.
+    func shelfModels() throws -> VersionedModel {
+        func model(_ name: String, _ identifier: String, minCount: String) throws -> ManagedObjectModel {
+            try ShopModels.model(name, identifier, """
+                <entity name="Shelf"><attribute name="label" optional="YES" attributeType="String"/><relationship name="books" optional="YES" toMany="YES" \(minCount) deletionRule="Nullify" destinationEntity="Book" inverseName="shelf" inverseEntity="Book"/></entity>
+                <entity name="Book"><attribute name="title" optional="YES" attributeType="String"/><relationship name="shelf" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Shelf" inverseName="books" inverseEntity="Shelf"/></entity>
+                """)
+        }
+        return try ShopModels.versioned([model("Counter", "1", minCount: ""), model("Counter 2", "2", minCount: #"minCount="1""#)])
+    }
+
+    @Test(arguments: [false, true])
+    func aNewMinimumCountIsCheckedInPlaceAndStreamed(streamed: Bool) async throws {
+        let versions = try shelfModels()
+        let (path, cleanUp) = makeStoreFolder()
+        defer { cleanUp() }
+        try await makeClosedStore(at: path, model: versions.versions[0]) { container in
+            let context = container.newContext()
+            let full = try context.insertObject(entityName: "Shelf")
+            full.setValue("full", forKey: "label")
+            try context.insertObject(entityName: "Book").setDestination(full, forKey: "shelf")
+            try context.insertObject(entityName: "Shelf").setValue("empty", forKey: "label")
+            try await context.save()
+        }
+        let before = try FileSnapshot(path: path)
+        let chain = streamed ? try MigrationChain(StreamedCounterVersion.self, models: versions) : try MigrationChain(CounterVersion.self, models: versions)
+        let migrator = ProgressiveMigrator(chain: chain, logger: testLogger)
+        #expect(try migrator.plan(from: versions.versions[0], store: .sqlite(path)).steps.map(\.strategy) == [streamed ? .streamed : .inPlace])
+        let error = await #expect(throws: MigrationError.self) { try await migrator.migrateStore(at: .sqlite(path)) }
+        #expect(error?.code == .validationFailed)
+        #expect(error?.description.contains("Shelf/p2 books: tooFewObjects") == true)
+        #expect(try FileSnapshot(path: path).bytes == before.bytes)
     }
 
     @Test func doubleToDecimalDoesNotRunInPlace() throws {

@@ -50,11 +50,23 @@ extension InPlaceMigration {
         return checks
     }
 
+    /// Count limits of to-many relationships that are new or tighter than their source's.
+    static func countChecks(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect d: SQLDialect) -> [RelationshipCountCheck] {
+        RelationshipCountCheck.checks(model: destination, schema: StoreSchema(model: destination, dialect: d)) { entity, relationship in
+            guard let entityMapping = mapping.entityMappings.first(where: { $0.destinationEntityName == entity.name }),
+                let sourceName = entityMapping.sourceEntityName, let sourceEntity = source.entity(named: sourceName),
+                let path = entityMapping.propertyMapping(named: relationship.name)?.valueExpression?.destinationInstancesCall?.sources.sourceKeyPath,
+                let old = source.relationship(named: path[0], of: sourceEntity)
+            else { return true }
+            return !old.isToMany || old.minCount != relationship.minCount || old.maxCount != relationship.maxCount
+        }
+    }
+
     /// Runs the checks after the step's statements.
     ///
     /// - Throws: ``MigrationError/Code/validationFailed`` naming objects and rules (never values).
     func runChecks(on connection: any DatabaseConnection, destination: ManagedObjectModel) throws {
-        var issues: [ValidationError.Issue] = []
+        var issues: [ValidationError.Issue] = try countChecks.flatMap { try $0.issues(on: connection) }
         for check in checks {
             let rootName = destination.rootEntity(of: destination.entity(named: check.entity)!).name
             for row in try connection.rows(check.sql, check.arguments) {

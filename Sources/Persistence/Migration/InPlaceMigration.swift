@@ -47,6 +47,7 @@ struct InPlaceMigration: Sendable {
     let dialect: SQLDialect
     /// The destination's rules the statements could break; see ``checks(mapping:source:destination:dialect:)``.
     var checks: [Check] = []
+    var countChecks: [RelationshipCountCheck] = []
     var destination: ManagedObjectModel?
 
     /// Plans the statements that turn a store of `source` into one of `destination`.
@@ -73,6 +74,7 @@ struct InPlaceMigration: Sendable {
             var planner = InPlacePlanner(analysis: analysis, dialect: dialect)
             var migration = try planner.plan()
             migration.checks = checks(mapping: mapping, source: source, destination: destination, dialect: dialect)
+            migration.countChecks = countChecks(mapping: mapping, source: source, destination: destination, dialect: dialect)
             migration.destination = destination
             return migration
         }

@@ -36,6 +36,7 @@ struct MigrationValidation {
                 LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
             ])
         }
+        if issues.count < 100 { issues += try await countIssues(context.store) }
         if !issues.isEmpty {
             // Which objects and rules, never the values: those are the users' data.
             let shown = issues.prefix(5).map { "\($0.objectID) \($0.key ?? "?"): \($0.code)" }.joined(separator: "; ")
@@ -43,6 +44,60 @@ struct MigrationValidation {
                 .validationFailed, "the migrated objects break the rules of '\(model.name)': \(shown)\(issues.count > 5 ? " …" : "")",
                 hint: "fix the mapping model's value expressions or the policy so every object is valid; the source store was not changed",
                 file: file, underlying: ValidationError(issues: issues))
+        }
+    }
+
+    /// To-many relationships with too few or too many destinations, counted in SQL.
+    private func countIssues(_ store: PersistentStore) async throws -> [ValidationError.Issue] {
+        let checks = RelationshipCountCheck.checks(model: model, schema: store.schema)
+        return try await store.database.read { connection in try checks.flatMap { try $0.issues(on: connection) } }
+    }
+}
+
+/// A to-many relationship's count limits, checked in SQL: `LIMIT 5` offenders per rule.
+struct RelationshipCountCheck: Sendable {
+    let sql: String
+    let entity: String
+    let root: String
+    let key: String
+    let code: ValidationError.Issue.Code
+
+    /// The checks of every limited to-many relationship for which `include` says yes.
+    static func checks(model: ManagedObjectModel, schema: StoreSchema,
+                       include: (EntityDescription, RelationshipDescription) -> Bool = { _, _ in true }) -> [RelationshipCountCheck] {
+        let d = schema.dialect
+        var checks: [RelationshipCountCheck] = []
+        for entity in model.entities where !entity.isAbstract {
+            guard let table = schema.table(for: entity.name) else { continue }
+            for relationship in model.relationships(of: entity)
+            where relationship.isToMany && (relationship.minCount > 0 || relationship.maxCount > 0) && include(entity, relationship) {
+                let count: String
+                switch schema.storage(of: relationship, in: entity) {
+                case .inverseForeignKey(let destination, let column)?:
+                    count = "(SELECT count(*) FROM \(destination.name) x WHERE x.\(column) = t.\(d.name("Z_PK")))"
+                case .joinTable(let join, let fromSource)?:
+                    count = "(SELECT count(*) FROM \(join.name) j WHERE j.\(fromSource ? join.sourceColumn : join.destinationColumn) = t.\(d.name("Z_PK")))"
+                default:
+                    continue
+                }
+                let own = "t.\(d.name("Z_ENT")) = \(table.entityNumber)"
+                let root = model.rootEntity(of: entity).name
+                let select = "SELECT t.\(d.name("Z_PK")) FROM \(table.name) t WHERE \(own) AND"
+                if relationship.minCount > 0 {
+                    checks.append(.init(sql: "\(select) \(count) < \(relationship.minCount) LIMIT 5", entity: entity.name, root: root, key: relationship.name, code: .tooFewObjects))
+                }
+                if relationship.maxCount > 0 {
+                    checks.append(.init(sql: "\(select) \(count) > \(relationship.maxCount) LIMIT 5", entity: entity.name, root: root, key: relationship.name, code: .tooManyObjects))
+                }
+            }
+        }
+        return checks
+    }
+
+    func issues(on connection: any DatabaseConnection) throws -> [ValidationError.Issue] {
+        try connection.rows(sql).compactMap { $0[0].int64 }.map { key in
+            .init(code: code, entity: entity, objectID: ObjectID(entityName: entity, rootEntityName: root, key: .permanent(key)),
+                  key: self.key, message: "\(self.key) breaks its \(code) rule")
         }
     }
 }
