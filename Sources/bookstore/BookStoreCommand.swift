@@ -5,6 +5,6 @@ struct BookStoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bookstore",
         abstract: "The BookStore backend: seed, inspect, migrate and reset its stores.",
-        subcommands: [SeedCommand.self, StatusCommand.self, MigrateCommand.self, ResetCommand.self]
+        subcommands: [SeedCommand.self, StatusCommand.self, MigrateCommand.self, CopyCommand.self, ResetCommand.self]
     )
 }

@@ -18,7 +18,11 @@ struct GlobalOptions: ParsableArguments {
 
     /// Sets up logging to standard error and returns the app's logger.
     func makeLogger() -> Logger {
-        let level = logLevel
+        Self.makeLogger(level: logLevel)
+    }
+
+    /// Sets up logging to standard error at `level` and returns the app's logger.
+    static func makeLogger(level: Logger.Level) -> Logger {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level

@@ -1,0 +1,80 @@
+/// The tables of one model's store and how to move their rows between dialects.
+struct CopyPlan: Sendable {
+    let model: ManagedObjectModel
+    let source: StoreSchema
+
+    /// A table's columns in both dialects, with the attribute type of each attribute column
+    /// (keys and counters are plain integers).
+    struct Table: Sendable {
+        let sourceName: String
+        let columns: [(source: String, type: AttributeType?)]
+        /// The source columns to page by, in order: `Z_PK`, or both columns of a join table.
+        let order: [String]
+        let coreDataName: String
+        let coreDataColumns: [String]
+    }
+
+    var tables: [Table] {
+        let d = source.dialect
+        var tables: [Table] = []
+        for table in source.rootTables {
+            let columns = [("Z_PK", nil), ("Z_ENT", nil), ("Z_OPT", nil)].map { (d.name($0.0), $0.1 as AttributeType?) }
+                + table.allColumns.map { column -> (String, AttributeType?) in
+                    if case .attribute(let type) = column.kind { return (column.name, type) }
+                    return (column.name, nil)
+                }
+            tables.append(Table(sourceName: table.name, columns: columns, order: [d.name("Z_PK")],
+                                coreDataName: table.name.uppercased(), coreDataColumns: columns.map { $0.0.uppercased() }))
+        }
+        for join in source.allJoinTables {
+            var columns: [(String, AttributeType?)] = [(join.sourceColumn, nil), (join.destinationColumn, nil)]
+            if let order = join.orderColumn { columns.append((order, nil)) }
+            tables.append(Table(sourceName: join.name, columns: columns, order: [join.sourceColumn, join.destinationColumn],
+                                coreDataName: join.name.uppercased(), coreDataColumns: columns.map { $0.0.uppercased() }))
+        }
+        tables.append(Table(sourceName: d.name("Z_PRIMARYKEY"), columns: ["Z_ENT", "Z_NAME", "Z_SUPER", "Z_MAX"].map { (d.name($0), nil) },
+                            order: [d.name("Z_ENT")], coreDataName: "Z_PRIMARYKEY", coreDataColumns: ["Z_ENT", "Z_NAME", "Z_SUPER", "Z_MAX"]))
+        return tables
+    }
+
+    /// Copies every row, batch by batch, into `destination`, whose writer connection is in
+    /// a transaction the caller opened, with the destination's tables created and empty.
+    func copy(from database: any Database, to destination: any Database, batchSize: Int) async throws -> [String: Int] {
+        let to = destination.dialect
+        var counts: [String: Int] = [:]
+        for table in tables {
+            let clear = "DELETE FROM \(to.name(table.coreDataName))"
+            _ = try await destination.writeWithoutTransaction { try $0.run(clear, []) }
+            let placeholders = table.columns.indices.map { to.placeholder($0 + 1) }.joined(separator: ", ")
+            let insert = "INSERT INTO \(to.name(table.coreDataName)) (\(table.coreDataColumns.map(to.name).joined(separator: ", "))) VALUES (\(placeholders))"
+            let list = table.columns.map(\.source).joined(separator: ", ")
+            let order = table.order.joined(separator: ", ")
+            var offset = 0
+            var last: DatabaseValue = .integer(Int64.min)
+            while true {
+                // Keyed tables page by key, so each batch costs the same; join tables by offset.
+                let keyed = table.order.count == 1
+                let sql = keyed
+                    ? "SELECT \(list) FROM \(table.sourceName) WHERE \(order) > \(database.dialect.placeholder(1)) ORDER BY \(order) LIMIT \(batchSize)"
+                    : "SELECT \(list) FROM \(table.sourceName) ORDER BY \(order) LIMIT \(batchSize) OFFSET \(offset)"
+                let arguments = keyed ? [last] : []
+                let rows = try await database.read { try $0.rows(sql, arguments) }
+                if keyed, let key = table.columns.firstIndex(where: { $0.source == table.order[0] }), let final = rows.last { last = final[key] }
+                let batch = rows.map { row in
+                    table.columns.enumerated().map { index, column -> DatabaseValue in
+                        guard let type = column.type else { return row[index] }
+                        // Each engine stores some types its own way (booleans, dates, UUIDs).
+                        return ValueCoding.databaseValue(ValueCoding.attributeValue(row[index], type: type), type: type, dialect: to)
+                    }
+                }
+                try await destination.writeWithoutTransaction { connection in
+                    for values in batch { try connection.run(insert, values) }
+                }
+                offset += rows.count
+                if rows.count < batchSize { break }
+            }
+            counts[table.coreDataName] = offset
+        }
+        return counts
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Logging
+
+/// Moves a store between backends — SQLite to PostgreSQL and back — keeping its model
+/// version, metadata (store UUID included), every row, relationship and primary key.
+///
+/// ```swift
+/// let summary = try await StoreCopy.copy(from: .sqlite("bookstore.sqlite"),
+///                                        to: try StoreURL("postgres://bookstore@db/bookstore"),
+///                                        versions: models, logger: logger)
+/// ```
+///
+/// The destination is written in one transaction (on SQLite: into a new file that is then
+/// moved into place), so a failure leaves it as it was. An existing destination store is
+/// refused unless `replace` is set; then it is replaced whole.
+public enum StoreCopy {
+    /// What a copy moved.
+    public struct Summary: Sendable, Hashable {
+        public var modelVersion: String
+        /// Rows per table, entity and join tables alike.
+        public var rows: [String: Int]
+        public var totalRows: Int { rows.values.reduce(0, +) }
+    }
+
+    public static func copy(from source: StoreURL, to destination: StoreURL, versions: VersionedModel, replace: Bool = false,
+                            batchSize: Int = 1_000, logger: Logger) async throws -> Summary {
+        guard source.description != destination.description else {
+            throw StoreError(.invalidURL, "the source and the destination are the same store", hint: "name another destination", store: source.description)
+        }
+        let metadata = try await PersistentStore.metadata(at: source)
+        guard let model = versions.version(matching: metadata) else {
+            throw StoreError(.unknownModelVersion, "the store was written by a model version \(versions.name) does not have",
+                             hint: "copy it with the app version that wrote it", store: source.description)
+        }
+        let store = try await PersistentStore.open(source, model: model, options: .readOnly, logger: logger)
+        do {
+            var copied = metadata
+            copied.storeType = destination.storeType
+            let plan = CopyPlan(model: model, source: store.schema)
+            let summary: Summary
+            switch destination.kind {
+            case .sqlite(let path):
+                summary = try await SQLiteCopyTarget(path: path, url: destination, replace: replace)
+                    .fill(model: model, metadata: copied) { target in try await plan.copy(from: store.database, to: target, batchSize: batchSize) }
+            case .memory, .postgres:
+                throw StoreError(.unsupported, "copying into this kind of store is not available in this build", hint: "copy into a sqlite:// store", store: destination.description)
+            }
+            await store.close()
+            logger.info("copied store", metadata: [
+                LoggingKeys.store: "\(destination)", LoggingKeys.modelVersion: "\(model.name)", LoggingKeys.rows: "\(summary.totalRows)",
+            ])
+            return summary
+        } catch {
+            await store.close()
+            throw error
+        }
+    }
+}
