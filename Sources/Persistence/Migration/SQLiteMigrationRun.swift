@@ -201,7 +201,7 @@ struct SQLiteMigrationRun {
             written = try await withDatabase(output) { database in
                 _ = try await database.writeWithoutTransaction { try $0.run("ATTACH DATABASE ? AS src", [.text(source)]) }
                 let written = try await database.write { connection in
-                    let written = try setBased.run(on: connection)
+                    let written = try setBased.run(on: connection, sourceSchema: "src")
                     try StoreCreation.writeMetadata(metadata, on: connection)
                     return written
                 }

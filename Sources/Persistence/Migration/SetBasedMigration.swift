@@ -55,10 +55,19 @@ struct SetBasedMigration: Sendable {
         }
     }
 
-    /// Runs the inserts in one transaction on `connection`, whose database has the source
-    /// attached as `src`; returns the rows written per entity mapping.
-    func run(on connection: any DatabaseConnection) throws -> [(mapping: String, rows: Int)] {
+    /// Runs the inserts in one transaction on `connection`, which reaches the source's
+    /// tables through `sourceSchema` (an attached SQLite database, a PostgreSQL schema);
+    /// returns the rows written per entity mapping.
+    func run(on connection: any DatabaseConnection, sourceSchema: String) throws -> [(mapping: String, rows: Int)] {
         let d = connection.dialect
+        // Source tables are written `source(NAME)` while planning; here they get their schema.
+        func sourceTables(_ sql: String) -> String {
+            var text = sql
+            while let start = text.range(of: "source("), let end = text[start.upperBound...].firstIndex(of: ")") {
+                text.replaceSubrange(start.lowerBound...end, with: "\(sourceSchema).\(text[start.upperBound..<end])")
+            }
+            return text
+        }
         // Rows of different source tables meeting in one destination table are offset by
         // the larger keys of the tables before them.
         var offsets: [String: Int64] = [:]
@@ -67,11 +76,11 @@ struct SetBasedMigration: Sendable {
             let key = "\(insert.destinationRoot)|\(insert.sourceRoot)"
             let base = nextOffset[insert.destinationRoot] ?? 0
             offsets[key] = base
-            let max = try connection.scalar("SELECT max(\(d.name("Z_PK"))) FROM src.\(insert.sourceTable)")?.int64 ?? 0
+            let max = try connection.scalar(sourceTables("SELECT max(\(d.name("Z_PK"))) FROM source(\(insert.sourceTable))"))?.int64 ?? 0
             nextOffset[insert.destinationRoot] = base + max
         }
         func resolve(_ sql: String) -> String {
-            var text = sql
+            var text = sourceTables(sql)
             for insert in inserts {
                 text = text.replacingOccurrences(of: "offset(\(insert.mapping))", with: "\(offsets["\(insert.destinationRoot)|\(insert.sourceRoot)"] ?? 0)")
             }
@@ -83,7 +92,7 @@ struct SetBasedMigration: Sendable {
             let values = ["s.\(d.name("Z_PK")) + offset(\(insert.mapping))", "\(insert.destinationEntityNumber)", "1"] + insert.columns.map(\.sql)
             let sql = resolve("""
                 INSERT INTO \(insert.destinationTable) (\(names.joined(separator: ", "))) \
-                SELECT \(values.joined(separator: ", ")) FROM src.\(insert.sourceTable) s WHERE s.\(d.name("Z_ENT")) = \(insert.sourceEntityNumber)
+                SELECT \(values.joined(separator: ", ")) FROM source(\(insert.sourceTable)) s WHERE s.\(d.name("Z_ENT")) = \(insert.sourceEntityNumber)
                 """)
             written.append((insert.mapping, try connection.run(sql, insert.arguments)))
         }

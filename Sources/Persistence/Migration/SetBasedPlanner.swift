@@ -100,7 +100,7 @@ struct SetBasedPlanner {
             return "s.\(column) + offset(\(target.name))"
         case .inverseForeignKey(let table, let column)?:
             // A to-many that became a to-one keeps its first destination.
-            return "(SELECT min(x.\(d.name("Z_PK"))) FROM src.\(table.name) x WHERE x.\(column) = s.\(d.name("Z_PK"))) + offset(\(target.name))"
+            return "(SELECT min(x.\(d.name("Z_PK"))) FROM source(\(table.name)) x WHERE x.\(column) = s.\(d.name("Z_PK"))) + offset(\(target.name))"
         default:
             throw unsupported("\(mappingName).\(property) reads a many-to-many relationship")
         }
@@ -115,13 +115,13 @@ struct SetBasedPlanner {
         let pairs: String
         switch sourceSchema.storage(of: relationship, in: sourceEntity) {
         case .foreignKey(let column)?:
-            pairs = "SELECT s.\(pk) + offset(\(mappingName)) AS a, s.\(column) + offset(\(target.name)) AS b FROM src.\(sourceTable.name) s WHERE s.\(column) IS NOT NULL AND s.\(d.name("Z_ENT")) = \(sourceTable.entityNumber)"
+            pairs = "SELECT s.\(pk) + offset(\(mappingName)) AS a, s.\(column) + offset(\(target.name)) AS b FROM source(\(sourceTable.name)) s WHERE s.\(column) IS NOT NULL AND s.\(d.name("Z_ENT")) = \(sourceTable.entityNumber)"
         case .inverseForeignKey(let table, let column)?:
-            pairs = "SELECT x.\(column) + offset(\(mappingName)) AS a, x.\(pk) + offset(\(target.name)) AS b FROM src.\(table.name) x WHERE x.\(column) IS NOT NULL"
+            pairs = "SELECT x.\(column) + offset(\(mappingName)) AS a, x.\(pk) + offset(\(target.name)) AS b FROM source(\(table.name)) x WHERE x.\(column) IS NOT NULL"
         case .joinTable(let sourceJoin, let sourceFromOwner)?:
             let mine = sourceFromOwner ? sourceJoin.sourceColumn : sourceJoin.destinationColumn
             let other = sourceFromOwner ? sourceJoin.destinationColumn : sourceJoin.sourceColumn
-            pairs = "SELECT j.\(mine) + offset(\(mappingName)) AS a, j.\(other) + offset(\(target.name)) AS b FROM src.\(sourceJoin.name) j"
+            pairs = "SELECT j.\(mine) + offset(\(mappingName)) AS a, j.\(other) + offset(\(target.name)) AS b FROM source(\(sourceJoin.name)) j"
         case nil:
             throw unsupported("\(mappingName).\(property) reads a transient relationship")
         }
