@@ -21,11 +21,18 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // libpq, the reference PostgreSQL client, as shipped by the system.
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         // The framework: models, stores, contexts, expressions. No HTTP in it.
         .target(
             name: "Persistence",
             dependencies: [
                 "CSQLite",
+                "CLibPQ",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
