@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Persistence", targets: ["Persistence"]),
+        .library(name: "PersistenceTesting", targets: ["PersistenceTesting"]),
         .library(name: "BookStore", targets: ["BookStore"]),
         .executable(name: "bookstore", targets: ["bookstore"]),
     ],
@@ -37,6 +38,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // Helpers for tests of stores: a throwaway PostgreSQL server, a database per test.
+        .target(
+            name: "PersistenceTesting",
+            dependencies: ["Persistence"]
+        ),
         // The domain: BookStore's model versions, seeding, typed records.
         .target(
             name: "BookStore",
@@ -56,11 +62,11 @@ let package = Package(
         ),
         .testTarget(
             name: "PersistenceTests",
-            dependencies: ["Persistence"]
+            dependencies: ["Persistence", "PersistenceTesting"]
         ),
         .testTarget(
             name: "BookStoreTests",
-            dependencies: ["BookStore", "Persistence"]
+            dependencies: ["BookStore", "Persistence", "PersistenceTesting"]
         ),
     ],
     swiftLanguageModes: [.v6]
