@@ -7,6 +7,7 @@ extension PersistentStore {
     static func openPostgres(url: StoreURL, configuration: PostgresConfiguration, model: ManagedObjectModel, options: Options, logger: Logger) async throws -> PersistentStore {
         let database = try await connect(url, configuration, readerCount: options.readerCount, readOnly: options.readOnly)
         do {
+            await warnIfCaseFoldingIsASCIIOnly(database, url: url, logger: logger)
             if let metadata = try await readMetadata(database, url: url) {
                 try check(metadata, isCompatibleWith: model, store: url)
                 return PersistentStore(url: url, model: model, database: database, metadata: metadata, logger: logger)
@@ -75,6 +76,15 @@ extension PersistentStore {
         } catch let error as DatabaseError {
             throw StoreError(.database, "cannot read the store's metadata", hint: "check that the user may read the schema's tables", store: url.description, underlying: error)
         }
+    }
+
+    /// `[c]` predicates fold case with `lower()`, which follows the database's `LC_CTYPE`:
+    /// under `C` or `POSIX` it folds ASCII letters only, unlike the SQLite store.
+    private static func warnIfCaseFoldingIsASCIIOnly(_ database: PostgresDatabase, url: StoreURL, logger: Logger) async {
+        let ctype = try? await database.read { try $0.scalar("SELECT datctype FROM pg_database WHERE datname = current_database()")?.text }
+        guard let ctype, ctype == "C" || ctype == "POSIX" else { return }
+        logger.warning("the database's LC_CTYPE is \(ctype), so case-insensitive comparisons ([c]) fold ASCII letters only; create the database with a UTF-8 locale (e.g. LC_CTYPE 'C.UTF-8') to fold all of Unicode",
+                       metadata: [LoggingKeys.store: "\(url)"])
     }
 
     private static func notFound(_ url: StoreURL, _ configuration: PostgresConfiguration) -> StoreError {
