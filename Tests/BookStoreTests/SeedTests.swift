@@ -48,6 +48,21 @@ struct SeedTests {
         }
     }
 
+    @Test func aPostgreSQLStoreIsSeededOnceAndItsStatusRead() async throws {
+        try await withStoreURL(.postgres) { url in
+            let administration = StoreAdministration(models: try loadModels(), logger: quietLogger)
+            let summary = try await administration.seed(url, version: 2, count: 0, catalogue: try loadCatalogue())
+            #expect(summary.books == 4)
+            let status = try await administration.status(of: url)
+            #expect(status.storeModel.name == "BookStore 2")
+            #expect(!status.isCompatible)
+            let again = await #expect(throws: BookStoreError.self) {
+                try await administration.seed(url, version: 2, count: 0, catalogue: try loadCatalogue())
+            }
+            #expect(again?.message.contains("already exists") == true)
+        }
+    }
+
     @Test(arguments: versions)
     func eachVersionsStoreIsCompatibleWithExactlyItsOwnModel(version: Int) async throws {
         let models = try loadModels()
