@@ -224,6 +224,16 @@ struct PostgresStoreTests {
         }
     }
 
+    @Test func statementsPreparedBeforeATableChangesArePreparedAgain() async throws {
+        try await withConnection { connection in
+            try connection.execute("CREATE TABLE t (a integer)")
+            try connection.run("INSERT INTO t VALUES ($1)", [.integer(1)])
+            #expect(try connection.rows("SELECT * FROM t").map(\.values) == [[.integer(1)]])
+            try connection.execute("ALTER TABLE t ADD COLUMN b text DEFAULT 'new'")
+            #expect(try connection.rows("SELECT * FROM t").map(\.values) == [[.integer(1), .text("new")]])
+        }
+    }
+
     @Test func sessionsRunInUTCWithISODates() async throws {
         try await withConnection { connection in
             let row = try #require(try connection.rows("SELECT current_setting('TimeZone'), current_setting('DateStyle'), current_setting('client_min_messages')").first)

@@ -54,9 +54,13 @@ struct StoreURLTests {
             "postgres://shop@h/db?password=s3cret&sslpassword=s3cret&sslmode=require": "postgres://shop@h/db?sslmode=require",
         ]
         for (url, expected) in urls {
-            let description = try StoreURL(url).description
-            #expect(description == expected)
-            #expect(!description.contains("s3cret"))
+            let storeURL = try StoreURL(url)
+            #expect(storeURL.description == expected)
+            #expect(!storeURL.description.contains("s3cret"))
+            #expect(!String(reflecting: storeURL).contains("s3cret"))
+            var dumped = ""
+            dump(storeURL, to: &dumped)
+            #expect(!dumped.contains("s3cret"), "\(dumped)")
         }
     }
 

@@ -15,7 +15,7 @@ import Foundation
 /// `port`, `user`, `password`, `dbname`, `connect_timeout` (seconds, default 10), and any
 /// other libpq connection parameter (`sslmode`, `application_name`, …), passed on as is.
 /// ``description`` never shows the password.
-public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible {
+public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// A host name or address, or a folder holding the server's Unix socket when it starts
     /// with `/`; `nil` is libpq's default (the local socket).
     public var host: String?
@@ -175,6 +175,17 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
         query += parameters.filter { !$0.key.contains("password") }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         if !query.isEmpty { text += "?" + query.map { "\(encodeQuery($0.0))=\(encodeQuery($0.1))" }.joined(separator: "&") }
         return text
+    }
+
+    /// `debugPrint`, string interpolation in test failures and `dump` show no password either.
+    public var debugDescription: String { description }
+
+    public var customMirror: Mirror {
+        Mirror(self, children: [
+            "host": host as Any, "port": port as Any, "user": user as Any, "password": password.map { _ in "***" } as Any,
+            "database": database as Any, "schema": schema, "connectTimeout": connectTimeout,
+            "parameters": parameters.mapValues { _ in "***" }.merging(parameters.filter { !$0.key.contains("password") }) { $1 },
+        ], displayStyle: .struct)
     }
 
     /// The libpq keywords and values to connect with.

@@ -107,6 +107,23 @@ public final class PostgresConnection: DatabaseConnection {
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
         try check(result, sql: sql, arguments: [])
+        if !statements.isEmpty, Self.mayChangeTables(sql) { try forgetStatements() }
+    }
+
+    /// Whether `sql` may change a table a prepared statement reads: a statement prepared
+    /// before `ALTER TABLE` or `DROP` fails with "cached plan must not change result type".
+    static func mayChangeTables(_ sql: String) -> Bool {
+        let upper = sql.uppercased()
+        return upper.contains("ALTER ") || upper.contains("DROP ")
+    }
+
+    /// Deallocates every prepared statement; each is prepared again on next use.
+    private func forgetStatements() throws(DatabaseError) {
+        statements.removeAll()
+        statementOrder.removeAll()
+        let result = PQexec(handle, "DEALLOCATE ALL")
+        defer { PQclear(result) }
+        try check(result, sql: "DEALLOCATE ALL", arguments: [])
     }
 
     @discardableResult
