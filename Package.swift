@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Persistence", targets: ["Persistence"]),
+        .library(name: "PersistenceTesting", targets: ["PersistenceTesting"]),
         .library(name: "BookStore", targets: ["BookStore"]),
         .executable(name: "bookstore", targets: ["bookstore"]),
     ],
@@ -21,14 +22,26 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // libpq, the reference PostgreSQL client, as shipped by the system.
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         // The framework: models, stores, contexts, expressions. No HTTP in it.
         .target(
             name: "Persistence",
             dependencies: [
                 "CSQLite",
+                "CLibPQ",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
+        ),
+        // Helpers for tests of stores: a throwaway PostgreSQL server, a database per test.
+        .target(
+            name: "PersistenceTesting",
+            dependencies: ["Persistence"]
         ),
         // The domain: BookStore's model versions, seeding, typed records.
         .target(
@@ -49,11 +62,11 @@ let package = Package(
         ),
         .testTarget(
             name: "PersistenceTests",
-            dependencies: ["Persistence"]
+            dependencies: ["Persistence", "PersistenceTesting"]
         ),
         .testTarget(
             name: "BookStoreTests",
-            dependencies: ["BookStore", "Persistence"]
+            dependencies: ["BookStore", "Persistence", "PersistenceTesting"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the system libraries the package links against (Debian/Ubuntu), if missing.
+# Installs the system libraries the package links against (Debian/Ubuntu), if missing,
+# and PostgreSQL's server, which the tests start a throwaway instance of.
 set -euo pipefail
 
-packages=(pkg-config libsqlite3-dev)
+packages=(pkg-config libsqlite3-dev libpq-dev postgresql)
 missing=()
 for package in "${packages[@]}"; do
     dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")

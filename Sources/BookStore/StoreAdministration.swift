@@ -79,6 +79,9 @@ public struct StoreAdministration: Sendable {
             throw BookStoreError("a store already exists at \(path)",
                                  hint: "use `bookstore reset --yes --model-version \(version) --seed` to replace it")
         }
+        if case .postgres = url.kind, (try? await PersistentStore.metadata(at: url)) != nil {
+            throw BookStoreError("a store already exists at \(url)", hint: "seed an empty database or schema (?schema=NAME)")
+        }
         let model = try models.model(version: version)
         let container = try await PersistentContainer.open(model: model, store: url, options: .createIfMissing, logger: logger)
         return try await Seeder(catalogue: catalogue, logger: logger).seed(container, version: version, generatedCount: count)
@@ -87,6 +90,11 @@ public struct StoreAdministration: Sendable {
     /// Removes the store and creates an empty one at `version`, seeded if asked.
     public func reset(_ url: StoreURL, version: Int, seed catalogue: Catalogue?) async throws -> Seeder.Summary? {
         let model = try models.model(version: version)
+        if case .postgres = url.kind {
+            // Removing a PostgreSQL store's tables is not available yet; refuse rather than seed twice.
+            throw BookStoreError("resetting a PostgreSQL store is not available yet",
+                                 hint: "drop the store's schema (or its z* tables) by hand, then run `bookstore seed`")
+        }
         if case .sqlite(let path) = url.kind {
             for suffix in ["", "-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: path + suffix) {
                 try FileManager.default.removeItem(atPath: path + suffix)

@@ -6,7 +6,7 @@ import Persistence
 
 /// Options every command takes.
 struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The store URL: sqlite:///path, sqlite://./relative.sqlite or memory:.", valueName: "url"))
+    @Option(name: .long, help: ArgumentHelp("The store URL: sqlite:///path, sqlite://./relative.sqlite, postgres://user:password@host:port/database[?schema=NAME] or memory:.", valueName: "url"))
     var store: String = ProcessInfo.processInfo.environment["BOOKSTORE_STORE"] ?? "sqlite://./bookstore.sqlite"
 
     @Option(name: .long, help: "trace, debug, info, notice, warning, error or critical.")

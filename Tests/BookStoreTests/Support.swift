@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PersistenceTesting
 import Testing
 @testable import BookStore
 @testable import Persistence
@@ -21,6 +22,8 @@ func loadCatalogue() throws -> Catalogue {
 enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case sqlite
     case memory
+    /// A database of its own on the test server (see `TestPostgres`).
+    case postgres
 
     var testDescription: String { rawValue }
 }
@@ -32,9 +35,21 @@ func temporaryDirectory() -> (URL, @Sendable () -> Void) {
     return (directory, { try? FileManager.default.removeItem(at: directory) })
 }
 
-func storeURL(_ backend: Backend, in directory: URL) -> StoreURL {
+/// A SQLite store's URL in `directory`.
+func sqliteStoreURL(in directory: URL) -> StoreURL {
+    .sqlite(directory.appendingPathComponent("bookstore.sqlite").path)
+}
+
+/// Runs `body` with the URL of a new, empty store of `backend`, removed afterwards.
+func withStoreURL<T>(_ backend: Backend, _ body: (StoreURL) async throws -> T) async throws -> T {
     switch backend {
-    case .sqlite: .sqlite(directory.appendingPathComponent("bookstore.sqlite").path)
-    case .memory: StoreURL(kind: .memory(name: "bookstore-\(UUID().uuidString)"))
+    case .sqlite:
+        let (directory, cleanUp) = temporaryDirectory()
+        defer { cleanUp() }
+        return try await body(sqliteStoreURL(in: directory))
+    case .memory:
+        return try await body(StoreURL(kind: .memory(name: "bookstore-\(UUID().uuidString)")))
+    case .postgres:
+        return try await TestPostgres.withDatabase(body)
     }
 }

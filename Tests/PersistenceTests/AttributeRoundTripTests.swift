@@ -147,6 +147,21 @@ struct AttributeRoundTripTests {
                 s[Sample.i16] = -7
             }
             let pk = try #require(saved.objectID.primaryKey)
+            if backend == .postgres {
+                // The columns' own types: a timestamp, a uuid, a boolean, an exact numeric.
+                let row = try #require(try await container.sql(
+                    "SELECT ZDATE, ZDATE::text, ZUUID::text, ZFLAG::text, ZDECIMAL::text, pg_typeof(ZDECIMAL)::text, ZURI, ZI16 FROM ZSAMPLE WHERE Z_PK = ?",
+                    [.integer(pk)]).first)
+                #expect(row[0] == .double(date.timeIntervalSinceReferenceDate), "read back as seconds since 2001-01-01")
+                #expect(row[1] == .text("2001-01-01 03:25:45.6789+00"))
+                #expect(row[2] == .text("00112233-4455-6677-8899-aabbccddeeff"))
+                #expect(row[3] == .text("true"))
+                #expect(row[4] == .text("3.14159265358979323846264338327"))
+                #expect(row[5] == .text("numeric"))
+                #expect(row[6] == .text("https://example.com/a"))
+                #expect(row[7] == .integer(-7))
+                return
+            }
             let row = try #require(try await container.sql(
                 "SELECT ZDATE, typeof(ZDATE), ZUUID, ZFLAG, ZDECIMAL, typeof(ZDECIMAL), ZURI, ZI16 FROM ZSAMPLE WHERE Z_PK = ?", [.integer(pk)]).first)
             // Core Data's conventions: seconds since 2001-01-01, sub-second precision kept.

@@ -7,10 +7,11 @@ import Testing
 /// Readers beside a writer, and many contexts saving at once.
 @Suite("Concurrency")
 struct ConcurrencyTests {
-    /// SQLite only: the in-memory store has one connection for everything, so a reader
+    /// Not in memory: the in-memory store has one connection for everything, so a reader
     /// there waits for the writer by design.
-    @Test func readersAreNotBlockedByAWriter() async throws {
-        try await withContainer(.sqlite, model: try LibraryModel.make()) { container in
+    @Test(arguments: [TestBackend.sqlite, .postgres])
+    func readersAreNotBlockedByAWriter(backend: TestBackend) async throws {
+        try await withContainer(backend, model: try LibraryModel.make()) { container in
             let setup = container.newContext()
             for i in 1...5 {
                 try setup.insertObject(entityName: "Book").setValue(.string("Committed \(i)"), forKey: "title")
@@ -24,7 +25,7 @@ struct ConcurrencyTests {
             let writer = Task {
                 try await container.store.database.write { connection in
                     for i in 0..<50 {
-                        try connection.run("INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZPRICE) VALUES (?, 2, 1, ?, 0)",
+                        try connection.run(connection.dialect.numberingPlaceholders("INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZPRICE) VALUES (?, 2, 1, ?, 0)"),
                                            [.integer(Int64(1000 + i)), .text("Uncommitted \(i)")])
                     }
                     startedContinuation.yield()

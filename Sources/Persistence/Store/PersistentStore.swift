@@ -14,7 +14,7 @@ public final class PersistentStore: Sendable {
     public struct Options: Sendable, Hashable {
         /// Create an empty store for the model when there is none.
         public var createIfMissing: Bool
-        /// Reader connections beside the writer (SQLite).
+        /// Reader connections beside the writer (on PostgreSQL opened as reads need them).
         public var readerCount: Int
         /// Open without writing anything, not even WAL files: a migration's source. Saves fail.
         public var readOnly: Bool
@@ -66,8 +66,8 @@ public final class PersistentStore: Sendable {
             let metadata = StoreMetadata(model: model, storeType: url.storeType)
             try await database.write { try StoreCreation.create(model: model, metadata: metadata, on: $0) }
             return PersistentStore(url: url, model: model, database: database, metadata: metadata, logger: logger)
-        case .postgres:
-            throw StoreError(.unsupported, "PostgreSQL stores are not available in this build", hint: "use a sqlite:// or memory: store", store: url.description)
+        case .postgres(let configuration):
+            return try await openPostgres(url: url, configuration: configuration, model: model, options: options, logger: logger)
         }
     }
 
@@ -83,8 +83,8 @@ public final class PersistentStore: Sendable {
             return try SQLiteStoreFile.readMetadata(path: path, store: url)
         case .memory:
             throw StoreError(.storeNotFound, "an in-memory store has no metadata until it is opened", store: url.description)
-        case .postgres:
-            throw StoreError(.unsupported, "PostgreSQL stores are not available in this build", store: url.description)
+        case .postgres(let configuration):
+            return try await readPostgresMetadata(url: url, configuration: configuration)
         }
     }
 

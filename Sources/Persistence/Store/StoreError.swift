@@ -15,6 +15,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let alreadyExists = Code(base: "alreadyExists")
         public static let unsupported = Code(base: "unsupported")
         public static let database = Code(base: "database")
+        /// The database server could not be reached or refused the connection.
+        public static let connectionFailed = Code(base: "connectionFailed")
         public static let conflict = Code(base: "conflict")
         public static let invalidFetch = Code(base: "invalidFetch")
         public static let objectNotFound = Code(base: "objectNotFound")

@@ -1,16 +1,18 @@
 import Foundation
 
 /// Where a store lives: `sqlite:///path/to/file.sqlite`, `sqlite://./relative.sqlite`,
-/// `postgres://user@host:5432/db` or `memory:` (optionally `memory:name`).
+/// `postgres://user:password@host:5432/db` (see ``PostgresConfiguration`` for the socket
+/// form and `?schema=NAME`) or `memory:` (optionally `memory:name`).
 ///
 /// ```swift
 /// let url = try StoreURL("sqlite://./bookstore.sqlite")
 /// url.kind // .sqlite(path: "./bookstore.sqlite")
+/// try StoreURL("postgres://shop:secret@db:5432/shop").description // "postgres://shop@db:5432/shop"
 /// ```
 public struct StoreURL: Sendable, Hashable, CustomStringConvertible {
     public enum Kind: Sendable, Hashable {
         case sqlite(path: String)
-        case postgres(url: String)
+        case postgres(PostgresConfiguration)
         case memory(name: String)
     }
 
@@ -30,7 +32,7 @@ public struct StoreURL: Sendable, Hashable, CustomStringConvertible {
         } else if string.hasPrefix("sqlite:") {
             kind = .sqlite(path: String(string.dropFirst("sqlite:".count)))
         } else if string.hasPrefix("postgres://") || string.hasPrefix("postgresql://") {
-            kind = .postgres(url: string)
+            kind = .postgres(try PostgresConfiguration(url: string))
         } else if string == "memory:" || string.hasPrefix("memory:") {
             kind = .memory(name: String(string.dropFirst("memory:".count)))
         } else if !string.contains("://"), !string.isEmpty {
@@ -42,6 +44,9 @@ public struct StoreURL: Sendable, Hashable, CustomStringConvertible {
 
     /// A SQLite store at a file path.
     public static func sqlite(_ path: String) -> StoreURL { StoreURL(kind: .sqlite(path: path)) }
+
+    /// A PostgreSQL store.
+    public static func postgres(_ configuration: PostgresConfiguration) -> StoreURL { StoreURL(kind: .postgres(configuration)) }
 
     /// A fresh in-memory store.
     public static var memory: StoreURL { StoreURL(kind: .memory(name: "")) }
@@ -58,14 +63,9 @@ public struct StoreURL: Sendable, Hashable, CustomStringConvertible {
     /// The URL without a password.
     public var description: String {
         switch kind {
-        case .sqlite(let path): return "sqlite://\(path)"
-        case .postgres(let url):
-            if var components = URLComponents(string: url), components.password != nil {
-                components.password = "***"
-                return components.string ?? "postgres://…"
-            }
-            return url
-        case .memory(let name): return "memory:\(name)"
+        case .sqlite(let path): "sqlite://\(path)"
+        case .postgres(let configuration): configuration.description
+        case .memory(let name): "memory:\(name)"
         }
     }
 }

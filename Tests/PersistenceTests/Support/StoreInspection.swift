@@ -3,22 +3,32 @@ import Testing
 @testable import Persistence
 
 /// Raw SQL access to a container's store, for checking what a save really wrote.
+///
+/// The SQL is written as for SQLite: Core Data's upper-case names (PostgreSQL folds
+/// unquoted names to the lower-case ones it stores) and `?` placeholders, numbered `$1`,
+/// `$2`, … on PostgreSQL.
 extension PersistentContainer {
     /// The rows of a query, read on the store's own connections.
     func sql(_ sql: String, _ arguments: [DatabaseValue] = []) async throws -> [Row] {
-        try await store.database.read { try $0.rows(sql, arguments) }
+        let sql = store.schema.dialect.numberingPlaceholders(sql)
+        return try await store.database.read { try $0.rows(sql, arguments) }
     }
 
     /// The first column of the first row as an integer.
     func int(_ sql: String, _ arguments: [DatabaseValue] = []) async throws -> Int64? {
-        try await store.database.read { try $0.scalar(sql, arguments)?.int64 }
+        let sql = store.schema.dialect.numberingPlaceholders(sql)
+        return try await store.database.read { try $0.scalar(sql, arguments)?.int64 }
     }
 
     /// Every table's rows, each rendered as text and sorted: a content dump of the store
     /// that two states can be compared by.
     func dump() async throws -> [String: [String]] {
-        try await store.database.read { connection in
-            let tables = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").compactMap { $0[0].text }
+        let tablesSQL = switch store.schema.dialect.engine {
+        case .sqlite: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+        case .postgres: "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name"
+        }
+        return try await store.database.read { connection in
+            let tables = try connection.rows(tablesSQL).compactMap { $0[0].text }
             var result: [String: [String]] = [:]
             for table in tables {
                 result[table] = try connection.rows("SELECT * FROM \(table)").map { row in
@@ -37,6 +47,29 @@ extension PersistentContainer {
     /// The number of rows of a table.
     func count(_ table: String) async throws -> Int64 {
         try await int("SELECT count(*) FROM \(table)") ?? -1
+    }
+}
+
+extension SQLDialect {
+    /// `sql` with its `?` placeholders as this engine writes them (outside quotes).
+    func numberingPlaceholders(_ sql: String) -> String {
+        guard engine == .postgres else { return sql }
+        var result = ""
+        var count = 0
+        var quote: Character?
+        for character in sql {
+            if let open = quote {
+                if character == open { quote = nil }
+            } else if character == "'" || character == "\"" {
+                quote = character
+            } else if character == "?" {
+                count += 1
+                result += placeholder(count)
+                continue
+            }
+            result.append(character)
+        }
+        return result
     }
 }
 

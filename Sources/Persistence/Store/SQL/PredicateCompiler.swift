@@ -5,6 +5,11 @@ import Foundation
 /// Every value is bound as an argument, never spliced into the SQL. Key paths through
 /// to-one relationships become `LEFT JOIN`s; key paths through to-many relationships
 /// (`ANY pages.number > 3`, `pages.@count`) become correlated subqueries.
+///
+/// String operators mean the same on both engines: SQLite's build uses the
+/// `persistence_fold` and `regexp` functions ``SQLiteFunctions`` registers and `GLOB`;
+/// PostgreSQL's uses built-ins (`lower`, `normalize`, `starts_with`, `strpos`, `LIKE`, `~`),
+/// and compares and sorts strings by code point (`COLLATE "C"`), as SQLite does.
 struct PredicateCompiler {
     let schema: StoreSchema
     let entity: EntityDescription
@@ -176,7 +181,7 @@ struct PredicateCompiler {
             case .add: return .computed("(\(l) + \(r))", .double)
             case .subtract: return .computed("(\(l) - \(r))", .double)
             case .multiply: return .computed("(\(l) * \(r))", .double)
-            case .divide: return .computed("(CAST(\(l) AS REAL) / \(r))", .double)
+            case .divide: return .computed("(CAST(\(l) AS \(d.engine == .postgres ? "double precision" : "REAL")) / \(r))", .double)
             case .power: return .computed("power(\(l), \(r))", .double)
             }
         case .function(let name, let args):
@@ -309,7 +314,7 @@ struct PredicateCompiler {
         let lhsHint = rhs.attributeType
         let rhsHint = lhs.attributeType
 
-        func folded(_ sql: String) -> String { flags == 0 ? sql : "persistence_fold(\(sql), \(flags))" }
+        func folded(_ sql: String) -> String { fold(sql, flags: flags) }
 
         switch op {
         case .equal, .notEqual:
@@ -323,12 +328,13 @@ struct PredicateCompiler {
         case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:
             let l = try side(lhs, hint: lhsHint, flags: flags)
             let r = try side(rhs, hint: rhsHint, flags: flags)
-            return "\(l) \(op.rawValue) \(r)"
+            if lhs.attributeType != .string, rhs.attributeType == .string { return "\(l) \(op.rawValue) \(codePointOrder(r))" }
+            return "\(codePointOrder(l, when: lhs.attributeType == .string)) \(op.rawValue) \(r)"
         case .between:
             guard case .list(let bounds) = rhs, bounds.count == 2 else {
                 throw unsupported("BETWEEN needs two bounds, as in BETWEEN {1, 5}")
             }
-            let l = try side(lhs, hint: nil, flags: flags)
+            let l = codePointOrder(try side(lhs, hint: nil, flags: flags), when: lhs.attributeType == .string)
             return "\(l) BETWEEN \(try side(bounds[0], hint: rhsHint, flags: flags)) AND \(try side(bounds[1], hint: rhsHint, flags: flags))"
         case .in:
             let items: [Operand]
@@ -342,6 +348,7 @@ struct PredicateCompiler {
             let list = try items.map { try side($0, hint: rhsHint, flags: flags) }
             return "\(l) IN (\(list.joined(separator: ", ")))"
         case .beginsWith, .endsWith, .contains, .like:
+            if d.engine == .postgres { return try postgresStringComparison(lhs, op, rhs, flags: flags) }
             let l = folded(try scalarSQL(lhs, hint: .string))
             if case .constant(let value) = rhs {
                 guard let text = value.stringValue else { throw unsupported("\(op.rawValue) needs a string, got \(value.kindName)") }
@@ -364,7 +371,12 @@ struct PredicateCompiler {
             }
         case .matches:
             guard case .constant(.string(let pattern)) = rhs else { throw unsupported("MATCHES needs a constant regular expression") }
-            let l = options.contains(.diacriticInsensitive) ? "persistence_fold(\(try scalarSQL(lhs, hint: .string)), 2)" : try scalarSQL(lhs, hint: .string)
+            let text = try scalarSQL(lhs, hint: .string)
+            let l = options.contains(.diacriticInsensitive) ? fold(text, flags: 2) : text
+            if d.engine == .postgres {
+                // The whole string must match, as in NSPredicate; `~*` ignores case.
+                return "\(l) \(options.contains(.caseInsensitive) ? "~*" : "~") \(bind(.text("^(?:\(pattern))$")))"
+            }
             let regex = options.contains(.caseInsensitive) ? "(?i)" + pattern : pattern
             return "regexp(\(bind(.text(regex))), \(l))"
         }
@@ -374,13 +386,97 @@ struct PredicateCompiler {
     private mutating func side(_ operand: Operand, hint: AttributeType?, flags: Int32) throws -> String {
         if flags != 0 {
             if case .constant(.string(let text)) = operand {
-                return bind(.text(SQLiteFunctions.fold(text, flags: flags)))
+                return foldedConstant(text, flags: flags)
             }
             if operand.attributeType == .string {
-                return "persistence_fold(\(try scalarSQL(operand, hint: hint)), \(flags))"
+                return fold(try scalarSQL(operand, hint: hint), flags: flags)
             }
         }
         return try scalarSQL(operand, hint: hint)
+    }
+
+    /// `sql` folded the way `[c]` (flag 1) and `[d]` (flag 2) ask, as
+    /// ``SQLiteFunctions/fold(_:flags:)`` folds in Swift: on SQLite through that function;
+    /// on PostgreSQL by `lower` and by dropping combining marks after canonical
+    /// decomposition (`normalize(…, NFD)`), so no extension such as `unaccent` is needed.
+    func fold(_ sql: String, flags: Int32) -> String {
+        guard flags != 0 else { return sql }
+        switch d.engine {
+        case .sqlite:
+            return "persistence_fold(\(sql), \(flags))"
+        case .postgres:
+            var folded = sql
+            if flags & 2 != 0 { folded = "regexp_replace(normalize(\(folded), NFD), '\(Self.combiningMarks)', '', 'g')" }
+            if flags & 1 != 0 { folded = "lower(\(folded))" }
+            return folded
+        }
+    }
+
+    /// The Unicode blocks of combining diacritical marks, as a PostgreSQL regular expression.
+    static let combiningMarks = #"[\u0300-\u036F\u1AB0-\u1AFF\u1DC0-\u1DFF\u20D0-\u20FF\uFE20-\uFE2F]"#
+
+    /// A bound string constant, folded: in Swift on SQLite (the function would give the
+    /// same), in SQL on PostgreSQL, so both sides of a comparison fold alike.
+    private mutating func foldedConstant(_ text: String, flags: Int32) -> String {
+        switch d.engine {
+        case .sqlite: return bind(.text(SQLiteFunctions.fold(text, flags: flags)))
+        case .postgres: return fold("CAST(\(bind(.text(text))) AS text)", flags: flags)
+        }
+    }
+
+    /// On PostgreSQL, `sql` compared by code point like SQLite's default `BINARY` collation,
+    /// not by the database's locale.
+    private func codePointOrder(_ sql: String, when isString: Bool = true) -> String {
+        d.engine == .postgres && isString ? "\(sql) COLLATE \"C\"" : sql
+    }
+
+    /// `BEGINSWITH`, `ENDSWITH`, `CONTAINS` and `LIKE` on PostgreSQL.
+    private mutating func postgresStringComparison(_ lhs: Operand, _ op: ComparisonOperator, _ rhs: Operand, flags: Int32) throws -> String {
+        func text(_ sql: String, _ operand: Operand) -> String { operand.attributeType == .string ? sql : "CAST(\(sql) AS text)" }
+        let l = fold(text(try scalarSQL(lhs, hint: .string), lhs), flags: flags)
+        let r: String
+        if case .constant(let value) = rhs {
+            guard let needle = value.stringValue else { throw unsupported("\(op.rawValue) needs a string, got \(value.kindName)") }
+            if op == .like {
+                return "\(l) LIKE \(fold("CAST(\(bind(.text(Self.likePattern(fromPredicateLike: needle)))) AS text)", flags: flags))"
+            }
+            r = foldedConstant(needle, flags: flags)
+        } else {
+            guard op != .like else { throw unsupported("LIKE needs a constant pattern") }
+            r = fold(text(try scalarSQL(rhs, hint: .string), rhs), flags: flags)
+        }
+        return postgresStringTest(op, l, r)
+    }
+
+    private func postgresStringTest(_ op: ComparisonOperator, _ l: String, _ r: String) -> String {
+        switch op {
+        case .beginsWith: "starts_with(\(l), \(r))"
+        case .endsWith: "right(\(l), length(\(r))) = \(r)"
+        default: "strpos(\(l), \(r)) > 0"
+        }
+    }
+
+    /// NSPredicate's LIKE (`*`, `?`, backslash escapes) as a SQL `LIKE` pattern, whose
+    /// escape character is the backslash.
+    static func likePattern(fromPredicateLike like: String) -> String {
+        var result = ""
+        var escaping = false
+        for character in like {
+            if escaping {
+                if character == "%" || character == "_" || character == "\\" { result += "\\" }
+                result.append(character)
+                escaping = false
+                continue
+            }
+            switch character {
+            case "\\": escaping = true
+            case "*": result += "%"
+            case "?": result += "_"
+            case "%", "_": result += "\\" + String(character)
+            default: result.append(character)
+            }
+        }
+        return result
     }
 
     /// Escapes GLOB's special characters so the text matches itself.
@@ -424,7 +520,8 @@ struct PredicateCompiler {
         let path = descriptor.key.split(separator: ".").map(String.init)
         let operand = try keyPath(path, entity: entity, alias: "t0")
         var sql = try scalarSQL(operand, hint: nil)
-        if descriptor.caseInsensitive { sql = "persistence_fold(\(sql), 1)" }
+        if descriptor.caseInsensitive { sql = fold(sql, flags: 1) }
+        sql = codePointOrder(sql, when: operand.attributeType == .string)
         var term = "\(sql) \(descriptor.ascending ? "ASC" : "DESC")"
         // nil sorts first, as in Core Data; PostgreSQL's default is the other way.
         if d.engine == .postgres { term += descriptor.ascending ? " NULLS FIRST" : " NULLS LAST" }

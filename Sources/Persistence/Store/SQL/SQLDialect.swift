@@ -23,7 +23,8 @@ public struct SQLDialect: Sendable, Hashable {
         engine == .postgres ? "$\(index)" : "?"
     }
 
-    /// The column type for an attribute type: Core Data's names on SQLite.
+    /// The column type for an attribute type: Core Data's names on SQLite, PostgreSQL's
+    /// own types there (dates as `timestamp with time zone`, decimals as exact `numeric`).
     public func columnType(for type: AttributeType) -> String {
         switch engine {
         case .sqlite:
@@ -46,7 +47,7 @@ public struct SQLDialect: Sendable, Hashable {
             case .float: "real"
             case .decimal: "numeric"
             case .string, .uri: "text"
-            case .date: "double precision"
+            case .date: "timestamp with time zone"
             case .binary: "bytea"
             case .uuid: "uuid"
             }

@@ -2,11 +2,18 @@ import Foundation
 
 /// Converts attribute values to and from what the database stores, per attribute type.
 ///
-/// Core Data's conventions: dates as seconds since 2001-01-01, booleans as 0/1, UUIDs as
-/// 16-byte blobs on SQLite; decimals as their exact decimal text.
+/// On SQLite, Core Data's conventions: dates as seconds since 2001-01-01, booleans as 0/1,
+/// UUIDs as 16-byte blobs; decimals as their exact decimal text. On PostgreSQL, the
+/// column's own type: see ``postgresValue(_:type:)``.
+///
+/// ```swift
+/// ValueCoding.databaseValue(.bool(true), type: .boolean, dialect: .sqlite)    // .integer(1)
+/// ValueCoding.databaseValue(.bool(true), type: .boolean, dialect: .postgres)  // .text("true")
+/// ```
 public enum ValueCoding {
     /// The stored form of a value of an attribute of type `type`.
     public static func databaseValue(_ value: AttributeValue, type: AttributeType, dialect: SQLDialect) -> DatabaseValue {
+        if dialect.engine == .postgres { return postgresValue(value, type: type) }
         switch value {
         case .null: return .null
         case .integer(let v):
@@ -29,12 +36,10 @@ public enum ValueCoding {
             default: return .integer(NSDecimalNumber(decimal: v).int64Value)
             }
         case .string(let v): return .text(v)
-        case .bool(let v): return dialect.engine == .postgres && type == .boolean ? .text(v ? "true" : "false") : .integer(v ? 1 : 0)
+        case .bool(let v): return .integer(v ? 1 : 0)
         case .date(let v): return .double(v.timeIntervalSinceReferenceDate)
         case .binary(let v): return .blob(v)
-        case .uuid(let v):
-            if dialect.engine == .postgres { return .text(v.uuidString.lowercased()) }
-            return .blob(withUnsafeBytes(of: v.uuid) { Data($0) })
+        case .uuid(let v): return .blob(withUnsafeBytes(of: v.uuid) { Data($0) })
         case .uri(let v): return .text(v.absoluteString)
         }
     }
@@ -59,6 +64,10 @@ public enum ValueCoding {
             if case .text(let text) = value { return .bool(text == "t" || text == "true" || text == "1") }
             return value.int64.map { .bool($0 != 0) } ?? .null
         case .date:
+            // PostgreSQL's timestamps arrive as seconds too; text is a timestamp's text form.
+            if case .text(let text) = value, let seconds = PostgresTimestamp.secondsSinceReferenceDate(text: text) {
+                return .date(Date(timeIntervalSinceReferenceDate: seconds))
+            }
             return value.double.map { .date(Date(timeIntervalSinceReferenceDate: $0)) } ?? .null
         case .binary:
             return value.blob.map(AttributeValue.binary) ?? .null
@@ -73,5 +82,32 @@ public enum ValueCoding {
         case .uri:
             return value.text.flatMap { URL(string: $0) }.map(AttributeValue.uri) ?? .null
         }
+    }
+
+    /// The stored form on PostgreSQL, where a column has the attribute's own type.
+    ///
+    /// Values go as `int8`, `float8` or `bytea`, or as text the server reads as the column's
+    /// type: booleans `true`/`false`, dates as timestamps (microseconds kept), UUIDs in
+    /// canonical form, decimals with every digit. Values of another kind than the
+    /// attribute's are converted the way SQLite would store them, where that makes sense.
+    public static func postgresValue(_ value: AttributeValue, type: AttributeType) -> DatabaseValue {
+        switch (value, type) {
+        case (.null, _): return .null
+        case (_, .boolean):
+            if let flag = value.integerValue ?? value.doubleValue.map({ Int64($0) }) { return .text(flag == 0 ? "false" : "true") }
+        case (.date(let v), .date):
+            return .text(PostgresTimestamp.text(secondsSinceReferenceDate: v.timeIntervalSinceReferenceDate))
+        case (_, .date):
+            // A number is seconds since 2001-01-01, as a date is in a SQLite store.
+            if let seconds = value.doubleValue { return .text(PostgresTimestamp.text(secondsSinceReferenceDate: seconds)) }
+        case (.uuid(let v), _):
+            return .text(v.uuidString.lowercased())
+        case (.binary(let v), .uuid) where v.count == 16:
+            return .text(UUID(uuid: v.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) }).uuidString.lowercased())
+        case (.bool(let v), _):
+            return .integer(v ? 1 : 0)
+        default: break
+        }
+        return databaseValue(value, type: type, dialect: .sqlite)
     }
 }

@@ -1,0 +1,95 @@
+import Foundation
+import Logging
+
+/// Opening stores in a PostgreSQL schema: the same checks as a SQLite file, with the
+/// schema's tables in place of the file.
+extension PersistentStore {
+    static func openPostgres(url: StoreURL, configuration: PostgresConfiguration, model: ManagedObjectModel, options: Options, logger: Logger) async throws -> PersistentStore {
+        let database = try await connect(url, configuration, readerCount: options.readerCount, readOnly: options.readOnly)
+        do {
+            await warnIfCaseFoldingIsASCIIOnly(database, url: url, logger: logger)
+            if let metadata = try await readMetadata(database, url: url) {
+                try check(metadata, isCompatibleWith: model, store: url)
+                return PersistentStore(url: url, model: model, database: database, metadata: metadata, logger: logger)
+            }
+            guard options.createIfMissing, !options.readOnly else { throw notFound(url, configuration) }
+            let metadata = StoreMetadata(model: model, storeType: url.storeType)
+            do {
+                // One transaction: a failure leaves no half-created store behind.
+                try await database.write { connection in
+                    let schemaExists = try connection.scalar("SELECT 1 FROM pg_namespace WHERE nspname = $1", [.text(configuration.schema)]) != nil
+                    if !schemaExists { try connection.execute("CREATE SCHEMA \(configuration.quotedSchema)") }
+                    try StoreCreation.create(model: model, metadata: metadata, on: connection)
+                }
+            } catch let error as DatabaseError where error.sqlState == "42P07" || error.sqlState == "23505" {
+                // Another process created the store (or the schema) meanwhile: open what it made.
+                guard let existing = try await readMetadata(database, url: url) else {
+                    throw StoreError(.database, "cannot create a store in schema '\(configuration.schema)' of database '\(configuration.databaseDescription)' at \(configuration.serverDescription)",
+                                     hint: "its tables clash with tables already there; use an empty schema (?schema=NAME)", store: url.description, underlying: error)
+                }
+                try check(existing, isCompatibleWith: model, store: url)
+                return PersistentStore(url: url, model: model, database: database, metadata: existing, logger: logger)
+            } catch let error as DatabaseError {
+                throw StoreError(.database, "cannot create a store in schema '\(configuration.schema)' of database '\(configuration.databaseDescription)' at \(configuration.serverDescription)",
+                                 hint: "check that the user may create schemas and tables there", store: url.description, underlying: error)
+            }
+            logger.info("created store", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(model.name)"])
+            return PersistentStore(url: url, model: model, database: database, metadata: metadata, logger: logger)
+        } catch {
+            await database.close()
+            throw error
+        }
+    }
+
+    /// Reads `z_metadata` in a read-only session that is closed again at once.
+    static func readPostgresMetadata(url: StoreURL, configuration: PostgresConfiguration) async throws -> StoreMetadata {
+        let database = try await connect(url, configuration, readerCount: 0, readOnly: true)
+        let metadata: StoreMetadata?
+        do {
+            metadata = try await readMetadata(database, url: url)
+        } catch {
+            await database.close()
+            throw error
+        }
+        await database.close()
+        guard let metadata else { throw notFound(url, configuration) }
+        return metadata
+    }
+
+    private static func connect(_ url: StoreURL, _ configuration: PostgresConfiguration, readerCount: Int, readOnly: Bool) async throws -> PostgresDatabase {
+        do {
+            return try await PostgresDatabase.open(configuration, readerCount: readerCount, readOnly: readOnly)
+        } catch let error as DatabaseError {
+            throw StoreError(.connectionFailed, error.message,
+                             hint: "check that the server is running and accepts connections there, and the store URL's host, port, database, user and password",
+                             store: url.description)
+        }
+    }
+
+    /// The store's metadata, or `nil` when the schema has no `z_metadata` table.
+    private static func readMetadata(_ database: PostgresDatabase, url: StoreURL) async throws -> StoreMetadata? {
+        do {
+            return try await database.read { try StoreMetadata.read(from: $0) }
+        } catch var error as StoreError {
+            error.store = url.description
+            throw error
+        } catch let error as DatabaseError {
+            throw StoreError(.database, "cannot read the store's metadata", hint: "check that the user may read the schema's tables", store: url.description, underlying: error)
+        }
+    }
+
+    /// `[c]` predicates fold case with `lower()`, which follows the database's `LC_CTYPE`:
+    /// under `C` or `POSIX` it folds ASCII letters only, unlike the SQLite store.
+    private static func warnIfCaseFoldingIsASCIIOnly(_ database: PostgresDatabase, url: StoreURL, logger: Logger) async {
+        let ctype = try? await database.read { try $0.scalar("SELECT datctype FROM pg_database WHERE datname = current_database()")?.text }
+        guard let ctype, ctype == "C" || ctype == "POSIX" else { return }
+        logger.warning("the database's LC_CTYPE is \(ctype), so case-insensitive comparisons ([c]) fold ASCII letters only; create the database with a UTF-8 locale (e.g. LC_CTYPE 'C.UTF-8') to fold all of Unicode",
+                       metadata: [LoggingKeys.store: "\(url)"])
+    }
+
+    private static func notFound(_ url: StoreURL, _ configuration: PostgresConfiguration) -> StoreError {
+        StoreError(.storeNotFound,
+                   "there is no store in schema '\(configuration.schema)' of database '\(configuration.databaseDescription)' at \(configuration.serverDescription)",
+                   hint: "check the URL's database and ?schema=, or create the store (e.g. `bookstore seed`)", store: url.description)
+    }
+}

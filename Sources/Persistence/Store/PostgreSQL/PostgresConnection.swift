@@ -1,0 +1,290 @@
+import CLibPQ
+import Foundation
+
+/// A libpq connection. Not thread-safe, and every call blocks until the server answers:
+/// ``PostgresDatabase`` gives each connection a serial queue of its own and runs every
+/// call there, never on the cooperative thread pool.
+///
+/// ```swift
+/// let connection = try PostgresConnection(configuration: try PostgresConfiguration(url: "postgres://shop@localhost/shop"))
+/// try connection.run("INSERT INTO zbook (z_pk, z_ent, z_opt, ztitle) VALUES ($1, 2, 1, $2)", [.integer(1), .text("The first book")])
+/// let title = try connection.scalar("SELECT ztitle FROM zbook WHERE z_pk = $1", [.integer(1)])?.text
+/// ```
+///
+/// Statements run through ``run(_:_:)`` and ``query(_:_:_:)`` are prepared once per SQL
+/// (and argument types) and reused. Every session works in UTC with ISO dates, and only
+/// warnings and errors reach the client.
+public final class PostgresConnection: DatabaseConnection {
+    let handle: OpaquePointer
+    public let configuration: PostgresConfiguration
+    public var dialect: SQLDialect { .postgres }
+    /// Sessions that refuse writes: the store was opened read-only.
+    let readOnly: Bool
+    private var statements: [PostgresStatement.Key: PostgresStatement] = [:]
+    /// Prepared keys, oldest first, so the cache can drop the oldest when it is full.
+    private var statementOrder: [PostgresStatement.Key] = []
+    private var statementCounter = 0
+    /// Whether ``close()`` ran; a closed connection refuses every call.
+    private(set) var isClosed = false
+
+    /// How many prepared statements a connection keeps before deallocating the oldest.
+    static let statementCacheCapacity = 512
+
+    /// Connects, waiting at most the configuration's `connect_timeout`.
+    ///
+    /// - Throws: ``DatabaseError`` naming the server, database and user and libpq's reason
+    ///   (refused, timed out, authentication failed, no such database).
+    public init(configuration: PostgresConfiguration, readOnly: Bool = false) throws(DatabaseError) {
+        let parameters = configuration.connectionParameters
+        let keywords = parameters.map { strdup($0.0) } + [nil]
+        let values = parameters.map { strdup($0.1) } + [nil]
+        defer {
+            keywords.forEach { free($0) }
+            values.forEach { free($0) }
+        }
+        let connection = keywords.map { UnsafePointer($0) }.withUnsafeBufferPointer { keywordPointers in
+            values.map { UnsafePointer($0) }.withUnsafeBufferPointer { valuePointers in
+                PQconnectdbParams(keywordPointers.baseAddress, valuePointers.baseAddress, 0)
+            }
+        }
+        guard let connection else {
+            throw DatabaseError(resultCode: 0, message: "libpq could not allocate a connection")
+        }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let reason = Self.tidy(String(cString: PQerrorMessage(connection)))
+            PQfinish(connection)
+            throw Self.connectionError(configuration, reason: reason)
+        }
+        self.handle = connection
+        self.configuration = configuration
+        self.readOnly = readOnly
+        try startSession()
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Ends the session now rather than when the last reference goes.
+    func close() {
+        guard !isClosed else { return }
+        statements.removeAll()
+        statementOrder.removeAll()
+        PQfinish(handle)
+        isClosed = true
+    }
+
+    /// The settings every session starts with, and the store's schema as the search path.
+    private func startSession() throws(DatabaseError) {
+        var settings = [
+            "SET TimeZone = 'UTC'",
+            "SET DateStyle = 'ISO'",
+            "SET client_min_messages = warning",
+            "SET search_path TO \(configuration.quotedSchema)",
+        ]
+        if readOnly { settings.append("SET default_transaction_read_only = on") }
+        try execute(settings.joined(separator: "; "))
+    }
+
+    /// A connection the server dropped (restart, idle time-out) is reset once before use;
+    /// its prepared statements are gone with the old session.
+    private func checkUsable(_ sql: String?) throws(DatabaseError) {
+        if isClosed { throw DatabaseError(resultCode: 0, message: "the connection is closed", sql: sql) }
+        guard PQstatus(handle) != CONNECTION_OK else { return }
+        statements.removeAll()
+        statementOrder.removeAll()
+        PQreset(handle)
+        guard PQstatus(handle) == CONNECTION_OK else {
+            throw Self.connectionError(configuration, reason: Self.tidy(String(cString: PQerrorMessage(handle))))
+        }
+        try startSession()
+    }
+
+    // MARK: Statements
+
+    public func execute(_ sql: String) throws(DatabaseError) {
+        try checkUsable(sql)
+        let result = PQexec(handle, sql)
+        defer { PQclear(result) }
+        try check(result, sql: sql, arguments: [])
+        if !statements.isEmpty, Self.mayChangeTables(sql) { try forgetStatements() }
+    }
+
+    /// Whether `sql` may change a table a prepared statement reads: a statement prepared
+    /// before `ALTER TABLE` or `DROP` fails with "cached plan must not change result type".
+    static func mayChangeTables(_ sql: String) -> Bool {
+        let upper = sql.uppercased()
+        return upper.contains("ALTER ") || upper.contains("DROP ")
+    }
+
+    /// Deallocates every prepared statement; each is prepared again on next use.
+    private func forgetStatements() throws(DatabaseError) {
+        statements.removeAll()
+        statementOrder.removeAll()
+        let result = PQexec(handle, "DEALLOCATE ALL")
+        defer { PQclear(result) }
+        try check(result, sql: "DEALLOCATE ALL", arguments: [])
+    }
+
+    @discardableResult
+    public func run(_ sql: String, _ arguments: [DatabaseValue]) throws(DatabaseError) -> Int {
+        let result = try executePrepared(sql, arguments)
+        defer { PQclear(result) }
+        return Int(String(cString: PQcmdTuples(result))) ?? 0
+    }
+
+    public func query(_ sql: String, _ arguments: [DatabaseValue], _ body: (Row) throws -> Void) throws {
+        let result = try executePrepared(sql, arguments)
+        defer { PQclear(result) }
+        let columns = Int32(PQnfields(result))
+        let types = (0..<columns).map { PQftype(result, $0) }
+        let binary = (0..<columns).map { PQfformat(result, $0) == 1 }
+        for row in 0..<PQntuples(result) {
+            var values: [DatabaseValue] = []
+            values.reserveCapacity(Int(columns))
+            for column in 0..<columns {
+                if PQgetisnull(result, row, column) == 1 {
+                    values.append(.null)
+                    continue
+                }
+                let length = Int(PQgetlength(result, row, column))
+                let bytes = UnsafeRawBufferPointer(start: PQgetvalue(result, row, column), count: length)
+                let index = Int(column)
+                values.append(binary[index]
+                    ? PostgresType.decode(binary: bytes, type: types[index])
+                    : PostgresType.decode(text: String(decoding: bytes, as: UTF8.self), type: types[index]))
+            }
+            try body(Row(values))
+        }
+    }
+
+    /// Prepares (or reuses) the statement for `sql` and runs it; the caller clears the result.
+    private func executePrepared(_ sql: String, _ values: [DatabaseValue]) throws(DatabaseError) -> OpaquePointer? {
+        try checkUsable(sql)
+        let arguments = PostgresArguments(values)
+        let statement = try prepared(sql, types: arguments.types)
+        guard statement.parameterCount == arguments.count else {
+            throw DatabaseError(resultCode: 0, message: "statement takes \(statement.parameterCount) arguments, got \(arguments.count)", sql: sql)
+        }
+        let result = arguments.withValuePointers { pointers in
+            arguments.lengths.withUnsafeBufferPointer { lengths in
+                arguments.formats.withUnsafeBufferPointer { formats in
+                    PQexecPrepared(handle, statement.name, Int32(arguments.count), pointers, lengths.baseAddress, formats.baseAddress, statement.resultFormat)
+                }
+            }
+        }
+        do {
+            try check(result, sql: sql, arguments: values)
+        } catch {
+            PQclear(result)
+            throw error
+        }
+        return result
+    }
+
+    /// The prepared statement for `sql` with these argument types, preparing it on first use.
+    private func prepared(_ sql: String, types: [UInt32]) throws(DatabaseError) -> PostgresStatement {
+        let key = PostgresStatement.Key(sql: sql, parameterTypes: types)
+        if let cached = statements[key] { return cached }
+        if statements.count >= Self.statementCacheCapacity { try evictOldestStatement() }
+        statementCounter += 1
+        let name = "persistence_\(statementCounter)"
+        let prepareResult = types.withUnsafeBufferPointer { PQprepare(handle, name, sql, Int32(types.count), $0.baseAddress) }
+        defer { PQclear(prepareResult) }
+        try check(prepareResult, sql: sql, arguments: [])
+        // The result columns' types decide between binary and text results.
+        let description = PQdescribePrepared(handle, name)
+        defer { PQclear(description) }
+        try check(description, sql: sql, arguments: [])
+        let columnTypes = (0..<PQnfields(description)).map { PQftype(description, $0) }
+        let statement = PostgresStatement(name: name, parameterCount: Int(PQnparams(description)), columnTypes: columnTypes)
+        statements[key] = statement
+        statementOrder.append(key)
+        return statement
+    }
+
+    private func evictOldestStatement() throws(DatabaseError) {
+        let oldest = statementOrder.removeFirst()
+        guard let statement = statements.removeValue(forKey: oldest) else { return }
+        try execute("DEALLOCATE \(statement.name)")
+    }
+
+    // MARK: Transactions
+
+    /// Whether a transaction is open (or failed and not yet rolled back).
+    public var isInTransaction: Bool {
+        guard !isClosed else { return false }
+        let status = PQtransactionStatus(handle)
+        return status != PQTRANS_IDLE && status != PQTRANS_UNKNOWN
+    }
+
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try transaction("BEGIN", body)
+    }
+
+    /// Runs `body` in a transaction started by `begin` (`BEGIN`, or `BEGIN ISOLATION LEVEL
+    /// REPEATABLE READ READ ONLY`): committed if it returns, rolled back if it throws.
+    func transaction<T>(_ begin: String, _ body: () throws -> T) throws -> T {
+        guard !isInTransaction else {
+            // PostgreSQL would only warn and let the inner COMMIT end the outer transaction.
+            throw DatabaseError(resultCode: 0, message: "cannot start a transaction within a transaction", sql: begin)
+        }
+        try execute(begin)
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            if !isClosed, PQstatus(handle) == CONNECTION_OK { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    // MARK: Errors
+
+    /// Throws when `result` is not a success.
+    private func check(_ result: OpaquePointer?, sql: String, arguments: [DatabaseValue]) throws(DatabaseError) {
+        guard let result else {
+            throw DatabaseError(resultCode: 0, message: Self.tidy(String(cString: PQerrorMessage(handle))), sql: sql)
+        }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            return
+        default:
+            let sqlState = PQresultErrorField(result, clibpq_diag_sqlstate()).map { String(cString: $0) }
+            let primary = PQresultErrorField(result, clibpq_diag_message_primary()).map { String(cString: $0) }
+            let message = primary ?? Self.tidy(String(cString: PQresultErrorMessage(result)))
+            throw DatabaseError(resultCode: 0, message: Self.redacting(arguments, from: message), sql: sql, sqlState: sqlState)
+        }
+    }
+
+    /// The server quotes a value it could not read (`invalid input syntax for type uuid:
+    /// "…"`); bound values never reach an error message, which may be logged.
+    static func redacting(_ arguments: [DatabaseValue], from message: String) -> String {
+        var message = message
+        for argument in arguments {
+            let text: String
+            switch argument {
+            case .text(let v): text = v
+            case .integer(let v): text = String(v)
+            case .double(let v): text = String(v)
+            case .null, .blob: continue
+            }
+            message = message.replacingOccurrences(of: "\"\(text)\"", with: "\"…\"")
+        }
+        return message
+    }
+
+    /// libpq's multi-line messages on one line.
+    static func tidy(_ message: String) -> String {
+        message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " ")
+    }
+
+    static func connectionError(_ configuration: PostgresConfiguration, reason: String) -> DatabaseError {
+        let user = configuration.user.map { " as user '\($0)'" } ?? ""
+        return DatabaseError(
+            resultCode: 0,
+            message: "cannot connect to PostgreSQL at \(configuration.serverDescription), database '\(configuration.databaseDescription)'\(user): \(reason)"
+        )
+    }
+}

@@ -1,0 +1,44 @@
+import Dispatch
+
+/// A ``PostgresConnection`` and the serial queue it lives on: libpq blocks until the server
+/// answers, so every call runs on the queue's thread, never on the cooperative pool.
+final class PostgresLane: @unchecked Sendable {
+    // The connection is touched only on `queue`, which is what makes this Sendable.
+    private let connection: PostgresConnection
+    private let queue: DispatchQueue
+
+    private init(connection: PostgresConnection, queue: DispatchQueue) {
+        self.connection = connection
+        self.queue = queue
+    }
+
+    /// Connects on a new queue of its own (connecting blocks too, up to `connect_timeout`).
+    static func open(_ configuration: PostgresConfiguration, readOnly: Bool, label: String) async throws -> PostgresLane {
+        let queue = DispatchQueue(label: label)
+        return try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                continuation.resume(with: Result {
+                    PostgresLane(connection: try PostgresConnection(configuration: configuration, readOnly: readOnly), queue: queue)
+                })
+            }
+        }
+    }
+
+    func run<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                continuation.resume(with: Result { try body(self.connection) })
+            }
+        }
+    }
+
+    /// Closes the connection once the work queued before has run.
+    func close() async {
+        await withCheckedContinuation { continuation in
+            queue.async {
+                self.connection.close()
+                continuation.resume()
+            }
+        }
+    }
+}

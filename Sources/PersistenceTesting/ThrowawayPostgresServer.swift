@@ -1,0 +1,145 @@
+import Foundation
+import Synchronization
+
+/// A PostgreSQL server of the test process's own: `initdb` into a temporary folder, started
+/// with `pg_ctl` on 127.0.0.1 and a free port, trusting every local connection, and
+/// stopped and removed when the process exits, however it exits.
+///
+/// Debian keeps `initdb` and `pg_ctl` in `/usr/lib/postgresql/<version>/bin`, off the
+/// PATH; both places are searched. PostgreSQL refuses to run as root, so under root the
+/// server runs as the `postgres` user (`runuser -u postgres`) and owns its folder.
+struct ThrowawayPostgresServer: Sendable {
+    let port: Int
+    /// The temporary folder: data, log and Unix socket.
+    let folder: String
+    let superuser = "postgres"
+
+    /// Starts a server; blocks for the few seconds `initdb` and start-up take.
+    static func start() throws(TestPostgresError) -> ThrowawayPostgresServer {
+        let binaries = try findBinaries()
+        let owner = try serverUser()
+        var template = Array("/tmp/persistence-postgres-XXXXXX".utf8CString)
+        guard let created = mkdtemp(&template) else {
+            throw TestPostgresError("cannot create a temporary folder for the server: \(String(cString: strerror(errno)))")
+        }
+        let folder = String(cString: created)
+        if let owner { chown(folder, owner.uid, owner.gid) }
+        // The watchdog first, so even a process killed during start-up leaves nothing behind.
+        Cleanup.register(binaries: binaries, folder: folder, asPostgres: owner != nil)
+
+        let data = folder + "/data"
+        let log = folder + "/server.log"
+        var initdb = ["\(binaries)/initdb", "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync"]
+        // A UTF-8 locale, so lower() folds beyond ASCII; the C locale where there is none.
+        if run(initdb + ["--locale=C.UTF-8"], asPostgres: owner != nil).status != 0 {
+            _ = run(["/bin/rm", "-rf", data], asPostgres: owner != nil)
+            initdb.append("--no-locale")
+            let result = run(initdb, asPostgres: owner != nil)
+            guard result.status == 0 else { throw TestPostgresError("initdb failed: \(result.output.suffix(2000))") }
+        }
+        var lastFailure = ""
+        for _ in 0..<3 {
+            let port = try freePort()
+            let options = [
+                "-c listen_addresses=127.0.0.1", "-p \(port)", "-k \(folder)",
+                // A test server needs no durability, and many test databases run at once.
+                "-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off", "-c max_connections=300",
+            ].joined(separator: " ")
+            let result = run(["\(binaries)/pg_ctl", "-D", data, "-l", log, "-w", "-t", "60", "-o", options, "start"], asPostgres: owner != nil)
+            if result.status == 0 { return ThrowawayPostgresServer(port: port, folder: folder) }
+            let serverLog = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            lastFailure = "\(result.output) \(serverLog.suffix(2000))"
+        }
+        throw TestPostgresError("pg_ctl could not start the server: \(lastFailure)")
+    }
+
+    /// The folder holding `initdb` and `pg_ctl`: the newest `/usr/lib/postgresql/*/bin`, else the PATH's.
+    private static func findBinaries() throws(TestPostgresError) -> String {
+        let root = "/usr/lib/postgresql"
+        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [])
+            .sorted { $0.compare($1, options: .numeric) == .orderedDescending }
+        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+        for folder in versions.map({ "\(root)/\($0)/bin" }) + path {
+            if FileManager.default.isExecutableFile(atPath: folder + "/initdb"), FileManager.default.isExecutableFile(atPath: folder + "/pg_ctl") {
+                return folder
+            }
+        }
+        throw TestPostgresError("initdb and pg_ctl are not installed (looked in \(root)/*/bin and the PATH)")
+    }
+
+    /// The `postgres` user to run the server as when this process is root; `nil` otherwise.
+    private static func serverUser() throws(TestPostgresError) -> (uid: uid_t, gid: gid_t)? {
+        guard geteuid() == 0 else { return nil }
+        guard let entry = getpwnam("postgres") else {
+            throw TestPostgresError("running as root, the server must run as the 'postgres' user, and there is none")
+        }
+        return (entry.pointee.pw_uid, entry.pointee.pw_gid)
+    }
+
+    /// A port no one listens on now (the kernel's pick).
+    private static func freePort() throws(TestPostgresError) -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestPostgresError("cannot open a socket to find a free port") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw TestPostgresError("cannot find a free port on 127.0.0.1") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Runs a command to its end, as the `postgres` user when asked; its status and output.
+    ///
+    /// `posix_spawn` and `waitpid` rather than Foundation's `Process`, whose child
+    /// bookkeeping loses track of a child when another one is left to run on.
+    static func run(_ arguments: [String], asPostgres: Bool) -> (status: Int32, output: String) {
+        let command = asPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--"] + arguments : arguments
+        let outputPath = "/tmp/persistence-postgres-output-\(getpid())-\(UUID().uuidString)"
+        defer { unlink(outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = command.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, command[0], &actions, nil, argv, environ)
+        guard spawned == 0 else { return (-1, "cannot run \(command[0]): \(String(cString: strerror(spawned)))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        // Exited normally: the exit code; killed by a signal: 128 + the signal, as shells say.
+        let code = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return (code, output)
+    }
+
+    /// Stops the server and removes its folder when the process exits: an `atexit` hook for
+    /// a normal exit, and a watchdog in a session of its own for a process killed outright.
+    enum Cleanup {
+        private static let command = Mutex<String?>(nil)
+
+        static func register(binaries: String, folder: String, asPostgres: Bool) {
+            let stop = (asPostgres ? "/usr/sbin/runuser -u postgres -- " : "") + "\(quote(binaries + "/pg_ctl")) stop -D \(quote(folder + "/data")) -m immediate"
+            let script = "\(stop) >/dev/null 2>&1; rm -rf \(quote(folder))"
+            command.withLock { $0 = script }
+            atexit {
+                if let script = ThrowawayPostgresServer.Cleanup.command.withLock({ $0 }) { _ = system(script) }
+            }
+            // In a session of its own and detached (the shell's `&`), so neither a signal to this
+            // process group nor this process's end stops it before it has cleaned up.
+            let watchdog = "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(script)"
+            _ = run(["/bin/sh", "-c", "/usr/bin/setsid /bin/sh -c \(quote(watchdog)) </dev/null >/dev/null 2>&1 &"], asPostgres: false)
+        }
+
+        static func quote(_ text: String) -> String {
+            "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        }
+    }
+}
