@@ -1,28 +1,59 @@
 import Foundation
+import PersistenceTesting
 import Synchronization
 import Testing
 @testable import BookStore
 @testable import Persistence
+
+/// The engines a migration test runs on: a SQLite file, or a PostgreSQL database the
+/// frozen SQLite store is first copied into with `StoreCopy`.
+enum MigrationEngine: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+
+    /// Runs `body` with a store holding the frozen store of `version`, on this engine.
+    func withFixture<T>(version: Int, _ body: (StoreURL, URL) async throws -> T) async throws -> T {
+        let (directory, cleanUp) = temporaryDirectory()
+        defer { cleanUp() }
+        let sqlite = try copyFixture(version: version, into: directory)
+        switch self {
+        case .sqlite:
+            return try await body(sqlite, directory)
+        case .postgres:
+            return try await TestPostgres.withDatabase { url in
+                _ = try await StoreCopy.copy(from: sqlite, to: url, versions: try loadModels().versions, logger: quietLogger)
+                return try await body(url, directory)
+            }
+        }
+    }
+}
 
 /// Every path through BookStore's chain, from the frozen stores of versions 1–4 to each
 /// later version: counts, and one object's values per entity, as the Core Data articles test.
 @Suite struct MigrationPathTests {
     static let paths: [(from: Int, to: Int)] = (1...4).flatMap { from in (from + 1...5).map { (from, $0) } }
 
-    @Test(arguments: paths)
-    func migratesFixture(from: Int, to: Int) async throws {
-        let (directory, cleanUp) = temporaryDirectory()
-        defer { cleanUp() }
+    @Test(arguments: MigrationEngine.allCases, paths)
+    func migratesFixture(engine: MigrationEngine, path: (from: Int, to: Int)) async throws {
+        try await engine.withFixture(version: path.from) { url, directory in
+            try await migratesFixture(url: url, directory: directory, engine: engine, from: path.from, to: path.to)
+        }
+    }
+
+    func migratesFixture(url: StoreURL, directory: URL, engine: MigrationEngine, from: Int, to: Int) async throws {
         let fixture = fixtureURL(version: from)
         let before = try Data(contentsOf: fixture)
-        let url = try copyFixture(version: from, into: directory)
         let models = try loadModels()
         let target = try models.model(version: to)
 
         let plan = try await StoreAdministration(models: models, logger: quietLogger).migrate(url, to: target.name)
         #expect(plan.steps.count == to - from)
         #expect(plan.steps.map(\.destination.name) == (from + 1...to).map { try! models.model(version: $0).name })
-        #expect(try leftovers(in: directory).isEmpty, "no work folder or WAL is left beside the store")
+        if engine == .sqlite {
+            #expect(try leftovers(in: directory).isEmpty, "no work folder or WAL is left beside the store")
+        }
 
         let metadata = try await PersistentStore.metadata(at: url)
         #expect(target.isCompatible(with: metadata))
@@ -56,13 +87,15 @@ import Testing
         #expect(try Data(contentsOf: fixture) == before, "the frozen fixture must never be written")
     }
 
-    @Test func version3StoreGivesTheBooksNamesAtVersion5() async throws {
-        let (directory, cleanUp) = temporaryDirectory()
-        defer { cleanUp() }
-        let url = try copyFixture(version: 3, into: directory)
-        _ = try await StoreAdministration(models: try loadModels(), logger: quietLogger).migrate(url)
-        let database = try await SQLiteDatabase.open(path: directory.appendingPathComponent("bookstore.sqlite").path, mode: .readOnly, readerCount: 0)
-        let rows = try await database.read { try $0.rows("select ztitle, zfirstname, zlastname, zprice from zpublication order by zprice") }
+    @Test(arguments: MigrationEngine.allCases)
+    func version3StoreGivesTheBooksNamesAtVersion5(engine: MigrationEngine) async throws {
+        let rows = try await engine.withFixture(version: 3) { url, _ in
+            _ = try await StoreAdministration(models: try loadModels(), logger: quietLogger).migrate(url)
+            let store = try await PersistentStore.open(url, model: try loadModels().current, options: .readOnly, logger: quietLogger)
+            let rows = try await store.database.read { try $0.rows("select ztitle, zfirstname, zlastname, zprice from zpublication order by zprice") }
+            await store.close()
+            return rows
+        }
         #expect(rows.map { [$0[0].text, $0[1].text, $0[2].text] } == [
             ["The second book", "John", "Doe"], ["The third book", "Jane", "Doe"],
             ["The first book", "Bill", "Smith"], ["The fourth book", "Jack", "Brown"],

@@ -100,7 +100,8 @@ public final class ProgressiveMigrator: Sendable {
     private func url(_ store: StoreURL) -> SQLDialect? {
         switch store.kind {
         case .sqlite: .sqlite
-        default: nil
+        case .postgres: .postgres
+        case .memory: nil
         }
     }
 
@@ -138,14 +139,35 @@ public final class ProgressiveMigrator: Sendable {
             logger.debug("store is current", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(unlocked.storeVersion.name)"])
             return unlocked
         }
-        guard case .sqlite(let named) = url.kind else {
-            throw MigrationError(.store, "stores of this kind cannot be migrated in this build", hint: "migrate a sqlite:// store", store: url.description)
+        switch url.kind {
+        case .sqlite(let named):
+            // A symbolic link stays in place: the file it leads to is what gets migrated.
+            let path = URL(fileURLWithPath: named).resolvingSymlinksInPath().path
+            // One migrator at a time; whoever waited finds the store as the other left it.
+            let lock = try await SQLiteMigrationLock.acquire(storeAt: path, store: url, timeout: lockTimeout, logger: logger)
+            defer { lock.release() }
+            return try await migrateLocked(url, to: target) { plan in
+                try await SQLiteMigrationRun(migrator: self, plan: plan, url: url, path: path).run()
+            }
+        case .postgres(let configuration):
+            let lock = try await PostgresMigrationLock.acquire(configuration: configuration, store: url, timeout: lockTimeout, logger: logger)
+            do {
+                let plan = try await migrateLocked(url, to: target) { plan in
+                    try await PostgresMigrationRun(migrator: self, plan: plan, url: url, configuration: configuration).run()
+                }
+                await lock.release()
+                return plan
+            } catch {
+                await lock.release()
+                throw error
+            }
+        case .memory:
+            throw MigrationError(.store, "an in-memory store cannot be migrated", hint: "create it with the current model", store: url.description)
         }
-        // A symbolic link stays in place: the file it leads to is what gets migrated.
-        let path = URL(fileURLWithPath: named).resolvingSymlinksInPath().path
-        // One migrator at a time; whoever waited finds the store as the other left it.
-        let lock = try await SQLiteMigrationLock.acquire(storeAt: path, store: url, timeout: lockTimeout, logger: logger)
-        defer { lock.release() }
+    }
+
+    /// Plans again under the lock (another process may have migrated meanwhile), then runs.
+    private func migrateLocked(_ url: StoreURL, to target: String?, run: (MigrationPlan) async throws -> Void) async throws -> MigrationPlan {
         let plan = try await self.plan(forStoreAt: url, to: target)
         guard !plan.isEmpty else {
             logger.info("store was migrated by another process meanwhile", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(plan.storeVersion.name)"])
@@ -156,7 +178,7 @@ public final class ProgressiveMigrator: Sendable {
             "persistence.migration.target": "\(plan.targetVersion.name)", "persistence.migration.steps": "\(plan.steps.count)",
         ])
         let started = ContinuousClock.now
-        try await SQLiteMigrationRun(migrator: self, plan: plan, url: url, path: path).run()
+        try await run(plan)
         logger.info("migrated store", metadata: [
             LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(plan.targetVersion.name)",
             LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",

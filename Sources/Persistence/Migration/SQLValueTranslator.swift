@@ -34,7 +34,7 @@ struct SQLValueTranslator {
         guard sourceType.isNumeric, type.isNumeric else { return nil }
         switch (sourceType.storageClass, type.storageClass) {
         case (.integer, .integer): return sql
-        case (.integer, .real), (.real, .real): return "CAST(\(sql) AS REAL)"
+        case (.integer, .real), (.real, .real): return "CAST(\(sql) AS \(dialect.engine == .postgres ? "double precision" : "REAL"))"
         default: return nil
         }
     }

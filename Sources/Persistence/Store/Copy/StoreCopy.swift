@@ -42,8 +42,11 @@ public enum StoreCopy {
             case .sqlite(let path):
                 summary = try await SQLiteCopyTarget(path: path, url: destination, replace: replace)
                     .fill(model: model, metadata: copied) { target in try await plan.copy(from: store.database, to: target, batchSize: batchSize) }
-            case .memory, .postgres:
-                throw StoreError(.unsupported, "copying into this kind of store is not available in this build", hint: "copy into a sqlite:// store", store: destination.description)
+            case .postgres(let configuration):
+                summary = try await PostgresCopyTarget(configuration: configuration, url: destination, replace: replace)
+                    .fill(model: model, metadata: copied) { target in try await plan.copy(from: store.database, to: target, batchSize: batchSize) }
+            case .memory:
+                throw StoreError(.unsupported, "an in-memory store is gone when the copy ends", hint: "copy into a sqlite:// or postgres:// store", store: destination.description)
             }
             await store.close()
             logger.info("copied store", metadata: [

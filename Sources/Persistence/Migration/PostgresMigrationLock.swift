@@ -1,0 +1,65 @@
+import Logging
+
+/// One migrator at a time per PostgreSQL store: a session-level advisory lock keyed by the
+/// database and schema, held on a connection of its own for the whole migration. Others
+/// wait (bounded), logging the holder's process id, application and client address.
+final class PostgresMigrationLock: Sendable {
+    private let database: PostgresDatabase
+    private let key: String
+
+    private init(database: PostgresDatabase, key: String) {
+        self.database = database
+        self.key = key
+    }
+
+    static func acquire(configuration: PostgresConfiguration, store: StoreURL, timeout: Duration, logger: Logger) async throws -> PostgresMigrationLock {
+        let database: PostgresDatabase
+        do {
+            database = try await PostgresDatabase.open(configuration, readerCount: 0)
+        } catch let error as DatabaseError {
+            throw StoreError(.connectionFailed, error.message, hint: "check that the server is running and the store URL", store: store.description)
+        }
+        let key = "persistence.migration:\(configuration.schema)"
+        let deadline = ContinuousClock.now + timeout
+        var announced = false
+        do {
+            while true {
+                let locked = try await database.writeWithoutTransaction { connection in
+                    try connection.scalar("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", [.text(key)])?.int64 == 1
+                }
+                if locked { return PostgresMigrationLock(database: database, key: key) }
+                let holder = (try? await database.writeWithoutTransaction { connection in
+                    try connection.rows("""
+                        SELECT a.pid, a.application_name, coalesce(host(a.client_addr), 'local') FROM pg_locks l \
+                        JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted \
+                        AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) \
+                        AND (l.classid::bigint << 32 | l.objid::bigint) = hashtextextended($1, 0) LIMIT 1
+                        """, [.text(key)]).first.map { row in
+                            let application = row[1].text.flatMap { $0.isEmpty ? nil : "\($0), " } ?? ""
+                            return "server process \(row[0].int64 ?? 0), \(application)client \(row[2].text ?? "unknown")"
+                        }
+                }) ?? nil
+                let who = holder ?? "another session"
+                if !announced {
+                    logger.notice("waiting for another migration of the store to finish", metadata: [LoggingKeys.store: "\(store)", "persistence.migration.holder": "\(who)"])
+                    announced = true
+                }
+                guard ContinuousClock.now < deadline else {
+                    throw MigrationError(.storeBusy, "another migration of the store is running (\(who)) and did not finish in \(timeout)",
+                                         hint: "wait for it to finish, or stop it; the store was not changed", store: store.description)
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        } catch {
+            await database.close()
+            throw error
+        }
+    }
+
+    /// Gives the lock up; closing the session would too, even if the process dies.
+    func release() async {
+        let key = self.key
+        _ = try? await database.writeWithoutTransaction { try $0.scalar("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [.text(key)]) }
+        await database.close()
+    }
+}

@@ -1,0 +1,50 @@
+/// A PostgreSQL schema that receives a copied store, all in one transaction on the writer:
+/// an existing store there is refused, or with `replace` its tables are dropped first; a
+/// failure rolls everything back.
+struct PostgresCopyTarget {
+    let configuration: PostgresConfiguration
+    let url: StoreURL
+    let replace: Bool
+
+    func fill(model: ManagedObjectModel, metadata: StoreMetadata,
+              rows: (any Database) async throws -> [String: Int]) async throws -> StoreCopy.Summary {
+        let database: PostgresDatabase
+        do {
+            database = try await PostgresDatabase.open(configuration, readerCount: 0)
+        } catch let error as DatabaseError {
+            throw StoreError(.connectionFailed, error.message, hint: "check that the server is running and the store URL", store: url.description)
+        }
+        let schema = configuration.schema
+        let quoted = configuration.quotedSchema
+        let replace = self.replace
+        let url = self.url
+        do {
+            try await database.writeWithoutTransaction { connection in
+                try connection.execute("BEGIN")
+                let tables = try connection.rows("SELECT tablename FROM pg_tables WHERE schemaname = $1", [.text(schema)]).compactMap { $0[0].text }
+                if tables.contains("z_metadata") {
+                    guard replace else {
+                        throw StoreError(.alreadyExists, "there is already a store in schema '\(schema)'",
+                                         hint: "pass --replace to replace it, or name another schema (?schema=NAME)", store: url.description)
+                    }
+                    for table in tables where table.hasPrefix("z") {
+                        try connection.execute("DROP TABLE \(quoted).\(PostgresConfiguration.quoteIdentifier(table)) CASCADE")
+                    }
+                }
+                try connection.execute("CREATE SCHEMA IF NOT EXISTS \(quoted)")
+                for statement in StoreSchema(model: model, dialect: .postgres).createStatements() { try connection.execute(statement) }
+            }
+            let counts = try await rows(database)
+            try await database.writeWithoutTransaction { connection in
+                try StoreCreation.writeMetadata(metadata, on: connection)
+                try connection.execute("COMMIT")
+            }
+            await database.close()
+            return StoreCopy.Summary(modelVersion: model.name, rows: counts)
+        } catch {
+            // Closing the session rolls the open transaction back.
+            await database.close()
+            throw error
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import PersistenceTesting
+import Testing
+@testable import Persistence
+
+/// The bookstore command on PostgreSQL stores, as a user would run it.
+@Suite("bookstore on PostgreSQL")
+struct PostgresCommandTests {
+    func publications(_ url: StoreURL) async throws -> [[String]] {
+        let store = try await PersistentStore.open(url, model: try loadModels().current, options: .readOnly, logger: quietLogger)
+        let rows = try await store.database.read {
+            try $0.rows("SELECT ztitle, zfirstname, zlastname, zsynopsis FROM zpublication ORDER BY z_pk").map { row in (0..<4).map { row[$0].text ?? "" } }
+        }
+        await store.close()
+        return rows
+    }
+
+    @Test func aVersion1StoreSeededOnPostgreSQLMigratesToFourPublicationsWithSynopses() async throws {
+        try await TestPostgres.withDatabase { url in
+            let seed = try BookStoreProcess.run(["seed", "--model-version", "1", "--store", url.description])
+            #expect(seed.status == 0, "\(seed.stderr)")
+            let migrate = try BookStoreProcess.run(["migrate", "--store", url.description])
+            #expect(migrate.status == 0, "\(migrate.stderr)")
+            #expect(migrate.stdout.contains("1. BookStore → BookStore 2 (in place: inferred mapping)"))
+            let rows = try await publications(url)
+            #expect(rows.map { $0[0] } == ["The first book", "The second book", "The third book", "The fourth book"])
+            #expect(rows.allSatisfy { $0[3] == $0[0] })
+            let status = try BookStoreProcess.run(["status", "--store", url.description])
+            #expect(status.stdout.contains("Compatible:            yes"))
+        }
+    }
+
+    @Test func aVersion3SQLiteStoreCopiedToPostgreSQLMigratesToTheNamesTable() async throws {
+        let (directory, cleanUp) = temporaryDirectory()
+        defer { cleanUp() }
+        let sqlite = try copyFixture(version: 3, into: directory)
+        try await TestPostgres.withDatabase { url in
+            var configuration = try #require({ if case .postgres(let c) = url.kind { c } else { nil } }())
+            configuration.schema = "copied"
+            let target = StoreURL.postgres(configuration)
+            let copy = try BookStoreProcess.run(["copy", "--from", sqlite.description, "--to", target.description])
+            #expect(copy.status == 0, "\(copy.stderr)")
+            let again = try BookStoreProcess.run(["copy", "--from", sqlite.description, "--to", target.description])
+            #expect(again.status != 0 && again.stderr.contains("--replace"))
+            let migrate = try BookStoreProcess.run(["migrate", "--store", target.description])
+            #expect(migrate.status == 0, "\(migrate.stderr)")
+            #expect(try await publications(target).map { "\($0[0]): \($0[1]) \($0[2])" } == [
+                "The first book: Bill Smith", "The second book: John Doe", "The third book: Jane Doe", "The fourth book: Jack Brown",
+            ])
+            // And back to SQLite, every row and key with it.
+            let back = directory.appendingPathComponent("back.sqlite").path
+            let copyBack = try BookStoreProcess.run(["copy", "--from", target.description, "--to", "sqlite://\(back)"])
+            #expect(copyBack.status == 0, "\(copyBack.stderr)")
+            let connection = try SQLiteConnection(path: back, mode: .readOnly)
+            #expect(try connection.rows("SELECT Z_PK, ZFIRSTNAME FROM ZPUBLICATION ORDER BY Z_PK").map { "\($0[0].int64 ?? 0) \($0[1].text ?? "")" }
+                == ["1 Bill", "2 John", "3 Jane", "4 Jack"])
+            #expect(try connection.scalar("SELECT count(*) FROM ZPAGE WHERE ZPUBLICATION IS NOT NULL")?.int64 == 12)
+        }
+    }
+
+    @Test func fourRacingMigrationsGiveOneMigrationAndFourSuccesses() async throws {
+        try await TestPostgres.withDatabase { url in
+            #expect(try BookStoreProcess.run(["seed", "--model-version", "1", "--store", url.description]).status == 0)
+            var processes: [(Process, Pipe, Pipe)] = []
+            for _ in 0..<4 {
+                let process = Process()
+                process.executableURL = try BookStoreProcess.executable
+                process.arguments = ["migrate", "--store", url.description, "--log-level", "notice"]
+                let out = Pipe(), err = Pipe()
+                process.standardOutput = out
+                process.standardError = err
+                processes.append((process, out, err))
+            }
+            for (process, _, _) in processes { try process.run() }
+            var migrated = 0
+            for (process, out, err) in processes {
+                let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                #expect(process.terminationStatus == 0, "\(stderr)")
+                if stdout.contains("Migrated") { migrated += 1 } else { #expect(stdout.contains("nothing to do"), "\(stdout)") }
+            }
+            #expect(migrated == 1)
+            #expect(try await publications(url).count == 4)
+        }
+    }
+}
