@@ -117,11 +117,15 @@ struct PostgresMigrationRun {
     private func runStreamed(_ step: MigrationPlan.Step, index: Int, into shadowURL: StoreURL) async throws {
         let stepCount = plan.steps.count
         let migrator = self.migrator
-        for mapping in step.mappingModels {
+        let passes = step.mappingModels.count
+        for (pass, mapping) in step.mappingModels.enumerated() {
             let manager = step.managerType.init(configuration: MigrationManager.Configuration(
                 sourceModel: step.source, destinationModel: step.destination, mappingModel: mapping,
                 policies: migrator.chain.policies, logger: logger))
-            manager.setProgressHandler { progress in migrator.report(progress, step: index, of: stepCount) }
+            manager.setProgressHandler { progress in
+                guard let progress = progress.pass(pass, of: passes) else { return }
+                migrator.report(progress, step: index, of: stepCount)
+            }
             try await manager.migrateStore(from: url, to: shadowURL)
         }
     }
