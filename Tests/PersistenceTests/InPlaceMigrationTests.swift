@@ -12,24 +12,6 @@ import Testing
 struct InPlaceMigrationTests {
     typealias F = InPlaceFixtures
 
-    /// A migration's statements in upper case, so one expectation reads for both engines
-    /// (PostgreSQL's names are lower case), with the engine's placeholders and column types.
-    struct SQLSpelling {
-        let statements: [String]
-        let dialect: SQLDialect
-
-        init(_ migration: InPlaceMigration, _ engine: MigrationEngine) {
-            statements = migration.statements.map { $0.uppercased() }
-            dialect = engine.dialect
-        }
-
-        /// The first placeholder: `?` or `$1`.
-        var placeholder: String { dialect.placeholder(1) }
-
-        /// The column type of an attribute type, in upper case.
-        func type(_ type: AttributeType) -> String { dialect.columnType(for: type).uppercased() }
-    }
-
     static let items = """
         <entity name="Item" isAbstract="YES">
             <attribute name="name" optional="YES" attributeType="String"/>

@@ -125,6 +125,24 @@ enum InPlaceFixtures {
     }
 }
 
+/// A migration's statements in upper case, so one expectation reads for both engines
+/// (PostgreSQL's names are lower case), with the engine's placeholders and column types.
+struct SQLSpelling {
+    let statements: [String]
+    let dialect: SQLDialect
+
+    init(_ migration: InPlaceMigration, _ engine: MigrationEngine) {
+        statements = migration.statements.map { $0.uppercased() }
+        dialect = engine.dialect
+    }
+
+    /// The first placeholder: `?` or `$1`.
+    var placeholder: String { dialect.placeholder(1) }
+
+    /// The column type of an attribute type, in upper case.
+    func type(_ type: AttributeType) -> String { dialect.columnType(for: type).uppercased() }
+}
+
 /// A store's schema as `sqlite_master` and the table PRAGMAs describe it (PostgreSQL: its
 /// catalogue), for comparing a migrated store with a fresh one. Column order is left out:
 /// ALTER TABLE appends.
