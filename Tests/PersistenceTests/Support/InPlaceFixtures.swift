@@ -47,8 +47,8 @@ enum InPlaceFixtures {
         }
     }
 
-    /// Runs `migration` on the closed SQLite store at `path`; see ``run(_:on:destination:)``.
-    static func run(_ migration: InPlaceMigration, on path: String, destination: ManagedObjectModel) async throws {
+    /// Runs `migration` on the closed SQLite store at `path`, then waits until it is closed.
+    private static func run(_ migration: InPlaceMigration, on path: String, destination: ManagedObjectModel) async throws {
         do {
             let database = try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: 0)
             try await database.write { connection in
@@ -69,12 +69,6 @@ enum InPlaceFixtures {
         return migration
     }
 
-    /// Plans and runs the inferred mapping from `source` to `destination` on the SQLite store at `path`.
-    @discardableResult
-    static func migrate(_ path: String, from source: ManagedObjectModel, to destination: ManagedObjectModel) async throws -> InPlaceMigration {
-        try await migrate(.sqlite(path), from: source, to: destination)
-    }
-
     /// Waits until the last connection is gone and SQLite removed the WAL files.
     static func waitUntilClosed(_ path: String) async throws {
         for _ in 0..<200 where FileManager.default.fileExists(atPath: path + "-wal") {
@@ -85,10 +79,6 @@ enum InPlaceFixtures {
     /// Opens the migrated store with the destination model, the way an app would.
     static func open(_ url: StoreURL, _ model: ManagedObjectModel) async throws -> PersistentContainer {
         try await PersistentContainer.open(model: model, store: url, logger: testLogger)
-    }
-
-    static func open(_ path: String, _ model: ManagedObjectModel) async throws -> PersistentContainer {
-        try await open(.sqlite(path), model)
     }
 
     /// Expects the store at `url` to have exactly the schema a fresh store of `model` has:
@@ -113,10 +103,6 @@ enum InPlaceFixtures {
         #expect(actual.entities == expected.entities, "Z_PRIMARYKEY", sourceLocation: sourceLocation)
         let metadata = try await PersistentStore.metadata(at: url)
         #expect(model.isCompatible(with: metadata), "metadata of the destination model", sourceLocation: sourceLocation)
-    }
-
-    static func expectFreshSchema(_ path: String, _ model: ManagedObjectModel, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        try await expectFreshSchema(.sqlite(path), model, sourceLocation: sourceLocation)
     }
 
     /// The objects of an entity, sorted by a key.
