@@ -97,7 +97,7 @@ func makeClosedStore(at url: StoreURL, model: ManagedObjectModel, _ body: (Persi
 
 /// Runs `body` on a connection of its own to the store at `url`, the way an outside tool
 /// reads it: SQLite read-only (leaving no files behind), PostgreSQL a session of its own
-/// in one read-only snapshot. The SQL may use Core Data's upper-case names and `?`.
+/// in one read-only snapshot.
 func inspectStore<T: Sendable>(_ url: StoreURL, _ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
     switch url.kind {
     case .sqlite(let path):
@@ -118,7 +118,9 @@ func inspectStore<T: Sendable>(_ url: StoreURL, _ body: @escaping @Sendable (any
     }
 }
 
-/// The rows of a query on the store at `url` (see ``inspectStore(_:_:)``), each as its values.
+/// The rows of a query on the store at `url` (see ``inspectStore(_:_:)``), each as its
+/// values. The SQL is written as for SQLite: Core Data's upper-case names (PostgreSQL folds
+/// them) and `?` placeholders (numbered on PostgreSQL).
 func storeRows(_ url: StoreURL, _ sql: String, _ arguments: [DatabaseValue] = []) async throws -> [[DatabaseValue]] {
     let sql = url.engine.dialect.numberingPlaceholders(sql)
     return try await inspectStore(url) { try $0.rows(sql, arguments).map(\.values) }
