@@ -24,38 +24,43 @@ enum StreamedCounterVersion: String, MigrationVersion, CaseIterable {
         ])
     }
 
-    func store(_ model: ManagedObjectModel, counts: [AttributeValue]) async throws -> (String, @Sendable () -> Void) {
-        let (path, cleanUp) = makeStoreFolder()
-        try await makeClosedStore(at: path, model: model) { container in
+    /// Writes a closed store of `model` at `url` with a tally for each of `counts`.
+    func store(at url: StoreURL, _ model: ManagedObjectModel, counts: [AttributeValue]) async throws {
+        try await makeClosedStore(at: url, model: model) { container in
             let context = container.newContext()
             for count in counts { try context.insertObject(entityName: "Tally").setValue(count, forKey: "count") }
             try await context.save()
         }
-        return (path, cleanUp)
     }
 
-    @Test func aNarrowerIntegerTypeIsCheckedAndAValueOutOfRangeRollsBack() async throws {
-        let versions = try models("Integer 32", "Integer 16")
-        let (path, cleanUp) = try await store(versions.versions[0], counts: [1, 70_000])
-        defer { cleanUp() }
-        let before = try FileSnapshot(path: path)
-        let migrator = ProgressiveMigrator(chain: try MigrationChain(CounterVersion.self, models: versions), logger: testLogger)
-        #expect(try migrator.plan(from: versions.versions[0], store: .sqlite(path)).steps.map(\.strategy) == [.inPlace])
-        let error = await #expect(throws: MigrationError.self) { try await migrator.migrateStore(at: .sqlite(path)) }
-        #expect(error?.code == .validationFailed)
-        #expect(error?.description.contains("Tally/p2 count: valueTooLarge") == true)
-        #expect(error?.description.contains("70000") == false, "no row values in the message")
-        #expect(try FileSnapshot(path: path).bytes == before.bytes)
+    @Test(arguments: MigrationEngine.allCases)
+    func aNarrowerIntegerTypeIsCheckedAndAValueOutOfRangeRollsBack(engine: MigrationEngine) async throws {
+        try await engine.withStoreURL { url in
+            let versions = try models("Integer 32", "Integer 16")
+            try await store(at: url, versions.versions[0], counts: [1, 70_000])
+            let before = try await StoreSnapshot(url)
+            let migrator = ProgressiveMigrator(chain: try MigrationChain(CounterVersion.self, models: versions), logger: testLogger)
+            #expect(try migrator.plan(from: versions.versions[0], store: url).steps.map(\.strategy) == [.inPlace])
+            let error = await #expect(throws: MigrationError.self) { try await migrator.migrateStore(at: url) }
+            #expect(error?.code == .validationFailed, "\(error.map { "\($0)" } ?? "")")
+            #expect(error?.description.contains("Tally/p2 count: valueTooLarge") == true)
+            #expect(error?.description.contains("70000") == false, "no row values in the message")
+            try await expectUnchanged(url, since: before)
+        }
     }
 
-    @Test func valuesInRangePass() async throws {
-        let versions = try models("Integer 32", "Integer 16")
-        let (path, cleanUp) = try await store(versions.versions[0], counts: [1, 30_000])
-        defer { cleanUp() }
-        try await ProgressiveMigrator(chain: try MigrationChain(CounterVersion.self, models: versions), logger: testLogger).migrateStore(at: .sqlite(path))
-        let container = try await PersistentContainer.open(model: versions.current, store: .sqlite(path), logger: testLogger)
-        let counts = try await container.newContext().fetch(FetchRequest(entityName: "Tally", sortDescriptors: [SortDescriptor(key: "count")]))
-        #expect(counts.map { $0.value(forKey: "count") } == [1, 30_000])
+    @Test(arguments: MigrationEngine.allCases)
+    func valuesInRangePass(engine: MigrationEngine) async throws {
+        try await engine.withStoreURL { url in
+            let versions = try models("Integer 32", "Integer 16")
+            try await store(at: url, versions.versions[0], counts: [1, 30_000])
+            try await ProgressiveMigrator(chain: try MigrationChain(CounterVersion.self, models: versions), logger: testLogger).migrateStore(at: url)
+            try await expectNoLeftovers(url)
+            let counts = try await withOpenStore(url, model: versions.current) { container in
+                try await container.newContext().fetch(FetchRequest(entityName: "Tally", sortDescriptors: [SortDescriptor(key: "count")]))
+            }
+            #expect(counts.map { $0.value(forKey: "count") } == [1, 30_000])
+        }
     }
 
     /// Shelves whose `books` must number at least one from version 2 on.
@@ -69,32 +74,38 @@ enum StreamedCounterVersion: String, MigrationVersion, CaseIterable {
         return try ShopModels.versioned([model("Counter", "1", minCount: ""), model("Counter 2", "2", minCount: #"minCount="1""#)])
     }
 
-    @Test(arguments: [false, true])
-    func aNewMinimumCountIsCheckedInPlaceAndStreamed(streamed: Bool) async throws {
-        let versions = try shelfModels()
-        let (path, cleanUp) = makeStoreFolder()
-        defer { cleanUp() }
-        try await makeClosedStore(at: path, model: versions.versions[0]) { container in
-            let context = container.newContext()
-            let full = try context.insertObject(entityName: "Shelf")
-            full.setValue("full", forKey: "label")
-            try context.insertObject(entityName: "Book").setDestination(full, forKey: "shelf")
-            try context.insertObject(entityName: "Shelf").setValue("empty", forKey: "label")
-            try await context.save()
+    @Test(arguments: MigrationEngine.allCases, [false, true])
+    func aNewMinimumCountIsCheckedInPlaceAndStreamed(engine: MigrationEngine, streamed: Bool) async throws {
+        try await engine.withStoreURL { url in
+            let versions = try shelfModels()
+            try await makeClosedStore(at: url, model: versions.versions[0]) { container in
+                let context = container.newContext()
+                let full = try context.insertObject(entityName: "Shelf")
+                full.setValue("full", forKey: "label")
+                try context.insertObject(entityName: "Book").setDestination(full, forKey: "shelf")
+                try context.insertObject(entityName: "Shelf").setValue("empty", forKey: "label")
+                try await context.save()
+            }
+            let before = try await StoreSnapshot(url)
+            let chain = streamed ? try MigrationChain(StreamedCounterVersion.self, models: versions) : try MigrationChain(CounterVersion.self, models: versions)
+            let migrator = ProgressiveMigrator(chain: chain, logger: testLogger)
+            #expect(try migrator.plan(from: versions.versions[0], store: url).steps.map(\.strategy) == [streamed ? .streamed : .inPlace])
+            let error = await #expect(throws: MigrationError.self) { try await migrator.migrateStore(at: url) }
+            #expect(error?.code == .validationFailed)
+            #expect(error?.description.contains("Shelf/p2 books: tooFewObjects") == true)
+            try await expectUnchanged(url, since: before)
         }
-        let before = try FileSnapshot(path: path)
-        let chain = streamed ? try MigrationChain(StreamedCounterVersion.self, models: versions) : try MigrationChain(CounterVersion.self, models: versions)
-        let migrator = ProgressiveMigrator(chain: chain, logger: testLogger)
-        #expect(try migrator.plan(from: versions.versions[0], store: .sqlite(path)).steps.map(\.strategy) == [streamed ? .streamed : .inPlace])
-        let error = await #expect(throws: MigrationError.self) { try await migrator.migrateStore(at: .sqlite(path)) }
-        #expect(error?.code == .validationFailed)
-        #expect(error?.description.contains("Shelf/p2 books: tooFewObjects") == true)
-        #expect(try FileSnapshot(path: path).bytes == before.bytes)
     }
 
-    @Test func doubleToDecimalDoesNotRunInPlace() throws {
+    /// Planning only: no store is opened.
+    @Test(arguments: MigrationEngine.allCases)
+    func doubleToDecimalDoesNotRunInPlace(engine: MigrationEngine) throws {
         let versions = try models("Double", "Decimal")
         let migrator = ProgressiveMigrator(chain: try MigrationChain(CounterVersion.self, models: versions), logger: testLogger)
-        #expect(try migrator.plan(from: versions.versions[0], store: .sqlite("/nonexistent.sqlite")).steps.map(\.strategy) == [.streamed])
+        let url: StoreURL = switch engine {
+        case .sqlite: .sqlite("/nonexistent.sqlite")
+        case .postgres: .postgres(try PostgresConfiguration(url: "postgres://localhost/nonexistent"))
+        }
+        #expect(try migrator.plan(from: versions.versions[0], store: url).steps.map(\.strategy) == [.streamed])
     }
 }

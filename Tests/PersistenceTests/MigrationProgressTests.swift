@@ -24,7 +24,8 @@ enum NotesVersion: String, MigrationVersion, CaseIterable {
             """.utf8), name: name)
     }
 
-    @Test func aStepOfTwoMappingModelsReportsProgressThatNeverGoesBack() async throws {
+    @Test(arguments: MigrationEngine.allCases)
+    func aStepOfTwoMappingModelsReportsProgressThatNeverGoesBack(engine: MigrationEngine) async throws {
         let v1 = try Self.model("Notes", noteAttributes: #"<attribute name="text" optional="YES" attributeType="String"/>"#)
         let v2 = try Self.model("Notes 2", noteAttributes: #"<attribute name="text" optional="YES" attributeType="String"/><attribute name="title" optional="YES" attributeType="String"/>"#)
         let versions = try VersionedModel(name: "Notes", versions: [v1, v2], currentVersionName: "Notes 2")
@@ -40,32 +41,36 @@ enum NotesVersion: String, MigrationVersion, CaseIterable {
             ]),
         ])
 
-        let (path, cleanUp) = makeStoreFolder()
-        defer { cleanUp() }
-        try await makeClosedStore(at: path, model: v1) { container in
-            let context = container.newContext()
-            for index in 0..<30 { try context.insertObject(entityName: "Note").setValue(.string("note \(index)"), forKey: "text") }
-            for index in 0..<20 { try context.insertObject(entityName: "Tag").setValue(.string("tag \(index)"), forKey: "name") }
-            try await context.save()
+        try await engine.withStoreURL { url in
+            try await makeClosedStore(at: url, model: v1) { container in
+                let context = container.newContext()
+                for index in 0..<30 { try context.insertObject(entityName: "Note").setValue(.string("note \(index)"), forKey: "text") }
+                for index in 0..<20 { try context.insertObject(entityName: "Tag").setValue(.string("tag \(index)"), forKey: "name") }
+                try await context.save()
+            }
+
+            let migrator = ProgressiveMigrator(chain: chain, logger: testLogger)
+            let updates = migrator.progressUpdates()
+            let collector = Task { await updates.reduce(into: [MigrationProgress]()) { $0.append($1) } }
+            let plan = try await migrator.migrateStore(at: url)
+            let reports = await collector.value
+
+            #expect(plan.steps.map { $0.mappingModels.map(\.name) } == [["Notes1To2 A", "Notes1To2 B"]])
+            #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.fractionCompleted <= $1.fractionCompleted }, "\(reports)")
+            #expect(reports.filter { $0.stage == .finished }.count == 1)
+            #expect(reports.last?.stage == .finished && reports.last?.fractionCompleted == 1)
+            #expect(reports.allSatisfy { $0.fractionCompleted == $0.stepFractionCompleted })
+            // The first mapping model (NoteToNote) fills the first half, the second the rest.
+            #expect(reports.filter { $0.entityMapping == "NoteToNote" }.allSatisfy { $0.fractionCompleted <= 0.5 })
+            #expect(reports.filter { $0.entityMapping == "TagToTag" }.allSatisfy { $0.fractionCompleted >= 0.5 })
+
+            try await expectNoLeftovers(url)
+            try await withOpenStore(url, model: v2) { container in
+                let context = container.newContext()
+                let titled = try await context.count(for: FetchRequest(entityName: "Note", predicate: try Predicate(format: "title == text")))
+                #expect(titled == 30)
+                #expect(try await context.count(for: FetchRequest(entityName: "Tag")) == 20)
+            }
         }
-
-        let migrator = ProgressiveMigrator(chain: chain, logger: testLogger)
-        let updates = migrator.progressUpdates()
-        let collector = Task { await updates.reduce(into: [MigrationProgress]()) { $0.append($1) } }
-        let plan = try await migrator.migrateStore(at: .sqlite(path))
-        let reports = await collector.value
-
-        #expect(plan.steps.map { $0.mappingModels.map(\.name) } == [["Notes1To2 A", "Notes1To2 B"]])
-        #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.fractionCompleted <= $1.fractionCompleted }, "\(reports)")
-        #expect(reports.filter { $0.stage == .finished }.count == 1)
-        #expect(reports.last?.stage == .finished && reports.last?.fractionCompleted == 1)
-        #expect(reports.allSatisfy { $0.fractionCompleted == $0.stepFractionCompleted })
-        // The first mapping model (NoteToNote) fills the first half, the second the rest.
-        #expect(reports.filter { $0.entityMapping == "NoteToNote" }.allSatisfy { $0.fractionCompleted <= 0.5 })
-        #expect(reports.filter { $0.entityMapping == "TagToTag" }.allSatisfy { $0.fractionCompleted >= 0.5 })
-
-        let context = try await PersistentContainer.open(model: v2, store: .sqlite(path), logger: testLogger).newContext()
-        #expect(try await context.count(for: FetchRequest(entityName: "Note", predicate: try Predicate(format: "title == text"))) == 30)
-        #expect(try await context.count(for: FetchRequest(entityName: "Tag")) == 20)
     }
 }

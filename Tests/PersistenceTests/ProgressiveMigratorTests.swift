@@ -47,11 +47,12 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
     func nextVersion() -> SkippingShopVersion? { self == .v1 ? .v3 : nil }
 }
 
+/// The progressive migrator on every engine: refusals leave the store as it was (on
+/// PostgreSQL: the same tables, rows and `z_metadata`, and no shadow schema left behind).
 @Suite struct ProgressiveMigratorTests {
-    /// A closed SQLite store of `model` holding `names`.
-    func makeStore(_ model: ManagedObjectModel, names: [String?]) async throws -> (path: String, cleanUp: @Sendable () -> Void) {
-        let (path, cleanUp) = makeStoreFolder()
-        try await makeClosedStore(at: path, model: model) { container in
+    /// Writes a closed store of `model` holding `names` at `url`.
+    func makeStore(at url: StoreURL, _ model: ManagedObjectModel, names: [String?]) async throws {
+        try await makeClosedStore(at: url, model: model) { container in
             let context = container.newContext()
             for (index, name) in names.enumerated() {
                 let item = try context.insertObject(entityName: "Item")
@@ -60,53 +61,59 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
             }
             try await context.save()
         }
-        return (path, cleanUp)
     }
 
-    func folderContents(_ path: String) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path).sorted()
-    }
-
-    @Test func aStoreOfANewerVersionIsRefusedAndLeftUntouched() async throws {
-        let (path, cleanUp) = try await makeStore(try ShopModels.v3(), names: ["a"])
-        defer { cleanUp() }
-        let before = try FileSnapshot(path: path)
-        let chain = try MigrationChain(ShopVersion.self, models: try ShopModels.versioned([ShopModels.v1(), ShopModels.v2()]))
-        let error = await #expect(throws: MigrationError.self) {
-            try await ProgressiveMigrator(chain: chain, logger: testLogger).migrateStore(at: .sqlite(path))
+    /// The items of the store at `url`, read with `model`, by name.
+    func items(at url: StoreURL, _ model: ManagedObjectModel) async throws -> [ManagedObject] {
+        try await withOpenStore(url, model: model) { container in
+            try await container.newContext().fetch(FetchRequest(entityName: "Item", sortDescriptors: [SortDescriptor(key: "name")]))
         }
-        #expect(error?.code == .newerStore)
-        #expect(error?.description.contains("'Shop 3'") == true)
-        #expect(error?.description.contains("newer") == true)
-        try expectUnchanged(path, since: before)
-        #expect(try folderContents(path) == ["store.sqlite"])
     }
 
-    @Test func aStoreOfAnUnknownModelIsRefusedAndLeftUntouched() async throws {
-        let other = try ShopModels.model("Other", "", #"<entity name="Thing"><attribute name="x" optional="YES" attributeType="String"/></entity>"#)
-        let (path, cleanUp) = try await makeStore(other, names: [])
-        defer { cleanUp() }
-        let before = try FileSnapshot(path: path)
-        let chain = try MigrationChain(ShopVersion.self, models: try ShopModels.versioned([ShopModels.v1(), ShopModels.v2()]))
-        let error = await #expect(throws: MigrationError.self) {
-            try await ProgressiveMigrator(chain: chain, logger: testLogger).migrateStore(at: .sqlite(path))
+    @Test(arguments: MigrationEngine.allCases)
+    func aStoreOfANewerVersionIsRefusedAndLeftUntouched(engine: MigrationEngine) async throws {
+        try await engine.withStoreURL { url in
+            try await makeStore(at: url, try ShopModels.v3(), names: ["a"])
+            let before = try await StoreSnapshot(url)
+            let chain = try MigrationChain(ShopVersion.self, models: try ShopModels.versioned([ShopModels.v1(), ShopModels.v2()]))
+            let error = await #expect(throws: MigrationError.self) {
+                try await ProgressiveMigrator(chain: chain, logger: testLogger).migrateStore(at: url)
+            }
+            #expect(error?.code == .newerStore)
+            #expect(error?.description.contains("'Shop 3'") == true)
+            #expect(error?.description.contains("newer") == true)
+            try await expectUnchanged(url, since: before)
         }
-        #expect(error?.code == .unknownStoreVersion)
-        try expectUnchanged(path, since: before)
-        #expect(try folderContents(path) == ["store.sqlite"])
     }
 
-    @Test func aChainMaySkipAVersion() async throws {
-        let (path, cleanUp) = try await makeStore(try ShopModels.v1(), names: ["a", "b"])
-        defer { cleanUp() }
-        let models = try ShopModels.versioned([ShopModels.v1(), ShopModels.v2(), ShopModels.v3Optional()])
-        let migrator = ProgressiveMigrator(chain: try MigrationChain(SkippingShopVersion.self, models: models), logger: testLogger)
-        let plan = try await migrator.migrateStore(at: .sqlite(path))
-        #expect(plan.steps.map { "\($0.source.name) → \($0.destination.name)" } == ["Shop → Shop 3"])
-        let container = try await PersistentContainer.open(model: try ShopModels.v3Optional(), store: .sqlite(path), logger: testLogger)
-        let items = try await container.newContext().fetch(FetchRequest(entityName: "Item", sortDescriptors: [SortDescriptor(key: "name")]))
-        #expect(items.map { $0.value(forKey: "name") } == ["a", "b"])
-        #expect(items.map { $0.value(forKey: "label") } == [.null, .null])
+    @Test(arguments: MigrationEngine.allCases)
+    func aStoreOfAnUnknownModelIsRefusedAndLeftUntouched(engine: MigrationEngine) async throws {
+        try await engine.withStoreURL { url in
+            let other = try ShopModels.model("Other", "", #"<entity name="Thing"><attribute name="x" optional="YES" attributeType="String"/></entity>"#)
+            try await makeStore(at: url, other, names: [])
+            let before = try await StoreSnapshot(url)
+            let chain = try MigrationChain(ShopVersion.self, models: try ShopModels.versioned([ShopModels.v1(), ShopModels.v2()]))
+            let error = await #expect(throws: MigrationError.self) {
+                try await ProgressiveMigrator(chain: chain, logger: testLogger).migrateStore(at: url)
+            }
+            #expect(error?.code == .unknownStoreVersion)
+            try await expectUnchanged(url, since: before)
+        }
+    }
+
+    @Test(arguments: MigrationEngine.allCases)
+    func aChainMaySkipAVersion(engine: MigrationEngine) async throws {
+        try await engine.withStoreURL { url in
+            try await makeStore(at: url, try ShopModels.v1(), names: ["a", "b"])
+            let models = try ShopModels.versioned([ShopModels.v1(), ShopModels.v2(), ShopModels.v3Optional()])
+            let migrator = ProgressiveMigrator(chain: try MigrationChain(SkippingShopVersion.self, models: models), logger: testLogger)
+            let plan = try await migrator.migrateStore(at: url)
+            #expect(plan.steps.map { "\($0.source.name) → \($0.destination.name)" } == ["Shop → Shop 3"])
+            try await expectNoLeftovers(url)
+            let items = try await items(at: url, try ShopModels.v3Optional())
+            #expect(items.map { $0.value(forKey: "name") } == ["a", "b"])
+            #expect(items.map { $0.value(forKey: "label") } == [.null, .null])
+        }
     }
 
     @Test func aRequiredAttributeWithoutDefaultCannotBeInferred() throws {
@@ -130,95 +137,120 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
         ])
     }
 
-    @Test func aMigrationThatBreaksTheModelsRulesLeavesTheStoreAsItWas() async throws {
-        let (path, cleanUp) = try await makeStore(try ShopModels.v2(), names: ["a", nil, "c"])
-        defer { cleanUp() }
-        let before = try FileSnapshot(path: path)
-        let models = try ShopModels.versioned([ShopModels.v2(), ShopModels.v3()])
-        let chain = try MigrationChain(ShopVersion2To3.self, models: models, mappingModels: [try nameCopyingMapping()])
-        let error = await #expect(throws: MigrationError.self) {
-            try await ProgressiveMigrator(chain: chain, logger: testLogger).migrateStore(at: .sqlite(path))
+    @Test(arguments: MigrationEngine.allCases)
+    func aMigrationThatBreaksTheModelsRulesLeavesTheStoreAsItWas(engine: MigrationEngine) async throws {
+        try await engine.withStoreURL { url in
+            try await makeStore(at: url, try ShopModels.v2(), names: ["a", nil, "c"])
+            let before = try await StoreSnapshot(url)
+            let models = try ShopModels.versioned([ShopModels.v2(), ShopModels.v3()])
+            let chain = try MigrationChain(ShopVersion2To3.self, models: models, mappingModels: [try nameCopyingMapping()])
+            let error = await #expect(throws: MigrationError.self) {
+                try await ProgressiveMigrator(chain: chain, logger: testLogger).migrateStore(at: url)
+            }
+            #expect(error?.code == .validationFailed)
+            #expect(error?.description.contains("Item/p2 name: missingValue") == true)
+            #expect((error?.underlying as? ValidationError)?.issues.count == 1)
+            try await expectUnchanged(url, since: before)
         }
-        #expect(error?.code == .validationFailed)
-        #expect(error?.description.contains("Item/p2 name: missingValue") == true)
-        #expect((error?.underlying as? ValidationError)?.issues.count == 1)
-        try expectUnchanged(path, since: before)
-        #expect(try folderContents(path) == ["store.sqlite"])
     }
 
-    @Test func aMappingModelFoundByVersionHashesRunsItsExpressions() async throws {
-        let (path, cleanUp) = try await makeStore(try ShopModels.v2(), names: ["a", "b"])
-        defer { cleanUp() }
-        let models = try ShopModels.versioned([ShopModels.v2(), ShopModels.v3()])
-        let chain = try MigrationChain(ShopVersion2To3.self, models: models, mappingModels: [try nameCopyingMapping()])
-        let plan = try await ProgressiveMigrator(chain: chain, logger: testLogger).migrateStore(at: .sqlite(path))
-        #expect(plan.steps.first?.mappingModels.map(\.name) == ["Shop2ToShop3"])
-        let container = try await PersistentContainer.open(model: try ShopModels.v3(), store: .sqlite(path), logger: testLogger)
-        let items = try await container.newContext().fetch(FetchRequest(entityName: "Item", sortDescriptors: [SortDescriptor(key: "name")]))
-        #expect(items.map { $0.value(forKey: "price") } == [0.0, 2.0])
+    @Test(arguments: MigrationEngine.allCases)
+    func aMappingModelFoundByVersionHashesRunsItsExpressions(engine: MigrationEngine) async throws {
+        try await engine.withStoreURL { url in
+            try await makeStore(at: url, try ShopModels.v2(), names: ["a", "b"])
+            let models = try ShopModels.versioned([ShopModels.v2(), ShopModels.v3()])
+            let chain = try MigrationChain(ShopVersion2To3.self, models: models, mappingModels: [try nameCopyingMapping()])
+            let plan = try await ProgressiveMigrator(chain: chain, logger: testLogger).migrateStore(at: url)
+            #expect(plan.steps.first?.mappingModels.map(\.name) == ["Shop2ToShop3"])
+            try await expectNoLeftovers(url)
+            #expect(try await items(at: url, try ShopModels.v3()).map { $0.value(forKey: "price") } == [0.0, 2.0])
+        }
     }
 
-    @Test func anUnregisteredPolicyIsNamedAndNothingChanges() async throws {
-        let (path, cleanUp) = try await makeStore(try ShopModels.v1(), names: ["a"])
-        defer { cleanUp() }
-        let before = try FileSnapshot(path: path)
-        var mapping = try MappingModel.inferred(from: try ShopModels.v1(), to: try ShopModels.v2())
-        mapping.name = "WithPolicy"
-        mapping.isInferred = false
-        mapping.entityMappings[0].type = .custom
-        mapping.entityMappings[0].policyName = "Shop.MissingPolicy"
-        let chain = try MigrationChain(ShopVersion.self, models: try ShopModels.versioned([ShopModels.v1(), ShopModels.v2()]), mappingModels: [mapping])
-        let error = await #expect(throws: MigrationError.self) {
-            try await ProgressiveMigrator(chain: chain, logger: testLogger).migrateStore(at: .sqlite(path))
+    @Test(arguments: MigrationEngine.allCases)
+    func anUnregisteredPolicyIsNamedAndNothingChanges(engine: MigrationEngine) async throws {
+        try await engine.withStoreURL { url in
+            try await makeStore(at: url, try ShopModels.v1(), names: ["a"])
+            let before = try await StoreSnapshot(url)
+            var mapping = try MappingModel.inferred(from: try ShopModels.v1(), to: try ShopModels.v2())
+            mapping.name = "WithPolicy"
+            mapping.isInferred = false
+            mapping.entityMappings[0].type = .custom
+            mapping.entityMappings[0].policyName = "Shop.MissingPolicy"
+            let chain = try MigrationChain(ShopVersion.self, models: try ShopModels.versioned([ShopModels.v1(), ShopModels.v2()]), mappingModels: [mapping])
+            let error = await #expect(throws: MigrationError.self) {
+                try await ProgressiveMigrator(chain: chain, logger: testLogger).migrateStore(at: url)
+            }
+            #expect(error?.code == .unknownPolicy)
+            #expect(error?.description.contains("Shop.MissingPolicy") == true)
+            try await expectUnchanged(url, since: before)
         }
-        #expect(error?.code == .unknownPolicy)
-        #expect(error?.description.contains("Shop.MissingPolicy") == true)
-        try expectUnchanged(path, since: before)
-        #expect(try folderContents(path) == ["store.sqlite"])
     }
 
-    @Test func aMigrationWaitsBoundedlyForAnotherAndNamesIt() async throws {
-        let (path, cleanUp) = try await makeStore(try ShopModels.v1(), names: ["a"])
-        defer { cleanUp() }
-        let before = try FileSnapshot(path: path)
-        let held = try await SQLiteMigrationLock.acquire(storeAt: path, store: .sqlite(path), timeout: .seconds(1), logger: testLogger)
-        let chain = try MigrationChain(ShopVersion.self, models: try ShopModels.versioned([ShopModels.v1(), ShopModels.v2()]))
-        let error = await #expect(throws: MigrationError.self) {
-            try await ProgressiveMigrator(chain: chain, lockTimeout: .milliseconds(300), logger: testLogger).migrateStore(at: .sqlite(path))
+    /// Takes the migration lock of the store at `url` the way another migrator holds it;
+    /// returns how to give it up and how a waiting migrator must name the holder.
+    func holdMigrationLock(of url: StoreURL) async throws -> (release: () async -> Void, holder: String) {
+        switch url.kind {
+        case .sqlite(let path):
+            let held = try await SQLiteMigrationLock.acquire(storeAt: path, store: url, timeout: .seconds(1), logger: testLogger)
+            return ({ held.release() }, "pid \(getpid())")
+        case .postgres(var configuration):
+            configuration.parameters["application_name"] = "shop-migrator"
+            let held = try await PostgresMigrationLock.acquire(configuration: configuration, store: url, timeout: .seconds(1), logger: testLogger)
+            let pid = try await storeRows(url, "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'shop-migrator'")
+            #expect(pid.count == 1, "one session holds the lock")
+            return ({ await held.release() }, "server process \(pid.first?.first?.int64 ?? -1), shop-migrator")
+        case .memory:
+            preconditionFailure("an in-memory store has no migration lock")
         }
-        #expect(error?.code == .storeBusy)
-        #expect(error?.description.contains("pid \(getpid())") == true)
-        held.release()
-        #expect(try FileSnapshot(path: path).bytes == before.bytes)
-        try await ProgressiveMigrator(chain: chain, logger: testLogger).migrateStore(at: .sqlite(path))
-        #expect(try folderContents(path) == ["store.sqlite"])
     }
 
-    @Test func cancellingAMigrationLeavesTheStoreAsItWas() async throws {
-        let (path, cleanUp) = try await makeStore(try ShopModels.v1(), names: (0..<50).map { "item \($0)" })
-        defer { cleanUp() }
-        let before = try FileSnapshot(path: path)
-        var mapping = try MappingModel.inferred(from: try ShopModels.v1(), to: try ShopModels.v2())
-        mapping.name = "Blocking"
-        mapping.isInferred = false
-        mapping.entityMappings[0].type = .custom
-        mapping.entityMappings[0].policyName = "BlockingPolicy"
-        var policies = MigrationPolicies()
-        policies.register(BlockingPolicy.self)
-        let chain = try MigrationChain(ShopVersion.self, models: try ShopModels.versioned([ShopModels.v1(), ShopModels.v2()]),
-                                       mappingModels: [mapping], policies: policies)
-        let migrator = ProgressiveMigrator(chain: chain, logger: testLogger)
-        let updates = migrator.progressUpdates()
-        let task = Task { try await migrator.migrateStore(at: .sqlite(path)) }
-        // The first batch's report says the migration is under way; then cancel it.
-        for await progress in updates where progress.stage == .createInstances {
-            task.cancel()
-            break
+    @Test(arguments: MigrationEngine.allCases)
+    func aMigrationWaitsBoundedlyForAnotherAndNamesIt(engine: MigrationEngine) async throws {
+        try await engine.withStoreURL { url in
+            try await makeStore(at: url, try ShopModels.v1(), names: ["a"])
+            let before = try await StoreSnapshot(url)
+            let held = try await holdMigrationLock(of: url)
+            let chain = try MigrationChain(ShopVersion.self, models: try ShopModels.versioned([ShopModels.v1(), ShopModels.v2()]))
+            let error = await #expect(throws: MigrationError.self) {
+                try await ProgressiveMigrator(chain: chain, lockTimeout: .milliseconds(300), logger: testLogger).migrateStore(at: url)
+            }
+            #expect(error?.code == .storeBusy)
+            #expect(error?.description.contains(held.holder) == true, "\(error.map { "\($0)" } ?? "") names \(held.holder)")
+            await held.release()
+            try await expectUnchanged(url, since: before)
+            try await ProgressiveMigrator(chain: chain, logger: testLogger).migrateStore(at: url)
+            try await expectNoLeftovers(url)
+            #expect(try await items(at: url, try ShopModels.v2()).map { $0.value(forKey: "name") } == ["a"])
         }
-        let result = await task.result
-        #expect(throws: (any Error).self) { try result.get() }
-        try expectUnchanged(path, since: before)
-        #expect(try folderContents(path) == ["store.sqlite"])
+    }
+
+    @Test(arguments: MigrationEngine.allCases)
+    func cancellingAMigrationLeavesTheStoreAsItWas(engine: MigrationEngine) async throws {
+        try await engine.withStoreURL { url in
+            try await makeStore(at: url, try ShopModels.v1(), names: (0..<50).map { "item \($0)" })
+            let before = try await StoreSnapshot(url)
+            var mapping = try MappingModel.inferred(from: try ShopModels.v1(), to: try ShopModels.v2())
+            mapping.name = "Blocking"
+            mapping.isInferred = false
+            mapping.entityMappings[0].type = .custom
+            mapping.entityMappings[0].policyName = "BlockingPolicy"
+            var policies = MigrationPolicies()
+            policies.register(BlockingPolicy.self)
+            let chain = try MigrationChain(ShopVersion.self, models: try ShopModels.versioned([ShopModels.v1(), ShopModels.v2()]),
+                                           mappingModels: [mapping], policies: policies)
+            let migrator = ProgressiveMigrator(chain: chain, logger: testLogger)
+            let updates = migrator.progressUpdates()
+            let task = Task { try await migrator.migrateStore(at: url) }
+            // The first batch's report says the migration is under way; then cancel it.
+            for await progress in updates where progress.stage == .createInstances {
+                task.cancel()
+                break
+            }
+            let result = await task.result
+            #expect(throws: (any Error).self) { try result.get() }
+            try await expectUnchanged(url, since: before)
+        }
     }
 }
 

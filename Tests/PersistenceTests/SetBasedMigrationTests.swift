@@ -38,9 +38,9 @@ enum StreamedShopVersion: String, MigrationVersion, CaseIterable {
         ])
     }
 
-    func shopStore(names: [String?]) async throws -> (String, @Sendable () -> Void) {
-        let (path, cleanUp) = makeStoreFolder()
-        try await makeClosedStore(at: path, model: try ShopModels.v1()) { container in
+    /// Writes a closed Shop 1 store at `url` holding `names`, priced 0, 10, 20, ….
+    func shopStore(at url: StoreURL, names: [String?]) async throws {
+        try await makeClosedStore(at: url, model: try ShopModels.v1()) { container in
             let context = container.newContext()
             for (index, name) in names.enumerated() {
                 let item = try context.insertObject(entityName: "Item")
@@ -49,48 +49,46 @@ enum StreamedShopVersion: String, MigrationVersion, CaseIterable {
             }
             try await context.save()
         }
-        return (path, cleanUp)
     }
 
-    func rows(_ path: String, _ sql: String) async throws -> [[DatabaseValue]] {
-        let database = try await SQLiteDatabase.open(path: path, mode: .readOnly, readerCount: 0)
-        defer { _ = database }
-        let rows = try await database.read { try $0.rows(sql).map { row in (0..<row.count).map { row[$0] } } }
-        await database.close()
-        return rows
+    /// The same rows migrated set-based into one store and streamed into another beside it.
+    @Test(arguments: MigrationEngine.allCases)
+    func expressionsRunAsSQLAndGiveWhatStreamingGives(engine: MigrationEngine) async throws {
+        try await engine.withStoreURL { setURL in
+            let streamURL = setURL.sibling("streamed")
+            let names: [String?] = ["a", nil, "c"]
+            let models = try ShopModels.versioned([ShopModels.v1(), ShopModels.v2()])
+            try await shopStore(at: setURL, names: names)
+            try await shopStore(at: streamURL, names: names)
+
+            let setBased = try await ProgressiveMigrator(chain: try MigrationChain(ShopVersion.self, models: models, mappingModels: [try expressionMapping()]), logger: testLogger)
+                .migrateStore(at: setURL)
+            #expect(setBased.steps.map(\.strategy) == [.setBased])
+            let streamed = try await ProgressiveMigrator(chain: try MigrationChain(StreamedShopVersion.self, models: models, mappingModels: [try expressionMapping()]), logger: testLogger)
+                .migrateStore(at: streamURL)
+            #expect(streamed.steps.map(\.strategy) == [.streamed])
+            try await expectNoLeftovers(setURL)
+            try await expectNoLeftovers(streamURL)
+
+            let query = "SELECT Z_PK, Z_ENT, ZNAME, ZPRICE, ZLABEL FROM ZITEM ORDER BY Z_PK"
+            let fromSQL = try await storeRows(setURL, query)
+            #expect(fromSQL == (try await storeRows(streamURL, query)))
+            #expect(fromSQL.map { $0[2] } == [.text("a (old)"), .null, .text("c (old)")])
+            #expect(fromSQL.map { $0[3].double } == [1, 11.4, 21.8])
+            #expect(fromSQL.map { $0[4] } == Array(repeating: .text("imported"), count: 3))
+            #expect(try await storeRows(setURL, "SELECT Z_MAX FROM Z_PRIMARYKEY").map { $0[0] } == [.integer(3)])
+        }
     }
 
-    @Test func expressionsRunAsSQLAndGiveWhatStreamingGives() async throws {
-        let names: [String?] = ["a", nil, "c"]
-        let models = try ShopModels.versioned([ShopModels.v1(), ShopModels.v2()])
-        let (setPath, cleanSet) = try await shopStore(names: names)
-        let (streamPath, cleanStream) = try await shopStore(names: names)
-        defer { cleanSet(); cleanStream() }
-
-        let setBased = try await ProgressiveMigrator(chain: try MigrationChain(ShopVersion.self, models: models, mappingModels: [try expressionMapping()]), logger: testLogger)
-            .migrateStore(at: .sqlite(setPath))
-        #expect(setBased.steps.map(\.strategy) == [.setBased])
-        let streamed = try await ProgressiveMigrator(chain: try MigrationChain(StreamedShopVersion.self, models: models, mappingModels: [try expressionMapping()]), logger: testLogger)
-            .migrateStore(at: .sqlite(streamPath))
-        #expect(streamed.steps.map(\.strategy) == [.streamed])
-
-        let query = "SELECT Z_PK, Z_ENT, ZNAME, ZPRICE, ZLABEL FROM ZITEM ORDER BY Z_PK"
-        let fromSQL = try await rows(setPath, query)
-        #expect(fromSQL == (try await rows(streamPath, query)))
-        #expect(fromSQL.map { $0[2] } == [.text("a (old)"), .null, .text("c (old)")])
-        #expect(fromSQL.map { $0[3].double } == [1, 11.4, 21.8])
-        #expect(fromSQL.map { $0[4] } == Array(repeating: .text("imported"), count: 3))
-        #expect(try await rows(setPath, "SELECT Z_MAX FROM Z_PRIMARYKEY").map { $0[0] } == [.integer(3)])
-    }
-
-    @Test func expressionsWhoseSQLMeansSomethingElseStream() throws {
+    @Test(arguments: MigrationEngine.allCases)
+    func expressionsWhoseSQLMeansSomethingElseStream(engine: MigrationEngine) throws {
         for format in ["$source.price / 2", "uppercase:($source.name)", "length:($source.name)"] {
             var mapping = try expressionMapping()
             mapping.entityMappings[0].attributeMappings[1] = PropertyMapping(name: "price", valueExpression: try Expression(format: format == "$source.price / 2" ? format : "$source.price"))
             if format != "$source.price / 2" {
                 mapping.entityMappings[0].attributeMappings[2] = PropertyMapping(name: "label", valueExpression: try Expression(format: format))
             }
-            let result = SetBasedMigration.plan(mapping: mapping, source: try ShopModels.v1(), destination: try ShopModels.v2(), dialect: .sqlite)
+            let result = SetBasedMigration.plan(mapping: mapping, source: try ShopModels.v1(), destination: try ShopModels.v2(), dialect: engine.dialect)
             guard case .failure(let why) = result else {
                 Issue.record("\(format) must not run as SQL")
                 continue
@@ -101,7 +99,8 @@ enum StreamedShopVersion: String, MigrationVersion, CaseIterable {
 
     /// The library (to-one, one-to-many, many-to-many, an entity hierarchy) through a
     /// non-inferred identity mapping, set-based and streamed.
-    @Test func relationshipsOfEveryShapeComeAcrossAsStreamingBringsThem() async throws {
+    @Test(arguments: MigrationEngine.allCases)
+    func relationshipsOfEveryShapeComeAcrossAsStreamingBringsThem(engine: MigrationEngine) async throws {
         let v1 = try LibraryModel.make()
         let v2 = try ManagedObjectModel(name: "Library 2", versionIdentifier: "2", entities: v1.entities.map { entity in
             var entity = entity
@@ -113,9 +112,8 @@ enum StreamedShopVersion: String, MigrationVersion, CaseIterable {
         mapping.isInferred = false
         mapping.name = "Library1To2"
 
-        func makeLibrary() async throws -> (String, @Sendable () -> Void) {
-            let (path, cleanUp) = makeStoreFolder()
-            try await makeClosedStore(at: path, model: v1) { container in
+        func makeLibrary(at url: StoreURL) async throws {
+            try await makeClosedStore(at: url, model: v1) { container in
                 let context = container.newContext()
                 let shelf = try context.insertObject(entityName: "Shelf")
                 shelf.setValue("fiction", forKey: "label")
@@ -139,34 +137,38 @@ enum StreamedShopVersion: String, MigrationVersion, CaseIterable {
                 tool.setValue(1.5, forKey: "weight")
                 try await context.save()
             }
-            return (path, cleanUp)
         }
-        let (setPath, cleanSet) = try await makeLibrary()
-        let (streamPath, cleanStream) = try await makeLibrary()
-        defer { cleanSet(); cleanStream() }
-        let plan = try await ProgressiveMigrator(chain: try MigrationChain(LibraryVersion.self, models: models, mappingModels: [mapping]), logger: testLogger)
-            .migrateStore(at: .sqlite(setPath))
-        #expect(plan.steps.map(\.strategy) == [.setBased])
-        _ = try await ProgressiveMigrator(chain: try MigrationChain(StreamedLibraryVersion.self, models: models, mappingModels: [mapping]), logger: testLogger)
-            .migrateStore(at: .sqlite(streamPath))
+        try await engine.withStoreURL { setURL in
+            let streamURL = setURL.sibling("streamed")
+            try await makeLibrary(at: setURL)
+            try await makeLibrary(at: streamURL)
+            let plan = try await ProgressiveMigrator(chain: try MigrationChain(LibraryVersion.self, models: models, mappingModels: [mapping]), logger: testLogger)
+                .migrateStore(at: setURL)
+            #expect(plan.steps.map(\.strategy) == [.setBased])
+            _ = try await ProgressiveMigrator(chain: try MigrationChain(StreamedLibraryVersion.self, models: models, mappingModels: [mapping]), logger: testLogger)
+                .migrateStore(at: streamURL)
+            try await expectNoLeftovers(setURL)
+            try await expectNoLeftovers(streamURL)
 
-        let schema = StoreSchema(model: v2, dialect: .sqlite)
-        // Z_OPT counts saves, which differ between the two ways; everything else must not.
-        let queries = schema.rootTables.map { "SELECT Z_PK, Z_ENT, \($0.allColumns.map(\.name).joined(separator: ", ")) FROM \($0.name) ORDER BY 1" }
-            + schema.allJoinTables.map { "SELECT * FROM \($0.name) ORDER BY 1, 2" }
-        for query in queries {
-            let table = query
-            let a = try await rows(setPath, query), b = try await rows(streamPath, query)
-            #expect(a == b, "\(table)")
+            let schema = StoreSchema(model: v2, dialect: setURL.engine.dialect)
+            // Z_OPT counts saves, which differ between the two ways; everything else must not.
+            let queries = schema.rootTables.map { "SELECT Z_PK, Z_ENT, \($0.allColumns.map(\.name).joined(separator: ", ")) FROM \($0.name) ORDER BY 1" }
+                + schema.allJoinTables.map { "SELECT * FROM \($0.name) ORDER BY 1, 2" }
+            for query in queries {
+                let table = query
+                let a = try await storeRows(setURL, query), b = try await storeRows(streamURL, query)
+                #expect(a == b, "\(table)")
+            }
+            try await withOpenStore(setURL, model: v2) { container in
+                let context = container.newContext()
+                let ann = try #require(try await context.fetch(FetchRequest(entityName: "Author", predicate: try Predicate(format: "name == 'Ann'"))).first)
+                #expect(Set(titles(try await ann.destinations(forKey: "books"))) == ["A", "B", "C"])
+                let c = try #require(try await context.fetch(FetchRequest(entityName: "Book", predicate: try Predicate(format: "title == 'C'"))).first)
+                #expect(Set(try await c.destinations(forKey: "authors").map { $0.value(forKey: "name") }) == ["Ann", "Bob"])
+                #expect(try await c.destination(forKey: "shelf")?.value(forKey: "label") == "fiction")
+                #expect(try await c.destinations(forKey: "pages").count == 1)
+                #expect(try await context.fetch(FetchRequest(entityName: "Item")).map { $0.entity.name } == ["Tool"])
+            }
         }
-        let container = try await PersistentContainer.open(model: v2, store: .sqlite(setPath), logger: testLogger)
-        let context = container.newContext()
-        let ann = try #require(try await context.fetch(FetchRequest(entityName: "Author", predicate: try Predicate(format: "name == 'Ann'"))).first)
-        #expect(Set(titles(try await ann.destinations(forKey: "books"))) == ["A", "B", "C"])
-        let c = try #require(try await context.fetch(FetchRequest(entityName: "Book", predicate: try Predicate(format: "title == 'C'"))).first)
-        #expect(Set(try await c.destinations(forKey: "authors").map { $0.value(forKey: "name") }) == ["Ann", "Bob"])
-        #expect(try await c.destination(forKey: "shelf")?.value(forKey: "label") == "fiction")
-        #expect(try await c.destinations(forKey: "pages").count == 1)
-        #expect(try await context.fetch(FetchRequest(entityName: "Item")).map { $0.entity.name } == ["Tool"])
     }
 }

@@ -1,6 +1,10 @@
 /// The destination model's rules that an in-place step can break, checked in SQL inside
 /// the step's transaction, so a failing store is rolled back rather than committed.
 ///
+/// A narrower integer type is checked before the statements run, on the source column:
+/// PostgreSQL refuses to convert a value out of range (`smallint out of range`), so a check
+/// afterwards could never name the objects.
+///
 /// Inference already guarantees what it can (a new required attribute has a default that
 /// fills every row); what is left is an attribute whose rules tighten: a narrower integer
 /// type, a new or tighter minimum or maximum (a length for strings).
@@ -13,10 +17,13 @@ extension InPlaceMigration {
         /// `SELECT Z_PK FROM … WHERE <violation> LIMIT 5` on the destination layout.
         var sql: String
         var arguments: [DatabaseValue]
+        /// Runs before the statements, on the source layout (the rows keep their `Z_PK`).
+        var beforeSteps = false
     }
 
     static func checks(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect d: SQLDialect) -> [Check] {
         let schema = StoreSchema(model: destination, dialect: d)
+        let sourceSchema = StoreSchema(model: source, dialect: d)
         var checks: [Check] = []
         for entityMapping in mapping.entityMappings {
             guard let sourceName = entityMapping.sourceEntityName, let sourceEntity = source.entity(named: sourceName),
@@ -33,7 +40,16 @@ extension InPlaceMigration {
                                         sql: "SELECT \(d.name("Z_PK")) FROM \(table.name) WHERE \(rows) AND (\(violation)) LIMIT 5", arguments: arguments))
                 }
                 if let range = attribute.type.integerRange, range != old.type.integerRange, attribute.type != .integer64 {
-                    check(.valueTooLarge, "\(column) < \(range.lowerBound) OR \(column) > \(range.upperBound)")
+                    if [.integer16, .integer32, .integer64, .float, .double].contains(old.type),
+                        let sourceTable = sourceSchema.table(for: sourceName), let sourceColumn = sourceTable.column(for: old.name)?.name
+                    {
+                        // The value the conversion keeps (a number's integer part) must fit.
+                        let violation = "\(sourceColumn) <= \(range.lowerBound - 1) OR \(sourceColumn) >= \(range.upperBound + 1)"
+                        let sql = "SELECT \(d.name("Z_PK")) FROM \(sourceTable.name) WHERE \(d.name("Z_ENT")) = \(sourceTable.entityNumber) AND (\(violation)) LIMIT 5"
+                        checks.append(Check(entity: destinationName, key: attribute.name, code: .valueTooLarge, sql: sql, arguments: [], beforeSteps: true))
+                    } else {
+                        check(.valueTooLarge, "\(column) < \(range.lowerBound) OR \(column) > \(range.upperBound)")
+                    }
                 }
                 let measure = attribute.type == .string ? "length(\(column))" : column
                 let boundType: AttributeType = attribute.type == .string ? .integer64 : attribute.type
@@ -65,9 +81,11 @@ extension InPlaceMigration {
     /// Runs the checks after the step's statements.
     ///
     /// - Throws: ``MigrationError/Code/validationFailed`` naming objects and rules (never values).
-    func runChecks(on connection: any DatabaseConnection, destination: ManagedObjectModel) throws {
-        var issues: [ValidationError.Issue] = try countChecks.flatMap { try $0.issues(on: connection) }
-        for check in checks {
+    /// Runs the checks of one phase: `beforeSteps` on the source layout, the others (count
+    /// limits among them) on the migrated one.
+    func runChecks(on connection: any DatabaseConnection, destination: ManagedObjectModel, beforeSteps: Bool) throws {
+        var issues: [ValidationError.Issue] = beforeSteps ? [] : try countChecks.flatMap { try $0.issues(on: connection) }
+        for check in checks where check.beforeSteps == beforeSteps {
             let rootName = destination.rootEntity(of: destination.entity(named: check.entity)!).name
             for row in try connection.rows(check.sql, check.arguments) {
                 guard let pk = row[0].int64 else { continue }

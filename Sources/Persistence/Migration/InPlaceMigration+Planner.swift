@@ -101,6 +101,10 @@ struct InPlacePlanner {
         }
         for rename in try RenameOrder.order(tableRenames, existing: tableNames) {
             add(.renameTables, "ALTER TABLE \(rename.from) RENAME TO \(rename.to)")
+            if d.engine == .postgres {
+                // The primary key's index is named after the table, as a fresh store names it.
+                add(.renameTables, "ALTER INDEX IF EXISTS \(rename.from)_pkey RENAME TO \(rename.to)_pkey")
+            }
         }
         planIndexes()
         return InPlaceMigration(

@@ -104,7 +104,11 @@ extension InPlacePlanner {
         let type = d.columnType(for: attribute.type)
         if d.columnType(for: sourceAttribute.type) != type {
             // The storage class changes (Float → Integer 32, Integer → Decimal): CAST, as
-            // the store would have stored the converted value.
+            // the store would have stored the converted value; a fraction is dropped, as
+            // SQLite's CAST drops it.
+            if d.engine == .postgres, attribute.type.integerRange != nil, [.float, .double, .decimal].contains(sourceAttribute.type) {
+                value = .truncated(value)
+            }
             value = .cast(value, type: type)
         }
         if !attribute.isOptional, sourceAttribute.isOptional, let defaultValue {

@@ -61,6 +61,9 @@ extension InPlacePlanner {
         case column(String)
         /// A value converted to another column type (numeric type changes).
         case cast(ValueExpression, type: String)
+        /// A number's integer part: PostgreSQL rounds a number it casts to an integer type,
+        /// where SQLite (and Swift) drop the fraction.
+        case truncated(ValueExpression)
         /// The first value that is not NULL (a default for rows without a value).
         case coalesce(ValueExpression, ValueExpression)
         /// The smallest key at the other end of a source link: a to-many becoming a to-one, or
@@ -103,6 +106,8 @@ extension InPlacePlanner {
                 return name
             case .cast(let inner, let type):
                 return "CAST(\(render(inner, table: table)) AS \(type))"
+            case .truncated(let inner):
+                return "trunc(\(render(inner, table: table)))"
             case .coalesce(let first, let second):
                 let a = render(first, table: table)
                 return "COALESCE(\(a), \(render(second, table: table)))"

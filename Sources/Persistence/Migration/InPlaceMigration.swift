@@ -100,6 +100,7 @@ struct InPlaceMigration: Sendable {
             for row in try connection.rows("SELECT \(d.name("Z_NAME")), \(d.name("Z_MAX")) FROM \(d.name("Z_PRIMARYKEY"))") {
                 if let name = row[0].text { maxima[name] = max(maxima[name] ?? 0, row[1].int64 ?? 0) }
             }
+            if let destination { try runChecks(on: connection, destination: destination, beforeSteps: true) }
             for (index, step) in steps.enumerated() {
                 do {
                     // DDL goes through `execute`, so the connection's statement cache does not
@@ -114,7 +115,7 @@ struct InPlaceMigration: Sendable {
                                          hint: "the store is unchanged once the transaction is rolled back", underlying: error)
                 }
             }
-            if let destination { try runChecks(on: connection, destination: destination) }
+            if let destination { try runChecks(on: connection, destination: destination, beforeSteps: false) }
             try connection.run("DELETE FROM \(d.name("Z_PRIMARYKEY"))", [])
             for row in primaryKeyRows {
                 let carried = row.carriedFrom.compactMap { maxima[$0] }.max() ?? 0

@@ -53,3 +53,17 @@ public struct MigrationProgress: Sendable, Hashable, CustomStringConvertible {
         return text + " (\(Int((fractionCompleted * 100).rounded(.down)))%)"
     }
 }
+
+extension MigrationProgress {
+    /// A mapping model's progress as part of its step, which runs `passes` mapping models
+    /// one after the other: each takes an equal share, and only the last one finishes the
+    /// step (`nil` for the end of an earlier one), so the step's fraction never goes back.
+    func pass(_ pass: Int, of passes: Int) -> MigrationProgress? {
+        guard passes > 1 else { return self }
+        if stage == .finished, pass < passes - 1 { return nil }
+        var share = self
+        share.stepFractionCompleted = (Double(pass) + stepFractionCompleted) / Double(passes)
+        share.fractionCompleted = share.stepFractionCompleted
+        return share
+    }
+}

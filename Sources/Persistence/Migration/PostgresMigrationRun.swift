@@ -40,9 +40,12 @@ struct PostgresMigrationRun {
                 LoggingKeys.migrationStage: "\(step.strategy.rawValue)",
                 LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
             ])
-            migrator.report(MigrationProgress(
-                fractionCompleted: 1, stepFractionCompleted: 1, step: 1, stepCount: 1, sourceVersion: step.source.name,
-                destinationVersion: step.destination.name, stage: .finished), step: index, of: plan.steps.count)
+            if step.strategy == .inPlace {
+                // Set-based and streamed steps report their own stages, and their end.
+                migrator.report(MigrationProgress(
+                    fractionCompleted: 1, stepFractionCompleted: 1, step: 1, stepCount: 1, sourceVersion: step.source.name,
+                    destinationVersion: step.destination.name, stage: .inPlace), step: index, of: plan.steps.count)
+            }
             index += 1
         }
     }
@@ -94,7 +97,7 @@ struct PostgresMigrationRun {
         let shadowURL = StoreURL.postgres(shadow)
         do {
             if let setBased = step.setBased {
-                try await runSetBased(setBased, step: step, into: shadowURL, shadow: shadow)
+                try await runSetBased(setBased, step: step, index: index, into: shadowURL, shadow: shadow)
             } else {
                 try await runStreamed(step, index: index, into: shadowURL)
             }
@@ -117,31 +120,55 @@ struct PostgresMigrationRun {
     private func runStreamed(_ step: MigrationPlan.Step, index: Int, into shadowURL: StoreURL) async throws {
         let stepCount = plan.steps.count
         let migrator = self.migrator
-        for mapping in step.mappingModels {
+        let passes = step.mappingModels.count
+        for (pass, mapping) in step.mappingModels.enumerated() {
             let manager = step.managerType.init(configuration: MigrationManager.Configuration(
                 sourceModel: step.source, destinationModel: step.destination, mappingModel: mapping,
                 policies: migrator.chain.policies, logger: logger))
-            manager.setProgressHandler { progress in migrator.report(progress, step: index, of: stepCount) }
+            manager.setProgressHandler { progress in
+                guard let progress = progress.pass(pass, of: passes) else { return }
+                migrator.report(progress, step: index, of: stepCount)
+            }
             try await manager.migrateStore(from: url, to: shadowURL)
         }
     }
 
-    private func runSetBased(_ setBased: SetBasedMigration, step: MigrationPlan.Step, into shadowURL: StoreURL, shadow: PostgresConfiguration) async throws {
+    /// Reports and logs as a set-based step on SQLite does: rows per entity mapping, then
+    /// the validation, then the end.
+    private func runSetBased(_ setBased: SetBasedMigration, step: MigrationPlan.Step, index: Int, into shadowURL: StoreURL, shadow: PostgresConfiguration) async throws {
+        let stepCount = plan.steps.count
+        func report(_ stage: MigrationProgress.Stage, _ fraction: Double, mapping: String? = nil, done: Int = 0) {
+            migrator.report(MigrationProgress(
+                fractionCompleted: fraction, stepFractionCompleted: fraction, step: 1, stepCount: 1, sourceVersion: step.source.name,
+                destinationVersion: step.destination.name, stage: stage, entityMapping: mapping, instancesDone: done, instancesTotal: done),
+                step: index, of: stepCount)
+        }
+        let started = ContinuousClock.now
         let created = try await PersistentStore.open(shadowURL, model: step.destination, options: .createIfMissing, logger: logger)
         await created.close()
         let source = configuration.quotedSchema
-        try await withDatabase(shadow) { database in
-            _ = try await database.write { try setBased.run(on: $0, sourceSchema: source) }
+        let written = try await withDatabase(shadow) { database in
+            try await database.write { try setBased.run(on: $0, sourceSchema: source) }
+        }
+        for (mapping, rows) in written {
+            logger.info("migration stage", metadata: [
+                LoggingKeys.migrationStep: "\(index + 1)/\(stepCount) \(step.source.name) → \(step.destination.name)",
+                LoggingKeys.migrationStage: "\(MigrationProgress.Stage.createInstances.rawValue)",
+                LoggingKeys.entityMapping: "\(mapping)", LoggingKeys.rows: "\(rows)",
+                LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
+            ])
+            report(.createInstances, 0.5, mapping: mapping, done: rows)
         }
         let store = try await PersistentStore.open(shadowURL, model: step.destination, options: .existingOnly, logger: logger)
         do {
             try await MigrationValidation(model: step.destination, batchSize: 1_000, logger: logger, file: step.mappingModels.first?.file)
-                .validate(ManagedObjectContext(store: store, logger: logger)) { _, _, _ in }
+                .validate(ManagedObjectContext(store: store, logger: logger)) { entity, _, done in report(.validateAndSave, 0.75, mapping: entity, done: done) }
         } catch {
             await store.close()
             throw error
         }
         await store.close()
+        report(.finished, 1)
     }
 
     /// The shadow schema becomes the store in one transaction; the old tables go with it.

@@ -17,6 +17,11 @@ import Logging
 /// one transaction in the store; any other plan runs on copies in a work folder beside the
 /// store, and the result replaces the original with one atomic rename. Until then the
 /// original is untouched, so a failure, a cancellation or a crash leaves it as it was.
+///
+/// Safety on PostgreSQL: each step commits on its own, an in-place step in one
+/// transaction, any other step in a shadow schema swapped in in one transaction. A failure,
+/// a cancellation or a crash leaves the store whole at the version of its last completed
+/// step, and the next run continues from there.
 public final class ProgressiveMigrator: Sendable {
     public let chain: MigrationChain
     /// How long to wait for another process's migration of the same store.
@@ -129,7 +134,9 @@ public final class ProgressiveMigrator: Sendable {
     /// Migrates the store at `url` to `target` (the current version by default); returns
     /// the plan it ran, empty when the store was current.
     ///
-    /// - Throws: ``MigrationError``; the store is then as it was before the call.
+    /// - Throws: ``MigrationError``. A SQLite store is then as it was before the call; a
+    ///   PostgreSQL store is whole at the version of its last completed step (the step that
+    ///   failed left nothing behind).
     @discardableResult
     public func migrateStore(at url: StoreURL, to target: String? = nil) async throws -> MigrationPlan {
         defer { broadcast.finish() }

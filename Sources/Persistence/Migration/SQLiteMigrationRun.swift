@@ -160,7 +160,7 @@ struct SQLiteMigrationRun {
                 sourceModel: step.source, destinationModel: step.destination, mappingModel: mapping,
                 policies: migrator.chain.policies, logger: logger))
             manager.setProgressHandler { progress in
-                guard let progress = Self.progress(progress, ofPass: pass, of: passes) else { return }
+                guard let progress = progress.pass(pass, of: passes) else { return }
                 migrator.report(progress, step: index, of: stepCount)
             }
             do {
@@ -233,18 +233,6 @@ struct SQLiteMigrationRun {
         }
         await store.close()
         report(.finished, 1)
-    }
-
-    /// A mapping model's progress as part of its step: each of the step's mapping models
-    /// takes an equal share, and only the last one finishes the step (`nil` for the end of
-    /// an earlier one), so the step's fraction never goes back.
-    static func progress(_ progress: MigrationProgress, ofPass pass: Int, of passes: Int) -> MigrationProgress? {
-        guard passes > 1 else { return progress }
-        if progress.stage == .finished, pass < passes - 1 { return nil }
-        var share = progress
-        share.stepFractionCompleted = (Double(pass) + progress.stepFractionCompleted) / Double(passes)
-        share.fractionCompleted = share.stepFractionCompleted
-        return share
     }
 
     /// Renames the finished file over the store: one atomic step on the same file system.

@@ -93,104 +93,141 @@ enum ColourfulPosts {
 }
 
 @Suite struct ColourfulPostsScenarioTests {
-    @Test func version1MigratesToVersion4InOneRun() async throws {
-        let folder = try ScenarioFolder()
-        let url = folder.store("ColourfulPosts.sqlite")
-        try await ColourfulPosts.seed(at: url)
-        let chain = try ColourfulPosts.chain()
+    @Test(arguments: MigrationEngine.allCases)
+    func version1MigratesToVersion4InOneRun(engine: MigrationEngine) async throws {
+        try await engine.withStoreURL { url in
+            try await ColourfulPosts.seed(at: url)
+            let chain = try ColourfulPosts.chain()
 
-        let (plan, progress) = try await Scenario.migrate(chain, store: url)
-        #expect(plan.steps.map(\.destination.name) == ["ColourfulPosts 2", "ColourfulPosts 3", "ColourfulPosts 4"])
-        #expect(plan.steps.map { $0.mappingModels.map(\.isInferred) } == [[true], [false], [true]])
-        #expect(plan.steps[1].mappingModels.map(\.name) == ["ColourfulPosts2To3"])
-        #expect(plan.steps[1].mappingModels.first?.file?.hasSuffix("ColourfulPosts2To3.json") == true)
-        #expect(plan.steps[1].strategy == .streamed)
-        Scenario.checkProgress(progress, steps: 3)
-        #expect(try folder.contents() == ["ColourfulPosts.sqlite"], "no work folder or WAL is left beside the store")
+            let (plan, progress) = try await Scenario.migrate(chain, store: url)
+            #expect(plan.steps.map(\.destination.name) == ["ColourfulPosts 2", "ColourfulPosts 3", "ColourfulPosts 4"])
+            #expect(plan.steps.map { $0.mappingModels.map(\.isInferred) } == [[true], [false], [true]])
+            #expect(plan.steps[1].mappingModels.map(\.name) == ["ColourfulPosts2To3"])
+            #expect(plan.steps[1].mappingModels.first?.file?.hasSuffix("ColourfulPosts2To3.json") == true)
+            #expect(plan.steps[1].strategy == .streamed)
+            Scenario.checkProgress(progress, steps: 3)
+            try await expectNoLeftovers(url)
 
-        let v4 = try Scenario.version("ColourfulPosts 4", of: chain.models)
-        #expect(v4.isCompatible(with: try await PersistentStore.metadata(at: url)))
-        let context = try await Scenario.open(v4, at: url)
-        #expect(try await Scenario.count("Post", in: context) == ColourfulPosts.postCount)
-        #expect(try await Scenario.count("Section", in: context) == ColourfulPosts.postCount)
+            let v4 = try Scenario.version("ColourfulPosts 4", of: chain.models)
+            #expect(v4.isCompatible(with: try await PersistentStore.metadata(at: url)))
+            let context = try await Scenario.open(v4, at: url)
+            #expect(try await Scenario.count("Post", in: context) == ColourfulPosts.postCount)
+            #expect(try await Scenario.count("Section", in: context) == ColourfulPosts.postCount)
 
-        // One post's values, and its section's, both ways.
-        let post = try await Scenario.one("Post", "postID", "POST-0005", in: context)
-        #expect(post.value(forKey: "date") == .date(ColourfulPosts.firstDate.addingTimeInterval(5 * 3600)))
-        #expect(post.value(forKey: "hexColor") == "259EB7")
-        #expect(post.value(forKey: "softDeleted") == false)
-        let sections = try await post.destinations(forKey: "sections")
-        #expect(sections.count == 1)
-        let section = try #require(sections.first)
-        #expect(section.value(forKey: "title") == "Prog...")
-        #expect(section.value(forKey: "body") == "Progressive migrations take a store through every version it missed.")
-        #expect(section.value(forKey: "index") == 0)
-        #expect(try await section.destination(forKey: "post") == post)
-
-        // A content shorter than four characters is all of the title.
-        let short = try await Scenario.one("Post", "postID", "POST-0002", in: context)
-        let shortSection = try #require(try await short.destinations(forKey: "sections").first)
-        #expect(shortSection.value(forKey: "title") == "Hi...")
-        #expect(shortSection.value(forKey: "body") == "Hi")
-
-        // Every post: not deleted, one section at index 0 whose body is its old content.
-        #expect(try await Scenario.count("Post", in: context, where: "softDeleted == NO") == ColourfulPosts.postCount)
-        #expect(try await Scenario.count("Post", in: context, where: "sections.@count == 1") == ColourfulPosts.postCount)
-        #expect(try await Scenario.count("Section", in: context, where: "index == 0 AND post != nil") == ColourfulPosts.postCount)
-        for (index, post) in try await Scenario.all("Post", in: context).enumerated() {
-            #expect(post.value(forKey: "postID") == .string(ColourfulPosts.postID(index)))
-            #expect(post.value(forKey: "hexColor") == .string(ColourfulPosts.colours[index % ColourfulPosts.colours.count]))
+            // One post's values, and its section's, both ways.
+            let post = try await Scenario.one("Post", "postID", "POST-0005", in: context)
+            #expect(post.value(forKey: "date") == .date(ColourfulPosts.firstDate.addingTimeInterval(5 * 3600)))
+            #expect(post.value(forKey: "hexColor") == "259EB7")
             #expect(post.value(forKey: "softDeleted") == false)
-            let body = try await post.destinations(forKey: "sections").map { $0.value(forKey: "body") }
-            #expect(body == [.string(ColourfulPosts.texts[index % ColourfulPosts.texts.count])])
-        }
+            let sections = try await post.destinations(forKey: "sections")
+            #expect(sections.count == 1)
+            let section = try #require(sections.first)
+            #expect(section.value(forKey: "title") == "Prog...")
+            #expect(section.value(forKey: "body") == "Progressive migrations take a store through every version it missed.")
+            #expect(section.value(forKey: "index") == 0)
+            #expect(try await section.destination(forKey: "post") == post)
 
-        // The store has Core Data's layout: the flag is a column, the section points at its post.
-        let database = try await SQLiteDatabase.open(path: folder.path("ColourfulPosts.sqlite"), mode: .readOnly, readerCount: 0)
-        let flags = try await database.read { try $0.rows("SELECT ZSOFTDELETED, count(*) FROM ZPOST GROUP BY ZSOFTDELETED") }
-        #expect(flags.map { [$0[0].int64, $0[1].int64] } == [[0, Int64(ColourfulPosts.postCount)]])
-        let joined = try await database.read {
-            try $0.scalar("SELECT count(*) FROM ZSECTION s JOIN ZPOST p ON s.ZPOST = p.Z_PK WHERE s.ZBODY IS NOT NULL")
+            // A content shorter than four characters is all of the title.
+            let short = try await Scenario.one("Post", "postID", "POST-0002", in: context)
+            let shortSection = try #require(try await short.destinations(forKey: "sections").first)
+            #expect(shortSection.value(forKey: "title") == "Hi...")
+            #expect(shortSection.value(forKey: "body") == "Hi")
+
+            // Every post: not deleted, one section at index 0 whose body is its old content.
+            #expect(try await Scenario.count("Post", in: context, where: "softDeleted == NO") == ColourfulPosts.postCount)
+            #expect(try await Scenario.count("Post", in: context, where: "sections.@count == 1") == ColourfulPosts.postCount)
+            #expect(try await Scenario.count("Section", in: context, where: "index == 0 AND post != nil") == ColourfulPosts.postCount)
+            for (index, post) in try await Scenario.all("Post", in: context).enumerated() {
+                #expect(post.value(forKey: "postID") == .string(ColourfulPosts.postID(index)))
+                #expect(post.value(forKey: "hexColor") == .string(ColourfulPosts.colours[index % ColourfulPosts.colours.count]))
+                #expect(post.value(forKey: "softDeleted") == false)
+                let body = try await post.destinations(forKey: "sections").map { $0.value(forKey: "body") }
+                #expect(body == [.string(ColourfulPosts.texts[index % ColourfulPosts.texts.count])])
+            }
+
+            // The store has Core Data's layout: the flag is a column, the section points at its post.
+            let flags = try await storeRows(url, "SELECT ZSOFTDELETED, count(*) FROM ZPOST GROUP BY ZSOFTDELETED")
+            #expect(flags.map { [$0[0].int64, $0[1].int64] } == [[0, Int64(ColourfulPosts.postCount)]])
+            let joined = try await storeRows(url, "SELECT count(*) FROM ZSECTION s JOIN ZPOST p ON s.ZPOST = p.Z_PK WHERE s.ZBODY IS NOT NULL")
+            #expect(joined.first?.first?.int64 == Int64(ColourfulPosts.postCount))
         }
-        #expect(joined?.int64 == Int64(ColourfulPosts.postCount))
     }
 
-    @Test func version1MigratesToVersion2ByRenamingColour() async throws {
-        let folder = try ScenarioFolder()
-        let url = folder.store("ColourfulPosts.sqlite")
-        try await ColourfulPosts.seed(at: url)
-        let chain = try ColourfulPosts.chain()
+    @Test(arguments: MigrationEngine.allCases)
+    func version1MigratesToVersion2ByRenamingColour(engine: MigrationEngine) async throws {
+        try await engine.withStoreURL { url in
+            try await ColourfulPosts.seed(at: url)
+            let chain = try ColourfulPosts.chain()
 
-        let (plan, progress) = try await Scenario.migrate(chain, store: url, to: "ColourfulPosts 2")
-        #expect(plan.steps.count == 1)
-        Scenario.checkProgress(progress, steps: 1)
-        let v2 = try Scenario.version("ColourfulPosts 2", of: chain.models)
-        let context = try await Scenario.open(v2, at: url)
-        #expect(try await Scenario.count("Post", in: context) == ColourfulPosts.postCount)
-        let post = try await Scenario.one("Post", "postID", "POST-0001", in: context)
-        #expect(post.value(forKey: "hexColor") == "511ADB")
-        #expect(post.value(forKey: "content") == .string(ColourfulPosts.texts[1]))
-        #expect(post.value(forKey: "date") == .date(ColourfulPosts.firstDate.addingTimeInterval(3600)))
-        #expect(try await Scenario.count("Post", in: context, where: "hexColor == nil") == 0)
+            let (plan, progress) = try await Scenario.migrate(chain, store: url, to: "ColourfulPosts 2")
+            #expect(plan.steps.count == 1)
+            Scenario.checkProgress(progress, steps: 1)
+            let v2 = try Scenario.version("ColourfulPosts 2", of: chain.models)
+            let context = try await Scenario.open(v2, at: url)
+            #expect(try await Scenario.count("Post", in: context) == ColourfulPosts.postCount)
+            let post = try await Scenario.one("Post", "postID", "POST-0001", in: context)
+            #expect(post.value(forKey: "hexColor") == "511ADB")
+            #expect(post.value(forKey: "content") == .string(ColourfulPosts.texts[1]))
+            #expect(post.value(forKey: "date") == .date(ColourfulPosts.firstDate.addingTimeInterval(3600)))
+            #expect(try await Scenario.count("Post", in: context, where: "hexColor == nil") == 0)
+        }
     }
 
-    @Test func aPolicyThatFailsHalfwayLeavesTheStoreAsItWas() async throws {
-        let folder = try ScenarioFolder()
-        let url = folder.store("ColourfulPosts.sqlite")
-        try await ColourfulPosts.seed(at: url)
-        let before = try folder.snapshot()
-        #expect(before.keys.sorted() == ["ColourfulPosts.sqlite"])
+    /// The failing step is the first the store needs: the store is as it was on every engine.
+    @Test(arguments: MigrationEngine.allCases)
+    func aPolicyThatFailsHalfwayLeavesTheStoreAsItWas(engine: MigrationEngine) async throws {
+        try await engine.withStoreURL { url in
+            try await ColourfulPosts.seed(at: url)
+            _ = try await Scenario.migrate(try ColourfulPosts.chain(), store: url, to: "ColourfulPosts 2")
+            let before = try await StoreSnapshot(url)
+            #expect(before.leftovers.isEmpty)
 
-        let chain = try ColourfulPosts.chain(policy: FailingPostToPostMigrationPolicy.self)
-        let error = await #expect(throws: MigrationError.self) {
-            _ = try await Scenario.migrate(chain, store: url)
+            let chain = try ColourfulPosts.chain(policy: FailingPostToPostMigrationPolicy.self)
+            let error = await #expect(throws: MigrationError.self) {
+                _ = try await Scenario.migrate(chain, store: url)
+            }
+            #expect((error?.underlying as? ScenarioPolicyError)?.description == "the post POST-0012 cannot be split")
+            try await expectUnchanged(url, since: before)
+
+            // The untouched store still opens at version 2 and migrates once the policy is fixed.
+            _ = try await Scenario.migrate(try ColourfulPosts.chain(), store: url)
+            let v4 = try Scenario.version("ColourfulPosts 4", of: chain.models)
+            #expect(try await Scenario.count("Section", in: try await Scenario.open(v4, at: url)) == ColourfulPosts.postCount)
         }
-        #expect((error?.underlying as? ScenarioPolicyError)?.description == "the post POST-0012 cannot be split")
-        #expect(try folder.snapshot() == before, "the store is byte for byte as it was, and no work folder is left")
+    }
 
-        // The untouched store still opens at version 1 and migrates once the policy is fixed.
-        _ = try await Scenario.migrate(try ColourfulPosts.chain(), store: url)
-        let v4 = try Scenario.version("ColourfulPosts 4", of: chain.models)
-        #expect(try await Scenario.count("Section", in: try await Scenario.open(v4, at: url)) == ColourfulPosts.postCount)
+    /// The failing step comes after one that completed. SQLite runs the whole plan on copies,
+    /// so the store is as it was; PostgreSQL commits each step, so the store is whole at
+    /// version 2, and the failed step left nothing behind.
+    @Test(arguments: MigrationEngine.allCases)
+    func aPolicyFailingInTheSecondStepKeepsTheFirstOnlyOnPostgreSQL(engine: MigrationEngine) async throws {
+        try await engine.withStoreURL { url in
+            try await ColourfulPosts.seed(at: url)
+            let before = try await StoreSnapshot(url)
+
+            let chain = try ColourfulPosts.chain(policy: FailingPostToPostMigrationPolicy.self)
+            let error = await #expect(throws: MigrationError.self) {
+                _ = try await Scenario.migrate(chain, store: url)
+            }
+            #expect((error?.underlying as? ScenarioPolicyError)?.description == "the post POST-0012 cannot be split")
+            let metadata = try await PersistentStore.metadata(at: url)
+            switch engine {
+            case .sqlite:
+                try await expectUnchanged(url, since: before)
+                #expect(try Scenario.version("ColourfulPosts", of: chain.models).isCompatible(with: metadata))
+            case .postgres:
+                try await expectNoLeftovers(url)
+                let v2 = try Scenario.version("ColourfulPosts 2", of: chain.models)
+                #expect(v2.isCompatible(with: metadata))
+                let context = try await Scenario.open(v2, at: url)
+                #expect(try await Scenario.count("Post", in: context, where: "hexColor != nil") == ColourfulPosts.postCount)
+            }
+
+            // The next run takes the store from where it is to version 4.
+            let (plan, _) = try await Scenario.migrate(try ColourfulPosts.chain(), store: url)
+            #expect(plan.steps.count == (engine == .sqlite ? 3 : 2))
+            let v4 = try Scenario.version("ColourfulPosts 4", of: chain.models)
+            #expect(try await Scenario.count("Section", in: try await Scenario.open(v4, at: url)) == ColourfulPosts.postCount)
+        }
     }
 }

@@ -264,121 +264,130 @@ enum Books {
 }
 
 @Suite struct CustomMigrationsScenarioTests {
-    @Test func authorNamesBecomeOneAuthorEachAcrossBatches() async throws {
-        let folder = try ScenarioFolder()
-        let url = folder.store("Books.sqlite")
-        let count = 2_500
-        try await Books.seed(at: url, books: count)
-        let chain = try Books.chain()
+    @Test(arguments: MigrationEngine.allCases)
+    func authorNamesBecomeOneAuthorEachAcrossBatches(engine: MigrationEngine) async throws {
+        try await engine.withStoreURL { url in
+            let count = 2_500
+            try await Books.seed(at: url, books: count)
+            let chain = try Books.chain()
 
-        let (plan, progress) = try await Scenario.migrate(chain, store: url, to: "Books 2")
-        #expect(plan.steps.map { $0.mappingModels.map(\.name) } == [["Books1To2"]])
-        Scenario.checkProgress(progress, steps: 1)
-        let created = progress.filter { $0.entityMapping == "BookToBook" && $0.stage == .createInstances }.map(\.instancesDone)
-        #expect(created == [1_000, 2_000, count + Books.anonymous.count], "the books are migrated in three batches")
-        #expect(try folder.contents() == ["Books.sqlite"])
+            let (plan, progress) = try await Scenario.migrate(chain, store: url, to: "Books 2")
+            #expect(plan.steps.map { $0.mappingModels.map(\.name) } == [["Books1To2"]])
+            Scenario.checkProgress(progress, steps: 1)
+            let created = progress.filter { $0.entityMapping == "BookToBook" && $0.stage == .createInstances }.map(\.instancesDone)
+            #expect(created == [1_000, 2_000, count + Books.anonymous.count], "the books are migrated in three batches")
+            try await expectNoLeftovers(url)
 
-        let v2 = try Scenario.version("Books 2", of: chain.models)
-        let context = try await Scenario.open(v2, at: url)
-        #expect(try await Scenario.count("Book", in: context) == count + Books.anonymous.count)
-        #expect(try await Scenario.count("Author", in: context) == Books.authors.count)
-        #expect(Scenario.strings(try await Scenario.all("Author", in: context), "name") == Books.authors.sorted())
-        for (index, name) in Books.authors.enumerated() {
-            let author = try await Scenario.one("Author", "name", name, in: context)
-            let titles = Scenario.strings(try await author.destinations(forKey: "books"), "title")
-            #expect(titles == Books.expectedTitles(ofAuthor: index, books: count), "the books of \(name)")
-        }
-        #expect(try await Scenario.count("Book", in: context, where: "authors.@count == 1") == count)
-        #expect(try await Scenario.count("Book", in: context, where: "authors.@count == 0") == Books.anonymous.count)
+            let v2 = try Scenario.version("Books 2", of: chain.models)
+            let context = try await Scenario.open(v2, at: url)
+            #expect(try await Scenario.count("Book", in: context) == count + Books.anonymous.count)
+            #expect(try await Scenario.count("Author", in: context) == Books.authors.count)
+            #expect(Scenario.strings(try await Scenario.all("Author", in: context), "name") == Books.authors.sorted())
+            for (index, name) in Books.authors.enumerated() {
+                let author = try await Scenario.one("Author", "name", name, in: context)
+                let titles = Scenario.strings(try await author.destinations(forKey: "books"), "title")
+                #expect(titles == Books.expectedTitles(ofAuthor: index, books: count), "the books of \(name)")
+            }
+            #expect(try await Scenario.count("Book", in: context, where: "authors.@count == 1") == count)
+            #expect(try await Scenario.count("Book", in: context, where: "authors.@count == 0") == Books.anonymous.count)
 
-        // One book from each side, and the users' many-to-many carried over.
-        let book = try await Scenario.one("Book", "title", "Book 1234", in: context)
-        #expect(Scenario.strings(try await book.destinations(forKey: "authors"), "name") == [Books.authors[1234 % 7]])
-        #expect(Scenario.strings(try await book.destinations(forKey: "users"), "name") == Books.owners(1234).map { Books.users[$0] })
-        for (index, name) in Books.users.enumerated() {
-            let user = try await Scenario.one("User", "name", name, in: context)
-            #expect(Scenario.strings(try await user.destinations(forKey: "books"), "title") == Books.expectedTitles(ofUser: index, books: count))
+            // One book from each side, and the users' many-to-many carried over.
+            let book = try await Scenario.one("Book", "title", "Book 1234", in: context)
+            #expect(Scenario.strings(try await book.destinations(forKey: "authors"), "name") == [Books.authors[1234 % 7]])
+            #expect(Scenario.strings(try await book.destinations(forKey: "users"), "name") == Books.owners(1234).map { Books.users[$0] })
+            for (index, name) in Books.users.enumerated() {
+                let user = try await Scenario.one("User", "name", name, in: context)
+                #expect(Scenario.strings(try await user.destinations(forKey: "books"), "title") == Books.expectedTitles(ofUser: index, books: count))
+            }
         }
     }
 
-    @Test func filesComeBetweenUsersAndBooksWhenUserToUserRunsFirst() async throws {
-        let folder = try ScenarioFolder()
-        let url = folder.store("Books.sqlite")
-        let count = 1_200
-        try await Books.seed(at: url, books: count)
-        let chain = try Books.chain()
+    @Test(arguments: MigrationEngine.allCases)
+    func filesComeBetweenUsersAndBooksWhenUserToUserRunsFirst(engine: MigrationEngine) async throws {
+        try await engine.withStoreURL { url in
+            let count = 1_200
+            try await Books.seed(at: url, books: count)
+            let chain = try Books.chain()
 
-        let (plan, progress) = try await Scenario.migrate(chain, store: url)
-        #expect(plan.steps.map { $0.mappingModels.map(\.name) } == [["Books1To2"], ["Books2To3"]])
-        #expect(plan.steps[1].mappingModels[0].entityMappings.map(\.name) == ["UserToUser", "AuthorToAuthor", "BookToBook"])
-        Scenario.checkProgress(progress, steps: 2)
-        #expect(try folder.contents() == ["Books.sqlite"])
+            let (plan, progress) = try await Scenario.migrate(chain, store: url)
+            #expect(plan.steps.map { $0.mappingModels.map(\.name) } == [["Books1To2"], ["Books2To3"]])
+            #expect(plan.steps[1].mappingModels[0].entityMappings.map(\.name) == ["UserToUser", "AuthorToAuthor", "BookToBook"])
+            Scenario.checkProgress(progress, steps: 2)
+            try await expectNoLeftovers(url)
 
-        let summary = try await Books.summary(of: url)
-        let expected = Books.expectedSummary(books: count)
-        #expect(summary.authors == expected.authors)
-        #expect(summary.users == expected.users)
-        #expect(summary.files == expected.files)
-        #expect(summary.books == expected.books && summary.booksWithOneAuthor == expected.booksWithOneAuthor)
+            let summary = try await Books.summary(of: url)
+            let expected = Books.expectedSummary(books: count)
+            #expect(summary.authors == expected.authors)
+            #expect(summary.users == expected.users)
+            #expect(summary.files == expected.files)
+            #expect(summary.books == expected.books && summary.booksWithOneAuthor == expected.booksWithOneAuthor)
+        }
     }
 
-    @Test func theStepSplitIntoTwoMappingModelsGivesTheSameStore() async throws {
-        let folder = try ScenarioFolder()
-        let count = 1_200
-        try await Books.seed(at: folder.store("Books.sqlite"), books: count)
-        let split = try folder.copy("Books.sqlite", to: "Split.sqlite")
+    @Test(arguments: MigrationEngine.allCases)
+    func theStepSplitIntoTwoMappingModelsGivesTheSameStore(engine: MigrationEngine) async throws {
+        try await engine.withStoreURL { url in
+            let count = 1_200
+            // The same books in a second store beside the first (a schema of the same database on PostgreSQL).
+            let split = url.sibling("split")
+            try await Books.seed(at: url, books: count)
+            try await Books.seed(at: split, books: count)
 
-        // Given in reverse, the two mapping models still run in name order.
-        let chain = try Books.chain { [try Books.mapping("Books1To2", in: try Books.mappingModels($0))] + (try Books.splitMappingModels($0)).reversed() }
-        let (plan, progress) = try await Scenario.migrate(chain, store: split)
-        #expect(plan.steps.map { $0.mappingModels.map(\.name) } == [["Books1To2"], ["Books2To3Part1", "Books2To3Part2"]])
-        Scenario.checkProgress(progress, steps: 2)
+            // Given in reverse, the two mapping models still run in name order.
+            let chain = try Books.chain { [try Books.mapping("Books1To2", in: try Books.mappingModels($0))] + (try Books.splitMappingModels($0)).reversed() }
+            let (plan, progress) = try await Scenario.migrate(chain, store: split)
+            #expect(plan.steps.map { $0.mappingModels.map(\.name) } == [["Books1To2"], ["Books2To3Part1", "Books2To3Part2"]])
+            Scenario.checkProgress(progress, steps: 2)
 
-        _ = try await Scenario.migrate(try Books.chain(), store: folder.store("Books.sqlite"))
-        #expect(try folder.contents() == ["Books.sqlite", "Split.sqlite"])
-        let one = try await Books.summary(of: folder.store("Books.sqlite"))
-        let two = try await Books.summary(of: split)
-        #expect(one == two)
-        #expect(two == Books.expectedSummary(books: count))
+            _ = try await Scenario.migrate(try Books.chain(), store: url)
+            try await expectNoLeftovers(url)
+            try await expectNoLeftovers(split)
+            let one = try await Books.summary(of: url)
+            let two = try await Books.summary(of: split)
+            #expect(one == two)
+            #expect(two == Books.expectedSummary(books: count))
+        }
     }
 
-    @Test func bookToBookBeforeUserToUserFailsAndLeavesTheStoreAsItWas() async throws {
-        let folder = try ScenarioFolder()
-        let url = folder.store("Books.sqlite")
-        try await Books.seed(at: url, books: 40)
-        _ = try await Scenario.migrate(try Books.chain(), store: url, to: "Books 2")
-        let before = try folder.snapshot()
+    @Test(arguments: MigrationEngine.allCases)
+    func bookToBookBeforeUserToUserFailsAndLeavesTheStoreAsItWas(engine: MigrationEngine) async throws {
+        try await engine.withStoreURL { url in
+            try await Books.seed(at: url, books: 40)
+            _ = try await Scenario.migrate(try Books.chain(), store: url, to: "Books 2")
+            let before = try await StoreSnapshot(url)
 
-        // Books2To3.json with its entity mappings in another order: BookToBook first.
-        let chain = try Books.chain { models in
-            var mapping = try Books.mapping("Books2To3", in: try Books.mappingModels(models))
-            let byName = Dictionary(uniqueKeysWithValues: mapping.entityMappings.map { ($0.name, $0) })
-            mapping.entityMappings = ["BookToBook", "UserToUser", "AuthorToAuthor"].compactMap { byName[$0] }
-            #expect(mapping.entityMappings.count == 3)
-            // The checker cannot see what a policy looks up: the order is accepted.
-            try mapping.check(source: try Scenario.version("Books 2", of: models), destination: try Scenario.version("Books 3", of: models))
-            return [mapping]
+            // Books2To3.json with its entity mappings in another order: BookToBook first.
+            let chain = try Books.chain { models in
+                var mapping = try Books.mapping("Books2To3", in: try Books.mappingModels(models))
+                let byName = Dictionary(uniqueKeysWithValues: mapping.entityMappings.map { ($0.name, $0) })
+                mapping.entityMappings = ["BookToBook", "UserToUser", "AuthorToAuthor"].compactMap { byName[$0] }
+                #expect(mapping.entityMappings.count == 3)
+                // The checker cannot see what a policy looks up: the order is accepted.
+                try mapping.check(source: try Scenario.version("Books 2", of: models), destination: try Scenario.version("Books 3", of: models))
+                return [mapping]
+            }
+            let error = await #expect(throws: MigrationError.self) {
+                _ = try await Scenario.migrate(chain, store: url)
+            }
+            #expect((error?.underlying as? ScenarioPolicyError)?.description.contains("UserToUser must come before BookToBook") == true)
+            try await expectUnchanged(url, since: before)
         }
-        let error = await #expect(throws: MigrationError.self) {
-            _ = try await Scenario.migrate(chain, store: url)
-        }
-        #expect((error?.underlying as? ScenarioPolicyError)?.description.contains("UserToUser must come before BookToBook") == true)
-        #expect(try folder.snapshot() == before)
     }
 
-    @Test func aPolicyFailingInTheSecondBatchLeavesTheStoreAsItWas() async throws {
-        let folder = try ScenarioFolder()
-        let url = folder.store("Books.sqlite")
-        try await Books.seed(at: url, books: 2_500)
-        let before = try folder.snapshot()
+    @Test(arguments: MigrationEngine.allCases)
+    func aPolicyFailingInTheSecondBatchLeavesTheStoreAsItWas(engine: MigrationEngine) async throws {
+        try await engine.withStoreURL { url in
+            try await Books.seed(at: url, books: 2_500)
+            let before = try await StoreSnapshot(url)
 
-        var policies = Books.policies
-        policies.register(FailingBookToBookAuthorPolicy.self, as: "BookToBookAuthorPolicy")
-        let chain = try Books.chain(policies: policies)
-        let error = await #expect(throws: MigrationError.self) {
-            _ = try await Scenario.migrate(chain, store: url)
+            var policies = Books.policies
+            policies.register(FailingBookToBookAuthorPolicy.self, as: "BookToBookAuthorPolicy")
+            let chain = try Books.chain(policies: policies)
+            let error = await #expect(throws: MigrationError.self) {
+                _ = try await Scenario.migrate(chain, store: url)
+            }
+            #expect((error?.underlying as? ScenarioPolicyError)?.description == "book 1700 fails")
+            try await expectUnchanged(url, since: before)
         }
-        #expect((error?.underlying as? ScenarioPolicyError)?.description == "book 1700 fails")
-        #expect(try folder.snapshot() == before)
     }
 }

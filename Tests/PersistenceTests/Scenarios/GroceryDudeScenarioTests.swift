@@ -83,39 +83,41 @@ enum GroceryDude {
 }
 
 @Suite struct GroceryDudeScenarioTests {
-    @Test func model3MigratesToModel4ThroughAmountToUnitWithProgress() async throws {
-        let folder = try ScenarioFolder()
-        let url = folder.store("Grocery-Dude.sqlite")
-        try await GroceryDude.seed(at: url, version: "Model 3")
-        let chain = try GroceryDude.chain()
+    @Test(arguments: MigrationEngine.allCases)
+    func model3MigratesToModel4ThroughAmountToUnitWithProgress(engine: MigrationEngine) async throws {
+        try await engine.withStoreURL { url in
+            try await GroceryDude.seed(at: url, version: "Model 3")
+            let chain = try GroceryDude.chain()
 
-        let (plan, progress) = try await Scenario.migrate(chain, store: url)
-        #expect(plan.steps.map { "\($0.source.name) → \($0.destination.name)" } == ["Model 3 → Model 4"])
-        #expect(plan.steps[0].mappingModels.map(\.name) == ["Model3ToModel4"])
-        #expect(try folder.contents() == ["Grocery-Dude.sqlite"])
-        try await GroceryDude.checkModel4Store(url, models: chain.models)
+            let (plan, progress) = try await Scenario.migrate(chain, store: url)
+            #expect(plan.steps.map { "\($0.source.name) → \($0.destination.name)" } == ["Model 3 → Model 4"])
+            #expect(plan.steps[0].mappingModels.map(\.name) == ["Model3ToModel4"])
+            try await expectNoLeftovers(url)
+            try await GroceryDude.checkModel4Store(url, models: chain.models)
 
-        // The book's progress view: from the start to exactly 1, never backwards.
-        Scenario.checkProgress(progress, steps: 1)
-        #expect(progress.count > 3, "several batches report progress")
-        #expect(progress.last?.stage == .finished)
-        #expect(progress.contains { $0.entityMapping == "AmountToUnit" && $0.stage == .createInstances && $0.instancesTotal == GroceryDude.amountCount })
-        let creating = progress.filter { $0.entityMapping == "AmountToUnit" && $0.stage == .createInstances }.map(\.instancesDone)
-        #expect(creating == creating.sorted() && creating.last == GroceryDude.amountCount)
+            // The book's progress view: from the start to exactly 1, never backwards.
+            Scenario.checkProgress(progress, steps: 1)
+            #expect(progress.count > 3, "several batches report progress")
+            #expect(progress.last?.stage == .finished)
+            #expect(progress.contains { $0.entityMapping == "AmountToUnit" && $0.stage == .createInstances && $0.instancesTotal == GroceryDude.amountCount })
+            let creating = progress.filter { $0.entityMapping == "AmountToUnit" && $0.stage == .createInstances }.map(\.instancesDone)
+            #expect(creating == creating.sorted() && creating.last == GroceryDude.amountCount)
+        }
     }
 
-    @Test func model2MigratesToModel4ThroughTheRenameAndTheMapping() async throws {
-        let folder = try ScenarioFolder()
-        let url = folder.store("Grocery-Dude.sqlite")
-        try await GroceryDude.seed(at: url, version: "Model 2")
-        let chain = try GroceryDude.chain()
+    @Test(arguments: MigrationEngine.allCases)
+    func model2MigratesToModel4ThroughTheRenameAndTheMapping(engine: MigrationEngine) async throws {
+        try await engine.withStoreURL { url in
+            try await GroceryDude.seed(at: url, version: "Model 2")
+            let chain = try GroceryDude.chain()
 
-        let (plan, progress) = try await Scenario.migrate(chain, store: url)
-        #expect(plan.steps.map(\.destination.name) == ["Model 3", "Model 4"])
-        #expect(plan.steps[0].mappingModels.first?.isInferred == true)
-        #expect(plan.steps[0].mappingModels.first?.entityMappings.map(\.name).contains("MeasurementToAmount") == true)
-        Scenario.checkProgress(progress, steps: 2)
-        try await GroceryDude.checkModel4Store(url, models: chain.models)
+            let (plan, progress) = try await Scenario.migrate(chain, store: url)
+            #expect(plan.steps.map(\.destination.name) == ["Model 3", "Model 4"])
+            #expect(plan.steps[0].mappingModels.first?.isInferred == true)
+            #expect(plan.steps[0].mappingModels.first?.entityMappings.map(\.name).contains("MeasurementToAmount") == true)
+            Scenario.checkProgress(progress, steps: 2)
+            try await GroceryDude.checkModel4Store(url, models: chain.models)
+        }
     }
 
     @Test func aMappingFileReadingAMissingAttributeIsRefusedWhenLoaded() throws {
@@ -139,24 +141,25 @@ enum GroceryDude {
         #expect(error.map { "\($0)" }?.contains("abc") == true)
     }
 
-    @Test func aMappingReadingAMissingAttributeStopsTheMigrationBeforeTheStoreIsTouched() async throws {
-        let folder = try ScenarioFolder()
-        let url = folder.store("Grocery-Dude.sqlite")
-        try await GroceryDude.seed(at: url, version: "Model 3")
-        let before = try folder.snapshot()
+    @Test(arguments: MigrationEngine.allCases)
+    func aMappingReadingAMissingAttributeStopsTheMigrationBeforeTheStoreIsTouched(engine: MigrationEngine) async throws {
+        try await engine.withStoreURL { url in
+            try await GroceryDude.seed(at: url, version: "Model 3")
+            let before = try await StoreSnapshot(url)
 
-        // The same mistake in a mapping model built in Swift, which no loader checked.
-        let models = try GroceryDude.models()
-        var mapping = try #require(try Scenario.mappingModels("GroceryDude", versions: models).first)
-        let index = try #require(mapping.entityMappings.firstIndex { $0.name == "AmountToUnit" })
-        mapping.entityMappings[index].attributeMappings = [PropertyMapping(name: "name", valueExpression: try Expression(format: "$source.abc"))]
-        let chain = try MigrationChain(GroceryDudeVersion.self, models: models, mappingModels: [mapping])
+            // The same mistake in a mapping model built in Swift, which no loader checked.
+            let models = try GroceryDude.models()
+            var mapping = try #require(try Scenario.mappingModels("GroceryDude", versions: models).first)
+            let index = try #require(mapping.entityMappings.firstIndex { $0.name == "AmountToUnit" })
+            mapping.entityMappings[index].attributeMappings = [PropertyMapping(name: "name", valueExpression: try Expression(format: "$source.abc"))]
+            let chain = try MigrationChain(GroceryDudeVersion.self, models: models, mappingModels: [mapping])
 
-        let error = await #expect(throws: MigrationError.self) {
-            _ = try await Scenario.migrate(chain, store: url)
+            let error = await #expect(throws: MigrationError.self) {
+                _ = try await Scenario.migrate(chain, store: url)
+            }
+            #expect(error?.code == .unknownKeyPath)
+            #expect(error?.entityMapping == "AmountToUnit")
+            try await expectUnchanged(url, since: before)
         }
-        #expect(error?.code == .unknownKeyPath)
-        #expect(error?.entityMapping == "AmountToUnit")
-        #expect(try folder.snapshot() == before)
     }
 }

@@ -4,9 +4,10 @@ import Synchronization
 import Testing
 @testable import Persistence
 
-/// What the scenario tests share: where their models and mapping files are, a throwaway
-/// folder per test, seeding a store through a context, and running a migrator while
-/// collecting its progress reports.
+/// What the scenario tests share: where their models and mapping files are, seeding a
+/// store through a context, and running a migrator while collecting its progress reports.
+/// Each scenario runs on every engine (`MigrationEngine`), its store seeded at the engine's
+/// store URL.
 enum Scenario {
     /// `Tests/Fixtures/Scenarios`, found from this file: `Tests/PersistenceTests/Scenarios/ScenarioSupport.swift`.
     static let fixtures = URL(fileURLWithPath: #filePath)
@@ -31,12 +32,13 @@ enum Scenario {
     }
 
     /// Writes a store of `model` at `url` with what `body` inserts, in one save, and
-    /// lets the store go so the file is complete and closed.
+    /// closes it (on SQLite: the file is complete, no WAL beside it).
     static func seed(_ model: ManagedObjectModel, at url: StoreURL, _ body: (ManagedObjectContext) async throws -> Void) async throws {
-        let container = try await PersistentContainer.open(model: model, store: url, options: .createIfMissing, logger: logger)
-        let context = container.newContext()
-        try await body(context)
-        try await context.save()
+        try await makeClosedStore(at: url, model: model) { container in
+            let context = container.newContext()
+            try await body(context)
+            try await context.save()
+        }
     }
 
     /// A context over the store at `url`, opened with `model` (which must fit the store).
@@ -101,7 +103,7 @@ enum Scenario {
     }
 }
 
-/// A temporary folder for one test's store, removed when the test lets it go.
+/// A temporary folder for one test's files, removed when the test lets it go.
 final class ScenarioFolder: Sendable {
     let url: URL
 
@@ -111,32 +113,6 @@ final class ScenarioFolder: Sendable {
     }
 
     deinit { try? FileManager.default.removeItem(at: url) }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    func store(_ name: String) -> StoreURL { .sqlite(path(name)) }
-
-    /// The names in the folder, hidden work folders included.
-    func contents() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
-    }
-
-    /// Every file's bytes by name; a folder (such as a migration's work folder) shows as empty data.
-    func snapshot() throws -> [String: Data] {
-        var result: [String: Data] = [:]
-        for name in try contents() {
-            var isDirectory: ObjCBool = false
-            _ = FileManager.default.fileExists(atPath: path(name), isDirectory: &isDirectory)
-            result[name] = isDirectory.boolValue ? Data() : try Data(contentsOf: url.appendingPathComponent(name))
-        }
-        return result
-    }
-
-    /// Copies a store file to a new name in the folder.
-    func copy(_ name: String, to copy: String) throws -> StoreURL {
-        try FileManager.default.copyItem(atPath: path(name), toPath: path(copy))
-        return store(copy)
-    }
 }
 
 /// An error a scenario's policy throws on purpose.
