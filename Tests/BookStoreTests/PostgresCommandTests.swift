@@ -61,25 +61,7 @@ struct PostgresCommandTests {
     @Test func fourRacingMigrationsGiveOneMigrationAndFourSuccesses() async throws {
         try await TestPostgres.withDatabase { url in
             #expect(try BookStoreProcess.run(["seed", "--model-version", "1", "--store", url.description]).status == 0)
-            var processes: [(Process, Pipe, Pipe)] = []
-            for _ in 0..<4 {
-                let process = Process()
-                process.executableURL = try BookStoreProcess.executable
-                process.arguments = ["migrate", "--store", url.description, "--log-level", "notice"]
-                let out = Pipe(), err = Pipe()
-                process.standardOutput = out
-                process.standardError = err
-                processes.append((process, out, err))
-            }
-            for (process, _, _) in processes { try process.run() }
-            var migrated = 0
-            for (process, out, err) in processes {
-                let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                process.waitUntilExit()
-                #expect(process.terminationStatus == 0, "\(stderr)")
-                if stdout.contains("Migrated") { migrated += 1 } else { #expect(stdout.contains("nothing to do"), "\(stdout)") }
-            }
+            let migrated = try raceMigrations(of: url, processes: 4)
             #expect(migrated == 1)
             #expect(try await publications(url).count == 4)
         }

@@ -51,3 +51,13 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
         return steps.enumerated().map { "\($0.offset + 1). \($0.element)" }.joined(separator: "\n")
     }
 }
+
+extension StoreMetadata {
+    /// The metadata of this store once migrated to `model`: the model's hashes, the same
+    /// store identity, and the keys the store carried that are not Core Data's.
+    func migrated(to model: ManagedObjectModel, storeType: String) -> StoreMetadata {
+        var metadata = StoreMetadata(model: model, storeType: storeType, storeUUID: storeUUID)
+        metadata.additional = additional
+        return metadata
+    }
+}

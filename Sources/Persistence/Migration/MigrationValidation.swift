@@ -8,6 +8,18 @@ struct MigrationValidation {
     let logger: Logger
     let file: String?
 
+    /// Opens the store at `url`, validates it (see ``validate(_:progress:)``) and closes it.
+    func validate(storeAt url: StoreURL, progress: (String, Int, Int) -> Void) async throws {
+        let store = try await PersistentStore.open(url, model: model, options: .existingOnly, logger: logger)
+        do {
+            try await validate(ManagedObjectContext(store: store, logger: logger), progress: progress)
+        } catch {
+            await store.close()
+            throw error
+        }
+        await store.close()
+    }
+
     /// Validates every object in `context`'s store; `progress` gets (entity, batch count, done).
     ///
     /// - Throws: ``MigrationError/Code/validationFailed`` with the first problems found

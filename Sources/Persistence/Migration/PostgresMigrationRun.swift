@@ -51,9 +51,7 @@ struct PostgresMigrationRun {
     }
 
     private func metadata(for model: ManagedObjectModel, original: StoreMetadata) -> StoreMetadata {
-        var metadata = StoreMetadata(model: model, storeType: url.storeType, storeUUID: original.storeUUID)
-        metadata.additional = original.additional
-        return metadata
+        original.migrated(to: model, storeType: url.storeType)
     }
 
     private func withDatabase<T: Sendable>(_ configuration: PostgresConfiguration, _ body: (PostgresDatabase) async throws -> T) async throws -> T {
@@ -159,15 +157,9 @@ struct PostgresMigrationRun {
             ])
             report(.createInstances, 0.5, mapping: mapping, done: rows)
         }
-        let store = try await PersistentStore.open(shadowURL, model: step.destination, options: .existingOnly, logger: logger)
-        do {
-            try await MigrationValidation(model: step.destination, batchSize: 1_000, logger: logger, file: step.mappingModels.first?.file)
-                .validate(ManagedObjectContext(store: store, logger: logger)) { entity, _, done in report(.validateAndSave, 0.75, mapping: entity, done: done) }
-        } catch {
-            await store.close()
-            throw error
-        }
-        await store.close()
+        // Stage 3 as in a streamed step: the new store against the model's rules.
+        try await MigrationValidation(model: step.destination, batchSize: 1_000, logger: logger, file: step.mappingModels.first?.file)
+            .validate(storeAt: shadowURL) { entity, _, done in report(.validateAndSave, 0.75, mapping: entity, done: done) }
         report(.finished, 1)
     }
 

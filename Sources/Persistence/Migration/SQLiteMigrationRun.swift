@@ -82,9 +82,7 @@ struct SQLiteMigrationRun {
     /// The destination's metadata: its model's hashes, the store's identity and the keys
     /// the store carried that are not Core Data's.
     private func metadata(for model: ManagedObjectModel, original: StoreMetadata) -> StoreMetadata {
-        var metadata = StoreMetadata(model: model, storeType: url.storeType, storeUUID: original.storeUUID)
-        metadata.additional = original.additional
-        return metadata
+        original.migrated(to: model, storeType: url.storeType)
     }
 
     private func checkCancellation() throws {
@@ -223,15 +221,8 @@ struct SQLiteMigrationRun {
             report(.createInstances, 0.5, mapping: mapping, done: rows)
         }
         // Stage 3 as in a streamed step: the new store against the model's rules.
-        let store = try await PersistentStore.open(.sqlite(output), model: step.destination, options: .existingOnly, logger: logger)
-        do {
-            try await MigrationValidation(model: step.destination, batchSize: 1_000, logger: logger, file: step.mappingModels.first?.file)
-                .validate(ManagedObjectContext(store: store, logger: logger)) { entity, _, done in report(.validateAndSave, 0.75, mapping: entity, done: done) }
-        } catch {
-            await store.close()
-            throw error
-        }
-        await store.close()
+        try await MigrationValidation(model: step.destination, batchSize: 1_000, logger: logger, file: step.mappingModels.first?.file)
+            .validate(storeAt: .sqlite(output)) { entity, _, done in report(.validateAndSave, 0.75, mapping: entity, done: done) }
         report(.finished, 1)
     }
 
