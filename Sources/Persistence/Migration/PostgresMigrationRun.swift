@@ -135,12 +135,6 @@ struct PostgresMigrationRun {
     /// the validation, then the end.
     private func runSetBased(_ setBased: SetBasedMigration, step: MigrationPlan.Step, index: Int, into shadowURL: StoreURL, shadow: PostgresConfiguration) async throws {
         let stepCount = plan.steps.count
-        func report(_ stage: MigrationProgress.Stage, _ fraction: Double, mapping: String? = nil, done: Int = 0) {
-            migrator.report(MigrationProgress(
-                fractionCompleted: fraction, stepFractionCompleted: fraction, step: 1, stepCount: 1, sourceVersion: step.source.name,
-                destinationVersion: step.destination.name, stage: stage, entityMapping: mapping, instancesDone: done, instancesTotal: done),
-                step: index, of: stepCount)
-        }
         let started = ContinuousClock.now
         let created = try await PersistentStore.open(shadowURL, model: step.destination, options: .createIfMissing, logger: logger)
         await created.close()
@@ -148,19 +142,7 @@ struct PostgresMigrationRun {
         let written = try await withDatabase(shadow) { database in
             try await database.write { try setBased.run(on: $0, sourceSchema: source) }
         }
-        for (mapping, rows) in written {
-            logger.info("migration stage", metadata: [
-                LoggingKeys.migrationStep: "\(index + 1)/\(stepCount) \(step.source.name) → \(step.destination.name)",
-                LoggingKeys.migrationStage: "\(MigrationProgress.Stage.createInstances.rawValue)",
-                LoggingKeys.entityMapping: "\(mapping)", LoggingKeys.rows: "\(rows)",
-                LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
-            ])
-            report(.createInstances, 0.5, mapping: mapping, done: rows)
-        }
-        // Stage 3 as in a streamed step: the new store against the model's rules.
-        try await MigrationValidation(model: step.destination, batchSize: 1_000, logger: logger, file: step.mappingModels.first?.file)
-            .validate(storeAt: shadowURL) { entity, _, done in report(.validateAndSave, 0.75, mapping: entity, done: done) }
-        report(.finished, 1)
+        try await migrator.completeSetBasedStep(step, index: index, of: stepCount, written: written, since: started, destination: shadowURL)
     }
 
     /// The shadow schema becomes the store in one transaction; the old tables go with it.

@@ -183,12 +183,6 @@ struct SQLiteMigrationRun {
 
     private func runSetBased(_ setBased: SetBasedMigration, step: MigrationPlan.Step, index: Int, from input: String, to output: String, original: StoreMetadata) async throws {
         let stepCount = plan.steps.count
-        func report(_ stage: MigrationProgress.Stage, _ fraction: Double, mapping: String? = nil, done: Int = 0) {
-            migrator.report(MigrationProgress(
-                fractionCompleted: fraction, stepFractionCompleted: fraction, step: 1, stepCount: 1, sourceVersion: step.source.name,
-                destinationVersion: step.destination.name, stage: stage, entityMapping: mapping, instancesDone: done, instancesTotal: done),
-                step: index, of: stepCount)
-        }
         let started = ContinuousClock.now
         let created = try await PersistentStore.open(.sqlite(output), model: step.destination, options: .createIfMissing, logger: logger)
         await created.close()
@@ -211,19 +205,7 @@ struct SQLiteMigrationRun {
             throw MigrationError(.store, "step \(step.source.name) → \(step.destination.name) failed", hint: "the store was not changed",
                                  store: url.description, underlying: error)
         }
-        for (mapping, rows) in written {
-            logger.info("migration stage", metadata: [
-                LoggingKeys.migrationStep: "\(index + 1)/\(stepCount) \(step.source.name) → \(step.destination.name)",
-                LoggingKeys.migrationStage: "\(MigrationProgress.Stage.createInstances.rawValue)",
-                LoggingKeys.entityMapping: "\(mapping)", LoggingKeys.rows: "\(rows)",
-                LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
-            ])
-            report(.createInstances, 0.5, mapping: mapping, done: rows)
-        }
-        // Stage 3 as in a streamed step: the new store against the model's rules.
-        try await MigrationValidation(model: step.destination, batchSize: 1_000, logger: logger, file: step.mappingModels.first?.file)
-            .validate(storeAt: .sqlite(output)) { entity, _, done in report(.validateAndSave, 0.75, mapping: entity, done: done) }
-        report(.finished, 1)
+        try await migrator.completeSetBasedStep(step, index: index, of: stepCount, written: written, since: started, destination: .sqlite(output))
     }
 
     /// Renames the finished file over the store: one atomic step on the same file system.
