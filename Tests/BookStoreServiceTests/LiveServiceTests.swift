@@ -86,7 +86,11 @@ struct LiveServiceTests {
 
             let status = try await server.terminate()
             #expect(status == 0, "\(server.output)")
-            #expect(server.output.contains("migration stage"))
+            // Every stage is logged with its step (and the stages of mappings with their rows).
+            let stages = server.output.split(separator: "\n").filter { $0.contains("migration stage") }
+            #expect(stages.count >= 10)
+            #expect(stages.allSatisfy { $0.contains("persistence.migration.step=") && $0.contains("persistence.duration_ms=") })
+            #expect(stages.contains { $0.contains("persistence.migration.entity_mapping=PublicationToPublication") && $0.contains("persistence.rows=4") })
             #expect(server.output.contains("hb.request.id="))
         }
     }

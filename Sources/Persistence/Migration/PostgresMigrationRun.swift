@@ -94,7 +94,7 @@ struct PostgresMigrationRun {
         let shadowURL = StoreURL.postgres(shadow)
         do {
             if let setBased = step.setBased {
-                try await runSetBased(setBased, step: step, into: shadowURL, shadow: shadow)
+                try await runSetBased(setBased, step: step, index: index, into: shadowURL, shadow: shadow)
             } else {
                 try await runStreamed(step, index: index, into: shadowURL)
             }
@@ -120,13 +120,13 @@ struct PostgresMigrationRun {
         for mapping in step.mappingModels {
             let manager = step.managerType.init(configuration: MigrationManager.Configuration(
                 sourceModel: step.source, destinationModel: step.destination, mappingModel: mapping,
-                policies: migrator.chain.policies, logger: logger))
+                policies: migrator.chain.policies, logger: migrator.logger(forStep: index, of: stepCount, step)))
             manager.setProgressHandler { progress in migrator.report(progress, step: index, of: stepCount) }
             try await manager.migrateStore(from: url, to: shadowURL)
         }
     }
 
-    private func runSetBased(_ setBased: SetBasedMigration, step: MigrationPlan.Step, into shadowURL: StoreURL, shadow: PostgresConfiguration) async throws {
+    private func runSetBased(_ setBased: SetBasedMigration, step: MigrationPlan.Step, index: Int, into shadowURL: StoreURL, shadow: PostgresConfiguration) async throws {
         let created = try await PersistentStore.open(shadowURL, model: step.destination, options: .createIfMissing, logger: logger)
         await created.close()
         let source = configuration.quotedSchema
@@ -135,7 +135,8 @@ struct PostgresMigrationRun {
         }
         let store = try await PersistentStore.open(shadowURL, model: step.destination, options: .existingOnly, logger: logger)
         do {
-            try await MigrationValidation(model: step.destination, batchSize: 1_000, logger: logger, file: step.mappingModels.first?.file)
+            try await MigrationValidation(model: step.destination, batchSize: 1_000, logger: migrator.logger(forStep: index, of: plan.steps.count, step),
+                                          file: step.mappingModels.first?.file)
                 .validate(ManagedObjectContext(store: store, logger: logger)) { _, _, _ in }
         } catch {
             await store.close()

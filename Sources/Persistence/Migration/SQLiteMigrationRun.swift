@@ -158,7 +158,7 @@ struct SQLiteMigrationRun {
         for (pass, mapping) in step.mappingModels.enumerated() {
             let manager = step.managerType.init(configuration: MigrationManager.Configuration(
                 sourceModel: step.source, destinationModel: step.destination, mappingModel: mapping,
-                policies: migrator.chain.policies, logger: logger))
+                policies: migrator.chain.policies, logger: migrator.logger(forStep: index, of: stepCount, step)))
             manager.setProgressHandler { progress in
                 guard let progress = Self.progress(progress, ofPass: pass, of: passes) else { return }
                 migrator.report(progress, step: index, of: stepCount)
@@ -225,7 +225,8 @@ struct SQLiteMigrationRun {
         // Stage 3 as in a streamed step: the new store against the model's rules.
         let store = try await PersistentStore.open(.sqlite(output), model: step.destination, options: .existingOnly, logger: logger)
         do {
-            try await MigrationValidation(model: step.destination, batchSize: 1_000, logger: logger, file: step.mappingModels.first?.file)
+            try await MigrationValidation(model: step.destination, batchSize: 1_000, logger: migrator.logger(forStep: index, of: stepCount, step),
+                                          file: step.mappingModels.first?.file)
                 .validate(ManagedObjectContext(store: store, logger: logger)) { entity, _, done in report(.validateAndSave, 0.75, mapping: entity, done: done) }
         } catch {
             await store.close()
