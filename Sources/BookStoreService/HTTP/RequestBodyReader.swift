@@ -62,8 +62,8 @@ enum RequestBodyReader {
     /// The decoder's own words, without the coding path noise.
     private static func reason(_ error: any Error) -> String {
         if case DecodingError.dataCorrupted(let context) = error {
-            let underlying = (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String
-            return underlying ?? context.debugDescription
+            // The parser's own error says where ("Unexpected end of file at line 1, column 11").
+            return context.underlyingError.map { String(describing: $0) } ?? context.debugDescription
         }
         return "\(error)"
     }

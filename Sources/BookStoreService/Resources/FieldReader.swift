@@ -82,7 +82,7 @@ struct FieldReader {
     /// Refuses the body with every problem found.
     func finish() throws(Problem) {
         guard errors.isEmpty else {
-            throw Problem.invalidBody("the \(resource) has \(errors.count == 1 ? "a field" : "fields") this operation does not take", errors: errors)
+            throw Problem.invalidBody("the body is not a \(resource): " + errors.map(\.message).joined(separator: "; "), errors: errors)
         }
     }
 }
