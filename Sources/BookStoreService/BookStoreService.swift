@@ -43,7 +43,8 @@ public struct BookStoreService: Sendable {
     /// The router: request ids and access log, problem responses, then the routes.
     func makeRouter() -> Router<BookStoreRequestContext> {
         let routes = self.routes
-        let router = Router(context: BookStoreRequestContext.self)
+        // HEAD answers as GET without the body (`curl -I`).
+        let router = Router(context: BookStoreRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: RequestIDMiddleware())
         router.add(middleware: ProblemMiddleware(routes: routes))
         routes.register(on: router)

@@ -221,14 +221,17 @@ struct PublicationRoutesTests {
     func otherMethodsAre405sWithAllow(_ backend: Backend) async throws {
         try await withReadyService(backend) { client in
             for (method, path, allow) in [
-                (HTTPRequest.Method.delete, "/publications", "GET, POST"), (.put, "/publications", "GET, POST"),
-                (.post, "/publications/1", "GET, PUT, PATCH, DELETE"), (.put, "/pages/1", "GET, PATCH, DELETE"),
-                (.delete, "/publications/1/pages", "GET, POST"), (.post, "/health", "GET"), (.options, "/openapi.json", "GET"),
+                (HTTPRequest.Method.delete, "/publications", "GET, POST, HEAD"), (.put, "/publications", "GET, POST, HEAD"),
+                (.post, "/publications/1", "GET, PUT, PATCH, DELETE, HEAD"), (.put, "/pages/1", "GET, PATCH, DELETE, HEAD"),
+                (.delete, "/publications/1/pages", "GET, POST, HEAD"), (.post, "/health", "GET, HEAD"), (.options, "/openapi.json", "GET, HEAD"),
             ] {
                 let response = try await client.send(method, path)
                 expectProblem(response, .methodNotAllowed)
                 #expect(response.headers[.allow] == allow, "\(method) \(path)")
             }
+            let head = try await client.send(.head, "/publications/1")
+            #expect(head.status == .ok && head.body.readableBytes == 0 && head.contentType == "application/json")
+            expectProblem(try await client.send(.head, "/publications/99"), .notFound, checkBody: false)
         }
     }
 

@@ -138,10 +138,12 @@ extension JSONValue {
 }
 
 /// Checks a refusal: the status, `application/problem+json`, and the problem members.
-func expectProblem(_ response: TestResponse, _ status: HTTPResponse.Status, fields: [String] = [],
+func expectProblem(_ response: TestResponse, _ status: HTTPResponse.Status, fields: [String] = [], checkBody: Bool = true,
                    sourceLocation: SourceLocation = #_sourceLocation) {
     #expect(response.status == status, "\(response.text)", sourceLocation: sourceLocation)
     #expect(response.contentType == "application/problem+json", sourceLocation: sourceLocation)
+    // A HEAD response has the headers of the GET one and no body.
+    guard checkBody else { return }
     let body = response.json
     #expect(body["status"]?.int == Int(status.code), sourceLocation: sourceLocation)
     #expect(body["title"]?.string?.isEmpty == false, sourceLocation: sourceLocation)

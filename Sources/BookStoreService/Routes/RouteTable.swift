@@ -18,14 +18,16 @@ struct RouteTable: Sendable {
         routes.append(Route(method: method, path: path, handler: handler))
     }
 
-    /// The methods the path's routes take; empty when no route has its shape.
+    /// The methods the path's routes take (HEAD wherever GET is); empty when no route
+    /// has its shape.
     func allowedMethods(forPath path: String) -> [HTTPRequest.Method] {
         let segments = Self.segments(path)
-        return routes.filter { route in
+        let methods = routes.filter { route in
             let template = Self.segments(route.path)
             return template.count == segments.count
                 && zip(template, segments).allSatisfy { $0.hasPrefix("{") || $0 == $1 }
         }.map(\.method)
+        return methods.contains(.get) ? methods + [.head] : methods
     }
 
     private static func segments(_ path: String) -> [Substring] {
