@@ -148,7 +148,9 @@ final class ServerProcess: Sendable {
         process.terminate()
         let deadline = ContinuousClock.now + timeout
         while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        if process.isRunning { throw RawHTTPClient.Failure(description: "the server did not stop within \(timeout) of SIGTERM") }
+        if process.isRunning {
+            throw RawHTTPClient.Failure(description: "the server did not stop within \(timeout) of SIGTERM; it wrote:\n\(output.suffix(3000))")
+        }
         return process.terminationStatus
     }
 

@@ -2,7 +2,8 @@ import Foundation
 
 /// A JSON value as it was sent, before it is checked against a resource's fields.
 ///
-/// Request bodies are read into this rather than straight into `Decodable` types so that
+/// Request bodies are read into this (by ``JSONParser``) rather than straight into
+/// `Decodable` types so that
 /// every problem — an unknown field, a string where a number belongs, a fraction where an
 /// integer belongs — is reported by field name, all at once, instead of the first
 /// `DecodingError`. It also builds the OpenAPI document from literals:
@@ -20,11 +21,11 @@ public enum JSONValue: Sendable, Hashable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    /// Parses a JSON text.
+    /// Parses a JSON text strictly (RFC 8259, no duplicate member names).
     ///
-    /// - Throws: `DecodingError` when the text is not JSON.
+    /// - Throws: an error saying what is wrong and at which byte when the text is not JSON.
     public init(parsing data: Data) throws {
-        self = try JSONDecoder().decode(JSONValue.self, from: data)
+        self = try JSONParser.parse(Array(data))
     }
 
     public var objectValue: [String: JSONValue]? {
@@ -52,24 +53,7 @@ public enum JSONValue: Sendable, Hashable {
     }
 }
 
-extension JSONValue: Codable {
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let bool = try? container.decode(Bool.self) {
-            self = .bool(bool)
-        } else if let number = try? container.decode(Double.self) {
-            self = .number(number)
-        } else if let string = try? container.decode(String.self) {
-            self = .string(string)
-        } else if let array = try? container.decode([JSONValue].self) {
-            self = .array(array)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
-    }
-
+extension JSONValue: Encodable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {

@@ -41,7 +41,7 @@ enum RequestBodyReader {
         do {
             value = try JSONValue(parsing: Data(buffer.readableBytesView))
         } catch {
-            throw Problem.invalidBody(buffer.readableBytes == 0 ? "the body is empty; send a JSON object" : "the body is not valid JSON: \(reason(error))")
+            throw Problem.invalidBody(buffer.readableBytes == 0 ? "the body is empty; send a JSON object" : "the body is not valid JSON: \(error)")
         }
         guard let object = value.objectValue else {
             throw Problem.invalidBody("the body is \(value.kindName); send a JSON object")
@@ -57,14 +57,5 @@ enum RequestBodyReader {
     /// `application/json; charset=utf-8` → `application/json`.
     private static func mediaType(_ header: String) -> String {
         header.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-    }
-
-    /// The decoder's own words, without the coding path noise.
-    private static func reason(_ error: any Error) -> String {
-        if case DecodingError.dataCorrupted(let context) = error {
-            // The parser's own error says where ("Unexpected end of file at line 1, column 11").
-            return context.underlyingError.map { String(describing: $0) } ?? context.debugDescription
-        }
-        return "\(error)"
     }
 }
