@@ -8,12 +8,16 @@ let package = Package(
         .library(name: "Persistence", targets: ["Persistence"]),
         .library(name: "PersistenceTesting", targets: ["PersistenceTesting"]),
         .library(name: "BookStore", targets: ["BookStore"]),
+        .library(name: "BookStoreService", targets: ["BookStoreService"]),
         .executable(name: "bookstore", targets: ["bookstore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
     ],
     targets: [
         // libsqlite3, the reference SQLite client, as shipped by the system.
@@ -51,10 +55,23 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The HTTP service: routes, middleware, status page, OpenAPI document.
+        .target(
+            name: "BookStoreService",
+            dependencies: [
+                "BookStore",
+                "Persistence",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .executableTarget(
             name: "bookstore",
             dependencies: [
                 "BookStore",
+                "BookStoreService",
                 "Persistence",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -67,6 +84,19 @@ let package = Package(
         .testTarget(
             name: "BookStoreTests",
             dependencies: ["BookStore", "Persistence", "PersistenceTesting"]
+        ),
+        .testTarget(
+            name: "BookStoreServiceTests",
+            dependencies: [
+                "BookStoreService",
+                "BookStore",
+                "Persistence",
+                "PersistenceTesting",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

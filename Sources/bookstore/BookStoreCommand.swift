@@ -4,7 +4,7 @@ import ArgumentParser
 struct BookStoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bookstore",
-        abstract: "The BookStore backend: seed, inspect, migrate and reset its stores.",
-        subcommands: [SeedCommand.self, StatusCommand.self, MigrateCommand.self, CopyCommand.self, ResetCommand.self]
+        abstract: "The BookStore backend: serve its REST API; seed, inspect, migrate and reset its stores.",
+        subcommands: [ServeCommand.self, SeedCommand.self, StatusCommand.self, MigrateCommand.self, CopyCommand.self, ResetCommand.self]
     )
 }

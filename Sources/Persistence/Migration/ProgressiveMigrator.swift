@@ -193,6 +193,14 @@ public final class ProgressiveMigrator: Sendable {
         return plan
     }
 
+    /// The logger with the step on every line (`persistence.migration.step=3/4 BookStore 3 →
+    /// BookStore 4`), for the stages a step's migration manager and validation log.
+    func logger(forStep index: Int, of count: Int, _ step: MigrationPlan.Step) -> Logger {
+        var logger = self.logger
+        logger[metadataKey: LoggingKeys.migrationStep] = "\(index + 1)/\(count) \(step.source.name) → \(step.destination.name)"
+        return logger
+    }
+
     /// Reports a step's progress as part of the whole plan.
     func report(_ progress: MigrationProgress, step index: Int, of count: Int) {
         var overall = progress

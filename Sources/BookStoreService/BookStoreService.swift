@@ -1,0 +1,97 @@
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// The BookStore REST service: publications and their pages over HTTP, on a store that
+/// it migrates to the current model on start-up while already answering.
+///
+/// ```swift
+/// let service = BookStoreService(configuration: ServiceConfiguration(
+///     store: try StoreURL("sqlite://./bookstore.sqlite"), models: try BookStoreModels.load()), logger: logger)
+/// try await service.run()   // until SIGINT or SIGTERM
+/// ```
+///
+/// On SIGINT or SIGTERM the server stops accepting connections and finishes the requests
+/// in flight; a migration in progress is cancelled, which leaves the store as it was at its
+/// last completed step; then the store is closed.
+public struct BookStoreService: Sendable {
+    public let configuration: ServiceConfiguration
+    /// Where the store is; the routes go through it.
+    public let gate: StoreGate
+    let logger: Logger
+
+    public init(configuration: ServiceConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.gate = StoreGate(store: configuration.store, modelName: configuration.models.current.name,
+                              retryAfterSeconds: configuration.retryAfterSeconds)
+        self.logger = logger
+    }
+
+    /// Every operation of the API.
+    var routes: RouteTable {
+        var table = RouteTable()
+        PublicationRoutes(gate: gate).add(to: &table)
+        PageRoutes(gate: gate).add(to: &table)
+        let health = HealthRoutes(gate: gate)
+        health.add(to: &table)
+        StatusPage(health: health).add(to: &table)
+        OpenAPIDocument.add(to: &table)
+        return table
+    }
+
+    /// The router: request ids and access log, problem responses, then the routes.
+    func makeRouter() -> Router<BookStoreRequestContext> {
+        let routes = self.routes
+        // HEAD answers as GET without the body (`curl -I`).
+        let router = Router(context: BookStoreRequestContext.self, options: .autoGenerateHeadEndpoints)
+        router.add(middleware: RequestIDMiddleware())
+        router.add(middleware: ProblemMiddleware(routes: routes))
+        routes.register(on: router)
+        return router
+    }
+
+    /// The Hummingbird application: the router, and the store as a service of its group,
+    /// so that the server listens while the store is migrated.
+    public func makeApplication() -> some ApplicationProtocol {
+        let address: BindAddress = switch configuration.address {
+        case .tcp(let host, let port): .hostname(host, port: port)
+        case .unixSocket(let path): .unixDomainSocket(path: path)
+        }
+        let logger = self.logger
+        let configured = configuration.address
+        return Application(
+            router: makeRouter(),
+            configuration: .init(address: address, serverName: "BookStore"),
+            services: [StoreService(configuration: configuration, gate: gate, logger: logger)],
+            onServerRunning: { channel in
+                logger.notice("listening on \(Self.listeningAddress(configured, bound: channel.localAddress.map(String.init(describing:))))")
+            },
+            logger: logger
+        )
+    }
+
+    /// Where the server listens, with the port it was given when asked for port 0. NIO
+    /// describes a bound TCP address as `[IPv4]127.0.0.1/127.0.0.1:43211`.
+    static func listeningAddress(_ configured: ServiceConfiguration.Address, bound: String?) -> String {
+        guard case .tcp(let host, let port) = configured else { return configured.description }
+        let boundPort = bound?.split(separator: ":").last.flatMap { Int($0) } ?? port
+        return ServiceConfiguration.Address.tcp(host: host, port: boundPort).description
+    }
+
+    /// Runs until SIGINT or SIGTERM, then shuts down gracefully.
+    ///
+    /// - Throws: when the server cannot listen, or the store cannot be opened or migrated.
+    public func run() async throws {
+        if case .unixSocket(let path) = configuration.address { try Self.removeStaleSocket(at: path) }
+        try await makeApplication().runService()
+    }
+
+    /// A socket file left by a server that was killed would make binding fail; a file
+    /// that is not a socket is left alone (binding then fails and says so).
+    static func removeStaleSocket(at path: String) throws {
+        var status = stat()
+        guard lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFSOCK else { return }
+        try FileManager.default.removeItem(atPath: path)
+    }
+}

@@ -1,0 +1,17 @@
+import HTTPTypes
+import Hummingbird
+
+/// The request context of the BookStore service: Hummingbird's core context with the
+/// service's body limit.
+public struct BookStoreRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The request's id (``RequestIDMiddleware`` sets it), also on the logger's lines.
+    public var requestID = ""
+
+    public init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+    }
+
+    /// Bodies over 1 MiB are refused with 413: no resource of the service comes near it.
+    public var maxUploadSize: Int { RequestBodyReader.maximumSize }
+}

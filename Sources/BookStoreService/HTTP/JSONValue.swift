@@ -1,0 +1,84 @@
+import Foundation
+
+/// A JSON value as it was sent, before it is checked against a resource's fields.
+///
+/// Request bodies are read into this (by ``JSONParser``) rather than straight into
+/// `Decodable` types so that
+/// every problem — an unknown field, a string where a number belongs, a fraction where an
+/// integer belongs — is reported by field name, all at once, instead of the first
+/// `DecodingError`. It also builds the OpenAPI document from literals:
+///
+/// ```swift
+/// let value = try JSONValue(parsing: Data(#"{"title": "Dune", "price": 9.5}"#.utf8))
+/// value.objectValue?["price"]   // .number(9.5)
+/// let schema: JSONValue = ["type": "string", "maxLength": 10]
+/// ```
+public enum JSONValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    /// Parses a JSON text strictly (RFC 8259, no duplicate member names).
+    ///
+    /// - Throws: an error saying what is wrong and at which byte when the text is not JSON.
+    public init(parsing data: Data) throws {
+        self = try JSONParser.parse(Array(data))
+    }
+
+    public var objectValue: [String: JSONValue]? {
+        if case .object(let members) = self { members } else { nil }
+    }
+
+    /// The JSON type's name, for error messages: "a string", "an object".
+    public var kindName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+
+    /// The text of this value as JSON.
+    public func serialized(sortedKeys: Bool = false) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = sortedKeys ? [.sortedKeys, .withoutEscapingSlashes] : [.withoutEscapingSlashes]
+        // Encoding a JSONValue cannot fail: every case is plain JSON.
+        return (try? encoder.encode(self)) ?? Data("null".utf8)
+    }
+}
+
+extension JSONValue: Encodable {
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .number(let value):
+            // Whole numbers print without ".0", as people write them.
+            if value.rounded() == value, abs(value) < 1e15 { try container.encode(Int64(value)) } else { try container.encode(value) }
+        case .string(let value): try container.encode(value)
+        case .array(let values): try container.encode(values)
+        case .object(let members): try container.encode(members)
+        }
+    }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    public init(floatLiteral value: Double) { self = .number(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+    public init(nilLiteral: ()) { self = .null }
+}

@@ -1,0 +1,58 @@
+import HTTPTypes
+import Hummingbird
+import Persistence
+
+extension Problem {
+    /// The problem a domain error is to a client: the model's validation is a 422 listing
+    /// each field, an unknown object a 404, a concurrent change a 409, a store that cannot be
+    /// reached a 503; `nil` for errors that are the service's own fault (answered with 500).
+    ///
+    /// ```swift
+    /// Problem(domainError: ValidationError(...))?.status   // .unprocessableContent
+    /// ```
+    init?(domainError error: any Error) {
+        switch error {
+        case let problem as Problem:
+            self = problem
+        case let error as ValidationError:
+            let entity = error.issues.first?.entity.lowercased() ?? "object"
+            self.init(.unprocessableContent, type: .validationFailed, title: "The \(entity) breaks the model's rules",
+                      detail: error.issues.map(\.message).joined(separator: "; "),
+                      errors: error.issues.map { .init(field: $0.key ?? $0.entity, code: $0.code.rawValue, message: $0.message) })
+        case let error as StoreError where error.code == .objectNotFound:
+            self = .notFound(error.message)
+        case let error as StoreError where error.code == .conflict:
+            self.init(.conflict, type: .conflict, title: "The resource was changed meanwhile",
+                      detail: "another request changed it since it was read; read it again and retry")
+        case let error as StoreError where error.code == .connectionFailed:
+            self.init(.serviceUnavailable, type: .unavailable, title: "The store cannot be reached",
+                      detail: "the database server does not answer; retry later", headers: [.retryAfter: "5"])
+        case let error as HTTPError:
+            self.init(httpError: error.status, detail: error.body)
+        case let error as any HTTPResponseError:
+            self.init(httpError: error.status, detail: nil)
+        default:
+            return nil
+        }
+    }
+
+    /// Hummingbird's own refusals (a body over the limit, an unmatched route) in the
+    /// service's shape.
+    private init(httpError status: HTTPResponse.Status, detail: String?) {
+        switch status {
+        case .contentTooLarge:
+            self.init(status, type: .bodyTooLarge, title: "The request body is too large",
+                      detail: detail ?? "bodies of at most \(RequestBodyReader.maximumSize) bytes (1 MiB) are accepted")
+        case .notFound:
+            self = .notFound(detail ?? "there is no resource here")
+        default:
+            self.init(status, type: .generic, title: status.reasonPhrase, detail: detail ?? status.reasonPhrase)
+        }
+    }
+
+    /// A 500 that says no more than that: the log has the error, under the request's id.
+    static func internalError(requestID: String) -> Problem {
+        Problem(.internalServerError, type: .internalError, title: "Internal server error",
+                detail: "the service failed to answer; the log has the details under request id \(requestID)")
+    }
+}

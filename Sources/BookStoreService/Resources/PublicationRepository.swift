@@ -1,0 +1,142 @@
+import Logging
+import Persistence
+
+/// Publications and their pages in a store of the current model: what the routes do,
+/// in the framework's terms. Each call works in a context of its own and saves at most
+/// once, so a refused change writes nothing.
+///
+/// ```swift
+/// let repository = PublicationRepository(container: container)
+/// let page = try await repository.publications(try ListQuery.publications([("q", "book")]))
+/// ```
+struct PublicationRepository: Sendable {
+    static let publicationEntity = "Publication"
+    static let pageEntity = "Page"
+
+    let container: PersistentContainer
+
+    // MARK: Publications
+
+    func publications(_ query: ListQuery) async throws -> ListPage<PublicationResource> {
+        let context = container.newContext()
+        let total = try await context.count(for: query.countRequest(entityName: Self.publicationEntity))
+        let objects = try await context.fetch(query.fetchRequest(entityName: Self.publicationEntity))
+        let counts = try await pageCounts(of: objects.compactMap(\.objectID.primaryKey))
+        let items = objects.map { PublicationResource($0, pageCount: counts[$0.objectID.primaryKey ?? 0] ?? 0) }
+        return ListPage(items: items, total: total, limit: query.limit, offset: query.offset)
+    }
+
+    func publication(_ id: Int64) async throws -> PublicationResource {
+        let context = container.newContext()
+        return try await resource(try await publication(id, in: context))
+    }
+
+    func createPublication(_ input: PublicationInput) async throws -> PublicationResource {
+        let context = container.newContext()
+        let object = try context.insertObject(entityName: Self.publicationEntity)
+        input.apply(to: object, replacing: true)
+        try await context.save()
+        return PublicationResource(object, pageCount: 0)
+    }
+
+    /// PUT (`replacing`) or PATCH.
+    func updatePublication(_ id: Int64, _ input: PublicationInput, replacing: Bool) async throws -> PublicationResource {
+        let context = container.newContext()
+        let object = try await publication(id, in: context)
+        input.apply(to: object, replacing: replacing)
+        try await context.save()
+        return try await resource(object)
+    }
+
+    /// Deletes the publication; the model's cascade rule deletes its pages in the same save.
+    func deletePublication(_ id: Int64) async throws {
+        let context = container.newContext()
+        context.delete(try await publication(id, in: context))
+        try await context.save()
+    }
+
+    // MARK: Pages
+
+    func pages(of publicationID: Int64, _ query: ListQuery) async throws -> ListPage<PageResource> {
+        let context = container.newContext()
+        let owner = try await publication(publicationID, in: context)
+        let ofOwner = try Persistence.Predicate(format: "publication == %@", .object(owner.objectID))
+        let total = try await context.count(for: query.countRequest(entityName: Self.pageEntity, extra: [ofOwner]))
+        let objects = try await context.fetch(query.fetchRequest(entityName: Self.pageEntity, extra: [ofOwner]))
+        return ListPage(items: objects.map(PageResource.init), total: total, limit: query.limit, offset: query.offset)
+    }
+
+    func page(_ id: Int64) async throws -> PageResource {
+        PageResource(try await page(id, in: container.newContext()))
+    }
+
+    /// Adds a page; without a `number` it becomes the publication's next page.
+    func createPage(in publicationID: Int64, _ input: PageInput) async throws -> PageResource {
+        let context = container.newContext()
+        let owner = try await publication(publicationID, in: context)
+        var input = input
+        if case .absent = input.number {
+            let numbers = try await owner.destinations(forKey: "pages").compactMap { $0.value(forKey: "number").integerValue }
+            input.number = .value(min((numbers.max() ?? 0) + 1, Int64(Int16.max)))
+        }
+        let object = try context.insertObject(entityName: Self.pageEntity)
+        input.apply(to: object, replacing: true)
+        object.setDestination(owner, forKey: "publication")
+        try await context.save()
+        return PageResource(object)
+    }
+
+    func updatePage(_ id: Int64, _ input: PageInput) async throws -> PageResource {
+        let context = container.newContext()
+        let object = try await page(id, in: context)
+        input.apply(to: object, replacing: false)
+        try await context.save()
+        return PageResource(object)
+    }
+
+    func deletePage(_ id: Int64) async throws {
+        let context = container.newContext()
+        context.delete(try await page(id, in: context))
+        try await context.save()
+    }
+
+    // MARK: Lookups
+
+    private func publication(_ id: Int64, in context: ManagedObjectContext) async throws -> ManagedObject {
+        try await object(Self.publicationEntity, id, in: context, name: "publication")
+    }
+
+    private func page(_ id: Int64, in context: ManagedObjectContext) async throws -> ManagedObject {
+        try await object(Self.pageEntity, id, in: context, name: "page")
+    }
+
+    private func object(_ entityName: String, _ id: Int64, in context: ManagedObjectContext, name: String) async throws -> ManagedObject {
+        do {
+            return try await context.existingObject(with: try context.objectID(entityName: entityName, primaryKey: id))
+        } catch let error as StoreError where error.code == .objectNotFound {
+            throw Problem.notFound("there is no \(name) with id \(id)")
+        }
+    }
+
+    private func resource(_ publication: ManagedObject) async throws -> PublicationResource {
+        let counts = try await pageCounts(of: [publication.objectID.primaryKey ?? 0])
+        return PublicationResource(publication, pageCount: counts[publication.objectID.primaryKey ?? 0] ?? 0)
+    }
+
+    /// The number of pages of each publication, in one grouped query rather than one
+    /// count per publication of a list.
+    private func pageCounts(of publicationIDs: [Int64]) async throws -> [Int64: Int] {
+        guard !publicationIDs.isEmpty else { return [:] }
+        let schema = container.store.schema
+        guard let pages = schema.table(for: Self.pageEntity), let owner = pages.column(for: "publication") else { return [:] }
+        let placeholders = publicationIDs.indices.map { schema.dialect.placeholder($0 + 1) }.joined(separator: ", ")
+        let sql = "SELECT \(owner.name), count(*) FROM \(pages.name) WHERE \(owner.name) IN (\(placeholders)) GROUP BY \(owner.name)"
+        let arguments = publicationIDs.map(DatabaseValue.integer)
+        let rows = try await container.store.database.read { try $0.rows(sql, arguments) }
+        var counts: [Int64: Int] = [:]
+        for row in rows {
+            if let id = row[0].int64, let count = row[1].int64 { counts[id] = Int(count) }
+        }
+        return counts
+    }
+}

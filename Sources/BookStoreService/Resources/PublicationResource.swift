@@ -1,0 +1,91 @@
+import Persistence
+
+/// A publication as the API shows it: `BookStore 5`'s `Publication` with its primary key
+/// as `id` and the number of its pages.
+///
+/// ```json
+/// {"id": 1, "title": "The first book", "price": 22, "firstName": "Bill", "lastName": "Smith",
+///  "synopsis": "The first book", "pageCount": 3}
+/// ```
+public struct PublicationResource: Sendable, Hashable, Encodable {
+    public var id: Int64
+    public var title: String
+    public var price: Double
+    public var firstName: String?
+    public var lastName: String?
+    public var synopsis: String?
+    public var pageCount: Int
+
+    init(_ object: ManagedObject, pageCount: Int) {
+        id = object.objectID.primaryKey ?? 0
+        title = object.value(forKey: "title").stringValue ?? ""
+        price = Self.floatPrecision(object.value(forKey: "price").doubleValue ?? 0)
+        firstName = object.value(forKey: "firstName").stringValue
+        lastName = object.value(forKey: "lastName").stringValue
+        synopsis = object.value(forKey: "synopsis").stringValue
+        self.pageCount = pageCount
+    }
+
+    /// `price` is a Float attribute: PostgreSQL keeps it as `real`, SQLite as a double.
+    /// Showing the shortest decimal of its Float value gives `10.99`, not
+    /// `10.989999771118164`, on both.
+    static func floatPrecision(_ value: Double) -> Double {
+        Double(Float(value).description) ?? value
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, title, price, firstName, lastName, synopsis, pageCount
+    }
+
+    // Written out so that empty optional fields appear as `null` rather than not at all.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(title, forKey: .title)
+        try container.encode(price, forKey: .price)
+        try container.encode(firstName, forKey: .firstName)
+        try container.encode(lastName, forKey: .lastName)
+        try container.encode(synopsis, forKey: .synopsis)
+        try container.encode(pageCount, forKey: .pageCount)
+    }
+}
+
+/// A page as the API shows it.
+///
+/// ```json
+/// {"id": 7, "number": 1, "text": "It was a dark and stormy night.", "publicationId": 3}
+/// ```
+public struct PageResource: Sendable, Hashable, Encodable {
+    public var id: Int64
+    public var number: Int64
+    public var text: String?
+    /// The publication the page belongs to; `null` for a page of none.
+    public var publicationId: Int64?
+
+    init(_ object: ManagedObject) {
+        id = object.objectID.primaryKey ?? 0
+        number = object.value(forKey: "number").integerValue ?? 0
+        text = object.value(forKey: "text").stringValue
+        publicationId = object.destinationID(forKey: "publication")?.primaryKey
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, number, text, publicationId
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(number, forKey: .number)
+        try container.encode(text, forKey: .text)
+        try container.encode(publicationId, forKey: .publicationId)
+    }
+}
+
+/// One page of a list: the items, how many match in all, and the window asked for.
+public struct ListPage<Item: Encodable & Sendable>: Sendable, Encodable {
+    public var items: [Item]
+    public var total: Int
+    public var limit: Int
+    public var offset: Int
+}

@@ -1,0 +1,55 @@
+import HTTPTypes
+import Hummingbird
+
+/// `/publications` and `/publications/{id}`: list, create, read, replace, update, delete.
+struct PublicationRoutes: Sendable {
+    let gate: StoreGate
+
+    func add(to table: inout RouteTable) {
+        table.add(.get, "/publications") { request, context in
+            let query = try ListQuery.publications(request.uri.queryParameters.map { (String($0.key), String($0.value)) })
+            return try .json(try await repository().publications(query))
+        }
+        table.add(.post, "/publications") { request, context in
+            let input = try PublicationInput(try await RequestBodyReader.object(from: request, context: context))
+            let created = try await repository().createPublication(input)
+            var response = try Response.json(created, status: .created)
+            response.headers[.location] = "/publications/\(created.id)"
+            return response
+        }
+        table.add(.get, "/publications/{id}") { request, context in
+            try .json(try await repository().publication(try Self.id(context)))
+        }
+        table.add(.put, "/publications/{id}") { request, context in
+            try await update(request, context, replacing: true)
+        }
+        table.add(.patch, "/publications/{id}") { request, context in
+            try await update(request, context, replacing: false)
+        }
+        table.add(.delete, "/publications/{id}") { request, context in
+            try await repository().deletePublication(try Self.id(context))
+            return Response(status: .noContent)
+        }
+    }
+
+    private func update(_ request: Request, _ context: BookStoreRequestContext, replacing: Bool) async throws -> Response {
+        let id = try Self.id(context)
+        let repository = try repository()
+        // An unknown id is a 404 whatever the body, so look it up before reading the body.
+        _ = try await repository.publication(id)
+        let input = try PublicationInput(try await RequestBodyReader.object(from: request, context: context))
+        return try .json(try await repository.updatePublication(id, input, replacing: replacing))
+    }
+
+    private func repository() throws -> PublicationRepository {
+        PublicationRepository(container: try gate.container())
+    }
+
+    /// The `{id}` of the path; one that is not a key of any row is a 404 like a missing row.
+    static func id(_ context: BookStoreRequestContext, name: String = "publication") throws -> Int64 {
+        guard let id = context.parameters.get("id", as: Int64.self), id > 0 else {
+            throw Problem.notFound("there is no \(name) with id \(context.parameters.get("id") ?? "")")
+        }
+        return id
+    }
+}

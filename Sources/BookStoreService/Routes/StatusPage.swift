@@ -1,0 +1,105 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// `GET /status`: an HTML page with the store's state and, during a migration, the step,
+/// stage and a progress bar — the Core Data book's migration view — that keeps itself up
+/// to date by polling `/health` once a second. Rendered on the server first, so it says
+/// something without JavaScript too.
+struct StatusPage: Sendable {
+    let health: HealthRoutes
+
+    func add(to table: inout RouteTable) {
+        table.add(.get, "/status") { _, _ in
+            let (_, body) = health.health()
+            return Response.data(Data(render(body).utf8), status: .ok, contentType: ContentType.html)
+        }
+    }
+
+    func render(_ health: [String: JSONValue]) -> String {
+        let initial = String(decoding: JSONValue.object(health).serialized(sortedKeys: true), as: UTF8.self)
+            // Inside a <script>, "</" could end it early.
+            .replacingOccurrences(of: "</", with: "<\\/")
+        return Self.template.replacingOccurrences(of: "__INITIAL_HEALTH__", with: initial)
+    }
+
+    private static let template = #"""
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>BookStore — status</title>
+        <style>
+          body { font: 15px/1.4 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; background: #f2f2f7; color: #1c1c1e; margin: 0; }
+          main { max-width: 34em; margin: 4em auto; background: #fff; border-radius: 12px; padding: 1.5em 2em; box-shadow: 0 1px 4px rgba(0,0,0,.12); }
+          h1 { font-size: 1.3em; margin: 0 0 .2em; }
+          #state { font-size: 1.1em; margin: .6em 0; }
+          .bar { height: 10px; background: #e5e5ea; border-radius: 5px; overflow: hidden; margin: .8em 0; }
+          .bar > div { height: 100%; width: 0; background: #007aff; transition: width .4s ease; }
+          .ok .bar > div { background: #34c759; }
+          dl { display: grid; grid-template-columns: max-content 1fr; gap: .2em 1em; margin: .8em 0 0; }
+          dt { color: #6e6e73; }
+          dd { margin: 0; }
+          footer { color: #6e6e73; font-size: .85em; margin-top: 1.2em; }
+        </style>
+        </head>
+        <body>
+        <main id="page">
+          <h1>BookStore</h1>
+          <div id="state">…</div>
+          <div class="bar" role="progressbar" aria-valuemin="0" aria-valuemax="100"><div id="fill"></div></div>
+          <dl id="details"></dl>
+          <footer>Updates every second from <a href="/health">/health</a> · <a href="/openapi.json">OpenAPI</a> · <a href="/publications">/publications</a></footer>
+        </main>
+        <script>
+        const initial = __INITIAL_HEALTH__;
+        function show(health) {
+          const page = document.getElementById("page");
+          const state = document.getElementById("state");
+          const fill = document.getElementById("fill");
+          const details = document.getElementById("details");
+          const rows = [["Model", health.model], ["Store", health.store]];
+          let percent = 0;
+          page.className = health.status === "ok" ? "ok" : "";
+          if (health.status === "ok") {
+            state.textContent = "Ready: the store is at " + health.model + ".";
+            percent = 100;
+          } else if (health.status === "migrating") {
+            state.textContent = "Migrating… step " + health.step + " of " + health.stepCount + ": " + health.sourceVersion + " → " + health.destinationVersion;
+            percent = health.percent;
+            rows.push(["Stage", health.stage]);
+            if (health.entityMapping) rows.push(["Entity mapping", health.entityMapping]);
+            if (health.instancesTotal) rows.push(["Rows", health.instancesDone + " of " + health.instancesTotal]);
+            rows.push(["Done", percent + "%"]);
+          } else if (health.status === "waiting") {
+            state.textContent = "Waiting: the store is at " + health.storeVersion + " and needs `bookstore migrate`.";
+          } else if (health.status === "unreachable") {
+            state.textContent = "The service does not answer.";
+          } else {
+            state.textContent = health.status === "starting" ? "Starting…" : "Shutting down.";
+          }
+          fill.style.width = percent + "%";
+          fill.parentElement.setAttribute("aria-valuenow", String(percent));
+          details.replaceChildren(...rows.filter(r => r[1] !== undefined).flatMap(([name, value]) => {
+            const dt = document.createElement("dt"); dt.textContent = name;
+            const dd = document.createElement("dd"); dd.textContent = String(value);
+            return [dt, dd];
+          }));
+        }
+        async function poll() {
+          try {
+            const response = await fetch("/health", { cache: "no-store" });
+            show(await response.json());
+          } catch (error) {
+            show({ status: "unreachable", model: initial.model, store: initial.store });
+          }
+          setTimeout(poll, 1000);
+        }
+        show(initial);
+        setTimeout(poll, 1000);
+        </script>
+        </body>
+        </html>
+        """#
+}

@@ -1,0 +1,53 @@
+import BookStore
+import Persistence
+
+/// How to run the BookStore service: where its store is, where it listens, whether it
+/// migrates the store on start-up.
+///
+/// ```swift
+/// let configuration = ServiceConfiguration(
+///     store: try StoreURL("sqlite://./bookstore.sqlite"), models: try BookStoreModels.load(),
+///     address: .tcp(host: "127.0.0.1", port: 8080))
+/// ```
+public struct ServiceConfiguration: Sendable {
+    /// Where the server listens.
+    public enum Address: Sendable, Hashable, CustomStringConvertible {
+        case tcp(host: String, port: Int)
+        case unixSocket(path: String)
+
+        public var description: String {
+            switch self {
+            case .tcp(let host, let port): "http://\(host):\(port)"
+            case .unixSocket(let path): "unix:\(path)"
+            }
+        }
+    }
+
+    public var store: StoreURL
+    public var models: BookStoreModels
+    public var address: Address
+    /// Migrate an outdated store on start-up (the default); otherwise wait for another
+    /// process (`bookstore migrate`) to do it, answering 503 meanwhile.
+    public var migrate: Bool
+    /// How often a service started with `migrate: false` checks whether the store was migrated.
+    public var migrationPollInterval: Duration
+    /// Seconds a client is asked to wait (`Retry-After`) while the store is not ready.
+    public var retryAfterSeconds: Int
+    /// Called when a migration is planned and published as progress, before its first
+    /// step runs. Tests hold the migration here to watch the service answer 503s.
+    public var beforeMigration: @Sendable (MigrationPlan) async throws -> Void
+
+    public init(
+        store: StoreURL, models: BookStoreModels, address: Address = .tcp(host: "127.0.0.1", port: 8080), migrate: Bool = true,
+        migrationPollInterval: Duration = .seconds(2), retryAfterSeconds: Int = 5,
+        beforeMigration: @escaping @Sendable (MigrationPlan) async throws -> Void = { _ in }
+    ) {
+        self.store = store
+        self.models = models
+        self.address = address
+        self.migrate = migrate
+        self.migrationPollInterval = migrationPollInterval
+        self.retryAfterSeconds = retryAfterSeconds
+        self.beforeMigration = beforeMigration
+    }
+}

@@ -1,0 +1,104 @@
+import BookStore
+import Foundation
+import Logging
+import Persistence
+import ServiceLifecycle
+
+/// Brings the store to the current model while the server already listens, then keeps it
+/// open until shutdown: a `Service` of the application's service group.
+///
+/// - A missing store is created empty at the current model.
+/// - An outdated one is migrated (the framework logs each stage with its step, entity
+///   mapping, rows and duration), its progress published on the ``StoreGate``; with
+///   `migrate: false` it waits, polling, for another process to migrate it.
+/// - A graceful shutdown during the migration cancels it; the framework leaves the store
+///   as it was at its last completed step.
+/// - The store is closed after the server has stopped: the service group shuts services
+///   down in reverse order, and the server comes after this one.
+///
+/// A store that cannot be opened or migrated (unreachable, newer than the app) ends the
+/// service with the error, and with it the whole service group.
+struct StoreService: Service {
+    let configuration: ServiceConfiguration
+    let gate: StoreGate
+    let logger: Logger
+
+    func run() async throws {
+        let container: PersistentContainer
+        do {
+            container = try await cancelWhenGracefulShutdown { try await self.open() }
+        } catch where Self.isCancellation(error) {
+            gate.move(to: .stopped)
+            logger.notice("shut down before the store was ready; the store is as it was at its last completed migration step",
+                          metadata: [LoggingKeys.store: "\(configuration.store)"])
+            return
+        } catch {
+            gate.move(to: .stopped)
+            logger.error("the store cannot be served", metadata: [LoggingKeys.store: "\(configuration.store)", "error": "\(error)"])
+            throw error
+        }
+        gate.move(to: .ready(container))
+        logger.info("store ready", metadata: [LoggingKeys.store: "\(configuration.store)", LoggingKeys.modelVersion: "\(container.model.name)"])
+        // Cancellation (rather than a graceful shutdown) ends the wait the same way: close.
+        try? await gracefulShutdown()
+        gate.move(to: .stopped)
+        await container.store.close()
+        logger.info("store closed", metadata: [LoggingKeys.store: "\(configuration.store)"])
+    }
+
+    private func open() async throws -> PersistentContainer {
+        let models = configuration.models
+        let url = configuration.store
+        let migrator = try BookStoreMigration.migrator(models: models, logger: logger)
+        var plan: MigrationPlan
+        do {
+            plan = try await migrator.plan(forStoreAt: url)
+        } catch let error as StoreError where error.code == .storeNotFound {
+            logger.notice("no store yet; creating an empty one", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(models.current.name)"])
+            return try await PersistentContainer.open(model: models.current, store: url, options: .createIfMissing, logger: logger)
+        }
+        if !plan.isEmpty && !configuration.migrate {
+            plan = try await waitForMigration(plan, migrator: migrator)
+        }
+        if !plan.isEmpty {
+            try await migrate(plan)
+        }
+        return try await PersistentContainer.open(model: models.current, store: url, options: .existingOnly, logger: logger)
+    }
+
+    private func migrate(_ plan: MigrationPlan) async throws {
+        gate.move(to: .migrating(MigrationStatus(plan: plan)))
+        logger.notice("the store needs migrating; data requests get 503 until it is done", metadata: [
+            LoggingKeys.store: "\(configuration.store)", LoggingKeys.modelVersion: "\(plan.storeVersion.name)",
+            "bookstore.migration.steps": "\(plan.steps.map(\.description).joined(separator: "; "))",
+        ])
+        try await configuration.beforeMigration(plan)
+        let gate = self.gate
+        let ran = try await StoreAdministration(models: configuration.models, logger: logger)
+            .migrate(configuration.store) { gate.report(MigrationStatus($0)) }
+        if ran.isEmpty {
+            logger.info("another process migrated the store meanwhile", metadata: [LoggingKeys.store: "\(configuration.store)"])
+        }
+    }
+
+    /// `--no-migrate`: polls until another process has migrated the store.
+    private func waitForMigration(_ plan: MigrationPlan, migrator: ProgressiveMigrator) async throws -> MigrationPlan {
+        var plan = plan
+        gate.move(to: .waitingForMigration(storeVersion: plan.storeVersion.name))
+        logger.warning("the store needs migrating and --no-migrate was given; waiting for `bookstore migrate`", metadata: [
+            LoggingKeys.store: "\(configuration.store)", LoggingKeys.modelVersion: "\(plan.storeVersion.name)",
+        ])
+        while !plan.isEmpty {
+            try await Task.sleep(for: configuration.migrationPollInterval)
+            plan = try await migrator.plan(forStoreAt: configuration.store)
+            gate.move(to: .waitingForMigration(storeVersion: plan.storeVersion.name))
+        }
+        return plan
+    }
+
+    static func isCancellation(_ error: any Error) -> Bool {
+        if error is CancellationError { return true }
+        if let error = error as? MigrationError, error.code == .cancelled { return true }
+        return false
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import ServiceLifecycle
+import Synchronization
+import Testing
+@testable import BookStoreService
+
+/// The service over real sockets: TCP, a Unix domain socket, and the `bookstore serve`
+/// executable stopped with SIGTERM.
+@Suite("live service")
+struct LiveServiceTests {
+    @Test func servesOverTCP() async throws {
+        try await withStoreURL(.sqlite) { url in
+            try await seed(url)
+            try await makeService(url).makeApplication().test(.live) { client in
+                try await waitUntilReady(client)
+                #expect(client.port.map { $0 > 0 } == true)
+                let list = try await client.send(.get, "/publications?limit=2")
+                #expect(list.status == .ok && list.json["items"]?.array.count == 2 && list.json["total"]?.int == 4)
+                let created = try await client.send(.post, "/publications", json: #"{"title": "Over TCP", "price": 3.5}"#)
+                #expect(created.status == .created)
+                expectProblem(try await client.send(.post, "/publications", json: #"{"title": "#), .badRequest)
+                expectProblem(try await client.send(.get, "/publications/404"), .notFound)
+            }
+        }
+    }
+
+    @Test func servesOverAUnixDomainSocket() async throws {
+        try await withStoreURL(.sqlite) { url in
+            try await seed(url)
+            guard case .sqlite(let storePath) = url.kind else { return }
+            let socket = URL(fileURLWithPath: storePath).deletingLastPathComponent().appendingPathComponent("bookstore.sock").path
+            let application = try makeService(url, address: .unixSocket(path: socket)).makeApplication()
+            let group = ServiceGroup(configuration: .init(services: [application], logger: quietLogger))
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                defer { tasks.cancelAll() }
+                var health: RawHTTPClient.Response?
+                for _ in 0..<500 where health?.status != 200 {
+                    health = try? await RawHTTPClient.send("GET", "/health", to: .unixSocket(socket))
+                    if health?.status != 200 { try await Task.sleep(for: .milliseconds(20)) }
+                }
+                #expect(health?.status == 200 && health?.body.contains(#""status":"ok""#) == true)
+                let list = try await RawHTTPClient.send("GET", "/publications", to: .unixSocket(socket))
+                #expect(list.status == 200 && list.body.contains("The fourth book"))
+                #expect(list.headers["x-request-id"]?.isEmpty == false)
+                let refused = try await RawHTTPClient.send("POST", "/publications", to: .unixSocket(socket), body: #"{"title": 1}"#)
+                #expect(refused.status == 400 && refused.headers["content-type"] == "application/problem+json")
+                await group.triggerGracefulShutdown()
+                try await tasks.next()
+            }
+        }
+    }
+
+    /// The issue's check, end to end: `bookstore serve` on a version 1 store migrates it,
+    /// `/health` turns 200, the books are listed with synopses and names, refusals are
+    /// problems, a valid POST is 201; SIGTERM stops it cleanly.
+    @Test func theExecutableServesAVersion1StoreAndStopsOnSIGTERM() async throws {
+        try await withStoreURL(.sqlite) { url in
+            try await copyFixture(version: 1, to: url)
+            let server = try ServerProcess(["serve", "--store", url.description, "--port", "0"])
+            defer { server.kill() }
+            let port = try await server.port()
+            var health: RawHTTPClient.Response?
+            for _ in 0..<1500 where health?.status != 200 {
+                health = try await RawHTTPClient.send("GET", "/health", to: .tcp(port: port))
+                if health?.status != 200 {
+                    #expect(health?.status == 503)
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+            }
+            #expect(health?.status == 200)
+            #expect(health.flatMap { try? JSONValue(parsing: Data($0.body.utf8)) } == ["status": "ok", "model": "BookStore 5", "store": "sqlite"])
+            let list = try await RawHTTPClient.send("GET", "/publications", to: .tcp(port: port))
+            // Version 1 knew no authors: firstName and lastName are there, null; the synopsis is the title.
+            let items = try JSONValue(parsing: Data(list.body.utf8))["items"]?.array ?? []
+            #expect(items.map { $0["title"]?.string ?? "" } == ["The first book", "The second book", "The third book", "The fourth book"])
+            #expect(items.allSatisfy { $0["synopsis"] == $0["title"] && $0["firstName"] == .null && $0["lastName"] == .null })
+            let malformed = try await RawHTTPClient.send("POST", "/publications", to: .tcp(port: port), body: #"{"title": "#)
+            #expect(malformed.status == 400 && malformed.headers["content-type"] == "application/problem+json")
+            #expect(try await RawHTTPClient.send("GET", "/publications/12345", to: .tcp(port: port)).status == 404)
+            #expect(try await RawHTTPClient.send("POST", "/publications", to: .tcp(port: port), body: #"{"title": "Live"}"#).status == 201)
+
+            let status = try await server.terminate()
+            #expect(status == 0, "\(server.output)")
+            // Every stage is logged with its step (and the stages of mappings with their rows).
+            let stages = server.output.split(separator: "\n").filter { $0.contains("migration stage") }
+            #expect(stages.count >= 10)
+            #expect(stages.allSatisfy { $0.contains("persistence.migration.step=") && $0.contains("persistence.duration_ms=") })
+            #expect(stages.contains { $0.contains("persistence.migration.entity_mapping=PublicationToPublication") && $0.contains("persistence.rows=4") })
+            #expect(server.output.contains("hb.request.id="))
+        }
+    }
+}
+
+/// `bookstore serve` in a process of its own, its standard error collected.
+final class ServerProcess: Sendable {
+    /// What the process wrote, appended from the pipe's reading thread.
+    final class Output: Sendable {
+        let data = Mutex(Data())
+    }
+
+    private let process: Process
+    private let collected = Output()
+
+    init(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = try Self.executable
+        process.arguments = arguments
+        process.currentDirectoryURL = packageRoot
+        var environment = ProcessInfo.processInfo.environment
+        environment["BOOKSTORE_STORE"] = nil
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardError = pipe
+        process.standardOutput = pipe
+        self.process = process
+        let collected = self.collected
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            collected.data.withLock { $0.append(data) }
+        }
+        try process.run()
+    }
+
+    var output: String { String(decoding: collected.data.withLock { $0 }, as: UTF8.self) }
+
+    /// The port from the server's "listening on http://127.0.0.1:PORT" line.
+    func port(timeout: Duration = .seconds(60)) async throws -> Int {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let line = output.split(separator: "\n").first(where: { $0.contains("listening on http://") }),
+                let port = line.split(separator: ":").last.flatMap({ Int($0.prefix { $0.isNumber }) })
+            {
+                return port
+            }
+            guard process.isRunning else { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw RawHTTPClient.Failure(description: "the server did not say where it listens: \(output)")
+    }
+
+    /// Sends SIGTERM and waits for the exit status.
+    func terminate(timeout: Duration = .seconds(30)) async throws -> Int32 {
+        process.terminate()
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        if process.isRunning {
+            throw RawHTTPClient.Failure(description: "the server did not stop within \(timeout) of SIGTERM; it wrote:\n\(output.suffix(3000))")
+        }
+        return process.terminationStatus
+    }
+
+    func kill() {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+    }
+
+    /// The executable sits beside the test bundle in the build products folder.
+    static var executable: URL {
+        get throws {
+            var candidates: [URL] = []
+            for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
+                candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("bookstore"))
+            }
+            candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("bookstore"))
+            candidates.append(packageRoot.appendingPathComponent(".build/debug/bookstore"))
+            return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) },
+                                "build the bookstore executable first (swift build)")
+        }
+    }
+}

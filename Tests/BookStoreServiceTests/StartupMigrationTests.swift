@@ -1,0 +1,129 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Persistence
+import Synchronization
+import Testing
+@testable import BookStoreService
+
+/// Holds a migration before its first step until the test lets it go.
+final class MigrationHold: Sendable {
+    private let released = Mutex(false)
+
+    /// The service's `beforeMigration` hook: waits (cancellably) for `release()`.
+    func wait() async throws {
+        while !released.withLock({ $0 }) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    func release() {
+        released.withLock { $0 = true }
+    }
+}
+
+/// Start-up on a store of an older model: listening at once, 503s with progress while the
+/// store migrates, 200 after; a shutdown during the migration leaves the store as it was.
+@Suite("start-up migration")
+struct StartupMigrationTests {
+    @Test(arguments: Backend.allCases)
+    func aVersion1StoreIsMigratedWhileTheServiceAnswers503WithProgress(_ backend: Backend) async throws {
+        try await withStoreURL(backend) { url in
+            try await copyFixture(version: 1, to: url)
+            let hold = MigrationHold()
+            let service = try makeService(url) { _ in try await hold.wait() }
+            try await service.makeApplication().test(.router) { client in
+                // Wait for the migration to be planned and held.
+                var health = try await client.send(.get, "/health")
+                while health.json["status"]?.string != "migrating" {
+                    try await Task.sleep(for: .milliseconds(10))
+                    health = try await client.send(.get, "/health")
+                }
+                #expect(health.status == .serviceUnavailable)
+                #expect(health.headers[.retryAfter] == "5")
+                #expect(health.json == [
+                    "status": "migrating", "model": "BookStore 5", "store": .string(backend.rawValue),
+                    "step": 1, "stepCount": 4, "sourceVersion": "BookStore", "destinationVersion": "BookStore 2", "stage": "starting",
+                    "entityMapping": nil, "instancesDone": 0, "instancesTotal": 0, "percent": 0, "fractionCompleted": 0,
+                ])
+                for path in ["/publications", "/publications/1", "/publications/1/pages", "/pages/1"] {
+                    let data = try await client.send(.get, path)
+                    expectProblem(data, .serviceUnavailable)
+                    #expect(data.headers[.retryAfter] == "5")
+                    #expect(data.json["migration"]?["stepCount"]?.int == 4, "\(path)")
+                    #expect(data.json["migration"]?["stage"]?.string == "starting")
+                }
+                let write = try await client.send(.post, "/publications", json: #"{"title": "x"}"#)
+                expectProblem(write, .serviceUnavailable)
+                let page = try await client.send(.get, "/status")
+                #expect(page.status == .ok && page.contentType == "text/html; charset=utf-8")
+                #expect(page.text.contains(#""status":"migrating""#) && page.text.contains("progressbar"))
+
+                hold.release()
+                try await waitUntilReady(client)
+                let ready = try await client.send(.get, "/health")
+                #expect(ready.json == ["status": "ok", "model": "BookStore 5", "store": .string(backend.rawValue)])
+                // Version 1 knew no authors: the names are there, empty; the synopsis is the title.
+                let items = try await client.send(.get, "/publications").json["items"]?.array ?? []
+                #expect(items == [
+                    ["id": 1, "title": "The first book", "price": 10, "firstName": nil, "lastName": nil, "synopsis": "The first book", "pageCount": 3],
+                    ["id": 2, "title": "The second book", "price": 15, "firstName": nil, "lastName": nil, "synopsis": "The second book", "pageCount": 3],
+                    ["id": 3, "title": "The third book", "price": 10, "firstName": nil, "lastName": nil, "synopsis": "The third book", "pageCount": 2],
+                    ["id": 4, "title": "The fourth book", "price": 12, "firstName": nil, "lastName": nil, "synopsis": "The fourth book", "pageCount": 4],
+                ])
+            }
+            let metadata = try await PersistentStore.metadata(at: url)
+            #expect(try loadModels().current.isCompatible(with: metadata))
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func aShutdownDuringTheMigrationLeavesTheStoreAsItWas(_ backend: Backend) async throws {
+        try await withStoreURL(backend) { url in
+            try await copyFixture(version: 1, to: url)
+            let hold = MigrationHold()
+            let service = try makeService(url) { _ in try await hold.wait() }
+            try await service.makeApplication().test(.router) { client in
+                var health = try await client.send(.get, "/health")
+                while health.json["status"]?.string != "migrating" {
+                    try await Task.sleep(for: .milliseconds(10))
+                    health = try await client.send(.get, "/health")
+                }
+                // Returning shuts the application down gracefully, mid-migration.
+            }
+            let metadata = try await PersistentStore.metadata(at: url)
+            #expect(try loadModels().model(version: 1).isCompatible(with: metadata))
+            if case .sqlite(let path) = url.kind {
+                let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+                #expect(try FileManager.default.contentsOfDirectory(atPath: folder).filter { !$0.hasPrefix("bookstore.sqlite") } == [])
+            }
+        }
+    }
+
+    @Test func withoutMigratingItWaitsForAnotherProcessToMigrate() async throws {
+        try await withStoreURL(.sqlite) { url in
+            try await copyFixture(version: 3, to: url)
+            let service = try makeService(url, migrate: false)
+            try await service.makeApplication().test(.router) { client in
+                var health = try await client.send(.get, "/health")
+                while health.json["status"]?.string == "starting" {
+                    try await Task.sleep(for: .milliseconds(10))
+                    health = try await client.send(.get, "/health")
+                }
+                #expect(health.status == .serviceUnavailable)
+                #expect(health.json["status"]?.string == "waiting" && health.json["storeVersion"]?.string == "BookStore 3")
+                expectProblem(try await client.send(.get, "/publications"), .serviceUnavailable)
+            }
+            // It did not migrate.
+            #expect(try loadModels().model(version: 3).isCompatible(with: try await PersistentStore.metadata(at: url)))
+        }
+    }
+
+    @Test func aMissingStoreIsCreatedEmpty() async throws {
+        try await withReadyService(.sqlite, seedVersion: nil) { client in
+            let body = try await client.send(.get, "/publications").json
+            #expect(body["total"]?.int == 0 && body["items"]?.array.isEmpty == true)
+        }
+    }
+}

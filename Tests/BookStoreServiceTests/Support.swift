@@ -1,0 +1,155 @@
+import BookStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import PersistenceTesting
+import Testing
+@testable import BookStoreService
+@testable import Persistence
+
+let quietLogger = Logger(label: "bookstore-service-tests") { _ in SwiftLogNoOpLogHandler() }
+
+/// The package root: Tests/BookStoreServiceTests/Support.swift → three levels up.
+let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+func loadModels() throws -> BookStoreModels {
+    try BookStoreModels.load(from: packageRoot.appendingPathComponent("Migrations"))
+}
+
+func loadCatalogue() throws -> Catalogue {
+    try Catalogue.load(from: packageRoot.appendingPathComponent("Seeds"))
+}
+
+/// The backends the service tests run on.
+enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite
+    /// A database of its own on the test server (see `TestPostgres`).
+    case postgres
+
+    var testDescription: String { rawValue }
+}
+
+/// A temporary folder, removed by the returned clean-up.
+func temporaryDirectory() -> (URL, @Sendable () -> Void) {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bookstore-service-tests-\(UUID().uuidString)")
+    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return (directory, { try? FileManager.default.removeItem(at: directory) })
+}
+
+/// Runs `body` with the URL of a new, empty store of `backend`, removed afterwards.
+func withStoreURL<T>(_ backend: Backend, _ body: (StoreURL) async throws -> T) async throws -> T {
+    switch backend {
+    case .sqlite:
+        let (directory, cleanUp) = temporaryDirectory()
+        defer { cleanUp() }
+        return try await body(.sqlite(directory.appendingPathComponent("bookstore.sqlite").path))
+    case .postgres:
+        return try await TestPostgres.withDatabase(body)
+    }
+}
+
+/// Writes the book's catalogue into a new store at `version` (5, the current one, by default).
+func seed(_ url: StoreURL, version: Int = 5) async throws {
+    let models = try loadModels()
+    _ = try await StoreAdministration(models: models, logger: quietLogger).seed(url, version: version, count: 0, catalogue: try loadCatalogue())
+}
+
+/// A frozen fixture store of `version` (Tests/Fixtures/BookStore), copied into a store of
+/// `backend` at `url`: SQLite as a file copy, PostgreSQL with `StoreCopy`.
+func copyFixture(version: Int, to url: StoreURL) async throws {
+    let fixture = packageRoot.appendingPathComponent("Tests/Fixtures/BookStore/BookStore\(version).sqlite")
+    switch url.kind {
+    case .sqlite(let path):
+        try FileManager.default.copyItem(at: fixture, to: URL(fileURLWithPath: path))
+    default:
+        _ = try await StoreCopy.copy(from: .sqlite(fixture.path), to: url, versions: try loadModels().versions, replace: false, logger: quietLogger)
+    }
+}
+
+func makeService(_ url: StoreURL, address: ServiceConfiguration.Address = .tcp(host: "127.0.0.1", port: 0), migrate: Bool = true,
+                 beforeMigration: @escaping @Sendable (MigrationPlan) async throws -> Void = { _ in }) throws -> BookStoreService {
+    BookStoreService(configuration: ServiceConfiguration(store: url, models: try loadModels(), address: address, migrate: migrate,
+                                                         retryAfterSeconds: 5, beforeMigration: beforeMigration),
+                     logger: quietLogger)
+}
+
+/// Runs `body` against the service in-process (Hummingbird's router test framework, which
+/// runs the store service too) once `/health` says it is ready.
+func withReadyService<T: Sendable>(_ backend: Backend, seedVersion: Int? = 5,
+                                   _ body: @escaping @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
+    try await withStoreURL(backend) { url in
+        if let seedVersion { try await seed(url, version: seedVersion) }
+        return try await makeService(url).makeApplication().test(.router) { client in
+            try await waitUntilReady(client)
+            return try await body(client)
+        }
+    }
+}
+
+/// Polls `/health` until it answers 200.
+func waitUntilReady(_ client: some TestClientProtocol, timeout: Duration = .seconds(60)) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        let response = try await client.execute(uri: "/health", method: .get, headers: [:], body: nil)
+        if response.status == .ok { return }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    Issue.record("the service was not ready within \(timeout)")
+    throw CancellationError()
+}
+
+// MARK: Requests and responses
+
+extension TestClientProtocol {
+    /// Sends `json` (any JSON text) with `Content-Type: application/json` unless told otherwise.
+    func send(_ method: HTTPRequest.Method, _ uri: String, json: String? = nil, contentType: String? = "application/json",
+              headers: HTTPFields = [:]) async throws -> TestResponse {
+        var headers = headers
+        if json != nil, let contentType { headers[.contentType] = contentType }
+        return try await execute(uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) })
+    }
+}
+
+extension TestResponse {
+    var text: String { String(buffer: body) }
+
+    /// The body as JSON; a failed expectation and `.null` when it is not.
+    var json: JSONValue {
+        do { return try JSONValue(parsing: Data(body.readableBytesView)) } catch {
+            Issue.record("the body is not JSON: \(text)")
+            return .null
+        }
+    }
+
+    var contentType: String? { headers[.contentType] }
+}
+
+extension JSONValue {
+    subscript(key: String) -> JSONValue? { objectValue?[key] }
+    subscript(index: Int) -> JSONValue? {
+        if case .array(let values) = self, values.indices.contains(index) { values[index] } else { nil }
+    }
+    var string: String? { if case .string(let value) = self { value } else { nil } }
+    var number: Double? { if case .number(let value) = self { value } else { nil } }
+    var int: Int? { number.map { Int($0) } }
+    var array: [JSONValue] { if case .array(let values) = self { values } else { [] } }
+}
+
+/// Checks a refusal: the status, `application/problem+json`, and the problem members.
+func expectProblem(_ response: TestResponse, _ status: HTTPResponse.Status, fields: [String] = [], checkBody: Bool = true,
+                   sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(response.status == status, "\(response.text)", sourceLocation: sourceLocation)
+    #expect(response.contentType == "application/problem+json", sourceLocation: sourceLocation)
+    // A HEAD response has the headers of the GET one and no body.
+    guard checkBody else { return }
+    let body = response.json
+    #expect(body["status"]?.int == Int(status.code), sourceLocation: sourceLocation)
+    #expect(body["title"]?.string?.isEmpty == false, sourceLocation: sourceLocation)
+    #expect(body["detail"]?.string?.isEmpty == false, sourceLocation: sourceLocation)
+    #expect(body["type"]?.string?.isEmpty == false, sourceLocation: sourceLocation)
+    if !fields.isEmpty {
+        #expect(Set(body["errors"]?.array.compactMap { $0["field"]?.string } ?? []) == Set(fields), "\(response.text)", sourceLocation: sourceLocation)
+    }
+}
