@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
+        // Tests only: reads docker-compose.yml.
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
     ],
     targets: [
         // libsqlite3, the reference SQLite client, as shipped by the system.
@@ -83,7 +85,12 @@ let package = Package(
         ),
         .testTarget(
             name: "BookStoreTests",
-            dependencies: ["BookStore", "Persistence", "PersistenceTesting"]
+            dependencies: [
+                "BookStore",
+                "Persistence",
+                "PersistenceTesting",
+                .product(name: "Yams", package: "Yams"),
+            ]
         ),
         .testTarget(
             name: "BookStoreServiceTests",
