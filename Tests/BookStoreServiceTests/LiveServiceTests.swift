@@ -7,6 +7,7 @@ import ServiceLifecycle
 import Synchronization
 import Testing
 @testable import BookStoreService
+import Persistence
 
 /// The service over real sockets: TCP, a Unix domain socket, and the `bookstore serve`
 /// executable stopped with SIGTERM.
@@ -38,12 +39,8 @@ struct LiveServiceTests {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
                 defer { tasks.cancelAll() }
-                var health: RawHTTPClient.Response?
-                for _ in 0..<500 where health?.status != 200 {
-                    health = try? await RawHTTPClient.send("GET", "/health", to: .unixSocket(socket))
-                    if health?.status != 200 { try await Task.sleep(for: .milliseconds(20)) }
-                }
-                #expect(health?.status == 200 && health?.body.contains(#""status":"ok""#) == true)
+                let health = try await waitUntilHealthy(.unixSocket(socket))
+                #expect(health.body.contains(#""status":"ok""#))
                 let list = try await RawHTTPClient.send("GET", "/publications", to: .unixSocket(socket))
                 #expect(list.status == 200 && list.body.contains("The fourth book"))
                 #expect(list.headers["x-request-id"]?.isEmpty == false)
@@ -52,6 +49,61 @@ struct LiveServiceTests {
                 await group.triggerGracefulShutdown()
                 try await tasks.next()
             }
+        }
+    }
+
+    /// What SIGINT and SIGTERM start: a request whose body is still arriving when the
+    /// shutdown begins is answered and its publication saved; new connections are refused
+    /// meanwhile; then the service stops.
+    @Test(arguments: Backend.allCases)
+    func aRequestInFlightFinishesWhenTheServiceStops(backend: Backend) async throws {
+        let (directory, cleanUp) = temporaryDirectory()
+        defer { cleanUp() }
+        let socket = directory.appendingPathComponent("bookstore.sock").path
+        try await withStoreURL(backend) { url in
+            try await seed(url)
+            let log = LogRecorder()
+            let application = try makeService(url, address: .unixSocket(path: socket), logger: log.logger).makeApplication()
+            let group = ServiceGroup(configuration: .init(services: [application], logger: quietLogger))
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                defer { tasks.cancelAll() }
+                _ = try await waitUntilHealthy(.unixSocket(socket))
+
+                // The head and half the body; the handler is then waiting for the rest.
+                let body = #"{"title": "In flight", "price": 7.5}"#
+                let half = body.utf8.count / 2
+                let connection = try await RawHTTPClient.onThread { try RawHTTPClient.Connection(to: .unixSocket(socket)) }
+                try await RawHTTPClient.onThread {
+                    try connection.write("POST /publications HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+                        + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + String(body.utf8.prefix(half))!)
+                }
+                try await log.waitFor("request started POST /publications") {
+                    $0.contains("request started") && $0.contains("http.method=POST") && $0.contains("http.path=/publications")
+                }
+
+                await group.triggerGracefulShutdown()
+                // The listener closes first: a new connection is refused while the request is under way.
+                let deadline = ContinuousClock.now + .seconds(30)
+                while (try? RawHTTPClient.Connection(to: .unixSocket(socket))) != nil, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                #expect((try? RawHTTPClient.Connection(to: .unixSocket(socket))) == nil, "the server still accepts connections after the shutdown began")
+
+                let response = try await RawHTTPClient.onThread { () throws -> RawHTTPClient.Response in
+                    try connection.write(String(body.utf8.dropFirst(half))!)
+                    return try connection.readResponse()
+                }
+                #expect(response.status == 201, "\(response.body)")
+                try await tasks.next()
+            }
+            // Saved for good: the store, opened afresh after the service closed it, has it.
+            let models = try loadModels()
+            let container = try await PersistentContainer.open(model: models.current, store: url, logger: quietLogger)
+            let titles = try await container.newContext().fetch(FetchRequest(entityName: "Publication")).map { $0.value(forKey: "title").stringValue }
+            await container.store.close()
+            #expect(titles.contains("In flight"))
+            #expect(titles.count == 5)
         }
     }
 
@@ -170,5 +222,15 @@ final class ServerProcess: Sendable {
             return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) },
                                 "build the bookstore executable first (swift build)")
         }
+    }
+}
+
+/// Polls `/health` until it answers 200 (the store open and current).
+func waitUntilHealthy(_ target: RawHTTPClient.Target, timeout: Duration = .seconds(60)) async throws -> RawHTTPClient.Response {
+    let deadline = ContinuousClock.now + timeout
+    while true {
+        if let health = try? await RawHTTPClient.send("GET", "/health", to: target), health.status == 200 { return health }
+        guard ContinuousClock.now < deadline else { throw RawHTTPClient.Failure(description: "/health did not answer 200 within \(timeout)") }
+        try await Task.sleep(for: .milliseconds(20))
     }
 }

@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import PersistenceTesting
+import Synchronization
 import Testing
 @testable import BookStoreService
 @testable import Persistence
@@ -69,10 +70,11 @@ func copyFixture(version: Int, to url: StoreURL) async throws {
 }
 
 func makeService(_ url: StoreURL, address: ServiceConfiguration.Address = .tcp(host: "127.0.0.1", port: 0), migrate: Bool = true,
+                 logger: Logger = quietLogger,
                  beforeMigration: @escaping @Sendable (MigrationPlan) async throws -> Void = { _ in }) throws -> BookStoreService {
     BookStoreService(configuration: ServiceConfiguration(store: url, models: try loadModels(), address: address, migrate: migrate,
                                                          retryAfterSeconds: 5, beforeMigration: beforeMigration),
-                     logger: quietLogger)
+                     logger: logger)
 }
 
 /// Runs `body` against the service in-process (Hummingbird's router test framework, which
@@ -151,5 +153,47 @@ func expectProblem(_ response: TestResponse, _ status: HTTPResponse.Status, fiel
     #expect(body["type"]?.string?.isEmpty == false, sourceLocation: sourceLocation)
     if !fields.isEmpty {
         #expect(Set(body["errors"]?.array.compactMap { $0["field"]?.string } ?? []) == Set(fields), "\(response.text)", sourceLocation: sourceLocation)
+    }
+}
+
+/// Keeps every log line's message and metadata, so a test can wait for the service to
+/// reach a point it logs (`await log.waitFor { … }`) instead of sleeping.
+final class LogRecorder: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    var logger: Logger {
+        var logger = Logger(label: "bookstore-service-tests") { _ in Handler(recorder: self) }
+        logger.logLevel = .trace
+        return logger
+    }
+
+    var all: [String] { lines.withLock { $0 } }
+
+    /// Polls until a line satisfies `predicate`; fails after `timeout` with what was logged.
+    func waitFor(_ what: String, timeout: Duration = .seconds(60), _ predicate: (String) -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !all.contains(where: predicate) {
+            guard ContinuousClock.now < deadline else {
+                throw RawHTTPClient.Failure(description: "no log line \(what) within \(timeout); logged:\n\(all.suffix(20).joined(separator: "\n"))")
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    private struct Handler: LogHandler {
+        let recorder: LogRecorder
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            let all = self.metadata.merging(event.metadata ?? [:]) { $1 }
+            let text = "\(event.level) \(event.message) " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            recorder.lines.withLock { $0.append(text) }
+        }
     }
 }

@@ -19,11 +19,7 @@ enum RawHTTPClient {
     }
 
     static func send(_ method: String, _ path: String, to target: Target, body: String? = nil) async throws -> Response {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Result { try sendBlocking(method, path, to: target, body: body) })
-            }
-        }
+        try await onThread { try sendBlocking(method, path, to: target, body: body) }
     }
 
     struct Failure: Error, CustomStringConvertible {
@@ -31,55 +27,80 @@ enum RawHTTPClient {
     }
 
     private static func sendBlocking(_ method: String, _ path: String, to target: Target, body: String?) throws -> Response {
-        let descriptor: Int32
-        switch target {
-        case .unixSocket(let socketPath):
-            descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            let bytes = Array(socketPath.utf8)
-            guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw Failure(description: "socket path too long") }
-            withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-                buffer.copyBytes(from: bytes)
-                buffer[bytes.count] = 0
-            }
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-            }
-            guard connected == 0 else { close(descriptor); throw Failure(description: "connect to \(socketPath) failed: errno \(errno)") }
-        case .tcp(let port):
-            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard connected == 0 else { close(descriptor); throw Failure(description: "connect to port \(port) failed: errno \(errno)") }
-        }
-        defer { close(descriptor) }
+        let connection = try Connection(to: target)
         var request = "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
         if let body { request += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
-        request += "\r\n" + (body ?? "")
-        let bytes = Array(request.utf8)
-        var sent = 0
-        while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            guard count > 0 else { throw Failure(description: "write failed: errno \(errno)") }
-            sent += count
-        }
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            guard count > 0 else { break }
-            received += buffer[0..<count]
-        }
-        return try parse(String(decoding: received, as: UTF8.self))
+        try connection.write(request + "\r\n" + (body ?? ""))
+        return try connection.readResponse()
     }
 
-    private static func parse(_ text: String) throws -> Response {
+    /// An open connection, for requests sent in parts (a request still in flight when the
+    /// server is told to stop). Blocking: call it from a thread of its own (`onThread`).
+    final class Connection: @unchecked Sendable {
+        private let descriptor: Int32
+
+        init(to target: Target) throws {
+            switch target {
+            case .unixSocket(let socketPath):
+                descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+                var address = sockaddr_un()
+                address.sun_family = sa_family_t(AF_UNIX)
+                let bytes = Array(socketPath.utf8)
+                guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { close(descriptor); throw Failure(description: "socket path too long") }
+                withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+                    buffer.copyBytes(from: bytes)
+                    buffer[bytes.count] = 0
+                }
+                let connected = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                }
+                guard connected == 0 else { close(descriptor); throw Failure(description: "connect to \(socketPath) failed: errno \(errno)") }
+            case .tcp(let port):
+                descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                var address = sockaddr_in()
+                address.sin_family = sa_family_t(AF_INET)
+                address.sin_port = in_port_t(UInt16(port).bigEndian)
+                address.sin_addr.s_addr = inet_addr("127.0.0.1")
+                let connected = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+                guard connected == 0 else { close(descriptor); throw Failure(description: "connect to port \(port) failed: errno \(errno)") }
+            }
+        }
+
+        deinit { close(descriptor) }
+
+        func write(_ text: String) throws {
+            let bytes = Array(text.utf8)
+            var sent = 0
+            while sent < bytes.count {
+                let count = bytes[sent...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+                guard count > 0 else { throw Failure(description: "write failed: errno \(errno)") }
+                sent += count
+            }
+        }
+
+        /// Reads until the server closes the connection (`Connection: close`).
+        func readResponse() throws -> Response {
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                guard count > 0 else { break }
+                received += buffer[0..<count]
+            }
+            return try RawHTTPClient.parse(String(decoding: received, as: UTF8.self))
+        }
+    }
+
+    /// Runs blocking socket work on a thread of its own rather than the cooperative pool.
+    static func onThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
+    fileprivate static func parse(_ text: String) throws -> Response {
         guard let split = text.range(of: "\r\n\r\n") else { throw Failure(description: "no response head in \(text.debugDescription)") }
         let lines = text[..<split.lowerBound].components(separatedBy: "\r\n")
         guard let statusLine = lines.first, let status = Int(statusLine.split(separator: " ").dropFirst().first ?? "") else {

@@ -27,6 +27,10 @@ struct RequestIDMiddleware: RouterMiddleware {
         context.logger[metadataKey: "hb.request.id"] = .string(id)
         context.requestID = id
         let started = ContinuousClock.now
+        // At trace level: shows which requests were under way when a server stopped or hung.
+        context.logger.trace("request started", metadata: [
+            "http.method": .string(request.method.rawValue), "http.path": .string(request.uri.path),
+        ])
         var response: Response
         do {
             response = try await next(request, context)
