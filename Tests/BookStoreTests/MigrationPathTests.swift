@@ -103,49 +103,46 @@ enum MigrationEngine: String, CaseIterable, CustomTestStringConvertible, Sendabl
         #expect(rows.map { $0[3] } == [.double(20), .double(21), .double(22), .double(23)])
     }
 
-    @Test func planListsEveryStepAndChangesNothing() async throws {
-        let (directory, cleanUp) = temporaryDirectory()
-        defer { cleanUp() }
-        let url = try copyFixture(version: 1, into: directory)
-        let path = directory.appendingPathComponent("bookstore.sqlite").path
-        let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        let plan = try await StoreAdministration(models: try loadModels(), logger: quietLogger).migrationPlan(for: url)
-        #expect(plan.steps.map { "\($0.source.name) → \($0.destination.name)" } == [
-            "BookStore → BookStore 2", "BookStore 2 → BookStore 3", "BookStore 3 → BookStore 4", "BookStore 4 → BookStore 5",
-        ])
-        #expect(plan.steps[2].mappingModels.map(\.name) == ["Model3To4"])
-        #expect(plan.steps[2].strategy == .streamed)
-        #expect(plan.steps[3].strategy == .streamed)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["bookstore.sqlite"])
+    @Test(arguments: MigrationEngine.allCases)
+    func planListsEveryStepAndChangesNothing(engine: MigrationEngine) async throws {
+        try await engine.withFixture(version: 1) { url, _ in
+            let before = try await StoreSnapshot(url)
+            let plan = try await StoreAdministration(models: try loadModels(), logger: quietLogger).migrationPlan(for: url)
+            #expect(plan.steps.map { "\($0.source.name) → \($0.destination.name)" } == [
+                "BookStore → BookStore 2", "BookStore 2 → BookStore 3", "BookStore 3 → BookStore 4", "BookStore 4 → BookStore 5",
+            ])
+            #expect(plan.steps[2].mappingModels.map(\.name) == ["Model3To4"])
+            #expect(plan.steps[2].strategy == .streamed)
+            #expect(plan.steps[3].strategy == .streamed)
+            try await expectUnchanged(url, since: before)
+        }
     }
 
-    @Test func aCurrentStoreIsLeftAlone() async throws {
-        let (directory, cleanUp) = temporaryDirectory()
-        defer { cleanUp() }
-        let url = try copyFixture(version: 4, into: directory)
-        let administration = StoreAdministration(models: try loadModels(), logger: quietLogger)
-        _ = try await administration.migrate(url)
-        let path = directory.appendingPathComponent("bookstore.sqlite").path
-        let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        let plan = try await administration.migrate(url)
-        #expect(plan.isEmpty)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    @Test(arguments: MigrationEngine.allCases)
+    func aCurrentStoreIsLeftAlone(engine: MigrationEngine) async throws {
+        try await engine.withFixture(version: 4) { url, _ in
+            let administration = StoreAdministration(models: try loadModels(), logger: quietLogger)
+            _ = try await administration.migrate(url)
+            let before = try await StoreSnapshot(url)
+            let plan = try await administration.migrate(url)
+            #expect(plan.isEmpty)
+            try await expectUnchanged(url, since: before)
+        }
     }
 
-    @Test func progressRunsFromStartToOne() async throws {
-        let (directory, cleanUp) = temporaryDirectory()
-        defer { cleanUp() }
-        let url = try copyFixture(version: 3, into: directory)
-        let reports = ProgressLog()
-        _ = try await StoreAdministration(models: try loadModels(), logger: quietLogger).migrate(url) { reports.append($0) }
-        let all = reports.all
-        #expect(!all.isEmpty)
-        #expect(all.last?.fractionCompleted == 1)
-        #expect(all.last?.step == 2 && all.last?.stepCount == 2)
-        #expect(zip(all, all.dropFirst()).allSatisfy { $0.fractionCompleted <= $1.fractionCompleted })
-        #expect(Set(all.map(\.stage)).isSuperset(of: [.createInstances, .createRelationships, .validateAndSave]))
-        #expect(all.contains { $0.entityMapping == "PublicationToPublication" && $0.instancesTotal == 4 })
+    @Test(arguments: MigrationEngine.allCases)
+    func progressRunsFromStartToOne(engine: MigrationEngine) async throws {
+        try await engine.withFixture(version: 3) { url, _ in
+            let reports = ProgressLog()
+            _ = try await StoreAdministration(models: try loadModels(), logger: quietLogger).migrate(url) { reports.append($0) }
+            let all = reports.all
+            #expect(!all.isEmpty)
+            #expect(all.last?.fractionCompleted == 1)
+            #expect(all.last?.step == 2 && all.last?.stepCount == 2)
+            #expect(zip(all, all.dropFirst()).allSatisfy { $0.fractionCompleted <= $1.fractionCompleted })
+            #expect(Set(all.map(\.stage)).isSuperset(of: [.createInstances, .createRelationships, .validateAndSave]))
+            #expect(all.contains { $0.entityMapping == "PublicationToPublication" && $0.instancesTotal == 4 })
+        }
     }
 }
 

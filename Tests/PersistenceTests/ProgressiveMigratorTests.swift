@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import PersistenceTesting
 import Testing
 @testable import Persistence
 

@@ -1,0 +1,152 @@
+import Foundation
+import Persistence
+import Testing
+
+/// What a store holds, to tell whether anything changed and whether a migration left
+/// something behind:
+///
+/// - SQLite: the bytes of every file in the store's folder (a folder, such as a
+///   migration's work folder, as no bytes) and the store file's modification time;
+/// - PostgreSQL: every table of the store's schema with its columns and its rows in key
+///   order (`z_metadata` and `z_primarykey` among them), and the database's schemas, so a
+///   shadow schema left behind shows.
+public struct StoreSnapshot: Sendable, Equatable, CustomStringConvertible {
+    /// Where the store was.
+    public enum Engine: Sendable, Equatable {
+        case sqlite
+        case postgres
+    }
+
+    public let engine: Engine
+    /// The store file's name, or the store's schema.
+    public let name: String
+    /// SQLite: file name → bytes.
+    public private(set) var files: [String: Data] = [:]
+    /// SQLite: the store file's modification time.
+    public private(set) var modificationDate: Date?
+    /// PostgreSQL: the database's schemas, the system's own left out.
+    public private(set) var schemas: [String] = []
+    /// PostgreSQL: table → its columns (`name type`) as the first line, then its rows.
+    public private(set) var tables: [String: [String]] = [:]
+
+    /// Reads everything the store at `url` holds, without opening it (``PersistentStore/inspect(_:_:)``).
+    ///
+    /// - Throws: when the store cannot be read; an in-memory store has no snapshot.
+    public init(_ url: StoreURL) async throws {
+        switch url.kind {
+        case .sqlite(let path):
+            engine = .sqlite
+            let store = URL(fileURLWithPath: path)
+            let folder = store.deletingLastPathComponent()
+            name = store.lastPathComponent
+            for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+                var isDirectory: ObjCBool = false
+                let filePath = folder.appendingPathComponent(file).path
+                _ = FileManager.default.fileExists(atPath: filePath, isDirectory: &isDirectory)
+                files[file] = isDirectory.boolValue ? Data() : try Data(contentsOf: URL(fileURLWithPath: filePath))
+            }
+            modificationDate = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date
+        case .postgres(let configuration):
+            engine = .postgres
+            let schema = configuration.schema
+            name = schema
+            (schemas, tables) = try await PersistentStore.inspect(url) { connection in
+                let schemas = try connection.rows("""
+                    SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' AND nspname <> 'information_schema' ORDER BY 1
+                    """).compactMap { $0[0].text }
+                var tables: [String: [String]] = [:]
+                let names = try connection.rows("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1", [.text(schema)])
+                    .compactMap { $0[0].text }
+                for table in names {
+                    let columns = try connection.rows("""
+                        SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position
+                        """, [.text(schema), .text(table)]).map { "\($0[0].text ?? "?") \($0[1].text ?? "?")" }
+                    let qualified = "\(PostgresConfiguration.quoteIdentifier(schema)).\(PostgresConfiguration.quoteIdentifier(table))"
+                    let order = (1...max(columns.count, 1)).map(String.init).joined(separator: ", ")
+                    let rows = try connection.rows("SELECT * FROM \(qualified) ORDER BY \(order)").map { row in
+                        row.values.map(StoreSnapshot.render).joined(separator: " | ")
+                    }
+                    tables[table] = [columns.joined(separator: ", ")] + rows
+                }
+                return (schemas, tables)
+            }
+        case .memory:
+            throw StoreError(.unsupported, "an in-memory store has no snapshot", hint: "snapshot a SQLite or PostgreSQL store")
+        }
+    }
+
+    static func render(_ value: DatabaseValue) -> String {
+        switch value {
+        case .null: "NULL"
+        case .integer(let value): "\(value)"
+        case .double(let value): "\(value)"
+        case .text(let value): "'\(value)'"
+        case .blob(let value): "x'" + value.map { String(format: "%02x", $0) }.joined() + "'"
+        }
+    }
+
+    /// What a migration may have left beside the store: files in its folder other than
+    /// stores (work folders, WAL and lock files), or schemas named after the store's
+    /// schema (`<schema>_migrating_…` shadows, `<schema>_replaced_…` old tables).
+    public var leftovers: [String] {
+        switch engine {
+        case .sqlite: files.keys.filter { !$0.hasSuffix(".sqlite") }.sorted()
+        case .postgres: schemas.filter { $0.hasPrefix(name + "_") }
+        }
+    }
+
+    /// How `other` differs from this snapshot, in a few words per difference.
+    public func differences(from other: StoreSnapshot) -> [String] {
+        var result: [String] = []
+        for file in Set(files.keys).union(other.files.keys).sorted() where files[file] != other.files[file] {
+            switch (files[file], other.files[file]) {
+            case (nil, _): result.append("\(file) appeared")
+            case (_, nil): result.append("\(file) vanished")
+            case (let a?, let b?): result.append("\(file): \(a.count) bytes became \(b.count) bytes, not the same")
+            }
+        }
+        if modificationDate != other.modificationDate { result.append("the store's modification time changed") }
+        if schemas != other.schemas { result.append("schemas \(schemas) became \(other.schemas)") }
+        for table in Set(tables.keys).union(other.tables.keys).sorted() where tables[table] != other.tables[table] {
+            switch (tables[table], other.tables[table]) {
+            case (nil, _): result.append("table \(table) appeared")
+            case (_, nil): result.append("table \(table) vanished")
+            case (let a?, let b?):
+                if a.first != b.first { result.append("table \(table): columns \(a.first ?? "") became \(b.first ?? "")") }
+                let changed = Set(a.dropFirst()).symmetricDifference(b.dropFirst())
+                if !changed.isEmpty || a.count != b.count {
+                    result.append("table \(table): \(a.count - 1) rows became \(b.count - 1), e.g. \(changed.sorted().prefix(3))")
+                }
+            }
+        }
+        return result
+    }
+
+    /// Whether the snapshot found no store at all (nothing to compare by).
+    public var isEmpty: Bool {
+        switch engine {
+        case .sqlite: files[name] == nil
+        case .postgres: tables.isEmpty
+        }
+    }
+
+    public var description: String {
+        if engine == .sqlite { return "files \(files.keys.sorted())" }
+        return "schemas \(schemas), tables \(tables.keys.sorted().map { "\($0) (\(max((tables[$0]?.count ?? 1) - 1, 0)) rows)" })"
+    }
+}
+
+/// Expects the store at `url` to hold exactly what `before` found, with nothing new
+/// beside it (no work folder, WAL or lock file, no shadow schema).
+public func expectUnchanged(_ url: StoreURL, since before: StoreSnapshot, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    #expect(!before.isEmpty, "the snapshot before found no store at \(url)", sourceLocation: sourceLocation)
+    let after = try await StoreSnapshot(url)
+    let differences = before.differences(from: after)
+    #expect(differences.isEmpty, "the store changed: \(differences.joined(separator: "; "))", sourceLocation: sourceLocation)
+}
+
+/// Expects nothing beside the store at `url`: no work folder, WAL or lock file, no shadow schema.
+public func expectNoLeftovers(_ url: StoreURL, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    let leftovers = try await StoreSnapshot(url).leftovers
+    #expect(leftovers.isEmpty, "left beside the store: \(leftovers)", sourceLocation: sourceLocation)
+}
