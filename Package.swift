@@ -79,6 +79,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // What the BookStore test targets share: paths, models, the built executable.
+        .target(
+            name: "BookStoreTesting",
+            dependencies: [
+                "BookStore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "PersistenceTests",
             dependencies: ["Persistence", "PersistenceTesting"]
@@ -89,6 +97,7 @@ let package = Package(
                 "BookStore",
                 "Persistence",
                 "PersistenceTesting",
+                "BookStoreTesting",
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
@@ -99,6 +108,7 @@ let package = Package(
                 "BookStore",
                 "Persistence",
                 "PersistenceTesting",
+                "BookStoreTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -35,11 +35,7 @@ struct StartupMigrationTests {
             let service = try makeService(url) { _ in try await hold.wait() }
             try await service.makeApplication().test(.router) { client in
                 // Wait for the migration to be planned and held.
-                var health = try await client.send(.get, "/health")
-                while health.json["status"]?.string != "migrating" {
-                    try await Task.sleep(for: .milliseconds(10))
-                    health = try await client.send(.get, "/health")
-                }
+                let health = try await waitUntilMigrating(client)
                 #expect(health.status == .serviceUnavailable)
                 #expect(health.headers[.retryAfter] == "5")
                 #expect(health.json == [
@@ -85,11 +81,7 @@ struct StartupMigrationTests {
             let hold = MigrationHold()
             let service = try makeService(url) { _ in try await hold.wait() }
             try await service.makeApplication().test(.router) { client in
-                var health = try await client.send(.get, "/health")
-                while health.json["status"]?.string != "migrating" {
-                    try await Task.sleep(for: .milliseconds(10))
-                    health = try await client.send(.get, "/health")
-                }
+                _ = try await waitUntilMigrating(client)
                 // Returning shuts the application down gracefully, mid-migration.
             }
             let metadata = try await PersistentStore.metadata(at: url)

@@ -1,4 +1,5 @@
 import BookStore
+import BookStoreTesting
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -10,18 +11,12 @@ import Testing
 @testable import BookStoreService
 @testable import Persistence
 
-let quietLogger = Logger(label: "bookstore-service-tests") { _ in SwiftLogNoOpLogHandler() }
+let quietLogger = BookStoreTestSupport.quietLogger
+let packageRoot = BookStoreTestSupport.packageRoot
 
-/// The package root: Tests/BookStoreServiceTests/Support.swift → three levels up.
-let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-func loadModels() throws -> BookStoreModels {
-    try BookStoreModels.load(from: packageRoot.appendingPathComponent("Migrations"))
-}
-
-func loadCatalogue() throws -> Catalogue {
-    try Catalogue.load(from: packageRoot.appendingPathComponent("Seeds"))
-}
+func loadModels() throws -> BookStoreModels { try BookStoreTestSupport.loadModels() }
+func loadCatalogue() throws -> Catalogue { try BookStoreTestSupport.loadCatalogue() }
+func temporaryDirectory() -> (URL, @Sendable () -> Void) { BookStoreTestSupport.temporaryDirectory() }
 
 /// The backends the service tests run on.
 enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
@@ -30,13 +25,6 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case postgres
 
     var testDescription: String { rawValue }
-}
-
-/// A temporary folder, removed by the returned clean-up.
-func temporaryDirectory() -> (URL, @Sendable () -> Void) {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bookstore-service-tests-\(UUID().uuidString)")
-    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    return (directory, { try? FileManager.default.removeItem(at: directory) })
 }
 
 /// Runs `body` with the URL of a new, empty store of `backend`, removed afterwards.
@@ -100,6 +88,16 @@ func waitUntilReady(_ client: some TestClientProtocol, timeout: Duration = .seco
     }
     Issue.record("the service was not ready within \(timeout)")
     throw CancellationError()
+}
+
+/// Polls `/health` until it says the store is migrating, and returns that answer.
+func waitUntilMigrating(_ client: some TestClientProtocol) async throws -> TestResponse {
+    var health = try await client.send(.get, "/health")
+    while health.json["status"]?.string != "migrating" {
+        try await Task.sleep(for: .milliseconds(10))
+        health = try await client.send(.get, "/health")
+    }
+    return health
 }
 
 // MARK: Requests and responses

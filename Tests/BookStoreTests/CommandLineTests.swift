@@ -1,3 +1,4 @@
+import BookStoreTesting
 import Foundation
 import Testing
 @testable import Persistence
@@ -10,18 +11,9 @@ struct BookStoreProcess {
         var stderr: String
     }
 
-    /// The executable sits beside the test bundle in the build products folder.
+    /// The built `bookstore` executable.
     static var executable: URL {
-        get throws {
-            var candidates: [URL] = []
-            for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
-                candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("bookstore"))
-            }
-            candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("bookstore"))
-            candidates.append(packageRoot.appendingPathComponent(".build/debug/bookstore"))
-            return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) },
-                                "build the bookstore executable first (swift build)")
-        }
+        get throws { try BookStoreTestSupport.executable() }
     }
 
     static func run(_ arguments: [String]) throws -> Output {

@@ -60,7 +60,7 @@ struct MigrationCrashTests {
             let store = url.description
             let seed = try BookStoreProcess.run(["seed", "--model-version", "3", "--count", "1500", "--store", store])
             #expect(seed.status == 0, "\(seed.stderr)")
-            let before = try await PostgresContent(url)
+            let before = try await StoreSnapshot(url)
             #expect(before.tables["zpublication"]?.count == 1504 + 1, "the columns and 1504 publications")
 
             let process = Process()
@@ -73,7 +73,7 @@ struct MigrationCrashTests {
             // of publications into its shadow schema, then kill the process.
             var shadow: String?
             for _ in 0..<3_000 where shadow == nil {
-                shadow = try await PostgresContent.writingShadow(of: url)
+                shadow = try await PostgresShadow.writing(of: url)
                 if shadow == nil { try await Task.sleep(for: .milliseconds(10)) }
             }
             kill(process.processIdentifier, SIGKILL)
@@ -83,7 +83,7 @@ struct MigrationCrashTests {
             #expect(abandoned.hasPrefix("public_migrating_"))
 
             // Whole at version 3, the last completed one: every table and row as they were.
-            let after = try await PostgresContent(url)
+            let after = try await StoreSnapshot(url)
             #expect(after.tables == before.tables, "the store must be as it was")
             #expect(after.schemas == (before.schemas + [abandoned]).sorted(), "the killed run's shadow schema is left behind")
             let status = try BookStoreProcess.run(["status", "--store", store])
@@ -93,52 +93,24 @@ struct MigrationCrashTests {
             #expect(again.status == 0, "\(again.stderr)")
             #expect(again.stderr.contains("removed the shadow schema of an interrupted migration"))
             #expect(again.stderr.contains(abandoned))
-            let done = try await PostgresContent(url)
+            let done = try await StoreSnapshot(url)
             #expect(done.schemas == before.schemas, "no shadow schema is left")
-            let counts = try await PostgresContent.rows(url, """
+            let counts = try await PersistentStore.inspect(url) { try $0.rows("""
                 SELECT (SELECT count(*) FROM zpublication WHERE zsynopsis = ztitle), (SELECT count(*) FROM zpage WHERE zpublication IS NOT NULL)
-                """)
+                """).map(\.values) }
             #expect(counts.first?.map(\.int64) == [1504, 3012])
         }
     }
 }
 
-/// A PostgreSQL store's content, read on a session of its own: the database's schemas
-/// and every table of the store's schema, its columns and then its rows in key order.
-struct PostgresContent {
-    var schemas: [String] = []
-    var tables: [String: [String]] = [:]
-
-    init(_ url: StoreURL) async throws {
-        guard case .postgres(let configuration) = url.kind else { preconditionFailure("not a PostgreSQL store") }
-        let schema = configuration.schema
-        (schemas, tables) = try await Self.read(url) { connection in
-            let schemas = try connection.rows("SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' AND nspname <> 'information_schema' ORDER BY 1")
-                .compactMap { $0[0].text }
-            var tables: [String: [String]] = [:]
-            for table in try connection.rows("SELECT table_name FROM information_schema.tables WHERE table_schema = $1", [.text(schema)]).compactMap({ $0[0].text }) {
-                let columns = try connection.rows("""
-                    SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position
-                    """, [.text(schema), .text(table)]).map { "\($0[0].text ?? "?") \($0[1].text ?? "?")" }
-                let order = (1...max(columns.count, 1)).map(String.init).joined(separator: ", ")
-                let rows = try connection.rows("SELECT * FROM \(PostgresConfiguration.quoteIdentifier(table)) ORDER BY \(order)").map { row in
-                    row.values.map { value in
-                        if case .blob(let bytes) = value { return "x'" + bytes.map { String(format: "%02x", $0) }.joined() + "'" }
-                        return "\(value)"
-                    }.joined(separator: " | ")
-                }
-                tables[table] = [columns.joined(separator: ", ")] + rows
-            }
-            return (schemas, tables)
-        }
-    }
-
+/// The shadow schemas of a PostgreSQL store's migrations.
+enum PostgresShadow {
     /// A shadow schema of the store's that holds publications of version 4's layout (no
     /// synopsis yet): the first streamed step is under way.
-    static func writingShadow(of url: StoreURL) async throws -> String? {
+    static func writing(of url: StoreURL) async throws -> String? {
         guard case .postgres(let configuration) = url.kind else { return nil }
         let prefix = "\(configuration.schema)_migrating_"
-        return try await read(url) { connection in
+        return try await PersistentStore.inspect(url) { connection in
             for shadow in try connection.rows("SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)", [.text(prefix)]).compactMap({ $0[0].text }) {
                 let columns = try connection.rows("""
                     SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'zpublication'
@@ -148,23 +120,6 @@ struct PostgresContent {
                 if rows > 0 { return shadow }
             }
             return nil
-        }
-    }
-
-    static func rows(_ url: StoreURL, _ sql: String) async throws -> [[DatabaseValue]] {
-        try await read(url) { try $0.rows(sql).map(\.values) }
-    }
-
-    private static func read<T: Sendable>(_ url: StoreURL, _ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
-        guard case .postgres(let configuration) = url.kind else { preconditionFailure("not a PostgreSQL store") }
-        let database = try await PostgresDatabase.open(configuration, readerCount: 0, readOnly: true)
-        do {
-            let result = try await database.read(body)
-            await database.close()
-            return result
-        } catch {
-            await database.close()
-            throw error
         }
     }
 }

@@ -3,20 +3,15 @@ import Logging
 import PersistenceTesting
 import Testing
 @testable import BookStore
+import BookStoreTesting
 @testable import Persistence
 
-let quietLogger = Logger(label: "bookstore-tests") { _ in SwiftLogNoOpLogHandler() }
+let quietLogger = BookStoreTestSupport.quietLogger
+let packageRoot = BookStoreTestSupport.packageRoot
 
-/// The package root: Tests/BookStoreTests/Support.swift → three levels up.
-let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-func loadModels() throws -> BookStoreModels {
-    try BookStoreModels.load(from: packageRoot.appendingPathComponent("Migrations"))
-}
-
-func loadCatalogue() throws -> Catalogue {
-    try Catalogue.load(from: packageRoot.appendingPathComponent("Seeds"))
-}
+func loadModels() throws -> BookStoreModels { try BookStoreTestSupport.loadModels() }
+func loadCatalogue() throws -> Catalogue { try BookStoreTestSupport.loadCatalogue() }
+func temporaryDirectory() -> (URL, @Sendable () -> Void) { BookStoreTestSupport.temporaryDirectory() }
 
 /// The backends the BookStore store tests run on.
 enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
@@ -26,13 +21,6 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case postgres
 
     var testDescription: String { rawValue }
-}
-
-/// A temporary folder, removed by the returned clean-up.
-func temporaryDirectory() -> (URL, @Sendable () -> Void) {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bookstore-tests-\(UUID().uuidString)")
-    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    return (directory, { try? FileManager.default.removeItem(at: directory) })
 }
 
 /// A SQLite store's URL in `directory`.

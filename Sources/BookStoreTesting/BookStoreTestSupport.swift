@@ -1,0 +1,60 @@
+import BookStore
+import Foundation
+import Logging
+
+/// What the BookStore test targets share: where the package is, its models and seed
+/// catalogue, temporary folders, and the built `bookstore` executable.
+///
+/// ```swift
+/// let models = try BookStoreTestSupport.loadModels()
+/// let (folder, cleanUp) = BookStoreTestSupport.temporaryDirectory()
+/// defer { cleanUp() }
+/// ```
+public enum BookStoreTestSupport {
+    /// The package root: Sources/BookStoreTesting/BookStoreTestSupport.swift → three levels up.
+    public static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// A logger that drops everything, for code under test that wants one.
+    public static let quietLogger = Logger(label: "bookstore-tests") { _ in SwiftLogNoOpLogHandler() }
+
+    /// BookStore's model versions and mappings from the package's `Migrations` folder.
+    public static func loadModels() throws -> BookStoreModels {
+        try BookStoreModels.load(from: packageRoot.appendingPathComponent("Migrations"))
+    }
+
+    /// The seed catalogue from the package's `Seeds` folder.
+    public static func loadCatalogue() throws -> Catalogue {
+        try Catalogue.load(from: packageRoot.appendingPathComponent("Seeds"))
+    }
+
+    /// A new temporary folder, and the clean-up that removes it.
+    public static func temporaryDirectory() -> (URL, @Sendable () -> Void) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bookstore-tests-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return (directory, { try? FileManager.default.removeItem(at: directory) })
+    }
+
+    /// The built `bookstore` executable: beside the test bundle in the build products
+    /// folder, or in `.build/debug`.
+    ///
+    /// - Throws: ``MissingExecutable`` when it has not been built.
+    public static func executable() throws -> URL {
+        var candidates: [URL] = []
+        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
+            candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("bookstore"))
+        }
+        candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("bookstore"))
+        candidates.append(packageRoot.appendingPathComponent(".build/debug/bookstore"))
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+            throw MissingExecutable(looked: candidates.map(\.path))
+        }
+        return found
+    }
+
+    /// The `bookstore` executable was not found where a build puts it.
+    public struct MissingExecutable: Error, CustomStringConvertible {
+        public var looked: [String]
+        public var description: String { "build the bookstore executable first (swift build); looked at \(looked.joined(separator: ", "))" }
+    }
+}
