@@ -58,3 +58,17 @@ public enum BookStoreTestSupport {
         public var description: String { "build the bookstore executable first (swift build); looked at \(looked.joined(separator: ", "))" }
     }
 }
+
+// The names the tests use.
+
+/// ``BookStoreTestSupport/quietLogger``.
+public let quietLogger = BookStoreTestSupport.quietLogger
+/// ``BookStoreTestSupport/packageRoot``.
+public let packageRoot = BookStoreTestSupport.packageRoot
+
+/// ``BookStoreTestSupport/loadModels()``.
+public func loadModels() throws -> BookStoreModels { try BookStoreTestSupport.loadModels() }
+/// ``BookStoreTestSupport/loadCatalogue()``.
+public func loadCatalogue() throws -> Catalogue { try BookStoreTestSupport.loadCatalogue() }
+/// ``BookStoreTestSupport/temporaryDirectory()``.
+public func temporaryDirectory() -> (URL, @Sendable () -> Void) { BookStoreTestSupport.temporaryDirectory() }

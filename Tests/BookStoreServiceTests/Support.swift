@@ -11,13 +11,6 @@ import Testing
 @testable import BookStoreService
 @testable import Persistence
 
-let quietLogger = BookStoreTestSupport.quietLogger
-let packageRoot = BookStoreTestSupport.packageRoot
-
-func loadModels() throws -> BookStoreModels { try BookStoreTestSupport.loadModels() }
-func loadCatalogue() throws -> Catalogue { try BookStoreTestSupport.loadCatalogue() }
-func temporaryDirectory() -> (URL, @Sendable () -> Void) { BookStoreTestSupport.temporaryDirectory() }
-
 /// The backends the service tests run on.
 enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case sqlite

@@ -1,3 +1,4 @@
+import BookStoreTesting
 import Foundation
 import Testing
 @testable import BookStore

@@ -6,13 +6,6 @@ import Testing
 import BookStoreTesting
 @testable import Persistence
 
-let quietLogger = BookStoreTestSupport.quietLogger
-let packageRoot = BookStoreTestSupport.packageRoot
-
-func loadModels() throws -> BookStoreModels { try BookStoreTestSupport.loadModels() }
-func loadCatalogue() throws -> Catalogue { try BookStoreTestSupport.loadCatalogue() }
-func temporaryDirectory() -> (URL, @Sendable () -> Void) { BookStoreTestSupport.temporaryDirectory() }
-
 /// The backends the BookStore store tests run on.
 enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case sqlite
