@@ -1,0 +1,35 @@
+import BookStoreTesting
+import Foundation
+import HTTPTypes
+import Testing
+@testable import BookStoreService
+@testable import Persistence
+
+/// Two writers of one publication: the one that read it before the other saved is refused
+/// with a 409 problem, and the other's change stays.
+@Suite("concurrent changes")
+struct ConflictTests {
+    @Test(arguments: Backend.allCases)
+    func aWriteOverAChangeMadeSinceItWasReadIsA409AndChangesNothing(_ backend: Backend) async throws {
+        try await withStoreURL(backend) { url in
+            try await seed(url)
+            let container = try await PersistentContainer.open(model: try loadModels().current, store: url, logger: quietLogger)
+            let first = container.newContext(), second = container.newContext()
+            let id = try first.objectID(entityName: "Publication", primaryKey: 1)
+            let stale = try await first.existingObject(with: id)
+            let fresh = try await second.existingObject(with: id)
+
+            fresh.setValue(.string("Changed first"), forKey: "title")
+            try await second.save()
+            stale.setValue(.string("Changed second"), forKey: "title")
+            let error = await #expect(throws: StoreError.self) { try await first.save() }
+            let problem = try #require(error.flatMap { Problem(domainError: $0) })
+            #expect(problem.status == .conflict)
+            #expect(problem.kind == .conflict)
+
+            let reread = try await container.newContext().existingObject(with: id)
+            #expect(reread.value(forKey: "title").stringValue == "Changed first")
+            await container.store.close()
+        }
+    }
+}
