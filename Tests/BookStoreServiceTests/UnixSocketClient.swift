@@ -40,32 +40,46 @@ enum RawHTTPClient {
         private let descriptor: Int32
 
         init(to target: Target) throws {
+            // Connected before it is stored: a failed attempt closes its socket once, here,
+            // and deinit (which runs for a fully initialised object even when init throws
+            // later) never closes a number another thread may have been given since.
+            descriptor = try Self.connected(to: target)
+        }
+
+        private static func connected(to target: Target) throws -> Int32 {
+            let descriptor: Int32
+            let connected: Int32
             switch target {
             case .unixSocket(let socketPath):
-                descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
                 var address = sockaddr_un()
                 address.sun_family = sa_family_t(AF_UNIX)
                 let bytes = Array(socketPath.utf8)
-                guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { close(descriptor); throw Failure(description: "socket path too long") }
+                guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw Failure(description: "socket path too long") }
                 withUnsafeMutableBytes(of: &address.sun_path) { buffer in
                     buffer.copyBytes(from: bytes)
                     buffer[bytes.count] = 0
                 }
-                let connected = withUnsafePointer(to: &address) {
+                descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+                connected = withUnsafePointer(to: &address) {
                     $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
                 }
-                guard connected == 0 else { close(descriptor); throw Failure(description: "connect to \(socketPath) failed: errno \(errno)") }
             case .tcp(let port):
-                descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
                 var address = sockaddr_in()
                 address.sin_family = sa_family_t(AF_INET)
                 address.sin_port = in_port_t(UInt16(port).bigEndian)
                 address.sin_addr.s_addr = inet_addr("127.0.0.1")
-                let connected = withUnsafePointer(to: &address) {
+                descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                connected = withUnsafePointer(to: &address) {
                     $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
                 }
-                guard connected == 0 else { close(descriptor); throw Failure(description: "connect to port \(port) failed: errno \(errno)") }
             }
+            guard descriptor >= 0 else { throw Failure(description: "socket() failed: errno \(errno)") }
+            guard connected == 0 else {
+                let failure = Failure(description: "connect to \(target) failed: errno \(errno)")
+                close(descriptor)
+                throw failure
+            }
+            return descriptor
         }
 
         deinit { close(descriptor) }
