@@ -51,3 +51,42 @@ extension ManagedObjectContext {
         return result
     }
 }
+
+extension ManagedObjectContext {
+    /// Loads the saved destinations of the to-many `key` of every object in `objects` with
+    /// one query per 500 owners, and keeps them for ``destinations(of:key:)`` until the
+    /// next save or reset, as Core Data's relationship prefetching does: a snapshot of the
+    /// store, with this context's own changes still applied on top.
+    ///
+    /// Relationships kept in a join table are not prefetched (each is still read when asked).
+    ///
+    /// - Returns: every destination loaded.
+    @discardableResult
+    func prefetchDestinations(of objects: [ManagedObject], key: String) async throws -> [ManagedObject] {
+        guard let first = objects.first, let relationship = first.layout.relationships[key], relationship.isToMany,
+            case .inverseForeignKey(_, let column)? = store.schema.storage(of: relationship, in: first.entity),
+            let inverseName = model.inverse(of: relationship)?.name
+        else { return [] }
+        let d = store.schema.dialect
+        let query = SelectQuery(table: try layout(relationship.destinationEntityName).table, schema: store.schema)
+        let order = relationship.isOrdered ? orderColumn(for: relationship, in: first.entity).map { "t0.\($0), " } ?? "" : ""
+        let owners = objects.compactMap { object in object.objectID.primaryKey.map { ($0, object.objectID) } }
+        var found: [ObjectID: [ManagedObject]] = Dictionary(uniqueKeysWithValues: owners.map { ($0.1, []) })
+        var all: [ManagedObject] = []
+        for chunk in stride(from: 0, to: owners.count, by: 500).map({ Array(owners[$0..<min($0 + 500, owners.count)]) }) {
+            let list = chunk.indices.map { d.placeholder($0 + 1) }.joined(separator: ", ")
+            let sql = query.sql(where: "t0.\(column) IN (\(list))", orderBy: "\(order)t0.\(d.name("Z_PK"))", limit: nil, offset: 0)
+            let arguments = chunk.map { DatabaseValue.integer($0.0) }
+            let rows = try await store.database.read { try $0.rows(sql, arguments) }
+            for row in rows {
+                let destination = try materialize(row, query: query)
+                all.append(destination)
+                if let owner = destination.destinationID(forKey: inverseName), found[owner] != nil { found[owner]?.append(destination) }
+            }
+        }
+        state.withLock { state in
+            for (owner, destinations) in found { state.prefetchedToMany[PrefetchKey(owner: owner, key: key)] = destinations }
+        }
+        return all
+    }
+}

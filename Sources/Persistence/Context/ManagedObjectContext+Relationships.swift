@@ -109,7 +109,9 @@ extension ManagedObjectContext {
         case .inverseForeignKey(_, let column)?:
             let inverseName = model.inverse(of: relationship)!.name
             var saved: [ManagedObject] = []
-            if let pk = objectID.primaryKey {
+            if let prefetched = state.withLock({ $0.prefetchedToMany[PrefetchKey(owner: objectID, key: key)] }) {
+                saved = prefetched
+            } else if let pk = objectID.primaryKey {
                 let order = relationship.isOrdered ? orderColumn(for: relationship, in: object.entity).map { "t0.\($0), " } ?? "" : ""
                 let sql = query.sql(where: "t0.\(column) = \(d.placeholder(1))", orderBy: "\(order)t0.\(d.name("Z_PK"))", limit: nil, offset: 0)
                 let rows = try await store.database.read { try $0.rows(sql, [.integer(pk)]) }

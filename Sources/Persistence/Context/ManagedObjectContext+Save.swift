@@ -31,6 +31,8 @@ extension ManagedObjectContext {
             throw StoreError(.database, "the save failed and was rolled back", store: store.url.description, underlying: error)
         }
         apply(result, plan: plan, objects: objects)
+        // What was prefetched described the store before this save.
+        state.withLock { $0.prefetchedToMany = [:] }
         logger.debug("saved", metadata: [
             LoggingKeys.store: "\(store.url)",
             LoggingKeys.rows: "\(plan.inserts.count + plan.updates.count + result.deleted.count)",

@@ -27,6 +27,15 @@ public final class ManagedObjectContext: Sendable {
         /// Problems found while changing objects (a misused key), reported by `save()`.
         var pendingIssues: [ValidationError.Issue] = []
         var nextTemporaryID: UInt64 = 1
+        /// Saved destinations of to-many relationships loaded ahead (`prefetchDestinations`),
+        /// dropped by the next save.
+        var prefetchedToMany: [PrefetchKey: [ManagedObject]] = [:]
+    }
+
+    /// A to-many relationship of one object.
+    struct PrefetchKey: Hashable {
+        let owner: ObjectID
+        let key: String
     }
 
     /// One row of a join table, named from the table's owning side.

@@ -54,6 +54,7 @@ extension MigrationManager {
                 $0.associations = nil
                 $0.pending = []
                 $0.batchSources = [:]
+                $0.prefetchedDestinations = [:]
                 $0.currentEntityMapping = nil
             }
         }
@@ -119,6 +120,7 @@ extension MigrationManager {
                     guard let end = pairs.last?.row else { break }
                     let sources = try await sourceContext.objects(rootEntityName: sourceRoot, primaryKeys: pairs.map(\.source))
                     let destinations = try await destinationContext.objects(rootEntityName: destinationRoot, primaryKeys: pairs.map(\.destination))
+                    try await prefetchRelationships(of: Array(sources.values), entity: sourceEntity)
                     var batch: [(ManagedObject, ManagedObject)] = []
                     for pair in pairs {
                         if let s = sources[pair.source], let d = destinations[pair.destination] { batch.append((s, d)) }
@@ -199,7 +201,10 @@ extension MigrationManager {
             rows.append((pair.mapping, source, destination))
         }
         if let table = state.withLock({ $0.associations }) { try await table.insert(rows) }
-        state.withLock { $0.batchSources = [:] }
+        state.withLock {
+            $0.batchSources = [:]
+            $0.prefetchedDestinations = [:]
+        }
         sourceContext.reset()
         context.reset()
     }

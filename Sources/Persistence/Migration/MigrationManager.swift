@@ -68,6 +68,9 @@ open class MigrationManager: @unchecked Sendable {
         var pending: [Pending] = []
         /// The source of each destination of the current relationship batch.
         var batchSources: [ObjectID: ManagedObject] = [:]
+        /// Destinations looked up ahead for the current relationship batch, by entity
+        /// mapping and source key (``prefetchRelationships(of:entity:)``).
+        var prefetchedDestinations: [String: [Int64: [ManagedObject]]] = [:]
         var currentEntityMapping: EntityMapping?
         var progress: Double = 0
         var progressHandler: (@Sendable (MigrationProgress) -> Void)?
@@ -132,11 +135,15 @@ open class MigrationManager: @unchecked Sendable {
         guard let mapping = mappingModel.entityMapping(named: name), let destinationName = mapping.destinationEntityName,
             let destinationEntity = destinationModel.entity(named: destinationName)
         else { throw MigrationError(.invalidMappingModel, "there is no entity mapping named '\(name)' with a destination", entityMapping: name) }
-        let pending = state.withLock { $0.pending.filter { $0.mapping == name } }
+        let (pending, prefetched) = state.withLock { ($0.pending.filter { $0.mapping == name }, $0.prefetchedDestinations[name] ?? [:]) }
         var fromPending: [ObjectID: [ManagedObject]] = [:]
         for pair in pending { fromPending[pair.source.objectID, default: []].append(pair.destination) }
-        let keys = sourceInstances.compactMap { fromPending[$0.objectID] == nil ? $0.objectID.primaryKey : nil }
         var stored: [Int64: [ManagedObject]] = [:]
+        let keys = sourceInstances.compactMap { source -> Int64? in
+            guard fromPending[source.objectID] == nil, let key = source.objectID.primaryKey else { return nil }
+            if let known = prefetched[key] { stored[key] = known; return nil }
+            return key
+        }
         if !keys.isEmpty, let table = state.withLock({ $0.associations }) {
             let pairs = try await table.destinations(mapping: name, sources: keys)
             let root = destinationModel.rootEntity(of: destinationEntity).name
