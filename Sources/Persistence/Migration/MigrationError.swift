@@ -23,6 +23,8 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
         public static let unknownPolicy = Code(base: "unknownPolicy")
         /// The store's metadata matches none of the known model versions.
         public static let unknownStoreVersion = Code(base: "unknownStoreVersion")
+        /// A store written by Apple's Core Data whose tables fit several model versions.
+        public static let ambiguousStoreVersion = Code(base: "ambiguousStoreVersion")
         /// The store was written by a model version newer than the ones this app knows.
         public static let newerStore = Code(base: "newerStore")
         /// The version chain has no way from the store's version to the target.
