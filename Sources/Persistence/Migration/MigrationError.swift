@@ -47,6 +47,8 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
     public var hint: String?
     /// The mapping model file, when the error is in one.
     public var file: String?
+    /// The line in `file` the error is about (the entity mapping or property), when known.
+    public var line: Int?
     /// The entity mapping (`PublicationToPublication`) or entity the error is about.
     public var entityMapping: String?
     /// The property the error is about.
@@ -80,7 +82,7 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         var location: [String] = []
         if let store { location.append(store) }
-        if let file { location.append(file) }
+        if let file { location.append(line.map { "\(file):\($0)" } ?? file) }
         if let entityMapping { location.append(property.map { "\(entityMapping).\($0)" } ?? entityMapping) }
         else if let property { location.append(property) }
         var text = location.isEmpty ? message : location.joined(separator: ": ") + ": " + message
