@@ -5,7 +5,10 @@ import Testing
 
 /// Stores written by Apple's Core Data on iOS: their version is recognised from their
 /// tables, they open and read with our models, and they migrate to the example's version 4.
-@Suite struct CoreDataStoreTests {
+///
+/// Serialized: each migration streams thousands of rows through a policy, and six at once
+/// on a small machine would starve the tests that wait for a service to answer.
+@Suite(.serialized) struct CoreDataStoreTests {
     @Test(arguments: CoreDataFixtures.stores)
     func versionIsRecognisedByStructure(store: CoreDataFixtures.Store) async throws {
         try await CoreDataFixtures.withCopy(of: store) { url in
