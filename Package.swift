@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "BookStore", targets: ["BookStore"]),
         .library(name: "BookStoreService", targets: ["BookStoreService"]),
         .executable(name: "bookstore", targets: ["bookstore"]),
+        .executable(name: "persistence", targets: ["persistence"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -74,6 +75,16 @@ let package = Package(
             dependencies: [
                 "BookStore",
                 "BookStoreService",
+                "Persistence",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The framework's own command: inspect, migrate and validate stores, models and
+        // mapping files without writing Swift.
+        .executableTarget(
+            name: "persistence",
+            dependencies: [
                 "Persistence",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -30,10 +30,10 @@ public struct StoreAdministration: Sendable {
     public func status(of url: StoreURL) async throws -> Status {
         let metadata = try await PersistentStore.metadata(at: url)
         let migrator = try BookStoreMigration.migrator(models: models, logger: logger)
-        let model = try migrator.storeVersion(of: metadata, store: url)
+        let model = try migrator.recognisedVersion(of: metadata, store: url).model
         let plan = try migrator.plan(from: model, store: url)
         return Status(store: url, storeModel: model, currentModel: models.current,
-                      isCompatible: models.current.isCompatible(with: metadata), metadata: metadata, pendingSteps: plan.steps)
+                      isCompatible: model.name == models.current.name, metadata: metadata, pendingSteps: plan.steps)
     }
 
     /// The migration steps from the store's version to `target` (the current version by

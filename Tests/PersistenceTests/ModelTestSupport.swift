@@ -10,9 +10,9 @@ enum ModelFixtures {
 
     static let bookStore = repositoryRoot.appendingPathComponent("Migrations/BookStore.xcdatamodeld")
 
-    /// Real Xcode-written models, shared next to the repository.
-    static let colourPosts = repositoryRoot.deletingLastPathComponent()
-        .appendingPathComponent("shared/fixtures/coredata-colour-posts/models/CoreDataMigration_Example.xcdatamodeld")
+    /// Real Xcode-written models, with the stores Core Data wrote for them (`Tests/Fixtures/CoreData/ColourPosts`).
+    static let colourPosts = repositoryRoot
+        .appendingPathComponent("Tests/Fixtures/CoreData/ColourPosts/models/CoreDataMigration_Example.xcdatamodeld")
 
     static let file = "Test.xcdatamodel/contents"
 

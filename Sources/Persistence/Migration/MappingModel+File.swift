@@ -45,19 +45,68 @@ extension MappingModel {
     /// let mapping = try MappingModel(fileData: data, name: "Model3To4", versions: versions)
     /// ```
     public init(fileData data: Data, name: String, file: String? = nil, versions: VersionedModel) throws(MigrationError) {
+        switch Self.read(fileData: data, name: name, file: file, versions: versions) {
+        case .success(let mapping): self = mapping
+        case .failure(let problems): throw MigrationError.combining(problems.problems)!
+        }
+    }
+
+    /// Every problem of a mapping file, one by one, each with its file and, where it is
+    /// about an entity mapping or property, the line; empty when the file loads.
+    ///
+    /// ```swift
+    /// for problem in MappingModel.problems(inFileAt: url, versions: versions) { print(problem) }
+    /// // Mappings/Model3To4.json:12: PublicationToPublication.title: …
+    /// ```
+    public static func problems(inFileAt url: URL, versions: VersionedModel) -> [MigrationError] {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            do throws(MigrationError) {
+                _ = try MappingModel(contentsOf: url, versions: versions)
+                return []
+            } catch {
+                return [error]
+            }
+        }
+        switch read(fileData: data, name: url.deletingPathExtension().lastPathComponent, file: fileLabel(for: url), versions: versions) {
+        case .success: return []
+        case .failure(let problems): return problems.problems
+        }
+    }
+
+    /// The problems of a file that does not load, uncombined.
+    struct FileProblems: Error {
+        let problems: [MigrationError]
+    }
+
+    /// Reads a mapping file: the mapping model, or every problem found, each located on
+    /// its line when it names an entity mapping.
+    static func read(fileData data: Data, name: String, file: String?, versions: VersionedModel) -> Result<MappingModel, FileProblems> {
+        func failure(_ problems: [MigrationError]) -> Result<MappingModel, FileProblems> {
+            .failure(FileProblems(problems: problems.map { $0.locating(in: data) }))
+        }
         let contents: MappingModelFile
         do {
             contents = try JSONDecoder().decode(MappingModelFile.self, from: data)
         } catch {
-            throw Self.decodingFailure(error, data: data, file: file)
+            return failure([Self.decodingFailure(error, data: data, file: file)])
         }
-        let source = try Self.version(contents.source, key: "source", in: versions, file: file)
-        let destination = try Self.version(contents.destination, key: "destination", in: versions, file: file)
+        let source: ManagedObjectModel
+        let destination: ManagedObjectModel
+        do throws(MigrationError) {
+            source = try Self.version(contents.source, key: "source", in: versions, file: file)
+            destination = try Self.version(contents.destination, key: "destination", in: versions, file: file)
+        } catch {
+            return failure([error])
+        }
         var builder = MappingFileReader(source: source, destination: destination, file: file)
         let mappings = builder.entityMappings(contents.entityMappings)
-        if let error = MigrationError.combining(builder.problems) { throw error }
-        self.init(name: name, source: source, destination: destination, entityMappings: mappings, file: file)
-        try check(source: source, destination: destination)
+        if !builder.problems.isEmpty { return failure(builder.problems) }
+        let mapping = MappingModel(name: name, source: source, destination: destination, entityMappings: mappings, file: file)
+        let problems = mapping.problems(source: source, destination: destination)
+        return problems.isEmpty ? .success(mapping) : failure(problems)
     }
 
     /// Loads every `*.json` mapping file in a folder, sorted by name; a folder that does not
@@ -386,5 +435,26 @@ private struct MappingFileReader {
         guard let format = error.format else { return error.message }
         guard let offset = error.offset else { return "\(error.message) in \"\(format)\"" }
         return "\(error.message) at column \(offset + 1) of \"\(format)\""
+    }
+}
+
+extension MigrationError {
+    /// The error with the line of its entity mapping (and property) in the mapping file's
+    /// text: the line of `"name": "<mapping>"`, then of the property's key after it.
+    func locating(in data: Data) -> MigrationError {
+        guard line == nil, let entityMapping else { return self }
+        let text = String(decoding: data, as: UTF8.self)
+        guard let start = text.range(of: #""name"\s*:\s*"\#(NSRegularExpression.escapedPattern(for: entityMapping))""#, options: .regularExpression) else { return self }
+        var found = start
+        if let property,
+            let key = text.range(of: #""\#(NSRegularExpression.escapedPattern(for: property))"\s*:"#, options: .regularExpression, range: start.upperBound..<text.endIndex)
+        {
+            // Only within this entity mapping: before the next one's name.
+            let next = text.range(of: #""name"\s*:"#, options: .regularExpression, range: start.upperBound..<text.endIndex)
+            if next.map({ key.lowerBound < $0.lowerBound }) ?? true { found = key }
+        }
+        var located = self
+        located.line = text[..<found.lowerBound].filter { $0 == "\n" }.count + 1
+        return located
     }
 }

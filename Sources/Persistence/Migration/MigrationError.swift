@@ -23,6 +23,8 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
         public static let unknownPolicy = Code(base: "unknownPolicy")
         /// The store's metadata matches none of the known model versions.
         public static let unknownStoreVersion = Code(base: "unknownStoreVersion")
+        /// A store written by Apple's Core Data whose tables fit several model versions.
+        public static let ambiguousStoreVersion = Code(base: "ambiguousStoreVersion")
         /// The store was written by a model version newer than the ones this app knows.
         public static let newerStore = Code(base: "newerStore")
         /// The version chain has no way from the store's version to the target.
@@ -45,6 +47,8 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
     public var hint: String?
     /// The mapping model file, when the error is in one.
     public var file: String?
+    /// The line in `file` the error is about (the entity mapping or property), when known.
+    public var line: Int?
     /// The entity mapping (`PublicationToPublication`) or entity the error is about.
     public var entityMapping: String?
     /// The property the error is about.
@@ -78,7 +82,7 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         var location: [String] = []
         if let store { location.append(store) }
-        if let file { location.append(file) }
+        if let file { location.append(line.map { "\(file):\($0)" } ?? file) }
         if let entityMapping { location.append(property.map { "\(entityMapping).\($0)" } ?? entityMapping) }
         else if let property { location.append(property) }
         var text = location.isEmpty ? message : location.joined(separator: ": ") + ": " + message

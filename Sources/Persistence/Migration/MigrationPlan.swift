@@ -55,9 +55,17 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
 extension StoreMetadata {
     /// The metadata of this store once migrated to `model`: the model's hashes, the same
     /// store identity, and the keys the store carried that are not Core Data's.
+    ///
+    /// A store written by Apple's Core Data also carries keys of Apple's that describe the
+    /// writer (`NSPersistenceFrameworkVersion`, `_NSAutoVacuumLevel`, digests of its
+    /// hashes); once we write the store they no longer hold, so every `NS…` and `_NS…` key
+    /// other than the ones ``StoreMetadata/init(model:storeType:storeUUID:)`` sets is dropped.
+    /// Its store UUID, from the plist or `Z_UUID`, is kept.
     func migrated(to model: ManagedObjectModel, storeType: String) -> StoreMetadata {
         var metadata = StoreMetadata(model: model, storeType: storeType, storeUUID: storeUUID)
-        metadata.additional = additional
+        for (key, value) in additional where metadata.additional[key] == nil && !key.hasPrefix("NS") && !key.hasPrefix("_NS") {
+            metadata.additional[key] = value
+        }
         return metadata
     }
 }

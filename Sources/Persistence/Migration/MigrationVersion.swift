@@ -65,6 +65,27 @@ public struct MigrationChain: Sendable {
         self.managers = managers
     }
 
+    /// A chain through every version of `models` in order (`Model` → `Model 2` → …), each
+    /// step run by ``MigrationManager``: for models that only have the `.xcdatamodeld`
+    /// folder and mapping files, such as the `persistence` command's.
+    ///
+    /// ```swift
+    /// let chain = MigrationChain(models: models, mappingModels: try MappingModel.load(directory: mappings, versions: models))
+    /// ```
+    public init(models: VersionedModel, mappingModels: [MappingModel] = [], policies: MigrationPolicies = MigrationPolicies()) {
+        var next: [String: String] = [:]
+        var managers: [String: MigrationManager.Type] = [:]
+        for (index, version) in models.versions.enumerated() {
+            if index + 1 < models.versions.count { next[version.name] = models.versions[index + 1].name }
+            managers[version.name] = MigrationManager.self
+        }
+        self.models = models
+        self.mappingModels = mappingModels
+        self.policies = policies
+        self.next = next
+        self.managers = managers
+    }
+
     /// The mapping models for a step, by the two models' version hashes (in name order, to
     /// run one after the other), or an inferred one when there is none.
     func mappingModels(from source: ManagedObjectModel, to destination: ManagedObjectModel) throws(MigrationError) -> [MappingModel] {

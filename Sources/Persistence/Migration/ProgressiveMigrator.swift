@@ -46,16 +46,47 @@ public final class ProgressiveMigrator: Sendable {
     /// - Throws: ``MigrationError/Code/newerStore`` when a newer model than the chain knows
     ///   wrote it, ``MigrationError/Code/unknownStoreVersion`` when it matches no version.
     public func storeVersion(of metadata: StoreMetadata, store: StoreURL) throws(MigrationError) -> ManagedObjectModel {
-        if let version = chain.models.version(matching: metadata) { return version }
+        try recognisedVersion(of: metadata, store: store).model
+    }
+
+    /// The model version a store was written by, and how that was decided: by its entity
+    /// version hashes, or, for a SQLite store written by Apple's Core Data, by its tables
+    /// (``VersionedModel/recogniseVersion(ofStoreAt:metadata:named:)``). `named` names the
+    /// version of such a store when its tables fit several.
+    ///
+    /// ```swift
+    /// let recognised = try migrator.recognisedVersion(of: metadata, store: url)
+    /// print(recognised) // "CoreDataMigration_Example 2 (recognised by structure)"
+    /// ```
+    ///
+    /// - Throws: ``MigrationError/Code/newerStore`` when a newer model than the chain knows
+    ///   wrote it, ``MigrationError/Code/unknownStoreVersion`` when it matches no version,
+    ///   ``MigrationError/Code/ambiguousStoreVersion`` when its tables fit several.
+    public func recognisedVersion(of metadata: StoreMetadata, store: StoreURL, named name: String? = nil) throws(MigrationError) -> RecognisedStoreVersion {
+        if name == nil, let version = chain.models.version(matching: metadata) {
+            return RecognisedStoreVersion(model: version, method: .versionHashes)
+        }
         let written = metadata.modelVersionName.map { "'\($0)'" } ?? "an unnamed model version"
         if isNewer(metadata) {
             throw MigrationError(
                 .newerStore, "the store was written by \(written), which is newer than every version this app knows (the newest is '\(chain.models.current.name)')",
                 hint: "open it with the newer version of the app; the store was not changed", store: store.description)
         }
-        throw MigrationError(
-            .unknownStoreVersion, "the store was written by \(written), whose entity version hashes match none of \(chain.models.versions.map(\.name).joined(separator: ", "))",
-            hint: "open it with the app that wrote it, or add that model version to the chain; the store was not changed", store: store.description)
+        guard metadata.isForeign || name != nil else {
+            throw MigrationError(
+                .unknownStoreVersion, "the store was written by \(written), whose entity version hashes match none of \(chain.models.versions.map(\.name).joined(separator: ", "))",
+                hint: "open it with the app that wrote it, or add that model version to the chain; the store was not changed", store: store.description)
+        }
+        do {
+            return try chain.models.recogniseVersion(ofStoreAt: store, metadata: metadata, named: name)
+        } catch let error as StoreError where error.code == .ambiguousModelVersion {
+            throw MigrationError(.ambiguousStoreVersion, error.message, hint: error.hint, store: store.description)
+        } catch let error as StoreError where error.code == .unknownModelVersion {
+            throw MigrationError(.unknownStoreVersion, error.message, hint: error.hint, store: store.description)
+        } catch {
+            throw MigrationError(.store, "cannot read the store's tables to recognise its model version", hint: "check that the store is readable; it was not changed",
+                                 store: store.description, underlying: error)
+        }
     }
 
     /// Whether the metadata names a version after the newest known one.
@@ -71,9 +102,11 @@ public final class ProgressiveMigrator: Sendable {
     }
 
     /// The steps from the store's version to `target` (the current version by default).
-    public func plan(forStoreAt url: StoreURL, to target: String? = nil) async throws -> MigrationPlan {
+    /// `storeVersion` names the version of a store written by Apple's Core Data whose
+    /// tables fit several versions (see ``recognisedVersion(of:store:named:)``).
+    public func plan(forStoreAt url: StoreURL, to target: String? = nil, storeVersion: String? = nil) async throws -> MigrationPlan {
         let metadata = try await PersistentStore.metadata(at: url)
-        return try plan(from: try storeVersion(of: metadata, store: url), to: target, store: url)
+        return try plan(from: try recognisedVersion(of: metadata, store: url, named: storeVersion).model, to: target, store: url)
     }
 
     /// The steps from `source` to `target`.
@@ -137,11 +170,14 @@ public final class ProgressiveMigrator: Sendable {
     /// - Throws: ``MigrationError``. A SQLite store is then as it was before the call; a
     ///   PostgreSQL store is whole at the version of its last completed step (the step that
     ///   failed left nothing behind).
+    ///
+    /// `storeVersion` names the version of a store written by Apple's Core Data whose
+    /// tables fit several versions; other stores are recognised by their version hashes.
     @discardableResult
-    public func migrateStore(at url: StoreURL, to target: String? = nil) async throws -> MigrationPlan {
+    public func migrateStore(at url: StoreURL, to target: String? = nil, storeVersion: String? = nil) async throws -> MigrationPlan {
         defer { broadcast.finish() }
         // A current store is the common case: find out without taking the lock.
-        let unlocked = try await plan(forStoreAt: url, to: target)
+        let unlocked = try await plan(forStoreAt: url, to: target, storeVersion: storeVersion)
         guard !unlocked.isEmpty else {
             logger.debug("store is current", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(unlocked.storeVersion.name)"])
             return unlocked
@@ -153,13 +189,13 @@ public final class ProgressiveMigrator: Sendable {
             // One migrator at a time; whoever waited finds the store as the other left it.
             let lock = try await SQLiteMigrationLock.acquire(storeAt: path, store: url, timeout: lockTimeout, logger: logger)
             defer { lock.release() }
-            return try await migrateLocked(url, to: target) { plan in
+            return try await migrateLocked(url, to: target, storeVersion: storeVersion) { plan in
                 try await SQLiteMigrationRun(migrator: self, plan: plan, url: url, path: path).run()
             }
         case .postgres(let configuration):
             let lock = try await PostgresMigrationLock.acquire(configuration: configuration, store: url, timeout: lockTimeout, logger: logger)
             do {
-                let plan = try await migrateLocked(url, to: target) { plan in
+                let plan = try await migrateLocked(url, to: target, storeVersion: storeVersion) { plan in
                     try await PostgresMigrationRun(migrator: self, plan: plan, url: url, configuration: configuration).run()
                 }
                 await lock.release()
@@ -174,8 +210,11 @@ public final class ProgressiveMigrator: Sendable {
     }
 
     /// Plans again under the lock (another process may have migrated meanwhile), then runs.
-    private func migrateLocked(_ url: StoreURL, to target: String?, run: (MigrationPlan) async throws -> Void) async throws -> MigrationPlan {
-        let plan = try await self.plan(forStoreAt: url, to: target)
+    private func migrateLocked(_ url: StoreURL, to target: String?, storeVersion: String?, run: (MigrationPlan) async throws -> Void) async throws -> MigrationPlan {
+        // A store migrated meanwhile carries our hashes; a name given for the old version no longer applies.
+        let metadata = try await PersistentStore.metadata(at: url)
+        let named = metadata.isForeign ? storeVersion : nil
+        let plan = try await self.plan(forStoreAt: url, to: target, storeVersion: named)
         guard !plan.isEmpty else {
             logger.info("store was migrated by another process meanwhile", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(plan.storeVersion.name)"])
             return plan

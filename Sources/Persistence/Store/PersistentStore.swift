@@ -100,10 +100,28 @@ public final class PersistentStore: Sendable {
         }
     }
 
+    /// A store written by Apple's Core Data carries Apple's version hashes, which are not
+    /// ours: it opens with `model` when its tables are the ones `model`'s schema makes.
+    private static func checkStructure(of path: String, fits model: ManagedObjectModel, store: StoreURL) throws {
+        let differences = try SQLiteStoreFile.readStructure(path: path, store: store).differences(from: model.storeStructure)
+        guard differences.isEmpty else {
+            throw StoreError(
+                .incompatibleModel,
+                "the store was written by Apple's Core Data and its tables do not fit '\(model.name)': \(differences.joined(separator: "; "))",
+                hint: "migrate the store to '\(model.name)' first, or open it with the model version that wrote it",
+                store: store.description
+            )
+        }
+    }
+
     private static func openSQLite(url: StoreURL, path: String, model: ManagedObjectModel, options: Options, logger: Logger) async throws -> PersistentStore {
         if FileManager.default.fileExists(atPath: path) {
             let metadata = try SQLiteStoreFile.readMetadata(path: path, store: url)
-            try check(metadata, isCompatibleWith: model, store: url)
+            if metadata.isForeign && !model.isCompatible(with: metadata) {
+                try checkStructure(of: path, fits: model, store: url)
+            } else {
+                try check(metadata, isCompatibleWith: model, store: url)
+            }
             let database = options.readOnly
                 ? try await SQLiteDatabase.open(path: SQLiteStoreFile.readOnlyURI(for: path), mode: .readOnly, readerCount: 0)
                 : try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: options.readerCount)

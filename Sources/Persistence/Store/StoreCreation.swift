@@ -17,14 +17,29 @@ enum StoreCreation {
         try writeMetadata(metadata, on: connection)
     }
 
-    /// Replaces the `Z_METADATA` row.
+    /// Replaces the `Z_METADATA` row, and empties `Z_MODELCACHE`: Core Data keeps the
+    /// compiled model that wrote the store there, which no longer describes the store once
+    /// another model's metadata is written (Core Data rebuilds it when missing).
     static func writeMetadata(_ metadata: StoreMetadata, on connection: any DatabaseConnection) throws {
         let d = connection.dialect
+        if try tableExists("Z_MODELCACHE", on: connection) {
+            try connection.run("DELETE FROM \(d.name("Z_MODELCACHE"))", [])
+        }
         try connection.run("DELETE FROM \(d.name("Z_METADATA"))", [])
         try connection.run(
             "INSERT INTO \(d.name("Z_METADATA")) (\(d.name("Z_VERSION")), \(d.name("Z_UUID")), \(d.name("Z_PLIST"))) VALUES (1, \(d.placeholder(1)), \(d.placeholder(2)))",
             [.text(metadata.storeUUID), .blob(try metadata.propertyListData())]
         )
+    }
+
+    /// Whether the database has the bookkeeping table `name` (`Z_METADATA`).
+    static func tableExists(_ name: String, on connection: any DatabaseConnection) throws -> Bool {
+        switch connection.dialect.engine {
+        case .sqlite:
+            try connection.scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)]) != nil
+        case .postgres:
+            try connection.scalar("SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = $1", [.text(name.lowercased())]) != nil
+        }
     }
 }
 
@@ -32,14 +47,7 @@ extension StoreMetadata {
     /// Reads `Z_METADATA` on an open connection; `nil` when the database has no such table.
     static func read(from connection: any DatabaseConnection) throws -> StoreMetadata? {
         let d = connection.dialect
-        let tableExists: Bool
-        switch d.engine {
-        case .sqlite:
-            tableExists = try connection.scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'Z_METADATA'") != nil
-        case .postgres:
-            tableExists = try connection.scalar("SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'z_metadata'") != nil
-        }
-        guard tableExists else { return nil }
+        guard try StoreCreation.tableExists("Z_METADATA", on: connection) else { return nil }
         guard let row = try connection.rows("SELECT \(d.name("Z_UUID")), \(d.name("Z_PLIST")) FROM \(d.name("Z_METADATA")) ORDER BY \(d.name("Z_VERSION")) DESC").first,
             let plist = row[1].blob
         else {

@@ -11,6 +11,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let notAStore = Code(base: "notAStore")
         public static let missingMetadata = Code(base: "missingMetadata")
         public static let unknownModelVersion = Code(base: "unknownModelVersion")
+        /// The store's tables fit several model versions; name the store's version explicitly.
+        public static let ambiguousModelVersion = Code(base: "ambiguousModelVersion")
         public static let incompatibleModel = Code(base: "incompatibleModel")
         public static let alreadyExists = Code(base: "alreadyExists")
         public static let unsupported = Code(base: "unsupported")

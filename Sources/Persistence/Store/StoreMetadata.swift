@@ -47,6 +47,11 @@ public struct StoreMetadata: Sendable, Hashable {
         self.additional = additional
     }
 
+    /// Whether another framework wrote the store (Apple's Core Data): it carries no model
+    /// version name of ours, and its version hashes are not ours to compute, so its version
+    /// is recognised from its tables (``VersionedModel/recogniseVersion(ofStoreAt:named:)``).
+    public var isForeign: Bool { modelVersionName == nil }
+
     /// Metadata for a store written by `model`.
     public init(model: ManagedObjectModel, storeType: String, storeUUID: String = UUID().uuidString) {
         self.init(

@@ -22,19 +22,33 @@ public enum StoreCopy {
         public var totalRows: Int { rows.values.reduce(0, +) }
     }
 
+    /// Copies the store at `source` into `destination`.
+    ///
+    /// A store written by Apple's Core Data is recognised by its tables
+    /// (``VersionedModel/recogniseVersion(ofStoreAt:metadata:named:)``; `storeVersion` names
+    /// its version when they fit several). Its copy is written by us, in our schema for
+    /// that version, so it carries our metadata: our version hashes and version name, the
+    /// source's store UUID.
+    ///
+    /// - Throws: ``StoreError``: ``StoreError/Code/unknownModelVersion`` or
+    ///   ``StoreError/Code/ambiguousModelVersion`` when the source's version is not known;
+    ///   the errors of reading the source and writing the destination.
     public static func copy(from source: StoreURL, to destination: StoreURL, versions: VersionedModel, replace: Bool = false,
-                            batchSize: Int = 1_000, logger: Logger) async throws -> Summary {
+                            batchSize: Int = 1_000, storeVersion: String? = nil, logger: Logger) async throws -> Summary {
         guard source.description != destination.description else {
             throw StoreError(.invalidURL, "the source and the destination are the same store", hint: "name another destination", store: source.description)
         }
         let metadata = try await PersistentStore.metadata(at: source)
-        guard let model = versions.version(matching: metadata) else {
+        let model: ManagedObjectModel
+        do {
+            model = try versions.recogniseVersion(ofStoreAt: source, metadata: metadata, named: storeVersion).model
+        } catch let error as StoreError where error.code == .unknownModelVersion && !metadata.isForeign {
             throw StoreError(.unknownModelVersion, "the store was written by a model version \(versions.name) does not have",
                              hint: "copy it with the app version that wrote it", store: source.description)
         }
         let store = try await PersistentStore.open(source, model: model, options: .readOnly, logger: logger)
         do {
-            var copied = metadata
+            var copied = metadata.isForeign ? metadata.migrated(to: model, storeType: destination.storeType) : metadata
             copied.storeType = destination.storeType
             let plan = CopyPlan(model: model, source: store.schema)
             let summary: Summary

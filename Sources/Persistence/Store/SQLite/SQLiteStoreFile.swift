@@ -21,6 +21,16 @@ enum SQLiteStoreFile {
         }
     }
 
+    /// Reads the store's tables (``StoreStructure``) through a read-only connection.
+    static func readStructure(path: String, store: StoreURL) throws -> StoreStructure {
+        do {
+            let connection = try SQLiteConnection(path: readOnlyURI(for: path), mode: .readOnly)
+            return try StoreStructure.read(from: connection)
+        } catch let error as DatabaseError {
+            throw StoreError(.database, "cannot read the tables of the store at \(path)", hint: "check the file's permissions and that it is not damaged", store: store.description, underlying: error)
+        }
+    }
+
     /// A read-only connection to a WAL store creates `-wal` and `-shm` files beside it. When
     /// no WAL file exists, nobody has the store open and every committed page is in the main
     /// file, so it can be read as immutable: no locks, no files created.

@@ -1,0 +1,162 @@
+/// The shape of a SQLite store's tables: what is left to tell a model version by when the
+/// store's entity version hashes are Apple's.
+///
+/// Core Data computes its entity version hashes in a way only Apple knows, so a store
+/// written by Apple's Core Data matches none of our versions by hash. Its tables still say
+/// which version wrote it: ``StoreStructure/read(from:)`` reads the entity tables (`Z…`,
+/// not `Z_…`) with their columns and type classes, the join tables, the entity numbers of
+/// `Z_PRIMARYKEY` and the indexed columns; ``StoreStructure/init(schema:)`` is what our
+/// schema generator makes of a model version. ``differences(from:)`` compares the two.
+///
+/// Column order does not count (Core Data orders columns its own way), nor does the
+/// spelling of a type within its class (`VARCHAR(255)` is text, `DECIMAL` and our
+/// `DECIMAL TEXT` are both decimal), nor indexes a store has beyond the foreign-key
+/// indexes the model needs.
+///
+/// ```swift
+/// let store = try StoreStructure.read(from: connection)
+/// let expected = StoreStructure(schema: StoreSchema(model: v3, dialect: .sqlite))
+/// store.differences(from: expected) // [] when the store has version 3's tables
+/// ```
+public struct StoreStructure: Sendable, Hashable {
+    /// What a declared column type holds, as SQLite reads declared types.
+    public enum TypeClass: String, Sendable, Hashable {
+        case integer, real, decimal, text, timestamp, blob, other
+
+        /// The class of a declared type (`VARCHAR(255)` → text).
+        public init(declaredType: String) {
+            let type = declaredType.uppercased()
+            if type.contains("DECIMAL") || type.contains("NUMERIC") { self = .decimal }
+            else if type.contains("TIMESTAMP") || type.contains("DATE") { self = .timestamp }
+            else if type.contains("INT") || type == "BOOLEAN" { self = .integer }
+            else if type.contains("FLOAT") || type.contains("REAL") || type.contains("DOUBLE") { self = .real }
+            else if type.contains("CHAR") || type.contains("TEXT") || type.contains("CLOB") { self = .text }
+            else if type.contains("BLOB") { self = .blob }
+            else { self = .other }
+        }
+    }
+
+    /// Entity table name (`ZPOST`) → column name → type class, `Z_PK`, `Z_ENT`, `Z_OPT` included.
+    public var entityTables: [String: [String: TypeClass]]
+    /// Join table name (`Z_1TAGS`) → its column names.
+    public var joinTables: [String: Set<String>]
+    /// `Z_PRIMARYKEY`: entity number → entity name.
+    public var entities: [Int: String]
+    /// The `TABLE.COLUMN`s that lead an index. For a structure made from a schema: the
+    /// foreign keys and join-table columns our DDL indexes; a store may have more.
+    public var indexedColumns: Set<String>
+
+    public init(entityTables: [String: [String: TypeClass]], joinTables: [String: Set<String>], entities: [Int: String], indexedColumns: Set<String>) {
+        self.entityTables = entityTables
+        self.joinTables = joinTables
+        self.entities = entities
+        self.indexedColumns = indexedColumns
+    }
+
+    /// The structure our DDL gives a model version (``StoreSchema/createStatements()``).
+    public init(schema: StoreSchema) {
+        var tables: [String: [String: TypeClass]] = [:]
+        var indexed: Set<String> = []
+        for table in schema.rootTables {
+            var columns: [String: TypeClass] = [:]
+            for name in ["Z_PK", "Z_ENT", "Z_OPT"] { columns[schema.dialect.name(name)] = .integer }
+            for column in table.allColumns { columns[column.name] = TypeClass(declaredType: schema.columnType(of: column)) }
+            tables[table.name] = columns
+            for index in schema.indexes(of: table) where index.columns != [schema.dialect.name("Z_ENT")] {
+                indexed.insert("\(table.name).\(index.columns[0])")
+            }
+        }
+        var joins: [String: Set<String>] = [:]
+        for join in schema.allJoinTables {
+            joins[join.name] = Set([join.sourceColumn, join.destinationColumn] + (join.orderColumn.map { [$0] } ?? []))
+            for index in schema.indexes(of: join) { indexed.insert("\(join.name).\(index.columns[0])") }
+        }
+        var entities: [Int: String] = [:]
+        for row in schema.primaryKeyRows() { entities[row.entity] = row.name }
+        self.init(entityTables: tables, joinTables: joins, entities: entities, indexedColumns: indexed)
+    }
+
+    /// Reads the structure of the SQLite store on `connection`; only reads.
+    ///
+    /// - Throws: ``DatabaseError`` when the catalogue or `Z_PRIMARYKEY` cannot be read.
+    public static func read(from connection: any DatabaseConnection) throws -> StoreStructure {
+        var tables: [String: [String: TypeClass]] = [:]
+        var joins: [String: Set<String>] = [:]
+        var indexed: Set<String> = []
+        let names = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").compactMap { $0[0].text }
+        for name in names where name.hasPrefix("Z") {
+            // `Z_<n>NAME` is a join table; other `Z_` tables are Core Data's bookkeeping.
+            let isJoin = name.hasPrefix("Z_") && name.dropFirst(2).first?.isNumber == true
+            guard isJoin || !name.hasPrefix("Z_") else { continue }
+            let columns = try connection.rows("PRAGMA table_info(\(quoted(name)))").map { ($0[1].text ?? "", $0[2].text ?? "") }
+            if isJoin {
+                joins[name] = Set(columns.map(\.0))
+            } else {
+                tables[name] = Dictionary(columns.map { ($0.0, TypeClass(declaredType: $0.1)) }, uniquingKeysWith: { first, _ in first })
+            }
+            for index in try connection.rows("PRAGMA index_list(\(quoted(name)))") {
+                guard let indexName = index[1].text,
+                    let first = try connection.rows("PRAGMA index_info(\(quoted(indexName)))").first(where: { $0[0].int64 == 0 })?[2].text
+                else { continue }
+                indexed.insert("\(name).\(first)")
+            }
+        }
+        var entities: [Int: String] = [:]
+        if names.contains("Z_PRIMARYKEY") {
+            for row in try connection.rows("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY") {
+                if let number = row[0].int64, let name = row[1].text { entities[Int(number)] = name }
+            }
+        }
+        return StoreStructure(entityTables: tables, joinTables: joins, entities: entities, indexedColumns: indexed)
+    }
+
+    private static func quoted(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// What keeps this store (`self`) from having `expected`'s structure, one line per
+    /// difference, in a stable order; empty when they fit.
+    ///
+    /// ```swift
+    /// store.differences(from: expected)
+    /// // ["ZPOST has a column ZCOLOR (text) the model does not have", "ZPOST lacks the column ZHEXCOLOR (text)"]
+    /// ```
+    public func differences(from expected: StoreStructure) -> [String] {
+        var result: [String] = []
+        for table in Set(entityTables.keys).union(expected.entityTables.keys).sorted() {
+            guard let columns = entityTables[table] else { result.append("the store lacks the table \(table)"); continue }
+            guard let wanted = expected.entityTables[table] else { result.append("the store has a table \(table) the model does not have"); continue }
+            for column in Set(columns.keys).union(wanted.keys).sorted() {
+                switch (columns[column], wanted[column]) {
+                case (let have?, nil): result.append("\(table) has a column \(column) (\(have.rawValue)) the model does not have")
+                case (nil, let want?): result.append("\(table) lacks the column \(column) (\(want.rawValue))")
+                case (let have?, let want?) where have != want:
+                    result.append("\(table).\(column) holds \(have.rawValue) in the store, \(want.rawValue) in the model")
+                default: break
+                }
+            }
+        }
+        for table in Set(joinTables.keys).union(expected.joinTables.keys).sorted() {
+            switch (joinTables[table], expected.joinTables[table]) {
+            case (nil, _): result.append("the store lacks the join table \(table)")
+            case (_, nil): result.append("the store has a join table \(table) the model does not have")
+            case (let have?, let want?) where have != want:
+                result.append("the join table \(table) has the columns \(have.sorted().joined(separator: ", ")), the model \(want.sorted().joined(separator: ", "))")
+            default: break
+            }
+        }
+        if entities != expected.entities {
+            func list(_ entities: [Int: String]) -> String {
+                entities.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            }
+            result.append("Z_PRIMARYKEY numbers the entities \(list(entities)), the model \(list(expected.entities))")
+        }
+        // Only where both have the table: a missing table is reported once, above.
+        for column in expected.indexedColumns.subtracting(indexedColumns).sorted() {
+            let table = String(column.prefix { $0 != "." })
+            guard entityTables[table] != nil || joinTables[table] != nil else { continue }
+            result.append("\(column) has no index; the model's foreign keys are indexed")
+        }
+        return result
+    }
+}

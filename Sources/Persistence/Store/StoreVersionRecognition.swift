@@ -1,0 +1,106 @@
+import Foundation
+
+/// The model version a store holds, and how that was decided.
+///
+/// ```swift
+/// let recognised = try await versions.recogniseVersion(ofStoreAt: .sqlite("Example_1.sqlite"))
+/// print(recognised) // "CoreDataMigration_Example (recognised by structure)"
+/// ```
+public struct RecognisedStoreVersion: Sendable, CustomStringConvertible {
+    /// How the version was decided.
+    public enum Method: String, Sendable, Hashable {
+        /// The store's entity version hashes are the version's (every store this framework writes).
+        case versionHashes = "version hashes"
+        /// The store's tables are the ones the version's schema makes (stores written by
+        /// Apple's Core Data, whose hashes are not ours).
+        case structure
+        /// The caller named the version, and the store's tables fit it.
+        case named = "named explicitly"
+    }
+
+    public let model: ManagedObjectModel
+    public let method: Method
+
+    public var description: String {
+        switch method {
+        case .versionHashes: "\(model.name) (recognised by version hashes)"
+        case .structure: "\(model.name) (recognised by structure)"
+        case .named: "\(model.name) (named explicitly; the store's structure fits it)"
+        }
+    }
+}
+
+extension VersionedModel {
+    /// The version that wrote the store at `url`: the one whose entity version hashes the
+    /// store carries; failing that, for a store written by Apple's Core Data (SQLite, no
+    /// version name of ours), the one whose schema has the store's tables. The store is
+    /// only read.
+    ///
+    /// Two versions that differ only in what the tables do not show (optionality, delete
+    /// rules, defaults, validation) have the same tables; then name the store's version
+    /// with `named`, which must fit the store's tables too.
+    ///
+    /// ```swift
+    /// let recognised = try await versions.recogniseVersion(ofStoreAt: url)
+    /// recognised.model.name // "CoreDataMigration_Example 3"
+    /// recognised.method     // .structure
+    /// ```
+    ///
+    /// - Throws: ``StoreError``: ``StoreError/Code/unknownModelVersion`` naming the closest
+    ///   version's differences when none fits, ``StoreError/Code/ambiguousModelVersion``
+    ///   listing the versions when several fit and none is named; the errors of reading
+    ///   the store.
+    public func recogniseVersion(ofStoreAt url: StoreURL, named name: String? = nil) async throws -> RecognisedStoreVersion {
+        let metadata = try await PersistentStore.metadata(at: url)
+        return try recogniseVersion(ofStoreAt: url, metadata: metadata, named: name)
+    }
+
+    /// ``recogniseVersion(ofStoreAt:named:)`` with the store's metadata already read.
+    public func recogniseVersion(ofStoreAt url: StoreURL, metadata: StoreMetadata, named name: String? = nil) throws -> RecognisedStoreVersion {
+        if let model = version(matching: metadata) {
+            if let name, name != model.name {
+                throw StoreError(.unknownModelVersion, "the store's version hashes are those of '\(model.name)', not of '\(name)'",
+                                 hint: "leave the store's version out, or name '\(model.name)'", store: url.description)
+            }
+            return RecognisedStoreVersion(model: model, method: .versionHashes)
+        }
+        let written = metadata.modelVersionName.map { "model version '\($0)'" } ?? "a model version"
+        guard metadata.isForeign, case .sqlite(let path) = url.kind else {
+            throw StoreError(.unknownModelVersion, "the store was written by \(written) \(self.name) does not have: its entity version hashes match none of \(versionList)",
+                             hint: "open it with the app that wrote it, or add that model version", store: url.description)
+        }
+        let store = try SQLiteStoreFile.readStructure(path: path, store: url)
+        if let name {
+            guard let model = version(named: name) else {
+                throw StoreError(.unknownModelVersion, "there is no model version named '\(name)'", hint: "name one of \(versionList)", store: url.description)
+            }
+            let differences = store.differences(from: model.storeStructure)
+            guard differences.isEmpty else {
+                throw StoreError(.unknownModelVersion, "the store's tables do not fit '\(name)': \(differences.joined(separator: "; "))",
+                                 hint: "name the version that wrote the store, or leave it out to have it recognised", store: url.description)
+            }
+            return RecognisedStoreVersion(model: model, method: .named)
+        }
+        let compared = versions.map { (model: $0, differences: store.differences(from: $0.storeStructure)) }
+        let fitting = compared.filter(\.differences.isEmpty).map(\.model)
+        if fitting.count == 1 { return RecognisedStoreVersion(model: fitting[0], method: .structure) }
+        if fitting.count > 1 {
+            let names = fitting.map { "'\($0.name)'" }.joined(separator: ", ")
+            throw StoreError(.ambiguousModelVersion,
+                             "the store was written by Apple's Core Data (its version hashes are not ours) and its tables fit several model versions: \(names); they differ only in what tables do not show",
+                             hint: "name the store's version explicitly (`--store-version \"\(fitting[0].name)\"`, or `storeVersion:` in Swift)", store: url.description)
+        }
+        // The version with the fewest differences is most likely the one meant.
+        let closest = compared.min { $0.differences.count < $1.differences.count }!
+        throw StoreError(.unknownModelVersion,
+                         "the store's version hashes match none of \(versionList), and its tables fit none of them; the closest, '\(closest.model.name)', differs: \(closest.differences.joined(separator: "; "))",
+                         hint: "add the model version that wrote the store; the store was not changed", store: url.description)
+    }
+
+    private var versionList: String { versions.map { "'\($0.name)'" }.joined(separator: ", ") }
+}
+
+extension ManagedObjectModel {
+    /// The tables our schema generator makes for this version on SQLite.
+    var storeStructure: StoreStructure { StoreStructure(schema: StoreSchema(model: self, dialect: .sqlite)) }
+}

@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+import Persistence
+
+struct MigrateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Migrate a store through the model's versions, in name order, to the current one (or --to a given one).",
+        discussion: """
+            Each step uses the mapping files in --mappings that map its two versions, or an inferred \
+            mapping. Steps that need Swift (a custom entity migration policy) cannot run here and are refused \
+            before anything changes: run them from the app that registers the policy. With --plan it lists \
+            the steps and changes nothing. A failed or interrupted migration leaves a SQLite store as it was.
+            """
+    )
+
+    @OptionGroup var options: CommonOptions
+
+    @Option(name: .long, help: ArgumentHelp("The model's .xcdatamodeld folder.", valueName: "path"))
+    var models: String
+
+    @Option(name: .long, help: ArgumentHelp("The folder of *.json mapping files.", valueName: "dir"))
+    var mappings: String?
+
+    @Option(name: .long, help: ArgumentHelp("The store URL: sqlite:///path or postgres://user@host/database[?schema=NAME].", valueName: "url"))
+    var store: String
+
+    @Option(name: .long, help: ArgumentHelp("The model version to migrate to (its name); the current version by default.", valueName: "version"))
+    var to: String?
+
+    @Option(name: .long, help: ArgumentHelp("The store's model version, for a store of Apple's Core Data whose tables fit several.", valueName: "name"))
+    var storeVersion: String?
+
+    @Flag(name: .long, help: "List the steps without running them.")
+    var plan = false
+
+    func run() async throws {
+        try await runReportingErrors {
+            let logger = options.makeLogger()
+            let url = try StoreURL(store)
+            let versions = try loadModels(models)
+            let mappingModels = try mappings.map { try MappingModel.load(directory: URL(fileURLWithPath: $0), versions: versions) } ?? []
+            let migrator = ProgressiveMigrator(chain: MigrationChain(models: versions, mappingModels: mappingModels), logger: logger)
+            let steps = try await migrator.plan(forStoreAt: url, to: to, storeVersion: storeVersion)
+            print("Store:                \(url)")
+            print("Store model version:  \(steps.storeVersion.name)")
+            print("Target model version: \(steps.targetVersion.name)")
+            if steps.isEmpty {
+                print("The store is at \(steps.targetVersion.name); nothing to do.")
+                return
+            }
+            print("Steps:")
+            for (index, step) in steps.steps.enumerated() { print("  \(index + 1). \(step)") }
+            let needsSwift = steps.steps.enumerated().filter { !$0.element.mappingModels.flatMap(\.policyNames).isEmpty }
+            if let (index, step) = needsSwift.first {
+                let policies = step.mappingModels.flatMap(\.policyNames).map { "'\($0)'" }.joined(separator: ", ")
+                let files = step.mappingModels.compactMap(\.file).joined(separator: ", ")
+                let error = CommandError(
+                    "step \(index + 1), \(step.source.name) → \(step.destination.name), needs the custom entity migration policy \(policies) (named in \(files)), which is Swift code this command does not have",
+                    hint: "run that step from the app that registers the policy (ProgressiveMigrator with MigrationPolicies); the store was not changed")
+                if plan {
+                    print("Cannot run here: \(error)")
+                    return
+                }
+                throw error
+            }
+            if plan { return }
+            let started = ContinuousClock.now
+            let ran = try await migrator.migrateStore(at: url, to: to, storeVersion: storeVersion)
+            if ran.isEmpty {
+                print("Another process migrated the store to \(ran.storeVersion.name) meanwhile; nothing to do.")
+                return
+            }
+            let elapsed = ContinuousClock.now - started
+            print("Migrated \(url) from \(ran.storeVersion.name) to \(ran.targetVersion.name) in \(ran.steps.count) step\(ran.steps.count == 1 ? "" : "s") (\(elapsed.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))).")
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import ArgumentParser
+import Foundation
+import Persistence
+
+struct ValidateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validate",
+        abstract: "Load and check every model version and mapping file; report every problem with its file and line.",
+        discussion: """
+            Checks each .xcdatamodel, .xccurrentversion, each *.json mapping file against the two versions it \
+            names (key paths, types, look-ups, filters), and that every step between consecutive versions has a \
+            mapping file or can be inferred. Exits non-zero when there is any problem. Touches no store.
+            """
+    )
+
+    @OptionGroup var options: CommonOptions
+
+    @Option(name: .long, help: ArgumentHelp("The model's .xcdatamodeld folder.", valueName: "path"))
+    var models: String
+
+    @Option(name: .long, help: ArgumentHelp("The folder of *.json mapping files.", valueName: "dir"))
+    var mappings: String?
+
+    func run() async throws {
+        try await runReportingErrors {
+            let folder = URL(fileURLWithPath: models)
+            var problems: [String] = []
+            // Each version on its own, so one broken version does not hide another's problems.
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".xcdatamodel") }.sorted()
+            var loaded = 0
+            for name in names {
+                do {
+                    _ = try ManagedObjectModel(contentsOf: folder.appendingPathComponent(name))
+                    loaded += 1
+                } catch {
+                    problems.append("\(error)")
+                }
+            }
+            var versions: VersionedModel?
+            if problems.isEmpty {
+                do {
+                    versions = try VersionedModel(contentsOf: folder)
+                } catch {
+                    problems.append("\(error)")
+                }
+            }
+            var mappingFiles: [URL] = []
+            if let mappings {
+                let directory = URL(fileURLWithPath: mappings)
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue {
+                    mappingFiles = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
+                        .filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted().map { directory.appendingPathComponent($0) }
+                } else {
+                    problems.append("\(mappings): there is no folder of mapping files here. Name the folder that holds the *.json mapping files")
+                }
+            }
+            var policies: [String] = []
+            if let versions {
+                var mappingModels: [MappingModel] = []
+                for file in mappingFiles {
+                    let found = MappingModel.problems(inFileAt: file, versions: versions)
+                    problems.append(contentsOf: found.map { "\($0)" })
+                    if found.isEmpty, let mapping = try? MappingModel(contentsOf: file, versions: versions) {
+                        mappingModels.append(mapping)
+                        policies.append(contentsOf: mapping.policyNames.map { "\(mapping.file ?? mapping.name) names the policy '\($0)': the step needs the app that registers it" })
+                    }
+                }
+                for (source, destination) in zip(versions.versions, versions.versions.dropFirst())
+                where !mappingModels.contains(where: { $0.maps(from: source, to: destination) }) {
+                    do {
+                        _ = try MappingModel.inferred(from: source, to: destination)
+                    } catch {
+                        problems.append("\(folder.lastPathComponent): step \(source.name) → \(destination.name): \(error)")
+                    }
+                }
+            } else if !mappingFiles.isEmpty {
+                problems.append("\(mappingFiles.count) mapping file(s) not checked: they need every model version to load")
+            }
+            for problem in problems { print("error: \(problem)") }
+            for note in policies { print("note: \(note)") }
+            let summary = "\(names.count) model version\(names.count == 1 ? "" : "s"), \(mappingFiles.count) mapping file\(mappingFiles.count == 1 ? "" : "s")"
+            if problems.isEmpty {
+                print("Checked \(summary): no problems.")
+            } else {
+                print("Checked \(summary): \(problems.count) problem\(problems.count == 1 ? "" : "s").")
+                throw ExitCode.failure
+            }
+        }
+    }
+}

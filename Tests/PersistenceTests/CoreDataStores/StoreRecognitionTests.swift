@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+@testable import Persistence
+
+/// Recognising a Core Data store's version from its tables when they fit several versions
+/// or none.
+@Suite struct StoreRecognitionTests {
+    /// The example's models with a second version 1 whose `postID` has a version hash
+    /// modifier: other version hashes, the same tables.
+    private func modelsWithTwinOfVersion1() throws -> (VersionedModel, twin: ManagedObjectModel) {
+        let models = try CoreDataFixtures.models()
+        let file = ModelFixtures.colourPosts.appendingPathComponent("CoreDataMigration_Example.xcdatamodel/contents")
+        let xml = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+            .replacingOccurrences(of: #"<attribute name="postID" optional="YES""#, with: #"<attribute name="postID" versionHashModifier="twin" optional="YES""#)
+        let twin = try ManagedObjectModel(xml: Data(xml.utf8), name: "CoreDataMigration_Example 1b", file: file.path)
+        #expect(twin.entityVersionHashes != models.versions[0].entityVersionHashes)
+        let versions = [models.versions[0], twin] + models.versions.dropFirst()
+        return (try VersionedModel(name: models.name, versions: versions, currentVersionName: models.current.name), twin)
+    }
+
+    @Test func tablesFittingSeveralVersionsAreRefusedUntilOneIsNamed() async throws {
+        try await CoreDataFixtures.withCopy(of: CoreDataFixtures.stores[0]) { url in
+            let (models, twin) = try modelsWithTwinOfVersion1()
+            let error = await #expect(throws: StoreError.self) { try await models.recogniseVersion(ofStoreAt: url) }
+            #expect(error?.code == .ambiguousModelVersion)
+            #expect(error?.message.contains("'CoreDataMigration_Example', 'CoreDataMigration_Example 1b'") == true)
+            #expect(error?.hint?.contains("--store-version") == true)
+
+            let migrator = ProgressiveMigrator(chain: MigrationChain(models: models), logger: testLogger)
+            let planError = await #expect(throws: MigrationError.self) { try await migrator.plan(forStoreAt: url) }
+            #expect(planError?.code == .ambiguousStoreVersion)
+
+            let named = try await models.recogniseVersion(ofStoreAt: url, named: twin.name)
+            #expect(named.model.name == twin.name)
+            #expect(named.method == .named)
+            let plan = try await migrator.plan(forStoreAt: url, to: twin.name, storeVersion: "CoreDataMigration_Example")
+            #expect(plan.storeVersion.name == "CoreDataMigration_Example")
+            #expect(plan.steps.map(\.destination.name) == [twin.name])
+
+            // A name whose tables do not fit is refused with the differences.
+            let wrong = await #expect(throws: StoreError.self) { try await models.recogniseVersion(ofStoreAt: url, named: "CoreDataMigration_Example 2") }
+            #expect(wrong?.code == .unknownModelVersion)
+            #expect(wrong?.message.contains("ZPOST lacks the column ZHEXCOLOR (text)") == true)
+        }
+    }
+
+    @Test func tablesFittingNoVersionNameTheClosestAndItsDifferences() async throws {
+        try await CoreDataFixtures.withCopy(of: CoreDataFixtures.stores[0]) { url in
+            let all = try CoreDataFixtures.models()
+            let later = try VersionedModel(name: all.name, versions: Array(all.versions.dropFirst()), currentVersionName: all.current.name)
+            let migrator = ProgressiveMigrator(chain: MigrationChain(models: later), logger: testLogger)
+            let error = await #expect(throws: MigrationError.self) { try await migrator.migrateStore(at: url) }
+            #expect(error?.code == .unknownStoreVersion)
+            #expect(error?.message.contains("the closest, 'CoreDataMigration_Example 2', differs: ZPOST has a column ZCOLOR (text) the model does not have; ZPOST lacks the column ZHEXCOLOR (text)") == true,
+                    "\(String(describing: error))")
+        }
+    }
+
+    @Test func structureIgnoresColumnOrderAndTypeSpellingButNotTypeClass() throws {
+        let models = try CoreDataFixtures.models()
+        let expected = models.versions[0].storeStructure
+        var store = expected
+        // Apple's declared types: VARCHAR for strings, TIMESTAMP for dates, in its own order.
+        store.entityTables["ZPOST"] = ["Z_PK": .integer, "ZPOSTID": .init(declaredType: "VARCHAR(255)"), "Z_ENT": .integer,
+                                       "ZDATE": .init(declaredType: "TIMESTAMP"), "Z_OPT": .integer, "ZCOLOR": .init(declaredType: "VARCHAR")]
+        store.indexedColumns.insert("ZPOST.ZDATE")
+        #expect(store.differences(from: expected).isEmpty)
+        #expect(StoreStructure.TypeClass(declaredType: "DECIMAL") == StoreStructure.TypeClass(declaredType: SQLDialect.sqlite.columnType(for: .decimal)))
+        store.entityTables["ZPOST"]?["ZDATE"] = .real
+        #expect(store.differences(from: expected) == ["ZPOST.ZDATE holds real in the store, timestamp in the model"])
+    }
+}
