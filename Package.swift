@@ -9,8 +9,8 @@ let package = Package(
         .library(name: "PersistenceTesting", targets: ["PersistenceTesting"]),
         .library(name: "BookStore", targets: ["BookStore"]),
         .library(name: "BookStoreService", targets: ["BookStoreService"]),
-        .executable(name: "bookstore", targets: ["bookstore"]),
-        .executable(name: "persistence", targets: ["persistence"]),
+        .executable(name: "bookstore", targets: ["BookStoreCLI"]),
+        .executable(name: "persistence", targets: ["PersistenceCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -70,11 +70,23 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // What the commands share: logging set-up, error reporting, the progress bar.
+        .target(
+            name: "CommandLineSupport",
+            dependencies: [
+                "Persistence",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The `bookstore` command (its folder is not named `bookstore`: on a case-insensitive
+        // file system it would be the same folder as `BookStore`).
         .executableTarget(
-            name: "bookstore",
+            name: "BookStoreCLI",
             dependencies: [
                 "BookStore",
                 "BookStoreService",
+                "CommandLineSupport",
                 "Persistence",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -83,8 +95,9 @@ let package = Package(
         // The framework's own command: inspect, migrate and validate stores, models and
         // mapping files without writing Swift.
         .executableTarget(
-            name: "persistence",
+            name: "PersistenceCLI",
             dependencies: [
+                "CommandLineSupport",
                 "Persistence",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

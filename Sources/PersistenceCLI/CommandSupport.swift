@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Foundation
 import Logging
 import Persistence
@@ -10,16 +11,9 @@ struct CommonOptions: ParsableArguments {
 
     /// Sets up logging to standard error and returns the command's logger.
     func makeLogger() -> Logger {
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = logLevel
-            return handler
-        }
-        return Logger(label: "persistence")
+        CommandLogging.bootstrap(label: "persistence", level: logLevel)
     }
 }
-
-extension Logger.Level: @retroactive ExpressibleByArgument {}
 
 /// A problem the command reports itself, with what to do.
 struct CommandError: Error, CustomStringConvertible {
@@ -32,18 +26,6 @@ struct CommandError: Error, CustomStringConvertible {
     }
 
     var description: String { "\(message). \(hint.prefix(1).uppercased())\(hint.dropFirst())" }
-}
-
-/// Runs a command body, printing errors as one clear line and exiting non-zero.
-func runReportingErrors(_ body: () async throws -> Void) async throws {
-    do {
-        try await body()
-    } catch let error as ExitCode {
-        throw error
-    } catch {
-        FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-        throw ExitCode.failure
-    }
 }
 
 /// The `.xcdatamodeld` folder a user named.

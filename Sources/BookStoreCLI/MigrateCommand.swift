@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import BookStore
 import Foundation
 import Persistence
@@ -25,26 +26,14 @@ struct MigrateCommand: AsyncParsableCommand {
             let administration = StoreAdministration(models: try BookStoreModels.load(), logger: logger)
             let target = try to.map { try administration.versionName($0) }
             let steps = try await administration.migrationPlan(for: url, to: target)
-            print("Store:                \(url)")
-            print("Store model version:  \(steps.storeVersion.name)")
-            print("Target model version: \(steps.targetVersion.name)")
-            if steps.isEmpty {
-                print("The store is at \(steps.targetVersion.name); nothing to do.")
-                return
-            }
-            print("Steps:")
-            for (index, step) in steps.steps.enumerated() { print("  \(index + 1). \(step)") }
+            steps.printSummary(of: url)
+            if steps.isEmpty { return }
             if plan { return }
             let bar = ProgressBar.forStandardError()
             let started = ContinuousClock.now
             let ran = try await administration.migrate(url, to: target) { bar?.show($0) }
             bar?.finish()
-            if ran.isEmpty {
-                print("Another process migrated the store to \(ran.storeVersion.name) meanwhile; nothing to do.")
-                return
-            }
-            let elapsed = ContinuousClock.now - started
-            print("Migrated \(url) from \(ran.storeVersion.name) to \(ran.targetVersion.name) in \(ran.steps.count) step\(ran.steps.count == 1 ? "" : "s") (\(elapsed.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))).")
+            ran.printOutcome(of: url, since: started)
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import BookStore
 import Foundation
 import Logging
@@ -25,7 +26,7 @@ struct CopyCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await runReportingErrors {
-            let logger = GlobalOptions.makeLogger(level: logLevel)
+            let logger = CommandLogging.bootstrap(label: "bookstore", level: logLevel)
             let source = try StoreURL(from), destination = try StoreURL(to)
             let summary = try await StoreCopy.copy(from: source, to: destination, versions: try BookStoreModels.load().versions,
                                                    replace: replace, logger: logger)

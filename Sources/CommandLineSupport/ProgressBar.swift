@@ -4,14 +4,14 @@ import Synchronization
 
 /// A one-line progress bar on a terminal's standard error; `nil` when standard error is
 /// not a terminal, where log lines report progress instead.
-final class ProgressBar: Sendable {
+public final class ProgressBar: Sendable {
     private let lastLine = Mutex("")
 
-    static func forStandardError() -> ProgressBar? {
+    public static func forStandardError() -> ProgressBar? {
         isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
     }
 
-    func show(_ progress: MigrationProgress) {
+    public func show(_ progress: MigrationProgress) {
         let width = 30
         let filled = Int((progress.fractionCompleted * Double(width)).rounded(.down))
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
@@ -24,7 +24,7 @@ final class ProgressBar: Sendable {
         if changed { FileHandle.standardError.write(Data((line + "\u{1B}[K").utf8)) }
     }
 
-    func finish() {
+    public func finish() {
         FileHandle.standardError.write(Data("\n".utf8))
     }
 }

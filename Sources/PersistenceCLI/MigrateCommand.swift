@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Foundation
 import Persistence
 
@@ -42,15 +43,8 @@ struct MigrateCommand: AsyncParsableCommand {
             let mappingModels = try mappings.map { try MappingModel.load(directory: URL(fileURLWithPath: $0), versions: versions) } ?? []
             let migrator = ProgressiveMigrator(chain: MigrationChain(models: versions, mappingModels: mappingModels), logger: logger)
             let steps = try await migrator.plan(forStoreAt: url, to: to, storeVersion: storeVersion)
-            print("Store:                \(url)")
-            print("Store model version:  \(steps.storeVersion.name)")
-            print("Target model version: \(steps.targetVersion.name)")
-            if steps.isEmpty {
-                print("The store is at \(steps.targetVersion.name); nothing to do.")
-                return
-            }
-            print("Steps:")
-            for (index, step) in steps.steps.enumerated() { print("  \(index + 1). \(step)") }
+            steps.printSummary(of: url)
+            if steps.isEmpty { return }
             let needsSwift = steps.steps.enumerated().filter { !$0.element.mappingModels.flatMap(\.policyNames).isEmpty }
             if let (index, step) = needsSwift.first {
                 let policies = step.mappingModels.flatMap(\.policyNames).map { "'\($0)'" }.joined(separator: ", ")
@@ -67,12 +61,7 @@ struct MigrateCommand: AsyncParsableCommand {
             if plan { return }
             let started = ContinuousClock.now
             let ran = try await migrator.migrateStore(at: url, to: to, storeVersion: storeVersion)
-            if ran.isEmpty {
-                print("Another process migrated the store to \(ran.storeVersion.name) meanwhile; nothing to do.")
-                return
-            }
-            let elapsed = ContinuousClock.now - started
-            print("Migrated \(url) from \(ran.storeVersion.name) to \(ran.targetVersion.name) in \(ran.steps.count) step\(ran.steps.count == 1 ? "" : "s") (\(elapsed.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))).")
+            ran.printOutcome(of: url, since: started)
         }
     }
 }

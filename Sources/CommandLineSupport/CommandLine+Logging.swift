@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import Logging
+
+/// Logging for the project's commands: everything to standard error, at the level the
+/// user asked for with `--log-level`.
+public enum CommandLogging {
+    /// Sets up logging to standard error at `level` and returns the command's logger.
+    ///
+    /// ```swift
+    /// let logger = CommandLogging.bootstrap(label: "bookstore", level: .info)
+    /// ```
+    public static func bootstrap(label: String, level: Logger.Level) -> Logger {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        return Logger(label: label)
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+/// Runs a command's body, printing an error as one clear line on standard error and
+/// exiting non-zero.
+///
+/// ```swift
+/// func run() async throws {
+///     try await runReportingErrors { try await migrate() }
+/// }
+/// ```
+public func runReportingErrors(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let error as ExitCode {
+        throw error
+    } catch {
+        FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+        throw ExitCode.failure
+    }
+}
