@@ -108,6 +108,7 @@ let package = Package(
             name: "BookStoreTesting",
             dependencies: [
                 "BookStore",
+                "PersistenceTesting",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -1,6 +1,7 @@
 import BookStore
 import Foundation
 import Logging
+import PersistenceTesting
 
 /// What the BookStore test targets share: where the package is, its models and seed
 /// catalogue, temporary folders, and the built `bookstore` executable.
@@ -37,25 +38,8 @@ public enum BookStoreTestSupport {
 
     /// The built `bookstore` executable: beside the test bundle in the build products
     /// folder, or in `.build/debug`.
-    ///
-    /// - Throws: ``MissingExecutable`` when it has not been built.
     public static func executable() throws -> URL {
-        var candidates: [URL] = []
-        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
-            candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("bookstore"))
-        }
-        candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("bookstore"))
-        candidates.append(packageRoot.appendingPathComponent(".build/debug/bookstore"))
-        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-            throw MissingExecutable(looked: candidates.map(\.path))
-        }
-        return found
-    }
-
-    /// The `bookstore` executable was not found where a build puts it.
-    public struct MissingExecutable: Error, CustomStringConvertible {
-        public var looked: [String]
-        public var description: String { "build the bookstore executable first (swift build); looked at \(looked.joined(separator: ", "))" }
+        try BuiltCommand("bookstore").executable()
     }
 }
 

@@ -1,37 +1,20 @@
 import BookStoreTesting
 import Foundation
+import PersistenceTesting
 import Testing
 @testable import Persistence
 
-/// Runs the built `bookstore` executable, as a user would.
-struct BookStoreProcess {
-    struct Output {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
+/// Runs the built `bookstore` executable, as a user would, without the test shell's
+/// `BOOKSTORE_STORE`.
+enum BookStoreProcess {
+    static let command = BuiltCommand("bookstore", unsetEnvironment: ["BOOKSTORE_STORE"])
 
-    /// The built `bookstore` executable.
     static var executable: URL {
-        get throws { try BookStoreTestSupport.executable() }
+        get throws { try command.executable() }
     }
 
-    static func run(_ arguments: [String]) throws -> Output {
-        let process = Process()
-        process.executableURL = try executable
-        process.arguments = arguments
-        process.currentDirectoryURL = packageRoot
-        var environment = ProcessInfo.processInfo.environment
-        environment["BOOKSTORE_STORE"] = nil
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    static func run(_ arguments: [String]) throws -> BuiltCommand.Output {
+        try command.runBlocking(arguments)
     }
 }
 

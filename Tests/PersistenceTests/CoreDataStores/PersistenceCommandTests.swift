@@ -1,54 +1,10 @@
 import Foundation
+import PersistenceTesting
 import Testing
 @testable import Persistence
 
-/// Runs the built `persistence` executable, as a user would.
-enum PersistenceProcess {
-    struct Output {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    /// The executable sits beside the test bundle in the build products folder.
-    static var executable: URL {
-        get throws {
-            var candidates: [URL] = []
-            for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
-                candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("persistence"))
-            }
-            candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("persistence"))
-            candidates.append(ModelFixtures.repositoryRoot.appendingPathComponent(".build/debug/persistence"))
-            return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) },
-                                "build the persistence executable first (swift build)")
-        }
-    }
-
-    /// Runs the command on a thread of its own: waiting for a process blocks, and a blocked
-    /// thread of the cooperative pool (two on a two-core machine) would stall other tests.
-    static func run(_ arguments: [String]) async throws -> Output {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Result { try runBlocking(arguments) })
-            }
-        }
-    }
-
-    private static func runBlocking(_ arguments: [String]) throws -> Output {
-        let process = Process()
-        process.executableURL = try executable
-        process.arguments = arguments
-        process.currentDirectoryURL = ModelFixtures.repositoryRoot
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
-    }
-}
+/// The built `persistence` executable, run as a user would.
+let persistenceCommand = BuiltCommand("persistence")
 
 @Suite("persistence command")
 struct PersistenceCommandTests {
@@ -58,14 +14,14 @@ struct PersistenceCommandTests {
     @Test func inspectNamesTheVersionOfACoreDataStoreAndItsPosts() async throws {
         try await CoreDataFixtures.withCopy(of: CoreDataFixtures.stores[0]) { url in
             let path = try #require(url.filePath)
-            let output = try await PersistenceProcess.run(["inspect", "--store", "sqlite://\(path)", "--models", models])
+            let output = try await persistenceCommand.run(["inspect", "--store", "sqlite://\(path)", "--models", models])
             #expect(output.status == 0, "\(output.stderr)")
             #expect(output.stdout.contains("Written by:     Apple's Core Data (no model version name of ours, framework version 847)\n"))
             #expect(output.stdout.contains("Model version:  CoreDataMigration_Example\n"))
             #expect(output.stdout.contains("Decided by:     structure"))
             #expect(output.stdout.contains("  Post                 1001 rows\n"))
 
-            let bare = try await PersistenceProcess.run(["inspect", "--store", "sqlite://\(path)"])
+            let bare = try await persistenceCommand.run(["inspect", "--store", "sqlite://\(path)"])
             #expect(bare.status == 0, "\(bare.stderr)")
             #expect(bare.stdout.contains("  ZPOST                1001 rows\n"))
             #expect(bare.stdout.contains("  Z_PRIMARYKEY         1 row\n"))
@@ -77,14 +33,14 @@ struct PersistenceCommandTests {
         try await CoreDataFixtures.withCopy(of: CoreDataFixtures.stores[0]) { url in
             let path = try #require(url.filePath)
             let before = try Data(contentsOf: URL(fileURLWithPath: path))
-            let output = try await PersistenceProcess.run(["migrate", "--models", models, "--mappings", mappings, "--store", "sqlite://\(path)"])
+            let output = try await persistenceCommand.run(["migrate", "--models", models, "--mappings", mappings, "--store", "sqlite://\(path)"])
             #expect(output.status != 0)
             #expect(output.stdout.contains("  1. CoreDataMigration_Example → CoreDataMigration_Example 2 (set-based: mapping Example1To2)"), "\(output.stdout)")
             #expect(output.stderr.contains("step 2, CoreDataMigration_Example 2 → CoreDataMigration_Example 3, needs the custom entity migration policy 'ColorFromPostMigrationPolicy'"), "\(output.stderr)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
 
             // Up to the step before it, the command migrates.
-            let first = try await PersistenceProcess.run(["migrate", "--models", models, "--mappings", mappings, "--store", "sqlite://\(path)", "--to", "CoreDataMigration_Example 2"])
+            let first = try await persistenceCommand.run(["migrate", "--models", models, "--mappings", mappings, "--store", "sqlite://\(path)", "--to", "CoreDataMigration_Example 2"])
             #expect(first.status == 0, "\(first.stderr)")
             #expect(first.stdout.contains("Migrated sqlite://\(path) from CoreDataMigration_Example to CoreDataMigration_Example 2 in 1 step"))
             let greatest = try await storeRows(url, "SELECT ZHEXCOLOR FROM ZPOST WHERE ZPOSTID = 'FFC75007-7B10-44B5-8B3D-C13FF9E47BAD'")
@@ -96,14 +52,14 @@ struct PersistenceCommandTests {
     @Test func migrateRunsAnInferredStepOnACoreDataStore() async throws {
         try await CoreDataFixtures.withCopy(of: CoreDataFixtures.stores[2]) { url in
             let path = try #require(url.filePath)
-            let plan = try await PersistenceProcess.run(["migrate", "--models", models, "--store", "sqlite://\(path)", "--plan"])
+            let plan = try await persistenceCommand.run(["migrate", "--models", models, "--store", "sqlite://\(path)", "--plan"])
             #expect(plan.status == 0, "\(plan.stderr)")
             #expect(plan.stdout.contains("Store model version:  CoreDataMigration_Example 3\n"))
             #expect(plan.stdout.contains("  1. CoreDataMigration_Example 3 → CoreDataMigration_Example 4 (in place: inferred mapping)"), "\(plan.stdout)")
 
-            let output = try await PersistenceProcess.run(["migrate", "--models", models, "--store", "sqlite://\(path)"])
+            let output = try await persistenceCommand.run(["migrate", "--models", models, "--store", "sqlite://\(path)"])
             #expect(output.status == 0, "\(output.stderr)")
-            let inspect = try await PersistenceProcess.run(["inspect", "--store", "sqlite://\(path)", "--models", models])
+            let inspect = try await persistenceCommand.run(["inspect", "--store", "sqlite://\(path)", "--models", models])
             #expect(inspect.stdout.contains("Model version:  CoreDataMigration_Example 4\n"))
             #expect(inspect.stdout.contains("Decided by:     version hashes"))
             #expect(inspect.stdout.contains("  Post                 7995 rows\n"))
@@ -112,12 +68,12 @@ struct PersistenceCommandTests {
     }
 
     @Test func validateFindsNoProblemInTheBookStoreModelsAndMappings() async throws {
-        let output = try await PersistenceProcess.run(["validate", "--models", "Migrations/BookStore.xcdatamodeld", "--mappings", "Migrations/Mappings"])
+        let output = try await persistenceCommand.run(["validate", "--models", "Migrations/BookStore.xcdatamodeld", "--mappings", "Migrations/Mappings"])
         #expect(output.status == 0, "\(output.stdout)\(output.stderr)")
         #expect(output.stdout.contains("Checked 5 model versions, 1 mapping file: no problems."))
         #expect(output.stdout.contains("note: Mappings/Model3To4.json names the policy 'PublicationToPublicationMigrationPolicy'"))
 
-        let example = try await PersistenceProcess.run(["validate", "--models", models, "--mappings", mappings])
+        let example = try await persistenceCommand.run(["validate", "--models", models, "--mappings", mappings])
         #expect(example.status == 0, "\(example.stdout)\(example.stderr)")
         #expect(example.stdout.contains("Checked 4 model versions, 2 mapping files: no problems."))
     }
@@ -130,7 +86,7 @@ struct PersistenceCommandTests {
             .replacingOccurrences(of: #""hexColor": "$source.color""#, with: #""hexColor": "$source.colour""#)
             .replacingOccurrences(of: #""postID": "$source.postID""#, with: #""postID": "$source.date""#)
         try Data(text.utf8).write(to: broken.appendingPathComponent("Example1To2.json"))
-        let output = try await PersistenceProcess.run(["validate", "--models", models, "--mappings", broken.path])
+        let output = try await persistenceCommand.run(["validate", "--models", models, "--mappings", broken.path])
         #expect(output.status != 0)
         let lines = output.stdout.split(separator: "\n").filter { $0.hasPrefix("error: ") }
         #expect(lines.count == 3, "\(output.stdout)")

@@ -1,0 +1,90 @@
+import Foundation
+import Synchronization
+
+/// An executable of this package as the build left it, run as a user would from the
+/// package folder: for tests of commands such as `persistence` and `bookstore`.
+///
+/// ```swift
+/// let output = try await BuiltCommand("persistence").run(["validate", "--models", path])
+/// #expect(output.status == 0, "\(output.stderr)")
+/// ```
+public struct BuiltCommand: Sendable {
+    /// What a finished run printed and how it ended.
+    public struct Output: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
+    }
+
+    /// The package root: Sources/PersistenceTesting/BuiltCommand.swift → three levels up.
+    public static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    public let name: String
+    /// Environment variables the run does without (settings of the test's own shell).
+    public var unsetEnvironment: [String]
+
+    public init(_ name: String, unsetEnvironment: [String] = []) {
+        self.name = name
+        self.unsetEnvironment = unsetEnvironment
+    }
+
+    /// The executable beside the test bundle in the build products folder, or in `.build/debug`.
+    ///
+    /// - Throws: ``Missing`` when it has not been built.
+    public func executable() throws -> URL {
+        var candidates: [URL] = []
+        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
+            candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent(name))
+        }
+        candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name))
+        candidates.append(Self.packageRoot.appendingPathComponent(".build/debug/\(name)"))
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+            throw Missing(name: name, looked: candidates.map(\.path))
+        }
+        return found
+    }
+
+    /// Runs it to the end on a thread of its own: waiting for a process blocks, and a
+    /// blocked thread of the cooperative pool (two on a two-core machine) stalls other tests.
+    public func run(_ arguments: [String]) async throws -> Output {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try runBlocking(arguments) }) }
+        }
+    }
+
+    /// Runs it to the end on the calling thread.
+    public func runBlocking(_ arguments: [String]) throws -> Output {
+        let process = Process()
+        process.executableURL = try executable()
+        process.arguments = arguments
+        process.currentDirectoryURL = Self.packageRoot
+        var environment = ProcessInfo.processInfo.environment
+        for variable in unsetEnvironment { environment[variable] = nil }
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Standard error is read on another thread so that neither pipe fills while the
+        // other is read.
+        let stderr = Mutex(Data())
+        let readErrors = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let data = err.fileHandleForReading.readDataToEndOfFile()
+            stderr.withLock { $0 = data }
+            readErrors.signal()
+        }
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        readErrors.wait()
+        process.waitUntilExit()
+        return Output(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr.withLock { $0 }, as: UTF8.self))
+    }
+
+    /// The executable was not found where a build puts it.
+    public struct Missing: Error, CustomStringConvertible {
+        public var name: String
+        public var looked: [String]
+        public var description: String { "build the \(name) executable first (swift build); looked at \(looked.joined(separator: ", "))" }
+    }
+}
