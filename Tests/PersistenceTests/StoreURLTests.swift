@@ -78,4 +78,14 @@ struct StoreURLTests {
         #expect(try StoreURL("memory:").kind == .memory(name: ""))
         #expect(try StoreURL("postgres://h/db").storeType == "PostgreSQL")
     }
+
+    @Test func refusedURLsNeverEchoTheirPassword() {
+        for url in ["postgres://shop:50%off@db/bookstore", "postgress://shop:s3cret@db/bookstore", "mysql://shop:s3cret@db/bookstore"] {
+            let error = #expect(throws: StoreError.self) { try StoreURL(url) }
+            let text = "\(error.map { "\($0)" } ?? "")"
+            #expect(!text.contains("50%off") && !text.contains("s3cret"), "\(text)")
+            #expect(error?.code == .invalidURL)
+        }
+        #expect((try? StoreURL("")) == nil)
+    }
 }

@@ -67,6 +67,7 @@ extension ManagedObjectContext {
             case .inverseForeignKey(_, let column)? = store.schema.storage(of: relationship, in: first.entity),
             let inverseName = model.inverse(of: relationship)?.name
         else { return [] }
+        let generation = state.withLock { $0.generation }
         let d = store.schema.dialect
         let query = SelectQuery(table: try layout(relationship.destinationEntityName).table, schema: store.schema)
         let order = relationship.isOrdered ? orderColumn(for: relationship, in: first.entity).map { "t0.\($0), " } ?? "" : ""
@@ -85,6 +86,8 @@ extension ManagedObjectContext {
             }
         }
         state.withLock { state in
+            // A save or reset while the rows were read: they may describe the store before it.
+            guard state.generation == generation else { return }
             for (owner, destinations) in found { state.prefetchedToMany[PrefetchKey(owner: owner, key: key)] = destinations }
         }
         return all

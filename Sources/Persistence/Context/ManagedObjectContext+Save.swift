@@ -32,7 +32,10 @@ extension ManagedObjectContext {
         }
         apply(result, plan: plan, objects: objects)
         // What was prefetched described the store before this save.
-        state.withLock { $0.prefetchedToMany = [:] }
+        state.withLock {
+            $0.prefetchedToMany = [:]
+            $0.generation += 1
+        }
         logger.debug("saved", metadata: [
             LoggingKeys.store: "\(store.url)",
             LoggingKeys.rows: "\(plan.inserts.count + plan.updates.count + result.deleted.count)",

@@ -30,6 +30,8 @@ public final class ManagedObjectContext: Sendable {
         /// Saved destinations of to-many relationships loaded ahead (`prefetchDestinations`),
         /// dropped by the next save.
         var prefetchedToMany: [PrefetchKey: [ManagedObject]] = [:]
+        /// Moves on with every save and reset: what was read before one of them is not kept after it.
+        var generation: UInt64 = 0
     }
 
     /// A to-many relationship of one object.
@@ -146,7 +148,7 @@ public final class ManagedObjectContext: Sendable {
             for object in state.registered.values {
                 object.state.withLock { $0.context = nil }
             }
-            state = State(nextTemporaryID: state.nextTemporaryID)
+            state = State(nextTemporaryID: state.nextTemporaryID, generation: state.generation + 1)
         }
     }
 

@@ -58,12 +58,13 @@ extension StoreMetadata {
     ///
     /// A store written by Apple's Core Data also carries keys of Apple's that describe the
     /// writer (`NSPersistenceFrameworkVersion`, `_NSAutoVacuumLevel`, digests of its
-    /// hashes); once we write the store they no longer hold, so every `NS…` and `_NS…` key
-    /// other than the ones ``StoreMetadata/init(model:storeType:storeUUID:)`` sets is dropped.
+    /// hashes); once we write the store they no longer hold, so for such a store every `NS…`
+    /// and `_NS…` key other than the ones ``StoreMetadata/init(model:storeType:storeUUID:)``
+    /// sets is dropped. A store of ours keeps every key an app set.
     /// Its store UUID, from the plist or `Z_UUID`, is kept.
     func migrated(to model: ManagedObjectModel, storeType: String) -> StoreMetadata {
         var metadata = StoreMetadata(model: model, storeType: storeType, storeUUID: storeUUID)
-        for (key, value) in additional where metadata.additional[key] == nil && !key.hasPrefix("NS") && !key.hasPrefix("_NS") {
+        for (key, value) in additional where metadata.additional[key] == nil && !(isForeign && (key.hasPrefix("NS") || key.hasPrefix("_NS"))) {
             metadata.additional[key] = value
         }
         return metadata

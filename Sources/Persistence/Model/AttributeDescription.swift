@@ -23,6 +23,10 @@ public struct AttributeDescription: Sendable, Hashable {
     public var renamingIdentifier: String?
     /// Changes the version hash without changing the schema, forcing a migration.
     public var versionHashModifier: String?
+    /// Binary data that Core Data may keep in files beside the store ("Allows External
+    /// Storage"). Stores of this framework keep every value in the database; a store of
+    /// Apple's Core Data with such an attribute is refused (its values may be file references).
+    public var allowsExternalBinaryDataStorage: Bool
     /// Free-form key/value pairs from the model editor.
     public var userInfo: [String: String]
 
@@ -36,6 +40,7 @@ public struct AttributeDescription: Sendable, Hashable {
         maxValue: AttributeValue? = nil,
         renamingIdentifier: String? = nil,
         versionHashModifier: String? = nil,
+        allowsExternalBinaryDataStorage: Bool = false,
         userInfo: [String: String] = [:]
     ) {
         self.name = name
@@ -47,6 +52,7 @@ public struct AttributeDescription: Sendable, Hashable {
         self.maxValue = maxValue
         self.renamingIdentifier = renamingIdentifier
         self.versionHashModifier = versionHashModifier
+        self.allowsExternalBinaryDataStorage = allowsExternalBinaryDataStorage
         self.userInfo = userInfo
     }
 

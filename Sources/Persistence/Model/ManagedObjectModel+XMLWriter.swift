@@ -95,6 +95,7 @@ struct XMLModelWriter {
             ("optional", attribute.isOptional ? "YES" : nil),
             ("transient", attribute.isTransient ? "YES" : nil),
             ("attributeType", attribute.type.rawValue),
+            ("allowsExternalBinaryDataStorage", attribute.allowsExternalBinaryDataStorage ? "YES" : nil),
             (isDate ? "minDateTimeInterval" : "minValueString", format(attribute.minValue)),
             (isDate ? "maxDateTimeInterval" : "maxValueString", format(attribute.maxValue)),
             (isDate ? "defaultDateTimeInterval" : "defaultValueString", format(attribute.defaultValue)),

@@ -187,7 +187,8 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
             minValue: minValue,
             maxValue: maxValue,
             renamingIdentifier: xml["elementID"],
-            versionHashModifier: xml["versionHashModifier"])
+            versionHashModifier: xml["versionHashModifier"],
+            allowsExternalBinaryDataStorage: xml["allowsExternalBinaryDataStorage"] == "YES")
     }
 
     private func readRelationship(_ xml: [String: String], line: Int) throws(ModelError) -> RelationshipDescription {

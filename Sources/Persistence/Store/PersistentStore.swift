@@ -103,6 +103,7 @@ public final class PersistentStore: Sendable {
     /// A store written by Apple's Core Data carries Apple's version hashes, which are not
     /// ours: it opens with `model` when its tables are the ones `model`'s schema makes.
     private static func checkStructure(of path: String, fits model: ManagedObjectModel, store: StoreURL) throws {
+        try model.checkReadableInAppleStore(store)
         let differences = try SQLiteStoreFile.readStructure(path: path, store: store).differences(from: model.storeStructure)
         guard differences.isEmpty else {
             throw StoreError(

@@ -38,7 +38,10 @@ public struct StoreURL: Sendable, Hashable, CustomStringConvertible {
         } else if !string.contains("://"), !string.isEmpty {
             kind = .sqlite(path: string)
         } else {
-            throw StoreError(.invalidURL, "'\(string)' is not a store URL", hint: "use sqlite:///path.sqlite, postgres://user@host/db or memory:")
+            // Only the scheme is named: the rest may hold a password.
+            let what = string.range(of: "://").map { "'\(string[..<$0.lowerBound])://…' is not a store URL: its scheme is not sqlite, postgres or memory" }
+                ?? "the store URL is empty"
+            throw StoreError(.invalidURL, what, hint: "use sqlite:///path.sqlite, postgres://user@host/db or memory:")
         }
     }
 

@@ -79,16 +79,20 @@ extension VersionedModel {
                 throw StoreError(.unknownModelVersion, "the store's tables do not fit '\(name)': \(differences.joined(separator: "; "))",
                                  hint: "name the version that wrote the store, or leave it out to have it recognised", store: url.description)
             }
+            try model.checkReadableInAppleStore(url)
             return RecognisedStoreVersion(model: model, method: .named)
         }
         let compared = versions.map { (model: $0, differences: store.differences(from: $0.storeStructure)) }
         let fitting = compared.filter(\.differences.isEmpty).map(\.model)
-        if fitting.count == 1 { return RecognisedStoreVersion(model: fitting[0], method: .structure) }
+        if fitting.count == 1 {
+            try fitting[0].checkReadableInAppleStore(url)
+            return RecognisedStoreVersion(model: fitting[0], method: .structure)
+        }
         if fitting.count > 1 {
             let names = fitting.map { "'\($0.name)'" }.joined(separator: ", ")
             throw StoreError(.ambiguousModelVersion,
                              "the store was written by Apple's Core Data (its version hashes are not ours) and its tables fit several model versions: \(names); they differ only in what tables do not show",
-                             hint: "name the store's version explicitly (`--store-version \"\(fitting[0].name)\"`, or `storeVersion:` in Swift)", store: url.description)
+                             hint: "name the store's version explicitly: `storeVersion:` in Swift, or `persistence migrate --store-version \"\(fitting[0].name)\"`", store: url.description)
         }
         // The version with the fewest differences is most likely the one meant.
         let closest = compared.min { $0.differences.count < $1.differences.count }!
@@ -101,6 +105,22 @@ extension VersionedModel {
 }
 
 extension ManagedObjectModel {
+    /// Refuses a store of Apple's Core Data whose binary attributes may live in files beside
+    /// it ("Allows External Storage"): their columns hold Core Data's own references to
+    /// those files, which this framework does not read, so reading or migrating them would
+    /// carry references along as if they were the data.
+    func checkReadableInAppleStore(_ url: StoreURL) throws(StoreError) {
+        let external = entities.flatMap { entity in
+            entity.attributes.filter(\.allowsExternalBinaryDataStorage).map { "\(entity.name).\($0.name)" }
+        }
+        guard !external.isEmpty else { return }
+        throw StoreError(
+            .unsupported,
+            "the store was written by Apple's Core Data and '\(name)' lets it keep \(external.joined(separator: ", ")) in files beside the store (Allows External Storage), which this framework does not read",
+            hint: "open and migrate the store with Core Data, or turn external storage off in that model version and let Core Data rewrite the store; it was not changed",
+            store: url.description)
+    }
+
     /// The tables our schema generator makes for this version on SQLite.
     var storeStructure: StoreStructure { StoreStructure(schema: StoreSchema(model: self, dialect: .sqlite)) }
 }

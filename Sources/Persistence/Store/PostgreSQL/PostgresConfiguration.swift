@@ -73,7 +73,12 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
             authority = authority[authority.index(after: at)...]
             if let colon = userInfo.firstIndex(of: ":") {
                 user = try Self.decode(userInfo[..<colon], in: url)
-                password = try Self.decode(userInfo[userInfo.index(after: colon)...], in: url)
+                let secret = userInfo[userInfo.index(after: colon)...]
+                guard let decoded = String(secret).removingPercentEncoding else {
+                    // Said without the text: it is the password.
+                    throw Self.invalid(url, "the password is not valid percent-encoding (write % as %25)")
+                }
+                password = decoded
             } else if !userInfo.isEmpty {
                 user = try Self.decode(userInfo, in: url)
             }

@@ -57,7 +57,9 @@ public enum ValueCoding {
                 return .decimal(decimal)
             }
             if case .integer(let v) = value { return .decimal(Decimal(v)) }
-            return value.double.map { .decimal(Decimal($0)) } ?? .null
+            // A REAL (as Core Data stores decimals) through its shortest text, the value that
+            // was written: Decimal(Double) would keep the binary noise (0.1 → 0.1000000000000000512).
+            return value.double.map { double in .decimal(Decimal(string: "\(double)", locale: Locale(identifier: "en_US_POSIX")) ?? Decimal(double)) } ?? .null
         case .string:
             return value.text.map(AttributeValue.string) ?? .null
         case .boolean:
