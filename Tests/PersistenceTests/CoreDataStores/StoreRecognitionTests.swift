@@ -56,6 +56,20 @@ import Testing
         }
     }
 
+    /// Persistent history's tables would be lost by a migration that rebuilds the store, so a
+    /// store that has them fits no version and is left as it was.
+    @Test func tablesOutsideCoreDataNamesFitNoVersion() async throws {
+        try await CoreDataFixtures.withCopy(of: CoreDataFixtures.stores[0]) { url in
+            let path = try #require(url.filePath)
+            try SQLiteConnection(path: path, mode: .readWrite).execute("CREATE TABLE ATRANSACTION (Z_PK INTEGER PRIMARY KEY, ZTIMESTAMP TIMESTAMP)")
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            let error = await #expect(throws: StoreError.self) { try await CoreDataFixtures.models().recogniseVersion(ofStoreAt: url) }
+            #expect(error?.code == .unknownModelVersion)
+            #expect(error?.message.contains("the store has a table ATRANSACTION outside Core Data's model tables") == true, "\(String(describing: error))")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        }
+    }
+
     @Test func structureIgnoresColumnOrderAndTypeSpellingButNotTypeClass() throws {
         let models = try CoreDataFixtures.models()
         let expected = models.versions[0].storeStructure

@@ -45,12 +45,17 @@ public struct StoreStructure: Sendable, Hashable {
     /// The `TABLE.COLUMN`s that lead an index. For a structure made from a schema: the
     /// foreign keys and join-table columns our DDL indexes; a store may have more.
     public var indexedColumns: Set<String>
+    /// Tables outside Core Data's `Z` names (`ATRANSACTION`, `ACHANGE` of persistent history,
+    /// CloudKit's): no model version has them, and a migration here would not carry them.
+    public var otherTables: Set<String>
 
-    public init(entityTables: [String: [String: TypeClass]], joinTables: [String: Set<String>], entities: [Int: String], indexedColumns: Set<String>) {
+    public init(entityTables: [String: [String: TypeClass]], joinTables: [String: Set<String>], entities: [Int: String], indexedColumns: Set<String>,
+                otherTables: Set<String> = []) {
         self.entityTables = entityTables
         self.joinTables = joinTables
         self.entities = entities
         self.indexedColumns = indexedColumns
+        self.otherTables = otherTables
     }
 
     /// The structure our DDL gives a model version (``StoreSchema/createStatements()``).
@@ -107,7 +112,8 @@ public struct StoreStructure: Sendable, Hashable {
                 if let number = row[0].int64, let name = row[1].text { entities[Int(number)] = name }
             }
         }
-        return StoreStructure(entityTables: tables, joinTables: joins, entities: entities, indexedColumns: indexed)
+        let others = Set(names.filter { !$0.hasPrefix("Z") && !$0.hasPrefix("sqlite_") })
+        return StoreStructure(entityTables: tables, joinTables: joins, entities: entities, indexedColumns: indexed, otherTables: others)
     }
 
     private static func quoted(_ name: String) -> String {
@@ -123,6 +129,9 @@ public struct StoreStructure: Sendable, Hashable {
     /// ```
     public func differences(from expected: StoreStructure) -> [String] {
         var result: [String] = []
+        for table in otherTables.subtracting(expected.otherTables).sorted() {
+            result.append("the store has a table \(table) outside Core Data's model tables (persistent history or CloudKit keep such tables), which a migration here would not carry over")
+        }
         for table in Set(entityTables.keys).union(expected.entityTables.keys).sorted() {
             guard let columns = entityTables[table] else { result.append("the store lacks the table \(table)"); continue }
             guard let wanted = expected.entityTables[table] else { result.append("the store has a table \(table) the model does not have"); continue }
