@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "BookStoreService", targets: ["BookStoreService"]),
         .executable(name: "bookstore", targets: ["BookStoreCLI"]),
         .executable(name: "persistence", targets: ["PersistenceCLI"]),
+        .executable(name: "bookstore-benchmark", targets: ["BookStoreBenchmark"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -99,6 +100,18 @@ let package = Package(
             dependencies: [
                 "CommandLineSupport",
                 "Persistence",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The benchmark (`scripts/benchmark.sh`, release mode): migrations against hand-written
+        // SQL and the service against a bare handler, in the same run.
+        .executableTarget(
+            name: "BookStoreBenchmark",
+            dependencies: [
+                "BookStore",
+                "Persistence",
+                "PersistenceTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,0 +1,128 @@
+import BookStore
+import Foundation
+import Logging
+import Persistence
+
+/// One backend's migration benchmark: see ``MigrateBenchmarkCommand``.
+struct MigrationBenchmark {
+    let backend: any BenchmarkBackend
+    let models: BookStoreModels
+    let books: Int
+    let logger: Logger
+
+    /// The steps of the chain, by the version they start from.
+    static let firstVersion = 2
+    static let lastVersion = 5
+
+    func run() async throws -> MigrationBenchmarkResult {
+        let rows = 3 * books
+        progress("writing a BookStore \(Self.firstVersion) store of \(books) books and \(2 * books) pages")
+        let source = try await backend.newStore("source")
+        try await SourceStoreWriter(model: try models.model(version: Self.firstVersion), books: books, logger: logger).write(to: source)
+        let frameworkStore = try await backend.copy(source, label: "framework")
+        let inPlaceStore = try await backend.copy(source, label: "in-place")
+        let rebuildStore = try await backend.copy(source, label: "rebuild")
+
+        progress("migrating with the framework")
+        let framework = try await runFramework(on: frameworkStore)
+        progress("migrating with hand-written SQL in place")
+        let inPlace = try await runHandWritten(.inPlace, on: inPlaceStore)
+        progress("migrating with hand-written SQL as a rebuild")
+        let rebuild = try await runHandWritten(.rebuild, on: rebuildStore)
+        progress("comparing the framework's store with the rebuilt one")
+        let difference = try await StoreComparison(backend: backend, model: models.current).difference(frameworkStore, rebuildStore)
+        progress("timing the opening of the current store")
+        let opening = try await OpeningBenchmark(backend: backend, models: models, logger: logger).run(on: frameworkStore)
+
+        var steps: [MigrationBenchmarkResult.Step] = []
+        for (index, version) in (Self.firstVersion..<Self.lastVersion).enumerated() {
+            steps.append(.init(
+                name: "BookStore \(version) → BookStore \(version + 1)", strategy: framework.strategies[index], rows: rows,
+                seconds: framework.steps[index], inPlaceSQLSeconds: inPlace[index], rebuildSQLSeconds: rebuild[index]))
+        }
+        return MigrationBenchmarkResult(
+            backend: backend.name, books: books, pages: 2 * books, steps: steps,
+            chain: .init(name: "BookStore \(Self.firstVersion) → BookStore \(Self.lastVersion)", strategy: "chain", rows: rows,
+                         seconds: framework.total, inPlaceSQLSeconds: inPlace.reduce(0, +), rebuildSQLSeconds: rebuild.reduce(0, +)),
+            peakResidentBytes: framework.peakResidentBytes, residentBytesBefore: framework.residentBytesBefore,
+            sameRowsAsRebuild: difference == nil, difference: difference, opening: opening)
+    }
+
+    private func progress(_ message: String) {
+        FileHandle.standardError.write(Data("[\(backend.name)] \(message)…\n".utf8))
+    }
+
+    /// What the framework's run measured: per-step and total seconds, peak memory.
+    struct FrameworkRun {
+        var steps: [Double]
+        var strategies: [String]
+        var total: Double
+        var peakResidentBytes: Int
+        var residentBytesBefore: Int
+    }
+
+    /// Migrates with `ProgressiveMigrator`, as `bookstore migrate` does. A step ends at its
+    /// last progress report (finished, or its in-place stage).
+    private func runFramework(on url: StoreURL) async throws -> FrameworkRun {
+        let migrator = try BookStoreMigration.migrator(models: models, logger: logger)
+        let plan = try await migrator.plan(forStoreAt: url)
+        let updates = migrator.progressUpdates()
+        let before = PeakMemory.current
+        PeakMemory.reset()
+        let started = ContinuousClock.now
+        // The watcher returns when the migration's progress sequence ends.
+        let stepEnds = try await withThrowingTaskGroup(of: [Int: ContinuousClock.Instant]?.self) { group in
+            group.addTask {
+                var ends: [Int: ContinuousClock.Instant] = [:]
+                for await update in updates where update.stage == .finished || update.stage == .inPlace {
+                    if ends[update.step] == nil { ends[update.step] = ContinuousClock.now }
+                }
+                return ends
+            }
+            group.addTask {
+                try await migrator.migrateStore(at: url)
+                return nil
+            }
+            var ends: [Int: ContinuousClock.Instant] = [:]
+            for try await result in group { if let result { ends = result } }
+            return ends
+        }
+        let total = ContinuousClock.now - started
+        let peak = PeakMemory.peak
+        var previous = started
+        var steps: [Double] = []
+        for index in plan.steps.indices {
+            let end = stepEnds[index + 1] ?? previous
+            steps.append((end - previous).seconds)
+            previous = end
+        }
+        return FrameworkRun(steps: steps, strategies: plan.steps.map(\.strategy.rawValue), total: total.seconds,
+                            peakResidentBytes: peak, residentBytesBefore: before)
+    }
+
+    /// Runs the hand-written steps one after the other on `url`; returns each one's seconds.
+    private func runHandWritten(_ style: HandWrittenMigration.Style, on url: StoreURL) async throws -> [Double] {
+        let database = try await backend.openDatabase(url)
+        let migration = HandWrittenMigration(dialect: backend.dialect, style: style)
+        var seconds: [Double] = []
+        do {
+            for version in Self.firstVersion..<Self.lastVersion {
+                let started = ContinuousClock.now
+                try await migration.run(from: version, on: database)
+                seconds.append((ContinuousClock.now - started).seconds)
+            }
+        } catch {
+            await database.close()
+            throw error
+        }
+        await database.close()
+        return seconds
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        let (whole, fraction) = components
+        return Double(whole) + Double(fraction) / 1e18
+    }
+}

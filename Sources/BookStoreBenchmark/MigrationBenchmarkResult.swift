@@ -1,0 +1,73 @@
+import Foundation
+
+/// What a migration benchmark measured on one backend, printed as a table and as one JSON
+/// line (`"benchmark": "migrate"`).
+struct MigrationBenchmarkResult: Encodable {
+    struct Step: Encodable {
+        var name: String
+        /// How the framework ran it (`in place`, `set-based`, `streamed`; `chain` for the whole).
+        var strategy: String
+        /// Rows in the store (books and pages).
+        var rows: Int
+        var seconds: Double
+        var inPlaceSQLSeconds: Double
+        var rebuildSQLSeconds: Double
+        var rowsPerSecond: Double
+        /// The framework's time over the hand-written SQL's.
+        var ratioToInPlaceSQL: Double
+        var ratioToRebuildSQL: Double
+
+        init(name: String, strategy: String, rows: Int, seconds: Double, inPlaceSQLSeconds: Double, rebuildSQLSeconds: Double) {
+            self.name = name
+            self.strategy = strategy
+            self.rows = rows
+            self.seconds = seconds.rounded(places: 3)
+            self.inPlaceSQLSeconds = inPlaceSQLSeconds.rounded(places: 3)
+            self.rebuildSQLSeconds = rebuildSQLSeconds.rounded(places: 3)
+            rowsPerSecond = (Double(rows) / max(seconds, 1e-9)).rounded()
+            ratioToInPlaceSQL = (seconds / max(inPlaceSQLSeconds, 1e-9)).rounded(places: 2)
+            ratioToRebuildSQL = (seconds / max(rebuildSQLSeconds, 1e-9)).rounded(places: 2)
+        }
+    }
+
+    var benchmark = "migrate"
+    var backend: String
+    var books: Int
+    var pages: Int
+    var steps: [Step]
+    var chain: Step
+    /// The peak resident memory of the process while the framework migrated, and its
+    /// resident memory just before.
+    var peakResidentBytes: Int
+    var residentBytesBefore: Int
+    /// Whether the framework's store holds the same rows as the hand-written rebuild's.
+    var sameRowsAsRebuild: Bool
+    var difference: String?
+    var opening: OpeningBenchmark.Result
+
+    func printReport() {
+        func seconds(_ value: Double) -> String { String(format: "%8.3f s", value) }
+        func ratio(_ value: Double) -> String { String(format: "%7.2f×", value) }
+        print("\nBookStore 2 → 5 on \(backend): \(books) books, \(pages) pages")
+        print("step                          strategy     framework     rows/s   in-place SQL  ratio   rebuild SQL  ratio")
+        for step in steps + [chain] {
+            let name = step.name.padding(toLength: 30, withPad: " ", startingAt: 0)
+            let strategy = step.strategy.padding(toLength: 10, withPad: " ", startingAt: 0)
+            print("\(name)\(strategy) \(seconds(step.seconds)) \(String(format: "%10.0f", step.rowsPerSecond)) \(seconds(step.inPlaceSQLSeconds)) \(ratio(step.ratioToInPlaceSQL)) \(seconds(step.rebuildSQLSeconds)) \(ratio(step.ratioToRebuildSQL))")
+        }
+        print(String(format: "peak resident memory while migrating: %.1f MB (%.1f MB before)", Double(peakResidentBytes) / 1_048_576, Double(residentBytesBefore) / 1_048_576))
+        print("same rows as the hand-written rebuild: \(sameRowsAsRebuild ? "yes" : "NO — \(difference ?? "")")")
+        print(String(format: "opening the current store: %.2f ms; the bare database: %.2f ms; overhead %.2f ms",
+                     opening.storeMilliseconds, opening.databaseMilliseconds, opening.overheadMilliseconds))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        if let data = try? encoder.encode(self), let line = String(data: data, encoding: .utf8) { print(line) }
+    }
+}
+
+extension Double {
+    func rounded(places: Int) -> Double {
+        let scale = pow(10, Double(places))
+        return (self * scale).rounded() / scale
+    }
+}

@@ -1,0 +1,53 @@
+import BookStore
+import Logging
+import Persistence
+
+/// Opening a store that is already current, as the service does on start-up (ask the
+/// migrator, which finds nothing to do, then open the container), against opening the
+/// bare database and reading one row.
+struct OpeningBenchmark {
+    let backend: any BenchmarkBackend
+    let models: BookStoreModels
+    let logger: Logger
+    static let repetitions = 21
+
+    /// Medians, in milliseconds.
+    struct Result: Encodable {
+        var storeMilliseconds: Double
+        var databaseMilliseconds: Double
+        var overheadMilliseconds: Double
+
+        init(storeMilliseconds: Double, databaseMilliseconds: Double) {
+            self.storeMilliseconds = storeMilliseconds.rounded(places: 2)
+            self.databaseMilliseconds = databaseMilliseconds.rounded(places: 2)
+            overheadMilliseconds = (storeMilliseconds - databaseMilliseconds).rounded(places: 2)
+        }
+    }
+
+    func run(on url: StoreURL) async throws -> Result {
+        let migrator = try BookStoreMigration.migrator(models: models, logger: logger)
+        let current = models.current
+        var store: [Double] = []
+        var database: [Double] = []
+        for _ in 0..<Self.repetitions {
+            var started = ContinuousClock.now
+            let plan = try await migrator.migrateStore(at: url)
+            precondition(plan.isEmpty, "the store should be current")
+            let container = try await PersistentContainer.open(model: current, store: url, options: .existingOnly, logger: logger)
+            _ = try await container.store.database.read { try $0.scalar("SELECT 1") }
+            await container.store.close()
+            store.append((ContinuousClock.now - started).seconds * 1_000)
+
+            started = ContinuousClock.now
+            let bare = try await backend.openDatabase(url)
+            _ = try await bare.read { try $0.scalar("SELECT 1") }
+            await bare.close()
+            database.append((ContinuousClock.now - started).seconds * 1_000)
+        }
+        return Result(storeMilliseconds: median(store), databaseMilliseconds: median(database))
+    }
+
+    private func median(_ values: [Double]) -> Double {
+        values.sorted()[values.count / 2]
+    }
+}
