@@ -8,6 +8,10 @@ import Persistence
 /// Pages come across in the default relationship stage.
 public final class PublicationToPublicationMigrationPolicy: EntityMigrationPolicy, @unchecked Sendable {
     // Unchecked like its superclass: it keeps no state of its own.
+
+    /// Relationships keep the default hook, so the engine sets them as SQL.
+    public override class var overriddenHooks: Hooks { [.createDestinationInstances] }
+
     public override func createDestinationInstances(forSource source: ManagedObject, in mapping: EntityMapping, manager: MigrationManager) async throws {
         try await super.createDestinationInstances(forSource: source, in: mapping, manager: manager)
         let destinations = try await manager.destinationInstances(forEntityMappingNamed: mapping.name, sourceInstances: [source])

@@ -15,8 +15,14 @@ extension ManagedObjectContext {
 
     /// Saves without model validation: the migration engine writes destination objects in
     /// batches before their relationships exist, and validates in its own stage.
-    func save(validating: Bool) async throws {
-        let (plan, objects) = try makePlan(validating: validating)
+    ///
+    /// `assignedKeys` gives inserted objects the keys a migration chose; with `insertsInBulk`
+    /// they are written a statement per entity (see ``SavePlan/insertsInBulk``).
+    func save(validating: Bool, assignedKeys: [ObjectID: Int64] = [:], insertsInBulk: Bool = false) async throws {
+        var (planned, objects) = try makePlan(validating: validating)
+        planned.assignedKeys = assignedKeys
+        planned.insertsInBulk = insertsInBulk
+        let plan = planned
         guard !plan.isEmpty else { return }
         let schema = store.schema
         let model = store.model

@@ -22,11 +22,18 @@ struct SaveExecutor {
     var pk: String { d.name("Z_PK") }
 
     mutating func run(_ plan: SavePlan) throws -> SaveResult {
-        try allocatePrimaryKeys(for: plan.inserts)
-        for write in plan.inserts { try insert(write) }
+        for write in plan.inserts {
+            if let key = plan.assignedKeys[write.id] { result.primaryKeys[write.id] = key }
+        }
+        try allocatePrimaryKeys(for: plan.inserts.filter { result.primaryKeys[$0.id] == nil })
+        if plan.insertsInBulk {
+            try insertInBulk(plan.inserts)
+        } else {
+            for write in plan.inserts { try insert(write) }
+        }
         for write in plan.updates { try update(write) }
         try delete(plan.deletes)
-        for write in plan.inserts + plan.updates { try keepOneToOnePairs(write) }
+        for write in (plan.insertsInBulk ? [] : plan.inserts) + plan.updates { try keepOneToOnePairs(write) }
         for (change, add) in plan.joinChanges { try writeJoin(change, add: add) }
         for check in plan.countChecks where !result.deleted.contains(check.id) { try checkCount(check) }
         guard issues.isEmpty else { throw ValidationError(issues: issues) }
@@ -83,6 +90,27 @@ struct SaveExecutor {
         let arguments: [DatabaseValue] = [.integer(key), .integer(Int64(table.entityNumber)), .integer(1)]
             + write.values.map(\.value) + write.foreignKeys.map { foreignKeyValue($0.destination) }
         try connection.run("INSERT INTO \(table.name) (\(columns.joined(separator: ", "))) VALUES (\(placeholders(columns.count)))", arguments)
+    }
+
+    /// The inserts of each entity as one bulk insert: an entity's inserts all write the same
+    /// columns (every stored attribute and to-one relationship).
+    private mutating func insertInBulk(_ writes: [SavePlan.RowWrite]) throws {
+        var order: [String] = []
+        var byEntity: [String: [SavePlan.RowWrite]] = [:]
+        for write in writes {
+            if byEntity[write.entityName] == nil { order.append(write.entityName) }
+            byEntity[write.entityName, default: []].append(write)
+        }
+        for entityName in order {
+            guard let table = schema.table(for: entityName), let writes = byEntity[entityName], let first = writes.first else { continue }
+            let columns = [pk, d.name("Z_ENT"), d.name("Z_OPT")] + first.values.map(\.column) + first.foreignKeys.map(\.column)
+            let entityNumber = DatabaseValue.integer(Int64(table.entityNumber))
+            let rows = writes.compactMap { write -> [DatabaseValue]? in
+                guard let key = result.primaryKeys[write.id] else { return nil }
+                return [.integer(key), entityNumber, .integer(1)] + write.values.map(\.value) + write.foreignKeys.map { foreignKeyValue($0.destination) }
+            }
+            try connection.insertRows(into: table.name, columns: columns, rows: rows)
+        }
     }
 
     private mutating func update(_ write: SavePlan.RowWrite) throws {

@@ -22,6 +22,12 @@ struct SavePlan: Sendable {
     var deletes: [ObjectID] = []
     var joinChanges: [(change: ManagedObjectContext.JoinChange, add: Bool)] = []
     var countChecks: [CountCheck] = []
+    /// Keys chosen by the caller for some inserted objects (a migration's identity keys);
+    /// the others get keys from `Z_PRIMARYKEY`.
+    var assignedKeys: [ObjectID: Int64] = [:]
+    /// Insert rows in bulk, a statement per entity rather than per row: for a migration's
+    /// batches, whose rows have no one-to-one partners to keep in step.
+    var insertsInBulk = false
 
     var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && joinChanges.isEmpty }
 }

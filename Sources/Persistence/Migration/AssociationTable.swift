@@ -31,11 +31,9 @@ struct AssociationTable: Sendable {
     /// Records pairs of (mapping, source Z_PK, destination Z_PK).
     func insert(_ pairs: [(mapping: String, source: Int64, destination: Int64)]) async throws {
         guard !pairs.isEmpty else { return }
-        let sql = "INSERT INTO \(table) (\(mapping), \(source), \(destination)) VALUES (\(d.placeholder(1)), \(d.placeholder(2)), \(d.placeholder(3)))"
+        let (table, columns) = (self.table, [mapping, source, destination])
         let rows = pairs.map { [DatabaseValue.text($0.mapping), .integer($0.source), .integer($0.destination)] }
-        try await database.write { connection in
-            for row in rows { try connection.run(sql, row) }
-        }
+        try await database.write { try $0.insertRows(into: table, columns: columns, rows: rows) }
     }
 
     /// The destination keys of each source key, for one mapping.

@@ -34,6 +34,35 @@ open class EntityMigrationPolicy: @unchecked Sendable {
 
     public required init() {}
 
+    /// The hooks a policy class can override that run once per instance, and so decide
+    /// whether its entity mapping's instances and relationships can be migrated as SQL.
+    public struct Hooks: OptionSet, Sendable, Hashable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+
+        /// ``EntityMigrationPolicy/createDestinationInstances(forSource:in:manager:)``
+        public static let createDestinationInstances = Hooks(rawValue: 1 << 0)
+        /// ``EntityMigrationPolicy/createRelationships(forDestination:in:manager:)``
+        public static let createRelationships = Hooks(rawValue: 1 << 1)
+        public static let all: Hooks = [.createDestinationInstances, .createRelationships]
+    }
+
+    /// The per-instance hooks this class overrides. Swift cannot tell which methods a
+    /// subclass overrides, so a subclass is taken to override both unless it says otherwise;
+    /// a hook it does not override runs as SQL where the mapping allows (relationships that
+    /// are plain look-ups become key arithmetic instead of a call per instance):
+    ///
+    /// ```swift
+    /// final class AuthorSplitPolicy: EntityMigrationPolicy, @unchecked Sendable {
+    ///     override class var overriddenHooks: Hooks { [.createDestinationInstances] }
+    ///     override func createDestinationInstances(…) async throws { … }
+    /// }
+    /// ```
+    ///
+    /// Saying a hook is not overridden when it is skips the override for some instances:
+    /// declare every per-instance hook the class (or a superclass of it) overrides.
+    open class var overriddenHooks: Hooks { self == EntityMigrationPolicy.self ? [] : .all }
+
     /// Called before the first instance of the mapping is created.
     open func begin(_ mapping: EntityMapping, with manager: MigrationManager) async throws {}
 

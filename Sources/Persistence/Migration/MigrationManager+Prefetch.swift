@@ -18,7 +18,7 @@ extension MigrationManager {
                 if let key = id.primaryKey { related[id.rootEntityName, default: []].insert(key) }
             }
         }
-        guard !related.isEmpty, let table = state.withLock({ $0.associations }) else { return }
+        guard !related.isEmpty, let associations = state.withLock({ $0.associations }) else { return }
         var cache: [String: [Int64: [ManagedObject]]] = [:]
         for (root, keys) in related {
             let keys = Array(keys)
@@ -29,7 +29,7 @@ extension MigrationManager {
                     sourceModel.rootEntity(of: sourceEntity).name == root,
                     let destinationName = mapping.destinationEntityName, let destinationEntity = destinationModel.entity(named: destinationName)
                 else { continue }
-                let pairs = try await table.destinations(mapping: mapping.name, sources: keys)
+                let pairs = try await associations.destinations(mapping: mapping.name, sources: keys)
                 let objects = try await destinationContext.objects(rootEntityName: destinationModel.rootEntity(of: destinationEntity).name,
                                                                    primaryKeys: Array(Set(pairs.values.joined())))
                 var found: [Int64: [ManagedObject]] = [:]

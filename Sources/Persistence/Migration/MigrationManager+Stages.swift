@@ -37,13 +37,15 @@ extension MigrationManager {
     }
 
     private func runStages(source: PersistentStore, destination: PersistentStore) async throws {
-        let associations = AssociationTable(database: destination.database)
-        try await associations.create()
+        let (associations, sourceRows) = try await makeAssociationIndex(source: source, destination: destination)
         state.withLock {
             $0.sourceContext = ManagedObjectContext(store: source, logger: logger)
             $0.destinationContext = ManagedObjectContext(store: destination, logger: logger)
             $0.associations = associations
             $0.pending = []
+            $0.pendingBySource = [:]
+            $0.pendingByDestination = [:]
+            $0.createdMappings = []
             $0.batchSources = [:]
             $0.progress = 0
         }
@@ -53,6 +55,10 @@ extension MigrationManager {
                 $0.destinationContext = nil
                 $0.associations = nil
                 $0.pending = []
+                $0.pendingBySource = [:]
+                $0.pendingByDestination = [:]
+                $0.relationshipStages = [:]
+                $0.createdMappings = []
                 $0.batchSources = [:]
                 $0.prefetchedDestinations = [:]
                 $0.currentEntityMapping = nil
@@ -73,6 +79,19 @@ extension MigrationManager {
                 policies[mapping.name] = EntityMigrationPolicy()
             }
         }
+        var stages: [String: RelationshipStage] = [:]
+        for mapping in mappings where mapping.type != .remove {
+            var stage = RelationshipStage.plan(mapping, in: mappingModel, source: sourceModel, destination: destinationModel,
+                                               hooks: type(of: policies[mapping.name]!).overriddenHooks)
+            // Key arithmetic needs the target's identity keys.
+            if case .foreignKeys(let lookups) = stage,
+                let missing = lookups.first(where: { associations.keys(of: $0.targetMapping)?.identities == nil })
+            {
+                stage = .perInstance(reason: "the keys of \(missing.targetMapping)'s source are too large to track as identity pairs")
+            }
+            stages[mapping.name] = stage
+        }
+        state.withLock { $0.relationshipStages = stages }
         var counter = try await ProgressCounter(manager: self, mappings: mappings)
 
         // Stage 1: create destination instances.
@@ -99,25 +118,36 @@ extension MigrationManager {
             }
             try await policy.endInstanceCreation(forMapping: mapping, manager: self)
             try await flushBatch()
+            _ = state.withLock { $0.createdMappings.insert(mapping.name) }
             logStage(.createInstances, mapping: mapping, rows: done, since: started)
         }
+        let written = mappings.compactMap { mapping -> (mapping: EntityMapping, lookups: [RelationshipStage.ForeignKeyLookup])? in
+            guard case .foreignKeys(let lookups)? = stages[mapping.name], !lookups.isEmpty else { return nil }
+            return (mapping, lookups)
+        }
+        try await clearDanglingForeignKeys(written, destination: destination, associations: associations, sourceRows: sourceRows)
 
-        // Stage 2: create relationships, destination by destination.
+        // Stage 2: create relationships, destination by destination, where they were not
+        // written with the instances.
         for mapping in mappings where mapping.type != .remove {
             let policy = policies[mapping.name]!
             setCurrent(mapping)
             let started = ContinuousClock.now
             var done = 0
-            if let sourceName = mapping.sourceEntityName, let destinationName = mapping.destinationEntityName,
+            if case .foreignKeys = stages[mapping.name] {
+                done = try await associations.pairCount(mapping: mapping.name)
+                if done > 0 { counter.advance(.createRelationships, mapping: mapping.name, by: done, done: done) }
+            } else if let sourceName = mapping.sourceEntityName, let destinationName = mapping.destinationEntityName,
                 let sourceEntity = sourceModel.entity(named: sourceName), let destinationEntity = destinationModel.entity(named: destinationName)
             {
                 let sourceRoot = sourceModel.rootEntity(of: sourceEntity).name
                 let destinationRoot = destinationModel.rootEntity(of: destinationEntity).name
-                var last: Int64 = 0
-                while true {
+                var cursor: AssociationIndex.Cursor? = .start
+                while let after = cursor {
                     try checkCancellation()
-                    let pairs = try await associations.pairs(mapping: mapping.name, after: last, limit: configuration.batchSize)
-                    guard let end = pairs.last?.row else { break }
+                    let (pairs, next) = try await associations.pairs(mapping: mapping.name, after: after, limit: configuration.batchSize)
+                    cursor = next
+                    guard !pairs.isEmpty else { break }
                     let sources = try await sourceContext.objects(rootEntityName: sourceRoot, primaryKeys: pairs.map(\.source))
                     let destinations = try await destinationContext.objects(rootEntityName: destinationRoot, primaryKeys: pairs.map(\.destination))
                     try await prefetchRelationships(of: Array(sources.values), entity: sourceEntity)
@@ -133,7 +163,6 @@ extension MigrationManager {
                         try await policy.createRelationships(forDestination: destination, in: mapping, manager: self)
                     }
                     try await flushBatch()
-                    last = end
                     done += pairs.count
                     counter.advance(.createRelationships, mapping: mapping.name, by: pairs.count, done: done)
                 }
@@ -154,7 +183,7 @@ extension MigrationManager {
         }
         setCurrent(nil)
         // The association served this mapping model only; the store is handed over without it.
-        try await associations.drop()
+        try await associations.table.drop()
         counter.finish()
     }
 
@@ -168,25 +197,28 @@ extension MigrationManager {
         }
     }
 
-    /// Saves the destination without validation, writes the batch's associations, and
+    /// Saves the destination without validation, records the batch's associations, and
     /// resets both contexts so memory does not grow.
+    ///
+    /// The first destination an entity mapping associates with a source is saved under the
+    /// source's key plus the mapping's offset (an identity pair, one bit); other pairs are
+    /// written to the association table. Destinations of mappings whose relationships are
+    /// look-ups get those foreign keys now (see ``RelationshipStage/foreignKeys(_:)``).
     func flushBatch() async throws {
         let context = destinationContext
-        if context.hasChanges {
-            do {
-                try await context.save(validating: false)
-            } catch let error as StoreError {
-                throw MigrationError(.store, "writing migrated objects failed", entityMapping: currentEntityMapping?.name, underlying: error)
+        let (pending, stages, created, associations) = state.withLock { state in
+            defer {
+                state.pending = []
+                state.pendingBySource = [:]
+                state.pendingByDestination = [:]
             }
+            return (state.pending, state.relationshipStages, state.createdMappings, state.associations)
         }
-        let pending = state.withLock { state in
-            defer { state.pending = [] }
-            return state.pending
-        }
-        var rows: [(mapping: String, source: Int64, destination: Int64)] = []
+        var assigned: [ObjectID: Int64] = [:]
+        var exceptions: [Pending] = []
         for pair in pending {
-            // The table keeps keys of the mapping's destination table only; an instance of
-            // another entity would later be looked up in the wrong table.
+            // The association keeps keys of the mapping's destination table only; an instance
+            // of another entity would later be looked up in the wrong table.
             if let name = mappingModel.entityMapping(named: pair.mapping)?.destinationEntityName, let expected = destinationModel.entity(named: name),
                 !destinationModel.entity(pair.destination.entity, isKindOf: expected)
             {
@@ -195,12 +227,39 @@ extension MigrationManager {
                     hint: "associate each destination instance with the entity mapping that creates its entity; link other instances with relationships",
                     file: mappingModel.file, entityMapping: pair.mapping)
             }
+            guard let source = pair.source.objectID.primaryKey else {
+                throw MigrationError(.evaluationFailed, "an associated source instance was never saved", entityMapping: pair.mapping)
+            }
+            let id = pair.destination.objectID
+            if id.isTemporaryID, assigned[id] == nil, pair.destination.isInserted, !pair.destination.isDeleted,
+                let key = associations?.claimIdentity(mapping: pair.mapping, source: source, destinationRoot: id.rootEntityName)
+            {
+                assigned[id] = key
+            } else {
+                exceptions.append(pair)
+            }
+            if let associations, case .foreignKeys(let lookups)? = stages[pair.mapping], !lookups.isEmpty {
+                writeForeignKeys(lookups, of: pair.destination, from: pair.source, associations: associations, created: created)
+            }
+        }
+        if context.hasChanges {
+            do {
+                try await context.save(validating: false, assignedKeys: assigned, insertsInBulk: true)
+            } catch let error as StoreError {
+                throw MigrationError(.store, "writing migrated objects failed", entityMapping: currentEntityMapping?.name, underlying: error)
+            }
+        }
+        var rows: [(mapping: String, source: Int64, destination: Int64)] = []
+        for pair in exceptions {
             guard let source = pair.source.objectID.primaryKey, let destination = pair.destination.objectID.primaryKey else {
                 throw MigrationError(.evaluationFailed, "an associated instance was deleted or never saved", entityMapping: pair.mapping)
             }
             rows.append((pair.mapping, source, destination))
         }
-        if let table = state.withLock({ $0.associations }) { try await table.insert(rows) }
+        if let associations, !rows.isEmpty {
+            try await associations.table.insert(rows)
+            for (mapping, pairs) in Dictionary(grouping: rows, by: \.mapping) { associations.noteExceptions(pairs.count, mapping: mapping) }
+        }
         state.withLock {
             $0.batchSources = [:]
             $0.prefetchedDestinations = [:]

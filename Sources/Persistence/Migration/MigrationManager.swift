@@ -63,9 +63,16 @@ open class MigrationManager: @unchecked Sendable {
     struct State {
         var sourceContext: ManagedObjectContext?
         var destinationContext: ManagedObjectContext?
-        var associations: AssociationTable?
-        /// Associations made in the current batch, written when the batch is saved.
+        var associations: AssociationIndex?
+        /// Associations made in the current batch, recorded when the batch is saved; and the
+        /// same pairs by entity mapping and source or destination, for look-ups.
         var pending: [Pending] = []
+        var pendingBySource: [String: [ObjectID: [ManagedObject]]] = [:]
+        var pendingByDestination: [String: [ObjectID: [ManagedObject]]] = [:]
+        /// How each entity mapping's relationships are set (see ``RelationshipStage``).
+        var relationshipStages: [String: RelationshipStage] = [:]
+        /// Entity mappings whose instances are all created: their identity pairs are final.
+        var createdMappings: Set<String> = []
         /// The source of each destination of the current relationship batch.
         var batchSources: [ObjectID: ManagedObject] = [:]
         /// Destinations looked up ahead for the current relationship batch, by entity
@@ -126,7 +133,12 @@ open class MigrationManager: @unchecked Sendable {
     /// Records that `destination` was made from `source` by `mapping`. Override to act on
     /// each pair (call `super`); relationship lookups find the pair from then on.
     open func associate(sourceInstance: ManagedObject, withDestinationInstance destination: ManagedObject, for mapping: EntityMapping) {
-        state.withLock { $0.pending.append(Pending(mapping: mapping.name, source: sourceInstance, destination: destination)) }
+        let (sourceID, destinationID) = (sourceInstance.objectID, destination.objectID)
+        state.withLock { state in
+            state.pending.append(Pending(mapping: mapping.name, source: sourceInstance, destination: destination))
+            state.pendingBySource[mapping.name, default: [:]][sourceID, default: []].append(destination)
+            state.pendingByDestination[mapping.name, default: [:]][destinationID, default: []].append(sourceInstance)
+        }
     }
 
     /// The destination instances the named entity mapping made from `sourceInstances`, in
@@ -135,23 +147,21 @@ open class MigrationManager: @unchecked Sendable {
         guard let mapping = mappingModel.entityMapping(named: name), let destinationName = mapping.destinationEntityName,
             let destinationEntity = destinationModel.entity(named: destinationName)
         else { throw MigrationError(.invalidMappingModel, "there is no entity mapping named '\(name)' with a destination", entityMapping: name) }
-        let (pending, prefetched) = state.withLock { ($0.pending.filter { $0.mapping == name }, $0.prefetchedDestinations[name] ?? [:]) }
-        var fromPending: [ObjectID: [ManagedObject]] = [:]
-        for pair in pending { fromPending[pair.source.objectID, default: []].append(pair.destination) }
+        let (pending, prefetched) = state.withLock { ($0.pendingBySource[name] ?? [:], $0.prefetchedDestinations[name] ?? [:]) }
         var stored: [Int64: [ManagedObject]] = [:]
         let keys = sourceInstances.compactMap { source -> Int64? in
-            guard fromPending[source.objectID] == nil, let key = source.objectID.primaryKey else { return nil }
+            guard pending[source.objectID] == nil, let key = source.objectID.primaryKey else { return nil }
             if let known = prefetched[key] { stored[key] = known; return nil }
             return key
         }
-        if !keys.isEmpty, let table = state.withLock({ $0.associations }) {
-            let pairs = try await table.destinations(mapping: name, sources: keys)
+        if !keys.isEmpty, let associations = state.withLock({ $0.associations }) {
+            let pairs = try await associations.destinations(mapping: name, sources: keys)
             let root = destinationModel.rootEntity(of: destinationEntity).name
             let objects = try await destinationContext.objects(rootEntityName: root, primaryKeys: Array(Set(pairs.values.joined())))
             for (source, destinations) in pairs { stored[source] = destinations.compactMap { objects[$0] } }
         }
         return sourceInstances.flatMap { source in
-            fromPending[source.objectID] ?? source.objectID.primaryKey.flatMap { stored[$0] } ?? []
+            pending[source.objectID] ?? source.objectID.primaryKey.flatMap { stored[$0] } ?? []
         }
     }
 
@@ -160,16 +170,15 @@ open class MigrationManager: @unchecked Sendable {
         guard let mapping = mappingModel.entityMapping(named: name), let sourceName = mapping.sourceEntityName,
             let sourceEntity = sourceModel.entity(named: sourceName)
         else { return [] }
-        let (batch, pending) = state.withLock { ($0.batchSources, $0.pending.filter { $0.mapping == name }) }
-        var known: [ObjectID: [ManagedObject]] = [:]
-        for pair in pending { known[pair.destination.objectID, default: []].append(pair.source) }
+        let (batch, pending) = state.withLock { ($0.batchSources, $0.pendingByDestination[name] ?? [:]) }
+        var known = pending
         for destination in destinationInstances where known[destination.objectID] == nil {
             if let source = batch[destination.objectID] { known[destination.objectID] = [source] }
         }
         let keys = destinationInstances.compactMap { known[$0.objectID] == nil ? $0.objectID.primaryKey : nil }
         var stored: [Int64: [ManagedObject]] = [:]
-        if !keys.isEmpty, let table = state.withLock({ $0.associations }) {
-            let pairs = try await table.sources(mapping: name, destinations: keys)
+        if !keys.isEmpty, let associations = state.withLock({ $0.associations }) {
+            let pairs = try await associations.sources(mapping: name, destinations: keys)
             let root = sourceModel.rootEntity(of: sourceEntity).name
             let objects = try await sourceContext.objects(rootEntityName: root, primaryKeys: Array(Set(pairs.values.joined())))
             for (destination, sources) in pairs { stored[destination] = sources.compactMap { objects[$0] } }

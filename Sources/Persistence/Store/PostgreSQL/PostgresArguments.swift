@@ -16,11 +16,14 @@ struct PostgresArguments {
     /// pointer as NULL).
     private var buffer: [UInt8] = [0]
 
-    init(_ values: [DatabaseValue]) {
-        for value in values {
+    /// `nullTypes`, when given, is the type each NULL is declared with, by position: rows of
+    /// a multi-row statement then declare the same types whatever is NULL, and the
+    /// statement prepared for the first chunk serves every other.
+    init(_ values: [DatabaseValue], nullTypes: [UInt32]? = nil) {
+        for (index, value) in values.enumerated() {
             switch value {
             case .null:
-                append(type: 0, bytes: nil, format: 0)
+                append(type: nullTypes?[index] ?? 0, bytes: nil, format: 0)
             case .integer(let v):
                 append(type: PostgresType.int8, bytes: withUnsafeBytes(of: v.bigEndian, Array.init), format: 1)
             case .double(let v):
@@ -48,6 +51,16 @@ struct PostgresArguments {
     }
 
     var count: Int { types.count }
+
+    /// The type a value is declared with (0: untyped text, or NULL).
+    static func type(of value: DatabaseValue) -> UInt32 {
+        switch value {
+        case .null, .text: 0
+        case .integer: PostgresType.int8
+        case .double: PostgresType.float8
+        case .blob: PostgresType.bytea
+        }
+    }
 
     /// Calls `body` with the value pointers, valid only during the call.
     func withValuePointers<T>(_ body: ([UnsafePointer<CChar>?]) throws -> T) rethrows -> T {

@@ -158,10 +158,52 @@ public final class PostgresConnection: DatabaseConnection {
         }
     }
 
+    /// Rows per multi-row `INSERT`: one round trip each, and within the server's 65 535
+    /// parameters per statement.
+    static func insertBatchRows(columns: Int) -> Int { max(1, min(1_000, 65_535 / max(columns, 1))) }
+
+    public func insertRows(into table: String, columns: [String], rows: [[DatabaseValue]]) throws(DatabaseError) {
+        guard !rows.isEmpty else { return }
+        // Each column's NULLs take the type of its values, so every chunk declares the same
+        // types; a column whose values differ in type goes row by row.
+        var columnTypes = Array(repeating: UInt32(0), count: columns.count)
+        var uniform = true
+        for row in rows {
+            for (index, value) in row.enumerated() where !value.isNull {
+                let type = PostgresArguments.type(of: value)
+                if columnTypes[index] == 0, type != 0 { columnTypes[index] = type }
+                if type != columnTypes[index] { uniform = false }
+            }
+        }
+        let placeholders = { (count: Int) in
+            (0..<count).map { row in "(" + (1...columns.count).map { "$\(row * columns.count + $0)" }.joined(separator: ", ") + ")" }.joined(separator: ", ")
+        }
+        guard uniform else {
+            let sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES \(placeholders(1))"
+            for row in rows { try run(sql, row) }
+            return
+        }
+        let perStatement = Self.insertBatchRows(columns: columns.count)
+        var start = 0
+        while start < rows.count {
+            let chunk = rows[start..<min(start + perStatement, rows.count)]
+            let sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES \(placeholders(chunk.count))"
+            let values = Array(chunk.joined())
+            let arguments = PostgresArguments(values, nullTypes: Array(repeating: columnTypes, count: chunk.count).flatMap { $0 })
+            let result = try executePrepared(sql, arguments, values: values)
+            PQclear(result)
+            start += chunk.count
+        }
+    }
+
     /// Prepares (or reuses) the statement for `sql` and runs it; the caller clears the result.
     private func executePrepared(_ sql: String, _ values: [DatabaseValue]) throws(DatabaseError) -> OpaquePointer? {
+        try executePrepared(sql, PostgresArguments(values), values: values)
+    }
+
+    /// Runs `sql` with arguments laid out already; `values` are what error messages redact.
+    private func executePrepared(_ sql: String, _ arguments: PostgresArguments, values: [DatabaseValue]) throws(DatabaseError) -> OpaquePointer? {
         try checkUsable(sql)
-        let arguments = PostgresArguments(values)
         let statement = try prepared(sql, types: arguments.types)
         guard statement.parameterCount == arguments.count else {
             throw DatabaseError(resultCode: 0, message: "statement takes \(statement.parameterCount) arguments, got \(arguments.count)", sql: sql)

@@ -101,6 +101,18 @@ public final class SQLiteConnection: DatabaseConnection {
         }
     }
 
+    public func insertRows(into table: String, columns: [String], rows: [[DatabaseValue]]) throws(DatabaseError) {
+        guard !rows.isEmpty else { return }
+        let sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+        let statement = try statement(sql)
+        defer { statement.reset() }
+        for row in rows {
+            sqlite3_reset(statement.handle)
+            try statement.bind(row)
+            _ = try statement.step()
+        }
+    }
+
     /// The rowid of the last inserted row.
     public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 

@@ -1,0 +1,109 @@
+extension MigrationManager {
+    /// Reserves each entity mapping's identity keys in the destination and returns the
+    /// index that records the pairs (see ``AssociationIndex``).
+    ///
+    /// Mappings into one destination root table take consecutive ranges, one per source root
+    /// table, in mapping order, above the keys the table has already (an earlier mapping
+    /// model of the step may have filled it). Mappings of different entities of one source
+    /// hierarchy share its range, as their rows are different rows of one table, so keys
+    /// stay what they were; a second mapping of the same source entity gets a range of its
+    /// own. `Z_PRIMARYKEY` then starts above every range, so objects that are not identity
+    /// destinations get keys that no identity pair can take.
+    func makeAssociationIndex(source: PersistentStore, destination: PersistentStore) async throws -> (index: AssociationIndex, sourceRows: [String: Int]) {
+        let table = AssociationTable(database: destination.database)
+        try await table.create()
+        let d = destination.schema.dialect
+        var keys: [String: AssociationIndex.MappingKeys] = [:]
+        var sourceRows: [String: Int] = [:]
+        var reserved: [String: Int64] = [:]
+        var bases: [String: Int64] = [:]
+        /// Per destination root: the ranges taken, by source root, and the source entities in each.
+        var ranges: [String: [(sourceRoot: String, offset: Int64, entities: Set<String>)]] = [:]
+        for mapping in mappingModel.entityMappings where mapping.type != .remove && mapping.type != .add {
+            guard let sourceName = mapping.sourceEntityName, let sourceEntity = sourceModel.entity(named: sourceName),
+                let destinationName = mapping.destinationEntityName, let destinationEntity = destinationModel.entity(named: destinationName),
+                let sourceTable = source.schema.table(for: sourceModel.rootEntity(of: sourceEntity).name),
+                let destinationTable = destination.schema.table(for: destinationModel.rootEntity(of: destinationEntity).name)
+            else { continue }
+            let sd = source.schema.dialect
+            let sql = "SELECT coalesce(max(\(sd.name("Z_PK"))), 0), count(*) FROM \(sourceTable.name)"
+            let row = try await source.database.read { try $0.rows(sql).first }
+            let largest = row?[0].int64 ?? 0
+            sourceRows[mapping.name] = Int(row?[1].int64 ?? 0)
+            let root = destinationTable.rootEntityName
+            if bases[root] == nil {
+                let maxSQL = "SELECT \(d.name("Z_MAX")) FROM \(d.name("Z_PRIMARYKEY")) WHERE \(d.name("Z_ENT")) = \(destinationTable.entityNumber)"
+                bases[root] = try await destination.database.read { try $0.scalar(maxSQL)?.int64 } ?? 0
+            }
+            guard largest <= AssociationIndex.largestIdentityKey else {
+                keys[mapping.name] = .init(sourceRoot: sourceTable.rootEntityName, destinationRoot: root, offset: 0, identities: nil)
+                continue
+            }
+            let offset: Int64
+            if let index = ranges[root, default: []].firstIndex(where: { $0.sourceRoot == sourceTable.rootEntityName && !$0.entities.contains(sourceName) }) {
+                offset = ranges[root]![index].offset
+                ranges[root]![index].entities.insert(sourceName)
+            } else {
+                offset = bases[root]! + reserved[root, default: 0]
+                ranges[root, default: []].append((sourceTable.rootEntityName, offset, [sourceName]))
+                reserved[root, default: 0] += largest
+            }
+            keys[mapping.name] = .init(sourceRoot: sourceTable.rootEntityName, destinationRoot: root, offset: offset,
+                                       identities: KeyBitSet(capacity: largest))
+        }
+        for (root, count) in reserved where count > 0 {
+            guard let number = destination.schema.table(for: root)?.entityNumber else { continue }
+            let top = bases[root, default: 0] + count
+            // Integers only: nothing here comes from outside.
+            let sql = "UPDATE \(d.name("Z_PRIMARYKEY")) SET \(d.name("Z_MAX")) = \(top) WHERE \(d.name("Z_ENT")) = \(number) AND \(d.name("Z_MAX")) < \(top)"
+            try await destination.database.write { try $0.execute(sql) }
+        }
+        return (AssociationIndex(table: table, mappings: keys), sourceRows)
+    }
+
+    /// Writes the foreign keys of `destination`, associated with `source` by `mapping`, that
+    /// the mapping's relationship stage would set by look-up: the source's foreign key plus
+    /// the target mapping's offset. A target whose instances are all created already gives
+    /// no key for a source without a destination; one still running gets the key, and
+    /// ``clearDanglingForeignKeys(_:destination:)`` removes the ones left pointing nowhere.
+    func writeForeignKeys(_ lookups: [RelationshipStage.ForeignKeyLookup], of destination: ManagedObject, from source: ManagedObject,
+                          associations: AssociationIndex, created: Set<String>) {
+        var values: [String: ObjectID?] = [:]
+        for lookup in lookups {
+            guard let key = source.destinationID(forKey: lookup.sourceRelationship)?.primaryKey,
+                let target = associations.keys(of: lookup.targetMapping), let identities = target.identities,
+                key <= identities.capacity, !created.contains(lookup.targetMapping) || identities.contains(key)
+            else {
+                values[lookup.relationship] = ObjectID?.none
+                continue
+            }
+            values[lookup.relationship] = ObjectID(entityName: lookup.targetEntity, rootEntityName: lookup.targetRoot, key: .permanent(key + target.offset))
+        }
+        destination.state.withLock { state in
+            for (name, value) in values { state.toOne[name] = value }
+        }
+    }
+
+    /// After every mapping has created its instances: foreign keys written for a target
+    /// mapping that was still running, and that left some source rows without a
+    /// destination, are cleared where they name no row.
+    func clearDanglingForeignKeys(_ stages: [(mapping: EntityMapping, lookups: [RelationshipStage.ForeignKeyLookup])], destination: PersistentStore,
+                                  associations: AssociationIndex, sourceRows: [String: Int]) async throws {
+        let d = destination.schema.dialect
+        var statements: [String] = []
+        for (mapping, lookups) in stages {
+            guard let name = mapping.destinationEntityName, let table = destination.schema.table(for: name) else { continue }
+            for lookup in lookups where !associations.coversEveryRow(of: lookup.targetMapping, sourceRows: sourceRows[lookup.targetMapping] ?? 0) {
+                guard let column = table.column(for: lookup.relationship)?.name, let target = destination.schema.table(for: lookup.targetRoot) else { continue }
+                statements.append("""
+                    UPDATE \(table.name) SET \(column) = NULL WHERE \(d.name("Z_ENT")) IN (\(table.entityNumbers.map(String.init).joined(separator: ", "))) \
+                    AND \(column) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(target.name) t WHERE t.\(d.name("Z_PK")) = \(table.name).\(column))
+                    """)
+            }
+        }
+        guard !statements.isEmpty else { return }
+        try await destination.database.write { [statements] connection in
+            for statement in statements { try connection.execute(statement) }
+        }
+    }
+}
