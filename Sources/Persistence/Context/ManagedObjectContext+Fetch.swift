@@ -43,23 +43,18 @@ extension ManagedObjectContext {
         }
         let layout = try layout(entityName)
         let version = row[2].int64 ?? 0
-        var values: [String: AttributeValue] = [:]
-        for attribute in layout.attributes.values {
-            if attribute.isTransient {
-                values[attribute.name] = attribute.defaultValue ?? .null
-            } else if let column = layout.table.column(for: attribute.name), let index = query.columnIndex[column.name] {
-                values[attribute.name] = ValueCoding.attributeValue(row[index], type: attribute.type)
-            }
+        // The query selects the same columns for every entity of the hierarchy.
+        guard let rows = rowLayouts[entityName], query.columnIndex.count == layout.table.allColumns.count else {
+            throw StoreError(.database, "a row of \(query.table.name) does not have the columns of \(entityName)", store: store.url.description)
         }
-        var toOne: [String: ObjectID?] = [:]
-        for relationship in layout.toOneRelationships {
-            guard let column = layout.table.column(for: relationship.name), let index = query.columnIndex[column.name],
-                let destinationPK = row[index].int64, let destination = layouts[relationship.destinationEntityName]
-            else {
-                toOne[relationship.name] = ObjectID?.none
-                continue
+        var values = layout.defaultValues
+        for (name, value) in rows.transients { values[name] = value }
+        for (name, type, index) in rows.attributes { values[name] = ValueCoding.attributeValue(row[index], type: type) }
+        var toOne = layout.noDestinations
+        for (name, index, destinationEntity, destinationRoot) in rows.toOne {
+            if let destinationPK = row[index].int64 {
+                toOne[name] = ObjectID(entityName: destinationEntity, rootEntityName: destinationRoot, key: .permanent(destinationPK))
             }
-            toOne[relationship.name] = ObjectID(entityName: destination.entity.name, rootEntityName: destination.table.rootEntityName, key: .permanent(destinationPK))
         }
         let id = ObjectID(entityName: entityName, rootEntityName: layout.table.rootEntityName, key: .permanent(pk))
         return state.withLock { state in

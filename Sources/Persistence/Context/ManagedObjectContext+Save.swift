@@ -76,7 +76,7 @@ extension ManagedObjectContext {
             let layout = object.layout
             let snapshot = object.state.withLock { $0 }
             objects[snapshot.objectID] = object
-            let keys = isInsert ? Set(layout.attributes.keys).union(layout.relationships.keys) : snapshot.changedKeys
+            let keys = isInsert ? layout.propertyKeys : snapshot.changedKeys
             var values: [(column: String, value: DatabaseValue)] = []
             for attribute in layout.storedAttributes where keys.contains(attribute.name) {
                 guard let column = layout.table.column(for: attribute.name) else { continue }

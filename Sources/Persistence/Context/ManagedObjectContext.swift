@@ -49,6 +49,9 @@ public final class ManagedObjectContext: Sendable {
 
     public let store: PersistentStore
     let layouts: [String: EntityLayout]
+    /// Where each entity's properties are in a row of a ``SelectQuery`` on its table (the
+    /// same for every entity of a hierarchy, whose tables have the same columns).
+    let rowLayouts: [String: EntityLayout.RowLayout]
     let state = Mutex(State())
     let logger: Logger
 
@@ -60,6 +63,9 @@ public final class ManagedObjectContext: Sendable {
             layouts[entity.name] = EntityLayout(entity: entity, schema: store.schema)
         }
         self.layouts = layouts
+        self.rowLayouts = layouts.mapValues { layout in
+            layout.rowLayout(for: SelectQuery(table: layout.table, schema: store.schema), layouts: layouts)
+        }
     }
 
     public var model: ManagedObjectModel { store.model }
@@ -108,17 +114,13 @@ public final class ManagedObjectContext: Sendable {
         guard !layout.entity.isAbstract else {
             throw ContextError("the entity '\(entityName)' is abstract; insert one of its sub-entities")
         }
-        var values: [String: AttributeValue] = [:]
-        for attribute in layout.attributes.values {
-            values[attribute.name] = attribute.defaultValue ?? .null
-        }
-        let toOne = Dictionary(uniqueKeysWithValues: layout.toOneRelationships.map { ($0.name, ObjectID?.none) })
+        let (values, toOne) = (layout.defaultValues, layout.noDestinations)
         return state.withLock { state in
             let id = ObjectID(entityName: entityName, rootEntityName: layout.table.rootEntityName, key: .temporary(state.nextTemporaryID))
             state.nextTemporaryID += 1
             let object = ManagedObject(layout: layout, state: .init(
                 objectID: id, values: values, toOne: toOne,
-                changedKeys: Set(values.keys), version: 0, isInserted: true, context: self))
+                changedKeys: layout.attributeKeys, version: 0, isInserted: true, context: self))
             state.registered[id] = object
             state.inserted.append(id)
             return object

@@ -74,6 +74,11 @@ open class EntityMigrationPolicy: @unchecked Sendable {
         let destination = try manager.destinationContext.insertObject(entityName: entityName)
         for attributeMapping in mapping.attributeMappings {
             guard let expression = attributeMapping.valueExpression else { continue }
+            // `$source.<attribute>`, by far the most common value, needs no evaluator.
+            if let path = expression.sourceKeyPath, path.count == 1, source.layout.attributes[path[0]] != nil {
+                try manager.assignAttribute(.value(source.value(forKey: path[0])), to: destination, key: attributeMapping.name, mapping: mapping)
+                continue
+            }
             let value = try await manager.evaluate(expression, source: source, destination: destination,
                                                    entityMapping: mapping, propertyMapping: attributeMapping, policy: self)
             try manager.assignAttribute(value, to: destination, key: attributeMapping.name, mapping: mapping)

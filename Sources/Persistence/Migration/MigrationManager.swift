@@ -247,7 +247,7 @@ open class MigrationManager: @unchecked Sendable {
 
     /// Sets an attribute from an evaluated value; `nil` into a required attribute keeps its default.
     public func assignAttribute(_ value: MigrationValue, to destination: ManagedObject, key: String, mapping: EntityMapping) throws {
-        guard let attribute = destinationModel.attribute(named: key, of: destination.entity) else {
+        guard let attribute = destination.layout.attributes[key] else {
             throw MigrationError(.evaluationFailed, "\(destination.entity.name) has no attribute '\(key)'", entityMapping: mapping.name, property: key)
         }
         guard let attributeValue = value.attributeValue else {
