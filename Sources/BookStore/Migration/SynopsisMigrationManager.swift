@@ -9,6 +9,11 @@ public final class SynopsisMigrationManager: MigrationManager, @unchecked Sendab
     // Unchecked for the same reason as its superclass: mutable state is behind a Mutex.
     private let lastPercent = Mutex(-1)
 
+    /// Only publications get a synopsis; pages may be migrated as SQL.
+    public override func needsAssociationCalls(for mapping: EntityMapping) -> Bool {
+        mapping.destinationEntityName == "Publication"
+    }
+
     public override func associate(sourceInstance: ManagedObject, withDestinationInstance destination: ManagedObject, for mapping: EntityMapping) {
         super.associate(sourceInstance: sourceInstance, withDestinationInstance: destination, for: mapping)
         if mapping.destinationEntityName == "Publication" {

@@ -52,6 +52,15 @@ final class AssociationIndex: Sendable {
         }
     }
 
+    /// Records identity pairs made in SQL, for sources `keys`.
+    func claimIdentities(mapping: String, sources keys: [Int64]) {
+        mappings.withLock { all in
+            guard var mappingKeys = all[mapping] else { return }
+            for key in keys { mappingKeys.identities?.insert(key) }
+            all[mapping] = mappingKeys
+        }
+    }
+
     /// Counts exceptions written for `mapping`, so look-ups know to ask the table.
     func noteExceptions(_ count: Int, mapping: String) {
         mappings.withLock { $0[mapping]?.exceptionCount += count }

@@ -58,6 +58,7 @@ extension MigrationManager {
                 $0.pendingBySource = [:]
                 $0.pendingByDestination = [:]
                 $0.relationshipStages = [:]
+                $0.instanceStages = [:]
                 $0.createdMappings = []
                 $0.batchSources = [:]
                 $0.prefetchedDestinations = [:]
@@ -91,7 +92,25 @@ extension MigrationManager {
             }
             stages[mapping.name] = stage
         }
-        state.withLock { $0.relationshipStages = stages }
+        let access = SourceAccess(source: source.url, destination: destination.url)
+        var instanceStages: [String: InstanceStage] = [:]
+        for mapping in mappings where mapping.type != .remove && mapping.type != .add && mapping.sourceEntityName != nil {
+            guard access != nil else {
+                instanceStages[mapping.name] = .perInstance(reason: "the destination store cannot read the source store's tables")
+                continue
+            }
+            instanceStages[mapping.name] = InstanceStage.plan(
+                mapping, source: sourceModel, destination: destinationModel, dialect: destination.schema.dialect,
+                hooks: type(of: policies[mapping.name]!).overriddenHooks, associationCalls: needsAssociationCalls(for: mapping),
+                relationships: stages[mapping.name] ?? .foreignKeys([]))
+        }
+        state.withLock {
+            $0.relationshipStages = stages
+            $0.instanceStages = instanceStages
+        }
+        if let access, instanceStages.values.contains(where: { if case .sql = $0 { true } else { false } }) {
+            try await access.open(on: destination.database)
+        }
         var counter = try await ProgressCounter(manager: self, mappings: mappings)
 
         // Stage 1: create destination instances.
@@ -101,7 +120,10 @@ extension MigrationManager {
             try await policy.begin(mapping, with: self)
             let started = ContinuousClock.now
             var done = 0
-            if let sourceName = mapping.sourceEntityName, mapping.type != .remove {
+            if case .sql(let insert)? = instanceStages[mapping.name], let access {
+                done = try await runInstanceInsert(insert, access: access, source: source, destination: destination, associations: associations)
+                counter.advance(.createInstances, mapping: mapping.name, by: done, done: done)
+            } else if let sourceName = mapping.sourceEntityName, mapping.type != .remove {
                 var last: Int64 = 0
                 while true {
                     try checkCancellation()
@@ -184,7 +206,39 @@ extension MigrationManager {
         setCurrent(nil)
         // The association served this mapping model only; the store is handed over without it.
         try await associations.table.drop()
+        if let access, instanceStages.values.contains(where: { if case .sql = $0 { true } else { false } }) {
+            try await access.close(on: destination.database)
+        }
         counter.finish()
+    }
+
+    /// Creates an entity mapping's instances with one `INSERT … SELECT`, then records their
+    /// identity pairs from the source keys it read; returns the rows written.
+    private func runInstanceInsert(_ insert: SQLInstanceInsert, access: SourceAccess, source: PersistentStore, destination: PersistentStore,
+                                   associations: AssociationIndex) async throws -> Int {
+        guard let offset = associations.keys(of: insert.mapping)?.offset else { return 0 }
+        var offsets: [String: Int64] = [:]
+        for mapping in mappingModel.entityMappings {
+            if let keys = associations.keys(of: mapping.name) { offsets[mapping.name] = keys.offset }
+        }
+        let sql = insert.statement(access: access, offset: offset, offsets: offsets)
+        let arguments = insert.arguments
+        let written: Int
+        do {
+            written = try await destination.database.write { try $0.run(sql, arguments) }
+        } catch let error as DatabaseError {
+            throw MigrationError(.store, "writing migrated objects failed", entityMapping: insert.mapping, underlying: error)
+        }
+        let d = source.schema.dialect
+        var last: Int64 = 0
+        while true {
+            let keysSQL = "SELECT \(d.name("Z_PK")) FROM \(insert.sourceTable) WHERE \(d.name("Z_ENT")) = \(insert.sourceEntityNumber) AND \(d.name("Z_PK")) > \(d.placeholder(1)) ORDER BY \(d.name("Z_PK")) LIMIT 100000"
+            let keys = try await source.database.read { [last] in try $0.rows(keysSQL, [.integer(last)]).compactMap { $0[0].int64 } }
+            guard let end = keys.last else { break }
+            associations.claimIdentities(mapping: insert.mapping, sources: keys)
+            last = end
+        }
+        return written
     }
 
     private func setCurrent(_ mapping: EntityMapping?) {

@@ -69,6 +69,8 @@ open class MigrationManager: @unchecked Sendable {
         var pending: [Pending] = []
         var pendingBySource: [String: [ObjectID: [ManagedObject]]] = [:]
         var pendingByDestination: [String: [ObjectID: [ManagedObject]]] = [:]
+        /// How each entity mapping's instances are created (see ``InstanceStage``).
+        var instanceStages: [String: InstanceStage] = [:]
         /// How each entity mapping's relationships are set (see ``RelationshipStage``).
         var relationshipStages: [String: RelationshipStage] = [:]
         /// Entity mappings whose instances are all created: their identity pairs are final.
@@ -129,6 +131,20 @@ open class MigrationManager: @unchecked Sendable {
     }
 
     // MARK: Associations
+
+    /// Whether ``associate(sourceInstance:withDestinationInstance:for:)`` must be called
+    /// for each instance `mapping` creates. Swift cannot tell whether a subclass overrides
+    /// it, so a subclass is taken to need every call; one whose override acts on some
+    /// entity mappings only says which, and the others may run as SQL:
+    ///
+    /// ```swift
+    /// override func needsAssociationCalls(for mapping: EntityMapping) -> Bool {
+    ///     mapping.destinationEntityName == "Publication"
+    /// }
+    /// ```
+    open func needsAssociationCalls(for mapping: EntityMapping) -> Bool {
+        type(of: self) != MigrationManager.self
+    }
 
     /// Records that `destination` was made from `source` by `mapping`. Override to act on
     /// each pair (call `super`); relationship lookups find the pair from then on.

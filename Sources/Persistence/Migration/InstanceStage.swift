@@ -1,0 +1,111 @@
+/// How an entity mapping's destination instances are created in a streamed step.
+enum InstanceStage: Sendable {
+    /// One `INSERT … SELECT` from the source table: every value translates to SQL, no hook
+    /// needs the instances one by one. Keys are the source keys plus the mapping's offset
+    /// (identity pairs), so look-ups and foreign keys work as for streamed instances.
+    case sql(SQLInstanceInsert)
+    /// The policy's `createDestinationInstances` runs for each source instance, because of `reason`.
+    case perInstance(reason: String)
+
+    /// Works out the stage of `entityMapping`.
+    ///
+    /// - Parameters:
+    ///   - hooks: the per-instance hooks its policy overrides.
+    ///   - associationCalls: whether the manager's `associate` must see its instances.
+    ///   - relationships: how its relationships are set; look-ups through foreign keys are
+    ///     written by the insert, per-instance ones are left to the relationship stage.
+    static func plan(_ entityMapping: EntityMapping, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: SQLDialect,
+                     hooks: EntityMigrationPolicy.Hooks, associationCalls: Bool, relationships: RelationshipStage) -> InstanceStage {
+        if hooks.contains(.createDestinationInstances) {
+            return .perInstance(reason: "the policy \(entityMapping.policyName ?? "") overrides createDestinationInstances")
+        }
+        if associationCalls { return .perInstance(reason: "the migration manager's associate hook takes its instances") }
+        if entityMapping.sourceFilter != nil { return .perInstance(reason: "it filters its source") }
+        switch SQLInstanceInsert.plan(entityMapping, source: source, destination: destination, dialect: dialect, relationships: relationships) {
+        case .success(let insert): return .sql(insert)
+        case .failure(let unsupported): return .perInstance(reason: unsupported.reason)
+        }
+    }
+}
+
+/// The `INSERT … SELECT` that creates one entity mapping's instances: the destination's
+/// `Z_PK`, `Z_ENT`, `Z_OPT`, each attribute's SQL over the source row `s`, and the foreign
+/// keys of look-up relationships as source key plus the target mapping's offset.
+struct SQLInstanceInsert: Sendable {
+    struct Unsupported: Error, Sendable {
+        let reason: String
+    }
+
+    let mapping: String
+    let sourceTable: String
+    let sourceEntityNumber: Int
+    let destinationTable: String
+    let destinationEntityNumber: Int
+    /// Destination column → SQL over `s`, whose placeholders take `arguments` in order.
+    let columns: [(column: String, sql: String)]
+    let arguments: [DatabaseValue]
+    /// Destination foreign-key column → the source foreign-key column and the mapping whose offset applies.
+    let foreignKeys: [(column: String, sourceColumn: String, targetMapping: String)]
+    let dialect: SQLDialect
+
+    static func plan(_ entityMapping: EntityMapping, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: SQLDialect,
+                     relationships: RelationshipStage) -> Result<SQLInstanceInsert, Unsupported> {
+        let sourceSchema = StoreSchema(model: source, dialect: dialect)
+        let destinationSchema = StoreSchema(model: destination, dialect: dialect)
+        guard entityMapping.type == .copy || entityMapping.type == .transform || entityMapping.type == .custom,
+            let sourceName = entityMapping.sourceEntityName, let sourceEntity = source.entity(named: sourceName),
+            let destinationName = entityMapping.destinationEntityName, let destinationEntity = destination.entity(named: destinationName),
+            !destinationEntity.isAbstract,
+            let sourceTable = sourceSchema.table(for: sourceName), let destinationTable = destinationSchema.table(for: destinationName)
+        else { return .failure(Unsupported(reason: "it does not map one source entity to one concrete destination entity")) }
+        var translator = SQLValueTranslator(model: source, entity: sourceEntity, table: sourceTable, dialect: dialect)
+        var columns: [(column: String, sql: String)] = []
+        do {
+            for attribute in destination.attributes(of: destinationEntity) where !attribute.isTransient {
+                guard let column = destinationTable.column(for: attribute.name) else { continue }
+                let expression = entityMapping.propertyMapping(named: attribute.name)?.valueExpression
+                guard var sql = try expression.map({ try translator.sql(for: $0, as: attribute.type) }) ?? Optional("NULL") else {
+                    return .failure(Unsupported(reason: "\(attribute.name)'s value expression has no SQL equivalent"))
+                }
+                // A new object starts with its defaults; a value expression's nil keeps the
+                // default only where the attribute is required, as the streamed path does.
+                if let defaultValue = attribute.defaultValue, expression == nil || !attribute.isOptional {
+                    sql = "coalesce(\(sql), \(translator.bind(ValueCoding.databaseValue(defaultValue, type: attribute.type, dialect: dialect))))"
+                }
+                columns.append((column.name, sql))
+            }
+        } catch {
+            return .failure(Unsupported(reason: "\(error)"))
+        }
+        var foreignKeys: [(column: String, sourceColumn: String, targetMapping: String)] = []
+        if case .foreignKeys(let lookups) = relationships {
+            for lookup in lookups {
+                guard let column = destinationTable.column(for: lookup.relationship)?.name,
+                    let sourceColumn = sourceTable.column(for: lookup.sourceRelationship)?.name
+                else { return .failure(Unsupported(reason: "\(lookup.relationship) has no foreign-key column")) }
+                foreignKeys.append((column, sourceColumn, lookup.targetMapping))
+            }
+        }
+        return .success(SQLInstanceInsert(
+            mapping: entityMapping.name, sourceTable: sourceTable.name, sourceEntityNumber: sourceTable.entityNumber,
+            destinationTable: destinationTable.name, destinationEntityNumber: destinationTable.entityNumber,
+            columns: columns, arguments: translator.arguments, foreignKeys: foreignKeys, dialect: dialect))
+    }
+
+    /// The statement, reading the source through `access`, with the mappings' key offsets
+    /// (integers the engine chose, never input).
+    func statement(access: SourceAccess, offset: Int64, offsets: [String: Int64]) -> String {
+        let d = dialect
+        let pk = d.name("Z_PK")
+        var names = [pk, d.name("Z_ENT"), d.name("Z_OPT")] + columns.map(\.column)
+        var values = ["s.\(pk) + \(offset)", "\(destinationEntityNumber)", "1"] + columns.map(\.sql)
+        for foreignKey in foreignKeys {
+            names.append(foreignKey.column)
+            values.append("s.\(foreignKey.sourceColumn) + \(offsets[foreignKey.targetMapping] ?? 0)")
+        }
+        return """
+            INSERT INTO \(destinationTable) (\(names.joined(separator: ", "))) \
+            SELECT \(values.joined(separator: ", ")) FROM \(access.table(sourceTable)) s WHERE s.\(d.name("Z_ENT")) = \(sourceEntityNumber)
+            """
+    }
+}
