@@ -1,7 +1,6 @@
 import Logging
 
-/// Stage 3 of a step: every destination object against the destination model's rules,
-/// read in primary-key batches so memory stays flat.
+/// Stage 3 of a step: every destination object against the destination model's rules.
 struct MigrationValidation {
     let model: ManagedObjectModel
     let batchSize: Int
@@ -20,31 +19,47 @@ struct MigrationValidation {
         await store.close()
     }
 
-    /// Validates every object in `context`'s store; `progress` gets (entity, batch count, done).
+    /// Validates every object in `context`'s store; `progress` gets (entity, rows, rows).
+    ///
+    /// One SQL scan per entity finds the rows that might break a rule
+    /// (``ValidationCandidates``); only those are loaded and validated in Swift, a batch at
+    /// a time, so memory stays flat and a valid store costs a scan per table.
     ///
     /// - Throws: ``MigrationError/Code/validationFailed`` with the first problems found
     ///   (up to 100 are collected), the whole list in a ``ValidationError``.
     func validate(_ context: ManagedObjectContext, progress: (String, Int, Int) -> Void) async throws {
         var issues: [ValidationError.Issue] = []
+        let store = context.store
+        let d = store.schema.dialect
+        let pk = d.name("Z_PK")
         for entity in model.entities where !entity.isAbstract {
+            guard let candidates = ValidationCandidates(entity: entity, schema: store.schema) else { continue }
             let started = ContinuousClock.now
-            var last: Int64 = 0
-            var done = 0
-            while issues.count < 100 {
-                if Task.isCancelled {
-                    throw MigrationError(.cancelled, "the migration was cancelled", hint: "the source store was not changed; run the migration again")
+            let table = candidates.table
+            let own = "\(d.name("Z_ENT")) = \(table.entityNumber)"
+            let countSQL = "SELECT count(*) FROM \(table.name) WHERE \(own)"
+            let rows = Int(try await store.database.read { try $0.scalar(countSQL) }?.int64 ?? 0)
+            var checked = 0
+            if let condition = candidates.condition(model: model) {
+                var last: Int64 = 0
+                while issues.count < 100 {
+                    if Task.isCancelled {
+                        throw MigrationError(.cancelled, "the migration was cancelled", hint: "the source store was not changed; run the migration again")
+                    }
+                    let sql = "SELECT \(pk) FROM \(table.name) WHERE \(own) AND \(pk) > \(d.placeholder(1)) AND (\(condition)) ORDER BY \(pk) LIMIT \(batchSize)"
+                    let keys = try await store.database.read { [last] in try $0.rows(sql, [.integer(last)]).compactMap { $0[0].int64 } }
+                    guard let end = keys.last else { break }
+                    let objects = try await context.objects(rootEntityName: table.rootEntityName, primaryKeys: keys)
+                    for key in keys { if let object = objects[key] { issues += ManagedObjectContext.validate(object) } }
+                    context.reset()
+                    checked += keys.count
+                    last = end
                 }
-                let batch = try await context.fetchBatch(entityName: entity.name, predicate: nil, after: last, limit: batchSize)
-                guard let end = batch.last?.objectID.primaryKey else { break }
-                for object in batch { issues += ManagedObjectContext.validate(object) }
-                context.reset()
-                last = end
-                done += batch.count
-                progress(entity.name, batch.count, done)
             }
+            progress(entity.name, rows, rows)
             logger.info("migration stage", metadata: [
                 LoggingKeys.migrationStage: "\(MigrationProgress.Stage.validateAndSave.rawValue)",
-                LoggingKeys.entity: "\(entity.name)", LoggingKeys.rows: "\(done)",
+                LoggingKeys.entity: "\(entity.name)", LoggingKeys.rows: "\(rows)", LoggingKeys.rowsCheckedInSwift: "\(checked)",
                 LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
             ])
         }

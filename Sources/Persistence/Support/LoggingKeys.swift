@@ -4,6 +4,8 @@ public enum LoggingKeys {
     public static let modelVersion = "persistence.model_version"
     public static let entity = "persistence.entity"
     public static let rows = "persistence.rows"
+    /// Rows a validation loaded into Swift because SQL could not rule them out.
+    public static let rowsCheckedInSwift = "persistence.rows_checked_in_swift"
     public static let durationMilliseconds = "persistence.duration_ms"
     public static let sql = "persistence.sql"
     public static let migrationStep = "persistence.migration.step"
