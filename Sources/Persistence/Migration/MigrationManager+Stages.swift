@@ -20,7 +20,7 @@ extension MigrationManager {
         let source = try await PersistentStore.open(sourceURL, model: sourceModel, options: .readOnly, logger: logger)
         let destination: PersistentStore
         do {
-            destination = try await PersistentStore.open(destinationURL, model: destinationModel, options: .createIfMissing, logger: logger)
+            destination = try await PersistentStore.open(destinationURL, model: destinationModel, options: configuration.destinationOptions, logger: logger)
         } catch {
             await source.close()
             throw error

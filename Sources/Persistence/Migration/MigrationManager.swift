@@ -41,15 +41,21 @@ open class MigrationManager: @unchecked Sendable {
         public var policies: MigrationPolicies
         /// Source instances per batch: the unit of memory and of progress reports.
         public var batchSize: Int
+        /// How the destination store is opened: created if missing and written durably by
+        /// default; ``PersistentStore/Options/workspace`` when it is thrown away if the
+        /// migration fails, as a ``ProgressiveMigrator``'s work files and shadow schemas are.
+        public var destinationOptions: PersistentStore.Options
         public var logger: Logger
 
         public init(sourceModel: ManagedObjectModel, destinationModel: ManagedObjectModel, mappingModel: MappingModel,
-                    policies: MigrationPolicies = MigrationPolicies(), batchSize: Int = 1_000, logger: Logger) {
+                    policies: MigrationPolicies = MigrationPolicies(), batchSize: Int = 1_000,
+                    destinationOptions: PersistentStore.Options = .createIfMissing, logger: Logger) {
             self.sourceModel = sourceModel
             self.destinationModel = destinationModel
             self.mappingModel = mappingModel
             self.policies = policies
             self.batchSize = batchSize
+            self.destinationOptions = destinationOptions
             self.logger = logger
         }
     }

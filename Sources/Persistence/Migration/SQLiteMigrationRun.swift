@@ -119,7 +119,8 @@ struct SQLiteMigrationRun {
     private func runInPlace(on file: String, steps: [(offset: Int, element: MigrationPlan.Step)], original: StoreMetadata, committedInStore: Bool) async throws {
         let started = ContinuousClock.now
         let works = steps.map { (inPlace: $0.element.inPlace!, metadata: metadata(for: $0.element.destination, original: original)) }
-        let database = try await SQLiteDatabase.open(path: file, mode: .readWrite, readerCount: 0)
+        // A copy in the work folder is thrown away if anything fails, and synced before it replaces the store.
+        let database = try await SQLiteDatabase.open(path: file, mode: .readWrite, readerCount: 0, isDurable: committedInStore)
         do {
             try await database.write { connection in
                 for work in works { try work.inPlace.run(on: connection, metadata: work.metadata) }
@@ -156,7 +157,7 @@ struct SQLiteMigrationRun {
         for (pass, mapping) in step.mappingModels.enumerated() {
             let manager = step.managerType.init(configuration: MigrationManager.Configuration(
                 sourceModel: step.source, destinationModel: step.destination, mappingModel: mapping,
-                policies: migrator.chain.policies, logger: migrator.logger(forStep: index, of: stepCount, step)))
+                policies: migrator.chain.policies, destinationOptions: .workspace, logger: migrator.logger(forStep: index, of: stepCount, step)))
             manager.setProgressHandler { progress in
                 guard let progress = progress.pass(pass, of: passes) else { return }
                 migrator.report(progress, step: index, of: stepCount)

@@ -18,12 +18,23 @@ public final class PersistentStore: Sendable {
         public var readerCount: Int
         /// Open without writing anything, not even WAL files: a migration's source. Saves fail.
         public var readOnly: Bool
+        /// Whether a commit waits until it is on disk. `false` only for a store being built
+        /// and thrown away if anything fails, as a migration's work file or shadow schema:
+        /// SQLite then keeps no journal and never syncs (the migration syncs the finished
+        /// file once; a failed transaction is not rolled back, the file is discarded),
+        /// PostgreSQL commits without waiting for its WAL (`synchronous_commit = off`).
+        public var isDurable: Bool
 
-        public init(createIfMissing: Bool = false, readerCount: Int = 2, readOnly: Bool = false) {
+        public init(createIfMissing: Bool = false, readerCount: Int = 2, readOnly: Bool = false, isDurable: Bool = true) {
             self.createIfMissing = createIfMissing
             self.readerCount = readerCount
             self.readOnly = readOnly
+            self.isDurable = isDurable
         }
+
+        /// A migration's workspace: created if missing, one connection (reads see the
+        /// batches just written), commits not synced.
+        public static let workspace = Options(createIfMissing: true, readerCount: 0, isDurable: false)
 
         public static let createIfMissing = Options(createIfMissing: true)
         public static let existingOnly = Options(createIfMissing: false)
@@ -125,7 +136,7 @@ public final class PersistentStore: Sendable {
             }
             let database = options.readOnly
                 ? try await SQLiteDatabase.open(path: SQLiteStoreFile.readOnlyURI(for: path), mode: .readOnly, readerCount: 0)
-                : try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: options.readerCount)
+                : try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: options.readerCount, isDurable: options.isDurable)
             return PersistentStore(url: url, model: model, database: database, metadata: metadata, logger: logger)
         }
         guard options.createIfMissing else {
@@ -134,7 +145,7 @@ public final class PersistentStore: Sendable {
         let metadata = StoreMetadata(model: model, storeType: url.storeType)
         try SQLiteStoreFile.create(path: path, model: model, metadata: metadata)
         logger.info("created store", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(model.name)"])
-        let database = try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: options.readerCount)
+        let database = try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: options.readerCount, isDurable: options.isDurable)
         return PersistentStore(url: url, model: model, database: database, metadata: metadata, logger: logger)
     }
 }

@@ -5,7 +5,7 @@ import Logging
 /// schema's tables in place of the file.
 extension PersistentStore {
     static func openPostgres(url: StoreURL, configuration: PostgresConfiguration, model: ManagedObjectModel, options: Options, logger: Logger) async throws -> PersistentStore {
-        let database = try await connect(url, configuration, readerCount: options.readerCount, readOnly: options.readOnly)
+        let database = try await connect(url, configuration, readerCount: options.readerCount, readOnly: options.readOnly, isDurable: options.isDurable)
         do {
             await warnIfCaseFoldingIsASCIIOnly(database, url: url, logger: logger)
             if let metadata = try await readMetadata(database, url: url) {
@@ -56,9 +56,9 @@ extension PersistentStore {
         return metadata
     }
 
-    private static func connect(_ url: StoreURL, _ configuration: PostgresConfiguration, readerCount: Int, readOnly: Bool) async throws -> PostgresDatabase {
+    private static func connect(_ url: StoreURL, _ configuration: PostgresConfiguration, readerCount: Int, readOnly: Bool, isDurable: Bool = true) async throws -> PostgresDatabase {
         do {
-            return try await PostgresDatabase.open(configuration, readerCount: readerCount, readOnly: readOnly)
+            return try await PostgresDatabase.open(configuration, readerCount: readerCount, readOnly: readOnly, isDurable: isDurable)
         } catch let error as DatabaseError {
             throw StoreError(.connectionFailed, error.message,
                              hint: "check that the server is running and accepts connections there, and the store URL's host, port, database, user and password",

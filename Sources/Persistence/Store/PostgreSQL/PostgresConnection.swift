@@ -20,6 +20,8 @@ public final class PostgresConnection: DatabaseConnection {
     public var dialect: SQLDialect { .postgres }
     /// Sessions that refuse writes: the store was opened read-only.
     let readOnly: Bool
+    /// Whether commits wait for the server's WAL to reach disk (see ``PostgresDatabase/open(_:readerCount:readOnly:isDurable:)``).
+    let isDurable: Bool
     private var statements: [PostgresStatement.Key: PostgresStatement] = [:]
     /// Prepared keys, oldest first, so the cache can drop the oldest when it is full.
     private var statementOrder: [PostgresStatement.Key] = []
@@ -34,7 +36,7 @@ public final class PostgresConnection: DatabaseConnection {
     ///
     /// - Throws: ``DatabaseError`` naming the server, database and user and libpq's reason
     ///   (refused, timed out, authentication failed, no such database).
-    public init(configuration: PostgresConfiguration, readOnly: Bool = false) throws(DatabaseError) {
+    public init(configuration: PostgresConfiguration, readOnly: Bool = false, isDurable: Bool = true) throws(DatabaseError) {
         let parameters = configuration.connectionParameters
         let keywords = parameters.map { strdup($0.0) } + [nil]
         let values = parameters.map { strdup($0.1) } + [nil]
@@ -58,6 +60,7 @@ public final class PostgresConnection: DatabaseConnection {
         self.handle = connection
         self.configuration = configuration
         self.readOnly = readOnly
+        self.isDurable = isDurable
         try startSession()
     }
 
@@ -83,6 +86,7 @@ public final class PostgresConnection: DatabaseConnection {
             "SET search_path TO \(configuration.quotedSchema)",
         ]
         if readOnly { settings.append("SET default_transaction_read_only = on") }
+        if !isDurable { settings.append("SET synchronous_commit = off") }
         try execute(settings.joined(separator: "; "))
     }
 

@@ -29,9 +29,12 @@ public final class PostgresDatabase: Database {
     /// `readerCount` readers as reads need them.
     ///
     /// - Parameter readOnly: every session refuses writes (`default_transaction_read_only`).
+    /// - Parameter isDurable: `false` commits without waiting for the server's WAL to reach
+    ///   disk (`synchronous_commit = off`): for a migration's shadow schema, thrown away if
+    ///   anything fails.
     /// - Throws: ``DatabaseError`` naming the server, database and user, and the reason.
-    public static func open(_ configuration: PostgresConfiguration, readerCount: Int = 2, readOnly: Bool = false) async throws -> PostgresDatabase {
-        let writer = try await PostgresLane.open(configuration, readOnly: readOnly, label: "persistence.postgres.writer")
+    public static func open(_ configuration: PostgresConfiguration, readerCount: Int = 2, readOnly: Bool = false, isDurable: Bool = true) async throws -> PostgresDatabase {
+        let writer = try await PostgresLane.open(configuration, readOnly: readOnly, isDurable: isDurable, label: "persistence.postgres.writer")
         let readers = readerCount > 0
             ? PostgresLanePool(capacity: readerCount) { index in
                 // Readers never write, whatever the store's options.

@@ -13,12 +13,12 @@ final class PostgresLane: @unchecked Sendable {
     }
 
     /// Connects on a new queue of its own (connecting blocks too, up to `connect_timeout`).
-    static func open(_ configuration: PostgresConfiguration, readOnly: Bool, label: String) async throws -> PostgresLane {
+    static func open(_ configuration: PostgresConfiguration, readOnly: Bool, isDurable: Bool = true, label: String) async throws -> PostgresLane {
         let queue = DispatchQueue(label: label)
         return try await withCheckedThrowingContinuation { continuation in
             queue.async {
                 continuation.resume(with: Result {
-                    PostgresLane(connection: try PostgresConnection(configuration: configuration, readOnly: readOnly), queue: queue)
+                    PostgresLane(connection: try PostgresConnection(configuration: configuration, readOnly: readOnly, isDurable: isDurable), queue: queue)
                 })
             }
         }

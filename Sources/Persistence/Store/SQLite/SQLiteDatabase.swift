@@ -54,7 +54,12 @@ public final class SQLiteDatabase: Database {
     ///
     /// `:memory:` databases get a single connection for everything: each in-memory
     /// connection would otherwise see a database of its own.
-    public static func open(path: String, mode: SQLiteConnection.Mode, readerCount: Int = 2) async throws -> SQLiteDatabase {
+    ///
+    /// A file opened with `isDurable: false` is written without syncs and without a
+    /// rollback journal: fast, and safe only for a file thrown away if anything fails (a
+    /// failed transaction is not undone, a crash may leave it damaged). Opened durably
+    /// again, it returns to WAL mode.
+    public static func open(path: String, mode: SQLiteConnection.Mode, readerCount: Int = 2, isDurable: Bool = true) async throws -> SQLiteDatabase {
         let setupQueue = DispatchQueue(label: "persistence.sqlite.open")
         return try await withCheckedThrowingContinuation { continuation in
             setupQueue.async {
@@ -65,7 +70,9 @@ public final class SQLiteDatabase: Database {
                         return SQLiteDatabase(path: path, writer: writer, readers: [])
                     }
                     if mode != .readOnly {
-                        try writerConnection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL")
+                        try writerConnection.execute(isDurable
+                            ? "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL"
+                            : "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF")
                     }
                     let readers = try (0..<readerCount).map { index in
                         let connection = try SQLiteConnection(path: path, mode: .readOnly)
