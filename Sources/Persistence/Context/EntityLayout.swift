@@ -13,6 +13,9 @@ struct EntityLayout: Sendable {
     let noDestinations: [String: ObjectID?]
     let propertyKeys: Set<String>
     let attributeKeys: Set<String>
+    /// The columns a save writes for every stored attribute and to-one relationship, in order.
+    let attributeColumns: [(attribute: String, column: String, type: AttributeType)]
+    let foreignKeyColumns: [(relationship: String, column: String)]
 
     init(entity: EntityDescription, schema: StoreSchema) {
         let model = schema.model
@@ -30,6 +33,13 @@ struct EntityLayout: Sendable {
         self.noDestinations = Dictionary(uniqueKeysWithValues: toOneRelationships.map { ($0.name, ObjectID?.none) })
         self.propertyKeys = Set(attributes.keys).union(relationships.keys)
         self.attributeKeys = Set(attributes.keys)
+        let table = self.table
+        self.attributeColumns = self.storedAttributes.compactMap { attribute in
+            table.column(for: attribute.name).map { (attribute.name, $0.name, attribute.type) }
+        }
+        self.foreignKeyColumns = self.toOneRelationships.compactMap { relationship in
+            table.column(for: relationship.name).map { (relationship.name, $0.name) }
+        }
     }
 
     /// Where each property of a row of a ``SelectQuery`` on this entity's table is: worked

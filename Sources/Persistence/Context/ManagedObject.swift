@@ -71,10 +71,13 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
     /// (an integer into a `Double` attribute); anything else is kept and reported by
     /// the context's save as a validation error.
     public func setValue(_ value: AttributeValue, forKey key: String) {
-        let coerced = layout.attributes[key].map { Self.coerce(value, to: $0.type) } ?? value
+        let attribute = layout.attributes[key]
+        let coerced = attribute.map { Self.coerce(value, to: $0.type) } ?? value
         let changed = state.withLock { state in
-            guard state.values[key] != coerced || layout.attributes[key] == nil else { return false }
-            state.values[key] = coerced
+            let old = state.values.updateValue(coerced, forKey: key)
+            guard old != coerced || attribute == nil else { return false }
+            // An inserted object writes every key when saved: nothing more to note.
+            guard !state.isInserted else { return false }
             state.changedKeys.insert(key)
             return true
         }

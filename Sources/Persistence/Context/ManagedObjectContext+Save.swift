@@ -76,16 +76,16 @@ extension ManagedObjectContext {
             let layout = object.layout
             let snapshot = object.state.withLock { $0 }
             objects[snapshot.objectID] = object
-            let keys = isInsert ? layout.propertyKeys : snapshot.changedKeys
+            // An insert writes every column; an update the changed ones.
+            let keys = isInsert ? nil : snapshot.changedKeys
             var values: [(column: String, value: DatabaseValue)] = []
-            for attribute in layout.storedAttributes where keys.contains(attribute.name) {
-                guard let column = layout.table.column(for: attribute.name) else { continue }
-                values.append((column.name, ValueCoding.databaseValue(snapshot.values[attribute.name] ?? .null, type: attribute.type, dialect: dialect)))
+            values.reserveCapacity(layout.attributeColumns.count)
+            for (attribute, column, type) in layout.attributeColumns where keys?.contains(attribute) ?? true {
+                values.append((column, ValueCoding.databaseValue(snapshot.values[attribute] ?? .null, type: type, dialect: dialect)))
             }
             var foreignKeys: [(column: String, relationship: String, destination: ObjectID?)] = []
-            for relationship in layout.toOneRelationships where keys.contains(relationship.name) {
-                guard let column = layout.table.column(for: relationship.name) else { continue }
-                foreignKeys.append((column.name, relationship.name, snapshot.toOne[relationship.name] ?? nil))
+            for (relationship, column) in layout.foreignKeyColumns where keys?.contains(relationship) ?? true {
+                foreignKeys.append((column, relationship, snapshot.toOne[relationship] ?? nil))
             }
             let write = SavePlan.RowWrite(id: snapshot.objectID, entityName: layout.entity.name, values: values,
                                           foreignKeys: foreignKeys, expectedVersion: snapshot.version)

@@ -46,18 +46,16 @@ final class AssociationIndex: Sendable {
     /// when `source` has one already (or the mapping has no identity keys).
     func claimIdentity(mapping: String, source: Int64, destinationRoot: String) -> Int64? {
         mappings.withLock { all in
-            guard var keys = all[mapping], keys.destinationRoot == destinationRoot, keys.identities?.insert(source) == true else { return nil }
-            all[mapping] = keys
-            return source + keys.offset
+            // Mutated in place: a copy of the keys would copy the bits, once per source.
+            guard all[mapping]?.destinationRoot == destinationRoot, all[mapping]?.identities?.insert(source) == true else { return nil }
+            return source + all[mapping]!.offset
         }
     }
 
     /// Records identity pairs made in SQL, for sources `keys`.
     func claimIdentities(mapping: String, sources keys: [Int64]) {
         mappings.withLock { all in
-            guard var mappingKeys = all[mapping] else { return }
-            for key in keys { mappingKeys.identities?.insert(key) }
-            all[mapping] = mappingKeys
+            for key in keys { all[mapping]?.identities?.insert(key) }
         }
     }
 

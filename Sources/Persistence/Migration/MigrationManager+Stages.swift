@@ -270,12 +270,17 @@ extension MigrationManager {
         }
         var assigned: [ObjectID: Int64] = [:]
         var exceptions: [Pending] = []
+        var expectedEntities: [String: EntityDescription] = [:]
+        for mapping in mappingModel.entityMappings {
+            if let name = mapping.destinationEntityName { expectedEntities[mapping.name] = destinationModel.entity(named: name) }
+        }
         for pair in pending {
             // The association keeps keys of the mapping's destination table only; an instance
             // of another entity would later be looked up in the wrong table.
-            if let name = mappingModel.entityMapping(named: pair.mapping)?.destinationEntityName, let expected = destinationModel.entity(named: name),
+            if let expected = expectedEntities[pair.mapping], pair.destination.entity.name != expected.name,
                 !destinationModel.entity(pair.destination.entity, isKindOf: expected)
             {
+                let name = expected.name
                 throw MigrationError(
                     .evaluationFailed, "a \(pair.destination.entity.name) was associated with the entity mapping \(pair.mapping), whose instances are \(name)s",
                     hint: "associate each destination instance with the entity mapping that creates its entity; link other instances with relationships",
