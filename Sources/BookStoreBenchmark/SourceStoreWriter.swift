@@ -25,7 +25,7 @@ struct SourceStoreWriter {
         func column(_ table: EntityTable, _ property: String) -> String { table.column(for: property)!.name }
         let series = { (count: Int) in
             d.engine == .postgres
-                ? "SELECT i FROM generate_series(1, \(count)) AS s(i)"
+                ? "SELECT i FROM generate_series(1, CAST(\(count) AS bigint)) AS s(i)"
                 : "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < \(count)) SELECT i FROM s"
         }
         func choice(_ names: [String], _ index: String) -> String {
