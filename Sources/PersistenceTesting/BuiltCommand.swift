@@ -63,6 +63,13 @@ public struct BuiltCommand: Sendable {
         for variable in unsetEnvironment { environment[variable] = nil }
         process.environment = environment
         let out = Pipe(), err = Pipe()
+        // Only this child may hold the pipes: a process another test starts meanwhile (the
+        // throwaway PostgreSQL server's watchdog, say) would otherwise inherit the write
+        // ends and keep them open, and reading to the end would never end. The child's own
+        // copies, made with dup2, are not closed on exec.
+        for handle in [out.fileHandleForReading, out.fileHandleForWriting, err.fileHandleForReading, err.fileHandleForWriting] {
+            _ = fcntl(handle.fileDescriptor, F_SETFD, FD_CLOEXEC)
+        }
         process.standardOutput = out
         process.standardError = err
         try process.run()
