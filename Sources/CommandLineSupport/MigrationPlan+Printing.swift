@@ -11,6 +11,9 @@ extension MigrationPlan {
     /// Target model version: BookStore 5
     /// Steps:
     ///   1. BookStore 3 → BookStore 4 (streamed: mapping Model3To4, policy PublicationToPublicationMigrationPolicy)
+    ///      streamed, because PublicationToPublication runs a policy
+    ///      PublicationToPublication: instances one by one, because the policy … overrides createDestinationInstances; relationships as SQL
+    ///      PageToPage: instances as SQL; relationships as SQL
     /// ```
     public func printSummary(of url: StoreURL) {
         print("Store:                \(url)")
@@ -21,7 +24,11 @@ extension MigrationPlan {
             return
         }
         print("Steps:")
-        for (index, step) in steps.enumerated() { print("  \(index + 1). \(step)") }
+        for (index, step) in steps.enumerated() {
+            print("  \(index + 1). \(step)")
+            if let reason = step.streamingReason { print("     streamed, because \(reason)") }
+            for mapping in step.entityMappingPlans { print("     \(mapping)") }
+        }
     }
 
     /// Prints what a finished run did: the migration and its time, or that another

@@ -13,8 +13,15 @@ struct MigrateCommandTests {
             let before = try await StoreSnapshot(url)
             let plan = try BookStoreProcess.run(["migrate", "--plan", "--store", url.description])
             #expect(plan.status == 0, "\(plan.stderr)")
-            let steps = plan.stdout.split(separator: "\n").filter { $0.hasPrefix("  ") }
+            let lines = plan.stdout.split(separator: "\n")
+            let steps = lines.filter { $0.hasPrefix("  ") && !$0.hasPrefix("     ") }
             #expect(steps.count == 4)
+            // Streamed steps say why, and how each entity mapping runs.
+            let details = lines.filter { $0.hasPrefix("     ") }.map { $0.trimmingCharacters(in: .whitespaces) }
+            #expect(details.contains("streamed, because PublicationToPublication runs a policy"))
+            #expect(details.contains("PublicationToPublication: instances one by one, because the policy PublicationToPublicationMigrationPolicy overrides createDestinationInstances; relationships as SQL"))
+            #expect(details.filter { $0 == "PageToPage: instances as SQL; relationships as SQL" }.count == 2)
+            #expect(details.contains("PublicationToPublication: instances one by one, because the migration manager's associate hook takes its instances; relationships as SQL"))
             #expect(steps.first?.contains("1. BookStore → BookStore 2 (") == true)
             #expect(steps.dropFirst(2).first?.contains("3. BookStore 3 → BookStore 4 (streamed: mapping Model3To4, policy PublicationToPublicationMigrationPolicy)") == true)
             #expect(steps.dropFirst(3).first?.contains("4. BookStore 4 → BookStore 5 (streamed: inferred mapping, manager SynopsisMigrationManager)") == true)

@@ -80,30 +80,11 @@ extension MigrationManager {
                 policies[mapping.name] = EntityMigrationPolicy()
             }
         }
-        var stages: [String: RelationshipStage] = [:]
-        for mapping in mappings where mapping.type != .remove {
-            var stage = RelationshipStage.plan(mapping, in: mappingModel, source: sourceModel, destination: destinationModel,
-                                               hooks: type(of: policies[mapping.name]!).overriddenHooks)
-            // Key arithmetic needs the target's identity keys.
-            if case .foreignKeys(let lookups) = stage,
-                let missing = lookups.first(where: { associations.keys(of: $0.targetMapping)?.identities == nil })
-            {
-                stage = .perInstance(reason: "the keys of \(missing.targetMapping)'s source are too large to track as identity pairs")
-            }
-            stages[mapping.name] = stage
-        }
         let access = SourceAccess(source: source.url, destination: destination.url)
-        var instanceStages: [String: InstanceStage] = [:]
-        for mapping in mappings where mapping.type != .remove && mapping.type != .add && mapping.sourceEntityName != nil {
-            guard access != nil else {
-                instanceStages[mapping.name] = .perInstance(reason: "the destination store cannot read the source store's tables")
-                continue
-            }
-            instanceStages[mapping.name] = InstanceStage.plan(
-                mapping, source: sourceModel, destination: destinationModel, dialect: destination.schema.dialect,
-                hooks: type(of: policies[mapping.name]!).overriddenHooks, associationCalls: needsAssociationCalls(for: mapping),
-                relationships: stages[mapping.name] ?? .foreignKeys([]))
-        }
+        let planned = self.stages(policies: policies, dialect: access == nil ? nil : destination.schema.dialect,
+                                  tracksIdentities: { associations.keys(of: $0)?.identities != nil })
+        let stages = planned.mapValues(\.relationships)
+        let instanceStages = planned.compactMapValues(\.instances)
         state.withLock {
             $0.relationshipStages = stages
             $0.instanceStages = instanceStages

@@ -15,16 +15,68 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
         case streamed
     }
 
+    /// How one entity mapping of a streamed step runs.
+    public struct EntityMappingPlan: Sendable, Hashable, CustomStringConvertible {
+        /// How one stage of it runs.
+        public enum Stage: Sendable, Hashable, CustomStringConvertible {
+            /// As SQL: instances by `INSERT … SELECT`, relationships by key arithmetic.
+            case sql
+            /// A hook call per instance, because of `reason`.
+            case perInstance(reason: String)
+
+            public var description: String {
+                switch self {
+                case .sql: "as SQL"
+                case .perInstance(let reason): "one by one, because \(reason)"
+                }
+            }
+        }
+
+        /// The entity mapping's name.
+        public let name: String
+        /// How its destination instances are created.
+        public let instances: Stage
+        /// How its relationships are set.
+        public let relationships: Stage
+
+        public var description: String { "\(name): instances \(instances); relationships \(relationships)" }
+    }
+
+    /// What a step runs: one case per strategy, carrying its work, so the two cannot disagree.
+    enum Work: Sendable {
+        case inPlace(InPlaceMigration)
+        case setBased(SetBasedMigration)
+        /// Through the migration manager, because of `reason`; per mapping model, how each
+        /// of its entity mappings runs.
+        case streamed(reason: String, passes: [[EntityMappingPlan]])
+    }
+
     /// One step between two model versions.
     public struct Step: Sendable, CustomStringConvertible {
         public let source: ManagedObjectModel
         public let destination: ManagedObjectModel
         /// The mapping models, run one after the other (usually one).
         public let mappingModels: [MappingModel]
-        public let strategy: Strategy
         let managerType: MigrationManager.Type
-        let inPlace: InPlaceMigration?
-        let setBased: SetBasedMigration?
+        let work: Work
+
+        public var strategy: Strategy {
+            switch work {
+            case .inPlace: .inPlace
+            case .setBased: .setBased
+            case .streamed: .streamed
+            }
+        }
+
+        /// Why a streamed step streams; `nil` for the others.
+        public var streamingReason: String? {
+            if case .streamed(let reason, _) = work { reason } else { nil }
+        }
+
+        /// How each entity mapping of a streamed step runs, mapping model after mapping model.
+        public var entityMappingPlans: [EntityMappingPlan] {
+            if case .streamed(_, let passes) = work { passes.flatMap { $0 } } else { [] }
+        }
 
         public var description: String {
             let mappings = mappingModels.map { $0.isInferred ? "inferred mapping" : "mapping \($0.name)" }.joined(separator: ", ")

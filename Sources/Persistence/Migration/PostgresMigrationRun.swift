@@ -72,7 +72,7 @@ struct PostgresMigrationRun {
     }
 
     private func runInPlace(_ step: MigrationPlan.Step, original: StoreMetadata) async throws {
-        guard let inPlace = step.inPlace else { return }
+        guard case .inPlace(let inPlace) = step.work else { return }
         let metadata = metadata(for: step.destination, original: original)
         do {
             try await withDatabase(configuration) { database in
@@ -94,7 +94,7 @@ struct PostgresMigrationRun {
         let shadow = shadowConfiguration
         let shadowURL = StoreURL.postgres(shadow)
         do {
-            if let setBased = step.setBased {
+            if case .setBased(let setBased) = step.work {
                 try await runSetBased(setBased, step: step, index: index, into: shadowURL, shadow: shadow)
             } else {
                 try await runStreamed(step, index: index, into: shadowURL)

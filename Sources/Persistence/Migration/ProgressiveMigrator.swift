@@ -147,21 +147,32 @@ public final class ProgressiveMigrator: Sendable {
         let mappings = try chain.mappingModels(from: source, to: destination)
         for mapping in mappings { try mapping.check(source: source, destination: destination) }
         let managerType = chain.managers[destination.name] ?? MigrationManager.self
-        func step(_ strategy: MigrationPlan.Strategy, inPlace: InPlaceMigration? = nil, setBased: SetBasedMigration? = nil) -> MigrationPlan.Step {
-            MigrationPlan.Step(source: source, destination: destination, mappingModels: mappings, strategy: strategy,
-                               managerType: managerType, inPlace: inPlace, setBased: setBased)
+        func step(_ work: MigrationPlan.Work) -> MigrationPlan.Step {
+            MigrationPlan.Step(source: source, destination: destination, mappingModels: mappings, managerType: managerType, work: work)
         }
-        // A custom manager hooks into every instance, so its steps always stream.
-        guard let dialect, mappings.count == 1, managerType == MigrationManager.self else { return step(.streamed) }
-        if mappings[0].isInferred,
-            case .success(let inPlace) = InPlaceMigration.plan(mapping: mappings[0], source: source, destination: destination, dialect: dialect)
-        {
-            return step(.inPlace, inPlace: inPlace)
+        func streamed(because reason: String) -> MigrationPlan.Step {
+            let passes = mappings.map { mapping in
+                managerType.init(configuration: MigrationManager.Configuration(
+                    sourceModel: source, destinationModel: destination, mappingModel: mapping, policies: chain.policies, logger: logger))
+                    .entityMappingPlans(dialect: dialect)
+            }
+            return step(.streamed(reason: reason, passes: passes))
         }
-        if case .success(let setBased) = SetBasedMigration.plan(mapping: mappings[0], source: source, destination: destination, dialect: dialect) {
-            return step(.setBased, setBased: setBased)
+        guard let dialect else { return streamed(because: "an in-memory store is not migrated with SQL") }
+        guard mappings.count == 1 else { return streamed(because: "the step has \(mappings.count) mapping models") }
+        // A custom manager may hook into every instance: the step goes through it.
+        guard managerType == MigrationManager.self else { return streamed(because: "its migration manager is \(String(describing: managerType))") }
+        var reason = ""
+        if mappings[0].isInferred {
+            switch InPlaceMigration.plan(mapping: mappings[0], source: source, destination: destination, dialect: dialect) {
+            case .success(let inPlace): return step(.inPlace(inPlace))
+            case .failure(let unsupported): reason = unsupported.reason + "; "
+            }
         }
-        return step(.streamed)
+        switch SetBasedMigration.plan(mapping: mappings[0], source: source, destination: destination, dialect: dialect) {
+        case .success(let setBased): return step(.setBased(setBased))
+        case .failure(let unsupported): return streamed(because: reason + unsupported.reason)
+        }
     }
 
     /// Migrates the store at `url` to `target` (the current version by default); returns

@@ -66,7 +66,7 @@ struct SQLiteMigrationRun {
                 continue
             }
             let output = workFolder.appendingPathComponent("step\(index + 1).sqlite").path
-            if let setBased = step.setBased {
+            if case .setBased(let setBased) = step.work {
                 try await runSetBased(setBased, step: step, index: index, from: current, to: output, original: original)
             } else {
                 try await runStreamed(step, index: index, from: current, to: output, original: original)
@@ -118,7 +118,10 @@ struct SQLiteMigrationRun {
     /// later failure (writing the WAL back) is a warning, not an error.
     private func runInPlace(on file: String, steps: [(offset: Int, element: MigrationPlan.Step)], original: StoreMetadata, committedInStore: Bool) async throws {
         let started = ContinuousClock.now
-        let works = steps.map { (inPlace: $0.element.inPlace!, metadata: metadata(for: $0.element.destination, original: original)) }
+        let works = steps.compactMap { offset, step -> (inPlace: InPlaceMigration, metadata: StoreMetadata)? in
+            guard case .inPlace(let inPlace) = step.work else { return nil }
+            return (inPlace, metadata(for: step.destination, original: original))
+        }
         // A copy in the work folder is thrown away if anything fails, and synced before it replaces the store.
         let database = try await SQLiteDatabase.open(path: file, mode: .readWrite, readerCount: 0, isDurable: committedInStore)
         do {

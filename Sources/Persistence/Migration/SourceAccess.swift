@@ -34,7 +34,7 @@ struct SourceAccess: Sendable {
     /// Makes the source reachable on `database`'s writer (attaches it on SQLite).
     func open(on database: any Database) async throws {
         guard let path = attachedPath else { return }
-        try await database.writeWithoutTransaction { try $0.run("ATTACH DATABASE ? AS src", [.text(path)]) }
+        _ = try await database.writeWithoutTransaction { try $0.run("ATTACH DATABASE ? AS src", [.text(path)]) }
     }
 
     /// Undoes ``open(on:)``.
