@@ -69,7 +69,8 @@ extension PersistentStore {
     /// The store's metadata, or `nil` when the schema has no `z_metadata` table.
     private static func readMetadata(_ database: PostgresDatabase, url: StoreURL) async throws -> StoreMetadata? {
         do {
-            return try await database.read { try StoreMetadata.read(from: $0) }
+            // On the writer, which is connected already: opening connects no reader.
+            return try await database.readOnWriter { try StoreMetadata.read(from: $0) }
         } catch var error as StoreError {
             error.store = url.description
             throw error
@@ -81,7 +82,7 @@ extension PersistentStore {
     /// `[c]` predicates fold case with `lower()`, which follows the database's `LC_CTYPE`:
     /// under `C` or `POSIX` it folds ASCII letters only, unlike the SQLite store.
     private static func warnIfCaseFoldingIsASCIIOnly(_ database: PostgresDatabase, url: StoreURL, logger: Logger) async {
-        let ctype = try? await database.read { try $0.scalar("SELECT datctype FROM pg_database WHERE datname = current_database()")?.text }
+        let ctype = try? await database.readOnWriter { try $0.scalar("SELECT datctype FROM pg_database WHERE datname = current_database()")?.text }
         guard let ctype, ctype == "C" || ctype == "POSIX" else { return }
         logger.warning("the database's LC_CTYPE is \(ctype), so case-insensitive comparisons ([c]) fold ASCII letters only; create the database with a UTF-8 locale (e.g. LC_CTYPE 'C.UTF-8') to fold all of Unicode",
                        metadata: [LoggingKeys.store: "\(url)"])

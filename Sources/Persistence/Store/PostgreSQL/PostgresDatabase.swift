@@ -54,6 +54,14 @@ public final class PostgresDatabase: Database {
         return try await readers.withLane { try await $0.run(work) }
     }
 
+    /// Runs `body` in a read transaction on the writer connection: for the few reads of
+    /// opening a store, which need no reader connection of their own.
+    func readOnWriter<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
+        try await writer.run { connection in
+            try connection.transaction(Self.readTransaction) { try body(connection) }
+        }
+    }
+
     public func write<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
         try await writer.run { connection in
             try connection.transaction { try body(connection) }
