@@ -110,10 +110,13 @@ let package = Package(
             name: "BookStoreBenchmark",
             dependencies: [
                 "BookStore",
+                "BookStoreService",
                 "Persistence",
                 "PersistenceTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // What the BookStore test targets share: paths, models, the built executable.

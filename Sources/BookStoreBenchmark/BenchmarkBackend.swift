@@ -13,10 +13,18 @@ protocol BenchmarkBackend: Sendable {
     func newStore(_ label: String) async throws -> StoreURL
     /// A copy of the (closed) store at `url`.
     func copy(_ url: StoreURL, label: String) async throws -> StoreURL
-    /// The database under a store, opened bare: no metadata check, no model.
-    func openDatabase(_ url: StoreURL) async throws -> any Database
+    /// The database under a store, opened bare: no metadata check, no model; a writer
+    /// only, or with `readers` the reader connections a store opens by default.
+    func openDatabase(_ url: StoreURL, readers: Bool) async throws -> any Database
     /// Removes every store this backend made.
     func removeAll() async
+}
+
+extension BenchmarkBackend {
+    /// The database under a store, a writer only: for hand-written SQL and comparisons.
+    func openDatabase(_ url: StoreURL) async throws -> any Database {
+        try await openDatabase(url, readers: false)
+    }
 }
 
 /// Stores as files in a work folder; copies are file copies.
@@ -52,9 +60,11 @@ struct SQLiteBenchmarkBackend: BenchmarkBackend {
         return target
     }
 
-    func openDatabase(_ url: StoreURL) async throws -> any Database {
+    func openDatabase(_ url: StoreURL, readers: Bool) async throws -> any Database {
         guard case .sqlite(let path) = url.kind else { preconditionFailure("not a SQLite store: \(url)") }
-        return try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: 0)
+        return readers
+            ? try await SQLiteDatabase.open(path: path, mode: .readWrite)
+            : try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: 0)
     }
 
     func removeAll() async {
@@ -83,9 +93,11 @@ final class PostgresBenchmarkBackend: BenchmarkBackend {
         return copy.url
     }
 
-    func openDatabase(_ url: StoreURL) async throws -> any Database {
+    func openDatabase(_ url: StoreURL, readers: Bool) async throws -> any Database {
         guard case .postgres(let configuration) = url.kind else { preconditionFailure("not a PostgreSQL store: \(url)") }
-        return try await PostgresDatabase.open(configuration, readerCount: 0)
+        return readers
+            ? try await PostgresDatabase.open(configuration)
+            : try await PostgresDatabase.open(configuration, readerCount: 0)
     }
 
     func removeAll() async {

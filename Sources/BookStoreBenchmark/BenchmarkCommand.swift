@@ -9,8 +9,8 @@ import Logging
 struct BenchmarkCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bookstore-benchmark",
-        abstract: "Benchmark BookStore's migrations against hand-written SQL, in the same run.",
-        subcommands: [MigrateBenchmarkCommand.self],
+        abstract: "Benchmark BookStore's migrations against hand-written SQL, and its service against a bare handler.",
+        subcommands: [MigrateBenchmarkCommand.self, HTTPBenchmarkCommand.self],
         defaultSubcommand: MigrateBenchmarkCommand.self
     )
 }

@@ -1,0 +1,52 @@
+import Persistence
+
+/// A publication as the bare handler answers it: the fields and the JSON of the service's
+/// `PublicationResource`, read from a row instead of a managed object.
+struct BarePublication: Sendable, Encodable {
+    /// The attributes read after `Z_PK`, in the order of the row.
+    static let columns = ["title", "price", "firstName", "lastName", "synopsis"]
+
+    var id: Int64
+    var title: String
+    var price: Double
+    var firstName: String?
+    var lastName: String?
+    var synopsis: String?
+    var pageCount: Int
+
+    /// One page of a list, as the service's `ListPage`.
+    struct List: Sendable, Encodable {
+        var items: [BarePublication]
+        var total: Int
+        var limit: Int
+        var offset: Int
+    }
+
+    init(_ row: Row, pageCount: Int) {
+        id = row[0].int64 ?? 0
+        title = row[1].text ?? ""
+        // `price` is a Float attribute: its shortest decimal, as the service shows it.
+        let price = row[2].double ?? 0
+        self.price = Double(Float(price).description) ?? price
+        firstName = row[3].text
+        lastName = row[4].text
+        synopsis = row[5].text
+        self.pageCount = pageCount
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, title, price, firstName, lastName, synopsis, pageCount
+    }
+
+    // Written out so that empty optional fields appear as `null`, as in the service's JSON.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(title, forKey: .title)
+        try container.encode(price, forKey: .price)
+        try container.encode(firstName, forKey: .firstName)
+        try container.encode(lastName, forKey: .lastName)
+        try container.encode(synopsis, forKey: .synopsis)
+        try container.encode(pageCount, forKey: .pageCount)
+    }
+}

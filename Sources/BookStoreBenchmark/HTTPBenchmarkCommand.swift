@@ -1,0 +1,84 @@
+import ArgumentParser
+import BookStore
+import Foundation
+import Logging
+
+struct HTTPBenchmarkCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "http",
+        abstract: "Load the BookStore service with wrk, against a bare Hummingbird handler running the same SQL on the same store.",
+        discussion: """
+            For each backend: writes a BookStore 2 store of N books and 2N pages and migrates it to BookStore 5 with the \
+            framework, starts the service and a bare Hummingbird application (two routes, the same queries straight \
+            through the framework's Database) on loopback in this process, and runs wrk against each in turn for \
+            GET /publications/{id} (random ids) and GET /publications?limit=20&offset=K (random offsets). Prints \
+            requests/s, their ratio and the 99th-percentile latency, and one JSON line per backend. Needs wrk \
+            (`apt-get install wrk`).
+            """
+    )
+
+    @Option(name: .long, help: "Books in the store (each with two pages).")
+    var books = 100_000
+
+    @Option(name: .long, parsing: .upToNextOption, help: "The backends to run: sqlite, postgres.")
+    var backend: [BackendName] = [.sqlite, .postgres]
+
+    @Option(name: .long, help: "Seconds of each measured wrk run.")
+    var duration = 10
+
+    @Option(name: .long, help: "Seconds of load before each measured run, not measured (0: none).")
+    var warmup = 1
+
+    @Option(name: .long, help: "wrk's open connections.")
+    var connections = 64
+
+    @Option(name: .long, help: "wrk's threads.")
+    var threads = 2
+
+    @Option(name: .long, help: ArgumentHelp("The wrk executable.", valueName: "path"))
+    var wrk = "/usr/bin/wrk"
+
+    @Option(name: .long, help: ArgumentHelp("Where the SQLite stores are written (default: a temporary folder).", valueName: "folder"))
+    var workFolder: String?
+
+    @OptionGroup var postgres: PostgresOptions
+
+    @Option(name: .long, help: "The framework's and the servers' log level.")
+    var logLevel: Logger.Level = .warning
+
+    func validate() throws {
+        guard books >= 1 else { throw ValidationError("--books must be at least 1, got \(books)") }
+        guard duration >= 1 else { throw ValidationError("--duration must be at least 1 second, got \(duration)") }
+        guard warmup >= 0 else { throw ValidationError("--warmup must not be negative, got \(warmup)") }
+        // wrk gives each thread its own connections, so it needs at least one per thread.
+        guard threads >= 1, connections >= threads else {
+            throw ValidationError("--threads must be at least 1 and --connections at least --threads, got \(threads) and \(connections)")
+        }
+        guard FileManager.default.isExecutableFile(atPath: wrk) else {
+            throw ValidationError("there is no wrk at \(wrk); install it (`apt-get install wrk`) or name it with --wrk")
+        }
+    }
+
+    func run() async throws {
+        postgres.apply()
+        let logger = Logger.benchmark(level: logLevel)
+        let models = try BookStoreModels.load()
+        let load = WrkRunner(executable: wrk, threads: threads, connections: connections,
+                             duration: duration, warmup: warmup, books: books)
+        for name in backend {
+            let backend: any BenchmarkBackend = switch name {
+            case .sqlite: try SQLiteBenchmarkBackend(folder: workFolder)
+            case .postgres: PostgresBenchmarkBackend()
+            }
+            let result: HTTPBenchmarkResult
+            do {
+                result = try await HTTPBenchmark(backend: backend, models: models, books: books, load: load, logger: logger).run()
+            } catch {
+                await backend.removeAll()
+                throw error
+            }
+            await backend.removeAll()
+            result.printReport()
+        }
+    }
+}
