@@ -58,14 +58,9 @@ public final class ManagedObjectContext: Sendable {
     init(store: PersistentStore, logger: Logger) {
         self.store = store
         self.logger = logger
-        var layouts: [String: EntityLayout] = [:]
-        for entity in store.model.entities {
-            layouts[entity.name] = EntityLayout(entity: entity, schema: store.schema)
-        }
-        self.layouts = layouts
-        self.rowLayouts = layouts.mapValues { layout in
-            layout.rowLayout(for: SelectQuery(table: layout.table, schema: store.schema), layouts: layouts)
-        }
+        // Worked out once per store, not per context: a service makes a context per request.
+        self.layouts = store.layouts
+        self.rowLayouts = store.rowLayouts
     }
 
     public var model: ManagedObjectModel { store.model }

@@ -48,13 +48,28 @@ public final class PersistentStore: Sendable {
     public let metadata: StoreMetadata
     let logger: Logger
 
+    /// Each entity's properties and columns, worked out once for every context of the store.
+    let layouts: [String: EntityLayout]
+    /// Where each entity's properties are in a row of a ``SelectQuery`` on its table (the
+    /// same for every entity of a hierarchy, whose tables have the same columns).
+    let rowLayouts: [String: EntityLayout.RowLayout]
+
     init(url: StoreURL, model: ManagedObjectModel, database: any Database, metadata: StoreMetadata, logger: Logger) {
         self.url = url
         self.model = model
-        self.schema = StoreSchema(model: model, dialect: database.dialect)
+        let schema = StoreSchema(model: model, dialect: database.dialect)
+        self.schema = schema
         self.database = database
         self.metadata = metadata
         self.logger = logger
+        var layouts: [String: EntityLayout] = [:]
+        for entity in model.entities {
+            layouts[entity.name] = EntityLayout(entity: entity, schema: schema)
+        }
+        self.layouts = layouts
+        self.rowLayouts = layouts.mapValues { layout in
+            layout.rowLayout(for: SelectQuery(table: layout.table, schema: schema), layouts: layouts)
+        }
     }
 
     /// Opens the store at `url` for `model`.
