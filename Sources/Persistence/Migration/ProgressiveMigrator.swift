@@ -18,10 +18,12 @@ import Logging
 /// store, and the result replaces the original with one atomic rename. Until then the
 /// original is untouched, so a failure, a cancellation or a crash leaves it as it was.
 ///
-/// Safety on PostgreSQL: each step commits on its own, an in-place step in one
+/// Safety on PostgreSQL: each step commits on its own, consecutive in-place steps in one
 /// transaction, any other step in a shadow schema swapped in in one transaction. A failure,
 /// a cancellation or a crash leaves the store whole at the version of its last completed
 /// step, and the next run continues from there.
+///
+/// Both run through one ``MigrationRun`` over the store's ``MigrationBackend``.
 public final class ProgressiveMigrator: Sendable {
     public let chain: MigrationChain
     /// How long to wait for another process's migration of the same store.
@@ -193,30 +195,18 @@ public final class ProgressiveMigrator: Sendable {
             logger.debug("store is current", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(unlocked.storeVersion.name)"])
             return unlocked
         }
-        switch url.kind {
-        case .sqlite(let named):
-            // A symbolic link stays in place: the file it leads to is what gets migrated.
-            let path = URL(fileURLWithPath: named).resolvingSymlinksInPath().path
-            // One migrator at a time; whoever waited finds the store as the other left it.
-            let lock = try await SQLiteMigrationLock.acquire(storeAt: path, store: url, timeout: lockTimeout, logger: logger)
-            defer { lock.release() }
-            return try await migrateLocked(url, to: target, storeVersion: storeVersion) { plan in
-                try await SQLiteMigrationRun(migrator: self, plan: plan, url: url, path: path).run()
+        let backend = try url.migrationBackend()
+        // One migrator at a time; whoever waited finds the store as the other left it.
+        let lock = try await backend.acquireLock(timeout: lockTimeout, logger: logger)
+        do {
+            let plan = try await migrateLocked(url, to: target, storeVersion: storeVersion) { plan in
+                try await MigrationRun(migrator: self, plan: plan, backend: backend).run()
             }
-        case .postgres(let configuration):
-            let lock = try await PostgresMigrationLock.acquire(configuration: configuration, store: url, timeout: lockTimeout, logger: logger)
-            do {
-                let plan = try await migrateLocked(url, to: target, storeVersion: storeVersion) { plan in
-                    try await PostgresMigrationRun(migrator: self, plan: plan, url: url, configuration: configuration).run()
-                }
-                await lock.release()
-                return plan
-            } catch {
-                await lock.release()
-                throw error
-            }
-        case .memory:
-            throw MigrationError(.store, "an in-memory store cannot be migrated", hint: "create it with the current model", store: url.description)
+            await lock.release()
+            return plan
+        } catch {
+            await lock.release()
+            throw error
         }
     }
 

@@ -3,7 +3,7 @@ import Logging
 /// One migrator at a time per PostgreSQL store: a session-level advisory lock keyed by the
 /// database and schema, held on a connection of its own for the whole migration. Others
 /// wait (bounded), logging the holder's process id, application and client address.
-final class PostgresMigrationLock: Sendable {
+final class PostgresMigrationLock: MigrationLock, Sendable {
     private let database: PostgresDatabase
     private let key: String
 

@@ -12,7 +12,7 @@ import Darwin
 /// The file is removed on release. A waiter that got the lock of a file removed meanwhile
 /// notices (the path no longer leads to the file it locked) and tries again, so two
 /// processes never both hold the lock.
-final class SQLiteMigrationLock {
+final class SQLiteMigrationLock: MigrationLock {
     private let descriptor: Int32
     private let path: String
 

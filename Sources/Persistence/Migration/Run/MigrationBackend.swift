@@ -1,0 +1,74 @@
+import Logging
+
+/// What a migration needs from the engine a store lives in. ``MigrationRun`` runs a plan's
+/// steps once, for every engine, through it: the engine only says how one migrator at a
+/// time is ensured and where steps are written (``MigrationWorkspace``).
+///
+/// - SQLite (``SQLiteMigrationBackend``): a lock file beside the store; steps write files in
+///   a work folder, and the last one is renamed over the store.
+/// - PostgreSQL (``PostgresMigrationBackend``): an advisory lock; steps write shadow
+///   schemas, each swapped in as it completes.
+protocol MigrationBackend: Sendable {
+    /// The store being migrated.
+    var store: StoreURL { get }
+
+    /// Waits up to `timeout` until no other process migrates the store, then holds it.
+    ///
+    /// - Throws: ``MigrationError/Code/storeBusy`` naming the holder when the time is up.
+    func acquireLock(timeout: Duration, logger: Logger) async throws -> any MigrationLock
+
+    /// Checks the store can be migrated, removes what interrupted runs left, and returns
+    /// where `plan`'s steps are written.
+    func prepareWorkspace(for plan: MigrationPlan, logger: Logger) async throws -> any MigrationWorkspace
+}
+
+/// The right to migrate one store, held until ``release()``.
+protocol MigrationLock: AnyObject {
+    func release() async
+}
+
+/// Where one run writes its steps, and how a finished step becomes the store.
+///
+/// The runner calls, in order: ``inPlaceTarget(from:firstStep:)`` for a group of in-place
+/// steps, or ``newOutput(forStep:)``, the step, then ``swapIn(_:replacing:)`` (or
+/// ``discard(_:)`` when it failed); ``finish(with:)`` after the last step; ``cleanUp()``
+/// whatever happened.
+protocol MigrationWorkspace: AnyObject {
+    /// What a failed run leaves, for the hints of its errors.
+    var storeAfterFailure: String { get }
+
+    /// Where consecutive in-place steps run, in one transaction, when the previous step
+    /// left `current`; `isStore` says it is the store itself, so a commit there is final.
+    func inPlaceTarget(from current: StoreURL, firstStep: Int) async throws -> (url: StoreURL, isStore: Bool)
+
+    /// A new, empty place for the output of step `index`.
+    func newOutput(forStep index: Int) -> StoreURL
+
+    /// A step's finished output becomes what the next step reads; returns that.
+    func swapIn(_ output: StoreURL, replacing current: StoreURL) async throws -> StoreURL
+
+    /// Removes what a failed step wrote.
+    func discard(_ output: StoreURL) async
+
+    /// After the last step, which left `current`: the store becomes the migrated one.
+    func finish(with current: StoreURL) async throws
+
+    /// Removes the workspace, after success or failure.
+    func cleanUp() async
+
+    /// Runs `body` on one connection to `url` (the store or an output), closed afterwards
+    /// whatever happens and with everything written back, so the files can be moved.
+    /// `isDurable: false` writes without syncs where the result is thrown away on failure.
+    func withDatabase<T: Sendable>(_ url: StoreURL, isDurable: Bool, _ body: (any Database) async throws -> T) async throws -> T
+}
+
+extension StoreURL {
+    /// The migration backend of the store's engine.
+    func migrationBackend() throws(MigrationError) -> any MigrationBackend {
+        switch kind {
+        case .sqlite(let path): SQLiteMigrationBackend(store: self, path: path)
+        case .postgres(let configuration): PostgresMigrationBackend(store: self, configuration: configuration)
+        case .memory: throw MigrationError(.store, "an in-memory store cannot be migrated", hint: "create it with the current model", store: description)
+        }
+    }
+}

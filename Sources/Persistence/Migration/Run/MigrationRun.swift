@@ -1,0 +1,176 @@
+import Logging
+
+/// Runs a plan's steps on a store of any engine, so that the store is never left
+/// half-migrated: each step reads what the previous one left and writes into the
+/// ``MigrationWorkspace`` of the store's ``MigrationBackend``.
+///
+/// - Consecutive in-place steps run together, in one transaction, where the workspace says
+///   (the store itself, or a copy of it).
+/// - A set-based or streamed step writes a new output, which is swapped in once it is
+///   complete and carries the original's identity; a failed one is discarded.
+///
+/// The caller holds the backend's lock.
+struct MigrationRun {
+    let migrator: ProgressiveMigrator
+    let plan: MigrationPlan
+    let backend: any MigrationBackend
+
+    var logger: Logger { migrator.logger }
+    var store: StoreURL { backend.store }
+
+    func run() async throws {
+        let original = try await PersistentStore.metadata(at: store)
+        let workspace = try await backend.prepareWorkspace(for: plan, logger: logger)
+        do {
+            try await run(in: workspace, original: original)
+            await workspace.cleanUp()
+        } catch {
+            await workspace.cleanUp()
+            throw error
+        }
+    }
+
+    private func run(in workspace: any MigrationWorkspace, original: StoreMetadata) async throws {
+        var current = store
+        var index = 0
+        while index < plan.steps.count {
+            try checkCancellation(workspace)
+            if plan.steps[index].strategy == .inPlace {
+                var group: [Int] = []
+                while index < plan.steps.count, plan.steps[index].strategy == .inPlace {
+                    group.append(index)
+                    index += 1
+                }
+                current = try await runInPlace(group, from: current, in: workspace, original: original)
+                continue
+            }
+            current = try await runIntoOutput(index, from: current, in: workspace, original: original)
+            index += 1
+        }
+        try checkCancellation(workspace)
+        try await workspace.finish(with: current)
+    }
+
+    private func checkCancellation(_ workspace: any MigrationWorkspace) throws {
+        if Task.isCancelled {
+            throw MigrationError(.cancelled, "the migration was cancelled", hint: "\(workspace.storeAfterFailure); run the migration again", store: store.description)
+        }
+    }
+
+    /// The destination's metadata: its model's hashes, the store's identity and the keys
+    /// the store carried that are not Core Data's.
+    private func metadata(for model: ManagedObjectModel, original: StoreMetadata) -> StoreMetadata {
+        original.migrated(to: model, storeType: store.storeType)
+    }
+
+    private func stepLabel(_ index: Int) -> String {
+        "\(index + 1)/\(plan.steps.count) \(plan.steps[index].source.name) → \(plan.steps[index].destination.name)"
+    }
+
+    /// Runs consecutive in-place steps in one transaction; returns where they ran.
+    private func runInPlace(_ group: [Int], from current: StoreURL, in workspace: any MigrationWorkspace, original: StoreMetadata) async throws -> StoreURL {
+        let started = ContinuousClock.now
+        let works = group.compactMap { index -> (inPlace: InPlaceMigration, metadata: StoreMetadata)? in
+            guard case .inPlace(let inPlace) = plan.steps[index].work else { return nil }
+            return (inPlace, metadata(for: plan.steps[index].destination, original: original))
+        }
+        let target = try await workspace.inPlaceTarget(from: current, firstStep: group[0])
+        do {
+            try await workspace.withDatabase(target.url, isDurable: target.isStore) { database in
+                try await database.write { connection in
+                    for work in works { try work.inPlace.run(on: connection, metadata: work.metadata) }
+                }
+            }
+        } catch let error as MigrationError where error.code == .validationFailed {
+            throw error.at(store)
+        } catch {
+            let names = group.map { "\(plan.steps[$0].source.name) → \(plan.steps[$0].destination.name)" }.joined(separator: ", ")
+            throw MigrationError(.store, "the in-place migration \(names) failed and was rolled back",
+                                 hint: "\(workspace.storeAfterFailure); report this with the output of `migrate --plan`", store: store.description, underlying: error)
+        }
+        for index in group {
+            let step = plan.steps[index]
+            logger.info("migration stage", metadata: [
+                LoggingKeys.migrationStep: "\(stepLabel(index))",
+                LoggingKeys.migrationStage: "\(MigrationProgress.Stage.inPlace.rawValue)",
+                LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
+            ])
+            migrator.report(MigrationProgress(
+                fractionCompleted: 1, stepFractionCompleted: 1, step: 1, stepCount: 1, sourceVersion: step.source.name,
+                destinationVersion: step.destination.name, stage: .inPlace), step: index, of: plan.steps.count)
+        }
+        return target.url
+    }
+
+    /// Runs a set-based or streamed step into a new output and swaps it in; returns what
+    /// the next step reads.
+    private func runIntoOutput(_ index: Int, from current: StoreURL, in workspace: any MigrationWorkspace, original: StoreMetadata) async throws -> StoreURL {
+        let step = plan.steps[index]
+        let started = ContinuousClock.now
+        let output = workspace.newOutput(forStep: index)
+        do {
+            if case .setBased(let setBased) = step.work {
+                try await runSetBased(setBased, index: index, from: current, to: output, in: workspace)
+            } else {
+                try await runStreamed(index, from: current, to: output)
+            }
+            // Hand the step's store over: no association table, the original's identity.
+            let metadata = metadata(for: step.destination, original: original)
+            try await workspace.withDatabase(output, isDurable: true) { database in
+                try await AssociationTable(database: database).drop()
+                try await database.write { try StoreCreation.writeMetadata(metadata, on: $0) }
+            }
+            let next = try await workspace.swapIn(output, replacing: current)
+            logger.info("migration stage", metadata: [
+                LoggingKeys.migrationStep: "\(stepLabel(index))",
+                LoggingKeys.migrationStage: "\(step.strategy.rawValue)",
+                LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
+            ])
+            return next
+        } catch {
+            await workspace.discard(output)
+            if let error = error as? MigrationError { throw error.at(store) }
+            throw MigrationError(.store, "step \(step.source.name) → \(step.destination.name) failed", hint: workspace.storeAfterFailure,
+                                 store: store.description, underlying: error)
+        }
+    }
+
+    /// Each mapping model of the step in turn, through the step's migration manager.
+    private func runStreamed(_ index: Int, from current: StoreURL, to output: StoreURL) async throws {
+        let step = plan.steps[index]
+        let stepCount = plan.steps.count
+        let migrator = self.migrator
+        let passes = step.mappingModels.count
+        for (pass, mapping) in step.mappingModels.enumerated() {
+            let manager = step.managerType.init(configuration: MigrationManager.Configuration(
+                sourceModel: step.source, destinationModel: step.destination, mappingModel: mapping,
+                policies: migrator.chain.policies, destinationOptions: .workspace, logger: migrator.logger(forStep: index, of: stepCount, step)))
+            manager.setProgressHandler { progress in
+                guard let progress = progress.pass(pass, of: passes) else { return }
+                migrator.report(progress, step: index, of: stepCount)
+            }
+            try await manager.migrateStore(from: current, to: output)
+        }
+    }
+
+    /// The step's `INSERT … SELECT` statements on the output's writer, which reads the
+    /// source through ``SourceAccess``; then the validation.
+    private func runSetBased(_ setBased: SetBasedMigration, index: Int, from current: StoreURL, to output: StoreURL,
+                             in workspace: any MigrationWorkspace) async throws {
+        let step = plan.steps[index]
+        let started = ContinuousClock.now
+        guard let access = SourceAccess(source: current, destination: output) else {
+            throw MigrationError(.store, "the set-based step \(step.source.name) → \(step.destination.name) cannot read its source from its output",
+                                 hint: "\(workspace.storeAfterFailure); report this with the output of `migrate --plan`", store: store.description)
+        }
+        let created = try await PersistentStore.open(output, model: step.destination, options: .createIfMissing, logger: logger)
+        await created.close()
+        let written = try await workspace.withDatabase(output, isDurable: false) { database in
+            try await access.open(on: database)
+            let written = try await database.write { try setBased.run(on: $0, sourceSchema: access.schema) }
+            try await access.close(on: database)
+            return written
+        }
+        try await migrator.completeSetBasedStep(step, index: index, of: plan.steps.count, written: written, since: started, destination: output)
+    }
+}

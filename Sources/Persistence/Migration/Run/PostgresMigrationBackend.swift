@@ -1,0 +1,118 @@
+import Foundation
+import Logging
+
+/// Migrates a PostgreSQL store (a schema) step by step, each step whole or not at all.
+///
+/// One migrator at a time holds the ``PostgresMigrationLock``.
+///
+/// - In-place steps run as ALTER statements in one transaction in the schema.
+/// - Set-based and streamed steps build the next version in a shadow schema beside it
+///   (`<schema>_migrating_<id>`), then swap it in with two schema renames and a drop, in
+///   one transaction.
+///
+/// A failure or a killed process leaves the store whole at the version of its last
+/// completed step; the next run (under the lock) drops abandoned shadow schemas and
+/// completes the migration.
+struct PostgresMigrationBackend: MigrationBackend {
+    let store: StoreURL
+    let configuration: PostgresConfiguration
+
+    func acquireLock(timeout: Duration, logger: Logger) async throws -> any MigrationLock {
+        try await PostgresMigrationLock.acquire(configuration: configuration, store: store, timeout: timeout, logger: logger)
+    }
+
+    func prepareWorkspace(for plan: MigrationPlan, logger: Logger) async throws -> any MigrationWorkspace {
+        let workspace = PostgresMigrationWorkspace(store: store, configuration: configuration)
+        try await workspace.dropAbandonedShadows(logger: logger)
+        return workspace
+    }
+}
+
+/// The schemas of one PostgreSQL migration: the store's, and a shadow per step that
+/// writes a new store.
+final class PostgresMigrationWorkspace: MigrationWorkspace {
+    let store: StoreURL
+    let configuration: PostgresConfiguration
+
+    init(store: StoreURL, configuration: PostgresConfiguration) {
+        self.store = store
+        self.configuration = configuration
+    }
+
+    var storeAfterFailure: String { "the store is whole at the version of its last completed step" }
+
+    private var shadowPrefix: String { "\(configuration.schema)_migrating_" }
+
+    private func configuration(of url: StoreURL) -> PostgresConfiguration {
+        guard case .postgres(let configuration) = url.kind else { preconditionFailure("a PostgreSQL migration writes PostgreSQL schemas") }
+        return configuration
+    }
+
+    func inPlaceTarget(from current: StoreURL, firstStep: Int) async throws -> (url: StoreURL, isStore: Bool) {
+        (store, true)
+    }
+
+    func newOutput(forStep index: Int) -> StoreURL {
+        var shadow = configuration
+        shadow.schema = shadowPrefix + UUID().uuidString.prefix(8).lowercased()
+        return .postgres(shadow)
+    }
+
+    /// The shadow schema becomes the store in one transaction; the old tables go with it.
+    func swapIn(_ output: StoreURL, replacing current: StoreURL) async throws -> StoreURL {
+        let schema = configuration.quotedSchema
+        let old = PostgresConfiguration.quoteIdentifier("\(configuration.schema)_replaced_\(UUID().uuidString.prefix(8).lowercased())")
+        let shadow = configuration(of: output).quotedSchema
+        try await withDatabase(store, isDurable: true) { database in
+            try await database.write { connection in
+                try connection.execute("ALTER SCHEMA \(schema) RENAME TO \(old)")
+                try connection.execute("ALTER SCHEMA \(shadow) RENAME TO \(schema)")
+                try connection.execute("DROP SCHEMA \(old) CASCADE")
+            }
+        }
+        return store
+    }
+
+    func discard(_ output: StoreURL) async {
+        let shadow = configuration(of: output).quotedSchema
+        try? await withDatabase(store, isDurable: true) { database in
+            _ = try await database.writeWithoutTransaction { try $0.execute("DROP SCHEMA IF EXISTS \(shadow) CASCADE") }
+        }
+    }
+
+    func finish(with current: StoreURL) async throws {}
+
+    func cleanUp() async {}
+
+    func withDatabase<T: Sendable>(_ url: StoreURL, isDurable: Bool, _ body: (any Database) async throws -> T) async throws -> T {
+        let database: PostgresDatabase
+        do {
+            database = try await PostgresDatabase.open(configuration(of: url), readerCount: 0)
+        } catch let error as DatabaseError {
+            throw StoreError(.connectionFailed, error.message, hint: "check that the server is running and the store URL", store: store.description)
+        }
+        do {
+            let result = try await body(database)
+            await database.close()
+            return result
+        } catch {
+            await database.close()
+            throw error
+        }
+    }
+
+    /// Shadow schemas of killed runs: only this run can be migrating (it holds the lock).
+    func dropAbandonedShadows(logger: Logger) async throws {
+        let prefix = shadowPrefix
+        let store = self.store
+        try await withDatabase(store, isDurable: true) { database in
+            let names = try await database.read { connection in
+                try connection.rows("SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)", [.text(prefix)]).compactMap { $0[0].text }
+            }
+            for name in names {
+                _ = try await database.writeWithoutTransaction { try $0.execute("DROP SCHEMA \(PostgresConfiguration.quoteIdentifier(name)) CASCADE") }
+                logger.notice("removed the shadow schema of an interrupted migration", metadata: [LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(name)"])
+            }
+        }
+    }
+}
