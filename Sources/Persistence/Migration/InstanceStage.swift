@@ -59,21 +59,11 @@ struct SQLInstanceInsert: Sendable {
             let sourceTable = sourceSchema.table(for: sourceName), let destinationTable = destinationSchema.table(for: destinationName)
         else { return .failure(Unsupported(reason: "it does not map one source entity to one concrete destination entity")) }
         var translator = SQLValueTranslator(model: source, entity: sourceEntity, table: sourceTable, dialect: dialect)
-        var columns: [(column: String, sql: String)] = []
+        let columns: [(column: String, sql: String)]
         do {
-            for attribute in destination.attributes(of: destinationEntity) where !attribute.isTransient {
-                guard let column = destinationTable.column(for: attribute.name) else { continue }
-                let expression = entityMapping.propertyMapping(named: attribute.name)?.valueExpression
-                guard var sql = try expression.map({ try translator.sql(for: $0, as: attribute.type) }) ?? Optional("NULL") else {
-                    return .failure(Unsupported(reason: "\(attribute.name)'s value expression has no SQL equivalent"))
-                }
-                // A new object starts with its defaults; a value expression's nil keeps the
-                // default only where the attribute is required, as the streamed path does.
-                if let defaultValue = attribute.defaultValue, expression == nil || !attribute.isOptional {
-                    sql = "coalesce(\(sql), \(translator.bind(ValueCoding.databaseValue(defaultValue, type: attribute.type, dialect: dialect))))"
-                }
-                columns.append((column.name, sql))
-            }
+            columns = try translator.attributeColumns(of: entityMapping, into: destinationEntity, of: destination, table: destinationTable)
+        } catch let untranslatable as SQLValueTranslator.Untranslatable {
+            return .failure(Unsupported(reason: "\(untranslatable.attribute)'s value expression has no SQL equivalent"))
         } catch {
             return .failure(Unsupported(reason: "\(error)"))
         }

@@ -39,6 +39,36 @@ struct SQLValueTranslator {
         }
     }
 
+    /// An attribute whose value expression has no SQL equivalent.
+    struct Untranslatable: Error, Sendable {
+        let attribute: String
+    }
+
+    /// The destination column and SQL over `s` of each stored attribute of `entity` (of the
+    /// `destination` model, in `table`) as `entityMapping` sets it: its value expression's
+    /// SQL, `NULL` where it has none, and the attribute's default where a new object keeps
+    /// it. The one place the set-based step and SQL instances translate attributes.
+    ///
+    /// - Throws: ``Untranslatable`` naming the first attribute whose expression has no SQL equivalent.
+    mutating func attributeColumns(of entityMapping: EntityMapping, into entity: EntityDescription, of destination: ManagedObjectModel,
+                                   table: EntityTable) throws -> [(column: String, sql: String)] {
+        var columns: [(column: String, sql: String)] = []
+        for attribute in destination.attributes(of: entity) where !attribute.isTransient {
+            guard let column = table.column(for: attribute.name) else { continue }
+            let expression = entityMapping.propertyMapping(named: attribute.name)?.valueExpression
+            guard var sql = try expression.map({ try self.sql(for: $0, as: attribute.type) }) ?? Optional("NULL") else {
+                throw Untranslatable(attribute: attribute.name)
+            }
+            // A new object starts with its defaults; a value expression's nil keeps the
+            // default only where the attribute is required, as the streamed path does.
+            if let defaultValue = attribute.defaultValue, expression == nil || !attribute.isOptional {
+                sql = "coalesce(\(sql), \(bind(ValueCoding.databaseValue(defaultValue, type: attribute.type, dialect: dialect))))"
+            }
+            columns.append((column.name, sql))
+        }
+        return columns
+    }
+
     /// The SQL and, when known, the attribute type it yields (`nil` for NULL).
     private mutating func translate(_ expression: Expression) throws -> (String, AttributeType?)? {
         switch expression {

@@ -26,9 +26,9 @@ struct SetBasedMigration: Sendable {
         let sourceTable: String
         let sourceEntityNumber: Int
         let destinationEntityNumber: Int
-        /// Destination column → SQL over the source row `s`; `offset(<mapping>)` markers are
-        /// replaced by key offsets when the step runs.
-        let columns: [(column: String, sql: String)]
+        /// Destination column → SQL over the source row `s`, whose placeholders take
+        /// `arguments` in order; key offsets are resolved when the step runs.
+        let columns: [(column: String, sql: MigrationSQL)]
         let arguments: [DatabaseValue]
     }
 
@@ -37,7 +37,7 @@ struct SetBasedMigration: Sendable {
         let table: String
         let ownerColumn: String
         let otherColumn: String
-        let select: String
+        let select: MigrationSQL
     }
 
     let source: ManagedObjectModel
@@ -60,44 +60,37 @@ struct SetBasedMigration: Sendable {
     /// returns the rows written per entity mapping.
     func run(on connection: any DatabaseConnection, sourceSchema: String) throws -> [(mapping: String, rows: Int)] {
         let d = connection.dialect
-        // Source tables are written `source(NAME)` while planning; here they get their schema.
-        func sourceTables(_ sql: String) -> String {
-            var text = sql
-            while let start = text.range(of: "source("), let end = text[start.upperBound...].firstIndex(of: ")") {
-                text.replaceSubrange(start.lowerBound...end, with: "\(sourceSchema).\(text[start.upperBound..<end])")
-            }
-            return text
-        }
         // Rows of different source tables meeting in one destination table are offset by
         // the larger keys of the tables before them.
         var offsets: [String: Int64] = [:]
+        var rootOffsets: [String: Int64] = [:]
         var nextOffset: [String: Int64] = [:]
-        for insert in inserts where offsets["\(insert.destinationRoot)|\(insert.sourceRoot)"] == nil {
+        for insert in inserts {
             let key = "\(insert.destinationRoot)|\(insert.sourceRoot)"
-            let base = nextOffset[insert.destinationRoot] ?? 0
-            offsets[key] = base
-            let max = try connection.scalar(sourceTables("SELECT max(\(d.name("Z_PK"))) FROM source(\(insert.sourceTable))"))?.int64 ?? 0
-            nextOffset[insert.destinationRoot] = base + max
-        }
-        func resolve(_ sql: String) -> String {
-            var text = sourceTables(sql)
-            for insert in inserts {
-                text = text.replacingOccurrences(of: "offset(\(insert.mapping))", with: "\(offsets["\(insert.destinationRoot)|\(insert.sourceRoot)"] ?? 0)")
+            if let offset = rootOffsets[key] {
+                offsets[insert.mapping] = offset
+                continue
             }
-            return text
+            let base = nextOffset[insert.destinationRoot] ?? 0
+            rootOffsets[key] = base
+            offsets[insert.mapping] = base
+            let largest: MigrationSQL = "SELECT max(\(d.name("Z_PK"))) FROM \(sourceTable: insert.sourceTable)"
+            let max = try connection.scalar(largest.resolved(sourceSchema: sourceSchema, offsets: [:]))?.int64 ?? 0
+            nextOffset[insert.destinationRoot] = base + max
         }
         var written: [(String, Int)] = []
         for insert in inserts {
             let names = [d.name("Z_PK"), d.name("Z_ENT"), d.name("Z_OPT")] + insert.columns.map(\.column)
-            let values = ["s.\(d.name("Z_PK")) + offset(\(insert.mapping))", "\(insert.destinationEntityNumber)", "1"] + insert.columns.map(\.sql)
-            let sql = resolve("""
+            let values: [MigrationSQL] = ["s.\(d.name("Z_PK")) + \(offsetOf: insert.mapping)", "\(insert.destinationEntityNumber)", "1"] + insert.columns.map(\.sql)
+            let sql: MigrationSQL = """
                 INSERT INTO \(insert.destinationTable) (\(names.joined(separator: ", "))) \
-                SELECT \(values.joined(separator: ", ")) FROM source(\(insert.sourceTable)) s WHERE s.\(d.name("Z_ENT")) = \(insert.sourceEntityNumber)
-                """)
-            written.append((insert.mapping, try connection.run(sql, insert.arguments)))
+                SELECT \(MigrationSQL.joined(values, separator: ", ")) FROM \(sourceTable: insert.sourceTable) s WHERE s.\(d.name("Z_ENT")) = \(insert.sourceEntityNumber)
+                """
+            written.append((insert.mapping, try connection.run(sql.resolved(sourceSchema: sourceSchema, offsets: offsets), insert.arguments)))
         }
         for join in joinInserts {
-            try connection.run(resolve("INSERT INTO \(join.table) (\(join.ownerColumn), \(join.otherColumn)) \(join.select)"), [])
+            let sql: MigrationSQL = "INSERT INTO \(join.table) (\(join.ownerColumn), \(join.otherColumn)) \(join.select)"
+            try connection.run(sql.resolved(sourceSchema: sourceSchema, offsets: offsets), [])
         }
         // The key generator continues after the largest key of each table.
         let schema = StoreSchema(model: destination, dialect: d)

@@ -34,19 +34,12 @@ struct SetBasedPlanner {
             else { throw unsupported("\(entityMapping.name) names an entity the models do not have") }
 
             var translator = SQLValueTranslator(model: source, entity: sourceEntity, table: sourceTable, dialect: dialect)
-            var columns: [(column: String, sql: String)] = []
-            for attribute in destination.attributes(of: destinationEntity) where !attribute.isTransient {
-                guard let column = destinationTable.column(for: attribute.name) else { continue }
-                let expression = entityMapping.propertyMapping(named: attribute.name)?.valueExpression
-                guard var sql = try expression.map({ try translator.sql(for: $0, as: attribute.type) }) ?? Optional("NULL") else {
-                    throw unsupported("\(entityMapping.name).\(attribute.name)'s value expression has no SQL equivalent")
-                }
-                // A new object starts with its defaults; a value expression's nil keeps the
-                // default only where the attribute is required, as the streamed path does.
-                if let defaultValue = attribute.defaultValue, expression == nil || !attribute.isOptional {
-                    sql = "coalesce(\(sql), \(translator.bind(ValueCoding.databaseValue(defaultValue, type: attribute.type, dialect: dialect))))"
-                }
-                columns.append((column.name, sql))
+            var columns: [(column: String, sql: MigrationSQL)]
+            do {
+                columns = try translator.attributeColumns(of: entityMapping, into: destinationEntity, of: destination, table: destinationTable)
+                    .map { ($0.column, "\($0.sql)") }
+            } catch let untranslatable as SQLValueTranslator.Untranslatable {
+                throw unsupported("\(entityMapping.name).\(untranslatable.attribute)'s value expression has no SQL equivalent")
             }
             for relationship in destination.relationships(of: destinationEntity) where !relationship.isTransient {
                 let expression = entityMapping.propertyMapping(named: relationship.name)?.valueExpression
@@ -92,15 +85,15 @@ struct SetBasedPlanner {
         return (target, relationship)
     }
 
-    private func foreignKey(_ expression: Expression, sourceEntity: EntityDescription, sourceTable: EntityTable, mappingName: String, property: String) throws -> String {
+    private func foreignKey(_ expression: Expression, sourceEntity: EntityDescription, sourceTable: EntityTable, mappingName: String, property: String) throws -> MigrationSQL {
         let (target, relationship) = try lookup(expression, sourceEntity: sourceEntity, property: property)
         let d = dialect
         switch sourceSchema.storage(of: relationship, in: sourceEntity) {
         case .foreignKey(let column)?:
-            return "s.\(column) + offset(\(target.name))"
+            return "s.\(column) + \(offsetOf: target.name)"
         case .inverseForeignKey(let table, let column)?:
             // A to-many that became a to-one keeps its first destination.
-            return "(SELECT min(x.\(d.name("Z_PK"))) FROM source(\(table.name)) x WHERE x.\(column) = s.\(d.name("Z_PK"))) + offset(\(target.name))"
+            return "(SELECT min(x.\(d.name("Z_PK"))) FROM \(sourceTable: table.name) x WHERE x.\(column) = s.\(d.name("Z_PK"))) + \(offsetOf: target.name)"
         default:
             throw unsupported("\(mappingName).\(property) reads a many-to-many relationship")
         }
@@ -112,16 +105,16 @@ struct SetBasedPlanner {
         let d = dialect
         let pk = d.name("Z_PK")
         // (this side's key, the other side's key) pairs from the source's storage.
-        let pairs: String
+        let pairs: MigrationSQL
         switch sourceSchema.storage(of: relationship, in: sourceEntity) {
         case .foreignKey(let column)?:
-            pairs = "SELECT s.\(pk) + offset(\(mappingName)) AS a, s.\(column) + offset(\(target.name)) AS b FROM source(\(sourceTable.name)) s WHERE s.\(column) IS NOT NULL AND s.\(d.name("Z_ENT")) = \(sourceTable.entityNumber)"
+            pairs = "SELECT s.\(pk) + \(offsetOf: mappingName) AS a, s.\(column) + \(offsetOf: target.name) AS b FROM \(sourceTable: sourceTable.name) s WHERE s.\(column) IS NOT NULL AND s.\(d.name("Z_ENT")) = \(sourceTable.entityNumber)"
         case .inverseForeignKey(let table, let column)?:
-            pairs = "SELECT x.\(column) + offset(\(mappingName)) AS a, x.\(pk) + offset(\(target.name)) AS b FROM source(\(table.name)) x WHERE x.\(column) IS NOT NULL"
+            pairs = "SELECT x.\(column) + \(offsetOf: mappingName) AS a, x.\(pk) + \(offsetOf: target.name) AS b FROM \(sourceTable: table.name) x WHERE x.\(column) IS NOT NULL"
         case .joinTable(let sourceJoin, let sourceFromOwner)?:
             let mine = sourceFromOwner ? sourceJoin.sourceColumn : sourceJoin.destinationColumn
             let other = sourceFromOwner ? sourceJoin.destinationColumn : sourceJoin.sourceColumn
-            pairs = "SELECT j.\(mine) + offset(\(mappingName)) AS a, j.\(other) + offset(\(target.name)) AS b FROM source(\(sourceJoin.name)) j"
+            pairs = "SELECT j.\(mine) + \(offsetOf: mappingName) AS a, j.\(other) + \(offsetOf: target.name) AS b FROM \(sourceTable: sourceJoin.name) j"
         case nil:
             throw unsupported("\(mappingName).\(property) reads a transient relationship")
         }

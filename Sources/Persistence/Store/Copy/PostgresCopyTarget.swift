@@ -1,7 +1,7 @@
 /// A PostgreSQL schema that receives a copied store, all in one transaction on the writer:
 /// an existing store there is refused, or with `replace` its tables are dropped first; a
 /// failure rolls everything back.
-struct PostgresCopyTarget {
+struct PostgresCopyTarget: StoreCopyTarget {
     let configuration: PostgresConfiguration
     let url: StoreURL
     let replace: Bool

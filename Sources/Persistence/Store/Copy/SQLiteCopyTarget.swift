@@ -3,7 +3,7 @@ import Foundation
 /// A SQLite file that receives a copied store: written into a new file beside it, then
 /// moved into place — linked when there was none (so a store created meanwhile is never
 /// overwritten), renamed over it with `replace`.
-struct SQLiteCopyTarget {
+struct SQLiteCopyTarget: StoreCopyTarget {
     let path: String
     let url: StoreURL
     let replace: Bool

@@ -51,17 +51,8 @@ public enum StoreCopy {
             var copied = metadata.isForeign ? metadata.migrated(to: model, storeType: destination.storeType) : metadata
             copied.storeType = destination.storeType
             let plan = CopyPlan(model: model, source: store.schema)
-            let summary: Summary
-            switch destination.kind {
-            case .sqlite(let path):
-                summary = try await SQLiteCopyTarget(path: path, url: destination, replace: replace)
-                    .fill(model: model, metadata: copied) { target in try await plan.copy(from: store.database, to: target, batchSize: batchSize) }
-            case .postgres(let configuration):
-                summary = try await PostgresCopyTarget(configuration: configuration, url: destination, replace: replace)
-                    .fill(model: model, metadata: copied) { target in try await plan.copy(from: store.database, to: target, batchSize: batchSize) }
-            case .memory:
-                throw StoreError(.unsupported, "an in-memory store is gone when the copy ends", hint: "copy into a sqlite:// or postgres:// store", store: destination.description)
-            }
+            let summary = try await destination.copyTarget(replace: replace)
+                .fill(model: model, metadata: copied) { target in try await plan.copy(from: store.database, to: target, batchSize: batchSize) }
             await store.close()
             logger.info("copied store", metadata: [
                 LoggingKeys.store: "\(destination)", LoggingKeys.modelVersion: "\(model.name)", LoggingKeys.rows: "\(summary.totalRows)",

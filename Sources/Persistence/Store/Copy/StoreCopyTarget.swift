@@ -1,0 +1,23 @@
+/// A store that receives a copy, written all or nothing: the engine says how the new
+/// store is made, filled in one transaction, and put in place.
+protocol StoreCopyTarget {
+    /// Creates the store's tables for `model`, lets `rows` fill them (through the database
+    /// it is given, inside the copy's transaction), writes `metadata` and puts the store in
+    /// place; a failure anywhere leaves the destination as it was.
+    ///
+    /// - Throws: ``StoreError/Code/alreadyExists`` when a store is there and `replace` is
+    ///   not set, and the errors of writing.
+    func fill(model: ManagedObjectModel, metadata: StoreMetadata,
+              rows: (any Database) async throws -> [String: Int]) async throws -> StoreCopy.Summary
+}
+
+extension StoreURL {
+    /// Where a copy into this store is written; `replace` lets it replace a store there.
+    func copyTarget(replace: Bool) throws(StoreError) -> any StoreCopyTarget {
+        switch kind {
+        case .sqlite(let path): SQLiteCopyTarget(path: path, url: self, replace: replace)
+        case .postgres(let configuration): PostgresCopyTarget(configuration: configuration, url: self, replace: replace)
+        case .memory: throw StoreError(.unsupported, "an in-memory store is gone when the copy ends", hint: "copy into a sqlite:// or postgres:// store", store: description)
+        }
+    }
+}
