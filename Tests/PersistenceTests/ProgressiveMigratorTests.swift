@@ -117,6 +117,59 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
         }
     }
 
+    @Test(arguments: MigrationEngine.allCases)
+    func openStoreMigratesAnOlderStoreAndOpensACurrentOneAsItIs(engine: MigrationEngine) async throws {
+        try await engine.withStoreURL { url in
+            let chain = try MigrationChain(ShopVersion.self, models: try ShopModels.versioned([ShopModels.v1(), ShopModels.v2()]))
+            let missing = await #expect(throws: StoreError.self) {
+                try await ProgressiveMigrator(chain: chain, logger: testLogger).openStore(at: url)
+            }
+            #expect(missing?.code == .storeNotFound)
+
+            try await makeStore(at: url, try ShopModels.v1(), names: ["a", "b"])
+            let migrator = ProgressiveMigrator(chain: chain, logger: testLogger)
+            let updates = migrator.progressUpdates()
+            let store = try await migrator.openStore(at: url)
+            #expect(store.model.name == "Shop 2")
+            let items = try await PersistentContainer(store: store, logger: testLogger).newContext()
+                .fetch(FetchRequest(entityName: "Item", sortDescriptors: [SortDescriptor(key: "name")]))
+            #expect(items.map { $0.value(forKey: "name") } == ["a", "b"])
+            #expect(items.map { $0.value(forKey: "label") } == [.null, .null])
+            await store.close()
+            // The migration reported its progress, and the sequence ended with it.
+            var reports = 0
+            for await _ in updates { reports += 1 }
+            #expect(reports > 0)
+            try await expectNoLeftovers(url)
+
+            // Current now: opened as it is, the updates end without a report.
+            let before = try await StoreSnapshot(url)
+            let again = ProgressiveMigrator(chain: chain, logger: testLogger)
+            let quiet = again.progressUpdates()
+            let current = try await again.openStore(at: url)
+            #expect(current.metadata.storeUUID == store.metadata.storeUUID)
+            await current.close()
+            var none = 0
+            for await _ in quiet { none += 1 }
+            #expect(none == 0)
+            try await expectUnchanged(url, since: before)
+        }
+    }
+
+    @Test(arguments: MigrationEngine.allCases)
+    func openStoreRefusesANewerStoreAndLeavesItUntouched(engine: MigrationEngine) async throws {
+        try await engine.withStoreURL { url in
+            try await makeStore(at: url, try ShopModels.v3(), names: ["a"])
+            let before = try await StoreSnapshot(url)
+            let chain = try MigrationChain(ShopVersion.self, models: try ShopModels.versioned([ShopModels.v1(), ShopModels.v2()]))
+            let error = await #expect(throws: MigrationError.self) {
+                try await ProgressiveMigrator(chain: chain, logger: testLogger).openStore(at: url)
+            }
+            #expect(error?.code == .newerStore)
+            try await expectUnchanged(url, since: before)
+        }
+    }
+
     @Test func aRequiredAttributeWithoutDefaultCannotBeInferred() throws {
         let error = #expect(throws: MigrationError.self) {
             try MappingModel.inferred(from: try ShopModels.v2(), to: try ShopModels.v3())

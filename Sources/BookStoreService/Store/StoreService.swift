@@ -49,6 +49,12 @@ struct StoreService: Service {
     private func open() async throws -> PersistentContainer {
         let models = configuration.models
         let url = configuration.store
+        do {
+            // A current store opens at once, without a connection to ask the migrator first.
+            return try await PersistentContainer.open(model: models.current, store: url, options: .existingOnly, logger: logger)
+        } catch let error as StoreError where error.code == .storeNotFound || error.code == .incompatibleModel {
+            // Missing or written by another version: the migrator says which, and what to do.
+        }
         let migrator = try BookStoreMigration.migrator(models: models, logger: logger)
         var plan: MigrationPlan
         do {

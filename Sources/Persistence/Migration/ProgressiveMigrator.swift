@@ -280,3 +280,36 @@ struct VersionNumber: Comparable {
         return false
     }
 }
+
+extension ProgressiveMigrator {
+    /// Opens the store at `url` with the chain's current model, migrating it first when an
+    /// older version wrote it: Core Data's `loadPersistentStores` with automatic migration.
+    ///
+    /// ```swift
+    /// let store = try await migrator.openStore(at: url)
+    /// let container = PersistentContainer(store: store, logger: logger)
+    /// ```
+    ///
+    /// A current store is opened once, its metadata read on the store's own writer: no
+    /// connection is made to ask the migrator first, which on PostgreSQL is most of the
+    /// time opening takes. An older one is migrated (``migrateStore(at:to:storeVersion:)``,
+    /// progress through ``progressUpdates()``) and then opened.
+    ///
+    /// - Throws: ``StoreError`` from opening (``StoreError/Code/storeNotFound`` without
+    ///   `createIfMissing`), ``MigrationError`` from migrating.
+    public func openStore(at url: StoreURL, options: PersistentStore.Options = .existingOnly, storeVersion: String? = nil) async throws -> PersistentStore {
+        let store: PersistentStore
+        do {
+            store = try await PersistentStore.open(url, model: chain.models.current, options: options, logger: logger)
+        } catch let error as StoreError where error.code == .incompatibleModel {
+            // Ends the progress updates, as every migration does.
+            try await migrateStore(at: url, storeVersion: storeVersion)
+            return try await PersistentStore.open(url, model: chain.models.current, options: options, logger: logger)
+        } catch {
+            broadcast.finish()
+            throw error
+        }
+        broadcast.finish()
+        return store
+    }
+}

@@ -38,7 +38,11 @@ enum StoreCreation {
         case .sqlite:
             try connection.scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)]) != nil
         case .postgres:
-            try connection.scalar("SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = $1", [.text(name.lowercased())]) != nil
+            // The catalog directly: information_schema's views cost a millisecond or more per look.
+            try connection.scalar("""
+                SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
+                WHERE n.nspname = current_schema() AND c.relname = $1 AND c.relkind IN ('r', 'p')
+                """, [.text(name.lowercased())]) != nil
         }
     }
 }

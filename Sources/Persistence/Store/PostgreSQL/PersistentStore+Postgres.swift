@@ -7,8 +7,9 @@ extension PersistentStore {
     static func openPostgres(url: StoreURL, configuration: PostgresConfiguration, model: ManagedObjectModel, options: Options, logger: Logger) async throws -> PersistentStore {
         let database = try await connect(url, configuration, readerCount: options.readerCount, readOnly: options.readOnly, isDurable: options.isDurable)
         do {
-            await warnIfCaseFoldingIsASCIIOnly(database, url: url, logger: logger)
-            if let metadata = try await readMetadata(database, url: url) {
+            let (existing, ctype) = try await readMetadataAndCharacterType(database, url: url)
+            warnIfCaseFoldingIsASCIIOnly(ctype, url: url, logger: logger)
+            if let metadata = existing {
                 try check(metadata, isCompatibleWith: model, store: url)
                 return PersistentStore(url: url, model: model, database: database, metadata: metadata, logger: logger)
             }
@@ -79,10 +80,25 @@ extension PersistentStore {
         }
     }
 
+    /// The store's metadata (`nil` without a `z_metadata` table) and the database's
+    /// `LC_CTYPE`, in one read transaction on the writer.
+    private static func readMetadataAndCharacterType(_ database: PostgresDatabase, url: StoreURL) async throws -> (StoreMetadata?, String?) {
+        do {
+            return try await database.readOnWriter { connection in
+                let metadata = try StoreMetadata.read(from: connection)
+                return (metadata, try? connection.scalar("SELECT datctype FROM pg_database WHERE datname = current_database()")?.text)
+            }
+        } catch var error as StoreError {
+            error.store = url.description
+            throw error
+        } catch let error as DatabaseError {
+            throw StoreError(.database, "cannot read the store's metadata", hint: "check that the user may read the schema's tables", store: url.description, underlying: error)
+        }
+    }
+
     /// `[c]` predicates fold case with `lower()`, which follows the database's `LC_CTYPE`:
     /// under `C` or `POSIX` it folds ASCII letters only, unlike the SQLite store.
-    private static func warnIfCaseFoldingIsASCIIOnly(_ database: PostgresDatabase, url: StoreURL, logger: Logger) async {
-        let ctype = try? await database.readOnWriter { try $0.scalar("SELECT datctype FROM pg_database WHERE datname = current_database()")?.text }
+    private static func warnIfCaseFoldingIsASCIIOnly(_ ctype: String?, url: StoreURL, logger: Logger) {
         guard let ctype, ctype == "C" || ctype == "POSIX" else { return }
         logger.warning("the database's LC_CTYPE is \(ctype), so case-insensitive comparisons ([c]) fold ASCII letters only; create the database with a UTF-8 locale (e.g. LC_CTYPE 'C.UTF-8') to fold all of Unicode",
                        metadata: [LoggingKeys.store: "\(url)"])
