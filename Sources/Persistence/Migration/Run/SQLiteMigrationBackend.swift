@@ -84,7 +84,7 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
         guard folder != nil else { return (current, true) }
         let copy = workFile(forStep: firstStep)
         let source = path
-        try await FileSystem.run { try FileManager.default.copyItem(atPath: source, toPath: copy) }
+        try await FileSystem.run { try FileSystem.copy(source, to: copy) }
         return (.sqlite(copy), false)
     }
 
