@@ -1,5 +1,6 @@
-/// An entity's properties resolved once per context: inherited ones included, by name.
-struct EntityLayout: Sendable {
+/// An entity's properties resolved once per store: inherited ones included, by name. A
+/// class, so that looking one up per object costs a reference, not a copy of every table.
+final class EntityLayout: Sendable {
     let entity: EntityDescription
     let table: EntityTable
     let attributes: [String: AttributeDescription]

@@ -123,6 +123,7 @@ extension ManagedObjectContext {
     /// Brings the objects in line with what the save wrote.
     private func apply(_ result: SaveResult, plan: SavePlan, objects: [ObjectID: ManagedObject]) {
         var permanent: [ObjectID: ObjectID] = [:]
+        permanent.reserveCapacity(result.primaryKeys.count)
         for (temporary, pk) in result.primaryKeys {
             permanent[temporary] = ObjectID(entityName: temporary.entityName, rootEntityName: temporary.rootEntityName, key: .permanent(pk))
         }

@@ -145,7 +145,16 @@ public final class ManagedObjectContext: Sendable {
             for object in state.registered.values {
                 object.state.withLock { $0.context = nil }
             }
-            state = State(nextTemporaryID: state.nextTemporaryID, generation: state.generation + 1)
+            // Emptied, not replaced: a migration resets after every batch, and the next
+            // batch fills tables of the same size without growing them again.
+            state.registered.removeAll(keepingCapacity: true)
+            state.inserted.removeAll(keepingCapacity: true)
+            state.updated.removeAll(keepingCapacity: true)
+            state.deleted.removeAll(keepingCapacity: true)
+            state.joinChanges.removeAll(keepingCapacity: true)
+            state.pendingIssues.removeAll()
+            state.prefetchedToMany.removeAll(keepingCapacity: true)
+            state.generation += 1
         }
     }
 

@@ -45,8 +45,9 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
         lhs.rootEntityName == rhs.rootEntityName && lhs.key == rhs.key
     }
 
+    /// The key alone: hashing the entity's name too would cost more than the rare
+    /// collision of equal keys of different hierarchies, which `==` tells apart.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(rootEntityName)
         hasher.combine(key)
     }
 

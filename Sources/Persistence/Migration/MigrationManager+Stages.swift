@@ -243,13 +243,15 @@ extension MigrationManager {
         let context = destinationContext
         let (pending, stages, created, associations) = state.withLock { state in
             defer {
-                state.pending = []
-                state.pendingBySource = [:]
-                state.pendingByDestination = [:]
+                // Emptied with their capacity: the next batch fills them as far.
+                state.pending.removeAll(keepingCapacity: true)
+                for mapping in Array(state.pendingBySource.keys) { state.pendingBySource[mapping]?.removeAll(keepingCapacity: true) }
+                for mapping in Array(state.pendingByDestination.keys) { state.pendingByDestination[mapping]?.removeAll(keepingCapacity: true) }
             }
             return (state.pending, state.relationshipStages, state.createdMappings, state.associations)
         }
         var assigned: [ObjectID: Int64] = [:]
+        assigned.reserveCapacity(pending.count)
         var exceptions: [Pending] = []
         var expectedEntities: [String: EntityDescription] = [:]
         for mapping in mappingModel.entityMappings {
