@@ -71,6 +71,7 @@ extension ManagedObjectContext {
 
         var plan = SavePlan()
         var objects: [ObjectID: ManagedObject] = [:]
+        objects.reserveCapacity(inserted.count + updated.count)
         let dialect = store.schema.dialect
         for (object, isInsert) in inserted.map({ ($0, true) }) + updated.map({ ($0, false) }) {
             let layout = object.layout

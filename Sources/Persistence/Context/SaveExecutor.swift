@@ -22,6 +22,7 @@ struct SaveExecutor {
     var pk: String { d.name("Z_PK") }
 
     mutating func run(_ plan: SavePlan) throws -> SaveResult {
+        result.primaryKeys.reserveCapacity(plan.inserts.count)
         for write in plan.inserts {
             if let key = plan.assignedKeys[write.id] { result.primaryKeys[write.id] = key }
         }
