@@ -26,8 +26,11 @@ struct MigrateCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The store URL: sqlite:///path or postgres://user@host/database[?schema=NAME].", valueName: "url"))
     var store: String
 
-    @Option(name: .long, help: ArgumentHelp("The model version to migrate to (its name); the current version by default.", valueName: "version"))
+    @Option(name: .long, help: ArgumentHelp("The model version to migrate to: a name (\"Shop 3\") or a number (3); the current version by default.", valueName: "version"))
     var to: String?
+
+    @Option(name: .long, help: ArgumentHelp("Source instances a streamed step reads, creates and saves at a time.", valueName: "count"))
+    var batchSize: Int = 1_000
 
     @Option(name: .long, help: ArgumentHelp("The store's model version, for a store of Apple's Core Data whose tables fit several.", valueName: "name"))
     var storeVersion: String?
@@ -41,7 +44,8 @@ struct MigrateCommand: AsyncParsableCommand {
             let url = try StoreURL(store)
             let versions = try loadModels(models)
             let mappingModels = try mappings.map { try MappingModel.load(directory: URL(fileURLWithPath: $0), versions: versions) } ?? []
-            let migrator = ProgressiveMigrator(chain: MigrationChain(models: versions, mappingModels: mappingModels), logger: logger)
+            guard batchSize > 0 else { throw CommandError("--batch-size must be at least 1, not \(batchSize)", hint: "pass a positive number, such as 1000") }
+            let migrator = ProgressiveMigrator(chain: MigrationChain(models: versions, mappingModels: mappingModels), batchSize: batchSize, logger: logger)
             let steps = try await migrator.plan(forStoreAt: url, to: to, storeVersion: storeVersion)
             steps.printSummary(of: url)
             if steps.isEmpty { return }

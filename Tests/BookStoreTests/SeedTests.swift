@@ -20,7 +20,7 @@ struct SeedTests {
 
             let shape = BookStoreVersionShape(version: version)
             let context = container.newContext()
-            let books = try await context.fetch(FetchRequest(entityName: shape.bookEntity, sortDescriptors: [SortDescriptor(key: "title")]))
+            let books = try await context.fetch(FetchRequest(entityName: shape.bookEntity, sortDescriptors: [FetchRequest.SortDescriptor(key: "title")]))
             #expect(books.count == 7)
             let second = try #require(books.first { $0.value(forKey: "title") == "The second book" })
             let pages = try await second.destinations(forKey: "pages")

@@ -87,7 +87,7 @@ struct DeleteRuleTests {
             #expect(try await first.destinations(forKey: "authors") == [bob])
             #expect(try await second.destinations(forKey: "authors").isEmpty)
             let fresh = container.newContext()
-            let books = try await fresh.fetch(FetchRequest(entityName: "Book", sortDescriptors: [SortDescriptor(key: "title")]))
+            let books = try await fresh.fetch(FetchRequest(entityName: "Book", sortDescriptors: [FetchRequest.SortDescriptor(key: "title")]))
             #expect(try await books[0].destinations(forKey: "authors").map { $0.value(forKey: "name") } == ["Bob"])
             #expect(try await books[1].destinations(forKey: "authors").isEmpty)
         }

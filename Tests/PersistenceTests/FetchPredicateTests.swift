@@ -324,7 +324,7 @@ struct FetchPredicateTests {
             let c = container.newContext()
             let indexed = Array(Self.books.enumerated())
 
-            var request = FetchRequest(entityName: "Book", sortDescriptors: [SortDescriptor(key: "price"), SortDescriptor(key: "title", ascending: false)])
+            var request = FetchRequest(entityName: "Book", sortDescriptors: [FetchRequest.SortDescriptor(key: "price"), FetchRequest.SortDescriptor(key: "title", ascending: false)])
             var want = indexed.sorted { a, b in
                 if a.element.price != b.element.price { return a.element.price < b.element.price }
                 if a.element.title != b.element.title { return a.element.title > b.element.title }
@@ -332,16 +332,16 @@ struct FetchPredicateTests {
             }.map(\.element.title)
             #expect(titles(try await c.fetch(request)) == want)
 
-            request.sortDescriptors = [SortDescriptor(key: "price", ascending: false)]
+            request.sortDescriptors = [FetchRequest.SortDescriptor(key: "price", ascending: false)]
             want = indexed.sorted { a, b in
                 a.element.price != b.element.price ? a.element.price > b.element.price : a.offset < b.offset
             }.map(\.element.title)
             #expect(titles(try await c.fetch(request)) == want)
 
-            request.sortDescriptors = [SortDescriptor(key: "title")]
+            request.sortDescriptors = [FetchRequest.SortDescriptor(key: "title")]
             #expect(titles(try await c.fetch(request)) == Self.books.map(\.title).sorted())
 
-            request.sortDescriptors = [SortDescriptor(key: "title", caseInsensitive: true)]
+            request.sortDescriptors = [FetchRequest.SortDescriptor(key: "title", caseInsensitive: true)]
             want = indexed.sorted { a, b in
                 let l = a.element.title.lowercased(), r = b.element.title.lowercased()
                 return l != r ? l < r : a.offset < b.offset
@@ -349,7 +349,7 @@ struct FetchPredicateTests {
             #expect(titles(try await c.fetch(request)) == want)
 
             // nil sorts first.
-            request.sortDescriptors = [SortDescriptor(key: "isbn"), SortDescriptor(key: "price")]
+            request.sortDescriptors = [FetchRequest.SortDescriptor(key: "isbn"), FetchRequest.SortDescriptor(key: "price")]
             want = indexed.sorted { a, b in
                 let l = a.element.isbn ?? "", r = b.element.isbn ?? ""
                 if l != r { return l < r }
@@ -359,7 +359,7 @@ struct FetchPredicateTests {
 
             // Through a to-one relationship; orphan pages have no book and come first.
             let pageRequest = FetchRequest(entityName: "Page", sortDescriptors: [
-                SortDescriptor(key: "book.title", ascending: true), SortDescriptor(key: "number", ascending: false),
+                FetchRequest.SortDescriptor(key: "book.title", ascending: true), FetchRequest.SortDescriptor(key: "number", ascending: false),
             ])
             let wantPages = Array(Self.pages.enumerated()).sorted { a, b in
                 let l = a.element.book.map { Self.books[$0].title } ?? "", r = b.element.book.map { Self.books[$0].title } ?? ""
@@ -370,7 +370,7 @@ struct FetchPredicateTests {
 
             // With a predicate too.
             let filtered = FetchRequest(entityName: "Page", predicate: try Predicate(format: "book.price > 20"),
-                                        sortDescriptors: [SortDescriptor(key: "book.price", ascending: false), SortDescriptor(key: "number")])
+                                        sortDescriptors: [FetchRequest.SortDescriptor(key: "book.price", ascending: false), FetchRequest.SortDescriptor(key: "number")])
             let wantFiltered = Self.pages.filter { ($0.book.map { Self.books[$0].price } ?? 0) > 20 }.sorted { a, b in
                 let l = Self.books[a.book!].price, r = Self.books[b.book!].price
                 if l != r { return l > r }
@@ -386,7 +386,7 @@ struct FetchPredicateTests {
         try await withContainer(backend, model: try LibraryModel.make()) { container in
             try await Self.seed(container)
             let c = container.newContext()
-            let sort = [SortDescriptor(key: "price"), SortDescriptor(key: "title")]
+            let sort = [FetchRequest.SortDescriptor(key: "price"), FetchRequest.SortDescriptor(key: "title")]
             let all = titles(try await c.fetch(FetchRequest(entityName: "Book", sortDescriptors: sort)))
             #expect(all.count == Self.books.count)
             var pages: [String] = []

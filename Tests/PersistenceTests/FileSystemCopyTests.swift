@@ -19,7 +19,7 @@ import Testing
         let error = #expect(throws: MigrationError.self) { try FileSystem.copy(source, to: copy) }
         #expect(error?.description.contains("creating the copy") == true)
         let empty = folder.appendingPathComponent("empty").path
-        FileManager.default.createFile(atPath: empty, contents: Data())
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
         try FileSystem.copy(empty, to: folder.appendingPathComponent("empty copy").path)
         #expect(try Data(contentsOf: folder.appendingPathComponent("empty copy")).isEmpty)
     }

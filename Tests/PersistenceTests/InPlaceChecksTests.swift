@@ -58,7 +58,7 @@ enum StreamedCounterVersion: String, MigrationVersion, CaseIterable {
             try await ProgressiveMigrator(chain: try MigrationChain(CounterVersion.self, models: versions), logger: testLogger).migrateStore(at: url)
             try await expectNoLeftovers(url)
             let counts = try await withOpenStore(url, model: versions.current) { container in
-                try await container.newContext().fetch(FetchRequest(entityName: "Tally", sortDescriptors: [SortDescriptor(key: "count")]))
+                try await container.newContext().fetch(FetchRequest(entityName: "Tally", sortDescriptors: [FetchRequest.SortDescriptor(key: "count")]))
             }
             #expect(counts.map { $0.value(forKey: "count") } == [1, 30_000])
         }

@@ -40,7 +40,7 @@ struct InPlaceMigrationBookStoreTests {
         try await F.expectFreshSchema(url, model)
         let container = try await F.open(url, model)
         let context = container.newContext()
-        let books = try await context.fetch(FetchRequest(entityName: entity, sortDescriptors: [SortDescriptor(key: "price"), SortDescriptor(key: "title")]))
+        let books = try await context.fetch(FetchRequest(entityName: entity, sortDescriptors: [FetchRequest.SortDescriptor(key: "price"), FetchRequest.SortDescriptor(key: "title")]))
         #expect(titles(books) == ["The first book", "The third book", "The fourth book", "The second book"])
         #expect(books.map { $0.value(forKey: "price") } == [10.0, 10.0, 12.0, 15.0])
         if let authors {

@@ -29,7 +29,7 @@ struct InheritanceTests {
             ])
 
             let fresh = container.newContext()
-            let items = try await fresh.fetch(FetchRequest(entityName: "Item", sortDescriptors: [SortDescriptor(key: "name")]))
+            let items = try await fresh.fetch(FetchRequest(entityName: "Item", sortDescriptors: [FetchRequest.SortDescriptor(key: "name")]))
             #expect(items.map(\.entity.name) == ["Tool", "Gadget"])
             #expect(items.map { $0.value(forKey: "name") } == ["Hammer", "Radio"])
             #expect(items[0].value(forKey: "weight") == 1.5)

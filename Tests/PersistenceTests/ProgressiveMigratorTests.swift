@@ -67,7 +67,7 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
     /// The items of the store at `url`, read with `model`, by name.
     func items(at url: StoreURL, _ model: ManagedObjectModel) async throws -> [ManagedObject] {
         try await withOpenStore(url, model: model) { container in
-            try await container.newContext().fetch(FetchRequest(entityName: "Item", sortDescriptors: [SortDescriptor(key: "name")]))
+            try await container.newContext().fetch(FetchRequest(entityName: "Item", sortDescriptors: [FetchRequest.SortDescriptor(key: "name")]))
         }
     }
 
@@ -132,7 +132,7 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
             let store = try await migrator.openStore(at: url)
             #expect(store.model.name == "Shop 2")
             let items = try await PersistentContainer(store: store, logger: testLogger).newContext()
-                .fetch(FetchRequest(entityName: "Item", sortDescriptors: [SortDescriptor(key: "name")]))
+                .fetch(FetchRequest(entityName: "Item", sortDescriptors: [FetchRequest.SortDescriptor(key: "name")]))
             #expect(items.map { $0.value(forKey: "name") } == ["a", "b"])
             #expect(items.map { $0.value(forKey: "label") } == [.null, .null])
             await store.close()

@@ -18,7 +18,7 @@ struct ListQuery: Sendable {
 
     var limit = defaultLimit
     var offset = 0
-    var sortDescriptors: [SortDescriptor] = []
+    var sortDescriptors: [FetchRequest.SortDescriptor] = []
     var predicates: [Persistence.Predicate] = []
 
     static let publicationSortFields = [
@@ -83,7 +83,7 @@ struct ListQuery: Sendable {
                                   "sort: '\(name)' is not a field to sort by; use \(fields.map(\.name).joined(separator: ", ")), each optionally prefixed with '-'")
                     continue
                 }
-                sortDescriptors.append(SortDescriptor(key: field.keyPath, ascending: !descending, caseInsensitive: field.caseInsensitive))
+                sortDescriptors.append(FetchRequest.SortDescriptor(key: field.keyPath, ascending: !descending, caseInsensitive: field.caseInsensitive))
             }
         }
     }

@@ -3,7 +3,7 @@
 /// ```swift
 /// var request = FetchRequest(entityName: "Book")
 /// request.predicate = try Predicate(format: "price < %@", 12.0)
-/// request.sortDescriptors = [SortDescriptor(key: "title")]
+/// request.sortDescriptors = [.init(key: "title")]
 /// request.fetchLimit = 20
 /// let books = try await context.fetch(request)
 /// ```
@@ -39,20 +39,26 @@ public struct FetchRequest: Sendable, Hashable {
     }
 }
 
-/// An ordering by a key path (through to-one relationships), as in `NSSortDescriptor`.
-///
-/// ```swift
-/// SortDescriptor(key: "publication.title", ascending: false, caseInsensitive: true)
-/// ```
-public struct SortDescriptor: Sendable, Hashable {
-    public var key: String
-    public var ascending: Bool
-    /// Compare strings ignoring case (`caseInsensitiveCompare:`).
-    public var caseInsensitive: Bool
+extension FetchRequest {
+    /// An ordering by a key path (through to-one relationships), as in `NSSortDescriptor`.
+    ///
+    /// Nested in ``FetchRequest``, so that a file importing both this module and Foundation
+    /// (whose `SortDescriptor` is another type) names each without ambiguity:
+    ///
+    /// ```swift
+    /// FetchRequest(entityName: "Page", sortDescriptors: [.init(key: "publication.title", ascending: false, caseInsensitive: true)])
+    /// let byNumber = FetchRequest.SortDescriptor(key: "number")
+    /// ```
+    public struct SortDescriptor: Sendable, Hashable {
+        public var key: String
+        public var ascending: Bool
+        /// Compare strings ignoring case (`caseInsensitiveCompare:`).
+        public var caseInsensitive: Bool
 
-    public init(key: String, ascending: Bool = true, caseInsensitive: Bool = false) {
-        self.key = key
-        self.ascending = ascending
-        self.caseInsensitive = caseInsensitive
+        public init(key: String, ascending: Bool = true, caseInsensitive: Bool = false) {
+            self.key = key
+            self.ascending = ascending
+            self.caseInsensitive = caseInsensitive
+        }
     }
 }

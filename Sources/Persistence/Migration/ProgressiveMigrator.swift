@@ -26,13 +26,17 @@ import Logging
 /// Both run through one ``MigrationRun`` over the store's ``MigrationBackend``.
 public final class ProgressiveMigrator: Sendable {
     public let chain: MigrationChain
+    /// Source instances a streamed step reads, creates and saves at a time (each step's
+    /// ``MigrationManager/Configuration/batchSize``), and rows validated at a time.
+    public let batchSize: Int
     /// How long to wait for another process's migration of the same store.
     public let lockTimeout: Duration
     let logger: Logger
     let broadcast = ProgressBroadcast()
 
-    public init(chain: MigrationChain, lockTimeout: Duration = .seconds(600), logger: Logger) {
+    public init(chain: MigrationChain, batchSize: Int = 1_000, lockTimeout: Duration = .seconds(600), logger: Logger) {
         self.chain = chain
+        self.batchSize = max(1, batchSize)
         self.lockTimeout = lockTimeout
         self.logger = logger
     }
@@ -115,9 +119,9 @@ public final class ProgressiveMigrator: Sendable {
     public func plan(from source: ManagedObjectModel, to target: String? = nil, store: StoreURL) throws -> MigrationPlan {
         let targetModel: ManagedObjectModel
         if let target {
-            guard let model = chain.models.version(named: target) else {
-                throw MigrationError(.noPath, "there is no model version named '\(target)'",
-                                     hint: "name one of \(chain.models.versions.map(\.name).joined(separator: ", "))", store: store.description)
+            guard let model = chain.models.version(namedOrNumbered: target) else {
+                throw MigrationError(.noPath, "there is no model version named or numbered '\(target)'",
+                                     hint: "name one of \(chain.models.versions.map(\.name).joined(separator: ", ")), or its number", store: store.description)
             }
             targetModel = model
         } else {

@@ -69,6 +69,22 @@ public struct VersionedModel: Sendable, Hashable {
         versions.first { $0.name == name }
     }
 
+    /// The version named `text` (`BookStore 3`) or numbered by it (`3`): the version of that
+    /// name, else the one whose version identifier is the number, else the one named
+    /// `<name> <number>`; `1` also finds the unnumbered first version, named `<name>`.
+    ///
+    /// ```swift
+    /// versions.version(namedOrNumbered: "3")?.name         // "BookStore 3"
+    /// versions.version(namedOrNumbered: "BookStore 3")?.name // "BookStore 3"
+    /// ```
+    public func version(namedOrNumbered text: String) -> ManagedObjectModel? {
+        if let named = version(named: text) { return named }
+        guard let number = Int(text), number > 0 else { return nil }
+        return versions.first { $0.versionIdentifier == text }
+            ?? version(named: "\(name) \(number)")
+            ?? (number == 1 ? version(named: name) : nil)
+    }
+
     /// The version whose entity hashes match the store's metadata, if any.
     public func version(matching metadata: StoreMetadata) -> ManagedObjectModel? {
         versions.first { $0.isCompatible(with: metadata) }

@@ -38,7 +38,7 @@ import Testing
             let v1 = try #require(try CoreDataFixtures.models().version(named: store.versionName))
             let (greatest, count) = try await withOpenStore(url, model: v1) { container in
                 let context = container.newContext()
-                let request = FetchRequest(entityName: "Post", sortDescriptors: [SortDescriptor(key: "postID", ascending: false)], fetchLimit: 1)
+                let request = FetchRequest(entityName: "Post", sortDescriptors: [FetchRequest.SortDescriptor(key: "postID", ascending: false)], fetchLimit: 1)
                 return (try #require(try await context.fetch(request).first), try await Scenario.count("Post", in: context))
             }
             #expect(count == store.posts)
@@ -136,7 +136,7 @@ import Testing
         #expect(try await Scenario.count("Post", in: context, where: "color == nil") == 0)
         #expect(try await Scenario.count("Color", in: context, where: "post == nil") == 0)
 
-        let greatest = try #require(try await context.fetch(FetchRequest(entityName: "Post", sortDescriptors: [SortDescriptor(key: "postID", ascending: false)], fetchLimit: 1)).first)
+        let greatest = try #require(try await context.fetch(FetchRequest(entityName: "Post", sortDescriptors: [FetchRequest.SortDescriptor(key: "postID", ascending: false)], fetchLimit: 1)).first)
         let colour = try #require(try await greatest.destination(forKey: "color"))
         #expect(try await colour.destination(forKey: "post") == greatest)
         switch store.number {

@@ -49,6 +49,48 @@ struct PersistenceCommandTests {
         }
     }
 
+    @Test(arguments: MigrationEngine.allCases)
+    func copyWritesTheStoreToEitherEngineAndMigrateTakesAVersionNumberAndABatchSize(engine: MigrationEngine) async throws {
+        try await CoreDataFixtures.withCopy(of: CoreDataFixtures.stores[0]) { source in
+            let path = try #require(source.filePath)
+            try await engine.withStoreURL { destination in
+                if case .sqlite(let file) = destination.kind { try? FileManager.default.removeItem(atPath: file) }
+                let copy = try await persistenceCommand.run(["copy", "--models", models, "--from", "sqlite://\(path)", "--to", destination.description])
+                #expect(copy.status == 0, "\(copy.stderr)")
+                #expect(copy.stdout.contains("Copied sqlite://\(path) to \(destination): model version CoreDataMigration_Example,"), "\(copy.stdout)")
+                let again = try await persistenceCommand.run(["copy", "--models", models, "--from", "sqlite://\(path)", "--to", destination.description])
+                #expect(again.status != 0)
+                #expect(again.stderr.contains("--replace"), "\(again.stderr)")
+
+                let refused = try await persistenceCommand.run(["migrate", "--models", models, "--store", destination.description, "--to", "2", "--batch-size", "0"])
+                #expect(refused.status != 0)
+                #expect(refused.stderr.contains("--batch-size must be at least 1"), "\(refused.stderr)")
+                let unknown = try await persistenceCommand.run(["migrate", "--models", models, "--store", destination.description, "--to", "9"])
+                #expect(unknown.status != 0)
+                #expect(unknown.stderr.contains("no model version named or numbered '9'"), "\(unknown.stderr)")
+
+                // Version 2 by its number, seven posts at a time.
+                let migrate = try await persistenceCommand.run(["migrate", "--models", models, "--mappings", mappings, "--store", destination.description,
+                                                                "--to", "2", "--batch-size", "7"])
+                #expect(migrate.status == 0, "\(migrate.stderr)")
+                #expect(migrate.stdout.contains("from CoreDataMigration_Example to CoreDataMigration_Example 2 in 1 step"), "\(migrate.stdout)")
+                #expect(try await storeRows(destination, "SELECT count(*) FROM ZPOST").first?.first?.int64 == 1001)
+                let greatest = try await storeRows(destination, "SELECT ZHEXCOLOR FROM ZPOST WHERE ZPOSTID = 'FFC75007-7B10-44B5-8B3D-C13FF9E47BAD'")
+                #expect(greatest.first?.first?.text == "259EB7")
+            }
+        }
+    }
+
+    @Test func versionsAreFoundByNameOrNumber() throws {
+        let versions = try CoreDataFixtures.models()
+        #expect(versions.version(namedOrNumbered: "1")?.name == "CoreDataMigration_Example")
+        #expect(versions.version(namedOrNumbered: "3")?.name == "CoreDataMigration_Example 3")
+        #expect(versions.version(namedOrNumbered: "CoreDataMigration_Example 2")?.name == "CoreDataMigration_Example 2")
+        #expect(versions.version(namedOrNumbered: "5") == nil)
+        #expect(versions.version(namedOrNumbered: "0") == nil)
+        #expect(versions.version(namedOrNumbered: "two") == nil)
+    }
+
     @Test func migrateRunsAnInferredStepOnACoreDataStore() async throws {
         try await CoreDataFixtures.withCopy(of: CoreDataFixtures.stores[2]) { url in
             let path = try #require(url.filePath)

@@ -107,7 +107,7 @@ enum InPlaceFixtures {
 
     /// The objects of an entity, sorted by a key.
     static func objects(_ context: ManagedObjectContext, _ entity: String, by key: String) async throws -> [ManagedObject] {
-        try await context.fetch(FetchRequest(entityName: entity, sortDescriptors: [SortDescriptor(key: key)]))
+        try await context.fetch(FetchRequest(entityName: entity, sortDescriptors: [FetchRequest.SortDescriptor(key: key)]))
     }
 }
 

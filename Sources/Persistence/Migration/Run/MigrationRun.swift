@@ -144,7 +144,8 @@ struct MigrationRun {
         for (pass, mapping) in step.mappingModels.enumerated() {
             let manager = step.managerType.init(configuration: MigrationManager.Configuration(
                 sourceModel: step.source, destinationModel: step.destination, mappingModel: mapping,
-                policies: migrator.chain.policies, destinationOptions: .workspace, logger: migrator.logger(forStep: index, of: stepCount, step)))
+                policies: migrator.chain.policies, batchSize: migrator.batchSize, destinationOptions: .workspace,
+                logger: migrator.logger(forStep: index, of: stepCount, step)))
             manager.setProgressHandler { progress in
                 guard let progress = progress.pass(pass, of: passes) else { return }
                 migrator.report(progress, step: index, of: stepCount)

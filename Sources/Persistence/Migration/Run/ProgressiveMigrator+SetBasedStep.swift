@@ -24,7 +24,7 @@ extension ProgressiveMigrator {
             ])
             reportStep(step, index: index, of: stepCount, stage: .createInstances, fraction: 0.5, mapping: mapping, done: rows)
         }
-        try await MigrationValidation(model: step.destination, batchSize: 1_000, logger: self.logger(forStep: index, of: stepCount, step),
+        try await MigrationValidation(model: step.destination, batchSize: batchSize, logger: self.logger(forStep: index, of: stepCount, step),
                                       file: step.mappingModels.first?.file)
             .validate(storeAt: destination) { entity, _, done in
                 reportStep(step, index: index, of: stepCount, stage: .validateAndSave, fraction: 0.75, mapping: entity, done: done)

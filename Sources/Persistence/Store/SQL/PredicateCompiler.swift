@@ -516,7 +516,7 @@ struct PredicateCompiler {
 
     // MARK: Sorting
 
-    mutating func sortTerm(_ descriptor: SortDescriptor) throws -> String {
+    mutating func sortTerm(_ descriptor: FetchRequest.SortDescriptor) throws -> String {
         let path = descriptor.key.split(separator: ".").map(String.init)
         let operand = try keyPath(path, entity: entity, alias: "t0")
         var sql = try scalarSQL(operand, hint: nil)
