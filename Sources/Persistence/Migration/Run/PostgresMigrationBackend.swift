@@ -87,7 +87,7 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
     func withDatabase<T: Sendable>(_ url: StoreURL, isDurable: Bool, _ body: (any Database) async throws -> T) async throws -> T {
         let database: PostgresDatabase
         do {
-            database = try await PostgresDatabase.open(configuration(of: url), readerCount: 0)
+            database = try await PostgresDatabase.open(configuration(of: url), readerCount: 0, isDurable: isDurable)
         } catch let error as DatabaseError {
             throw StoreError(.connectionFailed, error.message, hint: "check that the server is running and the store URL", store: store.description)
         }

@@ -69,25 +69,24 @@ extension PersistentStore {
 
     /// The store's metadata, or `nil` when the schema has no `z_metadata` table.
     private static func readMetadata(_ database: PostgresDatabase, url: StoreURL) async throws -> StoreMetadata? {
-        do {
-            // On the writer, which is connected already: opening connects no reader.
-            return try await database.readOnWriter { try StoreMetadata.read(from: $0) }
-        } catch var error as StoreError {
-            error.store = url.description
-            throw error
-        } catch let error as DatabaseError {
-            throw StoreError(.database, "cannot read the store's metadata", hint: "check that the user may read the schema's tables", store: url.description, underlying: error)
-        }
+        try await readStoreTables(database, url: url) { try StoreMetadata.read(from: $0) }
     }
 
     /// The store's metadata (`nil` without a `z_metadata` table) and the database's
-    /// `LC_CTYPE`, in one read transaction on the writer.
+    /// `LC_CTYPE`, in one read transaction.
     private static func readMetadataAndCharacterType(_ database: PostgresDatabase, url: StoreURL) async throws -> (StoreMetadata?, String?) {
+        try await readStoreTables(database, url: url) { connection in
+            let metadata = try StoreMetadata.read(from: connection)
+            return (metadata, try? connection.scalar("SELECT datctype FROM pg_database WHERE datname = current_database()")?.text)
+        }
+    }
+
+    /// Reads on the writer, which is connected already (opening connects no reader); the
+    /// errors name the store.
+    private static func readStoreTables<T: Sendable>(_ database: PostgresDatabase, url: StoreURL,
+                                                     _ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
         do {
-            return try await database.readOnWriter { connection in
-                let metadata = try StoreMetadata.read(from: connection)
-                return (metadata, try? connection.scalar("SELECT datctype FROM pg_database WHERE datname = current_database()")?.text)
-            }
+            return try await database.readOnWriter(body)
         } catch var error as StoreError {
             error.store = url.description
             throw error
