@@ -139,6 +139,7 @@ enum FastPathLibraryVersion: String, MigrationVersion, CaseIterable {
             let plan = try await migrate(referenceURL, path: .perInstance, filter: filter)
             #expect(plan.steps.map(\.strategy) == [.streamed])
             try await expectNoLeftovers(referenceURL)
+            try await expectEveryIndex(referenceURL, of: try Self.v2.get())
             let schema = StoreSchema(model: try Self.v2.get(), dialect: referenceURL.engine.dialect)
             // Z_OPT counts saves, which differ between the paths; everything else must not.
             let queries = schema.rootTables.map { "SELECT Z_PK, Z_ENT, \($0.allColumns.map(\.name).joined(separator: ", ")) FROM \($0.name) ORDER BY 1" }
@@ -152,6 +153,7 @@ enum FastPathLibraryVersion: String, MigrationVersion, CaseIterable {
                 try await makeLibrary(at: url)
                 _ = try await migrate(url, path: path, filter: filter)
                 try await expectNoLeftovers(url)
+                try await expectEveryIndex(url, of: try Self.v2.get())
                 for query in queries {
                     #expect(try await storeRows(url, query) == reference[query], "\(path): \(query)")
                 }

@@ -150,6 +150,8 @@ enum StreamedShopVersion: String, MigrationVersion, CaseIterable {
                 .migrateStore(at: streamURL)
             try await expectNoLeftovers(setURL)
             try await expectNoLeftovers(streamURL)
+            try await expectEveryIndex(setURL, of: v2)
+            try await expectEveryIndex(streamURL, of: v2)
 
             let schema = StoreSchema(model: v2, dialect: setURL.engine.dialect)
             // Z_OPT counts saves, which differ between the two ways; everything else must not.

@@ -17,6 +17,7 @@ extension ManagedObjectContext {
         let sql = query.sql(join: compiler.joinClause, where: condition, orderBy: order.joined(separator: ", "),
                             limit: request.fetchLimit, offset: request.fetchOffset)
         let arguments = compiler.arguments
+        try await store.buildDeferredIndexes()
         let rows = try await store.database.read { try $0.rows(sql, arguments) }
         return try rows.map { try materialize($0, query: query) }
     }
@@ -30,6 +31,7 @@ extension ManagedObjectContext {
         let inner = query.sql(join: compiler.joinClause, where: condition, orderBy: nil, limit: request.fetchLimit, offset: request.fetchOffset)
         let sql = "SELECT count(*) FROM (\(inner)) counted"
         let arguments = compiler.arguments
+        try await store.buildDeferredIndexes()
         let count = try await store.database.read { try $0.scalar(sql, arguments) }
         return Int(count?.int64 ?? 0)
     }

@@ -114,6 +114,7 @@ extension ManagedObjectContext {
             } else if let pk = objectID.primaryKey {
                 let order = relationship.isOrdered ? orderColumn(for: relationship, in: object.entity).map { "t0.\($0), " } ?? "" : ""
                 let sql = query.sql(where: "t0.\(column) = \(d.placeholder(1))", orderBy: "\(order)t0.\(d.name("Z_PK"))", limit: nil, offset: 0)
+                try await store.buildDeferredIndexes()
                 let rows = try await store.database.read { try $0.rows(sql, [.integer(pk)]) }
                 saved = try rows.map { try materialize($0, query: query) }
             }
@@ -139,6 +140,7 @@ extension ManagedObjectContext {
                 let sql = query.sql(
                     join: "JOIN \(table.name) j ON j.\(theirs) = t0.\(d.name("Z_PK"))",
                     where: "j.\(mine) = \(d.placeholder(1))", orderBy: "\(order)t0.\(d.name("Z_PK"))", limit: nil, offset: 0)
+                try await store.buildDeferredIndexes()
                 let rows = try await store.database.read { try $0.rows(sql, [.integer(pk)]) }
                 saved = try rows.map { try materialize($0, query: query) }
             }

@@ -176,6 +176,8 @@ extension MigrationManager {
         }
 
         // Stage 3: validate every destination object against the model, then the policies' own checks.
+        // The bulk writes are done: indexes a workspace store deferred are built in one pass each.
+        try await destination.buildDeferredIndexes()
         try await validateDestination(counter: &counter)
         for mapping in mappings {
             let policy = policies[mapping.name]!

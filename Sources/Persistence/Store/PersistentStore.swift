@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// An open store: a database holding one model version's data in Core Data's layout.
 ///
@@ -24,17 +25,24 @@ public final class PersistentStore: Sendable {
         /// file once; a failed transaction is not rolled back, the file is discarded),
         /// PostgreSQL commits without waiting for its WAL (`synchronous_commit = off`).
         public var isDurable: Bool
+        /// Whether the secondary indexes (on foreign keys, `Z_ENT`, join destinations) wait
+        /// until they are needed: a store created with this option has none, so bulk writes
+        /// into it skip their upkeep. They are built at once, in one pass per index, by
+        /// ``PersistentStore/buildDeferredIndexes()`` or by the first fetch or to-many fault
+        /// that may look rows up by them.
+        public var defersIndexes: Bool
 
-        public init(createIfMissing: Bool = false, readerCount: Int = 2, readOnly: Bool = false, isDurable: Bool = true) {
+        public init(createIfMissing: Bool = false, readerCount: Int = 2, readOnly: Bool = false, isDurable: Bool = true, defersIndexes: Bool = false) {
             self.createIfMissing = createIfMissing
             self.readerCount = readerCount
             self.readOnly = readOnly
             self.isDurable = isDurable
+            self.defersIndexes = defersIndexes
         }
 
         /// A migration's workspace: created if missing, one connection (reads see the
-        /// batches just written), commits not synced.
-        public static let workspace = Options(createIfMissing: true, readerCount: 0, isDurable: false)
+        /// batches just written), commits not synced, indexes built after the bulk writes.
+        public static let workspace = Options(createIfMissing: true, readerCount: 0, isDurable: false, defersIndexes: true)
 
         public static let createIfMissing = Options(createIfMissing: true)
         public static let existingOnly = Options(createIfMissing: false)
@@ -53,9 +61,12 @@ public final class PersistentStore: Sendable {
     /// Where each entity's properties are in a row of a ``SelectQuery`` on its table (the
     /// same for every entity of a hierarchy, whose tables have the same columns).
     let rowLayouts: [String: EntityLayout.RowLayout]
+    /// Whether secondary indexes may be missing (``Options/defersIndexes``).
+    private let indexesDeferred: Mutex<Bool>
 
-    init(url: StoreURL, model: ManagedObjectModel, database: any Database, metadata: StoreMetadata, logger: Logger) {
+    init(url: StoreURL, model: ManagedObjectModel, database: any Database, metadata: StoreMetadata, logger: Logger, defersIndexes: Bool = false) {
         self.url = url
+        self.indexesDeferred = Mutex(defersIndexes)
         self.model = model
         let schema = StoreSchema(model: model, dialect: database.dialect)
         self.schema = schema
@@ -95,6 +106,24 @@ public final class PersistentStore: Sendable {
         case .postgres(let configuration):
             return try await openPostgres(url: url, configuration: configuration, model: model, options: options, logger: logger)
         }
+    }
+
+    /// Builds the secondary indexes that ``Options/defersIndexes`` left out; nothing when
+    /// they exist. Fetches and to-many faults call it before looking rows up by a foreign
+    /// key, so a store with deferred indexes never answers them by scanning a table per row.
+    ///
+    /// ```swift
+    /// let store = try await PersistentStore.open(url, model: model, options: .workspace, logger: logger)
+    /// // … bulk inserts …
+    /// try await store.buildDeferredIndexes()
+    /// ```
+    public func buildDeferredIndexes() async throws {
+        guard indexesDeferred.withLock({ $0 }) else { return }
+        let statements = schema.indexStatements()
+        try await database.write { connection in
+            for statement in statements { try connection.execute(statement) }
+        }
+        indexesDeferred.withLock { $0 = false }
     }
 
     /// Closes the store's connections now; the store cannot be used afterwards.
@@ -152,15 +181,15 @@ public final class PersistentStore: Sendable {
             let database = options.readOnly
                 ? try await SQLiteDatabase.open(path: SQLiteStoreFile.readOnlyURI(for: path), mode: .readOnly, readerCount: 0)
                 : try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: options.readerCount, isDurable: options.isDurable)
-            return PersistentStore(url: url, model: model, database: database, metadata: metadata, logger: logger)
+            return PersistentStore(url: url, model: model, database: database, metadata: metadata, logger: logger, defersIndexes: options.defersIndexes && !options.readOnly)
         }
         guard options.createIfMissing else {
             throw StoreError(.storeNotFound, "there is no store at \(path)", hint: "check the path, or create the store (e.g. `bookstore seed`)", store: url.description)
         }
         let metadata = StoreMetadata(model: model, storeType: url.storeType)
-        try SQLiteStoreFile.create(path: path, model: model, metadata: metadata)
+        try SQLiteStoreFile.create(path: path, model: model, metadata: metadata, includingIndexes: !options.defersIndexes)
         logger.info("created store", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(model.name)"])
         let database = try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: options.readerCount, isDurable: options.isDurable)
-        return PersistentStore(url: url, model: model, database: database, metadata: metadata, logger: logger)
+        return PersistentStore(url: url, model: model, database: database, metadata: metadata, logger: logger, defersIndexes: options.defersIndexes)
     }
 }

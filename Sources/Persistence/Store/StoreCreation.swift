@@ -2,9 +2,9 @@ import Foundation
 
 /// Writes an empty store for a model: schema, `Z_PRIMARYKEY` and `Z_METADATA`.
 enum StoreCreation {
-    static func create(model: ManagedObjectModel, metadata: StoreMetadata, on connection: any DatabaseConnection) throws {
+    static func create(model: ManagedObjectModel, metadata: StoreMetadata, on connection: any DatabaseConnection, includingIndexes: Bool = true) throws {
         let schema = StoreSchema(model: model, dialect: connection.dialect)
-        for statement in schema.createStatements() {
+        for statement in schema.createStatements(includingIndexes: includingIndexes) {
             try connection.execute(statement)
         }
         let d = connection.dialect

@@ -120,3 +120,26 @@ func withOpenStore<T>(_ url: StoreURL, model: ManagedObjectModel, _ body: (Persi
         throw error
     }
 }
+
+/// The names of the indexes the store at `url` has beside its primary keys, lower-cased.
+func storeIndexNames(_ url: StoreURL) async throws -> Set<String> {
+    let sql = url.engine == .postgres
+        ? "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname NOT LIKE '%_pkey'"
+        : "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
+    return Set(try await storeRows(url, sql).compactMap { $0.first?.text?.lowercased() })
+}
+
+/// The indexes a store of `model` is created with (foreign keys, `Z_ENT`, join destinations), lower-cased.
+func schemaIndexNames(_ model: ManagedObjectModel, engine: MigrationEngine) -> Set<String> {
+    let schema = StoreSchema(model: model, dialect: engine.dialect)
+    let indexes = schema.rootTables.flatMap { schema.indexes(of: $0) } + schema.allJoinTables.flatMap { schema.indexes(of: $0) }
+    return Set(indexes.map { $0.name.replacingOccurrences(of: "\"", with: "").lowercased() })
+}
+
+/// Expects the store at `url` to have every index a store of `model` is created with, and
+/// no other: a migration that deferred them while writing built them before handing over.
+func expectEveryIndex(_ url: StoreURL, of model: ManagedObjectModel, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    let expected = schemaIndexNames(model, engine: url.engine)
+    #expect(!expected.isEmpty, sourceLocation: sourceLocation)
+    #expect(try await storeIndexNames(url) == expected, sourceLocation: sourceLocation)
+}

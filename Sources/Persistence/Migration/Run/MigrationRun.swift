@@ -114,11 +114,16 @@ struct MigrationRun {
             } else {
                 try await runStreamed(index, from: current, to: output)
             }
-            // Hand the step's store over: no association table, the original's identity.
+            // Hand the step's store over: every index (the step's writes may have deferred
+            // them), no association table, the original's identity.
             let metadata = metadata(for: step.destination, original: original)
             try await workspace.withDatabase(output, isDurable: true) { database in
                 try await AssociationTable(database: database).drop()
-                try await database.write { try StoreCreation.writeMetadata(metadata, on: $0) }
+                let indexes = StoreSchema(model: step.destination, dialect: database.dialect).indexStatements()
+                try await database.write { connection in
+                    for statement in indexes { try connection.execute(statement) }
+                    try StoreCreation.writeMetadata(metadata, on: connection)
+                }
             }
             let next = try await workspace.swapIn(output, replacing: current)
             logger.info("migration stage", metadata: [
@@ -164,11 +169,17 @@ struct MigrationRun {
             throw MigrationError(.store, "the set-based step \(step.source.name) → \(step.destination.name) cannot read its source from its output",
                                  hint: "\(workspace.storeAfterFailure); report this with the output of `migrate --plan`", store: store.description)
         }
-        let created = try await PersistentStore.open(output, model: step.destination, options: .createIfMissing, logger: logger)
+        // Created without secondary indexes: they are built once the rows are in, before the validation reads.
+        let created = try await PersistentStore.open(output, model: step.destination, options: .workspace, logger: logger)
         await created.close()
+        let indexes = StoreSchema(model: step.destination, dialect: created.schema.dialect).indexStatements()
         let written = try await workspace.withDatabase(output, isDurable: false) { database in
             try await access.open(on: database)
-            let written = try await database.write { try setBased.run(on: $0, sourceSchema: access.schema) }
+            let written = try await database.write { connection in
+                let written = try setBased.run(on: connection, sourceSchema: access.schema)
+                for statement in indexes { try connection.execute(statement) }
+                return written
+            }
             try await access.close(on: database)
             return written
         }

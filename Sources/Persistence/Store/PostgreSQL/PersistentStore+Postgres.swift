@@ -11,7 +11,7 @@ extension PersistentStore {
             warnIfCaseFoldingIsASCIIOnly(ctype, url: url, logger: logger)
             if let metadata = existing {
                 try check(metadata, isCompatibleWith: model, store: url)
-                return PersistentStore(url: url, model: model, database: database, metadata: metadata, logger: logger)
+                return PersistentStore(url: url, model: model, database: database, metadata: metadata, logger: logger, defersIndexes: options.defersIndexes && !options.readOnly)
             }
             guard options.createIfMissing, !options.readOnly else { throw notFound(url, configuration) }
             let metadata = StoreMetadata(model: model, storeType: url.storeType)
@@ -20,7 +20,7 @@ extension PersistentStore {
                 try await database.write { connection in
                     let schemaExists = try connection.scalar("SELECT 1 FROM pg_namespace WHERE nspname = $1", [.text(configuration.schema)]) != nil
                     if !schemaExists { try connection.execute("CREATE SCHEMA \(configuration.quotedSchema)") }
-                    try StoreCreation.create(model: model, metadata: metadata, on: connection)
+                    try StoreCreation.create(model: model, metadata: metadata, on: connection, includingIndexes: !options.defersIndexes)
                 }
             } catch let error as DatabaseError where error.sqlState == "42P07" || error.sqlState == "23505" {
                 // Another process created the store (or the schema) meanwhile: open what it made.
@@ -29,13 +29,13 @@ extension PersistentStore {
                                      hint: "its tables clash with tables already there; use an empty schema (?schema=NAME)", store: url.description, underlying: error)
                 }
                 try check(existing, isCompatibleWith: model, store: url)
-                return PersistentStore(url: url, model: model, database: database, metadata: existing, logger: logger)
+                return PersistentStore(url: url, model: model, database: database, metadata: existing, logger: logger, defersIndexes: options.defersIndexes)
             } catch let error as DatabaseError {
                 throw StoreError(.database, "cannot create a store in schema '\(configuration.schema)' of database '\(configuration.databaseDescription)' at \(configuration.serverDescription)",
                                  hint: "check that the user may create schemas and tables there", store: url.description, underlying: error)
             }
             logger.info("created store", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(model.name)"])
-            return PersistentStore(url: url, model: model, database: database, metadata: metadata, logger: logger)
+            return PersistentStore(url: url, model: model, database: database, metadata: metadata, logger: logger, defersIndexes: options.defersIndexes)
         } catch {
             await database.close()
             throw error

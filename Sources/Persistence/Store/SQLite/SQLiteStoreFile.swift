@@ -44,7 +44,7 @@ enum SQLiteStoreFile {
 
     /// Creates the store in a temporary file beside `path`, then links it into place,
     /// so a crash never leaves a half-created store under the real name.
-    static func create(path: String, model: ManagedObjectModel, metadata: StoreMetadata) throws {
+    static func create(path: String, model: ManagedObjectModel, metadata: StoreMetadata, includingIndexes: Bool = true) throws {
         let url = URL(fileURLWithPath: path)
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).creating-\(UUID().uuidString)").path
         defer {
@@ -56,7 +56,7 @@ enum SQLiteStoreFile {
             let connection = try SQLiteConnection(path: temporary, mode: .readWriteCreate)
             try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL")
             try connection.transaction {
-                try StoreCreation.create(model: model, metadata: metadata, on: connection)
+                try StoreCreation.create(model: model, metadata: metadata, on: connection, includingIndexes: includingIndexes)
             }
             // Fold the WAL into the file so the rename moves the whole store.
             try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")

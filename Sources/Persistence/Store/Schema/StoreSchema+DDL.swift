@@ -9,18 +9,28 @@ public struct StoreIndex: Sendable, Hashable {
 extension StoreSchema {
     /// The statements that create an empty store for this model: entity tables, join
     /// tables, indexes and Core Data's bookkeeping tables.
-    public func createStatements() -> [String] {
+    ///
+    /// - Parameter includingIndexes: `false` leaves out the secondary indexes (foreign keys,
+    ///   `Z_ENT`, join destinations), for a store filled in bulk first; ``indexStatements()``
+    ///   creates them afterwards.
+    public func createStatements(includingIndexes: Bool = true) -> [String] {
         var statements: [String] = []
         for table in rootTables {
             statements.append(createTableStatement(for: table))
-            statements.append(contentsOf: indexes(of: table).map(createIndexStatement))
+            if includingIndexes { statements.append(contentsOf: indexes(of: table).map { createIndexStatement($0) }) }
         }
         for join in allJoinTables {
             statements.append(createTableStatement(for: join))
-            statements.append(contentsOf: indexes(of: join).map(createIndexStatement))
+            if includingIndexes { statements.append(contentsOf: indexes(of: join).map { createIndexStatement($0) }) }
         }
         statements.append(contentsOf: Self.bookkeepingStatements(dialect))
         return statements
+    }
+
+    /// `CREATE INDEX IF NOT EXISTS` for every secondary index of the model's tables: what
+    /// ``createStatements(includingIndexes:)`` left out, and nothing where they exist.
+    public func indexStatements() -> [String] {
+        (rootTables.flatMap { indexes(of: $0) } + allJoinTables.flatMap { indexes(of: $0) }).map { createIndexStatement($0, ifNotExists: true) }
     }
 
     /// The type of a column as the DDL declares it.
@@ -68,8 +78,8 @@ extension StoreSchema {
         [StoreIndex(name: "\(join.name)_\(join.destinationColumn)_\(dialect.name("INDEX"))", table: join.name, columns: [join.destinationColumn, join.sourceColumn])]
     }
 
-    func createIndexStatement(_ index: StoreIndex) -> String {
-        "CREATE INDEX \(index.name) ON \(index.table) (\(index.columns.joined(separator: ", ")))"
+    func createIndexStatement(_ index: StoreIndex, ifNotExists: Bool = false) -> String {
+        "CREATE INDEX \(ifNotExists ? "IF NOT EXISTS " : "")\(index.name) ON \(index.table) (\(index.columns.joined(separator: ", ")))"
     }
 
     /// `Z_PRIMARYKEY`, `Z_METADATA` and `Z_MODELCACHE`, as Core Data creates them.
