@@ -37,6 +37,11 @@ protocol MigrationWorkspace: AnyObject {
     /// What a failed run leaves, for the hints of its errors.
     var storeAfterFailure: String { get }
 
+    /// How a step's output store is opened: created if missing, one connection, commits
+    /// not synced (``PersistentStore/Options/workspace``), and whether its secondary
+    /// indexes wait until the bulk writes are done, which pays on one engine and not the other.
+    var outputOptions: PersistentStore.Options { get }
+
     /// Where consecutive in-place steps run, in one transaction, when the previous step
     /// left `current`; `isStore` says it is the store itself, so a commit there is final.
     func inPlaceTarget(from current: StoreURL, firstStep: Int) async throws -> (url: StoreURL, isStore: Bool)

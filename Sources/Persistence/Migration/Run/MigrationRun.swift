@@ -112,7 +112,7 @@ struct MigrationRun {
             if case .setBased(let setBased) = step.work {
                 try await runSetBased(setBased, index: index, from: current, to: output, in: workspace)
             } else {
-                try await runStreamed(index, from: current, to: output)
+                try await runStreamed(index, from: current, to: output, options: workspace.outputOptions)
             }
             // Hand the step's store over: every index (the step's writes may have deferred
             // them), no association table, the original's identity.
@@ -141,7 +141,7 @@ struct MigrationRun {
     }
 
     /// Each mapping model of the step in turn, through the step's migration manager.
-    private func runStreamed(_ index: Int, from current: StoreURL, to output: StoreURL) async throws {
+    private func runStreamed(_ index: Int, from current: StoreURL, to output: StoreURL, options: PersistentStore.Options) async throws {
         let step = plan.steps[index]
         let stepCount = plan.steps.count
         let migrator = self.migrator
@@ -149,7 +149,7 @@ struct MigrationRun {
         for (pass, mapping) in step.mappingModels.enumerated() {
             let manager = step.managerType.init(configuration: MigrationManager.Configuration(
                 sourceModel: step.source, destinationModel: step.destination, mappingModel: mapping,
-                policies: migrator.chain.policies, batchSize: migrator.batchSize, destinationOptions: .workspace,
+                policies: migrator.chain.policies, batchSize: migrator.batchSize, destinationOptions: options,
                 logger: migrator.logger(forStep: index, of: stepCount, step)))
             manager.setProgressHandler { progress in
                 guard let progress = progress.pass(pass, of: passes) else { return }
@@ -169,8 +169,8 @@ struct MigrationRun {
             throw MigrationError(.store, "the set-based step \(step.source.name) → \(step.destination.name) cannot read its source from its output",
                                  hint: "\(workspace.storeAfterFailure); report this with the output of `migrate --plan`", store: store.description)
         }
-        // Created without secondary indexes: they are built once the rows are in, before the validation reads.
-        let created = try await PersistentStore.open(output, model: step.destination, options: .workspace, logger: logger)
+        // Indexes the workspace defers are built once the rows are in, before the validation reads.
+        let created = try await PersistentStore.open(output, model: step.destination, options: workspace.outputOptions, logger: logger)
         await created.close()
         let indexes = StoreSchema(model: step.destination, dialect: created.schema.dialect).indexStatements()
         let written = try await workspace.withDatabase(output, isDurable: false) { database in

@@ -41,6 +41,15 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
 
     var storeAfterFailure: String { "the store is whole at the version of its last completed step" }
 
+    /// Indexes kept up while writing: rows arrive in key order, which a B-tree appends
+    /// cheaply, while building an index afterwards reads the whole new table once more
+    /// (measured by the benchmark: streamed steps slower with deferred indexes).
+    var outputOptions: PersistentStore.Options {
+        var options = PersistentStore.Options.workspace
+        options.defersIndexes = false
+        return options
+    }
+
     private var shadowPrefix: String { "\(configuration.schema)_migrating_" }
 
     private func configuration(of url: StoreURL) -> PostgresConfiguration {

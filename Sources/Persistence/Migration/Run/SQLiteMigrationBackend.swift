@@ -68,6 +68,10 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
 
     var storeAfterFailure: String { "the store was not changed" }
 
+    /// Indexes built after the bulk writes: one sorted pass each, cheaper than keeping them
+    /// up row by row (measured by the benchmark: a 2 M-row entity mapping about a fifth faster).
+    var outputOptions: PersistentStore.Options { .workspace }
+
     private func file(_ url: StoreURL) -> String {
         guard case .sqlite(let file) = url.kind else { preconditionFailure("a SQLite migration writes SQLite files") }
         return file == store.sqlitePath ? path : file
