@@ -21,20 +21,12 @@ struct DeferredIndexTests {
         return book
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func aFetchBuildsTheIndexesAWorkspaceStoreDeferred(engine: MigrationEngine) async throws {
-        let model = try LibraryModel.make()
+    /// Opens a new store of `engine` with the workspace options, runs `body`, closes it.
+    func withWorkspaceStore(_ engine: MigrationEngine, model: ManagedObjectModel, _ body: (PersistentStore, StoreURL) async throws -> Void) async throws {
         try await engine.withStoreURL { url in
             let store = try await PersistentStore.open(url, model: model, options: .workspace, logger: testLogger)
             do {
-                _ = try await fill(store)
-                #expect(try await storeIndexNames(url).isEmpty, "bulk writes into a workspace store keep no index up to date")
-                let context = ManagedObjectContext(store: store, logger: testLogger)
-                let pages = try await context.fetch(FetchRequest(entityName: "Page", predicate: try Predicate(format: "book.title == %@", "A")))
-                #expect(pages.count == 2)
-                try await expectEveryIndex(url, of: model)
-                try await store.buildDeferredIndexes()
-                try await expectEveryIndex(url, of: model)
+                try await body(store, url)
             } catch {
                 await store.close()
                 throw error
@@ -44,23 +36,31 @@ struct DeferredIndexTests {
     }
 
     @Test(arguments: MigrationEngine.allCases)
+    func aFetchBuildsTheIndexesAWorkspaceStoreDeferred(engine: MigrationEngine) async throws {
+        let model = try LibraryModel.make()
+        try await withWorkspaceStore(engine, model: model) { store, url in
+            _ = try await fill(store)
+            #expect(try await storeIndexNames(url).isEmpty, "bulk writes into a workspace store keep no index up to date")
+            let context = ManagedObjectContext(store: store, logger: testLogger)
+            let pages = try await context.fetch(FetchRequest(entityName: "Page", predicate: try Predicate(format: "book.title == %@", "A")))
+            #expect(pages.count == 2)
+            try await expectEveryIndex(url, of: model)
+            try await store.buildDeferredIndexes()
+            try await expectEveryIndex(url, of: model)
+        }
+    }
+
+    @Test(arguments: MigrationEngine.allCases)
     func aToManyFaultBuildsThemToo(engine: MigrationEngine) async throws {
         let model = try LibraryModel.make()
-        try await engine.withStoreURL { url in
-            let store = try await PersistentStore.open(url, model: model, options: .workspace, logger: testLogger)
-            do {
-                let book = try await fill(store)
-                let key = try #require(book.objectID.primaryKey)
-                let context = ManagedObjectContext(store: store, logger: testLogger)
-                let fresh = try await context.existingObject(with: try context.objectID(entityName: "Book", primaryKey: key))
-                #expect(try await storeIndexNames(url).isEmpty, "a look-up by primary key needs no secondary index")
-                #expect(try await fresh.destinations(forKey: "pages").count == 2)
-                try await expectEveryIndex(url, of: model)
-            } catch {
-                await store.close()
-                throw error
-            }
-            await store.close()
+        try await withWorkspaceStore(engine, model: model) { store, url in
+            let book = try await fill(store)
+            let key = try #require(book.objectID.primaryKey)
+            let context = ManagedObjectContext(store: store, logger: testLogger)
+            let fresh = try await context.existingObject(with: try context.objectID(entityName: "Book", primaryKey: key))
+            #expect(try await storeIndexNames(url).isEmpty, "a look-up by primary key needs no secondary index")
+            #expect(try await fresh.destinations(forKey: "pages").count == 2)
+            try await expectEveryIndex(url, of: model)
         }
     }
 
