@@ -172,7 +172,7 @@ struct MigrationRun {
         // Indexes the workspace defers are built once the rows are in, before the validation reads.
         let created = try await PersistentStore.open(output, model: step.destination, options: workspace.outputOptions, logger: logger)
         await created.close()
-        let indexes = StoreSchema(model: step.destination, dialect: created.schema.dialect).indexStatements()
+        let indexes = created.schema.indexStatements()
         let written = try await workspace.withDatabase(output, isDurable: false) { database in
             try await access.open(on: database)
             let written = try await database.write { connection in
