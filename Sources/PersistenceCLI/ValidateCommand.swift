@@ -50,10 +50,10 @@ struct ValidateCommand: AsyncParsableCommand {
                 let directory = URL(fileURLWithPath: mappings)
                 var isDirectory: ObjCBool = false
                 if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue {
-                    mappingFiles = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
-                        .filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted().map { directory.appendingPathComponent($0) }
+                    mappingFiles = MappingModel.mappingFileNames((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
+                        .map { directory.appendingPathComponent($0) }
                 } else {
-                    problems.append("\(mappings): there is no folder of mapping files here. Name the folder that holds the *.json mapping files")
+                    problems.append("\(mappings): there is no folder of mapping files here. Name the folder that holds the mapping models (*.json, *.xcmappingmodel)")
                 }
             }
             var policies: [String] = []

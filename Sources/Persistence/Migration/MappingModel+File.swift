@@ -21,19 +21,17 @@ extension MappingModel {
     ///   entity, mapping type or property, and expressions that do not parse (with the
     ///   column); and whatever ``check(source:destination:)`` finds.
     public init(contentsOf url: URL, versions: VersionedModel) throws(MigrationError) {
+        if Self.isXcodeMappingModel(url) {
+            try self.init(xcodeMappingModelAt: url, versions: versions)
+            return
+        }
         let file = Self.fileLabel(for: url)
         let data: Data
         do {
             data = try Data(contentsOf: url)
         } catch {
-            // The reason without the path, which messages never show.
-            let reason = switch (error as? CocoaError)?.code {
-            case .fileReadNoSuchFile?, .fileNoSuchFile?: "there is no such file"
-            case .fileReadNoPermission?: "permission denied"
-            default: "error \((error as NSError).code)"
-            }
             throw MigrationError(
-                .invalidMappingModel, "cannot read the mapping model file (\(reason))",
+                .invalidMappingModel, "cannot read the mapping model file (\(Self.readFailure(error)))",
                 hint: "Check that the file exists and is readable", file: file)
         }
         try self.init(fileData: data, name: url.deletingPathExtension().lastPathComponent, file: file, versions: versions)
@@ -59,6 +57,12 @@ extension MappingModel {
     /// // Mappings/Model3To4.json:12: PublicationToPublication.title: …
     /// ```
     public static func problems(inFileAt url: URL, versions: VersionedModel) -> [MigrationError] {
+        if isXcodeMappingModel(url) {
+            switch readXcode(at: url, versions: versions) {
+            case .success: return []
+            case .failure(let problems): return problems.problems
+            }
+        }
         let data: Data
         do {
             data = try Data(contentsOf: url)
@@ -101,16 +105,25 @@ extension MappingModel {
         } catch {
             return failure([error])
         }
-        var builder = MappingFileReader(source: source, destination: destination, file: file)
-        let mappings = builder.entityMappings(contents.entityMappings)
-        if !builder.problems.isEmpty { return failure(builder.problems) }
-        let mapping = MappingModel(name: name, source: source, destination: destination, entityMappings: mappings, file: file)
-        let problems = mapping.problems(source: source, destination: destination)
-        return problems.isEmpty ? .success(mapping) : failure(problems)
+        return read(contents.entityMappings, source: source, destination: destination, name: name, file: file) { $0.locating(in: data) }
     }
 
-    /// Loads every `*.json` mapping file in a folder, sorted by name; a folder that does not
-    /// exist holds none.
+    /// Resolves and checks the entity mappings of a file, whatever its format: the mapping
+    /// model, or every problem, each passed through `locate` to give it its line.
+    static func read(
+        _ entries: [MappingModelFile.Entity], source: ManagedObjectModel, destination: ManagedObjectModel, name: String, file: String?,
+        locate: (MigrationError) -> MigrationError
+    ) -> Result<MappingModel, FileProblems> {
+        var builder = MappingFileReader(source: source, destination: destination, file: file)
+        let mappings = builder.entityMappings(entries)
+        if !builder.problems.isEmpty { return .failure(FileProblems(problems: builder.problems.map(locate))) }
+        let mapping = MappingModel(name: name, source: source, destination: destination, entityMappings: mappings, file: file)
+        let problems = mapping.problems(source: source, destination: destination)
+        return problems.isEmpty ? .success(mapping) : .failure(FileProblems(problems: problems.map(locate)))
+    }
+
+    /// Loads every mapping model in a folder, `*.json` files and Xcode's `*.xcmappingmodel`
+    /// folders, sorted by name; a folder that does not exist holds none.
     ///
     /// ```swift
     /// let mappings = try MappingModel.load(directory: URL(fileURLWithPath: "Migrations/Mappings"), versions: versions)
@@ -128,7 +141,7 @@ extension MappingModel {
         guard isDirectory.boolValue else {
             throw MigrationError(
                 .invalidMappingModel, "the mappings path is a file, not a folder",
-                hint: "Point it at the folder that holds the *.json mapping files", file: directory.lastPathComponent)
+                hint: "Point it at the folder that holds the mapping models (*.json, *.xcmappingmodel)", file: directory.lastPathComponent)
         }
         let names: [String]
         do {
@@ -139,11 +152,17 @@ extension MappingModel {
                 hint: "Check that the folder is readable", file: directory.lastPathComponent)
         }
         var result: [MappingModel] = []
-        for name in names.filter({ $0.hasSuffix(".json") && !$0.hasPrefix(".") }).sorted() {
+        for name in mappingFileNames(names) {
             let mapping = try MappingModel(contentsOf: directory.appendingPathComponent(name), versions: versions)
             result.append(mapping)
         }
         return result
+    }
+
+    /// The mapping models among the names in a folder, sorted: JSON files and Xcode's
+    /// `.xcmappingmodel` folders, hidden ones left out.
+    public static func mappingFileNames(_ names: [String]) -> [String] {
+        names.filter { ($0.hasSuffix(".json") || $0.hasSuffix(".xcmappingmodel")) && !$0.hasPrefix(".") }.sorted()
     }
 
     /// The mapping model in the mapping file format: keys in the documented order,

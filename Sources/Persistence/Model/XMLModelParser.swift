@@ -270,26 +270,8 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
     fileprivate func malformed(_ error: Error?, line: Int) -> ModelError {
         ModelError(
             .malformedXML,
-            "the model file is not well-formed XML (\(Self.describe(error))); fix the XML or re-save the model in Xcode",
+            "the model file is not well-formed XML (\(XMLParser.describe(error))); fix the XML or re-save the model in Xcode",
             file: file, line: max(line, 1))  // libxml2 says line 0 for an empty document
-    }
-
-    /// FoundationXML on Linux gives errors without a description, so name the common codes.
-    private static func describe(_ error: Error?) -> String {
-        guard let error else { return "unknown parser error" }
-        let code = (error as NSError).code
-        switch XMLParser.ErrorCode(rawValue: code) {
-        case .tagNameMismatchError?: return "an end tag does not match its start tag"
-        case .prematureDocumentEndError?: return "the document ends too early"
-        case .attributeRedefinedError?: return "an attribute is given twice"
-        case .gtRequiredError?: return "a tag is not closed with '>'"
-        case .ltRequiredError?: return "expected '<'"
-        case .attributeNotStartedError?, .attributeNotFinishedError?: return "an attribute value is not quoted"
-        case .entityRefLoopError?, .entityReferenceMissingSemiError?, .undeclaredEntityError?:
-            return "an '&' that does not start a valid entity such as &amp;"
-        case .emptyDocumentError?: return "the document is empty"
-        default: return "XML parser error \(code)"
-        }
     }
 
     private static func hint(for type: AttributeType, key: String) -> String {

@@ -8,6 +8,8 @@ import Testing
 enum CoreDataFixtures {
     static let folder = ModelFixtures.repositoryRoot.appendingPathComponent("Tests/Fixtures/CoreData/ColourPosts")
     static let mappings = folder.appendingPathComponent("Mappings")
+    /// The project's own mapping models, as Xcode saved them.
+    static let xcodeMappings = folder.appendingPathComponent("XcodeMappings")
 
     /// The example's versions, in chain order.
     static let versionNames = ["CoreDataMigration_Example", "CoreDataMigration_Example 2", "CoreDataMigration_Example 3", "CoreDataMigration_Example 4"]
@@ -25,11 +27,13 @@ enum CoreDataFixtures {
 
     static func models() throws -> VersionedModel { try VersionedModel(contentsOf: ModelFixtures.colourPosts) }
 
-    /// The chain 1 → 2 → 3 → 4 with the example's mapping files and its policy.
-    static func chain() throws -> MigrationChain {
+    /// The chain 1 → 2 → 3 → 4 with the example's mapping files (ours in JSON, or the
+    /// project's `.xcmappingmodel` folders) and its policy, registered under the name each names.
+    static func chain(mappings: URL = mappings) throws -> MigrationChain {
         let models = try models()
         var policies = MigrationPolicies()
         policies.register(ColorFromPostMigrationPolicy.self)
+        policies.register(ColorFromPostMigrationPolicy.self, as: "Post2ToPost3MigrationPolicy")
         return MigrationChain(models: models, mappingModels: try MappingModel.load(directory: mappings, versions: models), policies: policies)
     }
 
