@@ -20,7 +20,7 @@ struct MigrateCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The model's .xcdatamodeld folder.", valueName: "path"))
     var models: String
 
-    @Option(name: .long, help: ArgumentHelp("The folder of *.json mapping files.", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("The folder of mapping models: *.json files and Xcode's *.xcmappingmodel folders.", valueName: "dir"))
     var mappings: String?
 
     @Option(name: .long, help: ArgumentHelp("The store URL: sqlite:///path or postgres://user@host/database[?schema=NAME].", valueName: "url"))

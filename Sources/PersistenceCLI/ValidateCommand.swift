@@ -8,7 +8,7 @@ struct ValidateCommand: AsyncParsableCommand {
         commandName: "validate",
         abstract: "Load and check every model version and mapping file; report every problem with its file and line.",
         discussion: """
-            Checks each .xcdatamodel, .xccurrentversion, each *.json mapping file against the two versions it \
+            Checks each .xcdatamodel, .xccurrentversion, each mapping model (*.json, *.xcmappingmodel) against the two versions it \
             names (key paths, types, look-ups, filters), and that every step between consecutive versions has a \
             mapping file or can be inferred. Exits non-zero when there is any problem. Touches no store.
             """
@@ -19,7 +19,7 @@ struct ValidateCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The model's .xcdatamodeld folder.", valueName: "path"))
     var models: String
 
-    @Option(name: .long, help: ArgumentHelp("The folder of *.json mapping files.", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("The folder of mapping models: *.json files and Xcode's *.xcmappingmodel folders.", valueName: "dir"))
     var mappings: String?
 
     func run() async throws {

@@ -143,10 +143,12 @@ struct MappingFileTests {
               "lastName": null
             },
             "relationships": { "pages": { "value": "FUNCTION($manager, \"destinationInstancesForEntityMappingNamed:sourceInstances:\", \"PageToPage\", $source.pages)", "userInfo": { "b": "2" } } },
-            "userInfo": { "note": "all \"keys\"\n\ttabs, é, \u0001", "z": "", "a": "first" }
+            "userInfo": { "note": "all \"keys\"\n\ttabs, é, \u0001", "z": "", "a": "first", "batch": 250, "ratio": 0.25, "strict": true }
             """#)
         let original = try MappingModel(contentsOf: MappingFixtures.write(json, named: "Original", in: folder), versions: MappingFixtures.versions())
-        #expect(original.entityMappings[0].userInfo == ["note": "all \"keys\"\n\ttabs, é, \u{1}", "z": "", "a": "first"])
+        #expect(original.entityMappings[0].userInfo == [
+            "note": "all \"keys\"\n\ttabs, é, \u{1}", "z": "", "a": "first", "batch": .integer(250), "ratio": .double(0.25), "strict": .bool(true),
+        ], "numbers and Booleans stay what they are")
         let copyURL = folder.appendingPathComponent("Copy.json")
         try original.write(to: copyURL)
         let copy = try MappingModel(contentsOf: copyURL, versions: MappingFixtures.versions())
@@ -168,6 +170,7 @@ struct MappingFileTests {
         #expect((attributes["title"] as? [String: Any])?["userInfo"] as? [String: String] == ["a": "1"])
         let text = try String(contentsOf: copyURL, encoding: .utf8)
         #expect(!text.contains("\\/"))
+        #expect(text.contains(#""batch": 250,"#) && text.contains(#""ratio": 0.25,"#) && text.contains(#""strict": true"#), "\(text)")
     }
 
     @Test("a written file keeps the documented key order and the destination's property order")

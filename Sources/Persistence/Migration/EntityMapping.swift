@@ -33,12 +33,12 @@ public struct EntityMapping: Sendable, Hashable {
     public var relationshipMappings: [PropertyMapping]
     /// The registered name of the ``EntityMigrationPolicy`` to run, if any.
     public var policyName: String?
-    public var userInfo: [String: String]
+    public var userInfo: [String: AttributeValue]
 
     public init(
         name: String, type: MappingType, sourceEntityName: String?, destinationEntityName: String?,
         sourceFilter: Predicate? = nil, attributeMappings: [PropertyMapping] = [], relationshipMappings: [PropertyMapping] = [],
-        policyName: String? = nil, userInfo: [String: String] = [:]
+        policyName: String? = nil, userInfo: [String: AttributeValue] = [:]
     ) {
         self.name = name
         self.type = type

@@ -208,7 +208,7 @@ extension MappingModel {
             guard !list.isEmpty else { return nil }
             return MappingModelFile.PropertyMap(list.map { property in
                 MappingModelFile.PropertyMap.Entry(name: property.name, property: MappingModelFile.Property(
-                    value: property.valueExpression?.format, userInfo: property.userInfo.isEmpty ? nil : property.userInfo))
+                    value: property.valueExpression?.format, userInfo: property.userInfo.isEmpty ? nil : property.userInfo.mapValues(MappingModelFile.UserInfoValue.init)))
             })
         }
         return MappingModelFile.Entity(
@@ -216,7 +216,7 @@ extension MappingModel {
             destination: mapping.destinationEntityName, policy: mapping.policyName,
             sourceFilter: mapping.sourceFilter?.predicateFormat,
             attributes: properties(mapping.attributeMappings), relationships: properties(mapping.relationshipMappings),
-            userInfo: mapping.userInfo.isEmpty ? nil : mapping.userInfo)
+            userInfo: mapping.userInfo.isEmpty ? nil : mapping.userInfo.mapValues(MappingModelFile.UserInfoValue.init))
     }
 
     private static func version(_ name: String, key: String, in versions: VersionedModel, file: String?) throws(MigrationError) -> ManagedObjectModel {
@@ -393,7 +393,7 @@ private struct MappingFileReader {
         return EntityMapping(
             name: name, type: type, sourceEntityName: entry.source, destinationEntityName: entry.destination,
             sourceFilter: sourceFilter, attributeMappings: attributes, relationshipMappings: relationships,
-            policyName: entry.policy, userInfo: entry.userInfo ?? [:])
+            policyName: entry.policy, userInfo: entry.userInfo?.mapValues(\.value) ?? [:])
     }
 
     /// The entity named `name` on one side; `nil` (and a problem) when it does not exist.
@@ -444,7 +444,7 @@ private struct MappingFileReader {
                     continue
                 }
             }
-            result.append(PropertyMapping(name: name, valueExpression: expression, userInfo: entry.userInfo ?? [:]))
+            result.append(PropertyMapping(name: name, valueExpression: expression, userInfo: entry.userInfo?.mapValues(\.value) ?? [:]))
         }
         return result.sorted { order.firstIndex(of: $0.name)! < order.firstIndex(of: $1.name)! }
     }

@@ -310,24 +310,18 @@ private struct XcodeMappingTranslator {
     }
 
     /// The user info dictionary archived in `userinfodata`.
-    mutating func userInfo(_ object: XcodeMappingDocument.Object, entityMapping: String, property: String?) -> [String: String]? {
+    mutating func userInfo(_ object: XcodeMappingDocument.Object, entityMapping: String, property: String?) -> [String: MappingModelFile.UserInfoValue]? {
         guard let archived = object.data("userinfodata") else { return nil }
-        let hint = "Check the user info in Xcode: keys and values must be strings or numbers"
+        let hint = "Check the user info in Xcode: its values must be strings, numbers, Booleans or dates"
         guard let data = archived else {
             report("the user info (userinfodata) is not base64", line: object.line, entityMapping: entityMapping, property: property, hint: hint)
             return nil
         }
         do throws(KeyedArchive.Failure) {
             let archive = try KeyedArchive(data)
-            var result: [String: String] = [:]
+            var result: [String: MappingModelFile.UserInfoValue] = [:]
             for (key, item) in try archive.entries(of: archive.root) {
-                switch try archive.attributeValue(of: item) {
-                case .string(let text): result[key] = text
-                case .integer(let number): result[key] = String(number)
-                case .double(let number): result[key] = String(number)
-                case .bool(let flag): result[key] = flag ? "YES" : "NO"
-                case let other: result[key] = other.description
-                }
+                result[key] = MappingModelFile.UserInfoValue(try archive.attributeValue(of: item))
             }
             return result.isEmpty ? nil : result
         } catch {

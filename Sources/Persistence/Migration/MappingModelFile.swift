@@ -49,7 +49,7 @@ struct MappingModelFile: Codable, Hashable {
         var attributes: PropertyMap?
         /// Destination relationship name → value.
         var relationships: PropertyMap?
-        var userInfo: [String: String]?
+        var userInfo: [String: UserInfoValue]?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case name, type, source, destination, policy, sourceFilter, attributes, relationships, userInfo
@@ -58,7 +58,7 @@ struct MappingModelFile: Codable, Hashable {
         init(
             name: String, type: String, source: String? = nil, destination: String? = nil, policy: String? = nil,
             sourceFilter: String? = nil, attributes: PropertyMap? = nil, relationships: PropertyMap? = nil,
-            userInfo: [String: String]? = nil
+            userInfo: [String: UserInfoValue]? = nil
         ) {
             self.name = name
             self.type = type
@@ -82,7 +82,7 @@ struct MappingModelFile: Codable, Hashable {
             sourceFilter = try container.decodeIfPresent(String.self, forKey: .sourceFilter)
             attributes = try container.decodeIfPresent(PropertyMap.self, forKey: .attributes)
             relationships = try container.decodeIfPresent(PropertyMap.self, forKey: .relationships)
-            userInfo = try container.decodeIfPresent([String: String].self, forKey: .userInfo)
+            userInfo = try container.decodeIfPresent([String: UserInfoValue].self, forKey: .userInfo)
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -137,13 +137,13 @@ struct MappingModelFile: Codable, Hashable {
     /// default), or `{ "value": "$source.title", "userInfo": { … } }`.
     struct Property: Codable, Hashable {
         var value: String?
-        var userInfo: [String: String]?
+        var userInfo: [String: UserInfoValue]?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case value, userInfo
         }
 
-        init(value: String?, userInfo: [String: String]? = nil) {
+        init(value: String?, userInfo: [String: UserInfoValue]? = nil) {
             self.value = value
             self.userInfo = userInfo
         }
@@ -166,7 +166,7 @@ struct MappingModelFile: Codable, Hashable {
                 }
                 self.init(
                     value: try container.decodeIfPresent(String.self, forKey: .value),
-                    userInfo: try container.decodeIfPresent([String: String].self, forKey: .userInfo))
+                    userInfo: try container.decodeIfPresent([String: UserInfoValue].self, forKey: .userInfo))
             }
         }
 
@@ -179,6 +179,42 @@ struct MappingModelFile: Codable, Hashable {
             } else {
                 var single = encoder.singleValueContainer()
                 if let value { try single.encode(value) } else { try single.encodeNil() }
+            }
+        }
+    }
+
+    /// A user info value: a string, a number or a Boolean, as JSON has them.
+    struct UserInfoValue: Codable, Hashable {
+        var value: AttributeValue
+
+        init(_ value: AttributeValue) {
+            self.value = value
+        }
+
+        init(from decoder: any Decoder) throws {
+            let single = try decoder.singleValueContainer()
+            if let text = try? single.decode(String.self) {
+                value = .string(text)
+            } else if let flag = try? single.decode(Bool.self) {
+                value = .bool(flag)
+            } else if let number = try? single.decode(Int64.self) {
+                value = .integer(number)
+            } else if let number = try? single.decode(Double.self) {
+                value = .double(number)
+            } else {
+                throw DecodingError.typeMismatch(UserInfoValue.self, DecodingError.Context(
+                    codingPath: decoder.codingPath, debugDescription: "a user info value must be a string, a number or true/false"))
+            }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var single = encoder.singleValueContainer()
+            switch value {
+            case .integer(let number): try single.encode(number)
+            case .double(let number): try single.encode(number)
+            case .bool(let flag): try single.encode(flag)
+            case .string(let text): try single.encode(text)
+            case let other: try single.encode(other.description)
             }
         }
     }
@@ -227,7 +263,7 @@ extension MappingModelFile.Entity {
         }
         if let attributes { members.append(("attributes", attributes.json)) }
         if let relationships { members.append(("relationships", relationships.json)) }
-        if let userInfo { members.append(("userInfo", JSONText.strings(userInfo))) }
+        if let userInfo { members.append(("userInfo", JSONText.userInfo(userInfo))) }
         return .object(members)
     }
 }
@@ -237,7 +273,7 @@ extension MappingModelFile.PropertyMap {
         .object(entries.map { entry in
             let value: JSONText = entry.property.value.map { .string($0) } ?? .null
             guard let userInfo = entry.property.userInfo, !userInfo.isEmpty else { return (entry.name, value) }
-            return (entry.name, .object([("value", value), ("userInfo", JSONText.strings(userInfo))]))
+            return (entry.name, .object([("value", value), ("userInfo", JSONText.userInfo(userInfo))]))
         })
     }
 }
@@ -245,12 +281,23 @@ extension MappingModelFile.PropertyMap {
 /// JSON with its members in a chosen order.
 private indirect enum JSONText {
     case string(String)
+    /// A number or Boolean, written as it is.
+    case bare(String)
     case null
     case object([(String, JSONText)])
     case array([JSONText])
 
-    static func strings(_ dictionary: [String: String]) -> JSONText {
-        .object(dictionary.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })
+    /// A user info dictionary, keys sorted: strings quoted, numbers and Booleans bare.
+    static func userInfo(_ dictionary: [String: MappingModelFile.UserInfoValue]) -> JSONText {
+        .object(dictionary.sorted { $0.key < $1.key }.map { entry in
+            switch entry.value.value {
+            case .string(let text): (entry.key, .string(text))
+            case .integer(let number): (entry.key, .bare(String(number)))
+            case .double(let number) where number.isFinite: (entry.key, .bare("\(number)"))
+            case .bool(let flag): (entry.key, .bare(flag ? "true" : "false"))
+            case let other: (entry.key, .string(other.description))
+            }
+        })
     }
 
     func rendered(indent: String) -> String {
@@ -258,6 +305,8 @@ private indirect enum JSONText {
         switch self {
         case .string(let text):
             return Self.quoted(text)
+        case .bare(let text):
+            return text
         case .null:
             return "null"
         case .object(let members):

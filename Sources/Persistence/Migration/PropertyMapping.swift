@@ -13,9 +13,9 @@ public struct PropertyMapping: Sendable, Hashable {
     /// The destination property's name.
     public var name: String
     public var valueExpression: Expression?
-    public var userInfo: [String: String]
+    public var userInfo: [String: AttributeValue]
 
-    public init(name: String, valueExpression: Expression? = nil, userInfo: [String: String] = [:]) {
+    public init(name: String, valueExpression: Expression? = nil, userInfo: [String: AttributeValue] = [:]) {
         self.name = name
         self.valueExpression = valueExpression
         self.userInfo = userInfo

@@ -76,7 +76,7 @@ struct ValueExpressionEvaluator {
             case "destinationEntityName": return .value(mapping.destinationEntityName.map(AttributeValue.string) ?? .null)
             case "userInfo":
                 guard let infoKey = rest.first else { throw failure("userInfo needs a key after it") }
-                return .value(mapping.userInfo[infoKey].map(AttributeValue.string) ?? .null)
+                return .value(mapping.userInfo[infoKey] ?? .null)
             default: throw failure("an entity mapping has no '\(key)'")
             }
         case .propertyMapping(let mapping):
@@ -84,7 +84,7 @@ struct ValueExpressionEvaluator {
             case "name": return .value(.string(mapping.name))
             case "userInfo":
                 guard let infoKey = rest.first else { throw failure("userInfo needs a key after it") }
-                return .value(mapping.userInfo[infoKey].map(AttributeValue.string) ?? .null)
+                return .value(mapping.userInfo[infoKey] ?? .null)
             default: throw failure("a property mapping has no '\(key)'")
             }
         case .value, .policy:

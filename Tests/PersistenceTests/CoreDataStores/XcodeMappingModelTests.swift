@@ -106,6 +106,33 @@ import Testing
         return result
     }
 
+    @Test func userInfoKeepsNumbersAsNumbers() throws {
+        var archive = KeyedArchiveBuilder()
+        let date = archive.object(["NSDate"], ["NS.time": .real(100)])
+        let dictionary = archive.dictionary([
+            ("note", archive.string("from Xcode")), ("batch", archive.add(.integer(250))), ("ratio", archive.add(.real(0.5))),
+            ("strict", archive.add(.bool(true))), ("since", date),
+        ])
+        let userInfo = archive.data(root: dictionary).base64EncodedString()
+        try withBrokenCopy({
+            $0.replacingOccurrences(
+                of: #"<attribute name="sourcename" type="string">Post</attribute>"#,
+                with: #"<attribute name="sourcename" type="string">Post</attribute><attribute name="userinfodata" type="binary">\#(userInfo)</attribute>"#)
+            .replacingOccurrences(
+                of: #"<attribute name="name" type="string">hexColor</attribute>"#,
+                with: #"<attribute name="name" type="string">hexColor</attribute><attribute name="userinfodata" type="binary">\#(userInfo)</attribute>"#)
+        }) { url in
+            let mapping = try MappingModel(contentsOf: url, versions: try CoreDataFixtures.models())
+            let post = try #require(mapping.entityMapping(named: "PostToPost"))
+            let expected: [String: AttributeValue] = [
+                "note": "from Xcode", "batch": .integer(250), "ratio": .double(0.5), "strict": .bool(true),
+                "since": .date(Date(timeIntervalSinceReferenceDate: 100)),
+            ]
+            #expect(post.userInfo == expected)
+            #expect(post.propertyMapping(named: "hexColor")?.userInfo == expected)
+        }
+    }
+
     @Test func malformedXMLIsRefusedWithItsLine() throws {
         let found = try problems { $0.replacingOccurrences(of: "</object>", with: "</objekt>") }
         #expect(found.count == 1)
