@@ -62,17 +62,21 @@ public struct BuiltCommand: Sendable {
         var environment = ProcessInfo.processInfo.environment
         for variable in unsetEnvironment { environment[variable] = nil }
         process.environment = environment
-        let out = Pipe(), err = Pipe()
         // Only this child may hold the pipes: a process another test starts meanwhile (the
-        // throwaway PostgreSQL server's watchdog, say) would otherwise inherit the write
-        // ends and keep them open, and reading to the end would never end. The child's own
-        // copies, made with dup2, are not closed on exec.
-        for handle in [out.fileHandleForReading, out.fileHandleForWriting, err.fileHandleForReading, err.fileHandleForWriting] {
-            _ = fcntl(handle.fileDescriptor, F_SETFD, FD_CLOEXEC)
+        // throwaway PostgreSQL server, say) would otherwise inherit the write ends and keep
+        // them open, and reading to the end would never end. The child's own copies, made
+        // with dup2, are not closed on exec. Under the launch lock, so that no child is
+        // started between making the pipes and marking them.
+        let (out, err) = try ChildProcessLaunch.withLock {
+            let out = Pipe(), err = Pipe()
+            for handle in [out.fileHandleForReading, out.fileHandleForWriting, err.fileHandleForReading, err.fileHandleForWriting] {
+                _ = fcntl(handle.fileDescriptor, F_SETFD, FD_CLOEXEC)
+            }
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            return (out, err)
         }
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
         // Standard error is read on another thread so that neither pipe fills while the
         // other is read.
         let stderr = Mutex(Data())

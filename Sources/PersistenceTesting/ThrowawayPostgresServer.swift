@@ -110,7 +110,7 @@ struct ThrowawayPostgresServer: Sendable {
         let argv = command.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid = pid_t()
-        let spawned = posix_spawn(&pid, command[0], &actions, nil, argv, environ)
+        let spawned = ChildProcessLaunch.withLock { posix_spawn(&pid, command[0], &actions, nil, argv, environ) }
         guard spawned == 0 else { return (-1, "cannot run \(command[0]): \(String(cString: strerror(spawned)))") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1, errno == EINTR {}
