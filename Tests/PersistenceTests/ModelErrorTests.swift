@@ -56,7 +56,7 @@ extension ModelTests {
             let error = try #require(ModelFixtures.error("""
                 <entity name="Book">
                     <attribute name="title" attributeType="String"/>
-                    <attribute name="cover" optional="YES" attributeType="Transformable"/>
+                    <attribute name="cover" optional="YES" attributeType="Composite"/>
                 </entity>
                 """))
             #expect(error.code == .unknownAttributeType)

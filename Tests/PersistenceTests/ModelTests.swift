@@ -40,6 +40,7 @@ struct ModelTests {
                  defaultValue: .uuid(UUID(uuidString: "123E4567-E89B-12D3-A456-426614174000")!)),
         TypeCase(type: .uri, xml: #"defaultValueString="https://example.com/books?id=1""#,
                  defaultValue: .uri(URL(string: "https://example.com/books?id=1")!)),
+        TypeCase(type: .transformable, xml: #"valueTransformerName="ColorTransformer" customClassName="UIColor""#),
     ]
 
     @Test("every attribute type with its default, minimum and maximum", arguments: typeCases)

@@ -38,7 +38,7 @@ extension ManagedObjectContext {
         case (.integer(let v), _) where type.isInteger: type.integerRange!.contains(v)
         case (.double(let v), .float): v.isNaN || v.isInfinite || abs(v) <= Double(Float.greatestFiniteMagnitude)
         case (.double, .double), (.decimal, .decimal), (.string, .string), (.bool, .boolean), (.date, .date),
-            (.binary, .binary), (.uuid, .uuid), (.uri, .uri):
+            (.binary, .binary), (.binary, .transformable), (.uuid, .uuid), (.uri, .uri):
             true
         default: false
         }

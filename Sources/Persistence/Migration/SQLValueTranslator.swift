@@ -114,7 +114,7 @@ extension AttributeType {
         case .integer16, .integer32, .integer64, .boolean: .integer
         case .double, .float, .date: .real
         case .string, .decimal, .uri: .text
-        case .binary, .uuid: .blob
+        case .binary, .uuid, .transformable: .blob
         }
     }
 }

@@ -571,7 +571,10 @@ struct ValueExpressionTypeChecker {
             }
             fits = true
         case .number: fits = attribute.type.isNumeric
-        case .value(let given): fits = given == attribute.type || (given.isNumeric && attribute.type.isNumeric)
+        case .value(let given):
+            // Binary data fills a Transformable attribute and the other way round: both are the stored bytes.
+            let bytes: Set<AttributeType> = [.binary, .transformable]
+            fits = given == attribute.type || (given.isNumeric && attribute.type.isNumeric) || (bytes.contains(given) && bytes.contains(attribute.type))
         case .objects, .collection: fits = false
         }
         guard !fits else { return nil }

@@ -27,6 +27,13 @@ public struct AttributeDescription: Sendable, Hashable {
     /// Storage"). Stores of this framework keep every value in the database; a store of
     /// Apple's Core Data with such an attribute is refused (its values may be file references).
     public var allowsExternalBinaryDataStorage: Bool
+    /// The name of the value transformer a Transformable attribute's bytes are made with
+    /// (`valueTransformerName` in the model file); `nil` for Core Data's default,
+    /// `NSSecureUnarchiveFromData`. See ``ValueTransformers``.
+    public var valueTransformerName: String?
+    /// The class a Transformable attribute's value is in the app (`customClassName`), kept
+    /// so that the model is written back as it was read.
+    public var customClassName: String?
     /// Free-form key/value pairs from the model editor.
     public var userInfo: [String: String]
 
@@ -41,6 +48,8 @@ public struct AttributeDescription: Sendable, Hashable {
         renamingIdentifier: String? = nil,
         versionHashModifier: String? = nil,
         allowsExternalBinaryDataStorage: Bool = false,
+        valueTransformerName: String? = nil,
+        customClassName: String? = nil,
         userInfo: [String: String] = [:]
     ) {
         self.name = name
@@ -53,6 +62,8 @@ public struct AttributeDescription: Sendable, Hashable {
         self.renamingIdentifier = renamingIdentifier
         self.versionHashModifier = versionHashModifier
         self.allowsExternalBinaryDataStorage = allowsExternalBinaryDataStorage
+        self.valueTransformerName = valueTransformerName
+        self.customClassName = customClassName
         self.userInfo = userInfo
     }
 

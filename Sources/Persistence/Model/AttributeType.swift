@@ -16,6 +16,9 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable, Codable {
     case binary = "Binary"
     case uuid = "UUID"
     case uri = "URI"
+    /// A value kept as the bytes a value transformer makes of it (a BLOB), read as `Data`
+    /// unless a transformer is asked for; see ``AttributeDescription/valueTransformerName``.
+    case transformable = "Transformable"
 
     /// Whether values of this type are integers.
     public var isInteger: Bool {

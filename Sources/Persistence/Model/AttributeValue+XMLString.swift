@@ -31,8 +31,8 @@ enum XMLValueCoding {
             return UUID(uuidString: text).map(AttributeValue.uuid)
         case .uri:
             return URL(string: text).map(AttributeValue.uri)
-        case .binary:
-            // Xcode's editor offers no default for binary data.
+        case .binary, .transformable:
+            // Xcode's editor offers no default for binary data or transformed values.
             return nil
         }
     }
@@ -52,7 +52,7 @@ enum XMLValueCoding {
             return .integer(length)
         case .date:
             return parseDate(text)
-        case .boolean, .uuid, .uri:
+        case .boolean, .uuid, .uri, .transformable:
             return nil
         }
     }

@@ -96,6 +96,8 @@ struct XMLModelWriter {
             ("transient", attribute.isTransient ? "YES" : nil),
             ("attributeType", attribute.type.rawValue),
             ("allowsExternalBinaryDataStorage", attribute.allowsExternalBinaryDataStorage ? "YES" : nil),
+            ("valueTransformerName", attribute.valueTransformerName),
+            ("customClassName", attribute.customClassName),
             (isDate ? "minDateTimeInterval" : "minValueString", format(attribute.minValue)),
             (isDate ? "maxDateTimeInterval" : "maxValueString", format(attribute.maxValue)),
             (isDate ? "defaultDateTimeInterval" : "defaultValueString", format(attribute.defaultValue)),

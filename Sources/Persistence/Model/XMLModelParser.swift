@@ -188,7 +188,9 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
             maxValue: maxValue,
             renamingIdentifier: xml["elementID"],
             versionHashModifier: xml["versionHashModifier"],
-            allowsExternalBinaryDataStorage: xml["allowsExternalBinaryDataStorage"] == "YES")
+            allowsExternalBinaryDataStorage: xml["allowsExternalBinaryDataStorage"] == "YES",
+            valueTransformerName: type == .transformable ? xml["valueTransformerName"] : nil,
+            customClassName: type == .transformable ? xml["customClassName"] : nil)
     }
 
     private func readRelationship(_ xml: [String: String], line: Int) throws(ModelError) -> RelationshipDescription {
@@ -276,11 +278,11 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
 
     private static func hint(for type: AttributeType, key: String) -> String {
         let isBound = key.hasPrefix("min") || key.hasPrefix("max")
-        if isBound, [.boolean, .uuid, .uri].contains(type) {
+        if isBound, [.boolean, .uuid, .uri, .transformable].contains(type) {
             return "; \(type.rawValue) attributes have no minimum or maximum, remove \(key)"
         }
-        if !isBound, type == .binary {
-            return "; Binary attributes have no default value, remove \(key)"
+        if !isBound, type == .binary || type == .transformable {
+            return "; \(type.rawValue) attributes have no default value, remove \(key)"
         }
         switch type {
         case .integer16, .integer32, .integer64:
@@ -294,6 +296,7 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
         case .date: return "; use seconds since 2001-01-01 (\(key.replacingOccurrences(of: "ValueString", with: "DateTimeInterval")))"
         case .uuid: return "; use a UUID such as 123E4567-E89B-12D3-A456-426614174000"
         case .uri: return "; use a URI"
+        case .transformable: return ""
         }
     }
 }

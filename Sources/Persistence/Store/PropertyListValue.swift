@@ -1,6 +1,8 @@
 import Foundation
 
-/// A property-list value, `Sendable` and comparable, for metadata keys kept verbatim.
+/// A property-list value, `Sendable` and comparable: metadata keys kept verbatim, and the
+/// values Core Data's default transformer (`NSSecureUnarchiveFromData`) archives, which adds
+/// URLs and null to the property-list types.
 public indirect enum PropertyListValue: Sendable, Hashable {
     case string(String)
     case integer(Int)
@@ -10,12 +12,22 @@ public indirect enum PropertyListValue: Sendable, Hashable {
     case data(Data)
     case array([PropertyListValue])
     case dictionary([String: PropertyListValue])
+    /// Only in keyed archives: property lists have no URL.
+    case url(URL)
+    /// Only in keyed archives (`NSNull`): property lists have no null.
+    case null
 
     /// Converts a value from `PropertyListSerialization`; `nil` for anything else.
     init?(foundation value: Any) {
         switch value {
         case let v as String: self = .string(v)
+        case is NSNull: self = .null
+        case let v as URL: self = .url(v)
         case let v as Bool where type(of: value) == Bool.self: self = .bool(v)
+        // An unarchived Boolean is an NSNumber of a C `char`.
+        case let v as NSNumber where String(cString: v.objCType) == "c": self = .bool(v.boolValue)
+        // A whole double stays a double, where bridging to Int would take it.
+        case let v as NSNumber where ["d", "f"].contains(String(cString: v.objCType)): self = .real(v.doubleValue)
         case let v as Int: self = .integer(v)
         case let v as Double: self = .real(v)
         case let v as Date: self = .date(v)
@@ -47,6 +59,8 @@ public indirect enum PropertyListValue: Sendable, Hashable {
         case .data(let v): v
         case .array(let v): v.map(\.foundationValue)
         case .dictionary(let v): v.mapValues(\.foundationValue)
+        case .url(let v): v
+        case .null: NSNull()
         }
     }
 }

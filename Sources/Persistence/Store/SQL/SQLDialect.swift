@@ -35,7 +35,7 @@ public struct SQLDialect: Sendable, Hashable {
             case .decimal: "DECIMAL TEXT"
             case .string, .uri: "VARCHAR"
             case .date: "TIMESTAMP"
-            case .binary, .uuid: "BLOB"
+            case .binary, .uuid, .transformable: "BLOB"
             }
         case .postgres:
             switch type {
@@ -48,7 +48,7 @@ public struct SQLDialect: Sendable, Hashable {
             case .decimal: "numeric"
             case .string, .uri: "text"
             case .date: "timestamp with time zone"
-            case .binary: "bytea"
+            case .binary, .transformable: "bytea"
             case .uuid: "uuid"
             }
         }

@@ -71,7 +71,7 @@ public enum ValueCoding {
                 return .date(Date(timeIntervalSinceReferenceDate: seconds))
             }
             return value.double.map { .date(Date(timeIntervalSinceReferenceDate: $0)) } ?? .null
-        case .binary:
+        case .binary, .transformable:
             return value.blob.map(AttributeValue.binary) ?? .null
         case .uuid:
             switch value {
