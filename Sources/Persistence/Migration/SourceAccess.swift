@@ -16,7 +16,9 @@ struct SourceAccess: Sendable {
         switch (source.kind, destination.kind) {
         case (.sqlite(let path), .sqlite):
             schema = "src"
-            attachedPath = SQLiteStoreFile.readOnlyURI(for: path)
+            // Immutable (no locks, no files) when every committed page is in the file; with a
+            // log, as it is, so that the rows still only in the log are read too.
+            attachedPath = FileManager.default.fileExists(atPath: path + "-wal") ? path : SQLiteReadOnlyView.immutableURI(for: path)
         case (.postgres(let from), .postgres(let to)):
             var same = from
             same.schema = to.schema

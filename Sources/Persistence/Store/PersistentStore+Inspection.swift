@@ -2,8 +2,8 @@ import Foundation
 
 extension PersistentStore {
     /// Runs `body` on a connection of its own to the store at `url`, the way an outside
-    /// tool reads it, without opening the store: SQLite read-only (as immutable when no
-    /// WAL file exists, so nothing is created beside the store), PostgreSQL a read-only
+    /// tool reads it, without opening the store: SQLite read-only, writing nothing beside the
+    /// store (see ``SQLiteReadOnlyView``), PostgreSQL a read-only
     /// session in one snapshot. Nothing is checked: the tables may be any model's, or none.
     ///
     /// ```swift
@@ -16,7 +16,7 @@ extension PersistentStore {
     public static func inspect<T: Sendable>(_ url: StoreURL, _ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
         switch url.kind {
         case .sqlite(let path):
-            let connection = try SQLiteConnection(path: SQLiteStoreFile.readOnlyURI(for: path), mode: .readOnly)
+            let connection = try SQLiteConnection(readingStoreAt: path)
             return try body(connection)
         case .postgres(let configuration):
             let database = try await PostgresDatabase.open(configuration, readerCount: 0, readOnly: true)

@@ -179,7 +179,7 @@ public final class PersistentStore: Sendable {
                 try check(metadata, isCompatibleWith: model, store: url)
             }
             let database = options.readOnly
-                ? try await SQLiteDatabase.open(path: SQLiteStoreFile.readOnlyURI(for: path), mode: .readOnly, readerCount: 0)
+                ? try await SQLiteDatabase.open(readingStoreAt: path)
                 : try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: options.readerCount, isDurable: options.isDurable)
             return PersistentStore(url: url, model: model, database: database, metadata: metadata, logger: logger, defersIndexes: options.defersIndexes && !options.readOnly)
         }

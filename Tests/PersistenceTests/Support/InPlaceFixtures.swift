@@ -189,7 +189,7 @@ struct SchemaSnapshot: Equatable {
     }
 
     init(path: String) throws {
-        let connection = try SQLiteConnection(path: SQLiteStoreFile.readOnlyURI(for: path), mode: .readOnly)
+        let connection = try SQLiteConnection(readingStoreAt: path)
         for row in try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table'") {
             guard let table = row[0].text else { continue }
             columns[table] = try connection.rows("PRAGMA table_info(\(table))").map { column in

@@ -20,6 +20,20 @@ public final class SQLiteConnection: DatabaseConnection {
     private var statementCache: [String: SQLiteStatement] = [:]
     /// Whether ``close()`` ran; a closed connection refuses every call.
     private(set) var isClosed = false
+    /// The private copy a read-only look reads, kept until this connection closes.
+    private var view: SQLiteReadOnlyView?
+
+    /// A read-only connection to the store at `path` that writes nothing beside it (see
+    /// ``SQLiteReadOnlyView``).
+    convenience init(readingStoreAt path: String) throws(DatabaseError) {
+        try self.init(reading: SQLiteReadOnlyView(storeAt: path))
+    }
+
+    /// A read-only connection to what `view` names, keeping the view until it closes.
+    convenience init(reading view: SQLiteReadOnlyView) throws(DatabaseError) {
+        try self.init(path: view.uri, mode: .readOnly)
+        self.view = view
+    }
 
     /// Opens a connection; `path` may be `:memory:` or a `file:` URI.
     public init(path: String, mode: Mode) throws(DatabaseError) {
@@ -55,6 +69,7 @@ public final class SQLiteConnection: DatabaseConnection {
         statementCache.removeAll()
         sqlite3_close_v2(handle)
         isClosed = true
+        view = nil
     }
 
     private func checkOpen(_ sql: String?) throws(DatabaseError) {

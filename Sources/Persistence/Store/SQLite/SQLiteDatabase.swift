@@ -84,6 +84,19 @@ public final class SQLiteDatabase: Database {
         }
     }
 
+    /// The store at `path`, opened read-only on one connection that writes nothing beside
+    /// it (see ``SQLiteReadOnlyView``).
+    static func open(readingStoreAt path: String) async throws -> SQLiteDatabase {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue(label: "persistence.sqlite.open").async {
+                continuation.resume(with: Result {
+                    let connection = try SQLiteConnection(readingStoreAt: path)
+                    return SQLiteDatabase(path: connection.path, writer: Lane(connection: connection, label: "persistence.sqlite.writer"), readers: [])
+                })
+            }
+        }
+    }
+
     public func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
         guard !readers.isEmpty else { return try await writer.run(body) }
         let index = nextReader.wrappingAdd(1, ordering: .relaxed).oldValue

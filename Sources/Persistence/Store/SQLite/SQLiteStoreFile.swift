@@ -9,7 +9,7 @@ enum SQLiteStoreFile {
             throw StoreError(.storeNotFound, "there is no store at \(path)", hint: "check the path, or create the store (e.g. `bookstore seed`)", store: store.description)
         }
         do {
-            let connection = try SQLiteConnection(path: readOnlyURI(for: path), mode: .readOnly)
+            let connection = try SQLiteConnection(readingStoreAt: path)
             guard let metadata = try StoreMetadata.read(from: connection) else {
                 throw StoreError(.notAStore, "\(path) is a SQLite database but not a store: it has no Z_METADATA table", hint: "point --store at a store file, or create one", store: store.description)
             }
@@ -24,22 +24,11 @@ enum SQLiteStoreFile {
     /// Reads the store's tables (``StoreStructure``) through a read-only connection.
     static func readStructure(path: String, store: StoreURL) throws -> StoreStructure {
         do {
-            let connection = try SQLiteConnection(path: readOnlyURI(for: path), mode: .readOnly)
+            let connection = try SQLiteConnection(readingStoreAt: path)
             return try StoreStructure.read(from: connection)
         } catch let error as DatabaseError {
             throw StoreError(.database, "cannot read the tables of the store at \(path)", hint: "check the file's permissions and that it is not damaged", store: store.description, underlying: error)
         }
-    }
-
-    /// A read-only connection to a WAL store creates `-wal` and `-shm` files beside it. When
-    /// no WAL file exists, nobody has the store open and every committed page is in the main
-    /// file, so it can be read as immutable: no locks, no files created.
-    static func readOnlyURI(for path: String) -> String {
-        guard !FileManager.default.fileExists(atPath: path + "-wal") else { return path }
-        var allowed = CharacterSet.urlPathAllowed
-        allowed.remove(charactersIn: "?#%")
-        let encoded = path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
-        return "file:\(encoded)?immutable=1"
     }
 
     /// Creates the store in a temporary file beside `path`, then links it into place,

@@ -1,0 +1,65 @@
+import Foundation
+
+/// Where a read-only look at a SQLite store reads it from, so that looking writes nothing
+/// beside the store.
+///
+/// A read-only connection to a store in WAL mode needs the `-shm` shared-memory file, and
+/// creates it when it is missing. So:
+/// - without a `-wal` file every committed page is in the main file, and it is read as
+///   immutable: no locks, no files;
+/// - with `-wal` and `-shm` a process has the store open (or had it until it crashed), and
+///   the store is read in place, sharing the log as SQLite's readers do;
+/// - with a `-wal` but no `-shm` (a store an app left without closing, handed over as its
+///   two files), committed rows are still only in the log and no process has it open: the
+///   store and its log are read from a private copy in the temporary folder (the main file
+///   hard-linked where it can be), removed when the last connection reading it closes.
+///
+/// ```swift
+/// let view = try SQLiteReadOnlyView(storeAt: path)
+/// let connection = try SQLiteConnection(path: view.uri, mode: .readOnly, reading: view)
+/// ```
+final class SQLiteReadOnlyView: Sendable {
+    /// What to open, read-only: a path or a `file:` URI.
+    let uri: String
+    /// The private folder holding the copy, when there is one.
+    private let privateFolder: String?
+
+    init(storeAt path: String) throws(DatabaseError) {
+        let files = FileManager.default
+        switch (files.fileExists(atPath: path + "-wal"), files.fileExists(atPath: path + "-shm")) {
+        case (false, _):
+            uri = Self.immutableURI(for: path)
+            privateFolder = nil
+        case (true, true):
+            uri = path
+            privateFolder = nil
+        case (true, false):
+            let folder = files.temporaryDirectory.appendingPathComponent("persistence-read-\(UUID().uuidString)").path
+            let copy = folder + "/" + URL(fileURLWithPath: path).lastPathComponent
+            do {
+                try files.createDirectory(atPath: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+                // The main file is only read: a hard link spares copying it where the folders share a file system.
+                if link(path, copy) != 0 { try files.copyItem(atPath: path, toPath: copy) }
+                try files.copyItem(atPath: path + "-wal", toPath: copy + "-wal")
+            } catch {
+                try? files.removeItem(atPath: folder)
+                throw DatabaseError(
+                    resultCode: 14,  // SQLITE_CANTOPEN
+                    message: "cannot read the store with its write-ahead log without writing beside it: making a private copy in the temporary folder failed (\((error as NSError).localizedDescription))")
+            }
+            uri = copy
+            privateFolder = folder
+        }
+    }
+
+    /// The store read as immutable: no locks, no files created, any `-wal` file ignored.
+    static func immutableURI(for path: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%")
+        return "file:\(path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path)?immutable=1"
+    }
+
+    deinit {
+        if let privateFolder { try? FileManager.default.removeItem(atPath: privateFolder) }
+    }
+}
