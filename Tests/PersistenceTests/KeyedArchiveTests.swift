@@ -53,6 +53,10 @@ import Testing
         wrongReference[10] = 0x7F  // the array's first reference, past the objects
         #expect(throws: BinaryPropertyList.Failure.self) { try BinaryPropertyList.read(Data(wrongReference)) }
         #expect(throws: BinaryPropertyList.Failure.self) { try BinaryPropertyList.read(Data("<plist/>".utf8)) }
+        // A trailer whose offset table starts near the top of the 64-bit range.
+        var farTable = Array(good)
+        for index in (farTable.count - 8)..<farTable.count { farTable[index] = 0xFF }
+        #expect(throws: BinaryPropertyList.Failure.self) { try BinaryPropertyList.read(Data(farTable)) }
     }
 
     @Test func xcodesArchiveOfSourceColorIsTheKeyPath() throws {

@@ -123,11 +123,11 @@ private struct XcodeMappingTranslator {
         guard let source, let destination else { return nil }
 
         let objects = entityMappingObjects(root)
-        let names = objects.map(Self.name(of:))
+        let named = objects.map { ($0, Self.name(of: $0)) }
         var entries: [MappingModelFile.Entity] = []
-        for (object, name) in zip(objects, names) {
+        for (object, name) in named {
             lines[name] = object.line
-            entries.append(entry(object, name: name, among: zip(objects, names).map { ($0, $1) }, source: source, destination: destination))
+            entries.append(entry(object, name: name, among: named, source: source, destination: destination))
         }
         return problems.isEmpty ? (entries, source, destination) : nil
     }

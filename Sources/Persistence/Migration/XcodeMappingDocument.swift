@@ -43,10 +43,17 @@ struct XcodeMappingDocument {
     }
 
     /// Every object, in the file's order.
-    var objects: [Object]
+    let objects: [Object]
+    private let indexByID: [String: Int]
+
+    init(objects: [Object]) {
+        self.objects = objects
+        // The first of two objects with one id, as a lookup by the file's order would find.
+        indexByID = Dictionary(objects.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
 
     func object(id: String) -> Object? {
-        objects.first { $0.id == id }
+        indexByID[id].map { objects[$0] }
     }
 
     /// Reads the XML.

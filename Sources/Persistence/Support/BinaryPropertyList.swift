@@ -66,7 +66,8 @@ enum BinaryPropertyList {
             let topIndex = Self.integer(bytes[(trailer + 16)..<(trailer + 24)])
             let tableStart = Self.integer(bytes[(trailer + 24)..<(trailer + 32)])
             guard (1...8).contains(offsetSize), (1...8).contains(referenceSize), count > 0, count <= UInt64(trailer),
-                topIndex < count, tableStart >= 8, tableStart + count * UInt64(offsetSize) <= UInt64(trailer)
+                topIndex < count, tableStart >= 8, tableStart <= UInt64(trailer),
+                tableStart + count * UInt64(offsetSize) <= UInt64(trailer)
             else { throw Failure(description: "the binary property list's trailer is damaged") }
             var offsets: [Int] = []
             offsets.reserveCapacity(Int(count))

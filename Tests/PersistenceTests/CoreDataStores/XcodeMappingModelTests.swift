@@ -88,7 +88,7 @@ import Testing
     // MARK: Files that cannot be used
 
     /// A copy of the 1 → 2 mapping model with its XML changed, in a folder of its own.
-    private func withBrokenCopy(_ change: (String) -> String, _ body: (URL) throws -> Void) throws {
+    private func withChangedCopy(_ change: (String) -> String, _ body: (URL) throws -> Void) throws {
         let folder = try ScenarioFolder()
         let model = folder.url.appendingPathComponent("Broken.xcmappingmodel")
         try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
@@ -99,7 +99,7 @@ import Testing
 
     private func problems(_ change: (String) -> String) throws -> [MigrationError] {
         var result: [MigrationError] = []
-        try withBrokenCopy(change) { url in
+        try withChangedCopy(change) { url in
             result = MappingModel.problems(inFileAt: url, versions: try CoreDataFixtures.models())
             #expect(throws: MigrationError.self) { try MappingModel(contentsOf: url, versions: try CoreDataFixtures.models()) }
         }
@@ -114,7 +114,7 @@ import Testing
             ("strict", archive.add(.bool(true))), ("since", date),
         ])
         let userInfo = archive.data(root: dictionary).base64EncodedString()
-        try withBrokenCopy({
+        try withChangedCopy({
             $0.replacingOccurrences(
                 of: #"<attribute name="sourcename" type="string">Post</attribute>"#,
                 with: #"<attribute name="sourcename" type="string">Post</attribute><attribute name="userinfodata" type="binary">\#(userInfo)</attribute>"#)
@@ -161,15 +161,18 @@ import Testing
         #expect(found.first?.line != nil)
     }
 
+    /// The 1 → 2 file's XML with the archive of hexColor's value expression replaced.
+    static func replacingHexColorExpression(in xml: String, with base64: String) -> String {
+        let start = xml.range(of: #"<attribute name="valueexpressiondata" type="binary">"#)!
+        let end = xml.range(of: "</attribute>", range: start.upperBound..<xml.endIndex)!
+        return xml.replacingCharacters(in: start.upperBound..<end.lowerBound, with: base64)
+    }
+
     @Test func anExpressionOfAnUnsupportedKindNamesTheMappingAndProperty() throws {
         var archive = KeyedArchiveBuilder()
         let root = archive.object(["NSSubqueryExpression", "NSExpression"], ["NSExpressionType": .integer(13)])
         let subquery = archive.data(root: root).base64EncodedString()
-        let found = try problems {
-            let start = $0.range(of: #"<attribute name="valueexpressiondata" type="binary">"#)!
-            let end = $0.range(of: "</attribute>", range: start.upperBound..<$0.endIndex)!
-            return $0.replacingCharacters(in: start.upperBound..<end.lowerBound, with: subquery)
-        }
+        let found = try problems { Self.replacingHexColorExpression(in: $0, with: subquery) }
         #expect(found.count == 1)
         let error = try #require(found.first)
         #expect(error.entityMapping == "PostToPost" && error.property == "hexColor")
@@ -182,11 +185,7 @@ import Testing
         var archive = KeyedArchiveBuilder()
         let root = archive.keyPath(variable: "source", "colour")
         let misspelt = archive.data(root: root).base64EncodedString()
-        let found = try problems {
-            let start = $0.range(of: #"<attribute name="valueexpressiondata" type="binary">"#)!
-            let end = $0.range(of: "</attribute>", range: start.upperBound..<$0.endIndex)!
-            return $0.replacingCharacters(in: start.upperBound..<end.lowerBound, with: misspelt)
-        }
+        let found = try problems { Self.replacingHexColorExpression(in: $0, with: misspelt) }
         #expect(found.count == 1)
         #expect(found.first?.property == "hexColor")
         #expect(found.first?.message.contains("colour") == true, "\(found)")
