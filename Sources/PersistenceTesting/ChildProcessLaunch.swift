@@ -8,7 +8,7 @@ import Synchronization
 /// for its whole life and the command's output would never end. Both take this lock, so
 /// the pipes are marked before any other child can be started.
 enum ChildProcessLaunch {
-    static let lock = Mutex(())
+    private static let lock = Mutex(())
 
     static func withLock<T>(_ body: () throws -> T) rethrows -> T {
         try lock.withLock { _ in try body() }

@@ -13,7 +13,7 @@ extension ManagedObject {
     /// - Throws: ``ContextError`` naming the entity, the attribute and the transformer when the
     ///   attribute is not Transformable or the transformer cannot read the bytes.
     public func transformedValue<T: AttributeValueTransformer>(forKey key: String, using transformer: T) throws(ContextError) -> T.Value? {
-        let name = try transformableAttribute(key).valueTransformerName ?? ValueTransformers.secureUnarchiveFromDataName
+        let name = try transformerName(forKey: key)
         switch value(forKey: key) {
         case .null: return nil
         case .binary(let data):
@@ -34,7 +34,7 @@ extension ManagedObject {
     /// try user.setTransformedValue(.dictionary(["theme": .string("dark")]), forKey: "settings", using: SecureUnarchiveFromDataTransformer())
     /// ```
     public func setTransformedValue<T: AttributeValueTransformer>(_ value: T.Value?, forKey key: String, using transformer: T) throws(ContextError) {
-        let name = try transformableAttribute(key).valueTransformerName ?? ValueTransformers.secureUnarchiveFromDataName
+        let name = try transformerName(forKey: key)
         guard let value else { return setValue(.null, forKey: key) }
         do {
             setValue(.binary(try transformer.data(from: value)), forKey: key)
@@ -83,6 +83,11 @@ extension ManagedObject {
                 "\(entity.name).\(key) names the value transformer \(name ?? ""), which is not registered; register it with ValueTransformers.register(_:as:) (registered: \(transformers.names.joined(separator: ", ")))")
         }
         return transformer
+    }
+
+    /// The name of the transformer a Transformable attribute names, Core Data's default when it names none.
+    private func transformerName(forKey key: String) throws(ContextError) -> String {
+        try transformableAttribute(key).valueTransformerName ?? ValueTransformers.secureUnarchiveFromDataName
     }
 
     private func transformableAttribute(_ key: String) throws(ContextError) -> AttributeDescription {

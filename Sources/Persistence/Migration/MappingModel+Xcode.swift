@@ -106,16 +106,30 @@ private struct XcodeMappingTranslator {
         return located
     }
 
-    mutating func report(_ message: String, line: Int?, entityMapping: String? = nil, property: String? = nil, hint: String) {
+    mutating func report(
+        _ message: String, line: Int?, entityMapping: String? = nil, property: String? = nil,
+        hint: String = MigrationError.xcodeMappingRepairHint
+    ) {
         problems.append(.xcodeMapping(message, file: file, line: line, entityMapping: entityMapping, property: property, hint: hint))
+    }
+
+    /// Refuses every attribute of `object` this reader gives no meaning to.
+    mutating func reportUnknownAttributes(
+        of object: XcodeMappingDocument.Object, known: Set<String>, kind: String, entityMapping: String, property: String? = nil
+    ) {
+        for key in object.attributes.keys.sorted() where !known.contains(key) {
+            report(
+                "the \(kind) has the attribute '\(key)', which this reader does not know", line: object.line,
+                entityMapping: entityMapping, property: property,
+                hint: "Remove that setting in Xcode if it is not needed, or write this step as a JSON mapping model (Migrations/Mappings/README.md)")
+        }
     }
 
     mutating func translate() -> ([MappingModelFile.Entity], ManagedObjectModel, ManagedObjectModel)? {
         let roots = document.objects.filter { $0.type == "XDDEVMAPPINGMODEL" }
         guard roots.count == 1, let root = roots.first else {
             report(
-                "the file holds \(roots.count) mapping models (XDDEVMAPPINGMODEL objects), not one", line: roots.dropFirst().first?.line,
-                hint: "Restore xcmapping.xml from version control, or open the mapping model in Xcode and save it again")
+                "the file holds \(roots.count) mapping models (XDDEVMAPPINGMODEL objects), not one", line: roots.dropFirst().first?.line)
             return nil
         }
         let source = model(root, key: "sourcemodelpath", side: "source")
@@ -157,8 +171,7 @@ private struct XcodeMappingTranslator {
         for id in listed {
             guard let object = document.object(id: id), object.type == "XDDEVENTITYMAPPING" else {
                 report(
-                    "the mapping model lists entity mapping \(id), which the file does not hold", line: root.line,
-                    hint: "Restore xcmapping.xml from version control, or open the mapping model in Xcode and save it again")
+                    "the mapping model lists entity mapping \(id), which the file does not hold", line: root.line)
                 continue
             }
             objects.append(object)
@@ -171,10 +184,8 @@ private struct XcodeMappingTranslator {
 
     /// The name Xcode shows: the one given, else `SourceToDestination`, or the one entity's name.
     static func name(of object: XcodeMappingDocument.Object) -> String {
-        if let name = object.attributes["name"], !name.isEmpty { return name }
-        let source = object.attributes["sourcename"].flatMap { $0.isEmpty ? nil : $0 }
-        let destination = object.attributes["destinationname"].flatMap { $0.isEmpty ? nil : $0 }
-        switch (source, destination) {
+        if let name = object.text("name") { return name }
+        switch (object.text("sourcename"), object.text("destinationname")) {
         case let (s?, d?): return "\(s)To\(d)"
         case let (s?, nil): return s
         case let (nil, d?): return d
@@ -186,14 +197,10 @@ private struct XcodeMappingTranslator {
         _ object: XcodeMappingDocument.Object, name: String, among all: [(XcodeMappingDocument.Object, String)],
         source: ManagedObjectModel, destination: ManagedObjectModel
     ) -> MappingModelFile.Entity {
-        for key in object.attributes.keys.sorted() where !Self.entityAttributes.contains(key) {
-            report(
-                "the entity mapping has the attribute '\(key)', which this reader does not know", line: object.line, entityMapping: name,
-                hint: "Remove that setting in Xcode if it is not needed, or write this step as a JSON mapping model (Migrations/Mappings/README.md)")
-        }
-        let sourceName = object.attributes["sourcename"].flatMap { $0.isEmpty ? nil : $0 }
-        let destinationName = object.attributes["destinationname"].flatMap { $0.isEmpty ? nil : $0 }
-        var policy = object.attributes["migrationpolicyclassname"].flatMap { $0.isEmpty ? nil : $0 }
+        reportUnknownAttributes(of: object, known: Self.entityAttributes, kind: "entity mapping", entityMapping: name)
+        let sourceName = object.text("sourcename")
+        let destinationName = object.text("destinationname")
+        var policy = object.text("migrationpolicyclassname")
         if policy == "NSEntityMigrationPolicy" { policy = nil }
         let generatesSource = object.flag("autogenerateexpression") ?? true
         if !generatesSource, object.attributes["sourceexpressiondata"] != nil {
@@ -201,7 +208,7 @@ private struct XcodeMappingTranslator {
                 "the entity mapping fetches its source instances with a custom source expression", line: object.line, entityMapping: name,
                 hint: "Use a filter predicate instead (Xcode's Filter Predicate field), which value mappings support")
         }
-        let filter = (object.attributes["sourcefilterpredicatestring"] ?? object.attributes["filterpredicatestring"]).flatMap { $0.isEmpty ? nil : $0 }
+        let filter = object.text("sourcefilterpredicatestring") ?? object.text("filterpredicatestring")
 
         let type: String
         switch (object.attributes["mappingtypename"] ?? "").lowercased() {
@@ -219,8 +226,7 @@ private struct XcodeMappingTranslator {
             for id in object.relationships[key] ?? [] {
                 guard let property = document.object(id: id) else {
                     report(
-                        "the entity mapping lists property mapping \(id), which the file does not hold", line: object.line, entityMapping: name,
-                        hint: "Restore xcmapping.xml from version control, or open the mapping model in Xcode and save it again")
+                        "the entity mapping lists property mapping \(id), which the file does not hold", line: object.line, entityMapping: name)
                     continue
                 }
                 let context = PropertyContext(
@@ -248,19 +254,12 @@ private struct XcodeMappingTranslator {
     }
 
     mutating func propertyEntry(_ object: XcodeMappingDocument.Object, _ context: PropertyContext) -> MappingModelFile.PropertyMap.Entry? {
-        guard let name = object.attributes["name"], !name.isEmpty else {
-            report(
-                "a property mapping (\(object.id)) has no name", line: object.line, entityMapping: context.mapping,
-                hint: "Open the mapping model in Xcode and save it again")
+        guard let name = object.text("name") else {
+            report("a property mapping (\(object.id)) has no name", line: object.line, entityMapping: context.mapping)
             return nil
         }
         lines["\(context.mapping).\(name)"] = object.line
-        for key in object.attributes.keys.sorted() where !Self.propertyAttributes.contains(key) {
-            report(
-                "the property mapping has the attribute '\(key)', which this reader does not know", line: object.line,
-                entityMapping: context.mapping, property: name,
-                hint: "Remove that setting in Xcode if it is not needed, or write this step as a JSON mapping model (Migrations/Mappings/README.md)")
-        }
+        reportUnknownAttributes(of: object, known: Self.propertyAttributes, kind: "property mapping", entityMapping: context.mapping, property: name)
         var value: String?
         let generated = object.flag("autogenerateexpression")
         if generated != true, let archived = object.data("valueexpressiondata") {

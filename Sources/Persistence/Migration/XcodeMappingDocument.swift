@@ -30,6 +30,11 @@ struct XcodeMappingDocument {
         /// Relationship name → the ids it refers to, in the file's order.
         var relationships: [String: [String]] = [:]
 
+        /// `attributes[name]` when it is there and not empty.
+        func text(_ name: String) -> String? {
+            attributes[name].flatMap { $0.isEmpty ? nil : $0 }
+        }
+
         /// `attributes[name]` decoded from base64, or `nil` when absent.
         func data(_ name: String) -> Data?? {
             guard let text = attributes[name] else { return nil }
@@ -152,10 +157,13 @@ private final class XcodeMappingParser: NSObject, XMLParserDelegate {
 }
 
 extension MigrationError {
+    /// What to do about an `xcmapping.xml` that is damaged rather than wrong.
+    static let xcodeMappingRepairHint = "Restore xcmapping.xml from version control, or open the mapping model in Xcode and save it again"
+
     /// An `invalidMappingModel` error in an Xcode mapping model, at a line of its `xcmapping.xml`.
     static func xcodeMapping(
         _ message: String, file: String?, line: Int?, entityMapping: String? = nil, property: String? = nil,
-        hint: String = "Restore xcmapping.xml from version control, or open the mapping model in Xcode and save it again"
+        hint: String = xcodeMappingRepairHint
     ) -> MigrationError {
         var error = MigrationError(.invalidMappingModel, message, hint: hint, file: file, entityMapping: entityMapping, property: property)
         error.line = line

@@ -18,8 +18,6 @@ struct KeyedArchive {
 
     /// An archived object of a class other than the plain values.
     struct Object: Hashable {
-        /// The UID of the object, to refuse one that contains itself.
-        var index: Int
         /// `NSKeyPathExpression`.
         var className: String
         /// The class and its superclasses: `NSKeyPathExpression`, `NSFunctionExpression`, `NSExpression`, `NSObject`.
@@ -87,7 +85,7 @@ struct KeyedArchive {
                 if case .array(let names)? = description["$classes"] {
                     for case .string(let name) in names { classes.append(name) }
                 }
-                return .object(Object(index: index, className: className, classes: classes, fields: fields))
+                return .object(Object(className: className, classes: classes, fields: fields))
             case .uid:
                 throw Failure(description: "object \(index) of the keyed archive is a reference, not an object")
             case let other:
