@@ -3,7 +3,8 @@ import Testing
 @testable import Persistence
 
 /// Fetches with predicates, checked against the same question answered in Swift over
-/// the seeded data.
+/// the seeded data, whether the data is saved, unsaved in the fetching context, or partly
+/// changed there since it was saved (``Seeding``): a context's fetch answers alike.
 @Suite("Fetching with predicates")
 struct FetchPredicateTests {
     struct SeedBook: Sendable {
@@ -68,9 +69,26 @@ struct FetchPredicateTests {
         return result
     }()
 
-    /// Writes the seed data, books in order (so `Z_PK` follows the array).
-    static func seed(_ container: PersistentContainer) async throws {
+    /// Where the seed data is when a test fetches it: every fetch must give the same answer.
+    enum Seeding: String, CaseIterable, CustomTestStringConvertible {
+        /// Saved in the store; the store answers.
+        case saved
+        /// Inserted in the fetching context and never saved: the context answers alone.
+        case unsaved
+        /// Every other book (and its pages and authors) saved with other values and other
+        /// relationships, and set right in the fetching context without a save: the store
+        /// answers for the rows the context did not change, the context for the others.
+        case changed
+
+        var testDescription: String { rawValue }
+    }
+
+    /// Writes the seed data as `seeding` says, books in order (so `Z_PK` follows the array),
+    /// and returns the context to fetch it with.
+    static func seed(_ container: PersistentContainer, _ seeding: Seeding = .saved) async throws -> ManagedObjectContext {
         let context = container.newContext()
+        // A changed book is saved with other values, no authors and none of its pages.
+        func isChanged(_ index: Int) -> Bool { seeding == .changed && index % 2 == 0 }
         var authors: [ManagedObject] = []
         for name in authorNames {
             let author = try context.insertObject(entityName: "Author")
@@ -78,21 +96,59 @@ struct FetchPredicateTests {
             authors.append(author)
         }
         var bookObjects: [ManagedObject] = []
-        for book in books {
+        for (index, book) in books.enumerated() {
             let object = try context.insertObject(entityName: "Book")
-            object.setValue(.string(book.title), forKey: "title")
-            object.setValue(.double(book.price), forKey: "price")
-            object.setValue(book.isbn.map(AttributeValue.string) ?? .null, forKey: "isbn")
-            for author in book.authors { object.addDestination(authors[author], forKey: "authors") }
+            if isChanged(index) {
+                object.setValue(.string("zz \(index)"), forKey: "title")
+                object.setValue(.double(999 - book.price / 2), forKey: "price")
+                object.setValue(book.isbn == nil ? "978-9999" : .null, forKey: "isbn")
+            } else {
+                set(book, on: object, authors: authors)
+            }
             bookObjects.append(object)
         }
         for page in pages {
             let object = try context.insertObject(entityName: "Page")
-            object.setValue(.integer(Int64(page.number)), forKey: "number")
-            object.setValue(.string(page.text), forKey: "text")
-            if let book = page.book { object.setDestination(bookObjects[book], forKey: "book") }
+            if let book = page.book, isChanged(book) {
+                object.setValue(.integer(Int64(page.number + 100)), forKey: "number")
+                object.setValue("zz", forKey: "text")
+            } else {
+                set(page, on: object, books: bookObjects)
+            }
         }
-        try await context.save()
+        switch seeding {
+        case .unsaved:
+            return context
+        case .saved:
+            try await context.save()
+            return container.newContext()
+        case .changed:
+            try await context.save()
+            let changing = container.newContext()
+            let all: (String) async throws -> [ManagedObject] = { try await changing.fetch(FetchRequest(entityName: $0)) }
+            let (savedAuthors, savedBooks) = (try await all("Author"), try await all("Book"))
+            for (index, book) in books.enumerated() where isChanged(index) {
+                set(book, on: savedBooks[index], authors: savedAuthors)
+            }
+            for (page, object) in zip(pages, try await all("Page")) {
+                if let book = page.book, isChanged(book) { set(page, on: object, books: savedBooks) }
+            }
+            #expect(changing.hasChanges)
+            return changing
+        }
+    }
+
+    private static func set(_ book: SeedBook, on object: ManagedObject, authors: [ManagedObject]) {
+        object.setValue(.string(book.title), forKey: "title")
+        object.setValue(.double(book.price), forKey: "price")
+        object.setValue(book.isbn.map(AttributeValue.string) ?? .null, forKey: "isbn")
+        for author in book.authors { object.addDestination(authors[author], forKey: "authors") }
+    }
+
+    private static func set(_ page: SeedPage, on object: ManagedObject, books: [ManagedObject]) {
+        object.setValue(.integer(Int64(page.number)), forKey: "number")
+        object.setValue(.string(page.text), forKey: "text")
+        if let book = page.book { object.setDestination(books[book], forKey: "book") }
     }
 
     // MARK: Expectations in Swift
@@ -159,11 +215,10 @@ struct FetchPredicateTests {
 
     // MARK: Tests
 
-    @Test(arguments: TestBackend.allCases)
-    func comparisonsAndLogic(backend: TestBackend) async throws {
+    @Test(arguments: TestBackend.allCases, Seeding.allCases)
+    func comparisonsAndLogic(backend: TestBackend, seeding: Seeding) async throws {
         try await withContainer(backend, model: try LibraryModel.make()) { container in
-            try await Self.seed(container)
-            let c = container.newContext()
+            let c = try await Self.seed(container, seeding)
             try await check(c, "price > 20") { $0.price > 20 }
             try await check(c, "price >= 25") { $0.price >= 25 }
             try await check(c, "price <= 10") { $0.price <= 10 }
@@ -190,11 +245,10 @@ struct FetchPredicateTests {
         }
     }
 
-    @Test(arguments: TestBackend.allCases)
-    func nilComparisons(backend: TestBackend) async throws {
+    @Test(arguments: TestBackend.allCases, Seeding.allCases)
+    func nilComparisons(backend: TestBackend, seeding: Seeding) async throws {
         try await withContainer(backend, model: try LibraryModel.make()) { container in
-            try await Self.seed(container)
-            let c = container.newContext()
+            let c = try await Self.seed(container, seeding)
             try await check(c, "isbn == nil") { $0.isbn == nil }
             try await check(c, "isbn != nil") { $0.isbn != nil }
             try await check(c, "isbn = NULL") { $0.isbn == nil }
@@ -219,11 +273,10 @@ struct FetchPredicateTests {
         }
     }
 
-    @Test(arguments: TestBackend.allCases)
-    func stringOperators(backend: TestBackend) async throws {
+    @Test(arguments: TestBackend.allCases, Seeding.allCases)
+    func stringOperators(backend: TestBackend, seeding: Seeding) async throws {
         try await withContainer(backend, model: try LibraryModel.make()) { container in
-            try await Self.seed(container)
-            let c = container.newContext()
+            let c = try await Self.seed(container, seeding)
             let flags: [(String, Bool, Bool)] = [("", false, false), ("[c]", true, false), ("[d]", false, true), ("[cd]", true, true)]
             let needles = ["the", "The", "emile", "Émile", "ü", "U", "Book", "book", "Society", "cafe", "ελληνικα", "e", "本", "'", "%"]
             for (flag, ci, di) in flags {
@@ -259,11 +312,10 @@ struct FetchPredicateTests {
         }
     }
 
-    @Test(arguments: TestBackend.allCases)
-    func relationshipKeyPaths(backend: TestBackend) async throws {
+    @Test(arguments: TestBackend.allCases, Seeding.allCases)
+    func relationshipKeyPaths(backend: TestBackend, seeding: Seeding) async throws {
         try await withContainer(backend, model: try LibraryModel.make()) { container in
-            try await Self.seed(container)
-            let c = container.newContext()
+            let c = try await Self.seed(container, seeding)
             func book(_ page: SeedPage) -> SeedBook? { page.book.map { Self.books[$0] } }
             // Through a to-one relationship.
             try await checkPages(c, "book.title BEGINSWITH[c] 'the'") { book($0)?.title.lowercased().hasPrefix("the") ?? false }
@@ -299,11 +351,10 @@ struct FetchPredicateTests {
         }
     }
 
-    @Test(arguments: TestBackend.allCases)
-    func substitutionVariables(backend: TestBackend) async throws {
+    @Test(arguments: TestBackend.allCases, Seeding.allCases)
+    func substitutionVariables(backend: TestBackend, seeding: Seeding) async throws {
         try await withContainer(backend, model: try LibraryModel.make()) { container in
-            try await Self.seed(container)
-            let c = container.newContext()
+            let c = try await Self.seed(container, seeding)
             var request = FetchRequest(entityName: "Book", predicate: try Predicate(format: "price >= $LOW AND title CONTAINS[c] $WORD"))
             request.substitutionVariables = ["LOW": 12, "WORD": "book"]
             let want = Self.books.filter { $0.price >= 12 && $0.title.lowercased().contains("book") }.map(\.title)
@@ -317,11 +368,10 @@ struct FetchPredicateTests {
         }
     }
 
-    @Test(arguments: TestBackend.allCases)
-    func sorting(backend: TestBackend) async throws {
+    @Test(arguments: TestBackend.allCases, Seeding.allCases)
+    func sorting(backend: TestBackend, seeding: Seeding) async throws {
         try await withContainer(backend, model: try LibraryModel.make()) { container in
-            try await Self.seed(container)
-            let c = container.newContext()
+            let c = try await Self.seed(container, seeding)
             let indexed = Array(Self.books.enumerated())
 
             var request = FetchRequest(entityName: "Book", sortDescriptors: [FetchRequest.SortDescriptor(key: "price"), FetchRequest.SortDescriptor(key: "title", ascending: false)])
@@ -381,11 +431,10 @@ struct FetchPredicateTests {
         }
     }
 
-    @Test(arguments: TestBackend.allCases)
-    func limitOffsetAndCount(backend: TestBackend) async throws {
+    @Test(arguments: TestBackend.allCases, Seeding.allCases)
+    func limitOffsetAndCount(backend: TestBackend, seeding: Seeding) async throws {
         try await withContainer(backend, model: try LibraryModel.make()) { container in
-            try await Self.seed(container)
-            let c = container.newContext()
+            let c = try await Self.seed(container, seeding)
             let sort = [FetchRequest.SortDescriptor(key: "price"), FetchRequest.SortDescriptor(key: "title")]
             let all = titles(try await c.fetch(FetchRequest(entityName: "Book", sortDescriptors: sort)))
             #expect(all.count == Self.books.count)

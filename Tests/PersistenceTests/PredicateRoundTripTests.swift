@@ -67,7 +67,7 @@ struct PredicateRoundTripTests {
 
     @Test func objectIDsRoundTrip() throws {
         let permanent = ObjectID.permanent(entityName: "Book", primaryKey: 42)
-        let temporary = ObjectID(entityName: "Page", key: .temporary(7))
+        let temporary = ObjectID(entityName: "Page", key: .temporary(.init(7)))
         let p = try Predicate(format: "book == %@ OR page IN %@", .object(permanent), .object(temporary))
         #expect(p.predicateFormat == #"book == CAST("Book/p42", "NSManagedObjectID") OR page IN CAST("Page/t7", "NSManagedObjectID")"#)
         #expect(try Predicate(format: p.predicateFormat) == p)

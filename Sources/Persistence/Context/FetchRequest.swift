@@ -19,6 +19,10 @@ public struct FetchRequest: Sendable, Hashable {
     public var includesSubentities: Bool
     /// Values for `$VARIABLE`s in the predicate.
     public var substitutionVariables: [String: AttributeValue]
+    /// Whether the context's unsaved changes count (Core Data's default: yes): its inserted
+    /// objects that match are fetched, changed ones are matched on their current values,
+    /// deleted ones are left out. With `false`, the store answers as it was last saved.
+    public var includesPendingChanges: Bool
 
     public init(
         entityName: String,
@@ -27,7 +31,8 @@ public struct FetchRequest: Sendable, Hashable {
         fetchLimit: Int? = nil,
         fetchOffset: Int = 0,
         includesSubentities: Bool = true,
-        substitutionVariables: [String: AttributeValue] = [:]
+        substitutionVariables: [String: AttributeValue] = [:],
+        includesPendingChanges: Bool = true
     ) {
         self.entityName = entityName
         self.predicate = predicate
@@ -36,6 +41,7 @@ public struct FetchRequest: Sendable, Hashable {
         self.fetchOffset = fetchOffset
         self.includesSubentities = includesSubentities
         self.substitutionVariables = substitutionVariables
+        self.includesPendingChanges = includesPendingChanges
     }
 }
 

@@ -1,6 +1,9 @@
 extension ManagedObjectContext {
-    /// The objects matching a request, as saved in the store. Objects the context already
-    /// has are returned as the same instances, with their unsaved changes kept.
+    /// The objects matching a request. Objects the context already has are returned as the
+    /// same instances, with their unsaved changes kept; as in Core Data, the context's
+    /// unsaved changes count (``FetchRequest/includesPendingChanges``): inserted objects
+    /// that match are included, changed ones are matched on their current values, deleted
+    /// ones are left out.
     ///
     /// ```swift
     /// let cheap = try await context.fetch(FetchRequest(entityName: "Book",
@@ -8,31 +11,68 @@ extension ManagedObjectContext {
     /// ```
     public func fetch(_ request: FetchRequest) async throws -> [ManagedObject] {
         let layout = try layout(request.entityName)
+        let predicate = try request.predicate.map { try $0.substituting(request.substitutionVariables) }
+        let pending = request.includesPendingChanges ? pendingChanges(for: layout, includesSubentities: request.includesSubentities) : nil
+        var (limit, offset) = (request.fetchLimit, request.fetchOffset)
+        if let pending {
+            // The window is cut after the unsaved changes are merged in; the store is asked for
+            // enough rows that those whose saved values are stale can be left out.
+            (limit, offset) = (request.fetchLimit.map { $0 + request.fetchOffset + pending.stale.count }, 0)
+        }
         let query = SelectQuery(table: layout.table, schema: store.schema, includesSubentities: request.includesSubentities)
         var compiler = PredicateCompiler(schema: store.schema, entity: layout.entity)
-        let condition = try request.predicate.map { try compiler.condition(try $0.substituting(request.substitutionVariables)) }
+        let condition = try predicate.map { try compiler.condition($0) }
         var order = try request.sortDescriptors.map { try compiler.sortTerm($0) }
         // The primary key last makes the order total, so pages never overlap.
         order.append("t0.\(store.schema.dialect.name("Z_PK"))")
         let sql = query.sql(join: compiler.joinClause, where: condition, orderBy: order.joined(separator: ", "),
-                            limit: request.fetchLimit, offset: request.fetchOffset)
+                            limit: limit, offset: offset)
         let arguments = compiler.arguments
         try await store.buildDeferredIndexes()
         let rows = try await store.database.read { try $0.rows(sql, arguments) }
-        return try rows.map { try materialize($0, query: query) }
+        let stored = try rows.map { try materialize($0, query: query) }
+        guard let pending else { return stored }
+        return try await merge(stored, with: pending, predicate: predicate, request: request)
     }
 
-    /// How many objects match a request (limit and offset applied).
+    /// How many objects match a request (limit and offset applied), unsaved changes
+    /// counted as ``fetch(_:)`` counts them.
     public func count(for request: FetchRequest) async throws -> Int {
         let layout = try layout(request.entityName)
-        let query = SelectQuery(table: layout.table, schema: store.schema, includesSubentities: request.includesSubentities)
+        let predicate = try request.predicate.map { try $0.substituting(request.substitutionVariables) }
+        guard request.includesPendingChanges, let pending = pendingChanges(for: layout, includesSubentities: request.includesSubentities) else {
+            return try await storeCount(layout, predicate, includesSubentities: request.includesSubentities,
+                                        limit: request.fetchLimit, offset: request.fetchOffset)
+        }
+        var total = try await storeCount(layout, predicate, includesSubentities: request.includesSubentities)
+        // Rows whose saved values no longer tell are counted on their objects instead.
+        let stale = pending.stale.compactMap(\.primaryKey)
+        for start in stride(from: 0, to: stale.count, by: 500) {
+            let keys = Array(stale[start..<min(start + 500, stale.count)])
+            total -= try await storeCount(layout, predicate, includesSubentities: request.includesSubentities, among: keys)
+        }
+        total += try await unsavedMatches(pending, predicate: predicate).count
+        return min(max(total - request.fetchOffset, 0), request.fetchLimit ?? .max)
+    }
+
+    /// The number of saved rows matching `predicate`, in a window, or among some primary keys.
+    private func storeCount(_ layout: EntityLayout, _ predicate: Predicate?, includesSubentities: Bool,
+                            limit: Int? = nil, offset: Int = 0, among keys: [Int64]? = nil) async throws -> Int {
+        let query = SelectQuery(table: layout.table, schema: store.schema, includesSubentities: includesSubentities)
         var compiler = PredicateCompiler(schema: store.schema, entity: layout.entity)
-        let condition = try request.predicate.map { try compiler.condition(try $0.substituting(request.substitutionVariables)) }
-        let inner = query.sql(join: compiler.joinClause, where: condition, orderBy: nil, limit: request.fetchLimit, offset: request.fetchOffset)
+        var conditions = try predicate.map { [try compiler.condition($0)] } ?? []
+        var arguments = compiler.arguments
+        if let keys {
+            let d = store.schema.dialect
+            let list = keys.indices.map { d.placeholder(arguments.count + $0 + 1) }.joined(separator: ", ")
+            conditions.append("t0.\(d.name("Z_PK")) IN (\(list))")
+            arguments += keys.map(DatabaseValue.integer)
+        }
+        let condition = conditions.isEmpty ? nil : conditions.map { "(\($0))" }.joined(separator: " AND ")
+        let inner = query.sql(join: compiler.joinClause, where: condition, orderBy: nil, limit: limit, offset: offset)
         let sql = "SELECT count(*) FROM (\(inner)) counted"
-        let arguments = compiler.arguments
         try await store.buildDeferredIndexes()
-        let count = try await store.database.read { try $0.scalar(sql, arguments) }
+        let count = try await store.database.read { [arguments] in try $0.scalar(sql, arguments) }
         return Int(count?.int64 ?? 0)
     }
 

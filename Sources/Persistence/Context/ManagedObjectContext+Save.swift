@@ -127,6 +127,8 @@ extension ManagedObjectContext {
         permanent.reserveCapacity(result.primaryKeys.count)
         for (temporary, pk) in result.primaryKeys {
             permanent[temporary] = ObjectID(entityName: temporary.entityName, rootEntityName: temporary.rootEntityName, key: .permanent(pk))
+            // Copies of the temporary ID kept elsewhere find the row from now on.
+            if case .temporary(let key) = temporary.key { key.noteSaved(as: pk) }
         }
         state.withLock { state in
             for (temporary, newID) in permanent {

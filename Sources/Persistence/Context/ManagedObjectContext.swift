@@ -111,7 +111,7 @@ public final class ManagedObjectContext: Sendable {
         }
         let (values, toOne) = (layout.defaultValues, layout.noDestinations)
         return state.withLock { state in
-            let id = ObjectID(entityName: entityName, rootEntityName: layout.table.rootEntityName, key: .temporary(state.nextTemporaryID))
+            let id = ObjectID(entityName: entityName, rootEntityName: layout.table.rootEntityName, key: .temporary(.init(state.nextTemporaryID)))
             state.nextTemporaryID += 1
             let object = ManagedObject(layout: layout, state: .init(
                 objectID: id, values: values, toOne: toOne,
@@ -141,13 +141,36 @@ public final class ManagedObjectContext: Sendable {
 
     /// Forgets every registered object and unsaved change.
     public func reset() {
+        forgetObjects(keepingHeldOnes: false)
+    }
+
+    /// Forgets the registered objects nobody else holds and keeps the ones still held
+    /// outside the context, so that they stay usable: a Core Data context holds its
+    /// unchanged objects weakly in the same way. A migration calls it after saving each
+    /// batch, so memory does not grow with the store while a policy's look-up of objects
+    /// made in earlier batches (the authors so far, by name) keeps working.
+    func forgetObjectsNotHeldElsewhere() {
+        forgetObjects(keepingHeldOnes: true)
+    }
+
+    private func forgetObjects(keepingHeldOnes: Bool) {
         state.withLock { state in
-            for object in state.registered.values {
-                object.state.withLock { $0.context = nil }
+            var kept: [ManagedObject] = []
+            // Walked by index, checked in place: an iterator (or `indices`) would hold the
+            // dictionary's storage, the check would copy it, and every object would look held.
+            var index = state.registered.startIndex
+            while index != state.registered.endIndex {
+                if keepingHeldOnes, !isKnownUniquelyReferenced(&state.registered.values[index]) {
+                    kept.append(state.registered.values[index])
+                } else {
+                    state.registered.values[index].state.withLock { $0.context = nil }
+                }
+                state.registered.formIndex(after: &index)
             }
-            // Emptied, not replaced: a migration resets after every batch, and the next
+            // Emptied, not replaced: a migration forgets after every batch, and the next
             // batch fills tables of the same size without growing them again.
             state.registered.removeAll(keepingCapacity: true)
+            for object in kept { state.registered[object.objectID] = object }
             state.inserted.removeAll(keepingCapacity: true)
             state.updated.removeAll(keepingCapacity: true)
             state.deleted.removeAll(keepingCapacity: true)
@@ -168,8 +191,13 @@ public final class ManagedObjectContext: Sendable {
         state.withLock { $0.pendingIssues.append(issue) }
     }
 
-    /// The registered object with this ID, if the context has it.
+    /// The registered object with this ID, if the context has it (found through a temporary
+    /// ID too, once its object is saved).
     public func registeredObject(for id: ObjectID) -> ManagedObject? {
-        state.withLock { $0.registered[id] }
+        state.withLock { state in
+            if let object = state.registered[id] { return object }
+            guard id.isTemporaryID, let saved = id.permanentID else { return nil }
+            return state.registered[saved]
+        }
     }
 }

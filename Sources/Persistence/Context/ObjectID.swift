@@ -1,12 +1,48 @@
+import Synchronization
+
 /// The identity of a managed object: its entity and its primary key (`Z_PK`).
 ///
 /// An object inserted into a context has a temporary ID until the context saves it;
 /// saving gives it a permanent one, as in Core Data. Two IDs are equal when they name the
 /// same row: the same entity hierarchy (root entity) and key.
+///
+/// A temporary ID kept elsewhere (a migration policy's look-up in the manager's
+/// `userInfo`) still finds its object once the object is saved: its ``primaryKey`` is the
+/// row's from then on, and ``ManagedObjectContext/existingObject(with:)`` resolves it.
+///
+/// ```swift
+/// let author = try context.insertObject(entityName: "Author")
+/// let id = author.objectID                 // Author/t1
+/// try await context.save()
+/// id.primaryKey                            // the saved row's Z_PK
+/// try await context.existingObject(with: id) === author
+/// ```
 public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     enum Key: Sendable, Hashable {
         case permanent(Int64)
-        case temporary(UInt64)
+        case temporary(TemporaryKey)
+    }
+
+    /// A temporary key, shared by every copy of the ID, so that all of them learn the
+    /// primary key its object is saved under.
+    final class TemporaryKey: Sendable, Hashable {
+        let number: UInt64
+        /// The saved row's `Z_PK`, `Int64.min` until then.
+        private let savedKey = Atomic<Int64>(.min)
+
+        init(_ number: UInt64) { self.number = number }
+
+        var primaryKey: Int64? {
+            let key = savedKey.load(ordering: .acquiring)
+            return key == .min ? nil : key
+        }
+
+        func noteSaved(as primaryKey: Int64) {
+            savedKey.store(primaryKey, ordering: .releasing)
+        }
+
+        static func == (lhs: TemporaryKey, rhs: TemporaryKey) -> Bool { lhs.number == rhs.number }
+        func hash(into hasher: inout Hasher) { hasher.combine(number) }
     }
 
     /// The object's entity, or an ancestor of it when the ID came from a foreign key.
@@ -32,9 +68,26 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
         ObjectID(entityName: entityName, key: .permanent(primaryKey))
     }
 
-    /// The row's `Z_PK`, once saved.
+    /// The row's `Z_PK`, once saved (through a temporary ID too, once its object is saved).
     public var primaryKey: Int64? {
-        if case .permanent(let pk) = key { pk } else { nil }
+        switch key {
+        case .permanent(let pk): pk
+        case .temporary(let temporary): temporary.primaryKey
+        }
+    }
+
+    /// The permanent ID of the same row: this one, or the saved object's for a temporary ID
+    /// whose object was saved since; `nil` while the object is unsaved.
+    var permanentID: ObjectID? {
+        switch key {
+        case .permanent: self
+        case .temporary(let temporary): temporary.primaryKey.map { ObjectID(entityName: entityName, rootEntityName: rootEntityName, key: .permanent($0)) }
+        }
+    }
+
+    /// The order of a temporary ID among its context's inserts; 0 for a permanent ID.
+    var temporaryNumber: UInt64 {
+        if case .temporary(let temporary) = key { temporary.number } else { 0 }
     }
 
     public var isTemporaryID: Bool {
@@ -55,7 +108,7 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch key {
         case .permanent(let pk): "\(entityName)/p\(pk)"
-        case .temporary(let n): "\(entityName)/t\(n)"
+        case .temporary(let temporary): "\(entityName)/t\(temporary.number)"
         }
     }
 }

@@ -93,7 +93,7 @@ enum FunctionCatalog {
         guard !digits.isEmpty, digits.allSatisfy(\.isASCII) else { return nil }
         switch kind {
         case "p": return Int64(digits).map { .permanent(entityName: entity, primaryKey: $0) }
-        case "t": return UInt64(digits).map { ObjectID(entityName: entity, key: .temporary($0)) }
+        case "t": return UInt64(digits).map { ObjectID(entityName: entity, key: .temporary(.init($0))) }
         default: return nil
         }
     }

@@ -108,15 +108,11 @@ extension MigrationManager {
                 var last: Int64 = 0
                 while true {
                     try checkCancellation()
-                    let batch = try await sourceContext.fetchBatch(entityName: sourceName, predicate: mapping.sourceFilter, after: last, limit: configuration.batchSize)
-                    guard let end = batch.last?.objectID.primaryKey else { break }
-                    for instance in batch {
-                        try await policy.createDestinationInstances(forSource: instance, in: mapping, manager: self)
-                    }
+                    guard let (end, count) = try await createInstances(of: sourceName, after: last, mapping: mapping, policy: policy) else { break }
                     try await flushBatch()
                     last = end
-                    done += batch.count
-                    counter.advance(.createInstances, mapping: mapping.name, by: batch.count, done: done)
+                    done += count
+                    counter.advance(.createInstances, mapping: mapping.name, by: count, done: done)
                 }
             }
             try await policy.endInstanceCreation(forMapping: mapping, manager: self)
@@ -151,20 +147,8 @@ extension MigrationManager {
                     let (pairs, next) = try await associations.pairs(mapping: mapping.name, after: after, limit: configuration.batchSize)
                     cursor = next
                     guard !pairs.isEmpty else { break }
-                    let sources = try await sourceContext.objects(rootEntityName: sourceRoot, primaryKeys: pairs.map(\.source))
-                    let destinations = try await destinationContext.objects(rootEntityName: destinationRoot, primaryKeys: pairs.map(\.destination))
-                    try await prefetchRelationships(of: Array(sources.values), entity: sourceEntity)
-                    var batch: [(ManagedObject, ManagedObject)] = []
-                    for pair in pairs {
-                        if let s = sources[pair.source], let d = destinations[pair.destination] { batch.append((s, d)) }
-                    }
-                    state.withLock { state in
-                        state.batchSources = [:]
-                        for (s, d) in batch { state.batchSources[d.objectID] = s }
-                    }
-                    for (_, destination) in batch {
-                        try await policy.createRelationships(forDestination: destination, in: mapping, manager: self)
-                    }
+                    try await createRelationships(for: pairs, sourceEntity: sourceEntity, sourceRoot: sourceRoot, destinationRoot: destinationRoot,
+                                                  mapping: mapping, policy: policy)
                     try await flushBatch()
                     done += pairs.count
                     counter.advance(.createRelationships, mapping: mapping.name, by: pairs.count, done: done)
@@ -193,6 +177,38 @@ extension MigrationManager {
             try await access.close(on: destination.database)
         }
         counter.finish()
+    }
+
+    /// Runs the policy over the next batch of source instances of `mapping` after the key
+    /// `last`; returns the batch's last key and size, `nil` when none are left. The batch's
+    /// objects are held here only, so that ``flushBatch()`` can forget them once it is saved.
+    private func createInstances(of sourceName: String, after last: Int64, mapping: EntityMapping,
+                                 policy: EntityMigrationPolicy) async throws -> (end: Int64, count: Int)? {
+        let batch = try await sourceContext.fetchBatch(entityName: sourceName, predicate: mapping.sourceFilter, after: last, limit: configuration.batchSize)
+        guard let end = batch.last?.objectID.primaryKey else { return nil }
+        for instance in batch {
+            try await policy.createDestinationInstances(forSource: instance, in: mapping, manager: self)
+        }
+        return (end, batch.count)
+    }
+
+    /// Runs the policy's relationship stage over a batch of associated pairs.
+    private func createRelationships(for pairs: [(source: Int64, destination: Int64)], sourceEntity: EntityDescription, sourceRoot: String, destinationRoot: String,
+                                     mapping: EntityMapping, policy: EntityMigrationPolicy) async throws {
+        let sources = try await sourceContext.objects(rootEntityName: sourceRoot, primaryKeys: pairs.map(\.source))
+        let destinations = try await destinationContext.objects(rootEntityName: destinationRoot, primaryKeys: pairs.map(\.destination))
+        try await prefetchRelationships(of: Array(sources.values), entity: sourceEntity)
+        var batch: [(ManagedObject, ManagedObject)] = []
+        for pair in pairs {
+            if let s = sources[pair.source], let d = destinations[pair.destination] { batch.append((s, d)) }
+        }
+        state.withLock { state in
+            state.batchSources = [:]
+            for (s, d) in batch { state.batchSources[d.objectID] = s }
+        }
+        for (_, destination) in batch {
+            try await policy.createRelationships(forDestination: destination, in: mapping, manager: self)
+        }
     }
 
     /// Creates an entity mapping's instances with one `INSERT … SELECT`, then records their
@@ -235,13 +251,22 @@ extension MigrationManager {
     }
 
     /// Saves the destination without validation, records the batch's associations, and
-    /// resets both contexts so memory does not grow.
+    /// makes both contexts forget the batch's objects so memory does not grow; objects a
+    /// policy still holds (a look-up in ``userInfo``) stay registered and usable.
     ///
     /// The first destination an entity mapping associates with a source is saved under the
     /// source's key plus the mapping's offset (an identity pair, one bit); other pairs are
     /// written to the association table. Destinations of mappings whose relationships are
     /// look-ups get those foreign keys now (see ``RelationshipStage/foreignKeys(_:)``).
     func flushBatch() async throws {
+        try await saveBatch()
+        // Once the batch's own references are gone (they lived in `saveBatch`), what is
+        // still held elsewhere is what a policy kept.
+        sourceContext.forgetObjectsNotHeldElsewhere()
+        destinationContext.forgetObjectsNotHeldElsewhere()
+    }
+
+    private func saveBatch() async throws {
         let context = destinationContext
         let (pending, stages, created, associations) = state.withLock { state in
             defer {
@@ -308,8 +333,6 @@ extension MigrationManager {
             $0.batchSources = [:]
             $0.prefetchedDestinations = [:]
         }
-        sourceContext.reset()
-        context.reset()
     }
 
     private func validateDestination(counter: inout ProgressCounter) async throws {

@@ -211,6 +211,32 @@ enum Books {
         return try MigrationChain(BooksVersion.self, models: models, mappingModels: try mappingModels(models), policies: policies)
     }
 
+    // MARK: Checking a Books 2 store
+
+    /// Expects the Books 2 store at `url`, made from `count` seeded books, to hold one
+    /// `Author` per name with that name's books, and the users' books carried over.
+    static func expectBooks2(at url: StoreURL, books count: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let context = try await Scenario.open(try Scenario.version("Books 2", of: try models()), at: url)
+        #expect(try await Scenario.count("Book", in: context) == count + anonymous.count, sourceLocation: sourceLocation)
+        #expect(Scenario.strings(try await Scenario.all("Author", in: context), "name") == authors.sorted(), "one Author per name", sourceLocation: sourceLocation)
+        for (index, name) in authors.enumerated() {
+            let author = try await Scenario.one("Author", "name", name, in: context, sourceLocation: sourceLocation)
+            let titles = Scenario.strings(try await author.destinations(forKey: "books"), "title")
+            #expect(titles == expectedTitles(ofAuthor: index, books: count), "the books of \(name)", sourceLocation: sourceLocation)
+        }
+        #expect(try await Scenario.count("Book", in: context, where: "authors.@count == 1") == count, sourceLocation: sourceLocation)
+        #expect(try await Scenario.count("Book", in: context, where: "authors.@count == 0") == anonymous.count, sourceLocation: sourceLocation)
+
+        // One book from each side, and the users' many-to-many carried over.
+        let book = try await Scenario.one("Book", "title", "Book 1234", in: context, sourceLocation: sourceLocation)
+        #expect(Scenario.strings(try await book.destinations(forKey: "authors"), "name") == [authors[1234 % authors.count]], sourceLocation: sourceLocation)
+        #expect(Scenario.strings(try await book.destinations(forKey: "users"), "name") == owners(1234).map { users[$0] }, sourceLocation: sourceLocation)
+        for (index, name) in users.enumerated() {
+            let user = try await Scenario.one("User", "name", name, in: context, sourceLocation: sourceLocation)
+            #expect(Scenario.strings(try await user.destinations(forKey: "books"), "title") == expectedTitles(ofUser: index, books: count), sourceLocation: sourceLocation)
+        }
+    }
+
     // MARK: Checking a Books 3 store
 
     /// What a Books 3 store holds, read through a context in both directions of each relationship.
@@ -279,27 +305,7 @@ enum Books {
             #expect(created == [1_000, 2_000, count + Books.anonymous.count], "the books are migrated in three batches")
             try await expectNoLeftovers(url)
 
-            let v2 = try Scenario.version("Books 2", of: chain.models)
-            let context = try await Scenario.open(v2, at: url)
-            #expect(try await Scenario.count("Book", in: context) == count + Books.anonymous.count)
-            #expect(try await Scenario.count("Author", in: context) == Books.authors.count)
-            #expect(Scenario.strings(try await Scenario.all("Author", in: context), "name") == Books.authors.sorted())
-            for (index, name) in Books.authors.enumerated() {
-                let author = try await Scenario.one("Author", "name", name, in: context)
-                let titles = Scenario.strings(try await author.destinations(forKey: "books"), "title")
-                #expect(titles == Books.expectedTitles(ofAuthor: index, books: count), "the books of \(name)")
-            }
-            #expect(try await Scenario.count("Book", in: context, where: "authors.@count == 1") == count)
-            #expect(try await Scenario.count("Book", in: context, where: "authors.@count == 0") == Books.anonymous.count)
-
-            // One book from each side, and the users' many-to-many carried over.
-            let book = try await Scenario.one("Book", "title", "Book 1234", in: context)
-            #expect(Scenario.strings(try await book.destinations(forKey: "authors"), "name") == [Books.authors[1234 % 7]])
-            #expect(Scenario.strings(try await book.destinations(forKey: "users"), "name") == Books.owners(1234).map { Books.users[$0] })
-            for (index, name) in Books.users.enumerated() {
-                let user = try await Scenario.one("User", "name", name, in: context)
-                #expect(Scenario.strings(try await user.destinations(forKey: "books"), "title") == Books.expectedTitles(ofUser: index, books: count))
-            }
+            try await Books.expectBooks2(at: url, books: count)
         }
     }
 

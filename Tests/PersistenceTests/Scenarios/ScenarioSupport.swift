@@ -47,8 +47,9 @@ enum Scenario {
     }
 
     /// Runs a progressive migration, collecting every progress report it publishes.
-    static func migrate(_ chain: MigrationChain, store url: StoreURL, to target: String? = nil) async throws -> (plan: MigrationPlan, progress: [MigrationProgress]) {
-        let migrator = ProgressiveMigrator(chain: chain, logger: logger)
+    static func migrate(_ chain: MigrationChain, store url: StoreURL, to target: String? = nil,
+                        batchSize: Int = 1_000) async throws -> (plan: MigrationPlan, progress: [MigrationProgress]) {
+        let migrator = ProgressiveMigrator(chain: chain, batchSize: batchSize, logger: logger)
         let updates = migrator.progressUpdates()
         let collector = Task {
             var all: [MigrationProgress] = []
