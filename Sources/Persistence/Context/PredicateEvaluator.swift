@@ -38,30 +38,26 @@ struct PredicateEvaluator {
         case .true: return true
         case .false: return false
         case .and(let parts):
-            var result: Bool? = true
-            for part in parts {
-                switch try await evaluate(part, on: object) {
-                case false?: return false
-                case nil: result = nil
-                case true?: break
-                }
-            }
-            return result
+            return try await combine(parts, on: object, decidedBy: false)
         case .or(let parts):
-            var result: Bool? = false
-            for part in parts {
-                switch try await evaluate(part, on: object) {
-                case true?: return true
-                case nil: result = nil
-                case false?: break
-                }
-            }
-            return result
+            return try await combine(parts, on: object, decidedBy: true)
         case .not(let inner):
             return try await evaluate(inner, on: object) != true
         case .comparison(let comparison):
             return try await evaluate(comparison, on: object)
         }
+    }
+
+    /// `AND` (decided by a false part) or `OR` (by a true one): otherwise unknown if a part
+    /// is unknown, else the other value.
+    private func combine(_ parts: [Predicate], on object: ManagedObject, decidedBy decisive: Bool) async throws -> Bool? {
+        var result: Bool? = !decisive
+        for part in parts {
+            let value = try await evaluate(part, on: object)
+            if value == decisive { return decisive }
+            if value == nil { result = nil }
+        }
+        return result
     }
 
     private func evaluate(_ c: Comparison, on object: ManagedObject) async throws -> Bool? {
@@ -277,6 +273,7 @@ struct PredicateEvaluator {
         case (.binary(let a), .binary(let b)): return bytes(a, b)
         case (.uuid(let a), .uuid(let b)): return bytes(withUnsafeBytes(of: a.uuid) { Data($0) }, withUnsafeBytes(of: b.uuid) { Data($0) })
         case (.uuid(let a), .string(let b)), (.string(let b), .uuid(let a)):
+            // A UUID given as text: only equality means anything.
             return UUID(uuidString: b).map { $0 == a ? .orderedSame : .orderedAscending }
         case (.uri(let a), .uri(let b)): return order(.string(a.absoluteString), .string(b.absoluteString))
         case (.uri(let a), .string(let b)): return order(.string(a.absoluteString), .string(b), flags: flags)
