@@ -131,7 +131,9 @@ extension MappingModel {
     /// ```
     ///
     /// Several files may map the same pair of versions: a migrator runs them one after the
-    /// other, in name order, into the same destination store (Core Data's multiple passes).
+    /// other into the same destination store (Core Data's multiple passes), in the order the
+    /// destination version names them (``MigrationVersion/mappingModelNames``), else in the
+    /// order of the array, which this function returns in file-name order.
     ///
     /// - Throws: the first file's ``MigrationError``, or `invalidMappingModel` when the path
     ///   is not a folder.

@@ -20,10 +20,22 @@ public protocol MigrationVersion: Hashable, Sendable, CaseIterable {
     func nextVersion() -> Self?
     /// The manager that runs the step *into* this version; ``MigrationManager`` by default.
     var migrationManagerType: MigrationManager.Type { get }
+    /// The mapping models of the step *into* this version, by ``MappingModel/name``, in the
+    /// order they run: Core Data's multiple passes, e.g. users and authors first, then the
+    /// books whose policy links to them. Empty by default: the step's mapping models run in
+    /// the order the chain was given them.
+    ///
+    /// ```swift
+    /// var mappingModelNames: [String] {
+    ///     self == .v3 ? ["Books2To3Users", "Books2To3Books"] : []
+    /// }
+    /// ```
+    var mappingModelNames: [String] { get }
 }
 
 extension MigrationVersion {
     public var migrationManagerType: MigrationManager.Type { MigrationManager.self }
+    public var mappingModelNames: [String] { [] }
 }
 
 /// Everything a progressive migration needs: the model versions, the chain between them,
@@ -42,6 +54,9 @@ public struct MigrationChain: Sendable {
     public let next: [String: String]
     /// Destination model name → the manager that runs the step into it.
     let managers: [String: MigrationManager.Type]
+    /// Destination model name → the names of the step's mapping models, in order, where the
+    /// versions name them (``MigrationVersion/mappingModelNames``).
+    let mappingOrder: [String: [String]]
 
     /// A chain over the cases of `versions`; every case must name a version in `models`.
     ///
@@ -50,6 +65,7 @@ public struct MigrationChain: Sendable {
                                            policies: MigrationPolicies = MigrationPolicies()) throws(MigrationError) {
         var next: [String: String] = [:]
         var managers: [String: MigrationManager.Type] = [:]
+        var mappingOrder: [String: [String]] = [:]
         for version in Version.allCases {
             guard models.version(named: version.modelName) != nil else {
                 throw MigrationError(.noPath, "the version chain names '\(version.modelName)', which \(models.name) does not have",
@@ -57,12 +73,14 @@ public struct MigrationChain: Sendable {
             }
             if let successor = version.nextVersion() { next[version.modelName] = successor.modelName }
             managers[version.modelName] = version.migrationManagerType
+            if !version.mappingModelNames.isEmpty { mappingOrder[version.modelName] = version.mappingModelNames }
         }
         self.models = models
         self.mappingModels = mappingModels
         self.policies = policies
         self.next = next
         self.managers = managers
+        self.mappingOrder = mappingOrder
     }
 
     /// A chain through every version of `models` in order (`Model` → `Model 2` → …), each
@@ -84,13 +102,34 @@ public struct MigrationChain: Sendable {
         self.policies = policies
         self.next = next
         self.managers = managers
+        self.mappingOrder = [:]
     }
 
-    /// The mapping models for a step, by the two models' version hashes (in name order, to
-    /// run one after the other), or an inferred one when there is none.
+    /// The mapping models for a step, found by the two models' version hashes as Core Data
+    /// finds them, in the order the destination version names them, else in the order the
+    /// chain was given them (never by their names); an inferred one when there is none.
+    ///
+    /// - Throws: ``MigrationError/Code/invalidMappingModel`` when the version names a mapping
+    ///   model that does not map the step, or leaves out one that does.
     func mappingModels(from source: ManagedObjectModel, to destination: ManagedObjectModel) throws(MigrationError) -> [MappingModel] {
-        let found = mappingModels.filter { $0.maps(from: source, to: destination) }.sorted { $0.name < $1.name }
-        if !found.isEmpty { return found }
-        return [try MappingModel.inferred(from: source, to: destination)]
+        let found = mappingModels.filter { $0.maps(from: source, to: destination) }
+        guard let names = mappingOrder[destination.name] else {
+            return found.isEmpty ? [try MappingModel.inferred(from: source, to: destination)] : found
+        }
+        let step = "\(source.name) → \(destination.name)"
+        let available = found.isEmpty ? "none of the chain's mapping models maps it" : "the ones that map it: \(found.map(\.name).joined(separator: ", "))"
+        var ordered: [MappingModel] = []
+        for name in names {
+            guard let mapping = found.first(where: { $0.name == name }) else {
+                throw MigrationError(.invalidMappingModel, "the version \(destination.name) names the mapping model '\(name)' for the step \(step), but no mapping model of that name maps it",
+                                     hint: "correct mappingModelNames of \(destination.name), or give the chain that mapping model (\(available))")
+            }
+            ordered.append(mapping)
+        }
+        if let left = found.first(where: { !names.contains($0.name) }) {
+            throw MigrationError(.invalidMappingModel, "the mapping model '\(left.name)' maps the step \(step), but mappingModelNames of \(destination.name) leaves it out",
+                                 hint: "name it in mappingModelNames where it should run, or leave it out of the chain", file: left.file)
+        }
+        return ordered
     }
 }

@@ -28,6 +28,30 @@ enum BooksVersion: String, MigrationVersion, CaseIterable {
     }
 }
 
+/// The same versions, with the step into Books 3 run as two mapping models the chain names
+/// in order: users and authors first, then the books whose policy finds them.
+enum SplitBooksVersion: String, MigrationVersion, CaseIterable {
+    case v1 = "Books"
+    case v2 = "Books 2"
+    case v3 = "Books 3"
+
+    var modelName: String { rawValue }
+    var mappingModelNames: [String] { self == .v3 ? ["Books2To3Part1", "Books2To3Part2"] : [] }
+
+    func nextVersion() -> SplitBooksVersion? { BooksVersion(rawValue: rawValue)?.nextVersion().flatMap { SplitBooksVersion(rawValue: $0.rawValue) } }
+}
+
+/// A version that names a mapping model no file has.
+enum MisnamedBooksVersion: String, MigrationVersion, CaseIterable {
+    case v2 = "Books 2"
+    case v3 = "Books 3"
+
+    var modelName: String { rawValue }
+    var mappingModelNames: [String] { self == .v3 ? ["Books2To3Part1", "Books2To3Part3"] : [] }
+
+    func nextVersion() -> MisnamedBooksVersion? { self == .v2 ? .v3 : nil }
+}
+
 /// Books → Books 2: the book's author becomes an `Author`, one per name. An author's
 /// ObjectID is kept in the manager's `userInfo`; it is saved first, so the ID is permanent
 /// and outlives the batch whose context made it. (The ports that do not save are
@@ -333,8 +357,10 @@ enum Books {
             try await Books.seed(at: url, books: count)
             try await Books.seed(at: split, books: count)
 
-            // Given in reverse, the two mapping models still run in name order.
-            let chain = try Books.chain { [try Books.mapping("Books1To2", in: try Books.mappingModels($0))] + (try Books.splitMappingModels($0)).reversed() }
+            // Given in reverse, the two mapping models run in the order the version names them.
+            let models = try Books.models()
+            let chain = try MigrationChain(SplitBooksVersion.self, models: models, mappingModels:
+                [try Books.mapping("Books1To2", in: try Books.mappingModels(models))] + (try Books.splitMappingModels(models)).reversed(), policies: Books.policies)
             let (plan, progress) = try await Scenario.migrate(chain, store: split)
             #expect(plan.steps.map { $0.mappingModels.map(\.name) } == [["Books1To2"], ["Books2To3Part1", "Books2To3Part2"]])
             Scenario.checkProgress(progress, steps: 2)
@@ -389,5 +415,28 @@ enum Books {
             #expect((error?.underlying as? ScenarioPolicyError)?.description == "book 1700 fails")
             try await expectUnchanged(url, since: before)
         }
+    }
+
+    @Test func theChainNotTheFileNamesOrdersAStepsMappingModels() throws {
+        let models = try Books.models()
+        let (v2, v3) = (try Scenario.version("Books 2", of: models), try Scenario.version("Books 3", of: models))
+        let split = try Books.splitMappingModels(models)
+        let whole = try Books.mapping("Books2To3", in: try Books.mappingModels(models))
+
+        // Without names, the order the chain was given them, though "Part1" sorts first.
+        let given = MigrationChain(models: models, mappingModels: split.reversed())
+        #expect(try given.mappingModels(from: v2, to: v3).map(\.name) == ["Books2To3Part2", "Books2To3Part1"])
+        // Named by the version: that order, whatever the chain was given.
+        let named = try MigrationChain(SplitBooksVersion.self, models: models, mappingModels: split.reversed())
+        #expect(try named.mappingModels(from: v2, to: v3).map(\.name) == ["Books2To3Part1", "Books2To3Part2"])
+
+        // A name no mapping model has, and a mapping model the names leave out, are refused.
+        let misnamed = try MigrationChain(MisnamedBooksVersion.self, models: models, mappingModels: split)
+        let missing = #expect(throws: MigrationError.self) { try misnamed.mappingModels(from: v2, to: v3) }
+        #expect(missing?.code == .invalidMappingModel)
+        #expect(missing?.message.contains("'Books2To3Part3'") == true && missing?.hint?.contains("Books2To3Part1, Books2To3Part2") == true)
+        let extra = try MigrationChain(SplitBooksVersion.self, models: models, mappingModels: split + [whole])
+        let leftOut = #expect(throws: MigrationError.self) { try extra.mappingModels(from: v2, to: v3) }
+        #expect(leftOut?.message.contains("'Books2To3' maps the step Books 2 → Books 3") == true)
     }
 }
