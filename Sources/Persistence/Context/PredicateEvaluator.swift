@@ -219,7 +219,7 @@ struct PredicateEvaluator {
             }
         case .matches:
             guard case .scalar(let l) = lhs, let text = l.stringValue, case .scalar(let r) = rhs, let pattern = r.stringValue else { return nil }
-            let regex = try NSRegularExpression(pattern: "^(?:\(pattern))$", options: flags & 1 != 0 ? [.caseInsensitive] : [])
+            let regex = try SQLiteFunctions.wholeMatch(pattern, options: flags & 1 != 0 ? [.caseInsensitive] : [])
             let subject = flags & 2 != 0 ? fold(text, 2) : text
             return regex.firstMatch(in: subject, range: NSRange(subject.startIndex..., in: subject)) != nil
         }

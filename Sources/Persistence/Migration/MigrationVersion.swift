@@ -117,10 +117,10 @@ public struct MigrationChain: Sendable {
             return found.isEmpty ? [try MappingModel.inferred(from: source, to: destination)] : found
         }
         let step = "\(source.name) → \(destination.name)"
-        let available = found.isEmpty ? "none of the chain's mapping models maps it" : "the ones that map it: \(found.map(\.name).joined(separator: ", "))"
         var ordered: [MappingModel] = []
         for name in names {
             guard let mapping = found.first(where: { $0.name == name }) else {
+                let available = found.isEmpty ? "none of the chain's mapping models maps it" : "the ones that map it: \(found.map(\.name).joined(separator: ", "))"
                 throw MigrationError(.invalidMappingModel, "the version \(destination.name) names the mapping model '\(name)' for the step \(step), but no mapping model of that name maps it",
                                      hint: "correct mappingModelNames of \(destination.name), or give the chain that mapping model (\(available))")
             }

@@ -29,7 +29,7 @@ enum SQLiteFunctions {
             if let cached = sqlite3_get_auxdata(context, 0) {
                 regex = Unmanaged<NSRegularExpression>.fromOpaque(cached).takeUnretainedValue()
             } else {
-                guard let compiled = try? NSRegularExpression(pattern: "^(?:\(pattern))$", options: []) else {
+                guard let compiled = try? SQLiteFunctions.wholeMatch(pattern) else {
                     sqlite3_result_error(context, "invalid regular expression for MATCHES: \(pattern)", -1)
                     return
                 }
@@ -46,6 +46,11 @@ enum SQLiteFunctions {
     static func text(_ value: OpaquePointer?) -> String? {
         guard sqlite3_value_type(value) != SQLITE_NULL, let bytes = sqlite3_value_text(value) else { return nil }
         return String(cString: bytes)
+    }
+
+    /// `MATCHES`'s regular expression: it must match the whole string, as in `NSPredicate`.
+    static func wholeMatch(_ pattern: String, options: NSRegularExpression.Options = []) throws -> NSRegularExpression {
+        try NSRegularExpression(pattern: "^(?:\(pattern))$", options: options)
     }
 
     /// The folding `[c]` / `[d]` apply before comparing.
