@@ -58,14 +58,11 @@ struct ValidateCommand: AsyncParsableCommand {
             }
             var policies: [String] = []
             if let versions {
-                var mappingModels: [MappingModel] = []
-                for file in mappingFiles {
-                    let found = MappingModel.problems(inFileAt: file, versions: versions)
-                    problems.append(contentsOf: found.map { "\($0)" })
-                    if found.isEmpty, let mapping = try? MappingModel(contentsOf: file, versions: versions) {
-                        mappingModels.append(mapping)
-                        policies.append(contentsOf: mapping.policyNames.map { "\(mapping.file ?? mapping.name) names the policy '\($0)': the step needs the app that registers it" })
-                    }
+                // Read as one set: a step's mapping models may look up each other's entity mappings.
+                let (mappingModels, found) = MappingModel.read(filesAt: mappingFiles, versions: versions)
+                problems.append(contentsOf: found.map { "\($0)" })
+                for mapping in mappingModels {
+                    policies.append(contentsOf: mapping.policyNames.map { "\(mapping.file ?? mapping.name) names the policy '\($0)': the step needs the app that registers it" })
                 }
                 for (source, destination) in zip(versions.versions, versions.versions.dropFirst())
                 where !mappingModels.contains(where: { $0.maps(from: source, to: destination) }) {

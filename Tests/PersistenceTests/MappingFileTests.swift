@@ -227,15 +227,25 @@ struct MappingFileTests {
         #expect(try MappingModel.load(directory: missing, versions: versions).isEmpty)
     }
 
-    @Test("two files for the same pair of versions both load, in name order")
+    @Test("two files for the same pair of versions both load, in name order, if their entity mappings have names of their own")
     func sameStepTwice() throws {
         let folder = try MappingFixtures.folder()
-        try MappingFixtures.write(MappingFixtures.model3To4, named: "B", in: folder)
+        // B's entity mappings renamed, its look-up too: a step's entity mapping names are unique across its files.
+        let renamed = MappingFixtures.model3To4.replacingOccurrences(of: "PublicationToPublication", with: "PublicationToPublicationB")
+            .replacingOccurrences(of: "PageToPage", with: "PageToPageB")
+        try MappingFixtures.write(renamed, named: "B", in: folder)
         try MappingFixtures.write(MappingFixtures.model3To4, named: "A", in: folder)
         let versions = try MappingFixtures.versions()
         let mappings = try MappingModel.load(directory: folder, versions: versions)
         #expect(mappings.map(\.name) == ["A", "B"])
         #expect(mappings.allSatisfy { $0.maps(from: versions.version(named: "BookStore 3")!, to: versions.version(named: "BookStore 4")!) })
+
+        // The same names in two files of the step are refused, in each file.
+        try MappingFixtures.write(MappingFixtures.model3To4, named: "B", in: folder)
+        let error = #expect(throws: MigrationError.self) { try MappingModel.load(directory: folder, versions: versions) }
+        #expect(error?.file == "\(folder.lastPathComponent)/A.json" && error?.entityMapping == "PublicationToPublication")
+        #expect(error?.description.contains("the entity mapping 'PageToPage' has the name of one in \(folder.lastPathComponent)/B.json, another mapping model of the step") == true,
+                "\(String(describing: error))")
     }
 
     // MARK: Errors

@@ -42,6 +42,11 @@ final class AssociationIndex: Sendable {
         mappings.withLock { $0[mapping] }
     }
 
+    /// Every mapping's keys, for the step's later passes (see ``StepAssociations``).
+    var allKeys: [String: MappingKeys] {
+        mappings.withLock { $0 }
+    }
+
     /// The identity key for `source`'s first destination of `mapping`, claimed now; `nil`
     /// when `source` has one already (or the mapping has no identity keys).
     func claimIdentity(mapping: String, source: Int64, destinationRoot: String) -> Int64? {

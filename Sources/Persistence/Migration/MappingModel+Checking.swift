@@ -24,24 +24,40 @@ extension MappingModel {
     /// with the first one's code, entity mapping and property. ``problems(source:destination:)``
     /// returns them one by one.
     ///
+    /// A step of several mapping models runs them one after the other into one store; pass
+    /// the ones that run before this one as `earlierPasses`. Look-ups may then name their
+    /// entity mappings too (whose instances all exist by then), and no entity mapping may
+    /// share a name with one of theirs.
+    ///
     /// ```swift
     /// let mapping = try MappingModel.inferred(from: v1, to: v2)
     /// try mapping.check(source: v1, destination: v2)
+    /// try part2.check(source: v1, destination: v2, after: [part1])
     /// ```
     ///
     /// - Throws: ``MigrationError`` with ``MigrationError/Code/invalidMappingModel``,
     ///   ``MigrationError/Code/unknownKeyPath`` or ``MigrationError/Code/typeMismatch``,
     ///   the mapping's `file`, and the entity mapping and property at fault.
-    public func check(source: ManagedObjectModel, destination: ManagedObjectModel) throws(MigrationError) {
-        if let error = MigrationError.combining(problems(source: source, destination: destination)) {
+    public func check(source: ManagedObjectModel, destination: ManagedObjectModel, after earlierPasses: [MappingModel] = []) throws(MigrationError) {
+        try check(source: source, destination: destination, passes: earlierPasses.isEmpty ? .alone : .after(earlierPasses))
+    }
+
+    /// Every problem ``check(source:destination:after:)`` finds, in the order of the entity
+    /// mappings and their properties; empty when the mapping is sound.
+    public func problems(source: ManagedObjectModel, destination: ManagedObjectModel, after earlierPasses: [MappingModel] = []) -> [MigrationError] {
+        problems(source: source, destination: destination, passes: earlierPasses.isEmpty ? .alone : .after(earlierPasses))
+    }
+
+    /// ``check(source:destination:after:)`` among the step's other mapping models, as far as they are known.
+    func check(source: ManagedObjectModel, destination: ManagedObjectModel, passes: StepPasses) throws(MigrationError) {
+        if let error = MigrationError.combining(problems(source: source, destination: destination, passes: passes)) {
             throw error
         }
     }
 
-    /// Every problem ``check(source:destination:)`` finds, in the order of the entity
-    /// mappings and their properties; empty when the mapping is sound.
-    public func problems(source: ManagedObjectModel, destination: ManagedObjectModel) -> [MigrationError] {
-        var check = MappingCheck(mapping: self, source: source, destination: destination)
+    /// The problems of the mapping among the step's other mapping models, as far as they are known.
+    func problems(source: ManagedObjectModel, destination: ManagedObjectModel, passes: StepPasses) -> [MigrationError] {
+        var check = MappingCheck(mapping: self, source: source, destination: destination, passes: passes)
         return check.run()
     }
 }
@@ -146,12 +162,14 @@ private struct MappingCheck {
     let mapping: MappingModel
     let source: ManagedObjectModel
     let destination: ManagedObjectModel
+    let passes: StepPasses
     var problems: [MigrationError] = []
 
-    init(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel) {
+    init(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, passes: StepPasses) {
         self.mapping = mapping
         self.source = source
         self.destination = destination
+        self.passes = passes
     }
 
     mutating func report(
@@ -179,6 +197,13 @@ private struct MappingCheck {
                     entityMapping: entityMapping.name)
             } else {
                 seen[entityMapping.name] = index
+            }
+            if let other = passes.entityMapping(named: entityMapping.name) {
+                report(
+                    .invalidMappingModel,
+                    "the entity mapping '\(entityMapping.name)' has the name of one in \(other.model.file ?? other.model.name), \(passes.othersDescription)",
+                    hint: "Rename one of them: a step's look-ups and associations find entity mappings by name across all its mapping models",
+                    entityMapping: entityMapping.name)
             }
         }
         for index in mapping.entityMappings.indices {
@@ -265,6 +290,7 @@ private struct MappingCheck {
         }
         if let filter = entityMapping.sourceFilter, sourceEntity != nil {
             var checker = ValueExpressionTypeChecker(mappingModel: mapping, source: source, destination: destination, position: index)
+            checker.otherPasses = passes
             checker.bareKeyPathsStartAtSource = true
             checker.mayUseLaterMappings = false
             for expression in filter.expressions {
@@ -281,6 +307,7 @@ private struct MappingCheck {
     private mutating func checkProperties(_ mappings: [PropertyMapping], isAttribute: Bool, of entity: EntityDescription, at index: Int) {
         let entityMapping = mapping.entityMappings[index]
         var checker = ValueExpressionTypeChecker(mappingModel: mapping, source: source, destination: destination, position: index)
+        checker.otherPasses = passes
         checker.mayUseLaterMappings = !isAttribute
         var seen = Set<String>()
         for propertyMapping in mappings {

@@ -21,20 +21,10 @@ extension MappingModel {
     ///   entity, mapping type or property, and expressions that do not parse (with the
     ///   column); and whatever ``check(source:destination:)`` finds.
     public init(contentsOf url: URL, versions: VersionedModel) throws(MigrationError) {
-        if Self.isXcodeMappingModel(url) {
-            try self.init(xcodeMappingModelAt: url, versions: versions)
-            return
+        switch Self.readFile(at: url, versions: versions, passes: .alone) {
+        case .success(let mapping): self = mapping
+        case .failure(let problems): throw MigrationError.combining(problems.problems)!
         }
-        let file = Self.fileLabel(for: url)
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw MigrationError(
-                .invalidMappingModel, "cannot read the mapping model file (\(Self.readFailure(error)))",
-                hint: "Check that the file exists and is readable", file: file)
-        }
-        try self.init(fileData: data, name: url.deletingPathExtension().lastPathComponent, file: file, versions: versions)
     }
 
     /// Reads a mapping model from the contents of a mapping file; see ``init(contentsOf:versions:)``.
@@ -43,7 +33,7 @@ extension MappingModel {
     /// let mapping = try MappingModel(fileData: data, name: "Model3To4", versions: versions)
     /// ```
     public init(fileData data: Data, name: String, file: String? = nil, versions: VersionedModel) throws(MigrationError) {
-        switch Self.read(fileData: data, name: name, file: file, versions: versions) {
+        switch Self.read(fileData: data, name: name, file: file, versions: versions, passes: .alone) {
         case .success(let mapping): self = mapping
         case .failure(let problems): throw MigrationError.combining(problems.problems)!
         }
@@ -57,27 +47,62 @@ extension MappingModel {
     /// // Mappings/Model3To4.json:12: PublicationToPublication.title: …
     /// ```
     public static func problems(inFileAt url: URL, versions: VersionedModel) -> [MigrationError] {
-        if isXcodeMappingModel(url) {
-            switch readXcode(at: url, versions: versions) {
-            case .success: return []
-            case .failure(let problems): return problems.problems
+        switch readFile(at: url, versions: versions, passes: .alone) {
+        case .success: []
+        case .failure(let problems): problems.problems
+        }
+    }
+
+    /// Reads the mapping files at `urls` as one set, and returns the mapping models that
+    /// load, in the order of `urls`, with every problem found, each naming its file.
+    ///
+    /// Files that map the same two versions are the mapping models of one step, run one
+    /// after the other into one store: a look-up in one may name an entity mapping of
+    /// another (which then has to run first: the chain checks the order it chooses), and no
+    /// two of them may share an entity mapping name.
+    ///
+    /// ```swift
+    /// let (mappings, problems) = MappingModel.read(filesAt: [part1, part2], versions: versions)
+    /// for problem in problems { print(problem) }
+    /// ```
+    public static func read(filesAt urls: [URL], versions: VersionedModel) -> (mappingModels: [MappingModel], problems: [MigrationError]) {
+        var models: [MappingModel] = []
+        var problems: [MigrationError] = []
+        // Each file on its own first, leaving look-ups into other files for the step's check.
+        for url in urls {
+            switch readFile(at: url, versions: versions, passes: .unknown) {
+            case .success(let mapping): models.append(mapping)
+            case .failure(let found): problems.append(contentsOf: found.problems)
             }
         }
+        var loaded: [MappingModel] = []
+        for (index, mapping) in models.enumerated() {
+            // Every file read loaded its two versions, so they are there.
+            guard let source = versions.version(named: mapping.sourceModelName),
+                let destination = versions.version(named: mapping.destinationModelName)
+            else { continue }
+            let step = models.indices.filter { $0 != index && models[$0].maps(from: source, to: destination) }.map { models[$0] }
+            let found = mapping.problems(source: source, destination: destination, passes: .among(step))
+            if found.isEmpty { loaded.append(mapping) } else { problems.append(contentsOf: found) }
+        }
+        return (loaded, problems)
+    }
+
+    /// Reads the mapping file (JSON) or Xcode mapping model at `url`.
+    static func readFile(at url: URL, versions: VersionedModel, passes: StepPasses) -> Result<MappingModel, FileProblems> {
+        if isXcodeMappingModel(url) {
+            return readXcode(at: url, versions: versions, passes: passes)
+        }
+        let file = fileLabel(for: url)
         let data: Data
         do {
             data = try Data(contentsOf: url)
         } catch {
-            do throws(MigrationError) {
-                _ = try MappingModel(contentsOf: url, versions: versions)
-                return []
-            } catch {
-                return [error]
-            }
+            return .failure(FileProblems(problems: [MigrationError(
+                .invalidMappingModel, "cannot read the mapping model file (\(readFailure(error)))",
+                hint: "Check that the file exists and is readable", file: file)]))
         }
-        switch read(fileData: data, name: url.deletingPathExtension().lastPathComponent, file: fileLabel(for: url), versions: versions) {
-        case .success: return []
-        case .failure(let problems): return problems.problems
-        }
+        return read(fileData: data, name: url.deletingPathExtension().lastPathComponent, file: file, versions: versions, passes: passes)
     }
 
     /// The problems of a file that does not load, uncombined.
@@ -87,7 +112,7 @@ extension MappingModel {
 
     /// Reads a mapping file: the mapping model, or every problem found, each located on
     /// its line when it names an entity mapping.
-    static func read(fileData data: Data, name: String, file: String?, versions: VersionedModel) -> Result<MappingModel, FileProblems> {
+    static func read(fileData data: Data, name: String, file: String?, versions: VersionedModel, passes: StepPasses) -> Result<MappingModel, FileProblems> {
         func failure(_ problems: [MigrationError]) -> Result<MappingModel, FileProblems> {
             .failure(FileProblems(problems: problems.map { $0.locating(in: data) }))
         }
@@ -105,20 +130,21 @@ extension MappingModel {
         } catch {
             return failure([error])
         }
-        return read(contents.entityMappings, source: source, destination: destination, name: name, file: file) { $0.locating(in: data) }
+        return read(contents.entityMappings, source: source, destination: destination, name: name, file: file, passes: passes) { $0.locating(in: data) }
     }
 
-    /// Resolves and checks the entity mappings of a file, whatever its format: the mapping
-    /// model, or every problem, each passed through `locate` to give it its line.
+    /// Resolves and checks the entity mappings of a file, whatever its format, among the
+    /// step's other mapping models as far as they are known: the mapping model, or every
+    /// problem, each passed through `locate` to give it its line.
     static func read(
         _ entries: [MappingModelFile.Entity], source: ManagedObjectModel, destination: ManagedObjectModel, name: String, file: String?,
-        locate: (MigrationError) -> MigrationError
+        passes: StepPasses, locate: (MigrationError) -> MigrationError
     ) -> Result<MappingModel, FileProblems> {
         var builder = MappingFileReader(source: source, destination: destination, file: file)
         let mappings = builder.entityMappings(entries)
         if !builder.problems.isEmpty { return .failure(FileProblems(problems: builder.problems.map(locate))) }
         let mapping = MappingModel(name: name, source: source, destination: destination, entityMappings: mappings, file: file)
-        let problems = mapping.problems(source: source, destination: destination)
+        let problems = mapping.problems(source: source, destination: destination, passes: passes)
         return problems.isEmpty ? .success(mapping) : .failure(FileProblems(problems: problems.map(locate)))
     }
 
@@ -133,7 +159,8 @@ extension MappingModel {
     /// Several files may map the same pair of versions: a migrator runs them one after the
     /// other into the same destination store (Core Data's multiple passes), in the order the
     /// destination version names them (``MigrationVersion/mappingModelNames``), else in the
-    /// order of the array, which this function returns in file-name order.
+    /// order of the array, which this function returns in file-name order. A look-up in
+    /// one of them may name an entity mapping of another (see ``read(filesAt:versions:)``).
     ///
     /// - Throws: the first file's ``MigrationError``, or `invalidMappingModel` when the path
     ///   is not a folder.
@@ -153,12 +180,11 @@ extension MappingModel {
                 .invalidMappingModel, "cannot list the mappings folder (\(error.localizedDescription))",
                 hint: "Check that the folder is readable", file: directory.lastPathComponent)
         }
-        var result: [MappingModel] = []
-        for name in mappingFileNames(names) {
-            let mapping = try MappingModel(contentsOf: directory.appendingPathComponent(name), versions: versions)
-            result.append(mapping)
+        let (mappings, problems) = read(filesAt: mappingFileNames(names).map { directory.appendingPathComponent($0) }, versions: versions)
+        if let first = problems.first {
+            throw MigrationError.combining(problems.filter { $0.file == first.file })!
         }
-        return result
+        return mappings
     }
 
     /// The mapping models among the names in a folder, sorted: JSON files and Xcode's

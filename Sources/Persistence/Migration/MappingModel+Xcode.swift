@@ -29,7 +29,7 @@ extension MappingModel {
     ///   expression kind value expressions do not have (naming the entity mapping and the
     ///   property); and whatever ``check(source:destination:)`` finds.
     public init(xcodeMappingModelAt url: URL, versions: VersionedModel) throws(MigrationError) {
-        switch Self.readXcode(at: url, versions: versions) {
+        switch Self.readXcode(at: url, versions: versions, passes: .alone) {
         case .success(let mapping): self = mapping
         case .failure(let problems): throw MigrationError.combining(problems.problems)!
         }
@@ -40,7 +40,7 @@ extension MappingModel {
         url.pathExtension == "xcmappingmodel" || url.lastPathComponent == "xcmapping.xml"
     }
 
-    static func readXcode(at url: URL, versions: VersionedModel) -> Result<MappingModel, FileProblems> {
+    static func readXcode(at url: URL, versions: VersionedModel, passes: StepPasses) -> Result<MappingModel, FileProblems> {
         let folder = url.lastPathComponent == "xcmapping.xml" ? url.deletingLastPathComponent() : url
         let file = fileLabel(for: folder)
         let data: Data
@@ -62,7 +62,7 @@ extension MappingModel {
             return .failure(FileProblems(problems: translator.problems))
         }
         let name = folder.deletingPathExtension().lastPathComponent
-        return read(entries, source: source, destination: destination, name: name, file: file, locate: translator.locate)
+        return read(entries, source: source, destination: destination, name: name, file: file, passes: passes, locate: translator.locate)
     }
 
     /// Why a file could not be read, without its path (messages never show paths).

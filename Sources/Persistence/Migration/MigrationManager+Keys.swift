@@ -13,7 +13,8 @@ extension MigrationManager {
         let table = AssociationTable(database: destination.database)
         try await table.create()
         let d = destination.schema.dialect
-        var keys: [String: AssociationIndex.MappingKeys] = [:]
+        // An earlier mapping model's pairs stay findable; its keys are below Z_MAX already.
+        var keys = configuration.stepAssociations?.keys ?? [:]
         var sourceRows: [String: Int] = [:]
         var reserved: [String: Int64] = [:]
         var bases: [String: Int64] = [:]

@@ -16,6 +16,12 @@ extension MigrationManager {
     ///   breaks the destination model's rules, ``MigrationError/Code/cancelled`` when the
     ///   task is cancelled). The source store is never written.
     public func migrateStore(from sourceURL: StoreURL, to destinationURL: StoreURL) async throws {
+        _ = try await migratePass(from: sourceURL, to: destinationURL)
+    }
+
+    /// ``migrateStore(from:to:)`` as one pass of a step: returns what the step's passes
+    /// have made so far, this one's included, for the next (see ``Configuration/stepAssociations``).
+    func migratePass(from sourceURL: StoreURL, to destinationURL: StoreURL) async throws -> StepAssociations {
         // The source is opened read-only: nothing, not even a WAL file, is written beside it.
         let source = try await PersistentStore.open(sourceURL, model: sourceModel, options: .readOnly, logger: logger)
         let destination: PersistentStore
@@ -25,8 +31,9 @@ extension MigrationManager {
             await source.close()
             throw error
         }
+        let made: StepAssociations
         do {
-            try await runStages(source: source, destination: destination)
+            made = try await runStages(source: source, destination: destination)
         } catch {
             await source.close()
             await destination.close()
@@ -34,9 +41,10 @@ extension MigrationManager {
         }
         await source.close()
         await destination.close()
+        return made
     }
 
-    private func runStages(source: PersistentStore, destination: PersistentStore) async throws {
+    private func runStages(source: PersistentStore, destination: PersistentStore) async throws -> StepAssociations {
         let (associations, sourceRows) = try await makeAssociationIndex(source: source, destination: destination)
         state.withLock {
             $0.sourceContext = ManagedObjectContext(store: source, logger: logger)
@@ -171,12 +179,16 @@ extension MigrationManager {
             try await flushBatch()
         }
         setCurrent(nil)
-        // The association served this mapping model only; the store is handed over without it.
-        try await associations.table.drop()
+        // Alone, the association served this mapping model only, and the store is handed
+        // over without it; a step's later mapping models may still look its pairs up.
+        if configuration.stepAssociations == nil {
+            try await associations.table.drop()
+        }
         if let access, instanceStages.values.contains(where: { if case .sql = $0 { true } else { false } }) {
             try await access.close(on: destination.database)
         }
         counter.finish()
+        return StepAssociations(entityMappings: (configuration.stepAssociations?.entityMappings ?? []) + mappings, keys: associations.allKeys)
     }
 
     /// Runs the policy over the next batch of source instances of `mapping` after the key

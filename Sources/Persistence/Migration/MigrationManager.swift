@@ -46,6 +46,12 @@ open class MigrationManager: @unchecked Sendable {
         /// migration fails, as a ``ProgressiveMigrator``'s work files and shadow schemas are.
         public var destinationOptions: PersistentStore.Options
         public var logger: Logger
+        /// Set when the manager runs one mapping model of a step of several (by a
+        /// ``ProgressiveMigrator``): what the step's earlier mapping models made, which
+        /// look-ups may name. The association table then outlives the mapping model, for the
+        /// later ones; the migrator drops it with the step. `nil` for a mapping model run
+        /// alone, whose table is dropped when it is done.
+        var stepAssociations: StepAssociations?
 
         public init(sourceModel: ManagedObjectModel, destinationModel: ManagedObjectModel, mappingModel: MappingModel,
                     policies: MigrationPolicies = MigrationPolicies(), batchSize: Int = 1_000,
@@ -163,10 +169,15 @@ open class MigrationManager: @unchecked Sendable {
         }
     }
 
+    /// The entity mapping named `name`, of this mapping model or of an earlier one of the step.
+    private func entityMappingOfStep(named name: String) -> EntityMapping? {
+        mappingModel.entityMapping(named: name) ?? configuration.stepAssociations?.entityMapping(named: name)
+    }
+
     /// The destination instances the named entity mapping made from `sourceInstances`, in
-    /// their order.
+    /// their order: of this mapping model or of an earlier one of the step.
     public func destinationInstances(forEntityMappingNamed name: String, sourceInstances: [ManagedObject]) async throws -> [ManagedObject] {
-        guard let mapping = mappingModel.entityMapping(named: name), let destinationName = mapping.destinationEntityName,
+        guard let mapping = entityMappingOfStep(named: name), let destinationName = mapping.destinationEntityName,
             let destinationEntity = destinationModel.entity(named: destinationName)
         else { throw MigrationError(.invalidMappingModel, "there is no entity mapping named '\(name)' with a destination", entityMapping: name) }
         let (pending, prefetched) = state.withLock { ($0.pendingBySource[name] ?? [:], $0.prefetchedDestinations[name] ?? [:]) }
@@ -189,7 +200,7 @@ open class MigrationManager: @unchecked Sendable {
 
     /// The source instances the named entity mapping made `destinationInstances` from.
     public func sourceInstances(forEntityMappingNamed name: String, destinationInstances: [ManagedObject]) async throws -> [ManagedObject] {
-        guard let mapping = mappingModel.entityMapping(named: name), let sourceName = mapping.sourceEntityName,
+        guard let mapping = entityMappingOfStep(named: name), let sourceName = mapping.sourceEntityName,
             let sourceEntity = sourceModel.entity(named: sourceName)
         else { return [] }
         let (batch, pending) = state.withLock { ($0.batchSources, $0.pendingByDestination[name] ?? [:]) }

@@ -151,7 +151,10 @@ public final class ProgressiveMigrator: Sendable {
 
     private func makeStep(from source: ManagedObjectModel, to destination: ManagedObjectModel, dialect: SQLDialect?) throws -> MigrationPlan.Step {
         let mappings = try chain.mappingModels(from: source, to: destination)
-        for mapping in mappings { try mapping.check(source: source, destination: destination) }
+        // Each pass after the ones before it: look-ups may name their entity mappings.
+        for (index, mapping) in mappings.enumerated() {
+            try mapping.check(source: source, destination: destination, passes: mappings.count == 1 ? .alone : .after(Array(mappings[..<index])))
+        }
         let managerType = chain.managers[destination.name] ?? MigrationManager.self
         func step(_ work: MigrationPlan.Work) -> MigrationPlan.Step {
             MigrationPlan.Step(source: source, destination: destination, mappingModels: mappings, managerType: managerType, work: work)

@@ -134,6 +134,9 @@ struct ValueExpressionTypeChecker {
     var mayUseLaterMappings = true
     /// Whether bare key paths and `SELF` start at the source instance, as in a source filter.
     var bareKeyPathsStartAtSource = false
+    /// The step's other mapping models, whose entity mappings look-ups may name too: they
+    /// have run (or will, as the step's check confirms) before this mapping model starts.
+    var otherPasses = StepPasses.alone
 
     var entityMapping: EntityMapping { mappingModel.entityMappings[position] }
 
@@ -484,7 +487,7 @@ struct ValueExpressionTypeChecker {
     private func managerLookup(_ selector: String, _ arguments: [Expression]) throws(Problem) -> ValueExpressionType {
         let forward = selector == MigrationManager.destinationInstancesSelector
         let (fromSide, toSide): (ModelSide, ModelSide) = forward ? (.source, .destination) : (.destination, .source)
-        let names = mappingModel.entityMappings.map(\.name)
+        let names = (mappingModel.entityMappings + otherPasses.others.flatMap(\.entityMappings)).map(\.name)
         guard case .constant(.string(let name)) = arguments[0] else {
             throw Problem(
                 code: .invalidMappingModel, message: "the first argument of \(selector) must be an entity mapping's name in quotes, not \(arguments[0].format)",
@@ -498,20 +501,37 @@ struct ValueExpressionTypeChecker {
         {
             suggestion = "; the mapping of \(entity) instances is \(match.name)"
         }
-        guard let index = mappingModel.entityMappings.firstIndex(where: { $0.name == name }) else {
+        let target: EntityMapping
+        if let index = mappingModel.entityMappings.firstIndex(where: { $0.name == name }) {
+            if !mayUseLaterMappings && index >= position {
+                throw Problem(
+                    code: .invalidMappingModel,
+                    message: "an attribute's value looks up the instances of '\(name)', which \(index == position ? "is this very mapping" : "runs after this one"), so none exist yet",
+                    hint: index == position
+                        ? "Set the value in a relationship mapping or a policy instead"
+                        : "Move '\(name)' before '\(entityMapping.name)' in entityMappings, or set the value in a relationship mapping")
+            }
+            target = mappingModel.entityMappings[index]
+        } else if let other = otherPasses.entityMapping(named: name) {
+            // A whole earlier pass has run: its instances exist even while this one creates its own.
+            target = other.mapping
+        } else if case .unknown = otherPasses {
+            return .unknown
+        } else if case .alone = otherPasses {
             throw Problem(
                 code: .invalidMappingModel, message: "\(selector) names the entity mapping '\(name)', which this mapping model does not have",
-                hint: "Name one of \(names.joined(separator: ", "))" + suggestion)
-        }
-        if !mayUseLaterMappings && index >= position {
+                hint: "Name one of \(names.joined(separator: ", "))" + suggestion
+                    + ". If another mapping model of the same step has it, load the step's mapping models together (MappingModel.load(directory:)) and name their order (MigrationVersion.mappingModelNames)")
+        } else {
+            var hint = "Name one of \(names.joined(separator: ", "))" + suggestion
+            if case .after = otherPasses {
+                hint += ", or run the mapping model that has '\(name)' before this one (MigrationVersion.mappingModelNames)"
+            }
             throw Problem(
                 code: .invalidMappingModel,
-                message: "an attribute's value looks up the instances of '\(name)', which \(index == position ? "is this very mapping" : "runs after this one"), so none exist yet",
-                hint: index == position
-                    ? "Set the value in a relationship mapping or a policy instead"
-                    : "Move '\(name)' before '\(entityMapping.name)' in entityMappings, or set the value in a relationship mapping")
+                message: "\(selector) names the entity mapping '\(name)', which neither this mapping model nor \(otherPasses.othersDescription) has",
+                hint: hint)
         }
-        let target = mappingModel.entityMappings[index]
         let fromName = forward ? target.sourceEntityName : target.destinationEntityName
         let toName = forward ? target.destinationEntityName : target.sourceEntityName
         let fromModel = forward ? source : destination

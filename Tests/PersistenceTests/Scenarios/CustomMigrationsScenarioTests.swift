@@ -201,8 +201,8 @@ enum Books {
     }
 
     /// Books 2 → Books 3 as two mapping models, `SplitMappings/Books2To3Part1.json` (users
-    /// and authors) and `Part2` (books and files). `MappingModel.load(directory:)` allows one
-    /// file per pair of versions, so each file is loaded by itself.
+    /// and authors) and `Part2` (books and files), each loaded by itself: neither looks up
+    /// the other's entity mappings.
     static func splitMappingModels(_ models: VersionedModel) throws -> [MappingModel] {
         let folder = Scenario.fixtures.appendingPathComponent("CustomMigrations/SplitMappings")
         return try ["Books2To3Part1", "Books2To3Part2"].map {
@@ -375,6 +375,36 @@ enum Books {
         }
     }
 
+    /// `PassLookupMappings/`: Books2To3Part2 sets a book's authors with
+    /// `FUNCTION($manager, "destinationInstancesForEntityMappingNamed:…", "AuthorToAuthor", …)`, and its policy
+    /// looks up `UserToUser`'s instances: both entity mappings are Books2To3Part1's.
+    @Test(arguments: MigrationEngine.allCases)
+    func aLaterMappingModelLooksUpWhatAnEarlierOneOfItsStepMade(engine: MigrationEngine) async throws {
+        try await engine.withStoreURL { url in
+            let count = 1_200
+            let split = url.sibling("passes")
+            try await Books.seed(at: url, books: count)
+            try await Books.seed(at: split, books: count)
+
+            let models = try Books.models()
+            let folder = Scenario.fixtures.appendingPathComponent("CustomMigrations/PassLookupMappings")
+            let passes = try MappingModel.load(directory: folder, versions: models)
+            #expect(passes.map(\.name) == ["Books2To3Part1", "Books2To3Part2"])
+            let chain = try MigrationChain(SplitBooksVersion.self, models: models, mappingModels:
+                [try Books.mapping("Books1To2", in: try Books.mappingModels(models))] + passes.reversed(), policies: Books.policies)
+            // A batch far smaller than the store: the look-ups find pairs saved many batches before.
+            let (plan, _) = try await Scenario.migrate(chain, store: split, batchSize: 7)
+            #expect(plan.steps.map { $0.mappingModels.map(\.name) } == [["Books1To2"], ["Books2To3Part1", "Books2To3Part2"]])
+
+            _ = try await Scenario.migrate(try Books.chain(), store: url)
+            try await expectNoLeftovers(split)
+            let one = try await Books.summary(of: url)
+            let two = try await Books.summary(of: split)
+            #expect(two == one)
+            #expect(two == Books.expectedSummary(books: count))
+        }
+    }
+
     @Test(arguments: MigrationEngine.allCases)
     func bookToBookBeforeUserToUserFailsAndLeavesTheStoreAsItWas(engine: MigrationEngine) async throws {
         try await engine.withStoreURL { url in
@@ -438,5 +468,48 @@ enum Books {
         let extra = try MigrationChain(SplitBooksVersion.self, models: models, mappingModels: split + [whole])
         let leftOut = #expect(throws: MigrationError.self) { try extra.mappingModels(from: v2, to: v3) }
         #expect(leftOut?.message.contains("'Books2To3' maps the step Books 2 → Books 3") == true)
+    }
+
+    /// Where a look-up into another mapping model of the step is checked: not in a file read
+    /// alone, but in a folder's files read together, and in the order the chain runs them.
+    @Test func lookUpsIntoAnotherMappingModelOfTheStepAreCheckedInTheStepsOrder() throws {
+        let models = try Books.models()
+        let (v1, v2, v3) = (try Scenario.version("Books", of: models), try Scenario.version("Books 2", of: models), try Scenario.version("Books 3", of: models))
+        let folder = Scenario.fixtures.appendingPathComponent("CustomMigrations/PassLookupMappings")
+        let (part1, part2) = (folder.appendingPathComponent("Books2To3Part1.json"), folder.appendingPathComponent("Books2To3Part2.json"))
+
+        // Alone, Part2 names a mapping it does not have, and says how to load it with its step.
+        let alone = #expect(throws: MigrationError.self) { try MappingModel(contentsOf: part2, versions: models) }
+        #expect(alone?.code == .invalidMappingModel && alone?.entityMapping == "BookToBook" && alone?.property == "authors")
+        #expect(alone?.message.contains("names the entity mapping 'AuthorToAuthor', which this mapping model does not have") == true, "\(String(describing: alone))")
+        #expect(alone?.hint?.contains("MappingModel.load(directory:)") == true)
+
+        // Read together, the two files load; a name neither has is still refused, in the file that uses it.
+        let (loaded, problems) = MappingModel.read(filesAt: [part1, part2], versions: models)
+        #expect(loaded.map(\.name) == ["Books2To3Part1", "Books2To3Part2"] && problems.isEmpty, "\(problems)")
+        let typo = try ModelFixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: typo) }
+        try FileManager.default.copyItem(at: part1, to: typo.appendingPathComponent("Books2To3Part1.json"))
+        let misspelt = try String(contentsOf: part2, encoding: .utf8).replacingOccurrences(of: #"\"AuthorToAuthor\""#, with: #"\"AuthorsToAuthors\""#)
+        try misspelt.write(to: typo.appendingPathComponent("Books2To3Part2.json"), atomically: true, encoding: .utf8)
+        let unknown = #expect(throws: MigrationError.self) { try MappingModel.load(directory: typo, versions: models) }
+        #expect(unknown?.file?.hasSuffix("Books2To3Part2.json") == true && unknown?.property == "authors")
+        #expect(unknown?.message.contains("'AuthorsToAuthors', which neither this mapping model nor another mapping model of the step has") == true, "\(String(describing: unknown))")
+        #expect(unknown?.hint?.contains("UserToUser, AuthorToAuthor") == true)
+
+        // The chain's order decides: Part2 before Part1 is refused when the step is planned.
+        let books1To2 = try Books.mapping("Books1To2", in: try Books.mappingModels(models))
+        let reversed = MigrationChain(models: models, mappingModels: [books1To2] + loaded.reversed(), policies: Books.policies)
+        let migrator = ProgressiveMigrator(chain: reversed, logger: Scenario.logger)
+        let early = #expect(throws: MigrationError.self) { try migrator.plan(from: v1, store: .sqlite("/nonexistent.sqlite")) }
+        #expect(early?.message.contains("'AuthorToAuthor', which neither this mapping model nor an earlier mapping model of the step has") == true, "\(String(describing: early))")
+        #expect(early?.hint?.contains("run the mapping model that has 'AuthorToAuthor' before this one") == true)
+        let inOrder = ProgressiveMigrator(chain: MigrationChain(models: models, mappingModels: [books1To2] + loaded, policies: Books.policies), logger: Scenario.logger)
+        #expect(try inOrder.plan(from: v1, store: .sqlite("/nonexistent.sqlite")).steps.count == 2)
+
+        // Entity mapping names are the step's: a second BookToBook in a later pass is refused.
+        let again = try Books.mapping("Books2To3", in: try Books.mappingModels(models))
+        let twice = #expect(throws: MigrationError.self) { try again.check(source: v2, destination: v3, after: loaded) }
+        #expect(twice?.message.contains("the entity mapping 'UserToUser' has the name of one in") == true, "\(String(describing: twice))")
     }
 }

@@ -146,16 +146,20 @@ struct MigrationRun {
         let stepCount = plan.steps.count
         let migrator = self.migrator
         let passes = step.mappingModels.count
+        // What the passes so far made: a later pass's look-ups may name their mappings.
+        var made = StepAssociations()
         for (pass, mapping) in step.mappingModels.enumerated() {
-            let manager = step.managerType.init(configuration: MigrationManager.Configuration(
+            var configuration = MigrationManager.Configuration(
                 sourceModel: step.source, destinationModel: step.destination, mappingModel: mapping,
                 policies: migrator.chain.policies, batchSize: migrator.batchSize, destinationOptions: options,
-                logger: migrator.logger(forStep: index, of: stepCount, step)))
+                logger: migrator.logger(forStep: index, of: stepCount, step))
+            configuration.stepAssociations = made
+            let manager = step.managerType.init(configuration: configuration)
             manager.setProgressHandler { progress in
                 guard let progress = progress.pass(pass, of: passes) else { return }
                 migrator.report(progress, step: index, of: stepCount)
             }
-            try await manager.migrateStore(from: current, to: output)
+            made = try await manager.migratePass(from: current, to: output)
         }
     }
 
