@@ -8,7 +8,7 @@ struct MigrateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
         abstract: "Migrate a store to the current model version (or --to a given one), step by step.",
-        discussion: "With --plan it lists the steps and how each runs, and changes nothing. A failed or interrupted migration leaves the store as it was."
+        discussion: "With --plan it lists the steps, how each runs and what each drops (with the rows concerned in the first), and changes nothing. A failed or interrupted migration leaves the store as it was."
     )
 
     @OptionGroup var options: GlobalOptions
@@ -25,7 +25,9 @@ struct MigrateCommand: AsyncParsableCommand {
             let url = try options.storeURL()
             let administration = StoreAdministration(models: try BookStoreModels.load(), logger: logger)
             let target = try to.map { try administration.versionName($0) }
-            let steps = try await administration.migrationPlan(for: url, to: target)
+            var steps = try await administration.migrationPlan(for: url, to: target)
+            // The first step's warnings counted on the store, for a plan shown before deciding.
+            if plan { steps = try await steps.countingAffectedRows(in: url, logger: logger) }
             steps.printSummary(of: url)
             if steps.isEmpty { return }
             if plan { return }

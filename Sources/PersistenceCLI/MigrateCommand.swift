@@ -11,7 +11,7 @@ struct MigrateCommand: AsyncParsableCommand {
             Each step uses the mapping files in --mappings that map its two versions, or an inferred \
             mapping. Steps that need Swift (a custom entity migration policy) cannot run here and are refused \
             before anything changes: run them from the app that registers the policy. With --plan it lists \
-            the steps and changes nothing. A failed or interrupted migration leaves a SQLite store as it was.
+            the steps, how each runs and what each drops (with the rows concerned in the first), and changes nothing. A failed or interrupted migration leaves a SQLite store as it was.
             """
     )
 
@@ -46,7 +46,9 @@ struct MigrateCommand: AsyncParsableCommand {
             let mappingModels = try mappings.map { try MappingModel.load(directory: URL(fileURLWithPath: $0), versions: versions) } ?? []
             guard batchSize > 0 else { throw CommandError("--batch-size must be at least 1, not \(batchSize)", hint: "pass a positive number, such as 1000") }
             let migrator = ProgressiveMigrator(chain: MigrationChain(models: versions, mappingModels: mappingModels), batchSize: batchSize, logger: logger)
-            let steps = try await migrator.plan(forStoreAt: url, to: to, storeVersion: storeVersion)
+            var steps = try await migrator.plan(forStoreAt: url, to: to, storeVersion: storeVersion)
+            // The first step's warnings counted on the store, for a plan shown before deciding.
+            if plan { steps = try await steps.countingAffectedRows(in: url, logger: logger) }
             steps.printSummary(of: url)
             if steps.isEmpty { return }
             let needsSwift = steps.steps.enumerated().filter { !$0.element.mappingModels.flatMap(\.policyNames).isEmpty }

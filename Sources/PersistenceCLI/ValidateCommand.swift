@@ -57,6 +57,7 @@ struct ValidateCommand: AsyncParsableCommand {
                 }
             }
             var policies: [String] = []
+            var steps: [MigrationPlan.Step] = []
             if let versions {
                 // Read as one set: a step's mapping models may look up each other's entity mappings.
                 let (mappingModels, found) = MappingModel.read(filesAt: mappingFiles, versions: versions)
@@ -64,16 +65,22 @@ struct ValidateCommand: AsyncParsableCommand {
                 for mapping in mappingModels {
                     policies.append(contentsOf: mapping.policyNames.map { "\(mapping.file ?? mapping.name) names the policy '\($0)': the step needs the app that registers it" })
                 }
-                for (source, destination) in zip(versions.versions, versions.versions.dropFirst())
-                where !mappingModels.contains(where: { $0.maps(from: source, to: destination) }) {
+                // Each step as a SQLite store would run it: how, and what it drops.
+                let migrator = ProgressiveMigrator(chain: MigrationChain(models: versions, mappingModels: mappingModels), logger: options.makeLogger())
+                for (source, destination) in zip(versions.versions, versions.versions.dropFirst()) {
                     do {
-                        _ = try MappingModel.inferred(from: source, to: destination)
+                        let step = try migrator.step(from: source, to: destination, engine: .sqlite)
+                        steps.append(step)
                     } catch {
                         problems.append("\(folder.lastPathComponent): step \(source.name) → \(destination.name): \(error)")
                     }
                 }
             } else if !mappingFiles.isEmpty {
                 problems.append("\(mappingFiles.count) mapping file(s) not checked: they need every model version to load")
+            }
+            for (index, step) in steps.enumerated() {
+                print("step \(index + 1): \(step)")
+                step.printDetails(indent: "  ")
             }
             for problem in problems { print("error: \(problem)") }
             for note in policies { print("note: \(note)") }

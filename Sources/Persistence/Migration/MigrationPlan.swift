@@ -59,6 +59,9 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
         public let mappingModels: [MappingModel]
         let managerType: MigrationManager.Type
         let work: Work
+        /// What the step drops or refuses, found before it runs; see
+        /// ``MigrationPlan/countingAffectedRows(in:logger:)`` for the rows concerned.
+        public internal(set) var dataLossWarnings: [DataLossWarning] = []
 
         public var strategy: Strategy {
             switch work {

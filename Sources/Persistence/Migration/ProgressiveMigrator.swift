@@ -141,6 +141,17 @@ public final class ProgressiveMigrator: Sendable {
         return MigrationPlan(storeVersion: source, targetVersion: targetModel, steps: steps)
     }
 
+    /// The step from `source` to `destination` as a store of `engine` would run it: how, why
+    /// it streams, and what it drops (``MigrationPlan/Step/dataLossWarnings``). Touches no store.
+    ///
+    /// ```swift
+    /// let step = try migrator.step(from: v3, to: v4, engine: .sqlite)
+    /// print(step.strategy, step.streamingReason ?? "", step.dataLossWarnings)
+    /// ```
+    public func step(from source: ManagedObjectModel, to destination: ManagedObjectModel, engine: SQLDialect.Engine) throws -> MigrationPlan.Step {
+        try makeStep(from: source, to: destination, dialect: SQLDialect(engine: engine))
+    }
+
     private func url(_ store: StoreURL) -> SQLDialect? {
         switch store.kind {
         case .sqlite: .sqlite
@@ -156,8 +167,10 @@ public final class ProgressiveMigrator: Sendable {
             try mapping.check(source: source, destination: destination, passes: mappings.count == 1 ? .alone : .after(Array(mappings[..<index])))
         }
         let managerType = chain.managers[destination.name] ?? MigrationManager.self
+        let warnings = StepDataLoss(source: source, destination: destination, mappingModels: mappings).warnings()
         func step(_ work: MigrationPlan.Work) -> MigrationPlan.Step {
-            MigrationPlan.Step(source: source, destination: destination, mappingModels: mappings, managerType: managerType, work: work)
+            MigrationPlan.Step(source: source, destination: destination, mappingModels: mappings, managerType: managerType, work: work,
+                               dataLossWarnings: warnings)
         }
         func streamed(because reason: String) -> MigrationPlan.Step {
             let passes = mappings.map { mapping in

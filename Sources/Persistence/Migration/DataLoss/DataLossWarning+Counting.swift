@@ -1,0 +1,118 @@
+import Logging
+
+/// Which source rows a ``DataLossWarning`` concerns, counted on a store at the step's
+/// source version.
+enum RowCount: Sendable, Hashable {
+    /// Every row of the entity (and its sub-entities).
+    case rows(entity: String)
+    /// Rows with a value for the attribute.
+    case values(entity: String, property: String)
+    /// The relationship's links, wherever they are stored.
+    case links(entity: String, relationship: String)
+    /// Rows with more than one object in the to-many relationship.
+    case severalLinks(entity: String, relationship: String)
+    /// Rows whose value meets any of the conditions.
+    case misfits(entity: String, attribute: String, [ValueFit.Condition])
+    /// Rows the filter does not match.
+    case notMatching(entity: String, filter: Predicate)
+}
+
+extension MigrationPlan {
+    /// The plan with the rows its first step's warnings concern counted on the store at
+    /// `url`, which is at ``storeVersion``. Later steps read rows that do not exist yet, so
+    /// their warnings stay uncounted. The store is opened read-only and nothing is written.
+    ///
+    /// ```swift
+    /// let plan = try await migrator.plan(forStoreAt: url).countingAffectedRows(in: url, logger: logger)
+    /// for warning in plan.steps.first?.dataLossWarnings ?? [] { print(warning) } // "… — 1234 rows have a value"
+    /// ```
+    public func countingAffectedRows(in url: StoreURL, logger: Logger) async throws -> MigrationPlan {
+        guard var first = steps.first, !first.dataLossWarnings.isEmpty else { return self }
+        let store = try await PersistentStore.open(url, model: storeVersion, options: .readOnly, logger: logger)
+        do {
+            for index in first.dataLossWarnings.indices {
+                first.dataLossWarnings[index].affectedRows = try await Self.count(first.dataLossWarnings[index].counting, in: store, logger: logger)
+            }
+        } catch {
+            await store.close()
+            throw error
+        }
+        await store.close()
+        return MigrationPlan(storeVersion: storeVersion, targetVersion: targetVersion, steps: [first] + steps.dropFirst())
+    }
+
+    private static func count(_ counting: RowCount, in store: PersistentStore, logger: Logger) async throws -> Int? {
+        if case .notMatching(let entity, let filter) = counting {
+            let context = ManagedObjectContext(store: store, logger: logger)
+            return try await context.count(for: FetchRequest(entityName: entity, predicate: .not(filter)))
+        }
+        guard let (sql, arguments) = statement(counting, schema: store.schema) else { return nil }
+        return Int(try await store.database.read { try $0.scalar(sql, arguments) }?.int64 ?? 0)
+    }
+
+    /// The `SELECT count(*)` of a count: names from the schema, numbers bound.
+    private static func statement(_ counting: RowCount, schema: StoreSchema) -> (String, [DatabaseValue])? {
+        let d = schema.dialect
+        func rows(of entity: String, where condition: String?) -> String? {
+            guard let table = schema.table(for: entity) else { return nil }
+            let kinds = "\(d.name("Z_ENT")) IN (\(table.entityNumbers.map(String.init).joined(separator: ", ")))"
+            return "SELECT count(*) FROM \(table.name) WHERE \(kinds)" + (condition.map { " AND (\($0))" } ?? "")
+        }
+        func column(_ entity: String, _ property: String) -> String? {
+            schema.table(for: entity)?.column(for: property)?.name
+        }
+        func storage(_ entity: String, _ relationship: String) -> RelationshipStorage? {
+            guard let description = schema.model.entity(named: entity),
+                let found = schema.model.relationship(named: relationship, of: description)
+            else { return nil }
+            return schema.storage(of: found, in: description)
+        }
+        switch counting {
+        case .rows(let entity):
+            return rows(of: entity, where: nil).map { ($0, []) }
+        case .values(let entity, let property):
+            guard let column = column(entity, property) else { return nil }
+            return rows(of: entity, where: "\(column) IS NOT NULL").map { ($0, []) }
+        case .links(let entity, let relationship):
+            switch storage(entity, relationship) {
+            case .foreignKey(let column)?:
+                return rows(of: entity, where: "\(column) IS NOT NULL").map { ($0, []) }
+            case .inverseForeignKey(let table, let column)?:
+                return ("SELECT count(*) FROM \(table.name) WHERE \(column) IS NOT NULL", [])
+            case .joinTable(let join, _)?:
+                return ("SELECT count(*) FROM \(join.name)", [])
+            case nil:
+                return nil
+            }
+        case .severalLinks(let entity, let relationship):
+            let (table, key): (String, String)
+            switch storage(entity, relationship) {
+            case .inverseForeignKey(let other, let column)?: (table, key) = (other.name, column)
+            case .joinTable(let join, let fromSource)?: (table, key) = (join.name, fromSource ? join.sourceColumn : join.destinationColumn)
+            default: return nil
+            }
+            return ("SELECT count(*) FROM (SELECT \(key) FROM \(table) WHERE \(key) IS NOT NULL GROUP BY \(key) HAVING count(*) > 1) several", [])
+        case .misfits(let entity, let attribute, let conditions):
+            guard let column = column(entity, attribute) else { return nil }
+            var arguments: [DatabaseValue] = []
+            func bound(_ value: Double) -> String {
+                arguments.append(.double(value))
+                return d.placeholder(arguments.count)
+            }
+            let clauses = conditions.map { condition -> String in
+                switch condition {
+                case .missing: return "\(column) IS NULL"
+                case .fractional: return "\(column) <> ROUND(\(column))"
+                case .outside(let min, let max):
+                    return ([min.map { "\(column) < \(bound($0))" }, max.map { "\(column) > \(bound($0))" }].compactMap { $0 }).joined(separator: " OR ")
+                case .lengthOutside(let min, let max):
+                    return ([min.map { "LENGTH(\(column)) < \(bound($0))" }, max.map { "LENGTH(\(column)) > \(bound($0))" }].compactMap { $0 })
+                        .joined(separator: " OR ")
+                }
+            }
+            return rows(of: entity, where: clauses.filter { !$0.isEmpty }.joined(separator: " OR ")).map { ($0, arguments) }
+        case .notMatching:
+            return nil
+        }
+    }
+}
