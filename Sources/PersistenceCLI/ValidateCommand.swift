@@ -57,7 +57,7 @@ struct ValidateCommand: AsyncParsableCommand {
                 }
             }
             var policies: [String] = []
-            var steps: [MigrationPlan.Step] = []
+            var steps: [(number: Int, step: MigrationPlan.Step)] = []
             if let versions {
                 // Read as one set: a step's mapping models may look up each other's entity mappings.
                 let (mappingModels, found) = MappingModel.read(filesAt: mappingFiles, versions: versions)
@@ -65,12 +65,13 @@ struct ValidateCommand: AsyncParsableCommand {
                 for mapping in mappingModels {
                     policies.append(contentsOf: mapping.policyNames.map { "\(mapping.file ?? mapping.name) names the policy '\($0)': the step needs the app that registers it" })
                 }
-                // Each step as a SQLite store would run it: how, and what it drops.
+                // Each step as a SQLite store would run it: how, and what it drops. Shown only
+                // when every mapping file loaded: without one, its step would seem inferred.
                 let migrator = ProgressiveMigrator(chain: MigrationChain(models: versions, mappingModels: mappingModels), logger: options.makeLogger())
-                for (source, destination) in zip(versions.versions, versions.versions.dropFirst()) {
+                for (index, (source, destination)) in zip(versions.versions, versions.versions.dropFirst()).enumerated() {
                     do {
                         let step = try migrator.step(from: source, to: destination, engine: .sqlite)
-                        steps.append(step)
+                        if found.isEmpty { steps.append((index + 1, step)) }
                     } catch {
                         problems.append("\(folder.lastPathComponent): step \(source.name) → \(destination.name): \(error)")
                     }
@@ -78,8 +79,8 @@ struct ValidateCommand: AsyncParsableCommand {
             } else if !mappingFiles.isEmpty {
                 problems.append("\(mappingFiles.count) mapping file(s) not checked: they need every model version to load")
             }
-            for (index, step) in steps.enumerated() {
-                print("step \(index + 1): \(step)")
+            for (number, step) in steps {
+                print("step \(number): \(step)")
                 step.printDetails(indent: "  ")
             }
             for problem in problems { print("error: \(problem)") }
