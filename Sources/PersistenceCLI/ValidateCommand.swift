@@ -72,6 +72,11 @@ struct ValidateCommand: AsyncParsableCommand {
                     do {
                         let step = try migrator.step(from: source, to: destination, engine: .sqlite)
                         if found.isEmpty { steps.append((index + 1, step)) }
+                    } catch let error as MigrationError
+                        where error.code == .invalidMappingModel && mappingModels.filter({ $0.maps(from: source, to: destination) }).count > 1
+                    {
+                        // The files' order is this command's (by name); an app may name another (mappingModelNames).
+                        policies.append("step \(source.name) → \(destination.name) in file-name order, as `persistence migrate` runs it: \(error)")
                     } catch {
                         problems.append("\(folder.lastPathComponent): step \(source.name) → \(destination.name): \(error)")
                     }

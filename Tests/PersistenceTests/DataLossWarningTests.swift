@@ -9,6 +9,14 @@ import Testing
     /// Notes → Notes 2 drops `Scrap`, `Note.draft` and the folders, narrows `Note.tags` to
     /// one tag, narrows `priority` to Integer 16, makes `score` an integer and limits a
     /// title to 10 characters. Each is a lightweight change inference accepts.
+    /// The same in both versions.
+    static let tag = """
+        <entity name="Tag" syncable="YES">
+            <attribute name="name" optional="YES" attributeType="String"/>
+            <relationship name="notes" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Note" inverseName="tags" inverseEntity="Note"/>
+        </entity>
+        """
+
     static let v1 = model("Notes", """
         <entity name="Note" syncable="YES">
             <attribute name="title" optional="YES" attributeType="String"/>
@@ -18,10 +26,7 @@ import Testing
             <relationship name="tags" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Tag" inverseName="notes" inverseEntity="Tag"/>
             <relationship name="folder" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Folder" inverseName="notes" inverseEntity="Folder"/>
         </entity>
-        <entity name="Tag" syncable="YES">
-            <attribute name="name" optional="YES" attributeType="String"/>
-            <relationship name="notes" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Note" inverseName="tags" inverseEntity="Note"/>
-        </entity>
+        \(tag)
         <entity name="Folder" syncable="YES">
             <attribute name="name" optional="YES" attributeType="String"/>
             <relationship name="notes" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Note" inverseName="folder" inverseEntity="Note"/>
@@ -38,10 +43,7 @@ import Testing
             <attribute name="score" optional="YES" attributeType="Integer 32" usesScalarValueType="YES"/>
             <relationship name="tags" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Tag" inverseName="notes" inverseEntity="Tag"/>
         </entity>
-        <entity name="Tag" syncable="YES">
-            <attribute name="name" optional="YES" attributeType="String"/>
-            <relationship name="notes" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Note" inverseName="tags" inverseEntity="Note"/>
-        </entity>
+        \(tag)
         <entity name="Folder" syncable="YES">
             <attribute name="name" optional="YES" attributeType="String"/>
         </entity>
@@ -155,6 +157,36 @@ import Testing
             #expect(lines.contains("note: NoteToNote migrates only the Note rows matching its source filter 'priority > 0'; the others are dropped (unless its policy NoteToNotePolicy carries it) — \(left) rows do not match"), "\(lines)")
             #expect(lines.contains("note: Note.draft is not carried: no property mapping of NoteToNote reads it (unless its policy NoteToNotePolicy carries it) — \(Seeded.drafts.compactMap { $0 }.count) rows have a value"), "\(lines)")
             #expect(plan.steps[0].streamingReason?.contains("NoteToNote") == true, "\(String(describing: plan.steps[0].streamingReason))")
+        }
+    }
+
+    /// A mapping takes the rows of exactly its entity: a parent's does not take a
+    /// sub-entity's. A bound that widens leaves nothing out.
+    @Test(arguments: MigrationEngine.allCases)
+    func aSubEntityWithoutAMappingOfItsOwnIsRemovedAndAWiderBoundWarnsOfNothing(engine: MigrationEngine) async throws {
+        func shelf(_ name: String, maxLength: Int) throws -> ManagedObjectModel {
+            try Self.model(name, """
+                <entity name="Item" syncable="YES"><attribute name="name" optional="YES" maxValueString="\(maxLength)" attributeType="String"/></entity>
+                <entity name="Book" parentEntity="Item" syncable="YES"><attribute name="isbn" optional="YES" attributeType="String"/></entity>
+                """).get()
+        }
+        let (v1, v2) = (try shelf("Shelf", maxLength: 20), try shelf("Shelf 2", maxLength: 40))
+        var mapping = try MappingModel.inferred(from: v1, to: v2)
+        mapping.entityMappings.removeAll { $0.sourceEntityName == "Book" }
+        mapping.isInferred = false
+        #expect(mapping.entityMappings.map(\.name) == ["ItemToItem"])
+        let versions = try VersionedModel(name: "Shelf", versions: [v1, v2], currentVersionName: "Shelf 2")
+        try await engine.withStoreURL { url in
+            try await makeClosedStore(at: url, model: v1) { container in
+                let context = container.newContext()
+                for index in 0..<3 { try context.insertObject(entityName: "Item").setValue(.string("item \(index)"), forKey: "name") }
+                for index in 0..<2 { try context.insertObject(entityName: "Book").setValue(.string("book \(index)"), forKey: "name") }
+                try await context.save()
+            }
+            let migrator = ProgressiveMigrator(chain: MigrationChain(models: versions, mappingModels: [mapping]), logger: testLogger)
+            let plan = try await migrator.plan(forStoreAt: url).countingAffectedRows(in: url, logger: testLogger)
+            #expect(Self.lines(plan.steps[0].dataLossWarnings) == ["warning: the entity Book is removed: no entity mapping of the step migrates its rows — 2 rows"],
+                    "\(Self.lines(plan.steps[0].dataLossWarnings))")
         }
     }
 

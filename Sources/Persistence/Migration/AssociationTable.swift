@@ -1,8 +1,9 @@
 /// The source → destination association of a running migration, kept in the destination
 /// store so memory does not grow with rows: one row per pair, by entity mapping name.
 ///
-/// It lives only while a mapping model runs and is dropped when it succeeds (a failed
-/// run's destination store is thrown away with it).
+/// It lives while a mapping model runs — while a ``ProgressiveMigrator``'s step runs, for
+/// its later mapping models' look-ups — and is dropped when that succeeds (a failed run's
+/// destination store is thrown away with it).
 struct AssociationTable: Sendable {
     let database: any Database
 

@@ -23,8 +23,8 @@ extension MigrationManager {
         for (root, keys) in related {
             let keys = Array(keys)
             _ = try await sourceContext.objects(rootEntityName: root, primaryKeys: keys)
-            // The entity mappings that made destinations from these objects.
-            for mapping in mappingModel.entityMappings {
+            // The entity mappings that made destinations from these objects, the step's earlier passes' too.
+            for mapping in mappingModel.entityMappings + (configuration.stepAssociations?.entityMappings ?? []) {
                 guard let sourceName = mapping.sourceEntityName, let sourceEntity = sourceModel.entity(named: sourceName),
                     sourceModel.rootEntity(of: sourceEntity).name == root,
                     let destinationName = mapping.destinationEntityName, let destinationEntity = destinationModel.entity(named: destinationName)

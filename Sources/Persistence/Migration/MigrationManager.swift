@@ -46,11 +46,11 @@ open class MigrationManager: @unchecked Sendable {
         /// migration fails, as a ``ProgressiveMigrator``'s work files and shadow schemas are.
         public var destinationOptions: PersistentStore.Options
         public var logger: Logger
-        /// Set when the manager runs one mapping model of a step of several (by a
-        /// ``ProgressiveMigrator``): what the step's earlier mapping models made, which
-        /// look-ups may name. The association table then outlives the mapping model, for the
-        /// later ones; the migrator drops it with the step. `nil` for a mapping model run
-        /// alone, whose table is dropped when it is done.
+        /// Set when a ``ProgressiveMigrator`` runs the manager for one mapping model of a
+        /// streamed step: what the step's earlier mapping models made (nothing for its
+        /// first), which look-ups may name. The association table then outlives the mapping
+        /// model, for the later ones; the migrator drops it with the step. `nil` for a
+        /// manager run on its own, whose table is dropped when its mapping model is done.
         var stepAssociations: StepAssociations?
 
         public init(sourceModel: ManagedObjectModel, destinationModel: ManagedObjectModel, mappingModel: MappingModel,

@@ -49,12 +49,13 @@ enum RelationshipStage: Sendable {
             if let inverse = destination.inverse(of: relationship), !inverse.isToMany {
                 return .perInstance(reason: "\(name) is one-to-one, kept at both ends")
             }
-            if let call = expression.destinationInstancesCall, mappingModel.entityMapping(named: call.mapping) == nil {
+            let call = expression.destinationInstancesCall
+            if let call, mappingModel.entityMapping(named: call.mapping) == nil {
                 return .perInstance(reason: "\(name) looks up the instances of '\(call.mapping)', an entity mapping of another mapping model")
             }
             // The source key names a row of the target mapping's source entity, and of no
             // sub-entity another mapping might migrate: then key arithmetic is the look-up.
-            guard let call = expression.destinationInstancesCall, let path = call.sources.sourceKeyPath, path.count == 1,
+            guard let call, let path = call.sources.sourceKeyPath, path.count == 1,
                 let sourceRelationship = source.relationship(named: path[0], of: sourceEntity), !sourceRelationship.isToMany,
                 !sourceRelationship.isTransient,
                 let target = mappingModel.entityMapping(named: call.mapping), target.type != .remove,

@@ -29,13 +29,9 @@ extension MigrationPlan {
     public func countingAffectedRows(in url: StoreURL, logger: Logger) async throws -> MigrationPlan {
         guard var first = steps.first, !first.dataLossWarnings.isEmpty else { return self }
         let store = try await PersistentStore.open(url, model: storeVersion, options: .readOnly, logger: logger)
-        do {
-            for index in first.dataLossWarnings.indices {
-                first.dataLossWarnings[index].affectedRows = try await Self.count(first.dataLossWarnings[index].counting, in: store, logger: logger)
-            }
-        } catch {
-            await store.close()
-            throw error
+        for index in first.dataLossWarnings.indices {
+            // A count that fails (a filter the store cannot answer) leaves the warning uncounted, not the plan unshown.
+            first.dataLossWarnings[index].affectedRows = try? await Self.count(first.dataLossWarnings[index].counting, in: store, logger: logger)
         }
         await store.close()
         return MigrationPlan(storeVersion: storeVersion, targetVersion: targetVersion, steps: [first] + steps.dropFirst())
@@ -44,7 +40,7 @@ extension MigrationPlan {
     private static func count(_ counting: RowCount, in store: PersistentStore, logger: Logger) async throws -> Int? {
         if case .notMatching(let entity, let filter) = counting {
             let context = ManagedObjectContext(store: store, logger: logger)
-            return try await context.count(for: FetchRequest(entityName: entity, predicate: .not(filter)))
+            return try await context.count(for: FetchRequest(entityName: entity, predicate: .not(filter), includesSubentities: false))
         }
         guard let (sql, arguments) = statement(counting, schema: store.schema) else { return nil }
         return Int(try await store.database.read { try $0.scalar(sql, arguments) }?.int64 ?? 0)
@@ -53,10 +49,15 @@ extension MigrationPlan {
     /// The `SELECT count(*)` of a count: names from the schema, numbers bound.
     private static func statement(_ counting: RowCount, schema: StoreSchema) -> (String, [DatabaseValue])? {
         let d = schema.dialect
+        // Rows of exactly the entity: an entity mapping does not take its sub-entities' rows.
         func rows(of entity: String, where condition: String?) -> String? {
             guard let table = schema.table(for: entity) else { return nil }
-            let kinds = "\(d.name("Z_ENT")) IN (\(table.entityNumbers.map(String.init).joined(separator: ", ")))"
-            return "SELECT count(*) FROM \(table.name) WHERE \(kinds)" + (condition.map { " AND (\($0))" } ?? "")
+            return "SELECT count(*) FROM \(table.name) WHERE \(d.name("Z_ENT")) = \(table.entityNumber)" + (condition.map { " AND (\($0))" } ?? "")
+        }
+        /// `column IN (the keys of the entity's rows)`, for links stored on the other side.
+        func pointsAtRows(of entity: String, _ column: String) -> String {
+            guard let table = schema.table(for: entity) else { return "\(column) IS NOT NULL" }
+            return "\(column) IN (SELECT \(d.name("Z_PK")) FROM \(table.name) WHERE \(d.name("Z_ENT")) = \(table.entityNumber))"
         }
         func column(_ entity: String, _ property: String) -> String? {
             schema.table(for: entity)?.column(for: property)?.name
@@ -78,9 +79,9 @@ extension MigrationPlan {
             case .foreignKey(let column)?:
                 return rows(of: entity, where: "\(column) IS NOT NULL").map { ($0, []) }
             case .inverseForeignKey(let table, let column)?:
-                return ("SELECT count(*) FROM \(table.name) WHERE \(column) IS NOT NULL", [])
-            case .joinTable(let join, _)?:
-                return ("SELECT count(*) FROM \(join.name)", [])
+                return ("SELECT count(*) FROM \(table.name) WHERE \(pointsAtRows(of: entity, column))", [])
+            case .joinTable(let join, let fromSource)?:
+                return ("SELECT count(*) FROM \(join.name) WHERE \(pointsAtRows(of: entity, fromSource ? join.sourceColumn : join.destinationColumn))", [])
             case nil:
                 return nil
             }
@@ -91,7 +92,7 @@ extension MigrationPlan {
             case .joinTable(let join, let fromSource)?: (table, key) = (join.name, fromSource ? join.sourceColumn : join.destinationColumn)
             default: return nil
             }
-            return ("SELECT count(*) FROM (SELECT \(key) FROM \(table) WHERE \(key) IS NOT NULL GROUP BY \(key) HAVING count(*) > 1) several", [])
+            return ("SELECT count(*) FROM (SELECT \(key) FROM \(table) WHERE \(pointsAtRows(of: entity, key)) GROUP BY \(key) HAVING count(*) > 1) several", [])
         case .misfits(let entity, let attribute, let conditions):
             guard let column = column(entity, attribute) else { return nil }
             var arguments: [DatabaseValue] = []

@@ -3,12 +3,13 @@
 ///
 /// ```swift
 /// for warning in plan.steps[0].dataLossWarnings { print(warning) }
-/// // Book.author is removed: no property mapping of BookToBook reads it (1 234 rows have a value)
+/// // Book.author is not carried: no property mapping of BookToBook reads it — 1234 rows have a value
 /// ```
 public struct DataLossWarning: Sendable, Hashable, CustomStringConvertible {
     /// What is lost, with where.
     public enum Kind: Sendable, Hashable {
-        /// No entity mapping of the step migrates the entity's rows (or a `remove` mapping drops them).
+        /// No entity mapping of the step migrates the rows of exactly this entity (a mapping
+        /// of its parent does not take them), or a `remove` mapping drops them.
         case entityRemoved(entity: String)
         /// No property mapping of the entity's mappings reads the attribute.
         case attributeNotCarried(entity: String, attribute: String, entityMapping: String)
@@ -24,23 +25,24 @@ public struct DataLossWarning: Sendable, Hashable, CustomStringConvertible {
     }
 
     public let kind: Kind
-    /// The policy of the entity mapping, which may carry in Swift what no property mapping
-    /// reads: then the warning is a note, as only the policy's code can tell.
-    public let policy: String?
+    /// What may carry the data in a way the check cannot see — the entity mapping's policy
+    /// (Swift code), or another entity mapping that takes the rows a source filter leaves
+    /// out: then the warning is a note.
+    public let mayBeCarriedBy: String?
     /// The source rows concerned, when the plan was counted on a store (see
     /// ``MigrationPlan/countingAffectedRows(in:logger:)``); `nil` when not counted.
     public internal(set) var affectedRows: Int?
     /// How the rows concerned are counted on a store at the step's source version.
     let counting: RowCount
 
-    init(_ kind: Kind, policy: String? = nil, counting: RowCount) {
+    init(_ kind: Kind, mayBeCarriedBy carrier: String? = nil, counting: RowCount) {
         self.kind = kind
-        self.policy = policy
+        self.mayBeCarriedBy = carrier
         self.counting = counting
     }
 
-    /// Whether the data is certainly lost (or refused): no policy could carry it.
-    public var isCertain: Bool { policy == nil }
+    /// Whether the data is certainly lost (or refused): nothing else could carry it.
+    public var isCertain: Bool { mayBeCarriedBy == nil }
 
     public var description: String {
         var text: String
@@ -68,7 +70,7 @@ public struct DataLossWarning: Sendable, Hashable, CustomStringConvertible {
             text = "\(mapping) migrates only the \(entity) rows matching its source filter '\(filter)'; the others are dropped"
             rows = "rows do not match"
         }
-        if let policy { text += " (unless its policy \(policy) carries it)" }
+        if let mayBeCarriedBy { text += " (unless \(mayBeCarriedBy) carries it)" }
         if let affectedRows { text += " — \(affectedRows) \(rows)" }
         return text
     }

@@ -1,11 +1,12 @@
 /// Works out what one step drops, from its two models and its mapping models alone (see
 /// ``DataLossWarning``).
 ///
-/// A property is carried when some property mapping of an entity mapping of its entity
-/// (or of a parent or child entity) reads it through `$source.<name>`; a `copy` mapping or
-/// an expression that passes `$source` whole may read anything. A relationship is also
-/// carried when its inverse is. What a policy does in Swift cannot be seen: a warning about
-/// an entity mapping with a policy names it.
+/// An entity mapping migrates the rows of exactly its source entity (not of its
+/// sub-entities), so each concrete source entity is checked against the mappings of that
+/// entity. A property, inherited ones included, is carried when one of them reads it
+/// through `$source.<name>`; a `copy` mapping or an expression that passes `$source` whole
+/// may read anything. A relationship is also carried when its inverse is. What a policy
+/// does in Swift cannot be seen: a warning about an entity mapping with a policy names it.
 struct StepDataLoss {
     let source: ManagedObjectModel
     let destination: ManagedObjectModel
@@ -15,46 +16,32 @@ struct StepDataLoss {
 
     func warnings() -> [DataLossWarning] {
         var result: [DataLossWarning] = []
-        for entity in source.entities {
-            let around = mappings(around: entity)
-            if around.isEmpty {
-                if !entity.isAbstract, !isCoveredByAncestor(entity) {
-                    result.append(DataLossWarning(.entityRemoved(entity: entity.name), counting: .rows(entity: entity.name)))
-                }
-                continue
+        for entity in source.entities where !entity.isAbstract {
+            let mappings = self.mappings(of: entity)
+            if mappings.isEmpty {
+                result.append(DataLossWarning(.entityRemoved(entity: entity.name), counting: .rows(entity: entity.name)))
+            } else {
+                result += propertiesNotCarried(of: entity, by: mappings)
             }
-            result += propertiesNotCarried(of: entity, around: around)
         }
         for mapping in entityMappings where mapping.type != .remove {
             result += narrowedAndMisfitting(in: mapping)
             if let filter = mapping.sourceFilter, let entity = mapping.sourceEntityName {
+                // Core Data splits an entity's rows between mappings with filters: another one may take the rest.
+                let other = entityMappings.first { $0.name != mapping.name && $0.type != .remove && $0.sourceEntityName == entity }
                 result.append(DataLossWarning(
                     .sourceFiltered(entity: entity, entityMapping: mapping.name, filter: filter.predicateFormat),
-                    policy: mapping.policyName, counting: .notMatching(entity: entity, filter: filter)))
+                    mayBeCarriedBy: other.map { "the entity mapping \($0.name)" } ?? mapping.policyName.map { "its policy \($0)" },
+                    counting: .notMatching(entity: entity, filter: filter)))
             }
         }
         return result
     }
 
-    // MARK: Entities
-
-    /// The entity mappings that migrate rows of `entity`: its own, its ancestors' (whose
-    /// fetches include it) and its descendants' (which may read what it declares).
-    private func mappings(around entity: EntityDescription) -> [EntityMapping] {
-        entityMappings.filter { mapping in
-            guard mapping.type != .remove, let name = mapping.sourceEntityName, let other = source.entity(named: name) else { return false }
-            return source.entity(entity, isKindOf: other) || source.entity(other, isKindOf: entity)
-        }
+    /// The entity mappings that migrate the rows of exactly `entity`.
+    private func mappings(of entity: EntityDescription) -> [EntityMapping] {
+        entityMappings.filter { $0.type != .remove && $0.sourceEntityName == entity.name }
     }
-
-    private func isCoveredByAncestor(_ entity: EntityDescription) -> Bool {
-        entityMappings.contains { mapping in
-            guard mapping.type != .remove, let name = mapping.sourceEntityName, let other = source.entity(named: name) else { return false }
-            return source.entity(entity, isKindOf: other)
-        }
-    }
-
-    // MARK: Properties
 
     /// What the mappings read of their source: the first key of every `$source.<key>` path,
     /// or `nil` when one of them may read anything.
@@ -71,32 +58,34 @@ struct StepDataLoss {
         return keys
     }
 
-    private func propertiesNotCarried(of entity: EntityDescription, around: [EntityMapping]) -> [DataLossWarning] {
-        guard let read = keysRead(by: around) else { return [] }
-        let policy = around.compactMap(\.policyName).first
-        let mapping = around.first { $0.sourceEntityName == entity.name } ?? around[0]
+    private func propertiesNotCarried(of entity: EntityDescription, by mappings: [EntityMapping]) -> [DataLossWarning] {
+        guard let read = keysRead(by: mappings) else { return [] }
+        let policy = mappings.compactMap(\.policyName).first.map { "its policy \($0)" }
+        let mapping = mappings[0]
         var result: [DataLossWarning] = []
-        for attribute in entity.attributes where !attribute.isTransient && !read.contains(attribute.name) {
+        for attribute in source.attributes(of: entity) where !attribute.isTransient && !read.contains(attribute.name) {
             result.append(DataLossWarning(
                 .attributeNotCarried(entity: entity.name, attribute: attribute.name, entityMapping: mapping.name),
-                policy: policy, counting: .values(entity: entity.name, property: attribute.name)))
+                mayBeCarriedBy: policy, counting: .values(entity: entity.name, property: attribute.name)))
         }
-        for relationship in entity.relationships where !relationship.isTransient && !read.contains(relationship.name) {
-            // Carried from the other side, or gone with an entity that is warned about already.
+        for relationship in source.relationships(of: entity) where !relationship.isTransient && !read.contains(relationship.name) {
             guard let target = source.entity(named: relationship.destinationEntityName) else { continue }
-            let targetMappings = mappings(around: target)
+            // The rows the inverse lives on: the target's and its sub-entities', each with its own mappings.
+            let targetMappings = source.entities.filter { source.entity($0, isKindOf: target) }.flatMap(self.mappings(of:))
+            // Links to rows that are not migrated go with them (warned about as removed).
             if targetMappings.isEmpty { continue }
             let inverse = source.inverse(of: relationship)
             if let inverse {
                 guard let targetRead = keysRead(by: targetMappings), !targetRead.contains(inverse.name),
-                    // One warning for the pair's links, from the side named first.
-                    (entity.name, relationship.name) < (target.name, inverse.name)
+                    // One warning for the pair's links, from the side named first (or a relationship that is its own inverse).
+                    (entity.name, relationship.name) <= (target.name, inverse.name)
                 else { continue }
             }
             result.append(DataLossWarning(
                 .relationshipNotCarried(entity: entity.name, relationship: relationship.name, entityMapping: mapping.name,
                                         inverse: inverse.map { "\(target.name).\($0.name)" }),
-                policy: policy ?? targetMappings.compactMap(\.policyName).first, counting: .links(entity: entity.name, relationship: relationship.name)))
+                mayBeCarriedBy: policy ?? targetMappings.compactMap(\.policyName).first.map { "the policy \($0)" },
+                counting: .links(entity: entity.name, relationship: relationship.name)))
         }
         return result
     }
@@ -116,7 +105,7 @@ struct StepDataLoss {
             else { continue }
             result.append(DataLossWarning(
                 .toManyNarrowed(entity: sourceName, relationship: from.name, entityMapping: mapping.name, into: "\(destinationName).\(into.name)"),
-                policy: mapping.policyName, counting: .severalLinks(entity: sourceName, relationship: from.name)))
+                mayBeCarriedBy: mapping.policyName.map { "its policy \($0)" }, counting: .severalLinks(entity: sourceName, relationship: from.name)))
         }
         for property in mapping.attributeMappings {
             guard let path = property.valueExpression?.sourceKeyPath, path.count == 1,
@@ -126,7 +115,7 @@ struct StepDataLoss {
             else { continue }
             result.append(DataLossWarning(
                 .valueMayNotFit(entity: sourceName, attribute: from.name, entityMapping: mapping.name, into: "\(destinationName).\(into.name)", because: misfit.reason),
-                policy: mapping.policyName, counting: .misfits(entity: sourceName, attribute: from.name, misfit.conditions)))
+                mayBeCarriedBy: mapping.policyName.map { "its policy \($0)" }, counting: .misfits(entity: sourceName, attribute: from.name, misfit.conditions)))
         }
         return result
     }

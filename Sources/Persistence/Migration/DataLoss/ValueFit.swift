@@ -30,9 +30,13 @@ struct ValueFit {
                 conditions.append(.outside(min: Double(range.lowerBound), max: Double(range.upperBound)))
             }
         }
-        let bounds = (number(into.minValue), number(into.maxValue))
-        if bounds.0 != nil || bounds.1 != nil, bounds != (number(from.minValue), number(from.maxValue)) {
-            let spelled = "\(bounds.0.map(Self.spelled) ?? "")…\(bounds.1.map(Self.spelled) ?? "")"
+        // Only a bound tighter than the source's (or new) leaves values out.
+        let (fromMin, fromMax) = (number(from.minValue), number(from.maxValue))
+        let tighterMin = number(into.minValue).flatMap { min in fromMin.map { min > $0 } ?? true ? min : nil }
+        let tighterMax = number(into.maxValue).flatMap { max in fromMax.map { max < $0 } ?? true ? max : nil }
+        let bounds = (tighterMin, tighterMax)
+        if bounds.0 != nil || bounds.1 != nil {
+            let spelled = "\(number(into.minValue).map(Self.spelled) ?? "")…\(number(into.maxValue).map(Self.spelled) ?? "")"
             if into.type == .string {
                 reasons.append("\(into.name) must be \(spelled) characters long")
                 conditions.append(.lengthOutside(min: bounds.0, max: bounds.1))
