@@ -49,13 +49,9 @@ import Testing
         </entity>
         """)
 
+    /// A version from its entities, kept as a result so that the fixtures can be static.
     static func model(_ name: String, _ entities: String) -> Result<ManagedObjectModel, any Error> {
-        Result {
-            try ManagedObjectModel(xml: Data("""
-                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">\(entities)</model>
-                """.utf8), name: name)
-        }
+        Result { try InPlaceFixtures.model(name, entities) }
     }
 
     static func versions() throws -> VersionedModel {

@@ -21,10 +21,7 @@ extension MappingModel {
     ///   entity, mapping type or property, and expressions that do not parse (with the
     ///   column); and whatever ``check(source:destination:)`` finds.
     public init(contentsOf url: URL, versions: VersionedModel) throws(MigrationError) {
-        switch Self.readFile(at: url, versions: versions, passes: .alone) {
-        case .success(let mapping): self = mapping
-        case .failure(let problems): throw MigrationError.combining(problems.problems)!
-        }
+        self = try Self.readFile(at: url, versions: versions, passes: .alone).loaded()
     }
 
     /// Reads a mapping model from the contents of a mapping file; see ``init(contentsOf:versions:)``.
@@ -33,10 +30,7 @@ extension MappingModel {
     /// let mapping = try MappingModel(fileData: data, name: "Model3To4", versions: versions)
     /// ```
     public init(fileData data: Data, name: String, file: String? = nil, versions: VersionedModel) throws(MigrationError) {
-        switch Self.read(fileData: data, name: name, file: file, versions: versions, passes: .alone) {
-        case .success(let mapping): self = mapping
-        case .failure(let problems): throw MigrationError.combining(problems.problems)!
-        }
+        self = try Self.read(fileData: data, name: name, file: file, versions: versions, passes: .alone).loaded()
     }
 
     /// Every problem of a mapping file, one by one, each with its file and, where it is
@@ -109,6 +103,19 @@ extension MappingModel {
     struct FileProblems: Error {
         let problems: [MigrationError]
     }
+}
+
+extension Result where Success == MappingModel, Failure == MappingModel.FileProblems {
+    /// The mapping model read, or its problems thrown as one error.
+    func loaded() throws(MigrationError) -> MappingModel {
+        switch self {
+        case .success(let mapping): mapping
+        case .failure(let problems): throw MigrationError.combining(problems.problems)!
+        }
+    }
+}
+
+extension MappingModel {
 
     /// Reads a mapping file: the mapping model, or every problem found, each located on
     /// its line when it names an entity mapping.

@@ -29,10 +29,7 @@ extension MappingModel {
     ///   expression kind value expressions do not have (naming the entity mapping and the
     ///   property); and whatever ``check(source:destination:)`` finds.
     public init(xcodeMappingModelAt url: URL, versions: VersionedModel) throws(MigrationError) {
-        switch Self.readXcode(at: url, versions: versions, passes: .alone) {
-        case .success(let mapping): self = mapping
-        case .failure(let problems): throw MigrationError.combining(problems.problems)!
-        }
+        self = try Self.readXcode(at: url, versions: versions, passes: .alone).loaded()
     }
 
     /// Whether `url` is an Xcode mapping model: an `.xcmappingmodel` folder or its `xcmapping.xml`.

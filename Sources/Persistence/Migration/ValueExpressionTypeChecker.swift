@@ -487,11 +487,11 @@ struct ValueExpressionTypeChecker {
     private func managerLookup(_ selector: String, _ arguments: [Expression]) throws(Problem) -> ValueExpressionType {
         let forward = selector == MigrationManager.destinationInstancesSelector
         let (fromSide, toSide): (ModelSide, ModelSide) = forward ? (.source, .destination) : (.destination, .source)
-        let names = (mappingModel.entityMappings + otherPasses.others.flatMap(\.entityMappings)).map(\.name)
+        let choices = "Name one of " + (mappingModel.entityMappings + otherPasses.others.flatMap(\.entityMappings)).map(\.name).joined(separator: ", ")
         guard case .constant(.string(let name)) = arguments[0] else {
             throw Problem(
                 code: .invalidMappingModel, message: "the first argument of \(selector) must be an entity mapping's name in quotes, not \(arguments[0].format)",
-                hint: "Name one of \(names.joined(separator: ", "))")
+                hint: choices)
         }
         let instances = try type(of: arguments[1])
         // The mapping whose instances those are, for hints.
@@ -520,10 +520,10 @@ struct ValueExpressionTypeChecker {
         } else if case .alone = otherPasses {
             throw Problem(
                 code: .invalidMappingModel, message: "\(selector) names the entity mapping '\(name)', which this mapping model does not have",
-                hint: "Name one of \(names.joined(separator: ", "))" + suggestion
+                hint: choices + suggestion
                     + ". If another mapping model of the same step has it, load the step's mapping models together (MappingModel.load(directory:)) and name their order (MigrationVersion.mappingModelNames)")
         } else {
-            var hint = "Name one of \(names.joined(separator: ", "))" + suggestion
+            var hint = choices + suggestion
             if case .after = otherPasses {
                 hint += ", or run the mapping model that has '\(name)' before this one (MigrationVersion.mappingModelNames)"
             }
