@@ -1,5 +1,6 @@
 import BookStoreTesting
 import Foundation
+import PersistenceTesting
 import Testing
 @testable import Persistence
 
@@ -7,11 +8,11 @@ import Testing
 /// lock, find the store current and succeed.
 @Suite("racing migrations")
 struct MigrationRaceTests {
-    @Test func fourProcessesGiveOneMigrationAndFourSuccesses() throws {
+    @Test func fourProcessesGiveOneMigrationAndFourSuccesses() async throws {
         let (directory, cleanUp) = temporaryDirectory()
         defer { cleanUp() }
         let url = try copyFixture(version: 1, into: directory)
-        let migrated = try raceMigrations(of: url, processes: 4)
+        let migrated = try await raceMigrations(of: url, processes: 4)
         #expect(migrated == 1)
         #expect(try leftovers(in: directory).isEmpty, "no lock file or work folder is left")
         let connection = try SQLiteConnection(path: url.description.replacingOccurrences(of: "sqlite://", with: ""), mode: .readOnly)
@@ -21,25 +22,21 @@ struct MigrationRaceTests {
 
 /// Starts `processes` `bookstore migrate` runs on one store at once; expects each to
 /// succeed, either migrating or finding nothing to do, and returns how many migrated.
-func raceMigrations(of url: StoreURL, processes count: Int) throws -> Int {
-    var processes: [(Process, Pipe, Pipe)] = []
-    for _ in 0..<count {
-        let process = Process()
-        process.executableURL = try BookStoreProcess.executable
-        process.arguments = ["migrate", "--store", url.description, "--log-level", "notice"]
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        processes.append((process, out, err))
+///
+/// Through ``BuiltCommand``, which starts each child under the test process's launch lock:
+/// a throwaway PostgreSQL server started by another test meanwhile would otherwise inherit
+/// the pipes and keep them open, and reading a child's output to its end would never end.
+func raceMigrations(of url: StoreURL, processes count: Int) async throws -> Int {
+    let outputs = try await withThrowingTaskGroup(of: BuiltCommand.Output.self) { group in
+        for _ in 0..<count {
+            group.addTask { try await BuiltCommand("bookstore").run(["migrate", "--store", url.description, "--log-level", "notice"]) }
+        }
+        return try await group.reduce(into: []) { $0.append($1) }
     }
-    for (process, _, _) in processes { try process.run() }
     var migrated = 0
-    for (process, out, err) in processes {
-        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(stderr)")
-        if stdout.contains("Migrated \(url)") { migrated += 1 } else { #expect(stdout.contains("nothing to do"), "\(stdout)") }
+    for output in outputs {
+        #expect(output.status == 0, "\(output.stderr)")
+        if output.stdout.contains("Migrated \(url)") { migrated += 1 } else { #expect(output.stdout.contains("nothing to do"), "\(output.stdout)") }
     }
     return migrated
 }

@@ -62,7 +62,7 @@ struct PostgresCommandTests {
     @Test func fourRacingMigrationsGiveOneMigrationAndFourSuccesses() async throws {
         try await TestPostgres.withDatabase { url in
             #expect(try BookStoreProcess.run(["seed", "--model-version", "1", "--store", url.description]).status == 0)
-            let migrated = try raceMigrations(of: url, processes: 4)
+            let migrated = try await raceMigrations(of: url, processes: 4)
             #expect(migrated == 1)
             #expect(try await publications(url).count == 4)
         }

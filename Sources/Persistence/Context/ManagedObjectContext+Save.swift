@@ -22,6 +22,7 @@ extension ManagedObjectContext {
         var (planned, objects) = try makePlan(validating: validating)
         planned.assignedKeys = assignedKeys
         planned.insertsInBulk = insertsInBulk
+        planned.checksDestinations = validating
         let plan = planned
         guard !plan.isEmpty else { return }
         let schema = store.schema

@@ -26,6 +26,7 @@ struct SaveExecutor {
         for write in plan.inserts {
             if let key = plan.assignedKeys[write.id] { result.primaryKeys[write.id] = key }
         }
+        if plan.checksDestinations { try holdDestinations(of: plan) }
         try allocatePrimaryKeys(for: plan.inserts.filter { result.primaryKeys[$0.id] == nil })
         if plan.insertsInBulk {
             try insertInBulk(plan.inserts)
@@ -75,6 +76,52 @@ struct SaveExecutor {
                 try connection.run("UPDATE \(table) SET \(max) = \(d.placeholder(1)) WHERE \(ent) = \(d.placeholder(2))",
                                    [.integer(highest), .integer(Int64(number))])
             }
+        }
+    }
+
+    // MARK: Destinations
+
+    /// Refuses the save when a row that a new foreign key or join row points at was deleted
+    /// since the context read it, and keeps it from being deleted until the commit.
+    ///
+    /// Core Data refuses such a save through the destination's optimistic lock (adding to its
+    /// to-many changes it); an existence check does the same without making writers that
+    /// add to one object's to-many (pages of one publication) refuse one another. Without it
+    /// a page created while its publication is deleted would point at nothing: the delete's
+    /// cascade does not see a row saved after it read the pages.
+    private func holdDestinations(of plan: SavePlan) throws {
+        let deleting = Set(plan.deletes)
+        var keysByRoot: [String: Set<Int64>] = [:]
+        var pointedAtBy: [ObjectID: (entity: String, relationship: String)] = [:]
+        func note(_ destination: ObjectID?, from entity: String, by relationship: String) {
+            guard let destination, let key = destination.primaryKey, !deleting.contains(destination) else { return }
+            keysByRoot[destination.rootEntityName, default: []].insert(key)
+            if pointedAtBy[destination] == nil { pointedAtBy[destination] = (entity, relationship) }
+        }
+        for write in plan.inserts + plan.updates {
+            for foreignKey in write.foreignKeys { note(foreignKey.destination, from: write.entityName, by: foreignKey.relationship) }
+        }
+        for (change, add) in plan.joinChanges where add {
+            note(change.destination, from: change.source.entityName, by: change.table.relationship)
+            note(change.source, from: change.destination.entityName, by: change.table.inverseRelationship ?? change.table.relationship)
+        }
+        for (root, keys) in keysByRoot.sorted(by: { $0.key < $1.key }) {
+            guard let table = schema.table(for: root) else { continue }
+            let wanted = keys.sorted()
+            var found = Set<Int64>()
+            // Bounded, whatever the save holds: both engines cap a statement's arguments.
+            for chunk in stride(from: 0, to: wanted.count, by: 500).map({ wanted[$0..<min($0 + 500, wanted.count)] }) {
+                let sql = "SELECT \(pk) FROM \(table.name) WHERE \(pk) IN (\(placeholders(chunk.count)))\(d.lockingClause(.keepingItsKey))"
+                for row in try connection.rows(sql, chunk.map(DatabaseValue.integer)) {
+                    if let key = row[0].int64 { found.insert(key) }
+                }
+            }
+            guard let missing = wanted.first(where: { !found.contains($0) }) else { continue }
+            let id = pointedAtBy.keys.first { $0.rootEntityName == root && $0.primaryKey == missing }
+            let from = id.flatMap { pointedAtBy[$0] }
+            throw StoreError(.objectNotFound,
+                             "the \(id?.entityName ?? root) with primary key \(missing)\(from.map { ", which a \($0.entity)'s \($0.relationship) is to point at," } ?? "") no longer exists: it was deleted since it was read",
+                             hint: "nothing was saved; fetch it again to see whether it is still there")
         }
     }
 
@@ -131,16 +178,32 @@ struct SaveExecutor {
 
     // MARK: Deleting
 
+    /// Deletes the requested rows and, by the model's delete rules, the rows they take along.
+    ///
+    /// A requested row that is gone was deleted since it was read: the save is refused with
+    /// ``StoreError/Code/objectNotFound``, so of two deletes of one row only one succeeds,
+    /// as each would on its own. A row a cascade reaches that is gone is simply done.
     private mutating func delete(_ requested: [ObjectID]) throws {
         var queue = requested.filter { $0.primaryKey != nil }
+        let requestedRows = Set(queue)
         var seen = Set(queue)
         var denied: [(id: ObjectID, entity: String, relationship: String, destinations: [ObjectID])] = []
         while !queue.isEmpty {
             let id = queue.removeFirst()
-            guard let rowKey = id.primaryKey, let rootTable = schema.table(for: id.rootEntityName),
-                let number = try connection.scalar("SELECT \(d.name("Z_ENT")) FROM \(rootTable.name) WHERE \(pk) = \(d.placeholder(1))", [.integer(rowKey)])?.int64,
-                let entityName = schema.entityNames[Int(number)], let entity = model.entity(named: entityName)
-            else { continue }
+            guard let rowKey = id.primaryKey, let rootTable = schema.table(for: id.rootEntityName) else { continue }
+            // Locked before its relationships are read: a writer about to point a new row at
+            // it waits for this commit and then finds it gone (see `holdDestinations`), or
+            // commits first and its row is among those read below.
+            let number = try connection.scalar("SELECT \(d.name("Z_ENT")) FROM \(rootTable.name) WHERE \(pk) = \(d.placeholder(1))\(d.lockingClause(.forDeleting))",
+                                               [.integer(rowKey)])?.int64
+            guard let number else {
+                guard !requestedRows.contains(id) else {
+                    throw StoreError(.objectNotFound, "the \(id.entityName) with primary key \(rowKey) no longer exists: it was deleted since it was read",
+                                     hint: "nothing was saved; fetch it again to see whether it is still there")
+                }
+                continue
+            }
+            guard let entityName = schema.entityNames[Int(number)], let entity = model.entity(named: entityName) else { continue }
             for relationship in model.relationships(of: entity) where !relationship.isTransient {
                 guard let storage = schema.storage(of: relationship, in: entity) else { continue }
                 let destinations = try self.destinations(of: rowKey, via: storage, table: rootTable, relationship: relationship)

@@ -28,6 +28,11 @@ struct SavePlan: Sendable {
     /// Insert rows in bulk, a statement per entity rather than per row: for a migration's
     /// batches, whose rows have no one-to-one partners to keep in step.
     var insertsInBulk = false
+    /// Check, in the save's transaction, that every saved row a foreign key or a join row
+    /// is to point at still exists, and hold it until the commit (see
+    /// ``SaveExecutor/holdDestinations(of:)``). A migration's batches point at rows of their
+    /// own output, which nothing else writes, and skip it.
+    var checksDestinations = true
 
     var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && joinChanges.isEmpty }
 }

@@ -23,6 +23,31 @@ public struct SQLDialect: Sendable, Hashable {
         engine == .postgres ? "$\(index)" : "?"
     }
 
+    /// How a `SELECT` in a write transaction holds the rows it reads until the commit.
+    public enum RowLock: Sendable {
+        /// The row may change but not go away: a row about to be pointed at by a new foreign
+        /// key. Writers pointing at the same row do not wait for one another.
+        case keepingItsKey
+        /// The row is about to be deleted: writers that would point at it wait for the commit.
+        case forDeleting
+    }
+
+    /// The clause that ends a `SELECT` taking `lock` on the rows it reads. PostgreSQL runs
+    /// writers side by side (several service replicas on one database), so a row read in
+    /// one transaction may be deleted by another before the commit; SQLite runs one writer
+    /// at a time, so a row read in a write transaction stays as read, and the clause is empty.
+    public func lockingClause(_ lock: RowLock) -> String {
+        switch (engine, lock) {
+        case (.sqlite, _): ""
+        case (.postgres, .keepingItsKey): " FOR KEY SHARE"
+        case (.postgres, .forDeleting): " FOR UPDATE"
+        }
+    }
+
+    /// Whether a text column holds every Unicode scalar, NUL included. PostgreSQL's `text`
+    /// cannot hold NUL (U+0000); a string with one is refused there rather than cut.
+    public var textHoldsNUL: Bool { engine == .sqlite }
+
     /// The column type for an attribute type: Core Data's names on SQLite, PostgreSQL's
     /// own types there (dates as `timestamp with time zone`, decimals as exact `numeric`).
     public func columnType(for type: AttributeType) -> String {

@@ -1,0 +1,162 @@
+import Foundation
+import Testing
+@testable import Persistence
+
+/// Saves that meet a row another writer deleted since it was read: a new row may not point
+/// at it, and it cannot be deleted a second time. Core Data refuses both through its
+/// optimistic lock; here a row never ends up pointing at nothing.
+@Suite("Rows deleted since they were read")
+struct DeletedSinceReadTests {
+    private func book(_ context: ManagedObjectContext, _ title: String) throws -> ManagedObject {
+        let book = try context.insertObject(entityName: "Book")
+        book.setValue(.string(title), forKey: "title")
+        return book
+    }
+
+    /// Pages whose `ZBOOK` names no book.
+    private func orphanPages(_ container: PersistentContainer) async throws -> Int64 {
+        let d = container.store.schema.dialect
+        return try await container.store.database.read {
+            try $0.scalar("SELECT count(*) FROM \(d.name("ZPAGE")) WHERE \(d.name("ZBOOK")) IS NOT NULL AND \(d.name("ZBOOK")) NOT IN (SELECT \(d.name("Z_PK")) FROM \(d.name("ZBOOK")))", [])?.int64 ?? -1
+        }
+    }
+
+    private func deleteElsewhere(_ id: ObjectID, in container: PersistentContainer) async throws {
+        let other = container.newContext()
+        other.delete(try await other.existingObject(with: id))
+        try await other.save()
+    }
+
+    @Test(arguments: TestBackend.allCases)
+    func aNewRowCannotPointAtARowDeletedSinceItWasRead(backend: TestBackend) async throws {
+        try await withContainer(backend, model: try LibraryModel.make()) { container in
+            let setup = container.newContext()
+            let gone = try book(setup, "Soon gone")
+            try await setup.save()
+            let bookID = gone.objectID
+
+            let context = container.newContext()
+            let stale = try await context.existingObject(with: bookID)
+            try await deleteElsewhere(bookID, in: container)
+
+            let page = try context.insertObject(entityName: "Page")
+            page.setValue(.integer(1), forKey: "number")
+            page.setDestination(stale, forKey: "book")
+            let error = await #expect(throws: StoreError.self) { try await context.save() }
+            #expect(error?.code == .objectNotFound)
+            #expect(error?.message.contains("Book with primary key \(bookID.primaryKey ?? 0)") == true, "\(String(describing: error))")
+            #expect(error?.message.contains("a Page's book") == true, "\(String(describing: error))")
+            #expect(try await container.newContext().count(for: FetchRequest(entityName: "Page")) == 0, "nothing was saved")
+        }
+    }
+
+    @Test(arguments: TestBackend.allCases)
+    func aJoinRowCannotPointAtARowDeletedSinceItWasRead(backend: TestBackend) async throws {
+        try await withContainer(backend, model: try LibraryModel.make()) { container in
+            let setup = container.newContext()
+            let author = try setup.insertObject(entityName: "Author")
+            author.setValue(.string("Ann"), forKey: "name")
+            _ = try book(setup, "Kept")
+            try await setup.save()
+            let authorID = author.objectID
+            let bookID = try #require(try await setup.fetch(FetchRequest(entityName: "Book")).first).objectID
+
+            let context = container.newContext()
+            let staleAuthor = try await context.existingObject(with: authorID)
+            let kept = try await context.existingObject(with: bookID)
+            try await deleteElsewhere(authorID, in: container)
+
+            kept.addDestination(staleAuthor, forKey: "authors")
+            let error = await #expect(throws: StoreError.self) { try await context.save() }
+            #expect(error?.code == .objectNotFound)
+            let reader = container.newContext()
+            #expect(try await reader.existingObject(with: bookID).destinations(forKey: "authors").isEmpty)
+        }
+    }
+
+    @Test(arguments: TestBackend.allCases)
+    func aRowDeletedSinceItWasReadCannotBeDeletedAgain(backend: TestBackend) async throws {
+        try await withContainer(backend, model: try LibraryModel.make()) { container in
+            let setup = container.newContext()
+            let first = try book(setup, "Deleted twice")
+            let second = try book(setup, "Deleted once")
+            try await setup.save()
+            let (firstID, secondID) = (first.objectID, second.objectID)
+
+            let context = container.newContext()
+            let stale = try await context.existingObject(with: firstID)
+            let other = try await context.existingObject(with: secondID)
+            try await deleteElsewhere(firstID, in: container)
+
+            context.delete(stale)
+            context.delete(other)
+            let error = await #expect(throws: StoreError.self) { try await context.save() }
+            #expect(error?.code == .objectNotFound)
+            #expect(try await container.newContext().count(for: FetchRequest(entityName: "Book")) == 1,
+                    "the save was refused whole: the other book is still there")
+        }
+    }
+
+    /// Rows a cascade reaches may be gone already: the delete that reaches them succeeds.
+    @Test(arguments: TestBackend.allCases)
+    func aCascadeOverRowsDeletedMeanwhileSucceeds(backend: TestBackend) async throws {
+        try await withContainer(backend, model: try LibraryModel.make()) { container in
+            let setup = container.newContext()
+            let owner = try book(setup, "Owner")
+            let page = try setup.insertObject(entityName: "Page")
+            page.setDestination(owner, forKey: "book")
+            try await setup.save()
+            let (bookID, pageID) = (owner.objectID, page.objectID)
+
+            let context = container.newContext()
+            let stale = try await context.existingObject(with: bookID)
+            _ = try await stale.destinations(forKey: "pages")
+            try await deleteElsewhere(pageID, in: container)
+            context.delete(stale)
+            try await context.save()
+            #expect(try await container.newContext().count(for: FetchRequest(entityName: "Book")) == 0)
+        }
+    }
+
+    /// Two writers of their own (two containers: on PostgreSQL two sessions, as two service
+    /// replicas have) add pages to books while the other deletes the books.
+    @Test(arguments: [TestBackend.sqlite, .postgres])
+    func pagesAddedWhileTheirBookIsDeletedNeverOutliveIt(backend: TestBackend) async throws {
+        try await withContainer(backend, model: try LibraryModel.make()) { container in
+            let second = try await PersistentContainer.open(model: try LibraryModel.make(), store: container.store.url, logger: testLogger)
+            let setup = container.newContext()
+            let books = try (1...8).map { try book(setup, "Book \($0)") }
+            try await setup.save()
+            let bookIDs = books.map(\.objectID)
+
+            let created = try await withThrowingTaskGroup(of: Int.self) { group in
+                for bookID in bookIDs {
+                    for number in 1...6 {
+                        group.addTask {
+                            let context = second.newContext()
+                            guard let owner = try? await context.existingObject(with: bookID) else { return 0 }
+                            let page = try context.insertObject(entityName: "Page")
+                            page.setValue(.integer(Int64(number)), forKey: "number")
+                            page.setDestination(owner, forKey: "book")
+                            do {
+                                try await context.save()
+                                return 1
+                            } catch let error as StoreError where error.code == .objectNotFound {
+                                return 0
+                            }
+                        }
+                    }
+                    group.addTask {
+                        try await deleteElsewhere(bookID, in: container)
+                        return 0
+                    }
+                }
+                return try await group.reduce(0, +)
+            }
+            await second.store.close()
+            #expect(try await orphanPages(container) == 0, "\(created) pages were saved; none may point at a deleted book")
+            #expect(try await container.newContext().count(for: FetchRequest(entityName: "Page")) == 0,
+                    "every book was deleted, with its pages")
+        }
+    }
+}
