@@ -74,6 +74,8 @@ extension ManagedObjectContext {
         var objects: [ObjectID: ManagedObject] = [:]
         objects.reserveCapacity(inserted.count + updated.count)
         let dialect = store.schema.dialect
+        // Values the engine cannot hold, whatever the model says: refused even unvalidated.
+        var unstorable: [ValidationError.Issue] = []
         for (object, isInsert) in inserted.map({ ($0, true) }) + updated.map({ ($0, false) }) {
             let layout = object.layout
             let snapshot = object.state.withLock { $0 }
@@ -83,7 +85,12 @@ extension ManagedObjectContext {
             var values: [(column: String, value: DatabaseValue)] = []
             values.reserveCapacity(layout.attributeColumns.count)
             for (attribute, column, type) in layout.attributeColumns where keys?.contains(attribute) ?? true {
-                values.append((column, ValueCoding.databaseValue(snapshot.values[attribute] ?? .null, type: type, dialect: dialect)))
+                let value = ValueCoding.databaseValue(snapshot.values[attribute] ?? .null, type: type, dialect: dialect)
+                if !dialect.textHoldsNUL, case .text(let text) = value, text.utf8.contains(0) {
+                    unstorable.append(.init(code: .unstorableCharacter, entity: layout.entity.name, objectID: snapshot.objectID, key: attribute,
+                                            message: "\(attribute) holds a NUL character (U+0000), which PostgreSQL text cannot store"))
+                }
+                values.append((column, value))
             }
             var foreignKeys: [(column: String, relationship: String, destination: ObjectID?)] = []
             for (relationship, column) in layout.foreignKeyColumns where keys?.contains(relationship) ?? true {
@@ -106,6 +113,7 @@ extension ManagedObjectContext {
                 plan.countChecks.append(.init(id: destination, entityName: relationship.destinationEntityName, relationship: inverse.name))
             }
         }
+        guard unstorable.isEmpty else { throw ValidationError(issues: unstorable) }
         plan.deletes = deleted
         plan.joinChanges = joinChanges.map { ($0.key, $0.value) }
         // A changed join row also changes the objects at both ends, whose counts may now be off.

@@ -20,6 +20,8 @@ public struct ValidationError: Error, Sendable, CustomStringConvertible {
             case tooManyObjects
             case deleteDenied
             case unknownKey
+            /// A string the store's engine cannot hold: NUL (U+0000) in PostgreSQL's `text`.
+            case unstorableCharacter
         }
 
         public var code: Code

@@ -198,7 +198,8 @@ public final class PostgresConnection: DatabaseConnection {
             let chunk = rows[start..<min(start + perStatement, rows.count)]
             let sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES \(placeholders(chunk.count))"
             let values = Array(chunk.joined())
-            let arguments = PostgresArguments(values, nullTypes: Array(repeating: columnTypes, count: chunk.count).flatMap { $0 })
+            let arguments = try PostgresArguments(values, nullTypes: Array(repeating: columnTypes, count: chunk.count).flatMap { $0 }, sql: sql,
+                                                  argumentName: { "\(table).\(columns[$0 % columns.count])" })
             let result = try executePrepared(sql, arguments, values: values)
             PQclear(result)
             start += chunk.count
@@ -248,7 +249,7 @@ public final class PostgresConnection: DatabaseConnection {
 
     /// Prepares (or reuses) the statement for `sql` and runs it; the caller clears the result.
     private func executePrepared(_ sql: String, _ values: [DatabaseValue]) throws(DatabaseError) -> OpaquePointer? {
-        try executePrepared(sql, PostgresArguments(values), values: values)
+        try executePrepared(sql, try PostgresArguments(values, sql: sql), values: values)
     }
 
     /// Runs `sql` with arguments laid out already; `values` are what error messages redact.

@@ -353,6 +353,17 @@ struct PredicateCompiler {
             if case .constant(let value) = rhs {
                 guard let text = value.stringValue else { throw unsupported("\(op.rawValue) needs a string, got \(value.kindName)") }
                 let needle = SQLiteFunctions.fold(text, flags: flags)
+                // GLOB reads its pattern up to a NUL, so a needle holding one would match
+                // everything: compare bytes instead (`instr` and blobs go by byte count).
+                if needle.utf8.contains(0) {
+                    let r = bind(.text(needle))
+                    switch op {
+                    case .beginsWith: return "instr(\(l), \(r)) = 1"
+                    case .endsWith: return "substr(CAST(\(l) AS BLOB), -length(CAST(\(r) AS BLOB))) = CAST(\(bind(.text(needle))) AS BLOB)"
+                    case .contains: return "instr(\(l), \(r)) > 0"
+                    default: throw unsupported("a LIKE pattern cannot hold a NUL character (U+0000)")
+                    }
+                }
                 let pattern: String
                 switch op {
                 case .beginsWith: pattern = Self.globEscaped(needle) + "*"

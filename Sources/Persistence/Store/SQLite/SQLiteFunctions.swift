@@ -17,7 +17,7 @@ enum SQLiteFunctions {
             }
             let flags = sqlite3_value_int(arguments[1])
             let folded = SQLiteFunctions.fold(text, flags: flags)
-            sqlite3_result_text(context, folded, -1, csqlite_transient())
+            SQLiteText.result(folded, in: context)
         }, nil, nil, nil)
 
         sqlite3_create_function_v2(db, "regexp", 2, deterministic, nil, { context, _, arguments in
@@ -44,8 +44,8 @@ enum SQLiteFunctions {
     }
 
     static func text(_ value: OpaquePointer?) -> String? {
-        guard sqlite3_value_type(value) != SQLITE_NULL, let bytes = sqlite3_value_text(value) else { return nil }
-        return String(cString: bytes)
+        guard sqlite3_value_type(value) != SQLITE_NULL else { return nil }
+        return SQLiteText.string(sqlite3_value_text(value), byteCount: sqlite3_value_bytes(value))
     }
 
     /// `MATCHES`'s regular expression: it must match the whole string, as in `NSPredicate`.

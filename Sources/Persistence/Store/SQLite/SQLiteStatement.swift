@@ -39,7 +39,7 @@ final class SQLiteStatement {
             case .null: rc = sqlite3_bind_null(handle, index)
             case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
             case .double(let v): rc = sqlite3_bind_double(handle, index, v)
-            case .text(let v): rc = sqlite3_bind_text(handle, index, v, -1, csqlite_transient())
+            case .text(let v): rc = SQLiteText.bind(v, to: handle, at: index)
             case .blob(let v):
                 rc = v.withUnsafeBytes { bytes in
                     // A zero-length blob still binds as a blob, not NULL.
@@ -72,7 +72,7 @@ final class SQLiteStatement {
         switch sqlite3_column_type(handle, column) {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
         case SQLITE_FLOAT: return .double(sqlite3_column_double(handle, column))
-        case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(handle, column)))
+        case SQLITE_TEXT: return .text(SQLiteText.string(sqlite3_column_text(handle, column), byteCount: sqlite3_column_bytes(handle, column)))
         case SQLITE_BLOB:
             let count = Int(sqlite3_column_bytes(handle, column))
             guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return .blob(Data()) }
