@@ -2,7 +2,7 @@ import BookStoreService
 
 /// A small JSON Schema (2020-12 subset) check, enough for the service's OpenAPI document:
 /// `$ref` into `#/components/schemas`, `type` (one or several), `properties`, `required`,
-/// `additionalProperties: false`, `items`, `enum`, `minimum`, `maximum`.
+/// `additionalProperties: false`, `items`, `enum`, `minimum`, `maximum`, `maxLength`, `pattern`.
 struct SchemaValidator {
     let document: JSONValue
 
@@ -30,6 +30,14 @@ struct SchemaValidator {
         if case .number(let number) = value {
             if case .number(let minimum)? = schema["minimum"], number < minimum { found.append("\(path): \(number) < minimum \(minimum)") }
             if case .number(let maximum)? = schema["maximum"], number > maximum { found.append("\(path): \(number) > maximum \(maximum)") }
+        }
+        if case .string(let text) = value {
+            if case .number(let maxLength)? = schema["maxLength"], text.unicodeScalars.count > Int(maxLength) {
+                found.append("\(path): \(text.unicodeScalars.count) characters > maxLength \(Int(maxLength))")
+            }
+            if case .string(let pattern)? = schema["pattern"], text.range(of: pattern, options: .regularExpression) == nil {
+                found.append("\(path): does not match \(pattern)")
+            }
         }
         if case .object(let members) = value {
             let properties = schema["properties"]?.objectValue ?? [:]

@@ -27,8 +27,15 @@ struct QueryReader {
         if !errors.isEmpty { throw Problem.invalidQuery(errors) }
     }
 
-    func text(_ name: String) -> String? {
-        values[name]
+    /// A text of at most `maxLength` Unicode scalars and without NUL (which would match
+    /// every row on an engine that reads text up to it).
+    mutating func text(_ name: String, maxLength: Int) -> String? {
+        guard let text = values[name] else { return nil }
+        if let problem = TextLimit.problem(text, field: name, maximum: maxLength) {
+            errors.append(problem)
+            return nil
+        }
+        return text
     }
 
     mutating func integer(_ name: String, in range: ClosedRange<Int>) -> Int? {

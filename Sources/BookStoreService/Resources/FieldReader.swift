@@ -20,6 +20,8 @@ enum FieldValue<Value: Sendable>: Sendable {
 struct FieldReader {
     private let fields: [String: JSONValue]
     private(set) var errors: [Problem.FieldError] = []
+    /// Texts over their limit: well-formed, but more than the API stores (422, not 400).
+    private(set) var tooLong: [Problem.FieldError] = []
     private let resource: String
 
     init(_ fields: [String: JSONValue], writable: [String], readOnly: [String], resource: String) {
@@ -35,11 +37,17 @@ struct FieldReader {
         }
     }
 
-    mutating func string(_ name: String) -> FieldValue<String> {
+    /// A string of at most `maxLength` Unicode scalars and without NUL.
+    mutating func string(_ name: String, maxLength: Int) -> FieldValue<String> {
         switch fields[name] {
         case nil: return .absent
         case .null: return .null
-        case .string(let text): return .value(text)
+        case .string(let text):
+            if let problem = TextLimit.problem(text, field: name, maximum: maxLength) {
+                if problem.code == "stringTooLong" { tooLong.append(problem) } else { errors.append(problem) }
+                return .absent
+            }
+            return .value(text)
         case let other?:
             wrongType(name, expected: "a string", got: other)
             return .absent
@@ -79,10 +87,16 @@ struct FieldReader {
         errors.append(.init(field: name, code: "wrongType", message: "\(name) must be \(expected) or null, got \(value.kindName)"))
     }
 
-    /// Refuses the body with every problem found.
+    /// Refuses the body with every problem found: a 400 when something is not a
+    /// \(resource) at all, else a 422 for texts over their limit.
     func finish() throws(Problem) {
         guard errors.isEmpty else {
-            throw Problem.invalidBody("the body is not a \(resource): " + errors.map(\.message).joined(separator: "; "), errors: errors)
+            let all = errors + tooLong
+            throw Problem.invalidBody("the body is not a \(resource): " + all.map(\.message).joined(separator: "; "), errors: all)
+        }
+        guard tooLong.isEmpty else {
+            throw Problem(.unprocessableContent, type: .validationFailed, title: "The \(resource) breaks the API's limits",
+                          detail: tooLong.map(\.message).joined(separator: "; "), errors: tooLong)
         }
     }
 }

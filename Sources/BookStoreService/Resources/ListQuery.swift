@@ -8,6 +8,8 @@ import Persistence
 struct ListQuery: Sendable {
     static let defaultLimit = 20
     static let maximumLimit = 100
+    /// The furthest a list may skip (a 32-bit count, as both engines take it).
+    static let maximumOffset = Int(Int32.max)
 
     /// A field a list can be sorted by, and the key path that sorts it.
     struct SortField: Sendable {
@@ -46,10 +48,10 @@ struct ListQuery: Sendable {
         var reader = try QueryReader(parameters, allowed: publicationParameters)
         var query = ListQuery()
         query.readWindowAndSort(&reader, fields: publicationSortFields)
-        if let text = reader.text("q") {
+        if let text = reader.text("q", maxLength: TextLimit.filter) {
             query.predicates.append(try Persistence.Predicate(format: "title CONTAINS[c] %@", .string(text)))
         }
-        if let lastName = reader.text("lastName") {
+        if let lastName = reader.text("lastName", maxLength: TextLimit.filter) {
             query.predicates.append(try Persistence.Predicate(format: "lastName ==[c] %@", .string(lastName)))
         }
         let minPrice = reader.number("minPrice"), maxPrice = reader.number("maxPrice")
@@ -73,8 +75,8 @@ struct ListQuery: Sendable {
 
     private mutating func readWindowAndSort(_ reader: inout QueryReader, fields: [SortField]) {
         limit = reader.integer("limit", in: 1...Self.maximumLimit) ?? Self.defaultLimit
-        offset = reader.integer("offset", in: 0...Int(Int32.max)) ?? 0
-        if let sort = reader.text("sort") {
+        offset = reader.integer("offset", in: 0...Self.maximumOffset) ?? 0
+        if let sort = reader.text("sort", maxLength: TextLimit.filter) {
             for term in sort.split(separator: ",", omittingEmptySubsequences: false) {
                 let descending = term.hasPrefix("-")
                 let name = descending ? String(term.dropFirst()) : String(term)

@@ -17,11 +17,11 @@ struct PublicationInput: Sendable {
 
     init(_ fields: [String: JSONValue]) throws(Problem) {
         var reader = FieldReader(fields, writable: Self.writable, readOnly: Self.readOnly, resource: "publication")
-        title = reader.string("title")
+        title = reader.string("title", maxLength: TextLimit.title)
         price = reader.number("price")
-        firstName = reader.string("firstName")
-        lastName = reader.string("lastName")
-        synopsis = reader.string("synopsis")
+        firstName = reader.string("firstName", maxLength: TextLimit.name)
+        lastName = reader.string("lastName", maxLength: TextLimit.name)
+        synopsis = reader.string("synopsis", maxLength: TextLimit.synopsis)
         try reader.finish()
     }
 
@@ -48,7 +48,7 @@ struct PageInput: Sendable {
         var reader = FieldReader(fields, writable: Self.writable, readOnly: Self.readOnly, resource: "page")
         // Integer 16 in the model: a number outside it is not a page number at all.
         number = reader.integer("number", in: Int64(Int16.min)...Int64(Int16.max))
-        text = reader.string("text")
+        text = reader.string("text", maxLength: TextLimit.pageText)
         try reader.finish()
     }
 

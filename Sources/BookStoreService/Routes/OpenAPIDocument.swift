@@ -20,7 +20,7 @@ enum OpenAPIDocument {
         ],
         "paths": [
             "/publications": [
-                "get": operation("listPublications", "List publications", parameters: listParameters + publicationFilters,
+                "get": operation("listPublications", "List publications", parameters: listParameters(sortFields: ListQuery.publicationSortFields) + publicationFilters,
                                  responses: ["200": json("PublicationList", "A page of publications"), "400": problem("A query parameter is unknown, repeated or does not parse")]),
                 "post": operation("createPublication", "Create a publication", body: "PublicationInput",
                                   responses: ["201": created("Publication"), "400": problem("The body is not a publication"), "413": problem("The body is over 1 MiB"),
@@ -40,7 +40,7 @@ enum OpenAPIDocument {
             ],
             "/publications/{id}/pages": [
                 "parameters": [idParameter("publication")],
-                "get": operation("listPages", "List a publication's pages", parameters: listParameters,
+                "get": operation("listPages", "List a publication's pages", parameters: listParameters(sortFields: ListQuery.pageSortFields),
                                  responses: ["200": json("PageList", "A page of pages"), "400": problem("A query parameter is unknown, repeated or does not parse"),
                                              "404": problem("There is no such publication")]),
                 "post": operation("createPage", "Add a page to a publication (without a number it becomes the next page)", body: "PageInput",
@@ -134,21 +134,40 @@ enum OpenAPIDocument {
         ["name": .string(name), "in": "query", "required": false, "description": .string(description), "schema": schema]
     }
 
-    private static let listParameters: [JSONValue] = [
-        query("limit", "How many items to return", ["type": "integer", "minimum": 1, "maximum": .number(Double(ListQuery.maximumLimit)), "default": .number(Double(ListQuery.defaultLimit))]),
-        query("offset", "How many matching items to skip", ["type": "integer", "minimum": 0, "default": 0]),
-        query("sort", "Comma-separated fields to sort by, each optionally prefixed with '-' for descending: publications by id, title, price, firstName, lastName, pageCount; pages by id, number", ["type": "string"]),
-    ]
+    /// The window and order of a list, as ``ListQuery`` checks them: `sort` is a comma-separated
+    /// list of the sort fields, each optionally prefixed with '-'.
+    private static func listParameters(sortFields: [ListQuery.SortField]) -> [JSONValue] {
+        let names = sortFields.map(\.name)
+        let term = "-?(" + names.joined(separator: "|") + ")"
+        return [
+            query("limit", "How many items to return", ["type": "integer", "minimum": 1, "maximum": .number(Double(ListQuery.maximumLimit)), "default": .number(Double(ListQuery.defaultLimit))]),
+            query("offset", "How many matching items to skip", ["type": "integer", "minimum": 0, "maximum": .number(Double(ListQuery.maximumOffset)), "default": 0]),
+            query("sort", "Comma-separated fields to sort by, each optionally prefixed with '-' for descending: \(names.joined(separator: ", "))",
+                  ["type": "string", "pattern": .string("^\(term)(,\(term))*$"), "maxLength": .number(Double(TextLimit.filter))]),
+        ]
+    }
 
     private static let publicationFilters: [JSONValue] = [
-        query("q", "Publications whose title contains this text, ignoring case", ["type": "string"]),
-        query("lastName", "Publications whose author's last name is this, ignoring case", ["type": "string"]),
+        query("q", "Publications whose title contains this text, ignoring case", text(TextLimit.filter)),
+        query("lastName", "Publications whose author's last name is this, ignoring case", text(TextLimit.filter)),
         query("minPrice", "Publications costing at least this", ["type": "number"]),
         query("maxPrice", "Publications costing at most this", ["type": "number"]),
     ]
 
     private static let nullableString: JSONValue = ["type": ["string", "null"]]
+
+    /// A text of at most `maxLength` characters, without NUL (U+0000), which no field keeps.
+    /// For what a client sends: rows stored before these limits, or by another program, may
+    /// hold more, so what the service answers is not bounded.
+    private static func text(_ maxLength: Int, nullable: Bool = false) -> JSONValue {
+        ["type": nullable ? ["string", "null"] : "string", "maxLength": .number(Double(maxLength)), "pattern": "^[^\\u0000]*$"]
+    }
     private static let price: JSONValue = ["type": "number", "minimum": 0, "maximum": 1000]
+
+    private static let writablePublicationFields: JSONValue = [
+        "title": text(TextLimit.title), "price": price, "firstName": text(TextLimit.name, nullable: true),
+        "lastName": text(TextLimit.name, nullable: true), "synopsis": text(TextLimit.synopsis, nullable: true),
+    ]
 
     private static let schemas: JSONValue = [
         "Publication": [
@@ -163,12 +182,12 @@ enum OpenAPIDocument {
         "PublicationInput": [
             "type": "object", "additionalProperties": false, "required": ["title"],
             "description": "A publication's writable fields; those left out get the model's defaults (price 0, the others null).",
-            "properties": ["title": ["type": "string"], "price": price, "firstName": nullableString, "lastName": nullableString, "synopsis": nullableString],
+            "properties": writablePublicationFields,
         ],
         "PublicationPatch": [
             "type": "object", "additionalProperties": false,
             "description": "The fields to change; null empties an optional field.",
-            "properties": ["title": ["type": "string"], "price": price, "firstName": nullableString, "lastName": nullableString, "synopsis": nullableString],
+            "properties": writablePublicationFields,
         ],
         "PublicationList": list("Publication"),
         "Page": [
@@ -180,7 +199,7 @@ enum OpenAPIDocument {
         ],
         "PageInput": [
             "type": "object", "additionalProperties": false,
-            "properties": ["number": ["type": "integer", "minimum": -32768, "maximum": 32767], "text": nullableString],
+            "properties": ["number": ["type": "integer", "minimum": -32768, "maximum": 32767], "text": text(TextLimit.pageText, nullable: true)],
         ],
         "PageList": list("Page"),
         "Problem": [

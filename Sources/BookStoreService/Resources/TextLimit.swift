@@ -1,0 +1,29 @@
+/// The longest text each field and query parameter takes, in Unicode scalars (what JSON
+/// Schema's `maxLength` counts). The OpenAPI document gives the same numbers; a longer text
+/// is refused with a 422 naming the field.
+///
+/// They bound what one row can hold, and with the list's `limit` what one list response
+/// holds (see ``ListResponseBody``): 100 rows of the longest synopsis are about 4 MB.
+enum TextLimit {
+    static let title = 500
+    /// `firstName` and `lastName`.
+    static let name = 200
+    static let synopsis = 10_000
+    static let pageText = 20_000
+    /// The `q` and `lastName` filters of a list.
+    static let filter = 500
+
+    /// A text field's problem, or `nil` when it may be stored: NUL (U+0000) is refused on
+    /// every engine, so the API does not take on one engine what it refuses on another.
+    static func problem(_ text: String, field: String, maximum: Int) -> Problem.FieldError? {
+        if text.utf8.contains(0) {
+            return .init(field: field, code: "invalidCharacter",
+                         message: "\(field) holds a NUL character (U+0000), which the store does not keep; remove it")
+        }
+        let length = text.unicodeScalars.count
+        if length > maximum {
+            return .init(field: field, code: "stringTooLong", message: "\(field) must be at most \(maximum) characters long, got \(length)")
+        }
+        return nil
+    }
+}
