@@ -11,7 +11,9 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             The server listens at once; while the store is migrated, data requests get 503 with Retry-After and the \
             migration's progress, /health says "migrating" and /status shows a progress bar. SIGINT or SIGTERM stop it \
-            gracefully: requests in flight finish, a migration in progress is cancelled and leaves the store as it was.
+            gracefully: requests in flight have --shutdown-grace to finish, a migration in progress is cancelled and leaves the store as it was. \
+            A connection with no request is closed after --idle-timeout; a request whose head or body is slower than \
+            --header-timeout or --body-timeout gets 408 and its connection is closed.
             """
     )
 
@@ -29,8 +31,32 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Do not migrate an outdated store; answer 503 until another process (`bookstore migrate`) has.")
     var noMigrate = false
 
+    @Option(name: .long, help: ArgumentHelp("Close a connection with no request under way after this long.", valueName: "seconds"))
+    var idleTimeout = Self.seconds(HTTPTimeouts().idle)
+
+    @Option(name: .long, help: ArgumentHelp("Answer 408 and close when a request's head takes longer than this from its first byte.", valueName: "seconds"))
+    var headerTimeout = Self.seconds(HTTPTimeouts().requestHead)
+
+    @Option(name: .long, help: ArgumentHelp("Answer 408 and close when a request's body takes longer than this after its head.", valueName: "seconds"))
+    var bodyTimeout = Self.seconds(HTTPTimeouts().requestBody)
+
+    @Option(name: .long, help: ArgumentHelp("On SIGINT or SIGTERM, cut requests still in flight after this long.", valueName: "seconds"))
+    var shutdownGrace = Self.seconds(HTTPTimeouts().shutdownGrace)
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535, got \(port)") }
+        for (name, value) in [("--idle-timeout", idleTimeout), ("--header-timeout", headerTimeout), ("--body-timeout", bodyTimeout), ("--shutdown-grace", shutdownGrace)] {
+            guard value > 0, value <= 86_400 else { throw ValidationError("\(name) must be more than 0 and at most 86400 seconds, got \(value)") }
+        }
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    private var timeouts: HTTPTimeouts {
+        HTTPTimeouts(idle: .milliseconds(Int64(idleTimeout * 1_000)), requestHead: .milliseconds(Int64(headerTimeout * 1_000)),
+                     requestBody: .milliseconds(Int64(bodyTimeout * 1_000)), shutdownGrace: .milliseconds(Int64(shutdownGrace * 1_000)))
     }
 
     func run() async throws {
@@ -39,7 +65,7 @@ struct ServeCommand: AsyncParsableCommand {
             let configuration = ServiceConfiguration(
                 store: try options.storeURL(), models: try BookStoreModels.load(),
                 address: unixSocket.map { .unixSocket(path: $0) } ?? .tcp(host: host, port: port),
-                migrate: !noMigrate)
+                migrate: !noMigrate, timeouts: timeouts)
             try await BookStoreService(configuration: configuration, logger: logger).run()
         }
     }

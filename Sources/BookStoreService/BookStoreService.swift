@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 /// The BookStore REST service: publications and their pages over HTTP, on a store that
@@ -40,13 +41,14 @@ public struct BookStoreService: Sendable {
         return table
     }
 
-    /// The router: request ids and access log, problem responses, then the routes.
+    /// The router: request ids and access log, problem responses, canonical paths, then the routes.
     func makeRouter() -> Router<BookStoreRequestContext> {
         let routes = self.routes
         // HEAD answers as GET without the body (`curl -I`).
         let router = Router(context: BookStoreRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: RequestIDMiddleware())
         router.add(middleware: ProblemMiddleware(routes: routes))
+        router.add(middleware: CanonicalPathMiddleware())
         routes.register(on: router)
         return router
     }
@@ -62,6 +64,7 @@ public struct BookStoreService: Sendable {
         let configured = configuration.address
         return Application(
             router: makeRouter(),
+            server: BookStoreHTTPChannel.server(timeouts: configuration.timeouts),
             configuration: .init(address: address, serverName: "BookStore"),
             services: [StoreService(configuration: configuration, gate: gate, logger: logger)],
             onServerRunning: { channel in
@@ -79,19 +82,32 @@ public struct BookStoreService: Sendable {
         return ServiceConfiguration.Address.tcp(host: host, port: boundPort).description
     }
 
-    /// Runs until SIGINT or SIGTERM, then shuts down gracefully.
+    /// Runs until SIGINT or SIGTERM, then shuts down gracefully: requests in flight have
+    /// ``HTTPTimeouts/shutdownGrace`` to finish, after which they are cut (their connections
+    /// closed) and the server stops.
     ///
     /// - Throws: when the server cannot listen, or the store cannot be opened or migrated.
     public func run() async throws {
         if case .unixSocket(let path) = configuration.address { try Self.removeStaleSocket(at: path) }
-        try await makeApplication().runService()
+        var group = ServiceGroupConfiguration(services: [makeApplication()], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        group.maximumGracefulShutdownDuration = configuration.timeouts.shutdownGrace
+        do {
+            try await ServiceGroup(configuration: group).run()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw ServiceStartError.addressInUse(configuration.address)
+        }
     }
 
-    /// A socket file left by a server that was killed would make binding fail; a file
-    /// that is not a socket is left alone (binding then fails and says so).
+    /// A socket file left by a server that was killed would make binding fail, and is
+    /// removed; one a server still answers on is refused, since taking it over would leave
+    /// that server unreachable. A file that is not a socket is left alone (binding then
+    /// fails and says so).
     static func removeStaleSocket(at path: String) throws {
         var status = stat()
         guard lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFSOCK else { return }
+        if UnixSocketProbe.isAnswered(path) {
+            throw ServiceStartError.addressInUse(.unixSocket(path: path))
+        }
         try FileManager.default.removeItem(atPath: path)
     }
 }

@@ -33,13 +33,15 @@ public struct ServiceConfiguration: Sendable {
     public var migrationPollInterval: Duration
     /// Seconds a client is asked to wait (`Retry-After`) while the store is not ready.
     public var retryAfterSeconds: Int
+    /// How long the server waits for clients, and for its requests when it stops.
+    public var timeouts: HTTPTimeouts
     /// Called when a migration is planned and published as progress, before its first
     /// step runs. Tests hold the migration here to watch the service answer 503s.
     public var beforeMigration: @Sendable (MigrationPlan) async throws -> Void
 
     public init(
         store: StoreURL, models: BookStoreModels, address: Address = .tcp(host: "127.0.0.1", port: 8080), migrate: Bool = true,
-        migrationPollInterval: Duration = .seconds(2), retryAfterSeconds: Int = 5,
+        migrationPollInterval: Duration = .seconds(2), retryAfterSeconds: Int = 5, timeouts: HTTPTimeouts = HTTPTimeouts(),
         beforeMigration: @escaping @Sendable (MigrationPlan) async throws -> Void = { _ in }
     ) {
         self.store = store
@@ -48,6 +50,7 @@ public struct ServiceConfiguration: Sendable {
         self.migrate = migrate
         self.migrationPollInterval = migrationPollInterval
         self.retryAfterSeconds = retryAfterSeconds
+        self.timeouts = timeouts
         self.beforeMigration = beforeMigration
     }
 }

@@ -82,3 +82,55 @@ struct TextInputTests {
         #expect("synopsis".range(of: sort, options: .regularExpression) == nil, "a field not sorted by is not in the pattern")
     }
 }
+
+/// Paths, headers and ids: one resource answers at one path, `/status` keeps to its own
+/// script, and request ids tell nothing about other clients.
+@Suite("addresses and headers")
+struct AddressAndHeaderTests {
+    @Test(arguments: Backend.allCases)
+    func nonCanonicalIdsAndPathsAre404(_ backend: Backend) async throws {
+        try await withReadyService(backend) { client in
+            #expect(try await client.send(.get, "/publications/1").status == .ok)
+            for path in ["/publications/+1", "/publications/01", "/publications/1/", "/publications//1", "//publications/1",
+                         "/publications/1/pages/", "/pages/+1", "/publications/", "/publications/0x1"] {
+                expectProblem(try await client.send(.get, path), .notFound)
+            }
+            expectProblem(try await client.send(.delete, "/publications/01"), .notFound)
+            #expect(try await client.send(.get, "/publications/1").status == .ok, "a DELETE of /publications/01 deleted nothing")
+        }
+    }
+
+    @Test func statusSendsNosniffAndAPolicyThatAllowsOnlyItsOwnScript() async throws {
+        try await withReadyService(.sqlite) { client in
+            let first = try await client.send(.get, "/status")
+            #expect(first.headers[.init("X-Content-Type-Options")!] == "nosniff")
+            let policy = try #require(first.headers[.contentSecurityPolicy])
+            #expect(policy.contains("default-src 'none'") && policy.contains("frame-ancestors 'none'"))
+            let nonce = try #require(policy.split(separator: "'").first { $0.hasPrefix("nonce-") }?.dropFirst("nonce-".count))
+            #expect(nonce.count >= 16)
+            #expect(first.text.contains(#"<script nonce="\#(nonce)">"#) && first.text.contains(#"<style nonce="\#(nonce)">"#))
+            let second = try await client.send(.get, "/status")
+            #expect(second.headers[.contentSecurityPolicy] != policy, "each response has a nonce of its own")
+            #expect(try await client.send(.get, "/publications").headers[.init("X-Content-Type-Options")!] == "nosniff")
+        }
+    }
+
+    @Test func generatedRequestIDsAreRandom() async throws {
+        try await withReadyService(.sqlite) { client in
+            var ids: [String] = []
+            for _ in 0..<20 { ids.append(try await client.send(.get, "/health").headers[.init("X-Request-ID")!] ?? "") }
+            #expect(Set(ids).count == 20)
+            #expect(ids.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) }, "\(ids)")
+            // Sequential ids share all but their last digits; random ones differ early.
+            #expect(ids.map { $0.prefix(8) }.uniqued().count > 15, "\(ids)")
+            #expect(try await client.send(.get, "/health", headers: [.init("X-Request-ID")!: "mine-1"]).headers[.init("X-Request-ID")!] == "mine-1")
+        }
+    }
+}
+
+extension Sequence where Element: Hashable {
+    func uniqued() -> [Element] {
+        var seen = Set<Element>()
+        return filter { seen.insert($0).inserted }
+    }
+}

@@ -94,6 +94,24 @@ enum RawHTTPClient {
             }
         }
 
+        /// Reads whatever arrives until the server closes the connection or `timeout` passes
+        /// without a byte: the text, and whether the server closed it.
+        func readUntilClosed(timeout: Duration) -> (text: String, closed: Bool) {
+            var limit = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: Int(timeout.components.attoseconds / 1_000_000_000_000))
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    received += buffer[0..<count]
+                    continue
+                }
+                // 0: the server closed it; -1 with EAGAIN: nothing came within the timeout.
+                return (String(decoding: received, as: UTF8.self), count == 0 || errno == ECONNRESET)
+            }
+        }
+
         /// Reads until the server closes the connection (`Connection: close`).
         func readResponse() throws -> Response {
             var received: [UInt8] = []

@@ -29,6 +29,9 @@ public struct Problem: Error, HTTPResponseError, Sendable, CustomStringConvertib
         public static let unsupportedMediaType = Kind(uri: "/problems/unsupported-media-type")
         public static let conflict = Kind(uri: "/problems/conflict")
         public static let unavailable = Kind(uri: "/problems/unavailable")
+        public static let requestTimeout = Kind(uri: "/problems/request-timeout")
+        /// A request the server cannot read as HTTP at all.
+        public static let malformedRequest = Kind(uri: "/problems/malformed-request")
         public static let internalError = Kind(uri: "/problems/internal-error")
         /// Any other HTTP error, described by its status alone.
         public static let generic = Kind(uri: "about:blank")

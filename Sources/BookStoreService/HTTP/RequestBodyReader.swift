@@ -36,6 +36,13 @@ enum RequestBodyReader {
             buffer = try await request.collectBody(upTo: maximumSize)
         } catch let error as HTTPError where error.status == .contentTooLarge {
             throw tooLarge
+        } catch let error as HTTPError {
+            throw error
+        } catch {
+            // The client went away or was too slow (the request clock closed the
+            // connection): its fault, not the service's, and nobody reads the answer.
+            throw Problem(.badRequest, type: .invalidBody, title: "The request body was cut off",
+                          detail: "the connection ended before the whole body was received")
         }
         let value: JSONValue
         do {

@@ -5,10 +5,11 @@ import Logging
 extension HTTPField.Name {
     /// `X-Request-ID`: the id a request's log lines carry, sent back with its response.
     static let requestID = HTTPField.Name("X-Request-ID")!
+    static let contentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
 }
 
-/// Gives every request an id — the caller's `X-Request-ID` when it sends a usable one,
-/// Hummingbird's otherwise — puts it on every log line of the request (as `hb.request.id`,
+/// Gives every request an id — the caller's `X-Request-ID` when it sends a usable one, a
+/// random one otherwise — puts it on every log line of the request (as `hb.request.id`,
 /// where Hummingbird keeps it) and on the response, and logs one line per request with
 /// its method, path, status and duration.
 ///
@@ -20,10 +21,7 @@ struct RequestIDMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        // Hummingbird keeps its id in the logger's metadata, which a handler that stores
-        // none (a no-op logger) does not give back: make one then.
-        let id = request.headers[.requestID].flatMap { Self.isUsable($0) ? $0 : nil }
-            ?? context.logger[metadataKey: "hb.request.id"]?.description ?? RequestID().description
+        let id = request.headers[.requestID].flatMap { Self.isUsable($0) ? $0 : nil } ?? Self.makeID()
         context.logger[metadataKey: "hb.request.id"] = .string(id)
         context.requestID = id
         let started = ContinuousClock.now
@@ -40,6 +38,8 @@ struct RequestIDMiddleware: RouterMiddleware {
             response = try Problem.internalError(requestID: id).response(from: request, context: context)
         }
         response.headers[.requestID] = id
+        // Every body is what its Content-Type says; a browser is not to guess otherwise.
+        response.headers[.contentTypeOptions] = "nosniff"
         let elapsed = ContinuousClock.now - started
         context.logger.info("request", metadata: [
             "http.method": .string(request.method.rawValue),
@@ -48,6 +48,15 @@ struct RequestIDMiddleware: RouterMiddleware {
             "http.duration_ms": .stringConvertible(Int((elapsed / .milliseconds(1)).rounded())),
         ])
         return response
+    }
+
+    /// 128 random bits in hex. Hummingbird's own ids count up from a random start, which
+    /// tells a client how many requests others made in between.
+    static func makeID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let (high, low) = (generator.next() as UInt64, generator.next() as UInt64)
+        return String(repeating: "0", count: 16 - String(high, radix: 16).count) + String(high, radix: 16)
+            + String(repeating: "0", count: 16 - String(low, radix: 16).count) + String(low, radix: 16)
     }
 
     /// Short, printable, no spaces: safe in a header and a log line.

@@ -45,9 +45,10 @@ struct PublicationRoutes: Sendable {
         PublicationRepository(container: try gate.container())
     }
 
-    /// The `{id}` of the path; one that is not a key of any row is a 404 like a missing row.
+    /// The `{id}` of the path; one that is not a key of any row is a 404 like a missing row,
+    /// and so is one not written as the service writes it (`+1`, `01`): one resource, one path.
     static func id(_ context: BookStoreRequestContext, name: String = "publication") throws -> Int64 {
-        guard let id = context.parameters.get("id", as: Int64.self), id > 0 else {
+        guard let text = context.parameters.get("id"), let id = Int64(text), id > 0, String(id) == text else {
             throw Problem.notFound("there is no \(name) with id \(context.parameters.get("id") ?? "")")
         }
         return id

@@ -1,0 +1,43 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The service cannot start where it was asked to.
+///
+/// ```
+/// bookstore: cannot listen on http://127.0.0.1:8080: another process is listening there; stop it, or pick another --port
+/// ```
+public enum ServiceStartError: Error, Sendable, CustomStringConvertible {
+    /// Another process listens at the address (for a Unix domain socket: a server answers on it).
+    case addressInUse(ServiceConfiguration.Address)
+
+    public var description: String {
+        switch self {
+        case .addressInUse(let address):
+            let option = if case .unixSocket = address { "--unix-socket path" } else { "--port (or --host)" }
+            return "cannot listen on \(address): another process is listening there; stop it, or pick another \(option)"
+        }
+    }
+}
+
+/// Whether a server accepts connections on a Unix domain socket.
+enum UnixSocketProbe {
+    static func isAnswered(_ path: String) -> Bool {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            buffer.copyBytes(from: bytes)
+            buffer[bytes.count] = 0
+        }
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        // ECONNREFUSED: nobody listens any more, the file is stale.
+        return connected == 0
+    }
+}
