@@ -46,7 +46,7 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535, got \(port)") }
         for (name, value) in [("--idle-timeout", idleTimeout), ("--header-timeout", headerTimeout), ("--body-timeout", bodyTimeout), ("--shutdown-grace", shutdownGrace)] {
-            guard value > 0, value <= 86_400 else { throw ValidationError("\(name) must be more than 0 and at most 86400 seconds, got \(value)") }
+            guard value >= 0.001, value <= 86_400 else { throw ValidationError("\(name) must be from 0.001 to 86400 seconds, got \(value)") }
         }
     }
 

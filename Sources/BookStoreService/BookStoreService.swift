@@ -99,13 +99,13 @@ public struct BookStoreService: Sendable {
     }
 
     /// A socket file left by a server that was killed would make binding fail, and is
-    /// removed; one a server still answers on is refused, since taking it over would leave
+    /// removed; one a server may still answer on is refused, since taking it over would leave
     /// that server unreachable. A file that is not a socket is left alone (binding then
     /// fails and says so).
     static func removeStaleSocket(at path: String) throws {
         var status = stat()
         guard lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFSOCK else { return }
-        if UnixSocketProbe.isAnswered(path) {
+        guard UnixSocketProbe.isStale(path) else {
             throw ServiceStartError.addressInUse(.unixSocket(path: path))
         }
         try FileManager.default.removeItem(atPath: path)

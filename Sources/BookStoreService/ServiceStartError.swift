@@ -20,24 +20,33 @@ public enum ServiceStartError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// Whether a server accepts connections on a Unix domain socket.
+/// The address of a Unix domain socket at a path; `nil` for a path too long for one.
+func unixSocketAddress(_ path: String) -> sockaddr_un? {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
+    withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+        buffer.copyBytes(from: bytes)
+        buffer[bytes.count] = 0
+    }
+    return address
+}
+
+/// Whether a server listens on a Unix domain socket file.
 enum UnixSocketProbe {
-    static func isAnswered(_ path: String) -> Bool {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            buffer.copyBytes(from: bytes)
-            buffer[bytes.count] = 0
-        }
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    /// Only a refused connection (`ECONNREFUSED`: no process has the socket open any more)
+    /// makes the file stale. Anything else — accepted, a full backlog (`EAGAIN`, the
+    /// connection being made without blocking), no permission — may be a live server,
+    /// whose socket is not to be taken.
+    static func isStale(_ path: String) -> Bool {
+        guard var address = unixSocketAddress(path) else { return false }
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        // ECONNREFUSED: nobody listens any more, the file is stale.
-        return connected == 0
+        return connected != 0 && errno == ECONNREFUSED
     }
 }

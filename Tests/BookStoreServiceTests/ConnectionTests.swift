@@ -77,6 +77,19 @@ struct ConnectionTests {
         }
     }
 
+    /// On a kept-alive connection, after an answered request: the next request's clock.
+    @Test func aSlowHeadAfterAnAnsweredRequestIsA408Too() async throws {
+        try await withLiveService(HTTPTimeouts(idle: .seconds(60), requestHead: .milliseconds(500))) { target in
+            let connection = try await connect(target, sending: "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            let first = try await RawHTTPClient.onThread { try connection.readOneResponse() }
+            #expect(first.hasPrefix("HTTP/1.1 200"), "\(first)")
+            try await RawHTTPClient.onThread { try connection.write("GET /health HTTP/1.1\r\nHost: local") }
+            let (text, closed) = try await read(connection, for: .seconds(10))
+            #expect(text.hasPrefix("HTTP/1.1 408"), "\(text)")
+            #expect(closed)
+        }
+    }
+
     @Test func aSlowBodyIsA408ItsConnectionIsClosedAndNothingIsLoggedAsAnError() async throws {
         let log = LogRecorder()
         try await withLiveService(HTTPTimeouts(idle: .seconds(60), requestHead: .seconds(30), requestBody: .milliseconds(500)), log: log) { target in
@@ -102,8 +115,8 @@ struct ConnectionTests {
             #expect(closed, "an HTTP/1.0 request without keep-alive left its connection open")
             // Asking for keep-alive keeps it: a second request on the same connection is answered.
             let keptAlive = try await connect(target, sending: "GET /health HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
-            let first = try await read(keptAlive, for: .milliseconds(500))
-            #expect(first.text.contains(" 200 ") && !first.closed, "\(first)")
+            let first = try await RawHTTPClient.onThread { try keptAlive.readOneResponse() }
+            #expect(first.contains(" 200 "), "\(first)")
             try await RawHTTPClient.onThread { try keptAlive.write("GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n") }
             let second = try await read(keptAlive, for: .seconds(10))
             #expect(second.text.contains(" 200 ") && second.closed, "\(second)")
@@ -171,18 +184,17 @@ struct ConnectionTests {
 
     /// A Unix domain socket bound at `path` (and not listening), or nil.
     private static func boundSocket(at path: String) -> Int32? {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            buffer.copyBytes(from: bytes)
-            buffer[bytes.count] = 0
-        }
+        guard var address = unixSocketAddress(path) else { return nil }
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return nil }
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        return bound == 0 ? descriptor : nil
+        guard bound == 0 else {
+            close(descriptor)
+            return nil
+        }
+        return descriptor
     }
 
     /// SIGTERM with an upload that never ends: the server waits out its grace period, cuts
@@ -205,5 +217,53 @@ struct ConnectionTests {
             #expect(!server.output.contains("error"), "\(server.output)")
             _ = upload
         }
+    }
+}
+
+/// The request clock's state machine on its own: which deadline runs when.
+@Suite("request deadlines")
+struct RequestDeadlinesTests {
+    let timeouts = HTTPTimeouts(requestHead: .seconds(2), requestBody: .seconds(3))
+
+    @Test func aRequestRunsItsHeadThenItsBodyClockAndTheAnswerRunsNone() {
+        var deadlines = RequestDeadlines(timeouts)
+        #expect(deadlines.bytesArrived() == .startTimer(.seconds(2), .readingHead))
+        #expect(deadlines.bytesArrived() == .none, "more bytes of the same head do not restart it")
+        #expect(deadlines.headRead() == .startTimer(.seconds(3), .readingBody))
+        #expect(deadlines.requestEnded() == .cancelTimer)
+        #expect(deadlines.phase == .answering && deadlines.mayAnswer)
+        deadlines.responseBegan()
+        #expect(!deadlines.mayAnswer)
+        deadlines.responseEnded()
+        #expect(deadlines.phase == .awaitingRequest)
+        #expect(deadlines.bytesArrived() == .startTimer(.seconds(2), .readingHead), "the next request's head has its clock")
+        #expect(deadlines.mayAnswer, "and a slow one may be answered with a 408")
+        #expect(deadlines.headRead() == .startTimer(.seconds(3), .readingBody))
+        #expect(deadlines.mayAnswer, "a new request has not been answered")
+    }
+
+    @Test func anAnswerBeforeTheBodyEndsLeavesTheConnectionWaitingForTheNextRequest() {
+        var deadlines = RequestDeadlines(timeouts)
+        _ = deadlines.bytesArrived()
+        _ = deadlines.headRead()
+        deadlines.responseBegan()
+        deadlines.responseEnded()
+        #expect(deadlines.isCurrent(.readingBody), "the body clock still runs: the client must finish sending")
+        #expect(!deadlines.mayAnswer, "it was answered")
+        #expect(deadlines.requestEnded() == .cancelTimer)
+        #expect(deadlines.phase == .awaitingRequest)
+        #expect(deadlines.bytesArrived() == .startTimer(.seconds(2), .readingHead))
+    }
+
+    @Test func aPipelinedHeadWhileAnAnswerIsWrittenMayNotBeAnsweredOverIt() {
+        var deadlines = RequestDeadlines(timeouts)
+        _ = deadlines.bytesArrived()
+        _ = deadlines.headRead()
+        _ = deadlines.requestEnded()
+        deadlines.responseBegan()
+        _ = deadlines.headRead()
+        #expect(!deadlines.mayAnswer, "the first answer is still being written")
+        deadlines.responseEnded()
+        #expect(deadlines.mayAnswer)
     }
 }

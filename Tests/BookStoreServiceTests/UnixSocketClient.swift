@@ -112,6 +112,26 @@ enum RawHTTPClient {
             }
         }
 
+        /// Reads one response whose body has a `Content-Length`, leaving the connection open.
+        func readOneResponse(timeout: Duration = .seconds(30)) throws -> String {
+            var limit = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let text = String(decoding: received, as: UTF8.self)
+                if let split = text.range(of: "\r\n\r\n") {
+                    let length = text[..<split.lowerBound].split(separator: "\r\n")
+                        .first { $0.lowercased().hasPrefix("content-length:") }
+                        .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
+                    if text[split.upperBound...].utf8.count >= length { return text }
+                }
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                guard count > 0 else { throw Failure(description: "the connection ended or went quiet before a whole response: \(text)") }
+                received += buffer[0..<count]
+            }
+        }
+
         /// Reads until the server closes the connection (`Connection: close`).
         func readResponse() throws -> Response {
             var received: [UInt8] = []

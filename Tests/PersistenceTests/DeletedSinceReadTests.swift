@@ -97,9 +97,11 @@ struct DeletedSinceReadTests {
         }
     }
 
-    /// Rows a cascade reaches may be gone already: the delete that reaches them succeeds.
+    /// Only the rows a save deletes by name must still be there: pages the context has
+    /// loaded, one of them deleted elsewhere since, are the cascade's to find, and the
+    /// delete of their book succeeds.
     @Test(arguments: TestBackend.allCases)
-    func aCascadeOverRowsDeletedMeanwhileSucceeds(backend: TestBackend) async throws {
+    func aDeleteWhosePagesWereDeletedMeanwhileSucceeds(backend: TestBackend) async throws {
         try await withContainer(backend, model: try LibraryModel.make()) { container in
             let setup = container.newContext()
             let owner = try book(setup, "Owner")
@@ -115,6 +117,26 @@ struct DeletedSinceReadTests {
             context.delete(stale)
             try await context.save()
             #expect(try await container.newContext().count(for: FetchRequest(entityName: "Book")) == 0)
+        }
+    }
+
+    /// A row pointed at and deleted in the same save is not "deleted since it was read":
+    /// the save succeeds, and the cascade takes the new page along with its book.
+    @Test(arguments: TestBackend.allCases)
+    func aRowPointedAtAndDeletedInOneSaveIsNoConflict(backend: TestBackend) async throws {
+        try await withContainer(backend, model: try LibraryModel.make()) { container in
+            let setup = container.newContext()
+            let owner = try book(setup, "Going")
+            try await setup.save()
+
+            let context = container.newContext()
+            let going = try await context.existingObject(with: owner.objectID)
+            let page = try context.insertObject(entityName: "Page")
+            page.setDestination(going, forKey: "book")
+            context.delete(going)
+            try await context.save()
+            #expect(try await container.newContext().count(for: FetchRequest(entityName: "Book")) == 0)
+            #expect(try await orphanPages(container) == 0)
         }
     }
 

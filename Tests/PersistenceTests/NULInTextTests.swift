@@ -27,9 +27,15 @@ struct NULInTextTests {
             #expect(try await reader.fetch(equal).compactMap { $0.value(forKey: "title").stringValue } == [Self.withNUL])
             let containing = FetchRequest(entityName: "Book", predicate: try Predicate(format: "title CONTAINS[c] %@", .string("\u{0}")))
             #expect(try await reader.count(for: containing) == 1, "a NUL matches the one title that has it, not every title")
-            for (format, needle) in [("title BEGINSWITH %@", "a\u{0}"), ("title ENDSWITH %@", "\u{0}b"), ("title CONTAINS %@", "\u{0}")] {
+            // Needles with NUL, and ordinary needles on the value that has one: compared by bytes.
+            for (format, needle, matches) in [
+                ("title BEGINSWITH %@", "a\u{0}", [Self.withNUL]), ("title ENDSWITH %@", "\u{0}b", [Self.withNUL]),
+                ("title CONTAINS %@", "\u{0}", [Self.withNUL]), ("title ENDSWITH %@", "b", [Self.withNUL, "ab"]),
+                ("title ENDSWITH %@", "a", ["a"]), ("title CONTAINS %@", "b", [Self.withNUL, "ab"]),
+                ("title BEGINSWITH[c] %@", "A", [Self.withNUL, "a", "ab"]), ("title ENDSWITH %@", "", [Self.withNUL, "a", "ab"]),
+            ] {
                 let request = FetchRequest(entityName: "Book", predicate: try Predicate(format: format, .string(needle)))
-                #expect(try await reader.fetch(request).compactMap { $0.value(forKey: "title").stringValue } == [Self.withNUL], "\(format)")
+                #expect(Set(try await reader.fetch(request).compactMap { $0.value(forKey: "title").stringValue }) == Set(matches), "\(format) \(needle.debugDescription)")
             }
         }
     }

@@ -27,8 +27,8 @@ struct QueryReader {
         if !errors.isEmpty { throw Problem.invalidQuery(errors) }
     }
 
-    /// A text of at most `maxLength` Unicode scalars and without NUL (which would match
-    /// every row on an engine that reads text up to it).
+    /// A text of at most `maxLength` Unicode scalars and without NUL, which no field holds
+    /// (the service refuses it in every text it stores).
     mutating func text(_ name: String, maxLength: Int) -> String? {
         guard let text = values[name] else { return nil }
         if let problem = TextLimit.problem(text, field: name, maximum: maxLength) {

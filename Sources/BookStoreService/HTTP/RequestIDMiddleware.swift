@@ -52,12 +52,7 @@ struct RequestIDMiddleware: RouterMiddleware {
 
     /// 128 random bits in hex. Hummingbird's own ids count up from a random start, which
     /// tells a client how many requests others made in between.
-    static func makeID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let (high, low) = (generator.next() as UInt64, generator.next() as UInt64)
-        return String(repeating: "0", count: 16 - String(high, radix: 16).count) + String(high, radix: 16)
-            + String(repeating: "0", count: 16 - String(low, radix: 16).count) + String(low, radix: 16)
-    }
+    static func makeID() -> String { RandomHex.bits128() }
 
     /// Short, printable, no spaces: safe in a header and a log line.
     static func isUsable(_ id: String) -> Bool {

@@ -1,6 +1,6 @@
 /// The longest text each field and query parameter takes, in Unicode scalars (what JSON
 /// Schema's `maxLength` counts). The OpenAPI document gives the same numbers; a longer text
-/// is refused with a 422 naming the field.
+/// is refused naming the field: 422 in a body, 400 in a query (as any bad parameter).
 ///
 /// They bound what one row can hold, and with the list's `limit` what one list response
 /// holds (see ``ListResponseBody``): 100 rows of the longest synopsis are about 4 MB.

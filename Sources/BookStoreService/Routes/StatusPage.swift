@@ -28,16 +28,14 @@ struct StatusPage: Sendable {
     }
 
     /// 128 random bits, new for every response.
-    static func makeNonce() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<2).map { _ in String(generator.next() as UInt64, radix: 16) }.joined()
-    }
+    static func makeNonce() -> String { RandomHex.bits128() }
 
     func render(_ health: [String: JSONValue], nonce: String) -> String {
         let initial = String(decoding: JSONValue.object(health).serialized(sortedKeys: true), as: UTF8.self)
             // Inside a <script>, "</" could end it early.
             .replacingOccurrences(of: "</", with: "<\\/")
-        return Self.template.replacingOccurrences(of: "__INITIAL_HEALTH__", with: initial).replacingOccurrences(of: "__NONCE__", with: nonce)
+        // The nonce first: the health data is the store's, and could spell the placeholder.
+        return Self.template.replacingOccurrences(of: "__NONCE__", with: nonce).replacingOccurrences(of: "__INITIAL_HEALTH__", with: initial)
     }
 
     private static let template = #"""

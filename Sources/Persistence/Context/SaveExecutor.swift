@@ -2,7 +2,8 @@ import Foundation
 
 /// Applies a ``SavePlan`` on the writer connection, inside the save's transaction.
 ///
-/// Order: allocate primary keys, insert, update (optimistic locking on `Z_OPT`), delete
+/// Order: check and hold the rows new foreign keys and join rows point at, allocate primary
+/// keys, insert, update (optimistic locking on `Z_OPT`), delete
 /// with the model's rules, keep one-to-one pairs consistent, write join rows, check
 /// relationship counts. Any problem throws, and the transaction rolls back.
 struct SaveExecutor {

@@ -30,8 +30,8 @@ struct SavePlan: Sendable {
     var insertsInBulk = false
     /// Check, in the save's transaction, that every saved row a foreign key or a join row
     /// is to point at still exists, and hold it until the commit (see
-    /// ``SaveExecutor/holdDestinations(of:)``). A migration's batches point at rows of their
-    /// own output, which nothing else writes, and skip it.
+    /// ``SaveExecutor/holdDestinations(of:)``). Off for unvalidated saves: those are a
+    /// migration's batches, which point at rows of their own output, which nothing else writes.
     var checksDestinations = true
 
     var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && joinChanges.isEmpty }

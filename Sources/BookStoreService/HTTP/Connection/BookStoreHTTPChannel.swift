@@ -18,7 +18,7 @@ struct BookStoreHTTPChannel: HTTPChannelHandler {
     var responder: Responder { base.responder }
 
     static func server(timeouts: HTTPTimeouts) -> HTTPServerBuilder {
-        let idle = TimeAmount.nanoseconds(Int64(timeouts.idle / .nanoseconds(1)))
+        let idle = TimeAmount(timeouts.idle)
         return HTTPServerBuilder { responder in
             BookStoreHTTPChannel(base: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: idle)), timeouts: timeouts)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import HummingbirdCore
 import NIOCore
 import NIOHTTP1
 
@@ -7,14 +8,13 @@ import NIOHTTP1
 /// bytes, ``RequestPartsHandler`` after the HTTP decoder sees its head and end.
 ///
 /// When a request's head or body is not in within its time, the client gets a 408 problem
-/// (unless its answer has begun) and the connection is closed, which ends the request's
-/// body for a route still reading it.
+/// (unless its answer has begun: then the connection is only closed) and the connection is
+/// closed, which ends the request's body for a route still reading it.
 final class RequestClock {
     private var deadlines: RequestDeadlines
     private var timer: Scheduled<Void>?
-    /// Whether a response began since the current request did: a 408 then would be a
-    /// second answer, so the connection is only closed.
-    private var answered = false
+    /// A refusal held back while another response is being written, sent when it ends.
+    private var pendingRefusal: Problem?
     private let timeouts: HTTPTimeouts
     var front: ChannelHandlerContext?
 
@@ -24,13 +24,17 @@ final class RequestClock {
     }
 
     func bytesArrived(_ context: ChannelHandlerContext) { apply(deadlines.bytesArrived(), context) }
-    func headRead(_ context: ChannelHandlerContext) {
-        answered = false
-        apply(deadlines.headRead(), context)
-    }
+    func headRead(_ context: ChannelHandlerContext) { apply(deadlines.headRead(), context) }
     func requestEnded(_ context: ChannelHandlerContext) { apply(deadlines.requestEnded(), context) }
-    func responseBegan() { answered = true }
-    func responseEnded(_ context: ChannelHandlerContext) { apply(deadlines.responseEnded(), context) }
+    func responseBegan() { deadlines.responseBegan() }
+
+    func responseEnded() {
+        deadlines.responseEnded()
+        if let problem = pendingRefusal {
+            pendingRefusal = nil
+            refuse(problem)
+        }
+    }
 
     func stop() {
         timer?.cancel()
@@ -58,15 +62,23 @@ final class RequestClock {
                        detail: "the request's \(what) was not received within \(limit); send it faster or on a new connection"))
     }
 
-    /// Answers `problem` (unless an answer has begun) and closes the connection.
+    /// Answers `problem` and closes the connection. While
+    /// another response is being written it waits for its end; when the current request was
+    /// answered already, the connection is only closed.
     func refuse(_ problem: Problem) {
         guard let front else { return }
         stop()
-        if !answered {
-            answered = true
-            front.writeAndFlush(NIOAny(RawResponse.bytes(for: problem, allocator: front.channel.allocator)), promise: nil)
+        if deadlines.responseInFlight {
+            pendingRefusal = pendingRefusal ?? problem
+            return
         }
-        front.close(promise: nil)
+        let channel = front.channel
+        guard deadlines.mayAnswer else { return channel.close(promise: nil) }
+        deadlines.responseBegan()
+        // The flush writes to the socket at once when it takes the bytes (a few hundred; a
+        // client too slow to take them gets the close alone).
+        front.writeAndFlush(NIOAny(RawResponse.bytes(for: problem, allocator: channel.allocator)), promise: nil)
+        channel.close(promise: nil)
     }
 }
 
@@ -136,7 +148,7 @@ final class RequestPartsHandler: ChannelDuplexHandler, RemovableChannelHandler {
         switch error {
         case .headerOverflow:
             Problem(.init(code: 431, reasonPhrase: "Request Header Fields Too Large"), type: .malformedRequest, title: "Request head too large",
-                    detail: "the request line and headers must be under \(80) KiB together")
+                    detail: "the request line and headers must be under \(HTTP1Channel.Configuration.DecoderConfiguration().maxHeaderListSize / 1024) KiB together")
         default:
             Problem(.badRequest, type: .malformedRequest, title: "Malformed request",
                     detail: "the request is not valid HTTP/1.1 (\(error)); check the request line, the headers and the body's length")
@@ -147,7 +159,7 @@ final class RequestPartsHandler: ChannelDuplexHandler, RemovableChannelHandler {
         switch unwrapOutboundIn(data) {
         case .head: clock.responseBegan()
         case .body: break
-        case .end: clock.responseEnded(context)
+        case .end: clock.responseEnded()
         }
         context.write(data, promise: promise)
     }
@@ -159,7 +171,8 @@ enum RawResponse {
     static func bytes(for problem: Problem, allocator: ByteBufferAllocator) -> ByteBuffer {
         let body = problem.body.serialized(sortedKeys: true)
         let head = "HTTP/1.1 \(problem.status.code) \(problem.status.reasonPhrase)\r\n"
-            + "content-type: \(ContentType.problemJSON)\r\ncontent-length: \(body.count)\r\nconnection: close\r\n\r\n"
+            + "content-type: \(ContentType.problemJSON)\r\ncontent-length: \(body.count)\r\n"
+            + "x-content-type-options: nosniff\r\nconnection: close\r\n\r\n"
         var buffer = allocator.buffer(capacity: head.utf8.count + body.count)
         buffer.writeString(head)
         buffer.writeBytes(body)

@@ -1,6 +1,7 @@
 import NIOCore
 
-/// Where a connection is in its current request, and the one deadline that goes with it.
+/// Where a connection is in its current request and response, and the one deadline that
+/// goes with it.
 ///
 /// A value type that returns what to do, so the two handlers that feed it (one sees bytes,
 /// one sees HTTP parts) keep no timing logic of their own.
@@ -26,36 +27,67 @@ struct RequestDeadlines {
     let requestHead: TimeAmount
     let requestBody: TimeAmount
     private(set) var phase = Phase.awaitingRequest
+    /// A response's head was written and its end not yet.
+    private(set) var responseInFlight = false
+    /// The current request's answer has begun (maybe ended): an answer of the server's own
+    /// would be a second one.
+    private(set) var currentAnswered = false
+    /// The current request was answered before its body ended (a 404 or 413 that does not
+    /// read the body): when the body ends, the connection awaits the next request.
+    private var answeredBeforeItsEnd = false
 
     init(_ timeouts: HTTPTimeouts) {
-        requestHead = .nanoseconds(Int64(timeouts.requestHead / .nanoseconds(1)))
-        requestBody = .nanoseconds(Int64(timeouts.requestBody / .nanoseconds(1)))
+        requestHead = TimeAmount(timeouts.requestHead)
+        requestBody = TimeAmount(timeouts.requestBody)
     }
+
+    /// Whether the server may answer on its own now (a 408, a malformed request's 400)
+    /// without cutting into or doubling another answer.
+    var mayAnswer: Bool { !responseInFlight && !currentAnswered }
 
     mutating func bytesArrived() -> Action {
         guard phase == .awaitingRequest else { return .none }
         phase = .readingHead
+        currentAnswered = false
         return .startTimer(requestHead, .readingHead)
     }
 
     mutating func headRead() -> Action {
         phase = .readingBody
+        currentAnswered = false
+        answeredBeforeItsEnd = false
         return .startTimer(requestBody, .readingBody)
     }
 
     mutating func requestEnded() -> Action {
-        phase = .answering
+        phase = answeredBeforeItsEnd ? .awaitingRequest : .answering
+        answeredBeforeItsEnd = false
         return .cancelTimer
     }
 
-    /// A response ended: the connection waits for the next request (pipelined bytes already
-    /// read start the next head's clock when the decoder hands them on).
-    mutating func responseEnded() -> Action {
-        guard phase == .answering else { return .none }
-        phase = .awaitingRequest
-        return .none
+    mutating func responseBegan() {
+        responseInFlight = true
+        currentAnswered = true
+    }
+
+    /// A response ended: after a request read whole, the connection waits for the next one
+    /// (pipelined bytes already read start the next head's clock when the decoder hands
+    /// them on); before its body ended, it waits for that end.
+    mutating func responseEnded() {
+        responseInFlight = false
+        switch phase {
+        case .answering: phase = .awaitingRequest
+        case .readingBody: answeredBeforeItsEnd = true
+        case .awaitingRequest, .readingHead: break
+        }
     }
 
     /// Whether a timer started for `phase` still means something when it fires.
     func isCurrent(_ timed: Phase) -> Bool { phase == timed }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        self = .nanoseconds(Int64(duration / .nanoseconds(1)))
+    }
 }

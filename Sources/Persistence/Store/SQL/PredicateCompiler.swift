@@ -353,33 +353,19 @@ struct PredicateCompiler {
             if case .constant(let value) = rhs {
                 guard let text = value.stringValue else { throw unsupported("\(op.rawValue) needs a string, got \(value.kindName)") }
                 let needle = SQLiteFunctions.fold(text, flags: flags)
-                // GLOB reads its pattern up to a NUL, so a needle holding one would match
-                // everything: compare bytes instead (`instr` and blobs go by byte count).
-                if needle.utf8.contains(0) {
-                    let r = bind(.text(needle))
-                    switch op {
-                    case .beginsWith: return "instr(\(l), \(r)) = 1"
-                    case .endsWith: return "substr(CAST(\(l) AS BLOB), -length(CAST(\(r) AS BLOB))) = CAST(\(bind(.text(needle))) AS BLOB)"
-                    case .contains: return "instr(\(l), \(r)) > 0"
-                    default: throw unsupported("a LIKE pattern cannot hold a NUL character (U+0000)")
-                    }
+                if op == .like {
+                    // GLOB reads its pattern up to a NUL.
+                    guard !needle.utf8.contains(0) else { throw unsupported("a LIKE pattern cannot hold a NUL character (U+0000)") }
+                    return "\(l) GLOB \(bind(.text(Self.globPattern(fromLike: needle))))"
                 }
-                let pattern: String
-                switch op {
-                case .beginsWith: pattern = Self.globEscaped(needle) + "*"
-                case .endsWith: pattern = "*" + Self.globEscaped(needle)
-                case .contains: pattern = "*" + Self.globEscaped(needle) + "*"
-                default: pattern = Self.globPattern(fromLike: needle)
-                }
-                return "\(l) GLOB \(bind(.text(pattern)))"
+                // Every string begins with, ends with and contains the empty one.
+                guard !needle.isEmpty else { return "\(l) IS NOT NULL" }
+                return Self.sqliteByteComparison(op, l) { bind(.text(needle)) }
             }
             guard op != .like else { throw unsupported("LIKE needs a constant pattern") }
             let r = folded(try scalarSQL(rhs, hint: .string))
-            switch op {
-            case .beginsWith: return "substr(\(l), 1, length(\(r))) = \(r)"
-            case .endsWith: return "(length(\(r)) = 0 OR substr(\(l), -length(\(r))) = \(r))"
-            default: return "instr(\(l), \(r)) > 0"
-            }
+            let comparison = Self.sqliteByteComparison(op, l) { r }
+            return op == .contains ? comparison : "(length(CAST(\(r) AS BLOB)) = 0 OR \(comparison))"
         case .matches:
             guard case .constant(.string(let pattern)) = rhs else { throw unsupported("MATCHES needs a constant regular expression") }
             let text = try scalarSQL(lhs, hint: .string)
@@ -439,6 +425,18 @@ struct PredicateCompiler {
     /// not by the database's locale.
     private func codePointOrder(_ sql: String, when isString: Bool = true) -> String {
         d.engine == .postgres && isString ? "\(sql) COLLATE \"C\"" : sql
+    }
+
+    /// `BEGINSWITH`, `ENDSWITH` and `CONTAINS` on SQLite, by bytes: SQLite keeps a string's
+    /// every byte, NUL included, but GLOB, `length` and `substr` on text stop at a NUL, so
+    /// `"a\0b" ENDSWITH "a"` would hold. Blobs and `instr` go by byte count. `right` is
+    /// called for each use of the needle (a bound argument is bound once per use).
+    static func sqliteByteComparison(_ op: ComparisonOperator, _ left: String, _ right: () -> String) -> String {
+        switch op {
+        case .beginsWith: "substr(CAST(\(left) AS BLOB), 1, length(CAST(\(right()) AS BLOB))) = CAST(\(right()) AS BLOB)"
+        case .endsWith: "substr(CAST(\(left) AS BLOB), -length(CAST(\(right()) AS BLOB))) = CAST(\(right()) AS BLOB)"
+        default: "instr(\(left), \(right())) > 0"
+        }
     }
 
     /// `BEGINSWITH`, `ENDSWITH`, `CONTAINS` and `LIKE` on PostgreSQL.
