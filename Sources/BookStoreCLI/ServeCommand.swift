@@ -55,8 +55,8 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     private var timeouts: HTTPTimeouts {
-        HTTPTimeouts(idle: .milliseconds(Int64(idleTimeout * 1_000)), requestHead: .milliseconds(Int64(headerTimeout * 1_000)),
-                     requestBody: .milliseconds(Int64(bodyTimeout * 1_000)), shutdownGrace: .milliseconds(Int64(shutdownGrace * 1_000)))
+        HTTPTimeouts(idle: .seconds(idleTimeout), requestHead: .seconds(headerTimeout), requestBody: .seconds(bodyTimeout),
+                     shutdownGrace: .seconds(shutdownGrace))
     }
 
     func run() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+@testable import BookStoreService
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -51,14 +52,7 @@ enum RawHTTPClient {
             let connected: Int32
             switch target {
             case .unixSocket(let socketPath):
-                var address = sockaddr_un()
-                address.sun_family = sa_family_t(AF_UNIX)
-                let bytes = Array(socketPath.utf8)
-                guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw Failure(description: "socket path too long") }
-                withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-                    buffer.copyBytes(from: bytes)
-                    buffer[bytes.count] = 0
-                }
+                guard var address = unixSocketAddress(socketPath) else { throw Failure(description: "socket path too long") }
                 descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
                 connected = withUnsafePointer(to: &address) {
                     $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }

@@ -6,13 +6,7 @@ import Testing
 /// at it, and it cannot be deleted a second time. Core Data refuses both through its
 /// optimistic lock; here a row never ends up pointing at nothing.
 @Suite("Rows deleted since they were read")
-struct DeletedSinceReadTests {
-    private func book(_ context: ManagedObjectContext, _ title: String) throws -> ManagedObject {
-        let book = try context.insertObject(entityName: "Book")
-        book.setValue(.string(title), forKey: "title")
-        return book
-    }
-
+struct DeletedSinceReadTests: LibraryObjects {
     /// Pages whose `ZBOOK` names no book.
     private func orphanPages(_ container: PersistentContainer) async throws -> Int64 {
         let d = container.store.schema.dialect

@@ -31,8 +31,8 @@ struct QueryReader {
     /// (the service refuses it in every text it stores).
     mutating func text(_ name: String, maxLength: Int) -> String? {
         guard let text = values[name] else { return nil }
-        if let problem = TextLimit.problem(text, field: name, maximum: maxLength) {
-            errors.append(problem)
+        if let refusal = TextLimit.refusal(of: text, field: name, maximum: maxLength) {
+            errors.append(refusal.fieldError)
             return nil
         }
         return text

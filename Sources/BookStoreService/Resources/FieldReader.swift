@@ -43,9 +43,15 @@ struct FieldReader {
         case nil: return .absent
         case .null: return .null
         case .string(let text):
-            if let problem = TextLimit.problem(text, field: name, maximum: maxLength) {
-                if problem.code == "stringTooLong" { tooLong.append(problem) } else { errors.append(problem) }
+            switch TextLimit.refusal(of: text, field: name, maximum: maxLength) {
+            case .invalidCharacter(let error)?:
+                errors.append(error)
                 return .absent
+            case .tooLong(let error)?:
+                tooLong.append(error)
+                return .absent
+            case nil:
+                break
             }
             return .value(text)
         case let other?:

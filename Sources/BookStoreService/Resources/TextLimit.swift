@@ -13,16 +13,29 @@ enum TextLimit {
     /// The `q` and `lastName` filters of a list.
     static let filter = 500
 
-    /// A text field's problem, or `nil` when it may be stored: NUL (U+0000) is refused on
-    /// every engine, so the API does not take on one engine what it refuses on another.
-    static func problem(_ text: String, field: String, maximum: Int) -> Problem.FieldError? {
+    /// What is wrong with a text, if anything.
+    enum Refusal {
+        /// NUL (U+0000): refused on every engine, so the API does not take on one engine
+        /// what it refuses on another. Not text the API takes at all (400).
+        case invalidCharacter(Problem.FieldError)
+        /// Well-formed, but more than the API stores (422 in a body).
+        case tooLong(Problem.FieldError)
+
+        var fieldError: Problem.FieldError {
+            switch self {
+            case .invalidCharacter(let error), .tooLong(let error): error
+            }
+        }
+    }
+
+    static func refusal(of text: String, field: String, maximum: Int) -> Refusal? {
         if text.utf8.contains(0) {
-            return .init(field: field, code: "invalidCharacter",
-                         message: "\(field) holds a NUL character (U+0000), which the store does not keep; remove it")
+            return .invalidCharacter(.init(field: field, code: "invalidCharacter",
+                                           message: "\(field) holds a NUL character (U+0000), which the store does not keep; remove it"))
         }
         let length = text.unicodeScalars.count
         if length > maximum {
-            return .init(field: field, code: "stringTooLong", message: "\(field) must be at most \(maximum) characters long, got \(length)")
+            return .tooLong(.init(field: field, code: "stringTooLong", message: "\(field) must be at most \(maximum) characters long, got \(length)"))
         }
         return nil
     }

@@ -74,7 +74,8 @@ extension ManagedObjectContext {
         var objects: [ObjectID: ManagedObject] = [:]
         objects.reserveCapacity(inserted.count + updated.count)
         let dialect = store.schema.dialect
-        // Values the engine cannot hold, whatever the model says: refused even unvalidated.
+        // Values the engine cannot hold, named by attribute. A migration's unvalidated batches
+        // are not scanned twice: the connection refuses such a value too, naming its column.
         var unstorable: [ValidationError.Issue] = []
         for (object, isInsert) in inserted.map({ ($0, true) }) + updated.map({ ($0, false) }) {
             let layout = object.layout
@@ -86,7 +87,7 @@ extension ManagedObjectContext {
             values.reserveCapacity(layout.attributeColumns.count)
             for (attribute, column, type) in layout.attributeColumns where keys?.contains(attribute) ?? true {
                 let value = ValueCoding.databaseValue(snapshot.values[attribute] ?? .null, type: type, dialect: dialect)
-                if !dialect.textHoldsNUL, case .text(let text) = value, text.utf8.contains(0) {
+                if validating, !dialect.textHoldsNUL, case .text(let text) = value, text.utf8.contains(0) {
                     unstorable.append(.init(code: .unstorableCharacter, entity: layout.entity.name, objectID: snapshot.objectID, key: attribute,
                                             message: "\(attribute) holds a NUL character (U+0000), which PostgreSQL text cannot store"))
                 }

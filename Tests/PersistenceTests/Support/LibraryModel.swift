@@ -63,3 +63,27 @@ enum LibraryModel {
         ])
     }
 }
+
+/// Objects of ``LibraryModel`` for the suites that make books, pages and authors.
+protocol LibraryObjects {}
+
+extension LibraryObjects {
+    func book(_ context: ManagedObjectContext, _ title: String) throws -> ManagedObject {
+        let book = try context.insertObject(entityName: "Book")
+        book.setValue(.string(title), forKey: "title")
+        return book
+    }
+
+    func page(_ context: ManagedObjectContext, _ number: Int64, of book: ManagedObject?) throws -> ManagedObject {
+        let page = try context.insertObject(entityName: "Page")
+        page.setValue(.integer(number), forKey: "number")
+        page.setDestination(book, forKey: "book")
+        return page
+    }
+
+    func author(_ context: ManagedObjectContext, _ name: String) throws -> ManagedObject {
+        let author = try context.insertObject(entityName: "Author")
+        author.setValue(.string(name), forKey: "name")
+        return author
+    }
+}
