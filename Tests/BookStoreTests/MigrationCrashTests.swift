@@ -66,6 +66,14 @@ struct MigrationCrashTests {
             let before = try await StoreSnapshot(url)
             #expect(before.tables["zpublication"]?.count == generated + 4 + 1, "the columns and the publications")
 
+            // The kill must land before the step is swapped in, however fast the step runs on
+            // a given machine: a transaction of the test's own holds a share lock on a table the
+            // swap drops, so the swap's transaction waits for it and never commits before the kill.
+            guard case .postgres(let configuration) = url.kind else { return }
+            let holder = try PostgresConnection(configuration: configuration)
+            try holder.execute("BEGIN")
+            try holder.execute("LOCK TABLE \(configuration.quotedSchema).zpublication IN ACCESS SHARE MODE")
+
             let process = Process()
             process.executableURL = try BookStoreProcess.executable
             process.arguments = ["migrate", "--store", store, "--log-level", "warning"]
@@ -82,6 +90,8 @@ struct MigrationCrashTests {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             #expect(process.terminationReason == .uncaughtSignal)
+            // A swap that was waiting on the lock now finds its client gone and rolls back.
+            try holder.execute("ROLLBACK")
             let abandoned = try #require(shadow, "the migration never started writing its shadow schema")
             #expect(abandoned.hasPrefix("public_migrating_"))
 
