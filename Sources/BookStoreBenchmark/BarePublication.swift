@@ -14,7 +14,7 @@ struct BarePublication: Sendable, Encodable {
     var synopsis: String?
     var pageCount: Int
 
-    /// One page of a list, as the service's `ListPage`.
+    /// One page of a list, the JSON the service's `ListResponseBody` writes.
     struct List: Sendable, Encodable {
         var items: [BarePublication]
         var total: Int

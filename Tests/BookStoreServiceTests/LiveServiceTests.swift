@@ -207,6 +207,15 @@ final class ServerProcess: Sendable {
         return process.terminationStatus
     }
 
+    /// The process's peak resident set (`VmHWM` in `/proc/PID/status`), in bytes.
+    func peakResidentBytes() throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else { throw RawHTTPClient.Failure(description: "no VmHWM in /proc/\(process.processIdentifier)/status") }
+        return kilobytes * 1024
+    }
+
     func kill() {
         if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
     }

@@ -158,19 +158,24 @@ enum RawHTTPClient {
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
         var body = String(text[split.upperBound...])
-        if headers["transfer-encoding"]?.lowercased() == "chunked" { body = dechunk(body) }
+        if headers["transfer-encoding"]?.lowercased() == "chunked" { body = try dechunk(body) }
         return Response(status: status, headers: headers, body: body)
     }
 
-    private static func dechunk(_ text: String) -> String {
-        var bytes = Substring(text)
-        var body = ""
-        while let lineEnd = bytes.range(of: "\r\n"), let size = Int(bytes[..<lineEnd.lowerBound], radix: 16), size > 0 {
-            let start = bytes.utf8.index(lineEnd.upperBound, offsetBy: 0)
-            let end = bytes.utf8.index(start, offsetBy: size)
-            body += String(bytes[start..<end])
-            bytes = bytes[end...].dropFirst(2)
+    /// The body of a chunked response; a body without its last (empty) chunk was cut off.
+    private static func dechunk(_ text: String) throws -> String {
+        var rest = Array(text.utf8)[...]
+        var body: [UInt8] = []
+        let lineEnd: [UInt8] = [13, 10]
+        while true {
+            guard let end = rest.indices.first(where: { rest[$0...].starts(with: lineEnd) }),
+                let size = Int(String(decoding: rest[..<end], as: UTF8.self), radix: 16),
+                rest.count >= end - rest.startIndex + 2 + size + 2
+            else { throw Failure(description: "a chunked body cut off after \(body.count) bytes") }
+            let start = end + 2
+            if size == 0 { return String(decoding: body, as: UTF8.self) }
+            body += rest[start..<start + size]
+            rest = rest[(start + size + 2)...]
         }
-        return body
     }
 }

@@ -18,9 +18,14 @@ extension Response {
 
     /// A response whose body is `value` encoded as JSON, its keys sorted.
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+        data(try jsonEncoder().encode(value), status: status, contentType: ContentType.json)
+    }
+
+    /// The encoder of every JSON body: keys sorted, slashes as they are.
+    static func jsonEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return data(try encoder.encode(value), status: status, contentType: ContentType.json)
+        return encoder
     }
 
     static func data(_ data: Data, status: HTTPResponse.Status, contentType: String) -> Response {

@@ -7,7 +7,7 @@ import Persistence
 ///
 /// ```swift
 /// let repository = PublicationRepository(container: container)
-/// let page = try await repository.publications(try ListQuery.publications([("q", "book")]))
+/// let list = try await repository.publications(try ListQuery.publications([("q", "book")]))
 /// ```
 struct PublicationRepository: Sendable {
     static let publicationEntity = "Publication"
@@ -17,13 +17,17 @@ struct PublicationRepository: Sendable {
 
     // MARK: Publications
 
-    func publications(_ query: ListQuery) async throws -> ListPage<PublicationResource> {
+    /// A list of publications, read as it is written (see ``ListResponseBody``).
+    func publications(_ query: ListQuery) async throws -> ListResponseBody<PublicationResource> {
         let context = container.newContext()
         let total = try await context.count(for: query.countRequest(entityName: Self.publicationEntity))
-        let objects = try await context.fetch(query.fetchRequest(entityName: Self.publicationEntity))
-        let counts = try await pageCounts(of: objects.compactMap(\.objectID.primaryKey))
-        let items = objects.map { PublicationResource($0, pageCount: counts[$0.objectID.primaryKey ?? 0] ?? 0) }
-        return ListPage(items: items, total: total, limit: query.limit, offset: query.offset)
+        let ids = try await context.fetchObjectIDs(query.fetchRequest(entityName: Self.publicationEntity))
+        return ListResponseBody(ids: ids, total: total, limit: query.limit, offset: query.offset) { batch in
+            // A context per batch: the rows of one batch are released before the next is read.
+            let objects = try await container.newContext().existingObjects(with: batch)
+            let counts = try await pageCounts(of: objects.compactMap(\.objectID.primaryKey))
+            return objects.map { PublicationResource($0, pageCount: counts[$0.objectID.primaryKey ?? 0] ?? 0) }
+        }
     }
 
     func publication(_ id: Int64) async throws -> PublicationResource {
@@ -57,13 +61,16 @@ struct PublicationRepository: Sendable {
 
     // MARK: Pages
 
-    func pages(of publicationID: Int64, _ query: ListQuery) async throws -> ListPage<PageResource> {
+    /// A list of a publication's pages, read as it is written (see ``ListResponseBody``).
+    func pages(of publicationID: Int64, _ query: ListQuery) async throws -> ListResponseBody<PageResource> {
         let context = container.newContext()
         let owner = try await publication(publicationID, in: context)
         let ofOwner = try Persistence.Predicate(format: "publication == %@", .object(owner.objectID))
         let total = try await context.count(for: query.countRequest(entityName: Self.pageEntity, extra: [ofOwner]))
-        let objects = try await context.fetch(query.fetchRequest(entityName: Self.pageEntity, extra: [ofOwner]))
-        return ListPage(items: objects.map(PageResource.init), total: total, limit: query.limit, offset: query.offset)
+        let ids = try await context.fetchObjectIDs(query.fetchRequest(entityName: Self.pageEntity, extra: [ofOwner]))
+        return ListResponseBody(ids: ids, total: total, limit: query.limit, offset: query.offset) { batch in
+            try await container.newContext().existingObjects(with: batch).map(PageResource.init)
+        }
     }
 
     func page(_ id: Int64) async throws -> PageResource {

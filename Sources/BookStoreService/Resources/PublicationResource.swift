@@ -81,11 +81,3 @@ public struct PageResource: Sendable, Hashable, Encodable {
         try container.encode(publicationId, forKey: .publicationId)
     }
 }
-
-/// One page of a list: the items, how many match in all, and the window asked for.
-public struct ListPage<Item: Encodable & Sendable>: Sendable, Encodable {
-    public var items: [Item]
-    public var total: Int
-    public var limit: Int
-    public var offset: Int
-}

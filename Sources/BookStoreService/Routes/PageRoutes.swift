@@ -8,7 +8,7 @@ struct PageRoutes: Sendable {
     func add(to table: inout RouteTable) {
         table.add(.get, "/publications/{id}/pages") { request, context in
             let query = try ListQuery.pages(request.uri.queryParameters.map { (String($0.key), String($0.value)) })
-            return try .json(try await repository().pages(of: try PublicationRoutes.id(context), query))
+            return try await repository().pages(of: try PublicationRoutes.id(context), query).response(logger: context.logger)
         }
         table.add(.post, "/publications/{id}/pages") { request, context in
             let publicationID = try PublicationRoutes.id(context)

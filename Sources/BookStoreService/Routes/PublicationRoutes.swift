@@ -8,7 +8,7 @@ struct PublicationRoutes: Sendable {
     func add(to table: inout RouteTable) {
         table.add(.get, "/publications") { request, context in
             let query = try ListQuery.publications(request.uri.queryParameters.map { (String($0.key), String($0.value)) })
-            return try .json(try await repository().publications(query))
+            return try await repository().publications(query).response(logger: context.logger)
         }
         table.add(.post, "/publications") { request, context in
             let input = try PublicationInput(try await RequestBodyReader.object(from: request, context: context))

@@ -19,20 +19,52 @@ extension ManagedObjectContext {
             // enough rows that those whose saved values are stale can be left out.
             (limit, offset) = (request.fetchLimit.map { $0 + request.fetchOffset + pending.stale.count }, 0)
         }
+        let (query, rows) = try await storedRows(request, layout, predicate, limit: limit, offset: offset, selecting: .objects)
+        let stored = try rows.map { try materialize($0, query: query) }
+        guard let pending else { return stored }
+        return try await merge(stored, with: pending, predicate: predicate, request: request)
+    }
+
+    /// The IDs of the objects matching a request, in its order and window: Core Data's
+    /// `managedObjectIDResultType`. Only the keys of the rows are read, so a window of rows
+    /// with long texts costs no more than one of short ones; load the objects in batches of
+    /// your choosing with ``existingObjects(with:)``.
+    ///
+    /// ```swift
+    /// let ids = try await context.fetchObjectIDs(FetchRequest(entityName: "Page", fetchLimit: 100))
+    /// for start in stride(from: 0, to: ids.count, by: 10) {
+    ///     let pages = try await container.newContext().existingObjects(with: Array(ids[start..<min(start + 10, ids.count)]))
+    /// }
+    /// ```
+    public func fetchObjectIDs(_ request: FetchRequest) async throws -> [ObjectID] {
+        let layout = try layout(request.entityName)
+        if request.includesPendingChanges, pendingChanges(for: layout, includesSubentities: request.includesSubentities) != nil {
+            // Unsaved changes are matched on the objects' current values, which the objects hold.
+            return try await fetch(request).map(\.objectID)
+        }
+        let predicate = try request.predicate.map { try $0.substituting(request.substitutionVariables) }
+        let (query, rows) = try await storedRows(request, layout, predicate, limit: request.fetchLimit, offset: request.fetchOffset,
+                                                 selecting: .objectIDs)
+        return try rows.map { row in
+            let (primaryKey, layout) = try identity(of: row, query: query)
+            return ObjectID(entityName: layout.entity.name, rootEntityName: layout.table.rootEntityName, key: .permanent(primaryKey))
+        }
+    }
+
+    /// The saved rows matching a request's predicate and order in a window.
+    private func storedRows(_ request: FetchRequest, _ layout: EntityLayout, _ predicate: Predicate?, limit: Int?, offset: Int,
+                            selecting selection: SelectQuery.Selection) async throws -> (SelectQuery, [Row]) {
         let query = SelectQuery(table: layout.table, schema: store.schema, includesSubentities: request.includesSubentities)
         var compiler = PredicateCompiler(schema: store.schema, entity: layout.entity)
         let condition = try predicate.map { try compiler.condition($0) }
         var order = try request.sortDescriptors.map { try compiler.sortTerm($0) }
         // The primary key last makes the order total, so pages never overlap.
         order.append("t0.\(store.schema.dialect.name("Z_PK"))")
-        let sql = query.sql(join: compiler.joinClause, where: condition, orderBy: order.joined(separator: ", "),
+        let sql = query.sql(selecting: selection, join: compiler.joinClause, where: condition, orderBy: order.joined(separator: ", "),
                             limit: limit, offset: offset)
         let arguments = compiler.arguments
         try await store.buildDeferredIndexes()
-        let rows = try await store.database.read { try $0.rows(sql, arguments) }
-        let stored = try rows.map { try materialize($0, query: query) }
-        guard let pending else { return stored }
-        return try await merge(stored, with: pending, predicate: predicate, request: request)
+        return (query, try await store.database.read { try $0.rows(sql, arguments) })
     }
 
     /// How many objects match a request (limit and offset applied), unsaved changes
@@ -78,12 +110,8 @@ extension ManagedObjectContext {
 
     /// Turns a row of a ``SelectQuery`` into the registered object for it.
     func materialize(_ row: Row, query: SelectQuery) throws -> ManagedObject {
-        guard let pk = row[0].int64, let entityNumber = row[1].int64,
-            let entityName = store.schema.entityNames[Int(entityNumber)]
-        else {
-            throw StoreError(.database, "a row of \(query.table.name) has no valid Z_PK or Z_ENT", hint: "the store is damaged", store: store.url.description)
-        }
-        let layout = try layout(entityName)
+        let (pk, layout) = try identity(of: row, query: query)
+        let entityName = layout.entity.name
         let version = row[2].int64 ?? 0
         // The query selects the same columns for every entity of the hierarchy.
         guard let rows = rowLayouts[entityName], query.columnIndex.count == layout.table.allColumns.count else {
@@ -115,5 +143,15 @@ extension ManagedObjectContext {
             state.registered[id] = object
             return object
         }
+    }
+
+    /// The primary key and entity of a row whose first two columns are `Z_PK` and `Z_ENT`.
+    private func identity(of row: Row, query: SelectQuery) throws -> (Int64, EntityLayout) {
+        guard let pk = row[0].int64, let entityNumber = row[1].int64,
+            let entityName = store.schema.entityNames[Int(entityNumber)]
+        else {
+            throw StoreError(.database, "a row of \(query.table.name) has no valid Z_PK or Z_ENT", hint: "the store is damaged", store: store.url.description)
+        }
+        return (pk, try layout(entityName))
     }
 }

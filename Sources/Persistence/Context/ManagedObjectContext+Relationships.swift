@@ -94,6 +94,27 @@ extension ManagedObjectContext {
         return try materialize(row, query: query)
     }
 
+    /// The objects with these IDs, in their order, with one query per 500 of a table:
+    /// the registered ones as they are, the others loaded from the store. Unlike
+    /// ``existingObject(with:)`` it does not throw for a row that no longer exists (deleted
+    /// since its ID was fetched): that object is left out.
+    ///
+    /// ```swift
+    /// let ids = try await context.fetchObjectIDs(FetchRequest(entityName: "Book", fetchLimit: 100))
+    /// let firstTen = try await context.existingObjects(with: Array(ids.prefix(10)))
+    /// ```
+    public func existingObjects(with ids: [ObjectID]) async throws -> [ManagedObject] {
+        var found: [ObjectID: ManagedObject] = [:]
+        for (rootEntityName, ofRoot) in Dictionary(grouping: ids, by: \.rootEntityName) {
+            let objects = try await objects(rootEntityName: rootEntityName, primaryKeys: ofRoot.compactMap(\.primaryKey))
+            for object in objects.values { found[object.objectID] = object }
+        }
+        for id in ids where id.primaryKey == nil {
+            found[id] = registeredObject(for: id)
+        }
+        return ids.compactMap { found[$0] }
+    }
+
     /// The destinations of a to-many relationship: the saved ones, adjusted by unsaved changes.
     func destinations(of object: ManagedObject, key: String) async throws -> [ManagedObject] {
         guard let relationship = object.layout.relationships[key], relationship.isToMany else {

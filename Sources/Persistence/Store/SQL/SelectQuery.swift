@@ -26,14 +26,26 @@ struct SelectQuery: Sendable {
         entityNumbers.map { "\(alias).\(dialect.name("Z_ENT")) IN (\($0.map(String.init).joined(separator: ", ")))" }
     }
 
-    var selectList: String {
-        let d = dialect
-        return (["t0.\(d.name("Z_PK"))", "t0.\(d.name("Z_ENT"))", "t0.\(d.name("Z_OPT"))"] + table.allColumns.map { "t0.\($0.name)" })
-            .joined(separator: ", ")
+    /// What a query selects of each row.
+    enum Selection {
+        /// `Z_PK`, `Z_ENT`, `Z_OPT` and every column: rows ``ManagedObjectContext/materialize(_:query:)`` reads.
+        case objects
+        /// `Z_PK` and `Z_ENT` only: enough for an object ID, whatever the row holds.
+        case objectIDs
     }
 
-    func sql(join: String = "", where condition: String?, orderBy: String?, limit: Int?, offset: Int) -> String {
-        var sql = "SELECT \(selectList) FROM \(table.name) t0"
+    func selectList(_ selection: Selection = .objects) -> String {
+        let d = dialect
+        let keys = ["t0.\(d.name("Z_PK"))", "t0.\(d.name("Z_ENT"))"]
+        switch selection {
+        case .objects: return (keys + ["t0.\(d.name("Z_OPT"))"] + table.allColumns.map { "t0.\($0.name)" }).joined(separator: ", ")
+        case .objectIDs: return keys.joined(separator: ", ")
+        }
+    }
+
+    func sql(selecting selection: Selection = .objects, join: String = "", where condition: String?, orderBy: String?,
+             limit: Int?, offset: Int) -> String {
+        var sql = "SELECT \(selectList(selection)) FROM \(table.name) t0"
         if !join.isEmpty { sql += " \(join)" }
         let conditions = [entityFilter(), condition].compactMap { $0 }
         if !conditions.isEmpty { sql += " WHERE " + conditions.map { "(\($0))" }.joined(separator: " AND ") }

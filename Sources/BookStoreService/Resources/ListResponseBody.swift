@@ -1,0 +1,66 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import Persistence
+
+/// A list response written as its rows are read, so that what one response holds in memory
+/// is a batch of rows, however long their texts (up to ``TextLimit``) and however slowly
+/// the client reads: the IDs of the window are read first, then the rows ``batchSize`` at a
+/// time, each batch loaded, encoded and written before the next is read (a write waits while
+/// the connection's buffer is full).
+///
+/// The body is the JSON a whole page encoded with sorted keys would be:
+///
+/// ```json
+/// {"items":[{"id":1,…},{"id":2,…}],"limit":20,"offset":0,"total":4}
+/// ```
+///
+/// A row deleted between the two reads is left out. Should a batch fail to load once the
+/// head is sent, the error is logged and the connection closed before the body is whole,
+/// which a client sees as a cut-off response rather than a short list.
+struct ListResponseBody<Item: Encodable & Sendable>: Sendable {
+    /// Rows per batch: a tenth of the longest list.
+    static var batchSize: Int { 10 }
+
+    /// The window's rows, in the list's order.
+    let ids: [ObjectID]
+    /// How many rows match in all, without the window.
+    let total: Int
+    let limit: Int
+    let offset: Int
+    /// The items of a batch of ``ids``, in their order; rows gone since are left out.
+    let load: @Sendable ([ObjectID]) async throws -> [Item]
+
+    /// A 200 whose body is written batch by batch; `logger` is the request's.
+    func response(logger: Logger) -> Response {
+        Response(status: .ok, headers: [.contentType: ContentType.json], body: ResponseBody { writer in
+            do {
+                try await write(to: &writer)
+            } catch {
+                logger.error("list response cut off", metadata: ["error": "\(String(reflecting: error))"])
+                throw error
+            }
+        })
+    }
+
+    private func write(to writer: inout any ResponseBodyWriter) async throws {
+        let encoder = Response.jsonEncoder()
+        var buffer = ByteBuffer(string: "{\"items\":[")
+        var isFirst = true
+        for start in stride(from: 0, to: ids.count, by: Self.batchSize) {
+            for item in try await load(Array(ids[start..<min(start + Self.batchSize, ids.count)])) {
+                if !isFirst { buffer.writeStaticString(",") }
+                buffer.writeBytes(try encoder.encode(item))
+                isFirst = false
+            }
+            if buffer.readableBytes > 0 {
+                try await writer.write(buffer)
+                buffer = ByteBuffer()
+            }
+        }
+        buffer.writeString("],\"limit\":\(limit),\"offset\":\(offset),\"total\":\(total)}")
+        try await writer.write(buffer)
+        try await writer.finish(nil)
+    }
+}
