@@ -16,12 +16,22 @@ public final class ProgressBar: Sendable {
         let filled = Int((progress.fractionCompleted * Double(width)).rounded(.down))
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
         let percent = Int((progress.fractionCompleted * 100).rounded(.down))
+        let left = progress.estimatedTimeRemaining.map { ", ~\(Self.text($0)) left" } ?? ""
         let line = "\r\(bar) \(percent)%  step \(progress.step)/\(progress.stepCount) \(progress.destinationVersion): \(progress.stage.rawValue)"
+            + "  (\(Self.text(progress.elapsed))\(left))"
         let changed = lastLine.withLock { last in
             defer { last = line }
             return last != line
         }
         if changed { FileHandle.standardError.write(Data((line + "\u{1B}[K").utf8)) }
+    }
+
+    /// `42 s`, `3 min 5 s`, `1 h 2 min`: whole seconds, the largest units first.
+    static func text(_ duration: Duration) -> String {
+        let seconds = max(0, duration.components.seconds)
+        let (hours, minutes) = (seconds / 3600, seconds / 60 % 60)
+        if hours > 0 { return "\(hours) h \(minutes) min" }
+        return minutes > 0 ? "\(minutes) min \(seconds % 60) s" : "\(seconds) s"
     }
 
     public func finish() {

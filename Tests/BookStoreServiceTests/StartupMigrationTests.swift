@@ -39,17 +39,26 @@ struct StartupMigrationTests {
                 let health = try await waitUntilMigrating(client)
                 #expect(health.status == .serviceUnavailable)
                 #expect(health.headers[.retryAfter] == "5")
-                #expect(health.json == [
+                var members = health.json.objectValue ?? [:]
+                let elapsed = members.removeValue(forKey: "elapsedSeconds")?.int
+                let expected: JSONValue = [
                     "status": "migrating", "model": "BookStore 5", "store": .string(backend.rawValue),
                     "step": 1, "stepCount": 4, "sourceVersion": "BookStore", "destinationVersion": "BookStore 2", "stage": "starting",
-                    "entityMapping": nil, "instancesDone": 0, "instancesTotal": 0, "percent": 0, "fractionCompleted": 0,
-                ])
+                    "entityMapping": nil, "entity": nil, "instancesDone": 0, "instancesTotal": 0, "percent": 0, "fractionCompleted": 0,
+                    "estimatedSecondsRemaining": nil,
+                ]
+                #expect(JSONValue.object(members) == expected)
+                // The time spent counts on between reports; nothing is done yet, so no estimate.
+                try await Task.sleep(for: .milliseconds(1_100))
+                let later = try await client.send(.get, "/health").json
+                #expect(try #require(later["elapsedSeconds"]?.int) >= (elapsed ?? 0) + 1)
                 for path in ["/publications", "/publications/1", "/publications/1/pages", "/pages/1"] {
                     let data = try await client.send(.get, path)
                     expectProblem(data, .serviceUnavailable)
                     #expect(data.headers[.retryAfter] == "5")
                     #expect(data.json["migration"]?["stepCount"]?.int == 4, "\(path)")
                     #expect(data.json["migration"]?["stage"]?.string == "starting")
+                    #expect(data.json["migration"]?["elapsedSeconds"]?.int != nil && data.json["detail"]?.string?.contains("s elapsed") == true)
                 }
                 let write = try await client.send(.post, "/publications", json: #"{"title": "x"}"#)
                 expectProblem(write, .serviceUnavailable)
@@ -118,5 +127,44 @@ struct StartupMigrationTests {
             let body = try await client.send(.get, "/publications").json
             #expect(body["total"]?.int == 0 && body["items"]?.array.isEmpty == true)
         }
+    }
+}
+
+/// A migration report as `/health`, the 503s and the status page show it.
+@Suite("migration status")
+struct MigrationStatusTests {
+    static func progress(stage: MigrationProgress.Stage, subject: MigrationProgress.Subject?) -> MigrationProgress {
+        MigrationProgress(fractionCompleted: 0.4, stepFractionCompleted: 0.2, step: 3, stepCount: 4, sourceVersion: "BookStore 3",
+                          destinationVersion: "BookStore 4", stage: stage, subject: subject, instancesDone: 300, instancesTotal: 1_000,
+                          elapsed: .seconds(10), estimatedTimeRemaining: .seconds(20))
+    }
+
+    @Test func theTimesMoveOnBetweenReports() {
+        let reported = ContinuousClock.now
+        let status = MigrationStatus(Self.progress(stage: .createInstances, subject: .entityMapping("PublicationToPublication")), now: reported)
+        let members = status.members(at: reported + .milliseconds(5_500))
+        #expect(members["elapsedSeconds"] == 15 && members["estimatedSecondsRemaining"] == 14)
+        #expect(members["entityMapping"] == "PublicationToPublication" && members["entity"] == .null)
+        #expect(members["percent"] == 40 && members["instancesDone"] == 300 && members["instancesTotal"] == 1_000)
+        // A stage that runs past its estimate shows nothing left, never less.
+        #expect(status.members(at: reported + .seconds(60))["estimatedSecondsRemaining"] == 0)
+        #expect(status.timesText(at: reported + .seconds(2)) == "12 s elapsed, about 18 s left")
+    }
+
+    @Test func validationNamesTheEntityNotAnEntityMapping() {
+        let members = MigrationStatus(Self.progress(stage: .validateAndSave, subject: .entity("Page"))).members()
+        #expect(members["entity"] == "Page" && members["entityMapping"] == .null && members["stage"] == "validate and save")
+    }
+
+    @Test func beforeAnyRateThereIsNoEstimate() throws {
+        var progress = Self.progress(stage: .inPlace, subject: nil)
+        progress.estimatedTimeRemaining = nil
+        let status = MigrationStatus(progress)
+        #expect(status.members()["estimatedSecondsRemaining"] == JSONValue.null)
+        #expect(status.timesText().hasSuffix("time left not yet known"))
+    }
+
+    @Test func theStatusPageShowsTheTimes() {
+        #expect(StatusPage.template.contains("Time left") && StatusPage.template.contains("Elapsed") && StatusPage.template.contains("health.entity"))
     }
 }

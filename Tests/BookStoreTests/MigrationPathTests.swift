@@ -145,6 +145,41 @@ enum MigrationEngine: String, CaseIterable, CustomTestStringConvertible, Sendabl
             #expect(all.contains { $0.entityMapping == "PublicationToPublication" && $0.instancesTotal == 4 })
         }
     }
+
+    /// The chain, version 1 to 5: two in-place steps (one pass over the rows each)
+    /// and two streamed ones (three passes each) over the same rows. The in-place steps are
+    /// a quarter of the work, not half; validation names the entities it validates, with
+    /// their rows; the time spent and the time left come with every report.
+    @Test(arguments: MigrationEngine.allCases)
+    func progressIsWeighedByTheRowsAndPassesOfEachStep(engine: MigrationEngine) async throws {
+        try await engine.withFixture(version: 1) { url, _ in
+            let reports = ProgressLog()
+            let plan = try await StoreAdministration(models: try loadModels(), logger: quietLogger).migrate(url) { reports.append($0) }
+            try Self.expectWeighedProgress(reports.all, plan: plan)
+        }
+    }
+
+    private static func expectWeighedProgress(_ all: [MigrationProgress], plan: MigrationPlan) throws {
+        #expect(plan.steps.map(\.strategy) == [.inPlace, .inPlace, .streamed, .streamed])
+        let weights = plan.steps.map { Double(MigrationWorkload.passes($0.strategy)) }
+        for step in 1...4 {
+            let end = try #require(all.last { $0.step == step })
+            let expected = weights.prefix(step).reduce(0, +) / weights.reduce(0, +)
+            #expect(abs(end.fractionCompleted - expected) < 1e-9, "step \(step) ends at \(end.fractionCompleted), not \(expected)")
+        }
+        #expect(abs((all.last { $0.step == 2 }?.fractionCompleted ?? 0) - 0.25) < 1e-9)
+        #expect(zip(all, all.dropFirst()).allSatisfy { $0.fractionCompleted <= $1.fractionCompleted && $0.elapsed <= $1.elapsed })
+
+        let validation = all.filter { $0.stage == .validateAndSave }
+        #expect(!validation.isEmpty && validation.allSatisfy { if case .entity = $0.subject { true } else { false } })
+        #expect(validation.contains { $0.subject == .entity("Publication") && $0.instancesDone == 4 && $0.instancesTotal == 4 })
+        #expect(validation.contains { $0.subject == .entity("Page") && $0.instancesDone == 12 && $0.instancesTotal == 12 })
+        let mapped = all.filter { $0.stage == .createInstances || $0.stage == .createRelationships }
+        #expect(!mapped.isEmpty && mapped.allSatisfy { $0.entityMapping != nil && $0.instancesDone <= $0.instancesTotal })
+
+        #expect(all.filter { $0.fractionCompleted > 0 }.allSatisfy { $0.estimatedTimeRemaining != nil })
+        #expect(all.last?.estimatedTimeRemaining == .zero)
+    }
 }
 
 /// Collects progress reports from the migration's task.

@@ -89,7 +89,7 @@ import Testing
             #expect(expected.count == (engine == .sqlite ? 13 : 11))
             var reported: [String: Int] = [:]
             do {
-                try await MigrationValidation(model: model, batchSize: 4, logger: testLogger, file: nil).validate(context) { entity, rows, _ in reported[entity] = rows }
+                try await MigrationValidation(model: model, batchSize: 4, logger: testLogger, file: nil).validate(context) { entity, rows in reported[entity] = rows }
                 Issue.record("the store breaks the model's rules")
             } catch let error as MigrationError {
                 let found = try #require(error.underlying as? ValidationError)

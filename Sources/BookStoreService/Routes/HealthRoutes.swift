@@ -3,7 +3,7 @@ import Hummingbird
 
 /// `GET /health`: 200 `{"status": "ok", "model": "BookStore 5", "store": "sqlite"}` once the
 /// store is open and current; 503 with `Retry-After` before, naming why — during a
-/// migration with its step, stage and percentage.
+/// migration with its step, stage, percentage, time spent and time left.
 struct HealthRoutes: Sendable {
     let gate: StoreGate
 
@@ -24,7 +24,7 @@ struct HealthRoutes: Sendable {
             body["status"] = "ok"
             return (.ok, body)
         case .migrating(let migration):
-            body.merge(migration.members) { _, new in new }
+            body.merge(migration.members()) { _, new in new }
             body["status"] = "migrating"
             return (.serviceUnavailable, body)
         case .waitingForMigration(let version):

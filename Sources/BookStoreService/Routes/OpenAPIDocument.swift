@@ -220,7 +220,8 @@ enum OpenAPIDocument {
         ],
         "MigrationStatus": [
             "type": "object", "additionalProperties": false,
-            "required": ["step", "stepCount", "sourceVersion", "destinationVersion", "stage", "entityMapping", "instancesDone", "instancesTotal", "percent", "fractionCompleted"],
+            "required": ["step", "stepCount", "sourceVersion", "destinationVersion", "stage", "entityMapping", "entity", "instancesDone", "instancesTotal",
+                         "percent", "fractionCompleted", "elapsedSeconds", "estimatedSecondsRemaining"],
             "properties": migrationProperties,
         ],
         "Health": [
@@ -233,8 +234,18 @@ enum OpenAPIDocument {
         "step": ["type": "integer", "minimum": 1], "stepCount": ["type": "integer", "minimum": 1],
         "sourceVersion": ["type": "string"], "destinationVersion": ["type": "string"],
         "stage": ["type": "string", "enum": ["starting", "in place", "create instances", "create relationships", "validate and save", "finished"]],
-        "entityMapping": nullableString, "instancesDone": ["type": "integer", "minimum": 0], "instancesTotal": ["type": "integer", "minimum": 0],
-        "percent": ["type": "integer", "minimum": 0, "maximum": 100], "fractionCompleted": ["type": "number", "minimum": 0, "maximum": 1],
+        "entityMapping": nullableString, "entity": nullableString,
+        "instancesDone": ["type": "integer", "minimum": 0], "instancesTotal": ["type": "integer", "minimum": 0],
+        "percent": ["type": "integer", "minimum": 0, "maximum": 100],
+        "fractionCompleted": [
+            "type": "number", "minimum": 0, "maximum": 1,
+            "description": "Each step weighed by the rows it reads and the passes it makes over them (in place 1, set-based 2, streamed 3)",
+        ],
+        "elapsedSeconds": ["type": "integer", "minimum": 0, "description": "Seconds since the migration started"],
+        "estimatedSecondsRemaining": [
+            "type": ["integer", "null"], "minimum": 0,
+            "description": "Seconds the rest should take at the current step's rate; null until there is a rate",
+        ],
     ]
 
     private static var healthProperties: [String: JSONValue] {

@@ -38,7 +38,7 @@ struct StatusPage: Sendable {
         return Self.template.replacingOccurrences(of: "__NONCE__", with: nonce).replacingOccurrences(of: "__INITIAL_HEALTH__", with: initial)
     }
 
-    private static let template = #"""
+    static let template = #"""
         <!DOCTYPE html>
         <html lang="en">
         <head>
@@ -85,8 +85,11 @@ struct StatusPage: Sendable {
             percent = health.percent;
             rows.push(["Stage", health.stage]);
             if (health.entityMapping) rows.push(["Entity mapping", health.entityMapping]);
+            if (health.entity) rows.push(["Entity", health.entity]);
             if (health.instancesTotal) rows.push(["Rows", health.instancesDone + " of " + health.instancesTotal]);
             rows.push(["Done", percent + "%"]);
+            rows.push(["Elapsed", duration(health.elapsedSeconds)]);
+            rows.push(["Time left", health.estimatedSecondsRemaining === null ? "estimating…" : "about " + duration(health.estimatedSecondsRemaining)]);
           } else if (health.status === "waiting") {
             state.textContent = "Waiting: the store is at " + health.storeVersion + " and needs `bookstore migrate`.";
           } else if (health.status === "unreachable") {
@@ -101,6 +104,10 @@ struct StatusPage: Sendable {
             const dd = document.createElement("dd"); dd.textContent = String(value);
             return [dt, dd];
           }));
+        }
+        function duration(seconds) {
+          const h = Math.floor(seconds / 3600), m = Math.floor(seconds / 60) % 60, s = seconds % 60;
+          return (h ? h + " h " : "") + (h || m ? m + " min " : "") + s + " s";
         }
         async function poll() {
           try {

@@ -71,8 +71,8 @@ public final class StoreGate: Sendable {
         switch phase {
         case .migrating(let status):
             return Problem(.serviceUnavailable, type: .unavailable, title: "The store is being migrated",
-                           detail: "the store is migrating to \(modelName): step \(status.step) of \(status.stepCount), \(status.sourceVersion) → \(status.destinationVersion), \(status.stage), \(status.percent)%; retry in \(retryAfterSeconds) seconds",
-                           extensions: ["migration": .object(status.members)], headers: headers)
+                           detail: "the store is migrating to \(modelName): step \(status.step) of \(status.stepCount), \(status.sourceVersion) → \(status.destinationVersion), \(status.stage), \(status.percent)%, \(status.timesText()); retry in \(retryAfterSeconds) seconds",
+                           extensions: ["migration": .object(status.members())], headers: headers)
         case .waitingForMigration(let version):
             return Problem(.serviceUnavailable, type: .unavailable, title: "The store needs migrating",
                            detail: "the store is at \(version) and this service serves \(modelName); it was started with --no-migrate, so it waits for `bookstore migrate` to migrate the store",

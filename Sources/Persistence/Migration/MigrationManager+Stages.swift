@@ -111,7 +111,7 @@ extension MigrationManager {
             var done = 0
             if case .sql(let insert)? = instanceStages[mapping.name], let access {
                 done = try await runInstanceInsert(insert, access: access, source: source, destination: destination, associations: associations)
-                counter.advance(.createInstances, mapping: mapping.name, by: done, done: done)
+                counter.advance(.createInstances, .entityMapping(mapping.name), by: done, done: done)
             } else if let sourceName = mapping.sourceEntityName, mapping.type != .remove {
                 var last: Int64 = 0
                 while true {
@@ -120,7 +120,7 @@ extension MigrationManager {
                     try await flushBatch()
                     last = end
                     done += count
-                    counter.advance(.createInstances, mapping: mapping.name, by: count, done: done)
+                    counter.advance(.createInstances, .entityMapping(mapping.name), by: count, done: done)
                 }
             }
             try await policy.endInstanceCreation(forMapping: mapping, manager: self)
@@ -143,7 +143,7 @@ extension MigrationManager {
             var done = 0
             if case .foreignKeys = stages[mapping.name] {
                 done = try await associations.pairCount(mapping: mapping.name)
-                if done > 0 { counter.advance(.createRelationships, mapping: mapping.name, by: done, done: done) }
+                if done > 0 { counter.advance(.createRelationships, .entityMapping(mapping.name), by: done, done: done) }
             } else if let sourceName = mapping.sourceEntityName, let destinationName = mapping.destinationEntityName,
                 let sourceEntity = sourceModel.entity(named: sourceName), let destinationEntity = destinationModel.entity(named: destinationName)
             {
@@ -159,7 +159,7 @@ extension MigrationManager {
                                                   mapping: mapping, policy: policy)
                     try await flushBatch()
                     done += pairs.count
-                    counter.advance(.createRelationships, mapping: mapping.name, by: pairs.count, done: done)
+                    counter.advance(.createRelationships, .entityMapping(mapping.name), by: pairs.count, done: done)
                 }
             }
             try await policy.endRelationshipCreation(forMapping: mapping, manager: self)
@@ -349,7 +349,7 @@ extension MigrationManager {
 
     private func validateDestination(counter: inout ProgressCounter) async throws {
         try await MigrationValidation(model: destinationModel, batchSize: configuration.batchSize, logger: logger, file: mappingModel.file)
-            .validate(destinationContext) { entity, count, done in counter.advance(.validateAndSave, mapping: entity, by: count, done: done) }
+            .validate(destinationContext) { entity, rows in counter.advance(.validateAndSave, .entity(entity), by: rows, done: rows, total: rows) }
     }
 
     private func logStage(_ stage: MigrationProgress.Stage, mapping: EntityMapping, rows: Int, since started: ContinuousClock.Instant) {
@@ -383,23 +383,26 @@ struct ProgressCounter {
         self.total = totals.values.reduce(0, +)
     }
 
-    mutating func advance(_ stage: MigrationProgress.Stage, mapping: String, by count: Int, done: Int) {
+    /// `count` more instances of `subject` done in `stage`, `done` of them so far; `total`
+    /// is the subject's count when it is not an entity mapping's (counted before stage 1).
+    mutating func advance(_ stage: MigrationProgress.Stage, _ subject: MigrationProgress.Subject, by count: Int, done: Int, total: Int? = nil) {
         stageDone[stage, default: 0] += count
         let stages: [MigrationProgress.Stage] = [.createInstances, .createRelationships, .validateAndSave]
-        let fraction = stages.map { Double(min(stageDone[$0] ?? 0, max(total, 1))) / Double(max(total, 1)) }.reduce(0, +) / 3
-        report(stage, fraction: min(fraction, 0.99), mapping: mapping, done: done, total: totals[mapping] ?? done)
+        let fraction = stages.map { Double(min(stageDone[$0] ?? 0, max(self.total, 1))) / Double(max(self.total, 1)) }.reduce(0, +) / 3
+        let mappingTotal: Int? = if case .entityMapping(let name) = subject { totals[name] } else { nil }
+        report(stage, fraction: min(fraction, 0.99), subject: subject, done: done, total: total ?? mappingTotal ?? done)
     }
 
     func finish() {
-        report(.finished, fraction: 1, mapping: nil, done: total, total: total)
+        report(.finished, fraction: 1, subject: nil, done: total, total: total)
     }
 
-    private func report(_ stage: MigrationProgress.Stage, fraction: Double, mapping: String?, done: Int, total: Int) {
+    private func report(_ stage: MigrationProgress.Stage, fraction: Double, subject: MigrationProgress.Subject?, done: Int, total: Int) {
         manager.state.withLock { $0.progress = fraction }
         let model = manager.mappingModel
         manager.progressDidChange(MigrationProgress(
             fractionCompleted: fraction, stepFractionCompleted: fraction, step: 1, stepCount: 1,
             sourceVersion: model.sourceModelName, destinationVersion: model.destinationModelName,
-            stage: stage, entityMapping: mapping, instancesDone: done, instancesTotal: max(total, done)))
+            stage: stage, subject: subject, instancesDone: done, instancesTotal: max(total, done)))
     }
 }

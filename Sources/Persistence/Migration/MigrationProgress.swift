@@ -15,7 +15,24 @@ public struct MigrationProgress: Sendable, Hashable, CustomStringConvertible {
         case finished
     }
 
-    /// The whole migration's fraction done, 0…1.
+    /// What a report's rows are of.
+    public enum Subject: Sendable, Hashable, CustomStringConvertible {
+        /// An entity mapping of the step's mapping model: stages 1 and 2 (and a set-based
+        /// step's inserts) run mapping by mapping.
+        case entityMapping(String)
+        /// An entity of the destination model: stage 3 validates entity by entity.
+        case entity(String)
+
+        public var description: String {
+            switch self {
+            case .entityMapping(let name): "entity mapping \(name)"
+            case .entity(let name): "entity \(name)"
+            }
+        }
+    }
+
+    /// The whole migration's fraction done, 0…1, by the rows each step reads and the passes
+    /// it makes over them (an in-place step one, a set-based step two, a streamed step three).
     public var fractionCompleted: Double
     /// The step's own fraction done, 0…1 (Core Data's `migrationProgress`).
     public var stepFractionCompleted: Double
@@ -25,15 +42,26 @@ public struct MigrationProgress: Sendable, Hashable, CustomStringConvertible {
     public var sourceVersion: String
     public var destinationVersion: String
     public var stage: Stage
-    /// The entity mapping being run, when the stage runs one.
-    public var entityMapping: String?
-    /// Instances of the entity mapping done so far in this stage, and how many there are.
+    /// The entity mapping or entity the stage is at, when it runs one at a time.
+    public var subject: Subject?
+    /// Instances of the ``subject`` done so far in this stage, and how many it has.
     public var instancesDone: Int
     public var instancesTotal: Int
+    /// Time since the migration started.
+    public var elapsed: Duration
+    /// The time the rest should take at the current step's rate; `nil` before there is a
+    /// rate to go by.
+    public var estimatedTimeRemaining: Duration?
+
+    /// The entity mapping being run, when the stage runs one (Core Data's `currentEntityMapping`).
+    public var entityMapping: String? {
+        if case .entityMapping(let name) = subject { name } else { nil }
+    }
 
     public init(
         fractionCompleted: Double, stepFractionCompleted: Double, step: Int, stepCount: Int, sourceVersion: String,
-        destinationVersion: String, stage: Stage, entityMapping: String? = nil, instancesDone: Int = 0, instancesTotal: Int = 0
+        destinationVersion: String, stage: Stage, subject: Subject? = nil, instancesDone: Int = 0, instancesTotal: Int = 0,
+        elapsed: Duration = .zero, estimatedTimeRemaining: Duration? = nil
     ) {
         self.fractionCompleted = fractionCompleted
         self.stepFractionCompleted = stepFractionCompleted
@@ -42,14 +70,16 @@ public struct MigrationProgress: Sendable, Hashable, CustomStringConvertible {
         self.sourceVersion = sourceVersion
         self.destinationVersion = destinationVersion
         self.stage = stage
-        self.entityMapping = entityMapping
+        self.subject = subject
         self.instancesDone = instancesDone
         self.instancesTotal = instancesTotal
+        self.elapsed = elapsed
+        self.estimatedTimeRemaining = estimatedTimeRemaining
     }
 
     public var description: String {
         var text = "step \(step)/\(stepCount) \(sourceVersion) → \(destinationVersion): \(stage.rawValue)"
-        if let entityMapping { text += " \(entityMapping) \(instancesDone)/\(instancesTotal)" }
+        if let subject { text += " \(subject) \(instancesDone)/\(instancesTotal)" }
         return text + " (\(Int((fractionCompleted * 100).rounded(.down)))%)"
     }
 }

@@ -8,7 +8,7 @@ struct MigrationValidation {
     let file: String?
 
     /// Opens the store at `url`, validates it (see ``validate(_:progress:)``) and closes it.
-    func validate(storeAt url: StoreURL, progress: (String, Int, Int) -> Void) async throws {
+    func validate(storeAt url: StoreURL, progress: (String, Int) -> Void) async throws {
         let store = try await PersistentStore.open(url, model: model, options: .existingOnly, logger: logger)
         do {
             try await validate(ManagedObjectContext(store: store, logger: logger), progress: progress)
@@ -19,7 +19,8 @@ struct MigrationValidation {
         await store.close()
     }
 
-    /// Validates every object in `context`'s store; `progress` gets (entity, rows, rows).
+    /// Validates every object in `context`'s store; `progress` gets each entity once it is
+    /// validated, with its rows.
     ///
     /// One SQL scan per entity finds the rows that might break a rule
     /// (``ValidationCandidates``); only those are loaded and validated in Swift, a batch at
@@ -27,7 +28,7 @@ struct MigrationValidation {
     ///
     /// - Throws: ``MigrationError/Code/validationFailed`` with the first problems found
     ///   (up to 100 are collected), the whole list in a ``ValidationError``.
-    func validate(_ context: ManagedObjectContext, progress: (String, Int, Int) -> Void) async throws {
+    func validate(_ context: ManagedObjectContext, progress: (String, Int) -> Void) async throws {
         var issues: [ValidationError.Issue] = []
         let store = context.store
         let d = store.schema.dialect
@@ -56,7 +57,7 @@ struct MigrationValidation {
                     last = end
                 }
             }
-            progress(entity.name, rows, rows)
+            progress(entity.name, rows)
             logger.info("migration stage", metadata: [
                 LoggingKeys.migrationStage: "\(MigrationProgress.Stage.validateAndSave.rawValue)",
                 LoggingKeys.entity: "\(entity.name)", LoggingKeys.rows: "\(rows)", LoggingKeys.rowsCheckedInSwift: "\(checked)",

@@ -220,7 +220,8 @@ public final class ProgressiveMigrator: Sendable {
         let lock = try await backend.acquireLock(timeout: lockTimeout, logger: logger)
         do {
             let plan = try await migrateLocked(url, to: target, storeVersion: storeVersion) { plan in
-                try await MigrationRun(migrator: self, plan: plan, backend: backend).run()
+                let workload = await MigrationWorkload.measuring(plan, at: url, logger: logger)
+                try await MigrationRun(migrator: self, plan: plan, backend: backend, workload: workload).run()
             }
             await lock.release()
             return plan
@@ -261,22 +262,30 @@ public final class ProgressiveMigrator: Sendable {
         return logger
     }
 
-    /// Reports a step's progress as part of the whole plan.
-    func report(_ progress: MigrationProgress, step index: Int, of count: Int) {
+    /// Reports a step's progress as part of the whole plan: its fraction weighted by the
+    /// step's share of the ``MigrationWorkload``, with the time spent and the time left.
+    func report(_ progress: MigrationProgress, step index: Int, of count: Int, workload: MigrationWorkload,
+                stepStarted: ContinuousClock.Instant) {
+        let now = ContinuousClock.now
         var overall = progress
         overall.step = index + 1
         overall.stepCount = count
-        overall.fractionCompleted = (Double(index) + progress.stepFractionCompleted) / Double(count)
+        overall.fractionCompleted = workload.fraction(step: index, stepFraction: progress.stepFractionCompleted)
+        overall.elapsed = now - workload.started
+        overall.estimatedTimeRemaining = workload.estimatedTimeRemaining(
+            step: index, stepFraction: progress.stepFractionCompleted, fraction: overall.fractionCompleted, stepStarted: stepStarted, now: now)
         broadcast.yield(overall)
         var metadata: Logger.Metadata = [
             LoggingKeys.migrationStep: "\(index + 1)/\(count) \(progress.sourceVersion) → \(progress.destinationVersion)",
             LoggingKeys.migrationStage: "\(progress.stage.rawValue)",
             LoggingKeys.progress: "\(Int((overall.fractionCompleted * 100).rounded(.down)))%",
         ]
-        if let mapping = progress.entityMapping {
-            metadata[LoggingKeys.entityMapping] = "\(mapping)"
-            metadata[LoggingKeys.rows] = "\(progress.instancesDone)/\(progress.instancesTotal)"
+        switch progress.subject {
+        case .entityMapping(let name)?: metadata[LoggingKeys.entityMapping] = "\(name)"
+        case .entity(let name)?: metadata[LoggingKeys.entity] = "\(name)"
+        case nil: break
         }
+        if progress.subject != nil { metadata[LoggingKeys.rows] = "\(progress.instancesDone)/\(progress.instancesTotal)" }
         logger.debug("migration progress", metadata: metadata)
     }
 }

@@ -14,6 +14,8 @@ struct MigrationRun {
     let migrator: ProgressiveMigrator
     let plan: MigrationPlan
     let backend: any MigrationBackend
+    /// What each step weighs in the progress reported.
+    let workload: MigrationWorkload
 
     var logger: Logger { migrator.logger }
     var store: StoreURL { backend.store }
@@ -89,15 +91,12 @@ struct MigrationRun {
                                  hint: "\(workspace.storeAfterFailure); report this with the output of `migrate --plan`", store: store.description, underlying: error)
         }
         for index in group {
-            let step = plan.steps[index]
             logger.info("migration stage", metadata: [
                 LoggingKeys.migrationStep: "\(stepLabel(index))",
                 LoggingKeys.migrationStage: "\(MigrationProgress.Stage.inPlace.rawValue)",
                 LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
             ])
-            migrator.report(MigrationProgress(
-                fractionCompleted: 1, stepFractionCompleted: 1, step: 1, stepCount: 1, sourceVersion: step.source.name,
-                destinationVersion: step.destination.name, stage: .inPlace), step: index, of: plan.steps.count)
+            report(index, since: started, stage: .inPlace, fraction: 1)
         }
         return target.url
     }
@@ -146,6 +145,7 @@ struct MigrationRun {
         let stepCount = plan.steps.count
         let migrator = self.migrator
         let passes = step.mappingModels.count
+        let (workload, started) = (self.workload, ContinuousClock.now)
         // What the passes so far made: a later pass's look-ups may name their mappings.
         var made = StepAssociations()
         for (pass, mapping) in step.mappingModels.enumerated() {
@@ -157,7 +157,7 @@ struct MigrationRun {
             let manager = step.managerType.init(configuration: configuration)
             manager.setProgressHandler { progress in
                 guard let progress = progress.pass(pass, of: passes) else { return }
-                migrator.report(progress, step: index, of: stepCount)
+                migrator.report(progress, step: index, of: stepCount, workload: workload, stepStarted: started)
             }
             made = try await manager.migratePass(from: current, to: output)
         }
@@ -187,6 +187,6 @@ struct MigrationRun {
             try await access.close(on: database)
             return written
         }
-        try await migrator.completeSetBasedStep(step, index: index, of: plan.steps.count, written: written, since: started, destination: output)
+        try await completeSetBasedStep(index, written: written, since: started, destination: output)
     }
 }
