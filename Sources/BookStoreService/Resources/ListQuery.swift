@@ -54,12 +54,10 @@ struct ListQuery: Sendable {
         if let lastName = reader.text("lastName", maxLength: TextLimit.filter) {
             query.predicates.append(try Persistence.Predicate(format: "lastName ==[c] %@", .string(lastName)))
         }
-        let minPrice = reader.number("minPrice"), maxPrice = reader.number("maxPrice")
-        if let minPrice { query.predicates.append(try Persistence.Predicate(format: "price >= %@", .value(.double(minPrice)))) }
-        if let maxPrice { query.predicates.append(try Persistence.Predicate(format: "price <= %@", .value(.double(maxPrice)))) }
-        if let minPrice, let maxPrice, minPrice > maxPrice {
-            reader.refuse("maxPrice", code: "invalidRange", "maxPrice (\(maxPrice)) must not be below minPrice (\(minPrice))")
-        }
+        // Bounds that cross (maxPrice below minPrice) are a range nothing is in, as the
+        // document allows them: an empty list, not a refusal.
+        if let minPrice = reader.number("minPrice") { query.predicates.append(try Persistence.Predicate(format: "price >= %@", .value(.double(minPrice)))) }
+        if let maxPrice = reader.number("maxPrice") { query.predicates.append(try Persistence.Predicate(format: "price <= %@", .value(.double(maxPrice)))) }
         try reader.finish()
         return query
     }

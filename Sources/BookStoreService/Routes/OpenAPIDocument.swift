@@ -151,7 +151,7 @@ enum OpenAPIDocument {
         query("q", "Publications whose title contains this text, ignoring case", text(TextLimit.filter)),
         query("lastName", "Publications whose author's last name is this, ignoring case", text(TextLimit.filter)),
         query("minPrice", "Publications costing at least this", ["type": "number"]),
-        query("maxPrice", "Publications costing at most this", ["type": "number"]),
+        query("maxPrice", "Publications costing at most this; below minPrice, the range matches nothing", ["type": "number"]),
     ]
 
     private static let nullableString: JSONValue = ["type": ["string", "null"]]

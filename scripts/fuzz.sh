@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Fuzzes the service from its own OpenAPI document: schemathesis (from PyPI, in a virtual
+# environment under .build-fuzz/) generates requests for every operation, valid and not, and
+# runs every check it has (`--checks all`: no 5xx, status codes, content types, headers and
+# bodies as the document says, invalid data refused, valid data accepted, …) against
+# `bookstore serve` on a new SQLite store of the catalogue and 50 generated books.
+#
+# It fails when schemathesis reports a failure or the server logged an error. Arguments go
+# to `schemathesis run`, e.g. `scripts/fuzz.sh --max-examples 200` (default 100 per
+# operation) or `--phases fuzzing`. BOOKSTORE_STORE names another store to serve (a
+# PostgreSQL URL, say); it is seeded when empty.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+schemathesis_version=4.32.5
+venv=.build-fuzz/venv
+# CPython 3.12 or later: on 3.11, schemathesis' coverage phase can fail inside `ast.parse`
+# ("AST constructor recursion depth mismatch"). PYTHON names one; else the first found.
+python="${PYTHON:-}"
+if [ -z "$python" ]; then
+    pyenvVersions="$(pyenv root 2>/dev/null || true)/versions"
+    for candidate in python3.13 python3.12 "$pyenvVersions"/3.13*/bin/python3 "$pyenvVersions"/3.12*/bin/python3 python3; do
+        if "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then python="$candidate"; break; fi
+    done
+fi
+if [ -z "$python" ]; then
+    echo "schemathesis needs CPython 3.12 or later here; name one with PYTHON=/path/to/python3" >&2
+    exit 1
+fi
+if [ "$("$venv/bin/schemathesis" --version 2>/dev/null | grep -o '[0-9][0-9.]*' | head -1)" != "$schemathesis_version" ] \
+    || ! "$venv/bin/python" -c 'import sys; sys.exit(sys.version_info < (3, 12))'; then
+    rm -rf "$venv"
+    "$python" -m venv "$venv"
+    "$venv/bin/pip" install --quiet "schemathesis==$schemathesis_version"
+fi
+swift build --product bookstore
+bookstore="$(swift build --show-bin-path)/bookstore"
+
+work="$(mktemp -d)"
+server=""
+cleanUp() {
+    [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
+    rm -rf "$work"
+}
+trap cleanUp EXIT
+store="${BOOKSTORE_STORE:-sqlite://$work/fuzz.sqlite}"
+"$bookstore" seed --store "$store" --count 50 --log-level warning
+
+"$bookstore" serve --store "$store" --port 0 >"$work/server.log" 2>&1 &
+server=$!
+port=""
+for _ in $(seq 1 600); do
+    port="$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$work/server.log" | head -1)"
+    [ -n "$port" ] && break
+    kill -0 "$server" 2>/dev/null || { cat "$work/server.log"; exit 1; }
+    sleep 0.1
+done
+[ -n "$port" ] || { echo "the server did not say where it listens"; cat "$work/server.log"; exit 1; }
+echo "Fuzzing http://127.0.0.1:$port (schemathesis $schemathesis_version, every check)"
+
+status=0
+"$venv/bin/schemathesis" --no-color run "http://127.0.0.1:$port/openapi.json" --checks all --max-examples 100 \
+    --workers 2 --suppress-health-check too_slow "$@" || status=$?
+
+errors="$(grep -c -E ' (error|critical) ' "$work/server.log" || true)"
+requests="$(grep -c 'http.status=' "$work/server.log" || true)"
+server5xx="$(grep -c -E 'http.status=5[0-9][0-9]' "$work/server.log" || true)"
+echo "Server: $requests requests logged, $server5xx answered 5xx, $errors error lines"
+if [ "$errors" != "0" ]; then
+    grep -E ' (error|critical) ' "$work/server.log" | head -20
+    status=1
+fi
+exit "$status"
