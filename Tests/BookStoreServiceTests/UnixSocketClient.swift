@@ -78,6 +78,13 @@ enum RawHTTPClient {
 
         deinit { close(descriptor) }
 
+        /// Keeps what the kernel buffers for this end small, so that a server writing a
+        /// long response has to wait for the reads, as it would for a slow client.
+        func limitReceiveBuffer(to bytes: Int32) {
+            var size = bytes
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+
         func write(_ text: String) throws {
             let bytes = Array(text.utf8)
             var sent = 0

@@ -67,4 +67,18 @@ struct ObjectIDFetchTests {
             #expect(try await fresh.fetchObjectIDs(FetchRequest(entityName: "Tool", sortDescriptors: [.init(key: "name")])).count == 2)
         }
     }
+
+    @Test(arguments: TestBackend.allCases)
+    func anIDTakenBeforeItsObjectWasSavedFindsTheSavedRow(backend: TestBackend) async throws {
+        try await withContainer(backend, model: try LibraryModel.make()) { (container: PersistentContainer) async throws in
+            let context = container.newContext()
+            let book = try context.insertObject(entityName: "Book")
+            book.setValue("Saved later", forKey: "title")
+            let temporary = book.objectID
+            #expect(try await context.existingObjects(with: [temporary]).first === book)
+            try await context.save()
+            #expect(try await context.existingObjects(with: [temporary]).first === book)
+            #expect(titles(try await container.newContext().existingObjects(with: [temporary])) == ["Saved later"])
+        }
+    }
 }

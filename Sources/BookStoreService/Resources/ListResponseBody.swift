@@ -35,21 +35,25 @@ struct ListResponseBody<Item: Encodable & Sendable>: Sendable {
     /// A 200 whose body is written batch by batch; `logger` is the request's.
     func response(logger: Logger) -> Response {
         Response(status: .ok, headers: [.contentType: ContentType.json], body: ResponseBody { writer in
-            do {
-                try await write(to: &writer)
-            } catch {
-                logger.error("list response cut off", metadata: ["error": "\(String(reflecting: error))"])
-                throw error
-            }
+            try await write(to: &writer, logger: logger)
         })
     }
 
-    private func write(to writer: inout any ResponseBodyWriter) async throws {
+    private func write(to writer: inout any ResponseBodyWriter, logger: Logger) async throws {
         let encoder = Response.jsonEncoder()
         var buffer = ByteBuffer(string: "{\"items\":[")
         var isFirst = true
         for start in stride(from: 0, to: ids.count, by: Self.batchSize) {
-            for item in try await load(Array(ids[start..<min(start + Self.batchSize, ids.count)])) {
+            let batch: [Item]
+            do {
+                batch = try await load(Array(ids[start..<min(start + Self.batchSize, ids.count)]))
+            } catch {
+                // The store failed us: an error of ours. A client that went away is not
+                // (the writes below throw then), and is left to the connection's own logging.
+                logger.error("list response cut off", metadata: ["error": "\(String(reflecting: error))"])
+                throw error
+            }
+            for item in batch {
                 if !isFirst { buffer.writeStaticString(",") }
                 buffer.writeBytes(try encoder.encode(item))
                 isFirst = false

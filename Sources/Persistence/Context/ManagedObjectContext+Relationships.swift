@@ -104,15 +104,15 @@ extension ManagedObjectContext {
     /// let firstTen = try await context.existingObjects(with: Array(ids.prefix(10)))
     /// ```
     public func existingObjects(with ids: [ObjectID]) async throws -> [ManagedObject] {
-        var found: [ObjectID: ManagedObject] = [:]
+        var loaded: [String: [Int64: ManagedObject]] = [:]
         for (rootEntityName, ofRoot) in Dictionary(grouping: ids, by: \.rootEntityName) {
-            let objects = try await objects(rootEntityName: rootEntityName, primaryKeys: ofRoot.compactMap(\.primaryKey))
-            for object in objects.values { found[object.objectID] = object }
+            loaded[rootEntityName] = try await objects(rootEntityName: rootEntityName, primaryKeys: ofRoot.compactMap(\.primaryKey))
         }
-        for id in ids where id.primaryKey == nil {
-            found[id] = registeredObject(for: id)
+        // By table and key: an ID taken before its object was saved finds the saved row.
+        return ids.compactMap { id in
+            guard let primaryKey = id.primaryKey else { return registeredObject(for: id) }
+            return loaded[id.rootEntityName]?[primaryKey]
         }
-        return ids.compactMap { found[$0] }
     }
 
     /// The destinations of a to-many relationship: the saved ones, adjusted by unsaved changes.
