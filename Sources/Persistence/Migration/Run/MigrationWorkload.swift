@@ -93,7 +93,12 @@ struct MigrationWorkload: Sendable {
             let schema = store.schema
             let d = schema.dialect
             let roots = Set(schema.tables.values.map(\.rootEntityName)).compactMap { schema.table(for: $0) }
-            let statements = roots.map { "SELECT \(d.name("Z_ENT")), count(*) FROM \($0.name) GROUP BY \(d.name("Z_ENT"))" }
+            // A table of one entity is counted whole (SQLite counts its B-tree without reading rows).
+            let statements = roots.map { table in
+                table.entityNumbers.count == 1
+                    ? "SELECT \(table.entityNumber), count(*) FROM \(table.name)"
+                    : "SELECT \(d.name("Z_ENT")), count(*) FROM \(table.name) GROUP BY \(d.name("Z_ENT"))"
+            }
             let counted = try? await store.database.read { connection in try statements.flatMap { try connection.rows($0) } }
             await store.close()
             var rows: [String: Int] = [:]
