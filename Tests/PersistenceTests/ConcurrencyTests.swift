@@ -7,6 +7,47 @@ import Testing
 /// Readers beside a writer, and many contexts saving at once.
 @Suite("Concurrency")
 struct ConcurrencyTests {
+    /// Eight contexts, each changing its own book again and again at the same time: no
+    /// save is refused as a conflict, since no two change the same row.
+    @Test(arguments: TestBackend.allCases)
+    func savesOfDifferentRowsAtOnceNeverConflict(backend: TestBackend) async throws {
+        try await withContainer(backend, model: try LibraryModel.make()) { (container: PersistentContainer) async throws in
+            let setup = container.newContext()
+            let books = try (0..<8).map { index in
+                let book = try setup.insertObject(entityName: "Book")
+                book.setValue(.string("Book \(index)"), forKey: "title")
+                return book
+            }
+            try await setup.save()
+            let ids = books.map(\.objectID)
+            let conflicts = try await withThrowingTaskGroup(of: Int.self) { group in
+                for id in ids {
+                    group.addTask { try await Self.changePrice(of: id, times: 40, in: container) }
+                }
+                return try await group.reduce(0, +)
+            }
+            #expect(conflicts == 0, "\(conflicts) of 320 saves of rows no one else changed were refused as conflicts")
+            let prices = try await container.newContext().fetch(FetchRequest(entityName: "Book")).compactMap { $0.value(forKey: "price").doubleValue }
+            #expect(prices.count == 8 && prices.allSatisfy { $0 == 39 })
+        }
+    }
+
+    /// Sets the book's price to 0, 1, … in a new context each time; returns how many saves were refused as conflicts.
+    private static func changePrice(of id: ObjectID, times: Int, in container: PersistentContainer) async throws -> Int {
+        var conflicts = 0
+        for price in 0..<times {
+            let context = container.newContext()
+            let book = try await context.existingObject(with: id)
+            book.setValue(.double(Double(price)), forKey: "price")
+            do {
+                try await context.save()
+            } catch let error as StoreError where error.code == .conflict {
+                conflicts += 1
+            }
+        }
+        return conflicts
+    }
+
     /// Not in memory: the in-memory store has one connection for everything, so a reader
     /// there waits for the writer by design.
     @Test(arguments: [TestBackend.sqlite, .postgres])
