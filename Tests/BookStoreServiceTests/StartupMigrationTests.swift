@@ -141,7 +141,8 @@ struct MigrationStatusTests {
 
     @Test func theTimesMoveOnBetweenReports() {
         let reported = ContinuousClock.now
-        let status = MigrationStatus(Self.progress(stage: .createInstances, subject: .entityMapping("PublicationToPublication")), now: reported)
+        let status = MigrationStatus(Self.progress(stage: .createInstances, subject: .entityMapping("PublicationToPublication")),
+                                     startedAt: reported - .seconds(10), now: reported)
         let members = status.members(at: reported + .milliseconds(5_500))
         #expect(members["elapsedSeconds"] == 15 && members["estimatedSecondsRemaining"] == 14)
         #expect(members["entityMapping"] == "PublicationToPublication" && members["entity"] == .null)
@@ -152,19 +153,84 @@ struct MigrationStatusTests {
     }
 
     @Test func validationNamesTheEntityNotAnEntityMapping() {
-        let members = MigrationStatus(Self.progress(stage: .validateAndSave, subject: .entity("Page"))).members()
+        let members = MigrationStatus(Self.progress(stage: .validateAndSave, subject: .entity("Page")), startedAt: .now).members()
         #expect(members["entity"] == "Page" && members["entityMapping"] == .null && members["stage"] == "validate and save")
     }
 
     @Test func beforeAnyRateThereIsNoEstimate() throws {
         var progress = Self.progress(stage: .inPlace, subject: nil)
         progress.estimatedTimeRemaining = nil
-        let status = MigrationStatus(progress)
+        let status = MigrationStatus(progress, startedAt: .now)
         #expect(status.members()["estimatedSecondsRemaining"] == JSONValue.null)
         #expect(status.timesText().hasSuffix("time left not yet known"))
     }
 
     @Test func theStatusPageShowsTheTimes() {
         #expect(StatusPage.template.contains("Time left") && StatusPage.template.contains("Elapsed") && StatusPage.template.contains("health.entity"))
+    }
+}
+
+extension MigrationStatusTests {
+    /// Reports count their time from the migration's first status, which the service makes
+    /// before it waits for the lock and plans again; the migrator's own clock starts later.
+    @Test func theElapsedTimeNeverGoesBackFromOneReportToTheNext() {
+        let gate = StoreGate(store: .sqlite("unused.sqlite"), modelName: "BookStore 5")
+        let started = ContinuousClock.now
+        gate.move(to: .migrating(MigrationStatus(Self.progress(stage: .inPlace, subject: nil), startedAt: started, now: started)))
+        var report = Self.progress(stage: .createInstances, subject: .entityMapping("PublicationToPublication"))
+        report.elapsed = .seconds(1)
+        gate.report(report, now: started + .seconds(5))
+        guard case .migrating(let status) = gate.phase else { Issue.record("not migrating: \(gate.phase)"); return }
+        #expect(status.startedAt == started)
+        #expect(status.members(at: started + .seconds(6))["elapsedSeconds"] == 6)
+    }
+}
+
+/// A list is written batch by batch after its IDs are read: what happens to its rows meanwhile.
+@Suite("list batches")
+struct ListBatchTests {
+    /// Collects what a response body writes.
+    final class Collected: Sendable {
+        let bytes = Mutex<[UInt8]>([])
+    }
+
+    struct CollectingWriter: ResponseBodyWriter {
+        let collected: Collected
+        mutating func write(_ buffer: ByteBuffer) async throws {
+            collected.bytes.withLock { $0 += buffer.readableBytesView }
+        }
+        consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
+    }
+
+    @Test(arguments: Backend.allCases)
+    func rowsDeletedOrNoLongerMatchingWhileTheListIsWrittenAreLeftOut(_ backend: Backend) async throws {
+        try await withStoreURL(backend) { url in
+            try await seed(url)
+            let container = try await PersistentContainer.open(model: try loadModels().current, store: url, logger: quietLogger)
+            let context = container.newContext()
+            for index in 1...25 {
+                let publication = try context.insertObject(entityName: "Publication")
+                publication.setValue(.string("Match \(index)"), forKey: "title")
+                publication.setValue(.double(Double(index)), forKey: "price")
+            }
+            try await context.save()
+
+            let query = try ListQuery.publications([("q", "match"), ("limit", "30"), ("sort", "price")])
+            let list = try await PublicationRepository(container: container).publications(query)
+            #expect(list.ids.count == 25)
+            // The first batch is read; before the second and third are, one row stops matching and one goes.
+            let changing = container.newContext()
+            try await changing.existingObject(with: list.ids[14]).setValue("Renamed", forKey: "title")
+            changing.delete(try await changing.existingObject(with: list.ids[21]))
+            try await changing.save()
+
+            let collected = Collected()
+            try await list.response(logger: quietLogger).body.write(CollectingWriter(collected: collected))
+            let body = try JSONValue(parsing: Data(collected.bytes.withLock { $0 }))
+            let titles = body["items"]?.array.compactMap { $0["title"]?.string } ?? []
+            #expect(titles == (1...25).filter { $0 != 15 && $0 != 22 }.map { "Match \($0)" })
+            #expect(body["total"]?.int == 25 && body["limit"]?.int == 30 && body["offset"]?.int == 0)
+            await container.store.close()
+        }
     }
 }

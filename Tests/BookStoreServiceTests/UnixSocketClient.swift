@@ -78,6 +78,25 @@ enum RawHTTPClient {
 
         deinit { close(descriptor) }
 
+        /// Reads until `count` bytes have come (or the connection ends); returns how many came.
+        func receive(atLeast count: Int) -> Int {
+            var received = 0
+            var buffer = [UInt8](repeating: 0, count: 4_096)
+            while received < count {
+                let got = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+                guard got > 0 else { break }
+                received += got
+            }
+            return received
+        }
+
+        /// Makes closing reset the connection at once (`SO_LINGER` 0), as a client that is
+        /// killed or gives up does, whatever the server is still sending.
+        func resetOnClose() {
+            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+            setsockopt(descriptor, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        }
+
         /// Keeps what the kernel buffers for this end small, so that a server writing a
         /// long response has to wait for the reads, as it would for a slow client.
         func limitReceiveBuffer(to bytes: Int32) {

@@ -94,6 +94,13 @@ struct ListQuery: Sendable {
                      fetchLimit: limit, fetchOffset: offset)
     }
 
+    /// The request for those of `ids` that match this query's filters (and `extra`), whatever
+    /// their order: a batch of a list whose IDs were read first.
+    func batchRequest(entityName: String, ids: [ObjectID], extra: [Persistence.Predicate] = []) -> FetchRequest {
+        let among = Persistence.Predicate.comparison(Comparison(.keyPath(["SELF"]), .in, .aggregate(ids.map(Expression.object))))
+        return FetchRequest(entityName: entityName, predicate: predicate(extra + [among]))
+    }
+
     /// The request that counts every match, without the window.
     func countRequest(entityName: String, extra: [Persistence.Predicate] = []) -> FetchRequest {
         FetchRequest(entityName: entityName, predicate: predicate(extra))

@@ -16,9 +16,14 @@ import Persistence
 /// {"items":[{"id":1,…},{"id":2,…}],"limit":20,"offset":0,"total":4}
 /// ```
 ///
-/// A row deleted between the two reads is left out. Should a batch fail to load once the
-/// head is sent, the error is logged and the connection closed before the body is whole,
-/// which a client sees as a cut-off response rather than a short list.
+/// A row deleted, or changed so that it no longer matches the list's filters, between the
+/// two reads is left out (``PublicationRepository`` loads each batch with the filters). The
+/// batches are loaded once the head is sent, as the client reads, not all at once when
+/// the request arrives (which would hold every waiting response's first batch in memory
+/// together); should one fail, the error is logged and the connection closed before the
+/// body is whole, which a client sees as a cut-off response rather than a short list. (The
+/// count and the IDs are read before the head: a store that cannot be read at all is an
+/// ordinary error answer.)
 struct ListResponseBody<Item: Encodable & Sendable>: Sendable {
     /// Rows per batch: a tenth of the longest list.
     static var batchSize: Int { 10 }

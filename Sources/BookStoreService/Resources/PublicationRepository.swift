@@ -23,11 +23,19 @@ struct PublicationRepository: Sendable {
         let total = try await context.count(for: query.countRequest(entityName: Self.publicationEntity))
         let ids = try await context.fetchObjectIDs(query.fetchRequest(entityName: Self.publicationEntity))
         return ListResponseBody(ids: ids, total: total, limit: query.limit, offset: query.offset) { batch in
-            // A context per batch: the rows of one batch are released before the next is read.
-            let objects = try await container.newContext().existingObjects(with: batch)
+            let objects = try await objects(batch, of: Self.publicationEntity, query)
             let counts = try await pageCounts(of: objects.compactMap(\.objectID.primaryKey))
             return objects.map { PublicationResource($0, pageCount: counts[$0.objectID.primaryKey ?? 0] ?? 0) }
         }
+    }
+
+    /// The objects of a batch of a list's IDs that still match its filters, in the IDs' order:
+    /// read in a context of their own, so that one batch's rows are released before the next
+    /// is read.
+    private func objects(_ batch: [ObjectID], of entityName: String, _ query: ListQuery, extra: [Persistence.Predicate] = []) async throws -> [ManagedObject] {
+        let found = try await container.newContext().fetch(query.batchRequest(entityName: entityName, ids: batch, extra: extra))
+        let byID = Dictionary(found.map { ($0.objectID, $0) }, uniquingKeysWith: { first, _ in first })
+        return batch.compactMap { byID[$0] }
     }
 
     func publication(_ id: Int64) async throws -> PublicationResource {
@@ -69,7 +77,7 @@ struct PublicationRepository: Sendable {
         let total = try await context.count(for: query.countRequest(entityName: Self.pageEntity, extra: [ofOwner]))
         let ids = try await context.fetchObjectIDs(query.fetchRequest(entityName: Self.pageEntity, extra: [ofOwner]))
         return ListResponseBody(ids: ids, total: total, limit: query.limit, offset: query.offset) { batch in
-            try await container.newContext().existingObjects(with: batch).map(PageResource.init)
+            try await objects(batch, of: Self.pageEntity, query, extra: [ofOwner]).map(PageResource.init)
         }
     }
 

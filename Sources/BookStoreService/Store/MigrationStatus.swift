@@ -23,8 +23,9 @@ public struct MigrationStatus: Sendable, Hashable {
     public var instancesDone: Int
     public var instancesTotal: Int
     public var fractionCompleted: Double
-    /// Time since the migration started, when this was reported.
-    public var elapsed: Duration
+    /// When the service began the migration (planned it): the elapsed time counts from here,
+    /// on the service's clock, so that it never goes back from one report to the next.
+    public var startedAt: ContinuousClock.Instant
     /// The time the rest should take, as estimated when this was reported; `nil` until
     /// there is a rate to go by.
     public var estimatedTimeRemaining: Duration?
@@ -42,12 +43,13 @@ public struct MigrationStatus: Sendable, Hashable {
         instancesDone = 0
         instancesTotal = 0
         fractionCompleted = 0
-        elapsed = .zero
+        startedAt = now
         estimatedTimeRemaining = nil
         reportedAt = now
     }
 
-    public init(_ progress: MigrationProgress, now: ContinuousClock.Instant = .now) {
+    /// A report of a migration that began at `startedAt` (the first status's).
+    public init(_ progress: MigrationProgress, startedAt: ContinuousClock.Instant, now: ContinuousClock.Instant = .now) {
         step = progress.step
         stepCount = progress.stepCount
         sourceVersion = progress.sourceVersion
@@ -57,7 +59,7 @@ public struct MigrationStatus: Sendable, Hashable {
         instancesDone = progress.instancesDone
         instancesTotal = progress.instancesTotal
         fractionCompleted = progress.fractionCompleted
-        elapsed = progress.elapsed
+        self.startedAt = startedAt
         estimatedTimeRemaining = progress.estimatedTimeRemaining
         reportedAt = now
     }
@@ -66,7 +68,7 @@ public struct MigrationStatus: Sendable, Hashable {
 
     /// Time since the migration started, at `now`.
     public func elapsed(at now: ContinuousClock.Instant) -> Duration {
-        elapsed + max(.zero, now - reportedAt)
+        max(.zero, now - startedAt)
     }
 
     /// The time left at `now`: the estimate, less the time since it was made (never below

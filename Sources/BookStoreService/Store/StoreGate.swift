@@ -49,11 +49,11 @@ public final class StoreGate: Sendable {
         state.withLock { $0 = phase }
     }
 
-    /// Records a migration report, unless the migration is over already (reports arrive
-    /// on their own task and may trail the end).
-    func report(_ status: MigrationStatus) {
+    /// Records a migration report, timed from the migration's first status, unless the
+    /// migration is over already (reports arrive on their own task and may trail the end).
+    func report(_ progress: MigrationProgress, now: ContinuousClock.Instant = .now) {
         state.withLock { phase in
-            if case .migrating = phase { phase = .migrating(status) }
+            if case .migrating(let current) = phase { phase = .migrating(MigrationStatus(progress, startedAt: current.startedAt, now: now)) }
         }
     }
 

@@ -81,7 +81,7 @@ struct StoreService: Service {
         try await configuration.beforeMigration(plan)
         let gate = self.gate
         let ran = try await StoreAdministration(models: configuration.models, logger: logger)
-            .migrate(configuration.store) { gate.report(MigrationStatus($0)) }
+            .migrate(configuration.store) { gate.report($0) }
         if ran.isEmpty {
             logger.info("another process migrated the store meanwhile", metadata: [LoggingKeys.store: "\(configuration.store)"])
         }

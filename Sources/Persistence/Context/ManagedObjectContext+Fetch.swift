@@ -28,7 +28,8 @@ extension ManagedObjectContext {
     /// The IDs of the objects matching a request, in its order and window: Core Data's
     /// `managedObjectIDResultType`. Only the keys of the rows are read, so a window of rows
     /// with long texts costs no more than one of short ones; load the objects in batches of
-    /// your choosing with ``existingObjects(with:)``.
+    /// your choosing with ``existingObjects(with:)``. (When this context has unsaved changes
+    /// of the entity, they are matched as ``fetch(_:)`` matches them, on the objects.)
     ///
     /// ```swift
     /// let ids = try await context.fetchObjectIDs(FetchRequest(entityName: "Page", fetchLimit: 100))

@@ -31,8 +31,10 @@ public struct MigrationProgress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The whole migration's fraction done, 0…1, by the rows each step reads and the passes
-    /// it makes over them (an in-place step one, a set-based step two, a streamed step three).
+    /// The whole migration's fraction done, 0…1. From a ``ProgressiveMigrator``, each step
+    /// weighs the rows it reads times the passes it makes over them (an in-place step one, a
+    /// set-based step two, a streamed step three); from a ``MigrationManager`` on its own, it
+    /// is the step's fraction, each of its three stages a third.
     public var fractionCompleted: Double
     /// The step's own fraction done, 0…1 (Core Data's `migrationProgress`).
     public var stepFractionCompleted: Double
@@ -47,10 +49,11 @@ public struct MigrationProgress: Sendable, Hashable, CustomStringConvertible {
     /// Instances of the ``subject`` done so far in this stage, and how many it has.
     public var instancesDone: Int
     public var instancesTotal: Int
-    /// Time since the migration started.
+    /// Time since the migration started (set by a ``ProgressiveMigrator``; zero from a
+    /// ``MigrationManager`` on its own).
     public var elapsed: Duration
     /// The time the rest should take at the current step's rate; `nil` before there is a
-    /// rate to go by.
+    /// rate to go by (and from a ``MigrationManager`` on its own).
     public var estimatedTimeRemaining: Duration?
 
     /// The entity mapping being run, when the stage runs one (Core Data's `currentEntityMapping`).

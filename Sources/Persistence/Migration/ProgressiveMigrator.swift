@@ -265,15 +265,14 @@ public final class ProgressiveMigrator: Sendable {
     /// Reports a step's progress as part of the whole plan: its fraction weighted by the
     /// step's share of the ``MigrationWorkload``, with the time spent and the time left.
     func report(_ progress: MigrationProgress, step index: Int, of count: Int, workload: MigrationWorkload,
-                stepStarted: ContinuousClock.Instant) {
+                since start: MigrationWorkload.Start) {
         let now = ContinuousClock.now
         var overall = progress
         overall.step = index + 1
         overall.stepCount = count
         overall.fractionCompleted = workload.fraction(step: index, stepFraction: progress.stepFractionCompleted)
         overall.elapsed = now - workload.started
-        overall.estimatedTimeRemaining = workload.estimatedTimeRemaining(
-            step: index, stepFraction: progress.stepFractionCompleted, fraction: overall.fractionCompleted, stepStarted: stepStarted, now: now)
+        overall.estimatedTimeRemaining = workload.estimatedTimeRemaining(fraction: overall.fractionCompleted, since: start, now: now)
         broadcast.yield(overall)
         var metadata: Logger.Metadata = [
             LoggingKeys.migrationStep: "\(index + 1)/\(count) \(progress.sourceVersion) → \(progress.destinationVersion)",

@@ -1,15 +1,15 @@
 import Logging
 
 extension MigrationRun {
-    /// Reports a stage of step `index`, which started at `stepStarted`, as part of the whole
-    /// plan: `fraction` is the step's own.
-    func report(_ index: Int, since stepStarted: ContinuousClock.Instant, stage: MigrationProgress.Stage, fraction: Double,
+    /// Reports a stage of step `index` as part of the whole plan: `fraction` is the step's
+    /// own; `start` is where the step (or its group of in-place steps) began.
+    func report(_ index: Int, since start: MigrationWorkload.Start, stage: MigrationProgress.Stage, fraction: Double,
                 subject: MigrationProgress.Subject? = nil, done: Int = 0, total: Int? = nil) {
         let step = plan.steps[index]
         migrator.report(MigrationProgress(
             fractionCompleted: fraction, stepFractionCompleted: fraction, step: 1, stepCount: 1, sourceVersion: step.source.name,
             destinationVersion: step.destination.name, stage: stage, subject: subject, instancesDone: done, instancesTotal: total ?? done),
-            step: index, of: plan.steps.count, workload: workload, stepStarted: stepStarted)
+            step: index, of: plan.steps.count, workload: workload, since: start)
     }
 
     /// What every engine does once a set-based step's inserts are in: log and report the
@@ -18,6 +18,7 @@ extension MigrationRun {
     func completeSetBasedStep(_ index: Int, written: [(mapping: String, rows: Int)], since started: ContinuousClock.Instant,
                               destination: StoreURL) async throws {
         let step = plan.steps[index]
+        let start = workload.start(ofStep: index, at: started)
         let stepCount = plan.steps.count
         for (mapping, rows) in written {
             logger.info("migration stage", metadata: [
@@ -26,7 +27,7 @@ extension MigrationRun {
                 LoggingKeys.entityMapping: "\(mapping)", LoggingKeys.rows: "\(rows)",
                 LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
             ])
-            report(index, since: started, stage: .createInstances, fraction: 0.5, subject: .entityMapping(mapping), done: rows)
+            report(index, since: start, stage: .createInstances, fraction: 0.5, subject: .entityMapping(mapping), done: rows)
         }
         let rowsWritten = max(written.map(\.rows).reduce(0, +), 1)
         var validated = 0
@@ -35,8 +36,8 @@ extension MigrationRun {
             .validate(storeAt: destination) { entity, rows in
                 validated += rows
                 let fraction = 0.5 + 0.5 * min(1, Double(validated) / Double(rowsWritten))
-                report(index, since: started, stage: .validateAndSave, fraction: min(fraction, 0.99), subject: .entity(entity), done: rows)
+                report(index, since: start, stage: .validateAndSave, fraction: min(fraction, 0.99), subject: .entity(entity), done: rows)
             }
-        report(index, since: started, stage: .finished, fraction: 1)
+        report(index, since: start, stage: .finished, fraction: 1)
     }
 }

@@ -96,7 +96,7 @@ struct MigrationRun {
                 LoggingKeys.migrationStage: "\(MigrationProgress.Stage.inPlace.rawValue)",
                 LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
             ])
-            report(index, since: started, stage: .inPlace, fraction: 1)
+            report(index, since: workload.start(ofStep: group[0], at: started), stage: .inPlace, fraction: 1)
         }
         return target.url
     }
@@ -145,7 +145,7 @@ struct MigrationRun {
         let stepCount = plan.steps.count
         let migrator = self.migrator
         let passes = step.mappingModels.count
-        let (workload, started) = (self.workload, ContinuousClock.now)
+        let (workload, start) = (self.workload, self.workload.start(ofStep: index))
         // What the passes so far made: a later pass's look-ups may name their mappings.
         var made = StepAssociations()
         for (pass, mapping) in step.mappingModels.enumerated() {
@@ -157,7 +157,7 @@ struct MigrationRun {
             let manager = step.managerType.init(configuration: configuration)
             manager.setProgressHandler { progress in
                 guard let progress = progress.pass(pass, of: passes) else { return }
-                migrator.report(progress, step: index, of: stepCount, workload: workload, stepStarted: started)
+                migrator.report(progress, step: index, of: stepCount, workload: workload, since: start)
             }
             made = try await manager.migratePass(from: current, to: output)
         }

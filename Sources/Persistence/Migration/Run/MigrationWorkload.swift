@@ -15,8 +15,6 @@ import Logging
 /// workload.fraction(step: 2, stepFraction: 0.5)   // 0.4375, where a quarter a step said 0.625
 /// ```
 struct MigrationWorkload: Sendable {
-    /// Rows each step reads.
-    let rows: [Int]
     /// Each step's share of the work, summing to 1.
     let shares: [Double]
     /// When the migration started: the clock of ``MigrationProgress/elapsed``.
@@ -24,17 +22,14 @@ struct MigrationWorkload: Sendable {
 
     init(plan: MigrationPlan, sourceRows: [String: Int], started: ContinuousClock.Instant = .now) {
         var counts = sourceRows
-        var rows: [Int] = []
         var weights: [Double] = []
         for step in plan.steps {
             let stepRows = counts.values.reduce(0, +)
-            rows.append(stepRows)
             // An empty store still runs its steps: each counts as a row, so none is weightless.
             weights.append(Double(max(stepRows, 1)) * Double(Self.passes(step.strategy)))
             counts = Self.rows(after: step, from: counts)
         }
         let total = weights.reduce(0, +)
-        self.rows = rows
         shares = weights.map { total > 0 ? $0 / total : 0 }
         self.started = started
     }
@@ -49,7 +44,8 @@ struct MigrationWorkload: Sendable {
     }
 
     /// The rows of each destination entity once `step` has run: each entity mapping brings
-    /// its source entity's rows; an entity no mapping names keeps its own.
+    /// its source entity's rows (a step's mapping models name every entity it keeps; one
+    /// without any mapping keeps the counts as they are).
     private static func rows(after step: MigrationPlan.Step, from counts: [String: Int]) -> [String: Int] {
         let mappings = step.mappingModels.flatMap(\.entityMappings)
         guard !mappings.isEmpty else { return counts }
@@ -69,15 +65,25 @@ struct MigrationWorkload: Sendable {
         return min(1, max(0, before + shares[index] * min(1, max(0, stepFraction))))
     }
 
-    /// The time left at `now`, when step `index` started at `stepStarted` and the whole is
-    /// `fraction` done: the rest at the rate of the current step, whose kind of work is the
-    /// best guide to what follows; at the whole migration's rate before the step has a rate
-    /// of its own. `nil` before anything is done.
-    func estimatedTimeRemaining(step index: Int, stepFraction: Double, fraction: Double, stepStarted: ContinuousClock.Instant,
-                                now: ContinuousClock.Instant = .now) -> Duration? {
+    /// Where a step, or a group of in-place steps run as one, began: when, and the whole's
+    /// fraction then.
+    struct Start: Sendable {
+        let instant: ContinuousClock.Instant
+        let fraction: Double
+    }
+
+    /// The start of step `index` (from 0), now.
+    func start(ofStep index: Int, at instant: ContinuousClock.Instant = .now) -> Start {
+        Start(instant: instant, fraction: fraction(step: index, stepFraction: 0))
+    }
+
+    /// The time left at `now` when the whole is `fraction` done: the rest at the rate of the
+    /// work done since `start` (the current step's, whose kind of work is the best guide to
+    /// what follows), or since the migration began when nothing is done since `start` yet.
+    /// `nil` before anything is done.
+    func estimatedTimeRemaining(fraction: Double, since start: Start, now: ContinuousClock.Instant = .now) -> Duration? {
         guard fraction < 1 else { return .zero }
-        let stepShare = shares.indices.contains(index) ? shares[index] * stepFraction : 0
-        let (done, spent) = stepShare > 0 ? (stepShare, now - stepStarted) : (fraction, now - started)
+        let (done, spent) = fraction > start.fraction ? (fraction - start.fraction, now - start.instant) : (fraction, now - started)
         guard done > 0, spent > .zero else { return nil }
         return spent * ((1 - fraction) / done)
     }
