@@ -11,6 +11,7 @@
 # PostgreSQL URL, say); it is seeded when empty.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/server.sh
 scripts/setup.sh
 schemathesis_version=4.32.5
 venv=.build-fuzz/venv
@@ -33,41 +34,25 @@ if [ "$("$venv/bin/schemathesis" --version 2>/dev/null | grep -o '[0-9][0-9.]*' 
     "$python" -m venv "$venv"
     "$venv/bin/pip" install --quiet "schemathesis==$schemathesis_version"
 fi
+ensurePackages curl iproute2
 swift build --product bookstore
 bookstore="$(swift build --show-bin-path)/bookstore"
 
 work="$(mktemp -d)"
-server=""
-cleanUp() {
-    [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
-    rm -rf "$work"
-}
-trap cleanUp EXIT
+trap 'stopServer; rm -rf "$work"' EXIT
 store="${BOOKSTORE_STORE:-sqlite://$work/fuzz.sqlite}"
 "$bookstore" seed --store "$store" --count 50 --log-level warning
-
-"$bookstore" serve --store "$store" --port 0 >"$work/server.log" 2>&1 &
-server=$!
-port=""
-for _ in $(seq 1 600); do
-    port="$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$work/server.log" | head -1)"
-    [ -n "$port" ] && break
-    kill -0 "$server" 2>/dev/null || { cat "$work/server.log"; exit 1; }
-    sleep 0.1
-done
-[ -n "$port" ] || { echo "the server did not say where it listens"; cat "$work/server.log"; exit 1; }
+startServer "$bookstore" "$store" "$work/server.log"
 echo "Fuzzing http://127.0.0.1:$port (schemathesis $schemathesis_version, every check)"
 
 status=0
 "$venv/bin/schemathesis" --no-color run "http://127.0.0.1:$port/openapi.json" --checks all --max-examples 100 \
     --workers 2 --suppress-health-check too_slow "$@" || status=$?
+stopServer
 
-errors="$(grep -c -E ' (error|critical) ' "$work/server.log" || true)"
 requests="$(grep -c 'http.status=' "$work/server.log" || true)"
 server5xx="$(grep -c -E 'http.status=5[0-9][0-9]' "$work/server.log" || true)"
+errors="$(serverErrorLines "$work/server.log")"
 echo "Server: $requests requests logged, $server5xx answered 5xx, $errors error lines"
-if [ "$errors" != "0" ]; then
-    grep -E ' (error|critical) ' "$work/server.log" | head -20
-    status=1
-fi
+[ "$server5xx" = "0" ] && [ "$errors" = "0" ] || status=1
 exit "$status"
