@@ -76,13 +76,15 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
-        // What the commands share: logging set-up, error reporting, the progress bar.
+        // What the commands share: logging set-up, error reporting, the progress bar, stopping
+        // on SIGINT and SIGTERM.
         .target(
             name: "CommandLineSupport",
             dependencies: [
                 "Persistence",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         // The `bookstore` command (its folder is not named `bookstore`: on a case-insensitive

@@ -8,7 +8,7 @@ struct MigrateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
         abstract: "Migrate a store to the current model version (or --to a given one), step by step.",
-        discussion: "With --plan it lists the steps, how each runs and what each drops (with the rows concerned in the first), and changes nothing. A failed or interrupted migration leaves the store as it was."
+        discussion: "With --plan it lists the steps, how each runs and what each drops (with the rows concerned in the first), and changes nothing. A failed or interrupted migration leaves the store as it was (on PostgreSQL, at its last completed step). SIGINT or SIGTERM cancel it: the running statement is interrupted, the migration's work removed, the store's version printed, and the command exits with 130 or 143; a second signal stops it at once, the store still whole."
     )
 
     @OptionGroup var options: GlobalOptions
@@ -33,9 +33,15 @@ struct MigrateCommand: AsyncParsableCommand {
             if plan { return }
             let bar = ProgressBar.forStandardError()
             let started = ContinuousClock.now
-            let ran = try await administration.migrate(url, to: target) { bar?.show($0) }
-            bar?.finish()
-            ran.printOutcome(of: url, since: started)
+            do {
+                let ran = try await cancellingOnSignals(announce: InterruptedBySignal.announceMigrationCancel) {
+                    try await administration.migrate(url, to: target) { bar?.show($0) }
+                }
+                bar?.finish()
+                ran.printOutcome(of: url, since: started)
+            } catch let stopped as InterruptedBySignal {
+                throw stopped.reportMigration(standing: try? await administration.migrationPlan(for: url, to: target))
+            }
         }
     }
 }

@@ -11,7 +11,10 @@ struct MigrateCommand: AsyncParsableCommand {
             Each step uses the mapping files in --mappings that map its two versions, or an inferred \
             mapping. Steps that need Swift (a custom entity migration policy) cannot run here and are refused \
             before anything changes: run them from the app that registers the policy. With --plan it lists \
-            the steps, how each runs and what each drops (with the rows concerned in the first), and changes nothing. A failed or interrupted migration leaves a SQLite store as it was.
+            the steps, how each runs and what each drops (with the rows concerned in the first), and changes nothing. A failed or interrupted migration leaves a SQLite store as it was and a PostgreSQL \
+            store at its last completed step. SIGINT or SIGTERM cancel it: the running statement is interrupted, the \
+            migration's work removed, the store's version printed, and the command exits with 130 or 143; a second \
+            signal stops it at once, the store still whole.
             """
     )
 
@@ -66,8 +69,15 @@ struct MigrateCommand: AsyncParsableCommand {
             }
             if plan { return }
             let started = ContinuousClock.now
-            let ran = try await migrator.migrateStore(at: url, to: to, storeVersion: storeVersion)
-            ran.printOutcome(of: url, since: started)
+            do {
+                let (to, storeVersion) = (to, storeVersion)
+                let ran = try await cancellingOnSignals(announce: InterruptedBySignal.announceMigrationCancel) {
+                    try await migrator.migrateStore(at: url, to: to, storeVersion: storeVersion)
+                }
+                ran.printOutcome(of: url, since: started)
+            } catch let stopped as InterruptedBySignal {
+                throw stopped.reportMigration(standing: try? await migrator.plan(forStoreAt: url, to: to, storeVersion: storeVersion))
+            }
         }
     }
 }

@@ -112,6 +112,7 @@ extension MigrationManager {
             if case .sql(let insert)? = instanceStages[mapping.name], let access {
                 done = try await runInstanceInsert(insert, access: access, source: source, destination: destination, associations: associations)
                 counter.advance(.createInstances, .entityMapping(mapping.name), by: done, done: done)
+                try pass(.rowsCreated(step: configuration.stepNumber, entityMapping: mapping.name, rows: done))
             } else if let sourceName = mapping.sourceEntityName, mapping.type != .remove {
                 var last: Int64 = 0
                 while true {
@@ -121,12 +122,13 @@ extension MigrationManager {
                     last = end
                     done += count
                     counter.advance(.createInstances, .entityMapping(mapping.name), by: count, done: done)
+                    try pass(.rowsCreated(step: configuration.stepNumber, entityMapping: mapping.name, rows: done))
                 }
             }
             try await policy.endInstanceCreation(forMapping: mapping, manager: self)
             try await flushBatch()
             _ = state.withLock { $0.createdMappings.insert(mapping.name) }
-            logStage(.createInstances, mapping: mapping, rows: done, since: started)
+            try logStage(.createInstances, mapping: mapping, rows: done, since: started)
         }
         let written = mappings.compactMap { mapping -> (mapping: EntityMapping, lookups: [RelationshipStage.ForeignKeyLookup])? in
             guard case .foreignKeys(let lookups)? = stages[mapping.name], !lookups.isEmpty else { return nil }
@@ -164,7 +166,7 @@ extension MigrationManager {
             }
             try await policy.endRelationshipCreation(forMapping: mapping, manager: self)
             try await flushBatch()
-            logStage(.createRelationships, mapping: mapping, rows: done, since: started)
+            try logStage(.createRelationships, mapping: mapping, rows: done, since: started)
         }
 
         // Stage 3: validate every destination object against the model, then the policies' own checks.
@@ -352,13 +354,19 @@ extension MigrationManager {
             .validate(destinationContext) { entity, rows in counter.advance(.validateAndSave, .entity(entity), by: rows, done: rows, total: rows) }
     }
 
-    private func logStage(_ stage: MigrationProgress.Stage, mapping: EntityMapping, rows: Int, since started: ContinuousClock.Instant) {
+    private func logStage(_ stage: MigrationProgress.Stage, mapping: EntityMapping, rows: Int, since started: ContinuousClock.Instant) throws {
         logger.info("migration stage", metadata: [
             LoggingKeys.migrationStage: "\(stage.rawValue)",
             LoggingKeys.entityMapping: "\(mapping.name)",
             LoggingKeys.rows: "\(rows)",
             LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
         ])
+        try pass(.stageFinished(step: configuration.stepNumber, stage: stage, entityMapping: mapping.name))
+    }
+
+    /// Calls the fault injection a ``ProgressiveMigrator`` set, if any.
+    private func pass(_ checkpoint: MigrationCheckpoint) throws {
+        try configuration.faultInjection?(checkpoint)
     }
 }
 

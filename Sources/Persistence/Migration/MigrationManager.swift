@@ -52,6 +52,10 @@ open class MigrationManager: @unchecked Sendable {
         /// model, for the later ones; the migrator drops it with the step. `nil` for a
         /// manager run on its own, whose table is dropped when its mapping model is done.
         var stepAssociations: StepAssociations?
+        /// Set by a ``ProgressiveMigrator`` with a fault injection: called at the manager's
+        /// checkpoints, which name the step as `stepNumber`.
+        var faultInjection: MigrationFaultInjection?
+        var stepNumber = 0
 
         public init(sourceModel: ManagedObjectModel, destinationModel: ManagedObjectModel, mappingModel: MappingModel,
                     policies: MigrationPolicies = MigrationPolicies(), batchSize: Int = 1_000,

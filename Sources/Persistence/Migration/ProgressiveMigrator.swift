@@ -33,12 +33,27 @@ public final class ProgressiveMigrator: Sendable {
     public let lockTimeout: Duration
     let logger: Logger
     let broadcast = ProgressBroadcast()
+    /// Where tests make the migration fail; `nil` in use.
+    let faultInjection: MigrationFaultInjection?
 
-    public init(chain: MigrationChain, batchSize: Int = 1_000, lockTimeout: Duration = .seconds(600), logger: Logger) {
+    public convenience init(chain: MigrationChain, batchSize: Int = 1_000, lockTimeout: Duration = .seconds(600), logger: Logger) {
+        self.init(chain: chain, batchSize: batchSize, lockTimeout: lockTimeout, logger: logger, faultInjection: nil)
+    }
+
+    /// A migrator that calls `faultInjection` at each ``MigrationCheckpoint``, for tests
+    /// that show what a failure at that point leaves.
+    @_spi(Testing) public init(chain: MigrationChain, batchSize: Int = 1_000, lockTimeout: Duration = .seconds(600), logger: Logger,
+                               faultInjection: MigrationFaultInjection?) {
         self.chain = chain
         self.batchSize = max(1, batchSize)
         self.lockTimeout = lockTimeout
         self.logger = logger
+        self.faultInjection = faultInjection
+    }
+
+    /// Calls the fault injection, if any, at `checkpoint`.
+    func pass(_ checkpoint: MigrationCheckpoint) throws {
+        try faultInjection?(checkpoint)
     }
 
     /// Progress reports of the next migration; the sequence ends when that migration
@@ -225,8 +240,12 @@ public final class ProgressiveMigrator: Sendable {
             }
             await lock.release()
             return plan
+        } catch is MigrationAbort {
+            // As a killed process: the lock goes with the process, its file stays.
+            await lock.abandon()
+            throw MigrationAbort()
         } catch {
-            await lock.release()
+            await DatabaseCancellation.shielded { await lock.release() }
             throw error
         }
     }

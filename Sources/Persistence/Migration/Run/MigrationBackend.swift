@@ -25,6 +25,10 @@ protocol MigrationBackend: Sendable {
 /// The right to migrate one store, held until ``release()``.
 protocol MigrationLock: AnyObject {
     func release() async
+
+    /// Lets the lock go as a killed process does (a ``MigrationAbort``): whatever marks it
+    /// on disk stays, for the next run to find.
+    func abandon() async
 }
 
 /// Where one run writes its steps, and how a finished step becomes the store.
@@ -49,14 +53,16 @@ protocol MigrationWorkspace: AnyObject {
     /// A new, empty place for the output of step `index`.
     func newOutput(forStep index: Int) -> StoreURL
 
-    /// A step's finished output becomes what the next step reads; returns that.
-    func swapIn(_ output: StoreURL, replacing current: StoreURL) async throws -> StoreURL
+    /// A step's finished output becomes what the next step reads; returns that. Where this
+    /// replaces the store itself, `swapping` is called at the moment it does.
+    func swapIn(_ output: StoreURL, replacing current: StoreURL, swapping: @escaping @Sendable () throws -> Void) async throws -> StoreURL
 
     /// Removes what a failed step wrote.
     func discard(_ output: StoreURL) async
 
-    /// After the last step, which left `current`: the store becomes the migrated one.
-    func finish(with current: StoreURL) async throws
+    /// After the last step, which left `current`: the store becomes the migrated one
+    /// (calling `swapping` at the moment it does, when it is replaced now).
+    func finish(with current: StoreURL, swapping: @escaping @Sendable () throws -> Void) async throws
 
     /// Removes the workspace, after success or failure.
     func cleanUp() async

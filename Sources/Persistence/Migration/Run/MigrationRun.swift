@@ -26,8 +26,12 @@ struct MigrationRun {
         do {
             try await run(in: workspace, original: original)
             await workspace.cleanUp()
+        } catch is MigrationAbort {
+            // As a killed process: what the run wrote stays, for the next run to remove.
+            throw MigrationAbort()
         } catch {
-            await workspace.cleanUp()
+            // Cleaning up must reach the database even when the run was cancelled.
+            await DatabaseCancellation.shielded { await workspace.cleanUp() }
             throw error
         }
     }
@@ -50,13 +54,26 @@ struct MigrationRun {
             index += 1
         }
         try checkCancellation(workspace)
-        try await workspace.finish(with: current)
+        let (migrator, lastStep) = (self.migrator, plan.steps.count)
+        try await workspace.finish(with: current) { try migrator.pass(.swapping(step: lastStep)) }
     }
 
     private func checkCancellation(_ workspace: any MigrationWorkspace) throws {
-        if Task.isCancelled {
-            throw MigrationError(.cancelled, "the migration was cancelled", hint: "\(workspace.storeAfterFailure); run the migration again", store: store.description)
-        }
+        if Task.isCancelled { throw cancelled(workspace) }
+    }
+
+    private func cancelled(_ workspace: any MigrationWorkspace) -> MigrationError {
+        MigrationError(.cancelled, "the migration was cancelled", hint: "\(workspace.storeAfterFailure); run the migration again", store: store.description)
+    }
+
+    /// What a failed step is reported as: once the run is cancelled, whatever failed failed
+    /// because of it (an interrupted statement, a refused one); a ``MigrationError`` as it
+    /// is; anything else as `otherwise` says.
+    private func failure(_ error: any Error, in workspace: any MigrationWorkspace, otherwise: () -> MigrationError) -> any Error {
+        if error is MigrationAbort { return error }
+        if Task.isCancelled || (error as? DatabaseError)?.isInterruption == true { return cancelled(workspace) }
+        if let error = error as? MigrationError { return error.at(store) }
+        return otherwise()
     }
 
     /// The destination's metadata: its model's hashes, the store's identity and the keys
@@ -83,12 +100,12 @@ struct MigrationRun {
                     for work in works { try work.inPlace.run(on: connection, metadata: work.metadata) }
                 }
             }
-        } catch let error as MigrationError where error.code == .validationFailed {
-            throw error.at(store)
         } catch {
-            let names = group.map { "\(plan.steps[$0].source.name) → \(plan.steps[$0].destination.name)" }.joined(separator: ", ")
-            throw MigrationError(.store, "the in-place migration \(names) failed and was rolled back",
-                                 hint: "\(workspace.storeAfterFailure); report this with the output of `migrate --plan`", store: store.description, underlying: error)
+            throw failure(error, in: workspace) {
+                let names = group.map { "\(plan.steps[$0].source.name) → \(plan.steps[$0].destination.name)" }.joined(separator: ", ")
+                return MigrationError(.store, "the in-place migration \(names) failed and was rolled back",
+                                      hint: "\(workspace.storeAfterFailure); report this with the output of `migrate --plan`", store: store.description, underlying: error)
+            }
         }
         for index in group {
             logger.info("migration stage", metadata: [
@@ -97,6 +114,7 @@ struct MigrationRun {
                 LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
             ])
             report(index, since: workload.start(ofStep: group[0], at: started), stage: .inPlace, fraction: 1)
+            try migrator.pass(.stepFinished(step: index + 1))
         }
         return target.url
     }
@@ -124,18 +142,21 @@ struct MigrationRun {
                     try StoreCreation.writeMetadata(metadata, on: connection)
                 }
             }
-            let next = try await workspace.swapIn(output, replacing: current)
+            let migrator = self.migrator
+            let next = try await workspace.swapIn(output, replacing: current) { try migrator.pass(.swapping(step: index + 1)) }
             logger.info("migration stage", metadata: [
                 LoggingKeys.migrationStep: "\(stepLabel(index))",
                 LoggingKeys.migrationStage: "\(step.strategy.rawValue)",
                 LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
             ])
+            try migrator.pass(.stepFinished(step: index + 1))
             return next
         } catch {
-            await workspace.discard(output)
-            if let error = error as? MigrationError { throw error.at(store) }
-            throw MigrationError(.store, "step \(step.source.name) → \(step.destination.name) failed", hint: workspace.storeAfterFailure,
-                                 store: store.description, underlying: error)
+            if !(error is MigrationAbort) { await DatabaseCancellation.shielded { await workspace.discard(output) } }
+            throw failure(error, in: workspace) {
+                MigrationError(.store, "step \(step.source.name) → \(step.destination.name) failed", hint: workspace.storeAfterFailure,
+                               store: store.description, underlying: error)
+            }
         }
     }
 
@@ -154,6 +175,8 @@ struct MigrationRun {
                 policies: migrator.chain.policies, batchSize: migrator.batchSize, destinationOptions: options,
                 logger: migrator.logger(forStep: index, of: stepCount, step))
             configuration.stepAssociations = made
+            configuration.faultInjection = migrator.faultInjection
+            configuration.stepNumber = index + 1
             let manager = step.managerType.init(configuration: configuration)
             manager.setProgressHandler { progress in
                 guard let progress = progress.pass(pass, of: passes) else { return }

@@ -68,13 +68,14 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
     }
 
     /// The shadow schema becomes the store in one transaction; the old tables go with it.
-    func swapIn(_ output: StoreURL, replacing current: StoreURL) async throws -> StoreURL {
+    func swapIn(_ output: StoreURL, replacing current: StoreURL, swapping: @escaping @Sendable () throws -> Void) async throws -> StoreURL {
         let schema = configuration.quotedSchema
         let old = PostgresConfiguration.quoteIdentifier("\(configuration.schema)_replaced_\(UUID().uuidString.prefix(8).lowercased())")
         let shadow = configuration(of: output).quotedSchema
         try await withDatabase(store, isDurable: true) { database in
             try await database.write { connection in
                 try connection.execute("ALTER SCHEMA \(schema) RENAME TO \(old)")
+                try swapping()
                 try connection.execute("ALTER SCHEMA \(shadow) RENAME TO \(schema)")
                 try connection.execute("DROP SCHEMA \(old) CASCADE")
             }
@@ -89,7 +90,7 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
         }
     }
 
-    func finish(with current: StoreURL) async throws {}
+    func finish(with current: StoreURL, swapping: @escaping @Sendable () throws -> Void) async throws {}
 
     func cleanUp() async {}
 

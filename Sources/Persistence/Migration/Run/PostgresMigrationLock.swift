@@ -62,4 +62,9 @@ final class PostgresMigrationLock: MigrationLock, Sendable {
         _ = try? await database.writeWithoutTransaction { try $0.scalar("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [.text(key)]) }
         await database.close()
     }
+
+    /// Ends the session without unlocking: the server drops the lock with it.
+    func abandon() async {
+        await database.close()
+    }
 }

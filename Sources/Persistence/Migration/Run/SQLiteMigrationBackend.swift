@@ -96,7 +96,7 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
         .sqlite(workFile(forStep: index))
     }
 
-    func swapIn(_ output: StoreURL, replacing current: StoreURL) async throws -> StoreURL {
+    func swapIn(_ output: StoreURL, replacing current: StoreURL, swapping: @escaping @Sendable () throws -> Void) async throws -> StoreURL {
         if file(current) != path { removeFiles(of: file(current)) }
         return output
     }
@@ -105,9 +105,9 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
         removeFiles(of: file(output))
     }
 
-    func finish(with current: StoreURL) async throws {
+    func finish(with current: StoreURL, swapping: @escaping @Sendable () throws -> Void) async throws {
         guard file(current) != path else { return }
-        try await replaceStore(with: file(current))
+        try await replaceStore(with: file(current), swapping: swapping)
     }
 
     func cleanUp() async {
@@ -149,7 +149,7 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
     }
 
     /// Renames the finished file over the store: one atomic step on the same file system.
-    private func replaceStore(with file: String) async throws {
+    private func replaceStore(with file: String, swapping: @escaping @Sendable () throws -> Void) async throws {
         let store = path
         let storeURL = self.store
         try await FileSystem.run {
@@ -170,6 +170,7 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
             }
             FileSystem.copyOwnership(from: store, to: file)
             try FileSystem.sync(file)
+            try swapping()
             // Stale shared-memory or empty WAL files must not be applied to the new file.
             for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) }
             try FileSystem.rename(file, to: store)

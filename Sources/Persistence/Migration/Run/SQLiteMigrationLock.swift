@@ -70,6 +70,11 @@ final class SQLiteMigrationLock: MigrationLock {
         close(descriptor)
     }
 
+    /// Closes the file without removing it: the kernel's `flock` goes, the file stays.
+    func abandon() {
+        close(descriptor)
+    }
+
     private static func isStillLinked(_ fd: Int32, path: String) -> Bool {
         var opened = stat(), named = stat()
         guard fstat(fd, &opened) == 0, stat(path, &named) == 0 else { return false }

@@ -1,5 +1,6 @@
 import CLibPQ
 import Foundation
+import Synchronization
 
 /// A libpq connection. Not thread-safe, and every call blocks until the server answers:
 /// ``PostgresDatabase`` gives each connection a serial queue of its own and runs every
@@ -14,7 +15,7 @@ import Foundation
 /// Statements run through ``run(_:_:)`` and ``query(_:_:_:)`` are prepared once per SQL
 /// (and argument types) and reused. Every session works in UTC with ISO dates, and only
 /// warnings and errors reach the client.
-public final class PostgresConnection: DatabaseConnection {
+public final class PostgresConnection: DatabaseConnection, InterruptibleConnection {
     let handle: OpaquePointer
     public let configuration: PostgresConfiguration
     public var dialect: SQLDialect { .postgres }
@@ -28,6 +29,17 @@ public final class PostgresConnection: DatabaseConnection {
     private var statementCounter = 0
     /// Whether ``close()`` ran; a closed connection refuses every call.
     private(set) var isClosed = false
+    /// What `PQcancel` needs to stop the session's running statement from another thread
+    /// (a `PGcancel`), renewed when the session is.
+    private let canceller = Mutex<Canceller?>(nil)
+
+    /// libpq's `PGcancel`, made for use from any thread.
+    private struct Canceller: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+    /// Set by ``interrupt()``: statements started afterwards are refused, since `PQcancel`
+    /// stops only the one running at the time.
+    private let isInterrupted = Atomic<Bool>(false)
 
     /// How many prepared statements a connection keeps before deallocating the oldest.
     static let statementCacheCapacity = 512
@@ -61,6 +73,7 @@ public final class PostgresConnection: DatabaseConnection {
         self.configuration = configuration
         self.readOnly = readOnly
         self.isDurable = isDurable
+        renewCanceller()
         try startSession()
     }
 
@@ -73,8 +86,41 @@ public final class PostgresConnection: DatabaseConnection {
         guard !isClosed else { return }
         statements.removeAll()
         statementOrder.removeAll()
+        canceller.withLock { canceller in
+            if let old = canceller { PQfreeCancel(old.pointer) }
+            canceller = nil
+        }
         PQfinish(handle)
         isClosed = true
+    }
+
+    private func renewCanceller() {
+        let new = PQgetCancel(handle).map(Canceller.init)
+        canceller.withLock { canceller in
+            if let old = canceller { PQfreeCancel(old.pointer) }
+            canceller = new
+        }
+    }
+
+    func interrupt() {
+        isInterrupted.store(true, ordering: .releasing)
+        canceller.withLock { canceller in
+            guard let canceller else { return }
+            // The server stops the statement with `query_canceled` (57014); a request that
+            // arrives when nothing runs does nothing.
+            var reason = [CChar](repeating: 0, count: 256)
+            _ = PQcancel(canceller.pointer, &reason, Int32(reason.count))
+        }
+    }
+
+    func clearInterruption() {
+        isInterrupted.store(false, ordering: .releasing)
+    }
+
+    /// Ends the open transaction, even after an interruption: what was written is undone.
+    private func rollback() {
+        guard isInTransaction, PQstatus(handle) == CONNECTION_OK else { return }
+        PQclear(PQexec(handle, "ROLLBACK"))
     }
 
     /// The settings every session starts with, and the store's schema as the search path.
@@ -94,6 +140,7 @@ public final class PostgresConnection: DatabaseConnection {
     /// its prepared statements are gone with the old session.
     private func checkUsable(_ sql: String?) throws(DatabaseError) {
         if isClosed { throw DatabaseError(resultCode: 0, message: "the connection is closed", sql: sql) }
+        if isInterrupted.load(ordering: .acquiring) { throw DatabaseError.interrupted(sql: sql) }
         guard PQstatus(handle) != CONNECTION_OK else { return }
         statements.removeAll()
         statementOrder.removeAll()
@@ -101,6 +148,7 @@ public final class PostgresConnection: DatabaseConnection {
         guard PQstatus(handle) == CONNECTION_OK else {
             throw Self.connectionError(configuration, reason: Self.tidy(String(cString: PQerrorMessage(handle))))
         }
+        renewCanceller()
         try startSession()
     }
 
@@ -328,7 +376,7 @@ public final class PostgresConnection: DatabaseConnection {
             try execute("COMMIT")
             return result
         } catch {
-            if !isClosed, PQstatus(handle) == CONNECTION_OK { try? execute("ROLLBACK") }
+            if !isClosed { rollback() }
             throw error
         }
     }

@@ -24,12 +24,9 @@ final class PostgresLane: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` on the lane's queue; cancelling the calling task interrupts it.
     func run<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.async {
-                continuation.resume(with: Result { try body(self.connection) })
-            }
-        }
+        try await queue.runInterruptibly(connection, body)
     }
 
     /// Closes the connection once the work queued before has run.

@@ -1,9 +1,10 @@
 import CSQLite
 import Foundation
+import Synchronization
 
 /// A libsqlite3 connection. Not thread-safe: ``SQLiteDatabase`` gives each connection a
 /// serial queue of its own and runs every call there.
-public final class SQLiteConnection: DatabaseConnection {
+public final class SQLiteConnection: DatabaseConnection, InterruptibleConnection {
     /// How to open the file.
     public enum Mode: Sendable {
         /// Read-only; fails if the file does not exist. Never changes the file.
@@ -22,6 +23,9 @@ public final class SQLiteConnection: DatabaseConnection {
     private(set) var isClosed = false
     /// The private copy a read-only look reads, kept until this connection closes.
     private var view: SQLiteReadOnlyView?
+    /// Set by ``interrupt()`` from another thread: statements started afterwards are
+    /// refused, since `sqlite3_interrupt` stops only those running at the time.
+    private let isInterrupted = Atomic<Bool>(false)
 
     /// A read-only connection to the store at `path` that writes nothing beside it (see
     /// ``SQLiteReadOnlyView``).
@@ -74,6 +78,22 @@ public final class SQLiteConnection: DatabaseConnection {
 
     private func checkOpen(_ sql: String?) throws(DatabaseError) {
         if isClosed { throw DatabaseError(resultCode: SQLITE_MISUSE, message: "the connection is closed", sql: sql) }
+        if isInterrupted.load(ordering: .acquiring) { throw DatabaseError.interrupted(sql: sql) }
+    }
+
+    func interrupt() {
+        isInterrupted.store(true, ordering: .releasing)
+        sqlite3_interrupt(handle)
+    }
+
+    func clearInterruption() {
+        isInterrupted.store(false, ordering: .releasing)
+    }
+
+    /// Ends the open transaction, even after an interruption: what was written is undone.
+    func rollback() {
+        guard !isClosed, isInTransaction else { return }
+        sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
     }
 
     func error(_ rc: Int32, sql: String?) -> DatabaseError {
@@ -142,7 +162,7 @@ public final class SQLiteConnection: DatabaseConnection {
             try execute("COMMIT")
             return result
         } catch {
-            try? execute("ROLLBACK")
+            rollback()
             throw error
         }
     }

@@ -29,12 +29,9 @@ public final class SQLiteDatabase: Database {
             self.closesAfter = closesAfter
         }
 
+        /// Runs `body` on the lane's queue; cancelling the calling task interrupts it.
         func run<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
-            try await withCheckedThrowingContinuation { continuation in
-                queue.async {
-                    continuation.resume(with: Result { try body(self.connection) })
-                }
-            }
+            try await queue.runInterruptibly(connection, body)
         }
     }
 
@@ -104,7 +101,8 @@ public final class SQLiteDatabase: Database {
         return try await lane.run { connection in
             // A read transaction, so every statement of `body` sees one snapshot.
             try connection.execute("BEGIN DEFERRED")
-            defer { try? connection.execute("COMMIT") }
+            // A read changes nothing: ending it by rolling back also works after an interruption.
+            defer { connection.rollback() }
             return try body(connection)
         }
     }
@@ -122,8 +120,10 @@ public final class SQLiteDatabase: Database {
     /// Closes every connection, readers first; later calls fail. SQLite writes the WAL back
     /// and removes the `-wal` and `-shm` files when the last connection to a file closes.
     public func close() async {
-        for lane in readers + [writer] {
-            _ = try? await lane.run { $0.close() }
+        await DatabaseCancellation.shielded {
+            for lane in readers + [writer] {
+                _ = try? await lane.run { $0.close() }
+            }
         }
     }
 

@@ -1,0 +1,44 @@
+/// A point a migration passes, where a test can make it fail to show what a failure there
+/// leaves (``ProgressiveMigrator/init(chain:batchSize:lockTimeout:logger:faultInjection:)``).
+/// Steps are numbered from 1, as the plan lists them.
+///
+/// ```swift
+/// let migrator = ProgressiveMigrator(chain: chain, logger: logger) { checkpoint in
+///     if checkpoint == .rowsCreated(step: 3, entityMapping: "PageToPage", rows: 2_000) { throw MigrationAbort() }
+/// }
+/// ```
+@_spi(Testing) public enum MigrationCheckpoint: Sendable, Hashable, CustomStringConvertible {
+    /// A stage of an entity mapping of a streamed step is done and logged.
+    case stageFinished(step: Int, stage: MigrationProgress.Stage, entityMapping: String)
+    /// A streamed step has created `rows` instances for an entity mapping so far (after
+    /// each batch saved, or all at once where the instances are written as SQL).
+    case rowsCreated(step: Int, entityMapping: String, rows: Int)
+    /// A step is done and logged: committed in place, or its output complete (on
+    /// PostgreSQL, swapped in).
+    case stepFinished(step: Int)
+    /// The migrated store is replacing the store: on SQLite the new file is complete and
+    /// synced, not yet renamed over the store; on PostgreSQL, inside the transaction that
+    /// swaps the schemas, after the store's schema was renamed away.
+    case swapping(step: Int)
+
+    public var description: String {
+        switch self {
+        case .stageFinished(let step, let stage, let mapping): "step \(step): \(mapping) \(stage.rawValue) finished"
+        case .rowsCreated(let step, let mapping, let rows): "step \(step): \(mapping) created \(rows) rows"
+        case .stepFinished(let step): "step \(step) finished"
+        case .swapping(let step): "step \(step) swapping in"
+        }
+    }
+}
+
+/// Called at every ``MigrationCheckpoint``: throwing fails the migration there, as any
+/// error would; throwing ``MigrationAbort`` stops it as a killed process would.
+@_spi(Testing) public typealias MigrationFaultInjection = @Sendable (MigrationCheckpoint) throws -> Void
+
+/// Thrown by a ``MigrationFaultInjection`` to stop the migration the way a killed process
+/// stops: nothing is cleaned up (work files, shadow schemas and the lock file stay), the
+/// lock is dropped as the kernel or the server would drop it, and the next run must cope.
+@_spi(Testing) public struct MigrationAbort: Error, Sendable, CustomStringConvertible {
+    public init() {}
+    public var description: String { "the migration was aborted by a fault injection" }
+}

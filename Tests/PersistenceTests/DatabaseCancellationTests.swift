@@ -1,0 +1,129 @@
+import Foundation
+import PersistenceTesting
+import Testing
+@testable import Persistence
+
+/// Cancelling a task reaches the database: a running statement is interrupted
+/// (`sqlite3_interrupt`, `PQcancel`) and its transaction rolled back, work the cancelled
+/// task queued is not run, and the connection serves the next caller.
+@Suite("cancelling a task reaches the database")
+struct DatabaseCancellationTests {
+    /// A statement that runs for about half a minute unless it is stopped: long enough that
+    /// waiting it out fails the test, short enough that a test without interruption ends.
+    static func longStatement(_ dialect: SQLDialect) -> String {
+        switch dialect {
+        case .sqlite: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 400000000) SELECT count(*) FROM c"
+        case .postgres: "SELECT pg_sleep(30)"
+        }
+    }
+
+    @Test(arguments: TestBackend.allCases)
+    func aRunningWriteIsInterruptedAndRolledBack(backend: TestBackend) async throws {
+        try await withContainer(backend, model: LibraryModel.model) { (container: PersistentContainer) async throws in
+            let database = container.store.database
+            try await database.writeWithoutTransaction { try $0.execute("CREATE TABLE scratch (x INTEGER)") }
+            let long = Self.longStatement(database.dialect)
+            let started = ContinuousClock.now
+            let outcome = await Self.cancelled(after: .milliseconds(300)) {
+                try await database.write { connection in
+                    try connection.run("INSERT INTO scratch (x) VALUES (1)", [])
+                    _ = try connection.scalar(long)
+                }
+            }
+            let elapsed = ContinuousClock.now - started
+            #expect(outcome.isInterruption, "the statement was not interrupted: \(outcome)")
+            #expect(elapsed < .seconds(10), "the cancelled write took \(elapsed)")
+            // Rolled back, and the writer serves the next write.
+            #expect(try await database.read { try $0.scalar("SELECT count(*) FROM scratch") }?.int64 == 0)
+            try await database.write { try $0.run("INSERT INTO scratch (x) VALUES (2)", []) }
+            #expect(try await database.read { try $0.scalar("SELECT sum(x) FROM scratch") }?.int64 == 2)
+        }
+    }
+
+    @Test(arguments: TestBackend.allCases)
+    func aRunningReadIsInterruptedAndItsConnectionServesTheNextRead(backend: TestBackend) async throws {
+        try await withContainer(backend, model: LibraryModel.model) { (container: PersistentContainer) async throws in
+            let database = container.store.database
+            let long = Self.longStatement(database.dialect)
+            let started = ContinuousClock.now
+            // As many reads as there are readers, so every reader is interrupted once.
+            for _ in 0..<3 {
+                let outcome = await Self.cancelled(after: .milliseconds(200)) {
+                    try await database.read { _ = try $0.scalar(long) }
+                }
+                #expect(outcome.isInterruption, "the read was not interrupted: \(outcome)")
+            }
+            #expect(ContinuousClock.now - started < .seconds(15))
+            for _ in 0..<3 {
+                #expect(try await database.read { try $0.scalar("SELECT 40 + 2") }?.int64 == 42)
+            }
+        }
+    }
+
+    @Test(arguments: TestBackend.allCases)
+    func workOfACancelledTaskIsNotRunUnlessShielded(backend: TestBackend) async throws {
+        try await withContainer(backend, model: LibraryModel.model) { (container: PersistentContainer) async throws in
+            let database = container.store.database
+            try await database.writeWithoutTransaction { try $0.execute("CREATE TABLE scratch (x INTEGER)") }
+            let (refused, shielded) = await withTaskGroup(of: (Outcome, Outcome).self) { group in
+                group.addTask {
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    let refused = await Outcome { try await database.write { try $0.run("INSERT INTO scratch (x) VALUES (1)", []) } }
+                    let shielded = await DatabaseCancellation.shielded {
+                        await Outcome { try await database.write { try $0.run("INSERT INTO scratch (x) VALUES (10)", []) } }
+                    }
+                    return (refused, shielded)
+                }
+                return await group.next()!
+            }
+            #expect(refused.isInterruption, "a cancelled task's write ran: \(refused)")
+            #expect(shielded.succeeded, "a shielded write of a cancelled task failed: \(shielded)")
+            #expect(try await database.read { try $0.scalar("SELECT sum(x) FROM scratch") }?.int64 == 10)
+        }
+    }
+
+    /// How a piece of database work ended.
+    enum Outcome: Sendable, CustomStringConvertible {
+        case success
+        case failure(any Error)
+
+        init(_ work: () async throws -> Void) async {
+            do {
+                try await work()
+                self = .success
+            } catch {
+                self = .failure(error)
+            }
+        }
+
+        var succeeded: Bool { if case .success = self { true } else { false } }
+
+        var isInterruption: Bool {
+            if case .failure(let error as DatabaseError) = self { return error.isInterruption }
+            return false
+        }
+
+        var description: String {
+            switch self {
+            case .success: "succeeded"
+            case .failure(let error): "\(error)"
+            }
+        }
+    }
+
+    /// Runs `work` in a child task and cancels it after `delay`.
+    static func cancelled(after delay: Duration, _ work: @escaping @Sendable () async throws -> Void) async -> Outcome {
+        await withTaskGroup(of: Outcome?.self) { group in
+            group.addTask { await Outcome(work) }
+            group.addTask {
+                try? await Task.sleep(for: delay)
+                return nil
+            }
+            var outcome: Outcome?
+            while let next = await group.next() {
+                if let next { outcome = next } else { group.cancelAll() }
+            }
+            return outcome!
+        }
+    }
+}
