@@ -11,15 +11,14 @@ struct DatabaseCancellationTests {
     /// A statement that runs for about half a minute unless it is stopped: long enough that
     /// waiting it out fails the test, short enough that a test without interruption ends.
     static func longStatement(_ dialect: SQLDialect) -> String {
-        switch dialect {
-        case .sqlite: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 400000000) SELECT count(*) FROM c"
-        case .postgres: "SELECT pg_sleep(30)"
-        }
+        dialect == .postgres
+            ? "SELECT pg_sleep(30)"
+            : "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 40000000) SELECT count(*) FROM c"
     }
 
     @Test(arguments: TestBackend.allCases)
     func aRunningWriteIsInterruptedAndRolledBack(backend: TestBackend) async throws {
-        try await withContainer(backend, model: LibraryModel.model) { (container: PersistentContainer) async throws in
+        try await withContainer(backend, model: try LibraryModel.make()) { (container: PersistentContainer) async throws in
             let database = container.store.database
             try await database.writeWithoutTransaction { try $0.execute("CREATE TABLE scratch (x INTEGER)") }
             let long = Self.longStatement(database.dialect)
@@ -42,7 +41,7 @@ struct DatabaseCancellationTests {
 
     @Test(arguments: TestBackend.allCases)
     func aRunningReadIsInterruptedAndItsConnectionServesTheNextRead(backend: TestBackend) async throws {
-        try await withContainer(backend, model: LibraryModel.model) { (container: PersistentContainer) async throws in
+        try await withContainer(backend, model: try LibraryModel.make()) { (container: PersistentContainer) async throws in
             let database = container.store.database
             let long = Self.longStatement(database.dialect)
             let started = ContinuousClock.now
@@ -62,20 +61,10 @@ struct DatabaseCancellationTests {
 
     @Test(arguments: TestBackend.allCases)
     func workOfACancelledTaskIsNotRunUnlessShielded(backend: TestBackend) async throws {
-        try await withContainer(backend, model: LibraryModel.model) { (container: PersistentContainer) async throws in
+        try await withContainer(backend, model: try LibraryModel.make()) { (container: PersistentContainer) async throws in
             let database = container.store.database
             try await database.writeWithoutTransaction { try $0.execute("CREATE TABLE scratch (x INTEGER)") }
-            let (refused, shielded) = await withTaskGroup(of: (Outcome, Outcome).self) { group in
-                group.addTask {
-                    withUnsafeCurrentTask { $0?.cancel() }
-                    let refused = await Outcome { try await database.write { try $0.run("INSERT INTO scratch (x) VALUES (1)", []) } }
-                    let shielded = await DatabaseCancellation.shielded {
-                        await Outcome { try await database.write { try $0.run("INSERT INTO scratch (x) VALUES (10)", []) } }
-                    }
-                    return (refused, shielded)
-                }
-                return await group.next()!
-            }
+            let (refused, shielded) = await Self.writesOfACancelledTask(on: database)
             #expect(refused.isInterruption, "a cancelled task's write ran: \(refused)")
             #expect(shielded.succeeded, "a shielded write of a cancelled task failed: \(shielded)")
             #expect(try await database.read { try $0.scalar("SELECT sum(x) FROM scratch") }?.int64 == 10)
@@ -109,6 +98,27 @@ struct DatabaseCancellationTests {
             case .failure(let error): "\(error)"
             }
         }
+    }
+
+    /// Two writes of a task cancelled before them: one as it is, one shielded.
+    static func writesOfACancelledTask(on database: any Database) async -> (refused: Outcome, shielded: Outcome) {
+        await withTaskGroup(of: (Outcome, Outcome).self) { group in
+            group.addTask { await writesAfterCancelling(on: database) }
+            return await group.next()!
+        }
+    }
+
+    private static func writesAfterCancelling(on database: any Database) async -> (Outcome, Outcome) {
+        withUnsafeCurrentTask { task in task?.cancel() }
+        let refused = await Outcome { () async throws -> Void in
+            try await database.write { connection in _ = try connection.run("INSERT INTO scratch (x) VALUES (1)", []) }
+        }
+        let shielded = await DatabaseCancellation.shielded {
+            await Outcome { () async throws -> Void in
+                try await database.write { connection in _ = try connection.run("INSERT INTO scratch (x) VALUES (10)", []) }
+            }
+        }
+        return (refused, shielded)
     }
 
     /// Runs `work` in a child task and cancels it after `delay`.
