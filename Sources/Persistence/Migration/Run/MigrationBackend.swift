@@ -67,6 +67,10 @@ protocol MigrationWorkspace: AnyObject {
     /// Removes the workspace, after success or failure.
     func cleanUp() async
 
+    /// Leaves the workspace as a killed process would (a ``MigrationAbort``): what it wrote
+    /// stays, what the kernel would release (locks, open files) is released.
+    func abandon()
+
     /// Runs `body` on one connection to `url` (the store or an output), closed afterwards
     /// whatever happens and with everything written back, so the files can be moved.
     /// `isDurable: false` writes without syncs where the result is thrown away on failure.

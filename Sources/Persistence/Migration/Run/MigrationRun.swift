@@ -28,6 +28,7 @@ struct MigrationRun {
             await workspace.cleanUp()
         } catch is MigrationAbort {
             // As a killed process: what the run wrote stays, for the next run to remove.
+            workspace.abandon()
             throw MigrationAbort()
         } catch {
             // Cleaning up must reach the database even when the run was cancelled.

@@ -94,6 +94,8 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
 
     func cleanUp() async {}
 
+    func abandon() {}
+
     func withDatabase<T: Sendable>(_ url: StoreURL, isDurable: Bool, _ body: (any Database) async throws -> T) async throws -> T {
         let database: PostgresDatabase
         do {

@@ -114,6 +114,10 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
         folder?.remove()
     }
 
+    func abandon() {
+        folder?.abandon()
+    }
+
     func withDatabase<T: Sendable>(_ url: StoreURL, isDurable: Bool, _ body: (any Database) async throws -> T) async throws -> T {
         let isStore = file(url) == path
         let database = try await SQLiteDatabase.open(path: file(url), mode: .readWrite, readerCount: 0, isDurable: isDurable)

@@ -40,6 +40,11 @@ final class WorkFolder {
         close(lockDescriptor)
     }
 
+    /// Gives up the lock and leaves the folder, as a killed process does.
+    func abandon() {
+        close(lockDescriptor)
+    }
+
     /// Removes the work folders of migrations of this store that were interrupted: those
     /// whose lock nobody holds.
     static func removeAbandoned(besideStoreAt storePath: String, logger: Logger) {

@@ -1,0 +1,159 @@
+import BookStoreTesting
+import Foundation
+import PersistenceTesting
+import Synchronization
+import Testing
+@testable import BookStore
+@_spi(Testing) @testable import Persistence
+
+/// A migration that fails, is aborted as a killed process would be, or is cancelled at any
+/// point of BookStore's chain (v1 → v5: two steps in place, two streamed) leaves the store
+/// whole — as it was on SQLite, at its last completed step on PostgreSQL, row for row what
+/// a clean migration to that version gives — and the next run completes.
+@Suite struct MigrationFaultTests {
+    static let books = 300
+    static let batchSize = 100
+
+    /// Points of every kind, in every step.
+    static let checkpoints: [MigrationCheckpoint] = [
+        .stepFinished(step: 1),
+        .stepFinished(step: 2),
+        .rowsCreated(step: 3, entityMapping: "PublicationToPublication", rows: 200),
+        .stageFinished(step: 3, stage: .createInstances, entityMapping: "PageToPage"),
+        .stepFinished(step: 3),
+        .rowsCreated(step: 4, entityMapping: "PublicationToPublication", rows: 100),
+        .stageFinished(step: 4, stage: .createRelationships, entityMapping: "PageToPage"),
+        .swapping(step: 4),
+    ]
+
+    struct Fault: Sendable, CustomTestStringConvertible {
+        let checkpoint: MigrationCheckpoint
+        /// Stop as a killed process would rather than fail.
+        let aborts: Bool
+        var testDescription: String { "\(aborts ? "abort" : "fail") at \(checkpoint)" }
+    }
+
+    static let faults = checkpoints.flatMap { [Fault(checkpoint: $0, aborts: false), Fault(checkpoint: $0, aborts: true)] }
+
+    struct InjectedFailure: Error {}
+
+    @Test(arguments: MigrationEngine.allCases, faults)
+    func aFailureLeavesTheStoreWholeAndTheNextRunCompletes(engine: MigrationEngine, fault: Fault) async throws {
+        try await engine.withSeededStore(books: Self.books) { url in
+            let before = try await StoreSnapshot(url)
+            let reached = Mutex(false)
+            let migrator = try Self.migrator { checkpoint in
+                guard checkpoint == fault.checkpoint else { return }
+                reached.withLock { $0 = true }
+                if fault.aborts { throw MigrationAbort() }
+                throw InjectedFailure()
+            }
+            await #expect(throws: (any Error).self) { try await migrator.migrateStore(at: url) }
+            #expect(reached.withLock { $0 }, "the migration never reached \(fault.checkpoint)")
+            if !fault.aborts { try await expectNoLeftovers(url) }
+            try await Self.expectWholeAndCompleting(url, engine: engine, before: before)
+        }
+    }
+
+    /// Cancelling the migrating task at a point: the store whole, nothing left beside it
+    /// (clean-up reaches the database although the task is cancelled), the next run completes.
+    @Test(arguments: MigrationEngine.allCases, checkpoints.filter { if case .swapping = $0 { false } else { true } })
+    func aCancellationLeavesTheStoreWholeWithNothingBesideIt(engine: MigrationEngine, checkpoint: MigrationCheckpoint) async throws {
+        try await engine.withSeededStore(books: Self.books) { url in
+            let before = try await StoreSnapshot(url)
+            let migrator = try Self.migrator { reached in
+                if reached == checkpoint { withUnsafeCurrentTask { task in task?.cancel() } }
+            }
+            let error = await Self.migrationError(of: migrator, at: url)
+            #expect(error?.code == .cancelled, "expected a cancellation, got \(String(describing: error))")
+            try await expectNoLeftovers(url)
+            try await Self.expectWholeAndCompleting(url, engine: engine, before: before)
+        }
+    }
+
+    static func migrator(faultInjection: @escaping MigrationFaultInjection) throws -> ProgressiveMigrator {
+        ProgressiveMigrator(chain: try BookStoreMigration.chain(models: try loadModels()), batchSize: batchSize, logger: quietLogger,
+                            faultInjection: faultInjection)
+    }
+
+    /// Runs the migration in a task of its own, which the fault injection may cancel.
+    static func migrationError(of migrator: ProgressiveMigrator, at url: StoreURL) async -> MigrationError? {
+        await withTaskGroup(of: MigrationError?.self) { group in
+            group.addTask {
+                do {
+                    try await migrator.migrateStore(at: url)
+                    return nil
+                } catch {
+                    return error as? MigrationError
+                }
+            }
+            return await group.next() ?? nil
+        }
+    }
+
+    /// The store at `url` is at a version of the chain holding what a clean migration of the
+    /// same seed to that version holds (on SQLite: the very file it was); then a plain run
+    /// migrates it to what a clean migration to the current version gives, nothing beside it.
+    static func expectWholeAndCompleting(_ url: StoreURL, engine: MigrationEngine, before: StoreSnapshot) async throws {
+        let models = try loadModels()
+        let metadata = try await PersistentStore.metadata(at: url)
+        let version = try #require(models.versions.version(matching: metadata), "the store is at no version of the chain")
+        if engine == .sqlite {
+            let after = try await StoreSnapshot(url)
+            #expect(after.files[after.name] == before.files[before.name], "the SQLite store file changed")
+        }
+        try await engine.withSeededStore(books: books) { reference in
+            let administration = StoreAdministration(models: models, logger: quietLogger)
+            if version.name != models.versions.versions[0].name {
+                try await administration.migrate(reference, to: version.name)
+            }
+            #expect(try await tableContents(url) == tableContents(reference), "the store at \(version.name) differs from a clean migration to it")
+            try await BookStoreMigration.migrator(models: models, logger: quietLogger).migrateStore(at: url)
+            try await expectNoLeftovers(url)
+            try await administration.migrate(reference)
+            #expect(try await tableContents(url) == tableContents(reference), "the completed store differs from a clean migration")
+            #expect(try await PersistentStore.metadata(at: url).modelVersionName == models.current.name)
+        }
+    }
+
+    /// Every table's rows, sorted, Z_METADATA left out (it carries the store's own UUID).
+    static func tableContents(_ url: StoreURL) async throws -> [String: [String]] {
+        try await PersistentStore.inspect(url) { connection in
+            let names = connection.dialect == .postgres
+                ? try connection.rows("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()").compactMap { $0[0].text }
+                : try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0[0].text }
+            var contents: [String: [String]] = [:]
+            for name in names where name.uppercased() != "Z_METADATA" {
+                contents[name.uppercased()] = try connection.rows("SELECT * FROM \(name)").map { row in
+                    row.values.map { "\($0)" }.joined(separator: " | ")
+                }.sorted()
+            }
+            return contents
+        }
+    }
+}
+
+extension MigrationEngine {
+    /// Runs `body` with a new store of this engine seeded at version 1 with the catalogue
+    /// and `books` generated books, removed afterwards.
+    func withSeededStore<T>(books: Int, _ body: (StoreURL) async throws -> T) async throws -> T {
+        switch self {
+        case .sqlite:
+            let (directory, cleanUp) = temporaryDirectory()
+            defer { cleanUp() }
+            let url = sqliteStoreURL(in: directory)
+            try await Self.seed(url, books: books)
+            return try await body(url)
+        case .postgres:
+            return try await TestPostgres.withDatabase { url in
+                try await Self.seed(url, books: books)
+                return try await body(url)
+            }
+        }
+    }
+
+    private static func seed(_ url: StoreURL, books: Int) async throws {
+        _ = try await StoreAdministration(models: try loadModels(), logger: quietLogger)
+            .seed(url, version: 1, count: books, catalogue: try loadCatalogue())
+    }
+}
