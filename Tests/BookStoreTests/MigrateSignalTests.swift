@@ -1,0 +1,139 @@
+import BookStoreTesting
+import Foundation
+import PersistenceTesting
+import Synchronization
+import Testing
+@testable import Persistence
+
+/// SIGINT and SIGTERM stop `bookstore migrate` cleanly: the migration is cancelled (a
+/// statement waiting in the database is interrupted), its work removed, the store left
+/// whole, where it stands said, and the command ends with 130 or 143; the next run completes.
+@Suite("a migration stopped by a signal")
+struct MigrateSignalTests {
+    static let generated = 20_000
+
+    static let cases: [(MigrationEngine, Int32)] = [(.sqlite, SIGTERM), (.sqlite, SIGINT), (.postgres, SIGTERM), (.postgres, SIGINT)]
+
+    @Test(arguments: cases)
+    func cleansUpSaysWhereTheStoreStandsAndTheNextRunCompletes(engine: MigrationEngine, signal: Int32) async throws {
+        switch engine {
+        case .sqlite:
+            let (directory, cleanUp) = temporaryDirectory()
+            defer { cleanUp() }
+            try await stopAndResume(sqliteStoreURL(in: directory), engine: engine, signal: signal)
+        case .postgres:
+            try await TestPostgres.withDatabase { url in try await stopAndResume(url, engine: engine, signal: signal) }
+        }
+    }
+
+    private func stopAndResume(_ url: StoreURL, engine: MigrationEngine, signal: Int32) async throws {
+        let store = url.description
+        let seed = try BookStoreProcess.run(["seed", "--model-version", "3", "--count", "\(Self.generated)", "--store", store])
+        #expect(seed.status == 0, "\(seed.stderr)")
+        let before = try await StoreSnapshot(url)
+
+        // PostgreSQL: a transaction of the test's own holds a lock the swap of the first step
+        // needs, so the migration waits inside the database until the signal's cancellation
+        // interrupts it; without that, it would wait as long as the lock is held.
+        var holder: PostgresConnection?
+        if case .postgres(let configuration) = url.kind {
+            let connection = try PostgresConnection(configuration: configuration)
+            try connection.execute("BEGIN")
+            try connection.execute("LOCK TABLE \(configuration.quotedSchema).zpublication IN ACCESS SHARE MODE")
+            holder = connection
+        }
+        let process = try WatchedProcess(try BookStoreProcess.executable, ["migrate", "--store", store, "--log-level", "info"])
+        switch engine {
+        case .sqlite:
+            // The first streamed step has created its new store and is writing it.
+            #expect(process.waitFor { $0.contains("step1.sqlite") && $0.contains("created store") }, "the migration never started its first step: \(process.output)")
+        case .postgres:
+            #expect(try await Self.waitForALockWait(url), "the migration never waited on the test's lock: \(process.output)")
+        }
+        let sent = ContinuousClock.now
+        kill(process.identifier, signal)
+        let status = process.waitUntilExit(timeout: .seconds(20))
+        let stopping = ContinuousClock.now - sent
+        try holder?.execute("ROLLBACK")
+        let output = process.output
+        #expect(status == 128 + signal, "exit status \(String(describing: status)): \(output)")
+        #expect(stopping < .seconds(10), "stopping took \(stopping)")
+        #expect(output.contains("\(signal == SIGINT ? "SIGINT" : "SIGTERM") received: cancelling the migration"), "\(output)")
+        #expect(output.contains("the migration was cancelled"), "\(output)")
+        #expect(output.contains("The store is at model version BookStore 3; 2 steps remain to BookStore 5."), "\(output)")
+
+        try await expectUnchanged(url, since: before)
+
+        let again = try BookStoreProcess.run(["migrate", "--store", store, "--log-level", "warning"])
+        #expect(again.status == 0, "\(again.stderr)")
+        try await expectNoLeftovers(url)
+        let counts = try await PersistentStore.inspect(url) { try $0.rows("""
+            SELECT (SELECT count(*) FROM ZPUBLICATION WHERE ZSYNOPSIS = ZTITLE), (SELECT count(*) FROM ZPAGE WHERE ZPUBLICATION IS NOT NULL)
+            """).map(\.values) }
+        #expect(counts.first?.map(\.int64) == [Int64(Self.generated + 4), Int64(2 * Self.generated + 12)])
+    }
+
+    /// Waits until a session of the store's database waits for a lock.
+    static func waitForALockWait(_ url: StoreURL) async throws -> Bool {
+        for _ in 0..<3_000 {
+            let waiting = try await PersistentStore.inspect(url) { connection in
+                try connection.scalar("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()")?.int64 ?? 0
+            }
+            if waiting > 0 { return true }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+}
+
+/// A child process whose standard output and error are collected as they come, so a test
+/// can wait for a line before acting.
+final class WatchedProcess: Sendable {
+    private let process: Process
+    private let collected = Mutex("")
+
+    var identifier: Int32 { process.processIdentifier }
+    var output: String { collected.withLock { $0 } }
+
+    init(_ executable: URL, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        self.process = process
+        // Cleared at the end of the output, which ends the reference to the process.
+        pipe.fileHandleForReading.readabilityHandler = { [self] handle in
+            let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil; return }
+            collected.withLock { $0 += String(decoding: data, as: UTF8.self) }
+        }
+        try process.run()
+    }
+
+    /// Waits up to 30 s for the output to satisfy `condition`.
+    func waitFor(_ condition: (String) -> Bool) -> Bool {
+        for _ in 0..<3_000 {
+            if condition(output) { return true }
+            if !process.isRunning { return condition(output) }
+            usleep(10_000)
+        }
+        return false
+    }
+
+    /// The exit status (128 + the signal when a signal ended it), or `nil` when it did not
+    /// end within `timeout` (it is then killed).
+    func waitUntilExit(timeout: Duration) -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
+        guard !process.isRunning else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
+        // Let the last output arrive.
+        usleep(50_000)
+        return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+    }
+}
