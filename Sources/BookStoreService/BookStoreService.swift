@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import Persistence
 import ServiceLifecycle
 
 /// The BookStore REST service: publications and their pages over HTTP, on a store that
@@ -21,6 +22,8 @@ public struct BookStoreService: Sendable {
     /// Where the store is; the routes go through it.
     public let gate: StoreGate
     let logger: Logger
+    /// How the store service ends the group when the store cannot be served.
+    let failure = StoreFailureRelay()
 
     public init(configuration: ServiceConfiguration, logger: Logger) {
         self.configuration = configuration
@@ -66,7 +69,7 @@ public struct BookStoreService: Sendable {
             router: makeRouter(),
             server: BookStoreHTTPChannel.server(timeouts: configuration.timeouts),
             configuration: .init(address: address, serverName: "BookStore"),
-            services: [StoreService(configuration: configuration, gate: gate, logger: logger)],
+            services: [StoreService(configuration: configuration, gate: gate, logger: logger, failure: failure)],
             onServerRunning: { channel in
                 logger.notice("listening on \(Self.listeningAddress(configured, bound: channel.localAddress.map(String.init(describing:))))")
             },
@@ -87,14 +90,35 @@ public struct BookStoreService: Sendable {
     /// closed) and the server stops.
     ///
     /// - Throws: when the server cannot listen, or the store cannot be opened or migrated.
+    ///   What can be known about the store without opening it (a path that is no file, a
+    ///   damaged file, a folder that cannot be written) is refused before the server listens.
     public func run() async throws {
         if case .unixSocket(let path) = configuration.address { try Self.removeStaleSocket(at: path) }
+        try await Self.checkStore(configuration.store)
         var group = ServiceGroupConfiguration(services: [makeApplication()], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = configuration.timeouts.shutdownGrace
+        let serviceGroup = ServiceGroup(configuration: group)
+        failure.install { await serviceGroup.triggerGracefulShutdown() }
         do {
-            try await ServiceGroup(configuration: group).run()
+            try await serviceGroup.run()
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             throw ServiceStartError.addressInUse(configuration.address)
+        }
+        if let error = failure.error { throw error }
+    }
+
+    /// Refuses, before the server listens, a store that cannot be served whatever happens
+    /// next: a path that is no regular file, a file or folder this process cannot write, a
+    /// file that is not a store or cannot be read. A missing store passes (it is created).
+    /// Work that must finish before listening rather than before requests: a refusal here
+    /// leaves nothing to shut down.
+    static func checkStore(_ url: StoreURL) async throws {
+        guard case .sqlite = url.kind else { return }
+        try PersistentStore.checkWritable(url)
+        do {
+            _ = try await PersistentStore.metadata(at: url)
+        } catch let error as StoreError where error.code == .storeNotFound {
+            // Created empty at the current model once the server listens.
         }
     }
 

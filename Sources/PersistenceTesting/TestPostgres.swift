@@ -134,3 +134,30 @@ extension TestPostgresDatabase {
         return TestPostgresDatabase(configuration: copied, server: server)
     }
 }
+
+extension TestPostgres {
+    /// Runs `body` with a new database whose files live in a tablespace at `folder` on this
+    /// machine (a ``SmallFileSystem``, to make the server's disk fill up under a store);
+    /// drops both afterwards. Needs the throwaway server, which runs on this machine as the
+    /// `postgres` user when the tests run as root.
+    public static func withDatabase<T>(inTablespaceAt folder: URL, _ body: (StoreURL) async throws -> T) async throws -> T {
+        let database = try await makeDatabase()
+        let tablespace = "persistence_test_space_" + UUID().uuidString.prefix(8).lowercased()
+        let location = folder.appendingPathComponent(tablespace)
+        do {
+            try FileManager.default.createDirectory(at: location, withIntermediateDirectories: true)
+            if let owner = getpwnam("postgres") { _ = chown(location.path, owner.pointee.pw_uid, owner.pointee.pw_gid) }
+            try await database.server.administer("CREATE TABLESPACE \(tablespace) LOCATION '\(location.path)'")
+            guard let name = database.configuration.database else { throw TestPostgresError("the test database has no name") }
+            try await database.server.administer("ALTER DATABASE \(PostgresConfiguration.quoteIdentifier(name)) SET TABLESPACE \(tablespace)")
+            let result = try await body(database.url)
+            try await database.drop()
+            try? await database.server.administer("DROP TABLESPACE IF EXISTS \(tablespace)")
+            return result
+        } catch {
+            try? await database.drop()
+            try? await database.server.administer("DROP TABLESPACE IF EXISTS \(tablespace)")
+            throw error
+        }
+    }
+}

@@ -199,10 +199,15 @@ final class ServerProcess: Sendable {
     /// Sends SIGTERM and waits for the exit status.
     func terminate(timeout: Duration = .seconds(30)) async throws -> Int32 {
         process.terminate()
+        return try await waitForExit(timeout: timeout)
+    }
+
+    /// Waits for the process to end by itself; its exit status.
+    func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32 {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         if process.isRunning {
-            throw RawHTTPClient.Failure(description: "the server did not stop within \(timeout) of SIGTERM; it wrote:\n\(output.suffix(3000))")
+            throw RawHTTPClient.Failure(description: "the server did not stop within \(timeout); it wrote:\n\(output.suffix(3000))")
         }
         return process.terminationStatus
     }

@@ -16,6 +16,12 @@ enum BookStoreProcess {
     static func run(_ arguments: [String]) throws -> BuiltCommand.Output {
         try command.runBlocking(arguments)
     }
+
+    /// Runs it on a thread of its own: the test's task waits without holding a thread of
+    /// the cooperative pool, which tests running beside it need.
+    static func running(_ arguments: [String]) async throws -> BuiltCommand.Output {
+        try await command.run(arguments)
+    }
 }
 
 @Suite("bookstore command")

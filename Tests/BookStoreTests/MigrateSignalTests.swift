@@ -28,7 +28,7 @@ struct MigrateSignalTests {
 
     private func stopAndResume(_ url: StoreURL, engine: MigrationEngine, signal: Int32) async throws {
         let store = url.description
-        let seed = try BookStoreProcess.run(["seed", "--model-version", "3", "--count", "\(Self.generated)", "--store", store])
+        let seed = try await BookStoreProcess.running(["seed", "--model-version", "3", "--count", "\(Self.generated)", "--store", store])
         #expect(seed.status == 0, "\(seed.stderr)")
         let before = try await StoreSnapshot(url)
 
@@ -46,13 +46,13 @@ struct MigrateSignalTests {
         switch engine {
         case .sqlite:
             // The first streamed step has created its new store and is writing it.
-            #expect(process.waitFor { $0.contains("step1.sqlite") && $0.contains("created store") }, "the migration never started its first step: \(process.output)")
+            #expect(await process.waitFor { $0.contains("step1.sqlite") && $0.contains("created store") }, "the migration never started its first step: \(process.output)")
         case .postgres:
             #expect(try await Self.waitForALockWait(url), "the migration never waited on the test's lock: \(process.output)")
         }
         let sent = ContinuousClock.now
         kill(process.identifier, signal)
-        let status = process.waitUntilExit(timeout: .seconds(20))
+        let status = await process.waitUntilExit(timeout: .seconds(20))
         let stopping = ContinuousClock.now - sent
         try holder?.execute("ROLLBACK")
         let output = process.output
@@ -64,7 +64,7 @@ struct MigrateSignalTests {
 
         try await expectUnchanged(url, since: before)
 
-        let again = try BookStoreProcess.run(["migrate", "--store", store, "--log-level", "warning"])
+        let again = try await BookStoreProcess.running(["migrate", "--store", store, "--log-level", "warning"])
         #expect(again.status == 0, "\(again.stderr)")
         try await expectNoLeftovers(url)
         let counts = try await PersistentStore.inspect(url) { try $0.rows("""
@@ -113,27 +113,27 @@ final class WatchedProcess: Sendable {
     }
 
     /// Waits up to 30 s for the output to satisfy `condition`.
-    func waitFor(_ condition: (String) -> Bool) -> Bool {
+    func waitFor(_ condition: (String) -> Bool) async -> Bool {
         for _ in 0..<3_000 {
             if condition(output) { return true }
             if !process.isRunning { return condition(output) }
-            usleep(10_000)
+            try? await Task.sleep(for: .milliseconds(10))
         }
         return false
     }
 
     /// The exit status (128 + the signal when a signal ended it), or `nil` when it did not
     /// end within `timeout` (it is then killed).
-    func waitUntilExit(timeout: Duration) -> Int32? {
+    func waitUntilExit(timeout: Duration) async -> Int32? {
         let deadline = ContinuousClock.now + timeout
-        while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
+        while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
         guard !process.isRunning else {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             return nil
         }
         // Let the last output arrive.
-        usleep(50_000)
+        try? await Task.sleep(for: .milliseconds(50))
         return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
     }
 }

@@ -10,7 +10,11 @@ import Testing
 /// point of BookStore's chain (v1 → v5: two steps in place, two streamed) leaves the store
 /// whole — as it was on SQLite, at its last completed step on PostgreSQL, row for row what
 /// a clean migration to that version gives — and the next run completes.
-@Suite struct MigrationFaultTests {
+///
+/// One case at a time: each holds several sessions of the test server (the migration's
+/// lock, its source and destination stores, a reference store), and side by side the 46
+/// cases would take more than the server's connections.
+@Suite(.serialized) struct MigrationFaultTests {
     static let books = 300
     static let batchSize = 100
 

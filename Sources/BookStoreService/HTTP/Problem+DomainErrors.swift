@@ -5,7 +5,9 @@ import Persistence
 extension Problem {
     /// The problem a domain error is to a client: the model's validation is a 422 listing
     /// each field, an unknown object a 404, a concurrent change a 409, a store that cannot be
-    /// reached a 503; `nil` for errors that are the service's own fault (answered with 500).
+    /// reached a 503, a full disk a 507 and a store that cannot be used (read-only, damaged,
+    /// its server going down) a 503; `nil` for errors that are the service's own fault
+    /// (answered with 500).
     ///
     /// ```swift
     /// Problem(domainError: ValidationError(...))?.status   // .unprocessableContent
@@ -27,6 +29,13 @@ extension Problem {
         case let error as StoreError where error.code == .connectionFailed:
             self.init(.serviceUnavailable, type: .unavailable, title: "The store cannot be reached",
                       detail: "the database server does not answer; retry later", headers: [.retryAfter: "5"])
+        case let error where StorageFault(error) == .diskFull:
+            self.init(.init(code: 507, reasonPhrase: "Insufficient Storage"), type: .insufficientStorage, title: "The store's disk is full",
+                      detail: "nothing was saved: the disk that holds the store is full; retry once space has been freed")
+        case let error where StorageFault(error) != nil:
+            let fault = StorageFault(error)!
+            self.init(.serviceUnavailable, type: .storeUnusable, title: "The store cannot be used",
+                      detail: "nothing was saved: \(fault); the operator must fix this before a retry can succeed")
         case let error as HTTPError:
             self.init(httpError: error.status, detail: error.body)
         case let error as any HTTPResponseError:

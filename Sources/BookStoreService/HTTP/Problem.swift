@@ -29,6 +29,10 @@ public struct Problem: Error, HTTPResponseError, Sendable, CustomStringConvertib
         public static let unsupportedMediaType = Kind(uri: "/problems/unsupported-media-type")
         public static let conflict = Kind(uri: "/problems/conflict")
         public static let unavailable = Kind(uri: "/problems/unavailable")
+        /// The disk that holds the store is full: nothing was saved.
+        public static let insufficientStorage = Kind(uri: "/problems/insufficient-storage")
+        /// The store cannot be used: read-only, damaged, or its server is down.
+        public static let storeUnusable = Kind(uri: "/problems/store-unusable")
         public static let requestTimeout = Kind(uri: "/problems/request-timeout")
         /// A request the server cannot read as HTTP at all.
         public static let malformedRequest = Kind(uri: "/problems/malformed-request")

@@ -114,8 +114,9 @@ enum OpenAPIDocument {
     private static func operation(_ id: String, _ summary: String, parameters: [JSONValue] = [], body: String? = nil, mergePatch: Bool = false,
                                   responses: [String: JSONValue]) -> JSONValue {
         var responses = responses
-        responses["503"] = ["description": "The store is being migrated (or opened); the body has the migration's progress",
+        responses["503"] = ["description": "The store is being migrated (or opened); the body has the migration's progress. Or the store cannot be used (read-only, damaged, its server going down): nothing was saved",
                             "headers": ["Retry-After": retryAfter], "content": ["application/problem+json": ["schema": ref("Problem")]]]
+        responses["507"] = problem("The disk that holds the store is full: nothing was saved")
         var operation: [String: JSONValue] = ["operationId": .string(id), "summary": .string(summary), "responses": .object(responses)]
         if !parameters.isEmpty { operation["parameters"] = .array(parameters) }
         if let body {

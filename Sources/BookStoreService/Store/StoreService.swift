@@ -16,12 +16,15 @@ import ServiceLifecycle
 /// - The store is closed after the server has stopped: the service group shuts services
 ///   down in reverse order, and the server comes after this one.
 ///
-/// A store that cannot be opened or migrated (unreachable, newer than the app) ends the
-/// service with the error, and with it the whole service group.
+/// A store that cannot be opened or migrated (unreachable, newer than the app, a full disk)
+/// ends the service with the error: the whole service group shuts down gracefully, and
+/// ``BookStoreService/run()`` throws the error.
 struct StoreService: Service {
     let configuration: ServiceConfiguration
     let gate: StoreGate
     let logger: Logger
+    /// Ends the service gracefully when the store cannot be served.
+    var failure = StoreFailureRelay()
 
     func run() async throws {
         let container: PersistentContainer
@@ -35,7 +38,10 @@ struct StoreService: Service {
         } catch {
             gate.move(to: .stopped)
             logger.error("the store cannot be served", metadata: [LoggingKeys.store: "\(configuration.store)", "error": "\(error)"])
-            throw error
+            // Returning before the group shuts down would cancel the server mid-request.
+            guard await failure.fail(with: error) else { throw error }
+            try? await gracefulShutdown()
+            return
         }
         gate.move(to: .ready(container))
         logger.info("store ready", metadata: [LoggingKeys.store: "\(configuration.store)", LoggingKeys.modelVersion: "\(container.model.name)"])

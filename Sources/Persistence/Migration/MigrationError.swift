@@ -39,6 +39,9 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
         public static let storeBusy = Code(base: "storeBusy")
         /// The store could not be read, written or replaced.
         public static let store = Code(base: "store")
+        /// The store's disk, file or database server failed (full, read-only, damaged,
+        /// down) rather than the migration: the user's to fix, as ``StorageFault`` says.
+        public static let storage = Code(base: "storage")
     }
 
     public var code: Code
@@ -90,5 +93,22 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
         if let underlying, !(underlying is ValidationError) { text += " (\(underlying))" }
         if let hint { text += ". " + hint.prefix(1).uppercased() + hint.dropFirst() }
         return text
+    }
+}
+
+extension MigrationError {
+    /// `error` as a ``Code/storage`` error when a ``StorageFault`` is at its root: what
+    /// happened, when (`doing`, or the error's own message), what to do and what became of
+    /// the store (`afterwards`); `nil` when the error is not the environment's.
+    static func storage(_ error: any Error, doing: String?, store: StoreURL, afterwards: String) -> MigrationError? {
+        if let error = error as? MigrationError, error.code == .storage || error.code == .cancelled { return nil }
+        guard let fault = StorageFault(error) else { return nil }
+        let what = doing ?? (error as? MigrationError)?.message ?? (error as? StoreError)?.message ?? "the migration failed"
+        // The engine's words, unless the message has them already.
+        let detail = StorageFault.chain(of: error).first { cause in
+            if let call = cause as? SystemCallError { return !what.contains(call.reason) }
+            return cause is DatabaseError
+        }
+        return MigrationError(.storage, "\(fault): \(what)", hint: "\(fault.advice); \(afterwards)", store: store.description, underlying: detail)
     }
 }

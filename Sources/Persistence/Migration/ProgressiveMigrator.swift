@@ -224,6 +224,15 @@ public final class ProgressiveMigrator: Sendable {
     @discardableResult
     public func migrateStore(at url: StoreURL, to target: String? = nil, storeVersion: String? = nil) async throws -> MigrationPlan {
         defer { broadcast.finish() }
+        do {
+            return try await migrateStoreUnclassified(at: url, to: target, storeVersion: storeVersion)
+        } catch {
+            // What failed before a step ran (the lock, the work folder, the store's copy) left the store as it was.
+            throw MigrationError.storage(error, doing: nil, store: url, afterwards: "the store was not changed") ?? error
+        }
+    }
+
+    private func migrateStoreUnclassified(at url: StoreURL, to target: String?, storeVersion: String?) async throws -> MigrationPlan {
         // A current store is the common case: find out without taking the lock.
         let unlocked = try await plan(forStoreAt: url, to: target, storeVersion: storeVersion)
         guard !unlocked.isEmpty else {

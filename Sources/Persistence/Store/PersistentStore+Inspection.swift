@@ -16,6 +16,7 @@ extension PersistentStore {
     public static func inspect<T: Sendable>(_ url: StoreURL, _ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
         switch url.kind {
         case .sqlite(let path):
+            try SQLiteStoreFile.checkIsRegularFile(path, store: url)
             let connection = try SQLiteConnection(readingStoreAt: path)
             return try body(connection)
         case .postgres(let configuration):

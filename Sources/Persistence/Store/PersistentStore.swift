@@ -131,6 +131,22 @@ public final class PersistentStore: Sendable {
         await database.close()
     }
 
+    /// Checks, without opening it, that this process could write the store at `url`: a
+    /// SQLite store's file and folder must be writable (SQLite writes beside the file). A
+    /// PostgreSQL store's rights show when it is written.
+    ///
+    /// ```swift
+    /// try PersistentStore.checkWritable(url)   // before a server starts listening
+    /// ```
+    ///
+    /// - Throws: ``StoreError/Code/notWritable`` naming the file or folder and the reason;
+    ///   ``StoreError/Code/notAStore`` when the path is not a regular file.
+    public static func checkWritable(_ url: StoreURL) throws(StoreError) {
+        guard case .sqlite(let path) = url.kind else { return }
+        try SQLiteStoreFile.checkIsRegularFile(path, store: url)
+        try SQLiteStoreFile.checkWritable(path, store: url)
+    }
+
     /// Reads the metadata without opening the store for writing.
     public static func metadata(at url: StoreURL) async throws -> StoreMetadata {
         switch url.kind {
@@ -171,6 +187,7 @@ public final class PersistentStore: Sendable {
     }
 
     private static func openSQLite(url: StoreURL, path: String, model: ManagedObjectModel, options: Options, logger: Logger) async throws -> PersistentStore {
+        try SQLiteStoreFile.checkIsRegularFile(path, store: url)
         if FileManager.default.fileExists(atPath: path) {
             let metadata = try SQLiteStoreFile.readMetadata(path: path, store: url)
             if metadata.isForeign && !model.isCompatible(with: metadata) {

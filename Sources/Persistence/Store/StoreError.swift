@@ -22,6 +22,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let conflict = Code(base: "conflict")
         public static let invalidFetch = Code(base: "invalidFetch")
         public static let objectNotFound = Code(base: "objectNotFound")
+        /// The store or its folder cannot be written: read-only, or no permission.
+        public static let notWritable = Code(base: "notWritable")
     }
 
     public var code: Code

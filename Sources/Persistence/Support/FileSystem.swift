@@ -8,6 +8,22 @@ private let systemRename = Darwin.rename
 
 import Dispatch
 
+/// A system call that failed, with its `errno`: what a file error is underneath, said in
+/// words (`description` is the call and `strerror`).
+struct SystemCallError: Error, Sendable, CustomStringConvertible {
+    let call: String
+    let code: Int32
+
+    /// The failure of `call` just now, from `errno`.
+    init(_ call: String, code: Int32 = errno) {
+        self.call = call
+        self.code = code
+    }
+
+    var reason: String { String(cString: strerror(code)) }
+    var description: String { "\(call): \(reason)" }
+}
+
 /// The few file-system calls whose guarantees Foundation does not spell out, and a way to
 /// run blocking file work off the cooperative thread pool.
 enum FileSystem {
@@ -35,8 +51,9 @@ enum FileSystem {
     /// call, three times slower on a large store.
     static func copy(_ source: String, to destination: String) throws(MigrationError) {
         func failure(_ what: String) -> MigrationError {
-            MigrationError(.store, "could not copy the store into the migration's work folder (\(what)): \(String(cString: strerror(errno)))",
-                           hint: "check the folder's permissions and free space; the store was not changed")
+            let error = SystemCallError(what)
+            return MigrationError(.store, "could not copy the store into the migration's work folder (\(what)): \(error.reason)",
+                                  hint: "check the folder's permissions and free space; the store was not changed", underlying: error)
         }
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw failure("opening the store") }
@@ -72,9 +89,9 @@ enum FileSystem {
     /// `rename(2)`: atomically replaces `destination` on the same file system.
     static func rename(_ source: String, to destination: String) throws(MigrationError) {
         guard systemRename(source, destination) == 0 else {
-            let reason = String(cString: strerror(errno))
-            throw MigrationError(.store, "could not move the migrated store into place: \(reason)",
-                                 hint: "check that the folder is writable; the store was not changed")
+            let error = SystemCallError("rename")
+            throw MigrationError(.store, "could not move the migrated store into place: \(error.reason)",
+                                 hint: "check that the folder is writable; the store was not changed", underlying: error)
         }
     }
 
@@ -82,13 +99,13 @@ enum FileSystem {
     static func sync(_ path: String) throws(MigrationError) {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else {
-            let reason = String(cString: strerror(errno))
-            throw MigrationError(.store, "could not open \(path) to write it to disk: \(reason)", hint: "check the folder's permissions and free space")
+            let error = SystemCallError("open")
+            throw MigrationError(.store, "could not open \(path) to write it to disk: \(error.reason)", hint: "check the folder's permissions and free space", underlying: error)
         }
         defer { close(fd) }
         guard fsync(fd) == 0 else {
-            let reason = String(cString: strerror(errno))
-            throw MigrationError(.store, "could not write \(path) to disk: \(reason)", hint: "check the disk and its free space")
+            let error = SystemCallError("fsync")
+            throw MigrationError(.store, "could not write \(path) to disk: \(error.reason)", hint: "check the disk and its free space", underlying: error)
         }
     }
 }

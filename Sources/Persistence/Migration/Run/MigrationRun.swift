@@ -68,11 +68,13 @@ struct MigrationRun {
     }
 
     /// What a failed step is reported as: once the run is cancelled, whatever failed failed
-    /// because of it (an interrupted statement, a refused one); a ``MigrationError`` as it
-    /// is; anything else as `otherwise` says.
-    private func failure(_ error: any Error, in workspace: any MigrationWorkspace, otherwise: () -> MigrationError) -> any Error {
+    /// because of it (an interrupted statement, a refused one); a full disk, a read-only or
+    /// damaged file, a server going down as that, with what to do; a ``MigrationError`` as
+    /// it is; anything else as `otherwise` says.
+    private func failure(_ error: any Error, in workspace: any MigrationWorkspace, doing: String, otherwise: () -> MigrationError) -> any Error {
         if error is MigrationAbort { return error }
         if Task.isCancelled || (error as? DatabaseError)?.isInterruption == true { return cancelled(workspace) }
+        if let storage = MigrationError.storage(error, doing: doing, store: store, afterwards: workspace.storeAfterFailure) { return storage }
         if let error = error as? MigrationError { return error.at(store) }
         return otherwise()
     }
@@ -102,10 +104,10 @@ struct MigrationRun {
                 }
             }
         } catch {
-            throw failure(error, in: workspace) {
-                let names = group.map { "\(plan.steps[$0].source.name) → \(plan.steps[$0].destination.name)" }.joined(separator: ", ")
-                return MigrationError(.store, "the in-place migration \(names) failed and was rolled back",
-                                      hint: "\(workspace.storeAfterFailure); report this with the output of `migrate --plan`", store: store.description, underlying: error)
+            let names = group.map { "\(plan.steps[$0].source.name) → \(plan.steps[$0].destination.name)" }.joined(separator: ", ")
+            throw failure(error, in: workspace, doing: "the in-place migration \(names) failed and was rolled back") {
+                MigrationError(.store, "the in-place migration \(names) failed and was rolled back",
+                               hint: "\(workspace.storeAfterFailure); report this with the output of `migrate --plan`", store: store.description, underlying: error)
             }
         }
         for index in group {
@@ -154,7 +156,7 @@ struct MigrationRun {
             return next
         } catch {
             if !(error is MigrationAbort) { await DatabaseCancellation.shielded { await workspace.discard(output) } }
-            throw failure(error, in: workspace) {
+            throw failure(error, in: workspace, doing: "step \(step.source.name) → \(step.destination.name) failed") {
                 MigrationError(.store, "step \(step.source.name) → \(step.destination.name) failed", hint: workspace.storeAfterFailure,
                                store: store.description, underlying: error)
             }

@@ -36,8 +36,9 @@ final class SQLiteMigrationLock: MigrationLock {
         while true {
             let fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
             guard fd >= 0 else {
-                throw MigrationError(.store, "cannot create the migration lock file beside the store: \(String(cString: strerror(errno)))",
-                                     hint: "check that the store's folder is writable", store: store.description)
+                let error = SystemCallError("open")
+                throw MigrationError(.store, "cannot create the migration lock file beside the store: \(error.reason)",
+                                     hint: "check that the store's folder is writable", store: store.description, underlying: error)
             }
             if flock(fd, LOCK_EX | LOCK_NB) == 0 {
                 if isStillLinked(fd, path: path) {

@@ -22,14 +22,18 @@ final class WorkFolder {
     init(besideStoreAt storePath: String) throws {
         let store = URL(fileURLWithPath: storePath)
         url = store.deletingLastPathComponent().appendingPathComponent(".\(store.lastPathComponent).migration-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
+        guard mkdir(url.path, 0o700) == 0 else {
+            let error = SystemCallError("mkdir")
+            throw MigrationError(.store, "could not create the migration's work folder beside the store: \(error.reason)",
+                                 hint: "check that the store's folder is writable and has free space; the store was not changed", underlying: error)
+        }
         let fd = open(url.appendingPathComponent(Self.lockName).path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
         guard fd >= 0, flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let error = SystemCallError(fd >= 0 ? "flock" : "open")
             if fd >= 0 { close(fd) }
             try? FileManager.default.removeItem(at: url)
-            throw MigrationError(.store, "could not lock the migration's work folder beside the store: \(reason)",
-                                 hint: "check that the store's folder is writable; the store was not changed")
+            throw MigrationError(.store, "could not lock the migration's work folder beside the store: \(error.reason)",
+                                 hint: "check that the store's folder is writable; the store was not changed", underlying: error)
         }
         lockDescriptor = fd
     }

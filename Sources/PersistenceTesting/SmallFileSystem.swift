@@ -1,0 +1,98 @@
+import Foundation
+
+/// A small file system of a test's own — a `tmpfs` mounted on a new temporary folder — to
+/// make a disk fill up or turn read-only under a store for real, with the engine's own
+/// errors. Mounting needs root (the test machines run as root); ``isAvailable`` says.
+///
+/// ```swift
+/// let small = try SmallFileSystem(bytes: 4 << 20)
+/// defer { small.unmount() }
+/// try small.fill(leaving: 64 << 10)
+/// ```
+public final class SmallFileSystem: Sendable {
+    /// Where it is mounted.
+    public let folder: URL
+
+    /// Whether this process may mount one.
+    public static var isAvailable: Bool { getuid() == 0 }
+
+    /// Mounts a `tmpfs` of `bytes` on a new temporary folder.
+    public init(bytes: Int) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("small-fs-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Self.mount(["-t", "tmpfs", "-o", "size=\(bytes),mode=0777", "tmpfs", folder.path])
+    }
+
+    /// Changes its size, keeping what it holds (`bytes` must hold that).
+    public func resize(to bytes: Int) throws {
+        try Self.mount(["-o", "remount,size=\(bytes)", folder.path])
+    }
+
+    /// Makes it read-only (`ro`), or writable again.
+    public func setReadOnly(_ readOnly: Bool) throws {
+        try Self.mount(["-o", "remount,\(readOnly ? "ro" : "rw")", folder.path])
+    }
+
+    /// The bytes in use.
+    public func usedBytes() throws -> Int {
+        var info = statvfs()
+        guard statvfs(folder.path, &info) == 0 else { throw SmallFileSystemError("statvfs failed: \(String(cString: strerror(errno)))") }
+        return Int(info.f_blocks - info.f_bfree) * Int(info.f_frsize)
+    }
+
+    /// Writes a filler file so that at most `free` bytes are left.
+    public func fill(leaving free: Int) throws {
+        var info = statvfs()
+        guard statvfs(folder.path, &info) == 0 else { throw SmallFileSystemError("statvfs failed: \(String(cString: strerror(errno)))") }
+        let available = Int(info.f_bavail) * Int(info.f_frsize)
+        let filler = folder.appendingPathComponent("filler")
+        let handle = try FileHandle(forWritingTo: { FileManager.default.createFile(atPath: filler.path, contents: nil); return filler }())
+        defer { try? handle.close() }
+        let chunk = Data(count: 64 << 10)
+        var written = 0
+        let target = max(0, available - free)
+        while written + chunk.count <= target {
+            try handle.write(contentsOf: chunk)
+            written += chunk.count
+        }
+        if target > written { try handle.write(contentsOf: chunk.prefix(target - written)) }
+    }
+
+    /// Removes the filler file.
+    public func empty() {
+        try? FileManager.default.removeItem(at: folder.appendingPathComponent("filler"))
+    }
+
+    /// Unmounts it and removes the folder.
+    public func unmount() {
+        _ = try? Self.run("/bin/umount", ["-l", folder.path])
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    private static func mount(_ arguments: [String]) throws {
+        try run("/bin/mount", arguments)
+    }
+
+    @discardableResult
+    private static func run(_ tool: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw SmallFileSystemError("\(tool) \(arguments.joined(separator: " ")) failed: \(output)")
+        }
+        return output
+    }
+}
+
+/// A small file system that could not be set up.
+public struct SmallFileSystemError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
