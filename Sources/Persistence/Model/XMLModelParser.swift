@@ -89,7 +89,7 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
                 result.versionIdentifier = attributes["userDefinedModelVersionIdentifier"] ?? ""
                 stack.append(.model)
             case (nil, _):
-                throw ModelError(.malformedXML, "the root element is <\(elementName)>, not <model>; this is not a Core Data model file", file: file, line: line)
+                throw ModelError(.malformedXML, "the root element is <\(elementName.shortenedForMessage)>, not <model>; this is not a Core Data model file", file: file, line: line)
             case (.model, "entity"):
                 let name = try required("name", in: attributes, element: "entity", line: line, entity: nil)
                 entity = EntityDescription(
@@ -156,7 +156,7 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
             let valid = AttributeType.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
             throw ModelError(
                 .unknownAttributeType,
-                "unknown attribute type '\(typeName)'; use one of \(valid)",
+                "unknown attribute type \(quoted: typeName); use one of \(valid)",
                 file: file, line: line, entity: entityName, property: name)
         }
         func value(_ key: String, _ parse: (String, AttributeType) -> AttributeValue?) throws(ModelError) -> AttributeValue? {
@@ -164,7 +164,7 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
             guard let value = parse(text, type) else {
                 throw ModelError(
                     .invalidValue,
-                    "\(key) '\(text)' is not valid for a \(type.rawValue) attribute\(Self.hint(for: type, key: key))",
+                    "\(key) \(quoted: text) is not valid for a \(type.rawValue) attribute\(Self.hint(for: type, key: key))",
                     file: file, line: line, entity: entityName, property: name)
             }
             return value
@@ -201,7 +201,7 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
             guard let text = xml[key] else { return nil }
             guard let value = Int(text), value >= 0 else {
                 throw ModelError(
-                    .invalidValue, "\(key) '\(text)' is not a count; use a whole number ≥ 0 (0 means no limit)",
+                    .invalidValue, "\(key) \(quoted: text) is not a count; use a whole number ≥ 0 (0 means no limit)",
                     file: file, line: line, entity: entityName, property: name)
             }
             return value
@@ -211,7 +211,7 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
             guard let rule = DeleteRule(rawValue: text) else {
                 let valid = DeleteRule.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
                 throw ModelError(
-                    .invalidValue, "unknown deletionRule '\(text)'; use one of \(valid)",
+                    .invalidValue, "unknown deletionRule \(quoted: text); use one of \(valid)",
                     file: file, line: line, entity: entityName, property: name)
             }
             deleteRule = rule
