@@ -1,6 +1,7 @@
 extension ManagedObjectModel {
     /// Checks names, parents, destinations and inverses, in the order the entities were
-    /// declared, so the first problem in a file is the one reported.
+    /// declared, so the first problem in a file is the one reported; then the names the
+    /// store would make of them (``validateStoreNames(declaredOrder:)``).
     ///
     /// Abstract entities are fine anywhere: they only cannot have instances.
     func validate(declaredOrder: [EntityDescription]) throws(ModelError) {
@@ -23,6 +24,7 @@ extension ManagedObjectModel {
                 try validate(relationship, of: entity)
             }
         }
+        try validateStoreNames(declaredOrder: declaredOrder)
     }
 
     private func validateParent(of entity: EntityDescription) throws(ModelError) {

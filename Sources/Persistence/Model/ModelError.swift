@@ -18,6 +18,9 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let inconsistentInverse = Code(base: "inconsistentInverse")
         public static let inheritanceCycle = Code(base: "inheritanceCycle")
         public static let unknownVersion = Code(base: "unknownVersion")
+        /// A table, column or index name the store would make from the model's names is
+        /// longer than the database keeps (63 bytes on PostgreSQL).
+        public static let nameTooLong = Code(base: "nameTooLong")
     }
 
     /// The most UTF-8 bytes a message keeps; the middle of a longer one is left out.
