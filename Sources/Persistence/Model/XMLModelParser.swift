@@ -41,6 +41,10 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
     }
 
     private let file: String?
+    /// The document, to find where an element's start tag begins.
+    private let bytes: [UInt8]
+    /// Where each line of the document starts, by byte offset; made when first needed.
+    private lazy var lineStarts: [Int] = [0] + bytes.indices.filter { bytes[$0] == UInt8(ascii: "\n") }.map { $0 + 1 }
     private var result = ParsedModelXML()
     private var stack: [Context] = []
     /// How deep we are inside an element that is skipped.
@@ -49,13 +53,14 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
     private var entity: EntityDescription?
     private var error: ModelError?
 
-    private init(file: String?) {
+    private init(file: String?, bytes: [UInt8]) {
         self.file = file
+        self.bytes = bytes
     }
 
     /// Parses the XML; the returned entities are not validated yet.
     static func parse(_ data: Data, file: String?) throws(ModelError) -> ParsedModelXML {
-        let delegate = XMLModelParser(file: file)
+        let delegate = XMLModelParser(file: file, bytes: [UInt8](data))
         let parser = XMLParser(data: data)
         parser.delegate = delegate
         let ok = parser.parse()
@@ -81,7 +86,7 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
             skippedDepth += 1
             return
         }
-        let line = parser.lineNumber
+        let line = startLine(of: elementName, parser)
         do throws(ModelError) {
             switch (stack.last, elementName) {
             case (nil, "model"):
@@ -232,6 +237,31 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
     }
 
     // MARK: Helpers
+
+    /// The line an element's start tag begins on. The parser reports where it is, which is
+    /// the end of the start tag: an element written over several lines began lines earlier.
+    private func startLine(of elementName: String, _ parser: XMLParser) -> Int {
+        let line = parser.lineNumber
+        guard line >= 1, line <= lineStarts.count else { return line }
+        // The column counts characters from 1; step over each one's UTF-8 bytes.
+        var end = lineStarts[line - 1]
+        for _ in 1..<max(parser.columnNumber, 1) where end < bytes.count {
+            end += 1
+            while end < bytes.count, bytes[end] & 0xC0 == 0x80 { end += 1 }
+        }
+        // No '<' stands inside a start tag, not even in an attribute value, so the last one
+        // before the tag's end opens it.
+        guard let open = bytes[..<min(end + 1, bytes.count)].lastIndex(of: UInt8(ascii: "<")),
+            bytes[(open + 1)...].starts(with: elementName.utf8)
+        else { return line }
+        // The number of lines that start at or before the '<'.
+        var low = 0, high = lineStarts.count
+        while low < high {
+            let middle = (low + high) / 2
+            if lineStarts[middle] <= open { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
 
     private func required(
         _ key: String, in xml: [String: String], element: String, line: Int, entity: String?, property: String? = nil
