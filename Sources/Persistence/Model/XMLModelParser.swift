@@ -42,7 +42,7 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
 
     private let file: String?
     /// The document, to find where an element's start tag begins.
-    private let bytes: [UInt8]
+    fileprivate let bytes: [UInt8]
     /// Where each line of the document starts, by byte offset; made when first needed.
     private lazy var lineStarts: [Int] = [0] + bytes.indices.filter { bytes[$0] == UInt8(ascii: "\n") }.map { $0 + 1 }
     private var result = ParsedModelXML()
@@ -50,8 +50,14 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
     /// How deep we are inside an element that is skipped.
     private var skippedDepth = 0
     private var sawModel = false
+    /// Whether `</model>` was read: what follows it is not part of the model.
+    private var modelClosed = false
     private var entity: EntityDescription?
     private var error: ModelError?
+    /// Where the parser was when `error` was found, and whether the parser found it
+    /// (XML that is not well-formed) rather than this delegate (a model that is wrong).
+    private var failedAtLine = 0
+    private var errorIsTheParsers = false
 
     private init(file: String?, bytes: [UInt8]) {
         self.file = file
@@ -64,13 +70,26 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
         let parser = XMLParser(data: data)
         parser.delegate = delegate
         let ok = parser.parse()
-        if let error = delegate.error { throw error }
+        if let error = delegate.error {
+            // A file cut inside a start tag is handed over as the tag without its missing
+            // attributes: the problem is the cut, not the attributes.
+            if !delegate.errorIsTheParsers, XMLParser.looksCutOff(delegate.bytes, at: delegate.failedAtLine, root: "model", code: nil) {
+                throw delegate.cutOff(line: delegate.failedAtLine)
+            }
+            throw error
+        }
         // On Linux, libxml2 recovers from some errors and parse() still returns true.
         if !ok || parser.parserError != nil {
             throw delegate.malformed(parser.parserError, line: parser.lineNumber)
         }
         guard delegate.sawModel else {
-            throw ModelError(.malformedXML, "the file has no <model> element; it is not a Core Data model", file: file, line: max(parser.lineNumber, 1))
+            // No element at all: any other root was refused above.
+            let isBlank = data.allSatisfy { [0x20, 0x09, 0x0A, 0x0D].contains($0) }
+            let message = isBlank
+                ? "the model file is empty; it should hold a <model> element, as Xcode writes it"
+                : "the model file is not well-formed XML: it has no root element, so it holds no <model> or ends before one starts, "
+                    + "as a file that was cut off does; \(restore)"
+            throw ModelError(.malformedXML, message, file: file, line: max(parser.lineNumber, 1))
         }
         return delegate.result
     }
@@ -132,11 +151,11 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
         // Report the first error where it happened; later ones are consequences of it.
-        fail(malformed(parseError, line: parser.lineNumber), parser)
+        fail(malformed(parseError, line: parser.lineNumber), parser, foundByParser: true)
     }
 
     func parser(_ parser: XMLParser, validationErrorOccurred validationError: Error) {
-        fail(malformed(validationError, line: parser.lineNumber), parser)
+        fail(malformed(validationError, line: parser.lineNumber), parser, foundByParser: true)
     }
 
     func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
@@ -145,9 +164,14 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
             skippedDepth -= 1
             return
         }
-        if stack.popLast() == .entity, let entity {
-            result.entities.append(entity)
-            self.entity = nil
+        switch stack.popLast() {
+        case .entity?:
+            if let entity { result.entities.append(entity) }
+            entity = nil
+        case .model?:
+            modelClosed = true
+        default:
+            break
         }
     }
 
@@ -294,17 +318,28 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
         }
     }
 
-    private func fail(_ error: ModelError, _ parser: XMLParser) {
-        if self.error == nil { self.error = error }
+    private func fail(_ error: ModelError, _ parser: XMLParser, foundByParser: Bool = false) {
+        if self.error == nil {
+            self.error = error
+            failedAtLine = parser.lineNumber
+            errorIsTheParsers = foundByParser
+        }
         parser.abortParsing()
     }
 
     fileprivate func malformed(_ error: Error?, line: Int) -> ModelError {
-        ModelError(
-            .malformedXML,
-            "the model file is not well-formed XML (\(XMLParser.describe(error))); fix the XML or re-save the model in Xcode",
+        let failure = XMLParser.describeFailure(error, in: bytes, line: line, root: "model", rootClosed: modelClosed)
+        let fix = failure.isCutOff ? Self.restore : "fix the XML or re-save the model in Xcode"
+        return ModelError(
+            .malformedXML, "the model file is not well-formed XML: \(failure.words); \(fix)",
             file: file, line: max(line, 1))  // libxml2 says line 0 for an empty document
     }
+
+    fileprivate func cutOff(line: Int) -> ModelError {
+        ModelError(.malformedXML, "the model file is not well-formed XML: \(XMLParser.cutOffWords(root: "model")); \(Self.restore)", file: file, line: max(line, 1))
+    }
+
+    private static let restore = "restore the whole file (e.g. from version control) or re-save the model in Xcode"
 
     private static func hint(for type: AttributeType, key: String) -> String {
         let isBound = key.hasPrefix("min") || key.hasPrefix("max")
