@@ -6,7 +6,9 @@ import FoundationXML
 
 extension XMLParser {
     /// What a parser error says, in words. FoundationXML on Linux gives errors without a
-    /// description, only libxml2's code, which ``XMLParser/ErrorCode`` numbers alike.
+    /// description, only libxml2's code; ``XMLParser/ErrorCode`` there numbers its cases
+    /// otherwise (libxml2's 4, a document without XML, is its `prematureDocumentEndError`),
+    /// so the words go by libxml2's numbers.
     static func describe(_ error: Error?) -> String {
         guard let error else { return "the parser stopped without saying why" }
         let code = (error as NSError).code
@@ -65,8 +67,7 @@ private enum XMLErrorCode {
 }
 
 /// Every error libxml2 reports when parsing a document, in words, by its code
-/// (`xmlParserErrors` in `libxml/xmlerror.h`; FoundationXML's ``XMLParser/ErrorCode``
-/// numbers them alike).
+/// (`xmlParserErrors` in `libxml/xmlerror.h`).
 private let errorWords: [Int: String] = [
     1: "the parser could not go on, usually after bytes it cannot read as text",
     2: "the parser ran out of memory",
