@@ -39,17 +39,33 @@ extension InPlacePlanner {
             return result
         }
 
-        /// A name derived from `name` that is not in `names`.
+        /// The longest temporary name, in UTF-8 bytes: PostgreSQL keeps 63 bytes of a name
+        /// (``ManagedObjectModel/longestStoreName``), and names a table's primary key index
+        /// `<table>_pkey`, which the rename of a table renames by that name.
+        static let longestTemporaryName = ManagedObjectModel.longestStoreName - "_pkey".utf8.count
+
+        /// A name derived from `name` that is not in `names`, at most ``longestTemporaryName``
+        /// bytes: a name at the limit is cut to make room for the suffix, since PostgreSQL
+        /// would otherwise cut the suffix off and the temporary name would be the name itself.
         static func temporaryName(for name: String, avoiding names: Set<String>, suffix: String = "_MIGRATING") -> String {
             // Keep the dialect's case: PostgreSQL names are lower case.
             let tail = name == name.lowercased() ? suffix.lowercased() : suffix
-            var candidate = name + tail
+            var candidate = fitted(name, tail)
             var counter = 1
             while names.contains(candidate) {
-                candidate = "\(name)\(tail)\(counter)"
+                candidate = fitted(name, "\(tail)\(counter)")
                 counter += 1
             }
             return candidate
+        }
+
+        /// `base` + `ending`, `base` cut at a character boundary so that the whole fits.
+        private static func fitted(_ base: String, _ ending: String) -> String {
+            var kept = Substring(base)
+            while kept.utf8.count + ending.utf8.count > longestTemporaryName, !kept.isEmpty {
+                kept = kept.dropLast()
+            }
+            return kept + ending
         }
     }
 }

@@ -70,11 +70,19 @@ struct XcodeMappingDocument {
         let parser = XMLParser(data: data)
         parser.delegate = delegate
         let ok = parser.parse()
-        if let error = delegate.error { throw error }
-        if !ok || parser.parserError != nil {
+        if let error = delegate.error {
+            // A file cut inside a start tag is handed over as the tag without its missing
+            // attributes: the problem is the cut, not the attributes.
+            guard let line = error.line, XMLParser.looksCutOff([UInt8](data), at: line, root: "database", code: nil) else { throw error }
             throw MigrationError.xcodeMapping(
-                "the mapping model is not well-formed XML (\(XMLParser.describe(parser.parserError)))",
-                file: file, line: max(parser.lineNumber, 1))
+                "the mapping model is not well-formed XML: \(XMLParser.cutOffWords(root: "database"))", file: file, line: line)
+        }
+        if !ok || parser.parserError != nil {
+            // The first error is where the XML breaks; later ones follow from it.
+            let (error, line) = delegate.firstParseError ?? (parser.parserError, parser.lineNumber)
+            let failure = XMLParser.describeFailure(error, in: [UInt8](data), line: line, root: "database", rootClosed: delegate.databaseClosed)
+            throw MigrationError.xcodeMapping(
+                "the mapping model is not well-formed XML: \(failure.words)", file: file, line: max(line, 1))
         }
         guard delegate.sawDatabase else {
             throw MigrationError.xcodeMapping(
@@ -90,7 +98,11 @@ private final class XcodeMappingParser: NSObject, XMLParserDelegate {
     let file: String?
     var objects: [XcodeMappingDocument.Object] = []
     var sawDatabase = false
+    /// Whether `</database>` was read.
+    var databaseClosed = false
     var error: MigrationError?
+    /// The parser's first error and its line.
+    var firstParseError: (Error, Int)?
     /// The object being read, and the attribute whose text is being collected.
     private var current: XcodeMappingDocument.Object?
     private var attribute: String?
@@ -115,7 +127,7 @@ private final class XcodeMappingParser: NSObject, XMLParserDelegate {
         let line = parser.lineNumber
         if depth == 1 {
             guard elementName == "database" else {
-                return fail("the root element is <\(elementName)>, not <database>; this is not an Xcode mapping model", line: line, parser)
+                return fail("the root element is <\(elementName.shortenedForMessage)>, not <database>; this is not an Xcode mapping model", line: line, parser)
             }
             sawDatabase = true
             return
@@ -139,12 +151,17 @@ private final class XcodeMappingParser: NSObject, XMLParserDelegate {
         }
     }
 
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
+        if firstParseError == nil { firstParseError = (parseError, parser.lineNumber) }
+    }
+
     func parser(_ parser: XMLParser, foundCharacters string: String) {
         if attribute != nil { text += string }
     }
 
     func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
         defer { depth -= 1 }
+        if depth == 1 { databaseClosed = true }
         guard error == nil else { return }
         if elementName == "attribute", depth == 3, let name = attribute {
             current?.attributes[name] = text

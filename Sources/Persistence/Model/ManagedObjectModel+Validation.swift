@@ -1,6 +1,7 @@
 extension ManagedObjectModel {
     /// Checks names, parents, destinations and inverses, in the order the entities were
-    /// declared, so the first problem in a file is the one reported.
+    /// declared, so the first problem in a file is the one reported; then the names the
+    /// store would make of them (``validateStoreNames(declaredOrder:)``).
     ///
     /// Abstract entities are fine anywhere: they only cannot have instances.
     func validate(declaredOrder: [EntityDescription]) throws(ModelError) {
@@ -8,7 +9,7 @@ extension ManagedObjectModel {
         for entity in declaredOrder {
             guard seen.insert(entity.name).inserted else {
                 throw ModelError(
-                    .duplicateName, "two entities are named '\(entity.name)'; rename or remove one",
+                    .duplicateName, "two entities are named \(quoted: entity.name); rename or remove one",
                     entity: entity.name)
             }
         }
@@ -23,6 +24,7 @@ extension ManagedObjectModel {
                 try validate(relationship, of: entity)
             }
         }
+        try validateStoreNames(declaredOrder: declaredOrder)
     }
 
     private func validateParent(of entity: EntityDescription) throws(ModelError) {
@@ -32,11 +34,11 @@ extension ManagedObjectModel {
             guard let parent = self.entity(named: parentName) else {
                 throw ModelError(
                     .missingEntity,
-                    "the parent entity '\(parentName)' of '\(current.name)' does not exist; add it or change parentEntity",
+                    "the parent entity \(quoted: parentName) of \(quoted: current.name) does not exist; add it or change parentEntity",
                     entity: current.name)
             }
             guard !visited.contains(parentName) else {
-                let cycle = (visited + [parentName]).joined(separator: " → ")
+                let cycle = (visited + [parentName]).map(\.shortenedForMessage).joined(separator: " → ")
                 throw ModelError(
                     .inheritanceCycle,
                     "the entity inherits from itself (\(cycle)); remove one of the parent links",
@@ -58,9 +60,9 @@ extension ManagedObjectModel {
         }
         for name in entity.attributes.map(\.name) + entity.relationships.map(\.name) {
             if let existing = owner[name] {
-                let where_ = existing == entity.name ? "twice in '\(entity.name)'" : "in '\(entity.name)' and its ancestor '\(existing)'"
+                let where_ = existing == entity.name ? "twice in \(quoted: entity.name)" : "in \(quoted: entity.name) and its ancestor \(quoted: existing)"
                 throw ModelError(
-                    .duplicateName, "the property name '\(name)' is used \(where_); rename or remove one",
+                    .duplicateName, "the property name \(quoted: name) is used \(where_); rename or remove one",
                     entity: entity.name, property: name)
             }
             owner[name] = entity.name
@@ -71,24 +73,24 @@ extension ManagedObjectModel {
         guard let destination = self.entity(named: relationship.destinationEntityName) else {
             throw ModelError(
                 .missingEntity,
-                "the destination entity '\(relationship.destinationEntityName)' does not exist; add it or change destinationEntity",
+                "the destination entity \(quoted: relationship.destinationEntityName) does not exist; add it or change destinationEntity",
                 entity: entity.name, property: relationship.name)
         }
         guard let inverseName = relationship.inverseName else { return }
         guard let inverse = self.relationship(named: inverseName, of: destination) else {
             throw ModelError(
                 .missingInverse,
-                "the inverse '\(inverseName)' is not a relationship of '\(destination.name)'; add it there or change inverseName",
+                "the inverse \(quoted: inverseName) is not a relationship of \(quoted: destination.name); add it there or change inverseName",
                 entity: entity.name, property: relationship.name)
         }
         // The inverse may point at an ancestor of this entity: a sub-entity inherits relationships.
         let pointsBack = entity.name == inverse.destinationEntityName
             || ancestors(of: entity).contains { $0.name == inverse.destinationEntityName }
         guard pointsBack, inverse.inverseName == relationship.name else {
-            let actual = "'\(destination.name).\(inverseName)' leads to '\(inverse.destinationEntityName)' with inverse '\(inverse.inverseName ?? "none")'"
+            let actual = "\(quoted: destination.name + "." + inverseName) leads to \(quoted: inverse.destinationEntityName) with inverse \(quoted: inverse.inverseName ?? "none")"
             throw ModelError(
                 .inconsistentInverse,
-                "the inverse does not point back: \(actual), expected '\(entity.name)' with inverse '\(relationship.name)'; make both sides name each other",
+                "the inverse does not point back: \(actual), expected \(quoted: entity.name) with inverse \(quoted: relationship.name); make both sides name each other",
                 entity: entity.name, property: relationship.name)
         }
     }

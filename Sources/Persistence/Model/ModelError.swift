@@ -1,6 +1,8 @@
 /// A model file or model description that cannot be used.
 ///
-/// It names what is wrong and where: the file and line, the entity and property.
+/// It names what is wrong and where: the file and line, the entity and property. Its
+/// `description` stays short whatever the model holds: long names are quoted by their start
+/// and length, and a message is at most ``longestMessage`` bytes.
 public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         let base: String
@@ -16,7 +18,13 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let inconsistentInverse = Code(base: "inconsistentInverse")
         public static let inheritanceCycle = Code(base: "inheritanceCycle")
         public static let unknownVersion = Code(base: "unknownVersion")
+        /// A table, column or index name the store would make from the model's names is
+        /// longer than the database keeps (63 bytes on PostgreSQL).
+        public static let nameTooLong = Code(base: "nameTooLong")
     }
+
+    /// The most UTF-8 bytes a message keeps; the middle of a longer one is left out.
+    public static let longestMessage = 4096
 
     public var code: Code
     /// What is wrong, in a sentence.
@@ -28,7 +36,7 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public init(_ code: Code, _ message: String, file: String? = nil, line: Int? = nil, entity: String? = nil, property: String? = nil) {
         self.code = code
-        self.message = message
+        self.message = Self.bounded(message)
         self.file = file
         self.line = line
         self.entity = entity
@@ -38,8 +46,18 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         var location: [String] = []
         if let file { location.append(line.map { "\(file):\($0)" } ?? file) }
-        if let entity { location.append("entity '\(entity)'") }
-        if let property { location.append("property '\(property)'") }
+        if let entity { location.append("entity \(quoted: entity)") }
+        if let property { location.append("property \(quoted: property)") }
         return location.isEmpty ? message : "\(location.joined(separator: ", ")): \(message)"
+    }
+
+    /// The message, or its start and end when it is longer than ``longestMessage``: messages
+    /// quote names shortened, and this keeps one that does not from growing with the model.
+    private static func bounded(_ message: String) -> String {
+        let bytes = message.utf8.count
+        guard bytes > longestMessage else { return message }
+        let head = String(decoding: message.utf8.prefix(longestMessage / 2), as: UTF8.self)
+        let tail = String(decoding: message.utf8.suffix(longestMessage / 4), as: UTF8.self)
+        return "\(head) … (\(bytes) bytes in all) … \(tail)"
     }
 }

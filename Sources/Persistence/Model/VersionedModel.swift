@@ -16,7 +16,7 @@ public struct VersionedModel: Sendable, Hashable {
 
     public init(name: String, versions: [ManagedObjectModel], currentVersionName: String) throws(ModelError) {
         guard let current = versions.first(where: { $0.name == currentVersionName }) else {
-            throw ModelError(.unknownVersion, "the current version '\(currentVersionName)' is not among the model's versions")
+            throw ModelError(.unknownVersion, "the current version \(quoted: currentVersionName) is not among the model's versions")
         }
         self.name = name
         self.versions = versions
@@ -55,10 +55,10 @@ public struct VersionedModel: Sendable, Hashable {
         }
         let currentName = try Self.readCurrentVersionName(in: url)
         guard versions.contains(where: { $0.name == currentName }) else {
-            let known = versions.map { "'\($0.name)'" }.joined(separator: ", ")
+            let known = versions.map { "\(quoted: $0.name)" }.joined(separator: ", ")
             throw ModelError(
                 .unknownVersion,
-                "the current version '\(currentName)' is not among the model's versions (\(known)); fix _XCCurrentVersionName",
+                "the current version \(quoted: currentName) is not among the model's versions (\(known)); fix _XCCurrentVersionName",
                 file: url.appendingPathComponent(Self.currentVersionFile).path)
         }
         try self.init(name: url.deletingPathExtension().lastPathComponent, versions: versions, currentVersionName: currentName)

@@ -41,31 +41,55 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
     }
 
     private let file: String?
+    /// The document, to find where an element's start tag begins.
+    fileprivate let bytes: [UInt8]
+    /// Where each line of the document starts, by byte offset; made when first needed.
+    private lazy var lineStarts: [Int] = [0] + bytes.indices.filter { bytes[$0] == UInt8(ascii: "\n") }.map { $0 + 1 }
     private var result = ParsedModelXML()
     private var stack: [Context] = []
     /// How deep we are inside an element that is skipped.
     private var skippedDepth = 0
     private var sawModel = false
+    /// Whether `</model>` was read: what follows it is not part of the model.
+    private var modelClosed = false
     private var entity: EntityDescription?
     private var error: ModelError?
+    /// Where the parser was when `error` was found, and whether the parser found it
+    /// (XML that is not well-formed) rather than this delegate (a model that is wrong).
+    private var failedAtLine = 0
+    private var errorIsTheParsers = false
 
-    private init(file: String?) {
+    private init(file: String?, bytes: [UInt8]) {
         self.file = file
+        self.bytes = bytes
     }
 
     /// Parses the XML; the returned entities are not validated yet.
     static func parse(_ data: Data, file: String?) throws(ModelError) -> ParsedModelXML {
-        let delegate = XMLModelParser(file: file)
+        let delegate = XMLModelParser(file: file, bytes: [UInt8](data))
         let parser = XMLParser(data: data)
         parser.delegate = delegate
         let ok = parser.parse()
-        if let error = delegate.error { throw error }
+        if let error = delegate.error {
+            // A file cut inside a start tag is handed over as the tag without its missing
+            // attributes: the problem is the cut, not the attributes.
+            if !delegate.errorIsTheParsers, XMLParser.looksCutOff(delegate.bytes, at: delegate.failedAtLine, root: "model", code: nil) {
+                throw delegate.cutOff(line: delegate.failedAtLine)
+            }
+            throw error
+        }
         // On Linux, libxml2 recovers from some errors and parse() still returns true.
         if !ok || parser.parserError != nil {
             throw delegate.malformed(parser.parserError, line: parser.lineNumber)
         }
         guard delegate.sawModel else {
-            throw ModelError(.malformedXML, "the file has no <model> element; it is not a Core Data model", file: file, line: max(parser.lineNumber, 1))
+            // No element at all: any other root was refused above.
+            let isBlank = data.allSatisfy { [0x20, 0x09, 0x0A, 0x0D].contains($0) }
+            let message = isBlank
+                ? "the model file is empty; it should hold a <model> element, as Xcode writes it"
+                : "the model file is not well-formed XML: it has no root element, so it holds no <model> or ends before one starts, "
+                    + "as a file that was cut off does; \(restore)"
+            throw ModelError(.malformedXML, message, file: file, line: max(parser.lineNumber, 1))
         }
         return delegate.result
     }
@@ -81,7 +105,7 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
             skippedDepth += 1
             return
         }
-        let line = parser.lineNumber
+        let line = startLine(of: elementName, parser)
         do throws(ModelError) {
             switch (stack.last, elementName) {
             case (nil, "model"):
@@ -89,7 +113,7 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
                 result.versionIdentifier = attributes["userDefinedModelVersionIdentifier"] ?? ""
                 stack.append(.model)
             case (nil, _):
-                throw ModelError(.malformedXML, "the root element is <\(elementName)>, not <model>; this is not a Core Data model file", file: file, line: line)
+                throw ModelError(.malformedXML, "the root element is <\(elementName.shortenedForMessage)>, not <model>; this is not a Core Data model file", file: file, line: line)
             case (.model, "entity"):
                 let name = try required("name", in: attributes, element: "entity", line: line, entity: nil)
                 entity = EntityDescription(
@@ -127,11 +151,11 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
         // Report the first error where it happened; later ones are consequences of it.
-        fail(malformed(parseError, line: parser.lineNumber), parser)
+        fail(malformed(parseError, line: parser.lineNumber), parser, foundByParser: true)
     }
 
     func parser(_ parser: XMLParser, validationErrorOccurred validationError: Error) {
-        fail(malformed(validationError, line: parser.lineNumber), parser)
+        fail(malformed(validationError, line: parser.lineNumber), parser, foundByParser: true)
     }
 
     func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
@@ -140,9 +164,14 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
             skippedDepth -= 1
             return
         }
-        if stack.popLast() == .entity, let entity {
-            result.entities.append(entity)
-            self.entity = nil
+        switch stack.popLast() {
+        case .entity?:
+            if let entity { result.entities.append(entity) }
+            entity = nil
+        case .model?:
+            modelClosed = true
+        default:
+            break
         }
     }
 
@@ -156,7 +185,7 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
             let valid = AttributeType.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
             throw ModelError(
                 .unknownAttributeType,
-                "unknown attribute type '\(typeName)'; use one of \(valid)",
+                "unknown attribute type \(quoted: typeName); use one of \(valid)",
                 file: file, line: line, entity: entityName, property: name)
         }
         func value(_ key: String, _ parse: (String, AttributeType) -> AttributeValue?) throws(ModelError) -> AttributeValue? {
@@ -164,7 +193,7 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
             guard let value = parse(text, type) else {
                 throw ModelError(
                     .invalidValue,
-                    "\(key) '\(text)' is not valid for a \(type.rawValue) attribute\(Self.hint(for: type, key: key))",
+                    "\(key) \(quoted: text) is not valid for a \(type.rawValue) attribute\(Self.hint(for: type, key: key))",
                     file: file, line: line, entity: entityName, property: name)
             }
             return value
@@ -201,7 +230,7 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
             guard let text = xml[key] else { return nil }
             guard let value = Int(text), value >= 0 else {
                 throw ModelError(
-                    .invalidValue, "\(key) '\(text)' is not a count; use a whole number ≥ 0 (0 means no limit)",
+                    .invalidValue, "\(key) \(quoted: text) is not a count; use a whole number ≥ 0 (0 means no limit)",
                     file: file, line: line, entity: entityName, property: name)
             }
             return value
@@ -211,7 +240,7 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
             guard let rule = DeleteRule(rawValue: text) else {
                 let valid = DeleteRule.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
                 throw ModelError(
-                    .invalidValue, "unknown deletionRule '\(text)'; use one of \(valid)",
+                    .invalidValue, "unknown deletionRule \(quoted: text); use one of \(valid)",
                     file: file, line: line, entity: entityName, property: name)
             }
             deleteRule = rule
@@ -232,6 +261,31 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
     }
 
     // MARK: Helpers
+
+    /// The line an element's start tag begins on. The parser reports where it is, which is
+    /// the end of the start tag: an element written over several lines began lines earlier.
+    private func startLine(of elementName: String, _ parser: XMLParser) -> Int {
+        let line = parser.lineNumber
+        guard line >= 1, line <= lineStarts.count else { return line }
+        // The column counts characters from 1; step over each one's UTF-8 bytes.
+        var end = lineStarts[line - 1]
+        for _ in 1..<max(parser.columnNumber, 1) where end < bytes.count {
+            end += 1
+            while end < bytes.count, bytes[end] & 0xC0 == 0x80 { end += 1 }
+        }
+        // No '<' stands inside a start tag, not even in an attribute value, so the last one
+        // before the tag's end opens it.
+        guard let open = bytes[..<min(end + 1, bytes.count)].lastIndex(of: UInt8(ascii: "<")),
+            bytes[(open + 1)...].starts(with: elementName.utf8)
+        else { return line }
+        // The number of lines that start at or before the '<'.
+        var low = 0, high = lineStarts.count
+        while low < high {
+            let middle = (low + high) / 2
+            if lineStarts[middle] <= open { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
 
     private func required(
         _ key: String, in xml: [String: String], element: String, line: Int, entity: String?, property: String? = nil
@@ -264,17 +318,28 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
         }
     }
 
-    private func fail(_ error: ModelError, _ parser: XMLParser) {
-        if self.error == nil { self.error = error }
+    private func fail(_ error: ModelError, _ parser: XMLParser, foundByParser: Bool = false) {
+        if self.error == nil {
+            self.error = error
+            failedAtLine = parser.lineNumber
+            errorIsTheParsers = foundByParser
+        }
         parser.abortParsing()
     }
 
     fileprivate func malformed(_ error: Error?, line: Int) -> ModelError {
-        ModelError(
-            .malformedXML,
-            "the model file is not well-formed XML (\(XMLParser.describe(error))); fix the XML or re-save the model in Xcode",
+        let failure = XMLParser.describeFailure(error, in: bytes, line: line, root: "model", rootClosed: modelClosed)
+        let fix = failure.isCutOff ? Self.restore : "fix the XML or re-save the model in Xcode"
+        return ModelError(
+            .malformedXML, "the model file is not well-formed XML: \(failure.words); \(fix)",
             file: file, line: max(line, 1))  // libxml2 says line 0 for an empty document
     }
+
+    fileprivate func cutOff(line: Int) -> ModelError {
+        ModelError(.malformedXML, "the model file is not well-formed XML: \(XMLParser.cutOffWords(root: "model")); \(Self.restore)", file: file, line: max(line, 1))
+    }
+
+    private static let restore = "restore the whole file (e.g. from version control) or re-save the model in Xcode"
 
     private static func hint(for type: AttributeType, key: String) -> String {
         let isBound = key.hasPrefix("min") || key.hasPrefix("max")

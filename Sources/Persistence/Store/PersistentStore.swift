@@ -95,7 +95,13 @@ public final class PersistentStore: Sendable {
         case .memory(let name):
             let path = name.isEmpty ? ":memory:" : "file:\(name)?mode=memory&cache=shared"
             let database = try await SQLiteDatabase.open(path: path, mode: .readWriteCreate, readerCount: 0)
-            let existing = try await database.read { try StoreMetadata.read(from: $0) }
+            let existing: StoreMetadata?
+            do {
+                existing = try await database.read { try StoreMetadata.read(from: $0) }
+            } catch var error as StoreError where error.store == nil {
+                error.store = url.description
+                throw error
+            }
             if let existing {
                 try check(existing, isCompatibleWith: model, store: url)
                 return PersistentStore(url: url, model: model, database: database, metadata: existing, logger: logger)

@@ -140,6 +140,19 @@ import Testing
         #expect(found.first?.file?.hasSuffix("Broken.xcmappingmodel") == true && found.first?.line != nil)
     }
 
+    @Test func aCutOffFileSaysSoInWords() throws {
+        let found = try problems { String($0.prefix($0.count / 2)) }
+        #expect(found.count == 1)
+        let message = found.first?.message ?? ""
+        #expect(message.hasPrefix("the mapping model is not well-formed XML: it ends before its </database>, as a file that was cut off does"), "\(message)")
+        #expect(!message.contains("parser error"), "\(message)")
+    }
+
+    @Test func aMismatchedTagIsSaidInWords() throws {
+        let found = try problems { $0.replacingOccurrences(of: "</object>", with: "</objekt>") }
+        #expect(found.first?.message.contains("an end tag does not match its start tag") == true, "\(found)")
+    }
+
     @Test func aModelPathOutsideTheVersionsIsNamed() throws {
         let found = try problems { $0.replacingOccurrences(of: "CoreDataMigration_Example 2.xcdatamodel", with: "CoreDataMigration_Example 9.xcdatamodel") }
         #expect(found.count == 1)

@@ -46,6 +46,10 @@ enum SQLiteStoreFile {
                 throw StoreError(.notAStore, "\(path) is a SQLite database but not a store: it has no Z_METADATA table", hint: "point --store at a store file, or create one", store: store.description)
             }
             return metadata
+        } catch var error as StoreError where error.store == nil {
+            // Damaged metadata: say which store, as the PostgreSQL store does.
+            error.store = store.description
+            throw error
         } catch let error as DatabaseError where error.resultCode & 0xff == SQLITE_NOTADB {
             throw StoreError(.notAStore, "\(path) is not a SQLite database", hint: "point --store at a store file; this file was left as it was", store: store.description)
         } catch let error as DatabaseError {
