@@ -7,8 +7,10 @@ extension ManagedObjectModel {
     public static let longestStoreName = 63
 
     /// Refuses a model whose names would make store names the engines cannot keep apart:
-    /// longer than ``longestStoreName`` as the store spells them (`title` → `ZTITLE`,
-    /// `ztitle` on PostgreSQL), or equal to another once the engine ignores case.
+    /// tables and columns longer than ``longestStoreName`` as the store spells them
+    /// (`title` → `ZTITLE`, `ztitle` on PostgreSQL), or names equal to another once the
+    /// engine ignores case or, for the secondary indexes PostgreSQL shortens itself, once
+    /// shortened.
     ///
     /// Runs after the other checks: ``StoreSchema`` needs a model whose destinations exist.
     func validateStoreNames(declaredOrder: [EntityDescription]) throws(ModelError) {
@@ -31,7 +33,9 @@ extension ManagedObjectModel {
         // Then every name the schema makes, as each engine spells it.
         for dialect in [SQLDialect.sqlite, .postgres] {
             let names = StoreSchema(model: self, dialect: dialect).storeNames()
-            for name in names.relations + names.columns.flatMap(\.value) {
+            // A secondary index only needs a name of its own: PostgreSQL shortens a longer one,
+            // and the store finds it by its table, never by that name.
+            for name in names.relations + names.columns.flatMap(\.value) where !name.isSecondaryIndex {
                 try checkLength(name)
             }
             try checkDistinct(names.relations, dialect: dialect)
@@ -64,7 +68,7 @@ extension ManagedObjectModel {
     private func checkDistinct(_ names: [StoreName], dialect: SQLDialect) throws(ModelError) {
         var seen: [String: StoreName] = [:]
         for name in names {
-            let key = dialect.engine == .sqlite ? Self.asciiLowercased(name.name) : name.name
+            let key = dialect.engine == .sqlite ? Self.asciiLowercased(name.name) : Self.kept(name.name)
             guard let first = seen[key] else {
                 seen[key] = name
                 continue
@@ -75,6 +79,18 @@ extension ManagedObjectModel {
                 "\(first.role) and \(name.role) would both be named \(quoted: name.name)\(spelling); rename one of them",
                 entity: name.entity, property: name.property)
         }
+    }
+
+    /// What PostgreSQL keeps of a name: its first ``longestStoreName`` bytes, cut at a
+    /// character's end.
+    private static func kept(_ name: String) -> String {
+        guard name.utf8.count > longestStoreName else { return name }
+        var kept = ""
+        for character in name.unicodeScalars {
+            guard kept.utf8.count + String(character).utf8.count <= longestStoreName else { break }
+            kept.unicodeScalars.append(character)
+        }
+        return kept
     }
 
     private static func asciiLowercased(_ text: String) -> String {
@@ -91,13 +107,16 @@ struct StoreName {
     var property: String?
     /// The model's names it is made of: what to shorten when it is too long.
     var madeOf: [String]
+    /// A secondary index, whose name PostgreSQL may shorten.
+    var isSecondaryIndex = false
 
-    init(_ name: String, _ role: String, entity: String? = nil, property: String? = nil, madeOf: [String] = []) {
+    init(_ name: String, _ role: String, entity: String? = nil, property: String? = nil, madeOf: [String] = [], isSecondaryIndex: Bool = false) {
         self.name = name
         self.role = role
         self.entity = entity
         self.property = property
         self.madeOf = madeOf
+        self.isSecondaryIndex = isSecondaryIndex
     }
 }
 
@@ -115,7 +134,7 @@ extension StoreSchema {
             if table != "Z_MODELCACHE" { relations.append(contentsOf: primaryKeyIndex(of: tableName)) }
         }
         for index in ["Z_MIGRATIONASSOCIATION_SOURCE", "Z_MIGRATIONASSOCIATION_DESTINATION"] {
-            relations.append(StoreName(d.name(index), "the store's index '\(d.name(index))'"))
+            relations.append(StoreName(d.name(index), "the store's index '\(d.name(index))'", isSecondaryIndex: true))
         }
         let owners = columnOwners()
         let fixedColumns = ["Z_PK", "Z_ENT", "Z_OPT"].map { d.name($0) }
@@ -136,10 +155,10 @@ extension StoreSchema {
             for index in indexes(of: table) {
                 if let column = index.columns.first.flatMap({ columnNames[$0] }), index.columns.count == 1, column.property != nil {
                     relations.append(StoreName(index.name, "the index on \(column.role)", entity: column.entity, property: column.property,
-                                               madeOf: [root] + column.madeOf))
+                                               madeOf: [root] + column.madeOf, isSecondaryIndex: true))
                 } else {
                     relations.append(StoreName(index.name, "the index on \(d.name("Z_ENT")) of the table of entity \(quoted: root)",
-                                               entity: root, madeOf: [root]))
+                                               entity: root, madeOf: [root], isSecondaryIndex: true))
                 }
             }
         }
@@ -161,7 +180,8 @@ extension StoreSchema {
             }
             columns[join.name] = joinColumns
             for index in indexes(of: join) {
-                relations.append(StoreName(index.name, "the index of the join table of \(relationship)", entity: entity, property: property, madeOf: parts))
+                relations.append(StoreName(index.name, "the index of the join table of \(relationship)", entity: entity, property: property, madeOf: parts,
+                                           isSecondaryIndex: true))
             }
         }
         return (relations, columns)
