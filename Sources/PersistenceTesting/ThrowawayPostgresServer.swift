@@ -42,8 +42,9 @@ struct ThrowawayPostgresServer: Sendable {
             let port = try freePort()
             let options = [
                 "-c listen_addresses=127.0.0.1", "-p \(port)", "-k \(folder)",
-                // A test server needs no durability, and many test databases run at once.
-                "-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off", "-c max_connections=300",
+                // A test server needs no durability, and many test databases run at once, each
+                // with a writer, readers and a migration's sessions: hundreds at a busy moment.
+                "-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off", "-c max_connections=1000",
             ].joined(separator: " ")
             let result = run(["\(binaries)/pg_ctl", "-D", data, "-l", log, "-w", "-t", "60", "-o", options, "start"], asPostgres: owner != nil)
             if result.status == 0 { return ThrowawayPostgresServer(port: port, folder: folder) }
