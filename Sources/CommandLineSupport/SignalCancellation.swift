@@ -38,6 +38,11 @@ public func cancellingOnSignals<T: Sendable>(
     _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
+    // Trapping ignores the signals; once the work is over they take their usual effect again.
+    defer {
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+    }
     return try await withThrowingTaskGroup(of: SignalRaceEvent<T>.self) { group in
         group.addTask {
             do { return .finished(.success(try await body())) } catch { return .finished(.failure(error)) }

@@ -20,7 +20,12 @@ public final class SmallFileSystem: Sendable {
     public init(bytes: Int) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("small-fs-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try Self.mount(["-t", "tmpfs", "-o", "size=\(bytes),mode=0777", "tmpfs", folder.path])
+        do {
+            try Self.mount(["-t", "tmpfs", "-o", "size=\(bytes),mode=0777", "tmpfs", folder.path])
+        } catch {
+            try? FileManager.default.removeItem(at: folder)
+            throw error
+        }
     }
 
     /// Changes its size, keeping what it holds (`bytes` must hold that).
@@ -46,7 +51,8 @@ public final class SmallFileSystem: Sendable {
         guard statvfs(folder.path, &info) == 0 else { throw SmallFileSystemError("statvfs failed: \(String(cString: strerror(errno)))") }
         let available = Int(info.f_bavail) * Int(info.f_frsize)
         let filler = folder.appendingPathComponent("filler")
-        let handle = try FileHandle(forWritingTo: { FileManager.default.createFile(atPath: filler.path, contents: nil); return filler }())
+        _ = FileManager.default.createFile(atPath: filler.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: filler)
         defer { try? handle.close() }
         let chunk = Data(count: 64 << 10)
         var written = 0
@@ -65,19 +71,19 @@ public final class SmallFileSystem: Sendable {
 
     /// Unmounts it and removes the folder.
     public func unmount() {
-        _ = try? Self.run("/bin/umount", ["-l", folder.path])
+        _ = try? Self.run("umount", ["-l", folder.path])
         try? FileManager.default.removeItem(at: folder)
     }
 
     private static func mount(_ arguments: [String]) throws {
-        try run("/bin/mount", arguments)
+        try run("mount", arguments)
     }
 
     @discardableResult
     private static func run(_ tool: String, _ arguments: [String]) throws -> String {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [tool] + arguments
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe

@@ -43,6 +43,11 @@ struct MigrateSignalTests {
             holder = connection
         }
         let process = try WatchedProcess(try BookStoreProcess.executable, ["migrate", "--store", store, "--log-level", "info"])
+        // Whatever fails below, nothing outlives the test.
+        defer {
+            kill(process.identifier, SIGKILL)
+            holder?.close()
+        }
         switch engine {
         case .sqlite:
             // The first streamed step has created its new store and is writing it.

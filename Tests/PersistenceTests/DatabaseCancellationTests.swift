@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import PersistenceTesting
 import Testing
 @testable import Persistence
@@ -24,14 +25,16 @@ struct DatabaseCancellationTests {
             try await database.writeWithoutTransaction { try $0.execute("CREATE TABLE scratch (x INTEGER)") }
             let long = Self.longStatement(database.dialect)
             let started = ContinuousClock.now
-            let outcome = await Self.cancelled(after: .milliseconds(300)) {
+            let running = RunningFlag()
+            let outcome = await Self.cancelled(whenRunning: running) {
                 try await database.write { connection in
                     try connection.run("INSERT INTO scratch (x) VALUES (1)", [])
+                    running.set()
                     _ = try connection.scalar(long)
                 }
             }
             let elapsed = ContinuousClock.now - started
-            #expect(outcome.isInterruption, "the statement was not interrupted: \(outcome)")
+            #expect(outcome.interruptedStatement == long, "the long statement was not interrupted: \(outcome)")
             #expect(elapsed < .seconds(20), "the cancelled write took \(elapsed)")
             // Rolled back, and the writer serves the next write.
             #expect(try await database.read { try $0.scalar("SELECT count(*) FROM scratch") }?.int64 == 0)
@@ -48,10 +51,14 @@ struct DatabaseCancellationTests {
             let started = ContinuousClock.now
             // As many reads as there are readers, so every reader is interrupted once.
             for _ in 0..<3 {
-                let outcome = await Self.cancelled(after: .milliseconds(200)) {
-                    try await database.read { _ = try $0.scalar(long) }
+                let running = RunningFlag()
+                let outcome = await Self.cancelled(whenRunning: running) {
+                    try await database.read { connection in
+                        running.set()
+                        _ = try connection.scalar(long)
+                    }
                 }
-                #expect(outcome.isInterruption, "the read was not interrupted: \(outcome)")
+                #expect(outcome.interruptedStatement == long, "the read was not interrupted: \(outcome)")
             }
             #expect(ContinuousClock.now - started < .seconds(45), "three cancelled reads took longer than one uninterrupted")
             for _ in 0..<3 {
@@ -93,6 +100,12 @@ struct DatabaseCancellationTests {
             return false
         }
 
+        /// The statement an interruption stopped while it ran.
+        var interruptedStatement: String? {
+            if case .failure(let error as DatabaseError) = self, error.isInterruption { return error.sql }
+            return nil
+        }
+
         var description: String {
             switch self {
             case .success: "succeeded"
@@ -122,12 +135,14 @@ struct DatabaseCancellationTests {
         return (refused, shielded)
     }
 
-    /// Runs `work` in a child task and cancels it after `delay`.
-    static func cancelled(after delay: Duration, _ work: @escaping @Sendable () async throws -> Void) async -> Outcome {
+    /// Runs `work` in a child task and cancels it once `running` says its long statement
+    /// is about to start, and a moment more.
+    static func cancelled(whenRunning running: RunningFlag, _ work: @escaping @Sendable () async throws -> Void) async -> Outcome {
         await withTaskGroup(of: Outcome?.self) { group in
             group.addTask { await Outcome(work) }
             group.addTask {
-                try? await Task.sleep(for: delay)
+                for _ in 0..<3_000 where !running.isSet { try? await Task.sleep(for: .milliseconds(10)) }
+                try? await Task.sleep(for: .milliseconds(100))
                 return nil
             }
             var outcome: Outcome?
@@ -137,4 +152,11 @@ struct DatabaseCancellationTests {
             return outcome!
         }
     }
+}
+
+/// Set by a piece of work on its connection's thread just before its long statement.
+final class RunningFlag: Sendable {
+    private let state = Mutex(false)
+    func set() { state.withLock { $0 = true } }
+    var isSet: Bool { state.withLock { $0 } }
 }

@@ -29,19 +29,31 @@ extension Problem {
         case let error as StoreError where error.code == .connectionFailed:
             self.init(.serviceUnavailable, type: .unavailable, title: "The store cannot be reached",
                       detail: "the database server does not answer; retry later", headers: [.retryAfter: "5"])
-        case let error where StorageFault(error) == .diskFull:
-            self.init(.init(code: 507, reasonPhrase: "Insufficient Storage"), type: .insufficientStorage, title: "The store's disk is full",
-                      detail: "nothing was saved: the disk that holds the store is full; retry once space has been freed")
         case let error where StorageFault(error) != nil:
-            let fault = StorageFault(error)!
-            self.init(.serviceUnavailable, type: .storeUnusable, title: "The store cannot be used",
-                      detail: "nothing was saved: \(fault); the operator must fix this before a retry can succeed")
+            self.init(storageFault: StorageFault(error) ?? .inputOutput)
         case let error as HTTPError:
             self.init(httpError: error.status, detail: error.body)
         case let error as any HTTPResponseError:
             self.init(httpError: error.status, detail: nil)
         default:
             return nil
+        }
+    }
+
+    /// A fault around the store: a full disk is a 507; a server going down or out of
+    /// resources a 503 worth retrying; a store that cannot be used otherwise a 503 that needs
+    /// its operator first. Nothing was saved in any case.
+    private init(storageFault fault: StorageFault) {
+        switch fault {
+        case .diskFull:
+            self.init(.init(code: 507, reasonPhrase: "Insufficient Storage"), type: .insufficientStorage, title: "The store's disk is full",
+                      detail: "nothing was saved: the disk that holds the store is full; retry once space has been freed")
+        case .serverUnavailable, .serverResources:
+            self.init(.serviceUnavailable, type: .unavailable, title: "The store cannot be reached",
+                      detail: "nothing was saved: \(fault); retry later", headers: [.retryAfter: "5"])
+        case .notWritable, .damaged, .inputOutput, .cannotOpen:
+            self.init(.serviceUnavailable, type: .storeUnusable, title: "The store cannot be used",
+                      detail: "nothing was saved: \(fault); the operator must fix this before a retry can succeed")
         }
     }
 

@@ -108,9 +108,9 @@ struct StoreService: Service {
         return plan
     }
 
+    /// A shutdown during start-up stops reads and migrations with errors of their own: a
+    /// statement interrupted, a migration cancelled, perhaps wrapped in a store's error.
     static func isCancellation(_ error: any Error) -> Bool {
-        if error is CancellationError { return true }
-        if let error = error as? MigrationError, error.code == .cancelled { return true }
-        return false
+        DatabaseCancellation.isCancellation(error)
     }
 }

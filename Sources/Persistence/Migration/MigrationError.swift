@@ -109,6 +109,7 @@ extension MigrationError {
             if let call = cause as? SystemCallError { return !what.contains(call.reason) }
             return cause is DatabaseError
         }
-        return MigrationError(.storage, "\(fault): \(what)", hint: "\(fault.advice); \(afterwards)", store: store.description, underlying: detail)
+        let message = what.hasPrefix("\(fault)") ? what : "\(fault): \(what)"
+        return MigrationError(.storage, message, hint: "\(fault.advice); \(afterwards)", store: store.description, underlying: detail)
     }
 }

@@ -226,6 +226,11 @@ public final class ProgressiveMigrator: Sendable {
         defer { broadcast.finish() }
         do {
             return try await migrateStoreUnclassified(at: url, to: target, storeVersion: storeVersion)
+        } catch let error as MigrationError where error.code == .cancelled || error.code == .storage {
+            throw error
+        } catch where Task.isCancelled && DatabaseCancellation.isCancellation(error) {
+            // Cancelled while planning or waiting for the lock, before any step ran.
+            throw MigrationError(.cancelled, "the migration was cancelled", hint: "the store was not changed; run the migration again", store: url.description)
         } catch {
             // What failed before a step ran (the lock, the work folder, the store's copy) left the store as it was.
             throw MigrationError.storage(error, doing: nil, store: url, afterwards: "the store was not changed") ?? error

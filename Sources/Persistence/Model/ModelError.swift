@@ -56,8 +56,16 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
     private static func bounded(_ message: String) -> String {
         let bytes = message.utf8.count
         guard bytes > longestMessage else { return message }
-        let head = String(decoding: message.utf8.prefix(longestMessage / 2), as: UTF8.self)
-        let tail = String(decoding: message.utf8.suffix(longestMessage / 4), as: UTF8.self)
+        // Cut between characters, never inside one.
+        var head = "", tail = ""
+        for character in message.unicodeScalars {
+            guard head.utf8.count + character.utf8.count <= longestMessage / 2 else { break }
+            head.unicodeScalars.append(character)
+        }
+        for character in message.unicodeScalars.reversed() {
+            guard tail.utf8.count + character.utf8.count <= longestMessage / 4 else { break }
+            tail.unicodeScalars.insert(character, at: tail.unicodeScalars.startIndex)
+        }
         return "\(head) … (\(bytes) bytes in all) … \(tail)"
     }
 }

@@ -16,8 +16,8 @@ import Foundation
 public enum StorageFault: Sendable, Hashable, CustomStringConvertible {
     /// No space left: SQLite's `SQLITE_FULL`, `ENOSPC` or `EDQUOT`, PostgreSQL's `disk_full` (53100).
     case diskFull
-    /// The store, its folder or its file system cannot be written: `SQLITE_READONLY`,
-    /// `EROFS`, `EACCES`, `EPERM`.
+    /// The store, its folder or its file system cannot be written, or this user may not use
+    /// them: `SQLITE_READONLY`, `EROFS`, `EACCES`, `EPERM`, a PostgreSQL standby (25006).
     case notWritable
     /// The file is damaged or not a database: `SQLITE_CORRUPT`, `SQLITE_NOTADB`,
     /// PostgreSQL's `data_corrupted` and `index_corrupted` (XX001, XX002).
@@ -30,7 +30,7 @@ public enum StorageFault: Sendable, Hashable, CustomStringConvertible {
     /// The database server lacks memory or connections (class 53 but disk full).
     case serverResources
     /// The database server is shutting down, restarting or refusing connections for now
-    /// (class 57 but a cancellation this process asked for).
+    /// (class 57 but a cancellation, class 08: the session was lost).
     case serverUnavailable
 
     /// Finds the fault in `error` or the errors underneath it; `nil` when there is none.
@@ -84,7 +84,6 @@ public enum StorageFault: Sendable, Hashable, CustomStringConvertible {
         switch code & 0xff {
         case 13: .diskFull  // SQLITE_FULL
         case 8: .notWritable  // SQLITE_READONLY
-        case 23: .notWritable  // SQLITE_AUTH
         case 11, 26: .damaged  // SQLITE_CORRUPT, SQLITE_NOTADB
         case 10: .inputOutput  // SQLITE_IOERR
         case 14: .cannotOpen  // SQLITE_CANTOPEN
@@ -101,7 +100,8 @@ public enum StorageFault: Sendable, Hashable, CustomStringConvertible {
         }
         switch state.prefix(2) {
         case "53": return .serverResources
-        case "57": return .serverUnavailable
+        case "57", "08": return .serverUnavailable
+        case "25" where state == "25006": return .notWritable  // read_only_sql_transaction: a standby
         case "58": return .inputOutput
         default: return nil
         }
@@ -120,7 +120,7 @@ public enum StorageFault: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .diskFull: "the disk is full"
-        case .notWritable: "the store or its folder cannot be written (read-only, or no permission)"
+        case .notWritable: "the store or its folder cannot be written (read-only, or no permission for this user)"
         case .damaged: "the store is damaged or not a database"
         case .inputOutput: "reading or writing the disk failed"
         case .cannotOpen: "the store's file cannot be opened"
@@ -133,7 +133,7 @@ public enum StorageFault: Sendable, Hashable, CustomStringConvertible {
     public var advice: String {
         switch self {
         case .diskFull: "free space on the disk that holds the store (a migration writes the new store beside the old one) and try again"
-        case .notWritable: "make the store and its folder writable for this user, or use a writable copy of the store"
+        case .notWritable: "make the store and its folder readable and writable for this user, or use a writable copy of the store"
         case .damaged: "restore the store from a backup (`sqlite3 STORE .recover` may save the rows of a damaged SQLite file)"
         case .inputOutput: "check the disk and the system log, then try again"
         case .cannotOpen: "check that the path names a store file and that its folder can be read and written"

@@ -54,7 +54,8 @@ struct MigrationRun {
             current = try await runIntoOutput(index, from: current, in: workspace, original: original)
             index += 1
         }
-        try checkCancellation(workspace)
+        // Where nothing is left to swap in, the migration is done: no longer cancellable.
+        if current != store { try checkCancellation(workspace) }
         let (migrator, lastStep) = (self.migrator, plan.steps.count)
         try await workspace.finish(with: current) { try migrator.pass(.swapping(step: lastStep)) }
     }
@@ -73,7 +74,7 @@ struct MigrationRun {
     /// it is; anything else as `otherwise` says.
     private func failure(_ error: any Error, in workspace: any MigrationWorkspace, doing: String, otherwise: () -> MigrationError) -> any Error {
         if error is MigrationAbort { return error }
-        if Task.isCancelled || (error as? DatabaseError)?.isInterruption == true { return cancelled(workspace) }
+        if Task.isCancelled { return cancelled(workspace) }
         if let storage = MigrationError.storage(error, doing: doing, store: store, afterwards: workspace.storeAfterFailure) { return storage }
         if let error = error as? MigrationError { return error.at(store) }
         return otherwise()

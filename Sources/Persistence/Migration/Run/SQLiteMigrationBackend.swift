@@ -39,7 +39,8 @@ struct SQLiteMigrationBackend: MigrationBackend {
         let workspace = SQLiteMigrationWorkspace(store: store, path: path, logger: logger)
         do {
             try await workspace.checkpoint(path)
-        } catch let error as DatabaseError {
+        } catch let error as DatabaseError where [5, 6].contains(error.resultCode & 0xff) {
+            // SQLITE_BUSY, SQLITE_LOCKED; other failures say what they are.
             throw MigrationError(.store, "the store is in use by another process", hint: "stop the processes that use it (such as the service) and migrate again; the store was not changed",
                                  store: store.description, underlying: error)
         }

@@ -1,4 +1,5 @@
 import CLibPQ
+import Dispatch
 import Foundation
 import Synchronization
 
@@ -33,9 +34,21 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
     /// (a `PGcancel`), renewed when the session is.
     private let canceller = Mutex<Canceller?>(nil)
 
-    /// libpq's `PGcancel`, made for use from any thread.
-    private struct Canceller: @unchecked Sendable {
+    /// libpq's `PGcancel`, usable from any thread and freed with the last reference to it,
+    /// so a cancel request still on its way outlives a reset or a close of the session.
+    private final class Canceller: @unchecked Sendable {
         let pointer: OpaquePointer
+        init(_ pointer: OpaquePointer) { self.pointer = pointer }
+        deinit { PQfreeCancel(pointer) }
+
+        /// Sends the request on a connection of its own: on a queue, since connecting may
+        /// take as long as the server takes to answer, and a cancelling task must not wait.
+        func send() {
+            DispatchQueue.global().async {
+                var reason = [CChar](repeating: 0, count: 256)
+                _ = PQcancel(self.pointer, &reason, Int32(reason.count))
+            }
+        }
     }
     /// Set by ``interrupt()``: statements started afterwards are refused, since `PQcancel`
     /// stops only the one running at the time.
@@ -86,31 +99,21 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
         guard !isClosed else { return }
         statements.removeAll()
         statementOrder.removeAll()
-        canceller.withLock { canceller in
-            if let old = canceller { PQfreeCancel(old.pointer) }
-            canceller = nil
-        }
+        canceller.withLock { $0 = nil }
         PQfinish(handle)
         isClosed = true
     }
 
     private func renewCanceller() {
         let new = PQgetCancel(handle).map(Canceller.init)
-        canceller.withLock { canceller in
-            if let old = canceller { PQfreeCancel(old.pointer) }
-            canceller = new
-        }
+        canceller.withLock { $0 = new }
     }
 
     func interrupt() {
         isInterrupted.store(true, ordering: .releasing)
-        canceller.withLock { canceller in
-            guard let canceller else { return }
-            // The server stops the statement with `query_canceled` (57014); a request that
-            // arrives when nothing runs does nothing.
-            var reason = [CChar](repeating: 0, count: 256)
-            _ = PQcancel(canceller.pointer, &reason, Int32(reason.count))
-        }
+        // The server stops the statement with `query_canceled` (57014); a request that
+        // arrives when nothing runs does nothing.
+        canceller.withLock { $0 }?.send()
     }
 
     func clearInterruption() {
@@ -118,9 +121,12 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
     }
 
     /// Ends the open transaction, even after an interruption: what was written is undone.
+    /// A cancel request that lands on the `ROLLBACK` itself fails it; it is sent once, so
+    /// the second attempt ends the transaction.
     private func rollback() {
-        guard isInTransaction, PQstatus(handle) == CONNECTION_OK else { return }
-        PQclear(PQexec(handle, "ROLLBACK"))
+        for _ in 0..<2 where isInTransaction && PQstatus(handle) == CONNECTION_OK {
+            PQclear(PQexec(handle, "ROLLBACK"))
+        }
     }
 
     /// The settings every session starts with, and the store's schema as the search path.
@@ -133,7 +139,12 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
         ]
         if readOnly { settings.append("SET default_transaction_read_only = on") }
         if !isDurable { settings.append("SET synchronous_commit = off") }
-        try execute(settings.joined(separator: "; "))
+        // Not through `execute`: an interruption must not leave a session without its
+        // search path, where unqualified tables would be another schema's.
+        let sql = settings.joined(separator: "; ")
+        let result = PQexec(handle, sql)
+        defer { PQclear(result) }
+        try check(result, sql: sql, arguments: [])
     }
 
     /// A connection the server dropped (restart, idle time-out) is reset once before use;
@@ -385,14 +396,16 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
 
     /// Throws when `result` is not a success.
     private func check(_ result: OpaquePointer?, sql: String, arguments: [DatabaseValue]) throws(DatabaseError) {
+        // A session the server ended (a restart, a shutdown) has no SQLSTATE of its own.
+        let lost = PQstatus(handle) == CONNECTION_BAD ? "08006" : nil
         guard let result else {
-            throw DatabaseError(resultCode: 0, message: Self.tidy(String(cString: PQerrorMessage(handle))), sql: sql)
+            throw DatabaseError(resultCode: 0, message: Self.tidy(String(cString: PQerrorMessage(handle))), sql: sql, sqlState: lost)
         }
         switch PQresultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
             return
         default:
-            let sqlState = PQresultErrorField(result, clibpq_diag_sqlstate()).map { String(cString: $0) }
+            let sqlState = PQresultErrorField(result, clibpq_diag_sqlstate()).map { String(cString: $0) } ?? lost
             let primary = PQresultErrorField(result, clibpq_diag_message_primary()).map { String(cString: $0) }
             let message = primary ?? Self.tidy(String(cString: PQresultErrorMessage(result)))
             throw DatabaseError(resultCode: 0, message: Self.redacting(arguments, from: message), sql: sql, sqlState: sqlState)

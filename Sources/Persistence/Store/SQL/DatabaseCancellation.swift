@@ -23,10 +23,28 @@ public enum DatabaseCancellation {
     public static func shielded<T>(_ body: () async throws -> T) async rethrows -> T {
         try await $isShielded.withValue(true, operation: body)
     }
+
+    /// Whether `error` says work was cancelled rather than failed: Swift's
+    /// `CancellationError`, a cancelled migration, or a statement interrupted by a
+    /// cancellation, anywhere in the error's chain.
+    ///
+    /// ```swift
+    /// catch where DatabaseCancellation.isCancellation(error) { /* shutting down */ }
+    /// ```
+    public static func isCancellation(_ error: any Error) -> Bool {
+        StorageFault.chain(of: error).contains { cause in
+            switch cause {
+            case is CancellationError: true
+            case let error as MigrationError: error.code == .cancelled
+            case let error as DatabaseError: error.isInterruption
+            default: false
+            }
+        }
+    }
 }
 
 /// A connection whose running statement can be stopped from another thread.
-protocol InterruptibleConnection: AnyObject {
+protocol InterruptibleConnection: AnyObject, SendableMetatype {
     /// Stops the statement running now and refuses the statements `body` starts after it,
     /// until ``clearInterruption()``. Called from any thread, while the connection is busy
     /// with the interrupted work (never while it closes).
@@ -96,7 +114,11 @@ extension DispatchQueue {
         nonisolated(unsafe) let connection = connection
         guard !DatabaseCancellation.isShielded else {
             return try await withCheckedThrowingContinuation { continuation in
-                self.async { continuation.resume(with: Result { try body(connection) }) }
+                self.async {
+                    // Clean-up after an interruption runs on the connection it interrupted.
+                    connection.clearInterruption()
+                    continuation.resume(with: Result { try body(connection) })
+                }
             }
         }
         let work = Mutex(InterruptibleWorkState())

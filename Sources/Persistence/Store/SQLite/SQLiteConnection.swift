@@ -92,8 +92,10 @@ public final class SQLiteConnection: DatabaseConnection, InterruptibleConnection
 
     /// Ends the open transaction, even after an interruption: what was written is undone.
     func rollback() {
-        guard !isClosed, isInTransaction else { return }
-        sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+        // An interrupt that lands on the ROLLBACK itself is cleared once nothing runs: again.
+        for _ in 0..<2 where !isClosed && isInTransaction {
+            sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+        }
     }
 
     func error(_ rc: Int32, sql: String?) -> DatabaseError {
