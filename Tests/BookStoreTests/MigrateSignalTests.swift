@@ -42,7 +42,12 @@ struct MigrateSignalTests {
             try connection.execute("LOCK TABLE \(configuration.quotedSchema).zpublication IN ACCESS SHARE MODE")
             holder = connection
         }
-        let process = try WatchedProcess(try BookStoreProcess.executable, ["migrate", "--store", store, "--log-level", "info"])
+        // SQLite: the signal goes as soon as the first streamed step has created its new store,
+        // from the thread that reads the output, whatever the tests beside this one keep busy.
+        let trigger: WatchedProcess.Trigger? = engine == .sqlite
+            ? WatchedProcess.Trigger(signal: signal) { $0.contains("step1.sqlite") && $0.contains("created store") }
+            : nil
+        let process = try WatchedProcess(try BookStoreProcess.executable, ["migrate", "--store", store, "--log-level", "info"], trigger: trigger)
         // Whatever fails below, nothing outlives the test.
         defer {
             kill(process.identifier, SIGKILL)
@@ -50,13 +55,12 @@ struct MigrateSignalTests {
         }
         switch engine {
         case .sqlite:
-            // The first streamed step has created its new store and is writing it.
-            #expect(await process.waitFor { $0.contains("step1.sqlite") && $0.contains("created store") }, "the migration never started its first step: \(process.output)")
+            #expect(await process.waitFor { _ in process.triggered }, "the migration never started its first step: \(process.output)")
         case .postgres:
             #expect(try await Self.waitForALockWait(url), "the migration never waited on the test's lock: \(process.output)")
+            kill(process.identifier, signal)
         }
         let sent = ContinuousClock.now
-        kill(process.identifier, signal)
         let status = await process.waitUntilExit(timeout: .seconds(20))
         let stopping = ContinuousClock.now - sent
         try holder?.execute("ROLLBACK")
@@ -94,13 +98,23 @@ struct MigrateSignalTests {
 /// A child process whose standard output and error are collected as they come, so a test
 /// can wait for a line before acting.
 final class WatchedProcess: Sendable {
+    /// A signal sent the moment the output first satisfies `condition`.
+    struct Trigger: Sendable {
+        let signal: Int32
+        let condition: @Sendable (String) -> Bool
+    }
+
     private let process: Process
     private let collected = Mutex("")
+    private let fired = Mutex(false)
+
+    /// Whether the trigger's signal was sent.
+    var triggered: Bool { fired.withLock { $0 } }
 
     var identifier: Int32 { process.processIdentifier }
     var output: String { collected.withLock { $0 } }
 
-    init(_ executable: URL, _ arguments: [String]) throws {
+    init(_ executable: URL, _ arguments: [String], trigger: Trigger? = nil) throws {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -112,7 +126,14 @@ final class WatchedProcess: Sendable {
         pipe.fileHandleForReading.readabilityHandler = { [self] handle in
             let data = handle.availableData
             if data.isEmpty { handle.readabilityHandler = nil; return }
-            collected.withLock { $0 += String(decoding: data, as: UTF8.self) }
+            let output = collected.withLock { output in
+                output += String(decoding: data, as: UTF8.self)
+                return output
+            }
+            if let trigger, !fired.withLock({ $0 }), trigger.condition(output) {
+                fired.withLock { $0 = true }
+                kill(process.processIdentifier, trigger.signal)
+            }
         }
         try process.run()
     }

@@ -9,10 +9,16 @@ import Testing
 struct StorageFaultClassificationTests {
     @Test(arguments: [
         (Int32(13), StorageFault.diskFull), (8, .notWritable), (8 | (3 << 8), .notWritable), (11, .damaged), (26, .damaged),
-        (10, .inputOutput), (10 | (4 << 8), .inputOutput), (14, .cannotOpen),
+        (10, .inputOutput), (10 | (4 << 8), .inputOutput), (14, .cannotOpen), (4874, .diskFull),
     ])
     func sqliteResultCodes(code: Int32, fault: StorageFault) {
         #expect(StorageFault(DatabaseError(resultCode: code, message: "m")) == fault)
+    }
+
+    /// A disk full while SQLite grows its shared-memory file was said as "disk I/O error".
+    @Test func anIOErrorIsWhatItsErrnoSays() {
+        #expect(StorageFault(DatabaseError(resultCode: 10 | (3 << 8), message: "disk I/O error", systemErrorCode: ENOSPC)) == .diskFull)
+        #expect(StorageFault(DatabaseError(resultCode: 10 | (3 << 8), message: "disk I/O error", systemErrorCode: EIO)) == .inputOutput)
     }
 
     @Test(arguments: [

@@ -58,6 +58,8 @@ public enum StorageFault: Sendable, Hashable, CustomStringConvertible {
         switch error {
         case let error as DatabaseError:
             if let state = error.sqlState { return fault(sqlState: state) }
+            // An I/O error is what its errno says it is first: a full disk, most often.
+            if let code = error.systemErrorCode, error.resultCode & 0xff == 10, let fault = fault(errno: code) { return fault }
             return fault(sqliteCode: error.resultCode)
         case let error as SystemCallError:
             return fault(errno: error.code)
@@ -81,7 +83,9 @@ public enum StorageFault: Sendable, Hashable, CustomStringConvertible {
     }
 
     static func fault(sqliteCode code: Int32) -> StorageFault? {
-        switch code & 0xff {
+        // SQLITE_IOERR_SHMSIZE: the shared-memory file beside a WAL could not grow.
+        if code == 4874 { return .diskFull }
+        return switch code & 0xff {
         case 13: .diskFull  // SQLITE_FULL
         case 8: .notWritable  // SQLITE_READONLY
         case 11, 26: .damaged  // SQLITE_CORRUPT, SQLITE_NOTADB

@@ -11,12 +11,16 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     public var sql: String?
     /// PostgreSQL's SQLSTATE, when the engine is PostgreSQL.
     public var sqlState: String?
+    /// The operating system's `errno` behind a SQLite I/O error (`sqlite3_system_errno`),
+    /// e.g. `ENOSPC` when a write found the disk full.
+    public var systemErrorCode: Int32?
 
-    public init(resultCode: Int32, message: String, sql: String? = nil, sqlState: String? = nil) {
+    public init(resultCode: Int32, message: String, sql: String? = nil, sqlState: String? = nil, systemErrorCode: Int32? = nil) {
         self.resultCode = resultCode
         self.message = message
         self.sql = sql
         self.sqlState = sqlState
+        self.systemErrorCode = systemErrorCode
     }
 
     public var description: String {

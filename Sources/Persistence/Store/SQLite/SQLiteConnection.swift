@@ -99,7 +99,8 @@ public final class SQLiteConnection: DatabaseConnection, InterruptibleConnection
     }
 
     func error(_ rc: Int32, sql: String?) -> DatabaseError {
-        DatabaseError(resultCode: rc, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+        let system = sqlite3_system_errno(handle)
+        return DatabaseError(resultCode: rc, message: String(cString: sqlite3_errmsg(handle)), sql: sql, systemErrorCode: system == 0 ? nil : system)
     }
 
     public func execute(_ sql: String) throws(DatabaseError) {
