@@ -24,9 +24,13 @@ dumpSQLiteStore() {
     rm -rf "$copy"
 }
 
-# dumpPostgresStore DATABASE SCHEMA: the schema's name left out of index definitions.
+# dumpPostgresStore DATABASE SCHEMA: the schema's name left out of index definitions. Sorts
+# stay in memory or spill to the server's default tablespace, never to the database's own,
+# which may be a full disk.
 dumpPostgresStore() {
     local database="$1" schema="$2" script
+    local PGOPTIONS="-c work_mem=256MB -c temp_tablespaces=pg_default"
+    export PGOPTIONS
     script="$(pgSQL "$database" -At -v schema="$schema" <<'SQL'
 SELECT format('\echo == table %s', table_name) || chr(10)
     || format('SELECT ordinal_position, column_name, data_type, is_nullable, column_default FROM information_schema.columns WHERE table_schema = %L AND table_name = %L ORDER BY ordinal_position;', table_schema, table_name) || chr(10)
@@ -41,6 +45,5 @@ SELECT format('SELECT indexname, tablename, replace(indexdef, %L, %L) FROM pg_in
               quote_ident(:'schema') || '.', '', :'schema', 'z_metadata');
 SQL
 )"
-    [ -n "$script" ] || { echo "== no schema $schema in $database"; return 0; }
     pgSQL "$database" -At <<<"$script"
 }
