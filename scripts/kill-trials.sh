@@ -1,0 +1,299 @@
+#!/usr/bin/env bash
+# Kills a real `bookstore migrate` with SIGKILL at random moments and checks every time that
+# nothing was lost, on SQLite and on PostgreSQL (a throwaway server of the script's own).
+#
+#   scripts/kill-trials.sh --engine both --trials 100 --books 20000 --seed-version 1
+#
+# Once per engine it seeds a store at --seed-version (1: every kind of step is crossed) with
+# --books generated books, migrates copies of it cleanly to each later version as references
+# (their contents dumped as text: every table's columns and rows, sorted, and the indexes;
+# Z_METADATA, which carries the store's UUID, left out), and times three clean migrations
+# to BookStore 5: their median is the window T. Each trial then copies the original into
+# place, starts `bookstore migrate --log-level info`, kills it with SIGKILL after a random
+# delay, uniform in [0, 1.1 T], and records where the kill landed (the last `migration
+# stage` line of its log). It checks that
+#   - `bookstore status` works and names the store's model version;
+#   - SQLite: the store file is byte for byte the original (sha256), or at BookStore 5 and
+#     row for row the reference; PostgreSQL: the store is row for row the reference of the
+#     version it stands at (each step commits on its own);
+#   - the next `bookstore migrate` exits 0, leaves the store row for row the reference of
+#     BookStore 5, and nothing beside it (SQLite: no work folder, lock file, -wal or
+#     -journal; PostgreSQL: no `<schema>_migrating_*` or `<schema>_replaced_*` schema).
+# A failing trial's folder (the store, or a pg_dump of it, and the logs) is kept and named.
+# Prints a line per trial and a `KILL engine=…` summary per engine; exits 1 on any failure.
+#
+# --release builds in release mode (debug by default); --build-path DIR is passed to
+# `swift build`. On PostgreSQL the script waits, after each kill, until the killed client's
+# server process has ended (a statement it was running finishes or rolls back first).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/server.sh
+source scripts/lib/postgres.sh
+source scripts/lib/dump.sh
+
+engine=both trials=100 books=20000 seedVersion=1
+buildArgs=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --engine) engine="$2"; shift 2 ;;
+        --trials) trials="$2"; shift 2 ;;
+        --books) books="$2"; shift 2 ;;
+        --seed-version) seedVersion="$2"; shift 2 ;;
+        --release) buildArgs+=(-c release); shift ;;
+        --build-path) buildArgs+=(--build-path "$2"); shift 2 ;;
+        *) echo "unknown option $1 (see the top of $0)" >&2; exit 2 ;;
+    esac
+done
+case "$engine" in
+    sqlite) engines=(sqlite) ;;
+    postgres) engines=(postgres) ;;
+    both) engines=(sqlite postgres) ;;
+    *) echo "--engine is sqlite, postgres or both" >&2; exit 2 ;;
+esac
+[[ "$seedVersion" =~ ^[1-4]$ ]] || { echo "--seed-version is 1 to 4 (5 is the current version: nothing to migrate)" >&2; exit 2; }
+[[ "$trials" =~ ^[0-9]+$ && "$books" =~ ^[0-9]+$ ]] || { echo "--trials and --books take numbers" >&2; exit 2; }
+
+scripts/setup.sh
+ensurePackages sqlite3 iproute2
+swift build ${buildArgs[@]+"${buildArgs[@]}"} --product bookstore
+bookstore="$(swift build ${buildArgs[@]+"${buildArgs[@]}"} --show-bin-path)/bookstore"
+
+work="$(mktemp -d /tmp/kill-trials-XXXXXX)"
+chmod 755 "$work"
+migrator="" failures=0
+cleanUp() {
+    if [ -n "$migrator" ]; then kill -KILL "$migrator" 2>/dev/null || true; wait "$migrator" 2>/dev/null || true; fi
+    stopPostgres
+    if [ "$failures" -eq 0 ]; then rm -rf "$work"; else echo "Failing trials kept in $work" >&2; fi
+}
+trap cleanUp EXIT
+
+now() { date +%s.%N; }
+seconds() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+# A delay uniform in [0, MAX] seconds, to the millisecond.
+randomDelay() { awk -v r="$(od -An -N4 -tu4 /dev/urandom)" -v max="$1" 'BEGIN { printf "%.3f", r / 4294967296 * max }'; }
+# The model version `bookstore status` printed in FILE, as a number ("BookStore" is 1).
+statusVersion() {
+    local name
+    name="$(sed -n 's/^Store model version: *//p' "$1" | head -1)"
+    case "$name" in
+        BookStore) echo 1 ;;
+        "BookStore "[0-9]*) echo "${name#BookStore }" ;;
+        *) echo "" ;;
+    esac
+}
+# Where the kill landed, from the migration's LOG and exit status.
+landing() {
+    local log="$1" status="$2" line
+    if [ "$status" -eq 0 ]; then echo "finished"; return; fi
+    line="$(grep 'migration stage' "$log" | tail -1 || true)"
+    [ -z "$line" ] && { echo "before-first-stage"; return; }
+    stageKey "$line"
+}
+# "step3/create instances" for a `migration stage` log line.
+stageKey() {
+    local step stage
+    step="$(sed -n 's/.*persistence\.migration\.step=\([0-9]*\)\/.*/\1/p' <<<"$1")"
+    stage="$(sed -n 's/.*persistence\.migration\.stage=\(.*\) persistence\.migration\.step=.*/\1/p' <<<"$1")"
+    echo "step$step/$stage"
+}
+
+# Per engine, set by its setUp: how to make, dump, check and drop a trial's store.
+declare -A landed
+order=()
+
+runEngine() {
+    local engine="$1" folder="$work/$1" started window line key
+    mkdir -p "$folder"
+    started="$(now)"
+    landed=()
+    order=(before-first-stage)
+    "setUp_$engine" "$folder"
+
+    # The window: the median of three clean migrations of the original (a machine busy
+    # with something else for one of them does not stretch it), each checked against the
+    # reference.
+    local t0 t1 run timings=()
+    for run in 1 2 3; do
+        "place_$engine" "$folder/timing"
+        t0="$(now)"
+        "$bookstore" migrate --store "$(storeURL_$engine "$folder/timing")" --log-level info >"$folder/timing.log" 2>&1
+        t1="$(now)"
+        timings+=("$(seconds "$t0" "$t1")")
+        "dump_$engine" "$folder/timing" >"$folder/timing.txt"
+        if ! cmp -s "$folder/timing.txt" "$folder/reference-5.txt"; then
+            echo "A clean migration's store differs from the reference of BookStore 5: the dumps are not reproducible" >&2
+            diff "$folder/reference-5.txt" "$folder/timing.txt" | head -20 >&2
+            failures=$((failures + 1))
+            return 1
+        fi
+        "drop_$engine" "$folder/timing"
+    done
+    window="$(printf '%s\n' "${timings[@]}" | sort -g | sed -n 2p)"
+    while IFS= read -r line; do
+        key="$(stageKey "$line")"
+        [[ " ${order[*]} " == *" $key "* ]] || order+=("$key")
+    done < <(grep 'migration stage' "$folder/timing.log")
+    order+=(finished)
+    local maximum
+    maximum="$(awk -v w="$window" 'BEGIN { printf "%.3f", w * 1.1 }')"
+    echo "$engine: $books books from BookStore $seedVersion, clean migrations to BookStore 5 took ${timings[*]} s (median ${window} s); killing after 0 to ${maximum} s"
+
+    local engineFailures=0 trial
+    for trial in $(seq 1 "$trials"); do
+        runTrial "$engine" "$folder/trial-$trial" "$trial" "$maximum" || engineFailures=$((engineFailures + 1))
+    done
+    failures=$((failures + engineFailures))
+    "tearDown_$engine"
+
+    local summary="KILL engine=$engine trials=$trials failures=$engineFailures books=$books window_s=$window landed:"
+    for key in "${order[@]}"; do summary+=" $key=${landed[$key]:-0}"; done
+    for key in "${!landed[@]}"; do [[ " ${order[*]} " == *" $key "* ]] || summary+=" $key=${landed[$key]}"; done
+    echo "$summary"
+    echo "$engine: $(seconds "$started" "$(now)") s in all"
+}
+
+# runTrial ENGINE FOLDER NUMBER MAXIMUM: one kill and its checks; fails when a check does.
+runTrial() {
+    local engine="$1" folder="$2" trial="$3" maximum="$4"
+    local url delay status where problems=() version state=""
+    mkdir -p "$folder"
+    "place_$engine" "$folder"
+    url="$(storeURL_$engine "$folder")"
+    delay="$(randomDelay "$maximum")"
+    "$bookstore" migrate --store "$url" --log-level info >"$folder/migrate.log" 2>&1 &
+    migrator=$!
+    sleep "$delay"
+    kill -KILL "$migrator" 2>/dev/null || true
+    status=0
+    # Braces, so that the shell's "Killed" notice goes with wait's standard error.
+    { wait "$migrator"; } 2>/dev/null || status=$?
+    migrator=""
+    where="$(landing "$folder/migrate.log" "$status")"
+    landed[$where]=$((${landed[$where]:-0} + 1))
+    case "$status" in
+        0 | 137) ;;
+        *) problems+=("the migration exited with $status before it was killed: $(grep -m1 '^error' "$folder/migrate.log" || tail -1 "$folder/migrate.log")") ;;
+    esac
+    "settle_$engine" "$folder"
+
+    # (a) and (b): where the store stands after the kill, and that it is whole there.
+    local identical=no
+    [ "$engine" = sqlite ] && [ "$(sha256sum <"$folder/store/bookstore.sqlite" | cut -d' ' -f1)" = "$originalHash" ] && identical=yes
+    if ! "$bookstore" status --store "$url" --log-level warning >"$folder/status.txt" 2>&1; then
+        problems+=("bookstore status failed after the kill: $(tail -1 "$folder/status.txt")")
+    else
+        version="$(statusVersion "$folder/status.txt")"
+        if [ -z "$version" ]; then
+            problems+=("bookstore status named no model version: $(head -3 "$folder/status.txt" | tr '\n' ' ')")
+        elif [ "$identical" = yes ]; then
+            state="original"
+            [ "$version" = "$seedVersion" ] || problems+=("the store is the original file, but status says version $version")
+        elif [ "$engine" = sqlite ] && [ "$version" != 5 ]; then
+            problems+=("the store file changed, and status says version $version (neither the original nor BookStore 5)")
+        elif [ "$version" -lt "$seedVersion" ]; then
+            problems+=("status says version $version, older than the original's $seedVersion")
+        else
+            state="v$version"
+            "dump_$engine" "$folder" >"$folder/after-kill.txt"
+            if ! cmp -s "$folder/after-kill.txt" "$work/$engine/reference-$version.txt"; then
+                problems+=("after the kill the store at version $version differs from the reference: $(diff "$work/$engine/reference-$version.txt" "$folder/after-kill.txt" | grep -m1 '^[<>]' | cut -c1-160)")
+            fi
+        fi
+    fi
+
+    # (c): the next migration completes and leaves nothing behind.
+    if ! "$bookstore" migrate --store "$url" --log-level notice >"$folder/again.log" 2>&1; then
+        problems+=("the next migration failed: $(grep -m1 '^error' "$folder/again.log" || tail -1 "$folder/again.log")")
+    else
+        "dump_$engine" "$folder" >"$folder/after-again.txt"
+        if ! cmp -s "$folder/after-again.txt" "$work/$engine/reference-5.txt"; then
+            problems+=("after the next migration the store differs from the reference of BookStore 5: $(diff "$work/$engine/reference-5.txt" "$folder/after-again.txt" | grep -m1 '^[<>]' | cut -c1-160)")
+        fi
+        local left
+        left="$("leftovers_$engine" "$folder")"
+        [ -z "$left" ] || problems+=("left beside the store after the next migration: $left")
+    fi
+
+    local line
+    line="$(printf '%-8s %4s/%s delay=%6.3fs landed=%-28s' "$engine" "$trial" "$trials" "$delay" "$where")"
+    if [ ${#problems[@]} -eq 0 ]; then
+        echo "$line after-kill=$state ok"
+        "drop_$engine" "$folder"
+        rm -rf "$folder"
+        return 0
+    fi
+    "keep_$engine" "$folder"
+    echo "$line after-kill=${state:-?} FAILED (kept in $folder):"
+    local problem
+    for problem in "${problems[@]}"; do echo "    - $problem"; done
+    return 1
+}
+
+# SQLite: a trial's store is FOLDER/store/bookstore.sqlite, a copy of the original file.
+setUp_sqlite() {
+    local folder="$1" version
+    mkdir -p "$folder/original"
+    "$bookstore" seed --model-version "$seedVersion" --count "$books" --store "sqlite://$folder/original/bookstore.sqlite" --log-level warning >/dev/null
+    originalHash="$(sha256sum <"$folder/original/bookstore.sqlite" | cut -d' ' -f1)"
+    dumpSQLiteStore "$folder/original/bookstore.sqlite" >"$folder/reference-$seedVersion.txt"
+    for version in $(seq $((seedVersion + 1)) 5); do
+        place_sqlite "$folder/reference"
+        "$bookstore" migrate --store "$(storeURL_sqlite "$folder/reference")" --to "$version" --log-level warning >/dev/null
+        dump_sqlite "$folder/reference" >"$folder/reference-$version.txt"
+        rm -rf "$folder/reference"
+    done
+}
+place_sqlite() { mkdir -p "$1/store"; cp "$work/sqlite/original/bookstore.sqlite" "$1/store/bookstore.sqlite"; }
+storeURL_sqlite() { echo "sqlite://$1/store/bookstore.sqlite"; }
+dump_sqlite() { dumpSQLiteStore "$1/store/bookstore.sqlite"; }
+settle_sqlite() { :; }
+leftovers_sqlite() { (cd "$1/store" && ls -A | grep -v -x 'bookstore.sqlite' | tr '\n' ' ' || true); }
+drop_sqlite() { rm -rf "$1/store"; }
+keep_sqlite() { :; }
+tearDown_sqlite() { :; }
+
+# PostgreSQL: a trial's store is schema `bookstore` of a database of its own, created from
+# the original's database as a template (a copy of its files).
+setUp_postgres() {
+    local folder="$1" version
+    startPostgres
+    echo "postgres: a throwaway server on 127.0.0.1:$pgPort"
+    pgSQL postgres -c "CREATE DATABASE original"
+    "$bookstore" seed --model-version "$seedVersion" --count "$books" --store "$(pgStoreURL original bookstore)" --log-level warning >/dev/null
+    dumpPostgresStore original bookstore >"$folder/reference-$seedVersion.txt"
+    for version in $(seq $((seedVersion + 1)) 5); do
+        place_postgres "$folder/reference"
+        "$bookstore" migrate --store "$(storeURL_postgres "$folder/reference")" --to "$version" --log-level warning >/dev/null
+        dump_postgres "$folder/reference" >"$folder/reference-$version.txt"
+        drop_postgres "$folder/reference"
+    done
+}
+databaseOf() { basename "$1" | tr -c 'a-z0-9\n' '_'; }
+place_postgres() { mkdir -p "$1"; pgSQL postgres -c "CREATE DATABASE $(databaseOf "$1") TEMPLATE original"; }
+storeURL_postgres() { pgStoreURL "$(databaseOf "$1")" bookstore; }
+dump_postgres() { dumpPostgresStore "$(databaseOf "$1")" bookstore; }
+# Waits until the killed client's server process has ended (60 s at most).
+settle_postgres() {
+    local database _
+    database="$(databaseOf "$1")"
+    for _ in $(seq 1 600); do
+        [ "$(pgSQL postgres -At -c "SELECT count(*) FROM pg_stat_activity WHERE datname = '$database'")" = 0 ] && return 0
+        sleep 0.1
+    done
+    echo "the killed migration's server process on $database did not end within 60 s" >&2
+}
+leftovers_postgres() {
+    pgSQL "$(databaseOf "$1")" -At -c "SELECT string_agg(nspname, ' ') FROM pg_namespace WHERE nspname LIKE 'bookstore\\_migrating\\_%' OR nspname LIKE 'bookstore\\_replaced\\_%'"
+}
+drop_postgres() { pgSQL postgres -c "DROP DATABASE IF EXISTS $(databaseOf "$1") WITH (FORCE)"; }
+keep_postgres() {
+    pg_dump -h 127.0.0.1 -p "$pgPort" -U postgres -d "$(databaseOf "$1")" >"$1/store.sql" 2>&1 || true
+    drop_postgres "$1"
+}
+tearDown_postgres() { pgSQL postgres -c "DROP DATABASE original"; stopPostgres; }
+
+for each in "${engines[@]}"; do
+    runEngine "$each"
+done
+[ "$failures" -eq 0 ]
