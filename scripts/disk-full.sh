@@ -32,6 +32,7 @@ cd "$(dirname "$0")/.."
 source scripts/lib/server.sh
 source scripts/lib/postgres.sh
 source scripts/lib/dump.sh
+source scripts/lib/trials.sh
 
 engine=both books=20000 stepPercent=10 maxPercent=1000
 buildArgs=()
@@ -45,19 +46,11 @@ while [ $# -gt 0 ]; do
         *) echo "unknown option $1 (see the top of $0)" >&2; exit 2 ;;
     esac
 done
-case "$engine" in
-    sqlite) engines=(sqlite) ;;
-    postgres) engines=(postgres) ;;
-    both) engines=(sqlite postgres) ;;
-    *) echo "--engine is sqlite, postgres or both" >&2; exit 2 ;;
-esac
+selectEngines "$engine"
 [[ "$books" =~ ^[0-9]+$ && "$stepPercent" =~ ^[1-9][0-9]*$ ]] || { echo "--books and --step-percent take numbers" >&2; exit 2; }
 [ "$(id -u)" -eq 0 ] || { echo "$0 mounts tmpfs filesystems: run it as root" >&2; exit 2; }
 
-scripts/setup.sh
-ensurePackages sqlite3 iproute2
-swift build ${buildArgs[@]+"${buildArgs[@]}"} --product bookstore
-bookstore="$(swift build ${buildArgs[@]+"${buildArgs[@]}"} --show-bin-path)/bookstore"
+buildBookstore ${buildArgs[@]+"${buildArgs[@]}"}
 
 work="$(mktemp -d /tmp/disk-full-XXXXXX)"
 chmod 755 "$work"
@@ -154,14 +147,7 @@ runSQLite() {
                 cp -a "$mnt/." "$folder/failed-$percent-again/"
             fi
         fi
-        if [ ${#problems[@]} -eq 0 ]; then
-            echo "$line ok"
-        else
-            engineFailures=$((engineFailures + 1))
-            echo "$line FAILED (the folder's files after the failure, if wrong then, are kept in $folder/failed-$percent):"
-            local problem
-            for problem in "${problems[@]}"; do echo "    - $problem"; done
-        fi
+        reportProblems "$line" "the folder's files after the failure, if wrong then, are kept in $folder/failed-$percent"
         [ -z "$error" ] || echo "    ${error#error: }"
         unmountTmpfs "$mnt"
         percent=$((percent + stepPercent))
@@ -268,14 +254,7 @@ runPostgres() {
                 problems+=("after growing the filesystem the next migration failed: $(errorLine "$folder/again-$percent.err")")
             fi
         fi
-        if [ ${#problems[@]} -eq 0 ]; then
-            echo "$line ok"
-        else
-            engineFailures=$((engineFailures + 1))
-            echo "$line FAILED (the store after the failure, if wrong then, is dumped to $folder/failed-$percent.sql):"
-            local problem
-            for problem in "${problems[@]}"; do echo "    - $problem"; done
-        fi
+        reportProblems "$line" "the store after the failure, if wrong then, is dumped to $folder/failed-$percent.sql"
         [ -z "$error" ] || echo "    ${error#error: }"
         pgSQL postgres -c "DROP DATABASE store WITH (FORCE)"
         pgSQL postgres -c "DROP TABLESPACE small"

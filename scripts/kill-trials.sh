@@ -30,6 +30,7 @@ cd "$(dirname "$0")/.."
 source scripts/lib/server.sh
 source scripts/lib/postgres.sh
 source scripts/lib/dump.sh
+source scripts/lib/trials.sh
 
 engine=both trials=100 books=20000 seedVersion=1
 buildArgs=()
@@ -44,19 +45,11 @@ while [ $# -gt 0 ]; do
         *) echo "unknown option $1 (see the top of $0)" >&2; exit 2 ;;
     esac
 done
-case "$engine" in
-    sqlite) engines=(sqlite) ;;
-    postgres) engines=(postgres) ;;
-    both) engines=(sqlite postgres) ;;
-    *) echo "--engine is sqlite, postgres or both" >&2; exit 2 ;;
-esac
+selectEngines "$engine"
 [[ "$seedVersion" =~ ^[1-4]$ ]] || { echo "--seed-version is 1 to 4 (5 is the current version: nothing to migrate)" >&2; exit 2; }
 [[ "$trials" =~ ^[0-9]+$ && "$books" =~ ^[0-9]+$ ]] || { echo "--trials and --books take numbers" >&2; exit 2; }
 
-scripts/setup.sh
-ensurePackages sqlite3 iproute2
-swift build ${buildArgs[@]+"${buildArgs[@]}"} --product bookstore
-bookstore="$(swift build ${buildArgs[@]+"${buildArgs[@]}"} --show-bin-path)/bookstore"
+buildBookstore ${buildArgs[@]+"${buildArgs[@]}"}
 
 work="$(mktemp -d /tmp/kill-trials-XXXXXX)"
 chmod 755 "$work"

@@ -33,15 +33,11 @@ struct MigrateCommand: AsyncParsableCommand {
             if plan { return }
             let bar = ProgressBar.forStandardError()
             let started = ContinuousClock.now
-            do {
-                let ran = try await cancellingOnSignals(announce: InterruptedBySignal.announceMigrationCancel) {
-                    try await administration.migrate(url, to: target) { bar?.show($0) }
-                }
-                bar?.finish()
-                ran.printOutcome(of: url, since: started)
-            } catch let stopped as InterruptedBySignal {
-                throw stopped.reportMigration(standing: try? await administration.migrationPlan(for: url, to: target))
+            let ran = try await migratingUntilSignalled(standing: { try? await administration.migrationPlan(for: url, to: target) }) {
+                try await administration.migrate(url, to: target) { bar?.show($0) }
             }
+            bar?.finish()
+            ran.printOutcome(of: url, since: started)
         }
     }
 }

@@ -69,15 +69,11 @@ struct MigrateCommand: AsyncParsableCommand {
             }
             if plan { return }
             let started = ContinuousClock.now
-            do {
-                let (to, storeVersion) = (to, storeVersion)
-                let ran = try await cancellingOnSignals(announce: InterruptedBySignal.announceMigrationCancel) {
-                    try await migrator.migrateStore(at: url, to: to, storeVersion: storeVersion)
-                }
-                ran.printOutcome(of: url, since: started)
-            } catch let stopped as InterruptedBySignal {
-                throw stopped.reportMigration(standing: try? await migrator.plan(forStoreAt: url, to: to, storeVersion: storeVersion))
+            let (to, storeVersion) = (to, storeVersion)
+            let ran = try await migratingUntilSignalled(standing: { try? await migrator.plan(forStoreAt: url, to: to, storeVersion: storeVersion) }) {
+                try await migrator.migrateStore(at: url, to: to, storeVersion: storeVersion)
             }
+            ran.printOutcome(of: url, since: started)
         }
     }
 }

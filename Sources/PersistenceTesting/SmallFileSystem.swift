@@ -40,15 +40,19 @@ public final class SmallFileSystem: Sendable {
 
     /// The bytes in use.
     public func usedBytes() throws -> Int {
+        let info = try statistics()
+        return Int(info.f_blocks - info.f_bfree) * Int(info.f_frsize)
+    }
+
+    private func statistics() throws -> statvfs {
         var info = statvfs()
         guard statvfs(folder.path, &info) == 0 else { throw SmallFileSystemError("statvfs failed: \(String(cString: strerror(errno)))") }
-        return Int(info.f_blocks - info.f_bfree) * Int(info.f_frsize)
+        return info
     }
 
     /// Writes a filler file so that at most `free` bytes are left.
     public func fill(leaving free: Int) throws {
-        var info = statvfs()
-        guard statvfs(folder.path, &info) == 0 else { throw SmallFileSystemError("statvfs failed: \(String(cString: strerror(errno)))") }
+        let info = try statistics()
         let available = Int(info.f_bavail) * Int(info.f_frsize)
         let filler = folder.appendingPathComponent("filler")
         _ = FileManager.default.createFile(atPath: filler.path, contents: nil)

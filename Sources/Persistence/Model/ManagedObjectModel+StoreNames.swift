@@ -68,7 +68,7 @@ extension ManagedObjectModel {
     private func checkDistinct(_ names: [StoreName], dialect: SQLDialect) throws(ModelError) {
         var seen: [String: StoreName] = [:]
         for name in names {
-            let key = dialect.engine == .sqlite ? Self.asciiLowercased(name.name) : Self.kept(name.name)
+            let key = dialect.engine == .sqlite ? Self.asciiLowercased(name.name) : name.name.prefix(utf8Bytes: Self.longestStoreName)
             guard let first = seen[key] else {
                 seen[key] = name
                 continue
@@ -79,18 +79,6 @@ extension ManagedObjectModel {
                 "\(first.role) and \(name.role) would both be named \(quoted: name.name)\(spelling); rename one of them",
                 entity: name.entity, property: name.property)
         }
-    }
-
-    /// What PostgreSQL keeps of a name: its first ``longestStoreName`` bytes, cut at a
-    /// character's end.
-    private static func kept(_ name: String) -> String {
-        guard name.utf8.count > longestStoreName else { return name }
-        var kept = ""
-        for character in name.unicodeScalars {
-            guard kept.utf8.count + String(character).utf8.count <= longestStoreName else { break }
-            kept.unicodeScalars.append(character)
-        }
-        return kept
     }
 
     private static func asciiLowercased(_ text: String) -> String {

@@ -56,16 +56,8 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
     private static func bounded(_ message: String) -> String {
         let bytes = message.utf8.count
         guard bytes > longestMessage else { return message }
-        // Cut between characters, never inside one.
-        var head = "", tail = ""
-        for character in message.unicodeScalars {
-            guard head.utf8.count + character.utf8.count <= longestMessage / 2 else { break }
-            head.unicodeScalars.append(character)
-        }
-        for character in message.unicodeScalars.reversed() {
-            guard tail.utf8.count + character.utf8.count <= longestMessage / 4 else { break }
-            tail.unicodeScalars.insert(character, at: tail.unicodeScalars.startIndex)
-        }
+        let head = message.prefix(utf8Bytes: longestMessage / 2)
+        let tail = message.suffix(utf8Bytes: longestMessage / 4)
         return "\(head) … (\(bytes) bytes in all) … \(tail)"
     }
 }

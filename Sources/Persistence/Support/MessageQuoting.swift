@@ -20,6 +20,37 @@ extension String {
     }
 }
 
+extension String {
+    /// Its longest start of at most `bytes` UTF-8 bytes that ends between characters (Unicode
+    /// scalars), as PostgreSQL shortens a name and as a long message is cut.
+    ///
+    /// ```swift
+    /// "naïve".prefix(utf8Bytes: 3)   // "na" (ï takes two bytes)
+    /// ```
+    func prefix(utf8Bytes bytes: Int) -> String {
+        guard utf8.count > bytes else { return self }
+        var end = unicodeScalars.startIndex, used = 0
+        while end < unicodeScalars.endIndex, used + unicodeScalars[end].utf8.count <= bytes {
+            used += unicodeScalars[end].utf8.count
+            end = unicodeScalars.index(after: end)
+        }
+        return String(unicodeScalars[..<end])
+    }
+
+    /// Its longest end of at most `bytes` UTF-8 bytes that starts between characters.
+    func suffix(utf8Bytes bytes: Int) -> String {
+        guard utf8.count > bytes else { return self }
+        var start = unicodeScalars.endIndex, used = 0
+        while start > unicodeScalars.startIndex {
+            let previous = unicodeScalars.index(before: start)
+            guard used + unicodeScalars[previous].utf8.count <= bytes else { break }
+            used += unicodeScalars[previous].utf8.count
+            start = previous
+        }
+        return String(unicodeScalars[start...])
+    }
+}
+
 extension DefaultStringInterpolation {
     /// `\(quoted: name)`: the name in single quotes, shortened when long
     /// (``Swift/String/shortenedForMessage``). Use it for every name or value an error
