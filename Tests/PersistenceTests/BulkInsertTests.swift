@@ -95,10 +95,20 @@ struct BulkInsertTests {
     }
 
     @Test func copyTextTakesOnlyValuesThatReadBackExactly() {
-        #expect(PostgresCopyText.canEncode(.double(0.5)))
-        #expect(PostgresCopyText.canEncode(.double(Double(Float(0.1)))))
-        #expect(!PostgresCopyText.canEncode(.double(0.1)), "0.1 lies between two floats: a real column could round its text differently")
-        #expect(!PostgresCopyText.canEncode(.text("a\u{0}b")))
-        #expect(PostgresCopyText.canEncode(.blob(Data([0]))))
+        let real = PostgresType.float4, double = PostgresType.float8
+        #expect(PostgresCopyText.canEncode(.double(0.5), into: real))
+        #expect(PostgresCopyText.canEncode(.double(Double(Float(0.1))), into: real))
+        #expect(!PostgresCopyText.canEncode(.double(0.1), into: real), "0.1 lies between two floats: a real column could round its text differently")
+        // A double precision column reads any double's shortest text as the double.
+        #expect(PostgresCopyText.canEncode(.double(0.1), into: double))
+        #expect(PostgresCopyText.canEncode(.double(19.99), into: double))
+        #expect(PostgresCopyText.canEncode(.double(.leastNonzeroMagnitude), into: double))
+        // Other types read a double's text their own way: the bound argument decides.
+        #expect(!PostgresCopyText.canEncode(.double(0.5), into: PostgresType.numeric))
+        #expect(!PostgresCopyText.canEncode(.double(0.5), into: 0))
+        #expect(!PostgresCopyText.canEncode(.text("a\u{0}b"), into: PostgresType.text))
+        #expect(PostgresCopyText.canEncode(.blob(Data([0])), into: PostgresType.bytea))
+        #expect(PostgresCopyText.canEncode(row: [.integer(1), .double(0.1)], columnTypes: [PostgresType.int8, double]))
+        #expect(!PostgresCopyText.canEncode(row: [.integer(1), .double(0.1)], columnTypes: [PostgresType.int8, real]))
     }
 }

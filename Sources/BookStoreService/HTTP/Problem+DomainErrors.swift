@@ -51,7 +51,7 @@ extension Problem {
         case .serverUnavailable, .serverResources:
             self.init(.serviceUnavailable, type: .unavailable, title: "The store cannot be reached",
                       detail: "nothing was saved: \(fault); retry later", headers: [.retryAfter: "5"])
-        case .notWritable, .damaged, .inputOutput, .cannotOpen:
+        case .notWritable, .damaged, .inputOutput, .cannotOpen, .clientLibrary:
             self.init(.serviceUnavailable, type: .storeUnusable, title: "The store cannot be used",
                       detail: "nothing was saved: \(fault); the operator must fix this before a retry can succeed")
         }

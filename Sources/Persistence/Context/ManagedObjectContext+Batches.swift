@@ -38,7 +38,7 @@ extension ManagedObjectContext {
         guard !missing.isEmpty else { return result }
         let d = store.schema.dialect
         let query = SelectQuery(table: layout.table, schema: store.schema)
-        for chunk in stride(from: 0, to: missing.count, by: 500).map({ Array(missing[$0..<min($0 + 500, missing.count)]) }) {
+        for chunk in d.statementChunks(missing, limit: 500).map(Array.init) {
             let list = chunk.indices.map { d.placeholder($0 + 1) }.joined(separator: ", ")
             let sql = query.sql(where: "t0.\(d.name("Z_PK")) IN (\(list))", orderBy: nil, limit: nil, offset: 0)
             let arguments = chunk.map { DatabaseValue.integer($0) }
@@ -74,7 +74,7 @@ extension ManagedObjectContext {
         let owners = objects.compactMap { object in object.objectID.primaryKey.map { ($0, object.objectID) } }
         var found: [ObjectID: [ManagedObject]] = Dictionary(uniqueKeysWithValues: owners.map { ($0.1, []) })
         var all: [ManagedObject] = []
-        for chunk in stride(from: 0, to: owners.count, by: 500).map({ Array(owners[$0..<min($0 + 500, owners.count)]) }) {
+        for chunk in d.statementChunks(owners, limit: 500).map(Array.init) {
             let list = chunk.indices.map { d.placeholder($0 + 1) }.joined(separator: ", ")
             let sql = query.sql(where: "t0.\(column) IN (\(list))", orderBy: "\(order)t0.\(d.name("Z_PK"))", limit: nil, offset: 0)
             let arguments = chunk.map { DatabaseValue.integer($0.0) }

@@ -80,8 +80,7 @@ extension ManagedObjectContext {
         var total = try await storeCount(layout, predicate, includesSubentities: request.includesSubentities)
         // Rows whose saved values no longer tell are counted on their objects instead.
         let stale = pending.stale.compactMap(\.primaryKey)
-        for start in stride(from: 0, to: stale.count, by: 500) {
-            let keys = Array(stale[start..<min(start + 500, stale.count)])
+        for keys in store.schema.dialect.statementChunks(stale, limit: 500).map(Array.init) {
             total -= try await storeCount(layout, predicate, includesSubentities: request.includesSubentities, among: keys)
         }
         total += try await unsavedMatches(pending, predicate: predicate).count

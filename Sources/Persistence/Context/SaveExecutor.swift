@@ -111,7 +111,7 @@ struct SaveExecutor {
             let wanted = keys.sorted()
             var found = Set<Int64>()
             // Bounded, whatever the save holds: both engines cap a statement's arguments.
-            for chunk in stride(from: 0, to: wanted.count, by: 500).map({ wanted[$0..<min($0 + 500, wanted.count)] }) {
+            for chunk in d.statementChunks(wanted, limit: 500) {
                 let sql = "SELECT \(pk) FROM \(table.name) WHERE \(pk) IN (\(placeholders(chunk.count)))\(d.lockingClause(.keepingItsKey))"
                 for row in try connection.rows(sql, chunk.map(DatabaseValue.integer)) {
                     if let key = row[0].int64 { found.insert(key) }

@@ -49,8 +49,7 @@ struct AssociationTable: Sendable {
 
     private func lookup(mapping name: String, column: String, other: String, keys: [Int64]) async throws -> [Int64: [Int64]] {
         var result: [Int64: [Int64]] = [:]
-        for start in stride(from: 0, to: keys.count, by: 500) {
-            let chunk = Array(keys[start..<min(start + 500, keys.count)])
+        for chunk in d.statementChunks(keys, reserved: 1, limit: 500).map(Array.init) {
             let list = chunk.indices.map { d.placeholder($0 + 2) }.joined(separator: ", ")
             let sql = "SELECT \(column), \(other) FROM \(table) WHERE \(mapping) = \(d.placeholder(1)) AND \(column) IN (\(list)) ORDER BY \(key)"
             let arguments = [DatabaseValue.text(name)] + chunk.map { DatabaseValue.integer($0) }

@@ -32,6 +32,10 @@ public enum StorageFault: Sendable, Hashable, CustomStringConvertible {
     /// The database server is shutting down, restarting or refusing connections for now
     /// (class 57 but a cancellation, class 08: the session was lost).
     case serverUnavailable
+    /// The database's client library failed on its own, the server being fine: libpq
+    /// refused a message or lost its place in the protocol. Carries the library and its
+    /// version (`libpq 15.18`). Waiting does not help; a retry fails the same way.
+    case clientLibrary(String)
 
     /// Finds the fault in `error` or the errors underneath it; `nil` when there is none.
     public init?(_ error: any Error) {
@@ -57,6 +61,7 @@ public enum StorageFault: Sendable, Hashable, CustomStringConvertible {
     private static func fault(of error: any Error) -> StorageFault? {
         switch error {
         case let error as DatabaseError:
+            if let library = error.clientLibrary { return .clientLibrary(library) }
             if let state = error.sqlState { return fault(sqlState: state) }
             // An I/O error is what its errno says it is first: a full disk, most often.
             if let code = error.systemErrorCode, error.resultCode & 0xff == 10, let fault = fault(errno: code) { return fault }
@@ -130,6 +135,7 @@ public enum StorageFault: Sendable, Hashable, CustomStringConvertible {
         case .cannotOpen: "the store's file cannot be opened"
         case .serverResources: "the database server is out of resources"
         case .serverUnavailable: "the database server is shutting down or not accepting work"
+        case .clientLibrary(let library): "the database client library (\(library)) failed on its own; the server is not at fault"
         }
     }
 
@@ -143,6 +149,7 @@ public enum StorageFault: Sendable, Hashable, CustomStringConvertible {
         case .cannotOpen: "check that the path names a store file and that its folder can be read and written"
         case .serverResources: "check the server's memory and connection limits, then try again"
         case .serverUnavailable: "wait until the server is up again and try again"
+        case .clientLibrary: "a retry fails the same way: install your system's newest libpq (Debian: apt-get install libpq5), and report this with the message above"
         }
     }
 }

@@ -13,6 +13,7 @@ import Foundation
 ///
 /// Query parameters: `schema` (the store's tables live there; default `public`), `host`,
 /// `port`, `user`, `password`, `dbname`, `connect_timeout` (seconds, default 10), and any
+/// `bulk_insert` (`automatic`, `copy` or `parameters`: see ``BulkInsertMethod``), and any
 /// other libpq connection parameter (`sslmode`, `application_name`, …), passed on as is.
 /// ``description`` never shows the password.
 public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
@@ -29,15 +30,39 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     public var schema: String
     /// How long to wait for a connection before giving up, in seconds.
     public var connectTimeout: Int
+    /// How batches of rows are written: `COPY` or multi-row `INSERT`s.
+    public var bulkInsert: BulkInsertMethod
     /// Other libpq connection parameters, such as `sslmode`.
     public var parameters: [String: String]
+
+    /// How a batch of rows (a migration's batch save, a bulk seed) reaches the server.
+    ///
+    /// `COPY … FROM STDIN` is the fastest, but some connection poolers and proxies do not
+    /// pass it on; multi-row `INSERT`s with bound arguments work everywhere. Either way each
+    /// value is stored exactly: a value whose text a column would read differently from its
+    /// binary form (a double between two floats, for a `real` column) goes as a bound
+    /// argument whatever the method.
+    ///
+    /// ```swift
+    /// let configuration = try PostgresConfiguration(url: "postgres://shop@db/shop?bulk_insert=parameters")
+    /// configuration.bulkInsert  // .parameters
+    /// ```
+    public enum BulkInsertMethod: String, Sendable, Hashable, CaseIterable {
+        /// `COPY` for batches of ``PostgresConnection/copyThreshold`` rows or more, bound
+        /// arguments for smaller ones (one round trip, where `COPY` takes two).
+        case automatic
+        /// `COPY` for every batch whose values it carries exactly, whatever its size.
+        case copy
+        /// Multi-row `INSERT`s with bound arguments only.
+        case parameters
+    }
 
     public static let defaultSchema = "public"
     public static let defaultConnectTimeout = 10
 
     public init(host: String? = nil, port: Int? = nil, user: String? = nil, password: String? = nil, database: String? = nil,
                 schema: String = PostgresConfiguration.defaultSchema, connectTimeout: Int = PostgresConfiguration.defaultConnectTimeout,
-                parameters: [String: String] = [:]) {
+                bulkInsert: BulkInsertMethod = .automatic, parameters: [String: String] = [:]) {
         self.host = host
         self.port = port
         self.user = user
@@ -45,6 +70,7 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
         self.database = database
         self.schema = schema
         self.connectTimeout = connectTimeout
+        self.bulkInsert = bulkInsert
         self.parameters = parameters
     }
 
@@ -125,6 +151,11 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
         case "connect_timeout":
             guard let seconds = Int(value), seconds > 0 else { throw Self.invalid(url, "connect_timeout must be a positive number of seconds") }
             connectTimeout = seconds
+        case "bulk_insert":
+            guard let method = BulkInsertMethod(rawValue: value) else {
+                throw Self.invalid(url, "bulk_insert must be one of \(BulkInsertMethod.allCases.map(\.rawValue).joined(separator: ", ")), got '\(value)'")
+            }
+            bulkInsert = method
         default: parameters[name] = value
         }
     }
@@ -176,6 +207,7 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
         text += "/" + (database.map(encode) ?? "")
         if schema != Self.defaultSchema { query.append(("schema", schema)) }
         if connectTimeout != Self.defaultConnectTimeout { query.append(("connect_timeout", String(connectTimeout))) }
+        if bulkInsert != .automatic { query.append(("bulk_insert", bulkInsert.rawValue)) }
         // `sslpassword` and the like are secrets too.
         query += parameters.filter { !$0.key.contains("password") }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         if !query.isEmpty { text += "?" + query.map { "\(encodeQuery($0.0))=\(encodeQuery($0.1))" }.joined(separator: "&") }
@@ -188,7 +220,7 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     public var customMirror: Mirror {
         Mirror(self, children: [
             "host": host as Any, "port": port as Any, "user": user as Any, "password": password.map { _ in "***" } as Any,
-            "database": database as Any, "schema": schema, "connectTimeout": connectTimeout,
+            "database": database as Any, "schema": schema, "connectTimeout": connectTimeout, "bulkInsert": bulkInsert,
             "parameters": parameters.mapValues { _ in "***" }.merging(parameters.filter { !$0.key.contains("password") }) { $1 },
         ], displayStyle: .struct)
     }

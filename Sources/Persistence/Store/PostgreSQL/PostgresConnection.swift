@@ -221,11 +221,32 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
         }
     }
 
-    /// Rows per multi-row `INSERT`: one round trip each, and within the server's 65 535
-    /// parameters per statement.
-    static func insertBatchRows(columns: Int) -> Int { max(1, min(1_000, 65_535 / max(columns, 1))) }
+    /// The fewest rows ``PostgresConfiguration/BulkInsertMethod/automatic`` sends by `COPY`:
+    /// a `COPY` takes two round trips where a prepared `INSERT` takes one.
+    static let copyThreshold = 16
 
     public func insertRows(into table: String, columns: [String], rows: [[DatabaseValue]]) throws(DatabaseError) {
+        guard !rows.isEmpty else { return }
+        var remaining = rows
+        let method = configuration.bulkInsert
+        if method == .copy || (method == .automatic && rows.count >= Self.copyThreshold) {
+            // Rows whose every value reads back exactly from its text, by its column's type,
+            // go by COPY; the others (rare: a double between two floats for a `real` column)
+            // as bound arguments below.
+            let types = try columnTypes(of: table, columns: columns)
+            var copied: [[DatabaseValue]] = []
+            copied.reserveCapacity(rows.count)
+            remaining = []
+            for row in rows {
+                if PostgresCopyText.canEncode(row: row, columnTypes: types) { copied.append(row) } else { remaining.append(row) }
+            }
+            if !copied.isEmpty { try copy(copied, into: table, columns: columns) }
+        }
+        try insertWithArguments(remaining, into: table, columns: columns)
+    }
+
+    /// Multi-row `INSERT`s, each within the engine's argument limit (``SQLDialect/parameterLimit``).
+    private func insertWithArguments(_ rows: [[DatabaseValue]], into table: String, columns: [String]) throws(DatabaseError) {
         guard !rows.isEmpty else { return }
         // Each column's NULLs take the type of its values, so every chunk declares the same
         // types; a column whose values differ in type goes row by row.
@@ -241,27 +262,40 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
         let placeholders = { (count: Int) in
             (0..<count).map { row in "(" + (1...columns.count).map { "$\(row * columns.count + $0)" }.joined(separator: ", ") + ")" }.joined(separator: ", ")
         }
+        let insert = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
         guard uniform else {
-            let sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES \(placeholders(1))"
+            let sql = insert + placeholders(1)
             for row in rows { try run(sql, row) }
             return
         }
-        let perStatement = Self.insertBatchRows(columns: columns.count)
-        // More than one statement's worth: one COPY, which the server reads faster than
-        // bound parameters, when every value reads back exactly from its text.
-        if rows.count > perStatement, rows.allSatisfy({ $0.allSatisfy(PostgresCopyText.canEncode) }) {
-            return try copy(rows, into: table, columns: columns)
-        }
-        var start = 0
-        while start < rows.count {
-            let chunk = rows[start..<min(start + perStatement, rows.count)]
-            let sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES \(placeholders(chunk.count))"
+        for chunk in dialect.statementChunks(rows, argumentsPerItem: columns.count) {
+            let sql = insert + placeholders(chunk.count)
             let values = Array(chunk.joined())
             let arguments = try PostgresArguments(values, nullTypes: Array(repeating: columnTypes, count: chunk.count).flatMap { $0 }, sql: sql,
                                                   argumentName: { "\(table).\(columns[$0 % columns.count])" })
             let result = try executePrepared(sql, arguments, values: values)
             PQclear(result)
-            start += chunk.count
+        }
+    }
+
+    /// The type (OID) of each of `columns` in `table`, as the server has them now; 0 for a
+    /// column it does not name. Read for each bulk insert rather than kept: another session
+    /// may have changed the table (a migration's swap) since.
+    private func columnTypes(of table: String, columns: [String]) throws(DatabaseError) -> [UInt32] {
+        var types: [String: UInt32] = [:]
+        do {
+            try query("SELECT attname::text, atttypid FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped",
+                      [.text(table)]) { row in
+                if let name = row[0].text, let type = row[1].int64 { types[name] = UInt32(truncatingIfNeeded: type) }
+            }
+        } catch let error as DatabaseError {
+            throw error
+        } catch {
+            throw DatabaseError(resultCode: 0, message: "\(error)")
+        }
+        return columns.map { column in
+            let unquoted = column.hasPrefix("\"") ? String(column.dropFirst().dropLast()).replacingOccurrences(of: "\"\"", with: "\"") : column
+            return types[unquoted] ?? 0
         }
     }
 
@@ -295,7 +329,7 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
         while let result = PQgetResult(handle) {
             if PQresultStatus(result) != PGRES_COMMAND_OK, failure == nil {
                 do throws(DatabaseError) {
-                    try check(result, sql: sql, arguments: Array(rows.joined()))
+                    try check(result, sql: sql, arguments: Array(rows.joined()), argumentCount: nil)
                     failure = DatabaseError(resultCode: 0, message: "the COPY did not complete", sql: sql)
                 } catch {
                     failure = error
@@ -343,11 +377,11 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
         let name = "persistence_\(statementCounter)"
         let prepareResult = types.withUnsafeBufferPointer { PQprepare(handle, name, sql, Int32(types.count), $0.baseAddress) }
         defer { PQclear(prepareResult) }
-        try check(prepareResult, sql: sql, arguments: [])
+        try check(prepareResult, sql: sql, arguments: [], argumentCount: types.count)
         // The result columns' types decide between binary and text results.
         let description = PQdescribePrepared(handle, name)
         defer { PQclear(description) }
-        try check(description, sql: sql, arguments: [])
+        try check(description, sql: sql, arguments: [], argumentCount: types.count)
         let columnTypes = (0..<PQnfields(description)).map { PQftype(description, $0) }
         let statement = PostgresStatement(name: name, parameterCount: Int(PQnparams(description)), columnTypes: columnTypes)
         statements[key] = statement
@@ -394,22 +428,43 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
 
     // MARK: Errors
 
-    /// Throws when `result` is not a success.
-    private func check(_ result: OpaquePointer?, sql: String, arguments: [DatabaseValue]) throws(DatabaseError) {
-        // A session the server ended (a restart, a shutdown) has no SQLSTATE of its own.
-        let lost = PQstatus(handle) == CONNECTION_BAD ? "08006" : nil
-        guard let result else {
-            throw DatabaseError(resultCode: 0, message: Self.tidy(String(cString: PQerrorMessage(handle))), sql: sql, sqlState: lost)
-        }
-        switch PQresultStatus(result) {
-        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
-            return
-        default:
-            let sqlState = PQresultErrorField(result, clibpq_diag_sqlstate()).map { String(cString: $0) } ?? lost
+    /// Throws when `result` is not a success. `argumentCount` is what the error says the
+    /// statement took (by default, how many `arguments` there are).
+    private func check(_ result: OpaquePointer?, sql: String, arguments: [DatabaseValue], argumentCount: Int? = -1) throws(DatabaseError) {
+        let argumentCount = argumentCount == -1 ? (arguments.isEmpty ? nil : arguments.count) : argumentCount
+        if let result, [PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY].contains(PQresultStatus(result)) { return }
+        // An error the server sent has its SQLSTATE; one libpq raised itself has none.
+        if let result, let state = PQresultErrorField(result, clibpq_diag_sqlstate()).map({ String(cString: $0) }) {
             let primary = PQresultErrorField(result, clibpq_diag_message_primary()).map { String(cString: $0) }
             let message = primary ?? Self.tidy(String(cString: PQresultErrorMessage(result)))
-            throw DatabaseError(resultCode: 0, message: Self.redacting(arguments, from: message), sql: sql, sqlState: sqlState)
+            throw DatabaseError(resultCode: 0, message: Self.redacting(arguments, from: message), sql: sql, sqlState: state, argumentCount: argumentCount)
         }
+        let raw = result.map { String(cString: PQresultErrorMessage($0)) } ?? ""
+        let message = Self.tidy(raw.isEmpty ? String(cString: PQerrorMessage(handle)) : raw)
+        throw Self.clientError(message, sessionLost: PQstatus(handle) == CONNECTION_BAD, sql: sql, argumentCount: argumentCount)
+    }
+
+    /// An error libpq raised itself. A session the server ended (a restart, a shutdown, a
+    /// dropped network) has no SQLSTATE of its own and is said as class 08; anything else
+    /// (a message libpq refused, a protocol state it lost) is libpq's own failure, named
+    /// with its version: the server is fine, and waiting for it would not help.
+    static func clientError(_ message: String, sessionLost: Bool, sql: String?, argumentCount: Int? = nil) -> DatabaseError {
+        let lostSession = [
+            "server closed the connection", "could not receive data from server", "could not send data to server",
+            "no connection to the server", "connection to server was lost", "SSL SYSCALL error", "SSL connection has been closed",
+            "terminating connection",
+        ]
+        if sessionLost, lostSession.contains(where: message.contains) {
+            return DatabaseError(resultCode: 0, message: message, sql: sql, sqlState: "08006", argumentCount: argumentCount)
+        }
+        return DatabaseError(resultCode: 0, message: message, sql: sql, argumentCount: argumentCount, clientLibrary: libraryVersion)
+    }
+
+    /// The libpq this process runs with, as `libpq 15.18` (`PQlibVersion`).
+    public static var libraryVersion: String {
+        let version = Int(PQlibVersion())
+        // From 10 on, major * 10 000 + minor.
+        return version >= 100_000 ? "libpq \(version / 10_000).\(version % 10_000)" : "libpq \(version / 10_000).\(version / 100 % 100).\(version % 100)"
     }
 
     /// The server quotes a value it could not read (`invalid input syntax for type uuid:

@@ -4,7 +4,7 @@
 /// reads a text parameter.
 ///
 /// Only values whose text the server reads back as exactly the value are encoded (see
-/// ``canEncode(_:)``); ``PostgresConnection/insertRows(into:columns:rows:)`` sends other
+/// ``canEncode(_:into:)``); ``PostgresConnection/insertRows(into:columns:rows:)`` sends other
 /// rows as bound parameters.
 ///
 /// ```swift
@@ -18,18 +18,36 @@ struct PostgresCopyText {
         bytes.reserveCapacity(capacity)
     }
 
-    /// Whether the server reads this value's text as the value itself, whatever the
-    /// column's numeric type. A double's shortest text reads back as the same double, and
-    /// as the same float when the double is one; a double between two floats could round
-    /// differently from text than from binary in a `real` column, so it is not sent as text.
-    /// A text holding NUL is left to the parameter path, which reports it as it reports
-    /// it for any statement.
-    static func canEncode(_ value: DatabaseValue) -> Bool {
+    /// Whether the server reads this value's text, in a column of type `column` (an OID, 0
+    /// when unknown), as exactly what the same value bound as an argument would store.
+    ///
+    /// A double's shortest text reads back as the same double in a `double precision`
+    /// column, and as the same float in a `real` one when the double is a float (every
+    /// value of a Float attribute is). A double between two floats could round differently
+    /// from text than from binary in a `real` column, and other types read a double's text
+    /// their own way (`numeric` keeps digits the binary argument's cast drops), so those
+    /// take the argument path. A text holding NUL is left to the argument path too, which
+    /// reports it as it does for any statement.
+    static func canEncode(_ value: DatabaseValue, into column: UInt32) -> Bool {
         switch value {
-        case .double(let v): !v.isFinite || Double(Float(v)) == v
+        case .double(let v):
+            switch column {
+            case PostgresType.float8: true
+            case PostgresType.float4: !v.isFinite || Double(Float(v)) == v
+            default: false
+            }
         case .text(let v): !v.utf8.contains(0)
         case .null, .integer, .blob: true
         }
+    }
+
+    /// Whether every value of `row` can go by `COPY` (``canEncode(_:into:)``), its columns'
+    /// types in `columnTypes`.
+    static func canEncode(row: [DatabaseValue], columnTypes: [UInt32]) -> Bool {
+        for (index, value) in row.enumerated() where !canEncode(value, into: index < columnTypes.count ? columnTypes[index] : 0) {
+            return false
+        }
+        return true
     }
 
     mutating func append(row: [DatabaseValue]) {

@@ -23,6 +23,58 @@ public struct SQLDialect: Sendable, Hashable {
         engine == .postgres ? "$\(index)" : "?"
     }
 
+    /// The most arguments one statement may take on this engine, with the oldest client
+    /// library the framework supports. Every statement whose argument count grows with its
+    /// input (multi-row `INSERT`s, `IN` lists) is cut to it through
+    /// ``rowsPerStatement(argumentsPerRow:reserved:)``.
+    ///
+    /// - SQLite: `SQLITE_MAX_VARIABLE_NUMBER`, 32 766 since SQLite 3.32.
+    /// - PostgreSQL: the server takes 65 535, but libpq before its 2026 releases (15.18, the
+    ///   one in Debian 12's main archive, among them) drops the session when a statement's
+    ///   description (a ParameterDescription message of 4 bytes per argument and 6 more)
+    ///   is longer than 30 000 bytes: 7 498 arguments at most.
+    public var parameterLimit: Int {
+        switch engine {
+        case .sqlite: 32_766
+        case .postgres: 7_498
+        }
+    }
+
+    /// How many rows of `argumentsPerRow` arguments one statement takes, besides `reserved`
+    /// arguments of its own: at least one, at most `limit` (1 000 by default, so a statement's
+    /// text stays small), and never more than ``parameterLimit`` arguments in all.
+    ///
+    /// ```swift
+    /// SQLDialect.postgres.rowsPerStatement(argumentsPerRow: 200)           // 37
+    /// SQLDialect.postgres.rowsPerStatement(argumentsPerRow: 1, reserved: 1) // 1 000
+    /// ```
+    public func rowsPerStatement(argumentsPerRow: Int, reserved: Int = 0, limit: Int = 1_000) -> Int {
+        max(1, min(limit, (parameterLimit - reserved) / max(argumentsPerRow, 1)))
+    }
+
+    /// `items` cut into runs that each fit one statement (see
+    /// ``rowsPerStatement(argumentsPerRow:reserved:limit:)``): the keys of an `IN` list, the
+    /// rows of a multi-row `INSERT`.
+    ///
+    /// ```swift
+    /// for keys in dialect.statementChunks(ids, limit: 500) {
+    ///     let list = keys.indices.map { dialect.placeholder($0 - keys.startIndex + 1) }.joined(separator: ", ")
+    ///     …
+    /// }
+    /// ```
+    public func statementChunks<Items: RandomAccessCollection>(_ items: Items, argumentsPerItem: Int = 1, reserved: Int = 0,
+                                                               limit: Int = 1_000) -> [Items.SubSequence] {
+        let size = rowsPerStatement(argumentsPerRow: argumentsPerItem, reserved: reserved, limit: limit)
+        var chunks: [Items.SubSequence] = []
+        var start = items.startIndex
+        while start != items.endIndex {
+            let end = items.index(start, offsetBy: size, limitedBy: items.endIndex) ?? items.endIndex
+            chunks.append(items[start..<end])
+            start = end
+        }
+        return chunks
+    }
+
     /// How a `SELECT` in a write transaction holds the rows it reads until the commit.
     public enum RowLock: Sendable {
         /// The row may change but not go away: a row about to be pointed at by a new foreign
