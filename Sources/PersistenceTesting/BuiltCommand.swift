@@ -24,15 +24,39 @@ public struct BuiltCommand: Sendable {
     /// Environment variables the run does without (settings of the test's own shell).
     public var unsetEnvironment: [String]
 
+    /// A program of the system rather than of this package, found on the `PATH`.
+    private var isSystemTool = false
+
     public init(_ name: String, unsetEnvironment: [String] = []) {
         self.name = name
         self.unsetEnvironment = unsetEnvironment
     }
 
-    /// The executable beside the test bundle in the build products folder, or in `.build/debug`.
+    /// A program of the system, found on the `PATH` and run the same way: another client of
+    /// a store (`sqlite3`, `psql`) for tests of what other processes see.
     ///
-    /// - Throws: ``Missing`` when it has not been built.
+    /// ```swift
+    /// let update = try await BuiltCommand(systemTool: "sqlite3").run([path, "UPDATE ZBOOK SET ZPRICE = 1"])
+    /// ```
+    public init(systemTool name: String) {
+        self.name = name
+        self.unsetEnvironment = []
+        self.isSystemTool = true
+    }
+
+    /// The executable beside the test bundle in the build products folder, or in `.build/debug`
+    /// (a system tool: the first on the `PATH`).
+    ///
+    /// - Throws: ``Missing`` when it has not been built (or is not installed).
     public func executable() throws -> URL {
+        if isSystemTool {
+            let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+            let candidates = folders.map { URL(fileURLWithPath: String($0)).appendingPathComponent(name) }
+            guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+                throw Missing(name: name, looked: candidates.map(\.path), isSystemTool: true)
+            }
+            return found
+        }
         var candidates: [URL] = []
         for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
             candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent(name))
@@ -67,16 +91,15 @@ public struct BuiltCommand: Sendable {
         // them open, and reading to the end would never end. The child's own copies, made
         // with dup2, are not closed on exec. Under the launch lock, so that no child is
         // started between making the pipes and marking them.
-        let (out, err) = try ChildProcessLaunch.withLock {
-            let out = Pipe(), err = Pipe()
-            for handle in [out.fileHandleForReading, out.fileHandleForWriting, err.fileHandleForReading, err.fileHandleForWriting] {
-                _ = fcntl(handle.fileDescriptor, F_SETFD, FD_CLOEXEC)
-            }
-            process.standardOutput = out
-            process.standardError = err
-            try process.run()
-            return (out, err)
+        var pipes: (out: Pipe, err: Pipe)?
+        try ChildProcessLaunch.run(process) { process in
+            let made = (out: Pipe(), err: Pipe())
+            process.standardOutput = made.out
+            process.standardError = made.err
+            pipes = made
+            return [made.out, made.err]
         }
+        guard let (out, err) = pipes else { preconditionFailure("the launch made the pipes") }
         // Standard error is read on another thread so that neither pipe fills while the
         // other is read.
         let stderr = Mutex(Data())
@@ -96,6 +119,10 @@ public struct BuiltCommand: Sendable {
     public struct Missing: Error, CustomStringConvertible {
         public var name: String
         public var looked: [String]
-        public var description: String { "build the \(name) executable first (swift build); looked at \(looked.joined(separator: ", "))" }
+        var isSystemTool = false
+        public var description: String {
+            let what = isSystemTool ? "install \(name) (scripts/setup.sh does)" : "build the \(name) executable first (swift build)"
+            return "\(what); looked at \(looked.joined(separator: ", "))"
+        }
     }
 }

@@ -83,21 +83,16 @@ public final class SmallFileSystem: Sendable {
         try run("mount", arguments)
     }
 
+    /// Runs a system tool to its end. Through ``BuiltCommand``, so its output pipes are
+    /// never inherited by another child started meanwhile (a throwaway PostgreSQL server),
+    /// which would keep them open and the read of the output from ever ending.
     @discardableResult
     private static func run(_ tool: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw SmallFileSystemError("\(tool) \(arguments.joined(separator: " ")) failed: \(output)")
+        let result = try BuiltCommand(systemTool: tool).runBlocking(arguments)
+        guard result.status == 0 else {
+            throw SmallFileSystemError("\(tool) \(arguments.joined(separator: " ")) failed: \(result.stdout)\(result.stderr)")
         }
-        return output
+        return result.stdout
     }
 }
 

@@ -1,5 +1,6 @@
 import BookStoreTesting
 import Foundation
+import PersistenceTesting
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -167,16 +168,22 @@ final class ServerProcess: Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment["BOOKSTORE_STORE"] = nil
         process.environment = environment
-        let pipe = Pipe()
-        process.standardError = pipe
-        process.standardOutput = pipe
+        // Made and marked under the launch lock (see `ChildProcessLaunch`).
+        var output: Pipe?
+        try ChildProcessLaunch.run(process) { process in
+            let made = Pipe()
+            process.standardError = made
+            process.standardOutput = made
+            output = made
+            return [made]
+        }
+        guard let pipe = output else { preconditionFailure("the launch made the pipes") }
         self.process = process
         let collected = self.collected
         pipe.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
             collected.data.withLock { $0.append(data) }
         }
-        try process.run()
     }
 
     var output: String { String(decoding: collected.data.withLock { $0 }, as: UTF8.self) }
