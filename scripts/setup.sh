@@ -24,7 +24,7 @@ esac
 sudo_cmd=""
 [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
 
-packages=(pkg-config libsqlite3-dev libpq-dev postgresql)
+packages=(pkg-config libsqlite3-dev libpq-dev postgresql sqlite3)
 install=()
 for package in "${packages[@]}"; do
     dpkg -s "$package" >/dev/null 2>&1 || install+=("$package")

@@ -105,6 +105,8 @@ final class WatchedProcess: Sendable {
     }
 
     private let process: Process
+    /// The child's standard input, when it was asked for.
+    private let input: Pipe?
     private let collected = Mutex("")
     private let fired = Mutex(false)
 
@@ -112,15 +114,27 @@ final class WatchedProcess: Sendable {
     var triggered: Bool { fired.withLock { $0 } }
 
     var identifier: Int32 { process.processIdentifier }
+    var isRunning: Bool { process.isRunning }
     var output: String { collected.withLock { $0 } }
 
-    init(_ executable: URL, _ arguments: [String], trigger: Trigger? = nil) throws {
+    /// `readsInput`: the child's standard input is a pipe the test writes with ``send(_:)``.
+    init(_ executable: URL, _ arguments: [String], trigger: Trigger? = nil, readsInput: Bool = false) throws {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
+        // Made and marked under the launch lock (see `ChildProcessLaunch`).
+        var output: Pipe?, input: Pipe?
+        try ChildProcessLaunch.run(process) { process in
+            let made = Pipe()
+            process.standardOutput = made
+            process.standardError = made
+            input = readsInput ? Pipe() : nil
+            if let input { process.standardInput = input }
+            output = made
+            return [made] + (input.map { [$0] } ?? [])
+        }
+        guard let pipe = output else { preconditionFailure("the launch made the pipes") }
+        self.input = input
         self.process = process
         // Cleared at the end of the output, which ends the reference to the process.
         pipe.fileHandleForReading.readabilityHandler = { [self] handle in
@@ -135,7 +149,16 @@ final class WatchedProcess: Sendable {
                 kill(process.processIdentifier, trigger.signal)
             }
         }
-        try process.run()
+    }
+
+    /// Writes `text` to the child's standard input.
+    func send(_ text: String) {
+        input?.fileHandleForWriting.write(Data(text.utf8))
+    }
+
+    /// Closes the child's standard input: it reads the end.
+    func endInput() {
+        try? input?.fileHandleForWriting.close()
     }
 
     /// Waits up to 30 s for the output to satisfy `condition`.

@@ -17,8 +17,11 @@ struct SourceAccess: Sendable {
         case (.sqlite(let path), .sqlite):
             schema = "src"
             // Immutable (no locks, no files) when every committed page is in the file; with a
-            // log, as it is, so that the rows still only in the log are read too.
-            attachedPath = FileManager.default.fileExists(atPath: path + "-wal") ? path : SQLiteReadOnlyView.immutableURI(for: path)
+            // log, read-only in place, so that the rows still only in the log are read too
+            // and the writer's transactions never ask for the store's write lock, which the
+            // migration holds on a connection of its own.
+            attachedPath = FileManager.default.fileExists(atPath: path + "-wal")
+                ? SQLiteReadOnlyView.readOnlyURI(for: path) : SQLiteReadOnlyView.immutableURI(for: path)
         case (.postgres(let from), .postgres(let to)):
             var same = from
             same.schema = to.schema

@@ -5,9 +5,9 @@ import Logging
 /// time is ensured and where steps are written (``MigrationWorkspace``).
 ///
 /// - SQLite (``SQLiteMigrationBackend``): a lock file beside the store; steps write files in
-///   a work folder, and the last one is renamed over the store.
+///   a work folder, and the last one is copied into the store's file (``SQLiteWriterFence``).
 /// - PostgreSQL (``PostgresMigrationBackend``): an advisory lock; steps write shadow
-///   schemas, each swapped in as it completes.
+///   schemas, each swapped in as it completes (``PostgresWriterFence``).
 protocol MigrationBackend: Sendable {
     /// The store being migrated.
     var store: StoreURL { get }
@@ -31,13 +31,26 @@ protocol MigrationLock: AnyObject {
     func abandon() async
 }
 
-/// Where one run writes its steps, and how a finished step becomes the store.
+/// Where one run writes its steps, how a finished step becomes the store, and how other
+/// writers are held off meanwhile.
 ///
-/// The runner calls, in order: ``inPlaceTarget(from:firstStep:)`` for a group of in-place
-/// steps, or ``newOutput(forStep:)``, the step, then ``swapIn(_:replacing:)`` (or
-/// ``discard(_:)`` when it failed); ``finish(with:)`` after the last step; ``cleanUp()``
-/// whatever happened.
+/// The runner calls, in order: ``holdWriters()`` before each step; ``inPlaceTarget(from:firstStep:)``
+/// for a group of in-place steps (then ``writeStore(_:)`` when that is the store itself),
+/// or ``newOutput(forStep:)``, the step, then ``swapIn(_:replacing:)`` (or ``discard(_:)``
+/// when it failed); ``finish(with:)`` after the last step; ``cleanUp()`` whatever happened.
+///
+/// No write another client is told succeeded may be lost: from ``holdWriters()`` until the
+/// store is next changed (``writeStore(_:)``, a swap, ``finish(with:)``), other writers of
+/// the store wait (or are refused), and what the step reads is final.
 protocol MigrationWorkspace: AnyObject {
+    /// Holds other writers of the store off until the store is next changed, once the
+    /// writes in flight are committed; holding them already does nothing.
+    func holdWriters() async throws
+
+    /// Runs `body` on the store itself, in the transaction that holds writers off, and
+    /// commits: in-place steps that change the store where it is.
+    func writeStore(_ body: @escaping @Sendable (any DatabaseConnection) throws -> Void) async throws
+
     /// What a failed run leaves, for the hints of its errors.
     var storeAfterFailure: String { get }
 
@@ -68,8 +81,8 @@ protocol MigrationWorkspace: AnyObject {
     func cleanUp() async
 
     /// Leaves the workspace as a killed process would (a ``MigrationAbort``): what it wrote
-    /// stays, what the kernel would release (locks, open files) is released.
-    func abandon()
+    /// stays, what the kernel would release (locks, open files, sessions) is released.
+    func abandon() async
 
     /// Runs `body` on one connection to `url` (the store or an output), closed afterwards
     /// whatever happens and with everything written back, so the files can be moved.

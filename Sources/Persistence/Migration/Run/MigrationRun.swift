@@ -28,7 +28,7 @@ struct MigrationRun {
             await workspace.cleanUp()
         } catch is MigrationAbort {
             // As a killed process: what the run wrote stays, for the next run to remove.
-            workspace.abandon()
+            await workspace.abandon()
             throw MigrationAbort()
         } catch {
             // Cleaning up must reach the database even when the run was cancelled.
@@ -42,6 +42,7 @@ struct MigrationRun {
         var index = 0
         while index < plan.steps.count {
             try checkCancellation(workspace)
+            try await workspace.holdWriters()
             if plan.steps[index].strategy == .inPlace {
                 var group: [Int] = []
                 while index < plan.steps.count, plan.steps[index].strategy == .inPlace {
@@ -99,9 +100,14 @@ struct MigrationRun {
         }
         let target = try await workspace.inPlaceTarget(from: current, firstStep: group[0])
         do {
-            try await workspace.withDatabase(target.url, isDurable: target.isStore) { database in
-                try await database.write { connection in
-                    for work in works { try work.inPlace.run(on: connection, metadata: work.metadata) }
+            let run: @Sendable (any DatabaseConnection) throws -> Void = { connection in
+                for work in works { try work.inPlace.run(on: connection, metadata: work.metadata) }
+            }
+            if target.isStore {
+                try await workspace.writeStore(run)
+            } else {
+                try await workspace.withDatabase(target.url, isDurable: false) { database in
+                    try await database.write(run)
                 }
             }
         } catch {

@@ -3,12 +3,14 @@ import Logging
 
 /// Migrates a PostgreSQL store (a schema) step by step, each step whole or not at all.
 ///
-/// One migrator at a time holds the ``PostgresMigrationLock``.
+/// One migrator at a time holds the ``PostgresMigrationLock``, and other writers are held
+/// off by the ``PostgresWriterFence`` (the store's tables locked against writes) while each
+/// step reads and until its result is in: they wait, then write into what the step left.
 ///
-/// - In-place steps run as ALTER statements in one transaction in the schema.
+/// - In-place steps run as ALTER statements in the fence's transaction in the schema.
 /// - Set-based and streamed steps build the next version in a shadow schema beside it
 ///   (`<schema>_migrating_<id>`), then swap it in with two schema renames and a drop, in
-///   one transaction.
+///   the fence's transaction.
 ///
 /// A failure or a killed process leaves the store whole at the version of its last
 /// completed step; the next run (under the lock) drops abandoned shadow schemas and
@@ -22,8 +24,14 @@ struct PostgresMigrationBackend: MigrationBackend {
     }
 
     func prepareWorkspace(for plan: MigrationPlan, logger: Logger) async throws -> any MigrationWorkspace {
-        let workspace = PostgresMigrationWorkspace(store: store, configuration: configuration)
-        try await workspace.dropAbandonedShadows(logger: logger)
+        let fence = try await PostgresWriterFence.open(configuration, store: store, logger: logger)
+        let workspace = PostgresMigrationWorkspace(store: store, configuration: configuration, fence: fence)
+        do {
+            try await workspace.dropAbandonedShadows(logger: logger)
+        } catch {
+            await fence.release()
+            throw error
+        }
         return workspace
     }
 }
@@ -33,10 +41,21 @@ struct PostgresMigrationBackend: MigrationBackend {
 final class PostgresMigrationWorkspace: MigrationWorkspace {
     let store: StoreURL
     let configuration: PostgresConfiguration
+    /// Holds other writers off, and runs what changes the store.
+    let fence: PostgresWriterFence
 
-    init(store: StoreURL, configuration: PostgresConfiguration) {
+    init(store: StoreURL, configuration: PostgresConfiguration, fence: PostgresWriterFence) {
         self.store = store
         self.configuration = configuration
+        self.fence = fence
+    }
+
+    func holdWriters() async throws {
+        try await fence.hold()
+    }
+
+    func writeStore(_ body: @escaping @Sendable (any DatabaseConnection) throws -> Void) async throws {
+        try await fence.commit(body)
     }
 
     var storeAfterFailure: String { "the store is whole at the version of its last completed step" }
@@ -67,18 +86,17 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
         return .postgres(shadow)
     }
 
-    /// The shadow schema becomes the store in one transaction; the old tables go with it.
+    /// The shadow schema becomes the store in the fence's transaction; the old tables go
+    /// with it. Writers waiting on them go on, on the new tables, once it commits.
     func swapIn(_ output: StoreURL, replacing current: StoreURL, swapping: @escaping @Sendable () throws -> Void) async throws -> StoreURL {
         let schema = configuration.quotedSchema
         let old = PostgresConfiguration.quoteIdentifier("\(configuration.schema)_replaced_\(UUID().uuidString.prefix(8).lowercased())")
         let shadow = configuration(of: output).quotedSchema
-        try await withDatabase(store, isDurable: true) { database in
-            try await database.write { connection in
-                try connection.execute("ALTER SCHEMA \(schema) RENAME TO \(old)")
-                try swapping()
-                try connection.execute("ALTER SCHEMA \(shadow) RENAME TO \(schema)")
-                try connection.execute("DROP SCHEMA \(old) CASCADE")
-            }
+        try await fence.commit { connection in
+            try connection.execute("ALTER SCHEMA \(schema) RENAME TO \(old)")
+            try swapping()
+            try connection.execute("ALTER SCHEMA \(shadow) RENAME TO \(schema)")
+            try connection.execute("DROP SCHEMA \(old) CASCADE")
         }
         return store
     }
@@ -92,9 +110,13 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
 
     func finish(with current: StoreURL, swapping: @escaping @Sendable () throws -> Void) async throws {}
 
-    func cleanUp() async {}
+    func cleanUp() async {
+        await fence.release()
+    }
 
-    func abandon() {}
+    func abandon() async {
+        await fence.release()
+    }
 
     func withDatabase<T: Sendable>(_ url: StoreURL, isDurable: Bool, _ body: (any Database) async throws -> T) async throws -> T {
         let database: PostgresDatabase

@@ -3,16 +3,17 @@ import Logging
 
 /// Migrates a SQLite store file so that it is never left half-migrated.
 ///
-/// One migrator at a time holds the ``SQLiteMigrationLock`` beside the store. The store's
-/// own WAL is first written back into the file (committed data only moves, nothing
-/// changes), and a store that another process is using is refused.
+/// One migrator at a time holds the ``SQLiteMigrationLock`` beside the store, and other
+/// writers are held off by the ``SQLiteWriterFence`` (the store's write lock) from the first
+/// step until the migrated store is in: they wait, or are refused, and none of their writes
+/// is lost.
 ///
-/// - In-place steps only: all of them in one write transaction in the store.
+/// - In-place steps only: all of them in the fence's write transaction in the store.
 /// - Otherwise: the steps run on files in a ``WorkFolder`` beside the store (same file
-///   system), each set-based or streamed step into a new file, each in-place step in its
-///   input; the last file gets the store's permissions and owner, is synced and renamed
-///   over the store in one atomic step. Until then the original is only read, and stays
-///   the backup: any failure deletes the work folder and leaves the store as it was.
+///   system), each set-based or streamed step into a new file, each in-place step in a copy
+///   of its input; the last file is copied into the store's own file in one transaction
+///   (SQLite's backup API). Until then the original is only read, and stays the backup:
+///   any failure deletes the work folder and leaves the store as it was.
 ///
 /// A symbolic link stays in place: the file it leads to is what gets migrated.
 struct SQLiteMigrationBackend: MigrationBackend {
@@ -36,17 +37,16 @@ struct SQLiteMigrationBackend: MigrationBackend {
                 hint: "open the store once with the app that wrote it, or with sqlite3, so SQLite rolls the journal back; then migrate. The store was not changed",
                 store: store.description)
         }
-        let workspace = SQLiteMigrationWorkspace(store: store, path: path, logger: logger)
-        do {
-            try await workspace.checkpoint(path)
-        } catch let error as DatabaseError where [5, 6].contains(error.resultCode & 0xff) {
-            // SQLITE_BUSY, SQLITE_LOCKED; other failures say what they are.
-            throw MigrationError(.store, "the store is in use by another process", hint: "stop the processes that use it (such as the service) and migrate again; the store was not changed",
-                                 store: store.description, underlying: error)
-        }
+        let fence = try await SQLiteWriterFence.open(storeAt: path, store: store, logger: logger)
+        let workspace = SQLiteMigrationWorkspace(store: store, path: path, fence: fence, logger: logger)
         if !plan.steps.allSatisfy({ $0.strategy == .inPlace }) {
             WorkFolder.removeAbandoned(besideStoreAt: path, logger: logger)
-            workspace.folder = try WorkFolder(besideStoreAt: path)
+            do {
+                workspace.folder = try WorkFolder(besideStoreAt: path)
+            } catch {
+                await fence.release()
+                throw error
+            }
         }
         return workspace
     }
@@ -58,13 +58,24 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
     let store: StoreURL
     let path: String
     let logger: Logger
+    /// Holds other writers off, and writes the migrated store in.
+    let fence: SQLiteWriterFence
     /// Where steps write; none when every step runs in place in the store.
     var folder: WorkFolder?
 
-    init(store: StoreURL, path: String, logger: Logger) {
+    init(store: StoreURL, path: String, fence: SQLiteWriterFence, logger: Logger) {
         self.store = store
         self.path = path
+        self.fence = fence
         self.logger = logger
+    }
+
+    func holdWriters() async throws {
+        try await fence.hold()
+    }
+
+    func writeStore(_ body: @escaping @Sendable (any DatabaseConnection) throws -> Void) async throws {
+        try await fence.commit(body)
     }
 
     var storeAfterFailure: String { "the store was not changed" }
@@ -88,8 +99,7 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
         // Only when every step runs in place is the store changed where it is.
         guard folder != nil else { return (current, true) }
         let copy = workFile(forStep: firstStep)
-        let source = path
-        try await FileSystem.run { try FileSystem.copy(source, to: copy) }
+        try await fence.copyStore(to: copy)
         return (.sqlite(copy), false)
     }
 
@@ -108,14 +118,19 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
 
     func finish(with current: StoreURL, swapping: @escaping @Sendable () throws -> Void) async throws {
         guard file(current) != path else { return }
-        try await replaceStore(with: file(current), swapping: swapping)
+        let migrated = file(current)
+        // The copy reads the finished file alone: its own WAL written back, nothing left beside it.
+        try await checkpoint(migrated)
+        try await fence.replaceStore(with: migrated, swapping: swapping)
     }
 
     func cleanUp() async {
+        await fence.release()
         folder?.remove()
     }
 
-    func abandon() {
+    func abandon() async {
+        await fence.release()
         folder?.abandon()
     }
 
@@ -150,42 +165,6 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
         } catch {
             await database.close()
             throw error
-        }
-    }
-
-    /// Renames the finished file over the store: one atomic step on the same file system.
-    private func replaceStore(with file: String, swapping: @escaping @Sendable () throws -> Void) async throws {
-        let store = path
-        let storeURL = self.store
-        try await FileSystem.run {
-            for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: file + suffix) {
-                // A WAL left beside the result would belong to no file after the rename.
-                let size = (try? FileManager.default.attributesOfItem(atPath: file + suffix)[.size] as? Int) ?? 0
-                if suffix == "-wal", size > 0 {
-                    throw MigrationError(.store, "the migrated store still has unwritten changes in its WAL", hint: "the store was not changed; run the migration again", store: storeURL.description)
-                }
-                try? FileManager.default.removeItem(atPath: file + suffix)
-            }
-            // The store's WAL was written back before the migration; one with content now
-            // means someone wrote to the store meanwhile, and the rename would lose that.
-            let wal = (try? FileManager.default.attributesOfItem(atPath: store + "-wal")[.size] as? Int) ?? 0
-            if wal > 0 {
-                throw MigrationError(.store, "the store was written to while it was being migrated",
-                                     hint: "stop the processes that use the store and migrate again; the store was not changed", store: storeURL.description)
-            }
-            FileSystem.copyOwnership(from: store, to: file)
-            try FileSystem.sync(file)
-            try swapping()
-            // Stale shared-memory or empty WAL files must not be applied to the new file.
-            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) }
-            try FileSystem.rename(file, to: store)
-        }
-        // The rename happened: from here on a failure is only a warning.
-        do {
-            let folder = URL(fileURLWithPath: store).deletingLastPathComponent().path
-            try await FileSystem.run { try FileSystem.sync(folder) }
-        } catch {
-            logger.warning("the store's folder could not be synced after the migrated store replaced the original", metadata: [LoggingKeys.store: "\(storeURL)"])
         }
     }
 

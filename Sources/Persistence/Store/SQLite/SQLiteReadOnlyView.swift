@@ -54,9 +54,20 @@ final class SQLiteReadOnlyView: Sendable {
 
     /// The store read as immutable: no locks, no files created, any `-wal` file ignored.
     static func immutableURI(for path: String) -> String {
+        "\(fileURI(for: path))?immutable=1"
+    }
+
+    /// The store read in place, read-only: a transaction that writes other databases of the
+    /// same connection (`BEGIN IMMEDIATE` with it attached) only reads this one, so it never
+    /// waits for the store's write lock, which another connection may hold.
+    static func readOnlyURI(for path: String) -> String {
+        "\(fileURI(for: path))?mode=ro"
+    }
+
+    private static func fileURI(for path: String) -> String {
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "?#%")
-        return "file:\(path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path)?immutable=1"
+        return "file:\(path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path)"
     }
 
     deinit {

@@ -1,0 +1,139 @@
+import Logging
+
+/// Holds other writers off a PostgreSQL store while a step reads it, and swaps the step's
+/// result in under the same hold.
+///
+/// A session of the migration's own locks every table of the store's schema `IN EXCLUSIVE
+/// MODE` in a transaction: reads go on (the migration's own and everyone else's), while an
+/// `INSERT`, `UPDATE`, `DELETE` or `SELECT … FOR UPDATE` of another session waits. Taking the
+/// lock waits for the writes in flight to commit, so what the step reads includes them.
+/// The step's in-place `ALTER`s, or the schema swap, run in that transaction; its commit
+/// lets the waiting writers go on, on the tables it leaves: a waiting statement looks its
+/// table up again by name, so it lands in the new version's table, or fails if it no longer
+/// fits it. Nothing acknowledged is dropped with the old tables.
+///
+/// ```swift
+/// let fence = try await PostgresWriterFence.open(configuration, store: url, logger: logger)
+/// try await fence.hold()                        // writers wait from here
+/// try await fence.commit { try $0.execute("ALTER SCHEMA …") }
+/// await fence.release()
+/// ```
+final class PostgresWriterFence {
+    private let database: PostgresDatabase
+    private let schema: String
+    private let store: StoreURL
+    private let logger: Logger
+    /// Whether the tables are locked now.
+    private(set) var isHeld = false
+
+    /// How long writers in flight may keep the migration from locking the tables.
+    static let patience: Duration = .seconds(60)
+
+    private init(database: PostgresDatabase, schema: String, store: StoreURL, logger: Logger) {
+        self.database = database
+        self.schema = schema
+        self.store = store
+        self.logger = logger
+    }
+
+    static func open(_ configuration: PostgresConfiguration, store: StoreURL, logger: Logger) async throws -> PostgresWriterFence {
+        let database: PostgresDatabase
+        do {
+            database = try await PostgresDatabase.open(configuration, readerCount: 0)
+        } catch let error as DatabaseError {
+            throw StoreError(.connectionFailed, error.message, hint: "check that the server is running and the store URL", store: store.description)
+        }
+        do {
+            // The transaction stays open while a step runs, however long it takes.
+            try await database.writeWithoutTransaction { try $0.execute("SET idle_in_transaction_session_timeout = 0; SET statement_timeout = 0") }
+        } catch {
+            await database.close()
+            throw error
+        }
+        return PostgresWriterFence(database: database, schema: configuration.schema, store: store, logger: logger)
+    }
+
+    /// Locks every table of the store's schema against writers, once the writes in flight
+    /// are committed; holding them already does nothing.
+    ///
+    /// - Throws: ``MigrationError/Code/storeBusy`` naming the sessions in the way when
+    ///   writers kept the tables for ``patience``.
+    func hold() async throws {
+        guard !isHeld else { return }
+        let deadline = ContinuousClock.now + Self.patience
+        let schema = self.schema
+        var announced = false
+        while true {
+            do {
+                try await database.writeWithoutTransaction { connection in
+                    try connection.execute("BEGIN")
+                    do {
+                        // A bounded wait each time, so that a deadlock with a writer that locks
+                        // tables in another order ends in a retry rather than a long stall.
+                        try connection.execute("SET LOCAL lock_timeout = '2s'")
+                        let tables = try connection.rows("SELECT format('%I.%I', schemaname, tablename) FROM pg_tables WHERE schemaname = $1 ORDER BY tablename",
+                                                         [.text(schema)]).compactMap { $0[0].text }
+                        if !tables.isEmpty { try connection.execute("LOCK TABLE \(tables.joined(separator: ", ")) IN EXCLUSIVE MODE") }
+                        try connection.execute("SET LOCAL lock_timeout = 0")
+                    } catch {
+                        try? connection.execute("ROLLBACK")
+                        throw error
+                    }
+                }
+                isHeld = true
+                return
+            } catch let error as DatabaseError where ["55P03", "40P01"].contains(error.sqlState) {
+                guard ContinuousClock.now < deadline else {
+                    let writers = await writingSessions()
+                    throw MigrationError(.storeBusy, "other sessions kept writing the store's tables for \(Self.patience) (\(writers)), and a migration must hold writers off while it reads",
+                                         hint: "let them finish or stop them (such as a service of the previous release), then migrate again; the store was not changed",
+                                         store: store.description, underlying: error)
+                }
+                if !announced {
+                    logger.notice("waiting for other sessions to finish writing the store", metadata: [LoggingKeys.store: "\(store)"])
+                    announced = true
+                }
+            }
+        }
+    }
+
+    /// Runs `body` in the transaction that holds writers off, and commits: in-place steps,
+    /// or a swap. Writers go on afterwards, on what it leaves.
+    func commit(_ body: @escaping @Sendable (any DatabaseConnection) throws -> Void) async throws {
+        try await hold()
+        isHeld = false
+        try await database.writeWithoutTransaction { connection in
+            do {
+                try body(connection)
+                try connection.execute("COMMIT")
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    /// Lets writers go on without changing anything, and ends the session.
+    func release() async {
+        if isHeld { _ = try? await database.writeWithoutTransaction { try $0.execute("ROLLBACK") } }
+        isHeld = false
+        await database.close()
+    }
+
+    /// The sessions writing the schema's tables, for a message: server process ids and applications.
+    private func writingSessions() async -> String {
+        let schema = self.schema
+        let sessions = try? await database.writeWithoutTransaction { connection in
+            try connection.rows("""
+                SELECT DISTINCT a.pid, a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid \
+                JOIN pg_class c ON c.oid = l.relation JOIN pg_namespace n ON n.oid = c.relnamespace \
+                WHERE n.nspname = $1 AND l.granted AND l.mode IN ('RowExclusiveLock', 'RowShareLock') AND a.pid <> pg_backend_pid() ORDER BY a.pid
+                """, [.text(schema)]).map { row in
+                    let application = row[1].text.flatMap { $0.isEmpty ? nil : " (\($0))" } ?? ""
+                    return "server process \(row[0].int64 ?? 0)\(application)"
+                }
+        }
+        guard let sessions, !sessions.isEmpty else { return "sessions unknown" }
+        return sessions.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,169 @@
+import Logging
+
+/// Holds other writers off a SQLite store while it is migrated, and writes the migrated
+/// store into the store's own file.
+///
+/// A connection of the migration's own keeps the store's write lock (`BEGIN IMMEDIATE`)
+/// from before the first step reads the store until the migrated store is in: another
+/// process's write waits (as long as its busy timeout says) or is refused with `database
+/// is locked`; it never lands in a store about to be replaced. The migrated store is
+/// copied into the store's file with SQLite's backup API, in one transaction through the
+/// store's own WAL, so the file stays the one every process has open: a process that had
+/// the store open before sees the new version (its next write goes there, or fails if its
+/// statement no longer fits the new tables), never a file that is gone. A crash before the
+/// commit leaves the old store.
+///
+/// ```swift
+/// let fence = try await SQLiteWriterFence.open(storeAt: path, store: url, logger: logger)
+/// try await fence.hold()                           // writers wait from here
+/// try await fence.copyStore(to: workFile)          // what the steps read
+/// …
+/// try await fence.replaceStore(with: migratedFile) // writers go on, into the new version
+/// await fence.release()
+/// ```
+final class SQLiteWriterFence {
+    /// The connection that holds the write lock and writes the migrated store in.
+    private let writer: SQLiteDatabase
+    /// A reader of the store: the copies the steps read, and whether anyone else committed.
+    private let reader: SQLiteDatabase
+    private let store: StoreURL
+    private let logger: Logger
+    /// Whether the write lock is held now.
+    private(set) var isHeld = false
+
+    /// How long writers in flight may keep the migration from taking the write lock.
+    static let patience: Duration = .seconds(60)
+
+    private init(writer: SQLiteDatabase, reader: SQLiteDatabase, store: StoreURL, logger: Logger) {
+        self.writer = writer
+        self.reader = reader
+        self.store = store
+        self.logger = logger
+    }
+
+    static func open(storeAt path: String, store: StoreURL, logger: Logger) async throws -> SQLiteWriterFence {
+        // In WAL mode (a store in rollback-journal mode goes to it, as every store the framework
+        // opens does): readers then go on while the migrated store is written in.
+        let writer = try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: 0)
+        do {
+            let reader = try await SQLiteDatabase.open(path: path, mode: .readOnly, readerCount: 0)
+            return SQLiteWriterFence(writer: writer, reader: reader, store: store, logger: logger)
+        } catch {
+            await writer.close()
+            throw error
+        }
+    }
+
+    /// Takes the store's write lock, once the writes in flight are committed; holding it
+    /// already does nothing.
+    ///
+    /// - Throws: ``MigrationError/Code/storeBusy`` when other processes kept writing for
+    ///   ``patience``.
+    func hold() async throws {
+        guard !isHeld else { return }
+        let deadline = ContinuousClock.now + Self.patience
+        var announced = false
+        while true {
+            do {
+                // Waits for another writer as long as the connection's busy timeout says.
+                try await writer.writeWithoutTransaction { try $0.execute("BEGIN IMMEDIATE") }
+                isHeld = true
+                return
+            } catch let error as DatabaseError where [5, 6].contains(error.resultCode & 0xff) {
+                guard ContinuousClock.now < deadline else {
+                    throw MigrationError(.storeBusy, "other processes kept writing the store for \(Self.patience), and a migration must hold writers off while it runs",
+                                         hint: "stop the processes that write the store (such as a service of the previous release) or let them finish, then migrate again; the store was not changed",
+                                         store: store.description, underlying: error)
+                }
+                if !announced {
+                    logger.notice("waiting for other processes to finish writing the store", metadata: [LoggingKeys.store: "\(store)"])
+                    announced = true
+                }
+            }
+        }
+    }
+
+    /// Runs `body` on the store in the transaction that holds writers off, and commits:
+    /// in-place steps that change the store where it is. Writers go on afterwards.
+    func commit(_ body: @escaping @Sendable (any DatabaseConnection) throws -> Void) async throws {
+        try await hold()
+        isHeld = false
+        try await writer.writeWithoutTransaction { connection in
+            do {
+                try body(connection)
+                try connection.execute("COMMIT")
+            } catch {
+                (connection as? SQLiteConnection)?.rollback()
+                throw error
+            }
+        }
+        await writeBack()
+    }
+
+    /// A copy of the store as it is now, with every committed row (those still in its WAL
+    /// too), written to a new file at `path`.
+    func copyStore(to path: String) async throws {
+        try await hold()
+        try await reader.writeWithoutTransaction { connection in
+            guard let source = connection as? SQLiteConnection else { return }
+            let destination = try SQLiteConnection(path: path, mode: .readWriteCreate)
+            defer { destination.close() }
+            try SQLiteBackup.copy(from: source, to: destination)
+        }
+    }
+
+    /// Writes the migrated store at `file` into the store's own file, in one transaction,
+    /// calling `swapping` just before. Writers go on afterwards, on the new version.
+    ///
+    /// A backup cannot start while its destination has a transaction open, so the write
+    /// lock is let go and taken again by the copy at once; a process that committed in that
+    /// instant is noticed (`PRAGMA data_version`), and the migration then fails with the
+    /// store unchanged rather than overwriting that write.
+    func replaceStore(with file: String, swapping: @escaping @Sendable () throws -> Void) async throws {
+        try await hold()
+        let before = try await dataVersion()
+        let backup = try await writer.writeWithoutTransaction { connection -> SQLiteBackup? in
+            guard let connection = connection as? SQLiteConnection else { return nil }
+            connection.rollback()
+            return try SQLiteBackup(from: file, into: connection)
+        }
+        isHeld = false
+        guard let backup else { return }
+        do {
+            guard try await dataVersion() == before else {
+                throw MigrationError(.storeBusy, "another process wrote to the store in the instant the migration let its lock go to write the migrated store in",
+                                     hint: "the store was not changed and holds that write; migrate again", store: store.description)
+            }
+            try await writer.writeWithoutTransaction { _ in
+                try swapping()
+                try backup.complete()
+            }
+        } catch {
+            _ = try? await writer.writeWithoutTransaction { _ in backup.abandon() }
+            throw error
+        }
+        await writeBack()
+    }
+
+    /// Lets writers go on, without writing anything, and closes the connections.
+    func release() async {
+        if isHeld { _ = try? await writer.writeWithoutTransaction { ($0 as? SQLiteConnection)?.rollback() } }
+        isHeld = false
+        await reader.close()
+        await writer.close()
+    }
+
+    /// The store's data version as the reader sees it: it changes when another connection commits.
+    private func dataVersion() async throws -> Int64? {
+        try await reader.writeWithoutTransaction { try $0.scalar("PRAGMA data_version")?.int64 }
+    }
+
+    /// Writes the WAL back into the file, keeping it small; a reader in the way only delays it.
+    private func writeBack() async {
+        do {
+            try await writer.checkpoint()
+        } catch {
+            logger.debug("the store's WAL was not written back yet; SQLite does it later", metadata: [LoggingKeys.store: "\(store)"])
+        }
+    }
+}
