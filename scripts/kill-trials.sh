@@ -11,11 +11,15 @@
 # to BookStore 5: their median is the window T. Each trial then copies the original into
 # place, starts `bookstore migrate --log-level info`, kills it with SIGKILL after a random
 # delay, uniform in [0, 1.1 T], and records where the kill landed (the last `migration
-# stage` line of its log). It checks that
+# stage` line of its log). Meanwhile a concurrent writer (`sqlite3` or `psql`, a process per
+# statement) sets the price of one book over and over, noting each price it was told was
+# written. It checks that
+#   - the book's price is the last one the writer was told was written (no acknowledged
+#     write lost), after which the price is set back to the original's;
 #   - `bookstore status` works and names the store's model version;
-#   - SQLite: the store file is byte for byte the original (sha256), or at BookStore 5 and
-#     row for row the reference; PostgreSQL: the store is row for row the reference of the
-#     version it stands at (each step commits on its own);
+#   - SQLite: the store is row for row the original, or at BookStore 5 and row for row the
+#     reference; PostgreSQL: the store is row for row the reference of the version it
+#     stands at (each step commits on its own);
 #   - the next `bookstore migrate` exits 0, leaves the store row for row the reference of
 #     BookStore 5, and nothing beside it (SQLite: no work folder, lock file, -wal or
 #     -journal; PostgreSQL: no `<schema>_migrating_*` or `<schema>_replaced_*` schema).
@@ -53,9 +57,10 @@ buildBookstore ${buildArgs[@]+"${buildArgs[@]}"}
 
 work="$(mktemp -d /tmp/kill-trials-XXXXXX)"
 chmod 755 "$work"
-migrator="" failures=0
+migrator="" writer="" failures=0
 cleanUp() {
     if [ -n "$migrator" ]; then kill -KILL "$migrator" 2>/dev/null || true; wait "$migrator" 2>/dev/null || true; fi
+    if [ -n "$writer" ]; then kill "$writer" 2>/dev/null || true; wait "$writer" 2>/dev/null || true; fi
     stopPostgres
     if [ "$failures" -eq 0 ]; then rm -rf "$work"; else echo "Failing trials kept in $work" >&2; fi
 }
@@ -89,6 +94,37 @@ stageKey() {
     step="$(sed -n 's/.*persistence\.migration\.step=\([0-9]*\)\/.*/\1/p' <<<"$1")"
     stage="$(sed -n 's/.*persistence\.migration\.stage=\(.*\) persistence\.migration\.step=.*/\1/p' <<<"$1")"
     echo "step$step/$stage"
+}
+
+# The book the concurrent writer updates, and its price in the original store.
+writerKey=3 originalPrice=""
+
+# concurrentWriter ENGINE FOLDER: sets the price of book $writerKey to 1, 2, 3, … (in ZBOOK
+# before BookStore 3, ZPUBLICATION from it) until FOLDER/stop-writing appears, noting in
+# FOLDER/acknowledged each price a client was told was written.
+concurrentWriter() {
+    local engine="$1" folder="$2" price=0 table
+    : >"$folder/acknowledged"
+    while [ ! -e "$folder/stop-writing" ] && [ "$price" -lt 999 ]; do
+        price=$((price + 1))
+        for table in zpublication zbook; do
+            if "write_$engine" "$folder" "UPDATE $table SET zprice = $price WHERE z_pk = $writerKey"; then
+                echo "$price" >>"$folder/acknowledged"
+                break
+            fi
+        done
+        sleep 0.02
+    done
+}
+# writtenPrice ENGINE FOLDER: the price of book $writerKey, whatever the version.
+writtenPrice() {
+    "read_$1" "$2" "SELECT zprice FROM zpublication WHERE z_pk = $writerKey" 2>/dev/null \
+        || "read_$1" "$2" "SELECT zprice FROM zbook WHERE z_pk = $writerKey" 2>/dev/null
+}
+# restorePrice ENGINE FOLDER: the book's price as in the original, so the store compares with the references.
+restorePrice() {
+    "write_$1" "$2" "UPDATE zpublication SET zprice = $originalPrice WHERE z_pk = $writerKey" \
+        || "write_$1" "$2" "UPDATE zbook SET zprice = $originalPrice WHERE z_pk = $writerKey"
 }
 
 # Per engine, set by its setUp: how to make, dump, check and drop a trial's store.
@@ -154,6 +190,9 @@ runTrial() {
     "place_$engine" "$folder"
     url="$(storeURL_$engine "$folder")"
     delay="$(randomDelay "$maximum")"
+    rm -f "$folder/stop-writing"
+    concurrentWriter "$engine" "$folder" &
+    writer=$!
     "$bookstore" migrate --store "$url" --log-level info >"$folder/migrate.log" 2>&1 &
     migrator=$!
     sleep "$delay"
@@ -162,6 +201,10 @@ runTrial() {
     # Braces, so that the shell's "Killed" notice goes with wait's standard error.
     { wait "$migrator"; } 2>/dev/null || status=$?
     migrator=""
+    # The writer ends with the statement it is running: whether that one was written is known.
+    touch "$folder/stop-writing"
+    wait "$writer" 2>/dev/null || true
+    writer=""
     where="$(landing "$folder/migrate.log" "$status")"
     landed[$where]=$((${landed[$where]:-0} + 1))
     case "$status" in
@@ -170,24 +213,31 @@ runTrial() {
     esac
     "settle_$engine" "$folder"
 
+    # No write the writer was told succeeded is lost: the price is the last one acknowledged.
+    local written expected acknowledged
+    acknowledged="$(wc -l <"$folder/acknowledged")"
+    expected="$(tail -1 "$folder/acknowledged")"
+    [ -n "$expected" ] || expected="$originalPrice"
+    written="$(writtenPrice "$engine" "$folder" || true)"
+    if ! awk -v a="$written" -v b="$expected" 'BEGIN { exit !(a != "" && a + 0 == b + 0) }'; then
+        problems+=("the writer was told price $expected was written last ($acknowledged writes acknowledged), but the book's price is '${written}'")
+    fi
+    restorePrice "$engine" "$folder" || problems+=("the book's price could not be set back to the original's")
+
     # (a) and (b): where the store stands after the kill, and that it is whole there.
-    local identical=no
-    [ "$engine" = sqlite ] && [ "$(sha256sum <"$folder/store/bookstore.sqlite" | cut -d' ' -f1)" = "$originalHash" ] && identical=yes
     if ! "$bookstore" status --store "$url" --log-level warning >"$folder/status.txt" 2>&1; then
         problems+=("bookstore status failed after the kill: $(tail -1 "$folder/status.txt")")
     else
         version="$(statusVersion "$folder/status.txt")"
         if [ -z "$version" ]; then
             problems+=("bookstore status named no model version: $(head -3 "$folder/status.txt" | tr '\n' ' ')")
-        elif [ "$identical" = yes ]; then
-            state="original"
-            [ "$version" = "$seedVersion" ] || problems+=("the store is the original file, but status says version $version")
-        elif [ "$engine" = sqlite ] && [ "$version" != 5 ]; then
-            problems+=("the store file changed, and status says version $version (neither the original nor BookStore 5)")
+        elif [ "$engine" = sqlite ] && [ "$version" != 5 ] && [ "$version" != "$seedVersion" ]; then
+            problems+=("status says version $version (neither the original's nor BookStore 5)")
         elif [ "$version" -lt "$seedVersion" ]; then
             problems+=("status says version $version, older than the original's $seedVersion")
         else
             state="v$version"
+            [ "$version" = "$seedVersion" ] && state="original"
             "dump_$engine" "$folder" >"$folder/after-kill.txt"
             if ! cmp -s "$folder/after-kill.txt" "$work/$engine/reference-$version.txt"; then
                 problems+=("after the kill the store at version $version differs from the reference: $(diff "$work/$engine/reference-$version.txt" "$folder/after-kill.txt" | grep -m1 '^[<>]' | cut -c1-160)")
@@ -209,7 +259,7 @@ runTrial() {
     fi
 
     local line
-    line="$(printf '%-8s %4s/%s delay=%6.3fs landed=%-28s' "$engine" "$trial" "$trials" "$delay" "$where")"
+    line="$(printf '%-8s %4s/%s delay=%6.3fs landed=%-28s writes=%-4s' "$engine" "$trial" "$trials" "$delay" "$where" "$acknowledged")"
     if [ ${#problems[@]} -eq 0 ]; then
         echo "$line after-kill=$state ok"
         "drop_$engine" "$folder"
@@ -228,7 +278,7 @@ setUp_sqlite() {
     local folder="$1" version
     mkdir -p "$folder/original"
     "$bookstore" seed --model-version "$seedVersion" --count "$books" --store "sqlite://$folder/original/bookstore.sqlite" --log-level warning >/dev/null
-    originalHash="$(sha256sum <"$folder/original/bookstore.sqlite" | cut -d' ' -f1)"
+    originalPrice="$(writtenPrice sqlite "$folder/original")"
     dumpSQLiteStore "$folder/original/bookstore.sqlite" >"$folder/reference-$seedVersion.txt"
     for version in $(seq $((seedVersion + 1)) 5); do
         place_sqlite "$folder/reference"
@@ -239,6 +289,13 @@ setUp_sqlite() {
 }
 place_sqlite() { mkdir -p "$1/store"; cp "$work/sqlite/original/bookstore.sqlite" "$1/store/bookstore.sqlite"; }
 storeURL_sqlite() { echo "sqlite://$1/store/bookstore.sqlite"; }
+# write_sqlite FOLDER SQL: one statement by a process of its own, waiting up to 30 s for a lock.
+write_sqlite() { sqlite3 -bail -cmd ".timeout 30000" "$1/store/bookstore.sqlite" "$2" >/dev/null 2>&1; }
+read_sqlite() {
+    local file="$1/store/bookstore.sqlite"
+    [ -e "$file" ] || file="$1/bookstore.sqlite"
+    sqlite3 -bail "$file" "$2"
+}
 dump_sqlite() { dumpSQLiteStore "$1/store/bookstore.sqlite"; }
 settle_sqlite() { :; }
 leftovers_sqlite() { (cd "$1/store" && ls -A | grep -v -x 'bookstore.sqlite' | tr '\n' ' ' || true); }
@@ -254,6 +311,7 @@ setUp_postgres() {
     echo "postgres: a throwaway server on 127.0.0.1:$pgPort"
     pgSQL postgres -c "CREATE DATABASE original"
     "$bookstore" seed --model-version "$seedVersion" --count "$books" --store "$(pgStoreURL original bookstore)" --log-level warning >/dev/null
+    originalPrice="$(writtenPrice postgres original)"
     dumpPostgresStore original bookstore >"$folder/reference-$seedVersion.txt"
     for version in $(seq $((seedVersion + 1)) 5); do
         place_postgres "$folder/reference"
@@ -265,6 +323,8 @@ setUp_postgres() {
 databaseOf() { basename "$1" | tr -c 'a-z0-9\n' '_'; }
 place_postgres() { mkdir -p "$1"; pgSQL postgres -c "CREATE DATABASE $(databaseOf "$1") TEMPLATE original"; }
 storeURL_postgres() { pgStoreURL "$(databaseOf "$1")" bookstore; }
+write_postgres() { pgSQL "$(databaseOf "$1")" -c "SET search_path TO bookstore; $2" >/dev/null 2>&1; }
+read_postgres() { pgSQL "$(databaseOf "$1")" -At -c "SET search_path TO bookstore; $2" | tail -1; }
 dump_postgres() { dumpPostgresStore "$(databaseOf "$1")" bookstore; }
 # Waits until the killed client's server process has ended (60 s at most).
 settle_postgres() {
