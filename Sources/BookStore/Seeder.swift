@@ -56,14 +56,9 @@ public struct Seeder: Sendable {
         return summary
     }
 
-    /// The `number`th generated book: the same every time.
-    public static func generatedBook(_ number: Int) -> (title: String, price: Double, author: String, pages: [(Int, String)]) {
-        let firstNames = ["Ada", "Alan", "Grace", "Edsger", "Barbara", "Donald", "Ken", "Dennis", "Niklaus", "John"]
-        let lastNames = ["Lovelace", "Turing", "Hopper", "Dijkstra", "Liskov", "Knuth", "Thompson", "Ritchie", "Wirth", "Backus"]
-        let author = "\(firstNames[number % 10]) \(lastNames[(number / 10) % 10])"
-        let price = Double((number * 7_919) % 100_000) / 100
-        return ("Generated book \(number)", price, author,
-                [(1, "Page 1 of generated book \(number)."), (2, "Page 2 of generated book \(number).")])
+    /// The `number`th generated book: the same every time (see ``GeneratedBooks``).
+    public static func generatedBook(_ number: Int) -> (title: String, price: Double, author: String?, pages: [(Int, String)]) {
+        (GeneratedBooks.title(number), GeneratedBooks.price(number), GeneratedBooks.author(number), GeneratedBooks.pages(number).map { ($0.number, $0.text) })
     }
 
     private func insert(into context: ManagedObjectContext, shape: BookStoreVersionShape, title: String, price: Double,

@@ -35,7 +35,7 @@ struct SeedTests {
                 #expect(second.value(forKey: "price") == .double(15))
                 #expect(second.value(forKey: "author") == .null)
                 let generated = try #require(books.first { $0.value(forKey: "title") == "Generated book 1" })
-                #expect(generated.value(forKey: "author") == .string(Seeder.generatedBook(1).author))
+                #expect(generated.value(forKey: "author") == Seeder.generatedBook(1).author.map(AttributeValue.string))
             case 3:
                 #expect(second.value(forKey: "price") == .double(20))
                 #expect(second.value(forKey: "author") == "John Doe")
@@ -77,6 +77,45 @@ struct SeedTests {
         #expect(status.isCompatible == (version == 5))
         let compatible = models.versions.versions.filter { $0.isCompatible(with: status.metadata) }.map(\.name)
         #expect(compatible == [status.storeModel.name])
+    }
+
+    /// The benchmark writes generated books by SQL on the server; they are the seeder's,
+    /// value for value, shaped like users' data.
+    @Test(arguments: [Backend.sqlite, .postgres])
+    func generatedBooksBySQLAreTheSeedersBooks(backend: Backend) async throws {
+        let model = try loadModels().model(version: 2)
+        let count = 140
+        func books(_ url: StoreURL) async throws -> [[DatabaseValue]] {
+            try await PersistentStore.inspect(url) { connection in
+                try connection.rows("""
+                    SELECT b.ZTITLE, b.ZPRICE, b.ZAUTHOR, p.ZNUMBER, p.ZTEXT FROM ZBOOK b JOIN ZPAGE p ON p.ZBOOK = b.Z_PK                     WHERE b.ZTITLE LIKE 'Generated book %' ORDER BY b.ZTITLE, p.ZNUMBER
+                    """).map(\.values)
+            }
+        }
+        var seeded: [[DatabaseValue]] = [], written: [[DatabaseValue]] = []
+        try await withStoreURL(backend) { url in
+            let container = try await PersistentContainer.open(model: model, store: url, options: .createIfMissing, logger: quietLogger)
+            _ = try await Seeder(catalogue: try loadCatalogue(), logger: quietLogger).seed(container, version: 2, generatedCount: count)
+            await container.store.close()
+            seeded = try await books(url)
+        }
+        try await withStoreURL(backend) { url in
+            let store = try await PersistentStore.open(url, model: model, options: .createIfMissing, logger: quietLogger)
+            let statements = GeneratedBooks.insertStatements(count: count, schema: store.schema)
+            try await store.database.write { connection in
+                for statement in statements { try connection.execute(statement) }
+            }
+            await store.close()
+            written = try await books(url)
+        }
+        #expect(seeded.count == 2 * count)
+        #expect(written == seeded)
+        // Users' data: cents, non-ASCII and one-word authors, books without one.
+        let authors = seeded.compactMap { $0[2].text }
+        #expect(seeded.contains { $0[2].isNull })
+        #expect(authors.contains { $0.unicodeScalars.contains { !$0.isASCII } })
+        #expect(authors.contains { !$0.contains(" ") })
+        #expect(seeded.contains { ($0[1].double ?? 0).rounded() != $0[1].double })
     }
 
     @Test func generatedBooksAreDeterministic() {
