@@ -4,7 +4,7 @@ import PersistenceTesting
 import Testing
 @testable import Persistence
 
-/// Another client writes the store while `bookstore migrate` runs its streamed step: every
+/// Another client writes the store while `bookstore migrate` runs its streamed step: the
 /// write it is told succeeded is in the migrated store. The writes wait until the migration
 /// ends (then land in the new version's tables) or are refused; none is acknowledged and
 /// then dropped with the old store.
@@ -102,32 +102,33 @@ struct OtherWriterTests {
         let store = url.description
         let seed = try await BookStoreProcess.running(["seed", "--model-version", "4", "--count", "\(Self.generated)", "--store", store])
         #expect(seed.status == 0, "\(seed.stderr)")
-        let process = try WatchedProcess(try BookStoreProcess.executable, ["migrate", "--store", store, "--log-level", "info"])
+        // The migration is stopped (SIGSTOP) as soon as its streamed step (BookStore 4 → 5,
+        // its custom manager) has read its first batch, so the other client's write surely
+        // comes while it runs; it goes on (SIGCONT) half a second later.
+        let trigger = WatchedProcess.Trigger(signal: SIGSTOP) { $0.contains("Migration progress:") }
+        let process = try WatchedProcess(try BookStoreProcess.executable, ["migrate", "--store", store, "--log-level", "info"], trigger: trigger)
         defer { kill(process.identifier, SIGKILL) }
-        // The streamed step (BookStore 4 → 5, its custom manager) is running.
-        #expect(await process.waitFor { $0.contains("Migration progress:") }, "the streamed step never reported: \(process.output)")
+        #expect(await process.waitFor { _ in process.triggered }, "the streamed step never reported: \(process.output)")
 
-        var acknowledged: [Int] = []
-        var duringTheMigration = 0
         let keyList = Self.keys.map(String.init).joined(separator: ", ")
-        for price in 101...103 {
-            let migrating = process.isRunning
-            let update = try await Self.otherClient(url, "UPDATE zpublication SET zprice = \(price), z_opt = z_opt + 1 WHERE z_pk IN (\(keyList))")
-            guard update.status == 0 else { continue }
-            acknowledged.append(price)
-            if migrating { duringTheMigration += 1 }
-        }
+        let price = 101
+        async let update = Self.otherClient(url, "UPDATE zpublication SET zprice = \(price), z_opt = z_opt + 1 WHERE z_pk IN (\(keyList))")
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(process.isRunning, "the migration ended while stopped")
+        kill(process.identifier, SIGCONT)
+        let written = try await update
         let status = await process.waitUntilExit(timeout: .seconds(180))
         #expect(status == 0, "\(process.output)")
-        #expect(duringTheMigration >= 1, "no write was made while the migration ran")
-        let last = try #require(acknowledged.last, "every write was refused")
+        // The write waited for the migration (the clients wait up to a minute), then landed.
+        #expect(written.status == 0, "the write made during the migration failed: \(written.stderr)")
+        let expected = price
 
         let rows = try await PersistentStore.inspect(url) { connection in
             try connection.rows("SELECT Z_PK, ZPRICE, ZSYNOPSIS FROM ZPUBLICATION WHERE Z_PK IN (\(keyList)) ORDER BY Z_PK").map(\.values)
         }
         #expect(rows.count == Self.keys.count)
         for row in rows {
-            #expect(row[1].double == Double(last), "row \(row[0]): price \(String(describing: row[1].double)), the last acknowledged write set \(last)")
+            #expect(row[1].double == Double(expected), "row \(row[0]): price \(String(describing: row[1].double)), the acknowledged write set \(expected)")
             #expect(row[2].text != nil, "row \(row[0]) was not migrated")
         }
     }
