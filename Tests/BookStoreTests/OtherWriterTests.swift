@@ -16,13 +16,18 @@ struct OtherWriterTests {
 
     @Test(arguments: MigrationEngine.allCases)
     func everyAcknowledgedWriteIsInTheMigratedStore(engine: MigrationEngine) async throws {
+        try await Self.withStore(engine, writeWhileMigrating)
+    }
+
+    /// Runs `body` with a fresh store URL of `engine`, removed afterwards.
+    static func withStore(_ engine: MigrationEngine, _ body: (StoreURL) async throws -> Void) async throws {
         switch engine {
         case .sqlite:
             let (directory, cleanUp) = temporaryDirectory()
             defer { cleanUp() }
-            try await writeWhileMigrating(sqliteStoreURL(in: directory))
+            try await body(sqliteStoreURL(in: directory))
         case .postgres:
-            try await TestPostgres.withDatabase { url in try await writeWhileMigrating(url) }
+            try await TestPostgres.withDatabase { url in try await body(url) }
         }
     }
 
@@ -30,14 +35,7 @@ struct OtherWriterTests {
     /// is in the migrated store, not in a file or tables that are gone.
     @Test(arguments: MigrationEngine.allCases)
     func aClientThatHadTheStoreOpenWritesIntoTheMigratedOne(engine: MigrationEngine) async throws {
-        switch engine {
-        case .sqlite:
-            let (directory, cleanUp) = temporaryDirectory()
-            defer { cleanUp() }
-            try await writeAcrossTheMigration(sqliteStoreURL(in: directory))
-        case .postgres:
-            try await TestPostgres.withDatabase { url in try await writeAcrossTheMigration(url) }
-        }
+        try await Self.withStore(engine, writeAcrossTheMigration)
     }
 
     private func writeAcrossTheMigration(_ url: StoreURL) async throws {

@@ -18,16 +18,14 @@ import Logging
 /// try await fence.commit { try $0.execute("ALTER SCHEMA …") }
 /// await fence.release()
 /// ```
-final class PostgresWriterFence {
+final class PostgresWriterFence: WriterFence {
     private let database: PostgresDatabase
     private let schema: String
-    private let store: StoreURL
-    private let logger: Logger
+    let store: StoreURL
+    let logger: Logger
     /// Whether the tables are locked now.
-    private(set) var isHeld = false
-
-    /// How long writers in flight may keep the migration from locking the tables.
-    static let patience: Duration = .seconds(60)
+    var isHeld = false
+    var holder: any Database { database }
 
     private init(database: PostgresDatabase, schema: String, store: StoreURL, logger: Logger) {
         self.database = database
@@ -53,70 +51,41 @@ final class PostgresWriterFence {
         return PostgresWriterFence(database: database, schema: configuration.schema, store: store, logger: logger)
     }
 
-    /// Locks every table of the store's schema against writers, once the writes in flight
-    /// are committed; holding them already does nothing.
-    ///
-    /// - Throws: ``MigrationError/Code/storeBusy`` naming the sessions in the way when
-    ///   writers kept the tables for ``patience``.
-    func hold() async throws {
-        guard !isHeld else { return }
-        let deadline = ContinuousClock.now + Self.patience
+    /// Locks every table of the store's schema against writers, waiting at most 2 s: a
+    /// deadlock with a writer that locks tables in another order ends in a retry rather than
+    /// a long stall.
+    func beginHolding() async throws {
         let schema = self.schema
-        var announced = false
-        while true {
-            do {
-                try await database.writeWithoutTransaction { connection in
-                    try connection.execute("BEGIN")
-                    do {
-                        // A bounded wait each time, so that a deadlock with a writer that locks
-                        // tables in another order ends in a retry rather than a long stall.
-                        try connection.execute("SET LOCAL lock_timeout = '2s'")
-                        let tables = try connection.rows("SELECT format('%I.%I', schemaname, tablename) FROM pg_tables WHERE schemaname = $1 ORDER BY tablename",
-                                                         [.text(schema)]).compactMap { $0[0].text }
-                        if !tables.isEmpty { try connection.execute("LOCK TABLE \(tables.joined(separator: ", ")) IN EXCLUSIVE MODE") }
-                        try connection.execute("SET LOCAL lock_timeout = 0")
-                    } catch {
-                        try? connection.execute("ROLLBACK")
-                        throw error
-                    }
-                }
-                isHeld = true
-                return
-            } catch let error as DatabaseError where ["55P03", "40P01"].contains(error.sqlState) {
-                guard ContinuousClock.now < deadline else {
-                    let writers = await writingSessions()
-                    throw MigrationError(.storeBusy, "other sessions kept writing the store's tables for \(Self.patience) (\(writers)), and a migration must hold writers off while it reads",
-                                         hint: "let them finish or stop them (such as a service of the previous release), then migrate again; the store was not changed",
-                                         store: store.description, underlying: error)
-                }
-                if !announced {
-                    logger.notice("waiting for other sessions to finish writing the store", metadata: [LoggingKeys.store: "\(store)"])
-                    announced = true
-                }
-            }
-        }
-    }
-
-    /// Runs `body` in the transaction that holds writers off, and commits: in-place steps,
-    /// or a swap. Writers go on afterwards, on what it leaves.
-    func commit(_ body: @escaping @Sendable (any DatabaseConnection) throws -> Void) async throws {
-        try await hold()
-        isHeld = false
         try await database.writeWithoutTransaction { connection in
+            try connection.execute("BEGIN")
             do {
-                try body(connection)
-                try connection.execute("COMMIT")
+                try connection.execute("SET LOCAL lock_timeout = '2s'")
+                let tables = try connection.rows("SELECT format('%I.%I', schemaname, tablename) FROM pg_tables WHERE schemaname = $1 ORDER BY tablename",
+                                                 [.text(schema)]).compactMap { $0[0].text }
+                if !tables.isEmpty { try connection.execute("LOCK TABLE \(tables.joined(separator: ", ")) IN EXCLUSIVE MODE") }
+                try connection.execute("SET LOCAL lock_timeout = 0")
             } catch {
-                try? connection.execute("ROLLBACK")
+                (connection as? any InterruptibleConnection)?.rollback()
                 throw error
             }
         }
     }
 
+    func isWritersInTheWay(_ error: DatabaseError) -> Bool {
+        ["55P03", "40P01"].contains(error.sqlState)  // lock_not_available, deadlock_detected
+    }
+
+    func writersStayed(_ error: DatabaseError) async -> MigrationError {
+        MigrationError(.storeBusy, "other sessions kept writing the store's tables for \(WriterFencePatience.duration) (\(await writingSessions())), and a migration must hold writers off while it reads",
+                       hint: "let them finish or stop them (such as a service of the previous release), then migrate again; the store was not changed",
+                       store: store.description, underlying: error)
+    }
+
+    func didCommit() async {}
+
     /// Lets writers go on without changing anything, and ends the session.
     func release() async {
-        if isHeld { _ = try? await database.writeWithoutTransaction { try $0.execute("ROLLBACK") } }
-        isHeld = false
+        await letGo()
         await database.close()
     }
 

@@ -21,18 +21,16 @@ import Logging
 /// try await fence.replaceStore(with: migratedFile) // writers go on, into the new version
 /// await fence.release()
 /// ```
-final class SQLiteWriterFence {
+final class SQLiteWriterFence: WriterFence {
     /// The connection that holds the write lock and writes the migrated store in.
     private let writer: SQLiteDatabase
     /// A reader of the store: the copies the steps read, and whether anyone else committed.
     private let reader: SQLiteDatabase
-    private let store: StoreURL
-    private let logger: Logger
+    let store: StoreURL
+    let logger: Logger
     /// Whether the write lock is held now.
-    private(set) var isHeld = false
-
-    /// How long writers in flight may keep the migration from taking the write lock.
-    static let patience: Duration = .seconds(60)
+    var isHeld = false
+    var holder: any Database { writer }
 
     private init(writer: SQLiteDatabase, reader: SQLiteDatabase, store: StoreURL, logger: Logger) {
         self.writer = writer
@@ -54,49 +52,23 @@ final class SQLiteWriterFence {
         }
     }
 
-    /// Takes the store's write lock, once the writes in flight are committed; holding it
-    /// already does nothing.
-    ///
-    /// - Throws: ``MigrationError/Code/storeBusy`` when other processes kept writing for
-    ///   ``patience``.
-    func hold() async throws {
-        guard !isHeld else { return }
-        let deadline = ContinuousClock.now + Self.patience
-        var announced = false
-        while true {
-            do {
-                // Waits for another writer as long as the connection's busy timeout says.
-                try await writer.writeWithoutTransaction { try $0.execute("BEGIN IMMEDIATE") }
-                isHeld = true
-                return
-            } catch let error as DatabaseError where [5, 6].contains(error.resultCode & 0xff) {
-                guard ContinuousClock.now < deadline else {
-                    throw MigrationError(.storeBusy, "other processes kept writing the store for \(Self.patience), and a migration must hold writers off while it runs",
-                                         hint: "stop the processes that write the store (such as a service of the previous release) or let them finish, then migrate again; the store was not changed",
-                                         store: store.description, underlying: error)
-                }
-                if !announced {
-                    logger.notice("waiting for other processes to finish writing the store", metadata: [LoggingKeys.store: "\(store)"])
-                    announced = true
-                }
-            }
-        }
+    /// Takes the store's write lock, waiting for another writer as long as the connection's
+    /// busy timeout says.
+    func beginHolding() async throws {
+        try await writer.writeWithoutTransaction { try $0.execute("BEGIN IMMEDIATE") }
     }
 
-    /// Runs `body` on the store in the transaction that holds writers off, and commits:
-    /// in-place steps that change the store where it is. Writers go on afterwards.
-    func commit(_ body: @escaping @Sendable (any DatabaseConnection) throws -> Void) async throws {
-        try await hold()
-        isHeld = false
-        try await writer.writeWithoutTransaction { connection in
-            do {
-                try body(connection)
-                try connection.execute("COMMIT")
-            } catch {
-                (connection as? SQLiteConnection)?.rollback()
-                throw error
-            }
-        }
+    func isWritersInTheWay(_ error: DatabaseError) -> Bool {
+        [5, 6].contains(error.resultCode & 0xff)  // SQLITE_BUSY, SQLITE_LOCKED
+    }
+
+    func writersStayed(_ error: DatabaseError) async -> MigrationError {
+        MigrationError(.storeBusy, "other processes kept writing the store for \(WriterFencePatience.duration), and a migration must hold writers off while it runs",
+                       hint: "stop the processes that write the store (such as a service of the previous release) or let them finish, then migrate again; the store was not changed",
+                       store: store.description, underlying: error)
+    }
+
+    func didCommit() async {
         await writeBack()
     }
 
@@ -147,8 +119,7 @@ final class SQLiteWriterFence {
 
     /// Lets writers go on, without writing anything, and closes the connections.
     func release() async {
-        if isHeld { _ = try? await writer.writeWithoutTransaction { ($0 as? SQLiteConnection)?.rollback() } }
-        isHeld = false
+        await letGo()
         await reader.close()
         await writer.close()
     }

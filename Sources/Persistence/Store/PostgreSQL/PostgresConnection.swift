@@ -123,7 +123,7 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
     /// Ends the open transaction, even after an interruption: what was written is undone.
     /// A cancel request that lands on the `ROLLBACK` itself fails it; it is sent once, so
     /// the second attempt ends the transaction.
-    private func rollback() {
+    func rollback() {
         for _ in 0..<2 where isInTransaction && PQstatus(handle) == CONNECTION_OK {
             PQclear(PQexec(handle, "ROLLBACK"))
         }
@@ -329,7 +329,8 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
         while let result = PQgetResult(handle) {
             if PQresultStatus(result) != PGRES_COMMAND_OK, failure == nil {
                 do throws(DatabaseError) {
-                    try check(result, sql: sql, arguments: Array(rows.joined()), argumentCount: nil)
+                    // A COPY takes no arguments; its values are only redacted.
+                    try check(result, sql: sql, arguments: Array(rows.joined()), argumentCount: 0)
                     failure = DatabaseError(resultCode: 0, message: "the COPY did not complete", sql: sql)
                 } catch {
                     failure = error
@@ -428,10 +429,12 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
 
     // MARK: Errors
 
-    /// Throws when `result` is not a success. `argumentCount` is what the error says the
-    /// statement took (by default, how many `arguments` there are).
-    private func check(_ result: OpaquePointer?, sql: String, arguments: [DatabaseValue], argumentCount: Int? = -1) throws(DatabaseError) {
-        let argumentCount = argumentCount == -1 ? (arguments.isEmpty ? nil : arguments.count) : argumentCount
+    /// Throws when `result` is not a success. `arguments` are what the message is redacted
+    /// of; `argumentCount` is what the error says the statement took (by default, how many
+    /// `arguments` there are; none said when 0).
+    private func check(_ result: OpaquePointer?, sql: String, arguments: [DatabaseValue], argumentCount: Int? = nil) throws(DatabaseError) {
+        let count = argumentCount ?? arguments.count
+        let argumentCount = count > 0 ? count : nil
         if let result, [PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY].contains(PQresultStatus(result)) { return }
         // An error the server sent has its SQLSTATE; one libpq raised itself has none.
         if let result, let state = PQresultErrorField(result, clibpq_diag_sqlstate()).map({ String(cString: $0) }) {

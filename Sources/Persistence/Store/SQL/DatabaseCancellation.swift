@@ -52,6 +52,10 @@ protocol InterruptibleConnection: AnyObject, SendableMetatype {
 
     /// Lets statements run again; called on the connection's thread before each work.
     func clearInterruption()
+
+    /// Ends the open transaction, undoing what it wrote, even after an interruption; does
+    /// nothing without one. On the connection's thread.
+    func rollback()
 }
 
 /// One piece of work on a connection's serial queue, as far as cancellation is concerned.
