@@ -41,6 +41,13 @@ final class SQLiteReadOnlyView: Sendable {
                 // The main file is only read: a hard link spares copying it where the folders share a file system.
                 if link(path, copy) != 0 { try files.copyItem(atPath: path, toPath: copy) }
                 try files.copyItem(atPath: path + "-wal", toPath: copy + "-wal")
+            } catch where !files.fileExists(atPath: path + "-wal") {
+                // The last connection closed meanwhile and wrote its log back (it removes the
+                // `-shm` file, then the `-wal`): every committed page is in the main file now.
+                try? files.removeItem(atPath: folder)
+                uri = Self.immutableURI(for: path)
+                privateFolder = nil
+                return
             } catch {
                 try? files.removeItem(atPath: folder)
                 throw DatabaseError(
