@@ -8,16 +8,7 @@ import Testing
 @Suite("Predicate fuzzing")
 struct PredicateFuzzTests {
     /// SplitMix64: a fixed seed keeps failures reproducible.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    typealias Generator = SeededGenerator
 
     static let seeds = PredicateRoundTripTests.predicates + [
         "title == %@ AND %K BEGINSWITH[cd] %@", "n == %d OR x < %f", "$source.price * 1.04 > 3",

@@ -26,7 +26,7 @@ struct DifferentialStore: Sendable {
     let tags: [AttributeValue]
 
     /// The store of a case: its attribute types and rows drawn from the case's generator.
-    init(width: Int, rows: Int, using rng: inout DifferentialGenerator) {
+    init(width: Int, rows: Int, using rng: inout SeededGenerator) {
         let offset = Int(rng.next() % UInt64(Self.typeCycle.count))
         types = (0..<width).map { Self.typeCycle[($0 + offset) % Self.typeCycle.count] }
         let ownerCount = rows == 0 ? 0 : rows / 10 + 1
