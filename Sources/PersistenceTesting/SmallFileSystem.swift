@@ -68,6 +68,15 @@ public final class SmallFileSystem: Sendable {
         if target > written { try handle.write(contentsOf: chunk.prefix(target - written)) }
     }
 
+    /// Gives `bytes` of the filler file back, so that much is free again (about).
+    public func release(_ bytes: Int) throws {
+        let filler = folder.appendingPathComponent("filler")
+        let size = (try FileManager.default.attributesOfItem(atPath: filler.path)[.size] as? Int) ?? 0
+        let handle = try FileHandle(forWritingTo: filler)
+        defer { try? handle.close() }
+        try handle.truncate(atOffset: UInt64(max(0, size - bytes)))
+    }
+
     /// Removes the filler file.
     public func empty() {
         try? FileManager.default.removeItem(at: folder.appendingPathComponent("filler"))

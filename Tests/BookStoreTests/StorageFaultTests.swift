@@ -47,6 +47,10 @@ struct StorageFaultTests {
         #expect(message.contains("error: \(store): the disk is full: "), "\(message)")
         #expect(message.contains("Free space on the disk that holds the store"), "\(message)")
         Self.expectNoBugReportOrRawText(message)
+        // A new PostgreSQL session may have to write the database's cache file, which the
+        // migration's DDL made stale, and the failed migration took the room left for it:
+        // a megabyte back lets the checks connect, and changes nothing in the store.
+        if !sqlite { try small.release(1 << 20) }
         // Whole: SQLite as it was; PostgreSQL at its last completed step, nothing beside it.
         let leftovers = try await StoreSnapshot(url).leftovers.filter { $0 != "filler" }
         #expect(leftovers.isEmpty, "left beside the store: \(leftovers)")
