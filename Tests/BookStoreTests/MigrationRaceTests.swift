@@ -14,7 +14,8 @@ struct MigrationRaceTests {
         let url = try copyFixture(version: 1, into: directory)
         let migrated = try await raceMigrations(of: url, processes: 4)
         #expect(migrated == 1)
-        #expect(try leftovers(in: directory).isEmpty, "no lock file or work folder is left")
+        let left = try leftovers(in: directory)
+        #expect(left.isEmpty, "no lock file, log or work folder is left; found \(left)")
         let connection = try SQLiteConnection(path: url.description.replacingOccurrences(of: "sqlite://", with: ""), mode: .readOnly)
         #expect(try connection.scalar("SELECT count(*) FROM ZPUBLICATION WHERE ZSYNOPSIS = ZTITLE")?.int64 == 4)
     }
