@@ -123,6 +123,12 @@ struct DifferentialContents: Equatable, Sendable {
     var owners: [AttributeValue]
     var tags: [AttributeValue]
 
+    /// `Item`'s attributes at version 2, in the order its values are kept: `a0` renamed,
+    /// the others, then the added `note`.
+    static func version2Names(_ attributeNames: [String]) -> [String] {
+        ["renamed"] + attributeNames.dropFirst() + ["note"]
+    }
+
     /// Reads a version 2 store through `context`.
     init(reading context: ManagedObjectContext, attributeNames: [String]) async throws {
         func inKeyOrder(_ entity: String) async throws -> [ManagedObject] {
@@ -133,7 +139,7 @@ struct DifferentialContents: Equatable, Sendable {
         let tags = try await inKeyOrder("Tag")
         let ownerPosition = Dictionary(uniqueKeysWithValues: owners.enumerated().map { ($1.objectID, $0) })
         let itemPosition = Dictionary(uniqueKeysWithValues: items.enumerated().map { ($1.objectID, $0) })
-        let names = ["renamed"] + attributeNames.dropFirst() + ["note"]
+        let names = Self.version2Names(attributeNames)
         self.items = items.map { item in names.map { item.value(forKey: $0) } }
         itemOwners = items.map { $0.destinationID(forKey: "owner").map { ownerPosition[$0] ?? -1 } }
         var itemTags = Array(repeating: [Int](), count: items.count)
@@ -175,7 +181,7 @@ struct DifferentialContents: Equatable, Sendable {
         if items.count != expected.items.count { note("\(items.count) items, expected \(expected.items.count)") }
         if owners != expected.owners { note("owners \(Self.first(owners, expected.owners))") }
         if tags != expected.tags { note("tags \(Self.first(tags, expected.tags))") }
-        let names = ["renamed"] + attributeNames.dropFirst() + ["note"]
+        let names = Self.version2Names(attributeNames)
         for (row, (actual, wanted)) in zip(items, expected.items).enumerated() where actual != wanted {
             for (name, (value, expectedValue)) in zip(names, zip(actual, wanted)) where value != expectedValue {
                 note("item \(row + 1) \(name): \(Self.short(value)), expected \(Self.short(expectedValue))")
