@@ -26,6 +26,8 @@ public struct BuiltCommand: Sendable {
 
     /// A program of the system rather than of this package, found on the `PATH`.
     private var isSystemTool = false
+    /// The small file system whose namespace the run enters (see ``SmallFileSystem/launching(_:_:in:)``).
+    private var fileSystem: SmallFileSystem?
 
     public init(_ name: String, unsetEnvironment: [String] = []) {
         self.name = name
@@ -42,6 +44,17 @@ public struct BuiltCommand: Sendable {
         self.name = name
         self.unsetEnvironment = []
         self.isSystemTool = true
+    }
+
+    /// The same command, run where `small` is mounted, so that it opens SQLite stores on it.
+    ///
+    /// ```swift
+    /// let migrate = try await BuiltCommand("bookstore").runningOn(small).run(["migrate", "--store", url.description])
+    /// ```
+    public func runningOn(_ small: SmallFileSystem) -> BuiltCommand {
+        var command = self
+        command.fileSystem = small
+        return command
     }
 
     /// The executable beside the test bundle in the build products folder, or in `.build/debug`
@@ -80,8 +93,9 @@ public struct BuiltCommand: Sendable {
     /// Runs it to the end on the calling thread.
     public func runBlocking(_ arguments: [String]) throws -> Output {
         let process = Process()
-        process.executableURL = try executable()
-        process.arguments = arguments
+        let launched = try fileSystem?.launching(try executable(), arguments, in: Self.packageRoot) ?? (executable: try executable(), arguments: arguments)
+        process.executableURL = launched.executable
+        process.arguments = launched.arguments
         process.currentDirectoryURL = Self.packageRoot
         var environment = ProcessInfo.processInfo.environment
         for variable in unsetEnvironment { environment[variable] = nil }

@@ -2,7 +2,13 @@ import Foundation
 
 /// A small file system of a test's own — a `tmpfs` mounted on a new temporary folder — to
 /// make a disk fill up or turn read-only under a store for real, with the engine's own
-/// errors. Mounting needs root (the test machines run as root); ``isAvailable`` says.
+/// errors.
+///
+/// As root it is mounted where everyone sees it (the throwaway PostgreSQL server, which then
+/// runs as the `postgres` user, writes tablespaces on it). Without root it is mounted in a
+/// user and mount namespace of a helper process (``NamespacedMount``) and reached through
+/// that process's root; the server then runs as the same user and writes there too. Where
+/// neither is possible, making one throws, saying why.
 ///
 /// ```swift
 /// let small = try SmallFileSystem(bytes: 4 << 20)
@@ -10,32 +16,78 @@ import Foundation
 /// try small.fill(leaving: 64 << 10)
 /// ```
 public final class SmallFileSystem: Sendable {
-    /// Where it is mounted.
+    /// Where this process (and its children) reach it.
     public let folder: URL
+    /// The folder it is mounted on, in this process's file system.
+    private let mountPoint: URL
+    private let mounting: Mounting
 
-    /// Whether this process may mount one.
-    public static var isAvailable: Bool { getuid() == 0 }
+    /// How it was mounted.
+    private enum Mounting: Sendable {
+        /// By this process, as root: visible to every process.
+        case here
+        /// By a helper in a namespace of its own, reached through the helper's root.
+        case namespaced(NamespacedMount)
+    }
 
     /// Mounts a `tmpfs` of `bytes` on a new temporary folder.
+    ///
+    /// - Throws: ``SmallFileSystemError`` saying why, when this process can neither mount
+    ///   (root) nor make a user namespace to mount in.
     public init(bytes: Int) throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("small-fs-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        mountPoint = FileManager.default.temporaryDirectory.appendingPathComponent("small-fs-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
         do {
-            try Self.mount(["-t", "tmpfs", "-o", "size=\(bytes),mode=0777", "tmpfs", folder.path])
+            if getuid() == 0 {
+                try Self.mount(["-t", "tmpfs", "-o", "size=\(bytes),mode=0777", "tmpfs", mountPoint.path])
+                mounting = .here
+                folder = mountPoint
+            } else {
+                let namespaced = try NamespacedMount(bytes: bytes, mountPoint: mountPoint.path)
+                mounting = .namespaced(namespaced)
+                folder = URL(fileURLWithPath: namespaced.path)
+                // Here the mount point stays an empty folder: a SQLite store opened by this
+                // process at `folder` would land in it; read-only, that fails loudly instead.
+                _ = chmod(mountPoint.path, 0o500)
+            }
         } catch {
-            try? FileManager.default.removeItem(at: folder)
+            try? FileManager.default.removeItem(at: mountPoint)
             throw error
         }
     }
 
     /// Changes its size, keeping what it holds (`bytes` must hold that).
     public func resize(to bytes: Int) throws {
-        try Self.mount(["-o", "remount,size=\(bytes)", folder.path])
+        try remount("size=\(bytes)")
     }
 
     /// Makes it read-only (`ro`), or writable again.
     public func setReadOnly(_ readOnly: Bool) throws {
-        try Self.mount(["-o", "remount,\(readOnly ? "ro" : "rw")", folder.path])
+        try remount(readOnly ? "ro" : "rw")
+    }
+
+    /// The program and arguments that run `executable` with `arguments` where this file
+    /// system is mounted: unchanged as root; otherwise entering the helper's namespaces,
+    /// for any program that opens a SQLite store at ``folder`` (SQLite resolves the helper's
+    /// root, `/proc/<pid>/root`, to `/`, and so would look in this process's namespace,
+    /// where the mount point is an empty folder it may not write). This process reads and
+    /// writes files at ``folder`` itself, and a PostgreSQL server puts tablespaces there.
+    ///
+    /// ```swift
+    /// let seed = try await BuiltCommand("bookstore").runningOn(small).run(["seed", "--store", url.description])
+    /// ```
+    public func launching(_ executable: URL, _ arguments: [String], in workingDirectory: URL) throws -> (executable: URL, arguments: [String]) {
+        switch mounting {
+        case .here: (executable, arguments)
+        case .namespaced(let namespaced): try namespaced.launching(executable, arguments, in: workingDirectory)
+        }
+    }
+
+    private func remount(_ options: String) throws {
+        switch mounting {
+        case .here: try Self.mount(["-o", "remount,\(options)", mountPoint.path])
+        case .namespaced(let namespaced): try namespaced.remount(options)
+        }
     }
 
     /// The bytes in use.
@@ -84,8 +136,11 @@ public final class SmallFileSystem: Sendable {
 
     /// Unmounts it and removes the folder.
     public func unmount() {
-        _ = try? Self.run("umount", ["-l", folder.path])
-        try? FileManager.default.removeItem(at: folder)
+        switch mounting {
+        case .here: _ = try? Self.run("umount", ["-l", mountPoint.path])
+        case .namespaced(let namespaced): namespaced.stop()
+        }
+        try? FileManager.default.removeItem(at: mountPoint)
     }
 
     private static func mount(_ arguments: [String]) throws {

@@ -160,10 +160,12 @@ final class ServerProcess: Sendable {
     private let process: Process
     private let collected = Output()
 
-    init(_ arguments: [String]) throws {
+    /// `small`: it runs where that file system is mounted, for a store on it.
+    init(_ arguments: [String], on small: SmallFileSystem? = nil) throws {
         let process = Process()
-        process.executableURL = try Self.executable
-        process.arguments = arguments
+        let launched = try small?.launching(try Self.executable, arguments, in: packageRoot) ?? (executable: try Self.executable, arguments: arguments)
+        process.executableURL = launched.executable
+        process.arguments = launched.arguments
         process.currentDirectoryURL = packageRoot
         var environment = ProcessInfo.processInfo.environment
         environment["BOOKSTORE_STORE"] = nil

@@ -22,6 +22,11 @@ enum BookStoreProcess {
     static func running(_ arguments: [String]) async throws -> BuiltCommand.Output {
         try await command.run(arguments)
     }
+
+    /// Runs it where `small` is mounted, for stores on it (``SmallFileSystem/launching(_:_:in:)``).
+    static func running(_ arguments: [String], on small: SmallFileSystem) async throws -> BuiltCommand.Output {
+        try await command.runningOn(small).run(arguments)
+    }
 }
 
 @Suite("bookstore command")

@@ -117,11 +117,13 @@ final class WatchedProcess: Sendable {
     var isRunning: Bool { process.isRunning }
     var output: String { collected.withLock { $0 } }
 
-    /// `readsInput`: the child's standard input is a pipe the test writes with ``send(_:)``.
-    init(_ executable: URL, _ arguments: [String], trigger: Trigger? = nil, readsInput: Bool = false) throws {
+    /// `readsInput`: the child's standard input is a pipe the test writes with ``send(_:)``;
+    /// `small`: it runs where that file system is mounted, for a store on it.
+    init(_ executable: URL, _ arguments: [String], trigger: Trigger? = nil, readsInput: Bool = false, on small: SmallFileSystem? = nil) throws {
         let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+        let launched = try small?.launching(executable, arguments, in: BuiltCommand.packageRoot) ?? (executable: executable, arguments: arguments)
+        process.executableURL = launched.executable
+        process.arguments = launched.arguments
         // Made and marked under the launch lock (see `ChildProcessLaunch`).
         var output: Pipe?, input: Pipe?
         try ChildProcessLaunch.run(process) { process in
