@@ -92,41 +92,30 @@ public struct BuiltCommand: Sendable {
 
     /// Runs it to the end on the calling thread.
     public func runBlocking(_ arguments: [String]) throws -> Output {
-        let process = Process()
         let launched = try fileSystem?.launching(try executable(), arguments, in: Self.packageRoot) ?? (executable: try executable(), arguments: arguments)
-        process.executableURL = launched.executable
-        process.arguments = launched.arguments
-        process.currentDirectoryURL = Self.packageRoot
         var environment = ProcessInfo.processInfo.environment
         for variable in unsetEnvironment { environment[variable] = nil }
-        process.environment = environment
-        // Only this child may hold the pipes: a process another test starts meanwhile (the
-        // throwaway PostgreSQL server, say) would otherwise inherit the write ends and keep
-        // them open, and reading to the end would never end. The child's own copies, made
-        // with dup2, are not closed on exec. Under the launch lock, so that no child is
-        // started between making the pipes and marking them.
-        var pipes: (out: Pipe, err: Pipe)?
-        try ChildProcessLaunch.run(process) { process in
-            let made = (out: Pipe(), err: Pipe())
-            process.standardOutput = made.out
-            process.standardError = made.err
-            pipes = made
-            return [made.out, made.err]
-        }
-        guard let (out, err) = pipes else { preconditionFailure("the launch made the pipes") }
+        let (out, err) = (ChildProcess.Pipe(), ChildProcess.Pipe())
+        let child = try ChildProcess(executable: launched.executable, arguments: launched.arguments, environment: environment,
+                                     workingDirectory: Self.packageRoot, output: out.writing, error: err.writing)
+        // The child holds the writing ends now; reading sees the end when it (and any child
+        // of its own that kept them) ends.
+        try? out.writing.close()
+        try? err.writing.close()
         // Standard error is read on another thread so that neither pipe fills while the
         // other is read.
         let stderr = Mutex(Data())
         let readErrors = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
-            let data = err.fileHandleForReading.readDataToEndOfFile()
+            let data = err.reading.readDataToEndOfFile()
             stderr.withLock { $0 = data }
             readErrors.signal()
         }
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stdout = out.reading.readDataToEndOfFile()
         readErrors.wait()
-        process.waitUntilExit()
-        return Output(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr.withLock { $0 }, as: UTF8.self))
+        let termination = child.waitUntilExit()
+        return Output(status: termination.shellStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                      stderr: String(decoding: stderr.withLock { $0 }, as: UTF8.self))
     }
 
     /// The executable was not found where a build puts it.

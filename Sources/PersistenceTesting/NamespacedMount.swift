@@ -22,7 +22,7 @@ import Synchronization
 final class NamespacedMount: @unchecked Sendable {
     /// Where this process reaches the file system.
     let path: String
-    private let process: Process
+    private let helper: ChildProcess
     private let input: FileHandle
     private let output: FileHandle
     private let exchange = Mutex(())
@@ -40,26 +40,23 @@ final class NamespacedMount: @unchecked Sendable {
         """
 
     init(bytes: Int, mountPoint: String) throws {
-        process = Process()
-        process.executableURL = try BuiltCommand(systemTool: "unshare").executable()
-        process.arguments = ["--user", "--map-root-user", "--mount", "sh", "-c", Self.script, "sh", "\(bytes)", mountPoint]
-        let (toHelper, fromHelper, errors) = (Pipe(), Pipe(), Pipe())
-        try ChildProcessLaunch.run(process) { process in
-            process.standardInput = toHelper
-            process.standardOutput = fromHelper
-            process.standardError = errors
-            return [toHelper, fromHelper, errors]
-        }
-        input = toHelper.fileHandleForWriting
-        output = fromHelper.fileHandleForReading
+        let (toHelper, fromHelper, errors) = (ChildProcess.Pipe(), ChildProcess.Pipe(), ChildProcess.Pipe())
+        helper = try ChildProcess(executable: try BuiltCommand(systemTool: "unshare").executable(),
+                                  arguments: ["--user", "--map-root-user", "--mount", "sh", "-c", Self.script, "sh", "\(bytes)", mountPoint],
+                                  input: toHelper.reading, output: fromHelper.writing, error: errors.writing)
+        try? toHelper.reading.close()
+        try? fromHelper.writing.close()
+        try? errors.writing.close()
+        input = toHelper.writing
+        output = fromHelper.reading
         let ready = Self.readLine(output)
         guard let ready, ready.hasPrefix("ready "), let pid = Int32(ready.dropFirst(6)) else {
-            process.waitUntilExit()
-            let why = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let ended = helper.waitUntilExit()
+            let why = String(decoding: errors.reading.readDataToEndOfFile(), as: UTF8.self)
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             throw SmallFileSystemError("""
                 mounting a small file system without root failed: `unshare --user --map-root-user --mount` then \
-                `mount -t tmpfs` said \(why.isEmpty ? "nothing (exit status \(process.terminationStatus))" : "'\(why)'"). \
+                `mount -t tmpfs` said \(why.isEmpty ? "nothing (exit status \(ended.shellStatus))" : "'\(why)'"). \
                 Run the tests as root, or allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, \
                 user.max_user_namespaces > 0)
                 """)
@@ -82,14 +79,14 @@ final class NamespacedMount: @unchecked Sendable {
     /// without the mount).
     func launching(_ executable: URL, _ arguments: [String], in workingDirectory: URL) throws -> (executable: URL, arguments: [String]) {
         let enter = try BuiltCommand(systemTool: "nsenter").executable()
-        return (enter, ["--target", "\(process.processIdentifier)", "--user", "--mount", "--preserve-credentials",
+        return (enter, ["--target", "\(helper.identifier)", "--user", "--mount", "--preserve-credentials",
                         "--wd=\(workingDirectory.path)", "--", executable.path] + arguments)
     }
 
     /// Ends the helper, and with it the file system.
     func stop() {
         try? input.close()
-        process.waitUntilExit()
+        helper.waitUntilExit()
     }
 
     /// One line from the helper, without its newline; `nil` at the end of its output.

@@ -96,29 +96,25 @@ struct ThrowawayPostgresServer: Sendable {
 
     /// Runs a command to its end, as the `postgres` user when asked; its status and output.
     ///
-    /// `posix_spawn` and `waitpid` rather than Foundation's `Process`, whose child
-    /// bookkeeping loses track of a child when another one is left to run on.
+    /// A ``ChildProcess``: it gets no descriptor of this process but its output file, so the
+    /// server it starts never holds a socket or pipe of a test (a connection the service
+    /// closed would otherwise stay open for as long as the server runs).
     static func run(_ arguments: [String], asPostgres: Bool) -> (status: Int32, output: String) {
         let command = asPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--"] + arguments : arguments
         let outputPath = "/tmp/persistence-postgres-output-\(getpid())-\(UUID().uuidString)"
         defer { unlink(outputPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv = command.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid = pid_t()
-        let spawned = ChildProcessLaunch.withLock { posix_spawn(&pid, command[0], &actions, nil, argv, environ) }
-        guard spawned == 0 else { return (-1, "cannot run \(command[0]): \(String(cString: strerror(spawned)))") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
-        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        // Exited normally: the exit code; killed by a signal: 128 + the signal, as shells say.
-        let code = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return (code, output)
+        guard FileManager.default.createFile(atPath: outputPath, contents: nil), let output = FileHandle(forWritingAtPath: outputPath) else {
+            return (-1, "cannot create \(outputPath)")
+        }
+        defer { try? output.close() }
+        let termination: ChildProcess.Termination
+        do {
+            termination = try ChildProcess(executable: URL(fileURLWithPath: command[0]), arguments: Array(command.dropFirst()),
+                                           output: output, error: output).waitUntilExit()
+        } catch {
+            return (-1, "\(error)")
+        }
+        return (termination.shellStatus, (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "")
     }
 
     /// Stops the server and removes its folder when the process exits: an `atexit` hook for

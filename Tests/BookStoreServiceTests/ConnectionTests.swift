@@ -7,6 +7,10 @@ import Testing
 /// Connections over real sockets under slow, idle and old clients: each is closed when its
 /// time is up (with a 408 problem for a request that was under way), an HTTP/1.0 request
 /// without keep-alive closes its connection, and SIGTERM does not wait for a slow upload.
+///
+/// The clock under test is 2 s and every other clock ten minutes, and the test waits up to a
+/// minute for the close: closed within the minute means closed by the clock under test,
+/// however slowly a loaded machine runs the test.
 @Suite("connections")
 struct ConnectionTests {
     /// The service on a TCP port of its own, with `timeouts`.
@@ -53,24 +57,24 @@ struct ConnectionTests {
     }
 
     @Test func anIdleConnectionIsClosed() async throws {
-        try await withLiveService(HTTPTimeouts(idle: .milliseconds(500), requestHead: .seconds(30))) { target in
+        try await withLiveService(HTTPTimeouts(idle: .seconds(2), requestHead: .seconds(600), requestBody: .seconds(600))) { target in
             let silent = try await connect(target, sending: "")
-            let (text, closed) = try await read(silent, for: .seconds(10))
-            #expect(closed, "the connection was still open 10 s after it was made")
+            let (text, closed) = try await read(silent, for: .seconds(60))
+            #expect(closed, "the connection was still open a minute after it was made")
             #expect(text.isEmpty)
             // Between requests too: after an answer, a kept-alive connection has its idle time.
             let kept = try await connect(target, sending: "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
-            let after = try await read(kept, for: .seconds(10))
+            let after = try await read(kept, for: .seconds(60))
             #expect(after.text.hasPrefix("HTTP/1.1 200"), "\(after.text)")
             #expect(after.closed)
         }
     }
 
     @Test func aSlowHeadIsA408AndItsConnectionIsClosed() async throws {
-        try await withLiveService(HTTPTimeouts(idle: .seconds(60), requestHead: .milliseconds(500))) { target in
+        try await withLiveService(HTTPTimeouts(idle: .seconds(600), requestHead: .seconds(2), requestBody: .seconds(600))) { target in
             let slow = try await connect(target, sending: "GET /health HTTP/1.1\r\nHost: localhost\r\n")
-            let (text, closed) = try await read(slow, for: .seconds(10))
-            #expect(closed, "the connection was still open 10 s after a head that never ended")
+            let (text, closed) = try await read(slow, for: .seconds(60))
+            #expect(closed, "the connection was still open a minute after a head that never ended")
             #expect(text.hasPrefix("HTTP/1.1 408"), "\(text)")
             #expect(text.lowercased().contains("content-type: application/problem+json"))
             #expect(text.contains(#""type":"/problems/request-timeout""#) && text.contains("head"))
@@ -79,12 +83,12 @@ struct ConnectionTests {
 
     /// On a kept-alive connection, after an answered request: the next request's clock.
     @Test func aSlowHeadAfterAnAnsweredRequestIsA408Too() async throws {
-        try await withLiveService(HTTPTimeouts(idle: .seconds(60), requestHead: .milliseconds(500))) { target in
+        try await withLiveService(HTTPTimeouts(idle: .seconds(600), requestHead: .seconds(2), requestBody: .seconds(600))) { target in
             let connection = try await connect(target, sending: "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
             let first = try await RawHTTPClient.onThread { try connection.readOneResponse() }
             #expect(first.hasPrefix("HTTP/1.1 200"), "\(first)")
             try await RawHTTPClient.onThread { try connection.write("GET /health HTTP/1.1\r\nHost: local") }
-            let (text, closed) = try await read(connection, for: .seconds(10))
+            let (text, closed) = try await read(connection, for: .seconds(60))
             #expect(text.hasPrefix("HTTP/1.1 408"), "\(text)")
             #expect(closed)
         }
@@ -92,11 +96,11 @@ struct ConnectionTests {
 
     @Test func aSlowBodyIsA408ItsConnectionIsClosedAndNothingIsLoggedAsAnError() async throws {
         let log = LogRecorder()
-        try await withLiveService(HTTPTimeouts(idle: .seconds(60), requestHead: .seconds(30), requestBody: .milliseconds(500)), log: log) { target in
+        try await withLiveService(HTTPTimeouts(idle: .seconds(600), requestHead: .seconds(600), requestBody: .seconds(2)), log: log) { target in
             let slow = try await connect(target, sending: "POST /publications HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                 + "Content-Length: 100\r\n\r\n{\"title\": ")
-            let (text, closed) = try await read(slow, for: .seconds(10))
-            #expect(closed, "the connection was still open 10 s after a body that never ended")
+            let (text, closed) = try await read(slow, for: .seconds(60))
+            #expect(closed, "the connection was still open a minute after a body that never ended")
             #expect(text.hasPrefix("HTTP/1.1 408"), "\(text)")
             #expect(text.contains("body"))
             let health = try await RawHTTPClient.send("GET", "/publications", to: target)
@@ -110,7 +114,7 @@ struct ConnectionTests {
     @Test func anHTTP10RequestWithoutKeepAliveClosesItsConnection() async throws {
         try await withLiveService(HTTPTimeouts(idle: .seconds(60))) { target in
             let old = try await connect(target, sending: "GET /health HTTP/1.0\r\n\r\n")
-            let (text, closed) = try await read(old, for: .seconds(10))
+            let (text, closed) = try await read(old, for: .seconds(60))
             #expect(text.contains(" 200 "), "\(text)")
             #expect(closed, "an HTTP/1.0 request without keep-alive left its connection open")
             // Asking for keep-alive keeps it: a second request on the same connection is answered.
@@ -118,7 +122,7 @@ struct ConnectionTests {
             let first = try await RawHTTPClient.onThread { try keptAlive.readOneResponse() }
             #expect(first.contains(" 200 "), "\(first)")
             try await RawHTTPClient.onThread { try keptAlive.write("GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n") }
-            let second = try await read(keptAlive, for: .seconds(10))
+            let second = try await read(keptAlive, for: .seconds(60))
             #expect(second.text.contains(" 200 ") && second.closed, "\(second)")
         }
     }
@@ -132,7 +136,7 @@ struct ConnectionTests {
                 ("GET /\(String(repeating: "p", count: 100_000)) HTTP/1.1\r\nHost: localhost\r\n\r\n", 431),
             ] {
                 let connection = try await connect(target, sending: request)
-                let (text, closed) = try await read(connection, for: .seconds(10))
+                let (text, closed) = try await read(connection, for: .seconds(60))
                 #expect(text.hasPrefix("HTTP/1.1 \(status)"), "\(request.prefix(40)): \(text)")
                 #expect(text.lowercased().contains("content-type: application/problem+json"), "\(request.prefix(40)): \(text)")
                 #expect(text.contains(#""status":\#(status)"#), "\(text)")
@@ -209,10 +213,10 @@ struct ConnectionTests {
             let upload = try await connect(.tcp(port: port), sending: "POST /publications HTTP/1.1\r\nHost: localhost\r\n"
                 + "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"title\": ")
             try await Task.sleep(for: .milliseconds(300))
-            let started = ContinuousClock.now
-            let status = try await server.terminate(timeout: .seconds(20))
+            // The upload's own clock is ten minutes: stopping within two proves the server
+            // did not wait for it (the wait throws, saying so, past two minutes).
+            let status = try await server.terminate(timeout: .seconds(120))
             #expect(status == 0, "\(server.output)")
-            #expect(ContinuousClock.now - started < .seconds(10), "the server waited for the upload")
             #expect(!server.output.contains("http.status=500"), "\(server.output)")
             #expect(!server.output.contains("error"), "\(server.output)")
             _ = upload

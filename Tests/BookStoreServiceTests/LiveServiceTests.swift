@@ -150,45 +150,18 @@ struct LiveServiceTests {
     }
 }
 
-/// `bookstore serve` in a process of its own, its standard error collected.
+/// `bookstore serve` in a process of its own, its output collected.
 final class ServerProcess: Sendable {
-    /// What the process wrote, appended from the pipe's reading thread.
-    final class Output: Sendable {
-        let data = Mutex(Data())
-    }
-
-    private let process: Process
-    private let collected = Output()
+    private let process: WatchedProcess
 
     /// `small`: it runs where that file system is mounted, for a store on it.
     init(_ arguments: [String], on small: SmallFileSystem? = nil) throws {
-        let process = Process()
-        let launched = try small?.launching(try Self.executable, arguments, in: packageRoot) ?? (executable: try Self.executable, arguments: arguments)
-        process.executableURL = launched.executable
-        process.arguments = launched.arguments
-        process.currentDirectoryURL = packageRoot
         var environment = ProcessInfo.processInfo.environment
         environment["BOOKSTORE_STORE"] = nil
-        process.environment = environment
-        // Made and marked under the launch lock (see `ChildProcessLaunch`).
-        var output: Pipe?
-        try ChildProcessLaunch.run(process) { process in
-            let made = Pipe()
-            process.standardError = made
-            process.standardOutput = made
-            output = made
-            return [made]
-        }
-        guard let pipe = output else { preconditionFailure("the launch made the pipes") }
-        self.process = process
-        let collected = self.collected
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            collected.data.withLock { $0.append(data) }
-        }
+        process = try WatchedProcess(try Self.executable, arguments, environment: environment, on: small)
     }
 
-    var output: String { String(decoding: collected.data.withLock { $0 }, as: UTF8.self) }
+    var output: String { process.output }
 
     /// The port from the server's "listening on http://127.0.0.1:PORT" line.
     func port(timeout: Duration = .seconds(60)) async throws -> Int {
@@ -202,36 +175,35 @@ final class ServerProcess: Sendable {
             guard process.isRunning else { break }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw RawHTTPClient.Failure(description: "the server did not say where it listens: \(output)")
+        throw RawHTTPClient.Failure(description: "the server did not say where it listens within \(timeout): \(output)")
     }
 
     /// Sends SIGTERM and waits for the exit status.
-    func terminate(timeout: Duration = .seconds(30)) async throws -> Int32 {
-        process.terminate()
+    func terminate(timeout: Duration = .seconds(60)) async throws -> Int32 {
+        process.signal(SIGTERM)
         return try await waitForExit(timeout: timeout)
     }
 
-    /// Waits for the process to end by itself; its exit status.
-    func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32 {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        if process.isRunning {
+    /// Waits for the process to end by itself; its exit status (128 + a signal that ended
+    /// it), with its output read to the end.
+    func waitForExit(timeout: Duration = .seconds(60)) async throws -> Int32 {
+        guard let status = await process.waitUntilExit(timeout: timeout) else {
             throw RawHTTPClient.Failure(description: "the server did not stop within \(timeout); it wrote:\n\(output.suffix(3000))")
         }
-        return process.terminationStatus
+        return status
     }
 
     /// The process's peak resident set (`VmHWM` in `/proc/PID/status`), in bytes.
     func peakResidentBytes() throws -> Int {
-        let status = try String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)
+        let status = try String(contentsOfFile: "/proc/\(process.identifier)/status", encoding: .utf8)
         guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
             let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-        else { throw RawHTTPClient.Failure(description: "no VmHWM in /proc/\(process.processIdentifier)/status") }
+        else { throw RawHTTPClient.Failure(description: "no VmHWM in /proc/\(process.identifier)/status") }
         return kilobytes * 1024
     }
 
     func kill() {
-        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        process.signal(SIGKILL)
     }
 
     /// The built `bookstore` executable.

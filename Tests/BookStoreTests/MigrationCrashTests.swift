@@ -8,7 +8,7 @@ import Testing
 /// was, and the next migration removes the leftovers and completes.
 @Suite("a killed migration")
 struct MigrationCrashTests {
-    @Test func leavesTheStoreWholeAndTheNextRunCompletes() throws {
+    @Test func leavesTheStoreWholeAndTheNextRunCompletes() async throws {
         let (directory, cleanUp) = temporaryDirectory()
         defer { cleanUp() }
         let path = directory.appendingPathComponent("bookstore.sqlite").path
@@ -17,27 +17,14 @@ struct MigrationCrashTests {
         #expect(seed.status == 0, "\(seed.stderr)")
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
 
-        let process = Process()
-        process.executableURL = try BookStoreProcess.executable
-        process.arguments = ["migrate", "--store", url, "--log-level", "warning"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // Wait until the streamed step is writing its new store, then kill the process.
-        var writing = false
-        for _ in 0..<3_000 where !writing {
-            let folders = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".bookstore.sqlite.migration-") }
-            writing = folders.contains { folder in
-                // A folder may vanish between the two listings; that is not yet "writing".
-                let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent(folder).path)) ?? []
-                return files.contains { $0.hasPrefix("step1.sqlite") }
-            }
-            if !writing { usleep(10_000) }
-        }
-        #expect(writing, "the migration never started writing its new store")
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal)
+        // Killed the moment the streamed step says it created its new store, from the thread
+        // that reads the output: however fast the step runs, it is under way then.
+        let trigger = WatchedProcess.Trigger(signal: SIGKILL) { $0.contains("step1.sqlite") && $0.contains("created store") }
+        let process = try WatchedProcess(try BookStoreProcess.executable, ["migrate", "--store", url, "--log-level", "info"], trigger: trigger)
+        defer { process.signal(SIGKILL) }
+        let exit = await process.waitUntilExit(timeout: .seconds(60))
+        #expect(process.triggered, "the migration never said it created the streamed step's store: \(process.output)")
+        #expect(exit == 128 + SIGKILL, "exit status \(exit.map { "\($0)" } ?? "none: it had not ended a minute after it started"): \(process.output)")
 
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "the store must be as it was")
         #expect(try leftovers(in: directory).contains { $0.hasPrefix(".bookstore.sqlite.migration-") }, "the killed run's work folder is left behind")
@@ -74,25 +61,22 @@ struct MigrationCrashTests {
             try holder.execute("BEGIN")
             try holder.execute("LOCK TABLE \(configuration.quotedSchema).zpublication IN ACCESS SHARE MODE")
 
-            let process = Process()
-            process.executableURL = try BookStoreProcess.executable
-            process.arguments = ["migrate", "--store", store, "--log-level", "warning"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try WatchedProcess(try BookStoreProcess.executable, ["migrate", "--store", store, "--log-level", "warning"])
+            defer { process.signal(SIGKILL) }
             // Wait until the first streamed step (3 → 4: no synopsis yet) has written a batch
             // of publications into its shadow schema, then kill the process.
             var shadow: String?
-            for _ in 0..<3_000 where shadow == nil {
+            let deadline = ContinuousClock.now + .seconds(60)
+            while shadow == nil, ContinuousClock.now < deadline {
                 shadow = try await PostgresShadow.writing(of: url)
                 if shadow == nil { try await Task.sleep(for: .milliseconds(10)) }
             }
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal)
+            process.signal(SIGKILL)
+            let exit = await process.waitUntilExit(timeout: .seconds(60))
+            #expect(exit == 128 + SIGKILL, "exit status \(exit.map { "\($0)" } ?? "none"): \(process.output)")
             // A swap that was waiting on the lock now finds its client gone and rolls back.
             try holder.execute("ROLLBACK")
-            let abandoned = try #require(shadow, "the migration never started writing its shadow schema")
+            let abandoned = try #require(shadow, "the migration had not started writing its shadow schema a minute after it started")
             #expect(abandoned.hasPrefix("public_migrating_"))
 
             // Whole at version 3, the last completed one: every table and row as they were.

@@ -24,9 +24,7 @@ import Testing
             #expect(try await context.count(for: FetchRequest(entityName: "Book")) == 1)
             #expect(try await context.fetch(FetchRequest(entityName: "Book")).count == 1)
         }
-        for _ in 0..<100 where FileManager.default.fileExists(atPath: path + "-wal") {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await waitUntilWriteAheadLogIsRemoved(path)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["store.sqlite"], "no -wal or -shm is left")
     }
 }

@@ -71,9 +71,7 @@ enum InPlaceFixtures {
 
     /// Waits until the last connection is gone and SQLite removed the WAL files.
     static func waitUntilClosed(_ path: String) async throws {
-        for _ in 0..<200 where FileManager.default.fileExists(atPath: path + "-wal") {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await waitUntilWriteAheadLogIsRemoved(path)
     }
 
     /// Opens the migrated store with the destination model, the way an app would.

@@ -111,9 +111,21 @@ func makeClosedStore(at path: String, model: ManagedObjectModel, _ body: (Persis
         let database = try #require(container.store.database as? SQLiteDatabase)
         try await database.checkpoint()
     }
-    // The container is gone: its connections closed and SQLite removed the WAL files.
-    for _ in 0..<200 where FileManager.default.fileExists(atPath: path + "-wal") {
+    // The container is gone: its connections close and SQLite removes the WAL files.
+    try await waitUntilWriteAheadLogIsRemoved(path)
+}
+
+/// Waits until SQLite has removed the store's `-wal` file, which it does when the last
+/// connection closes (connections close on their own threads once their database is let
+/// go); records an issue naming what was awaited when that has not happened within a
+/// minute, however busy the machine.
+func waitUntilWriteAheadLogIsRemoved(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    let deadline = ContinuousClock.now + .seconds(60)
+    while FileManager.default.fileExists(atPath: path + "-wal"), ContinuousClock.now < deadline {
         try await Task.sleep(for: .milliseconds(10))
+    }
+    if FileManager.default.fileExists(atPath: path + "-wal") {
+        Issue.record("waited a minute for the last connection to \(path) to close and SQLite to remove its -wal file", sourceLocation: sourceLocation)
     }
 }
 
