@@ -1,5 +1,6 @@
 import BookStoreTesting
 import Foundation
+import PersistenceTesting
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -103,27 +104,38 @@ struct StartupMigrationTests {
         }
     }
 
-    @Test func withoutMigratingItWaitsForAnotherProcessToMigrate() async throws {
-        try await withStoreURL(.sqlite) { url in
+    /// `--no-migrate`: the service waits, answering 503, without migrating; once another
+    /// process (`bookstore migrate`) has migrated the store, it serves it.
+    @Test(arguments: Backend.allCases)
+    func withoutMigratingItWaitsForAnotherProcessToMigrate(_ backend: Backend) async throws {
+        try await withStoreURL(backend) { url in
             try await copyFixture(version: 3, to: url)
             let service = try makeService(url, migrate: false)
             try await service.makeApplication().test(.router) { client in
                 var health = try await client.send(.get, "/health")
-                while health.json["status"]?.string == "starting" {
+                let deadline = ContinuousClock.now + .seconds(60)
+                while health.json["status"]?.string == "starting", ContinuousClock.now < deadline {
                     try await Task.sleep(for: .milliseconds(10))
                     health = try await client.send(.get, "/health")
                 }
                 #expect(health.status == .serviceUnavailable)
-                #expect(health.json["status"]?.string == "waiting" && health.json["storeVersion"]?.string == "BookStore 3")
+                #expect(health.json["status"]?.string == "waiting" && health.json["storeVersion"]?.string == "BookStore 3", "\(health.text)")
                 expectProblem(try await client.send(.get, "/publications"), .serviceUnavailable)
+                // It did not migrate.
+                #expect(try loadModels().model(version: 3).isCompatible(with: try await PersistentStore.metadata(at: url)))
+
+                let other = try await BuiltCommand("bookstore", unsetEnvironment: ["BOOKSTORE_STORE"]).run(["migrate", "--store", url.description])
+                #expect(other.status == 0, "\(other.stderr)")
+                try await waitUntilReady(client)
+                let list = try await client.send(.get, "/publications")
+                #expect(list.status == .ok && list.json["total"]?.int == 4, "\(list.text)")
             }
-            // It did not migrate.
-            #expect(try loadModels().model(version: 3).isCompatible(with: try await PersistentStore.metadata(at: url)))
         }
     }
 
-    @Test func aMissingStoreIsCreatedEmpty() async throws {
-        try await withReadyService(.sqlite, seedVersion: nil) { client in
+    @Test(arguments: Backend.allCases)
+    func aMissingStoreIsCreatedEmpty(_ backend: Backend) async throws {
+        try await withReadyService(backend, seedVersion: nil) { client in
             let body = try await client.send(.get, "/publications").json
             #expect(body["total"]?.int == 0 && body["items"]?.array.isEmpty == true)
         }

@@ -136,43 +136,71 @@ struct DeletedSinceReadTests: LibraryObjects {
 
     /// Two writers of their own (two containers: on PostgreSQL two sessions, as two service
     /// replicas have) add pages to books while the other deletes the books.
+    ///
+    /// The race happened when a page's book was read and then deleted before the page's
+    /// save (the save is refused: the book is gone since it was read), beside pages saved
+    /// before the delete (gone with their book). Rounds go on, each with new books, until one
+    /// has both; the test fails if none of twenty does.
     @Test(arguments: [TestBackend.sqlite, .postgres])
     func pagesAddedWhileTheirBookIsDeletedNeverOutliveIt(backend: TestBackend) async throws {
         try await withContainer(backend, model: try LibraryModel.make()) { container in
             let second = try await PersistentContainer.open(model: try LibraryModel.make(), store: container.store.url, logger: testLogger)
-            let setup = container.newContext()
-            let books = try (1...8).map { try book(setup, "Book \($0)") }
-            try await setup.save()
-            let bookIDs = books.map(\.objectID)
-
-            let created = try await withThrowingTaskGroup(of: Int.self) { group in
-                for bookID in bookIDs {
-                    for number in 1...6 {
-                        group.addTask {
-                            let context = second.newContext()
-                            guard let owner = try? await context.existingObject(with: bookID) else { return 0 }
-                            let page = try context.insertObject(entityName: "Page")
-                            page.setValue(.integer(Int64(number)), forKey: "number")
-                            page.setDestination(owner, forKey: "book")
-                            do {
-                                try await context.save()
-                                return 1
-                            } catch let error as StoreError where error.code == .objectNotFound {
-                                return 0
-                            }
-                        }
-                    }
-                    group.addTask {
-                        try await deleteElsewhere(bookID, in: container)
-                        return 0
-                    }
-                }
-                return try await group.reduce(0, +)
+            var totals = PageRace()
+            for round in 1...20 where !totals.raced {
+                let setup = container.newContext()
+                let books = try (1...8).map { try book(setup, "Round \(round) book \($0)") }
+                try await setup.save()
+                let outcome = try await race(addingPagesTo: books.map(\.objectID), through: second, deletingThrough: container)
+                totals.saved += outcome.saved
+                totals.refusedAfterRead += outcome.refusedAfterRead
+                #expect(try await orphanPages(container) == 0, "\(outcome.saved) pages were saved; none may point at a deleted book")
+                #expect(try await container.newContext().count(for: FetchRequest(entityName: "Page")) == 0,
+                        "every book was deleted, with its pages")
             }
             await second.store.close()
-            #expect(try await orphanPages(container) == 0, "\(created) pages were saved; none may point at a deleted book")
-            #expect(try await container.newContext().count(for: FetchRequest(entityName: "Page")) == 0,
-                    "every book was deleted, with its pages")
+            #expect(totals.raced, "in twenty rounds no save met its book deleted since it was read (\(totals))")
+        }
+    }
+
+    /// What one round of the race gave.
+    struct PageRace: CustomStringConvertible {
+        /// Pages saved (before their book's delete).
+        var saved = 0
+        /// Saves refused because the book, read before, was deleted meanwhile.
+        var refusedAfterRead = 0
+        var raced: Bool { saved > 0 && refusedAfterRead > 0 }
+        var description: String { "\(saved) saved, \(refusedAfterRead) refused after their book was read" }
+    }
+
+    /// Six page saves per book through `second` and each book's delete through `container`, all at once.
+    func race(addingPagesTo bookIDs: [ObjectID], through second: PersistentContainer,
+                     deletingThrough container: PersistentContainer) async throws -> PageRace {
+        try await withThrowingTaskGroup(of: PageRace.self) { group in
+            for bookID in bookIDs {
+                for number in 1...6 {
+                    group.addTask {
+                        let context = second.newContext()
+                        guard let owner = try? await context.existingObject(with: bookID) else { return PageRace() }
+                        let page = try context.insertObject(entityName: "Page")
+                        page.setValue(.integer(Int64(number)), forKey: "number")
+                        page.setDestination(owner, forKey: "book")
+                        do {
+                            try await context.save()
+                            return PageRace(saved: 1)
+                        } catch let error as StoreError where error.code == .objectNotFound {
+                            return PageRace(refusedAfterRead: 1)
+                        }
+                    }
+                }
+                group.addTask {
+                    try await deleteElsewhere(bookID, in: container)
+                    return PageRace()
+                }
+            }
+            return try await group.reduce(into: PageRace()) { total, one in
+                total.saved += one.saved
+                total.refusedAfterRead += one.refusedAfterRead
+            }
         }
     }
 }

@@ -297,12 +297,16 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
             let updates = migrator.progressUpdates()
             let task = Task { try await migrator.migrateStore(at: url) }
             // The first batch's report says the migration is under way; then cancel it.
+            var underWay = false
             for await progress in updates where progress.stage == .createInstances {
+                underWay = true
                 task.cancel()
                 break
             }
+            #expect(underWay, "the migration never reported its first batch")
             let result = await task.result
-            #expect(throws: (any Error).self) { try result.get() }
+            let error = #expect(throws: MigrationError.self) { try result.get() }
+            #expect(error?.code == .cancelled, "a cancellation, not another failure: \(String(describing: error))")
             try await expectUnchanged(url, since: before)
         }
     }
