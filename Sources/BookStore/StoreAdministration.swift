@@ -90,16 +90,7 @@ public struct StoreAdministration: Sendable {
     /// Removes the store and creates an empty one at `version`, seeded if asked.
     public func reset(_ url: StoreURL, version: Int, seed catalogue: Catalogue?) async throws -> Seeder.Summary? {
         let model = try models.model(version: version)
-        if case .postgres = url.kind {
-            // Removing a PostgreSQL store's tables is not available yet; refuse rather than seed twice.
-            throw BookStoreError("resetting a PostgreSQL store is not available yet",
-                                 hint: "drop the store's schema (or its z* tables) by hand, then run `bookstore seed`")
-        }
-        if case .sqlite(let path) = url.kind {
-            for suffix in ["", "-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: path + suffix) {
-                try FileManager.default.removeItem(atPath: path + suffix)
-            }
-        }
+        try await PersistentStore.destroy(at: url, logger: logger)
         let container = try await PersistentContainer.open(model: model, store: url, options: .createIfMissing, logger: logger)
         guard let catalogue else { return nil }
         return try await Seeder(catalogue: catalogue, logger: logger).seed(container, version: version)

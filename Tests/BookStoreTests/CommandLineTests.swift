@@ -48,11 +48,10 @@ struct CommandLineTests {
         #expect(try connection.scalar("SELECT count(*) FROM Z_METADATA")?.int64 == 1)
     }
 
-    @Test func statusNamesTheVersionOfEverySeededStore() throws {
-        let (directory, cleanUp) = temporaryDirectory()
-        defer { cleanUp() }
-        for version in 1...5 {
-            let url = "sqlite://" + directory.appendingPathComponent("v\(version).sqlite").path
+    @Test(arguments: MigrationEngine.allCases)
+    func statusNamesTheVersionOfEverySeededStore(engine: MigrationEngine) async throws {
+        for version in 1...5 { try await engine.withStoreURL { store in
+            let url = store.description
             let seed = try BookStoreProcess.run(["seed", "--model-version", "\(version)", "--store", url])
             #expect(seed.status == 0, "\(seed.stderr)")
             let status = try BookStoreProcess.run(["status", "--store", url])
@@ -61,7 +60,7 @@ struct CommandLineTests {
             #expect(status.stdout.contains("Store model version:   \(name)\n"))
             #expect(status.stdout.contains("Current model version: BookStore 5"))
             #expect(status.stdout.contains("Compatible:            \(version == 5 ? "yes" : "no")"))
-        }
+        } }
     }
 
     @Test func storesThatCannotBeOpenedAreClearErrorsAndStayUntouched() throws {
@@ -94,10 +93,9 @@ struct CommandLineTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: other)) == before)
     }
 
-    @Test func resetRefusesWithoutYesAndSeedRefusesToOverwrite() throws {
-        let (directory, cleanUp) = temporaryDirectory()
-        defer { cleanUp() }
-        let url = "sqlite://" + directory.appendingPathComponent("store.sqlite").path
+    @Test(arguments: MigrationEngine.allCases)
+    func resetRefusesWithoutYesAndSeedRefusesToOverwrite(engine: MigrationEngine) async throws { try await engine.withStoreURL { store in
+        let url = store.description
         #expect(try BookStoreProcess.run(["seed", "--model-version", "2", "--store", url]).status == 0)
 
         let refused = try BookStoreProcess.run(["reset", "--store", url])
@@ -112,5 +110,7 @@ struct CommandLineTests {
         let reset = try BookStoreProcess.run(["reset", "--yes", "--model-version", "4", "--seed", "--store", url])
         #expect(reset.status == 0, "\(reset.stderr)")
         #expect(try BookStoreProcess.run(["status", "--store", url]).stdout.contains("BookStore 4\n"))
-    }
+        let titles = try await PersistentStore.inspect(store) { try $0.rows("SELECT ZTITLE FROM ZPUBLICATION ORDER BY Z_PK").compactMap { $0[0].text } }
+        #expect(titles == ["The first book", "The second book", "The third book", "The fourth book"])
+    } }
 }

@@ -1,5 +1,6 @@
 import BookStoreTesting
 import Foundation
+import PersistenceTesting
 import Testing
 @testable import Persistence
 
@@ -41,25 +42,38 @@ struct CopyCommandTests {
         #expect(names == ["Bill Smith", "John Doe", "Jane Doe", "Jack Brown"])
     }
 
-    @Test func replaceSwapsTheWholeStore() throws {
+    /// A version 1 store copied over a version 4 store of the engine with `--replace`: the
+    /// target holds version 1's rows and nothing of its own is left, nothing beside it.
+    @Test(arguments: MigrationEngine.allCases)
+    func replaceSwapsTheWholeStore(engine: MigrationEngine) async throws {
         let (directory, cleanUp) = temporaryDirectory()
         defer { cleanUp() }
         let source = try copyFixture(version: 1, into: directory)
-        let target = directory.appendingPathComponent("target.sqlite")
-        try FileManager.default.copyItem(at: fixtureURL(version: 4), to: target)
-        let copy = try BookStoreProcess.run(["copy", "--from", source.description, "--to", "sqlite://\(target.path)", "--replace"])
-        #expect(copy.status == 0, "\(copy.stderr)")
-        let status = try BookStoreProcess.run(["status", "--store", "sqlite://\(target.path)"])
-        #expect(status.stdout.contains("Store model version:   BookStore\n"))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["bookstore.sqlite", "target.sqlite"])
+        try await engine.withFixture(version: 4) { target, _ in
+            let copy = try BookStoreProcess.run(["copy", "--from", source.description, "--to", target.description, "--replace"])
+            #expect(copy.status == 0, "\(copy.stderr)")
+            let status = try BookStoreProcess.run(["status", "--store", target.description])
+            #expect(status.stdout.contains("Store model version:   BookStore\n"), "\(status.stdout)\(status.stderr)")
+            let tables = try await PersistentStore.inspect(target) { connection in
+                try connection.rows(connection.dialect == .postgres
+                    ? "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
+                    : "SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0[0].text?.uppercased() }.sorted()
+            }
+            #expect(!tables.contains("ZPUBLICATION") && tables.contains("ZBOOK"), "version 4's tables are gone: \(tables)")
+            let books = try await PersistentStore.inspect(target) { try $0.scalar("SELECT count(*) FROM ZBOOK")?.int64 }
+            #expect(books == 4)
+            try await expectNoLeftovers(target)
+        }
     }
 
-    @Test func copyingAStoreOntoItselfIsRefused() throws {
-        let (directory, cleanUp) = temporaryDirectory()
-        defer { cleanUp() }
-        let source = try copyFixture(version: 2, into: directory)
-        let copy = try BookStoreProcess.run(["copy", "--from", source.description, "--to", source.description, "--replace"])
-        #expect(copy.status != 0)
-        #expect(copy.stderr.contains("the same store"))
+    @Test(arguments: MigrationEngine.allCases)
+    func copyingAStoreOntoItselfIsRefused(engine: MigrationEngine) async throws {
+        try await engine.withFixture(version: 2) { store, _ in
+            let before = try await StoreSnapshot(store)
+            let copy = try BookStoreProcess.run(["copy", "--from", store.description, "--to", store.description, "--replace"])
+            #expect(copy.status != 0)
+            #expect(copy.stderr.contains("the same store"), "\(copy.stderr)")
+            try await expectUnchanged(store, since: before)
+        }
     }
 }

@@ -14,6 +14,11 @@ enum MigrationEngine: String, CaseIterable, CustomTestStringConvertible, Sendabl
 
     var testDescription: String { rawValue }
 
+    /// Runs `body` with the URL of a new, empty store of this engine, removed afterwards.
+    func withStoreURL<T>(_ body: (StoreURL) async throws -> T) async throws -> T {
+        try await BookStoreTests.withStoreURL(self == .sqlite ? .sqlite : .postgres, body)
+    }
+
     /// Runs `body` with a store holding the frozen store of `version`, on this engine.
     func withFixture<T>(version: Int, _ body: (StoreURL, URL) async throws -> T) async throws -> T {
         let (directory, cleanUp) = temporaryDirectory()

@@ -18,18 +18,17 @@ struct PostgresCopyTarget: StoreCopyTarget {
         let quoted = configuration.quotedSchema
         let replace = self.replace
         let url = self.url
+        let configuration = self.configuration
         do {
             try await database.writeWithoutTransaction { connection in
                 try connection.execute("BEGIN")
-                let tables = try connection.rows("SELECT tablename FROM pg_tables WHERE schemaname = $1", [.text(schema)]).compactMap { $0[0].text }
-                if tables.contains("z_metadata") {
+                let hasStore = try connection.scalar("SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = 'z_metadata'", [.text(schema)]) != nil
+                if hasStore {
                     guard replace else {
                         throw StoreError(.alreadyExists, "there is already a store in schema '\(schema)'",
                                          hint: "pass --replace to replace it, or name another schema (?schema=NAME)", store: url.description)
                     }
-                    for table in tables where table.hasPrefix("z") {
-                        try connection.execute("DROP TABLE \(quoted).\(PostgresConfiguration.quoteIdentifier(table)) CASCADE")
-                    }
+                    _ = try PersistentStore.dropStoreTables(in: configuration, on: connection)
                 }
                 try connection.execute("CREATE SCHEMA IF NOT EXISTS \(quoted)")
                 for statement in StoreSchema(model: model, dialect: .postgres).createStatements() { try connection.execute(statement) }

@@ -1,0 +1,56 @@
+import Foundation
+import Logging
+
+extension PersistentStore {
+    /// Removes the store at `url` and everything it holds, as Core Data's
+    /// `destroyPersistentStore(at:type:)` does: a SQLite store's file with its `-wal`, `-shm`
+    /// and `-journal` files; a PostgreSQL store's tables (every `z` table of its schema: the
+    /// entity tables, join tables, `z_primarykey` and `z_metadata`), in one transaction, the
+    /// schema and any other tables in it left alone. Where there is no store, nothing
+    /// happens. Nothing may have the store open meanwhile.
+    ///
+    /// ```swift
+    /// try await PersistentStore.destroy(at: url, logger: logger)
+    /// let container = try await PersistentContainer.open(model: model, store: url, options: .createIfMissing, logger: logger)
+    /// ```
+    ///
+    /// - Throws: ``StoreError`` when the files cannot be removed or the server refuses.
+    public static func destroy(at url: StoreURL, logger: Logger) async throws {
+        switch url.kind {
+        case .sqlite(let path):
+            for suffix in ["", "-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: path + suffix) {
+                do {
+                    try FileManager.default.removeItem(atPath: path + suffix)
+                } catch {
+                    throw StoreError(.notWritable, "cannot remove \(path + suffix): \((error as NSError).localizedDescription)",
+                                     hint: "check that the store's folder is writable for this user", store: url.description)
+                }
+            }
+        case .postgres(let configuration):
+            let database = try await PostgresDatabase.open(configuration, readerCount: 0)
+            do {
+                let dropped = try await database.write { connection in try dropStoreTables(in: configuration, on: connection) }
+                await database.close()
+                logger.info("destroyed store", metadata: [LoggingKeys.store: "\(url)", "persistence.store.tables": "\(dropped)"])
+            } catch {
+                await database.close()
+                throw error
+            }
+        case .memory:
+            throw StoreError(.unsupported, "an in-memory store goes when the last container holding it closes",
+                             hint: "close the containers that hold it", store: url.description)
+        }
+    }
+
+    /// Drops the store's tables in `configuration`'s schema when it holds a store (a
+    /// `z_metadata` table): every table whose name begins with `z`. Returns how many.
+    static func dropStoreTables(in configuration: PostgresConfiguration, on connection: any DatabaseConnection) throws -> Int {
+        let tables = try connection.rows("SELECT tablename FROM pg_tables WHERE schemaname = $1", [.text(configuration.schema)]).compactMap { $0[0].text }
+        guard tables.contains("z_metadata") else { return 0 }
+        let owned = tables.filter { $0.hasPrefix("z") }
+        for table in owned {
+            try connection.execute("DROP TABLE \(configuration.quotedSchema).\(PostgresConfiguration.quoteIdentifier(table)) CASCADE")
+        }
+        return owned.count
+    }
+}
