@@ -29,7 +29,8 @@ struct CommandLineAtSizeTests {
             let port = try await server.port()
             // Listening comes first; the store is checked (current here) meanwhile, answered with 503.
             var health = try await RawHTTPClient.send("GET", "/health", to: .tcp(port: port))
-            for _ in 0..<1500 where health.status == 503 {
+            let deadline = ContinuousClock.now + .seconds(60)
+            while health.status == 503, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(20))
                 health = try await RawHTTPClient.send("GET", "/health", to: .tcp(port: port))
             }

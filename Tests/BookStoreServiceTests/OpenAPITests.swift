@@ -81,8 +81,9 @@ struct OpenAPITests {
         #expect(OpenAPIDocument.document["openapi"]?.string == "3.1.0")
     }
 
-    @Test func everyOperationAnswersAsTheDocumentSays() async throws {
-        try await withStoreURL(.sqlite) { url in
+    @Test(arguments: Backend.allCases)
+    func everyOperationAnswersAsTheDocumentSays(_ backend: Backend) async throws {
+        try await withStoreURL(backend) { url in
             try await copyFixture(version: 1, to: url)
             let hold = MigrationHold()
             let service = try makeService(url) { _ in try await hold.wait() }

@@ -152,8 +152,10 @@ struct PublicationRoutesTests {
         }
     }
 
-    @Test func oddInputIsNeverA500() async throws {
-        try await withReadyService(.sqlite) { client in
+    /// On both engines: PostgreSQL's `real` column meets prices like 1e308 and -1e-320 too.
+    @Test(arguments: Backend.allCases)
+    func oddInputIsNeverA500(_ backend: Backend) async throws {
+        try await withReadyService(backend) { client in
             let bodies = [
                 String(repeating: "[", count: 100_000), String(repeating: "{\"a\":", count: 50_000) + "1" + String(repeating: "}", count: 50_000),
                 "{\"title\": \"\u{0}\", \"price\": 1e308}", #"{"title": "x", "price": 1e308}"#, #"{"title": "x", "price": -1e-320}"#,
