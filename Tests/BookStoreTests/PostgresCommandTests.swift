@@ -58,13 +58,4 @@ struct PostgresCommandTests {
             #expect(try connection.scalar("SELECT count(*) FROM ZPAGE WHERE ZPUBLICATION IS NOT NULL")?.int64 == 12)
         }
     }
-
-    @Test func fourRacingMigrationsGiveOneMigrationAndFourSuccesses() async throws {
-        try await TestPostgres.withDatabase { url in
-            #expect(try BookStoreProcess.run(["seed", "--model-version", "1", "--store", url.description]).status == 0)
-            let migrated = try await raceMigrations(of: url, processes: 4)
-            #expect(migrated == 1)
-            #expect(try await publications(url).count == 4)
-        }
-    }
 }
