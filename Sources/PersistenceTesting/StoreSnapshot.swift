@@ -7,9 +7,12 @@ import Testing
 ///
 /// - SQLite: the bytes of every file in the store's folder (a folder, such as a
 ///   migration's work folder, as no bytes) and the store file's modification time;
-/// - PostgreSQL: every table of the store's schema with its columns and its rows in key
-///   order (`z_metadata` and `z_primarykey` among them), and the database's schemas, so a
-///   shadow schema left behind shows.
+/// - PostgreSQL: every table of the store's schema with its columns (type, nullability,
+///   default) and its rows in key order (`z_metadata` and `z_primarykey` among them), the
+///   database's schemas, so a shadow schema left behind shows;
+/// - both: the store's schema objects — tables, indexes, constraints, sequences, triggers
+///   — each as one line, and its metadata (model version, identifiers, hashes, UUID), so a
+///   difference is said in words, not only as bytes.
 public struct StoreSnapshot: Sendable, Equatable, CustomStringConvertible {
     /// Where the store was.
     public enum Engine: Sendable, Equatable {
@@ -28,6 +31,10 @@ public struct StoreSnapshot: Sendable, Equatable, CustomStringConvertible {
     public private(set) var schemas: [String] = []
     /// PostgreSQL: table → its columns (`name type`) as the first line, then its rows.
     public private(set) var tables: [String: [String]] = [:]
+    /// Every schema object, one line each: `index zpage_zpublication_index: CREATE INDEX …`.
+    public private(set) var schemaObjects: [String] = []
+    /// The store's metadata as one line, `nil` where none can be read.
+    public private(set) var metadata: String?
 
     /// Reads everything the store at `url` holds, without opening it (``PersistentStore/inspect(_:_:)``).
     ///
@@ -46,6 +53,14 @@ public struct StoreSnapshot: Sendable, Equatable, CustomStringConvertible {
                 files[file] = isDirectory.boolValue ? Data() : try Data(contentsOf: URL(fileURLWithPath: filePath))
             }
             modificationDate = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date
+            if files[name] != nil {
+                // A file that is no database (a damaged store, say) has its bytes alone.
+                schemaObjects = (try? await PersistentStore.inspect(url) { connection in
+                    try connection.rows("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name").map { row in
+                        "\(row[0].text ?? "") \(row[1].text ?? "") on \(row[2].text ?? ""): \(row[3].text ?? "(automatic)")"
+                    }
+                }) ?? ["(not readable as a database)"]
+            }
         case .postgres(let configuration):
             engine = .postgres
             let schema = configuration.schema
@@ -59,8 +74,12 @@ public struct StoreSnapshot: Sendable, Equatable, CustomStringConvertible {
                     .compactMap { $0[0].text }
                 for table in names {
                     let columns = try connection.rows("""
-                        SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position
-                        """, [.text(schema), .text(table)]).map { "\($0[0].text ?? "?") \($0[1].text ?? "?")" }
+                        SELECT column_name, data_type, is_nullable, column_default FROM information_schema.columns
+                        WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position
+                        """, [.text(schema), .text(table)]).map { column in
+                        "\(column[0].text ?? "?") \(column[1].text ?? "?")\(column[2].text == "NO" ? " NOT NULL" : "")"
+                            + (column[3].text.map { " DEFAULT \($0)" } ?? "")
+                    }
                     let qualified = "\(PostgresConfiguration.quoteIdentifier(schema)).\(PostgresConfiguration.quoteIdentifier(table))"
                     let order = (1...max(columns.count, 1)).map(String.init).joined(separator: ", ")
                     let rows = try connection.rows("SELECT * FROM \(qualified) ORDER BY \(order)").map { row in
@@ -70,9 +89,38 @@ public struct StoreSnapshot: Sendable, Equatable, CustomStringConvertible {
                 }
                 return (schemas, tables)
             }
+            schemaObjects = try await PersistentStore.inspect(url) { connection in
+                try StoreSnapshot.postgresSchemaObjects(schema, on: connection)
+            }
         case .memory:
             throw StoreError(.unsupported, "an in-memory store has no snapshot", hint: "snapshot a SQLite or PostgreSQL store")
         }
+        metadata = (try? await PersistentStore.metadata(at: url)).map(StoreSnapshot.describe)
+    }
+
+    /// Indexes, constraints, sequences (with their last values) and triggers of `schema`.
+    static func postgresSchemaObjects(_ schema: String, on connection: any DatabaseConnection) throws -> [String] {
+        let indexes = try connection.rows("SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1", [.text(schema)])
+            .map { "index \($0[0].text ?? ""): \($0[1].text ?? "")" }
+        let constraints = try connection.rows("""
+            SELECT c.conrelid::regclass::text, c.conname, pg_get_constraintdef(c.oid) FROM pg_constraint c
+            JOIN pg_namespace n ON n.oid = c.connamespace WHERE n.nspname = $1
+            """, [.text(schema)]).map { "constraint \($0[1].text ?? "") on \($0[0].text ?? ""): \($0[2].text ?? "")" }
+        let sequences = try connection.rows("SELECT sequencename, last_value FROM pg_sequences WHERE schemaname = $1", [.text(schema)])
+            .map { "sequence \($0[0].text ?? ""): last value \($0[1].int64.map(String.init) ?? "none")" }
+        let triggers = try connection.rows("""
+            SELECT t.tgrelid::regclass::text, t.tgname, pg_get_triggerdef(t.oid) FROM pg_trigger t
+            JOIN pg_class r ON r.oid = t.tgrelid JOIN pg_namespace n ON n.oid = r.relnamespace
+            WHERE n.nspname = $1 AND NOT t.tgisinternal
+            """, [.text(schema)]).map { "trigger \($0[1].text ?? "") on \($0[0].text ?? ""): \($0[2].text ?? "")" }
+        return (indexes + constraints + sequences + triggers).sorted()
+    }
+
+    /// The metadata as one line: what a store's identity and version are made of.
+    static func describe(_ metadata: StoreMetadata) -> String {
+        let hashes = metadata.versionHashes.keys.sorted().map { "\($0)=\(metadata.versionHashes[$0]?.base64EncodedString() ?? "")" }
+        return "version \(metadata.modelVersionName ?? "unnamed"), identifiers \(metadata.versionIdentifiers), type \(metadata.storeType), "
+            + "UUID \(metadata.storeUUID), hashes \(hashes.joined(separator: " "))"
     }
 
     static func render(_ value: DatabaseValue) -> String {
@@ -106,6 +154,10 @@ public struct StoreSnapshot: Sendable, Equatable, CustomStringConvertible {
             }
         }
         if modificationDate != other.modificationDate { result.append("the store's modification time changed") }
+        if metadata != other.metadata { result.append("metadata \(metadata ?? "none") became \(other.metadata ?? "none")") }
+        for object in Set(schemaObjects).symmetricDifference(other.schemaObjects).sorted() {
+            result.append(schemaObjects.contains(object) ? "\(object) vanished" : "\(object) appeared")
+        }
         if schemas != other.schemas { result.append("schemas \(schemas) became \(other.schemas)") }
         for table in Set(tables.keys).union(other.tables.keys).sorted() where tables[table] != other.tables[table] {
             switch (tables[table], other.tables[table]) {
