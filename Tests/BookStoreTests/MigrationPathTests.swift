@@ -93,6 +93,26 @@ enum MigrationEngine: String, CaseIterable, CustomTestStringConvertible, Sendabl
         #expect(try Data(contentsOf: fixture) == before, "the frozen fixture must never be written")
     }
 
+    /// Every path again on stores of 2 500 generated books and the catalogue (three batches
+    /// of the default 1 000, some of them the last, partial one), every row of every table
+    /// held to what ``ExpectedBookStore`` computes from the rows the store had.
+    static let generatedBooks = 2_500
+
+    @Test(arguments: MigrationEngine.allCases, paths)
+    func everyRowOfABatchSizedStoreComesThrough(engine: MigrationEngine, path: (from: Int, to: Int)) async throws {
+        try await engine.withStoreURL { url in
+            let administration = StoreAdministration(models: try loadModels(), logger: quietLogger)
+            let seeded = try await administration.seed(url, version: path.from, count: Self.generatedBooks, catalogue: try loadCatalogue())
+            #expect(seeded.books == Self.generatedBooks + 4)
+            let expected = try await ExpectedBookStore.migrating(url, from: path.from, to: path.to)
+            #expect(expected.tables["ZPAGE"]?.count ?? 0 > 2_000, "\(expected)")
+            _ = try await administration.migrate(url, to: try loadModels().model(version: path.to).name)
+            try await expectStore(url, atVersion: path.to, holds: expected)
+            #expect(try await PersistentStore.metadata(at: url).modelVersionName == (try loadModels().model(version: path.to).name))
+            try await expectNoLeftovers(url)
+        }
+    }
+
     @Test(arguments: MigrationEngine.allCases)
     func version3StoreGivesTheBooksNamesAtVersion5(engine: MigrationEngine) async throws {
         let rows = try await engine.withFixture(version: 3) { url, _ in
