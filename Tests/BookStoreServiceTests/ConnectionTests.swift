@@ -8,6 +8,9 @@ import Testing
 /// time is up (with a 408 problem for a request that was under way), an HTTP/1.0 request
 /// without keep-alive closes its connection, and SIGTERM does not wait for a slow upload.
 ///
+/// Connection handling lives in the HTTP layer, below any store: the service runs on a
+/// SQLite store, which stands for both engines.
+///
 /// The clock under test is 2 s and every other clock ten minutes, and the test waits up to a
 /// minute for the close: closed within the minute means closed by the clock under test,
 /// however slowly a loaded machine runs the test.

@@ -100,6 +100,7 @@ struct AddressAndHeaderTests {
         }
     }
 
+    /// Headers of the HTTP layer, which no store engine touches: SQLite stands for both.
     @Test func statusSendsNosniffAndAPolicyThatAllowsOnlyItsOwnScript() async throws {
         try await withReadyService(.sqlite) { client in
             let first = try await client.send(.get, "/status")
@@ -115,6 +116,7 @@ struct AddressAndHeaderTests {
         }
     }
 
+    /// The HTTP layer's request IDs, whatever the store: SQLite stands for both engines.
     @Test func generatedRequestIDsAreRandom() async throws {
         try await withReadyService(.sqlite) { client in
             var ids: [String] = []

@@ -31,21 +31,24 @@ enum BookStoreProcess {
 
 @Suite("bookstore command")
 struct CommandLineTests {
-    @Test func seedVersionOneWritesTheBooksAndCoreDataTables() throws {
-        let (directory, cleanUp) = temporaryDirectory()
-        defer { cleanUp() }
-        let path = directory.appendingPathComponent("v1.sqlite").path
-        let seed = try BookStoreProcess.run(["seed", "--model-version", "1", "--store", "sqlite://\(path)"])
-        #expect(seed.status == 0, "\(seed.stderr)")
-        #expect(seed.stdout.contains("4 books"))
+    @Test(arguments: MigrationEngine.allCases)
+    func seedVersionOneWritesTheBooksAndCoreDataTables(engine: MigrationEngine) async throws {
+        try await engine.withStoreURL { url in
+            let seed = try BookStoreProcess.run(["seed", "--model-version", "1", "--store", url.description])
+            #expect(seed.status == 0, "\(seed.stderr)")
+            #expect(seed.stdout.contains("4 books"))
 
-        let connection = try SQLiteConnection(path: path, mode: .readOnly)
-        let titles = try connection.rows("SELECT ZTITLE, ZPRICE FROM ZBOOK ORDER BY Z_PK").map { "\($0[0].text ?? "") \($0[1].double ?? -1)" }
-        #expect(titles == ["The first book 10.0", "The second book 15.0", "The third book 10.0", "The fourth book 12.0"])
-        #expect(try connection.scalar("SELECT count(*) FROM ZPAGE WHERE ZBOOK IS NOT NULL")?.int64 == 12)
-        let keys = try connection.rows("SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { "\($0[0].text ?? "")=\($0[1].int64 ?? -1)" }
-        #expect(keys == ["Book=4", "Page=12"])
-        #expect(try connection.scalar("SELECT count(*) FROM Z_METADATA")?.int64 == 1)
+            let (titles, pages, keys, metadata) = try await PersistentStore.inspect(url) { connection in
+                (try connection.rows("SELECT ZTITLE, ZPRICE FROM ZBOOK ORDER BY Z_PK").map { "\($0[0].text ?? "") \($0[1].double ?? -1)" },
+                 try connection.scalar("SELECT count(*) FROM ZPAGE WHERE ZBOOK IS NOT NULL")?.int64,
+                 try connection.rows("SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { "\($0[0].text ?? "")=\($0[1].int64 ?? -1)" },
+                 try connection.scalar("SELECT count(*) FROM Z_METADATA")?.int64)
+            }
+            #expect(titles == ["The first book 10.0", "The second book 15.0", "The third book 10.0", "The fourth book 12.0"])
+            #expect(pages == 12)
+            #expect(keys == ["Book=4", "Page=12"])
+            #expect(metadata == 1)
+        }
     }
 
     @Test(arguments: MigrationEngine.allCases)

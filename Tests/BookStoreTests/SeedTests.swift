@@ -49,8 +49,11 @@ struct SeedTests {
         }
     }
 
-    @Test func aPostgreSQLStoreIsSeededOnceAndItsStatusRead() async throws {
-        try await withStoreURL(.postgres) { url in
+    /// Not in memory: a second seed of a store that lives only in this process's memory
+    /// is no second process's concern.
+    @Test(arguments: [Backend.sqlite, .postgres])
+    func aStoreIsSeededOnceAndItsStatusRead(backend: Backend) async throws {
+        try await withStoreURL(backend) { url in
             let administration = StoreAdministration(models: try loadModels(), logger: quietLogger)
             let summary = try await administration.seed(url, version: 2, count: 0, catalogue: try loadCatalogue())
             #expect(summary.books == 4)
@@ -64,12 +67,9 @@ struct SeedTests {
         }
     }
 
-    @Test(arguments: versions)
-    func eachVersionsStoreIsCompatibleWithExactlyItsOwnModel(version: Int) async throws {
+    @Test(arguments: [Backend.sqlite, .postgres], versions)
+    func eachVersionsStoreIsCompatibleWithExactlyItsOwnModel(backend: Backend, version: Int) async throws { try await withStoreURL(backend) { url in
         let models = try loadModels()
-        let (directory, cleanUp) = temporaryDirectory()
-        defer { cleanUp() }
-        let url = sqliteStoreURL(in: directory)
         let administration = StoreAdministration(models: models, logger: quietLogger)
         _ = try await administration.seed(url, version: version, count: 0, catalogue: try loadCatalogue())
         let status = try await administration.status(of: url)
@@ -77,10 +77,11 @@ struct SeedTests {
         #expect(status.isCompatible == (version == 5))
         let compatible = models.versions.versions.filter { $0.isCompatible(with: status.metadata) }.map(\.name)
         #expect(compatible == [status.storeModel.name])
-    }
+    } }
 
     /// The benchmark writes generated books by SQL on the server; they are the seeder's,
-    /// value for value, shaped like users' data.
+    /// value for value, shaped like users' data. (Not in memory: the benchmark writes a
+    /// file's or a server's store.)
     @Test(arguments: [Backend.sqlite, .postgres])
     func generatedBooksBySQLAreTheSeedersBooks(backend: Backend) async throws {
         let model = try loadModels().model(version: 2)

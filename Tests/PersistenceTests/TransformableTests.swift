@@ -104,6 +104,7 @@ enum StreamedVaultVersion: String, MigrationVersion, CaseIterable {
         }
     }
 
+    /// Misuses of an object that is never saved: no engine is reached, SQLite stands for all.
     @Test func misusesSayWhatAndWhere() async throws {
         try await withContainer(.sqlite, model: try Self.model("Vault", note: false)) { container in
             let item = try container.newContext().insertObject(entityName: "Item")
