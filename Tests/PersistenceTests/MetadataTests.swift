@@ -1,4 +1,5 @@
 import Foundation
+import PersistenceTesting
 import Testing
 @testable import Persistence
 
@@ -23,21 +24,20 @@ struct MetadataTests {
                                       entities: model.entities + [EntityDescription(name: "Review", attributes: [AttributeDescription(name: "text", type: .string)])])
     }
 
-    @Test func metadataReadsWithoutWriting() async throws {
-        let (path, cleanUp) = makeStoreFolder()
-        defer { cleanUp() }
+    @Test(arguments: MigrationEngine.allCases)
+    func metadataReadsWithoutWriting(engine: MigrationEngine) async throws { try await engine.withStoreURL { url in
         let model = try LibraryModel.make()
-        try await makeClosedStore(at: path, model: model) { container in
+        try await makeClosedStore(at: url, model: model) { container in
             let context = container.newContext()
             try context.insertObject(entityName: "Book").setValue("Stored", forKey: "title")
             try await context.save()
         }
-        let before = try FileSnapshot(path: path)
-        #expect(before.folder == ["store.sqlite"], "the closed store is one file")
-        let metadata = try await PersistentStore.metadata(at: .sqlite(path))
-        try expectUnchanged(path, since: before)
+        let before = try await StoreSnapshot(url)
+        #expect(before.leftovers.isEmpty, "the closed store is alone: \(before.leftovers)")
+        let metadata = try await PersistentStore.metadata(at: url)
+        try await expectUnchanged(url, since: before)
 
-        #expect(metadata.storeType == "SQLite")
+        #expect(metadata.storeType == (engine == .sqlite ? "SQLite" : "PostgreSQL"))
         #expect(UUID(uuidString: metadata.storeUUID) != nil)
         #expect(metadata.versionHashes == model.entityVersionHashes)
         #expect(metadata.modelVersionName == "Library")
@@ -45,10 +45,9 @@ struct MetadataTests {
         #expect(model.isCompatible(with: metadata))
 
         // Reading twice gives the same; the UUID is the one Z_METADATA.Z_UUID holds.
-        #expect(try await PersistentStore.metadata(at: .sqlite(path)) == metadata)
-        let connection = try SQLiteConnection(path: path, mode: .readOnly)
-        #expect(try connection.scalar("SELECT Z_UUID FROM Z_METADATA")?.text == metadata.storeUUID)
-    }
+        #expect(try await PersistentStore.metadata(at: url) == metadata)
+        #expect(try await storeRows(url, "SELECT Z_UUID FROM Z_METADATA").first?.first?.text == metadata.storeUUID)
+    } }
 
     @Test func compatibility() async throws {
         let model = try LibraryModel.make()
@@ -63,21 +62,19 @@ struct MetadataTests {
         #expect(try StoreMetadata(propertyListData: data, uuid: nil) == metadata)
     }
 
-    @Test(arguments: [false, true])
-    func incompatibleModelIsRefusedAndStoreUntouched(typeChange: Bool) async throws {
-        let (path, cleanUp) = makeStoreFolder()
-        defer { cleanUp() }
-        try await makeClosedStore(at: path, model: try LibraryModel.make())
-        let before = try FileSnapshot(path: path)
+    @Test(arguments: MigrationEngine.allCases, [false, true])
+    func incompatibleModelIsRefusedAndStoreUntouched(engine: MigrationEngine, typeChange: Bool) async throws { try await engine.withStoreURL { url in
+        try await makeClosedStore(at: url, model: try LibraryModel.make())
+        let before = try await StoreSnapshot(url)
         let other = typeChange ? try Self.changedTypeModel() : try Self.addedEntityModel()
         let open = {
-            _ = try await PersistentContainer.open(model: other, store: .sqlite(path), options: .createIfMissing, logger: testLogger)
+            _ = try await PersistentContainer.open(model: other, store: url, options: .createIfMissing, logger: testLogger)
         }
         let error = await #expect(throws: StoreError.self) { try await open() }
         #expect(error?.code == .incompatibleModel)
         #expect(error?.description.contains("Library") == true, "the error names the model")
-        try expectUnchanged(path, since: before)
-    }
+        try await expectUnchanged(url, since: before)
+    } }
 
     @Test func inMemoryStoreRemembersItsModel() async throws {
         let url = StoreURL(kind: .memory(name: "metadata-\(UUID().uuidString)"))
@@ -129,22 +126,28 @@ struct MetadataTests {
         try expectUnchanged(path, since: before)
     }
 
-    @Test func missingStoreIsNotCreated() async throws {
-        let (path, cleanUp) = makeStoreFolder()
-        defer { cleanUp() }
-        let folder = (path as NSString).deletingLastPathComponent
+    @Test(arguments: MigrationEngine.allCases)
+    func missingStoreIsNotCreated(engine: MigrationEngine) async throws { try await engine.withStoreURL { url in
         let error = await #expect(throws: StoreError.self) {
-            _ = try await PersistentContainer.open(model: try LibraryModel.make(), store: .sqlite(path), options: .existingOnly, logger: testLogger)
+            _ = try await PersistentContainer.open(model: try LibraryModel.make(), store: url, options: .existingOnly, logger: testLogger)
         }
         #expect(error?.code == .storeNotFound)
-        let metadataError = await #expect(throws: StoreError.self) { try await PersistentStore.metadata(at: .sqlite(path)) }
+        if engine == .postgres { #expect(error.map { "\($0)".contains("schema 'public'") } == true, "the schema is named") }
+        let metadataError = await #expect(throws: StoreError.self) { try await PersistentStore.metadata(at: url) }
         #expect(metadataError?.code == .storeNotFound)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty, "nothing was created")
+        switch url.kind {
+        case .sqlite(let path):
+            let folder = (path as NSString).deletingLastPathComponent
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty, "nothing was created")
+        default:
+            #expect(try await storeRows(url, "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'").first?.first?.int64 == 0,
+                    "nothing was created")
+        }
 
         // With createIfMissing it is created, and then opens without it.
-        try await makeClosedStore(at: path, model: try LibraryModel.make())
-        #expect(FileManager.default.fileExists(atPath: path))
-        let reopened = try await PersistentContainer.open(model: try LibraryModel.make(), store: .sqlite(path), options: .existingOnly, logger: testLogger)
+        try await makeClosedStore(at: url, model: try LibraryModel.make())
+        let reopened = try await PersistentContainer.open(model: try LibraryModel.make(), store: url, options: .existingOnly, logger: testLogger)
         #expect(try await reopened.count("ZBOOK") == 0)
-    }
+        await reopened.store.close()
+    } }
 }

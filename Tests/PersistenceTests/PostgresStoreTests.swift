@@ -74,18 +74,6 @@ struct PostgresStoreTests {
         #expect(error?.hint != nil)
     }
 
-    @Test func metadataOfAMissingStoreIsNotFound() async throws {
-        try await TestPostgres.withDatabase { url in
-            let error = await #expect(throws: StoreError.self) { try await PersistentStore.metadata(at: url) }
-            #expect(error?.code == .storeNotFound)
-            let opening = await #expect(throws: StoreError.self) {
-                try await PersistentStore.open(url, model: try LibraryModel.make(), options: .existingOnly, logger: testLogger)
-            }
-            #expect(opening?.code == .storeNotFound)
-            #expect(opening.map { "\($0)".contains("schema 'public'") } == true)
-        }
-    }
-
     @Test func withoutAServerTheTestsSayHowToGetOne() {
         let text = "\(TestPostgresError("initdb and pg_ctl are not installed"))"
         #expect(text.contains("initdb and pg_ctl are not installed."))
@@ -116,22 +104,6 @@ struct PostgresStoreTests {
             let schemas = try await reopened.database.read { try $0.rows("SELECT table_schema, count(*) FROM information_schema.tables WHERE table_name LIKE 'z%' GROUP BY table_schema") }
             #expect(schemas.map(\.values) == [[.text("Shop Floor"), .integer(11)]])
             await reopened.close()
-        }
-    }
-
-    @Test func anotherModelIsRefusedAndTheStoreLeftAlone() async throws {
-        try await TestPostgres.withDatabase { url in
-            let model = try LibraryModel.make()
-            try await PersistentStore.open(url, model: model, options: .createIfMissing, logger: testLogger).close()
-            let other = try ManagedObjectModel(name: "Other", versionIdentifier: "2", entities: [
-                EntityDescription(name: "Thing", attributes: [AttributeDescription(name: "name", type: .string)]),
-            ])
-            let error = await #expect(throws: StoreError.self) {
-                try await PersistentStore.open(url, model: other, options: .createIfMissing, logger: testLogger)
-            }
-            #expect(error?.code == .incompatibleModel)
-            let metadata = try await PersistentStore.metadata(at: url)
-            #expect(model.isCompatible(with: metadata))
         }
     }
 
