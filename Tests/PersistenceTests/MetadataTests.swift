@@ -150,4 +150,19 @@ struct MetadataTests {
         #expect(try await reopened.count("ZBOOK") == 0)
         await reopened.store.close()
     } }
+
+    @Test(arguments: MigrationEngine.allCases)
+    func readOnlyStoresRefuseWrites(engine: MigrationEngine) async throws { try await engine.withStoreURL { url in
+        let model = try LibraryModel.make()
+        try await makeClosedStore(at: url, model: model)
+        let before = try await StoreSnapshot(url)
+        let store = try await PersistentStore.open(url, model: model, options: .readOnly, logger: testLogger)
+        let context = ManagedObjectContext(store: store, logger: testLogger)
+        try context.insertObject(entityName: "Book").setValue("Refused", forKey: "title")
+        let error = await #expect(throws: (any Error).self) { try await context.save() }
+        #expect("\(String(describing: error))".contains("read-only") || "\(String(describing: error))".contains("readonly"), "\(String(describing: error))")
+        #expect(try await ManagedObjectContext(store: store, logger: testLogger).count(for: FetchRequest(entityName: "Book")) == 0)
+        await store.close()
+        try await expectUnchanged(url, since: before)
+    } }
 }

@@ -107,19 +107,6 @@ struct PostgresStoreTests {
         }
     }
 
-    @Test func readOnlyStoresRefuseWrites() async throws {
-        try await TestPostgres.withDatabase { url in
-            let model = try LibraryModel.make()
-            try await PersistentStore.open(url, model: model, options: .createIfMissing, logger: testLogger).close()
-            let store = try await PersistentStore.open(url, model: model, options: .readOnly, logger: testLogger)
-            let context = ManagedObjectContext(store: store, logger: testLogger)
-            try context.insertObject(entityName: "Book").setValue("Refused", forKey: "title")
-            await #expect(throws: (any Error).self) { try await context.save() }
-            #expect(try await ManagedObjectContext(store: store, logger: testLogger).count(for: FetchRequest(entityName: "Book")) == 0)
-            await store.close()
-        }
-    }
-
     // MARK: The wire
 
     /// Runs `body` on a connection to a fresh database.
