@@ -54,6 +54,10 @@ struct FullDiskTests {
         #expect(!server.output.contains(" 500 ") && !server.output.contains("status=500"), "\(server.output)")
     }
 
+    /// SQLite: what is under test is how the service stops on a migration's storage error,
+    /// the same error on either engine. A PostgreSQL migration filling its disk needs a
+    /// store thousands of books large to fill a disk that still lets sessions start; it is
+    /// tested so, through `bookstore migrate`, in `StorageFaultTests`.
     @Test func aMigrationThatFillsTheDiskStopsTheServerSayingWhyWithoutACancellationError() async throws {
         let small = try SmallFileSystem(bytes: 32 << 20)
         defer { small.unmount() }
