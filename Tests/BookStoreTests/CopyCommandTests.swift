@@ -6,40 +6,52 @@ import Testing
 
 @Suite("bookstore copy")
 struct CopyCommandTests {
-    func dump(_ path: String) throws -> [String] {
-        let connection = try SQLiteConnection(path: path, mode: .readOnly)
-        var lines: [String] = []
-        for table in ["ZPUBLICATION", "ZPAGE", "Z_PRIMARYKEY", "Z_METADATA"] {
-            for row in try connection.rows("SELECT * FROM \(table) ORDER BY 1") {
-                lines.append(table + ": " + (0..<row.count).map { "\(row[$0])" }.joined(separator: "|"))
+    /// Every row of the store's tables; of Z_METADATA the version and UUID (its property list
+    /// names the engine, which a copy to another engine changes; the test compares the rest).
+    func dump(_ url: StoreURL) async throws -> [String] {
+        try await PersistentStore.inspect(url) { connection in
+            var lines: [String] = []
+            for (table, columns) in [("ZPUBLICATION", "*"), ("ZPAGE", "*"), ("Z_PRIMARYKEY", "*"), ("Z_METADATA", "Z_VERSION, Z_UUID")] {
+                for row in try connection.rows("SELECT \(columns) FROM \(table) ORDER BY 1") {
+                    lines.append(table + ": " + (0..<row.count).map { "\(row[$0])" }.joined(separator: "|"))
+                }
             }
+            return lines
         }
-        return lines
     }
 
-    @Test func aCopyKeepsEveryRowKeyAndTheMetadataAndThenMigrates() throws {
+    /// From a SQLite store to a store of each engine: every row and key, the metadata (the
+    /// store's UUID too) come across; the source is only read; the copy migrates.
+    @Test(arguments: MigrationEngine.allCases)
+    func aCopyKeepsEveryRowKeyAndTheMetadataAndThenMigrates(engine: MigrationEngine) async throws {
         let (directory, cleanUp) = temporaryDirectory()
         defer { cleanUp() }
         let source = try copyFixture(version: 3, into: directory)
         let sourcePath = directory.appendingPathComponent("bookstore.sqlite").path
         let before = try Data(contentsOf: URL(fileURLWithPath: sourcePath))
-        let copyPath = directory.appendingPathComponent("copy.sqlite").path
+        try await engine.withStoreURL { target in
+            let copy = try BookStoreProcess.run(["copy", "--from", source.description, "--to", target.description])
+            #expect(copy.status == 0, "\(copy.stderr)")
+            #expect(copy.stdout.contains("model version BookStore 3"))
+            let (copied, original) = (try await dump(target), try await dump(source))
+            #expect(copied == original, "differs: \(Set(copied).symmetricDifference(original).sorted().prefix(6))")
+            let (copiedMetadata, originalMetadata) = (try await PersistentStore.metadata(at: target), try await PersistentStore.metadata(at: source))
+            #expect(copiedMetadata.storeType == (engine == .sqlite ? "SQLite" : "PostgreSQL"))
+            #expect(copiedMetadata.versionHashes == originalMetadata.versionHashes && copiedMetadata.versionIdentifiers == originalMetadata.versionIdentifiers
+                && copiedMetadata.storeUUID == originalMetadata.storeUUID && copiedMetadata.modelVersionName == originalMetadata.modelVersionName)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: sourcePath)) == before, "the source is only read")
 
-        let copy = try BookStoreProcess.run(["copy", "--from", source.description, "--to", "sqlite://\(copyPath)"])
-        #expect(copy.status == 0, "\(copy.stderr)")
-        #expect(copy.stdout.contains("model version BookStore 3"))
-        #expect(try dump(copyPath) == (try dump(sourcePath)))
-        #expect(try Data(contentsOf: URL(fileURLWithPath: sourcePath)) == before, "the source is only read")
+            let again = try BookStoreProcess.run(["copy", "--from", source.description, "--to", target.description])
+            #expect(again.status != 0)
+            #expect(again.stderr.contains("there is already a store") && again.stderr.contains("--replace"), "\(again.stderr)")
 
-        let again = try BookStoreProcess.run(["copy", "--from", source.description, "--to", "sqlite://\(copyPath)"])
-        #expect(again.status != 0)
-        #expect(again.stderr.contains("there is already a store") && again.stderr.contains("--replace"))
-
-        let migrate = try BookStoreProcess.run(["migrate", "--store", "sqlite://\(copyPath)"])
-        #expect(migrate.status == 0, "\(migrate.stderr)")
-        let connection = try SQLiteConnection(path: copyPath, mode: .readOnly)
-        let names = try connection.rows("SELECT ZFIRSTNAME, ZLASTNAME FROM ZPUBLICATION ORDER BY Z_PK").map { "\($0[0].text ?? "") \($0[1].text ?? "")" }
-        #expect(names == ["Bill Smith", "John Doe", "Jane Doe", "Jack Brown"])
+            let migrate = try BookStoreProcess.run(["migrate", "--store", target.description])
+            #expect(migrate.status == 0, "\(migrate.stderr)")
+            let names = try await PersistentStore.inspect(target) { connection in
+                try connection.rows("SELECT ZFIRSTNAME, ZLASTNAME FROM ZPUBLICATION ORDER BY Z_PK").map { "\($0[0].text ?? "") \($0[1].text ?? "")" }
+            }
+            #expect(names == ["Bill Smith", "John Doe", "Jane Doe", "Jack Brown"])
+        }
     }
 
     /// A version 1 store copied over a version 4 store of the engine with `--replace`: the
