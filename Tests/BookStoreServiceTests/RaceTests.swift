@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import Synchronization
 import Testing
 @testable import BookStoreService
 
@@ -8,40 +9,80 @@ import Testing
 /// page outlives its publication and a row is deleted once.
 @Suite("racing requests")
 struct RaceTests {
-    /// The race happened when a round has both pages that were created (before the delete
-    /// landed) and pages refused (after it); rounds go on, each with a new publication, until
-    /// one has both, and the test fails if none of twenty does.
+    /// Four clients keep adding pages to a publication; once five are in, a fifth client
+    /// deletes it, and the others go on until they are refused. The race happened when a
+    /// page request was in flight while the delete was (its start before the delete's end,
+    /// its end after the delete's start); rounds go on, each with a new publication, until
+    /// one shows it, and the test fails if none of twenty does. Whatever the order, no page
+    /// outlives its publication.
     @Test(arguments: Backend.allCases)
     func pagesCreatedWhileTheirPublicationIsDeletedDoNotOutliveIt(_ backend: Backend) async throws {
         try await withReadyService(backend) { client in
-            var raced = false
-            for round in 1...20 where !raced {
+            var overlapping = 0
+            for round in 1...20 where overlapping == 0 {
                 let created = try await client.send(.post, "/publications", json: #"{"title": "Racing \#(round)", "price": 1}"#)
                 let publication = try #require(created.json["id"]?.int, "\(created.text)")
-                let answers = try await withThrowingTaskGroup(of: (HTTPResponse.Status, Int?).self) { group in
-                    for number in 1...40 {
+                let pagesIn = PageCount()
+                let (adds, deletion) = try await withThrowingTaskGroup(of: RaceEvent.self) { group in
+                    for worker in 0..<4 {
                         group.addTask {
-                            let response = try await client.send(.post, "/publications/\(publication)/pages", json: #"{"number": \#(number), "text": "Racing"}"#)
-                            return (response.status, response.status == .created ? response.json["id"]?.int : nil)
-                        }
-                        if number == 10 {
-                            group.addTask { (try await client.send(.delete, "/publications/\(publication)").status, nil) }
+                            var answers: [RaceEvent.Add] = []
+                            for number in 1...200 {
+                                let started = ContinuousClock.now
+                                let response = try await client.send(.post, "/publications/\(publication)/pages",
+                                                                     json: #"{"number": \#(worker * 1000 + number), "text": "Racing"}"#)
+                                answers.append(.init(status: response.status, page: response.status == .created ? response.json["id"]?.int : nil,
+                                                     started: started, ended: .now))
+                                if response.status == .created { pagesIn.add() } else { break }
+                            }
+                            return .adds(answers)
                         }
                     }
-                    return try await group.reduce(into: []) { $0.append($1) }
+                    group.addTask {
+                        while pagesIn.value < 5 { try await Task.sleep(for: .milliseconds(1)) }
+                        let started = ContinuousClock.now
+                        let status = try await client.send(.delete, "/publications/\(publication)").status
+                        return .delete(status: status, started: started, ended: .now)
+                    }
+                    var adds: [RaceEvent.Add] = [], deletion: (status: HTTPResponse.Status, started: ContinuousClock.Instant, ended: ContinuousClock.Instant)?
+                    for try await event in group {
+                        switch event {
+                        case .adds(let some): adds += some
+                        case .delete(let status, let started, let ended): deletion = (status, started, ended)
+                        }
+                    }
+                    return (adds, try #require(deletion))
                 }
-                #expect(answers.filter { $0.0 == .noContent }.count == 1, "the delete succeeded once")
-                #expect(answers.allSatisfy { [.created, .noContent, .notFound].contains($0.0) }, "\(answers.map(\.0.code))")
+                #expect(deletion.status == .noContent, "the delete succeeded")
+                #expect(adds.allSatisfy { [.created, .notFound].contains($0.status) }, "\(adds.map(\.status.code))")
                 #expect(try await client.send(.get, "/publications/\(publication)").status == .notFound)
-                let pages = answers.compactMap(\.1)
-                for id in pages {
+                for id in adds.compactMap(\.page) {
                     let page = try await client.send(.get, "/pages/\(id)")
                     #expect(page.status == .notFound, "page \(id) was created and outlived its publication: \(page.text)")
                 }
-                raced = !pages.isEmpty && answers.contains { $0.0 == .notFound }
+                overlapping = adds.filter { $0.started < deletion.ended && $0.ended > deletion.started }.count
             }
-            #expect(raced, "in twenty rounds the delete never landed between page creations")
+            #expect(overlapping > 0, "in twenty rounds no page request was in flight while the delete was")
         }
+    }
+
+    /// How many pages the clients have added so far.
+    final class PageCount: Sendable {
+        private let count = Mutex(0)
+        var value: Int { count.withLock { $0 } }
+        func add() { count.withLock { $0 += 1 } }
+    }
+
+    /// What a client of the race saw.
+    enum RaceEvent: Sendable {
+        struct Add: Sendable {
+            let status: HTTPResponse.Status
+            let page: Int?
+            let started: ContinuousClock.Instant
+            let ended: ContinuousClock.Instant
+        }
+        case adds([Add])
+        case delete(status: HTTPResponse.Status, started: ContinuousClock.Instant, ended: ContinuousClock.Instant)
     }
 
     @Test(arguments: Backend.allCases)

@@ -13,12 +13,9 @@ enum BookStoreProcess {
         get throws { try command.executable() }
     }
 
-    static func run(_ arguments: [String]) throws -> BuiltCommand.Output {
-        try command.runBlocking(arguments)
-    }
-
     /// Runs it on a thread of its own: the test's task waits without holding a thread of
-    /// the cooperative pool, which tests running beside it need.
+    /// the cooperative pool (two on a two-core machine), which tests running beside it need;
+    /// a test waiting for a child on one starved the in-process services of other tests.
     static func running(_ arguments: [String]) async throws -> BuiltCommand.Output {
         try await command.run(arguments)
     }
@@ -34,7 +31,7 @@ struct CommandLineTests {
     @Test(arguments: MigrationEngine.allCases)
     func seedVersionOneWritesTheBooksAndCoreDataTables(engine: MigrationEngine) async throws {
         try await engine.withStoreURL { url in
-            let seed = try BookStoreProcess.run(["seed", "--model-version", "1", "--store", url.description])
+            let seed = try await BookStoreProcess.running(["seed", "--model-version", "1", "--store", url.description])
             #expect(seed.status == 0, "\(seed.stderr)")
             #expect(seed.stdout.contains("4 books"))
 
@@ -55,9 +52,9 @@ struct CommandLineTests {
     func statusNamesTheVersionOfEverySeededStore(engine: MigrationEngine) async throws {
         for version in 1...5 { try await engine.withStoreURL { store in
             let url = store.description
-            let seed = try BookStoreProcess.run(["seed", "--model-version", "\(version)", "--store", url])
+            let seed = try await BookStoreProcess.running(["seed", "--model-version", "\(version)", "--store", url])
             #expect(seed.status == 0, "\(seed.stderr)")
-            let status = try BookStoreProcess.run(["status", "--store", url])
+            let status = try await BookStoreProcess.running(["status", "--store", url])
             #expect(status.status == 0, "\(status.stderr)")
             let name = version == 1 ? "BookStore" : "BookStore \(version)"
             #expect(status.stdout.contains("Store model version:   \(name)\n"))
@@ -66,11 +63,11 @@ struct CommandLineTests {
         } }
     }
 
-    @Test func storesThatCannotBeOpenedAreClearErrorsAndStayUntouched() throws {
+    @Test func storesThatCannotBeOpenedAreClearErrorsAndStayUntouched() async throws {
         let (directory, cleanUp) = temporaryDirectory()
         defer { cleanUp() }
         let missing = directory.appendingPathComponent("missing.sqlite").path
-        let missingRun = try BookStoreProcess.run(["status", "--store", "sqlite://\(missing)"])
+        let missingRun = try await BookStoreProcess.running(["status", "--store", "sqlite://\(missing)"])
         #expect(missingRun.status != 0)
         #expect(missingRun.stderr.contains("there is no store at"))
         #expect(!FileManager.default.fileExists(atPath: missing))
@@ -78,7 +75,7 @@ struct CommandLineTests {
         let garbage = directory.appendingPathComponent("garbage.sqlite")
         let bytes = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
         try bytes.write(to: garbage)
-        let garbageRun = try BookStoreProcess.run(["status", "--store", "sqlite://\(garbage.path)"])
+        let garbageRun = try await BookStoreProcess.running(["status", "--store", "sqlite://\(garbage.path)"])
         #expect(garbageRun.status != 0)
         #expect(garbageRun.stderr.contains("not a SQLite database"))
         #expect(try Data(contentsOf: garbage) == bytes)
@@ -90,7 +87,7 @@ struct CommandLineTests {
             try connection.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
         }
         let before = try Data(contentsOf: URL(fileURLWithPath: other))
-        let otherRun = try BookStoreProcess.run(["status", "--store", "sqlite://\(other)"])
+        let otherRun = try await BookStoreProcess.running(["status", "--store", "sqlite://\(other)"])
         #expect(otherRun.status != 0)
         #expect(otherRun.stderr.contains("not a store"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: other)) == before)
@@ -99,20 +96,20 @@ struct CommandLineTests {
     @Test(arguments: MigrationEngine.allCases)
     func resetRefusesWithoutYesAndSeedRefusesToOverwrite(engine: MigrationEngine) async throws { try await engine.withStoreURL { store in
         let url = store.description
-        #expect(try BookStoreProcess.run(["seed", "--model-version", "2", "--store", url]).status == 0)
+        #expect(try await BookStoreProcess.running(["seed", "--model-version", "2", "--store", url]).status == 0)
 
-        let refused = try BookStoreProcess.run(["reset", "--store", url])
+        let refused = try await BookStoreProcess.running(["reset", "--store", url])
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("--yes"))
-        #expect(try BookStoreProcess.run(["status", "--store", url]).stdout.contains("BookStore 2\n"))
+        #expect(try await BookStoreProcess.running(["status", "--store", url]).stdout.contains("BookStore 2\n"))
 
-        let again = try BookStoreProcess.run(["seed", "--model-version", "3", "--store", url])
+        let again = try await BookStoreProcess.running(["seed", "--model-version", "3", "--store", url])
         #expect(again.status != 0)
         #expect(again.stderr.contains("already exists"))
 
-        let reset = try BookStoreProcess.run(["reset", "--yes", "--model-version", "4", "--seed", "--store", url])
+        let reset = try await BookStoreProcess.running(["reset", "--yes", "--model-version", "4", "--seed", "--store", url])
         #expect(reset.status == 0, "\(reset.stderr)")
-        #expect(try BookStoreProcess.run(["status", "--store", url]).stdout.contains("BookStore 4\n"))
+        #expect(try await BookStoreProcess.running(["status", "--store", url]).stdout.contains("BookStore 4\n"))
         let titles = try await PersistentStore.inspect(store) { try $0.rows("SELECT ZTITLE FROM ZPUBLICATION ORDER BY Z_PK").compactMap { $0[0].text } }
         #expect(titles == ["The first book", "The second book", "The third book", "The fourth book"])
     } }

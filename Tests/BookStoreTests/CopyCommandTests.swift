@@ -30,7 +30,7 @@ struct CopyCommandTests {
         let sourcePath = directory.appendingPathComponent("bookstore.sqlite").path
         let before = try Data(contentsOf: URL(fileURLWithPath: sourcePath))
         try await engine.withStoreURL { target in
-            let copy = try BookStoreProcess.run(["copy", "--from", source.description, "--to", target.description])
+            let copy = try await BookStoreProcess.running(["copy", "--from", source.description, "--to", target.description])
             #expect(copy.status == 0, "\(copy.stderr)")
             #expect(copy.stdout.contains("model version BookStore 3"))
             let (copied, original) = (try await dump(target), try await dump(source))
@@ -41,11 +41,11 @@ struct CopyCommandTests {
                 && copiedMetadata.storeUUID == originalMetadata.storeUUID && copiedMetadata.modelVersionName == originalMetadata.modelVersionName)
             #expect(try Data(contentsOf: URL(fileURLWithPath: sourcePath)) == before, "the source is only read")
 
-            let again = try BookStoreProcess.run(["copy", "--from", source.description, "--to", target.description])
+            let again = try await BookStoreProcess.running(["copy", "--from", source.description, "--to", target.description])
             #expect(again.status != 0)
             #expect(again.stderr.contains("there is already a store") && again.stderr.contains("--replace"), "\(again.stderr)")
 
-            let migrate = try BookStoreProcess.run(["migrate", "--store", target.description])
+            let migrate = try await BookStoreProcess.running(["migrate", "--store", target.description])
             #expect(migrate.status == 0, "\(migrate.stderr)")
             let names = try await PersistentStore.inspect(target) { connection in
                 try connection.rows("SELECT ZFIRSTNAME, ZLASTNAME FROM ZPUBLICATION ORDER BY Z_PK").map { "\($0[0].text ?? "") \($0[1].text ?? "")" }
@@ -62,9 +62,9 @@ struct CopyCommandTests {
         defer { cleanUp() }
         let source = try copyFixture(version: 1, into: directory)
         try await engine.withFixture(version: 4) { target, _ in
-            let copy = try BookStoreProcess.run(["copy", "--from", source.description, "--to", target.description, "--replace"])
+            let copy = try await BookStoreProcess.running(["copy", "--from", source.description, "--to", target.description, "--replace"])
             #expect(copy.status == 0, "\(copy.stderr)")
-            let status = try BookStoreProcess.run(["status", "--store", target.description])
+            let status = try await BookStoreProcess.running(["status", "--store", target.description])
             #expect(status.stdout.contains("Store model version:   BookStore\n"), "\(status.stdout)\(status.stderr)")
             let tables = try await PersistentStore.inspect(target) { connection in
                 try connection.rows(connection.dialect == .postgres
@@ -82,7 +82,7 @@ struct CopyCommandTests {
     func copyingAStoreOntoItselfIsRefused(engine: MigrationEngine) async throws {
         try await engine.withFixture(version: 2) { store, _ in
             let before = try await StoreSnapshot(store)
-            let copy = try BookStoreProcess.run(["copy", "--from", store.description, "--to", store.description, "--replace"])
+            let copy = try await BookStoreProcess.running(["copy", "--from", store.description, "--to", store.description, "--replace"])
             #expect(copy.status != 0)
             #expect(copy.stderr.contains("the same store"), "\(copy.stderr)")
             try await expectUnchanged(store, since: before)

@@ -71,11 +71,11 @@ struct DeploymentFilesTests {
         #expect(FileManager.default.fileExists(atPath: dockerfile.path), "\(dockerfile.lastPathComponent) is missing")
     }
 
-    @Test func bookstoreCommandIsOneTheExecutableKnows() throws {
+    @Test func bookstoreCommandIsOneTheExecutableKnows() async throws {
         let compose = try ComposeFile.load()
         let command = try #require(try compose.service("bookstore")["command"] as? [String])
         let subcommand = try #require(command.first)
-        let help = try BookStoreProcess.run([subcommand, "--help"])
+        let help = try await BookStoreProcess.running([subcommand, "--help"])
         #expect(help.status == 0, "bookstore \(subcommand): \(help.stderr)")
         for option in command.dropFirst() where option.hasPrefix("--") {
             #expect(help.stdout.contains(option), "bookstore \(subcommand) has no option \(option)")

@@ -11,7 +11,7 @@ struct MigrateCommandTests {
     func planOnAVersion1StoreListsFourStepsAndChangesNothing(engine: MigrationEngine) async throws {
         try await engine.withFixture(version: 1) { url, _ in
             let before = try await StoreSnapshot(url)
-            let plan = try BookStoreProcess.run(["migrate", "--plan", "--store", url.description])
+            let plan = try await BookStoreProcess.running(["migrate", "--plan", "--store", url.description])
             #expect(plan.status == 0, "\(plan.stderr)")
             let lines = plan.stdout.split(separator: "\n")
             let steps = lines.filter { $0.hasPrefix("  ") && !$0.hasPrefix("     ") }
@@ -32,12 +32,12 @@ struct MigrateCommandTests {
     @Test(arguments: MigrationEngine.allCases)
     func migrateLogsProgressAndStatusTurnsCompatible(engine: MigrationEngine) async throws {
         try await engine.withFixture(version: 3) { url, _ in
-            let status = try BookStoreProcess.run(["status", "--store", url.description])
+            let status = try await BookStoreProcess.running(["status", "--store", url.description])
             #expect(status.stdout.contains("Pending steps:"))
             #expect(status.stdout.contains("1. BookStore 3 → BookStore 4"))
             #expect(status.stdout.contains("2. BookStore 4 → BookStore 5"))
 
-            let migrate = try BookStoreProcess.run(["migrate", "--store", url.description])
+            let migrate = try await BookStoreProcess.running(["migrate", "--store", url.description])
             #expect(migrate.status == 0, "\(migrate.stderr)")
             #expect(migrate.stdout.contains("Migrated \(url) from BookStore 3 to BookStore 5 in 2 steps"))
             let percentages = migrate.stderr.split(separator: "\n").compactMap { line -> Int? in
@@ -48,7 +48,7 @@ struct MigrateCommandTests {
             #expect(percentages == percentages.sorted())
             #expect(migrate.stderr.contains("persistence.migration.entity_mapping=PublicationToPublication"))
 
-            let after = try BookStoreProcess.run(["status", "--store", url.description])
+            let after = try await BookStoreProcess.running(["status", "--store", url.description])
             #expect(after.stdout.contains("Store model version:   BookStore 5"))
             #expect(after.stdout.contains("Compatible:            yes"))
             #expect(!after.stdout.contains("Pending steps:"))
@@ -59,9 +59,9 @@ struct MigrateCommandTests {
     @Test(arguments: MigrationEngine.allCases)
     func migrateToAnIntermediateVersionStopsThere(engine: MigrationEngine) async throws {
         try await engine.withFixture(version: 1) { url, _ in
-            let migrate = try BookStoreProcess.run(["migrate", "--to", "3", "--store", url.description])
+            let migrate = try await BookStoreProcess.running(["migrate", "--to", "3", "--store", url.description])
             #expect(migrate.status == 0, "\(migrate.stderr)")
-            let status = try BookStoreProcess.run(["status", "--store", url.description])
+            let status = try await BookStoreProcess.running(["status", "--store", url.description])
             #expect(status.stdout.contains("Store model version:   BookStore 3"))
         }
     }
@@ -70,7 +70,7 @@ struct MigrateCommandTests {
     func anUnknownTargetVersionIsAClearErrorAndChangesNothing(engine: MigrationEngine) async throws {
         try await engine.withFixture(version: 1) { url, _ in
             let before = try await StoreSnapshot(url)
-            let migrate = try BookStoreProcess.run(["migrate", "--to", "9", "--store", url.description])
+            let migrate = try await BookStoreProcess.running(["migrate", "--to", "9", "--store", url.description])
             #expect(migrate.status != 0)
             #expect(migrate.stderr.contains("error: there is no model version 9"))
             try await expectUnchanged(url, since: before)
@@ -81,7 +81,7 @@ struct MigrateCommandTests {
     func migratingBackwardsIsRefused(engine: MigrationEngine) async throws {
         try await engine.withFixture(version: 3) { url, _ in
             let before = try await StoreSnapshot(url)
-            let migrate = try BookStoreProcess.run(["migrate", "--to", "2", "--store", url.description])
+            let migrate = try await BookStoreProcess.running(["migrate", "--to", "2", "--store", url.description])
             #expect(migrate.status != 0)
             #expect(migrate.stderr.contains("forward"))
             try await expectUnchanged(url, since: before)

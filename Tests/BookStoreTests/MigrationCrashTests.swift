@@ -13,7 +13,7 @@ struct MigrationCrashTests {
         defer { cleanUp() }
         let path = directory.appendingPathComponent("bookstore.sqlite").path
         let url = "sqlite://\(path)"
-        let seed = try BookStoreProcess.run(["seed", "--model-version", "3", "--count", "1500", "--store", url])
+        let seed = try await BookStoreProcess.running(["seed", "--model-version", "3", "--count", "1500", "--store", url])
         #expect(seed.status == 0, "\(seed.stderr)")
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
 
@@ -28,10 +28,10 @@ struct MigrationCrashTests {
 
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "the store must be as it was")
         #expect(try leftovers(in: directory).contains { $0.hasPrefix(".bookstore.sqlite.migration-") }, "the killed run's work folder is left behind")
-        let status = try BookStoreProcess.run(["status", "--store", url])
+        let status = try await BookStoreProcess.running(["status", "--store", url])
         #expect(status.stdout.contains("Store model version:   BookStore 3"))
 
-        let again = try BookStoreProcess.run(["migrate", "--store", url, "--log-level", "notice"])
+        let again = try await BookStoreProcess.running(["migrate", "--store", url, "--log-level", "notice"])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stderr.contains("removed the work folder of an interrupted migration"))
         #expect(try leftovers(in: directory).isEmpty)
@@ -48,7 +48,7 @@ struct MigrationCrashTests {
             let store = url.description
             // Large enough that the streamed step takes a while, now that most of it is SQL.
             let generated = 10_000
-            let seed = try BookStoreProcess.run(["seed", "--model-version", "3", "--count", "\(generated)", "--store", store])
+            let seed = try await BookStoreProcess.running(["seed", "--model-version", "3", "--count", "\(generated)", "--store", store])
             #expect(seed.status == 0, "\(seed.stderr)")
             let before = try await StoreSnapshot(url)
             #expect(before.tables["zpublication"]?.count == generated + 4 + 1, "the columns and the publications")
@@ -83,10 +83,10 @@ struct MigrationCrashTests {
             let after = try await StoreSnapshot(url)
             #expect(after.tables == before.tables, "the store must be as it was")
             #expect(after.schemas == (before.schemas + [abandoned]).sorted(), "the killed run's shadow schema is left behind")
-            let status = try BookStoreProcess.run(["status", "--store", store])
+            let status = try await BookStoreProcess.running(["status", "--store", store])
             #expect(status.stdout.contains("Store model version:   BookStore 3"), "\(status.stdout)\(status.stderr)")
 
-            let again = try BookStoreProcess.run(["migrate", "--store", store, "--log-level", "notice"])
+            let again = try await BookStoreProcess.running(["migrate", "--store", store, "--log-level", "notice"])
             #expect(again.status == 0, "\(again.stderr)")
             #expect(again.stderr.contains("removed the shadow schema of an interrupted migration"))
             #expect(again.stderr.contains(abandoned))

@@ -18,15 +18,15 @@ struct PostgresCommandTests {
 
     @Test func aVersion1StoreSeededOnPostgreSQLMigratesToFourPublicationsWithSynopses() async throws {
         try await TestPostgres.withDatabase { url in
-            let seed = try BookStoreProcess.run(["seed", "--model-version", "1", "--store", url.description])
+            let seed = try await BookStoreProcess.running(["seed", "--model-version", "1", "--store", url.description])
             #expect(seed.status == 0, "\(seed.stderr)")
-            let migrate = try BookStoreProcess.run(["migrate", "--store", url.description])
+            let migrate = try await BookStoreProcess.running(["migrate", "--store", url.description])
             #expect(migrate.status == 0, "\(migrate.stderr)")
             #expect(migrate.stdout.contains("1. BookStore → BookStore 2 (in place: inferred mapping)"))
             let rows = try await publications(url)
             #expect(rows.map { $0[0] } == ["The first book", "The second book", "The third book", "The fourth book"])
             #expect(rows.allSatisfy { $0[3] == $0[0] })
-            let status = try BookStoreProcess.run(["status", "--store", url.description])
+            let status = try await BookStoreProcess.running(["status", "--store", url.description])
             #expect(status.stdout.contains("Compatible:            yes"))
         }
     }
@@ -39,18 +39,18 @@ struct PostgresCommandTests {
             var configuration = try #require({ if case .postgres(let c) = url.kind { c } else { nil } }())
             configuration.schema = "copied"
             let target = StoreURL.postgres(configuration)
-            let copy = try BookStoreProcess.run(["copy", "--from", sqlite.description, "--to", target.description])
+            let copy = try await BookStoreProcess.running(["copy", "--from", sqlite.description, "--to", target.description])
             #expect(copy.status == 0, "\(copy.stderr)")
-            let again = try BookStoreProcess.run(["copy", "--from", sqlite.description, "--to", target.description])
+            let again = try await BookStoreProcess.running(["copy", "--from", sqlite.description, "--to", target.description])
             #expect(again.status != 0 && again.stderr.contains("--replace"))
-            let migrate = try BookStoreProcess.run(["migrate", "--store", target.description])
+            let migrate = try await BookStoreProcess.running(["migrate", "--store", target.description])
             #expect(migrate.status == 0, "\(migrate.stderr)")
             #expect(try await publications(target).map { "\($0[0]): \($0[1]) \($0[2])" } == [
                 "The first book: Bill Smith", "The second book: John Doe", "The third book: Jane Doe", "The fourth book: Jack Brown",
             ])
             // And back to SQLite, every row and key with it.
             let back = directory.appendingPathComponent("back.sqlite").path
-            let copyBack = try BookStoreProcess.run(["copy", "--from", target.description, "--to", "sqlite://\(back)"])
+            let copyBack = try await BookStoreProcess.running(["copy", "--from", target.description, "--to", "sqlite://\(back)"])
             #expect(copyBack.status == 0, "\(copyBack.stderr)")
             let connection = try SQLiteConnection(path: back, mode: .readOnly)
             #expect(try connection.rows("SELECT Z_PK, ZFIRSTNAME FROM ZPUBLICATION ORDER BY Z_PK").map { "\($0[0].int64 ?? 0) \($0[1].text ?? "")" }
