@@ -4,7 +4,8 @@ import PersistenceTesting
 import Testing
 @testable import Persistence
 
-/// The bookstore command on PostgreSQL stores, as a user would run it.
+/// The bookstore command on PostgreSQL stores, as a user would run it, beside SQLite where
+/// both engines apply.
 @Suite("bookstore on PostgreSQL")
 struct PostgresCommandTests {
     func publications(_ url: StoreURL) async throws -> [[String]] {
@@ -16,8 +17,9 @@ struct PostgresCommandTests {
         return rows
     }
 
-    @Test func aVersion1StoreSeededOnPostgreSQLMigratesToFourPublicationsWithSynopses() async throws {
-        try await TestPostgres.withDatabase { url in
+    @Test(arguments: MigrationEngine.allCases)
+    func aVersion1StoreSeededByTheCommandMigratesToFourPublicationsWithSynopses(engine: MigrationEngine) async throws {
+        try await engine.withStoreURL { url in
             let seed = try await BookStoreProcess.running(["seed", "--model-version", "1", "--store", url.description])
             #expect(seed.status == 0, "\(seed.stderr)")
             let migrate = try await BookStoreProcess.running(["migrate", "--store", url.description])

@@ -29,23 +29,34 @@ struct PersistenceCommandTests {
         }
     }
 
-    @Test func migrateRefusesAStepThatNeedsAPolicyAndChangesNothing() async throws {
-        try await CoreDataFixtures.withCopy(of: CoreDataFixtures.stores[0]) { url in
-            let path = try #require(url.filePath)
-            let before = try Data(contentsOf: URL(fileURLWithPath: path))
-            let output = try await persistenceCommand.run(["migrate", "--models", models, "--mappings", mappings, "--store", "sqlite://\(path)"])
-            #expect(output.status != 0)
-            #expect(output.stdout.contains("  1. CoreDataMigration_Example → CoreDataMigration_Example 2 (set-based: mapping Example1To2)"), "\(output.stdout)")
-            #expect(output.stderr.contains("step 2, CoreDataMigration_Example 2 → CoreDataMigration_Example 3, needs the custom entity migration policy 'ColorFromPostMigrationPolicy'"), "\(output.stderr)")
-            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    /// On each engine: Apple's store as it is (SQLite), or copied with `persistence copy`.
+    @Test(arguments: MigrationEngine.allCases)
+    func migrateRefusesAStepThatNeedsAPolicyAndChangesNothing(engine: MigrationEngine) async throws {
+        try await CoreDataFixtures.withCopy(of: CoreDataFixtures.stores[0]) { apple in
+            try await engine.withStoreURL { other in
+                let url: StoreURL
+                if engine == .sqlite {
+                    url = apple
+                } else {
+                    url = other
+                    let copy = try await persistenceCommand.run(["copy", "--models", models, "--from", apple.description, "--to", url.description])
+                    #expect(copy.status == 0, "\(copy.stderr)")
+                }
+                let before = try await StoreSnapshot(url)
+                let output = try await persistenceCommand.run(["migrate", "--models", models, "--mappings", mappings, "--store", url.description])
+                #expect(output.status != 0)
+                #expect(output.stdout.contains("  1. CoreDataMigration_Example → CoreDataMigration_Example 2 (set-based: mapping Example1To2)"), "\(output.stdout)")
+                #expect(output.stderr.contains("step 2, CoreDataMigration_Example 2 → CoreDataMigration_Example 3, needs the custom entity migration policy 'ColorFromPostMigrationPolicy'"), "\(output.stderr)")
+                try await expectUnchanged(url, since: before)
 
-            // Up to the step before it, the command migrates.
-            let first = try await persistenceCommand.run(["migrate", "--models", models, "--mappings", mappings, "--store", "sqlite://\(path)", "--to", "CoreDataMigration_Example 2"])
-            #expect(first.status == 0, "\(first.stderr)")
-            #expect(first.stdout.contains("Migrated sqlite://\(path) from CoreDataMigration_Example to CoreDataMigration_Example 2 in 1 step"))
-            let greatest = try await storeRows(url, "SELECT ZHEXCOLOR FROM ZPOST WHERE ZPOSTID = 'FFC75007-7B10-44B5-8B3D-C13FF9E47BAD'")
-            #expect(greatest.first?.first?.text == "259EB7")
-            #expect(try await storeRows(url, "SELECT count(*) FROM ZPOST").first?.first?.int64 == 1001)
+                // Up to the step before it, the command migrates.
+                let first = try await persistenceCommand.run(["migrate", "--models", models, "--mappings", mappings, "--store", url.description, "--to", "CoreDataMigration_Example 2"])
+                #expect(first.status == 0, "\(first.stderr)")
+                #expect(first.stdout.contains("Migrated \(url) from CoreDataMigration_Example to CoreDataMigration_Example 2 in 1 step"), "\(first.stdout)")
+                let greatest = try await storeRows(url, "SELECT ZHEXCOLOR FROM ZPOST WHERE ZPOSTID = 'FFC75007-7B10-44B5-8B3D-C13FF9E47BAD'")
+                #expect(greatest.first?.first?.text == "259EB7")
+                #expect(try await storeRows(url, "SELECT count(*) FROM ZPOST").first?.first?.int64 == 1001)
+            }
         }
     }
 
