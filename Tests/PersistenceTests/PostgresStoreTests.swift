@@ -181,24 +181,6 @@ struct PostgresStoreTests {
         }
     }
 
-    @Test func transactionsCommitRollBackAndDoNotNest() async throws {
-        try await withConnection { connection in
-            try connection.execute("CREATE TABLE t (i integer)")
-            _ = try connection.transaction { try connection.run("INSERT INTO t VALUES (1)", []) }
-            struct Failure: Error {}
-            #expect(throws: Failure.self) {
-                try connection.transaction {
-                    try connection.run("INSERT INTO t VALUES (2)", [])
-                    throw Failure()
-                }
-            }
-            #expect(throws: DatabaseError.self) {
-                try connection.transaction { try connection.transaction { () } }
-            }
-            #expect(try connection.rows("SELECT i FROM t").map(\.values) == [[.integer(1)]])
-        }
-    }
-
     @Test func statementsPreparedBeforeATableChangesArePreparedAgain() async throws {
         try await withConnection { connection in
             try connection.execute("CREATE TABLE t (a integer)")
