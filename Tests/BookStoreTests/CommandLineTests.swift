@@ -63,6 +63,8 @@ struct CommandLineTests {
         } }
     }
 
+    /// SQLite: files that are no store (missing, noise, another app's database). A PostgreSQL
+    /// schema without a store is tested by the metadata tests.
     @Test func storesThatCannotBeOpenedAreClearErrorsAndStayUntouched() async throws {
         let (directory, cleanUp) = temporaryDirectory()
         defer { cleanUp() }

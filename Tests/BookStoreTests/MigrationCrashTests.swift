@@ -8,6 +8,8 @@ import Testing
 /// was, and the next migration removes the leftovers and completes.
 @Suite("a killed migration")
 struct MigrationCrashTests {
+    /// SQLite: the killed run leaves its work folder beside the store; the PostgreSQL twin
+    /// below leaves a shadow schema.
     @Test func leavesTheStoreWholeAndTheNextRunCompletes() async throws {
         let (directory, cleanUp) = temporaryDirectory()
         defer { cleanUp() }

@@ -76,6 +76,7 @@ struct StorageFaultTests {
         }
     }
 
+    /// SQLite: the store's own folder turns read-only; a PostgreSQL server's files are the server's.
     @Test func aReadOnlyFolderIsSaidNamingTheStoreAndServeRefusesItBeforeListening() async throws {
         let small = try SmallFileSystem(bytes: 16 << 20)
         defer { small.unmount() }
@@ -101,6 +102,7 @@ struct StorageFaultTests {
         #expect(!output.contains("CancellationError"), "\(output)")
     }
 
+    /// SQLite: the store file's bytes are overwritten, which only a file store allows.
     @Test func aDamagedStoreIsSaidAsSuch() async throws {
         let (directory, cleanUp) = temporaryDirectory()
         defer { cleanUp() }

@@ -93,6 +93,7 @@ struct MetadataTests {
         #expect(again.store.metadata.storeType == "InMemory")
     }
 
+    /// SQLite: a file of noise where the store should be; PostgreSQL has no such file.
     @Test func notAStoreIsRefusedAndUntouched() async throws {
         let (path, cleanUp) = makeStoreFolder()
         defer { cleanUp() }
