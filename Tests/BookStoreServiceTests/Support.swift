@@ -72,7 +72,11 @@ func withReadyService<T: Sendable>(_ backend: Backend, seedVersion: Int? = 5,
 }
 
 /// Polls `/health` until it answers 200.
-func waitUntilReady(_ client: some TestClientProtocol, timeout: Duration = .seconds(60)) async throws {
+///
+/// Five minutes at most: the in-process service (its start-up migration too) runs on the
+/// test process's cooperative threads, two on a two-core machine, which every test running
+/// beside it shares; the limit catches a service that never gets ready, not a slow one.
+func waitUntilReady(_ client: some TestClientProtocol, timeout: Duration = .seconds(300)) async throws {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         let response = try await client.execute(uri: "/health", method: .get, headers: [:], body: nil)
@@ -161,7 +165,8 @@ final class LogRecorder: Sendable {
     var all: [String] { lines.withLock { $0 } }
 
     /// Polls until a line satisfies `predicate`; fails after `timeout` with what was logged.
-    func waitFor(_ what: String, timeout: Duration = .seconds(60), _ predicate: (String) -> Bool) async throws {
+    /// Five minutes at most, for the reason ``waitUntilReady(_:timeout:)`` gives.
+    func waitFor(_ what: String, timeout: Duration = .seconds(300), _ predicate: (String) -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while !all.contains(where: predicate) {
             guard ContinuousClock.now < deadline else {

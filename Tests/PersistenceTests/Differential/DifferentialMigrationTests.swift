@@ -11,7 +11,11 @@ import Testing
 /// (around the batch size of 1 000); each kind meets entities of 1, 8, 64 and 200
 /// attributes, and PostgreSQL writes each case's stores by the bulk path the case forces
 /// (`bulk_insert=automatic|copy|parameters`), the migration's writes included.
-@Suite("Differential migrations")
+///
+/// One case at a time: each generates and migrates thousands of rows on the test process's
+/// cooperative threads; two at once took both of a two-core machine's threads from the tests
+/// beside them (in-process services among them) for minutes.
+@Suite("Differential migrations", .serialized)
 struct DifferentialMigrationTests {
     struct Case: CustomTestStringConvertible, Sendable {
         let number: Int
