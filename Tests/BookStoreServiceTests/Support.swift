@@ -78,12 +78,14 @@ func withReadyService<T: Sendable>(_ backend: Backend, seedVersion: Int? = 5,
 /// beside it shares; the limit catches a service that never gets ready, not a slow one.
 func waitUntilReady(_ client: some TestClientProtocol, timeout: Duration = .seconds(300)) async throws {
     let deadline = ContinuousClock.now + timeout
+    var last = ""
     while ContinuousClock.now < deadline {
         let response = try await client.execute(uri: "/health", method: .get, headers: [:], body: nil)
         if response.status == .ok { return }
+        last = "\(response.status.code) \(String(buffer: response.body))"
         try await Task.sleep(for: .milliseconds(20))
     }
-    Issue.record("the service was not ready within \(timeout)")
+    Issue.record("the service was not ready within \(timeout); /health last said \(last)")
     throw CancellationError()
 }
 
