@@ -3,7 +3,8 @@ import Testing
 @testable import Persistence
 
 /// Recognising a Core Data store's version from its tables when they fit several versions
-/// or none.
+/// or none. SQLite only: Apple's stores, whose hashes are not ours, are SQLite files; a store
+/// the framework writes on PostgreSQL carries its own hashes.
 @Suite struct StoreRecognitionTests {
     /// The example's models with a second version 1 whose `postID` has a version hash
     /// modifier: other version hashes, the same tables.
