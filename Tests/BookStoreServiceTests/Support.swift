@@ -11,25 +11,13 @@ import Testing
 @testable import BookStoreService
 @testable import Persistence
 
-/// The backends the service tests run on.
-enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case sqlite
-    /// A database of its own on the test server (see `TestPostgres`).
-    case postgres
+/// The engines the service tests run on: the package's one list.
+typealias Backend = StoreEngine
 
-    var testDescription: String { rawValue }
-}
-
-/// Runs `body` with the URL of a new, empty store of `backend`, removed afterwards.
+/// Runs `body` with the URL of a new, empty store of `backend` (`bookstore.sqlite` on
+/// SQLite), removed afterwards.
 func withStoreURL<T>(_ backend: Backend, _ body: (StoreURL) async throws -> T) async throws -> T {
-    switch backend {
-    case .sqlite:
-        let (directory, cleanUp) = temporaryDirectory()
-        defer { cleanUp() }
-        return try await body(.sqlite(directory.appendingPathComponent("bookstore.sqlite").path))
-    case .postgres:
-        return try await TestPostgres.withDatabase(body)
-    }
+    try await backend.withStoreURL(fileName: "bookstore.sqlite", body)
 }
 
 /// Writes the book's catalogue into a new store at `version` (5, the current one, by default).

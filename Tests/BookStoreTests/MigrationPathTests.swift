@@ -8,15 +8,13 @@ import Testing
 
 /// The engines a migration test runs on: a SQLite file, or a PostgreSQL database the
 /// frozen SQLite store is first copied into with `StoreCopy`.
-enum MigrationEngine: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case sqlite
-    case postgres
+typealias MigrationEngine = StoreEngine
 
-    var testDescription: String { rawValue }
-
-    /// Runs `body` with the URL of a new, empty store of this engine, removed afterwards.
+extension StoreEngine {
+    /// Runs `body` with the URL of a new, empty store of this engine (`bookstore.sqlite` on
+    /// SQLite), removed afterwards.
     func withStoreURL<T>(_ body: (StoreURL) async throws -> T) async throws -> T {
-        try await BookStoreTests.withStoreURL(self == .sqlite ? .sqlite : .postgres, body)
+        try await withStoreURL(fileName: "bookstore.sqlite", body)
     }
 
     /// Runs `body` with a store holding the frozen store of `version`, on this engine.

@@ -17,12 +17,9 @@ import Testing
 ///     }
 /// }
 /// ```
-enum MigrationEngine: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case sqlite
-    case postgres
+typealias MigrationEngine = StoreEngine
 
-    var testDescription: String { rawValue }
-
+extension StoreEngine {
     var backend: TestBackend {
         switch self {
         case .sqlite: .sqlite
@@ -41,15 +38,7 @@ enum MigrationEngine: String, CaseIterable, CustomTestStringConvertible, Sendabl
     /// and removes it afterwards: `store.sqlite` in a new folder, or the `public` schema of
     /// a new database.
     func withStoreURL<T>(_ body: (StoreURL) async throws -> T) async throws -> T {
-        let (url, cleanUp) = try await backend.makeStoreURL()
-        do {
-            let result = try await body(url)
-            await cleanUp()
-            return result
-        } catch {
-            await cleanUp()
-            throw error
-        }
+        try await withStoreURL(fileName: "store.sqlite", body)
     }
 }
 

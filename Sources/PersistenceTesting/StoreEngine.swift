@@ -1,0 +1,36 @@
+import Foundation
+import Persistence
+import Testing
+
+/// The engines a store test runs on: one parameter list for every test target, so that a
+/// test of behaviour that is no engine's own runs on each.
+///
+/// ```swift
+/// @Test(arguments: StoreEngine.allCases)
+/// func savesAndReads(engine: StoreEngine) async throws {
+///     try await engine.withStoreURL(fileName: "store.sqlite") { url in … }
+/// }
+/// ```
+public enum StoreEngine: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    /// A file in a new temporary folder.
+    case sqlite
+    /// The `public` schema of a new database on the test server (see ``TestPostgres``).
+    case postgres
+
+    public var testDescription: String { rawValue }
+
+    /// Runs `body` with the URL of a new, empty store of this engine, removed afterwards: a
+    /// file named `fileName` in a new temporary folder, or the `public` schema of a new
+    /// database.
+    public func withStoreURL<T>(fileName: String, _ body: (StoreURL) async throws -> T) async throws -> T {
+        switch self {
+        case .sqlite:
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            return try await body(.sqlite(folder.appendingPathComponent(fileName).path))
+        case .postgres:
+            return try await TestPostgres.withDatabase(body)
+        }
+    }
+}
