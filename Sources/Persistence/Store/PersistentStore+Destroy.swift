@@ -18,7 +18,10 @@ extension PersistentStore {
     public static func destroy(at url: StoreURL, logger: Logger) async throws {
         switch url.kind {
         case .sqlite(let path):
-            for suffix in ["", "-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: path + suffix) {
+            // The log and journal before the store file: a process that dies in between leaves
+            // at worst the old store without its log, which the next reset removes; never a
+            // `-wal` alone, whose pages a new store at the same path would take in as its own.
+            for suffix in ["-wal", "-shm", "-journal", ""] where FileManager.default.fileExists(atPath: path + suffix) {
                 do {
                     try FileManager.default.removeItem(atPath: path + suffix)
                 } catch {
