@@ -25,12 +25,10 @@ func sqliteStoreURL(in directory: URL) -> StoreURL {
 func withStoreURL<T>(_ backend: Backend, _ body: (StoreURL) async throws -> T) async throws -> T {
     switch backend {
     case .sqlite:
-        let (directory, cleanUp) = temporaryDirectory()
-        defer { cleanUp() }
-        return try await body(sqliteStoreURL(in: directory))
+        return try await StoreEngine.sqlite.withStoreURL(fileName: "bookstore.sqlite", body)
     case .memory:
         return try await body(StoreURL(kind: .memory(name: "bookstore-\(UUID().uuidString)")))
     case .postgres:
-        return try await TestPostgres.withDatabase(body)
+        return try await StoreEngine.postgres.withStoreURL(fileName: "bookstore.sqlite", body)
     }
 }
