@@ -6,15 +6,8 @@ import Testing
 import BookStoreTesting
 @testable import Persistence
 
-/// The backends the BookStore store tests run on.
-enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case sqlite
-    case memory
-    /// A database of its own on the test server (see `TestPostgres`).
-    case postgres
-
-    var testDescription: String { rawValue }
-}
+/// The backends the BookStore store tests run on: the list every test target shares.
+typealias Backend = StoreBackend
 
 /// A SQLite store's URL in `directory`.
 func sqliteStoreURL(in directory: URL) -> StoreURL {
@@ -23,12 +16,5 @@ func sqliteStoreURL(in directory: URL) -> StoreURL {
 
 /// Runs `body` with the URL of a new, empty store of `backend`, removed afterwards.
 func withStoreURL<T>(_ backend: Backend, _ body: (StoreURL) async throws -> T) async throws -> T {
-    switch backend {
-    case .sqlite:
-        return try await StoreEngine.sqlite.withStoreURL(fileName: "bookstore.sqlite", body)
-    case .memory:
-        return try await body(StoreURL(kind: .memory(name: "bookstore-\(UUID().uuidString)")))
-    case .postgres:
-        return try await StoreEngine.postgres.withStoreURL(fileName: "bookstore.sqlite", body)
-    }
+    try await backend.withStoreURL(fileName: "bookstore.sqlite", body)
 }

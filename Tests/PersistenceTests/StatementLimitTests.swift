@@ -65,8 +65,7 @@ struct StatementLimitTests {
     @Test(arguments: BulkCase.all, [8, 64, 200])
     func aThousandRowsOfDoublesComeBackExactly(bulk: BulkCase, columns: Int) async throws {
         let model = try Self.wideModel(columns: columns)
-        let (url, cleanUp) = try await bulk.backend.makeStoreURL()
-        defer { _ = cleanUp }
+        try await bulk.backend.withStoreURL(fileName: "store.sqlite") { url in
         var storeURL = url
         if case .postgres(var configuration) = url.kind, let method = bulk.method {
             configuration.bulkInsert = method
@@ -120,11 +119,10 @@ struct StatementLimitTests {
             }
         } catch {
             await container.store.close()
-            await cleanUp()
             throw error
         }
         await container.store.close()
-        await cleanUp()
+        }
     }
 
     @Test func statementsAreCutToTheEngineLimit() {

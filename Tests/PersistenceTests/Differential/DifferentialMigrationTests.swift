@@ -62,21 +62,16 @@ struct DifferentialMigrationTests {
 
     /// Writes `store` at version 1 on `backend`, migrates it the case's way and reads it back.
     func migrated(_ store: DifferentialStore, on backend: TestBackend, _ testCase: Case) async throws -> DifferentialContents {
-        let (url, cleanUp) = try await backend.makeStoreURL()
-        do {
-            let contents: DifferentialContents
+        try await backend.withStoreURL(fileName: "store.sqlite") { url in
             switch url.kind {
-            case .memory: contents = try await migratedInMemory(store, at: url, kind: testCase.kind)
+            case .memory:
+                return try await migratedInMemory(store, at: url, kind: testCase.kind)
             case .postgres(var configuration):
                 configuration.bulkInsert = testCase.bulkInsert
-                contents = try await migratedBySQLEngine(store, at: .postgres(configuration), kind: testCase.kind)
-            case .sqlite: contents = try await migratedBySQLEngine(store, at: url, kind: testCase.kind)
+                return try await migratedBySQLEngine(store, at: .postgres(configuration), kind: testCase.kind)
+            case .sqlite:
+                return try await migratedBySQLEngine(store, at: url, kind: testCase.kind)
             }
-            await cleanUp()
-            return contents
-        } catch {
-            await cleanUp()
-            throw error
         }
     }
 

@@ -20,13 +20,6 @@ import Testing
 typealias MigrationEngine = StoreEngine
 
 extension StoreEngine {
-    var backend: TestBackend {
-        switch self {
-        case .sqlite: .sqlite
-        case .postgres: .postgres
-        }
-    }
-
     var dialect: SQLDialect {
         switch self {
         case .sqlite: .sqlite
