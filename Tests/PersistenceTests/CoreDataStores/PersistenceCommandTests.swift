@@ -11,6 +11,8 @@ struct PersistenceCommandTests {
     let models = ModelFixtures.colourPosts.path
     let mappings = CoreDataFixtures.mappings.path
 
+    /// Apple's store as Core Data wrote it, which is a SQLite file; `inspect` on a copy on
+    /// each engine is in the copy test below.
     @Test func inspectNamesTheVersionOfACoreDataStoreAndItsPosts() async throws {
         try await CoreDataFixtures.withCopy(of: CoreDataFixtures.stores[0]) { url in
             let path = try #require(url.filePath)
@@ -72,6 +74,10 @@ struct PersistenceCommandTests {
                 let again = try await persistenceCommand.run(["copy", "--models", models, "--from", "sqlite://\(path)", "--to", destination.description])
                 #expect(again.status != 0)
                 #expect(again.stderr.contains("--replace"), "\(again.stderr)")
+                let inspect = try await persistenceCommand.run(["inspect", "--store", destination.description, "--models", models])
+                #expect(inspect.status == 0, "\(inspect.stderr)")
+                #expect(inspect.stdout.contains("Model version:  CoreDataMigration_Example\n"), "\(inspect.stdout)")
+                #expect(inspect.stdout.contains("  Post                 1001 rows\n"), "\(inspect.stdout)")
 
                 let refused = try await persistenceCommand.run(["migrate", "--models", models, "--store", destination.description, "--to", "2", "--batch-size", "0"])
                 #expect(refused.status != 0)
@@ -102,6 +108,8 @@ struct PersistenceCommandTests {
         #expect(versions.version(namedOrNumbered: "two") == nil)
     }
 
+    /// In place in Apple's own SQLite file, which keeps Core Data's auto-vacuum and keys; the
+    /// same command on a PostgreSQL copy is in the copy test above.
     @Test func migrateRunsAnInferredStepOnACoreDataStore() async throws {
         try await CoreDataFixtures.withCopy(of: CoreDataFixtures.stores[2]) { url in
             let path = try #require(url.filePath)
