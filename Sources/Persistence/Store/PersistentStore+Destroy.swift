@@ -14,7 +14,9 @@ extension PersistentStore {
     /// let container = try await PersistentContainer.open(model: model, store: url, options: .createIfMissing, logger: logger)
     /// ```
     ///
-    /// - Throws: ``StoreError`` when the files cannot be removed or the server refuses.
+    /// - Throws: ``StoreError`` when the files cannot be removed or the server refuses, and
+    ///   ``StoreError/Code/sharedSchema`` when a PostgreSQL store's schema holds other
+    ///   objects too (a store keeps its schema to itself; nothing is removed).
     public static func destroy(at url: StoreURL, logger: Logger) async throws {
         switch url.kind {
         case .sqlite(let path):
@@ -32,7 +34,11 @@ extension PersistentStore {
         case .postgres(let configuration):
             let database = try await PostgresDatabase.open(configuration, readerCount: 0)
             do {
-                let dropped = try await database.write { connection in try dropStoreTables(in: configuration, on: connection) }
+                let dropped = try await database.write { connection in
+                    let contents = try PostgresSchemaContents.read(configuration.schema, on: connection)
+                    try contents.refuse(.destroying, configuration: configuration, store: url)
+                    return try contents.dropStoreTables(on: connection)
+                }
                 await database.close()
                 logger.info("destroyed store", metadata: [LoggingKeys.store: "\(url)", "persistence.store.tables": "\(dropped)"])
             } catch {
@@ -43,17 +49,5 @@ extension PersistentStore {
             throw StoreError(.unsupported, "an in-memory store goes when the last container holding it closes",
                              hint: "close the containers that hold it", store: url.description)
         }
-    }
-
-    /// Drops the store's tables in `configuration`'s schema when it holds a store (a
-    /// `z_metadata` table): every table whose name begins with `z`. Returns how many.
-    static func dropStoreTables(in configuration: PostgresConfiguration, on connection: any DatabaseConnection) throws -> Int {
-        let tables = try connection.rows("SELECT tablename FROM pg_tables WHERE schemaname = $1", [.text(configuration.schema)]).compactMap { $0[0].text }
-        guard tables.contains("z_metadata") else { return 0 }
-        let owned = tables.filter { $0.hasPrefix("z") }
-        for table in owned {
-            try connection.execute("DROP TABLE \(configuration.quotedSchema).\(PostgresConfiguration.quoteIdentifier(table)) CASCADE")
-        }
-        return owned.count
     }
 }

@@ -14,7 +14,8 @@ import Logging
 ///
 /// A failure or a killed process leaves the store whole at the version of its last
 /// completed step; the next run (under the lock) drops abandoned shadow schemas and
-/// completes the migration.
+/// completes the migration. A plan with a step that writes a new store is refused while the
+/// schema holds anything but the store, which the swap would drop (``PostgresSchemaContents``).
 struct PostgresMigrationBackend: MigrationBackend {
     let store: StoreURL
     let configuration: PostgresConfiguration
@@ -27,6 +28,9 @@ struct PostgresMigrationBackend: MigrationBackend {
         let fence = try await PostgresWriterFence.open(configuration, store: store, logger: logger)
         let workspace = PostgresMigrationWorkspace(store: store, configuration: configuration, fence: fence)
         do {
+            if plan.steps.contains(where: { $0.strategy != .inPlace }) {
+                try await workspace.refuseOtherObjectsInTheSchema(fence.holder)
+            }
             try await workspace.dropAbandonedShadows(logger: logger)
         } catch {
             await fence.release()
@@ -92,13 +96,27 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
         let schema = configuration.quotedSchema
         let old = PostgresConfiguration.quoteIdentifier("\(configuration.schema)_replaced_\(UUID().uuidString.prefix(8).lowercased())")
         let shadow = configuration(of: output).quotedSchema
+        let configuration = self.configuration
+        let store = self.store
         try await fence.commit { connection in
+            // Checked before the first step too; this covers objects made since.
+            try PostgresSchemaContents.read(configuration.schema, on: connection).refuse(.migrating, configuration: configuration, store: store)
             try connection.execute("ALTER SCHEMA \(schema) RENAME TO \(old)")
             try swapping()
             try connection.execute("ALTER SCHEMA \(shadow) RENAME TO \(schema)")
             try connection.execute("DROP SCHEMA \(old) CASCADE")
         }
         return store
+    }
+
+    /// Refuses a migration whose steps replace the store's schema while it holds objects
+    /// that are not the store's: they would go with it (``PostgresSchemaContents``).
+    func refuseOtherObjectsInTheSchema(_ database: any Database) async throws {
+        let configuration = self.configuration
+        let store = self.store
+        try await database.writeWithoutTransaction { connection in
+            try PostgresSchemaContents.read(configuration.schema, on: connection).refuse(.migrating, configuration: configuration, store: store)
+        }
     }
 
     func discard(_ output: StoreURL) async {

@@ -1,6 +1,7 @@
 /// A PostgreSQL schema that receives a copied store, all in one transaction on the writer:
 /// an existing store there is refused, or with `replace` its tables are dropped first; a
-/// failure rolls everything back.
+/// schema that holds anything else is refused (``PostgresSchemaContents``); a failure rolls
+/// everything back.
 struct PostgresCopyTarget: StoreCopyTarget {
     let configuration: PostgresConfiguration
     let url: StoreURL
@@ -22,14 +23,13 @@ struct PostgresCopyTarget: StoreCopyTarget {
         do {
             try await database.writeWithoutTransaction { connection in
                 try connection.execute("BEGIN")
-                let hasStore = try connection.scalar("SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = 'z_metadata'", [.text(schema)]) != nil
-                if hasStore {
-                    guard replace else {
-                        throw StoreError(.alreadyExists, "there is already a store in schema '\(schema)'",
-                                         hint: "pass --replace to replace it, or name another schema (?schema=NAME)", store: url.description)
-                    }
-                    _ = try PersistentStore.dropStoreTables(in: configuration, on: connection)
+                let contents = try PostgresSchemaContents.read(schema, on: connection)
+                if contents.holdsStore, !replace {
+                    throw StoreError(.alreadyExists, "there is already a store in schema '\(schema)'",
+                                     hint: "pass --replace to replace it, or name another schema (?schema=NAME)", store: url.description)
                 }
+                try contents.refuse(.creating, configuration: configuration, store: url)
+                _ = try contents.dropStoreTables(on: connection)
                 try connection.execute("CREATE SCHEMA IF NOT EXISTS \(quoted)")
                 for statement in StoreSchema(model: model, dialect: .postgres).createStatements() { try connection.execute(statement) }
             }

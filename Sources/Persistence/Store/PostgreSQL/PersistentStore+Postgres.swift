@@ -19,7 +19,11 @@ extension PersistentStore {
                 // One transaction: a failure leaves no half-created store behind.
                 try await database.write { connection in
                     let schemaExists = try connection.scalar("SELECT 1 FROM pg_namespace WHERE nspname = $1", [.text(configuration.schema)]) != nil
-                    if !schemaExists { try connection.execute("CREATE SCHEMA \(configuration.quotedSchema)") }
+                    if schemaExists {
+                        try PostgresSchemaContents.read(configuration.schema, on: connection).refuse(.creating, configuration: configuration, store: url)
+                    } else {
+                        try connection.execute("CREATE SCHEMA \(configuration.quotedSchema)")
+                    }
                     try StoreCreation.create(model: model, metadata: metadata, on: connection, includingIndexes: !options.defersIndexes)
                 }
             } catch let error as DatabaseError where error.sqlState == "42P07" || error.sqlState == "23505" {

@@ -1,0 +1,107 @@
+/// What a PostgreSQL schema holds, sorted into the store's tables and everything else.
+///
+/// A store keeps its schema to itself, as a SQLite store its file: a migration step that
+/// writes a new store builds it in a shadow schema and drops the schema it replaces, with
+/// whatever else was in it. So creating a store, replacing one by a copy, destroying one
+/// and migrating one through a shadow schema all refuse while the schema holds objects that
+/// are not the store's (``refuse(_:)``), and change nothing.
+///
+/// ```swift
+/// let contents = try PostgresSchemaContents.read(configuration.schema, on: connection)
+/// try contents.refuse(.creating, configuration: configuration, store: url) // "… it holds table users, …"
+/// ```
+struct PostgresSchemaContents: Sendable {
+    /// The schema.
+    let schema: String
+    /// Whether the schema holds a store (a `z_metadata` table).
+    let holdsStore: Bool
+    /// The store's tables: Core Data's `z_` tables (`z_metadata`, `z_primarykey`, join
+    /// tables) and one per entity `z_primarykey` names (`zpublication`).
+    let storeTables: [String]
+    /// Every other table, view, sequence, function and type, described as "table users".
+    let otherObjects: [String]
+
+    /// Reads what `schema` holds; an absent schema holds nothing.
+    static func read(_ schema: String, on connection: any DatabaseConnection) throws -> PostgresSchemaContents {
+        let relations = try connection.rows("""
+            SELECT c.relname, c.relkind::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f', 'c') ORDER BY c.relname
+            """, [.text(schema)]).compactMap { row in row[0].text.map { (name: $0, kind: row[1].text ?? "") } }
+        let holdsStore = relations.contains { $0.name == "z_metadata" && $0.kind == "r" }
+        var entityTables: Set<String> = []
+        if holdsStore, relations.contains(where: { $0.name == "z_primarykey" }) {
+            let names = try connection.rows("SELECT z_name FROM \(PostgresConfiguration.quoteIdentifier(schema)).z_primarykey").compactMap { $0[0].text }
+            // The entity's root table name as the store creates it, as PostgreSQL folds it.
+            entityTables = Set(names.map { SQLDialect.postgres.name("Z" + $0.uppercased()) })
+        }
+        var storeTables: [String] = []
+        var others: [String] = []
+        for relation in relations {
+            let isStoreTable = holdsStore && relation.kind == "r" && (relation.name.hasPrefix("z_") || entityTables.contains(relation.name))
+            if isStoreTable {
+                storeTables.append(relation.name)
+            } else {
+                others.append("\(Self.kindName(relation.kind)) \(relation.name)")
+            }
+        }
+        let routines = try connection.rows("""
+            SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 ORDER BY 1
+            """, [.text(schema)]).compactMap { $0[0].text.map { "function \($0)" } }
+        let types = try connection.rows("""
+            SELECT t.typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
+            WHERE n.nspname = $1 AND t.typtype IN ('e', 'd', 'r', 'm') ORDER BY 1
+            """, [.text(schema)]).compactMap { $0[0].text.map { "type \($0)" } }
+        return PostgresSchemaContents(schema: schema, holdsStore: holdsStore, storeTables: storeTables, otherObjects: others + routines + types)
+    }
+
+    /// Drops the store's tables (none when the schema holds no store), in the caller's
+    /// transaction; returns how many. Call it after ``refuse(_:configuration:store:)``: only
+    /// the store is in the schema, so nothing else goes with them.
+    func dropStoreTables(on connection: any DatabaseConnection) throws -> Int {
+        for table in storeTables {
+            try connection.execute("DROP TABLE \(PostgresConfiguration.quoteIdentifier(schema)).\(PostgresConfiguration.quoteIdentifier(table)) CASCADE")
+        }
+        return storeTables.count
+    }
+
+    private static func kindName(_ relkind: String) -> String {
+        switch relkind {
+        case "r", "p": "table"
+        case "v": "view"
+        case "m": "materialized view"
+        case "S": "sequence"
+        case "f": "foreign table"
+        default: "type"
+        }
+    }
+
+    /// What is about to happen to the schema, for the error that refuses it.
+    enum Intent {
+        /// A new store is created in the schema (or replaces the store there, by a copy).
+        case creating
+        /// A migration step writes a new store in a shadow schema that replaces this one.
+        case migrating
+        /// The store's tables are dropped.
+        case destroying
+    }
+
+    /// Throws when the schema holds anything but the store: which objects, and what to do.
+    func refuse(_ intent: Intent, configuration: PostgresConfiguration, store: StoreURL) throws {
+        guard !otherObjects.isEmpty else { return }
+        let shown = otherObjects.prefix(5).joined(separator: ", ")
+        let listed = otherObjects.count > 5 ? "\(shown) and \(otherObjects.count - 5) more" : shown
+        let place = "schema '\(schema)' of database '\(configuration.databaseDescription)' at \(configuration.serverDescription)"
+        let move = "move them to a schema of their own (ALTER TABLE … SET SCHEMA …, likewise ALTER VIEW, SEQUENCE, FUNCTION, TYPE)"
+        switch intent {
+        case .creating:
+            throw StoreError(.sharedSchema, "cannot create a store in \(place): it holds \(listed), and a store keeps its schema to itself",
+                             hint: "name an empty or new schema with ?schema=NAME in the store URL, or \(move); nothing was created", store: store.description)
+        case .migrating:
+            throw StoreError(.sharedSchema, "cannot migrate the store in \(place): it also holds \(listed), which a step that writes a new store would drop with the schema it replaces",
+                             hint: "\(move), then migrate again; nothing was changed", store: store.description)
+        case .destroying:
+            throw StoreError(.sharedSchema, "cannot remove the store in \(place): it also holds \(listed), and a store keeps its schema to itself",
+                             hint: "\(move), then try again; nothing was removed", store: store.description)
+        }
+    }
+}
