@@ -62,6 +62,15 @@ struct PostgresSchemaSharingTests {
 
             // Moved out as the error says: the migration runs, and so does reset.
             try execute(url, "CREATE SCHEMA app; ALTER TABLE zones SET SCHEMA app; ALTER VIEW zone_names SET SCHEMA app")
+            // A view in another schema over the store's table would go with the table a step replaces.
+            try execute(url, "CREATE VIEW app.titles AS SELECT ztitle FROM public.zpublication")
+            let withView = try await StoreSnapshot(url)
+            let dependent = try await BookStoreProcess.running(["migrate", "--store", url.description])
+            #expect(dependent.status != 0)
+            #expect(dependent.stderr.contains("view app.titles in another schema depends on its tables"), "\(dependent.stderr)")
+            try await expectUnchanged(url, since: withView)
+            try execute(url, "DROP VIEW app.titles")
+
             let again = try await BookStoreProcess.running(["migrate", "--store", url.description])
             #expect(again.status == 0, "\(again.stderr)")
             let resetAgain = try await BookStoreProcess.running(["reset", "--yes", "--store", url.description])

@@ -4,7 +4,8 @@
 /// writes a new store builds it in a shadow schema and drops the schema it replaces, with
 /// whatever else was in it. So creating a store, replacing one by a copy, destroying one
 /// and migrating one through a shadow schema all refuse while the schema holds objects that
-/// are not the store's (``refuse(_:)``), and change nothing.
+/// are not the store's, or views and foreign keys elsewhere depend on the store's tables
+/// (``refuse(_:configuration:store:)``), and change nothing.
 ///
 /// ```swift
 /// let contents = try PostgresSchemaContents.read(configuration.schema, on: connection)
@@ -20,6 +21,9 @@ struct PostgresSchemaContents: Sendable {
     let storeTables: [String]
     /// Every other table, view, sequence, function and type, described as "table users".
     let otherObjects: [String]
+    /// Views and foreign keys in other schemas that depend on the store's tables, described
+    /// as "view reports.sales": dropping the tables would drop them too.
+    let dependents: [String]
 
     /// Reads what `schema` holds; an absent schema holds nothing.
     static func read(_ schema: String, on connection: any DatabaseConnection) throws -> PostgresSchemaContents {
@@ -51,7 +55,21 @@ struct PostgresSchemaContents: Sendable {
             SELECT t.typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
             WHERE n.nspname = $1 AND t.typtype IN ('e', 'd', 'r', 'm') ORDER BY 1
             """, [.text(schema)]).compactMap { $0[0].text.map { "type \($0)" } }
-        return PostgresSchemaContents(schema: schema, holdsStore: holdsStore, storeTables: storeTables, otherObjects: others + routines + types)
+        let dependents = holdsStore ? try connection.rows("""
+            SELECT DISTINCT CASE v.relkind WHEN 'm' THEN 'materialized view ' ELSE 'view ' END || format('%I.%I', vn.nspname, v.relname)
+            FROM pg_depend d JOIN pg_rewrite r ON d.classid = 'pg_rewrite'::regclass AND r.oid = d.objid
+            JOIN pg_class v ON v.oid = r.ev_class JOIN pg_namespace vn ON vn.oid = v.relnamespace
+            JOIN pg_class t ON d.refclassid = 'pg_class'::regclass AND t.oid = d.refobjid JOIN pg_namespace tn ON tn.oid = t.relnamespace
+            WHERE tn.nspname = $1 AND vn.nspname <> $1
+            UNION
+            SELECT format('foreign key %I of %I.%I', c.conname, n.nspname, k.relname)
+            FROM pg_constraint c JOIN pg_class k ON k.oid = c.conrelid JOIN pg_namespace n ON n.oid = k.relnamespace
+            JOIN pg_class t ON t.oid = c.confrelid JOIN pg_namespace tn ON tn.oid = t.relnamespace
+            WHERE c.contype = 'f' AND tn.nspname = $1 AND n.nspname <> $1
+            ORDER BY 1
+            """, [.text(schema)]).compactMap { $0[0].text } : []
+        return PostgresSchemaContents(schema: schema, holdsStore: holdsStore, storeTables: storeTables,
+                                      otherObjects: others + routines + types, dependents: dependents)
     }
 
     /// Drops the store's tables (none when the schema holds no store), in the caller's
@@ -85,23 +103,35 @@ struct PostgresSchemaContents: Sendable {
         case destroying
     }
 
-    /// Throws when the schema holds anything but the store: which objects, and what to do.
+    /// Throws when the schema holds anything but the store, or something in another schema
+    /// depends on the store's tables: which objects, and what to do.
     func refuse(_ intent: Intent, configuration: PostgresConfiguration, store: StoreURL) throws {
-        guard !otherObjects.isEmpty else { return }
-        let shown = otherObjects.prefix(5).joined(separator: ", ")
-        let listed = otherObjects.count > 5 ? "\(shown) and \(otherObjects.count - 5) more" : shown
+        guard !otherObjects.isEmpty || !dependents.isEmpty else { return }
+        var what: [String] = []
+        if !otherObjects.isEmpty { what.append("it \(intent == .creating ? "holds" : "also holds") \(Self.list(otherObjects))") }
+        if !dependents.isEmpty { what.append("\(Self.list(dependents)) in another schema depend\(dependents.count == 1 ? "s" : "") on its tables") }
+        let found = what.joined(separator: ", and ")
+        var todo: [String] = []
+        if !otherObjects.isEmpty { todo.append("move what is not the store's to a schema of its own (ALTER TABLE … SET SCHEMA …, likewise ALTER VIEW, SEQUENCE, FUNCTION, TYPE)") }
+        if !dependents.isEmpty { todo.append("drop what depends on the store's tables and create it again afterwards") }
         let place = "schema '\(schema)' of database '\(configuration.databaseDescription)' at \(configuration.serverDescription)"
-        let move = "move them to a schema of their own (ALTER TABLE … SET SCHEMA …, likewise ALTER VIEW, SEQUENCE, FUNCTION, TYPE)"
         switch intent {
         case .creating:
-            throw StoreError(.sharedSchema, "cannot create a store in \(place): it holds \(listed), and a store keeps its schema to itself",
-                             hint: "name an empty or new schema with ?schema=NAME in the store URL, or \(move); nothing was created", store: store.description)
+            throw StoreError(.sharedSchema, "cannot create a store in \(place): \(found); a store keeps its schema to itself",
+                             hint: "name an empty or new schema with ?schema=NAME in the store URL, or \(todo.joined(separator: ", and ")); nothing was created",
+                             store: store.description)
         case .migrating:
-            throw StoreError(.sharedSchema, "cannot migrate the store in \(place): it also holds \(listed), which a step that writes a new store would drop with the schema it replaces",
-                             hint: "\(move), then migrate again; nothing was changed", store: store.description)
+            throw StoreError(.sharedSchema, "cannot migrate the store in \(place): \(found), which a step that writes a new store would drop with the tables and schema it replaces",
+                             hint: "\(todo.joined(separator: ", and ")), then migrate again; nothing was changed", store: store.description)
         case .destroying:
-            throw StoreError(.sharedSchema, "cannot remove the store in \(place): it also holds \(listed), and a store keeps its schema to itself",
-                             hint: "\(move), then try again; nothing was removed", store: store.description)
+            throw StoreError(.sharedSchema, "cannot remove the store in \(place): \(found), which removing its tables would drop; a store keeps its schema to itself",
+                             hint: "\(todo.joined(separator: ", and ")), then try again; nothing was removed", store: store.description)
         }
+    }
+
+    /// The first five of `objects`, and how many more.
+    private static func list(_ objects: [String]) -> String {
+        let shown = objects.prefix(5).joined(separator: ", ")
+        return objects.count > 5 ? "\(shown) and \(objects.count - 5) more" : shown
     }
 }
