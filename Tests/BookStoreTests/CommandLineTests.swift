@@ -115,4 +115,33 @@ struct CommandLineTests {
         let titles = try await PersistentStore.inspect(store) { try $0.rows("SELECT ZTITLE FROM ZPUBLICATION ORDER BY Z_PK").compactMap { $0[0].text } }
         #expect(titles == ["The first book", "The second book", "The third book", "The fourth book"])
     } }
+
+    /// SQLite only: `reset` unlinks the store's files, and a process that still has them open
+    /// writes on into files no path leads to any more — its writes were acknowledged and lost.
+    /// A PostgreSQL store's tables are dropped under the other session, whose next statement
+    /// fails or lands in the new store: nothing is acknowledged and lost there.
+    @Test func resetRefusesWhileAnotherProcessHasTheSQLiteStoreOpen() async throws {
+        try await StoreEngine.sqlite.withStoreURL(fileName: "bookstore.sqlite") { store in
+            guard case .sqlite(let path) = store.kind else { preconditionFailure("a SQLite store") }
+            #expect(try await BookStoreProcess.running(["seed", "--store", store.description]).status == 0)
+            let container = try await PersistentContainer.open(model: try loadModels().current, store: store, logger: quietLogger)
+            let refused = try await BookStoreProcess.running(["reset", "--yes", "--store", store.description])
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("is open in another") && refused.stderr.lowercased().contains("stop what has it open"), "says what is in the way and what to do: \(refused.stderr)")
+            // Still the store the open container writes to: a row saved now is in the file.
+            let context = container.newContext()
+            let publication = try context.insertObject(entityName: "Publication")
+            publication.setValue("Written after the refused reset", forKey: "title")
+            publication.setValue(12.5, forKey: "price")
+            try await context.save()
+            await container.store.close()
+            let titles = try await PersistentStore.inspect(store) { try $0.rows("SELECT ZTITLE FROM ZPUBLICATION").compactMap { $0[0].text } }
+            #expect(titles.count == 5 && titles.contains("Written after the refused reset"))
+
+            let reset = try await BookStoreProcess.running(["reset", "--yes", "--store", store.description])
+            #expect(reset.status == 0, "\(reset.stderr)")
+            #expect(try await PersistentStore.inspect(store) { try $0.scalar("SELECT count(*) FROM ZPUBLICATION")?.int64 } == 0)
+            #expect(FileManager.default.fileExists(atPath: path))
+        }
+    }
 }

@@ -14,23 +14,15 @@ extension PersistentStore {
     /// let container = try await PersistentContainer.open(model: model, store: url, options: .createIfMissing, logger: logger)
     /// ```
     ///
-    /// - Throws: ``StoreError`` when the files cannot be removed or the server refuses, and
+    /// - Throws: ``StoreError`` when the files cannot be removed or the server refuses,
+    ///   ``StoreError/Code/storeInUse`` when another connection has a SQLite store open
+    ///   (it would write on into the removed file; nothing is removed), and
     ///   ``StoreError/Code/sharedSchema`` when a PostgreSQL store's schema holds other
     ///   objects too (a store keeps its schema to itself; nothing is removed).
     public static func destroy(at url: StoreURL, logger: Logger) async throws {
         switch url.kind {
         case .sqlite(let path):
-            // The log and journal before the store file: a process that dies in between leaves
-            // at worst the old store without its log, which the next reset removes; never a
-            // `-wal` alone, whose pages a new store at the same path would take in as its own.
-            for suffix in ["-wal", "-shm", "-journal", ""] where FileManager.default.fileExists(atPath: path + suffix) {
-                do {
-                    try FileManager.default.removeItem(atPath: path + suffix)
-                } catch {
-                    throw StoreError(.notWritable, "cannot remove \(path + suffix): \((error as NSError).localizedDescription)",
-                                     hint: "check that the store's folder is writable for this user", store: url.description)
-                }
-            }
+            try SQLiteStoreFile.remove(path, store: url)
         case .postgres(let configuration):
             let database = try await PostgresDatabase.open(configuration, readerCount: 0)
             do {

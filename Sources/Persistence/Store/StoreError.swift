@@ -24,6 +24,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let objectNotFound = Code(base: "objectNotFound")
         /// The store or its folder cannot be written: read-only, or no permission.
         public static let notWritable = Code(base: "notWritable")
+        /// Another connection or process has the store open, and what was asked needs it alone.
+        public static let storeInUse = Code(base: "storeInUse")
         /// A PostgreSQL schema holds objects that are not the store's, which creating,
         /// replacing, removing or migrating the store there would drop or mix with it.
         public static let sharedSchema = Code(base: "sharedSchema")

@@ -77,6 +77,51 @@ enum SQLiteStoreFile {
         return StoreError(.database, "\(fault): \(what)", hint: fault.advice, store: store.description, underlying: error)
     }
 
+    /// Removes the store at `path` with its `-wal`, `-shm` and `-journal` files, once no
+    /// other connection has it open, and holding every other connection off meanwhile.
+    ///
+    /// A connection that had the store open would write on into the removed files, where no
+    /// path leads any more: its writes would be acknowledged and lost. So the store is
+    /// switched out of WAL mode first, which SQLite allows only to its sole connection, and
+    /// the files are removed inside an exclusive transaction.
+    ///
+    /// - Throws: ``StoreError/Code/storeInUse`` when another connection has the store open,
+    ///   ``StoreError/Code/notWritable`` when a file cannot be removed.
+    static func remove(_ path: String, store: StoreURL) throws {
+        try checkIsRegularFile(path, store: store)
+        var holder: SQLiteConnection?
+        defer { holder?.close() }
+        if FileManager.default.fileExists(atPath: path) {
+            do {
+                let connection = try SQLiteConnection(path: path, mode: .readWrite)
+                try connection.execute("PRAGMA busy_timeout = 0")
+                let mode = try connection.scalar("PRAGMA journal_mode = DELETE")?.text
+                guard mode?.lowercased() == "delete" else { throw DatabaseError(resultCode: SQLITE_BUSY, message: "still in \(mode ?? "an unknown") journal mode") }
+                try connection.execute("BEGIN EXCLUSIVE")
+                holder = connection
+            } catch let error as DatabaseError where [SQLITE_BUSY, SQLITE_LOCKED].contains(error.resultCode & 0xff) {
+                throw StoreError(.storeInUse, "the store at \(path) is open in another connection or process, whose writes would go on into the removed file and be lost",
+                                 hint: "stop what has it open (a running service, a migration, another command), then try again; nothing was removed",
+                                 store: store.description, underlying: error)
+            } catch let error as DatabaseError where error.resultCode & 0xff == SQLITE_NOTADB {
+                // Not a SQLite database: nothing can have it open as a store.
+            } catch let error as DatabaseError {
+                throw unreadable("cannot open the store at \(path) to remove it", error, store: store)
+            }
+        }
+        // The log and journal before the store file: a process that dies in between leaves
+        // at worst the old store without its log, which the next removal takes; never a
+        // `-wal` alone, whose pages a new store at the same path would take in as its own.
+        for suffix in ["-wal", "-shm", "-journal", ""] where FileManager.default.fileExists(atPath: path + suffix) {
+            do {
+                try FileManager.default.removeItem(atPath: path + suffix)
+            } catch {
+                throw StoreError(.notWritable, "cannot remove \(path + suffix): \((error as NSError).localizedDescription)",
+                                 hint: "check that the store's folder is writable for this user", store: store.description)
+            }
+        }
+    }
+
     /// Creates the store in a temporary file beside `path`, then links it into place,
     /// so a crash never leaves a half-created store under the real name.
     static func create(path: String, model: ManagedObjectModel, metadata: StoreMetadata, includingIndexes: Bool = true) throws {
