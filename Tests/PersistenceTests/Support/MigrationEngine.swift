@@ -90,9 +90,11 @@ func storeRows(_ url: StoreURL, _ sql: String, _ arguments: [DatabaseValue] = []
     return try await inspectStore(url) { try $0.rows(sql, arguments).map(\.values) }
 }
 
-/// Opens the existing store at `url` with `model`, runs `body`, and closes the store.
-func withOpenStore<T>(_ url: StoreURL, model: ManagedObjectModel, _ body: (PersistentContainer) async throws -> T) async throws -> T {
-    let container = try await PersistentContainer.open(model: model, store: url, logger: testLogger)
+/// Opens the store at `url` with `model` (an existing one, unless `options` say otherwise),
+/// runs `body`, and closes the store.
+func withOpenStore<T>(_ url: StoreURL, model: ManagedObjectModel, options: PersistentStore.Options = .existingOnly,
+                      _ body: (PersistentContainer) async throws -> T) async throws -> T {
+    let container = try await PersistentContainer.open(model: model, store: url, options: options, logger: testLogger)
     do {
         let result = try await body(container)
         await container.store.close()

@@ -12,14 +12,6 @@ let testLogger = Logger(label: "persistence-tests") { _ in SwiftLogNoOpLogHandle
 /// Opens a new store of `backend` for `model`, runs `body`, closes and removes the store.
 func withContainer<T>(_ backend: TestBackend, model: ManagedObjectModel, _ body: (PersistentContainer) async throws -> T) async throws -> T {
     try await backend.withStoreURL(fileName: "store.sqlite") { url in
-        let container = try await PersistentContainer.open(model: model, store: url, options: .createIfMissing, logger: testLogger)
-        do {
-            let result = try await body(container)
-            await container.store.close()
-            return result
-        } catch {
-            await container.store.close()
-            throw error
-        }
+        try await withOpenStore(url, model: model, options: .createIfMissing, body)
     }
 }
