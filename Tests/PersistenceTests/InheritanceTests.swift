@@ -59,6 +59,41 @@ struct InheritanceTests {
         }
     }
 
+    /// A store's `Z_PRIMARYKEY` says what its `Z_ENT` values mean: Apple's stores are numbered
+    /// by inheritance tree, the first stores of this framework by name. Rows are read and
+    /// written by the store's own numbers, whichever a new store would get.
+    @Test(arguments: MigrationEngine.allCases)
+    func aStoreNumberedOtherwiseIsReadAndWrittenByItsOwnNumbers(engine: MigrationEngine) async throws {
+        let model = try LibraryModel.make()
+        let treeOrder = EntityNumbering.coreData(model)
+        let nameOrder = EntityNumbering.nameOrder(model)
+        #expect(treeOrder.number(of: "Item") == nameOrder.number(of: "Gadget") && treeOrder != nameOrder, "\(treeOrder) against \(nameOrder)")
+        let numbering = try #require([treeOrder, nameOrder].first { $0 != StoreSchema.newStoreNumbering(model) })
+        try await engine.withStoreURL { url in
+            try createStore(at: url, model: model, numbering: numbering)
+            try await withOpenStore(url, model: model) { container in
+                #expect(container.store.schema.numbering == numbering)
+                let context = container.newContext()
+                let tool = try context.insertObject(entityName: "Tool")
+                tool.setValue("Hammer", forKey: "name")
+                let gadget = try context.insertObject(entityName: "Gadget")
+                gadget.setValue("Radio", forKey: "name")
+                try await context.save()
+            }
+            let stored = try await storeRows(url, "SELECT ZNAME, Z_ENT FROM ZITEM ORDER BY Z_PK").map { [$0[0].text ?? "", "\($0[1].int64 ?? 0)"] }
+            #expect(stored == [["Hammer", "\(numbering.number(of: "Tool")!)"], ["Radio", "\(numbering.number(of: "Gadget")!)"]])
+            let maxima = try await storeRows(url, "SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_MAX > 0").map { "\($0[0].text ?? "") \($0[1].int64 ?? 0)" }
+            #expect(maxima.contains("Item 2"), "keys are counted on the root's row: \(maxima)")
+            try await withOpenStore(url, model: model) { container in
+                let context = container.newContext()
+                let gadgets = try await context.fetch(FetchRequest(entityName: "Gadget"))
+                let items = try await context.fetch(FetchRequest(entityName: "Item", sortDescriptors: [FetchRequest.SortDescriptor(key: "name")]))
+                #expect(gadgets.map { $0.value(forKey: "name") } == ["Radio"])
+                #expect(items.map(\.entity.name) == ["Tool", "Gadget"])
+            }
+        }
+    }
+
     @Test(arguments: TestBackend.allCases)
     func abstractInsertThrows(backend: TestBackend) async throws {
         try await withContainer(backend, model: try LibraryModel.make()) { container in

@@ -64,11 +64,14 @@ public final class PersistentStore: Sendable {
     /// Whether secondary indexes may be missing (``Options/defersIndexes``).
     private let indexesDeferred: Mutex<Bool>
 
-    init(url: StoreURL, model: ManagedObjectModel, database: any Database, metadata: StoreMetadata, logger: Logger, defersIndexes: Bool = false) {
+    /// A store open on `database`, its entities numbered by `numbering`: the store's own
+    /// (``EntityNumbering/read(from:model:)``), or `nil` for a store just created.
+    init(url: StoreURL, model: ManagedObjectModel, database: any Database, metadata: StoreMetadata, numbering: EntityNumbering?, logger: Logger,
+         defersIndexes: Bool = false) {
         self.url = url
         self.indexesDeferred = Mutex(defersIndexes)
         self.model = model
-        let schema = StoreSchema(model: model, dialect: database.dialect)
+        let schema = StoreSchema(model: model, dialect: database.dialect, numbering: numbering)
         self.schema = schema
         self.database = database
         self.metadata = metadata
@@ -104,11 +107,12 @@ public final class PersistentStore: Sendable {
             }
             if let existing {
                 try check(existing, isCompatibleWith: model, store: url)
-                return PersistentStore(url: url, model: model, database: database, metadata: existing, logger: logger)
+                let numbering = try await database.read { try EntityNumbering.read(from: $0, model: model) }
+                return PersistentStore(url: url, model: model, database: database, metadata: existing, numbering: numbering, logger: logger)
             }
             let metadata = StoreMetadata(model: model, storeType: url.storeType)
             try await database.write { try StoreCreation.create(model: model, metadata: metadata, on: $0) }
-            return PersistentStore(url: url, model: model, database: database, metadata: metadata, logger: logger)
+            return PersistentStore(url: url, model: model, database: database, metadata: metadata, numbering: nil, logger: logger)
         case .postgres(let configuration):
             return try await openPostgres(url: url, configuration: configuration, model: model, options: options, logger: logger)
         }
@@ -204,7 +208,15 @@ public final class PersistentStore: Sendable {
             let database = options.readOnly
                 ? try await SQLiteDatabase.open(readingStoreAt: path)
                 : try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: options.readerCount, isDurable: options.isDurable)
-            return PersistentStore(url: url, model: model, database: database, metadata: metadata, logger: logger, defersIndexes: options.defersIndexes && !options.readOnly)
+            let numbering: EntityNumbering
+            do {
+                numbering = try await database.read { try EntityNumbering.read(from: $0, model: model) }
+            } catch {
+                await database.close()
+                throw error
+            }
+            return PersistentStore(url: url, model: model, database: database, metadata: metadata, numbering: numbering, logger: logger,
+                                   defersIndexes: options.defersIndexes && !options.readOnly)
         }
         guard options.createIfMissing else {
             throw StoreError(.storeNotFound, "there is no store at \(path)", hint: "check the path, or create the store (e.g. `bookstore seed`)", store: url.description)
@@ -213,6 +225,6 @@ public final class PersistentStore: Sendable {
         try SQLiteStoreFile.create(path: path, model: model, metadata: metadata, includingIndexes: !options.defersIndexes)
         logger.info("created store", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(model.name)"])
         let database = try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: options.readerCount, isDurable: options.isDurable)
-        return PersistentStore(url: url, model: model, database: database, metadata: metadata, logger: logger, defersIndexes: options.defersIndexes)
+        return PersistentStore(url: url, model: model, database: database, metadata: metadata, numbering: nil, logger: logger, defersIndexes: options.defersIndexes)
     }
 }

@@ -2,8 +2,11 @@ import Foundation
 
 /// Writes an empty store for a model: schema, `Z_PRIMARYKEY` and `Z_METADATA`.
 enum StoreCreation {
-    static func create(model: ManagedObjectModel, metadata: StoreMetadata, on connection: any DatabaseConnection, includingIndexes: Bool = true) throws {
-        let schema = StoreSchema(model: model, dialect: connection.dialect)
+    /// Creates the store's tables with its entities numbered by `numbering` (by default as a
+    /// new store is), its `Z_PRIMARYKEY` and `Z_METADATA`.
+    static func create(model: ManagedObjectModel, metadata: StoreMetadata, on connection: any DatabaseConnection, includingIndexes: Bool = true,
+                       numbering: EntityNumbering? = nil) throws {
+        let schema = StoreSchema(model: model, dialect: connection.dialect, numbering: numbering)
         for statement in schema.createStatements(includingIndexes: includingIndexes) {
             try connection.execute(statement)
         }

@@ -77,6 +77,24 @@ func makeClosedStore(at url: StoreURL, model: ManagedObjectModel, _ body: (Persi
     await container.store.close()
 }
 
+/// Creates an empty store of `model` at `url` on a connection of its own, its entities
+/// numbered by `numbering`: a store as another framework or an earlier release wrote it.
+func createStore(at url: StoreURL, model: ManagedObjectModel, numbering: EntityNumbering) throws {
+    let metadata = StoreMetadata(model: model, storeType: url.storeType)
+    switch url.kind {
+    case .sqlite(let path):
+        let connection = try SQLiteConnection(path: path, mode: .readWriteCreate)
+        try connection.execute("PRAGMA journal_mode=WAL")
+        try connection.transaction { try StoreCreation.create(model: model, metadata: metadata, on: connection, numbering: numbering) }
+        connection.close()
+    case .postgres(let configuration):
+        let connection = try PostgresConnection(configuration: configuration)
+        try connection.transaction { try StoreCreation.create(model: model, metadata: metadata, on: connection, numbering: numbering) }
+    case .memory:
+        preconditionFailure("an in-memory store lasts as long as its connection")
+    }
+}
+
 /// Runs `body` on a connection of its own to the store at `url` (``PersistentStore/inspect(_:_:)``).
 func inspectStore<T: Sendable>(_ url: StoreURL, _ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
     try await PersistentStore.inspect(url, body)

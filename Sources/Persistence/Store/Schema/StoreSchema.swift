@@ -7,7 +7,8 @@
 /// - A to-many relationship whose inverse is to-one lives in the inverse's foreign key; an
 ///   ordered one also has a `Z_FOK_<INVERSE>` ordering column on the destination.
 /// - Many-to-many relationships use a join table `Z_<n><NAME>`.
-/// - Entities are numbered 1… in name order (`Z_ENT`), as Core Data numbers them.
+/// - Entities are numbered 1… (`Z_ENT`) as ``EntityNumbering`` says: as the store's
+///   `Z_PRIMARYKEY` says for a store that exists.
 ///
 /// ```swift
 /// let schema = StoreSchema(model: model, dialect: .sqlite)
@@ -24,13 +25,18 @@ public struct StoreSchema: Sendable {
     /// Every join table, keyed by the name of the side that owns it (`entity.relationship`).
     public let joinTables: [String: JoinTable]
 
-    public init(model: ManagedObjectModel, dialect: SQLDialect) {
+    /// How the entities are numbered (`Z_ENT`).
+    public let numbering: EntityNumbering
+
+    /// The layout of `model`'s store with its entities numbered by `numbering`: a store's
+    /// own (``EntityNumbering/stored(_:in:)``) for a store that exists, by default the
+    /// numbering a new store is created with.
+    public init(model: ManagedObjectModel, dialect: SQLDialect, numbering: EntityNumbering? = nil) {
         self.model = model
         self.dialect = dialect
-        var numbers: [String: Int] = [:]
-        for (index, entity) in model.entities.enumerated() {
-            numbers[entity.name] = index + 1
-        }
+        let numbering = numbering ?? Self.newStoreNumbering(model)
+        self.numbering = numbering
+        let numbers = numbering.numbers
         var entityNames: [Int: String] = [:]
         for (name, number) in numbers { entityNames[number] = name }
 
@@ -139,6 +145,11 @@ public struct StoreSchema: Sendable {
         self.tables = tables
         self.entityNames = entityNames
         self.joinTables = joinTables
+    }
+
+    /// The numbering a new store of `model` is created with.
+    static func newStoreNumbering(_ model: ManagedObjectModel) -> EntityNumbering {
+        .nameOrder(model)
     }
 
     private static func uniqueName(_ base: String, used: inout Set<String>) -> String {
