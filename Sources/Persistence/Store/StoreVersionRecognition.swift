@@ -121,6 +121,7 @@ extension ManagedObjectModel {
             store: url.description)
     }
 
-    /// The tables our schema generator makes for this version on SQLite.
-    var storeStructure: StoreStructure { StoreStructure(schema: StoreSchema(model: self, dialect: .sqlite)) }
+    /// The tables Apple's Core Data makes for this version on SQLite, its entities numbered
+    /// as Core Data numbers them: what a store of Apple's is recognised by.
+    var storeStructure: StoreStructure { StoreStructure(schema: StoreSchema(model: self, dialect: .sqlite, numbering: .coreData(self))) }
 }

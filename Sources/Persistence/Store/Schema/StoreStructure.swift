@@ -42,6 +42,9 @@ public struct StoreStructure: Sendable, Hashable {
     public var joinTables: [String: Set<String>]
     /// `Z_PRIMARYKEY`: entity number → entity name.
     public var entities: [Int: String]
+    /// Entity number → the renaming identifier of a model's renamed entity: Core Data keeps
+    /// the old name in `Z_PRIMARYKEY` after an inferred rename, so a store may say either.
+    public var formerEntityNames: [Int: String] = [:]
     /// The `TABLE.COLUMN`s that lead an index. For a structure made from a schema: the
     /// foreign keys and join-table columns our DDL indexes; a store may have more.
     public var indexedColumns: Set<String>
@@ -77,8 +80,13 @@ public struct StoreStructure: Sendable, Hashable {
             for index in schema.indexes(of: join) { indexed.insert("\(join.name).\(index.columns[0])") }
         }
         var entities: [Int: String] = [:]
-        for row in schema.primaryKeyRows() { entities[row.entity] = row.name }
+        var formerNames: [Int: String] = [:]
+        for row in schema.primaryKeyRows() {
+            entities[row.entity] = row.name
+            if let former = schema.model.entity(named: row.name)?.renamingIdentifier, former != row.name { formerNames[row.entity] = former }
+        }
         self.init(entityTables: tables, joinTables: joins, entities: entities, indexedColumns: indexed)
+        self.formerEntityNames = formerNames
     }
 
     /// Reads the structure of the SQLite store on `connection`; only reads.
@@ -154,7 +162,9 @@ public struct StoreStructure: Sendable, Hashable {
             default: break
             }
         }
-        if entities != expected.entities {
+        let sameEntities = Set(entities.keys) == Set(expected.entities.keys)
+            && entities.allSatisfy { $0.value == expected.entities[$0.key] || $0.value == expected.formerEntityNames[$0.key] }
+        if !sameEntities {
             func list(_ entities: [Int: String]) -> String {
                 entities.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             }

@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+@testable import Persistence
+
+/// Apple's stores of a model with entity inheritance: every car in `ZCAR`, told apart by
+/// `Z_ENT` numbered by inheritance tree (1 Car, 2 SportCar, 3 ExpensiveSportCar, 4 Person),
+/// and a renamed entity still under its old name in `Z_PRIMARYKEY`.
+///
+/// SQLite: these are Apple's files as Core Data wrote them.
+@Suite("Core Data stores: cars, with inheritance")
+struct CarsStoreTests {
+    @Test(arguments: [CarsFixtures.version1, CarsFixtures.version2])
+    func inspectNamesTheVersionThatWroteTheStore(store: CarsFixtures.Store) async throws {
+        try await CarsFixtures.withCopy(of: store) { url in
+            let path = try #require(url.filePath)
+            let output = try await persistenceCommand.run(["inspect", "--store", "sqlite://\(path)", "--models", CarsFixtures.models.path])
+            #expect(output.status == 0, "\(output.stderr)")
+            #expect(output.stdout.contains("Model version:  \(store.versionName)\n"), "\(output.stdout)")
+            #expect(output.stdout.contains("Decided by:     structure"), "\(output.stdout)")
+            let subentity = store.versionName == "SampleModel" ? "ExpensiveSportCar" : "LuxuryCar"
+            #expect(output.stdout.contains("  \(subentity.padding(toLength: 20, withPad: " ", startingAt: 0)) 5 rows\n"), "\(output.stdout)")
+        }
+    }
+
+    /// Fetched by the store's own numbers: a fetch of an entity takes its sub-entities' rows.
+    @Test func theFirstStoreOpensAndFetchesThroughTheHierarchy() async throws {
+        try await CarsFixtures.withCopy(of: CarsFixtures.version1) { url in
+            let model = try #require(try CarsFixtures.versionedModel().version(named: "SampleModel"))
+            try await withOpenStore(url, model: model) { container in
+                #expect(container.store.schema.numbering == EntityNumbering.coreData(model))
+                let context = container.newContext()
+                let cars = try await context.count(for: FetchRequest(entityName: "Car"))
+                let sportCars = try await context.count(for: FetchRequest(entityName: "SportCar"))
+                let expensive = try await context.fetch(FetchRequest(entityName: "ExpensiveSportCar"))
+                let plainCars = try await context.count(for: FetchRequest(entityName: "Car", includesSubentities: false))
+                let counts: [Int] = [cars, sportCars, expensive.count, plainCars]
+                #expect(counts == [125, 10, 5, 115])
+                #expect(expensive.allSatisfy { $0.entity.name == "ExpensiveSportCar" })
+                #expect(try await context.count(for: FetchRequest(entityName: "Person")) == 20)
+            }
+        }
+    }
+}
