@@ -64,60 +64,68 @@ enum FastPathLibraryVersion: String, MigrationVersion, CaseIterable {
     /// Shelves, books with pages (some without), authors sharing books, portraits, tools and
     /// gadgets, with NULLs, empty strings and non-ASCII text; some rows deleted, so keys
     /// have gaps.
-    func makeLibrary(at url: StoreURL) async throws {
-        try await makeClosedStore(at: url, model: try Self.v1.get()) { container in
-            let context = container.newContext()
-            var shelves: [ManagedObject] = []
-            for label in ["fiction", "", "Ünïcødé"] {
-                let shelf = try context.insertObject(entityName: "Shelf")
-                shelf.setValue(label == "fiction" ? .string(label) : label.isEmpty ? .string("") : .string(label), forKey: "label")
-                shelves.append(shelf)
-            }
-            let nullShelf = try context.insertObject(entityName: "Shelf")
-            nullShelf.setValue(.null, forKey: "label")
-            var books: [ManagedObject] = []
-            let titles = ["Gödel, Escher, Bach", "", "日本語の本", "A", "B", "C", "D", "E"]
-            for (index, title) in titles.enumerated() {
-                let book = try context.insertObject(entityName: "Book")
-                book.setValue(.string(title), forKey: "title")
-                book.setValue(.double(Double(index) * 2.5), forKey: "price")
-                book.setValue(index % 3 == 0 ? .null : index % 3 == 1 ? .string("") : .string("isbn-\(index)"), forKey: "isbn")
-                if index < 6 { book.setDestination(shelves[index % 3], forKey: "shelf") }
-                for number in 0..<(index % 4) {
-                    let page = try context.insertObject(entityName: "Page")
-                    page.setValue(.integer(Int64(number + 1)), forKey: "number")
-                    page.setValue(number == 0 ? .null : .string("Seite \(number) — «\(title)»"), forKey: "text")
-                    page.setDestination(book, forKey: "book")
-                }
-                books.append(book)
-            }
-            let orphan = try context.insertObject(entityName: "Page")
-            orphan.setValue(.integer(9), forKey: "number")
-            for name in ["Ann", "Bøb", "Zoë"] {
-                let author = try context.insertObject(entityName: "Author")
-                author.setValue(.string(name), forKey: "name")
-                for (index, book) in books.enumerated() where (index + name.count) % 2 == 0 { author.addDestination(book, forKey: "books") }
-                if name != "Zoë" {
-                    let portrait = try context.insertObject(entityName: "Portrait")
-                    portrait.setValue(.binary(Data(name.utf8)), forKey: "image")
-                    portrait.setDestination(author, forKey: "author")
-                }
-            }
-            for (name, weight) in [("hammer", 1.5), ("", 0.25)] {
-                let tool = try context.insertObject(entityName: "Tool")
-                tool.setValue(.string(name), forKey: "name")
-                tool.setValue(.double(weight), forKey: "weight")
-            }
-            let gadget = try context.insertObject(entityName: "Gadget")
-            gadget.setValue(.null, forKey: "name")
-            gadget.setValue(.integer(230), forKey: "voltage")
-            try await context.save()
-            // Gaps: a book (its pages go with it) and a page of another.
-            context.delete(books[3])
-            let pages = try await books[2].destinations(forKey: "pages")
-            context.delete(pages[0])
-            try await context.save()
+    func makeLibrary(at url: StoreURL, numbering: EntityNumbering? = nil) async throws {
+        let v1 = try Self.v1.get()
+        if let numbering {
+            try createStore(at: url, model: v1, numbering: numbering)
+            try await withOpenStore(url, model: v1) { try await fillLibrary($0) }
+        } else {
+            try await makeClosedStore(at: url, model: v1) { try await fillLibrary($0) }
         }
+    }
+
+    func fillLibrary(_ container: PersistentContainer) async throws {
+        let context = container.newContext()
+        var shelves: [ManagedObject] = []
+        for label in ["fiction", "", "Ünïcødé"] {
+            let shelf = try context.insertObject(entityName: "Shelf")
+            shelf.setValue(label == "fiction" ? .string(label) : label.isEmpty ? .string("") : .string(label), forKey: "label")
+            shelves.append(shelf)
+        }
+        let nullShelf = try context.insertObject(entityName: "Shelf")
+        nullShelf.setValue(.null, forKey: "label")
+        var books: [ManagedObject] = []
+        let titles = ["Gödel, Escher, Bach", "", "日本語の本", "A", "B", "C", "D", "E"]
+        for (index, title) in titles.enumerated() {
+            let book = try context.insertObject(entityName: "Book")
+            book.setValue(.string(title), forKey: "title")
+            book.setValue(.double(Double(index) * 2.5), forKey: "price")
+            book.setValue(index % 3 == 0 ? .null : index % 3 == 1 ? .string("") : .string("isbn-\(index)"), forKey: "isbn")
+            if index < 6 { book.setDestination(shelves[index % 3], forKey: "shelf") }
+            for number in 0..<(index % 4) {
+                let page = try context.insertObject(entityName: "Page")
+                page.setValue(.integer(Int64(number + 1)), forKey: "number")
+                page.setValue(number == 0 ? .null : .string("Seite \(number) — «\(title)»"), forKey: "text")
+                page.setDestination(book, forKey: "book")
+            }
+            books.append(book)
+        }
+        let orphan = try context.insertObject(entityName: "Page")
+        orphan.setValue(.integer(9), forKey: "number")
+        for name in ["Ann", "Bøb", "Zoë"] {
+            let author = try context.insertObject(entityName: "Author")
+            author.setValue(.string(name), forKey: "name")
+            for (index, book) in books.enumerated() where (index + name.count) % 2 == 0 { author.addDestination(book, forKey: "books") }
+            if name != "Zoë" {
+                let portrait = try context.insertObject(entityName: "Portrait")
+                portrait.setValue(.binary(Data(name.utf8)), forKey: "image")
+                portrait.setDestination(author, forKey: "author")
+            }
+        }
+        for (name, weight) in [("hammer", 1.5), ("", 0.25)] {
+            let tool = try context.insertObject(entityName: "Tool")
+            tool.setValue(.string(name), forKey: "name")
+            tool.setValue(.double(weight), forKey: "weight")
+        }
+        let gadget = try context.insertObject(entityName: "Gadget")
+        gadget.setValue(.null, forKey: "name")
+        gadget.setValue(.integer(230), forKey: "voltage")
+        try await context.save()
+        // Gaps: a book (its pages go with it) and a page of another.
+        context.delete(books[3])
+        let pages = try await books[2].destinations(forKey: "pages")
+        context.delete(pages[0])
+        try await context.save()
     }
 
     func migrate(_ url: StoreURL, path: Path, filter: Bool) async throws -> MigrationPlan {
@@ -156,6 +164,21 @@ enum FastPathLibraryVersion: String, MigrationVersion, CaseIterable {
                 try await expectEveryIndex(url, of: try Self.v2.get())
                 for query in queries {
                     #expect(try await storeRows(url, query) == reference[query], "\(path): \(query)")
+                }
+            }
+            // A source numbered otherwise (Apple's tree order, or this framework's first name
+            // order) is read by its own Z_PRIMARYKEY: every path gives the same store.
+            let v1 = try Self.v1.get()
+            let otherNumbering = try #require([EntityNumbering.coreData(v1), .nameOrder(v1)].first { $0 != StoreSchema.newStoreNumbering(v1) })
+            for path in Path.allCases {
+                let url = referenceURL.sibling("numbered_\(path.rawValue)")
+                try await makeLibrary(at: url, numbering: otherNumbering)
+                #expect(try await storeRows(url, "SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Tool'").first?.first?.int64
+                    == Int64(otherNumbering.number(of: "Tool")!))
+                _ = try await migrate(url, path: path, filter: filter)
+                try await expectNoLeftovers(url)
+                for query in queries {
+                    #expect(try await storeRows(url, query) == reference[query], "numbered otherwise, \(path): \(query)")
                 }
             }
             if filter {

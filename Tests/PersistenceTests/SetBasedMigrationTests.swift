@@ -113,8 +113,17 @@ enum StreamedShopVersion: String, MigrationVersion, CaseIterable {
         mapping.isInferred = false
         mapping.name = "Library1To2"
 
-        func makeLibrary(at url: StoreURL) async throws {
-            try await makeClosedStore(at: url, model: v1) { container in
+        /// The library; with `numbering`, in a store numbered otherwise than a new one.
+        func makeLibrary(at url: StoreURL, numbering: EntityNumbering? = nil) async throws {
+            if let numbering {
+                try createStore(at: url, model: v1, numbering: numbering)
+                try await withOpenStore(url, model: v1) { try await fill($0) }
+            } else {
+                try await makeClosedStore(at: url, model: v1) { try await fill($0) }
+            }
+        }
+        func fill(_ container: PersistentContainer) async throws {
+            do {
                 let context = container.newContext()
                 let shelf = try context.insertObject(entityName: "Shelf")
                 shelf.setValue("fiction", forKey: "label")
@@ -161,6 +170,17 @@ enum StreamedShopVersion: String, MigrationVersion, CaseIterable {
                 let table = query
                 let a = try await storeRows(setURL, query), b = try await storeRows(streamURL, query)
                 #expect(a == b, "\(table)")
+            }
+            // A source numbered otherwise (Apple's tree order, or this framework's first name
+            // order) is read by its own Z_PRIMARYKEY: the same store comes out.
+            let numberedURL = setURL.sibling("numbered")
+            let otherNumbering = try #require([EntityNumbering.coreData(v1), .nameOrder(v1)].first { $0 != StoreSchema.newStoreNumbering(v1) })
+            try await makeLibrary(at: numberedURL, numbering: otherNumbering)
+            let numberedPlan = try await ProgressiveMigrator(chain: try MigrationChain(LibraryVersion.self, models: models, mappingModels: [mapping]), logger: testLogger)
+                .migrateStore(at: numberedURL)
+            #expect(numberedPlan.steps.map(\.strategy) == [.setBased])
+            for query in queries {
+                #expect(try await storeRows(numberedURL, query) == (try await storeRows(setURL, query)), "numbered otherwise: \(query)")
             }
             try await withOpenStore(setURL, model: v2) { container in
                 let context = container.newContext()

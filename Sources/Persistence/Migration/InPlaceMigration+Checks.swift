@@ -21,9 +21,10 @@ extension InPlaceMigration {
         var beforeSteps = false
     }
 
-    static func checks(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect d: SQLDialect) -> [Check] {
+    static func checks(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect d: SQLDialect,
+                       sourceNumbering: EntityNumbering? = nil) -> [Check] {
         let schema = StoreSchema(model: destination, dialect: d)
-        let sourceSchema = StoreSchema(model: source, dialect: d)
+        let sourceSchema = StoreSchema(model: source, dialect: d, numbering: sourceNumbering)
         var checks: [Check] = []
         for entityMapping in mapping.entityMappings {
             guard let sourceName = entityMapping.sourceEntityName, let sourceEntity = source.entity(named: sourceName),

@@ -14,14 +14,17 @@ enum InstanceStage: Sendable {
     ///   - associationCalls: whether the manager's `associate` must see its instances.
     ///   - relationships: how its relationships are set; look-ups through foreign keys are
     ///     written by the insert, per-instance ones are left to the relationship stage.
+    ///   - sourceNumbering: how the source store's entities are numbered.
     static func plan(_ entityMapping: EntityMapping, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: SQLDialect,
-                     hooks: EntityMigrationPolicy.Hooks, associationCalls: Bool, relationships: RelationshipStage) -> InstanceStage {
+                     sourceNumbering: EntityNumbering? = nil, hooks: EntityMigrationPolicy.Hooks, associationCalls: Bool,
+                     relationships: RelationshipStage) -> InstanceStage {
         if hooks.contains(.createDestinationInstances) {
             return .perInstance(reason: "the policy \(entityMapping.policyName ?? "") overrides createDestinationInstances")
         }
         if associationCalls { return .perInstance(reason: "the migration manager's associate hook takes its instances") }
         if entityMapping.sourceFilter != nil { return .perInstance(reason: "it filters its source") }
-        switch SQLInstanceInsert.plan(entityMapping, source: source, destination: destination, dialect: dialect, relationships: relationships) {
+        switch SQLInstanceInsert.plan(entityMapping, source: source, destination: destination, dialect: dialect, sourceNumbering: sourceNumbering,
+                                      relationships: relationships) {
         case .success(let insert): return .sql(insert)
         case .failure(let unsupported): return .perInstance(reason: unsupported.reason)
         }
@@ -49,8 +52,8 @@ struct SQLInstanceInsert: Sendable {
     let dialect: SQLDialect
 
     static func plan(_ entityMapping: EntityMapping, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: SQLDialect,
-                     relationships: RelationshipStage) -> Result<SQLInstanceInsert, Unsupported> {
-        let sourceSchema = StoreSchema(model: source, dialect: dialect)
+                     sourceNumbering: EntityNumbering? = nil, relationships: RelationshipStage) -> Result<SQLInstanceInsert, Unsupported> {
+        let sourceSchema = StoreSchema(model: source, dialect: dialect, numbering: sourceNumbering)
         let destinationSchema = StoreSchema(model: destination, dialect: dialect)
         guard entityMapping.type == .copy || entityMapping.type == .transform || entityMapping.type == .custom,
             let sourceName = entityMapping.sourceEntityName, let sourceEntity = source.entity(named: sourceName),

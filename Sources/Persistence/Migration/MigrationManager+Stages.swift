@@ -90,7 +90,7 @@ extension MigrationManager {
         }
         let access = SourceAccess(source: source.url, destination: destination.url)
         let planned = self.stages(policies: policies, dialect: access == nil ? nil : destination.schema.dialect,
-                                  tracksIdentities: { associations.keys(of: $0)?.identities != nil })
+                                  sourceNumbering: source.schema.numbering, tracksIdentities: { associations.keys(of: $0)?.identities != nil })
         let stages = planned.mapValues(\.relationships)
         let instanceStages = planned.compactMapValues(\.instances)
         state.withLock {

@@ -127,11 +127,19 @@ public final class ProgressiveMigrator: Sendable {
     /// tables fit several versions (see ``recognisedVersion(of:store:named:)``).
     public func plan(forStoreAt url: StoreURL, to target: String? = nil, storeVersion: String? = nil) async throws -> MigrationPlan {
         let metadata = try await PersistentStore.metadata(at: url)
-        return try plan(from: try recognisedVersion(of: metadata, store: url, named: storeVersion).model, to: target, store: url)
+        let source = try recognisedVersion(of: metadata, store: url, named: storeVersion).model
+        // The first step reads the store as its Z_PRIMARYKEY numbers it; an in-memory store
+        // is migrated through open stores, which read it themselves.
+        let numbering: EntityNumbering? = if case .memory = url.kind { nil } else {
+            try await PersistentStore.inspect(url) { try EntityNumbering.read(from: $0, model: source) }
+        }
+        return try plan(from: source, to: target, store: url, storeNumbering: numbering)
     }
 
-    /// The steps from `source` to `target`.
-    public func plan(from source: ManagedObjectModel, to target: String? = nil, store: StoreURL) throws -> MigrationPlan {
+    /// The steps from `source` to `target`. `storeNumbering` is how the store's entities are
+    /// numbered (its `Z_PRIMARYKEY`), by default as a new store of `source` is; every step
+    /// leaves them numbered as a new store of its destination.
+    public func plan(from source: ManagedObjectModel, to target: String? = nil, store: StoreURL, storeNumbering: EntityNumbering? = nil) throws -> MigrationPlan {
         let targetModel: ManagedObjectModel
         if let target {
             guard let model = chain.models.version(namedOrNumbered: target) else {
@@ -150,7 +158,7 @@ public final class ProgressiveMigrator: Sendable {
                 throw MigrationError(.noPath, "the version chain leads from '\(source.name)' to no step reaching '\(targetModel.name)'",
                                      hint: "a store can only migrate forward along nextVersion()", store: store.description)
             }
-            steps.append(try makeStep(from: current, to: next, dialect: url(store)))
+            steps.append(try makeStep(from: current, to: next, dialect: url(store), sourceNumbering: steps.isEmpty ? storeNumbering : nil))
             current = next
         }
         return MigrationPlan(storeVersion: source, targetVersion: targetModel, steps: steps)
@@ -175,7 +183,8 @@ public final class ProgressiveMigrator: Sendable {
         }
     }
 
-    private func makeStep(from source: ManagedObjectModel, to destination: ManagedObjectModel, dialect: SQLDialect?) throws -> MigrationPlan.Step {
+    private func makeStep(from source: ManagedObjectModel, to destination: ManagedObjectModel, dialect: SQLDialect?,
+                          sourceNumbering: EntityNumbering? = nil) throws -> MigrationPlan.Step {
         let mappings = try chain.mappingModels(from: source, to: destination)
         // Each pass after the ones before it: look-ups may name their entity mappings.
         for (index, mapping) in mappings.enumerated() {
@@ -191,7 +200,7 @@ public final class ProgressiveMigrator: Sendable {
             let passes = mappings.map { mapping in
                 managerType.init(configuration: MigrationManager.Configuration(
                     sourceModel: source, destinationModel: destination, mappingModel: mapping, policies: chain.policies, logger: logger))
-                    .entityMappingPlans(dialect: dialect)
+                    .entityMappingPlans(dialect: dialect, sourceNumbering: sourceNumbering)
             }
             return step(.streamed(reason: reason, passes: passes))
         }
@@ -201,12 +210,12 @@ public final class ProgressiveMigrator: Sendable {
         guard managerType == MigrationManager.self else { return streamed(because: "its migration manager is \(String(describing: managerType))") }
         var reason = ""
         if mappings[0].isInferred {
-            switch InPlaceMigration.plan(mapping: mappings[0], source: source, destination: destination, dialect: dialect) {
+            switch InPlaceMigration.plan(mapping: mappings[0], source: source, destination: destination, dialect: dialect, sourceNumbering: sourceNumbering) {
             case .success(let inPlace): return step(.inPlace(inPlace))
             case .failure(let unsupported): reason = unsupported.reason + "; "
             }
         }
-        switch SetBasedMigration.plan(mapping: mappings[0], source: source, destination: destination, dialect: dialect) {
+        switch SetBasedMigration.plan(mapping: mappings[0], source: source, destination: destination, dialect: dialect, sourceNumbering: sourceNumbering) {
         case .success(let setBased): return step(.setBased(setBased))
         case .failure(let unsupported): return streamed(because: reason + unsupported.reason)
         }

@@ -45,9 +45,12 @@ struct SetBasedMigration: Sendable {
     let inserts: [Insert]
     let joinInserts: [JoinInsert]
 
-    static func plan(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: SQLDialect) -> Result<SetBasedMigration, Unsupported> {
+    /// `sourceNumbering` is how the source store's entities are numbered (by default as a
+    /// new store of `source` is).
+    static func plan(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: SQLDialect,
+                     sourceNumbering: EntityNumbering? = nil) -> Result<SetBasedMigration, Unsupported> {
         do {
-            return .success(try SetBasedPlanner(mapping: mapping, source: source, destination: destination, dialect: dialect).plan())
+            return .success(try SetBasedPlanner(mapping: mapping, source: source, destination: destination, dialect: dialect, sourceNumbering: sourceNumbering).plan())
         } catch let unsupported as Unsupported {
             return .failure(unsupported)
         } catch {

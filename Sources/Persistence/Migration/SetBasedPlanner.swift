@@ -7,12 +7,12 @@ struct SetBasedPlanner {
     let sourceSchema: StoreSchema
     let destinationSchema: StoreSchema
 
-    init(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: SQLDialect) {
+    init(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: SQLDialect, sourceNumbering: EntityNumbering? = nil) {
         self.mapping = mapping
         self.source = source
         self.destination = destination
         self.dialect = dialect
-        self.sourceSchema = StoreSchema(model: source, dialect: dialect)
+        self.sourceSchema = StoreSchema(model: source, dialect: dialect, numbering: sourceNumbering)
         self.destinationSchema = StoreSchema(model: destination, dialect: dialect)
     }
 

@@ -89,7 +89,10 @@ func createStore(at url: StoreURL, model: ManagedObjectModel, numbering: EntityN
         connection.close()
     case .postgres(let configuration):
         let connection = try PostgresConnection(configuration: configuration)
-        try connection.transaction { try StoreCreation.create(model: model, metadata: metadata, on: connection, numbering: numbering) }
+        try connection.transaction {
+            try connection.execute("CREATE SCHEMA IF NOT EXISTS \(configuration.quotedSchema)")
+            try StoreCreation.create(model: model, metadata: metadata, on: connection, numbering: numbering)
+        }
     case .memory:
         preconditionFailure("an in-memory store lasts as long as its connection")
     }
