@@ -141,6 +141,66 @@ struct InheritanceTests {
         }
     }
 
+    /// Tools and gadgets under an abstract item, and tags shared by tools: the tools' and
+    /// tags' numbers differ between Core Data's tree order and name order, and so does the
+    /// name of the tags' join table (`Z_<n>TOOLS`).
+    static let taggedTools = """
+        <entity name="Item" isAbstract="YES"><attribute name="name" optional="YES" attributeType="String"/></entity>
+        <entity name="Gadget" parentEntity="Item"><attribute name="voltage" optional="YES" attributeType="Integer 32"/></entity>
+        <entity name="Tool" parentEntity="Item">
+            <relationship name="tags" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Tag" inverseName="tools" inverseEntity="Tag"/>
+        </entity>
+        <entity name="Tag">
+            <attribute name="label" optional="YES" attributeType="String"/>
+            <relationship name="tools" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Tool" inverseName="tags" inverseEntity="Tool"/>
+        </entity>
+        """
+
+    /// A copy keeps the source's numbering (every `Z_ENT`, `Z_PRIMARYKEY` row and join table
+    /// name), from SQLite to PostgreSQL and back, and reads as the source does.
+    @Test func aStoreNumberedOtherwiseIsCopiedWithItsNumbersToEitherEngine() async throws {
+        let model = try ModelFixtures.model(Self.taggedTools)
+        let models = try VersionedModel(name: "Test", versions: [model], currentVersionName: model.name)
+        let otherNumbering = try #require([EntityNumbering.coreData(model), .nameOrder(model)].first { $0 != StoreSchema.newStoreNumbering(model) })
+        let joinTable = try #require(StoreSchema(model: model, dialect: .sqlite, numbering: otherNumbering).joinTable(entity: "Tool", relationship: "tags")?.name)
+        #expect(joinTable != StoreSchema(model: model, dialect: .sqlite).joinTable(entity: "Tool", relationship: "tags")?.name)
+        try await MigrationEngine.sqlite.withStoreURL { source in
+            try createStore(at: source, model: model, numbering: otherNumbering)
+            try await withOpenStore(source, model: model) { container in
+                let context = container.newContext()
+                let hammer = try context.insertObject(entityName: "Tool")
+                hammer.setValue("Hammer", forKey: "name")
+                let tag = try context.insertObject(entityName: "Tag")
+                tag.setValue("heavy", forKey: "label")
+                hammer.addDestination(tag, forKey: "tags")
+                try context.insertObject(entityName: "Gadget").setValue("Radio", forKey: "name")
+                try await context.save()
+            }
+            let queries = ["SELECT Z_PK, Z_ENT, ZNAME FROM ZITEM ORDER BY Z_PK", "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT",
+                           "SELECT * FROM \(joinTable)"]
+            var expected: [[[DatabaseValue]]] = []
+            for query in queries { expected.append(try await storeRows(source, query)) }
+            #expect(expected[2].count == 1)
+            try await MigrationEngine.postgres.withStoreURL { postgres in
+                _ = try await StoreCopy.copy(from: source, to: postgres, versions: models, logger: testLogger)
+                let back = source.sibling("back")
+                _ = try await StoreCopy.copy(from: postgres, to: back, versions: models, logger: testLogger)
+                for url in [postgres, back] {
+                    for (query, rows) in zip(queries, expected) {
+                        #expect(try await storeRows(url, query) == rows, "\(url.engine): \(query)")
+                    }
+                    try await withOpenStore(url, model: model) { container in
+                        let context = container.newContext()
+                        let tools = try await context.fetch(FetchRequest(entityName: "Tool"))
+                        let tags = try await tools.first?.destinations(forKey: "tags") ?? []
+                        #expect(tools.map { $0.value(forKey: "name") } == ["Hammer"], "\(url.engine)")
+                        #expect(tags.map { $0.value(forKey: "label") } == ["heavy"], "\(url.engine)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test(arguments: TestBackend.allCases)
     func abstractInsertThrows(backend: TestBackend) async throws {
         try await withContainer(backend, model: try LibraryModel.make()) { container in

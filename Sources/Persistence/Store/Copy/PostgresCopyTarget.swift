@@ -7,7 +7,7 @@ struct PostgresCopyTarget: StoreCopyTarget {
     let url: StoreURL
     let replace: Bool
 
-    func fill(model: ManagedObjectModel, metadata: StoreMetadata,
+    func fill(model: ManagedObjectModel, numbering: EntityNumbering, metadata: StoreMetadata,
               rows: (any Database) async throws -> [String: Int]) async throws -> StoreCopy.Summary {
         let database: PostgresDatabase
         do {
@@ -31,7 +31,7 @@ struct PostgresCopyTarget: StoreCopyTarget {
                 try contents.refuse(.creating, configuration: configuration, store: url)
                 _ = try contents.dropStoreTables(on: connection)
                 try connection.execute("CREATE SCHEMA IF NOT EXISTS \(quoted)")
-                for statement in StoreSchema(model: model, dialect: .postgres).createStatements() { try connection.execute(statement) }
+                for statement in StoreSchema(model: model, dialect: .postgres, numbering: numbering).createStatements() { try connection.execute(statement) }
             }
             let counts = try await rows(database)
             try await database.writeWithoutTransaction { connection in
