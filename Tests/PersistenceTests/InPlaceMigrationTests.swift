@@ -373,15 +373,22 @@ struct InPlaceMigrationTests {
             }
 
             let migration = try await F.migrate(url, from: v1, to: v2)
-            // Gadget was Z_ENT 1: references to its rows are cleared before they are deleted.
+            // Numbered as Core Data numbers them, by inheritance tree: Item 1, Gadget 2, Tool 3 …
+            let (from, to) = (EntityNumbering.coreData(v1), EntityNumbering.coreData(v2))
+            let gadget = try #require(from.number(of: "Gadget"))
+            // References to the gadget's rows are cleared before they are deleted.
             let sql = SQLSpelling(migration, engine)
-            #expect(sql.statements.contains("UPDATE ZSHELF SET ZFAVORITE = NULL WHERE ZFAVORITE IN (SELECT Z_PK FROM ZITEM WHERE Z_ENT = 1)"))
-            #expect(sql.statements.contains("DELETE FROM ZITEM WHERE Z_ENT = 1"))
+            #expect(sql.statements.contains("UPDATE ZSHELF SET ZFAVORITE = NULL WHERE ZFAVORITE IN (SELECT Z_PK FROM ZITEM WHERE Z_ENT = \(gadget))"))
+            #expect(sql.statements.contains("DELETE FROM ZITEM WHERE Z_ENT = \(gadget)"))
             #expect(sql.statements.contains("ALTER TABLE ZITEM DROP COLUMN ZVOLTAGE"))
             #expect(sql.statements.contains("DROP TABLE ZNOTE"))
             #expect(sql.statements.contains { $0.hasPrefix("CREATE TABLE ZTAG") })
             #expect(sql.statements.contains("ALTER TABLE ZITEM ADD COLUMN ZCOLOR \(sql.type(.string))"))
-            #expect(sql.statements.contains("UPDATE ZITEM SET Z_ENT = CASE Z_ENT WHEN 2 THEN 1 WHEN 5 THEN 4 END WHERE Z_ENT IN (2, 5)"))
+            // The rows left in ZITEM take their entities' new numbers (Tool 3 → 2).
+            let (toolBefore, toolAfter) = (try #require(from.number(of: "Tool")), try #require(to.number(of: "Tool")))
+            #expect(toolBefore != toolAfter)
+            #expect(sql.statements.contains { $0.hasPrefix("UPDATE ZITEM SET Z_ENT") && $0.contains("\(toolBefore)") && $0.contains("\(toolAfter)") }, "\(sql.statements)")
+            #expect(try await storeRows(url, "SELECT DISTINCT Z_ENT FROM ZITEM") == [[.integer(Int64(toolAfter))]])
             try await F.expectFreshSchema(url, v2)
             let snapshot = try await SchemaSnapshot(url)
             #expect(snapshot.maxima == ["Item": 2, "Shelf": 2, "Tag": 0, "Tool": 1, "Widget": 0])
@@ -426,7 +433,8 @@ struct InPlaceMigrationTests {
             }
             // Each sub-entity had its own column (ZNAME, ZNAME1); the parent's attribute has one.
             let migration = try await F.migrate(url, from: v1, to: v2)
-            #expect(SQLSpelling(migration, engine).statements.contains { $0.contains("CASE WHEN Z_ENT = 1 THEN ZNAME WHEN Z_ENT = 3 THEN ZNAME1 END") })
+            let (gadget, tool) = (EntityNumbering.coreData(v1).number(of: "Gadget") ?? 0, EntityNumbering.coreData(v1).number(of: "Tool") ?? 0)
+            #expect(SQLSpelling(migration, engine).statements.contains { $0.contains("CASE WHEN Z_ENT = \(gadget) THEN ZNAME WHEN Z_ENT = \(tool) THEN ZNAME1 END") })
             try await F.expectFreshSchema(url, v2)
 
             let container = try await F.open(url, v2)

@@ -202,10 +202,11 @@ struct SchemaTests {
         try await withContainer(backend, model: try LibraryModel.make()) { container in
             let rows = try await inspect(container, "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT")
             let described = rows.map { "\($0[0].int64 ?? -1) \($0[1].text ?? "?") \($0[2].int64 ?? -1) \($0[3].int64 ?? -1)" }
-            // Entities numbered in name order; a sub-entity's Z_SUPER is its parent's number.
+            // Entities numbered as Core Data numbers them: each inheritance tree from its root,
+            // roots and siblings in name order; a sub-entity's Z_SUPER is its parent's number.
             #expect(described == [
-                "1 Author 0 0", "2 Book 0 0", "3 Gadget 4 0", "4 Item 0 0", "5 Page 0 0",
-                "6 Portrait 0 0", "7 Sample 0 0", "8 Shelf 0 0", "9 Tool 4 0",
+                "1 Author 0 0", "2 Book 0 0", "3 Item 0 0", "4 Gadget 3 0", "5 Tool 3 0",
+                "6 Page 0 0", "7 Portrait 0 0", "8 Sample 0 0", "9 Shelf 0 0",
             ])
             let item = rows.first { $0[1].text == "Item" }?[0].int64
             let toolSuper = rows.first { $0[1].text == "Tool" }?[2].int64

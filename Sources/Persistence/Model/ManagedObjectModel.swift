@@ -18,7 +18,8 @@ public struct ManagedObjectModel: Sendable, Hashable {
     public let name: String
     /// `userDefinedModelVersionIdentifier`, e.g. `"2.0"`; empty when not set.
     public let versionIdentifier: String
-    /// The entities, sorted by name (the order Core Data numbers them in `Z_ENT`).
+    /// The entities, sorted by name. (Core Data numbers them in `Z_ENT` by inheritance tree:
+    /// see ``EntityNumbering``.)
     public let entities: [EntityDescription]
     private let indexByName: [String: Int]
 

@@ -147,9 +147,10 @@ public struct StoreSchema: Sendable {
         self.joinTables = joinTables
     }
 
-    /// The numbering a new store of `model` is created with.
+    /// The numbering a new store of `model` is created with: Core Data's, so that the store
+    /// opens with Core Data on an Apple device.
     static func newStoreNumbering(_ model: ManagedObjectModel) -> EntityNumbering {
-        .nameOrder(model)
+        .coreData(model)
     }
 
     private static func uniqueName(_ base: String, used: inout Set<String>) -> String {
