@@ -156,6 +156,52 @@ struct InheritanceTests {
         </entity>
         """
 
+    /// A legacy-numbered store's join table is named by the old numbers (`Z_3TOOLS` in name
+    /// order): an in-place step renames it with the renumbering, and every link stays.
+    @Test(arguments: MigrationEngine.allCases)
+    func anInPlaceStepRenamesTheJoinTablesOfAStoreItRenumbers(engine: MigrationEngine) async throws {
+        let v1 = try ModelFixtures.model(Self.taggedTools)
+        let v2 = try ManagedObjectModel(name: "Test 2", versionIdentifier: "2", entities: v1.entities.map { entity in
+            var entity = entity
+            if entity.name == "Tag" { entity.attributes.append(AttributeDescription(name: "colour", type: .string)) }
+            return entity
+        })
+        let models = try VersionedModel(name: "Test", versions: [v1, v2], currentVersionName: "Test 2")
+        let legacy = EntityNumbering.nameOrder(v1)
+        let oldJoin = try #require(StoreSchema(model: v1, dialect: engine.dialect, numbering: legacy).joinTable(entity: "Tool", relationship: "tags")?.name)
+        let newJoin = try #require(StoreSchema(model: v2, dialect: engine.dialect).joinTable(entity: "Tool", relationship: "tags")?.name)
+        #expect(oldJoin != newJoin)
+        try await engine.withStoreURL { url in
+            try createStore(at: url, model: v1, numbering: legacy)
+            try await withOpenStore(url, model: v1) { container in
+                let context = container.newContext()
+                var tags: [String: ManagedObject] = [:]
+                for label in ["heavy", "iron"] {
+                    let tag = try context.insertObject(entityName: "Tag")
+                    tag.setValue(.string(label), forKey: "label")
+                    tags[label] = tag
+                }
+                for (name, labels) in [("Hammer", ["heavy", "iron"]), ("Saw", ["iron"])] {
+                    let tool = try context.insertObject(entityName: "Tool")
+                    tool.setValue(.string(name), forKey: "name")
+                    for label in labels { tool.addDestination(tags[label]!, forKey: "tags") }
+                }
+                try await context.save()
+            }
+            let plan = try await ProgressiveMigrator(chain: MigrationChain(models: models), logger: testLogger).migrateStore(at: url)
+            #expect(plan.steps.map(\.strategy) == [.inPlace])
+            #expect(try await storeRows(url, "SELECT count(*) FROM \(newJoin)") == [[.integer(3)]])
+            try await InPlaceFixtures.expectFreshSchema(url, v2)
+            try await withOpenStore(url, model: v2) { container in
+                let context = container.newContext()
+                let tools = try await context.fetch(FetchRequest(entityName: "Tool", sortDescriptors: [FetchRequest.SortDescriptor(key: "name")]))
+                var labels: [[String]] = []
+                for tool in tools { labels.append(try await tool.destinations(forKey: "tags").compactMap { $0.value(forKey: "label").stringValue }.sorted()) }
+                #expect(labels == [["heavy", "iron"], ["iron"]])
+            }
+        }
+    }
+
     /// A copy keeps the source's numbering (every `Z_ENT`, `Z_PRIMARYKEY` row and join table
     /// name), from SQLite to PostgreSQL and back, and reads as the source does.
     @Test func aStoreNumberedOtherwiseIsCopiedWithItsNumbersToEitherEngine() async throws {
