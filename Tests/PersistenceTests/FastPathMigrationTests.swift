@@ -65,13 +65,7 @@ enum FastPathLibraryVersion: String, MigrationVersion, CaseIterable {
     /// gadgets, with NULLs, empty strings and non-ASCII text; some rows deleted, so keys
     /// have gaps.
     func makeLibrary(at url: StoreURL, numbering: EntityNumbering? = nil) async throws {
-        let v1 = try Self.v1.get()
-        if let numbering {
-            try createStore(at: url, model: v1, numbering: numbering)
-            try await withOpenStore(url, model: v1) { try await fillLibrary($0) }
-        } else {
-            try await makeClosedStore(at: url, model: v1) { try await fillLibrary($0) }
-        }
+        try await makeClosedStore(at: url, model: try Self.v1.get(), numbering: numbering) { try await fillLibrary($0) }
     }
 
     func fillLibrary(_ container: PersistentContainer) async throws {
@@ -166,10 +160,9 @@ enum FastPathLibraryVersion: String, MigrationVersion, CaseIterable {
                     #expect(try await storeRows(url, query) == reference[query], "\(path): \(query)")
                 }
             }
-            // A source numbered otherwise (Apple's tree order, or this framework's first name
-            // order) is read by its own Z_PRIMARYKEY: every path gives the same store.
-            let v1 = try Self.v1.get()
-            let otherNumbering = try #require([EntityNumbering.coreData(v1), .nameOrder(v1)].first { $0 != StoreSchema.newStoreNumbering(v1) })
+            // A source numbered as earlier releases numbered it is read by its own
+            // Z_PRIMARYKEY: every path gives the same store.
+            let otherNumbering = try legacyNumbering(of: try Self.v1.get())
             for path in Path.allCases {
                 let url = referenceURL.sibling("numbered_\(path.rawValue)")
                 try await makeLibrary(at: url, numbering: otherNumbering)

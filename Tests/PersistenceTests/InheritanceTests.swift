@@ -68,7 +68,7 @@ struct InheritanceTests {
         let treeOrder = EntityNumbering.coreData(model)
         let nameOrder = EntityNumbering.nameOrder(model)
         #expect(treeOrder.number(of: "Item") == nameOrder.number(of: "Gadget") && treeOrder != nameOrder, "\(treeOrder) against \(nameOrder)")
-        let numbering = try #require([treeOrder, nameOrder].first { $0 != StoreSchema.newStoreNumbering(model) })
+        let numbering = try legacyNumbering(of: model)
         try await engine.withStoreURL { url in
             try createStore(at: url, model: model, numbering: numbering)
             try await withOpenStore(url, model: model) { container in
@@ -105,7 +105,7 @@ struct InheritanceTests {
             return entity
         })
         let models = try VersionedModel(name: "Library", versions: [v1, v2], currentVersionName: "Library 2")
-        let otherNumbering = try #require([EntityNumbering.coreData(v1), .nameOrder(v1)].first { $0 != StoreSchema.newStoreNumbering(v1) })
+        let otherNumbering = try legacyNumbering(of: v1)
         func fill(_ container: PersistentContainer) async throws {
             let context = container.newContext()
             for (name, weight) in [("Hammer", 1.5), ("Säge", 0.75)] {
@@ -121,8 +121,7 @@ struct InheritanceTests {
         try await engine.withStoreURL { reference in
             let numbered = reference.sibling("numbered")
             try await makeClosedStore(at: reference, model: v1) { try await fill($0) }
-            try createStore(at: numbered, model: v1, numbering: otherNumbering)
-            try await withOpenStore(numbered, model: v1) { try await fill($0) }
+            try await makeClosedStore(at: numbered, model: v1, numbering: otherNumbering) { try await fill($0) }
             for url in [reference, numbered] {
                 let plan = try await ProgressiveMigrator(chain: MigrationChain(models: models), logger: testLogger).migrateStore(at: url)
                 #expect(plan.steps.map(\.strategy) == [.inPlace])
@@ -167,7 +166,7 @@ struct InheritanceTests {
             return entity
         })
         let models = try VersionedModel(name: "Test", versions: [v1, v2], currentVersionName: "Test 2")
-        let legacy = EntityNumbering.nameOrder(v1)
+        let legacy = try legacyNumbering(of: v1)
         let oldJoin = try #require(StoreSchema(model: v1, dialect: engine.dialect, numbering: legacy).joinTable(entity: "Tool", relationship: "tags")?.name)
         let newJoin = try #require(StoreSchema(model: v2, dialect: engine.dialect).joinTable(entity: "Tool", relationship: "tags")?.name)
         #expect(oldJoin != newJoin)
@@ -207,7 +206,7 @@ struct InheritanceTests {
     @Test func aStoreNumberedOtherwiseIsCopiedWithItsNumbersToEitherEngine() async throws {
         let model = try ModelFixtures.model(Self.taggedTools)
         let models = try VersionedModel(name: "Test", versions: [model], currentVersionName: model.name)
-        let otherNumbering = try #require([EntityNumbering.coreData(model), .nameOrder(model)].first { $0 != StoreSchema.newStoreNumbering(model) })
+        let otherNumbering = try legacyNumbering(of: model)
         let joinTable = try #require(StoreSchema(model: model, dialect: .sqlite, numbering: otherNumbering).joinTable(entity: "Tool", relationship: "tags")?.name)
         #expect(joinTable != StoreSchema(model: model, dialect: .sqlite).joinTable(entity: "Tool", relationship: "tags")?.name)
         try await MigrationEngine.sqlite.withStoreURL { source in

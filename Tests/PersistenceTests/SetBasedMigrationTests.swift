@@ -115,12 +115,7 @@ enum StreamedShopVersion: String, MigrationVersion, CaseIterable {
 
         /// The library; with `numbering`, in a store numbered otherwise than a new one.
         func makeLibrary(at url: StoreURL, numbering: EntityNumbering? = nil) async throws {
-            if let numbering {
-                try createStore(at: url, model: v1, numbering: numbering)
-                try await withOpenStore(url, model: v1) { try await fill($0) }
-            } else {
-                try await makeClosedStore(at: url, model: v1) { try await fill($0) }
-            }
+            try await makeClosedStore(at: url, model: v1, numbering: numbering) { try await fill($0) }
         }
         func fill(_ container: PersistentContainer) async throws {
             do {
@@ -171,10 +166,10 @@ enum StreamedShopVersion: String, MigrationVersion, CaseIterable {
                 let a = try await storeRows(setURL, query), b = try await storeRows(streamURL, query)
                 #expect(a == b, "\(table)")
             }
-            // A source numbered otherwise (Apple's tree order, or this framework's first name
-            // order) is read by its own Z_PRIMARYKEY: the same store comes out.
+            // A source numbered as earlier releases numbered it is read by its own
+            // Z_PRIMARYKEY: the same store comes out.
             let numberedURL = setURL.sibling("numbered")
-            let otherNumbering = try #require([EntityNumbering.coreData(v1), .nameOrder(v1)].first { $0 != StoreSchema.newStoreNumbering(v1) })
+            let otherNumbering = try legacyNumbering(of: v1)
             try await makeLibrary(at: numberedURL, numbering: otherNumbering)
             let numberedPlan = try await ProgressiveMigrator(chain: try MigrationChain(LibraryVersion.self, models: models, mappingModels: [mapping]), logger: testLogger)
                 .migrateStore(at: numberedURL)

@@ -61,8 +61,16 @@ extension StoreURL {
 }
 
 /// Creates the store at `url` for `model`, lets `body` fill it, then closes it: on SQLite
-/// checkpointed, so the whole store is in the one file and no WAL is left beside it.
-func makeClosedStore(at url: StoreURL, model: ManagedObjectModel, _ body: (PersistentContainer) async throws -> Void = { _ in }) async throws {
+/// checkpointed, so the whole store is in the one file and no WAL is left beside it. With
+/// `numbering`, the store's entities are numbered so, as another framework or an earlier
+/// release wrote it (see ``createStore(at:model:numbering:)``).
+func makeClosedStore(at url: StoreURL, model: ManagedObjectModel, numbering: EntityNumbering? = nil,
+                     _ body: (PersistentContainer) async throws -> Void = { _ in }) async throws {
+    if let numbering {
+        try createStore(at: url, model: model, numbering: numbering)
+        try await withOpenStore(url, model: model, body)
+        return
+    }
     if case .sqlite(let path) = url.kind {
         try await makeClosedStore(at: path, model: model, body)
         return
@@ -75,6 +83,15 @@ func makeClosedStore(at url: StoreURL, model: ManagedObjectModel, _ body: (Persi
         throw error
     }
     await container.store.close()
+}
+
+/// The numbering of this framework's first releases, which numbered entities in name
+/// order; stores they created keep it. Required to differ from a new store's, as it does
+/// for a model with sub-entities.
+func legacyNumbering(of model: ManagedObjectModel, sourceLocation: SourceLocation = #_sourceLocation) throws -> EntityNumbering {
+    let legacy = EntityNumbering.nameOrder(model)
+    try #require(legacy != StoreSchema.newStoreNumbering(model), "\(model.name) is numbered alike either way", sourceLocation: sourceLocation)
+    return legacy
 }
 
 /// Creates an empty store of `model` at `url` on a connection of its own, its entities
