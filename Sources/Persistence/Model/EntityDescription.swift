@@ -22,6 +22,11 @@ public struct EntityDescription: Sendable, Hashable {
     /// The class name app code uses for it (`representedClassName`), kept for Xcode.
     public var representedClassName: String?
     public var userInfo: [String: String]
+    /// Uniqueness constraints (Xcode's Constraints, `<uniquenessConstraints>`): each lists the
+    /// properties whose values together are unique among the entity's objects.
+    public var uniquenessConstraints: [[String]]
+    /// Fetch indexes (Xcode's Indexes, `<fetchIndex>`).
+    public var fetchIndexes: [FetchIndex]
 
     public init(
         name: String,
@@ -32,7 +37,9 @@ public struct EntityDescription: Sendable, Hashable {
         renamingIdentifier: String? = nil,
         versionHashModifier: String? = nil,
         representedClassName: String? = nil,
-        userInfo: [String: String] = [:]
+        userInfo: [String: String] = [:],
+        uniquenessConstraints: [[String]] = [],
+        fetchIndexes: [FetchIndex] = []
     ) {
         self.name = name
         self.isAbstract = isAbstract
@@ -43,6 +50,8 @@ public struct EntityDescription: Sendable, Hashable {
         self.versionHashModifier = versionHashModifier
         self.representedClassName = representedClassName
         self.userInfo = userInfo
+        self.uniquenessConstraints = uniquenessConstraints
+        self.fetchIndexes = fetchIndexes
     }
 
     /// The identifier migrations match on: the renaming identifier if set, else the name.

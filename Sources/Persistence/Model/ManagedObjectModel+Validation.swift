@@ -24,7 +24,26 @@ extension ManagedObjectModel {
                 try validate(relationship, of: entity)
             }
         }
+        for entity in declaredOrder {
+            try validateConstraintsAndIndexes(of: entity)
+        }
         try validateStoreNames(declaredOrder: declaredOrder)
+    }
+
+    /// A uniqueness constraint or fetch index names stored properties of the entity or its
+    /// ancestors: attributes, or to-one relationships (a store keeps both in a column).
+    private func validateConstraintsAndIndexes(of entity: EntityDescription) throws(ModelError) {
+        let uses = entity.uniquenessConstraints.flatMap { $0.map { ("uniqueness constraint", $0) } }
+            + entity.fetchIndexes.flatMap { index in index.elements.map { ("fetch index \(quoted: index.name)", $0.property) } }
+        for (what, name) in uses {
+            if let attribute = attribute(named: name, of: entity), !attribute.isTransient { continue }
+            if let relationship = relationship(named: name, of: entity), !relationship.isToMany, !relationship.isTransient { continue }
+            throw ModelError(
+                .missingProperty,
+                "the \(what) of \(quoted: entity.name) names \(quoted: name), which is no stored attribute or to-one relationship of it; "
+                    + "change it in Xcode's Constraints or Indexes, or add the property",
+                entity: entity.name)
+        }
     }
 
     private func validateParent(of entity: EntityDescription) throws(ModelError) {

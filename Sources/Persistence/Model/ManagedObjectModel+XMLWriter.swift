@@ -77,6 +77,22 @@ struct XMLModelWriter {
         ])
         for attribute in entity.attributes { write(attribute) }
         for relationship in entity.relationships { write(relationship) }
+        for index in entity.fetchIndexes {
+            open(2, "fetchIndex", [("name", index.name)])
+            for element in index.elements {
+                empty(3, "fetchIndexElement", [("property", element.property), ("type", element.type), ("order", element.isAscending ? "ascending" : "descending")])
+            }
+            close(2, "fetchIndex")
+        }
+        if !entity.uniquenessConstraints.isEmpty {
+            open(2, "uniquenessConstraints", [])
+            for constraint in entity.uniquenessConstraints {
+                open(3, "uniquenessConstraint", [])
+                for property in constraint { empty(4, "constraint", [("value", property)]) }
+                close(3, "uniquenessConstraint")
+            }
+            close(2, "uniquenessConstraints")
+        }
         write(userInfo: entity.userInfo, level: 2)
         close(1, "entity")
     }

@@ -17,6 +17,8 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let missingInverse = Code(base: "missingInverse")
         public static let inconsistentInverse = Code(base: "inconsistentInverse")
         public static let inheritanceCycle = Code(base: "inheritanceCycle")
+        /// A uniqueness constraint or fetch index names a property the entity does not store.
+        public static let missingProperty = Code(base: "missingProperty")
         public static let unknownVersion = Code(base: "unknownVersion")
         /// A table, column or index name the store would make from the model's names is
         /// longer than the database keeps (63 bytes on PostgreSQL).

@@ -32,12 +32,14 @@ struct ParsedModelXML {
 /// Reads Xcode's `.xcdatamodel/contents` XML with FoundationXML's event-driven `XMLParser`.
 ///
 /// Elements the model does not describe (`<elements>`, `<fetchRequest>`, `<configuration>`,
-/// `<fetchedProperty>`, `<uniquenessConstraints>`, …) are skipped with everything inside
-/// them, so an `<entry>` of a fetched property never lands in the entity's user info.
+/// `<fetchedProperty>`, …) are skipped with everything inside them, so an `<entry>` of a
+/// fetched property never lands in the entity's user info. A fetch index element on an
+/// expression rather than a property is skipped too.
 final class XMLModelParser: NSObject, XMLParserDelegate {
     /// Which element is open, so that nested elements are read in context.
     private enum Context {
         case model, entity, attribute, relationship, userInfo, entry
+        case fetchIndex, fetchIndexElement, uniquenessConstraints, uniquenessConstraint, constraint
     }
 
     private let file: String?
@@ -53,6 +55,9 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
     /// Whether `</model>` was read: what follows it is not part of the model.
     private var modelClosed = false
     private var entity: EntityDescription?
+    /// The fetch index or uniqueness constraint being read.
+    private var fetchIndex: FetchIndex?
+    private var constraint: [String] = []
     private var error: ModelError?
     /// Where the parser was when `error` was found, and whether the parser found it
     /// (XML that is not well-formed) rather than this delegate (a model that is wrong).
@@ -137,6 +142,25 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
                 stack.append(.relationship)
             case (.entity, "userInfo"), (.attribute, "userInfo"), (.relationship, "userInfo"):
                 stack.append(.userInfo)
+            case (.entity, "fetchIndex"):
+                let name = try required("name", in: attributes, element: "fetchIndex", line: line, entity: entity?.name)
+                fetchIndex = FetchIndex(name: name, elements: [])
+                stack.append(.fetchIndex)
+            case (.fetchIndex, "fetchIndexElement"):
+                // An index on an expression names no property: it is not carried.
+                if let property = attributes["property"] {
+                    fetchIndex?.elements.append(FetchIndex.Element(property: property, type: attributes["type"] ?? "Binary",
+                                                                   isAscending: attributes["order"] != "descending"))
+                }
+                stack.append(.fetchIndexElement)
+            case (.entity, "uniquenessConstraints"):
+                stack.append(.uniquenessConstraints)
+            case (.uniquenessConstraints, "uniquenessConstraint"):
+                constraint = []
+                stack.append(.uniquenessConstraint)
+            case (.uniquenessConstraint, "constraint"):
+                constraint.append(try required("value", in: attributes, element: "constraint", line: line, entity: entity?.name))
+                stack.append(.constraint)
             case (.userInfo, "entry"):
                 let key = try required("key", in: attributes, element: "entry", line: line, entity: entity?.name)
                 addUserInfo(key: key, value: attributes["value"] ?? "")
@@ -168,6 +192,11 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
         case .entity?:
             if let entity { result.entities.append(entity) }
             entity = nil
+        case .fetchIndex?:
+            if let fetchIndex, !fetchIndex.elements.isEmpty { entity?.fetchIndexes.append(fetchIndex) }
+            fetchIndex = nil
+        case .uniquenessConstraint?:
+            if !constraint.isEmpty { entity?.uniquenessConstraints.append(constraint) }
         case .model?:
             modelClosed = true
         default:
