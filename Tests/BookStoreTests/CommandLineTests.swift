@@ -142,6 +142,14 @@ struct CommandLineTests {
             #expect(reset.status == 0, "\(reset.stderr)")
             #expect(try await PersistentStore.inspect(store) { try $0.scalar("SELECT count(*) FROM ZPUBLICATION")?.int64 } == 0)
             #expect(FileManager.default.fileExists(atPath: path))
+
+            // A file that is no SQLite database is no store: reset leaves it.
+            let other = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("notes.txt").path
+            try Data("shopping list\n".utf8).write(to: URL(fileURLWithPath: other))
+            let notAStore = try await BookStoreProcess.running(["reset", "--yes", "--store", "sqlite://\(other)"])
+            #expect(notAStore.status != 0)
+            #expect(notAStore.stderr.contains("not a SQLite database"), "\(notAStore.stderr)")
+            #expect(try String(contentsOfFile: other, encoding: .utf8) == "shopping list\n")
         }
     }
 }

@@ -36,6 +36,11 @@ struct PostgresSchemaSharingTests {
             #expect(seed.stderr.contains("?schema="), "says what to do: \(seed.stderr)")
             #expect(try tables(url) == ["users"], "nothing created")
             #expect(try await storeValues(url, "SELECT name FROM users") == ["Zoë"])
+            // Reset finds no store to remove, then refuses to create one there.
+            let reset = try await BookStoreProcess.running(["reset", "--yes", "--store", url.description])
+            #expect(reset.status != 0)
+            #expect(reset.stderr.contains("cannot create a store") && reset.stderr.contains("table users"), "\(reset.stderr)")
+            #expect(try tables(url) == ["users"], "nothing created or removed")
         }
     }
 

@@ -28,6 +28,7 @@ extension PersistentStore {
             do {
                 let dropped = try await database.write { connection in
                     let contents = try PostgresSchemaContents.read(configuration.schema, on: connection)
+                    guard contents.holdsStore else { return 0 }
                     try contents.refuse(.destroying, configuration: configuration, store: url)
                     return try contents.dropStoreTables(on: connection)
                 }

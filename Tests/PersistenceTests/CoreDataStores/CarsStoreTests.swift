@@ -22,6 +22,20 @@ struct CarsStoreTests {
         }
     }
 
+    /// On PostgreSQL, a copy of the second store names the renamed entity by its old name in
+    /// Z_PRIMARYKEY; its tables are still the store's own, which removing it takes.
+    @Test func aPostgreSQLCopyOfTheSecondStoreIsRemovedWhole() async throws {
+        try await CarsFixtures.withCopy(of: CarsFixtures.version2) { url in
+            try await MigrationEngine.postgres.withStoreURL { postgres in
+                _ = try await StoreCopy.copy(from: url, to: postgres, versions: try CarsFixtures.versionedModel(), logger: testLogger)
+                #expect(try await storeRows(postgres, "SELECT Z_NAME FROM Z_PRIMARYKEY WHERE Z_ENT = 3") == [[.text("ExpensiveSportCar")]])
+                try await PersistentStore.destroy(at: postgres, logger: testLogger)
+                let left = try await PersistentStore.inspect(postgres) { try $0.rows("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()").count }
+                #expect(left == 0)
+            }
+        }
+    }
+
     /// Fetched by the store's own numbers: a fetch of an entity takes its sub-entities' rows.
     @Test func theFirstStoreOpensAndFetchesThroughTheHierarchy() async throws {
         try await CarsFixtures.withCopy(of: CarsFixtures.version1) { url in

@@ -91,7 +91,9 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
     }
 
     /// The shadow schema becomes the store in the fence's transaction; the old tables go
-    /// with it. Writers waiting on them go on, on the new tables, once it commits.
+    /// with it. Writers waiting on them go on, on the new tables, once it commits. The old
+    /// tables and schema are dropped without CASCADE: anything else that depends on them
+    /// stops the swap, and the store stays as it was.
     func swapIn(_ output: StoreURL, replacing current: StoreURL, swapping: @escaping @Sendable () throws -> Void) async throws -> StoreURL {
         let schema = configuration.quotedSchema
         let old = PostgresConfiguration.quoteIdentifier("\(configuration.schema)_replaced_\(UUID().uuidString.prefix(8).lowercased())")
@@ -100,11 +102,15 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
         let store = self.store
         try await fence.commit { connection in
             // Checked before the first step too; this covers objects made since.
-            try PostgresSchemaContents.read(configuration.schema, on: connection).refuse(.migrating, configuration: configuration, store: store)
+            let contents = try PostgresSchemaContents.read(configuration.schema, on: connection)
+            try contents.refuse(.migrating, configuration: configuration, store: store)
             try connection.execute("ALTER SCHEMA \(schema) RENAME TO \(old)")
             try swapping()
             try connection.execute("ALTER SCHEMA \(shadow) RENAME TO \(schema)")
-            try connection.execute("DROP SCHEMA \(old) CASCADE")
+            if !contents.storeTables.isEmpty {
+                try connection.execute("DROP TABLE \(contents.storeTables.map { "\(old).\(PostgresConfiguration.quoteIdentifier($0))" }.joined(separator: ", "))")
+            }
+            try connection.execute("DROP SCHEMA \(old)")
         }
         return store
     }

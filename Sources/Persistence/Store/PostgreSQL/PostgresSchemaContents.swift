@@ -32,16 +32,18 @@ struct PostgresSchemaContents: Sendable {
             WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f', 'c') ORDER BY c.relname
             """, [.text(schema)]).compactMap { row in row[0].text.map { (name: $0, kind: row[1].text ?? "") } }
         let holdsStore = relations.contains { $0.name == "z_metadata" && $0.kind == "r" }
-        var entityTables: Set<String> = []
-        if holdsStore, relations.contains(where: { $0.name == "z_primarykey" }) {
-            let names = try connection.rows("SELECT z_name FROM \(PostgresConfiguration.quoteIdentifier(schema)).z_primarykey").compactMap { $0[0].text }
-            // The entity's root table name as the store creates it, as PostgreSQL folds it.
-            entityTables = Set(names.map { SQLDialect.postgres.name("Z" + $0.uppercased()) })
-        }
+        // Entity tables by their shape, not by Z_PRIMARYKEY's names: a store copied from
+        // Apple's may list a renamed entity under its old name there.
+        let entityTables = holdsStore ? Set(try connection.rows("""
+            SELECT c.relname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = $1 AND c.relkind = 'r' AND a.attname IN ('z_pk', 'z_ent', 'z_opt') AND NOT a.attisdropped
+            GROUP BY c.relname HAVING count(*) = 3
+            """, [.text(schema)]).compactMap { $0[0].text }.filter { $0.hasPrefix("z") }) : []
         var storeTables: [String] = []
         var others: [String] = []
         for relation in relations {
-            let isStoreTable = holdsStore && relation.kind == "r" && (relation.name.hasPrefix("z_") || entityTables.contains(relation.name))
+            let isStoreTable = holdsStore && relation.kind == "r"
+                && (Self.bookkeepingTables.contains(relation.name) || Self.isJoinTable(relation.name) || entityTables.contains(relation.name))
             if isStoreTable {
                 storeTables.append(relation.name)
             } else {
@@ -76,10 +78,19 @@ struct PostgresSchemaContents: Sendable {
     /// transaction; returns how many. Call it after ``refuse(_:configuration:store:)``: only
     /// the store is in the schema, so nothing else goes with them.
     func dropStoreTables(on connection: any DatabaseConnection) throws -> Int {
-        for table in storeTables {
-            try connection.execute("DROP TABLE \(PostgresConfiguration.quoteIdentifier(schema)).\(PostgresConfiguration.quoteIdentifier(table)) CASCADE")
-        }
+        guard !storeTables.isEmpty else { return 0 }
+        // One statement, without CASCADE: whatever else depends on the tables stops it.
+        let tables = storeTables.map { "\(PostgresConfiguration.quoteIdentifier(schema)).\(PostgresConfiguration.quoteIdentifier($0))" }
+        try connection.execute("DROP TABLE \(tables.joined(separator: ", "))")
         return storeTables.count
+    }
+
+    /// Core Data's own tables beside the entity and join tables.
+    private static let bookkeepingTables: Set<String> = ["z_metadata", "z_primarykey", "z_modelcache"]
+
+    /// A many-to-many join table: `z_<entity number><relationship>`.
+    private static func isJoinTable(_ name: String) -> Bool {
+        name.hasPrefix("z_") && name.dropFirst(2).first?.isNumber == true
     }
 
     private static func kindName(_ relkind: String) -> String {

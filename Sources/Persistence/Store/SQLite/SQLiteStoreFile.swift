@@ -99,12 +99,17 @@ enum SQLiteStoreFile {
                 guard mode?.lowercased() == "delete" else { throw DatabaseError(resultCode: SQLITE_BUSY, message: "still in \(mode ?? "an unknown") journal mode") }
                 try connection.execute("BEGIN EXCLUSIVE")
                 holder = connection
+                // A connection opened between the switch and the lock would have switched
+                // the store back to WAL, where an exclusive lock does not keep it out.
+                let held = try connection.scalar("PRAGMA journal_mode")?.text
+                guard held?.lowercased() == "delete" else { throw DatabaseError(resultCode: SQLITE_BUSY, message: "switched back to \(held ?? "another") journal mode") }
             } catch let error as DatabaseError where [SQLITE_BUSY, SQLITE_LOCKED].contains(error.resultCode & 0xff) {
                 throw StoreError(.storeInUse, "the store at \(path) is open in another connection or process, whose writes would go on into the removed file and be lost",
                                  hint: "stop what has it open (a running service, a migration, another command), then try again; nothing was removed",
                                  store: store.description, underlying: error)
             } catch let error as DatabaseError where error.resultCode & 0xff == SQLITE_NOTADB {
-                // Not a SQLite database: nothing can have it open as a store.
+                throw StoreError(.notAStore, "\(path) is not a SQLite database, so not a store", hint: "name a store's file; this file was left as it was",
+                                 store: store.description, underlying: error)
             } catch let error as DatabaseError {
                 throw unreadable("cannot open the store at \(path) to remove it", error, store: store)
             }
