@@ -35,6 +35,22 @@ struct ModelConstraintTests {
         #expect(again.entities == model.entities)
     }
 
+    /// An index with an element on an expression is not carried whole, so not at all: the
+    /// property elements alone would make another index.
+    @Test func aFetchIndexWithAnExpressionElementIsNotCarried() throws {
+        let model = try ModelFixtures.model("""
+            <entity name="Car">
+                <attribute name="maker" optional="YES" attributeType="String"/>
+                <fetchIndex name="byMakerAndLength">
+                    <fetchIndexElement property="maker" type="Binary" order="ascending"/>
+                    <fetchIndexElement expression="length:(maker)" expressionType="Integer 64" type="Binary" order="ascending"/>
+                </fetchIndex>
+                <fetchIndex name="byMaker"><fetchIndexElement property="maker" type="Binary" order="descending"/></fetchIndex>
+            </entity>
+            """)
+        #expect(model.entity(named: "Car")?.fetchIndexes == [FetchIndex(name: "byMaker", elements: [FetchIndex.Element(property: "maker", isAscending: false)])])
+    }
+
     @Test func aConstraintOrIndexOnAPropertyTheEntityLacksIsRefusedNamingIt() throws {
         let constraint = ModelFixtures.error("""
             <entity name="Car">

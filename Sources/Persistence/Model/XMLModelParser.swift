@@ -33,8 +33,9 @@ struct ParsedModelXML {
 ///
 /// Elements the model does not describe (`<elements>`, `<fetchRequest>`, `<configuration>`,
 /// `<fetchedProperty>`, …) are skipped with everything inside them, so an `<entry>` of a
-/// fetched property never lands in the entity's user info. A fetch index element on an
-/// expression rather than a property is skipped too.
+/// fetched property never lands in the entity's user info. A fetch index with an element
+/// on an expression rather than a property is not carried: without it, it would be
+/// another index.
 final class XMLModelParser: NSObject, XMLParserDelegate {
     /// Which element is open, so that nested elements are read in context.
     private enum Context {
@@ -58,6 +59,7 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
     /// The fetch index or uniqueness constraint being read.
     private var fetchIndex: FetchIndex?
     private var constraint: [String] = []
+    private var fetchIndexHasExpression = false
     private var error: ModelError?
     /// Where the parser was when `error` was found, and whether the parser found it
     /// (XML that is not well-formed) rather than this delegate (a model that is wrong).
@@ -145,12 +147,15 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
             case (.entity, "fetchIndex"):
                 let name = try required("name", in: attributes, element: "fetchIndex", line: line, entity: entity?.name)
                 fetchIndex = FetchIndex(name: name, elements: [])
+                fetchIndexHasExpression = false
                 stack.append(.fetchIndex)
             case (.fetchIndex, "fetchIndexElement"):
-                // An index on an expression names no property: it is not carried.
+                // An element on an expression names no property: the index is not carried.
                 if let property = attributes["property"] {
                     fetchIndex?.elements.append(FetchIndex.Element(property: property, type: attributes["type"] ?? "Binary",
                                                                    isAscending: attributes["order"] != "descending"))
+                } else {
+                    fetchIndexHasExpression = true
                 }
                 stack.append(.fetchIndexElement)
             case (.entity, "uniquenessConstraints"):
@@ -193,7 +198,7 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
             if let entity { result.entities.append(entity) }
             entity = nil
         case .fetchIndex?:
-            if let fetchIndex, !fetchIndex.elements.isEmpty { entity?.fetchIndexes.append(fetchIndex) }
+            if let fetchIndex, !fetchIndex.elements.isEmpty, !fetchIndexHasExpression { entity?.fetchIndexes.append(fetchIndex) }
             fetchIndex = nil
         case .uniquenessConstraint?:
             if !constraint.isEmpty { entity?.uniquenessConstraints.append(constraint) }
