@@ -128,9 +128,13 @@ public final class ProgressiveMigrator: Sendable {
     public func plan(forStoreAt url: StoreURL, to target: String? = nil, storeVersion: String? = nil) async throws -> MigrationPlan {
         let metadata = try await PersistentStore.metadata(at: url)
         let source = try recognisedVersion(of: metadata, store: url, named: storeVersion).model
-        // The first step reads the store as its Z_PRIMARYKEY numbers it; an in-memory store
-        // is migrated through open stores, which read it themselves.
-        let numbering: EntityNumbering? = if case .memory = url.kind { nil } else {
+        // The first step reads the store as its Z_PRIMARYKEY numbers it. Without sub-entities
+        // every numbering there has been (Core Data's, and name order) is the same, and the
+        // look is spared: on SQLite each read-only look is one more connection that may close
+        // last, when it cannot take the store's -wal and -shm files with it. An in-memory
+        // store is migrated through open stores, which read it themselves.
+        let hasSubentities = source.entities.contains { $0.parentName != nil }
+        let numbering: EntityNumbering? = if case .memory = url.kind { nil } else if !hasSubentities { nil } else {
             try await PersistentStore.inspect(url) { try EntityNumbering.read(from: $0, model: source) }
         }
         return try plan(from: source, to: target, store: url, storeNumbering: numbering)
