@@ -94,17 +94,25 @@ struct InheritanceTests {
         }
     }
 
+    /// `v1`'s next version, `<name> 2`, in which `entityName` gains an optional `colour` (an
+    /// inferred, in-place step), and the two as one versioned model.
+    static func nextVersion(of v1: ManagedObjectModel, named name: String, addingColourTo entityName: String) throws
+        -> (ManagedObjectModel, VersionedModel)
+    {
+        let v2 = try ManagedObjectModel(name: "\(name) 2", versionIdentifier: "2", entities: v1.entities.map { entity in
+            var entity = entity
+            if entity.name == entityName { entity.attributes.append(AttributeDescription(name: "colour", type: .string)) }
+            return entity
+        })
+        return (v2, try VersionedModel(name: name, versions: [v1, v2], currentVersionName: v2.name))
+    }
+
     /// An in-place step reads the store by its own numbers and leaves it numbered as a new
     /// store of the destination is: row for row the store a new-numbered source gives.
     @Test(arguments: MigrationEngine.allCases)
     func aStoreNumberedOtherwiseMigratesInPlaceToTheStoreANewOneGives(engine: MigrationEngine) async throws {
         let v1 = try LibraryModel.make()
-        let v2 = try ManagedObjectModel(name: "Library 2", versionIdentifier: "2", entities: v1.entities.map { entity in
-            var entity = entity
-            if entity.name == "Tool" { entity.attributes.append(AttributeDescription(name: "colour", type: .string)) }
-            return entity
-        })
-        let models = try VersionedModel(name: "Library", versions: [v1, v2], currentVersionName: "Library 2")
+        let (v2, models) = try Self.nextVersion(of: v1, named: "Library", addingColourTo: "Tool")
         let otherNumbering = try legacyNumbering(of: v1)
         func fill(_ container: PersistentContainer) async throws {
             let context = container.newContext()
@@ -160,12 +168,7 @@ struct InheritanceTests {
     @Test(arguments: MigrationEngine.allCases)
     func anInPlaceStepRenamesTheJoinTablesOfAStoreItRenumbers(engine: MigrationEngine) async throws {
         let v1 = try ModelFixtures.model(Self.taggedTools)
-        let v2 = try ManagedObjectModel(name: "Test 2", versionIdentifier: "2", entities: v1.entities.map { entity in
-            var entity = entity
-            if entity.name == "Tag" { entity.attributes.append(AttributeDescription(name: "colour", type: .string)) }
-            return entity
-        })
-        let models = try VersionedModel(name: "Test", versions: [v1, v2], currentVersionName: "Test 2")
+        let (v2, models) = try Self.nextVersion(of: v1, named: "Test", addingColourTo: "Tag")
         let legacy = try legacyNumbering(of: v1)
         let oldJoin = try #require(StoreSchema(model: v1, dialect: engine.dialect, numbering: legacy).joinTable(entity: "Tool", relationship: "tags")?.name)
         let newJoin = try #require(StoreSchema(model: v2, dialect: engine.dialect).joinTable(entity: "Tool", relationship: "tags")?.name)
