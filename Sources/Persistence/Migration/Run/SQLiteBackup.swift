@@ -5,7 +5,7 @@ import CSQLite
 /// before it completes leaves the destination as it was.
 ///
 /// ```swift
-/// let backup = try SQLiteBackup(from: migratedFile, into: storeConnection)  // the store's write lock is held from here
+/// let backup = try SQLiteBackup(from: SQLiteConnection(path: migratedFile, mode: .readOnly), into: storeConnection)  // the store's write lock is held from here
 /// try backup.complete()                                                      // every page, committed
 /// ```
 ///
@@ -15,11 +15,11 @@ final class SQLiteBackup: @unchecked Sendable {
     private let destination: SQLiteConnection
     private var backup: OpaquePointer?
 
-    /// Starts copying the database at `sourcePath` into `destination`, taking the
+    /// Starts copying the database open on `source` (read-only; the copy closes it) into `destination`, taking the
     /// destination's write lock (waiting for other writers as its busy timeout says) and
     /// copying nothing yet. `destination` must have no transaction open.
-    init(from sourcePath: String, into destination: SQLiteConnection) throws(DatabaseError) {
-        source = try SQLiteConnection(path: sourcePath, mode: .readOnly)
+    init(from source: SQLiteConnection, into destination: SQLiteConnection) throws(DatabaseError) {
+        self.source = source
         self.destination = destination
         guard let backup = sqlite3_backup_init(destination.handle, "main", source.handle, "main") else {
             let error = destination.error(sqlite3_errcode(destination.handle), sql: nil)

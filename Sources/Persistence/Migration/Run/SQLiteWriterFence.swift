@@ -96,8 +96,11 @@ final class SQLiteWriterFence: WriterFence {
         let before = try await dataVersion()
         let backup = try await writer.writeWithoutTransaction { connection -> SQLiteBackup? in
             guard let connection = connection as? SQLiteConnection else { return nil }
+            // Opened while the lock is still held: between the rollback and the copy's first
+            // step, which takes the lock again, nothing is left to wait for.
+            let source = try SQLiteConnection(path: file, mode: .readOnly)
             connection.rollback()
-            return try SQLiteBackup(from: file, into: connection)
+            return try SQLiteBackup(from: source, into: connection)
         }
         isHeld = false
         guard let backup else { return }
