@@ -6,8 +6,9 @@ extension ManagedObjectContext {
     ///
     /// Applies delete rules, keeps inverses, bumps `Z_OPT` and `Z_PRIMARYKEY`.
     ///
-    /// - Throws: ``ValidationError`` listing every invalid object and key, or
-    ///   ``StoreError`` (``StoreError/Code/conflict`` when another context changed a row
+    /// - Throws: ``ValidationError`` listing every invalid object and key,
+    ///   ``ConstraintConflictError`` when two objects would share the values of a uniqueness
+    ///   constraint, or ``StoreError`` (``StoreError/Code/conflict`` when another context changed a row
     ///   since it was read). On any error the store and the context are as they were.
     public func save() async throws {
         try await save(validating: true)
@@ -35,6 +36,9 @@ extension ManagedObjectContext {
                 return try executor.run(plan)
             }
         } catch let error as DatabaseError {
+            if error.isUniqueViolation, let conflicts = try? await uniquenessConflicts(among: objects, deleting: plan.deletes), !conflicts.isEmpty {
+                throw ConstraintConflictError(conflicts: conflicts)
+            }
             throw StoreError(.database, "the save failed and was rolled back", store: store.url.description, underlying: error)
         }
         apply(result, plan: plan, objects: objects)

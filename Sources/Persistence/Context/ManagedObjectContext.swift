@@ -191,6 +191,19 @@ public final class ManagedObjectContext: Sendable {
         state.withLock { $0.pendingIssues.append(issue) }
     }
 
+    /// Every object the context holds, as Core Data's `registeredObjects`: those inserted,
+    /// fetched or reached through a relationship since the context was made or last reset,
+    /// deleted ones until the save that deletes them.
+    ///
+    /// ```swift
+    /// // Find or create among the objects in hand, as a migration policy may:
+    /// let maker = context.registeredObjects.first { $0.entity.name == "Maker" && $0.value(forKey: "name") == name }
+    ///     ?? (try context.insertObject(entityName: "Maker"))
+    /// ```
+    public var registeredObjects: Set<ManagedObject> {
+        state.withLock { Set($0.registered.values) }
+    }
+
     /// The registered object with this ID, if the context has it (found through a temporary
     /// ID too, once its object is saved).
     public func registeredObject(for id: ObjectID) -> ManagedObject? {

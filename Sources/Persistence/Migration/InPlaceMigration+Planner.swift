@@ -193,13 +193,17 @@ struct InPlacePlanner {
             let columns = carriedColumns[table] ?? [:]
             for index in sourceIndexes[table] ?? [] {
                 let mapped = index.columns.map { columns[$0] }
-                let matches = destinationIndexes.contains { candidate in
+                // A partial index names entity numbers, which the step may change: built anew.
+                let matches = index.entityNumbers == nil && destinationIndexes.contains { candidate in
                     candidate.name == index.name && candidate.table == finalName && candidate.columns.map(Optional.some) == mapped
+                        && candidate.purpose == index.purpose && candidate.entityNumbers == nil
+                        && candidate.descendingColumns == Set(index.descendingColumns.compactMap { columns[$0] })
                 }
                 if matches {
                     kept.insert(index.name)
                 } else {
-                    add(.dropIndexes, "DROP INDEX \(index.name)")
+                    // A model index an Apple store names otherwise (or lacks) is not there to drop.
+                    add(.dropIndexes, "DROP INDEX \(index.isModelIndex ? "IF EXISTS " : "")\(index.name)")
                 }
             }
         }

@@ -33,8 +33,9 @@ extension ManagedObjectModel {
         // Then every name the schema makes, as each engine spells it.
         for dialect in [SQLDialect.sqlite, .postgres] {
             let names = StoreSchema(model: self, dialect: dialect).storeNames()
-            // A secondary index only needs a name of its own: PostgreSQL shortens a longer one,
-            // and the store finds it by its table, never by that name.
+            // A secondary index only needs a name of its own: PostgreSQL shortens a longer
+            // look-up index's name, and the store finds it by its table, never by that name;
+            // a model index's long name the schema shortens itself (``StoreSchema/modelIndexName(_:)``).
             for name in names.relations + names.columns.flatMap(\.value) where !name.isSecondaryIndex {
                 try checkLength(name)
             }
@@ -141,6 +142,17 @@ extension StoreSchema {
             }
             columns[table.name] = tableColumns
             for index in indexes(of: table) {
+                switch index.purpose {
+                case .uniqueness(let entity, let properties):
+                    relations.append(StoreName(index.name, "the unique index of \(quoted: entity)'s constraint on " + properties.joined(separator: ", "),
+                                               entity: entity, madeOf: [entity] + properties, isSecondaryIndex: true))
+                    continue
+                case .fetchIndex(let entity, let name):
+                    relations.append(StoreName(index.name, "the index of \(quoted: entity)'s fetch index \(quoted: name)", entity: entity,
+                                               madeOf: [entity, name], isSecondaryIndex: true))
+                    continue
+                case .lookup: break
+                }
                 if let column = index.columns.first.flatMap({ columnNames[$0] }), index.columns.count == 1, column.property != nil {
                     relations.append(StoreName(index.name, "the index on \(column.role)", entity: column.entity, property: column.property,
                                                madeOf: [root] + column.madeOf, isSecondaryIndex: true))

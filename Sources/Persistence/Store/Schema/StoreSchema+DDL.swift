@@ -1,9 +1,46 @@
-/// An index the store's DDL creates: on a foreign key, on `Z_ENT` of a shared table, or on
-/// the destination column of a join table.
+/// An index the store's DDL creates: a look-up index (on a foreign key, on `Z_ENT` of a
+/// shared table, on the destination column of a join table), or one the model asks for (a
+/// uniqueness constraint's unique index, a fetch index).
 public struct StoreIndex: Sendable, Hashable {
+    /// Why the index exists.
+    public enum Purpose: Sendable, Hashable {
+        /// Fetches and faults look rows up by these columns.
+        case lookup
+        /// An entity's uniqueness constraint on these properties (a unique index).
+        case uniqueness(entity: String, properties: [String])
+        /// An entity's fetch index, by its name in the model.
+        case fetchIndex(entity: String, name: String)
+    }
+
     public let name: String
     public let table: String
     public let columns: [String]
+    public var purpose: Purpose = .lookup
+    /// The columns kept in descending order (a fetch index element ordered so).
+    public var descendingColumns: Set<String> = []
+    /// The `Z_ENT` values the index covers when it serves a sub-entity alone (a partial index),
+    /// `nil` for every row of the table.
+    public var entityNumbers: [Int]? = nil
+
+    public init(name: String, table: String, columns: [String], purpose: Purpose = .lookup, descendingColumns: Set<String> = [],
+                entityNumbers: [Int]? = nil) {
+        self.name = name
+        self.table = table
+        self.columns = columns
+        self.purpose = purpose
+        self.descendingColumns = descendingColumns
+        self.entityNumbers = entityNumbers
+    }
+
+    /// Whether the index refuses two rows with the same values.
+    public var isUnique: Bool {
+        if case .uniqueness = purpose { return true }
+        return false
+    }
+
+    /// Whether the model asks for the index (a uniqueness constraint or a fetch index): it is
+    /// named as Core Data names it, and recognition compares it by that name.
+    public var isModelIndex: Bool { purpose != .lookup }
 }
 
 extension StoreSchema {
@@ -60,8 +97,8 @@ extension StoreSchema {
         return "CREATE TABLE \(name ?? join.name) ( \(columns.joined(separator: ", ")) )"
     }
 
-    /// The indexes of an entity table: `Z_ENT` when the table holds several entities, and
-    /// every foreign key.
+    /// The indexes of an entity table: `Z_ENT` when the table holds several entities, every
+    /// foreign key, then what the hierarchy's entities ask for (``modelIndexes(of:)``).
     func indexes(of table: EntityTable) -> [StoreIndex] {
         var result: [StoreIndex] = []
         if table.entityNumbers.count > 1 {
@@ -70,7 +107,53 @@ extension StoreSchema {
         for column in table.allColumns where column.kind.sortRank == 0 {
             result.append(StoreIndex(name: "\(table.name)_\(column.name)_\(dialect.name("INDEX"))", table: table.name, columns: [column.name]))
         }
+        return result + modelIndexes(of: table)
+    }
+
+    /// The unique index of every uniqueness constraint and the index of every fetch index of
+    /// the entities stored in `table` (a root table), named as Core Data names them:
+    /// `Z_Car_UNIQUE_numberPlate`, `Z_Car_byMakerAndNumberPlate`.
+    ///
+    /// A sub-entity's index covers its own rows and its descendants' (`WHERE Z_ENT IN …`),
+    /// as its constraint holds among them only. A fetch index element of type `RTree` is kept
+    /// in an ordinary index: neither engine has R-tree indexes on a table's columns.
+    func modelIndexes(of table: EntityTable) -> [StoreIndex] {
+        guard let root = model.entity(named: table.rootEntityName) else { return [] }
+        var result: [StoreIndex] = []
+        for entity in model.entityAndDescendants(of: root).sorted(by: { $0.name < $1.name }) {
+            guard let entityTable = tables[entity.name] else { continue }
+            let partial = entity.parentName == nil ? nil : entityTable.entityNumbers
+            for properties in entity.uniquenessConstraints {
+                let columns = properties.compactMap { entityTable.column(for: $0)?.name }
+                guard columns.count == properties.count, !columns.isEmpty else { continue }
+                result.append(StoreIndex(name: modelIndexName("Z_\(entity.name)_UNIQUE_" + properties.joined(separator: "_")), table: table.name,
+                                         columns: columns, purpose: .uniqueness(entity: entity.name, properties: properties), entityNumbers: partial))
+            }
+            for fetchIndex in entity.fetchIndexes {
+                let columns = fetchIndex.elements.compactMap { entityTable.column(for: $0.property)?.name }
+                guard columns.count == fetchIndex.elements.count, !columns.isEmpty else { continue }
+                let descending = fetchIndex.elements.filter { !$0.isAscending }.compactMap { entityTable.column(for: $0.property)?.name }
+                result.append(StoreIndex(name: modelIndexName("Z_\(entity.name)_\(fetchIndex.name)"), table: table.name, columns: columns,
+                                         purpose: .fetchIndex(entity: entity.name, name: fetchIndex.name), descendingColumns: Set(descending),
+                                         entityNumbers: partial))
+            }
+        }
         return result
+    }
+
+    /// A model index's name as this engine keeps it: Core Data's on SQLite; in lower case on
+    /// PostgreSQL, where a name longer than ``ManagedObjectModel/longestStoreName`` bytes keeps
+    /// its start and ends with a hash of the whole, so that two long names stay two.
+    func modelIndexName(_ coreDataName: String) -> String {
+        let name = dialect.name(coreDataName)
+        guard dialect.engine == .postgres, name.utf8.count > ManagedObjectModel.longestStoreName else { return name }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a: stable across runs and machines
+        for byte in name.utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        let digits = String(hash, radix: 16)
+        let suffix = "_" + String(repeating: "0", count: 16 - digits.count) + digits
+        return name.prefix(utf8Bytes: ManagedObjectModel.longestStoreName - suffix.utf8.count) + suffix
     }
 
     /// The index of a join table on its destination column (the primary key covers the source).
@@ -78,8 +161,20 @@ extension StoreSchema {
         [StoreIndex(name: "\(join.name)_\(join.destinationColumn)_\(dialect.name("INDEX"))", table: join.name, columns: [join.destinationColumn, join.sourceColumn])]
     }
 
+    /// `CREATE INDEX` for `index`; a model index in the form Core Data writes on SQLite
+    /// (`CREATE UNIQUE INDEX Z_Car_UNIQUE_numberPlate ON ZCAR (ZNUMBERPLATE COLLATE BINARY ASC)`).
     func createIndexStatement(_ index: StoreIndex, ifNotExists: Bool = false) -> String {
-        "CREATE INDEX \(ifNotExists ? "IF NOT EXISTS " : "")\(index.name) ON \(index.table) (\(index.columns.joined(separator: ", ")))"
+        let columns = index.columns.map { column in
+            guard index.isModelIndex else { return column }
+            let order = index.descendingColumns.contains(column) ? "DESC" : "ASC"
+            return dialect.engine == .sqlite ? "\(column) COLLATE BINARY \(order)" : "\(column) \(order)"
+        }
+        var statement = "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(ifNotExists ? "IF NOT EXISTS " : "")\(index.name) ON \(index.table) ("
+            + columns.joined(separator: ", ") + ")"
+        if let numbers = index.entityNumbers {
+            statement += " WHERE \(dialect.name("Z_ENT")) IN (\(numbers.map(String.init).joined(separator: ", ")))"
+        }
+        return statement
     }
 
     /// `Z_PRIMARYKEY`, `Z_METADATA` and `Z_MODELCACHE`, as Core Data creates them.

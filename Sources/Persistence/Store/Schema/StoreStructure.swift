@@ -11,7 +11,9 @@
 /// Column order does not count (Core Data orders columns its own way), nor does the
 /// spelling of a type within its class (`VARCHAR(255)` is text, `DECIMAL` and our
 /// `DECIMAL TEXT` are both decimal), nor indexes a store has beyond the foreign-key
-/// indexes the model needs.
+/// indexes the model needs, unless Core Data names them as it names the index of a
+/// uniqueness constraint or a fetch index (`Z_Car_UNIQUE_numberPlate`): those are compared
+/// both ways, by name and by what they index.
 ///
 /// ```swift
 /// let store = try StoreStructure.read(from: connection)
@@ -48,6 +50,9 @@ public struct StoreStructure: Sendable, Hashable {
     /// The `TABLE.COLUMN`s that lead an index. For a structure made from a schema: the
     /// foreign keys and join-table columns our DDL indexes; a store may have more.
     public var indexedColumns: Set<String>
+    /// The indexes of uniqueness constraints and fetch indexes, by name (`Z_Car_UNIQUE_numberPlate`)
+    /// → what they index (`UNIQUE ZCAR (ZNUMBERPLATE)`).
+    public var modelIndexes: [String: String] = [:]
     /// Tables outside Core Data's `Z` names (`ATRANSACTION`, `ACHANGE` of persistent history,
     /// CloudKit's): no model version has them, and a migration here would not carry them.
     public var otherTables: Set<String>
@@ -65,13 +70,20 @@ public struct StoreStructure: Sendable, Hashable {
     public init(schema: StoreSchema) {
         var tables: [String: [String: TypeClass]] = [:]
         var indexed: Set<String> = []
+        var modelIndexes: [String: String] = [:]
         for table in schema.rootTables {
             var columns: [String: TypeClass] = [:]
             for name in ["Z_PK", "Z_ENT", "Z_OPT"] { columns[schema.dialect.name(name)] = .integer }
             for column in table.allColumns { columns[column.name] = TypeClass(declaredType: schema.columnType(of: column)) }
             tables[table.name] = columns
-            for index in schema.indexes(of: table) where index.columns != [schema.dialect.name("Z_ENT")] {
-                indexed.insert("\(table.name).\(index.columns[0])")
+            for index in schema.indexes(of: table) {
+                if index.isModelIndex {
+                    modelIndexes[index.name] = Self.definition(unique: index.isUnique, table: table.name,
+                                                               columns: index.columns.map { ($0, index.descendingColumns.contains($0)) },
+                                                               partial: index.entityNumbers != nil)
+                } else if index.columns != [schema.dialect.name("Z_ENT")] {
+                    indexed.insert("\(table.name).\(index.columns[0])")
+                }
             }
         }
         var joins: [String: Set<String>] = [:]
@@ -87,6 +99,20 @@ public struct StoreStructure: Sendable, Hashable {
         }
         self.init(entityTables: tables, joinTables: joins, entities: entities, indexedColumns: indexed)
         self.formerEntityNames = formerNames
+        self.modelIndexes = modelIndexes
+    }
+
+    /// How ``modelIndexes`` describes an index: `UNIQUE ZCAR (ZMAKER, ZNUMBERPLATE DESC) WHERE Z_ENT IN …`.
+    static func definition(unique: Bool, table: String, columns: [(name: String, descending: Bool)], partial: Bool) -> String {
+        let list = columns.map { $0.descending ? "\($0.name) DESC" : $0.name }.joined(separator: ", ")
+        return (unique ? "UNIQUE " : "") + "\(table) (\(list))" + (partial ? " WHERE Z_ENT IN …" : "")
+    }
+
+    /// Whether Core Data names an index so for a uniqueness constraint or a fetch index:
+    /// `Z_<entity>_…`, which no look-up index (`ZCAR_ZOWNER_INDEX`) nor a join table's
+    /// (`Z_1TAGS_…`) is named like.
+    static func isModelIndexName(_ name: String) -> Bool {
+        name.hasPrefix("Z_") && name.dropFirst(2).first.map { $0.isLetter } == true
     }
 
     /// Reads the structure of the SQLite store on `connection`; only reads.
@@ -96,6 +122,7 @@ public struct StoreStructure: Sendable, Hashable {
         var tables: [String: [String: TypeClass]] = [:]
         var joins: [String: Set<String>] = [:]
         var indexed: Set<String> = []
+        var modelIndexes: [String: String] = [:]
         let names = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").compactMap { $0[0].text }
         for name in names where name.hasPrefix("Z") {
             // `Z_<n>NAME` is a join table; other `Z_` tables are Core Data's bookkeeping.
@@ -108,10 +135,18 @@ public struct StoreStructure: Sendable, Hashable {
                 tables[name] = Dictionary(columns.map { ($0.0, TypeClass(declaredType: $0.1)) }, uniquingKeysWith: { first, _ in first })
             }
             for index in try connection.rows("PRAGMA index_list(\(quoted(name)))") {
+                // seqno, name, unique, origin, partial
                 guard let indexName = index[1].text,
                     let first = try connection.rows("PRAGMA index_info(\(quoted(indexName)))").first(where: { $0[0].int64 == 0 })?[2].text
                 else { continue }
                 indexed.insert("\(name).\(first)")
+                guard !isJoin, index[3].text == "c", isModelIndexName(indexName) else { continue }
+                // seqno, cid, name, desc, collation, key: the key columns, in order.
+                let columns = try connection.rows("PRAGMA index_xinfo(\(quoted(indexName)))")
+                    .filter { $0[5].int64 == 1 }
+                    .sorted { ($0[0].int64 ?? 0) < ($1[0].int64 ?? 0) }
+                    .map { (name: $0[2].text ?? "", descending: $0[3].int64 == 1) }
+                modelIndexes[indexName] = definition(unique: index[2].int64 == 1, table: name, columns: columns, partial: index[4].int64 == 1)
             }
         }
         var entities: [Int: String] = [:]
@@ -121,7 +156,14 @@ public struct StoreStructure: Sendable, Hashable {
             }
         }
         let others = Set(names.filter { !$0.hasPrefix("Z") && !$0.hasPrefix("sqlite_") })
-        return StoreStructure(entityTables: tables, joinTables: joins, entities: entities, indexedColumns: indexed, otherTables: others)
+        var structure = StoreStructure(entityTables: tables, joinTables: joins, entities: entities, indexedColumns: indexed, otherTables: others)
+        structure.modelIndexes = modelIndexes
+        return structure
+    }
+
+    /// The table of an index ``definition(unique:table:columns:partial:)``.
+    private static func table(of definition: String) -> String {
+        String(definition.split(separator: " ").first { $0 != "UNIQUE" } ?? "")
     }
 
     private static func quoted(_ name: String) -> String {
@@ -175,6 +217,18 @@ public struct StoreStructure: Sendable, Hashable {
             let table = String(column.prefix { $0 != "." })
             guard entityTables[table] != nil || joinTables[table] != nil else { continue }
             result.append("\(column) has no index; the model's foreign keys are indexed")
+        }
+        // Uniqueness-constraint and fetch indexes, both ways, on the tables both have.
+        for name in Set(modelIndexes.keys).union(expected.modelIndexes.keys).sorted() {
+            switch (modelIndexes[name], expected.modelIndexes[name]) {
+            case (let have?, nil) where expected.entityTables[Self.table(of: have)] != nil:
+                result.append("the store has the index \(name) on \(have), which the model's constraints and fetch indexes do not make")
+            case (nil, let want?) where entityTables[Self.table(of: want)] != nil:
+                result.append("the store lacks the index \(name) on \(want) of the model's constraints and fetch indexes")
+            case (let have?, let want?) where have != want:
+                result.append("the index \(name) is on \(have) in the store, on \(want) in the model")
+            default: break
+            }
         }
         return result
     }

@@ -1,0 +1,59 @@
+/// A save refused because it would give two objects the same values of a uniqueness
+/// constraint (Core Data's `NSManagedObjectConstraintMergeError` with its
+/// `NSConstraintConflict`s). Nothing was saved: the store and the context are as they were.
+///
+/// ```swift
+/// do { try await context.save() } catch let error as ConstraintConflictError {
+///     print(error)
+///     // the save was refused: Car's uniqueness constraint on numberPlate allows one Car
+///     // with numberPlate "B-CD 123", and Car/t4 would be another beside Car/p12 in the store; …
+///     let existing = error.conflicts[0].conflictingObjectID // update it instead
+/// }
+/// ```
+public struct ConstraintConflictError: Error, Sendable, CustomStringConvertible {
+    /// Two objects with the same values of one constraint.
+    public struct Conflict: Sendable, Hashable, CustomStringConvertible {
+        /// The entity that declares the constraint.
+        public var entity: String
+        /// The constraint's properties, in the model's order.
+        public var properties: [String]
+        /// Their values, in the same order.
+        public var values: [ConstraintValue]
+        /// The object of this save that would break the constraint.
+        public var objectID: ObjectID
+        /// The object it clashes with: in the store, or another of the same save.
+        public var conflictingObjectID: ObjectID
+        /// Whether ``conflictingObjectID`` is in the store already (rather than in this save).
+        public var isInStore: Bool
+
+        public var description: String {
+            let pairs = zip(properties, values).map { "\($0) \($1)" }.joined(separator: ", ")
+            let other = isInStore ? "\(conflictingObjectID) in the store" : "\(conflictingObjectID) of the same save"
+            return "\(entity)'s uniqueness constraint on \(properties.joined(separator: ", ")) allows one \(entity) with \(pairs), "
+                + "and \(objectID) would be another beside \(other)"
+        }
+    }
+
+    /// A value of a constrained property: an attribute's, or the object a to-one points at.
+    public enum ConstraintValue: Sendable, Hashable, CustomStringConvertible {
+        case attribute(AttributeValue)
+        case object(ObjectID)
+
+        public var description: String {
+            switch self {
+            case .attribute(.string(let text)):
+                let shown = text.count > 60 ? text.prefix(60) + "…" : Substring(text)
+                return "\"\(shown)\""
+            case .attribute(let value): return "\(value)"
+            case .object(let id): return "\(id)"
+            }
+        }
+    }
+
+    public var conflicts: [Conflict]
+
+    public var description: String {
+        "the save was refused: " + conflicts.map(\.description).joined(separator: "; ")
+            + "; nothing was saved. Give the object other values, or fetch the one there is and change it instead"
+    }
+}
