@@ -32,4 +32,26 @@ struct ConflictTests {
             await container.store.close()
         }
     }
+
+    /// A save that breaks a uniqueness constraint is a 409 whose detail names the values.
+    @Test(arguments: Backend.allCases)
+    func aUniquenessConstraintsClashIsA409NamingTheValues(_ backend: Backend) async throws {
+        let model = try ManagedObjectModel(name: "Shelves", entities: [
+            EntityDescription(name: "Shelf", attributes: [AttributeDescription(name: "code", type: .string)], uniquenessConstraints: [["code"]]),
+        ])
+        try await withStoreURL(backend) { url in
+            let container = try await PersistentContainer.open(model: model, store: url, options: .createIfMissing, logger: quietLogger)
+            let first = container.newContext()
+            try first.insertObject(entityName: "Shelf").setValue("Ærø-7", forKey: "code")
+            try await first.save()
+            let second = container.newContext()
+            try second.insertObject(entityName: "Shelf").setValue("Ærø-7", forKey: "code")
+            let error = try #require(await #expect(throws: ConstraintConflictError.self) { try await second.save() })
+            let problem = try #require(Problem(domainError: error), "\(error)")
+            #expect(problem.status == .conflict && problem.kind == .conflict)
+            #expect(problem.detail.contains("\"Ærø-7\""), "\(problem.detail)")
+            #expect(try await container.newContext().count(for: FetchRequest(entityName: "Shelf")) == 1)
+            await container.store.close()
+        }
+    }
 }

@@ -4,7 +4,7 @@ import Persistence
 
 extension Problem {
     /// The problem a domain error is to a client: the model's validation is a 422 listing
-    /// each field, an unknown object a 404, a concurrent change a 409, a store that cannot be
+    /// each field, an unknown object a 404, a concurrent change or a uniqueness constraint's clash a 409, a store that cannot be
     /// reached a 503, a full disk a 507 and a store that cannot be used (read-only, damaged,
     /// its server going down) a 503; `nil` for errors that are the service's own fault
     /// (answered with 500).
@@ -21,6 +21,9 @@ extension Problem {
             self.init(.unprocessableContent, type: .validationFailed, title: "The \(entity) breaks the model's rules",
                       detail: error.issues.map(\.message).joined(separator: "; "),
                       errors: error.issues.map { .init(field: $0.key ?? $0.entity, code: $0.code.rawValue, message: $0.message) })
+        case let error as ConstraintConflictError:
+            self.init(.conflict, type: .conflict, title: "Another resource has these values",
+                      detail: error.conflicts.map(\.description).joined(separator: "; "))
         case let error as StoreError where error.code == .objectNotFound:
             self = .notFound(error.message)
         case let error as StoreError where error.code == .conflict:
