@@ -167,9 +167,15 @@ public struct StoreSchema: Sendable {
     /// The table layout of an entity.
     public func table(for entityName: String) -> EntityTable? { tables[entityName] }
 
-    /// The join table of a many-to-many relationship, from either side.
+    /// The join table of a many-to-many relationship, from either side; a sub-entity finds
+    /// the one of the ancestor that declares the relationship.
     public func joinTable(entity: String, relationship: String) -> JoinTable? {
-        joinTables["\(entity).\(relationship)"]
+        if let table = joinTables["\(entity).\(relationship)"] { return table }
+        guard let description = model.entity(named: entity) else { return nil }
+        for ancestor in model.ancestors(of: description) {
+            if let table = joinTables["\(ancestor.name).\(relationship)"] { return table }
+        }
+        return nil
     }
 
     /// Every distinct join table.
@@ -196,7 +202,9 @@ public struct StoreSchema: Sendable {
             return .inverseForeignKey(table: destinationTable, column: column.name)
         }
         guard let join = joinTable(entity: entity.name, relationship: relationship.name) else { return nil }
-        return .joinTable(join, fromSource: join.sourceEntity == entity.name && join.relationship == relationship.name)
+        // The side is the declaring entity's: a sub-entity uses its ancestor's relationship.
+        let declaring = ([entity] + model.ancestors(of: entity)).first { $0.relationships.contains { $0.name == relationship.name } } ?? entity
+        return .joinTable(join, fromSource: join.sourceEntity == declaring.name && join.relationship == relationship.name)
     }
 }
 
