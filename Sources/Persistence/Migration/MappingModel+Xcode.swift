@@ -259,7 +259,10 @@ private struct XcodeMappingTranslator {
         reportUnknownAttributes(of: object, known: Self.propertyAttributes, kind: "property mapping", entityMapping: context.mapping, property: name)
         var value: String?
         let generated = object.flag("autogenerateexpression")
-        if generated != true, let archived = object.data("valueexpressiondata") {
+        // An archived expression is the one Core Data runs, whatever the flag says: Xcode
+        // keeps `autogenerateexpression` 1 beside one typed in (the cars project's
+        // `previousOwners`, made from the to-one `owner`).
+        if let archived = object.data("valueexpressiondata") {
             guard let data = archived else {
                 report(
                     "the value expression (valueexpressiondata) is not base64", line: object.line, entityMapping: context.mapping, property: name,

@@ -30,6 +30,11 @@ open class MigrationManager: @unchecked Sendable {
 
     /// `destinationInstancesForEntityMappingNamed:sourceInstances:`
     public static let destinationInstancesSelector = "destinationInstancesForEntityMappingNamed:sourceInstances:"
+    /// `destinationInstancesForSourceRelationshipNamed:sourceInstances:`, which Xcode writes
+    /// for a relationship mapping: the destination instances of the given source instances,
+    /// each through the entity mapping that migrates its own entity (a sub-entity's mapping
+    /// for a sub-entity's instance).
+    public static let destinationInstancesForRelationshipSelector = "destinationInstancesForSourceRelationshipNamed:sourceInstances:"
     /// `sourceInstancesForEntityMappingNamed:destinationInstances:`
     public static let sourceInstancesSelector = "sourceInstancesForEntityMappingNamed:destinationInstances:"
 
@@ -263,9 +268,31 @@ open class MigrationManager: @unchecked Sendable {
             // A single instance in gives a single instance out, as Core Data does for to-one sources.
             if case .object = arguments[1] { return result.first.map(MigrationValue.object) ?? .null }
             return .objects(result)
+        case Self.destinationInstancesForRelationshipSelector:
+            guard arguments.count == 2, case .value(.string) = arguments[0], let instances = arguments[1].managedObjects else {
+                throw MigrationError(.evaluationFailed, "\(selector) takes a relationship name and instances")
+            }
+            var result: [ManagedObject] = []
+            for instance in instances {
+                guard let mapping = entityMapping(migrating: instance.entity) else { continue }
+                result += try await destinationInstances(forEntityMappingNamed: mapping.name, sourceInstances: [instance])
+            }
+            if case .object = arguments[1] { return result.first.map(MigrationValue.object) ?? .null }
+            return .objects(result)
         default:
             throw MigrationError(.evaluationFailed, "the migration manager has no method \(selector)")
         }
+    }
+
+    /// The entity mapping that migrates instances of `entity`: the one whose source entity
+    /// it is, else its nearest ancestor's.
+    func entityMapping(migrating entity: EntityDescription) -> EntityMapping? {
+        for candidate in [entity] + sourceModel.ancestors(of: entity) {
+            if let mapping = mappingModel.entityMappings.first(where: { $0.sourceEntityName == candidate.name && $0.destinationEntityName != nil }) {
+                return mapping
+            }
+        }
+        return nil
     }
 
     /// `$manager.<key>`.

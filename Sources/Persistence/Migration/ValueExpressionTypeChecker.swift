@@ -435,7 +435,8 @@ struct ValueExpressionTypeChecker {
 
     /// All selectors, for messages.
     static var supportedSelectors: String {
-        "on $manager: \(MigrationManager.destinationInstancesSelector), \(MigrationManager.sourceInstancesSelector); "
+        "on $manager: \(MigrationManager.destinationInstancesSelector), \(MigrationManager.sourceInstancesSelector), "
+            + "\(MigrationManager.destinationInstancesForRelationshipSelector); "
             + "on a String: \(stringSelectors.map(\.selector).joined(separator: ", ")); on an object: valueForKeyPath:"
     }
 
@@ -452,6 +453,9 @@ struct ValueExpressionTypeChecker {
             selector == MigrationManager.destinationInstancesSelector || selector == MigrationManager.sourceInstancesSelector
         {
             return try managerLookup(selector, arguments)
+        }
+        if case .variable("manager", []) = target, selector == MigrationManager.destinationInstancesForRelationshipSelector {
+            return try relationshipLookup(selector, arguments)
         }
         let targetType = try type(of: target)
         var types: [ValueExpressionType] = []
@@ -480,6 +484,25 @@ struct ValueExpressionTypeChecker {
                 hint: "Pass \(entry.arguments) to \(selector)")
         }
         return entry.result
+    }
+
+    /// `FUNCTION($manager, "destinationInstancesForSourceRelationshipNamed:sourceInstances:", "cars", $source.cars)`:
+    /// the destination instances of the source relationship's destination entity (through
+    /// each instance's own entity mapping at run time).
+    private func relationshipLookup(_ selector: String, _ arguments: [Expression]) throws(Problem) -> ValueExpressionType {
+        let sourceEntity = entityMapping.sourceEntityName.flatMap { source.entity(named: $0) }
+        guard case .constant(.string(let name)) = arguments[0], let sourceEntity, let relationship = source.relationship(named: name, of: sourceEntity) else {
+            throw Problem(
+                code: .invalidMappingModel,
+                message: "the first argument of \(selector) must name a relationship of the mapping's source entity in quotes, not \(arguments[0].format)",
+                hint: "Name one of " + (sourceEntity.map { source.relationships(of: $0).map(\.name).joined(separator: ", ") } ?? "its relationships"))
+        }
+        let instances = try type(of: arguments[1])
+        let toMany: Bool
+        if case .objects(_, _, let many) = instances { toMany = many } else { toMany = relationship.isToMany }
+        let mapping = mappingModel.entityMappings.first { $0.sourceEntityName == relationship.destinationEntityName && $0.destinationEntityName != nil }
+        guard let entity = mapping?.destinationEntityName else { return .unknown }
+        return .objects(.destination, entity: entity, toMany: toMany)
     }
 
     /// `FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "Name", instances)`
