@@ -51,9 +51,22 @@ public struct ConstraintConflictError: Error, Sendable, CustomStringConvertible 
     }
 
     public var conflicts: [Conflict]
+    /// The unique index that could not be built because rows already break its constraint
+    /// (a migration's), or `nil` for a save refused.
+    public var index: String?
+
+    public init(conflicts: [Conflict], index: String? = nil) {
+        self.conflicts = conflicts
+        self.index = index
+    }
 
     public var description: String {
-        "the save was refused: " + conflicts.map(\.description).joined(separator: "; ")
+        if let index {
+            return "the store's rows break a uniqueness constraint, so its index \(index) cannot be built: "
+                + conflicts.map(\.description).joined(separator: "; ")
+                + ". A migration's policy or mapping made them alike: make each object once (a policy looks up what it made before; see the README's porting guide), or map the values apart"
+        }
+        return "the save was refused: " + conflicts.map(\.description).joined(separator: "; ")
             + "; nothing was saved. Give the object other values, or fetch the one there is and change it instead"
     }
 }

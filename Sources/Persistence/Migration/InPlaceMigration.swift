@@ -104,8 +104,14 @@ struct InPlaceMigration: Sendable {
                 if let name = row[0].text { maxima[name] = max(maxima[name] ?? 0, row[1].int64 ?? 0) }
             }
             if let destination { try runChecks(on: connection, destination: destination, beforeSteps: true) }
+            // Names the rows that keep a new uniqueness constraint's index from being built.
+            let destinationSchema = destination.map { StoreSchema(model: $0, dialect: d) }
             for (index, step) in steps.enumerated() {
                 do {
+                    if let destinationSchema, step.sql.hasPrefix("CREATE UNIQUE INDEX") {
+                        try destinationSchema.explainingUniqueIndexes(on: connection) { try connection.execute(step.sql) }
+                        continue
+                    }
                     // DDL goes through `execute`, so the connection's statement cache does not
                     // keep statements on tables that are about to be dropped.
                     if step.arguments.isEmpty {

@@ -129,9 +129,12 @@ public final class PersistentStore: Sendable {
     /// ```
     public func buildDeferredIndexes() async throws {
         guard indexesDeferred.withLock({ $0 }) else { return }
+        let schema = self.schema
         let statements = schema.indexStatements()
         try await database.write { connection in
-            for statement in statements { try connection.execute(statement) }
+            try schema.explainingUniqueIndexes(on: connection) {
+                for statement in statements { try connection.execute(statement) }
+            }
         }
         indexesDeferred.withLock { $0 = false }
     }

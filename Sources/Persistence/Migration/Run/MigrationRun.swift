@@ -146,9 +146,12 @@ struct MigrationRun {
             let metadata = metadata(for: step.destination, original: original)
             try await workspace.withDatabase(output, isDurable: true) { database in
                 try await AssociationTable(database: database).drop()
-                let indexes = StoreSchema(model: step.destination, dialect: database.dialect).indexStatements()
+                let schema = StoreSchema(model: step.destination, dialect: database.dialect)
+                let indexes = schema.indexStatements()
                 try await database.write { connection in
-                    for statement in indexes { try connection.execute(statement) }
+                    try schema.explainingUniqueIndexes(on: connection) {
+                        for statement in indexes { try connection.execute(statement) }
+                    }
                     try StoreCreation.writeMetadata(metadata, on: connection)
                 }
             }
@@ -209,12 +212,15 @@ struct MigrationRun {
         // Indexes the workspace defers are built once the rows are in, before the validation reads.
         let created = try await PersistentStore.open(output, model: step.destination, options: workspace.outputOptions, logger: logger)
         await created.close()
-        let indexes = created.schema.indexStatements()
+        let schema = created.schema
+        let indexes = schema.indexStatements()
         let written = try await workspace.withDatabase(output, isDurable: false) { database in
             try await access.open(on: database)
             let written = try await database.write { connection in
                 let written = try setBased.run(on: connection, sourceSchema: access.schema)
-                for statement in indexes { try connection.execute(statement) }
+                try schema.explainingUniqueIndexes(on: connection) {
+                    for statement in indexes { try connection.execute(statement) }
+                }
                 return written
             }
             try await access.close(on: database)

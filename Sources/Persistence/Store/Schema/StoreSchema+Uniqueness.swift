@@ -1,0 +1,47 @@
+extension StoreSchema {
+    /// Runs `body`, which creates indexes on `connection`; when the rows already break a
+    /// uniqueness constraint whose index it creates, throws ``ConstraintConflictError``
+    /// naming the constraint, the values and two of the rows that share them, instead of the
+    /// engine's bare refusal. A migration that makes two objects alike fails so.
+    func explainingUniqueIndexes<T>(on connection: any DatabaseConnection, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError where error.isUniqueViolation {
+            guard let sql = error.sql, sql.hasPrefix("CREATE UNIQUE INDEX") else { throw error }
+            let indexes = rootTables.flatMap { modelIndexes(of: $0) }
+            // The name stands before " ON ": the longest match, as one name may start another.
+            let named = indexes.filter { sql.contains(" \($0.name) ON ") }
+            guard let index = named.max(by: { $0.name.count < $1.name.count }), case .uniqueness(let entity, let properties) = index.purpose,
+                let conflict = try? firstConflict(of: index, entity: entity, properties: properties, on: connection)
+            else { throw error }
+            throw ConstraintConflictError(conflicts: [conflict], index: index.name)
+        }
+    }
+
+    /// Two rows that share the values of `index`'s constraint, if any.
+    private func firstConflict(of index: StoreIndex, entity: String, properties: [String], on connection: any DatabaseConnection) throws
+        -> ConstraintConflictError.Conflict?
+    {
+        guard let table = tables[entity] else { return nil }
+        let pk = dialect.name("Z_PK"), ent = dialect.name("Z_ENT")
+        var conditions = index.columns.map { "\($0) IS NOT NULL" }
+        if let numbers = index.entityNumbers { conditions.append("\(ent) IN (\(numbers.map(String.init).joined(separator: ", ")))") }
+        let columns = index.columns.joined(separator: ", ")
+        let sql = "SELECT MIN(\(pk)), MAX(\(pk)), \(columns) FROM \(index.table) WHERE \(conditions.joined(separator: " AND ")) "
+            + "GROUP BY \(columns) HAVING COUNT(*) > 1 LIMIT 1"
+        guard let row = try connection.rows(sql).first, let first = row[0].int64, let second = row[1].int64 else { return nil }
+        var values: [ConstraintConflictError.ConstraintValue] = []
+        for (offset, property) in properties.enumerated() {
+            let stored = row[2 + offset]
+            if let attribute = model.entity(named: entity).flatMap({ model.attribute(named: property, of: $0) }) {
+                values.append(.attribute(ValueCoding.attributeValue(stored, type: attribute.type)))
+            } else if let relationship = model.entity(named: entity).flatMap({ model.relationship(named: property, of: $0) }),
+                let key = stored.int64, let destination = tables[relationship.destinationEntityName]
+            {
+                values.append(.object(ObjectID(entityName: relationship.destinationEntityName, rootEntityName: destination.rootEntityName, key: .permanent(key))))
+            }
+        }
+        func id(_ key: Int64) -> ObjectID { ObjectID(entityName: entity, rootEntityName: table.rootEntityName, key: .permanent(key)) }
+        return .init(entity: entity, properties: properties, values: values, objectID: id(second), conflictingObjectID: id(first), isInStore: true)
+    }
+}
