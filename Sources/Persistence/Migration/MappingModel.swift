@@ -54,6 +54,8 @@ public struct MappingModel: Sendable, Hashable {
 
     /// The names of the policies the entity mappings run.
     public var policyNames: [String] {
-        entityMappings.compactMap(\.policyName)
+        // Each once, in the order of its first mapping: several mappings may share one.
+        var seen = Set<String>()
+        return entityMappings.compactMap(\.policyName).filter { seen.insert($0).inserted }
     }
 }
