@@ -157,6 +157,20 @@ struct PredicateEvaluator {
             if relationship.isToMany {
                 let destinations = try await context.destinations(of: current, key: key)
                 if Array(path) == ["@count"] { return .scalar(.integer(Int64(destinations.count))) }
+                // `@sum.price`, `@avg.price`, `@min.date`, `@max.date`: one value of the destinations'.
+                if path.count == 2, let operation = CollectionOperator(rawValue: path[path.startIndex]), operation.isAggregate {
+                    let attribute = path[path.index(after: path.startIndex)]
+                    let values = try destinations.compactMap { destination -> AttributeValue? in
+                        guard destination.layout.attributes[attribute] != nil else {
+                            throw ExpressionError(.unknownKeyPath, "the entity \(destination.entity.name) has no attribute '\(attribute)' for \(operation.rawValue)")
+                        }
+                        let value = destination.value(forKey: attribute)
+                        // Not `value.isNull ? nil : value`: that `nil` would be AttributeValue's own.
+                        guard !value.isNull else { return Optional.none }
+                        return value
+                    }
+                    return .scalar(try operation.aggregate(values))
+                }
                 return .toMany(destinations, rest: Array(path))
             }
             guard let id = current.destinationID(forKey: key) else { return .scalar(.null) }

@@ -58,7 +58,7 @@ struct ValueExpressionEvaluator {
         case .object(let object):
             return try await walk(try await property(key, of: object), rest)
         case .objects(let objects):
-            if key == "@count" { return try await walk(.value(.integer(Int64(objects.count))), rest) }
+            if key.hasPrefix("@") { return try await collectionOperator(key, rest, on: objects) { try await walk($0, $1) } }
             var results: [MigrationValue] = []
             for object in objects { results.append(try await walk(.object(object), path)) }
             return flatten(results)

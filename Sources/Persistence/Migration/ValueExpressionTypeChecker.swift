@@ -302,7 +302,21 @@ struct ValueExpressionTypeChecker {
     private func collectionOperator(
         _ key: String, rest: [String], side: ModelSide, entity: String, spelled: String
     ) throws(Problem) -> ValueExpressionType {
-        let supported = "@count, @sum, @avg, @min and @max"
+        let supported = "@count, @sum, @avg, @min, @max, @unionOfObjects, @distinctUnionOfObjects, @unionOfSets and @distinctUnionOfSets"
+        if ["@unionOfObjects", "@distinctUnionOfObjects", "@unionOfSets", "@distinctUnionOfSets"].contains(key) {
+            guard !rest.isEmpty else {
+                throw Problem(
+                    code: .unknownKeyPath, message: "\(key) needs the key path of what to collect after it",
+                    hint: "Write \(spelled).\(key).<key path>, as in $source.shelves.\(key).books")
+            }
+            // Every instance's values (or objects) at the rest of the path, as one collection.
+            switch try walk(rest, from: .objects(side, entity: entity, toMany: false), spelled: "\(spelled).\(key)") {
+            case .unknown: return .unknown
+            case .objects(let side, let entity, _): return .objects(side, entity: entity, toMany: true)
+            case .collection(let element): return .collection(element)
+            case let element: return .collection(element)
+            }
+        }
         guard ["@sum", "@avg", "@min", "@max"].contains(key) else {
             throw Problem(
                 code: .unknownKeyPath, message: "the collection operator \(key) is not supported",
@@ -319,8 +333,8 @@ struct ValueExpressionTypeChecker {
         switch (key, element) {
         case (_, .unknown): return .unknown
         case ("@sum", _) where element.isNumeric, ("@avg", _) where element.isNumeric: return .number
-        case ("@min", _) where element.isNumeric || element == .value(.date),
-             ("@max", _) where element.isNumeric || element == .value(.date):
+        case ("@min", _) where element.isNumeric || element == .value(.date) || element.isString,
+             ("@max", _) where element.isNumeric || element == .value(.date) || element.isString:
             return element
         default:
             throw Problem(

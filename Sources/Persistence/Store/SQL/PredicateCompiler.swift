@@ -123,6 +123,14 @@ struct PredicateCompiler {
         selecting selection: String, _ relationship: RelationshipDescription, owner: EntityDescription, alias: String,
         body: (inout PredicateCompiler, EntityDescription, String) throws -> String
     ) throws -> String {
+        try correlatedSubquery(selecting: { _ in selection }, relationship, owner: owner, alias: alias, body: body)
+    }
+
+    /// The subquery selecting what `selection` makes of the destination table's alias.
+    private mutating func correlatedSubquery(
+        selecting selection: (String) -> String, _ relationship: RelationshipDescription, owner: EntityDescription, alias: String,
+        body: (inout PredicateCompiler, EntityDescription, String) throws -> String
+    ) throws -> String {
         guard let destination = model.entity(named: relationship.destinationEntityName),
             let table = schema.table(for: destination.name),
             let storage = schema.storage(of: relationship, in: owner)
@@ -154,7 +162,7 @@ struct PredicateCompiler {
         arguments = inner.arguments
         aliasCounter = inner.aliasCounter
         let innerJoins = inner.joinClause.isEmpty ? "" : " " + inner.joinClause
-        return "SELECT \(selection) FROM \(from)\(innerJoins) WHERE \(link) AND \(condition)"
+        return "SELECT \(selection(sub)) FROM \(from)\(innerJoins) WHERE \(link) AND \(condition)"
     }
 
     private mutating func nextAlias() -> String {
@@ -235,6 +243,9 @@ struct PredicateCompiler {
                 if rest == ["@count"] {
                     return .computed(try countSubquery(relationship, owner: current, alias: currentAlias), .integer64)
                 }
+                if rest.count == 2, let operation = CollectionOperator(rawValue: rest[0]), operation.isAggregate {
+                    return try aggregateSubquery(operation, of: rest[1], relationship, owner: current, alias: currentAlias)
+                }
                 return .toMany(relationship, owner: current, alias: currentAlias, rest: rest)
             }
             guard let column = table.column(for: component), let destination = model.entity(named: relationship.destinationEntityName),
@@ -254,6 +265,28 @@ struct PredicateCompiler {
             current = destination
         }
         return .objectKey("\(currentAlias).\(d.name("Z_PK"))", entity: current.name)
+    }
+
+    /// `pages.@sum.number` as a correlated subquery: `@sum` of none is 0, as Key-Value
+    /// Coding has it (SQL's `SUM` gives `NULL`); the others of none are `NULL`. A decimal
+    /// column, text on SQLite, is aggregated as a number.
+    private mutating func aggregateSubquery(
+        _ operation: CollectionOperator, of key: String, _ relationship: RelationshipDescription, owner: EntityDescription, alias: String
+    ) throws -> Operand {
+        guard let destination = model.entity(named: relationship.destinationEntityName),
+            let attribute = model.attribute(named: key, of: destination), !attribute.isTransient,
+            let column = schema.table(for: destination.name)?.column(for: key)
+        else {
+            throw ExpressionError(.unknownKeyPath, "\(operation.rawValue) needs a stored attribute of \(relationship.destinationEntityName) after it, not '\(key)'")
+        }
+        let asNumber = attribute.type == .decimal && d.engine == .sqlite
+        let function = [CollectionOperator.sum: "sum", .average: "avg", .minimum: "min", .maximum: "max"][operation] ?? "max"
+        let type: AttributeType = asNumber || operation == .average ? .double : attribute.type
+        let subquery = try correlatedSubquery(selecting: { sub in
+            let value = asNumber ? "CAST(\(sub).\(column.name) AS REAL)" : "\(sub).\(column.name)"
+            return "\(function)(\(value))"
+        }, relationship, owner: owner, alias: alias) { _, _, _ in "1 = 1" }
+        return .computed(operation == .sum ? "COALESCE((\(subquery)), 0)" : "(\(subquery))", type)
     }
 
     private mutating func countSubquery(_ relationship: RelationshipDescription, owner: EntityDescription, alias: String) throws -> String {
