@@ -64,6 +64,7 @@ struct ValidateCommand: AsyncParsableCommand {
                 problems.append(contentsOf: found.map { "\($0)" })
                 for mapping in mappingModels {
                     policies.append(contentsOf: mapping.policyNames.map { "\(mapping.file ?? mapping.name) names the policy '\($0)': the step needs the app that registers it" })
+                    policies.append(contentsOf: mapping.notes.map { "\(mapping.file ?? mapping.name): \($0)" })
                 }
                 // Each step as a SQLite store would run it: how, and what it drops. Shown only
                 // when every mapping file loaded: without one, its step would seem inferred.

@@ -9,13 +9,18 @@ extension MappingModel {
     /// (`…/Model.xcdatamodeld/Model 2.xcdatamodel`); they are found among `versions` by the
     /// version name at the end of the path. Entity mappings come in their `mappingnumber`
     /// order. A property mapping's value expression is the `NSExpression` archived in
-    /// `valueexpressiondata`, or, where Xcode generates it, `$source.<name>` for an
+    /// `valueexpressiondata` (whatever `autogenerateexpression` says); one the editor filled
+    /// from `sourcekeypath` and `sourcemappingname` is the key path for an attribute and
+    /// `FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:",
+    /// "<mapping>", <key path>)` for a relationship; otherwise, where Xcode generates it, `$source.<name>` for an
     /// attribute and `FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:",
     /// "<mapping>", $source.<name>)` for a relationship. The mapping type Xcode leaves
     /// `Undefined` follows from the mapping: `add` without a source, `remove` without a
     /// destination, `custom` with a policy, else `transform`. The policy class name may be
     /// module-qualified (`App.PostToPostPolicy`); ``MigrationPolicies`` finds it by its last
-    /// component. The mapping model's name is the folder's, without its extension.
+    /// component. The mapping model's name is the folder's, without its extension. Objects
+    /// no entity mapping (or mapping model) lists are ignored, as Core Data ignores them, each
+    /// with a line in ``notes``.
     ///
     /// ```swift
     /// let versions = try VersionedModel(contentsOf: URL(fileURLWithPath: "Model/App.xcdatamodeld"))
@@ -59,7 +64,13 @@ extension MappingModel {
             return .failure(FileProblems(problems: translator.problems))
         }
         let name = folder.deletingPathExtension().lastPathComponent
+        let notes = translator.orphanNotes()
         return read(entries, source: source, destination: destination, name: name, file: file, passes: passes, locate: translator.locate)
+            .map { mapping in
+                var noted = mapping
+                noted.notes = notes
+                return noted
+            }
     }
 
     /// Why a file could not be read, without its path (messages never show paths).
@@ -87,7 +98,9 @@ private struct XcodeMappingTranslator {
         "name", "sourcename", "destinationname", "mappingtypename", "mappingnumber", "migrationpolicyclassname",
         "autogenerateexpression", "userinfodata", "sourceexpressiondata", "sourcefilterpredicatestring", "filterpredicatestring",
     ]
-    static let propertyAttributes: Set<String> = ["name", "valueexpressiondata", "autogenerateexpression", "userinfodata"]
+    static let propertyAttributes: Set<String> = [
+        "name", "valueexpressiondata", "autogenerateexpression", "userinfodata", "sourcekeypath", "sourcemappingname",
+    ]
 
     init(document: XcodeMappingDocument, versions: VersionedModel, file: String?) {
         self.document = document
@@ -278,6 +291,29 @@ private struct XcodeMappingTranslator {
                     hint: "Rewrite it in Xcode with the forms value expressions have ($source key paths, constants, arithmetic, functions, FUNCTION($manager, …)), or write this step as a JSON mapping model")
                 return nil
             }
+        } else if let keyPath = object.text("sourcekeypath") {
+            // Xcode's editor fills a mapping from a key path (and, for a relationship, the
+            // entity mapping of its instances); Core Data makes the expression from them.
+            let instances: Expression
+            do throws(ExpressionError) {
+                instances = try Expression(format: keyPath)
+            } catch {
+                report(
+                    "the source key path \(keyPath) of '\(name)' cannot be read: \(error.message)", line: object.line,
+                    entityMapping: context.mapping, property: name, hint: "Choose the key path again in Xcode's mapping editor")
+                return nil
+            }
+            if context.isAttribute {
+                value = instances.format
+            } else if let mapping = object.text("sourcemappingname") {
+                value = Expression.destinationInstances(forEntityMappingNamed: mapping, sourceInstances: instances).format
+            } else {
+                report(
+                    "the relationship mapping '\(name)' names the source key path \(keyPath) but no entity mapping for its instances",
+                    line: object.line, entityMapping: context.mapping, property: name,
+                    hint: "Choose the entity mapping (Mapping Name) beside the key path in Xcode's mapping editor")
+                return nil
+            }
         } else if generated != false {
             value = context.isAttribute ? Self.generatedAttribute(name, context) : Self.generatedRelationship(name, context)
         }
@@ -306,6 +342,28 @@ private struct XcodeMappingTranslator {
         } ?? candidates.first
         guard let through else { return nil }
         return Expression.destinationInstances(forEntityMappingNamed: through.1, sourceInstances: .variable("source", keyPath: [name])).format
+    }
+
+    /// The objects Xcode left behind that no entity mapping (or, for an entity mapping, the
+    /// mapping model) lists: an editor's leftovers, which Core Data ignores. One note each.
+    func orphanNotes() -> [String] {
+        let entityMappings = document.objects.filter { $0.type == "XDDEVENTITYMAPPING" }
+        let listedEntities = Set(document.objects.filter { $0.type == "XDDEVMAPPINGMODEL" }.flatMap { $0.relationships["entitymappings"] ?? [] })
+        let listedProperties = Set(entityMappings.flatMap { ($0.relationships["attributemappings"] ?? []) + ($0.relationships["relationshipmappings"] ?? []) })
+        var notes: [String] = []
+        for object in document.objects {
+            let kind: String
+            switch object.type {
+            case "XDDEVATTRIBUTEMAPPING" where !listedProperties.contains(object.id): kind = "an attribute mapping"
+            case "XDDEVRELATIONSHIPMAPPING" where !listedProperties.contains(object.id): kind = "a relationship mapping"
+            case "XDDEVENTITYMAPPING" where !listedEntities.isEmpty && !listedEntities.contains(object.id): kind = "an entity mapping"
+            default: continue
+            }
+            let name = object.text("name").map { " '\($0)'" } ?? ""
+            notes.append("line \(object.line): \(kind)\(name) (\(object.id)) belongs to no \(kind == "an entity mapping" ? "mapping model" : "entity mapping"); "
+                + "Xcode left it behind and Core Data ignores it, as this reader does")
+        }
+        return notes
     }
 
     /// The user info dictionary archived in `userinfodata`.

@@ -26,6 +26,9 @@ public struct MappingModel: Sendable, Hashable {
     public var isInferred: Bool
     /// The file the mapping was loaded from, for error messages.
     public var file: String?
+    /// What the reader left out and why, for `persistence validate` to show: objects Xcode
+    /// left in an `xcmapping.xml` that no entity mapping owns, which Core Data ignores too.
+    public var notes: [String] = []
 
     public init(
         name: String, source: ManagedObjectModel, destination: ManagedObjectModel, entityMappings: [EntityMapping],
