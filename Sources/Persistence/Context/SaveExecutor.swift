@@ -64,18 +64,11 @@ struct SaveExecutor {
             guard let last = try connection.scalar("SELECT \(max) FROM \(table) WHERE \(ent) = \(d.placeholder(1))", [.integer(Int64(rootNumber))])?.int64 else {
                 throw StoreError(.database, "Z_PRIMARYKEY has no row for \(root)", hint: "the store is damaged")
             }
+            // Keys are counted on the root's row alone: Core Data leaves a sub-entity's Z_MAX 0.
             var next = last - Int64(writes.count) + 1
-            var highestByEntity: [String: Int64] = [:]
             for write in writes {
                 result.primaryKeys[write.id] = next
-                highestByEntity[write.entityName] = next
                 next += 1
-            }
-            // Sub-entities keep their own high-water mark too, as Core Data's rows do.
-            for (entity, highest) in highestByEntity where entity != root {
-                guard let number = schema.table(for: entity)?.entityNumber else { continue }
-                try connection.run("UPDATE \(table) SET \(max) = \(d.placeholder(1)) WHERE \(ent) = \(d.placeholder(2))",
-                                   [.integer(highest), .integer(Int64(number))])
             }
         }
     }
