@@ -191,4 +191,40 @@ struct UniquenessConstraintTests {
             : "SELECT name FROM sqlite_master WHERE type = 'index'"
         return Set(try await container.sql(sql).compactMap { $0[0].text?.lowercased() })
     }
+
+    /// A version that adds a constraint the rows already break: the migration fails naming
+    /// the constraint, the values and the index, and the store stays as it was.
+    @Test(arguments: MigrationEngine.allCases)
+    func aMigrationToAConstraintTheRowsBreakFailsNamingThemAndChangesNothing(engine: MigrationEngine) async throws {
+        let v1 = try ManagedObjectModel(xml: ModelFixtures.xml("""
+            <entity name="Shelf"><attribute name="code" optional="YES" attributeType="String"/></entity>
+            """), name: "Shelves 1")
+        let v2 = try ManagedObjectModel(xml: ModelFixtures.xml("""
+            <entity name="Shelf">
+                <attribute name="code" optional="YES" attributeType="String"/>
+                <attribute name="note" optional="YES" attributeType="String"/>
+                <uniquenessConstraints><uniquenessConstraint><constraint value="code"/></uniquenessConstraint></uniquenessConstraints>
+            </entity>
+            """), name: "Shelves 2")
+        let versions = try VersionedModel(name: "Shelves", versions: [v1, v2], currentVersionName: v2.name)
+        try await engine.withStoreURL { url in
+            try await withOpenStore(url, model: v1, options: .createIfMissing) { container in
+                let context = container.newContext()
+                for code in ["Ö-1", "Ö-2", "Ö-1"] { try context.insertObject(entityName: "Shelf").setValue(.string(code), forKey: "code") }
+                try await context.save()
+            }
+            let error = await #expect(throws: (any Error).self) {
+                _ = try await ProgressiveMigrator(chain: MigrationChain(models: versions, mappingModels: []), logger: testLogger).migrateStore(at: url)
+            }
+            let text = String(describing: error)
+            #expect(text.contains("Shelf's uniqueness constraint on code allows one Shelf with code \"Ö-1\""), "\(text)")
+            #expect(text.contains("Z_Shelf_UNIQUE_code") || text.contains("z_shelf_unique_code"), "\(text)")
+            #expect(try await storeRows(url, "SELECT COUNT(*) FROM ZSHELF") == [[.integer(3)]])
+            // Still version 1: it opens with that version, unmigrated.
+            let count = try await withOpenStore(url, model: v1) { container in
+                try await container.newContext().count(for: FetchRequest(entityName: "Shelf"))
+            }
+            #expect(count == 3)
+        }
+    }
 }

@@ -54,4 +54,18 @@ struct CarsStoreTests {
             }
         }
     }
+
+    /// Recognition compares the indexes of constraints and fetch indexes too: without its
+    /// compound index the second store is neither version, and the refusal names the index.
+    @Test func aStoreWithoutTheModelsFetchIndexIsNotTakenForTheVersion() async throws {
+        try await CarsFixtures.withCopy(of: CarsFixtures.version2) { url in
+            let connection = try SQLiteConnection(path: try #require(url.filePath), mode: .readWrite)
+            try connection.execute("DROP INDEX Z_Car_byMakerAndNumberPlate")
+            connection.close()
+            let versions = try CarsFixtures.versionedModel()
+            let error = await #expect(throws: StoreError.self) { try await versions.recogniseVersion(ofStoreAt: url) }
+            #expect(error?.message.contains("the store lacks the index Z_Car_byMakerAndNumberPlate on ZCAR (ZMAKER, ZNUMBERPLATE)") == true,
+                    "\(String(describing: error))")
+        }
+    }
 }

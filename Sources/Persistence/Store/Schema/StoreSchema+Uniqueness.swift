@@ -3,10 +3,19 @@ extension StoreSchema {
     /// uniqueness constraint whose index it creates, throws ``ConstraintConflictError``
     /// naming the constraint, the values and two of the rows that share them, instead of the
     /// engine's bare refusal. A migration that makes two objects alike fails so.
+    ///
+    /// Runs inside the caller's transaction. On PostgreSQL, where a failed statement leaves the
+    /// transaction unable to read until it is rolled back, `body` runs under a savepoint that
+    /// the failure rolls back to, so the rows can still be read to name them.
     func explainingUniqueIndexes<T>(on connection: any DatabaseConnection, _ body: () throws -> T) throws -> T {
+        let savepoint = dialect.engine == .postgres ? "unique_indexes" : nil
+        if let savepoint { try connection.execute("SAVEPOINT \(savepoint)") }
         do {
-            return try body()
+            let result = try body()
+            if let savepoint { try connection.execute("RELEASE SAVEPOINT \(savepoint)") }
+            return result
         } catch let error as DatabaseError where error.isUniqueViolation {
+            if let savepoint { try connection.execute("ROLLBACK TO SAVEPOINT \(savepoint)") }
             guard let sql = error.sql, sql.hasPrefix("CREATE UNIQUE INDEX") else { throw error }
             let indexes = rootTables.flatMap { modelIndexes(of: $0) }
             // The name stands before " ON ": the longest match, as one name may start another.
