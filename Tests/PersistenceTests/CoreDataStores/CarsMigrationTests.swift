@@ -67,30 +67,18 @@ struct CarsMigrationTests {
 
     @Test(arguments: MigrationEngine.allCases, [1, 1_000])
     func theSecondToTheThirdWithXcodesMappingAndThePortedPolicy(engine: MigrationEngine, batchSize: Int) async throws {
-        try await Self.withStore(CarsFixtures.version2, on: engine) { url in
-            let makers = try await Self.makers(in: url)
-            try await Self.migrate(url, to: "SampleModel3", batchSize: batchSize)
-            try await expectTheThirdVersionsFacts(url, makers: makers)
-        }
+        try await migratesToTheThird(from: CarsFixtures.version2, on: engine, batchSize: batchSize)
     }
 
     @Test(arguments: MigrationEngine.allCases, [1, 1_000])
     func theFirstToTheThirdInOneChain(engine: MigrationEngine, batchSize: Int) async throws {
-        try await Self.withStore(CarsFixtures.version1, on: engine) { url in
-            let makers = try await Self.makers(in: url)
-            try await Self.migrate(url, to: "SampleModel3", batchSize: batchSize)
-            try await expectTheThirdVersionsFacts(url, makers: makers)
-        }
+        try await migratesToTheThird(from: CarsFixtures.version1, on: engine, batchSize: batchSize)
     }
 
     /// The guide's other way, a look-up through the store, holds nothing and finds every maker.
     @Test(arguments: MigrationEngine.allCases)
     func aPolicyThatLooksMakersUpInTheStoreFindsThemAtBatchSizeOne(engine: MigrationEngine) async throws {
-        try await Self.withStore(CarsFixtures.version2, on: engine) { url in
-            let makers = try await Self.makers(in: url)
-            try await Self.migrate(url, to: "SampleModel3", batchSize: 1, policy: FetchingMakerPolicy.self)
-            try await expectTheThirdVersionsFacts(url, makers: makers)
-        }
+        try await migratesToTheThird(from: CarsFixtures.version2, on: engine, batchSize: 1, policy: FetchingMakerPolicy.self)
     }
 
     /// Without the guide's step, a maker made in an earlier batch is gone from the context
@@ -107,6 +95,16 @@ struct CarsMigrationTests {
             #expect(text.contains("Maker's uniqueness constraint on name"), "\(text)")
             #expect(try await storeRows(url, "SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY ORDER BY Z_ENT") == before)
             #expect(try await storeRows(url, "SELECT COUNT(*) FROM ZCAR") == [[.integer(125)]])
+        }
+    }
+
+    /// Migrates a copy of `store` to `SampleModel3` with `policy` and expects the facts.
+    private func migratesToTheThird(from store: CarsFixtures.Store, on engine: MigrationEngine, batchSize: Int,
+                                    policy: V2to3MakerPolicy.Type = V2to3MakerPolicy.self) async throws {
+        try await Self.withStore(store, on: engine) { url in
+            let makers = try await Self.makers(in: url)
+            try await Self.migrate(url, to: "SampleModel3", batchSize: batchSize, policy: policy)
+            try await expectTheThirdVersionsFacts(url, makers: makers)
         }
     }
 
