@@ -194,8 +194,8 @@ struct UniquenessConstraintTests {
 
     /// A version that adds a constraint the rows already break: the migration fails naming
     /// the constraint, the values and the index, and the store stays as it was.
-    @Test(arguments: MigrationEngine.allCases)
-    func aMigrationToAConstraintTheRowsBreakFailsNamingThemAndChangesNothing(engine: MigrationEngine) async throws {
+    /// `Shelves 1` (a code) and `Shelves 2`, whose codes are unique.
+    static func shelfVersions() throws -> VersionedModel {
         let v1 = try ManagedObjectModel(xml: ModelFixtures.xml("""
             <entity name="Shelf"><attribute name="code" optional="YES" attributeType="String"/></entity>
             """), name: "Shelves 1")
@@ -206,13 +206,49 @@ struct UniquenessConstraintTests {
                 <uniquenessConstraints><uniquenessConstraint><constraint value="code"/></uniquenessConstraint></uniquenessConstraints>
             </entity>
             """), name: "Shelves 2")
-        let versions = try VersionedModel(name: "Shelves", versions: [v1, v2], currentVersionName: v2.name)
+        return try VersionedModel(name: "Shelves", versions: [v1, v2], currentVersionName: v2.name)
+    }
+
+    static func shelfStore(at url: StoreURL, codes: [String], versions: VersionedModel) async throws {
+        try await withOpenStore(url, model: versions.versions[0], options: .createIfMissing) { container in
+            let context = container.newContext()
+            for code in codes { try context.insertObject(entityName: "Shelf").setValue(.string(code), forKey: "code") }
+            try await context.save()
+        }
+    }
+
+    /// A set-based step (codes rewritten in SQL) builds the new constraint's index, and
+    /// refuses, naming them, rows that come out alike.
+    @Test(arguments: MigrationEngine.allCases)
+    func aSetBasedStepBuildsTheConstraintsIndexAndRefusesRowsItMakesAlike(engine: MigrationEngine) async throws {
+        let versions = try Self.shelfVersions()
+        let mapping = MappingModel(name: "Shelves1To2", source: versions.versions[0], destination: versions.versions[1], entityMappings: [
+            EntityMapping(name: "ShelfToShelf", type: .transform, sourceEntityName: "Shelf", destinationEntityName: "Shelf", attributeMappings: [
+                PropertyMapping(name: "code", valueExpression: try Expression(format: #"FUNCTION($source.code, "stringByAppendingString:", " (ø)")"#)),
+            ]),
+        ])
+        let migrator = ProgressiveMigrator(chain: MigrationChain(models: versions, mappingModels: [mapping]), logger: testLogger)
         try await engine.withStoreURL { url in
-            try await withOpenStore(url, model: v1, options: .createIfMissing) { container in
-                let context = container.newContext()
-                for code in ["Ö-1", "Ö-2", "Ö-1"] { try context.insertObject(entityName: "Shelf").setValue(.string(code), forKey: "code") }
-                try await context.save()
-            }
+            try await Self.shelfStore(at: url, codes: ["ø-1", "Ø-2"], versions: versions)
+            #expect(try await migrator.plan(forStoreAt: url).steps.map(\.strategy) == [.setBased])
+            _ = try await migrator.migrateStore(at: url)
+            try await expectEveryIndex(url, of: versions.versions[1])
+            #expect(try await storeIndexNames(url).contains("z_shelf_unique_code"))
+        }
+        try await engine.withStoreURL { url in
+            try await Self.shelfStore(at: url, codes: ["Ø-1", "Ø-2", "Ø-1"], versions: versions)
+            let error = await #expect(throws: (any Error).self) { _ = try await migrator.migrateStore(at: url) }
+            #expect(String(describing: error).contains("allows one Shelf with code \"Ø-1 (ø)\""), "\(String(describing: error))")
+            #expect(try await storeRows(url, "SELECT ZCODE FROM ZSHELF ORDER BY Z_PK") == [[.text("Ø-1")], [.text("Ø-2")], [.text("Ø-1")]])
+        }
+    }
+
+    @Test(arguments: MigrationEngine.allCases)
+    func aMigrationToAConstraintTheRowsBreakFailsNamingThemAndChangesNothing(engine: MigrationEngine) async throws {
+        let versions = try Self.shelfVersions()
+        let v1 = versions.versions[0]
+        try await engine.withStoreURL { url in
+            try await Self.shelfStore(at: url, codes: ["Ö-1", "Ö-2", "Ö-1"], versions: versions)
             let error = await #expect(throws: (any Error).self) {
                 _ = try await ProgressiveMigrator(chain: MigrationChain(models: versions, mappingModels: []), logger: testLogger).migrateStore(at: url)
             }

@@ -114,6 +114,8 @@ struct CarsMigrationTests {
     private func expectTheThirdVersionsFacts(_ url: StoreURL, makers: [String: String], sourceLocation: SourceLocation = #_sourceLocation) async throws {
         #expect(makers.count == 125 && Set(makers.values).count == 10, sourceLocation: sourceLocation)
         let model = try #require(try CarsFixtures.versionedModel().version(named: "SampleModel3"))
+        // The streamed step built every index, Maker's unique one among them.
+        try await expectEveryIndex(url, of: model, sourceLocation: sourceLocation)
         try await withOpenStore(url, model: model) { container in
             let context = container.newContext()
             let madeMakers = try await context.fetch(FetchRequest(entityName: "Maker"))

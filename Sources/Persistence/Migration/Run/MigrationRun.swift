@@ -217,11 +217,14 @@ struct MigrationRun {
         let written = try await workspace.withDatabase(output, isDurable: false) { database in
             try await access.open(on: database)
             let written = try await database.write { connection in
-                let written = try setBased.run(on: connection, sourceSchema: access.schema)
+                // Nested: the rows stay in while the indexes' failure is explained.
                 try schema.explainingUniqueIndexes(on: connection) {
-                    for statement in indexes { try connection.execute(statement) }
+                    let written = try setBased.run(on: connection, sourceSchema: access.schema)
+                    try schema.explainingUniqueIndexes(on: connection) {
+                        for statement in indexes { try connection.execute(statement) }
+                    }
+                    return written
                 }
-                return written
             }
             try await access.close(on: database)
             return written

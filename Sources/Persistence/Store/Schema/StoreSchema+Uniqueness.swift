@@ -7,17 +7,27 @@ extension StoreSchema {
     /// Runs inside the caller's transaction. On PostgreSQL, where a failed statement leaves the
     /// transaction unable to read until it is rolled back, `body` runs under a savepoint that
     /// the failure rolls back to, so the rows can still be read to name them.
-    func explainingUniqueIndexes<T>(on connection: any DatabaseConnection, _ body: () throws -> T) throws -> T {
+    ///
+    /// A row refused on its way in by a unique index that exists already (PostgreSQL names
+    /// it) is found the same way: `body` runs once more without that index, which it must
+    /// build itself after writing (a set-based step's `INSERT … SELECT` and then its
+    /// indexes, under a call of its own so that the rows are still there to name).
+    func explainingUniqueIndexes<T>(on connection: any DatabaseConnection, retrying: Bool = true, _ body: () throws -> T) throws -> T {
         let savepoint = dialect.engine == .postgres ? "unique_indexes" : nil
         if let savepoint { try connection.execute("SAVEPOINT \(savepoint)") }
+        let indexes = rootTables.flatMap { modelIndexes(of: $0) }
         do {
             let result = try body()
             if let savepoint { try connection.execute("RELEASE SAVEPOINT \(savepoint)") }
             return result
         } catch let error as DatabaseError where error.isUniqueViolation {
             if let savepoint { try connection.execute("ROLLBACK TO SAVEPOINT \(savepoint)") }
-            guard let sql = error.sql, sql.hasPrefix("CREATE UNIQUE INDEX") else { throw error }
-            let indexes = rootTables.flatMap { modelIndexes(of: $0) }
+            guard let sql = error.sql, sql.hasPrefix("CREATE UNIQUE INDEX") else {
+                guard retrying, let savepoint, let index = indexes.first(where: { $0.isUnique && error.message.contains("\"\($0.name)\"") }) else { throw error }
+                try connection.execute("RELEASE SAVEPOINT \(savepoint)")
+                try connection.execute("DROP INDEX \(index.name)")
+                return try explainingUniqueIndexes(on: connection, retrying: false, body)
+            }
             // The name stands before " ON ": the longest match, as one name may start another.
             let named = indexes.filter { sql.contains(" \($0.name) ON ") }
             guard let index = named.max(by: { $0.name.count < $1.name.count }), case .uniqueness(let entity, let properties) = index.purpose,
