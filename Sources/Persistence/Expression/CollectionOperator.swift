@@ -31,14 +31,15 @@ enum CollectionOperator: String, CaseIterable, Sendable {
     static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
 
     /// The aggregate of `values` (no `nil`s among them): integers sum to an integer,
-    /// decimals to a decimal, other numbers to a double; `@min` and `@max` also order dates
-    /// and strings.
+    /// decimals to a decimal, other numbers to a double; `@min` and `@max` order values as
+    /// fetches do (``PredicateEvaluator/order(_:_:flags:)``).
     func aggregate(_ values: [AttributeValue]) throws(ExpressionError) -> AttributeValue {
         switch self {
         case .minimum, .maximum:
             guard var best = values.first else { return .null }
             for value in values.dropFirst() {
-                guard let order = Self.order(value, best) else {
+                // As fetches order them: strings by code point, as the stores' BINARY collation does.
+                guard let order = PredicateEvaluator.order(value, best) else {
                     throw ExpressionError(.typeMismatch, "\(rawValue) cannot compare \(value.kindName) with \(best.kindName)")
                 }
                 if self == .minimum ? order == .orderedAscending : order == .orderedDescending { best = value }
@@ -73,17 +74,6 @@ enum CollectionOperator: String, CaseIterable, Sendable {
             return .double(self == .sum ? sum : sum / Double(values.count))
         default:
             throw ExpressionError(.unsupported, "\(rawValue) collects, it does not aggregate")
-        }
-    }
-
-    /// How two values of one kind order: numbers, dates and strings.
-    private static func order(_ lhs: AttributeValue, _ rhs: AttributeValue) -> ComparisonResult? {
-        switch (lhs, rhs) {
-        case (.date(let a), .date(let b)): return a == b ? .orderedSame : a < b ? .orderedAscending : .orderedDescending
-        case (.string(let a), .string(let b)): return a == b ? .orderedSame : a < b ? .orderedAscending : .orderedDescending
-        default:
-            guard let a = lhs.doubleValue, let b = rhs.doubleValue else { return nil }
-            return a == b ? .orderedSame : a < b ? .orderedAscending : .orderedDescending
         }
     }
 }

@@ -15,13 +15,13 @@ extension StoreSchema {
     func explainingUniqueIndexes<T>(on connection: any DatabaseConnection, retrying: Bool = true, _ body: () throws -> T) throws -> T {
         let savepoint = dialect.engine == .postgres ? "unique_indexes" : nil
         if let savepoint { try connection.execute("SAVEPOINT \(savepoint)") }
-        let indexes = rootTables.flatMap { modelIndexes(of: $0) }
         do {
             let result = try body()
             if let savepoint { try connection.execute("RELEASE SAVEPOINT \(savepoint)") }
             return result
         } catch let error as DatabaseError where error.isUniqueViolation {
             if let savepoint { try connection.execute("ROLLBACK TO SAVEPOINT \(savepoint)") }
+            let indexes = rootTables.flatMap { modelIndexes(of: $0) }
             guard let sql = error.sql, sql.hasPrefix("CREATE UNIQUE INDEX") else {
                 guard retrying, let savepoint, let index = indexes.first(where: { $0.isUnique && error.message.contains("\"\($0.name)\"") }) else { throw error }
                 try connection.execute("RELEASE SAVEPOINT \(savepoint)")
