@@ -36,7 +36,7 @@ public enum GeneratedBooks {
               let owner = page.column(for: "book"), let number = page.column(for: "number"), let text = page.column(for: "text")
         else { preconditionFailure("BookStore 2 has Book (title, price, author) and Page (number, text, book)") }
         let series = { (count: Int) in
-            d.engine == .postgres
+            d is PostgresDialect
                 ? "SELECT i FROM generate_series(1, CAST(\(count) AS bigint)) AS s(i)"
                 : "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < \(count)) SELECT i FROM s"
         }
@@ -45,7 +45,7 @@ public enum GeneratedBooks {
         }
         // As the seeder stores `price(_:)`: a double on SQLite, rounded to a float on PostgreSQL.
         let cents = "(i * 7919) % 100000"
-        let priceValue = d.engine == .postgres ? "CAST(CAST(\(cents) AS double precision) / 100 AS real)" : "CAST(\(cents) AS REAL) / 100"
+        let priceValue = d is PostgresDialect ? "CAST(CAST(\(cents) AS double precision) / 100 AS real)" : "CAST(\(cents) AS REAL) / 100"
         let authorValue = "CASE WHEN i % 7 = 0 THEN NULL ELSE ltrim((\(choice(firstNames, "i % 10"))) || ' ' || (\(choice(lastNames, "(i / 10) % 10")))) END"
         let pk = d.name("Z_PK"), ent = d.name("Z_ENT"), opt = d.name("Z_OPT"), max = d.name("Z_MAX")
         return [

@@ -4,7 +4,7 @@ import Persistence
 /// on both engines (`ZPUBLICATION` and `?` on SQLite, `zpublication` and `$1` on
 /// PostgreSQL): the queries the service needs for the same answers, written by hand.
 struct BareQueries: Sendable {
-    private let dialect: SQLDialect
+    private let dialect: any SQLDialect
     /// A publication's columns, `Z_PK` first, by primary key.
     private let one: String
     private let pageCount: String

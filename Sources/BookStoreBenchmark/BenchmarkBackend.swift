@@ -8,7 +8,7 @@ import Synchronization
 protocol BenchmarkBackend: Sendable {
     /// `sqlite` or `postgres`, as the report names it.
     var name: String { get }
-    var dialect: SQLDialect { get }
+    var dialect: any SQLDialect { get }
     /// A location for a new store.
     func newStore(_ label: String) async throws -> StoreURL
     /// A copy of the (closed) store at `url`.
@@ -44,7 +44,7 @@ struct SQLiteBenchmarkBackend: BenchmarkBackend {
     }
 
     var name: String { "sqlite" }
-    var dialect: SQLDialect { .sqlite }
+    var dialect: any SQLDialect { SQLiteDialect() }
 
     private func path(_ label: String) -> String { folder.appendingPathComponent("\(label).sqlite").path }
 
@@ -78,7 +78,7 @@ final class PostgresBenchmarkBackend: BenchmarkBackend {
     private let databases = Mutex<[StoreURL: TestPostgresDatabase]>([:])
 
     var name: String { "postgres" }
-    var dialect: SQLDialect { .postgres }
+    var dialect: any SQLDialect { PostgresDialect() }
 
     func newStore(_ label: String) async throws -> StoreURL {
         let database = try await TestPostgres.makeDatabase()

@@ -13,7 +13,7 @@ struct HandWrittenMigration {
         case rebuild
     }
 
-    let dialect: SQLDialect
+    let dialect: any SQLDialect
     let style: Style
 
     /// The statements of the step from version `from` to `from + 1` (2, 3 or 4).
@@ -69,7 +69,7 @@ struct HandWrittenMigration {
 
     /// The author split at its first space: first name (all of it without a space), last name.
     private var space: String {
-        dialect.engine == .postgres ? "strpos(\(n("ZAUTHOR")), ' ')" : "instr(\(n("ZAUTHOR")), ' ')"
+        dialect is PostgresDialect ? "strpos(\(n("ZAUTHOR")), ' ')" : "instr(\(n("ZAUTHOR")), ' ')"
     }
     private var firstName: String {
         "CASE WHEN \(space) > 0 THEN substr(\(n("ZAUTHOR")), 1, \(space) - 1) ELSE \(n("ZAUTHOR")) END"
@@ -78,9 +78,9 @@ struct HandWrittenMigration {
         "CASE WHEN \(space) > 0 THEN substr(\(n("ZAUTHOR")), \(space) + 1) END"
     }
 
-    private var key: String { dialect.engine == .postgres ? "bigint PRIMARY KEY" : "INTEGER PRIMARY KEY" }
-    private var integer: String { dialect.engine == .postgres ? "integer" : "INTEGER" }
-    private var foreignKey: String { dialect.engine == .postgres ? "bigint" : "INTEGER" }
+    private var key: String { dialect is PostgresDialect ? "bigint PRIMARY KEY" : "INTEGER PRIMARY KEY" }
+    private var integer: String { dialect is PostgresDialect ? "integer" : "INTEGER" }
+    private var foreignKey: String { dialect is PostgresDialect ? "bigint" : "INTEGER" }
 
     private func publication(author: Bool = false, names: Bool = false, synopsis: Bool = false) -> [String] {
         var columns = ["Z_PK \(key)", "Z_ENT \(integer)", "Z_OPT \(integer)"]

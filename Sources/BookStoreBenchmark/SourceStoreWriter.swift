@@ -17,7 +17,7 @@ struct SourceStoreWriter {
         try await store.database.write { connection in
             for statement in statements { try connection.execute(statement) }
         }
-        if store.schema.dialect.engine == .postgres {
+        if store.schema.dialect is PostgresDialect {
             // Fresh statistics, as a store in use would have.
             try await store.database.writeWithoutTransaction { try $0.execute("ANALYZE") }
         } else if let database = store.database as? SQLiteDatabase {

@@ -71,7 +71,7 @@ struct ValidateCommand: AsyncParsableCommand {
                 let migrator = ProgressiveMigrator(chain: MigrationChain(models: versions, mappingModels: mappingModels), logger: options.makeLogger())
                 for (index, (source, destination)) in zip(versions.versions, versions.versions.dropFirst()).enumerated() {
                     do {
-                        let step = try migrator.step(from: source, to: destination, engine: .sqlite)
+                        let step = try migrator.step(from: source, to: destination, dialect: .sqlite)
                         if found.isEmpty { steps.append((index + 1, step)) }
                     } catch let error as MigrationError
                         where error.code == .invalidMappingModel && mappingModels.filter({ $0.maps(from: source, to: destination) }).count > 1

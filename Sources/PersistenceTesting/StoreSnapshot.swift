@@ -15,12 +15,7 @@ import Testing
 ///   difference is said in words, not only as bytes.
 public struct StoreSnapshot: Sendable, Equatable, CustomStringConvertible {
     /// Where the store was.
-    public enum Engine: Sendable, Equatable {
-        case sqlite
-        case postgres
-    }
-
-    public let engine: Engine
+    public let engine: TestEngine
     /// The store file's name, or the store's schema.
     public let name: String
     /// SQLite: file name → bytes.

@@ -13,9 +13,9 @@ struct CommandLineAtSizeTests {
     static let generated = 10_000
     static let command = BuiltCommand("bookstore", unsetEnvironment: ["BOOKSTORE_STORE"])
 
-    @Test(arguments: [Backend.sqlite, .postgres])
-    func seedsMigratesAndServes(backend: Backend) async throws {
-        try await withStoreURL(backend) { url in
+    @Test(arguments: [TestEngine.sqlite, .postgres])
+    func seedsMigratesAndServes(backend: TestEngine) async throws {
+        try await backend.withStoreURL { url in
             let store = url.description
             let seed = try await Self.command.run(["seed", "--model-version", "2", "--count", "\(Self.generated)", "--store", store])
             #expect(seed.status == 0, "\(seed.stderr)")

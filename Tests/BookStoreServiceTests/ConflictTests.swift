@@ -1,6 +1,7 @@
 import BookStoreTesting
 import Foundation
 import HTTPTypes
+import PersistenceTesting
 import Testing
 @testable import BookStoreService
 @testable import Persistence
@@ -9,9 +10,9 @@ import Testing
 /// with a 409 problem, and the other's change stays.
 @Suite("concurrent changes")
 struct ConflictTests {
-    @Test(arguments: Backend.allCases)
-    func aWriteOverAChangeMadeSinceItWasReadIsA409AndChangesNothing(_ backend: Backend) async throws {
-        try await withStoreURL(backend) { url in
+    @Test(arguments: TestEngine.allCases)
+    func aWriteOverAChangeMadeSinceItWasReadIsA409AndChangesNothing(_ backend: TestEngine) async throws {
+        try await backend.withStoreURL { url in
             try await seed(url)
             let container = try await PersistentContainer.open(model: try loadModels().current, store: url, logger: quietLogger)
             let first = container.newContext(), second = container.newContext()
@@ -34,12 +35,12 @@ struct ConflictTests {
     }
 
     /// A save that breaks a uniqueness constraint is a 409 whose detail names the values.
-    @Test(arguments: Backend.allCases)
-    func aUniquenessConstraintsClashIsA409NamingTheValues(_ backend: Backend) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aUniquenessConstraintsClashIsA409NamingTheValues(_ backend: TestEngine) async throws {
         let model = try ManagedObjectModel(name: "Shelves", entities: [
             EntityDescription(name: "Shelf", attributes: [AttributeDescription(name: "code", type: .string)], uniquenessConstraints: [["code"]]),
         ])
-        try await withStoreURL(backend) { url in
+        try await backend.withStoreURL { url in
             let container = try await PersistentContainer.open(model: model, store: url, options: .createIfMissing, logger: quietLogger)
             let first = container.newContext()
             try first.insertObject(entityName: "Shelf").setValue("Ærø-7", forKey: "code")

@@ -1,6 +1,7 @@
 import BookStoreTesting
 import Foundation
 import ServiceLifecycle
+import PersistenceTesting
 import Testing
 @testable import BookStoreService
 
@@ -19,7 +20,7 @@ struct ConnectionTests {
     /// The service on a TCP port of its own, with `timeouts`.
     private func withLiveService(_ timeouts: HTTPTimeouts, log: LogRecorder = LogRecorder(),
                                  _ body: @escaping @Sendable (RawHTTPClient.Target) async throws -> Void) async throws {
-        try await withStoreURL(.sqlite) { url in
+        try await TestEngine.sqlite.withStoreURL { url in
             try await seed(url)
             var configuration = try makeService(url, logger: log.logger).configuration
             configuration.timeouts = timeouts
@@ -152,7 +153,7 @@ struct ConnectionTests {
         let (directory, cleanUp) = temporaryDirectory()
         defer { cleanUp() }
         let socket = directory.appendingPathComponent("bookstore.sock").path
-        try await withStoreURL(.sqlite) { url in
+        try await TestEngine.sqlite.withStoreURL { url in
             try await seed(url)
             let first = try makeService(url, address: .unixSocket(path: socket)).makeApplication()
             let group = ServiceGroup(configuration: .init(services: [first], logger: quietLogger))
@@ -180,7 +181,7 @@ struct ConnectionTests {
     @Test func aTCPAddressInUseIsSaidInWords() async throws {
         try await withLiveService(HTTPTimeouts()) { target in
             guard case .tcp(let port) = target else { return }
-            try await withStoreURL(.sqlite) { url in
+            try await TestEngine.sqlite.withStoreURL { url in
                 try await seed(url)
                 let second = try makeService(url, address: .tcp(host: "127.0.0.1", port: port))
                 let error = await #expect(throws: ServiceStartError.self) { try await second.run() }
@@ -207,7 +208,7 @@ struct ConnectionTests {
     /// SIGTERM with an upload that never ends: the server waits out its grace period, cuts
     /// the request and exits 0, without logging it as a failure.
     @Test func aSlowUploadDoesNotHoldUpShutdownPastTheGracePeriod() async throws {
-        try await withStoreURL(.sqlite) { url in
+        try await TestEngine.sqlite.withStoreURL { url in
             try await seed(url)
             let server = try ServerProcess(["serve", "--store", url.description, "--port", "0", "--shutdown-grace", "1", "--body-timeout", "600"])
             defer { server.kill() }

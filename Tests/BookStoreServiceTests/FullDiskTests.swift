@@ -9,8 +9,8 @@ import Testing
 /// start-up stops the server gracefully, saying why, without a cancellation error.
 @Suite("the service on a full disk")
 struct FullDiskTests {
-    @Test(arguments: [Backend.sqlite, .postgres])
-    func aFullDiskIsA507AndTheSameRequestSucceedsOnceThereIsSpace(backend: Backend) async throws {
+    @Test(arguments: [TestEngine.sqlite, .postgres])
+    func aFullDiskIsA507AndTheSameRequestSucceedsOnceThereIsSpace(backend: TestEngine) async throws {
         let small = try SmallFileSystem(bytes: 32 << 20)
         defer { small.unmount() }
         if backend == .postgres {

@@ -1,5 +1,6 @@
 import BookStoreTesting
 import Foundation
+import PersistenceTesting
 import Testing
 @testable import BookStoreService
 
@@ -16,9 +17,9 @@ struct ListMemoryTests {
     static let clients = 64
     static let rounds = 3
 
-    @Test(arguments: Backend.allCases)
-    func sixtyFourClientsListingTheLargestRowsKeepTheServersMemoryBounded(backend: Backend) async throws {
-        try await withStoreURL(backend) { url in
+    @Test(arguments: TestEngine.allCases)
+    func sixtyFourClientsListingTheLargestRowsKeepTheServersMemoryBounded(backend: TestEngine) async throws {
+        try await backend.withStoreURL { url in
             try await seed(url)
             let server = try ServerProcess(["serve", "--store", url.description, "--port", "0"])
             defer { server.kill() }

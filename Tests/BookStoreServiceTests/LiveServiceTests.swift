@@ -15,9 +15,9 @@ import Persistence
 /// executable stopped with SIGTERM.
 @Suite("live service")
 struct LiveServiceTests {
-    @Test(arguments: Backend.allCases)
-    func servesOverTCP(_ backend: Backend) async throws {
-        try await withStoreURL(backend) { url in
+    @Test(arguments: TestEngine.allCases)
+    func servesOverTCP(_ backend: TestEngine) async throws {
+        try await backend.withStoreURL { url in
             try await seed(url)
             try await makeService(url).makeApplication().test(.live) { client in
                 try await waitUntilReady(client)
@@ -32,11 +32,11 @@ struct LiveServiceTests {
         }
     }
 
-    @Test(arguments: Backend.allCases)
-    func servesOverAUnixDomainSocket(_ backend: Backend) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func servesOverAUnixDomainSocket(_ backend: TestEngine) async throws {
         let (directory, cleanUp) = temporaryDirectory()
         defer { cleanUp() }
-        try await withStoreURL(backend) { url in
+        try await backend.withStoreURL { url in
             try await seed(url)
             let socket = directory.appendingPathComponent("bookstore.sock").path
             let application = try makeService(url, address: .unixSocket(path: socket)).makeApplication()
@@ -60,12 +60,12 @@ struct LiveServiceTests {
     /// What SIGINT and SIGTERM start: a request whose body is still arriving when the
     /// shutdown begins is answered and its publication saved; new connections are refused
     /// meanwhile; then the service stops.
-    @Test(arguments: Backend.allCases)
-    func aRequestInFlightFinishesWhenTheServiceStops(backend: Backend) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aRequestInFlightFinishesWhenTheServiceStops(backend: TestEngine) async throws {
         let (directory, cleanUp) = temporaryDirectory()
         defer { cleanUp() }
         let socket = directory.appendingPathComponent("bookstore.sock").path
-        try await withStoreURL(backend) { url in
+        try await backend.withStoreURL { url in
             try await seed(url)
             let log = LogRecorder()
             let application = try makeService(url, address: .unixSocket(path: socket), logger: log.logger).makeApplication()
@@ -115,9 +115,9 @@ struct LiveServiceTests {
     /// The check, end to end: `bookstore serve` on a version 1 store migrates it,
     /// `/health` turns 200, the books are listed with synopses and names, refusals are
     /// problems, a valid POST is 201; SIGTERM stops it cleanly.
-    @Test(arguments: Backend.allCases)
-    func theExecutableServesAVersion1StoreAndStopsOnSIGTERM(_ backend: Backend) async throws {
-        try await withStoreURL(backend) { url in
+    @Test(arguments: TestEngine.allCases)
+    func theExecutableServesAVersion1StoreAndStopsOnSIGTERM(_ backend: TestEngine) async throws {
+        try await backend.withStoreURL { url in
             try await copyFixture(version: 1, to: url)
             let server = try ServerProcess(["serve", "--store", url.description, "--port", "0"])
             defer { server.kill() }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import PersistenceTesting
 import Synchronization
 import Testing
 @testable import BookStoreService
@@ -81,9 +82,9 @@ struct OpenAPITests {
         #expect(OpenAPIDocument.document["openapi"]?.string == "3.1.0")
     }
 
-    @Test(arguments: Backend.allCases)
-    func everyOperationAnswersAsTheDocumentSays(_ backend: Backend) async throws {
-        try await withStoreURL(backend) { url in
+    @Test(arguments: TestEngine.allCases)
+    func everyOperationAnswersAsTheDocumentSays(_ backend: TestEngine) async throws {
+        try await backend.withStoreURL { url in
             try await copyFixture(version: 1, to: url)
             let hold = MigrationHold()
             let service = try makeService(url) { _ in try await hold.wait() }

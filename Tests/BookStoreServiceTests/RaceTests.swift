@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import PersistenceTesting
 import Synchronization
 import Testing
 @testable import BookStoreService
@@ -15,8 +16,8 @@ struct RaceTests {
     /// its end after the delete's start); rounds go on, each with a new publication, until
     /// one shows it, and the test fails if none of twenty does. Whatever the order, no page
     /// outlives its publication.
-    @Test(arguments: Backend.allCases)
-    func pagesCreatedWhileTheirPublicationIsDeletedDoNotOutliveIt(_ backend: Backend) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func pagesCreatedWhileTheirPublicationIsDeletedDoNotOutliveIt(_ backend: TestEngine) async throws {
         try await withReadyService(backend) { client in
             var overlapping = 0
             for round in 1...20 where overlapping == 0 {
@@ -85,8 +86,8 @@ struct RaceTests {
         case delete(status: HTTPResponse.Status, started: ContinuousClock.Instant, ended: ContinuousClock.Instant)
     }
 
-    @Test(arguments: Backend.allCases)
-    func aPageDeletedByTenRequestsAtOnceIsDeletedOnce(_ backend: Backend) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aPageDeletedByTenRequestsAtOnceIsDeletedOnce(_ backend: TestEngine) async throws {
         try await withReadyService(backend) { client in
             let id = try #require(try await client.send(.get, "/publications/1/pages").json["items"]?[0]?["id"]?.int)
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in

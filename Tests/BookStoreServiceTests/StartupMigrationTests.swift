@@ -29,9 +29,9 @@ final class MigrationHold: Sendable {
 /// store migrates, 200 after; a shutdown during the migration leaves the store as it was.
 @Suite("start-up migration")
 struct StartupMigrationTests {
-    @Test(arguments: Backend.allCases)
-    func aVersion1StoreIsMigratedWhileTheServiceAnswers503WithProgress(_ backend: Backend) async throws {
-        try await withStoreURL(backend) { url in
+    @Test(arguments: TestEngine.allCases)
+    func aVersion1StoreIsMigratedWhileTheServiceAnswers503WithProgress(_ backend: TestEngine) async throws {
+        try await backend.withStoreURL { url in
             try await copyFixture(version: 1, to: url)
             let hold = MigrationHold()
             let service = try makeService(url) { _ in try await hold.wait() }
@@ -85,9 +85,9 @@ struct StartupMigrationTests {
         }
     }
 
-    @Test(arguments: Backend.allCases)
-    func aShutdownDuringTheMigrationLeavesTheStoreAsItWas(_ backend: Backend) async throws {
-        try await withStoreURL(backend) { url in
+    @Test(arguments: TestEngine.allCases)
+    func aShutdownDuringTheMigrationLeavesTheStoreAsItWas(_ backend: TestEngine) async throws {
+        try await backend.withStoreURL { url in
             try await copyFixture(version: 1, to: url)
             let hold = MigrationHold()
             let service = try makeService(url) { _ in try await hold.wait() }
@@ -98,17 +98,18 @@ struct StartupMigrationTests {
             let metadata = try await PersistentStore.metadata(at: url)
             #expect(try loadModels().model(version: 1).isCompatible(with: metadata))
             if case .sqlite(let path) = url.kind {
-                let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-                #expect(try FileManager.default.contentsOfDirectory(atPath: folder).filter { !$0.hasPrefix("bookstore.sqlite") } == [])
+                let file = URL(fileURLWithPath: path)
+                let folder = file.deletingLastPathComponent().path
+                #expect(try FileManager.default.contentsOfDirectory(atPath: folder).filter { !$0.hasPrefix(file.lastPathComponent) } == [])
             }
         }
     }
 
     /// `--no-migrate`: the service waits, answering 503, without migrating; once another
     /// process (`bookstore migrate`) has migrated the store, it serves it.
-    @Test(arguments: Backend.allCases)
-    func withoutMigratingItWaitsForAnotherProcessToMigrate(_ backend: Backend) async throws {
-        try await withStoreURL(backend) { url in
+    @Test(arguments: TestEngine.allCases)
+    func withoutMigratingItWaitsForAnotherProcessToMigrate(_ backend: TestEngine) async throws {
+        try await backend.withStoreURL { url in
             try await copyFixture(version: 3, to: url)
             let service = try makeService(url, migrate: false)
             try await service.makeApplication().test(.router) { client in
@@ -133,8 +134,8 @@ struct StartupMigrationTests {
         }
     }
 
-    @Test(arguments: Backend.allCases)
-    func aMissingStoreIsCreatedEmpty(_ backend: Backend) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aMissingStoreIsCreatedEmpty(_ backend: TestEngine) async throws {
         try await withReadyService(backend, seedVersion: nil) { client in
             let body = try await client.send(.get, "/publications").json
             #expect(body["total"]?.int == 0 && body["items"]?.array.isEmpty == true)
@@ -214,9 +215,9 @@ struct ListBatchTests {
         consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
     }
 
-    @Test(arguments: Backend.allCases)
-    func rowsDeletedOrNoLongerMatchingWhileTheListIsWrittenAreLeftOut(_ backend: Backend) async throws {
-        try await withStoreURL(backend) { url in
+    @Test(arguments: TestEngine.allCases)
+    func rowsDeletedOrNoLongerMatchingWhileTheListIsWrittenAreLeftOut(_ backend: TestEngine) async throws {
+        try await backend.withStoreURL { url in
             try await seed(url)
             let container = try await PersistentContainer.open(model: try loadModels().current, store: url, logger: quietLogger)
             let context = container.newContext()

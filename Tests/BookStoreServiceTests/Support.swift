@@ -11,15 +11,6 @@ import Testing
 @testable import BookStoreService
 @testable import Persistence
 
-/// The engines the service tests run on: the package's one list.
-typealias Backend = StoreEngine
-
-/// Runs `body` with the URL of a new, empty store of `backend` (`bookstore.sqlite` on
-/// SQLite), removed afterwards.
-func withStoreURL<T>(_ backend: Backend, _ body: (StoreURL) async throws -> T) async throws -> T {
-    try await backend.withStoreURL(fileName: "bookstore.sqlite", body)
-}
-
 /// Writes the book's catalogue into a new store at `version` (5, the current one, by default).
 func seed(_ url: StoreURL, version: Int = 5) async throws {
     let models = try loadModels()
@@ -48,9 +39,9 @@ func makeService(_ url: StoreURL, address: ServiceConfiguration.Address = .tcp(h
 
 /// Runs `body` against the service in-process (Hummingbird's router test framework, which
 /// runs the store service too) once `/health` says it is ready.
-func withReadyService<T: Sendable>(_ backend: Backend, seedVersion: Int? = 5,
+func withReadyService<T: Sendable>(_ backend: TestEngine, seedVersion: Int? = 5,
                                    _ body: @escaping @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
-    try await withStoreURL(backend) { url in
+    try await backend.withStoreURL { url in
         if let seedVersion { try await seed(url, version: seedVersion) }
         return try await makeService(url).makeApplication().test(.router) { client in
             try await waitUntilReady(client)

@@ -28,8 +28,8 @@ enum BookStoreProcess {
 
 @Suite("bookstore command")
 struct CommandLineTests {
-    @Test(arguments: MigrationEngine.allCases)
-    func seedVersionOneWritesTheBooksAndCoreDataTables(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func seedVersionOneWritesTheBooksAndCoreDataTables(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
             let seed = try await BookStoreProcess.running(["seed", "--model-version", "1", "--store", url.description])
             #expect(seed.status == 0, "\(seed.stderr)")
@@ -48,8 +48,8 @@ struct CommandLineTests {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func statusNamesTheVersionOfEverySeededStore(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func statusNamesTheVersionOfEverySeededStore(engine: TestEngine) async throws {
         for version in 1...5 { try await engine.withStoreURL { store in
             let url = store.description
             let seed = try await BookStoreProcess.running(["seed", "--model-version", "\(version)", "--store", url])
@@ -95,8 +95,8 @@ struct CommandLineTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: other)) == before)
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func resetRefusesWithoutYesAndSeedRefusesToOverwrite(engine: MigrationEngine) async throws { try await engine.withStoreURL { store in
+    @Test(arguments: TestEngine.allCases)
+    func resetRefusesWithoutYesAndSeedRefusesToOverwrite(engine: TestEngine) async throws { try await engine.withStoreURL { store in
         let url = store.description
         #expect(try await BookStoreProcess.running(["seed", "--model-version", "2", "--store", url]).status == 0)
 
@@ -121,7 +121,7 @@ struct CommandLineTests {
     /// A PostgreSQL store's tables are dropped under the other session, whose next statement
     /// fails or lands in the new store: nothing is acknowledged and lost there.
     @Test func resetRefusesWhileAnotherProcessHasTheSQLiteStoreOpen() async throws {
-        try await StoreEngine.sqlite.withStoreURL(fileName: "bookstore.sqlite") { store in
+        try await TestEngine.sqlite.withStoreURL(fileName: "bookstore.sqlite") { store in
             guard case .sqlite(let path) = store.kind else { preconditionFailure("a SQLite store") }
             #expect(try await BookStoreProcess.running(["seed", "--store", store.description]).status == 0)
             let container = try await PersistentContainer.open(model: try loadModels().current, store: store, logger: quietLogger)

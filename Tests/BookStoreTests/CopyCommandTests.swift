@@ -22,8 +22,8 @@ struct CopyCommandTests {
 
     /// From a SQLite store to a store of each engine: every row and key, the metadata (the
     /// store's UUID too) come across; the source is only read; the copy migrates.
-    @Test(arguments: MigrationEngine.allCases)
-    func aCopyKeepsEveryRowKeyAndTheMetadataAndThenMigrates(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aCopyKeepsEveryRowKeyAndTheMetadataAndThenMigrates(engine: TestEngine) async throws {
         let (directory, cleanUp) = temporaryDirectory()
         defer { cleanUp() }
         let source = try copyFixture(version: 3, into: directory)
@@ -56,8 +56,8 @@ struct CopyCommandTests {
 
     /// A version 1 store copied over a version 4 store of the engine with `--replace`: the
     /// target holds version 1's rows and nothing of its own is left, nothing beside it.
-    @Test(arguments: MigrationEngine.allCases)
-    func replaceSwapsTheWholeStore(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func replaceSwapsTheWholeStore(engine: TestEngine) async throws {
         let (directory, cleanUp) = temporaryDirectory()
         defer { cleanUp() }
         let source = try copyFixture(version: 1, into: directory)
@@ -67,7 +67,7 @@ struct CopyCommandTests {
             let status = try await BookStoreProcess.running(["status", "--store", target.description])
             #expect(status.stdout.contains("Store model version:   BookStore\n"), "\(status.stdout)\(status.stderr)")
             let tables = try await PersistentStore.inspect(target) { connection in
-                try connection.rows(connection.dialect == .postgres
+                try connection.rows(connection.dialect is PostgresDialect
                     ? "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
                     : "SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0[0].text?.uppercased() }.sorted()
             }
@@ -78,8 +78,8 @@ struct CopyCommandTests {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func copyingAStoreOntoItselfIsRefused(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func copyingAStoreOntoItselfIsRefused(engine: TestEngine) async throws {
         try await engine.withFixture(version: 2) { store, _ in
             let before = try await StoreSnapshot(store)
             let copy = try await BookStoreProcess.running(["copy", "--from", store.description, "--to", store.description, "--replace"])

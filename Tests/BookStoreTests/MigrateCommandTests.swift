@@ -7,8 +7,8 @@ import Testing
 /// PostgreSQL database holding the frozen stores.
 @Suite("bookstore migrate")
 struct MigrateCommandTests {
-    @Test(arguments: MigrationEngine.allCases)
-    func planOnAVersion1StoreListsFourStepsAndChangesNothing(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func planOnAVersion1StoreListsFourStepsAndChangesNothing(engine: TestEngine) async throws {
         try await engine.withFixture(version: 1) { url, _ in
             let before = try await StoreSnapshot(url)
             let plan = try await BookStoreProcess.running(["migrate", "--plan", "--store", url.description])
@@ -29,8 +29,8 @@ struct MigrateCommandTests {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func migrateLogsProgressAndStatusTurnsCompatible(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func migrateLogsProgressAndStatusTurnsCompatible(engine: TestEngine) async throws {
         try await engine.withFixture(version: 3) { url, _ in
             let status = try await BookStoreProcess.running(["status", "--store", url.description])
             #expect(status.stdout.contains("Pending steps:"))
@@ -56,8 +56,8 @@ struct MigrateCommandTests {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func migrateToAnIntermediateVersionStopsThere(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func migrateToAnIntermediateVersionStopsThere(engine: TestEngine) async throws {
         try await engine.withFixture(version: 1) { url, _ in
             let migrate = try await BookStoreProcess.running(["migrate", "--to", "3", "--store", url.description])
             #expect(migrate.status == 0, "\(migrate.stderr)")
@@ -66,8 +66,8 @@ struct MigrateCommandTests {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func anUnknownTargetVersionIsAClearErrorAndChangesNothing(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func anUnknownTargetVersionIsAClearErrorAndChangesNothing(engine: TestEngine) async throws {
         try await engine.withFixture(version: 1) { url, _ in
             let before = try await StoreSnapshot(url)
             let migrate = try await BookStoreProcess.running(["migrate", "--to", "9", "--store", url.description])
@@ -77,8 +77,8 @@ struct MigrateCommandTests {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func migratingBackwardsIsRefused(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func migratingBackwardsIsRefused(engine: TestEngine) async throws {
         try await engine.withFixture(version: 3) { url, _ in
             let before = try await StoreSnapshot(url)
             let migrate = try await BookStoreProcess.running(["migrate", "--to", "2", "--store", url.description])

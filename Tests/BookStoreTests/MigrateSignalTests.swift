@@ -12,10 +12,10 @@ import Testing
 struct MigrateSignalTests {
     static let generated = 20_000
 
-    static let cases: [(MigrationEngine, Int32)] = [(.sqlite, SIGTERM), (.sqlite, SIGINT), (.postgres, SIGTERM), (.postgres, SIGINT)]
+    static let cases: [(TestEngine, Int32)] = [(.sqlite, SIGTERM), (.sqlite, SIGINT), (.postgres, SIGTERM), (.postgres, SIGINT)]
 
     @Test(arguments: cases)
-    func cleansUpSaysWhereTheStoreStandsAndTheNextRunCompletes(engine: MigrationEngine, signal: Int32) async throws {
+    func cleansUpSaysWhereTheStoreStandsAndTheNextRunCompletes(engine: TestEngine, signal: Int32) async throws {
         switch engine {
         case .sqlite:
             let (directory, cleanUp) = temporaryDirectory()
@@ -26,7 +26,7 @@ struct MigrateSignalTests {
         }
     }
 
-    private func stopAndResume(_ url: StoreURL, engine: MigrationEngine, signal: Int32) async throws {
+    private func stopAndResume(_ url: StoreURL, engine: TestEngine, signal: Int32) async throws {
         let store = url.description
         let seed = try await BookStoreProcess.running(["seed", "--model-version", "3", "--count", "\(Self.generated)", "--store", store])
         #expect(seed.status == 0, "\(seed.stderr)")

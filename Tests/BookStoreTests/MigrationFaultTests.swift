@@ -44,8 +44,8 @@ import Testing
 
     struct InjectedFailure: Error {}
 
-    @Test(arguments: MigrationEngine.allCases, faults)
-    func aFailureLeavesTheStoreWholeAndTheNextRunCompletes(engine: MigrationEngine, fault: Fault) async throws {
+    @Test(arguments: TestEngine.allCases, faults)
+    func aFailureLeavesTheStoreWholeAndTheNextRunCompletes(engine: TestEngine, fault: Fault) async throws {
         try await engine.withSeededStore(books: Self.books) { url in
             let before = try await Self.tableContents(url, includingMetadata: true)
             let expected = try await Self.expectations(url)
@@ -72,8 +72,8 @@ import Testing
 
     /// Cancelling the migrating task at a point: the store whole, nothing left beside it
     /// (clean-up reaches the database although the task is cancelled), the next run completes.
-    @Test(arguments: MigrationEngine.allCases, checkpoints.filter { if case .swapping = $0 { false } else { true } })
-    func aCancellationLeavesTheStoreWholeWithNothingBesideIt(engine: MigrationEngine, checkpoint: MigrationCheckpoint) async throws {
+    @Test(arguments: TestEngine.allCases, checkpoints.filter { if case .swapping = $0 { false } else { true } })
+    func aCancellationLeavesTheStoreWholeWithNothingBesideIt(engine: TestEngine, checkpoint: MigrationCheckpoint) async throws {
         try await engine.withSeededStore(books: Self.books) { url in
             let before = try await Self.tableContents(url, includingMetadata: true)
             let expected = try await Self.expectations(url)
@@ -126,7 +126,7 @@ import Testing
     /// The store at `url` is at a version of the chain holding, row for row, what the design
     /// gives at that version (on SQLite: the very store it was); then a plain run migrates it
     /// to what the design gives at the current version, nothing beside it.
-    static func expectWholeAndCompleting(_ url: StoreURL, engine: MigrationEngine, before: [String: [String]],
+    static func expectWholeAndCompleting(_ url: StoreURL, engine: TestEngine, before: [String: [String]],
                                          expected: [Int: ExpectedBookStore]) async throws {
         let models = try loadModels()
         let metadata = try await PersistentStore.metadata(at: url)
@@ -148,7 +148,7 @@ import Testing
     /// store's own UUID, which another store of the same rows does not share).
     static func tableContents(_ url: StoreURL, includingMetadata: Bool = false) async throws -> [String: [String]] {
         try await PersistentStore.inspect(url) { connection in
-            let names = connection.dialect == .postgres
+            let names = connection.dialect is PostgresDialect
                 ? try connection.rows("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()").compactMap { $0[0].text }
                 : try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0[0].text }
             var contents: [String: [String]] = [:]
@@ -162,7 +162,7 @@ import Testing
     }
 }
 
-extension MigrationEngine {
+extension TestEngine {
     /// Runs `body` with a new store of this engine seeded at version 1 with the catalogue
     /// and `books` generated books, removed afterwards.
     func withSeededStore<T>(books: Int, _ body: (StoreURL) async throws -> T) async throws -> T {

@@ -6,17 +6,7 @@ import Testing
 @testable import BookStore
 @testable import Persistence
 
-/// The engines a migration test runs on: a SQLite file, or a PostgreSQL database the
-/// frozen SQLite store is first copied into with `StoreCopy`.
-typealias MigrationEngine = StoreEngine
-
-extension StoreEngine {
-    /// Runs `body` with the URL of a new, empty store of this engine (`bookstore.sqlite` on
-    /// SQLite), removed afterwards.
-    func withStoreURL<T>(_ body: (StoreURL) async throws -> T) async throws -> T {
-        try await withStoreURL(fileName: "bookstore.sqlite", body)
-    }
-
+extension TestEngine {
     /// Runs `body` with a store holding the frozen store of `version`, on this engine.
     func withFixture<T>(version: Int, _ body: (StoreURL, URL) async throws -> T) async throws -> T {
         let (directory, cleanUp) = temporaryDirectory()
@@ -39,14 +29,14 @@ extension StoreEngine {
 @Suite struct MigrationPathTests {
     static let paths: [(from: Int, to: Int)] = (1...4).flatMap { from in (from + 1...5).map { (from, $0) } }
 
-    @Test(arguments: MigrationEngine.allCases, paths)
-    func migratesFixture(engine: MigrationEngine, path: (from: Int, to: Int)) async throws {
+    @Test(arguments: TestEngine.allCases, paths)
+    func migratesFixture(engine: TestEngine, path: (from: Int, to: Int)) async throws {
         try await engine.withFixture(version: path.from) { url, directory in
             try await migratesFixture(url: url, directory: directory, engine: engine, from: path.from, to: path.to)
         }
     }
 
-    func migratesFixture(url: StoreURL, directory: URL, engine: MigrationEngine, from: Int, to: Int) async throws {
+    func migratesFixture(url: StoreURL, directory: URL, engine: TestEngine, from: Int, to: Int) async throws {
         let fixture = fixtureURL(version: from)
         let before = try Data(contentsOf: fixture)
         let models = try loadModels()
@@ -96,8 +86,8 @@ extension StoreEngine {
     /// held to what ``ExpectedBookStore`` computes from the rows the store had.
     static let generatedBooks = 2_500
 
-    @Test(arguments: MigrationEngine.allCases, paths)
-    func everyRowOfABatchSizedStoreComesThrough(engine: MigrationEngine, path: (from: Int, to: Int)) async throws {
+    @Test(arguments: TestEngine.allCases, paths)
+    func everyRowOfABatchSizedStoreComesThrough(engine: TestEngine, path: (from: Int, to: Int)) async throws {
         try await engine.withStoreURL { url in
             let administration = StoreAdministration(models: try loadModels(), logger: quietLogger)
             let seeded = try await administration.seed(url, version: path.from, count: Self.generatedBooks, catalogue: try loadCatalogue())
@@ -111,8 +101,8 @@ extension StoreEngine {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func version3StoreGivesTheBooksNamesAtVersion5(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func version3StoreGivesTheBooksNamesAtVersion5(engine: TestEngine) async throws {
         let rows = try await engine.withFixture(version: 3) { url, _ in
             _ = try await StoreAdministration(models: try loadModels(), logger: quietLogger).migrate(url)
             let store = try await PersistentStore.open(url, model: try loadModels().current, options: .readOnly, logger: quietLogger)
@@ -127,8 +117,8 @@ extension StoreEngine {
         #expect(rows.map { $0[3] } == [.double(20), .double(21), .double(22), .double(23)])
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func planListsEveryStepAndChangesNothing(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func planListsEveryStepAndChangesNothing(engine: TestEngine) async throws {
         try await engine.withFixture(version: 1) { url, _ in
             let before = try await StoreSnapshot(url)
             let plan = try await StoreAdministration(models: try loadModels(), logger: quietLogger).migrationPlan(for: url)
@@ -142,8 +132,8 @@ extension StoreEngine {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func aCurrentStoreIsLeftAlone(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aCurrentStoreIsLeftAlone(engine: TestEngine) async throws {
         try await engine.withFixture(version: 4) { url, _ in
             let administration = StoreAdministration(models: try loadModels(), logger: quietLogger)
             _ = try await administration.migrate(url)
@@ -154,8 +144,8 @@ extension StoreEngine {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func progressRunsFromStartToOne(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func progressRunsFromStartToOne(engine: TestEngine) async throws {
         try await engine.withFixture(version: 3) { url, _ in
             let reports = ProgressLog()
             _ = try await StoreAdministration(models: try loadModels(), logger: quietLogger).migrate(url) { reports.append($0) }
@@ -173,8 +163,8 @@ extension StoreEngine {
     /// and two streamed ones (three passes each) over the same rows. The in-place steps are
     /// a quarter of the work, not half; validation names the entities it validates, with
     /// their rows; the time spent and the time left come with every report.
-    @Test(arguments: MigrationEngine.allCases)
-    func progressIsWeighedByTheRowsAndPassesOfEachStep(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func progressIsWeighedByTheRowsAndPassesOfEachStep(engine: TestEngine) async throws {
         try await engine.withFixture(version: 1) { url, _ in
             let reports = ProgressLog()
             let plan = try await StoreAdministration(models: try loadModels(), logger: quietLogger).migrate(url) { reports.append($0) }

@@ -11,8 +11,8 @@ struct MigrationRaceTests {
     /// The race happened when a process waited for the lock and then found the store migrated
     /// by another ("meanwhile"); rounds, each on a new store, go on until one shows it, and
     /// the test fails if none of five does.
-    @Test(arguments: MigrationEngine.allCases)
-    func fourProcessesGiveOneMigrationAndFourSuccesses(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func fourProcessesGiveOneMigrationAndFourSuccesses(engine: TestEngine) async throws {
         var raced = false
         for _ in 1...5 where !raced {
             try await engine.withStoreURL { url in

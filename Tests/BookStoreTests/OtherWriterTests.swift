@@ -14,13 +14,13 @@ struct OtherWriterTests {
     /// The rows the other client updates: near the start, the middle and the end.
     static let keys = [5, generated / 2, generated]
 
-    @Test(arguments: MigrationEngine.allCases)
-    func everyAcknowledgedWriteIsInTheMigratedStore(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func everyAcknowledgedWriteIsInTheMigratedStore(engine: TestEngine) async throws {
         try await Self.withStore(engine, writeWhileMigrating)
     }
 
     /// Runs `body` with a fresh store URL of `engine`, removed afterwards.
-    static func withStore(_ engine: MigrationEngine, _ body: (StoreURL) async throws -> Void) async throws {
+    static func withStore(_ engine: TestEngine, _ body: (StoreURL) async throws -> Void) async throws {
         switch engine {
         case .sqlite:
             let (directory, cleanUp) = temporaryDirectory()
@@ -33,8 +33,8 @@ struct OtherWriterTests {
 
     /// A client that opened the store before the migration and writes after it: its write
     /// is in the migrated store, not in a file or tables that are gone.
-    @Test(arguments: MigrationEngine.allCases)
-    func aClientThatHadTheStoreOpenWritesIntoTheMigratedOne(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aClientThatHadTheStoreOpenWritesIntoTheMigratedOne(engine: TestEngine) async throws {
         try await Self.withStore(engine, writeAcrossTheMigration)
     }
 

@@ -17,8 +17,8 @@ struct PostgresCommandTests {
         return rows
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func aVersion1StoreSeededByTheCommandMigratesToFourPublicationsWithSynopses(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aVersion1StoreSeededByTheCommandMigratesToFourPublicationsWithSynopses(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
             let seed = try await BookStoreProcess.running(["seed", "--model-version", "1", "--store", url.description])
             #expect(seed.status == 0, "\(seed.stderr)")

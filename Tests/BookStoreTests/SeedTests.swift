@@ -1,5 +1,6 @@
 import BookStoreTesting
 import Foundation
+import PersistenceTesting
 import Testing
 @testable import BookStore
 @testable import Persistence
@@ -8,10 +9,10 @@ import Testing
 struct SeedTests {
     static let versions = Array(1...5)
 
-    @Test(arguments: Backend.allCases, versions)
-    func seededStoreHoldsWhatTheVersionCanHold(backend: Backend, version: Int) async throws {
+    @Test(arguments: TestBackend.allCases, versions)
+    func seededStoreHoldsWhatTheVersionCanHold(backend: TestBackend, version: Int) async throws {
         let models = try loadModels()
-        try await withStoreURL(backend) { url in
+        try await backend.withStoreURL { url in
             let model = try models.model(version: version)
             let container = try await PersistentContainer.open(model: model, store: url, options: .createIfMissing, logger: quietLogger)
             let summary = try await Seeder(catalogue: try loadCatalogue(), logger: quietLogger).seed(container, version: version, generatedCount: 3)
@@ -51,9 +52,9 @@ struct SeedTests {
 
     /// Not in memory: a second seed of a store that lives only in this process's memory
     /// is no second process's concern.
-    @Test(arguments: [Backend.sqlite, .postgres])
-    func aStoreIsSeededOnceAndItsStatusRead(backend: Backend) async throws {
-        try await withStoreURL(backend) { url in
+    @Test(arguments: [TestBackend.sqlite, .postgres])
+    func aStoreIsSeededOnceAndItsStatusRead(backend: TestBackend) async throws {
+        try await backend.withStoreURL { url in
             let administration = StoreAdministration(models: try loadModels(), logger: quietLogger)
             let summary = try await administration.seed(url, version: 2, count: 0, catalogue: try loadCatalogue())
             #expect(summary.books == 4)
@@ -67,8 +68,8 @@ struct SeedTests {
         }
     }
 
-    @Test(arguments: [Backend.sqlite, .postgres], versions)
-    func eachVersionsStoreIsCompatibleWithExactlyItsOwnModel(backend: Backend, version: Int) async throws { try await withStoreURL(backend) { url in
+    @Test(arguments: [TestBackend.sqlite, .postgres], versions)
+    func eachVersionsStoreIsCompatibleWithExactlyItsOwnModel(backend: TestBackend, version: Int) async throws { try await backend.withStoreURL { url in
         let models = try loadModels()
         let administration = StoreAdministration(models: models, logger: quietLogger)
         _ = try await administration.seed(url, version: version, count: 0, catalogue: try loadCatalogue())
@@ -82,8 +83,8 @@ struct SeedTests {
     /// The benchmark writes generated books by SQL on the server; they are the seeder's,
     /// value for value, shaped like users' data. (Not in memory: the benchmark writes a
     /// file's or a server's store.)
-    @Test(arguments: [Backend.sqlite, .postgres])
-    func generatedBooksBySQLAreTheSeedersBooks(backend: Backend) async throws {
+    @Test(arguments: [TestBackend.sqlite, .postgres])
+    func generatedBooksBySQLAreTheSeedersBooks(backend: TestBackend) async throws {
         let model = try loadModels().model(version: 2)
         let count = 140
         func books(_ url: StoreURL) async throws -> [[DatabaseValue]] {
@@ -94,13 +95,13 @@ struct SeedTests {
             }
         }
         var seeded: [[DatabaseValue]] = [], written: [[DatabaseValue]] = []
-        try await withStoreURL(backend) { url in
+        try await backend.withStoreURL { url in
             let container = try await PersistentContainer.open(model: model, store: url, options: .createIfMissing, logger: quietLogger)
             _ = try await Seeder(catalogue: try loadCatalogue(), logger: quietLogger).seed(container, version: 2, generatedCount: count)
             await container.store.close()
             seeded = try await books(url)
         }
-        try await withStoreURL(backend) { url in
+        try await backend.withStoreURL { url in
             let store = try await PersistentStore.open(url, model: model, options: .createIfMissing, logger: quietLogger)
             let statements = GeneratedBooks.insertStatements(count: count, schema: store.schema)
             try await store.database.write { connection in

@@ -18,8 +18,8 @@ struct StorageFaultTests {
         #expect(!text.contains("Code="), "\(text)", sourceLocation: sourceLocation)
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func aFullDiskFailsTheMigrationSayingSoAndTheNextRunCompletesOnceThereIsSpace(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aFullDiskFailsTheMigrationSayingSoAndTheNextRunCompletesOnceThereIsSpace(engine: TestEngine) async throws {
         let small = try SmallFileSystem(bytes: 64 << 20)
         defer { small.unmount() }
         switch engine {

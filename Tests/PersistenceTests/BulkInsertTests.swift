@@ -1,4 +1,5 @@
 import Foundation
+import PersistenceTesting
 import Testing
 @testable import Persistence
 
@@ -44,7 +45,7 @@ struct BulkInsertTests {
             let sample = try context.insertObject(entityName: "Sample")
             fill(sample, index)
             rows.append([.integer(Int64(index + 1)), .integer(Int64(table.entityNumber)), .integer(1)]
-                + attributes.map { ValueCoding.databaseValue(sample.value(forKey: $0.name), type: $0.type, dialect: schema.dialect) })
+                + attributes.map { schema.dialect.databaseValue(sample.value(forKey: $0.name), type: $0.type) })
         }
         try await container.store.database.write { [rows] in try $0.insertRows(into: table.name, columns: columns, rows: rows) }
         let fresh = container.newContext()

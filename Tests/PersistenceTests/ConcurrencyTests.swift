@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import PersistenceTesting
 import Synchronization
 import Testing
 @testable import Persistence

@@ -1,12 +1,13 @@
 import Foundation
+import PersistenceTesting
 import Testing
 @testable import Persistence
 
 /// A connection's own transactions, on both engines: one commits, one that throws rolls
 /// back, and a transaction inside another is refused.
 @Suite struct ConnectionTransactionTests {
-    @Test(arguments: MigrationEngine.allCases)
-    func transactionsCommitRollBackAndDoNotNest(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func transactionsCommitRollBackAndDoNotNest(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
             let database: any Database = switch url.kind {
             case .postgres(let configuration): try await PostgresDatabase.open(configuration, readerCount: 0)

@@ -104,8 +104,8 @@ import Testing
         warnings.map { "\($0.isCertain ? "warning" : "note"): \($0)" }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func anInferredStepSaysWhatItDropsWithTheRowsConcerned(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func anInferredStepSaysWhatItDropsWithTheRowsConcerned(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
             try await Self.seed(url)
             let before = try await StoreSnapshot(url)
@@ -134,8 +134,8 @@ import Testing
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func aFilteredMappingWithAPolicySaysWhatItLeavesOutAndWhatOnlyThePolicyCanCarry(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aFilteredMappingWithAPolicySaysWhatItLeavesOutAndWhatOnlyThePolicyCanCarry(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
             try await Self.seed(url)
             let (v1, v2) = (try Self.v1.get(), try Self.v2.get())
@@ -158,8 +158,8 @@ import Testing
 
     /// A mapping takes the rows of exactly its entity: a parent's does not take a
     /// sub-entity's. A bound that widens leaves nothing out.
-    @Test(arguments: MigrationEngine.allCases)
-    func aSubEntityWithoutAMappingOfItsOwnIsRemovedAndAWiderBoundWarnsOfNothing(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aSubEntityWithoutAMappingOfItsOwnIsRemovedAndAWiderBoundWarnsOfNothing(engine: TestEngine) async throws {
         func shelf(_ name: String, maxLength: Int) throws -> ManagedObjectModel {
             try Self.model(name, """
                 <entity name="Item" syncable="YES"><attribute name="name" optional="YES" maxValueString="\(maxLength)" attributeType="String"/></entity>
@@ -191,7 +191,7 @@ import Testing
         let v1 = try Self.v1.get()
         let same = try VersionedModel(name: "Notes", versions: [v1, try ManagedObjectModel(xml: v1.xmlData(), name: "Notes 2")], currentVersionName: "Notes 2")
         let migrator = ProgressiveMigrator(chain: MigrationChain(models: same), logger: testLogger)
-        #expect(try migrator.step(from: v1, to: same.current, engine: .sqlite).dataLossWarnings.isEmpty)
+        #expect(try migrator.step(from: v1, to: same.current, dialect: .sqlite).dataLossWarnings.isEmpty)
         #expect(models.versions.count == 2)
     }
 
@@ -219,8 +219,8 @@ import Testing
         #expect(passes.stdout.contains("Checked 3 model versions, 2 mapping files: no problems."), "\(passes.stdout)")
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func migratePlanCountsTheRowsTheFirstStepDrops(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func migratePlanCountsTheRowsTheFirstStepDrops(engine: TestEngine) async throws {
         let folder = try ModelFixtures.temporaryFolder().appendingPathComponent("Notes.xcdatamodeld")
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
         try Self.versions().write(to: folder)

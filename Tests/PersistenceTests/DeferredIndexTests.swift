@@ -1,4 +1,5 @@
 import Foundation
+import PersistenceTesting
 import Testing
 @testable import Persistence
 
@@ -22,7 +23,7 @@ struct DeferredIndexTests {
     }
 
     /// Opens a new store of `engine` with the workspace options, runs `body`, closes it.
-    func withWorkspaceStore(_ engine: MigrationEngine, model: ManagedObjectModel, _ body: (PersistentStore, StoreURL) async throws -> Void) async throws {
+    func withWorkspaceStore(_ engine: TestEngine, model: ManagedObjectModel, _ body: (PersistentStore, StoreURL) async throws -> Void) async throws {
         try await engine.withStoreURL { url in
             let store = try await PersistentStore.open(url, model: model, options: .workspace, logger: testLogger)
             do {
@@ -35,8 +36,8 @@ struct DeferredIndexTests {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func aFetchBuildsTheIndexesAWorkspaceStoreDeferred(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aFetchBuildsTheIndexesAWorkspaceStoreDeferred(engine: TestEngine) async throws {
         let model = try LibraryModel.make()
         try await withWorkspaceStore(engine, model: model) { store, url in
             _ = try await fill(store)
@@ -50,8 +51,8 @@ struct DeferredIndexTests {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func aToManyFaultBuildsThemToo(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aToManyFaultBuildsThemToo(engine: TestEngine) async throws {
         let model = try LibraryModel.make()
         try await withWorkspaceStore(engine, model: model) { store, url in
             let book = try await fill(store)
@@ -65,8 +66,8 @@ struct DeferredIndexTests {
     }
 
     /// A store opened as usual has its indexes from the start.
-    @Test(arguments: MigrationEngine.allCases)
-    func anOrdinaryStoreIsCreatedWithItsIndexes(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func anOrdinaryStoreIsCreatedWithItsIndexes(engine: TestEngine) async throws {
         let model = try LibraryModel.make()
         try await engine.withStoreURL { url in
             let store = try await PersistentStore.open(url, model: model, options: .createIfMissing, logger: testLogger)

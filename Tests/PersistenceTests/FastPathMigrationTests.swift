@@ -134,15 +134,15 @@ enum FastPathLibraryVersion: String, MigrationVersion, CaseIterable {
         return try await ProgressiveMigrator(chain: chain, logger: testLogger).migrateStore(at: url)
     }
 
-    @Test(arguments: MigrationEngine.allCases, [false, true])
-    func everyFastPathGivesTheStoreThatEveryHookGives(engine: MigrationEngine, filter: Bool) async throws {
+    @Test(arguments: TestEngine.allCases, [false, true])
+    func everyFastPathGivesTheStoreThatEveryHookGives(engine: TestEngine, filter: Bool) async throws {
         try await engine.withStoreURL { referenceURL in
             try await makeLibrary(at: referenceURL)
             let plan = try await migrate(referenceURL, path: .perInstance, filter: filter)
             #expect(plan.steps.map(\.strategy) == [.streamed])
             try await expectNoLeftovers(referenceURL)
             try await expectEveryIndex(referenceURL, of: try Self.v2.get())
-            let schema = StoreSchema(model: try Self.v2.get(), dialect: referenceURL.engine.dialect)
+            let schema = StoreSchema(model: try Self.v2.get(), dialect: referenceURL.testEngine.dialect)
             // Z_OPT counts saves, which differ between the paths; everything else must not.
             let queries = schema.rootTables.map { "SELECT Z_PK, Z_ENT, \($0.allColumns.map(\.name).joined(separator: ", ")) FROM \($0.name) ORDER BY 1" }
                 + schema.allJoinTables.map { "SELECT * FROM \($0.name) ORDER BY 1, 2" }

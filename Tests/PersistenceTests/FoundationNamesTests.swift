@@ -2,11 +2,12 @@
 // declared at the top level would not compile here.
 import Foundation
 import Persistence
+import PersistenceTesting
 import Testing
 
 @Suite struct FoundationNamesTests {
-    @Test(arguments: MigrationEngine.allCases)
-    func fetchSortDescriptorsAndFoundationsOwnLiveSideBySide(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func fetchSortDescriptorsAndFoundationsOwnLiveSideBySide(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
             let container = try await PersistentContainer.open(model: try ShopModels.v1(), store: url, options: .createIfMissing, logger: testLogger)
             let context = container.newContext()

@@ -34,8 +34,8 @@ enum StreamedCounterVersion: String, MigrationVersion, CaseIterable {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func aNarrowerIntegerTypeIsCheckedAndAValueOutOfRangeRollsBack(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aNarrowerIntegerTypeIsCheckedAndAValueOutOfRangeRollsBack(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
             let versions = try models("Integer 32", "Integer 16")
             try await store(at: url, versions.versions[0], counts: [1, 70_000])
@@ -50,8 +50,8 @@ enum StreamedCounterVersion: String, MigrationVersion, CaseIterable {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func valuesInRangePass(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func valuesInRangePass(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
             let versions = try models("Integer 32", "Integer 16")
             try await store(at: url, versions.versions[0], counts: [1, 30_000])
@@ -75,8 +75,8 @@ enum StreamedCounterVersion: String, MigrationVersion, CaseIterable {
         return try ShopModels.versioned([model("Counter", "1", minCount: ""), model("Counter 2", "2", minCount: #"minCount="1""#)])
     }
 
-    @Test(arguments: MigrationEngine.allCases, [false, true])
-    func aNewMinimumCountIsCheckedInPlaceAndStreamed(engine: MigrationEngine, streamed: Bool) async throws {
+    @Test(arguments: TestEngine.allCases, [false, true])
+    func aNewMinimumCountIsCheckedInPlaceAndStreamed(engine: TestEngine, streamed: Bool) async throws {
         try await engine.withStoreURL { url in
             let versions = try shelfModels()
             try await makeClosedStore(at: url, model: versions.versions[0]) { container in
@@ -99,8 +99,8 @@ enum StreamedCounterVersion: String, MigrationVersion, CaseIterable {
     }
 
     /// Planning only: no store is opened.
-    @Test(arguments: MigrationEngine.allCases)
-    func doubleToDecimalDoesNotRunInPlace(engine: MigrationEngine) throws {
+    @Test(arguments: TestEngine.allCases)
+    func doubleToDecimalDoesNotRunInPlace(engine: TestEngine) throws {
         let versions = try models("Double", "Decimal")
         let migrator = ProgressiveMigrator(chain: try MigrationChain(CounterVersion.self, models: versions), logger: testLogger)
         let url: StoreURL = switch engine {

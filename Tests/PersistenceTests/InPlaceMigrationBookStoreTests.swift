@@ -1,4 +1,5 @@
 import Foundation
+import PersistenceTesting
 import Testing
 @testable import Persistence
 
@@ -59,8 +60,8 @@ struct InPlaceMigrationBookStoreTests {
         #expect(try await SchemaSnapshot(url).maxima.values.sorted() == [4, 6], "key counters carried")
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func version1To2AddsTheAuthorColumnOnly(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func version1To2AddsTheAuthorColumnOnly(engine: TestEngine) async throws {
         let v = try versions()
         try await engine.withStoreURL { url in
             try await writeBooks(at: url, model: v[0])
@@ -71,8 +72,8 @@ struct InPlaceMigrationBookStoreTests {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func version2To3RenamesBookToPublication(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func version2To3RenamesBookToPublication(engine: TestEngine) async throws {
         let v = try versions()
         try await engine.withStoreURL { url in
             try await writeBooks(at: url, model: v[1], authors: true)
@@ -102,8 +103,8 @@ struct InPlaceMigrationBookStoreTests {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func version1To3AcrossTwoVersionsAtOnce(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func version1To3AcrossTwoVersionsAtOnce(engine: TestEngine) async throws {
         let v = try versions()
         try await engine.withStoreURL { url in
             try await writeBooks(at: url, model: v[0])
@@ -116,8 +117,8 @@ struct InPlaceMigrationBookStoreTests {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func version1To2To3StepByStep(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func version1To2To3StepByStep(engine: TestEngine) async throws {
         let v = try versions()
         try await engine.withStoreURL { url in
             try await writeBooks(at: url, model: v[0])

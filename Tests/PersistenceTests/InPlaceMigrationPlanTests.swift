@@ -56,8 +56,8 @@ struct InPlaceMigrationPlanTests {
     }
 
     /// On SQLite the file is byte for byte as it was; on PostgreSQL every table and row.
-    @Test(arguments: MigrationEngine.allCases)
-    func failingStatementLeavesTheStoreAsItWas(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func failingStatementLeavesTheStoreAsItWas(engine: TestEngine) async throws {
         let v1 = try F.model("V1", #"<entity name="Book"><attribute name="title" optional="YES" attributeType="String"/></entity>"#)
         let v2 = try F.model("V2", #"<entity name="Publication" elementID="Book"><attribute name="title" optional="YES" attributeType="String"/><attribute name="pages" attributeType="Integer 32" defaultValueString="1"/></entity>"#)
         try await engine.withStoreURL { url in

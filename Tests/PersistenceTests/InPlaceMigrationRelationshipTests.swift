@@ -1,4 +1,5 @@
 import Foundation
+import PersistenceTesting
 import Testing
 @testable import Persistence
 
@@ -8,8 +9,8 @@ import Testing
 struct InPlaceMigrationRelationshipTests {
     typealias F = InPlaceFixtures
 
-    @Test(arguments: MigrationEngine.allCases)
-    func relationshipsAddedRemovedAndRenamed(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func relationshipsAddedRemovedAndRenamed(engine: TestEngine) async throws {
         let v1 = try F.model("V1", """
             <entity name="Book">
                 <attribute name="title" attributeType="String"/>
@@ -128,8 +129,8 @@ struct InPlaceMigrationRelationshipTests {
         #expect(titles(try await books[1].destinations(forKey: "authors"), key: "name").sorted() == ["Ann", "Bob"])
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func joinTableIsRenamedWhenEntityNumbersChange(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func joinTableIsRenamedWhenEntityNumbersChange(engine: TestEngine) async throws {
         let v1 = try F.model("V1", Self.authorsAndBooks)
         // Agent sorts first: Author 1 → 2, Book 2 → 3, so Z_1BOOKS becomes Z_2BOOKS.
         let v2 = try F.model("V2", Self.authorsAndBooks + #"<entity name="Agent"><attribute name="name" optional="YES" attributeType="String"/></entity>"#)
@@ -145,8 +146,8 @@ struct InPlaceMigrationRelationshipTests {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func joinTableIsRebuiltWhenItsOwnerChanges(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func joinTableIsRebuiltWhenItsOwnerChanges(engine: TestEngine) async throws {
         let v1 = try F.model("V1", Self.authorsAndBooks)
         // Writer sorts after Book, so Book.authors now owns the join table, the other way round.
         let v2 = try F.model("V2", """
@@ -181,8 +182,8 @@ struct InPlaceMigrationRelationshipTests {
         </entity>
         """
 
-    @Test(arguments: MigrationEngine.allCases)
-    func toOneBecomesManyToManyThroughAJoinTable(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func toOneBecomesManyToManyThroughAJoinTable(engine: TestEngine) async throws {
         let v1 = try F.model("V1", Self.booksAndPages)
         let v2 = try F.model("V2", """
             <entity name="Book">
@@ -225,8 +226,8 @@ struct InPlaceMigrationRelationshipTests {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func foreignKeyMovesToTheOtherSide(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func foreignKeyMovesToTheOtherSide(engine: TestEngine) async throws {
         let v1 = try F.model("V1", """
             <entity name="Address">
                 <attribute name="street" attributeType="String"/>
@@ -280,8 +281,8 @@ struct InPlaceMigrationRelationshipTests {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func toManyBecomesToOneKeepingTheSmallestKey(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func toManyBecomesToOneKeepingTheSmallestKey(engine: TestEngine) async throws {
         let v1 = try F.model("V1", """
             <entity name="Course">
                 <attribute name="title" attributeType="String"/>
@@ -335,8 +336,8 @@ struct InPlaceMigrationRelationshipTests {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func oneToOneGetsItsNewInverseFromTheKeptSide(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func oneToOneGetsItsNewInverseFromTheKeptSide(engine: TestEngine) async throws {
         let v1 = try F.model("V1", """
             <entity name="Passport">
                 <attribute name="number" attributeType="String"/>
@@ -389,8 +390,8 @@ struct InPlaceMigrationRelationshipTests {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func selfReferentialRelationshipsFollowARenamedEntity(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func selfReferentialRelationshipsFollowARenamedEntity(engine: TestEngine) async throws {
         let v1 = try F.model("V1", """
             <entity name="Person">
                 <attribute name="name" optional="YES" attributeType="String"/>
@@ -451,8 +452,8 @@ struct InPlaceMigrationRelationshipTests {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func everyShapeOfTheLibraryModelFollowsARenamedEntity(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func everyShapeOfTheLibraryModelFollowsARenamedEntity(engine: TestEngine) async throws {
         // Author → Writer renumbers every entity after it and flips the owner of the
         // authors/books join table; the one-to-one with Portrait keeps both keys.
         let v1 = try LibraryModel.make()

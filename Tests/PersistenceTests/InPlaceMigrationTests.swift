@@ -1,4 +1,5 @@
 import Foundation
+import PersistenceTesting
 import Testing
 @testable import Persistence
 
@@ -24,8 +25,8 @@ struct InPlaceMigrationTests {
         </entity>
         """
 
-    @Test(arguments: MigrationEngine.allCases)
-    func addedAttributesStartAtTheirDefaults(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func addedAttributesStartAtTheirDefaults(engine: TestEngine) async throws {
         let v1 = try F.model("V1", Self.items + """
             <entity name="Note">
                 <attribute name="text" optional="YES" attributeType="String"/>
@@ -93,8 +94,8 @@ struct InPlaceMigrationTests {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func removedAndRenamedAttributes(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func removedAndRenamedAttributes(engine: TestEngine) async throws {
         let v1 = try F.model("V1", """
             <entity name="Book">
                 <attribute name="title" attributeType="String"/>
@@ -142,8 +143,8 @@ struct InPlaceMigrationTests {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func optionalAttributeBecomesRequiredWithDefault(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func optionalAttributeBecomesRequiredWithDefault(engine: TestEngine) async throws {
         let v1 = try F.model("V1", """
             <entity name="Book">
                 <attribute name="title" optional="YES" attributeType="String"/>
@@ -177,8 +178,8 @@ struct InPlaceMigrationTests {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func numericTypeChangesConvertTheStoredValues(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func numericTypeChangesConvertTheStoredValues(engine: TestEngine) async throws {
         let v1 = try F.model("V1", """
             <entity name="Sample">
                 <attribute name="label" optional="YES" attributeType="String"/>
@@ -245,8 +246,8 @@ struct InPlaceMigrationTests {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func renamedEntityIsRenumbered(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func renamedEntityIsRenumbered(engine: TestEngine) async throws {
         let v1 = try F.model("V1", """
             <entity name="Author">
                 <attribute name="name" attributeType="String"/>
@@ -310,8 +311,8 @@ struct InPlaceMigrationTests {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func entitiesAddedAndRemoved(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func entitiesAddedAndRemoved(engine: TestEngine) async throws {
         let v1 = try F.model("V1", """
             <entity name="Item" isAbstract="YES">
                 <attribute name="name" optional="YES" attributeType="String"/>
@@ -411,8 +412,8 @@ struct InPlaceMigrationTests {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func attributeMovedUpTheHierarchyIsComputedPerEntity(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func attributeMovedUpTheHierarchyIsComputedPerEntity(engine: TestEngine) async throws {
         let v1 = try F.model("V1", """
             <entity name="Item" isAbstract="YES"/>
             <entity name="Tool" parentEntity="Item">
@@ -445,8 +446,8 @@ struct InPlaceMigrationTests {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func newSubEntityAddsColumnsToItsRootTable(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func newSubEntityAddsColumnsToItsRootTable(engine: TestEngine) async throws {
         let v1 = try F.model("V1", #"<entity name="Book"><attribute name="title" optional="YES" attributeType="String"/></entity>"#)
         let v2 = try F.model("V2", """
             <entity name="Book"><attribute name="title" optional="YES" attributeType="String"/></entity>
@@ -479,8 +480,8 @@ struct InPlaceMigrationTests {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func entitiesSwappingNamesSwapTables(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func entitiesSwappingNamesSwapTables(engine: TestEngine) async throws {
         let v1 = try F.model("V1", """
             <entity name="Alpha"><attribute name="first" optional="YES" attributeType="String"/></entity>
             <entity name="Beta"><attribute name="second" optional="YES" attributeType="Integer 32"/></entity>

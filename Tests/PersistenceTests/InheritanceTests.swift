@@ -1,4 +1,5 @@
 import Foundation
+import PersistenceTesting
 import Testing
 @testable import Persistence
 
@@ -62,8 +63,8 @@ struct InheritanceTests {
     /// A store's `Z_PRIMARYKEY` says what its `Z_ENT` values mean: Apple's stores are numbered
     /// by inheritance tree, the first stores of this framework by name. Rows are read and
     /// written by the store's own numbers, whichever a new store would get.
-    @Test(arguments: MigrationEngine.allCases)
-    func aStoreNumberedOtherwiseIsReadAndWrittenByItsOwnNumbers(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aStoreNumberedOtherwiseIsReadAndWrittenByItsOwnNumbers(engine: TestEngine) async throws {
         let model = try LibraryModel.make()
         let treeOrder = EntityNumbering.coreData(model)
         let nameOrder = EntityNumbering.nameOrder(model)
@@ -110,8 +111,8 @@ struct InheritanceTests {
 
     /// An in-place step reads the store by its own numbers and leaves it numbered as a new
     /// store of the destination is: row for row the store a new-numbered source gives.
-    @Test(arguments: MigrationEngine.allCases)
-    func aStoreNumberedOtherwiseMigratesInPlaceToTheStoreANewOneGives(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aStoreNumberedOtherwiseMigratesInPlaceToTheStoreANewOneGives(engine: TestEngine) async throws {
         let v1 = try LibraryModel.make()
         let (v2, models) = try Self.nextVersion(of: v1, named: "Library", addingColourTo: "Tool")
         let otherNumbering = try legacyNumbering(of: v1)
@@ -166,8 +167,8 @@ struct InheritanceTests {
 
     /// A legacy-numbered store's join table is named by the old numbers (`Z_3TOOLS` in name
     /// order): an in-place step renames it with the renumbering, and every link stays.
-    @Test(arguments: MigrationEngine.allCases)
-    func anInPlaceStepRenamesTheJoinTablesOfAStoreItRenumbers(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func anInPlaceStepRenamesTheJoinTablesOfAStoreItRenumbers(engine: TestEngine) async throws {
         let v1 = try ModelFixtures.model(Self.taggedTools)
         let (v2, models) = try Self.nextVersion(of: v1, named: "Test", addingColourTo: "Tag")
         let legacy = try legacyNumbering(of: v1)
@@ -213,7 +214,7 @@ struct InheritanceTests {
         let otherNumbering = try legacyNumbering(of: model)
         let joinTable = try #require(StoreSchema(model: model, dialect: .sqlite, numbering: otherNumbering).joinTable(entity: "Tool", relationship: "tags")?.name)
         #expect(joinTable != StoreSchema(model: model, dialect: .sqlite).joinTable(entity: "Tool", relationship: "tags")?.name)
-        try await MigrationEngine.sqlite.withStoreURL { source in
+        try await TestEngine.sqlite.withStoreURL { source in
             try createStore(at: source, model: model, numbering: otherNumbering)
             try await withOpenStore(source, model: model) { container in
                 let context = container.newContext()
@@ -230,20 +231,20 @@ struct InheritanceTests {
             var expected: [[[DatabaseValue]]] = []
             for query in queries { expected.append(try await storeRows(source, query)) }
             #expect(expected[2].count == 1)
-            try await MigrationEngine.postgres.withStoreURL { postgres in
+            try await TestEngine.postgres.withStoreURL { postgres in
                 _ = try await StoreCopy.copy(from: source, to: postgres, versions: models, logger: testLogger)
                 let back = source.sibling("back")
                 _ = try await StoreCopy.copy(from: postgres, to: back, versions: models, logger: testLogger)
                 for url in [postgres, back] {
                     for (query, rows) in zip(queries, expected) {
-                        #expect(try await storeRows(url, query) == rows, "\(url.engine): \(query)")
+                        #expect(try await storeRows(url, query) == rows, "\(url.testEngine): \(query)")
                     }
                     try await withOpenStore(url, model: model) { container in
                         let context = container.newContext()
                         let tools = try await context.fetch(FetchRequest(entityName: "Tool"))
                         let tags = try await tools.first?.destinations(forKey: "tags") ?? []
-                        #expect(tools.map { $0.value(forKey: "name") } == ["Hammer"], "\(url.engine)")
-                        #expect(tags.map { $0.value(forKey: "label") } == ["heavy"], "\(url.engine)")
+                        #expect(tools.map { $0.value(forKey: "name") } == ["Hammer"], "\(url.testEngine)")
+                        #expect(tags.map { $0.value(forKey: "label") } == ["heavy"], "\(url.testEngine)")
                     }
                 }
             }

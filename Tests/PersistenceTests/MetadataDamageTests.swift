@@ -1,4 +1,5 @@
 import Foundation
+import PersistenceTesting
 import Testing
 @testable import Persistence
 
@@ -35,7 +36,7 @@ struct MetadataDamageTests {
             _ = try connection.run(sql, arguments)
         case .postgres(let configuration):
             let database = try await PostgresDatabase.open(configuration, readerCount: 0)
-            let spelt = SQLDialect.postgres.numberingPlaceholders(sql)
+            let spelt = PostgresDialect().numberingPlaceholders(sql)
             do {
                 _ = try await database.write { try $0.run(spelt, arguments) }
             } catch {
@@ -68,8 +69,8 @@ struct MetadataDamageTests {
         #expect(error?.description.hasPrefix("\(url.description): ") == true, sourceLocation: sourceLocation)
     }
 
-    @Test("damaged metadata is refused naming the store", arguments: MigrationEngine.allCases, Damage.allCases)
-    func damagedMetadata(engine: MigrationEngine, damage: Damage) async throws {
+    @Test("damaged metadata is refused naming the store", arguments: TestEngine.allCases, Damage.allCases)
+    func damagedMetadata(engine: TestEngine, damage: Damage) async throws {
         let model = try LibraryModel.make()
         try await engine.withStoreURL { url in
             try await makeClosedStore(at: url, model: model)

@@ -24,8 +24,8 @@ struct MetadataTests {
                                       entities: model.entities + [EntityDescription(name: "Review", attributes: [AttributeDescription(name: "text", type: .string)])])
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func metadataReadsWithoutWriting(engine: MigrationEngine) async throws { try await engine.withStoreURL { url in
+    @Test(arguments: TestEngine.allCases)
+    func metadataReadsWithoutWriting(engine: TestEngine) async throws { try await engine.withStoreURL { url in
         let model = try LibraryModel.make()
         try await makeClosedStore(at: url, model: model) { container in
             let context = container.newContext()
@@ -62,8 +62,8 @@ struct MetadataTests {
         #expect(try StoreMetadata(propertyListData: data, uuid: nil) == metadata)
     }
 
-    @Test(arguments: MigrationEngine.allCases, [false, true])
-    func incompatibleModelIsRefusedAndStoreUntouched(engine: MigrationEngine, typeChange: Bool) async throws { try await engine.withStoreURL { url in
+    @Test(arguments: TestEngine.allCases, [false, true])
+    func incompatibleModelIsRefusedAndStoreUntouched(engine: TestEngine, typeChange: Bool) async throws { try await engine.withStoreURL { url in
         try await makeClosedStore(at: url, model: try LibraryModel.make())
         let before = try await StoreSnapshot(url)
         let other = typeChange ? try Self.changedTypeModel() : try Self.addedEntityModel()
@@ -127,8 +127,8 @@ struct MetadataTests {
         try expectUnchanged(path, since: before)
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func missingStoreIsNotCreated(engine: MigrationEngine) async throws { try await engine.withStoreURL { url in
+    @Test(arguments: TestEngine.allCases)
+    func missingStoreIsNotCreated(engine: TestEngine) async throws { try await engine.withStoreURL { url in
         let error = await #expect(throws: StoreError.self) {
             _ = try await PersistentContainer.open(model: try LibraryModel.make(), store: url, options: .existingOnly, logger: testLogger)
         }
@@ -152,8 +152,8 @@ struct MetadataTests {
         await reopened.store.close()
     } }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func readOnlyStoresRefuseWrites(engine: MigrationEngine) async throws { try await engine.withStoreURL { url in
+    @Test(arguments: TestEngine.allCases)
+    func readOnlyStoresRefuseWrites(engine: TestEngine) async throws { try await engine.withStoreURL { url in
         let model = try LibraryModel.make()
         try await makeClosedStore(at: url, model: model)
         let before = try await StoreSnapshot(url)

@@ -25,8 +25,8 @@ enum NotesVersion: String, MigrationVersion, CaseIterable {
             """.utf8), name: name)
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func aStepOfTwoMappingModelsReportsProgressThatNeverGoesBack(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aStepOfTwoMappingModelsReportsProgressThatNeverGoesBack(engine: TestEngine) async throws {
         let v1 = try Self.model("Notes", noteAttributes: #"<attribute name="text" optional="YES" attributeType="String"/>"#)
         let v2 = try Self.model("Notes 2", noteAttributes: #"<attribute name="text" optional="YES" attributeType="String"/><attribute name="title" optional="YES" attributeType="String"/>"#)
         let versions = try VersionedModel(name: "Notes", versions: [v1, v2], currentVersionName: "Notes 2")

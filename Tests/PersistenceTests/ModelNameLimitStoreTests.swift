@@ -1,4 +1,5 @@
 import Foundation
+import PersistenceTesting
 import Testing
 @testable import Persistence
 
@@ -75,8 +76,8 @@ struct ModelNameLimitStoreTests {
         }
     }
 
-    @Test("names at the limit migrate in place, through temporary names", arguments: MigrationEngine.allCases)
-    func migrationAtTheLimit(engine: MigrationEngine) async throws {
+    @Test("names at the limit migrate in place, through temporary names", arguments: TestEngine.allCases)
+    func migrationAtTheLimit(engine: TestEngine) async throws {
         let v1 = try F.model("V1", Self.body())
         let v2 = try F.model("V2", Self.body(renamed: true))
         try await engine.withStoreURL { url in

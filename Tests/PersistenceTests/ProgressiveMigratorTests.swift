@@ -71,8 +71,8 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func aStoreOfANewerVersionIsRefusedAndLeftUntouched(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aStoreOfANewerVersionIsRefusedAndLeftUntouched(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
             try await makeStore(at: url, try ShopModels.v3(), names: ["a"])
             let before = try await StoreSnapshot(url)
@@ -87,8 +87,8 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func aStoreOfAnUnknownModelIsRefusedAndLeftUntouched(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aStoreOfAnUnknownModelIsRefusedAndLeftUntouched(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
             let other = try ShopModels.model("Other", "", #"<entity name="Thing"><attribute name="x" optional="YES" attributeType="String"/></entity>"#)
             try await makeStore(at: url, other, names: [])
@@ -102,8 +102,8 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func aChainMaySkipAVersion(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aChainMaySkipAVersion(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
             try await makeStore(at: url, try ShopModels.v1(), names: ["a", "b"])
             let models = try ShopModels.versioned([ShopModels.v1(), ShopModels.v2(), ShopModels.v3Optional()])
@@ -117,8 +117,8 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func openStoreMigratesAnOlderStoreAndOpensACurrentOneAsItIs(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func openStoreMigratesAnOlderStoreAndOpensACurrentOneAsItIs(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
             let chain = try MigrationChain(ShopVersion.self, models: try ShopModels.versioned([ShopModels.v1(), ShopModels.v2()]))
             let missing = await #expect(throws: StoreError.self) {
@@ -156,8 +156,8 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func openStoreRefusesANewerStoreAndLeavesItUntouched(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func openStoreRefusesANewerStoreAndLeavesItUntouched(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
             try await makeStore(at: url, try ShopModels.v3(), names: ["a"])
             let before = try await StoreSnapshot(url)
@@ -191,8 +191,8 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
         ])
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func aMigrationThatBreaksTheModelsRulesLeavesTheStoreAsItWas(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aMigrationThatBreaksTheModelsRulesLeavesTheStoreAsItWas(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
             try await makeStore(at: url, try ShopModels.v2(), names: ["a", nil, "c"])
             let before = try await StoreSnapshot(url)
@@ -208,8 +208,8 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func aMappingModelFoundByVersionHashesRunsItsExpressions(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aMappingModelFoundByVersionHashesRunsItsExpressions(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
             try await makeStore(at: url, try ShopModels.v2(), names: ["a", "b"])
             let models = try ShopModels.versioned([ShopModels.v2(), ShopModels.v3()])
@@ -221,8 +221,8 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func anUnregisteredPolicyIsNamedAndNothingChanges(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func anUnregisteredPolicyIsNamedAndNothingChanges(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
             try await makeStore(at: url, try ShopModels.v1(), names: ["a"])
             let before = try await StoreSnapshot(url)
@@ -259,8 +259,8 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func aMigrationWaitsBoundedlyForAnotherAndNamesIt(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aMigrationWaitsBoundedlyForAnotherAndNamesIt(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
             try await makeStore(at: url, try ShopModels.v1(), names: ["a"])
             let before = try await StoreSnapshot(url)
@@ -279,8 +279,8 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func cancellingAMigrationLeavesTheStoreAsItWas(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func cancellingAMigrationLeavesTheStoreAsItWas(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
             try await makeStore(at: url, try ShopModels.v1(), names: (0..<50).map { "item \($0)" })
             let before = try await StoreSnapshot(url)

@@ -1,4 +1,5 @@
 import Foundation
+import PersistenceTesting
 import Testing
 @testable import Persistence
 
@@ -16,7 +17,7 @@ struct SchemaTests {
             return try connection.rows(sql, arguments)
         case .postgres(let configuration):
             let database = try await PostgresDatabase.open(configuration, readerCount: 0, readOnly: true)
-            let sql = SQLDialect.postgres.numberingPlaceholders(sql)
+            let sql = PostgresDialect().numberingPlaceholders(sql)
             let rows = try await database.read { try $0.rows(sql, arguments) }
             await database.close()
             return rows
@@ -25,7 +26,7 @@ struct SchemaTests {
         }
     }
 
-    func isPostgres(_ container: PersistentContainer) -> Bool { container.store.schema.dialect.engine == .postgres }
+    func isPostgres(_ container: PersistentContainer) -> Bool { container.store.schema.dialect is PostgresDialect }
 
     /// A Core Data name as the store spells it.
     func name(_ container: PersistentContainer, _ coreDataName: String) -> String {

@@ -53,8 +53,8 @@ enum StreamedShopVersion: String, MigrationVersion, CaseIterable {
     }
 
     /// The same rows migrated set-based into one store and streamed into another beside it.
-    @Test(arguments: MigrationEngine.allCases)
-    func expressionsRunAsSQLAndGiveWhatStreamingGives(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func expressionsRunAsSQLAndGiveWhatStreamingGives(engine: TestEngine) async throws {
         try await engine.withStoreURL { setURL in
             let streamURL = setURL.sibling("streamed")
             let names: [String?] = ["a", nil, "c"]
@@ -81,8 +81,8 @@ enum StreamedShopVersion: String, MigrationVersion, CaseIterable {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func expressionsWhoseSQLMeansSomethingElseStream(engine: MigrationEngine) throws {
+    @Test(arguments: TestEngine.allCases)
+    func expressionsWhoseSQLMeansSomethingElseStream(engine: TestEngine) throws {
         for format in ["$source.price / 2", "uppercase:($source.name)", "length:($source.name)"] {
             var mapping = try expressionMapping()
             mapping.entityMappings[0].attributeMappings[1] = PropertyMapping(name: "price", valueExpression: try Expression(format: format == "$source.price / 2" ? format : "$source.price"))
@@ -100,8 +100,8 @@ enum StreamedShopVersion: String, MigrationVersion, CaseIterable {
 
     /// The library (to-one, one-to-many, many-to-many, an entity hierarchy) through a
     /// non-inferred identity mapping, set-based and streamed.
-    @Test(arguments: MigrationEngine.allCases)
-    func relationshipsOfEveryShapeComeAcrossAsStreamingBringsThem(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func relationshipsOfEveryShapeComeAcrossAsStreamingBringsThem(engine: TestEngine) async throws {
         let v1 = try LibraryModel.make()
         let v2 = try ManagedObjectModel(name: "Library 2", versionIdentifier: "2", entities: v1.entities.map { entity in
             var entity = entity
@@ -157,7 +157,7 @@ enum StreamedShopVersion: String, MigrationVersion, CaseIterable {
             try await expectEveryIndex(setURL, of: v2)
             try await expectEveryIndex(streamURL, of: v2)
 
-            let schema = StoreSchema(model: v2, dialect: setURL.engine.dialect)
+            let schema = StoreSchema(model: v2, dialect: setURL.testEngine.dialect)
             // Z_OPT counts saves, which differ between the two ways; everything else must not.
             let queries = schema.rootTables.map { "SELECT Z_PK, Z_ENT, \($0.allColumns.map(\.name).joined(separator: ", ")) FROM \($0.name) ORDER BY 1" }
                 + schema.allJoinTables.map { "SELECT * FROM \($0.name) ORDER BY 1, 2" }

@@ -87,14 +87,14 @@ struct StatementLimitTests {
             }
             let prepared = try await container.store.database.write { [rows] connection -> [Int] in
                 try connection.insertRows(into: table.name, columns: names, rows: rows)
-                guard connection.dialect.engine == .postgres else { return [] }
+                guard connection.dialect is PostgresDialect else { return [] }
                 // The multi-row INSERTs this session prepared, by their number of arguments.
                 return try connection.rows("SELECT cardinality(parameter_types) FROM pg_prepared_statements WHERE statement LIKE $1",
                                            [.text("INSERT INTO \(table.name) %")])
                     .compactMap { $0[0].int64.map(Int.init) }
             }
             if bulk.backend == .postgres {
-                #expect(prepared.allSatisfy { $0 <= SQLDialect.postgres.parameterLimit }, "statements of \(prepared) arguments")
+                #expect(prepared.allSatisfy { $0 <= PostgresDialect().parameterLimit }, "statements of \(prepared) arguments")
                 switch bulk.method {
                 case .parameters?: #expect(!prepared.isEmpty, "the rows went by bound arguments")
                 default: #expect(prepared.isEmpty, "a batch of \(rowCount) rows goes by COPY, not by \(prepared.count) INSERTs")
@@ -126,25 +126,25 @@ struct StatementLimitTests {
     }
 
     @Test func statementsAreCutToTheEngineLimit() {
-        for dialect in [SQLDialect.sqlite, .postgres] {
+        for dialect in [SQLiteDialect(), PostgresDialect()] as [any SQLDialect] {
             for columns in [1, 3, 8, 64, 200, 1_600] {
                 let rows = dialect.rowsPerStatement(argumentsPerRow: columns)
                 #expect(rows >= 1 && rows <= 1_000)
-                #expect(rows * columns <= dialect.parameterLimit || rows == 1, "\(dialect.engine), \(columns) columns: \(rows) rows")
+                #expect(rows * columns <= dialect.parameterLimit || rows == 1, "\(dialect.engineName), \(columns) columns: \(rows) rows")
             }
             let chunks = dialect.statementChunks(Array(0..<10_001), argumentsPerItem: 8, reserved: 2)
             #expect(chunks.map(\.count).reduce(0, +) == 10_001)
             #expect(chunks.allSatisfy { $0.count * 8 + 2 <= dialect.parameterLimit })
             #expect(Array(chunks.joined()) == Array(0..<10_001))
         }
-        #expect(SQLDialect.postgres.statementChunks([Int](), argumentsPerItem: 3).isEmpty)
+        #expect(PostgresDialect().statementChunks([Int](), argumentsPerItem: 3).isEmpty)
     }
 
     /// The largest statement the limit allows is described and run with the oldest libpq
     /// supported. One argument more is what libpq 15.18 cannot take: its failure is said as
     /// libpq's own, with its version, not as the server going away.
     @Test func aStatementAtTheArgumentLimitRuns() async throws {
-        let limit = SQLDialect.postgres.parameterLimit
+        let limit = PostgresDialect().parameterLimit
         try await TestPostgres.withDatabase { url in
             guard case .postgres(let configuration) = url.kind else { return }
             func sum(_ count: Int) throws -> Int64? {

@@ -1,4 +1,5 @@
 import Foundation
+import PersistenceTesting
 import Testing
 @testable import Persistence
 
@@ -140,8 +141,8 @@ enum StreamedVaultVersion: String, MigrationVersion, CaseIterable {
 
     /// One row of random bytes (not valid for any transformer: the bytes are only carried)
     /// and one Apple archive, through an in-place, a set-based and a streamed step.
-    @Test(arguments: MigrationEngine.allCases)
-    func everyKindOfStepCopiesTheBytesAsTheyAre(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func everyKindOfStepCopiesTheBytesAsTheyAre(engine: TestEngine) async throws {
         let random = Data((0..<4096).map { _ in UInt8.random(in: 0...255) })
         let models = try Self.versions()
         let v1 = try #require(models.version(named: "Vault"))
@@ -191,7 +192,7 @@ enum StreamedVaultVersion: String, MigrationVersion, CaseIterable {
         let random = Data((0..<4096).map { _ in UInt8.random(in: 0...255) })
         let models = try Self.versions()
         let v1 = try #require(models.version(named: "Vault"))
-        try await MigrationEngine.sqlite.withStoreURL { source in
+        try await TestEngine.sqlite.withStoreURL { source in
             try await makeClosedStore(at: source, model: v1) { container in
                 let context = container.newContext()
                 let item = try context.insertObject(entityName: "Item")
@@ -199,7 +200,7 @@ enum StreamedVaultVersion: String, MigrationVersion, CaseIterable {
                 item.setValue(.binary(Self.appleSettings), forKey: "tags")
                 try await context.save()
             }
-            try await MigrationEngine.postgres.withStoreURL { destination in
+            try await TestEngine.postgres.withStoreURL { destination in
                 _ = try await StoreCopy.copy(from: source, to: destination, versions: models, logger: testLogger)
                 let rows = try await storeRows(destination, "SELECT ZSETTINGS, ZTAGS FROM ZITEM")
                 #expect(rows.map { $0[0].blob } == [random] && rows.map { $0[1].blob } == [Self.appleSettings])

@@ -1,4 +1,5 @@
 import Foundation
+import PersistenceTesting
 import Testing
 @testable import Persistence
 
@@ -156,7 +157,7 @@ struct UniquenessConstraintTests {
         let model = try #require(try CarsFixtures.versionedModel().version(named: "SampleModel2"))
         let apple = try await storeRows(.sqlite(CarsFixtures.version2.url.path), "SELECT name, sql FROM sqlite_master WHERE name LIKE 'Z\\_%' ESCAPE '\\' AND type = 'index' ORDER BY name")
         #expect(apple.count == 3, "\(apple)")
-        try await MigrationEngine.sqlite.withStoreURL { url in
+        try await TestEngine.sqlite.withStoreURL { url in
             try createStore(at: url, model: model, numbering: .coreData(model))
             let ours = try await storeRows(url, "SELECT name, sql FROM sqlite_master WHERE name LIKE 'Z\\_%' ESCAPE '\\' AND type = 'index' ORDER BY name")
             #expect(ours == apple)
@@ -186,7 +187,7 @@ struct UniquenessConstraintTests {
     }
 
     private func indexNames(_ container: PersistentContainer) async throws -> Set<String> {
-        let sql = container.store.schema.dialect.engine == .postgres
+        let sql = container.store.schema.dialect is PostgresDialect
             ? "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()"
             : "SELECT name FROM sqlite_master WHERE type = 'index'"
         return Set(try await container.sql(sql).compactMap { $0[0].text?.lowercased() })
@@ -219,8 +220,8 @@ struct UniquenessConstraintTests {
 
     /// A set-based step (codes rewritten in SQL) builds the new constraint's index, and
     /// refuses, naming them, rows that come out alike.
-    @Test(arguments: MigrationEngine.allCases)
-    func aSetBasedStepBuildsTheConstraintsIndexAndRefusesRowsItMakesAlike(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aSetBasedStepBuildsTheConstraintsIndexAndRefusesRowsItMakesAlike(engine: TestEngine) async throws {
         let versions = try Self.shelfVersions()
         let mapping = MappingModel(name: "Shelves1To2", source: versions.versions[0], destination: versions.versions[1], entityMappings: [
             EntityMapping(name: "ShelfToShelf", type: .transform, sourceEntityName: "Shelf", destinationEntityName: "Shelf", attributeMappings: [
@@ -243,8 +244,8 @@ struct UniquenessConstraintTests {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func aMigrationToAConstraintTheRowsBreakFailsNamingThemAndChangesNothing(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aMigrationToAConstraintTheRowsBreakFailsNamingThemAndChangesNothing(engine: TestEngine) async throws {
         let versions = try Self.shelfVersions()
         let v1 = versions.versions[0]
         try await engine.withStoreURL { url in
@@ -267,8 +268,8 @@ struct UniquenessConstraintTests {
     /// Two writers on their own connections save a thousand objects each at once, one value
     /// shared: the constraint lets exactly one save in whole, and the other is refused naming
     /// the shared value and the row the first one stored.
-    @Test(arguments: MigrationEngine.allCases)
-    func twoWritersAtOnceSharingOneValueLandOneWholeSaveAndNameTheClash(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func twoWritersAtOnceSharingOneValueLandOneWholeSaveAndNameTheClash(engine: TestEngine) async throws {
         let model = try Self.shelfVersions().versions[1]
         try await engine.withStoreURL { url in
             try await withOpenStore(url, model: model, options: .createIfMissing) { _ in }

@@ -60,8 +60,8 @@ import Testing
         ["ratio": .double(1e39)],
     ]
 
-    @Test(arguments: MigrationEngine.allCases)
-    func sqlCandidatesFindWhatValidatingEveryObjectFinds(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func sqlCandidatesFindWhatValidatingEveryObjectFinds(engine: TestEngine) async throws {
         let model = try Self.model()
         try await engine.withStoreURL { url in
             let container = try await PersistentContainer.open(model: model, store: url, options: .createIfMissing, logger: testLogger)

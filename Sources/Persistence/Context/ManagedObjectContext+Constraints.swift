@@ -28,7 +28,7 @@ extension ManagedObjectContext {
                         let value = values[property] ?? .null
                         guard !value.isNull else { break }
                         key.append(.attribute(value))
-                        arguments.append(ValueCoding.databaseValue(value, type: attribute.type, dialect: dialect))
+                        arguments.append(dialect.databaseValue(value, type: attribute.type))
                     } else if let destination = toOne[property] ?? nil {
                         key.append(.object(destination))
                         // A destination new in this save is in no stored row.

@@ -90,7 +90,7 @@ extension ManagedObjectContext {
             var values: [(column: String, value: DatabaseValue)] = []
             values.reserveCapacity(layout.attributeColumns.count)
             for (attribute, column, type) in layout.attributeColumns where keys?.contains(attribute) ?? true {
-                let value = ValueCoding.databaseValue(snapshot.values[attribute] ?? .null, type: type, dialect: dialect)
+                let value = dialect.databaseValue(snapshot.values[attribute] ?? .null, type: type)
                 if validating, !dialect.textHoldsNUL, case .text(let text) = value, text.utf8.contains(0) {
                     unstorable.append(.init(code: .unstorableCharacter, entity: layout.entity.name, objectID: snapshot.objectID, key: attribute,
                                             message: "\(attribute) holds a NUL character (U+0000), which PostgreSQL text cannot store"))

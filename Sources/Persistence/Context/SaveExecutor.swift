@@ -19,7 +19,7 @@ struct SaveExecutor {
         self.model = model
     }
 
-    var d: SQLDialect { schema.dialect }
+    var d: any SQLDialect { schema.dialect }
     var pk: String { d.name("Z_PK") }
 
     mutating func run(_ plan: SavePlan) throws -> SaveResult {
@@ -291,9 +291,8 @@ struct SaveExecutor {
         guard let source = key(of: change.source), let destination = key(of: change.destination) else { return }
         let table = change.table
         if add {
-            let conflict = d.engine == .postgres ? " ON CONFLICT DO NOTHING" : ""
-            let verb = d.engine == .postgres ? "INSERT" : "INSERT OR IGNORE"
-            try connection.run("\(verb) INTO \(table.name) (\(table.sourceColumn), \(table.destinationColumn)) VALUES (\(placeholders(2)))\(conflict)",
+            try connection.run(d.insertIgnoringDuplicates(into: table.name, columns: [table.sourceColumn, table.destinationColumn],
+                                                          values: [d.placeholder(1), d.placeholder(2)]),
                                [.integer(source), .integer(destination)])
         } else {
             try connection.run("DELETE FROM \(table.name) WHERE \(table.sourceColumn) = \(d.placeholder(1)) AND \(table.destinationColumn) = \(d.placeholder(2))",

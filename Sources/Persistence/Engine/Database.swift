@@ -2,7 +2,7 @@
 ///
 /// The closures run on a thread that belongs to the connection, so they may block.
 public protocol Database: Sendable {
-    var dialect: SQLDialect { get }
+    var dialect: any SQLDialect { get }
 
     /// Runs `body` on a reader connection, in one read transaction (one snapshot).
     func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T

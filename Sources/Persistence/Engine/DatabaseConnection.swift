@@ -4,7 +4,7 @@
 /// which run the closure on the connection's own thread, never on the cooperative pool.
 public protocol DatabaseConnection: AnyObject {
     /// The SQL spelling of the engine behind this connection.
-    var dialect: SQLDialect { get }
+    var dialect: any SQLDialect { get }
 
     /// Runs one or more statements that take no arguments (DDL, pragmas).
     func execute(_ sql: String) throws(DatabaseError)

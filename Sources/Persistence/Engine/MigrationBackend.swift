@@ -89,14 +89,3 @@ protocol MigrationWorkspace: AnyObject {
     /// `isDurable: false` writes without syncs where the result is thrown away on failure.
     func withDatabase<T: Sendable>(_ url: StoreURL, isDurable: Bool, _ body: (any Database) async throws -> T) async throws -> T
 }
-
-extension StoreURL {
-    /// The migration backend of the store's engine.
-    func migrationBackend() throws(MigrationError) -> any MigrationBackend {
-        switch kind {
-        case .sqlite(let path): SQLiteMigrationBackend(store: self, path: path)
-        case .postgres(let configuration): PostgresMigrationBackend(store: self, configuration: configuration)
-        case .memory: throw MigrationError(.store, "an in-memory store cannot be migrated", hint: "create it with the current model", store: description)
-        }
-    }
-}

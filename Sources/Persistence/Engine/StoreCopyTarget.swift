@@ -11,14 +11,3 @@ protocol StoreCopyTarget {
     func fill(model: ManagedObjectModel, numbering: EntityNumbering, metadata: StoreMetadata,
               rows: (any Database) async throws -> [String: Int]) async throws -> StoreCopy.Summary
 }
-
-extension StoreURL {
-    /// Where a copy into this store is written; `replace` lets it replace a store there.
-    func copyTarget(replace: Bool) throws(StoreError) -> any StoreCopyTarget {
-        switch kind {
-        case .sqlite(let path): SQLiteCopyTarget(path: path, url: self, replace: replace)
-        case .postgres(let configuration): PostgresCopyTarget(configuration: configuration, url: self, replace: replace)
-        case .memory: throw StoreError(.unsupported, "an in-memory store is gone when the copy ends", hint: "copy into a sqlite:// or postgres:// store", store: description)
-        }
-    }
-}

@@ -233,14 +233,14 @@ struct PredicateEvaluator {
             }
         case .matches:
             guard case .scalar(let l) = lhs, let text = l.stringValue, case .scalar(let r) = rhs, let pattern = r.stringValue else { return nil }
-            let regex = try SQLiteFunctions.wholeMatch(pattern, options: flags & 1 != 0 ? [.caseInsensitive] : [])
+            let regex = try StringMatching.wholeMatch(pattern, options: flags & 1 != 0 ? [.caseInsensitive] : [])
             let subject = flags & 2 != 0 ? fold(text, 2) : text
             return regex.firstMatch(in: subject, range: NSRange(subject.startIndex..., in: subject)) != nil
         }
     }
 
     private static func fold(_ text: String, _ flags: Int32) -> String {
-        SQLiteFunctions.fold(text, flags: flags)
+        StringMatching.fold(text, flags: flags)
     }
 
     /// Whether two values are equal; `nil` when either is nil.

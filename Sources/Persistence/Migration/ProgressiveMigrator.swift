@@ -134,9 +134,7 @@ public final class ProgressiveMigrator: Sendable {
         // last, when it cannot take the store's -wal and -shm files with it. An in-memory
         // store is migrated through open stores, which read it themselves.
         let hasSubentities = source.entities.contains { $0.parentName != nil }
-        let numbering: EntityNumbering? = if case .memory = url.kind { nil } else if !hasSubentities { nil } else {
-            try await PersistentStore.inspect(url) { try EntityNumbering.read(from: $0, model: source) }
-        }
+        let numbering = hasSubentities ? try await url.engine.entityNumbering(model: source) : nil
         return try plan(from: source, to: target, store: url, storeNumbering: numbering)
     }
 
@@ -162,32 +160,25 @@ public final class ProgressiveMigrator: Sendable {
                 throw MigrationError(.noPath, "the version chain leads from '\(source.name)' to no step reaching '\(targetModel.name)'",
                                      hint: "a store can only migrate forward along nextVersion()", store: store.description)
             }
-            steps.append(try makeStep(from: current, to: next, dialect: url(store), sourceNumbering: steps.isEmpty ? storeNumbering : nil))
+            steps.append(try makeStep(from: current, to: next, dialect: store.engine.migrationDialect, sourceNumbering: steps.isEmpty ? storeNumbering : nil))
             current = next
         }
         return MigrationPlan(storeVersion: source, targetVersion: targetModel, steps: steps)
     }
 
-    /// The step from `source` to `destination` as a store of `engine` would run it: how, why
-    /// it streams, and what it drops (``MigrationPlan/Step/dataLossWarnings``). Touches no store.
+    /// The step from `source` to `destination` as a store of `dialect`'s engine would run
+    /// it: how, why it streams, and what it drops (``MigrationPlan/Step/dataLossWarnings``).
+    /// Touches no store.
     ///
     /// ```swift
-    /// let step = try migrator.step(from: v3, to: v4, engine: .sqlite)
+    /// let step = try migrator.step(from: v3, to: v4, dialect: .sqlite)
     /// print(step.strategy, step.streamingReason ?? "", step.dataLossWarnings)
     /// ```
-    public func step(from source: ManagedObjectModel, to destination: ManagedObjectModel, engine: SQLDialect.Engine) throws -> MigrationPlan.Step {
-        try makeStep(from: source, to: destination, dialect: SQLDialect(engine: engine))
+    public func step(from source: ManagedObjectModel, to destination: ManagedObjectModel, dialect: some SQLDialect) throws -> MigrationPlan.Step {
+        try makeStep(from: source, to: destination, dialect: dialect)
     }
 
-    private func url(_ store: StoreURL) -> SQLDialect? {
-        switch store.kind {
-        case .sqlite: .sqlite
-        case .postgres: .postgres
-        case .memory: nil
-        }
-    }
-
-    private func makeStep(from source: ManagedObjectModel, to destination: ManagedObjectModel, dialect: SQLDialect?,
+    private func makeStep(from source: ManagedObjectModel, to destination: ManagedObjectModel, dialect: (any SQLDialect)?,
                           sourceNumbering: EntityNumbering? = nil) throws -> MigrationPlan.Step {
         let mappings = try chain.mappingModels(from: source, to: destination)
         // Each pass after the ones before it: look-ups may name their entity mappings.
@@ -257,7 +248,7 @@ public final class ProgressiveMigrator: Sendable {
             logger.debug("store is current", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(unlocked.storeVersion.name)"])
             return unlocked
         }
-        let backend = try url.migrationBackend()
+        let backend = try url.engine.migrationBackend()
         // One migrator at a time; whoever waited finds the store as the other left it.
         let lock = try await backend.acquireLock(timeout: lockTimeout, logger: logger)
         do {

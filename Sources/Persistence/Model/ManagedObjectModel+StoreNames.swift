@@ -31,7 +31,7 @@ extension ManagedObjectModel {
             }
         }
         // Then every name the schema makes, as each engine spells it.
-        for dialect in [SQLDialect.sqlite, .postgres] {
+        for dialect in StoreEngines.dialects {
             let names = StoreSchema(model: self, dialect: dialect).storeNames()
             // A secondary index only needs a name of its own: PostgreSQL shortens a longer
             // look-up index's name, and the store finds it by its table, never by that name;
@@ -66,24 +66,20 @@ extension ManagedObjectModel {
     /// Two names the engine would take for one. The store spells names in capitals on
     /// SQLite (which compares them ignoring ASCII case) and in lower case on PostgreSQL, so
     /// names that differ only in case in the model can be one name in the store.
-    private func checkDistinct(_ names: [StoreName], dialect: SQLDialect) throws(ModelError) {
+    private func checkDistinct(_ names: [StoreName], dialect: any SQLDialect) throws(ModelError) {
         var seen: [String: StoreName] = [:]
         for name in names {
-            let key = dialect.engine == .sqlite ? Self.asciiLowercased(name.name) : name.name.prefix(utf8Bytes: Self.longestStoreName)
+            let key = dialect.nameIdentity(name.name)
             guard let first = seen[key] else {
                 seen[key] = name
                 continue
             }
-            let spelling = dialect.engine == .sqlite ? ", as the store spells names in capitals" : " on PostgreSQL, where the store spells names in lower case"
+            let spelling = dialect.nameFoldingReason
             throw ModelError(
                 .duplicateName,
                 "\(first.role) and \(name.role) would both be named \(quoted: name.name)\(spelling); rename one of them",
                 entity: name.entity, property: name.property)
         }
-    }
-
-    private static func asciiLowercased(_ text: String) -> String {
-        String(decoding: text.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
     }
 }
 
@@ -187,12 +183,12 @@ extension StoreSchema {
         return (relations, columns)
     }
 
-    /// PostgreSQL names a table's primary key index `<table>_pkey`, and a migration renames
-    /// it by that name; were it longer than PostgreSQL keeps, PostgreSQL would name the
-    /// index otherwise and the rename would miss it.
+    /// The names the engine gives a table's own objects (PostgreSQL's `<table>_pkey`), which
+    /// share the tables' namespace.
     private func primaryKeyIndex(of table: StoreName) -> [StoreName] {
-        guard dialect.engine == .postgres else { return [] }
-        return [StoreName(table.name + "_pkey", "the primary key index of \(table.role)", entity: table.entity, property: table.property, madeOf: table.madeOf)]
+        dialect.implicitNames(ofTable: table.name).map { implicit in
+            StoreName(implicit.name, "\(implicit.role) of \(table.role)", entity: table.entity, property: table.property, madeOf: table.madeOf)
+        }
     }
 
     /// The stored attributes and to-one relationships, and the order columns of ordered

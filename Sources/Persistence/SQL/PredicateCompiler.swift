@@ -6,10 +6,8 @@ import Foundation
 /// to-one relationships become `LEFT JOIN`s; key paths through to-many relationships
 /// (`ANY pages.number > 3`, `pages.@count`) become correlated subqueries.
 ///
-/// String operators mean the same on both engines: SQLite's build uses the
-/// `persistence_fold` and `regexp` functions ``SQLiteFunctions`` registers and `GLOB`;
-/// PostgreSQL's uses built-ins (`lower`, `normalize`, `starts_with`, `strpos`, `LIKE`, `~`),
-/// and compares and sorts strings by code point (`COLLATE "C"`), as SQLite does.
+/// String operators mean the same on every engine: the dialect spells them (see
+/// ``SQLiteDialect`` and ``PostgresDialect``), and strings compare and sort by code point.
 struct PredicateCompiler {
     let schema: StoreSchema
     let entity: EntityDescription
@@ -24,7 +22,7 @@ struct PredicateCompiler {
         self.entity = entity
     }
 
-    var d: SQLDialect { schema.dialect }
+    var d: any SQLDialect { schema.dialect }
     var model: ManagedObjectModel { schema.model }
 
     /// The `LEFT JOIN`s the key paths needed.
@@ -189,7 +187,7 @@ struct PredicateCompiler {
             case .add: return .computed("(\(l) + \(r))", .double)
             case .subtract: return .computed("(\(l) - \(r))", .double)
             case .multiply: return .computed("(\(l) * \(r))", .double)
-            case .divide: return .computed("(CAST(\(l) AS \(d.engine == .postgres ? "double precision" : "REAL")) / \(r))", .double)
+            case .divide: return .computed("(CAST(\(l) AS \(d.doubleType)) / \(r))", .double)
             case .power: return .computed("power(\(l), \(r))", .double)
             }
         case .function(let name, let args):
@@ -279,11 +277,12 @@ struct PredicateCompiler {
         else {
             throw ExpressionError(.unknownKeyPath, "\(operation.rawValue) needs a stored attribute of \(relationship.destinationEntityName) after it, not '\(key)'")
         }
-        let asNumber = attribute.type == .decimal && d.engine == .sqlite
+        let asNumber = attribute.type == .decimal && d.storesDecimalsAsText
         let function = [CollectionOperator.sum: "sum", .average: "avg", .minimum: "min", .maximum: "max"][operation] ?? "max"
         let type: AttributeType = asNumber || operation == .average ? .double : attribute.type
+        let doubleType = d.doubleType
         let subquery = try correlatedSubquery(selecting: { sub in
-            let value = asNumber ? "CAST(\(sub).\(column.name) AS REAL)" : "\(sub).\(column.name)"
+            let value = asNumber ? "CAST(\(sub).\(column.name) AS \(doubleType))" : "\(sub).\(column.name)"
             return "\(function)(\(value))"
         }, relationship, owner: owner, alias: alias) { _, _, _ in "1 = 1" }
         return .computed(operation == .sum ? "COALESCE((\(subquery)), 0)" : "(\(subquery))", type)
@@ -303,11 +302,11 @@ struct PredicateCompiler {
     /// A bound constant, encoded for the attribute type it is compared with.
     private mutating func bindConstant(_ value: AttributeValue, as type: AttributeType?) -> String {
         let type = type ?? Self.naturalType(of: value)
-        if type == .decimal, d.engine == .sqlite, let number = value.doubleValue {
+        if type == .decimal, d.storesDecimalsAsText, let number = value.doubleValue {
             // Decimal columns hold exact text; compare them as numbers.
             return bind(.double(number))
         }
-        return bind(ValueCoding.databaseValue(value, type: type, dialect: d))
+        return bind(d.databaseValue(value, type: type))
     }
 
     static func naturalType(of value: AttributeValue) -> AttributeType {
@@ -328,7 +327,7 @@ struct PredicateCompiler {
     private mutating func scalarSQL(_ operand: Operand, hint: AttributeType?) throws -> String {
         switch operand {
         case .column(let sql, let type):
-            return type == .decimal && d.engine == .sqlite ? "CAST(\(sql) AS REAL)" : sql
+            return type == .decimal && d.storesDecimalsAsText ? "CAST(\(sql) AS \(d.doubleType))" : sql
         case .computed(let sql, _): return sql
         case .objectKey(let sql, _): return sql
         case .constant(let value): return bindConstant(value, as: hint)
@@ -357,7 +356,7 @@ struct PredicateCompiler {
             let r = try side(rhs, hint: rhsHint, flags: flags)
             if op == .equal { return "\(l) = \(r)" }
             // NSPredicate's != is true for nil, unlike SQL's <>.
-            return d.engine == .postgres ? "\(l) IS DISTINCT FROM \(r)" : "\(l) IS NOT \(r)"
+            return d.isDistinct(l, r)
         case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:
             let l = try side(lhs, hint: lhsHint, flags: flags)
             let r = try side(rhs, hint: rhsHint, flags: flags)
@@ -381,34 +380,22 @@ struct PredicateCompiler {
             let list = try items.map { try side($0, hint: rhsHint, flags: flags) }
             return "\(l) IN (\(list.joined(separator: ", ")))"
         case .beginsWith, .endsWith, .contains, .like:
-            if d.engine == .postgres { return try postgresStringComparison(lhs, op, rhs, flags: flags) }
-            let l = folded(try scalarSQL(lhs, hint: .string))
+            func text(_ sql: String, _ operand: Operand) -> String { operand.attributeType == .string ? sql : d.castToText(sql) }
+            let l = folded(text(try scalarSQL(lhs, hint: .string), lhs))
+            let needle: StringNeedle
             if case .constant(let value) = rhs {
                 guard let text = value.stringValue else { throw unsupported("\(op.rawValue) needs a string, got \(value.kindName)") }
-                let needle = SQLiteFunctions.fold(text, flags: flags)
-                if op == .like {
-                    // GLOB reads its pattern up to a NUL.
-                    guard !needle.utf8.contains(0) else { throw unsupported("a LIKE pattern cannot hold a NUL character (U+0000)") }
-                    return "\(l) GLOB \(bind(.text(Self.globPattern(fromLike: needle))))"
-                }
-                // Every string begins with, ends with and contains the empty one.
-                guard !needle.isEmpty else { return "\(l) IS NOT NULL" }
-                return Self.sqliteByteComparison(op, l) { bind(.text(needle)) }
+                needle = .constant(text)
+            } else {
+                guard op != .like else { throw unsupported("LIKE needs a constant pattern") }
+                needle = .expression(folded(text(try scalarSQL(rhs, hint: .string), rhs)))
             }
-            guard op != .like else { throw unsupported("LIKE needs a constant pattern") }
-            let r = folded(try scalarSQL(rhs, hint: .string))
-            let comparison = Self.sqliteByteComparison(op, l) { r }
-            return op == .contains ? comparison : "(length(CAST(\(r) AS BLOB)) = 0 OR \(comparison))"
+            return try d.stringComparison(op, l, needle, flags: flags) { bind($0) }
         case .matches:
             guard case .constant(.string(let pattern)) = rhs else { throw unsupported("MATCHES needs a constant regular expression") }
             let text = try scalarSQL(lhs, hint: .string)
             let l = options.contains(.diacriticInsensitive) ? fold(text, flags: 2) : text
-            if d.engine == .postgres {
-                // The whole string must match, as in NSPredicate; `~*` ignores case.
-                return "\(l) \(options.contains(.caseInsensitive) ? "~*" : "~") \(bind(.text("^(?:\(pattern))$")))"
-            }
-            let regex = options.contains(.caseInsensitive) ? "(?i)" + pattern : pattern
-            return "regexp(\(bind(.text(regex))), \(l))"
+            return d.matches(l, pattern: pattern, caseInsensitive: options.contains(.caseInsensitive)) { bind($0) }
         }
     }
 
@@ -425,135 +412,19 @@ struct PredicateCompiler {
         return try scalarSQL(operand, hint: hint)
     }
 
-    /// `sql` folded the way `[c]` (flag 1) and `[d]` (flag 2) ask, as
-    /// ``SQLiteFunctions/fold(_:flags:)`` folds in Swift: on SQLite through that function;
-    /// on PostgreSQL by `lower` and by dropping combining marks after canonical
-    /// decomposition (`normalize(…, NFD)`), so no extension such as `unaccent` is needed.
+    /// `sql` folded the way `[c]` (flag 1) and `[d]` (flag 2) ask, as the dialect folds.
     func fold(_ sql: String, flags: Int32) -> String {
-        guard flags != 0 else { return sql }
-        switch d.engine {
-        case .sqlite:
-            return "persistence_fold(\(sql), \(flags))"
-        case .postgres:
-            var folded = sql
-            if flags & 2 != 0 { folded = "regexp_replace(normalize(\(folded), NFD), '\(Self.combiningMarks)', '', 'g')" }
-            if flags & 1 != 0 { folded = "lower(\(folded))" }
-            return folded
-        }
+        flags == 0 ? sql : d.fold(sql, flags: flags)
     }
 
-    /// The Unicode blocks of combining diacritical marks, as a PostgreSQL regular expression.
-    static let combiningMarks = #"[\u0300-\u036F\u1AB0-\u1AFF\u1DC0-\u1DFF\u20D0-\u20FF\uFE20-\uFE2F]"#
-
-    /// A bound string constant, folded: in Swift on SQLite (the function would give the
-    /// same), in SQL on PostgreSQL, so both sides of a comparison fold alike.
+    /// A bound string constant, folded as the dialect folds a column.
     private mutating func foldedConstant(_ text: String, flags: Int32) -> String {
-        switch d.engine {
-        case .sqlite: return bind(.text(SQLiteFunctions.fold(text, flags: flags)))
-        case .postgres: return fold("CAST(\(bind(.text(text))) AS text)", flags: flags)
-        }
+        d.foldedConstant(text, flags: flags) { bind($0) }
     }
 
-    /// On PostgreSQL, `sql` compared by code point like SQLite's default `BINARY` collation,
-    /// not by the database's locale.
+    /// `sql` compared by code point, when it is a string.
     private func codePointOrder(_ sql: String, when isString: Bool = true) -> String {
-        d.engine == .postgres && isString ? "\(sql) COLLATE \"C\"" : sql
-    }
-
-    /// `BEGINSWITH`, `ENDSWITH` and `CONTAINS` on SQLite, by bytes: SQLite keeps a string's
-    /// every byte, NUL included, but GLOB, `length` and `substr` on text stop at a NUL, so
-    /// `"a\0b" ENDSWITH "a"` would hold. Blobs and `instr` go by byte count. `right` is
-    /// called for each use of the needle (a bound argument is bound once per use).
-    static func sqliteByteComparison(_ op: ComparisonOperator, _ left: String, _ right: () -> String) -> String {
-        switch op {
-        case .beginsWith: "substr(CAST(\(left) AS BLOB), 1, length(CAST(\(right()) AS BLOB))) = CAST(\(right()) AS BLOB)"
-        case .endsWith: "substr(CAST(\(left) AS BLOB), -length(CAST(\(right()) AS BLOB))) = CAST(\(right()) AS BLOB)"
-        default: "instr(\(left), \(right())) > 0"
-        }
-    }
-
-    /// `BEGINSWITH`, `ENDSWITH`, `CONTAINS` and `LIKE` on PostgreSQL.
-    private mutating func postgresStringComparison(_ lhs: Operand, _ op: ComparisonOperator, _ rhs: Operand, flags: Int32) throws -> String {
-        func text(_ sql: String, _ operand: Operand) -> String { operand.attributeType == .string ? sql : "CAST(\(sql) AS text)" }
-        let l = fold(text(try scalarSQL(lhs, hint: .string), lhs), flags: flags)
-        let r: String
-        if case .constant(let value) = rhs {
-            guard let needle = value.stringValue else { throw unsupported("\(op.rawValue) needs a string, got \(value.kindName)") }
-            if op == .like {
-                return "\(l) LIKE \(fold("CAST(\(bind(.text(Self.likePattern(fromPredicateLike: needle)))) AS text)", flags: flags))"
-            }
-            r = foldedConstant(needle, flags: flags)
-        } else {
-            guard op != .like else { throw unsupported("LIKE needs a constant pattern") }
-            r = fold(text(try scalarSQL(rhs, hint: .string), rhs), flags: flags)
-        }
-        return postgresStringTest(op, l, r)
-    }
-
-    private func postgresStringTest(_ op: ComparisonOperator, _ l: String, _ r: String) -> String {
-        switch op {
-        case .beginsWith: "starts_with(\(l), \(r))"
-        case .endsWith: "right(\(l), length(\(r))) = \(r)"
-        default: "strpos(\(l), \(r)) > 0"
-        }
-    }
-
-    /// NSPredicate's LIKE (`*`, `?`, backslash escapes) as a SQL `LIKE` pattern, whose
-    /// escape character is the backslash.
-    static func likePattern(fromPredicateLike like: String) -> String {
-        var result = ""
-        var escaping = false
-        for character in like {
-            if escaping {
-                if character == "%" || character == "_" || character == "\\" { result += "\\" }
-                result.append(character)
-                escaping = false
-                continue
-            }
-            switch character {
-            case "\\": escaping = true
-            case "*": result += "%"
-            case "?": result += "_"
-            case "%", "_": result += "\\" + String(character)
-            default: result.append(character)
-            }
-        }
-        return result
-    }
-
-    /// Escapes GLOB's special characters so the text matches itself.
-    static func globEscaped(_ text: String) -> String {
-        var result = ""
-        for character in text {
-            switch character {
-            case "*": result += "[*]"
-            case "?": result += "[?]"
-            case "[": result += "[[]"
-            default: result.append(character)
-            }
-        }
-        return result
-    }
-
-    /// NSPredicate's LIKE (`*`, `?`, backslash escapes) as a GLOB pattern.
-    static func globPattern(fromLike like: String) -> String {
-        var result = ""
-        var escaping = false
-        for character in like {
-            if escaping {
-                result += globEscaped(String(character))
-                escaping = false
-                continue
-            }
-            switch character {
-            case "\\": escaping = true
-            case "*": result += "*"
-            case "?": result += "?"
-            case "[": result += "[[]"
-            default: result.append(character)
-            }
-        }
-        return result
+        isString ? d.codePointOrdered(sql) : sql
     }
 
     // MARK: Sorting
@@ -566,7 +437,7 @@ struct PredicateCompiler {
         sql = codePointOrder(sql, when: operand.attributeType == .string)
         var term = "\(sql) \(descriptor.ascending ? "ASC" : "DESC")"
         // nil sorts first, as in Core Data; PostgreSQL's default is the other way.
-        if d.engine == .postgres { term += descriptor.ascending ? " NULLS FIRST" : " NULLS LAST" }
+        term += d.nullOrdering(ascending: descriptor.ascending)
         return term
     }
 

@@ -1,52 +1,178 @@
-/// How a SQL engine spells names, placeholders and column types.
+/// How a SQL engine spells what the framework says: names, placeholders, column types,
+/// stored values, and the few operations the engines write differently. Each engine folder
+/// (`Engine/SQLite/`, `Engine/PostgreSQL/`) holds one conforming type; everything outside
+/// those folders asks the dialect instead of asking which engine it is on.
 ///
 /// Core Data's SQLite stores use upper-case names (`ZBOOK`, `Z_PK`); the PostgreSQL store
 /// uses the same names in lower case, which PostgreSQL needs no quotes for.
-public struct SQLDialect: Sendable, Hashable {
-    public enum Engine: String, Sendable, Hashable {
-        case sqlite
-        case postgres
-    }
+///
+/// ```swift
+/// let schema = StoreSchema(model: model, dialect: .postgres)
+/// schema.dialect.name("ZBOOK")              // "zbook"
+/// schema.dialect.columnType(for: .decimal)  // "numeric"
+/// ```
+public protocol SQLDialect: Sendable {
+    /// The engine's name in messages: "SQLite", "PostgreSQL".
+    var engineName: String { get }
 
-    public let engine: Engine
-
-    public static let sqlite = SQLDialect(engine: .sqlite)
-    public static let postgres = SQLDialect(engine: .postgres)
+    // MARK: Names and placeholders
 
     /// A table or column name as this engine stores it.
-    public func name(_ coreDataName: String) -> String {
-        engine == .postgres ? coreDataName.lowercased() : coreDataName
-    }
+    func name(_ coreDataName: String) -> String
+
+    /// The key under which the engine takes two names for one: names with equal keys
+    /// collide in the store.
+    func nameIdentity(_ name: String) -> String
+
+    /// Why names that differ in the model can be one in the store, for a message that ends
+    /// "would both be named X" (", as the store spells names in capitals").
+    var nameFoldingReason: String { get }
 
     /// The placeholder for the `index`th (1-based) argument of a statement.
-    public func placeholder(_ index: Int) -> String {
-        engine == .postgres ? "$\(index)" : "?"
-    }
+    func placeholder(_ index: Int) -> String
 
     /// The most arguments one statement may take on this engine, with the oldest client
     /// library the framework supports. Every statement whose argument count grows with its
     /// input (multi-row `INSERT`s, `IN` lists) is cut to it through
-    /// ``rowsPerStatement(argumentsPerRow:reserved:)``.
-    ///
-    /// - SQLite: `SQLITE_MAX_VARIABLE_NUMBER`, 32 766 since SQLite 3.32.
-    /// - PostgreSQL: the server takes 65 535, but libpq before its 2026 releases (15.18, the
-    ///   one in Debian 12's main archive, among them) drops the session when a statement's
-    ///   description (a ParameterDescription message of 4 bytes per argument and 6 more)
-    ///   is longer than 30 000 bytes: 7 498 arguments at most.
-    public var parameterLimit: Int {
-        switch engine {
-        case .sqlite: 32_766
-        case .postgres: 7_498
-        }
-    }
+    /// ``rowsPerStatement(argumentsPerRow:reserved:limit:)``.
+    var parameterLimit: Int { get }
 
+    // MARK: Types and values
+
+    /// The column type for an attribute type.
+    func columnType(for type: AttributeType) -> String
+
+    /// The type of `Z_PK`, primary key included.
+    var primaryKeyColumnType: String { get }
+
+    /// The type of a column holding another row's `Z_PK`: foreign keys, join table columns,
+    /// order keys.
+    var keyColumnType: String { get }
+
+    /// The type of `Z_ENT` and `Z_OPT`.
+    var entityColumnType: String { get }
+
+    /// A primary key the engine numbers itself, for tables of the framework's own.
+    var generatedKeyColumnType: String { get }
+
+    /// The type a `CAST` to a double names.
+    var doubleType: String { get }
+
+    /// Whether `CAST` of a fraction to an integer type rounds (rather than truncates, as
+    /// SQLite and Core Data do).
+    var integerCastRounds: Bool { get }
+
+    /// Whether decimals are stored as text: compared and summed, they are then cast to
+    /// numbers first.
+    var storesDecimalsAsText: Bool { get }
+
+    /// Whether a text column holds every Unicode scalar, NUL included. PostgreSQL's `text`
+    /// cannot hold NUL (U+0000); a string with one is refused there rather than cut.
+    var textHoldsNUL: Bool { get }
+
+    /// The stored form of a value of an attribute of type `type`.
+    func databaseValue(_ value: AttributeValue, type: AttributeType) -> DatabaseValue
+
+    /// The length in bytes of a binary value.
+    func byteLength(_ sql: String) -> String
+
+    /// A condition that holds when the column `sql`, not NULL, is stored in another form
+    /// than `type` keeps; `nil` where the column's type enforces it.
+    func storageMismatch(_ sql: String, type: AttributeType) -> String?
+
+    // MARK: Expressions
+
+    /// `lhs` and `rhs` differ, NULL being a value like any other (NSPredicate's `!=`).
+    func isDistinct(_ lhs: String, _ rhs: String) -> String
+
+    /// `sql`, a string, compared and sorted by code point whatever the database's locale.
+    func codePointOrdered(_ sql: String) -> String
+
+    /// What follows a sort term so that NULL sorts first, as in Core Data.
+    func nullOrdering(ascending: Bool) -> String
+
+    /// What a `SELECT` with an `OFFSET` and no `LIMIT` needs before the `OFFSET`.
+    var offsetWithoutLimit: String { get }
+
+    /// `sql`, of another type than text, as text (for a string operator).
+    func castToText(_ sql: String) -> String
+
+    /// `sql` folded the way `[c]` (flag 1) and `[d]` (flag 2) ask, as
+    /// `persistence_fold` folds in Swift.
+    func fold(_ sql: String, flags: Int32) -> String
+
+    /// A string constant folded as ``fold(_:flags:)`` folds a column, bound through `bind`.
+    func foldedConstant(_ text: String, flags: Int32, bind: (DatabaseValue) -> String) -> String
+
+    /// `BEGINSWITH`, `ENDSWITH`, `CONTAINS` or `LIKE` (`op`) of `lhs` (folded already)
+    /// against a needle, with NSPredicate's meaning.
+    func stringComparison(_ op: ComparisonOperator, _ lhs: String, _ needle: StringNeedle, flags: Int32,
+                          bind: (DatabaseValue) -> String) throws(ExpressionError) -> String
+
+    /// `MATCHES`: the whole of `sql` matches the ICU regular expression `pattern`.
+    func matches(_ sql: String, pattern: String, caseInsensitive: Bool, bind: (DatabaseValue) -> String) -> String
+
+    // MARK: Statements
+
+    /// The clause that ends a `SELECT` taking `lock` on the rows it reads.
+    func lockingClause(_ lock: RowLock) -> String
+
+    /// `INSERT` of one row that does nothing when the row's key is there already.
+    func insertIgnoringDuplicates(into table: String, columns: [String], values: [String]) -> String
+
+    /// `CREATE TABLE` for `Z_PRIMARYKEY`, `Z_METADATA` and `Z_MODELCACHE`, as Core Data creates them.
+    var bookkeepingStatements: [String] { get }
+
+    /// A query with one row when the database has the table `name` (a Core Data name,
+    /// as `Z_METADATA`), and its arguments.
+    func tableExistsQuery(_ name: String) -> (sql: String, arguments: [DatabaseValue])
+
+    /// A query listing every table of the store by name, in name order.
+    var tableListingQuery: String { get }
+
+    /// The statements that rename a table, with whatever the engine names after it.
+    func renameTableStatements(from: String, to: String) -> [String]
+
+    /// The names the engine gives a table's own objects besides those the schema names
+    /// (PostgreSQL's `<table>_pkey`), as (name, what it is).
+    func implicitNames(ofTable table: String) -> [(name: String, role: String)]
+
+    /// A model index's (uniqueness constraint's, fetch index's) name as this engine keeps it.
+    func modelIndexName(_ coreDataName: String) -> String
+
+    /// One column of a model index, as Core Data writes it on this engine.
+    func modelIndexColumn(_ column: String, descending: Bool) -> String
+
+    /// Whether a failed statement leaves the transaction unusable until rolled back (to a
+    /// savepoint): then a statement whose failure is explained afterwards runs under one.
+    var failedStatementAbortsTransaction: Bool { get }
+}
+
+/// The right side of a string comparison of ``SQLDialect/stringComparison(_:_:_:flags:bind:)``.
+public enum StringNeedle: Sendable {
+    /// A constant, not folded yet.
+    case constant(String)
+    /// SQL of a string, folded already.
+    case expression(String)
+}
+
+/// How a `SELECT` in a write transaction holds the rows it reads until the commit.
+public enum RowLock: Sendable {
+    /// The row may change but not go away: a row about to be pointed at by a new foreign
+    /// key. Writers pointing at the same row do not wait for one another.
+    case keepingItsKey
+    /// The row is about to be deleted: writers that would point at it wait for the commit.
+    case forDeleting
+}
+
+extension SQLDialect {
     /// How many rows of `argumentsPerRow` arguments one statement takes, besides `reserved`
     /// arguments of its own: at least one, at most `limit` (1 000 by default, so a statement's
     /// text stays small), and never more than ``parameterLimit`` arguments in all.
     ///
     /// ```swift
-    /// SQLDialect.postgres.rowsPerStatement(argumentsPerRow: 200)           // 37
-    /// SQLDialect.postgres.rowsPerStatement(argumentsPerRow: 1, reserved: 1) // 1 000
+    /// PostgresDialect().rowsPerStatement(argumentsPerRow: 200)           // 37
+    /// PostgresDialect().rowsPerStatement(argumentsPerRow: 1, reserved: 1) // 1 000
     /// ```
     public func rowsPerStatement(argumentsPerRow: Int, reserved: Int = 0, limit: Int = 1_000) -> Int {
         max(1, min(limit, (parameterLimit - reserved) / max(argumentsPerRow, 1)))
@@ -75,59 +201,16 @@ public struct SQLDialect: Sendable, Hashable {
         return chunks
     }
 
-    /// How a `SELECT` in a write transaction holds the rows it reads until the commit.
-    public enum RowLock: Sendable {
-        /// The row may change but not go away: a row about to be pointed at by a new foreign
-        /// key. Writers pointing at the same row do not wait for one another.
-        case keepingItsKey
-        /// The row is about to be deleted: writers that would point at it wait for the commit.
-        case forDeleting
-    }
+    /// Whether `other` is this engine's dialect.
+    public func isSame(as other: any SQLDialect) -> Bool { engineName == other.engineName }
+}
 
-    /// The clause that ends a `SELECT` taking `lock` on the rows it reads. PostgreSQL runs
-    /// writers side by side (several service replicas on one database), so a row read in
-    /// one transaction may be deleted by another before the commit; SQLite runs one writer
-    /// at a time, so a row read in a write transaction stays as read, and the clause is empty.
-    public func lockingClause(_ lock: RowLock) -> String {
-        switch (engine, lock) {
-        case (.sqlite, _): ""
-        case (.postgres, .keepingItsKey): " FOR KEY SHARE"
-        case (.postgres, .forDeleting): " FOR UPDATE"
-        }
-    }
+extension SQLDialect where Self == SQLiteDialect {
+    /// SQLite's dialect, where a generic parameter takes one: `StoreSchema(model: m, dialect: .sqlite)`.
+    public static var sqlite: SQLiteDialect { SQLiteDialect() }
+}
 
-    /// Whether a text column holds every Unicode scalar, NUL included. PostgreSQL's `text`
-    /// cannot hold NUL (U+0000); a string with one is refused there rather than cut.
-    public var textHoldsNUL: Bool { engine == .sqlite }
-
-    /// The column type for an attribute type: Core Data's names on SQLite, PostgreSQL's
-    /// own types there (dates as `timestamp with time zone`, decimals as exact `numeric`).
-    public func columnType(for type: AttributeType) -> String {
-        switch engine {
-        case .sqlite:
-            switch type {
-            case .integer16, .integer32, .integer64, .boolean: "INTEGER"
-            case .double, .float: "FLOAT"
-            // Text affinity keeps every digit; NUMERIC affinity would round to a double.
-            case .decimal: "DECIMAL TEXT"
-            case .string, .uri: "VARCHAR"
-            case .date: "TIMESTAMP"
-            case .binary, .uuid, .transformable: "BLOB"
-            }
-        case .postgres:
-            switch type {
-            case .integer16: "smallint"
-            case .integer32: "integer"
-            case .integer64: "bigint"
-            case .boolean: "boolean"
-            case .double: "double precision"
-            case .float: "real"
-            case .decimal: "numeric"
-            case .string, .uri: "text"
-            case .date: "timestamp with time zone"
-            case .binary, .transformable: "bytea"
-            case .uuid: "uuid"
-            }
-        }
-    }
+extension SQLDialect where Self == PostgresDialect {
+    /// PostgreSQL's dialect, where a generic parameter takes one: `StoreSchema(model: m, dialect: .postgres)`.
+    public static var postgres: PostgresDialect { PostgresDialect() }
 }

@@ -10,10 +10,10 @@ struct SQLValueTranslator {
     let model: ManagedObjectModel
     let entity: EntityDescription
     let table: EntityTable
-    let dialect: SQLDialect
+    let dialect: any SQLDialect
     private(set) var arguments: [DatabaseValue] = []
 
-    init(model: ManagedObjectModel, entity: EntityDescription, table: EntityTable, dialect: SQLDialect) {
+    init(model: ManagedObjectModel, entity: EntityDescription, table: EntityTable, dialect: any SQLDialect) {
         self.model = model
         self.entity = entity
         self.table = table
@@ -34,7 +34,7 @@ struct SQLValueTranslator {
         guard sourceType.isNumeric, type.isNumeric else { return nil }
         switch (sourceType.storageClass, type.storageClass) {
         case (.integer, .integer): return sql
-        case (.integer, .real), (.real, .real): return "CAST(\(sql) AS \(dialect.engine == .postgres ? "double precision" : "REAL"))"
+        case (.integer, .real), (.real, .real): return "CAST(\(sql) AS \(dialect.doubleType))"
         default: return nil
         }
     }
@@ -62,7 +62,7 @@ struct SQLValueTranslator {
             // A new object starts with its defaults; a value expression's nil keeps the
             // default only where the attribute is required, as the streamed path does.
             if let defaultValue = attribute.defaultValue, expression == nil || !attribute.isOptional {
-                sql = "coalesce(\(sql), \(bind(ValueCoding.databaseValue(defaultValue, type: attribute.type, dialect: dialect))))"
+                sql = "coalesce(\(sql), \(bind(dialect.databaseValue(defaultValue, type: attribute.type))))"
             }
             columns.append((column.name, sql))
         }
@@ -80,10 +80,10 @@ struct SQLValueTranslator {
         case .constant(let value):
             switch value {
             case .null: return ("NULL", nil)
-            case .integer: return (bind(ValueCoding.databaseValue(value, type: .integer64, dialect: dialect)), .integer64)
-            case .double: return (bind(ValueCoding.databaseValue(value, type: .double, dialect: dialect)), .double)
-            case .string: return (bind(ValueCoding.databaseValue(value, type: .string, dialect: dialect)), .string)
-            case .bool: return (bind(ValueCoding.databaseValue(value, type: .boolean, dialect: dialect)), .boolean)
+            case .integer: return (bind(dialect.databaseValue(value, type: .integer64)), .integer64)
+            case .double: return (bind(dialect.databaseValue(value, type: .double)), .double)
+            case .string: return (bind(dialect.databaseValue(value, type: .string)), .string)
+            case .bool: return (bind(dialect.databaseValue(value, type: .boolean)), .boolean)
             default: return nil
             }
         case .arithmetic(let op, let lhs, let rhs) where op == .add || op == .subtract || op == .multiply:

@@ -2,7 +2,7 @@
 /// column of the entity's table, with the table aliased `t0`.
 struct SelectQuery: Sendable {
     let table: EntityTable
-    let dialect: SQLDialect
+    let dialect: any SQLDialect
     /// Column name → position in the select list.
     let columnIndex: [String: Int]
     /// The entity numbers to keep when the table also holds entities the fetch must not return.
@@ -52,7 +52,7 @@ struct SelectQuery: Sendable {
         if let orderBy { sql += " ORDER BY \(orderBy)" }
         if let limit { sql += " LIMIT \(limit)" }
         if offset > 0 {
-            if limit == nil, dialect.engine == .sqlite { sql += " LIMIT -1" }
+            if limit == nil { sql += dialect.offsetWithoutLimit }
             sql += " OFFSET \(offset)"
         }
         return sql

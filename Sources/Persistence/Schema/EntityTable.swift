@@ -41,7 +41,7 @@ public struct Column: Sendable, Hashable {
     public let name: String
     public let kind: Kind
 
-    func named(_ dialect: SQLDialect) -> Column {
+    func named(_ dialect: any SQLDialect) -> Column {
         Column(propertyName: propertyName, name: dialect.name(name), kind: kind)
     }
 }

@@ -60,7 +60,7 @@ extension StoreSchema {
             statements.append(createTableStatement(for: join))
             if includingIndexes { statements.append(contentsOf: indexes(of: join).map { createIndexStatement($0) }) }
         }
-        statements.append(contentsOf: Self.bookkeepingStatements(dialect))
+        statements.append(contentsOf: dialect.bookkeepingStatements)
         return statements
     }
 
@@ -74,23 +74,22 @@ extension StoreSchema {
     func columnType(of column: Column) -> String {
         switch column.kind {
         case .attribute(let type): dialect.columnType(for: type)
-        case .foreignKey, .orderKey: dialect.engine == .postgres ? "bigint" : "INTEGER"
+        case .foreignKey, .orderKey: dialect.keyColumnType
         }
     }
 
     /// `CREATE TABLE` for the root table of an entity hierarchy, under `name` when given
     /// (a migration may create it under a temporary name first).
     func createTableStatement(for table: EntityTable, named name: String? = nil) -> String {
-        let pk = dialect.engine == .postgres ? "bigint PRIMARY KEY" : "INTEGER PRIMARY KEY"
-        let int = dialect.engine == .postgres ? "integer" : "INTEGER"
-        var columns = ["\(dialect.name("Z_PK")) \(pk)", "\(dialect.name("Z_ENT")) \(int)", "\(dialect.name("Z_OPT")) \(int)"]
+        let int = dialect.entityColumnType
+        var columns = ["\(dialect.name("Z_PK")) \(dialect.primaryKeyColumnType)", "\(dialect.name("Z_ENT")) \(int)", "\(dialect.name("Z_OPT")) \(int)"]
         columns.append(contentsOf: table.allColumns.map { "\($0.name) \(columnType(of: $0))" })
         return "CREATE TABLE \(name ?? table.name) ( \(columns.joined(separator: ", ")) )"
     }
 
     /// `CREATE TABLE` for a join table, under `name` when given.
     func createTableStatement(for join: JoinTable, named name: String? = nil) -> String {
-        let key = dialect.engine == .postgres ? "bigint" : "INTEGER"
+        let key = dialect.keyColumnType
         var columns = ["\(join.sourceColumn) \(key)", "\(join.destinationColumn) \(key)"]
         if let order = join.orderColumn { columns.append("\(order) \(key)") }
         columns.append("PRIMARY KEY (\(join.sourceColumn), \(join.destinationColumn))")
@@ -141,19 +140,9 @@ extension StoreSchema {
         return result
     }
 
-    /// A model index's name as this engine keeps it: Core Data's on SQLite; in lower case on
-    /// PostgreSQL, where a name longer than ``ManagedObjectModel/longestStoreName`` bytes keeps
-    /// its start and ends with a hash of the whole, so that two long names stay two.
+    /// A model index's name as this engine keeps it (``SQLDialect/modelIndexName(_:)``).
     func modelIndexName(_ coreDataName: String) -> String {
-        let name = dialect.name(coreDataName)
-        guard dialect.engine == .postgres, name.utf8.count > ManagedObjectModel.longestStoreName else { return name }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a: stable across runs and machines
-        for byte in name.utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-        }
-        let digits = String(hash, radix: 16)
-        let suffix = "_" + String(repeating: "0", count: 16 - digits.count) + digits
-        return name.prefix(utf8Bytes: ManagedObjectModel.longestStoreName - suffix.utf8.count) + suffix
+        dialect.modelIndexName(coreDataName)
     }
 
     /// The index of a join table on its destination column (the primary key covers the source).
@@ -166,8 +155,7 @@ extension StoreSchema {
     func createIndexStatement(_ index: StoreIndex, ifNotExists: Bool = false) -> String {
         let columns = index.columns.map { column in
             guard index.isModelIndex else { return column }
-            let order = index.descendingColumns.contains(column) ? "DESC" : "ASC"
-            return dialect.engine == .sqlite ? "\(column) COLLATE BINARY \(order)" : "\(column) \(order)"
+            return dialect.modelIndexColumn(column, descending: index.descendingColumns.contains(column))
         }
         var statement = "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(ifNotExists ? "IF NOT EXISTS " : "")\(index.name) ON \(index.table) ("
             + columns.joined(separator: ", ") + ")"
@@ -175,24 +163,6 @@ extension StoreSchema {
             statement += " WHERE \(dialect.name("Z_ENT")) IN (\(numbers.map(String.init).joined(separator: ", ")))"
         }
         return statement
-    }
-
-    /// `Z_PRIMARYKEY`, `Z_METADATA` and `Z_MODELCACHE`, as Core Data creates them.
-    static func bookkeepingStatements(_ dialect: SQLDialect) -> [String] {
-        switch dialect.engine {
-        case .sqlite:
-            [
-                "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)",
-                "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)",
-                "CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)",
-            ]
-        case .postgres:
-            [
-                "CREATE TABLE z_primarykey (z_ent integer PRIMARY KEY, z_name text, z_super integer, z_max bigint)",
-                "CREATE TABLE z_metadata (z_version integer PRIMARY KEY, z_uuid varchar(255), z_plist bytea)",
-                "CREATE TABLE z_modelcache (z_content bytea)",
-            ]
-        }
     }
 
     /// The `Z_PRIMARYKEY` rows of an empty store: one per entity, `Z_MAX` 0.

@@ -13,7 +13,7 @@ extension StoreSchema {
     /// build itself after writing (a set-based step's `INSERT … SELECT` and then its
     /// indexes, under a call of its own so that the rows are still there to name).
     func explainingUniqueIndexes<T>(on connection: any DatabaseConnection, retrying: Bool = true, _ body: () throws -> T) throws -> T {
-        let savepoint = dialect.engine == .postgres ? "unique_indexes" : nil
+        let savepoint = dialect.failedStatementAbortsTransaction ? "unique_indexes" : nil
         if let savepoint { try connection.execute("SAVEPOINT \(savepoint)") }
         do {
             let result = try body()

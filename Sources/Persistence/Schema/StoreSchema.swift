@@ -17,7 +17,7 @@
 /// ```
 public struct StoreSchema: Sendable {
     public let model: ManagedObjectModel
-    public let dialect: SQLDialect
+    public let dialect: any SQLDialect
     /// Entity name → its table layout.
     public let tables: [String: EntityTable]
     /// Entity number → entity name.
@@ -31,7 +31,7 @@ public struct StoreSchema: Sendable {
     /// The layout of `model`'s store with its entities numbered by `numbering`: a store's
     /// own (``EntityNumbering/stored(_:in:)``) for a store that exists, by default the
     /// numbering a new store is created with.
-    public init(model: ManagedObjectModel, dialect: SQLDialect, numbering: EntityNumbering? = nil) {
+    public init(model: ManagedObjectModel, dialect: some SQLDialect, numbering: EntityNumbering? = nil) {
         self.model = model
         self.dialect = dialect
         let numbering = numbering ?? Self.newStoreNumbering(model)

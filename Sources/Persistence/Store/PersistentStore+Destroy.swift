@@ -20,27 +20,6 @@ extension PersistentStore {
     ///   ``StoreError/Code/sharedSchema`` when a PostgreSQL store's schema holds other
     ///   objects too (a store keeps its schema to itself; nothing is removed).
     public static func destroy(at url: StoreURL, logger: Logger) async throws {
-        switch url.kind {
-        case .sqlite(let path):
-            try SQLiteStoreFile.remove(path, store: url)
-        case .postgres(let configuration):
-            let database = try await PostgresDatabase.open(configuration, readerCount: 0)
-            do {
-                let dropped = try await database.write { connection in
-                    let contents = try PostgresSchemaContents.read(configuration.schema, on: connection)
-                    guard contents.holdsStore else { return 0 }
-                    try contents.refuse(.destroying, configuration: configuration, store: url)
-                    return try contents.dropStoreTables(on: connection)
-                }
-                await database.close()
-                logger.info("destroyed store", metadata: [LoggingKeys.store: "\(url)", "persistence.store.tables": "\(dropped)"])
-            } catch {
-                await database.close()
-                throw error
-            }
-        case .memory:
-            throw StoreError(.unsupported, "an in-memory store goes when the last container holding it closes",
-                             hint: "close the containers that hold it", store: url.description)
-        }
+        try await url.engine.destroy(logger: logger)
     }
 }

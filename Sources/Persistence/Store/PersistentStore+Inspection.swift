@@ -14,24 +14,6 @@ extension PersistentStore {
     ///
     /// - Throws: ``DatabaseError`` when the store cannot be reached; whatever `body` throws.
     public static func inspect<T: Sendable>(_ url: StoreURL, _ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
-        switch url.kind {
-        case .sqlite(let path):
-            try SQLiteStoreFile.checkIsRegularFile(path, store: url)
-            let connection = try SQLiteConnection(readingStoreAt: path)
-            return try body(connection)
-        case .postgres(let configuration):
-            let database = try await PostgresDatabase.open(configuration, readerCount: 0, readOnly: true)
-            do {
-                let result = try await database.read(body)
-                await database.close()
-                return result
-            } catch {
-                await database.close()
-                throw error
-            }
-        case .memory:
-            throw StoreError(.unsupported, "an in-memory store cannot be inspected from outside its process",
-                             hint: "inspect it through the PersistentStore that holds it", store: url.description)
-        }
+        try await url.engine.inspect(body)
     }
 }

@@ -12,18 +12,8 @@ extension PersistentStore {
     ///
     /// - Throws: ``StoreError`` when the store cannot be read.
     public static func tables(at url: StoreURL) async throws -> [(name: String, rows: Int)] {
-        let listing: String
-        switch url.kind {
-        case .sqlite(let path):
-            guard FileManager.default.fileExists(atPath: path) else {
-                throw StoreError(.storeNotFound, "there is no store at \(path)", hint: "check the path", store: url.description)
-            }
-            listing = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name"
-        case .postgres:
-            listing = "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name"
-        case .memory:
-            throw StoreError(.unsupported, "an in-memory store has no tables until it is opened", hint: "inspect a sqlite:// or postgres:// store", store: url.description)
-        }
+        try url.engine.checkListable()
+        let listing = url.engine.dialect.tableListingQuery
         do {
             return try await inspect(url) { connection in
                 try connection.rows(listing).compactMap { $0[0].text }.map { name in

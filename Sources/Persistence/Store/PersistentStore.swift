@@ -92,30 +92,7 @@ public final class PersistentStore: Sendable {
     ///   not a store, or was written by another model version (``StoreError/Code/incompatibleModel``).
     ///   The store is not changed in any of these cases.
     public static func open(_ url: StoreURL, model: ManagedObjectModel, options: Options = .existingOnly, logger: Logger) async throws -> PersistentStore {
-        switch url.kind {
-        case .sqlite(let path):
-            return try await openSQLite(url: url, path: path, model: model, options: options, logger: logger)
-        case .memory(let name):
-            let path = name.isEmpty ? ":memory:" : "file:\(name)?mode=memory&cache=shared"
-            let database = try await SQLiteDatabase.open(path: path, mode: .readWriteCreate, readerCount: 0)
-            let existing: StoreMetadata?
-            do {
-                existing = try await database.read { try StoreMetadata.read(from: $0) }
-            } catch var error as StoreError where error.store == nil {
-                error.store = url.description
-                throw error
-            }
-            if let existing {
-                try check(existing, isCompatibleWith: model, store: url)
-                let numbering = try await database.read { try EntityNumbering.read(from: $0, model: model) }
-                return PersistentStore(url: url, model: model, database: database, metadata: existing, numbering: numbering, logger: logger)
-            }
-            let metadata = StoreMetadata(model: model, storeType: url.storeType)
-            try await database.write { try StoreCreation.create(model: model, metadata: metadata, on: $0) }
-            return PersistentStore(url: url, model: model, database: database, metadata: metadata, numbering: nil, logger: logger)
-        case .postgres(let configuration):
-            return try await openPostgres(url: url, configuration: configuration, model: model, options: options, logger: logger)
-        }
+        try await url.engine.open(model: model, options: options, logger: logger)
     }
 
     /// Builds the secondary indexes that ``Options/defersIndexes`` left out; nothing when
@@ -155,21 +132,12 @@ public final class PersistentStore: Sendable {
     /// - Throws: ``StoreError/Code/notWritable`` naming the file or folder and the reason;
     ///   ``StoreError/Code/notAStore`` when the path is not a regular file.
     public static func checkWritable(_ url: StoreURL) throws(StoreError) {
-        guard case .sqlite(let path) = url.kind else { return }
-        try SQLiteStoreFile.checkIsRegularFile(path, store: url)
-        try SQLiteStoreFile.checkWritable(path, store: url)
+        try url.engine.checkWritable()
     }
 
     /// Reads the metadata without opening the store for writing.
     public static func metadata(at url: StoreURL) async throws -> StoreMetadata {
-        switch url.kind {
-        case .sqlite(let path):
-            return try SQLiteStoreFile.readMetadata(path: path, store: url)
-        case .memory:
-            throw StoreError(.storeNotFound, "an in-memory store has no metadata until it is opened", store: url.description)
-        case .postgres(let configuration):
-            return try await readPostgresMetadata(url: url, configuration: configuration)
-        }
+        try await url.engine.metadata()
     }
 
     static func check(_ metadata: StoreMetadata, isCompatibleWith model: ManagedObjectModel, store: StoreURL) throws(StoreError) {
@@ -182,52 +150,5 @@ public final class PersistentStore: Sendable {
                 store: store.description
             )
         }
-    }
-
-    /// A store written by Apple's Core Data carries Apple's version hashes, which are not
-    /// ours: it opens with `model` when its tables are the ones `model`'s schema makes.
-    private static func checkStructure(of path: String, fits model: ManagedObjectModel, store: StoreURL) throws {
-        try model.checkReadableInAppleStore(store)
-        let differences = try SQLiteStoreFile.readStructure(path: path, store: store).differences(from: model.storeStructure)
-        guard differences.isEmpty else {
-            throw StoreError(
-                .incompatibleModel,
-                "the store was written by Apple's Core Data and its tables do not fit '\(model.name)': \(differences.joined(separator: "; "))",
-                hint: "migrate the store to '\(model.name)' first, or open it with the model version that wrote it",
-                store: store.description
-            )
-        }
-    }
-
-    private static func openSQLite(url: StoreURL, path: String, model: ManagedObjectModel, options: Options, logger: Logger) async throws -> PersistentStore {
-        try SQLiteStoreFile.checkIsRegularFile(path, store: url)
-        if FileManager.default.fileExists(atPath: path) {
-            let metadata = try SQLiteStoreFile.readMetadata(path: path, store: url)
-            if metadata.isForeign && !model.isCompatible(with: metadata) {
-                try checkStructure(of: path, fits: model, store: url)
-            } else {
-                try check(metadata, isCompatibleWith: model, store: url)
-            }
-            let database = options.readOnly
-                ? try await SQLiteDatabase.open(readingStoreAt: path)
-                : try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: options.readerCount, isDurable: options.isDurable)
-            let numbering: EntityNumbering
-            do {
-                numbering = try await database.read { try EntityNumbering.read(from: $0, model: model) }
-            } catch {
-                await database.close()
-                throw error
-            }
-            return PersistentStore(url: url, model: model, database: database, metadata: metadata, numbering: numbering, logger: logger,
-                                   defersIndexes: options.defersIndexes && !options.readOnly)
-        }
-        guard options.createIfMissing else {
-            throw StoreError(.storeNotFound, "there is no store at \(path)", hint: "check the path, or create the store (e.g. `bookstore seed`)", store: url.description)
-        }
-        let metadata = StoreMetadata(model: model, storeType: url.storeType)
-        try SQLiteStoreFile.create(path: path, model: model, metadata: metadata, includingIndexes: !options.defersIndexes)
-        logger.info("created store", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(model.name)"])
-        let database = try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: options.readerCount, isDurable: options.isDurable)
-        return PersistentStore(url: url, model: model, database: database, metadata: metadata, numbering: nil, logger: logger, defersIndexes: options.defersIndexes)
     }
 }

@@ -37,16 +37,8 @@ enum StoreCreation {
 
     /// Whether the database has the bookkeeping table `name` (`Z_METADATA`).
     static func tableExists(_ name: String, on connection: any DatabaseConnection) throws -> Bool {
-        switch connection.dialect.engine {
-        case .sqlite:
-            try connection.scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)]) != nil
-        case .postgres:
-            // The catalog directly: information_schema's views cost a millisecond or more per look.
-            try connection.scalar("""
-                SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
-                WHERE n.nspname = current_schema() AND c.relname = $1 AND c.relkind IN ('r', 'p')
-                """, [.text(name.lowercased())]) != nil
-        }
+        let query = connection.dialect.tableExistsQuery(name)
+        return try connection.scalar(query.sql, query.arguments) != nil
     }
 }
 

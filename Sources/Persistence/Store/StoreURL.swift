@@ -54,21 +54,9 @@ public struct StoreURL: Sendable, Hashable, CustomStringConvertible {
     /// A fresh in-memory store.
     public static var memory: StoreURL { StoreURL(kind: .memory(name: "")) }
 
-    /// The store's type as written in its metadata (`NSStoreType`).
-    public var storeType: String {
-        switch kind {
-        case .sqlite: "SQLite"
-        case .postgres: "PostgreSQL"
-        case .memory: "InMemory"
-        }
-    }
+    /// The store's type as written in its metadata (`NSStoreType`): `SQLite`, `PostgreSQL`, `InMemory`.
+    public var storeType: String { engine.storeType }
 
     /// The URL without a password.
-    public var description: String {
-        switch kind {
-        case .sqlite(let path): "sqlite://\(path)"
-        case .postgres(let configuration): configuration.description
-        case .memory(let name): "memory:\(name)"
-        }
-    }
+    public var description: String { engine.displayURL }
 }

@@ -65,11 +65,10 @@ extension VersionedModel {
             return RecognisedStoreVersion(model: model, method: .versionHashes)
         }
         let written = metadata.modelVersionName.map { "model version '\($0)'" } ?? "a model version"
-        guard metadata.isForeign, case .sqlite(let path) = url.kind else {
+        guard metadata.isForeign, let store = try url.engine.appleStoreStructure() else {
             throw StoreError(.unknownModelVersion, "the store was written by \(written) \(self.name) does not have: its entity version hashes match none of \(versionList)",
                              hint: "open it with the app that wrote it, or add that model version", store: url.description)
         }
-        let store = try SQLiteStoreFile.readStructure(path: path, store: url)
         if let name {
             guard let model = version(named: name) else {
                 throw StoreError(.unknownModelVersion, "there is no model version named '\(name)'", hint: "name one of \(versionList)", store: url.description)

@@ -1,4 +1,5 @@
 import Foundation
+import PersistenceTesting
 import Testing
 @testable import Persistence
 
@@ -10,7 +11,7 @@ import Testing
 struct CarsMigrationTests {
     /// Runs `body` on a copy of `store` on `engine`: the file itself on SQLite, a copy made
     /// with `persistence copy`'s machinery on PostgreSQL.
-    static func withStore<T>(_ store: CarsFixtures.Store, on engine: MigrationEngine, _ body: (StoreURL) async throws -> T) async throws -> T {
+    static func withStore<T>(_ store: CarsFixtures.Store, on engine: TestEngine, _ body: (StoreURL) async throws -> T) async throws -> T {
         try await CarsFixtures.withCopy(of: store) { file in
             guard engine == .postgres else { return try await body(file) }
             return try await engine.withStoreURL { url in
@@ -42,8 +43,8 @@ struct CarsMigrationTests {
         #expect(mapping.policyNames == ["REPLACE_AT_RUNTIME.V2to3MakerPolicy"])
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func theFirstToTheSecondIsInferredAndGivesTheCompoundIndex(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func theFirstToTheSecondIsInferredAndGivesTheCompoundIndex(engine: TestEngine) async throws {
         try await Self.withStore(CarsFixtures.version1, on: engine) { url in
             try await Self.migrate(url, to: "SampleModel2", batchSize: 1_000)
             let model = try #require(try CarsFixtures.versionedModel().version(named: "SampleModel2"))
@@ -65,27 +66,27 @@ struct CarsMigrationTests {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases, [1, 1_000])
-    func theSecondToTheThirdWithXcodesMappingAndThePortedPolicy(engine: MigrationEngine, batchSize: Int) async throws {
+    @Test(arguments: TestEngine.allCases, [1, 1_000])
+    func theSecondToTheThirdWithXcodesMappingAndThePortedPolicy(engine: TestEngine, batchSize: Int) async throws {
         try await migratesToTheThird(from: CarsFixtures.version2, on: engine, batchSize: batchSize)
     }
 
-    @Test(arguments: MigrationEngine.allCases, [1, 1_000])
-    func theFirstToTheThirdInOneChain(engine: MigrationEngine, batchSize: Int) async throws {
+    @Test(arguments: TestEngine.allCases, [1, 1_000])
+    func theFirstToTheThirdInOneChain(engine: TestEngine, batchSize: Int) async throws {
         try await migratesToTheThird(from: CarsFixtures.version1, on: engine, batchSize: batchSize)
     }
 
     /// The guide's other way, a look-up through the store, holds nothing and finds every maker.
-    @Test(arguments: MigrationEngine.allCases)
-    func aPolicyThatLooksMakersUpInTheStoreFindsThemAtBatchSizeOne(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aPolicyThatLooksMakersUpInTheStoreFindsThemAtBatchSizeOne(engine: TestEngine) async throws {
         try await migratesToTheThird(from: CarsFixtures.version2, on: engine, batchSize: 1, policy: FetchingMakerPolicy.self)
     }
 
     /// Without the guide's step, a maker made in an earlier batch is gone from the context
     /// and made again; `Maker`'s uniqueness constraint refuses the second, naming it, and
     /// the store stays as it was.
-    @Test(arguments: MigrationEngine.allCases)
-    func aPolicyThatHoldsNoMakerMakesASecondOneWhichTheConstraintRefuses(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aPolicyThatHoldsNoMakerMakesASecondOneWhichTheConstraintRefuses(engine: TestEngine) async throws {
         try await Self.withStore(CarsFixtures.version2, on: engine) { url in
             let before = try await storeRows(url, "SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY ORDER BY Z_ENT")
             let error = await #expect(throws: (any Error).self) {
@@ -99,7 +100,7 @@ struct CarsMigrationTests {
     }
 
     /// Migrates a copy of `store` to `SampleModel3` with `policy` and expects the facts.
-    private func migratesToTheThird(from store: CarsFixtures.Store, on engine: MigrationEngine, batchSize: Int,
+    private func migratesToTheThird(from store: CarsFixtures.Store, on engine: TestEngine, batchSize: Int,
                                     policy: V2to3MakerPolicy.Type = V2to3MakerPolicy.self) async throws {
         try await Self.withStore(store, on: engine) { url in
             let makers = try await Self.makers(in: url)

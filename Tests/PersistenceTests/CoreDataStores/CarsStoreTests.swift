@@ -1,4 +1,5 @@
 import Foundation
+import PersistenceTesting
 import Testing
 @testable import Persistence
 
@@ -26,7 +27,7 @@ struct CarsStoreTests {
     /// Z_PRIMARYKEY; its tables are still the store's own, which removing it takes.
     @Test func aPostgreSQLCopyOfTheSecondStoreIsRemovedWhole() async throws {
         try await CarsFixtures.withCopy(of: CarsFixtures.version2) { url in
-            try await MigrationEngine.postgres.withStoreURL { postgres in
+            try await TestEngine.postgres.withStoreURL { postgres in
                 _ = try await StoreCopy.copy(from: url, to: postgres, versions: try CarsFixtures.versionedModel(), logger: testLogger)
                 #expect(try await storeRows(postgres, "SELECT Z_NAME FROM Z_PRIMARYKEY WHERE Z_ENT = 3") == [[.text("ExpensiveSportCar")]])
                 try await PersistentStore.destroy(at: postgres, logger: testLogger)

@@ -88,8 +88,8 @@ import Testing
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases, CoreDataFixtures.stores)
-    func storeMigratesToVersion4(engine: MigrationEngine, store: CoreDataFixtures.Store) async throws {
+    @Test(arguments: TestEngine.allCases, CoreDataFixtures.stores)
+    func storeMigratesToVersion4(engine: TestEngine, store: CoreDataFixtures.Store) async throws {
         try await CoreDataFixtures.withCopy(of: store) { copy in
             let chain = try CoreDataFixtures.chain()
             let original = try await PersistentStore.metadata(at: copy)

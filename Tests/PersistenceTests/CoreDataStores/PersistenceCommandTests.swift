@@ -32,8 +32,8 @@ struct PersistenceCommandTests {
     }
 
     /// On each engine: Apple's store as it is (SQLite), or copied with `persistence copy`.
-    @Test(arguments: MigrationEngine.allCases)
-    func migrateRefusesAStepThatNeedsAPolicyAndChangesNothing(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func migrateRefusesAStepThatNeedsAPolicyAndChangesNothing(engine: TestEngine) async throws {
         try await CoreDataFixtures.withCopy(of: CoreDataFixtures.stores[0]) { apple in
             try await engine.withStoreURL { other in
                 let url: StoreURL
@@ -62,8 +62,8 @@ struct PersistenceCommandTests {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func copyWritesTheStoreToEitherEngineAndMigrateTakesAVersionNumberAndABatchSize(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func copyWritesTheStoreToEitherEngineAndMigrateTakesAVersionNumberAndABatchSize(engine: TestEngine) async throws {
         try await CoreDataFixtures.withCopy(of: CoreDataFixtures.stores[0]) { source in
             let path = try #require(source.filePath)
             try await engine.withStoreURL { destination in

@@ -80,7 +80,7 @@ import Testing
                                        "ZDATE": .init(declaredType: "TIMESTAMP"), "Z_OPT": .integer, "ZCOLOR": .init(declaredType: "VARCHAR")]
         store.indexedColumns.insert("ZPOST.ZDATE")
         #expect(store.differences(from: expected).isEmpty)
-        #expect(StoreStructure.TypeClass(declaredType: "DECIMAL") == StoreStructure.TypeClass(declaredType: SQLDialect.sqlite.columnType(for: .decimal)))
+        #expect(StoreStructure.TypeClass(declaredType: "DECIMAL") == StoreStructure.TypeClass(declaredType: SQLiteDialect().columnType(for: .decimal)))
         store.entityTables["ZPOST"]?["ZDATE"] = .real
         #expect(store.differences(from: expected) == ["ZPOST.ZDATE holds real in the store, timestamp in the model"])
     }

@@ -85,8 +85,8 @@ import Testing
     }
 
     /// Migrated in place on SQLite, and copied to PostgreSQL and migrated there.
-    @Test(arguments: MigrationEngine.allCases)
-    func theStoreMigratesWithEveryRow(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func theStoreMigratesWithEveryRow(engine: TestEngine) async throws {
         let models = try Self.versions()
         try await withCopy { copy, _ in
             try await engine.withStoreURL { url in

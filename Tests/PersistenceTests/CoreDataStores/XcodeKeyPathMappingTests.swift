@@ -1,4 +1,5 @@
 import Foundation
+import PersistenceTesting
 import Testing
 @testable import Persistence
 
@@ -165,8 +166,8 @@ struct XcodeKeyPathMappingTests {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases, [1, 1_000])
-    func itMigratesWithKeyValueCodingsSemantics(engine: MigrationEngine, batchSize: Int) async throws {
+    @Test(arguments: TestEngine.allCases, [1, 1_000])
+    func itMigratesWithKeyValueCodingsSemantics(engine: TestEngine, batchSize: Int) async throws {
         let versions = try Self.versions()
         try await Self.withMappings { folder in
             try await engine.withStoreURL { url in

@@ -56,8 +56,8 @@ import Testing
 
     /// Stores 1 and 2 migrate to version 4 through the Xcode mapping models and the ported
     /// policy, and hold the rows the JSON mappings give, but for the colours' new UUIDs.
-    @Test(arguments: MigrationEngine.allCases, [CoreDataFixtures.stores[0], CoreDataFixtures.stores[1]])
-    func xcodeMappingModelsGiveTheRowsOfTheJSONOnes(engine: MigrationEngine, store: CoreDataFixtures.Store) async throws {
+    @Test(arguments: TestEngine.allCases, [CoreDataFixtures.stores[0], CoreDataFixtures.stores[1]])
+    func xcodeMappingModelsGiveTheRowsOfTheJSONOnes(engine: TestEngine, store: CoreDataFixtures.Store) async throws {
         let json = try await migratedRows(store, engine: engine, chain: CoreDataFixtures.chain())
         let xcode = try await migratedRows(store, engine: engine, chain: CoreDataFixtures.chain(mappings: CoreDataFixtures.xcodeMappings))
         #expect(json.posts.count == store.posts && json.colours.count == store.posts)
@@ -66,7 +66,7 @@ import Testing
     }
 
     private func migratedRows(
-        _ store: CoreDataFixtures.Store, engine: MigrationEngine, chain: MigrationChain
+        _ store: CoreDataFixtures.Store, engine: TestEngine, chain: MigrationChain
     ) async throws -> (posts: [[DatabaseValue]], colours: [[DatabaseValue]]) {
         try await CoreDataFixtures.withCopy(of: store) { copy in
             try await engine.withStoreURL { url in

@@ -82,7 +82,7 @@ struct DifferentialMigrationTests {
             try await store.fill(container.newContext())
         }
         let plan = try await ProgressiveMigrator(chain: try kind.chain(store), logger: testLogger).migrateStore(at: url)
-        #expect(plan.steps.map(\.strategy) == [kind.strategy], "\(url.engine.rawValue) ran \(plan.steps)")
+        #expect(plan.steps.map(\.strategy) == [kind.strategy], "\(url.testEngine.rawValue) ran \(plan.steps)")
         try await expectNoLeftovers(url)
         return try await withOpenStore(url, model: try store.model(version: 2)) { container in
             try await DifferentialContents(reading: container.newContext(), attributeNames: store.attributeNames)

@@ -1,4 +1,5 @@
 import Foundation
+import PersistenceTesting
 import Testing
 @testable import Persistence
 
@@ -76,12 +77,12 @@ final class AuthorFetchLookupPolicy: AuthorObjectsLookupPolicy, @unchecked Senda
     }
 
     /// Each look-up at a batch size of 1 and of 1 000, on every engine.
-    static let cases = MigrationEngine.allCases.flatMap { engine in
+    static let cases = TestEngine.allCases.flatMap { engine in
         [1, 1_000].flatMap { batchSize in Lookup.allCases.map { (engine, batchSize, $0) } }
     }
 
     @Test(arguments: cases)
-    func oneAuthorPerNameOnAStoreManyTimesABatch(engine: MigrationEngine, batchSize: Int, lookup: Lookup) async throws {
+    func oneAuthorPerNameOnAStoreManyTimesABatch(engine: TestEngine, batchSize: Int, lookup: Lookup) async throws {
         try await engine.withStoreURL { url in
             let count = 2_500
             try await Books.seed(at: url, books: count)

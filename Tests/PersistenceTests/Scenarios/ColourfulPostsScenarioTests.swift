@@ -94,8 +94,8 @@ enum ColourfulPosts {
 }
 
 @Suite struct ColourfulPostsScenarioTests {
-    @Test(arguments: MigrationEngine.allCases)
-    func version1MigratesToVersion4InOneRun(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func version1MigratesToVersion4InOneRun(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
             try await ColourfulPosts.seed(at: url)
             let chain = try ColourfulPosts.chain()
@@ -154,8 +154,8 @@ enum ColourfulPosts {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func version1MigratesToVersion2ByRenamingColour(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func version1MigratesToVersion2ByRenamingColour(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
             try await ColourfulPosts.seed(at: url)
             let chain = try ColourfulPosts.chain()
@@ -175,8 +175,8 @@ enum ColourfulPosts {
     }
 
     /// The failing step is the first the store needs: the store is as it was on every engine.
-    @Test(arguments: MigrationEngine.allCases)
-    func aPolicyThatFailsHalfwayLeavesTheStoreAsItWas(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aPolicyThatFailsHalfwayLeavesTheStoreAsItWas(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
             try await ColourfulPosts.seed(at: url)
             _ = try await Scenario.migrate(try ColourfulPosts.chain(), store: url, to: "ColourfulPosts 2")
@@ -200,8 +200,8 @@ enum ColourfulPosts {
     /// The failing step comes after one that completed. SQLite runs the whole plan on copies,
     /// so the store is as it was; PostgreSQL commits each step, so the store is whole at
     /// version 2, and the failed step left nothing behind.
-    @Test(arguments: MigrationEngine.allCases)
-    func aPolicyFailingInTheSecondStepKeepsTheFirstOnlyOnPostgreSQL(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aPolicyFailingInTheSecondStepKeepsTheFirstOnlyOnPostgreSQL(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
             try await ColourfulPosts.seed(at: url)
             let before = try await StoreSnapshot(url)

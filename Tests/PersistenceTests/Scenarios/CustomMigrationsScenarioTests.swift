@@ -308,8 +308,8 @@ enum Books {
 }
 
 @Suite struct CustomMigrationsScenarioTests {
-    @Test(arguments: MigrationEngine.allCases)
-    func authorNamesBecomeOneAuthorEachAcrossBatches(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func authorNamesBecomeOneAuthorEachAcrossBatches(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
             let count = 2_500
             try await Books.seed(at: url, books: count)
@@ -326,8 +326,8 @@ enum Books {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func filesComeBetweenUsersAndBooksWhenUserToUserRunsFirst(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func filesComeBetweenUsersAndBooksWhenUserToUserRunsFirst(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
             let count = 1_200
             try await Books.seed(at: url, books: count)
@@ -351,7 +351,7 @@ enum Books {
     /// Migrates 1 200 books with Books 2 → Books 3 as the two mapping models `passes` (given in
     /// reverse, run in the order `SplitBooksVersion` names them), and beside them with the one
     /// `Books2To3`; expects the same store, the one expected.
-    func expectTwoPassesGiveTheStoreOfOne(_ passes: [MappingModel], models: VersionedModel, engine: MigrationEngine, batchSize: Int = 1_000) async throws {
+    func expectTwoPassesGiveTheStoreOfOne(_ passes: [MappingModel], models: VersionedModel, engine: TestEngine, batchSize: Int = 1_000) async throws {
         try await engine.withStoreURL { url in
             let count = 1_200
             // The same books in a second store beside the first (a schema of the same database on PostgreSQL).
@@ -375,8 +375,8 @@ enum Books {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func theStepSplitIntoTwoMappingModelsGivesTheSameStore(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func theStepSplitIntoTwoMappingModelsGivesTheSameStore(engine: TestEngine) async throws {
         let models = try Books.models()
         try await expectTwoPassesGiveTheStoreOfOne(try Books.splitMappingModels(models), models: models, engine: engine)
     }
@@ -384,8 +384,8 @@ enum Books {
     /// `PassLookupMappings/`: Books2To3Part2 sets a book's authors with
     /// `FUNCTION($manager, "destinationInstancesForEntityMappingNamed:…", "AuthorToAuthor", …)`, and its policy
     /// looks up `UserToUser`'s instances: both entity mappings are Books2To3Part1's.
-    @Test(arguments: MigrationEngine.allCases)
-    func aLaterMappingModelLooksUpWhatAnEarlierOneOfItsStepMade(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aLaterMappingModelLooksUpWhatAnEarlierOneOfItsStepMade(engine: TestEngine) async throws {
         let models = try Books.models()
         let folder = Scenario.fixtures.appendingPathComponent("CustomMigrations/PassLookupMappings")
         let passes = try MappingModel.load(directory: folder, versions: models)
@@ -394,8 +394,8 @@ enum Books {
         try await expectTwoPassesGiveTheStoreOfOne(passes, models: models, engine: engine, batchSize: 7)
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func bookToBookBeforeUserToUserFailsAndLeavesTheStoreAsItWas(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func bookToBookBeforeUserToUserFailsAndLeavesTheStoreAsItWas(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
             try await Books.seed(at: url, books: 40)
             _ = try await Scenario.migrate(try Books.chain(), store: url, to: "Books 2")
@@ -419,8 +419,8 @@ enum Books {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func aPolicyFailingInTheSecondBatchLeavesTheStoreAsItWas(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aPolicyFailingInTheSecondBatchLeavesTheStoreAsItWas(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
             try await Books.seed(at: url, books: 2_500)
             let before = try await StoreSnapshot(url)

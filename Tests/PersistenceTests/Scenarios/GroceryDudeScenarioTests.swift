@@ -84,8 +84,8 @@ enum GroceryDude {
 }
 
 @Suite struct GroceryDudeScenarioTests {
-    @Test(arguments: MigrationEngine.allCases)
-    func model3MigratesToModel4ThroughAmountToUnitWithProgress(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func model3MigratesToModel4ThroughAmountToUnitWithProgress(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
             try await GroceryDude.seed(at: url, version: "Model 3")
             let chain = try GroceryDude.chain()
@@ -106,8 +106,8 @@ enum GroceryDude {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func model2MigratesToModel4ThroughTheRenameAndTheMapping(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func model2MigratesToModel4ThroughTheRenameAndTheMapping(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
             try await GroceryDude.seed(at: url, version: "Model 2")
             let chain = try GroceryDude.chain()
@@ -142,8 +142,8 @@ enum GroceryDude {
         #expect(error.map { "\($0)" }?.contains("abc") == true)
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func aMappingReadingAMissingAttributeStopsTheMigrationBeforeTheStoreIsTouched(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aMappingReadingAMissingAttributeStopsTheMigrationBeforeTheStoreIsTouched(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
             try await GroceryDude.seed(at: url, version: "Model 3")
             let before = try await StoreSnapshot(url)

@@ -75,8 +75,8 @@ enum Recipes {
 }
 
 @Suite struct RecipesScenarioTests {
-    @Test(arguments: MigrationEngine.allCases)
-    func version1_1MigratesTo2_0KeepingEachRecipesType(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func version1_1MigratesTo2_0KeepingEachRecipesType(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
             try await Recipes.seed(at: url)
             #expect(try await PersistentStore.metadata(at: url).versionIdentifiers == ["1.1"])
@@ -143,8 +143,8 @@ enum Recipes {
         }
     }
 
-    @Test(arguments: MigrationEngine.allCases)
-    func aStoreOfANewerVersionIsRefusedAndLeftAlone(engine: MigrationEngine) async throws {
+    @Test(arguments: TestEngine.allCases)
+    func aStoreOfANewerVersionIsRefusedAndLeftAlone(engine: TestEngine) async throws {
         // Version "3.0" of the app gave chefs an e-mail address; this app knows 1.1 and 2.0.
         let v2File = Scenario.fixtures.appendingPathComponent("Recipes/Recipes.xcdatamodeld/Recipes 2.xcdatamodel/contents")
         let xml = try String(contentsOf: v2File, encoding: .utf8)

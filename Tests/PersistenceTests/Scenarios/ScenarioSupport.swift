@@ -1,12 +1,13 @@
 import Foundation
 import Logging
+import PersistenceTesting
 import Synchronization
 import Testing
 @testable import Persistence
 
 /// What the scenario tests share: where their models and mapping files are, seeding a
 /// store through a context, and running a migrator while collecting its progress reports.
-/// Each scenario runs on every engine (`MigrationEngine`), its store seeded at the engine's
+/// Each scenario runs on every engine (`TestEngine`), its store seeded at the engine's
 /// store URL.
 enum Scenario {
     /// `Tests/Fixtures/Scenarios`, found from this file: `Tests/PersistenceTests/Scenarios/ScenarioSupport.swift`.

@@ -1,4 +1,5 @@
 import Foundation
+import PersistenceTesting
 import Testing
 @testable import Persistence
 
@@ -10,7 +11,7 @@ enum InPlaceFixtures {
     }
 
     /// The in-place plan of the inferred mapping between two versions; fails if there is none.
-    static func plan(_ source: ManagedObjectModel, _ destination: ManagedObjectModel, dialect: SQLDialect = .sqlite) throws -> InPlaceMigration {
+    static func plan(_ source: ManagedObjectModel, _ destination: ManagedObjectModel, dialect: any SQLDialect = SQLiteDialect()) throws -> InPlaceMigration {
         let mapping = try MappingModel.inferred(from: source, to: destination)
         return try InPlaceMigration.plan(mapping: mapping, source: source, destination: destination, dialect: dialect).get()
     }
@@ -64,7 +65,7 @@ enum InPlaceFixtures {
     /// `url`, in the store's dialect.
     @discardableResult
     static func migrate(_ url: StoreURL, from source: ManagedObjectModel, to destination: ManagedObjectModel) async throws -> InPlaceMigration {
-        let migration = try plan(source, destination, dialect: url.engine.dialect)
+        let migration = try plan(source, destination, dialect: url.testEngine.dialect)
         try await run(migration, on: url, destination: destination)
         return migration
     }
@@ -113,9 +114,9 @@ enum InPlaceFixtures {
 /// (PostgreSQL's names are lower case), with the engine's placeholders and column types.
 struct SQLSpelling {
     let statements: [String]
-    let dialect: SQLDialect
+    let dialect: any SQLDialect
 
-    init(_ migration: InPlaceMigration, _ engine: MigrationEngine) {
+    init(_ migration: InPlaceMigration, _ engine: TestEngine) {
         statements = migration.statements.map { $0.uppercased() }
         dialect = engine.dialect
     }

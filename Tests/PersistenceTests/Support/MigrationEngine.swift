@@ -3,46 +3,11 @@ import PersistenceTesting
 import Testing
 @testable import Persistence
 
-/// The engines a migration test runs on, one test body for each: a SQLite file, or a
-/// schema of a PostgreSQL database of the test's own (see `TestPostgres`).
-///
-/// ```swift
-/// @Test(arguments: MigrationEngine.allCases)
-/// func migrates(engine: MigrationEngine) async throws {
-///     try await engine.withStoreURL { url in
-///         try await makeClosedStore(at: url, model: v1) { … }
-///         let before = try await StoreSnapshot(url)
-///         …
-///         try await expectUnchanged(url, since: before)
-///     }
-/// }
-/// ```
-typealias MigrationEngine = StoreEngine
-
-extension StoreEngine {
-    var dialect: SQLDialect {
-        switch self {
-        case .sqlite: .sqlite
-        case .postgres: .postgres
-        }
-    }
-
-    /// Runs `body` with the URL of a fresh store of this engine, nothing written there yet,
-    /// and removes it afterwards: `store.sqlite` in a new folder, or the `public` schema of
-    /// a new database.
-    func withStoreURL<T>(_ body: (StoreURL) async throws -> T) async throws -> T {
-        try await withStoreURL(fileName: "store.sqlite", body)
-    }
-}
-
 extension StoreURL {
     /// The engine of a SQLite or PostgreSQL store URL.
-    var engine: MigrationEngine {
-        switch kind {
-        case .sqlite: .sqlite
-        case .postgres: .postgres
-        case .memory: preconditionFailure("an in-memory store has no migration engine")
-        }
+    var testEngine: TestEngine {
+        guard let engine = TestEngine(self) else { preconditionFailure("an in-memory store has no migration engine") }
+        return engine
     }
 
     /// The same store in another PostgreSQL schema of the same database; another file in
@@ -124,7 +89,7 @@ func inspectStore<T: Sendable>(_ url: StoreURL, _ body: @escaping @Sendable (any
 /// values. The SQL is written as for SQLite: Core Data's upper-case names (PostgreSQL folds
 /// them) and `?` placeholders (numbered on PostgreSQL).
 func storeRows(_ url: StoreURL, _ sql: String, _ arguments: [DatabaseValue] = []) async throws -> [[DatabaseValue]] {
-    let sql = url.engine.dialect.numberingPlaceholders(sql)
+    let sql = url.testEngine.dialect.numberingPlaceholders(sql)
     return try await inspectStore(url) { try $0.rows(sql, arguments).map(\.values) }
 }
 
@@ -145,14 +110,14 @@ func withOpenStore<T>(_ url: StoreURL, model: ManagedObjectModel, options: Persi
 
 /// The names of the indexes the store at `url` has beside its primary keys, lower-cased.
 func storeIndexNames(_ url: StoreURL) async throws -> Set<String> {
-    let sql = url.engine == .postgres
+    let sql = url.testEngine == .postgres
         ? "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname NOT LIKE '%_pkey'"
         : "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
     return Set(try await storeRows(url, sql).compactMap { $0.first?.text?.lowercased() })
 }
 
 /// The indexes a store of `model` is created with (foreign keys, `Z_ENT`, join destinations), lower-cased.
-func schemaIndexNames(_ model: ManagedObjectModel, engine: MigrationEngine) -> Set<String> {
+func schemaIndexNames(_ model: ManagedObjectModel, engine: TestEngine) -> Set<String> {
     let schema = StoreSchema(model: model, dialect: engine.dialect)
     let indexes = schema.rootTables.flatMap { schema.indexes(of: $0) } + schema.allJoinTables.flatMap { schema.indexes(of: $0) }
     return Set(indexes.map { $0.name.replacingOccurrences(of: "\"", with: "").lowercased() })
@@ -161,7 +126,7 @@ func schemaIndexNames(_ model: ManagedObjectModel, engine: MigrationEngine) -> S
 /// Expects the store at `url` to have every index a store of `model` is created with, and
 /// no other: a migration that deferred them while writing built them before handing over.
 func expectEveryIndex(_ url: StoreURL, of model: ManagedObjectModel, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-    let expected = schemaIndexNames(model, engine: url.engine)
+    let expected = schemaIndexNames(model, engine: url.testEngine)
     #expect(!expected.isEmpty, sourceLocation: sourceLocation)
     #expect(try await storeIndexNames(url) == expected, sourceLocation: sourceLocation)
 }

@@ -23,10 +23,7 @@ extension PersistentContainer {
     /// Every table's rows, each rendered as text and sorted: a content dump of the store
     /// that two states can be compared by.
     func dump() async throws -> [String: [String]] {
-        let tablesSQL = switch store.schema.dialect.engine {
-        case .sqlite: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
-        case .postgres: "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name"
-        }
+        let tablesSQL = store.schema.dialect.tableListingQuery
         return try await store.database.read { connection in
             let tables = try connection.rows(tablesSQL).compactMap { $0[0].text }
             var result: [String: [String]] = [:]
@@ -53,7 +50,7 @@ extension PersistentContainer {
 extension SQLDialect {
     /// `sql` with its `?` placeholders as this engine writes them (outside quotes).
     func numberingPlaceholders(_ sql: String) -> String {
-        guard engine == .postgres else { return sql }
+        guard self is PostgresDialect else { return sql }
         var result = ""
         var count = 0
         var quote: Character?

@@ -4,9 +4,6 @@ import PersistenceTesting
 import Testing
 @testable import Persistence
 
-/// The backends every store test runs on: the list every test target shares.
-typealias TestBackend = StoreBackend
-
 let testLogger = Logger(label: "persistence-tests") { _ in SwiftLogNoOpLogHandler() }
 
 /// Opens a new store of `backend` for `model`, runs `body`, closes and removes the store.

@@ -19,7 +19,7 @@ import Synchronization
 public final class PostgresConnection: DatabaseConnection, InterruptibleConnection {
     let handle: OpaquePointer
     public let configuration: PostgresConfiguration
-    public var dialect: SQLDialect { .postgres }
+    public var dialect: any SQLDialect { PostgresDialect() }
     /// Sessions that refuse writes: the store was opened read-only.
     let readOnly: Bool
     /// Whether commits wait for the server's WAL to reach disk (see ``PostgresDatabase/open(_:readerCount:readOnly:isDurable:)``).

@@ -14,7 +14,7 @@
 /// ```
 public final class PostgresDatabase: Database {
     public let configuration: PostgresConfiguration
-    public var dialect: SQLDialect { .postgres }
+    public var dialect: any SQLDialect { PostgresDialect() }
     private let writer: PostgresLane
     /// `nil` when reads share the writer (no readers asked for).
     private let readers: PostgresLanePool?

@@ -75,8 +75,11 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
 
     private var shadowPrefix: String { "\(configuration.schema)_migrating_" }
 
-    private func configuration(of url: StoreURL) -> PostgresConfiguration {
-        guard case .postgres(let configuration) = url.kind else { preconditionFailure("a PostgreSQL migration writes PostgreSQL schemas") }
+    /// The schema of `url`: the store's own, or a shadow.
+    private func configuration(of url: StoreURL) throws(MigrationError) -> PostgresConfiguration {
+        guard let configuration = (url.engine as? PostgresEngine)?.configuration else {
+            throw MigrationError(.store, "\(url) is not a PostgreSQL schema: a PostgreSQL migration writes schemas only", store: store.description)
+        }
         return configuration
     }
 
@@ -97,7 +100,7 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
     func swapIn(_ output: StoreURL, replacing current: StoreURL, swapping: @escaping @Sendable () throws -> Void) async throws -> StoreURL {
         let schema = configuration.quotedSchema
         let old = PostgresConfiguration.quoteIdentifier("\(configuration.schema)_replaced_\(UUID().uuidString.prefix(8).lowercased())")
-        let shadow = configuration(of: output).quotedSchema
+        let shadow = try configuration(of: output).quotedSchema
         let configuration = self.configuration
         let store = self.store
         try await fence.commit { connection in
@@ -126,7 +129,7 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
     }
 
     func discard(_ output: StoreURL) async {
-        let shadow = configuration(of: output).quotedSchema
+        guard let shadow = try? configuration(of: output).quotedSchema else { return }
         try? await withDatabase(store, isDurable: true) { database in
             _ = try await database.writeWithoutTransaction { try $0.execute("DROP SCHEMA IF EXISTS \(shadow) CASCADE") }
         }
@@ -145,7 +148,7 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
     func withDatabase<T: Sendable>(_ url: StoreURL, isDurable: Bool, _ body: (any Database) async throws -> T) async throws -> T {
         let database: PostgresDatabase
         do {
-            database = try await PostgresDatabase.open(configuration(of: url), readerCount: 0, isDurable: isDurable)
+            database = try await PostgresDatabase.open(try configuration(of: url), readerCount: 0, isDurable: isDurable)
         } catch let error as DatabaseError {
             throw StoreError(.connectionFailed, error.message, hint: "check that the server is running and the store URL", store: store.description)
         }

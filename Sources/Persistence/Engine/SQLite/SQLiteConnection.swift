@@ -17,7 +17,7 @@ public final class SQLiteConnection: DatabaseConnection, InterruptibleConnection
 
     let handle: OpaquePointer
     public let path: String
-    public var dialect: SQLDialect { .sqlite }
+    public var dialect: any SQLDialect { SQLiteDialect() }
     private var statementCache: [String: SQLiteStatement] = [:]
     /// Whether ``close()`` ran; a closed connection refuses every call.
     private(set) var isClosed = false

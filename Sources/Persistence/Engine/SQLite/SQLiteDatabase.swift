@@ -36,7 +36,7 @@ public final class SQLiteDatabase: Database {
     }
 
     public let path: String
-    public var dialect: SQLDialect { .sqlite }
+    public var dialect: any SQLDialect { SQLiteDialect() }
     private let writer: Lane
     private let readers: [Lane]
     private let nextReader = Atomic<Int>(0)

@@ -16,7 +16,7 @@ enum SQLiteFunctions {
                 return
             }
             let flags = sqlite3_value_int(arguments[1])
-            let folded = SQLiteFunctions.fold(text, flags: flags)
+            let folded = StringMatching.fold(text, flags: flags)
             SQLiteText.result(folded, in: context)
         }, nil, nil, nil)
 
@@ -29,7 +29,7 @@ enum SQLiteFunctions {
             if let cached = sqlite3_get_auxdata(context, 0) {
                 regex = Unmanaged<NSRegularExpression>.fromOpaque(cached).takeUnretainedValue()
             } else {
-                guard let compiled = try? SQLiteFunctions.wholeMatch(pattern) else {
+                guard let compiled = try? StringMatching.wholeMatch(pattern) else {
                     sqlite3_result_error(context, "invalid regular expression for MATCHES: \(pattern)", -1)
                     return
                 }
@@ -46,19 +46,5 @@ enum SQLiteFunctions {
     static func text(_ value: OpaquePointer?) -> String? {
         guard sqlite3_value_type(value) != SQLITE_NULL else { return nil }
         return SQLiteText.string(sqlite3_value_text(value), byteCount: sqlite3_value_bytes(value))
-    }
-
-    /// `MATCHES`'s regular expression: it must match the whole string, as in `NSPredicate`.
-    static func wholeMatch(_ pattern: String, options: NSRegularExpression.Options = []) throws -> NSRegularExpression {
-        try NSRegularExpression(pattern: "^(?:\(pattern))$", options: options)
-    }
-
-    /// The folding `[c]` / `[d]` apply before comparing.
-    static func fold(_ text: String, flags: Int32) -> String {
-        var options: String.CompareOptions = []
-        if flags & 1 != 0 { options.insert(.caseInsensitive) }
-        if flags & 2 != 0 { options.insert(.diacriticInsensitive) }
-        guard !options.isEmpty else { return text }
-        return text.folding(options: options, locale: nil)
     }
 }

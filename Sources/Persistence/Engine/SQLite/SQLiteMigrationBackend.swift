@@ -84,9 +84,12 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
     /// up row by row (measured by the benchmark: a 2 M-row entity mapping about a fifth faster).
     var outputOptions: PersistentStore.Options { .workspace }
 
-    private func file(_ url: StoreURL) -> String {
-        guard case .sqlite(let file) = url.kind else { preconditionFailure("a SQLite migration writes SQLite files") }
-        return file == store.sqlitePath ? path : file
+    /// The file of `url`: the store's own (symbolic links resolved), or a work file.
+    private func file(_ url: StoreURL) throws(MigrationError) -> String {
+        guard let file = (url.engine as? SQLiteEngine)?.path else {
+            throw MigrationError(.store, "\(url) is not a SQLite file: a SQLite migration reads and writes files only", store: store.description)
+        }
+        return file == (store.engine as? SQLiteEngine)?.path ? path : file
     }
 
     private func workFile(forStep index: Int) -> String {
@@ -95,7 +98,7 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
     }
 
     func inPlaceTarget(from current: StoreURL, firstStep: Int) async throws -> (url: StoreURL, isStore: Bool) {
-        guard file(current) == path else { return (current, false) }
+        guard try file(current) == path else { return (current, false) }
         // Only when every step runs in place is the store changed where it is.
         guard folder != nil else { return (current, true) }
         let copy = workFile(forStep: firstStep)
@@ -108,17 +111,18 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
     }
 
     func swapIn(_ output: StoreURL, replacing current: StoreURL, swapping: @escaping @Sendable () throws -> Void) async throws -> StoreURL {
-        if file(current) != path { removeFiles(of: file(current)) }
+        let replaced = try file(current)
+        if replaced != path { removeFiles(of: replaced) }
         return output
     }
 
     func discard(_ output: StoreURL) async {
-        removeFiles(of: file(output))
+        if let output = try? file(output) { removeFiles(of: output) }
     }
 
     func finish(with current: StoreURL, swapping: @escaping @Sendable () throws -> Void) async throws {
-        guard file(current) != path else { return }
-        let migrated = file(current)
+        let migrated = try file(current)
+        guard migrated != path else { return }
         // The copy reads the finished file alone: its own WAL written back, nothing left beside it.
         try await checkpoint(migrated)
         try await fence.replaceStore(with: migrated, swapping: swapping)
@@ -135,8 +139,9 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
     }
 
     func withDatabase<T: Sendable>(_ url: StoreURL, isDurable: Bool, _ body: (any Database) async throws -> T) async throws -> T {
-        let isStore = file(url) == path
-        let database = try await SQLiteDatabase.open(path: file(url), mode: .readWrite, readerCount: 0, isDurable: isDurable)
+        let file = try file(url)
+        let isStore = file == path
+        let database = try await SQLiteDatabase.open(path: file, mode: .readWrite, readerCount: 0, isDurable: isDurable)
         do {
             let result = try await body(database)
             do {
@@ -171,13 +176,5 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
     private func removeFiles(of file: String) {
         guard file != path else { return }
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) }
-    }
-}
-
-extension StoreURL {
-    /// The file of a SQLite store, as its URL names it.
-    fileprivate var sqlitePath: String? {
-        if case .sqlite(let path) = kind { return path }
-        return nil
     }
 }

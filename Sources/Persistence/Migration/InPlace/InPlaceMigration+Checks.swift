@@ -21,7 +21,7 @@ extension InPlaceMigration {
         var beforeSteps = false
     }
 
-    static func checks(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect d: SQLDialect,
+    static func checks(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect d: any SQLDialect,
                        sourceNumbering: EntityNumbering? = nil) -> [Check] {
         let schema = StoreSchema(model: destination, dialect: d)
         let sourceSchema = StoreSchema(model: source, dialect: d, numbering: sourceNumbering)
@@ -56,11 +56,11 @@ extension InPlaceMigration {
                 let boundType: AttributeType = attribute.type == .string ? .integer64 : attribute.type
                 if let minimum = attribute.minValue, minimum != old.minValue || attribute.type != old.type {
                     check(attribute.type == .string ? .stringTooShort : .valueTooSmall, "\(measure) < \(d.placeholder(1))",
-                          [ValueCoding.databaseValue(minimum, type: boundType, dialect: d)])
+                          [d.databaseValue(minimum, type: boundType)])
                 }
                 if let maximum = attribute.maxValue, maximum != old.maxValue || attribute.type != old.type {
                     check(attribute.type == .string ? .stringTooLong : .valueTooLarge, "\(measure) > \(d.placeholder(1))",
-                          [ValueCoding.databaseValue(maximum, type: boundType, dialect: d)])
+                          [d.databaseValue(maximum, type: boundType)])
                 }
             }
         }
@@ -68,7 +68,7 @@ extension InPlaceMigration {
     }
 
     /// Count limits of to-many relationships that are new or tighter than their source's.
-    static func countChecks(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect d: SQLDialect) -> [RelationshipCountCheck] {
+    static func countChecks(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect d: any SQLDialect) -> [RelationshipCountCheck] {
         RelationshipCountCheck.checks(model: destination, schema: StoreSchema(model: destination, dialect: d)) { entity, relationship in
             guard let entityMapping = mapping.entityMappings.first(where: { $0.destinationEntityName == entity.name }),
                 let sourceName = entityMapping.sourceEntityName, let sourceEntity = source.entity(named: sourceName),

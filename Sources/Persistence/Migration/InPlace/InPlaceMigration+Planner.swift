@@ -33,7 +33,7 @@ struct InPlacePlanner {
     }
 
     let analysis: InPlaceMappingAnalysis
-    let d: SQLDialect
+    let d: any SQLDialect
     /// The layouts of the source and the destination store.
     let from: StoreSchema
     let to: StoreSchema
@@ -63,7 +63,7 @@ struct InPlacePlanner {
     /// source name and the column's current name.
     var locations: [String: (table: String, column: String)] = [:]
 
-    init(analysis: InPlaceMappingAnalysis, dialect: SQLDialect, sourceNumbering: EntityNumbering? = nil) {
+    init(analysis: InPlaceMappingAnalysis, dialect: any SQLDialect, sourceNumbering: EntityNumbering? = nil) {
         self.analysis = analysis
         self.d = dialect
         self.from = StoreSchema(model: analysis.source, dialect: dialect, numbering: sourceNumbering)
@@ -100,11 +100,7 @@ struct InPlacePlanner {
             add(.createTables, to.createTableStatement(for: table))
         }
         for rename in try RenameOrder.order(tableRenames, existing: tableNames) {
-            add(.renameTables, "ALTER TABLE \(rename.from) RENAME TO \(rename.to)")
-            if d.engine == .postgres {
-                // The primary key's index is named after the table, as a fresh store names it.
-                add(.renameTables, "ALTER INDEX IF EXISTS \(rename.from)_pkey RENAME TO \(rename.to)_pkey")
-            }
+            for statement in d.renameTableStatements(from: rename.from, to: rename.to) { add(.renameTables, statement) }
         }
         planIndexes()
         return InPlaceMigration(

@@ -149,7 +149,7 @@ extension InPlacePlanner {
             case let (order?, nil):
                 add(.dropColumns, "ALTER TABLE \(table) DROP COLUMN \(order)")
             case let (nil, destinationOrder?):
-                add(.createTables, "ALTER TABLE \(join.name) ADD COLUMN \(destinationOrder) \(d.engine == .postgres ? "bigint" : "INTEGER")")
+                add(.createTables, "ALTER TABLE \(join.name) ADD COLUMN \(destinationOrder) \(d.keyColumnType)")
             case (nil, nil):
                 break
             }

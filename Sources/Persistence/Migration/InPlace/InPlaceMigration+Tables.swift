@@ -92,7 +92,7 @@ extension InPlacePlanner {
     /// the default where a now-required value is missing), or its default.
     private func attributeValue(_ attribute: AttributeDescription, for entity: (source: EntityDescription, destination: EntityDescription)) -> ValueExpression {
         let defaultValue = attribute.defaultValue.flatMap { value -> DatabaseValue? in
-            value.isNull ? nil : ValueCoding.databaseValue(value, type: attribute.type, dialect: d)
+            value.isNull ? nil : d.databaseValue(value, type: attribute.type)
         }
         guard let sourceName = analysis.attributeSources[entity.destination.name]?[attribute.name],
             let sourceAttribute = source.attribute(named: sourceName, of: entity.source),
@@ -106,7 +106,7 @@ extension InPlacePlanner {
             // The storage class changes (Float → Integer 32, Integer → Decimal): CAST, as
             // the store would have stored the converted value; a fraction is dropped, as
             // SQLite's CAST drops it.
-            if d.engine == .postgres, attribute.type.integerRange != nil, [.float, .double, .decimal].contains(sourceAttribute.type) {
+            if d.integerCastRounds, attribute.type.integerRange != nil, [.float, .double, .decimal].contains(sourceAttribute.type) {
                 value = .truncated(value)
             }
             value = .cast(value, type: type)

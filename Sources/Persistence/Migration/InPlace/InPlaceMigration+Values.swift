@@ -81,10 +81,10 @@ extension InPlacePlanner {
     /// Builds a statement's text and its arguments together, so placeholders stay in step with
     /// the values bound to them on every dialect.
     struct StatementBuilder {
-        let dialect: SQLDialect
+        let dialect: any SQLDialect
         private(set) var arguments: [DatabaseValue] = []
 
-        init(dialect: SQLDialect) { self.dialect = dialect }
+        init(dialect: any SQLDialect) { self.dialect = dialect }
 
         /// The placeholder of a newly bound value; NULL is written as such.
         mutating func bind(_ value: DatabaseValue) -> String {

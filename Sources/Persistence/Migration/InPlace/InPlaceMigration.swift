@@ -44,7 +44,7 @@ struct InPlaceMigration: Sendable {
 
     let steps: [Step]
     let primaryKeyRows: [PrimaryKeyRow]
-    let dialect: SQLDialect
+    let dialect: any SQLDialect
     /// The destination's rules the statements could break; see ``checks(mapping:source:destination:dialect:)``.
     var checks: [Check] = []
     var countChecks: [RelationshipCountCheck] = []
@@ -56,7 +56,7 @@ struct InPlaceMigration: Sendable {
     /// caller streams the step instead.
     /// `sourceNumbering` is how the store's entities are numbered now (by default as a new
     /// store of `source` is); the step leaves them numbered as a new store of `destination`.
-    static func plan(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: SQLDialect,
+    static func plan(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: any SQLDialect,
                      sourceNumbering: EntityNumbering? = nil) -> Result<InPlaceMigration, InPlaceMigration.Unsupported> {
         Result { () throws(Unsupported) -> InPlaceMigration in
             // SQLite's CAST of a double to decimal text keeps 15 digits, not the value Swift
@@ -94,8 +94,8 @@ struct InPlaceMigration: Sendable {
     ///   transaction around it must then be rolled back.
     func run(on connection: any DatabaseConnection, metadata: StoreMetadata) throws {
         let d = connection.dialect
-        guard d == dialect else {
-            throw MigrationError(.store, "the in-place migration was planned for \(dialect.engine), but the store is \(d.engine)")
+        guard d.isSame(as: dialect) else {
+            throw MigrationError(.store, "the in-place migration was planned for \(dialect.engineName), but the store is \(d.engineName)")
         }
         do {
             // Read the key counters before anything changes; entity names are their keys.

@@ -47,7 +47,7 @@ struct SetBasedMigration: Sendable {
 
     /// `sourceNumbering` is how the source store's entities are numbered (by default as a
     /// new store of `source` is).
-    static func plan(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: SQLDialect,
+    static func plan(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: any SQLDialect,
                      sourceNumbering: EntityNumbering? = nil) -> Result<SetBasedMigration, Unsupported> {
         do {
             return .success(try SetBasedPlanner(mapping: mapping, source: source, destination: destination, dialect: dialect, sourceNumbering: sourceNumbering).plan())

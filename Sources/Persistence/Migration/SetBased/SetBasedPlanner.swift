@@ -3,11 +3,11 @@ struct SetBasedPlanner {
     let mapping: MappingModel
     let source: ManagedObjectModel
     let destination: ManagedObjectModel
-    let dialect: SQLDialect
+    let dialect: any SQLDialect
     let sourceSchema: StoreSchema
     let destinationSchema: StoreSchema
 
-    init(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: SQLDialect, sourceNumbering: EntityNumbering? = nil) {
+    init(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: any SQLDialect, sourceNumbering: EntityNumbering? = nil) {
         self.mapping = mapping
         self.source = source
         self.destination = destination

@@ -7,7 +7,7 @@
 struct AssociationTable: Sendable {
     let database: any Database
 
-    private var d: SQLDialect { database.dialect }
+    private var d: any SQLDialect { database.dialect }
     private var table: String { d.name("Z_MIGRATIONASSOCIATION") }
     private var mapping: String { d.name("Z_MAPPING") }
     private var source: String { d.name("Z_SOURCE") }
@@ -15,7 +15,7 @@ struct AssociationTable: Sendable {
     private var key: String { d.name("Z_PK") }
 
     func create() async throws {
-        let keyType = d.engine == .sqlite ? "INTEGER PRIMARY KEY" : "BIGSERIAL PRIMARY KEY"
+        let keyType = d.generatedKeyColumnType
         let sql = """
             CREATE TABLE IF NOT EXISTS \(table) (\(key) \(keyType), \(mapping) VARCHAR NOT NULL, \(source) INTEGER NOT NULL, \(destination) INTEGER NOT NULL);
             CREATE INDEX IF NOT EXISTS \(d.name("Z_MIGRATIONASSOCIATION_SOURCE")) ON \(table) (\(mapping), \(source));

@@ -15,7 +15,7 @@ enum InstanceStage: Sendable {
     ///   - relationships: how its relationships are set; look-ups through foreign keys are
     ///     written by the insert, per-instance ones are left to the relationship stage.
     ///   - sourceNumbering: how the source store's entities are numbered.
-    static func plan(_ entityMapping: EntityMapping, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: SQLDialect,
+    static func plan(_ entityMapping: EntityMapping, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: any SQLDialect,
                      sourceNumbering: EntityNumbering? = nil, hooks: EntityMigrationPolicy.Hooks, associationCalls: Bool,
                      relationships: RelationshipStage) -> InstanceStage {
         if hooks.contains(.createDestinationInstances) {
@@ -49,9 +49,9 @@ struct SQLInstanceInsert: Sendable {
     let arguments: [DatabaseValue]
     /// Destination foreign-key column → the source foreign-key column and the mapping whose offset applies.
     let foreignKeys: [(column: String, sourceColumn: String, targetMapping: String)]
-    let dialect: SQLDialect
+    let dialect: any SQLDialect
 
-    static func plan(_ entityMapping: EntityMapping, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: SQLDialect,
+    static func plan(_ entityMapping: EntityMapping, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: any SQLDialect,
                      sourceNumbering: EntityNumbering? = nil, relationships: RelationshipStage) -> Result<SQLInstanceInsert, Unsupported> {
         let sourceSchema = StoreSchema(model: source, dialect: dialect, numbering: sourceNumbering)
         let destinationSchema = StoreSchema(model: destination, dialect: dialect)

@@ -11,7 +11,7 @@ extension MigrationManager {
     ///     new store of the source model is.
     ///   - tracksIdentities: whether a mapping's source keys are small enough for identity
     ///     pairs (look-ups through its keys need them).
-    func stages(policies: [String: EntityMigrationPolicy], dialect: SQLDialect?, sourceNumbering: EntityNumbering? = nil,
+    func stages(policies: [String: EntityMigrationPolicy], dialect: (any SQLDialect)?, sourceNumbering: EntityNumbering? = nil,
                 tracksIdentities: (String) -> Bool = { _ in true })
         -> [String: (instances: InstanceStage?, relationships: RelationshipStage)]
     {
@@ -58,7 +58,7 @@ extension MigrationManager {
     }
 
     /// ``stages(policies:dialect:tracksIdentities:)`` as the plan shows it.
-    func entityMappingPlans(dialect: SQLDialect?, sourceNumbering: EntityNumbering? = nil) -> [MigrationPlan.EntityMappingPlan] {
+    func entityMappingPlans(dialect: (any SQLDialect)?, sourceNumbering: EntityNumbering? = nil) -> [MigrationPlan.EntityMappingPlan] {
         let stages = stages(policies: registeredPolicies(), dialect: dialect, sourceNumbering: sourceNumbering)
         return mappingModel.entityMappings.compactMap { mapping in
             guard let stage = stages[mapping.name] else { return nil }

@@ -11,7 +11,7 @@
 struct ValidationCandidates {
     let entity: EntityDescription
     let table: EntityTable
-    let dialect: SQLDialect
+    let dialect: any SQLDialect
 
     init?(entity: EntityDescription, schema: StoreSchema) {
         guard !entity.isAbstract, let table = schema.table(for: entity.name) else { return nil }
@@ -37,15 +37,7 @@ struct ValidationCandidates {
         var result: [String] = []
         if !attribute.isOptional { result.append("\(c) IS NULL") }
         let type = attribute.type
-        if dialect.engine == .sqlite {
-            let storage: String = switch type.storageClass {
-            case .integer: "integer"
-            case .real: "real"
-            case .text: "text"
-            case .blob: "blob"
-            }
-            result.append("(\(c) IS NOT NULL AND typeof(\(c)) <> '\(storage)')")
-        }
+        if let mismatch = dialect.storageMismatch(c, type: type) { result.append(mismatch) }
         if let range = type.integerRange, type != .integer64 {
             result.append("\(c) < \(range.lowerBound) OR \(c) > \(range.upperBound)")
         }
@@ -60,7 +52,7 @@ struct ValidationCandidates {
             if min.map({ ($0.integerValue ?? 0) > 0 }) == true { result.append("\(c) IS NOT NULL") }
             if let bound = max?.integerValue { result.append("length(\(c)) > \(bound)") }
         case .binary:
-            let length = dialect.engine == .postgres ? "octet_length(\(c))" : "length(\(c))"
+            let length = dialect.byteLength(c)
             if let bound = min?.integerValue { result.append("\(length) < \(bound)") }
             if let bound = max?.integerValue { result.append("\(length) > \(bound)") }
         default:

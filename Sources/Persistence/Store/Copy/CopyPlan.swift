@@ -64,7 +64,7 @@ struct CopyPlan: Sendable {
                     table.columns.enumerated().map { index, column -> DatabaseValue in
                         guard let type = column.type else { return row[index] }
                         // Each engine stores some types its own way (booleans, dates, UUIDs).
-                        return ValueCoding.databaseValue(ValueCoding.attributeValue(row[index], type: type), type: type, dialect: to)
+                        return to.databaseValue(ValueCoding.attributeValue(row[index], type: type), type: type)
                     }
                 }
                 try await destination.writeWithoutTransaction { connection in

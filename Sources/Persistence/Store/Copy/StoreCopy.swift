@@ -51,7 +51,7 @@ public enum StoreCopy {
             var copied = metadata.isForeign ? metadata.migrated(to: model, storeType: destination.storeType) : metadata
             copied.storeType = destination.storeType
             let plan = CopyPlan(model: model, source: store.schema)
-            let summary = try await destination.copyTarget(replace: replace)
+            let summary = try await destination.engine.copyTarget(replace: replace)
                 .fill(model: model, numbering: store.schema.numbering, metadata: copied) { target in try await plan.copy(from: store.database, to: target, batchSize: batchSize) }
             await store.close()
             logger.info("copied store", metadata: [

@@ -1,0 +1,229 @@
+import Foundation
+
+/// PostgreSQL's spelling of the framework's SQL.
+///
+/// Core Data's names in lower case (`zbook`), which need no quotes; `$n` placeholders;
+/// PostgreSQL's own column types (dates as `timestamp with time zone`, decimals as exact
+/// `numeric`, UUIDs as `uuid`); string operators through built-ins (`lower`, `normalize`,
+/// `starts_with`, `strpos`, `LIKE`, `~`), comparing and sorting strings by code point
+/// (`COLLATE "C"`), as SQLite does.
+///
+/// ```swift
+/// PostgresDialect().databaseValue(.bool(true), type: .boolean)  // .text("true")
+/// PostgresDialect().name("Z_PK")                                 // "z_pk"
+/// ```
+public struct PostgresDialect: SQLDialect, Hashable {
+    public init() {}
+
+    public var engineName: String { "PostgreSQL" }
+
+    public func name(_ coreDataName: String) -> String { coreDataName.lowercased() }
+
+
+    public func nameIdentity(_ name: String) -> String { name.prefix(utf8Bytes: ManagedObjectModel.longestStoreName) }
+
+    public var nameFoldingReason: String { " on PostgreSQL, where the store spells names in lower case" }
+
+    public func placeholder(_ index: Int) -> String { "$\(index)" }
+
+    /// The server takes 65 535, but libpq before its 2026 releases (15.18, the one in
+    /// Debian 12's main archive, among them) drops the session when a statement's
+    /// description (a ParameterDescription message of 4 bytes per argument and 6 more) is
+    /// longer than 30 000 bytes: 7 498 arguments at most.
+    public var parameterLimit: Int { 7_498 }
+
+    public func columnType(for type: AttributeType) -> String {
+        switch type {
+        case .integer16: "smallint"
+        case .integer32: "integer"
+        case .integer64: "bigint"
+        case .boolean: "boolean"
+        case .double: "double precision"
+        case .float: "real"
+        case .decimal: "numeric"
+        case .string, .uri: "text"
+        case .date: "timestamp with time zone"
+        case .binary, .transformable: "bytea"
+        case .uuid: "uuid"
+        }
+    }
+
+    public var primaryKeyColumnType: String { "bigint PRIMARY KEY" }
+    public var keyColumnType: String { "bigint" }
+    public var entityColumnType: String { "integer" }
+    public var generatedKeyColumnType: String { "BIGSERIAL PRIMARY KEY" }
+    public var doubleType: String { "double precision" }
+    public var integerCastRounds: Bool { true }
+    public var storesDecimalsAsText: Bool { false }
+    public var textHoldsNUL: Bool { false }
+
+    /// Values go as `int8`, `float8` or `bytea`, or as text the server reads as the column's
+    /// type: booleans `true`/`false`, dates as timestamps (microseconds kept), UUIDs in
+    /// canonical form, decimals with every digit. Values of another kind than the
+    /// attribute's are converted the way SQLite would store them, where that makes sense.
+    public func databaseValue(_ value: AttributeValue, type: AttributeType) -> DatabaseValue {
+        switch (value, type) {
+        case (.null, _): return .null
+        case (_, .boolean):
+            if let flag = value.integerValue ?? value.doubleValue.map({ Int64($0) }) { return .text(flag == 0 ? "false" : "true") }
+        case (.date(let v), .date):
+            return .text(PostgresTimestamp.text(secondsSinceReferenceDate: v.timeIntervalSinceReferenceDate))
+        case (_, .date):
+            // A number is seconds since 2001-01-01, as a date is in a SQLite store.
+            if let seconds = value.doubleValue { return .text(PostgresTimestamp.text(secondsSinceReferenceDate: seconds)) }
+        case (.uuid(let v), _):
+            return .text(v.uuidString.lowercased())
+        case (.binary(let v), .uuid) where v.count == 16:
+            return .text(UUID(uuid: v.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) }).uuidString.lowercased())
+        case (.bool(let v), _):
+            return .integer(v ? 1 : 0)
+        default: break
+        }
+        return SQLiteDialect().databaseValue(value, type: type)
+    }
+
+    public func byteLength(_ sql: String) -> String { "octet_length(\(sql))" }
+
+    /// A column holds only values of its type.
+    public func storageMismatch(_ sql: String, type: AttributeType) -> String? { nil }
+
+    public func isDistinct(_ lhs: String, _ rhs: String) -> String { "\(lhs) IS DISTINCT FROM \(rhs)" }
+
+    /// By code point like SQLite's default `BINARY` collation, not by the database's locale.
+    public func codePointOrdered(_ sql: String) -> String { "\(sql) COLLATE \"C\"" }
+
+    /// PostgreSQL sorts NULL last by default, Core Data first.
+    public func nullOrdering(ascending: Bool) -> String { ascending ? " NULLS FIRST" : " NULLS LAST" }
+
+    public var offsetWithoutLimit: String { "" }
+
+    public func castToText(_ sql: String) -> String { "CAST(\(sql) AS text)" }
+
+    /// `lower`, and dropping combining marks after canonical decomposition
+    /// (`normalize(…, NFD)`), so no extension such as `unaccent` is needed.
+    public func fold(_ sql: String, flags: Int32) -> String {
+        var folded = sql
+        if flags & 2 != 0 { folded = "regexp_replace(normalize(\(folded), NFD), '\(Self.combiningMarks)', '', 'g')" }
+        if flags & 1 != 0 { folded = "lower(\(folded))" }
+        return folded
+    }
+
+    /// The Unicode blocks of combining diacritical marks, as a PostgreSQL regular expression.
+    static let combiningMarks = #"[\u0300-\u036F\u1AB0-\u1AFF\u1DC0-\u1DFF\u20D0-\u20FF\uFE20-\uFE2F]"#
+
+    /// Folded in SQL, so both sides of a comparison fold alike.
+    public func foldedConstant(_ text: String, flags: Int32, bind: (DatabaseValue) -> String) -> String {
+        fold("CAST(\(bind(.text(text))) AS text)", flags: flags)
+    }
+
+    public func stringComparison(_ op: ComparisonOperator, _ lhs: String, _ needle: StringNeedle, flags: Int32,
+                                 bind: (DatabaseValue) -> String) throws(ExpressionError) -> String {
+        let rhs: String
+        switch needle {
+        case .constant(let text):
+            if op == .like {
+                return "\(lhs) LIKE \(fold("CAST(\(bind(.text(Self.likePattern(fromPredicateLike: text)))) AS text)", flags: flags))"
+            }
+            rhs = foldedConstant(text, flags: flags, bind: bind)
+        case .expression(let sql):
+            rhs = sql
+        }
+        switch op {
+        case .beginsWith: return "starts_with(\(lhs), \(rhs))"
+        case .endsWith: return "right(\(lhs), length(\(rhs))) = \(rhs)"
+        default: return "strpos(\(lhs), \(rhs)) > 0"
+        }
+    }
+
+    /// The whole string must match, as in NSPredicate; `~*` ignores case.
+    public func matches(_ sql: String, pattern: String, caseInsensitive: Bool, bind: (DatabaseValue) -> String) -> String {
+        "\(sql) \(caseInsensitive ? "~*" : "~") \(bind(.text("^(?:\(pattern))$")))"
+    }
+
+    /// PostgreSQL runs writers side by side (several service replicas on one database), so a
+    /// row read in one transaction may be deleted by another before the commit.
+    public func lockingClause(_ lock: RowLock) -> String {
+        switch lock {
+        case .keepingItsKey: " FOR KEY SHARE"
+        case .forDeleting: " FOR UPDATE"
+        }
+    }
+
+    public func insertIgnoringDuplicates(into table: String, columns: [String], values: [String]) -> String {
+        "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", "))) ON CONFLICT DO NOTHING"
+    }
+
+    public var bookkeepingStatements: [String] {
+        [
+            "CREATE TABLE z_primarykey (z_ent integer PRIMARY KEY, z_name text, z_super integer, z_max bigint)",
+            "CREATE TABLE z_metadata (z_version integer PRIMARY KEY, z_uuid varchar(255), z_plist bytea)",
+            "CREATE TABLE z_modelcache (z_content bytea)",
+        ]
+    }
+
+    /// The catalog directly: information_schema's views cost a millisecond or more per look.
+    public func tableExistsQuery(_ name: String) -> (sql: String, arguments: [DatabaseValue]) {
+        ("""
+            SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
+            WHERE n.nspname = current_schema() AND c.relname = $1 AND c.relkind IN ('r', 'p')
+            """, [.text(name.lowercased())])
+    }
+
+    public var tableListingQuery: String {
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name"
+    }
+
+    /// The primary key's index is named after the table, as a fresh store names it.
+    public func renameTableStatements(from: String, to: String) -> [String] {
+        ["ALTER TABLE \(from) RENAME TO \(to)", "ALTER INDEX IF EXISTS \(from)_pkey RENAME TO \(to)_pkey"]
+    }
+
+    /// PostgreSQL names a table's primary key index `<table>_pkey`, and a migration renames
+    /// it by that name; were it longer than PostgreSQL keeps, PostgreSQL would name the
+    /// index otherwise and the rename would miss it.
+    public func implicitNames(ofTable table: String) -> [(name: String, role: String)] {
+        [(table + "_pkey", "the primary key index")]
+    }
+
+    /// In lower case; a name longer than ``ManagedObjectModel/longestStoreName`` bytes keeps
+    /// its start and ends with a hash of the whole, so that two long names stay two.
+    public func modelIndexName(_ coreDataName: String) -> String {
+        let name = self.name(coreDataName)
+        guard name.utf8.count > ManagedObjectModel.longestStoreName else { return name }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a: stable across runs and machines
+        for byte in name.utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        let digits = String(hash, radix: 16)
+        let suffix = "_" + String(repeating: "0", count: 16 - digits.count) + digits
+        return name.prefix(utf8Bytes: ManagedObjectModel.longestStoreName - suffix.utf8.count) + suffix
+    }
+
+    public func modelIndexColumn(_ column: String, descending: Bool) -> String { "\(column) \(descending ? "DESC" : "ASC")" }
+
+    /// A failed statement leaves the transaction unable to read until it is rolled back.
+    public var failedStatementAbortsTransaction: Bool { true }
+
+    /// NSPredicate's LIKE (`*`, `?`, backslash escapes) as a SQL `LIKE` pattern, whose
+    /// escape character is the backslash.
+    static func likePattern(fromPredicateLike like: String) -> String {
+        var result = ""
+        var escaping = false
+        for character in like {
+            if escaping {
+                if character == "%" || character == "_" || character == "\\" { result += "\\" }
+                result.append(character)
+                escaping = false
+                continue
+            }
+            switch character {
+            case "\\": escaping = true
+            case "*": result += "%"
+            case "?": result += "_"
+            case "%", "_": result += "\\" + String(character)
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+}

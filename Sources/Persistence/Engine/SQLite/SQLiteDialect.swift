@@ -1,0 +1,227 @@
+import Foundation
+
+/// SQLite's spelling of the framework's SQL: Core Data's own, as an Apple store has it.
+///
+/// Names in capitals (`ZBOOK`), `?` placeholders, Core Data's column types, values stored as
+/// Core Data stores them (dates as seconds since 2001-01-01, booleans as 0/1, UUIDs as
+/// 16-byte blobs, decimals as their exact text), and string operators through the
+/// functions ``SQLiteFunctions`` registers on every connection.
+///
+/// ```swift
+/// SQLiteDialect().databaseValue(.bool(true), type: .boolean)  // .integer(1)
+/// SQLiteDialect().columnType(for: .decimal)                   // "DECIMAL TEXT"
+/// ```
+public struct SQLiteDialect: SQLDialect, Hashable {
+    public init() {}
+
+    public var engineName: String { "SQLite" }
+
+    public func name(_ coreDataName: String) -> String { coreDataName }
+
+
+    /// SQLite compares names ignoring ASCII case.
+    public func nameIdentity(_ name: String) -> String {
+        String(decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
+    }
+
+    public var nameFoldingReason: String { ", as the store spells names in capitals" }
+
+    public func placeholder(_ index: Int) -> String { "?" }
+
+    /// `SQLITE_MAX_VARIABLE_NUMBER`, 32 766 since SQLite 3.32.
+    public var parameterLimit: Int { 32_766 }
+
+    public func columnType(for type: AttributeType) -> String {
+        switch type {
+        case .integer16, .integer32, .integer64, .boolean: "INTEGER"
+        case .double, .float: "FLOAT"
+        // Text affinity keeps every digit; NUMERIC affinity would round to a double.
+        case .decimal: "DECIMAL TEXT"
+        case .string, .uri: "VARCHAR"
+        case .date: "TIMESTAMP"
+        case .binary, .uuid, .transformable: "BLOB"
+        }
+    }
+
+    public var primaryKeyColumnType: String { "INTEGER PRIMARY KEY" }
+    public var keyColumnType: String { "INTEGER" }
+    public var entityColumnType: String { "INTEGER" }
+    public var generatedKeyColumnType: String { "INTEGER PRIMARY KEY" }
+    public var doubleType: String { "REAL" }
+    public var integerCastRounds: Bool { false }
+    public var storesDecimalsAsText: Bool { true }
+    public var textHoldsNUL: Bool { true }
+
+    public func databaseValue(_ value: AttributeValue, type: AttributeType) -> DatabaseValue {
+        switch value {
+        case .null: return .null
+        case .integer(let v):
+            switch type {
+            case .double, .float: return .double(Double(v))
+            case .decimal: return .text(String(v))
+            case .boolean: return .integer(v == 0 ? 0 : 1)
+            default: return .integer(v)
+            }
+        case .double(let v):
+            switch type {
+            case .integer16, .integer32, .integer64, .boolean: return .integer(Int64(v))
+            case .decimal: return .text(Decimal(v).description)
+            default: return .double(v)
+            }
+        case .decimal(let v):
+            switch type {
+            case .decimal: return .text(v.description)
+            case .double, .float: return .double(NSDecimalNumber(decimal: v).doubleValue)
+            default: return .integer(NSDecimalNumber(decimal: v).int64Value)
+            }
+        case .string(let v): return .text(v)
+        case .bool(let v): return .integer(v ? 1 : 0)
+        case .date(let v): return .double(v.timeIntervalSinceReferenceDate)
+        case .binary(let v): return .blob(v)
+        case .uuid(let v): return .blob(withUnsafeBytes(of: v.uuid) { Data($0) })
+        case .uri(let v): return .text(v.absoluteString)
+        }
+    }
+
+    public func byteLength(_ sql: String) -> String { "length(\(sql))" }
+
+    /// A column's declared type is only an affinity in SQLite: a value of another storage
+    /// class can be there.
+    public func storageMismatch(_ sql: String, type: AttributeType) -> String? {
+        let storage: String = switch type.storageClass {
+        case .integer: "integer"
+        case .real: "real"
+        case .text: "text"
+        case .blob: "blob"
+        }
+        return "(\(sql) IS NOT NULL AND typeof(\(sql)) <> '\(storage)')"
+    }
+
+    public func isDistinct(_ lhs: String, _ rhs: String) -> String { "\(lhs) IS NOT \(rhs)" }
+
+    /// SQLite's default `BINARY` collation orders by code point already.
+    public func codePointOrdered(_ sql: String) -> String { sql }
+
+    /// NULL sorts first in SQLite already.
+    public func nullOrdering(ascending: Bool) -> String { "" }
+
+    public var offsetWithoutLimit: String { " LIMIT -1" }
+
+    public func castToText(_ sql: String) -> String { sql }
+
+    public func fold(_ sql: String, flags: Int32) -> String {
+        flags == 0 ? sql : "persistence_fold(\(sql), \(flags))"
+    }
+
+    /// Folded in Swift: the function would give the same.
+    public func foldedConstant(_ text: String, flags: Int32, bind: (DatabaseValue) -> String) -> String {
+        bind(.text(StringMatching.fold(text, flags: flags)))
+    }
+
+    public func stringComparison(_ op: ComparisonOperator, _ lhs: String, _ needle: StringNeedle, flags: Int32,
+                                 bind: (DatabaseValue) -> String) throws(ExpressionError) -> String {
+        switch needle {
+        case .constant(let text):
+            let folded = StringMatching.fold(text, flags: flags)
+            if op == .like {
+                // GLOB reads its pattern up to a NUL.
+                guard !folded.utf8.contains(0) else { throw ExpressionError(.unsupported, "a LIKE pattern cannot hold a NUL character (U+0000)") }
+                return "\(lhs) GLOB \(bind(.text(Self.globPattern(fromLike: folded))))"
+            }
+            // Every string begins with, ends with and contains the empty one.
+            guard !folded.isEmpty else { return "\(lhs) IS NOT NULL" }
+            return Self.byteComparison(op, lhs) { bind(.text(folded)) }
+        case .expression(let rhs):
+            let comparison = Self.byteComparison(op, lhs) { rhs }
+            return op == .contains ? comparison : "(length(CAST(\(rhs) AS BLOB)) = 0 OR \(comparison))"
+        }
+    }
+
+    public func matches(_ sql: String, pattern: String, caseInsensitive: Bool, bind: (DatabaseValue) -> String) -> String {
+        "regexp(\(bind(.text(caseInsensitive ? "(?i)" + pattern : pattern))), \(sql))"
+    }
+
+    /// SQLite runs one writer at a time, so a row read in a write transaction stays as read.
+    public func lockingClause(_ lock: RowLock) -> String { "" }
+
+    public func insertIgnoringDuplicates(into table: String, columns: [String], values: [String]) -> String {
+        "INSERT OR IGNORE INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
+    }
+
+    public var bookkeepingStatements: [String] {
+        [
+            "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)",
+            "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)",
+            "CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)",
+        ]
+    }
+
+    public func tableExistsQuery(_ name: String) -> (sql: String, arguments: [DatabaseValue]) {
+        ("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)])
+    }
+
+    public var tableListingQuery: String {
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name"
+    }
+
+    public func renameTableStatements(from: String, to: String) -> [String] { ["ALTER TABLE \(from) RENAME TO \(to)"] }
+
+    public func implicitNames(ofTable table: String) -> [(name: String, role: String)] { [] }
+
+    public func modelIndexName(_ coreDataName: String) -> String { coreDataName }
+
+    public func modelIndexColumn(_ column: String, descending: Bool) -> String {
+        "\(column) COLLATE BINARY \(descending ? "DESC" : "ASC")"
+    }
+
+    public var failedStatementAbortsTransaction: Bool { false }
+
+    // MARK: String comparisons
+
+    /// `BEGINSWITH`, `ENDSWITH` and `CONTAINS` by bytes: SQLite keeps a string's every byte,
+    /// NUL included, but GLOB, `length` and `substr` on text stop at a NUL, so
+    /// `"a\0b" ENDSWITH "a"` would hold. Blobs and `instr` go by byte count. `right` is
+    /// called for each use of the needle (a bound argument is bound once per use).
+    static func byteComparison(_ op: ComparisonOperator, _ left: String, _ right: () -> String) -> String {
+        switch op {
+        case .beginsWith: "substr(CAST(\(left) AS BLOB), 1, length(CAST(\(right()) AS BLOB))) = CAST(\(right()) AS BLOB)"
+        case .endsWith: "substr(CAST(\(left) AS BLOB), -length(CAST(\(right()) AS BLOB))) = CAST(\(right()) AS BLOB)"
+        default: "instr(\(left), \(right())) > 0"
+        }
+    }
+
+    /// Escapes GLOB's special characters so the text matches itself.
+    static func globEscaped(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            switch character {
+            case "*": result += "[*]"
+            case "?": result += "[?]"
+            case "[": result += "[[]"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+
+    /// NSPredicate's LIKE (`*`, `?`, backslash escapes) as a GLOB pattern.
+    static func globPattern(fromLike like: String) -> String {
+        var result = ""
+        var escaping = false
+        for character in like {
+            if escaping {
+                result += globEscaped(String(character))
+                escaping = false
+                continue
+            }
+            switch character {
+            case "\\": escaping = true
+            case "*": result += "*"
+            case "?": result += "?"
+            case "[": result += "[[]"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import Logging
+
+/// A store in a SQLite file, in Core Data's own layout: Apple's Core Data opens it, and
+/// opens the framework's stores.
+struct SQLiteEngine: StoreEngine {
+    let url: StoreURL
+    /// The file, as the URL names it.
+    let path: String
+
+    var dialect: any SQLDialect { SQLiteDialect() }
+    var storeType: String { "SQLite" }
+    var displayURL: String { "sqlite://\(path)" }
+
+    func open(model: ManagedObjectModel, options: PersistentStore.Options, logger: Logger) async throws -> PersistentStore {
+        try SQLiteStoreFile.checkIsRegularFile(path, store: url)
+        if FileManager.default.fileExists(atPath: path) {
+            let metadata = try SQLiteStoreFile.readMetadata(path: path, store: url)
+            if metadata.isForeign && !model.isCompatible(with: metadata) {
+                try checkStructure(fits: model)
+            } else {
+                try PersistentStore.check(metadata, isCompatibleWith: model, store: url)
+            }
+            let database = options.readOnly
+                ? try await SQLiteDatabase.open(readingStoreAt: path)
+                : try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: options.readerCount, isDurable: options.isDurable)
+            let numbering: EntityNumbering
+            do {
+                numbering = try await database.read { try EntityNumbering.read(from: $0, model: model) }
+            } catch {
+                await database.close()
+                throw error
+            }
+            return PersistentStore(url: url, model: model, database: database, metadata: metadata, numbering: numbering, logger: logger,
+                                   defersIndexes: options.defersIndexes && !options.readOnly)
+        }
+        guard options.createIfMissing else {
+            throw StoreError(.storeNotFound, "there is no store at \(path)", hint: "check the path, or create the store (e.g. `bookstore seed`)", store: url.description)
+        }
+        let metadata = StoreMetadata(model: model, storeType: storeType)
+        try SQLiteStoreFile.create(path: path, model: model, metadata: metadata, includingIndexes: !options.defersIndexes)
+        logger.info("created store", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(model.name)"])
+        let database = try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: options.readerCount, isDurable: options.isDurable)
+        return PersistentStore(url: url, model: model, database: database, metadata: metadata, numbering: nil, logger: logger, defersIndexes: options.defersIndexes)
+    }
+
+    /// A store written by Apple's Core Data carries Apple's version hashes, which are not
+    /// ours: it opens with `model` when its tables are the ones `model`'s schema makes.
+    private func checkStructure(fits model: ManagedObjectModel) throws {
+        try model.checkReadableInAppleStore(url)
+        let differences = try SQLiteStoreFile.readStructure(path: path, store: url).differences(from: model.storeStructure)
+        guard differences.isEmpty else {
+            throw StoreError(
+                .incompatibleModel,
+                "the store was written by Apple's Core Data and its tables do not fit '\(model.name)': \(differences.joined(separator: "; "))",
+                hint: "migrate the store to '\(model.name)' first, or open it with the model version that wrote it",
+                store: url.description
+            )
+        }
+    }
+
+    /// The file and its folder must be writable: SQLite writes beside the file.
+    func checkWritable() throws(StoreError) {
+        try SQLiteStoreFile.checkIsRegularFile(path, store: url)
+        try SQLiteStoreFile.checkWritable(path, store: url)
+    }
+
+    func metadata() async throws -> StoreMetadata {
+        try SQLiteStoreFile.readMetadata(path: path, store: url)
+    }
+
+    /// Read-only, writing nothing beside the store (see ``SQLiteReadOnlyView``).
+    func inspect<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
+        try SQLiteStoreFile.checkIsRegularFile(path, store: url)
+        let connection = try SQLiteConnection(readingStoreAt: path)
+        return try body(connection)
+    }
+
+    func checkListable() throws(StoreError) {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw StoreError(.storeNotFound, "there is no store at \(path)", hint: "check the path", store: url.description)
+        }
+    }
+
+    /// The file with its `-wal`, `-shm` and `-journal` files.
+    func destroy(logger: Logger) async throws {
+        try SQLiteStoreFile.remove(path, store: url)
+    }
+
+    func copyTarget(replace: Bool) throws(StoreError) -> any StoreCopyTarget {
+        SQLiteCopyTarget(path: path, url: url, replace: replace)
+    }
+
+    var migrationDialect: (any SQLDialect)? { dialect }
+
+    func migrationBackend() throws(MigrationError) -> any MigrationBackend {
+        SQLiteMigrationBackend(store: url, path: path)
+    }
+
+    /// The source file, attached read-only to the destination's writer as `src`.
+    ///
+    /// Immutable (no locks, no files) when every committed page is in the file; with a log,
+    /// read-only in place, so that the rows still only in the log are read too and the
+    /// writer's transactions never ask for the store's write lock, which the migration
+    /// holds on a connection of its own.
+    func sourceAccess(reading source: StoreURL) -> SourceAccess? {
+        guard let source = source.engine as? SQLiteEngine else { return nil }
+        let attachment = FileManager.default.fileExists(atPath: source.path + "-wal")
+            ? SQLiteReadOnlyView.readOnlyURI(for: source.path) : SQLiteReadOnlyView.immutableURI(for: source.path)
+        return SourceAccess(schema: "src", attach: ("ATTACH DATABASE ? AS src", [.text(attachment)]), detach: "DETACH DATABASE src")
+    }
+
+    func appleStoreStructure() throws -> StoreStructure? {
+        try SQLiteStoreFile.readStructure(path: path, store: url)
+    }
+
+    func entityNumbering(model: ManagedObjectModel) async throws -> EntityNumbering? {
+        try await inspect { try EntityNumbering.read(from: $0, model: model) }
+    }
+}
