@@ -20,17 +20,16 @@ struct ProblemMiddleware: RouterMiddleware {
     }
 
     private func problem(for error: any Error, request: Request, context: Context) -> Problem {
-        if context.endpointPath == "NotFound" {
-            // Hummingbird's router found no route for the path and method.
-            let allowed = routes.allowedMethods(forPath: request.uri.path)
+        let allowed = routes.allowedMethods(forPath: request.uri.path)
+        if !(error is Problem), !allowed.contains(request.method) {
+            // No route of the table takes the request, so the router answered it: a path
+            // of a known shape is a 405 naming what it takes, any other a 404.
             if !allowed.isEmpty {
                 return Problem(.methodNotAllowed, type: .methodNotAllowed, title: "Method not allowed",
                                detail: "\(request.uri.path) takes \(allowed.map(\.rawValue).joined(separator: ", ")), not \(request.method.rawValue)",
                                headers: [.allow: allowed.map(\.rawValue).joined(separator: ", ")])
             }
-            if let problem = Problem(domainError: error), problem.status == .notFound {
-                return .notFound("there is no resource at \(request.uri.path)")
-            }
+            return .notFound("there is no resource at \(request.uri.path)")
         }
         if let problem = Problem(domainError: error) {
             return problem
