@@ -14,6 +14,40 @@ public enum ValueCoding {
         dialect.databaseValue(value, type: type)
     }
 
+    /// A value in the form Core Data stores it in a SQLite store: dates as seconds since
+    /// 2001-01-01, booleans as 0/1, UUIDs as 16-byte blobs, decimals as their exact text;
+    /// a value of another kind than the attribute's converted as SQLite would store it.
+    public static func coreDataValue(_ value: AttributeValue, type: AttributeType) -> DatabaseValue {
+        switch value {
+        case .null: return .null
+        case .integer(let v):
+            switch type {
+            case .double, .float: return .double(Double(v))
+            case .decimal: return .text(String(v))
+            case .boolean: return .integer(v == 0 ? 0 : 1)
+            default: return .integer(v)
+            }
+        case .double(let v):
+            switch type {
+            case .integer16, .integer32, .integer64, .boolean: return .integer(Int64(v))
+            case .decimal: return .text(Decimal(v).description)
+            default: return .double(v)
+            }
+        case .decimal(let v):
+            switch type {
+            case .decimal: return .text(v.description)
+            case .double, .float: return .double(NSDecimalNumber(decimal: v).doubleValue)
+            default: return .integer(NSDecimalNumber(decimal: v).int64Value)
+            }
+        case .string(let v): return .text(v)
+        case .bool(let v): return .integer(v ? 1 : 0)
+        case .date(let v): return .double(v.timeIntervalSinceReferenceDate)
+        case .binary(let v): return .blob(v)
+        case .uuid(let v): return .blob(withUnsafeBytes(of: v.uuid) { Data($0) })
+        case .uri(let v): return .text(v.absoluteString)
+        }
+    }
+
     /// The attribute value of a stored value of an attribute of type `type`.
     public static func attributeValue(_ value: DatabaseValue, type: AttributeType) -> AttributeValue {
         if value.isNull { return .null }

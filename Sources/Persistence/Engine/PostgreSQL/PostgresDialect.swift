@@ -79,7 +79,7 @@ public struct PostgresDialect: SQLDialect, Hashable {
             return .integer(v ? 1 : 0)
         default: break
         }
-        return SQLiteDialect().databaseValue(value, type: type)
+        return ValueCoding.coreDataValue(value, type: type)
     }
 
     public func byteLength(_ sql: String) -> String { "octet_length(\(sql))" }

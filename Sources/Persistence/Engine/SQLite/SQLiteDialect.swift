@@ -52,35 +52,9 @@ public struct SQLiteDialect: SQLDialect, Hashable {
     public var storesDecimalsAsText: Bool { true }
     public var textHoldsNUL: Bool { true }
 
+    /// Core Data's own stored forms (``ValueCoding/coreDataValue(_:type:)``).
     public func databaseValue(_ value: AttributeValue, type: AttributeType) -> DatabaseValue {
-        switch value {
-        case .null: return .null
-        case .integer(let v):
-            switch type {
-            case .double, .float: return .double(Double(v))
-            case .decimal: return .text(String(v))
-            case .boolean: return .integer(v == 0 ? 0 : 1)
-            default: return .integer(v)
-            }
-        case .double(let v):
-            switch type {
-            case .integer16, .integer32, .integer64, .boolean: return .integer(Int64(v))
-            case .decimal: return .text(Decimal(v).description)
-            default: return .double(v)
-            }
-        case .decimal(let v):
-            switch type {
-            case .decimal: return .text(v.description)
-            case .double, .float: return .double(NSDecimalNumber(decimal: v).doubleValue)
-            default: return .integer(NSDecimalNumber(decimal: v).int64Value)
-            }
-        case .string(let v): return .text(v)
-        case .bool(let v): return .integer(v ? 1 : 0)
-        case .date(let v): return .double(v.timeIntervalSinceReferenceDate)
-        case .binary(let v): return .blob(v)
-        case .uuid(let v): return .blob(withUnsafeBytes(of: v.uuid) { Data($0) })
-        case .uri(let v): return .text(v.absoluteString)
-        }
+        ValueCoding.coreDataValue(value, type: type)
     }
 
     public func byteLength(_ sql: String) -> String { "length(\(sql))" }
