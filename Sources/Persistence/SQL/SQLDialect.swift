@@ -31,6 +31,9 @@ public protocol SQLDialect: Sendable {
     /// The placeholder for the `index`th (1-based) argument of a statement.
     func placeholder(_ index: Int) -> String
 
+    /// A name as SQL text, quoted when it needs quotes (see ``SQL``).
+    func quoteIdentifier(_ name: String) -> String
+
     /// The most arguments one statement may take on this engine, with the oldest client
     /// library the framework supports. Every statement whose argument count grows with its
     /// input (multi-row `INSERT`s, `IN` lists) is cut to it through

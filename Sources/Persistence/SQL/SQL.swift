@@ -1,0 +1,209 @@
+/// A SQL statement or fragment that carries its bound values with its text, so that no one
+/// counts placeholders by hand: interpolating a value binds it, an identifier is quoted by
+/// the dialect, and the placeholders are numbered by the engine when the statement runs.
+///
+/// ```swift
+/// let title = "Ænima"
+/// let query: SQL = "SELECT \(storeName: "Z_PK") FROM \(identifier: table) WHERE \(identifier: column) = \(title)"
+/// try connection.rows(literal: query)
+/// // SQLite:     SELECT Z_PK FROM ZBOOK WHERE ZTITLE = ?      ["Ænima"]
+/// // PostgreSQL: SELECT z_pk FROM zbook WHERE ztitle = $1     ["Ænima"]
+/// ```
+///
+/// Fragments compose, their arguments with them (`\(fragment)`, `+`, ``joined(separator:)``).
+/// Text that is neither a value nor a name goes in only through the explicit, greppable
+/// `\(raw: text)` (or ``init(raw:)``): a keyword chosen by the code, a number it computed.
+public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomStringConvertible {
+    enum Element: Sendable, Hashable {
+        case text(String)
+        case argument(DatabaseValue)
+        /// A name as written, quoted by the dialect when it needs quotes.
+        case identifier(String)
+        /// A Core Data name (`Z_PK`), spelled as the dialect stores it.
+        case storeName(String)
+    }
+
+    private(set) var elements: [Element]
+
+    /// Fixed SQL text.
+    public init(stringLiteral value: String) {
+        elements = value.isEmpty ? [] : [.text(value)]
+    }
+
+    public init(stringInterpolation: StringInterpolation) {
+        elements = stringInterpolation.elements
+    }
+
+    /// Text taken as SQL unchecked: the escape for text that is no value and no name.
+    public init(raw text: String) {
+        elements = text.isEmpty ? [] : [.text(text)]
+    }
+
+    /// How many values the statement binds.
+    public var argumentCount: Int {
+        elements.reduce(0) { count, element in if case .argument = element { count + 1 } else { count } }
+    }
+
+    /// The values bound, in the order their placeholders appear.
+    public var arguments: [DatabaseValue] {
+        elements.compactMap { if case .argument(let value) = $0 { value } else { nil } }
+    }
+
+    public var isEmpty: Bool { elements.isEmpty }
+
+    /// The statement as `dialect` runs it: its text, placeholders numbered in order, and the
+    /// values they bind.
+    public func rendered(for dialect: any SQLDialect) -> (text: String, arguments: [DatabaseValue]) {
+        var text = ""
+        var arguments: [DatabaseValue] = []
+        for element in elements {
+            switch element {
+            case .text(let part): text += part
+            case .argument(let value):
+                arguments.append(value)
+                text += dialect.placeholder(arguments.count)
+            case .identifier(let name): text += dialect.quoteIdentifier(name)
+            case .storeName(let name): text += dialect.quoteIdentifier(dialect.name(name))
+            }
+        }
+        return (text, arguments)
+    }
+
+    /// The text with `?` for every value, names as written: for messages and logs, which
+    /// never show the values.
+    public var description: String {
+        elements.map { element in
+            switch element {
+            case .text(let part): part
+            case .argument: "?"
+            case .identifier(let name), .storeName(let name): name
+            }
+        }.joined()
+    }
+
+    public static func + (lhs: SQL, rhs: SQL) -> SQL {
+        var result = lhs
+        result.elements += rhs.elements
+        return result
+    }
+
+    public static func += (lhs: inout SQL, rhs: SQL) {
+        lhs.elements += rhs.elements
+    }
+
+    /// Builds a literal from its interpolations: values bound, names quoted, fragments kept whole.
+    public struct StringInterpolation: StringInterpolationProtocol, Sendable {
+        var elements: [Element] = []
+
+        public init(literalCapacity: Int, interpolationCount: Int) {
+            elements.reserveCapacity(2 * interpolationCount + 1)
+        }
+
+        public mutating func appendLiteral(_ literal: String) {
+            if !literal.isEmpty { elements.append(.text(literal)) }
+        }
+
+        /// A bound value.
+        public mutating func appendInterpolation(_ value: DatabaseValue) {
+            elements.append(.argument(value))
+        }
+
+        /// A bound text.
+        public mutating func appendInterpolation(_ value: String) {
+            elements.append(.argument(.text(value)))
+        }
+
+        /// A bound integer.
+        public mutating func appendInterpolation(_ value: Int64) {
+            elements.append(.argument(.integer(value)))
+        }
+
+        /// A bound integer.
+        public mutating func appendInterpolation(_ value: Int) {
+            elements.append(.argument(.integer(Int64(value))))
+        }
+
+        /// Values bound one after another, separated by commas: the inside of an `IN (…)` or
+        /// of a `VALUES (…)`.
+        public mutating func appendInterpolation(list values: some Sequence<DatabaseValue>) {
+            var first = true
+            for value in values {
+                if !first { elements.append(.text(", ")) }
+                elements.append(.argument(value))
+                first = false
+            }
+        }
+
+        /// A fragment, with its arguments.
+        public mutating func appendInterpolation(_ sql: SQL) {
+            elements += sql.elements
+        }
+
+        /// A table, column or schema name as the store has it, quoted when it needs quotes.
+        public mutating func appendInterpolation(identifier name: String) {
+            elements.append(.identifier(name))
+        }
+
+        /// A Core Data name (`Z_PK`, `Z_PRIMARYKEY`), spelled as the dialect stores it.
+        public mutating func appendInterpolation(storeName name: String) {
+            elements.append(.storeName(name))
+        }
+
+        /// Text taken as SQL unchecked: a keyword or a number the code chose.
+        public mutating func appendInterpolation(raw text: String) {
+            if !text.isEmpty { elements.append(.text(text)) }
+        }
+    }
+}
+
+extension Sequence where Element == SQL {
+    /// The fragments one after another, `separator` between them.
+    public func joined(separator: SQL = "") -> SQL {
+        var result = SQL(raw: "")
+        var first = true
+        for fragment in self {
+            if !first { result += separator }
+            result += fragment
+            first = false
+        }
+        return result
+    }
+}
+
+extension SQLDialect {
+    /// `name` as SQL text: as it is when it is a plain name (letters, digits, `_`, not
+    /// starting with a digit), in double quotes otherwise, as both engines read them.
+    public func quoteIdentifier(_ name: String) -> String {
+        let isPlain = !name.isEmpty && name.utf8.first.map { !(0x30...0x39).contains($0) } == true
+            && name.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x5F }
+        guard !isPlain else { return name }
+        return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
+
+extension DatabaseConnection {
+    /// Runs one statement with the values it carries; returns the number of rows changed.
+    @discardableResult
+    public func run(literal sql: SQL) throws(DatabaseError) -> Int {
+        let (text, arguments) = sql.rendered(for: dialect)
+        return try run(text, arguments)
+    }
+
+    /// Runs a query with the values it carries, calling `body` for each row.
+    public func query(literal sql: SQL, _ body: (Row) throws -> Void) throws {
+        let (text, arguments) = sql.rendered(for: dialect)
+        try query(text, arguments, body)
+    }
+
+    /// All rows of a query.
+    public func rows(literal sql: SQL) throws -> [Row] {
+        let (text, arguments) = sql.rendered(for: dialect)
+        return try rows(text, arguments)
+    }
+
+    /// The first column of the first row, or `nil` when there is no row.
+    public func scalar(literal sql: SQL) throws -> DatabaseValue? {
+        let (text, arguments) = sql.rendered(for: dialect)
+        return try scalar(text, arguments)
+    }
+}
