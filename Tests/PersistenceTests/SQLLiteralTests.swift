@@ -16,7 +16,8 @@ struct SQLLiteralTests {
         let sqlite = query.rendered(for: SQLiteDialect())
         #expect(sqlite.text == "SELECT Z_PK FROM ZPAGE WHERE ZNUMBER > ? AND ZTEXT <> ? LIMIT 10")
         let postgres = query.rendered(for: PostgresDialect())
-        #expect(postgres.text == "SELECT z_pk FROM ZPAGE WHERE ZNUMBER > $1 AND ZTEXT <> $2 LIMIT 10")
+        // PostgreSQL folds unquoted names to lower case: a name with capitals keeps them in quotes.
+        #expect(postgres.text == "SELECT z_pk FROM \"ZPAGE\" WHERE \"ZNUMBER\" > $1 AND \"ZTEXT\" <> $2 LIMIT 10")
         #expect(postgres.arguments == [.integer(3), .text("It's")])
         #expect(query.description == "SELECT Z_PK FROM ZPAGE WHERE ZNUMBER > ? AND ZTEXT <> ? LIMIT 10")
     }
@@ -38,6 +39,10 @@ struct SQLLiteralTests {
         #expect(dialect.quoteIdentifier("Bücher") == "\"Bücher\"")
         #expect(dialect.quoteIdentifier("a\"b; DROP TABLE x") == "\"a\"\"b; DROP TABLE x\"")
         #expect(dialect.quoteIdentifier("") == "\"\"")
+        let postgres = PostgresDialect()
+        #expect(postgres.quoteIdentifier("zbook") == "zbook")
+        #expect(postgres.quoteIdentifier("ZBOOK") == "\"ZBOOK\"")
+        #expect(postgres.quoteIdentifier("Book") == "\"Book\"")
     }
 
     /// A round trip through each engine: the values of users' data (cents, non-ASCII, NULL,
@@ -47,6 +52,7 @@ struct SQLLiteralTests {
         try await withContainer(backend, model: try LibraryModel.make()) { (container: PersistentContainer) async throws in
             let database = container.store.database
             let table = "Bücher \"neu\""
+            let capitalised = "Regal"
             let rows: [(Int64, String?, Double?)] = [(1, "Ænima — l'été", 19.99), (2, nil, 0.01), (3, "O'Brien; DROP TABLE x", nil)]
             try await database.write { connection in
                 try connection.run(literal: "CREATE TABLE \(identifier: table) (k \(raw: connection.dialect.keyColumnType), t \(raw: connection.dialect.columnType(for: .string)), p \(raw: connection.dialect.columnType(for: .double)))")
@@ -62,6 +68,10 @@ struct SQLLiteralTests {
             #expect(read.map(\.2) == rows.map(\.2))
             let count = try await database.read { try $0.scalar(literal: "SELECT count(*) FROM \(identifier: table) WHERE t = \("O'Brien; DROP TABLE x")") }
             #expect(count?.int64 == 1)
+            // A name with capitals is the same table wherever it is named.
+            try await database.write { try $0.run(literal: "CREATE TABLE \(identifier: capitalised) (k \(raw: $0.dialect.keyColumnType))") }
+            let names = try await database.read { try $0.rows($0.dialect.tableListingQuery).compactMap { $0[0].text } }
+            #expect(names.contains(capitalised), "\(names)")
         }
     }
 }

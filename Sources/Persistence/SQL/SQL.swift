@@ -171,13 +171,16 @@ extension Sequence where Element == SQL {
 }
 
 extension SQLDialect {
-    /// `name` as SQL text: as it is when it is a plain name (letters, digits, `_`, not
-    /// starting with a digit), in double quotes otherwise, as both engines read them.
-    public func quoteIdentifier(_ name: String) -> String {
-        let isPlain = !name.isEmpty && name.utf8.first.map { !(0x30...0x39).contains($0) } == true
-            && name.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x5F }
-        guard !isPlain else { return name }
-        return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    /// `name` in double quotes, doubled quotes inside, as both engines read a quoted name.
+    public func quotedIdentifier(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// Whether `name` is letters, digits and `_` only, the ASCII letters in `letters`,
+    /// and does not start with a digit: then it may stand without quotes.
+    func isPlainName(_ name: String, letters: ClosedRange<UInt8>...) -> Bool {
+        guard let first = name.utf8.first, !(0x30...0x39).contains(first) else { return false }
+        return name.utf8.allSatisfy { byte in byte == 0x5F || (0x30...0x39).contains(byte) || letters.contains { $0.contains(byte) } }
     }
 }
 

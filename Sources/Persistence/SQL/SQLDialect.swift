@@ -31,7 +31,7 @@ public protocol SQLDialect: Sendable {
     /// The placeholder for the `index`th (1-based) argument of a statement.
     func placeholder(_ index: Int) -> String
 
-    /// A name as SQL text, quoted when it needs quotes (see ``SQL``).
+    /// A name as SQL text that names exactly it, quoted when it needs quotes (see ``SQL``).
     func quoteIdentifier(_ name: String) -> String
 
     /// The most arguments one statement may take on this engine, with the oldest client

@@ -26,6 +26,12 @@ public struct PostgresDialect: SQLDialect, Hashable {
 
     public func placeholder(_ index: Int) -> String { "$\(index)" }
 
+    /// PostgreSQL folds an unquoted name to lower case, so only a lower-case plain name
+    /// stands without quotes: `zbook`, but `"ZBOOK"` and `"Book"`.
+    public func quoteIdentifier(_ name: String) -> String {
+        isPlainName(name, letters: 0x61...0x7A) ? name : quotedIdentifier(name)
+    }
+
     /// The server takes 65 535, but libpq before its 2026 releases (15.18, the one in
     /// Debian 12's main archive, among them) drops the session when a statement's
     /// description (a ParameterDescription message of 4 bytes per argument and 6 more) is

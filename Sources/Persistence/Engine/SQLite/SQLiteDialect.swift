@@ -28,6 +28,11 @@ public struct SQLiteDialect: SQLDialect, Hashable {
 
     public func placeholder(_ index: Int) -> String { "?" }
 
+    /// SQLite reads names ignoring ASCII case, so a plain name of either case needs no quotes.
+    public func quoteIdentifier(_ name: String) -> String {
+        isPlainName(name, letters: 0x41...0x5A, 0x61...0x7A) ? name : quotedIdentifier(name)
+    }
+
     /// `SQLITE_MAX_VARIABLE_NUMBER`, 32 766 since SQLite 3.32.
     public var parameterLimit: Int { 32_766 }
 
