@@ -12,13 +12,13 @@ extension PersistentStore {
     ///
     /// - Throws: ``StoreError`` when the store cannot be read.
     public static func tables(at url: StoreURL) async throws -> [(name: String, rows: Int)] {
-        try url.engine.checkListable()
-        let listing = url.engine.dialect.tableListingQuery
+        let engine = url.engine
+        try engine.checkListable()
+        let listing = engine.dialect.tableListingQuery
         do {
-            return try await inspect(url) { connection in
+            return try await engine.inspect { connection in
                 try connection.rows(listing).compactMap { $0[0].text }.map { name in
-                    let quoted = "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-                    return (name, Int(try connection.scalar("SELECT count(*) FROM \(quoted)")?.int64 ?? 0))
+                    (name, Int(try connection.scalar("SELECT count(*) FROM \(connection.dialect.quotedIdentifier(name))")?.int64 ?? 0))
                 }
             }
         } catch let error as DatabaseError {

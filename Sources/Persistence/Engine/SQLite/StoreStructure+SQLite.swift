@@ -46,6 +46,6 @@ extension StoreStructure {
     }
 
     private static func quoted(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        SQLiteDialect().quotedIdentifier(name)
     }
 }
