@@ -7,21 +7,18 @@ extension ManagedObjectContext {
     /// above `primaryKey`, matching `predicate`, in `Z_PK` order.
     func fetchBatch(entityName: String, predicate: Predicate?, after primaryKey: Int64, limit: Int) async throws -> [ManagedObject] {
         let layout = try layout(entityName)
-        let d = store.schema.dialect
         let query = SelectQuery(table: layout.table, schema: store.schema, includesSubentities: false)
-        var compiler = PredicateCompiler(schema: store.schema, entity: layout.entity)
-        var conditions: [String] = []
+        var compiler = SQLCompiler(schema: store.schema, entity: layout.entity)
+        var conditions: [SQL] = []
         if let predicate { conditions.append(try compiler.condition(predicate)) }
-        var arguments = compiler.arguments
-        arguments.append(.integer(primaryKey))
-        conditions.append("t0.\(d.name("Z_PK")) > \(d.placeholder(arguments.count))")
+        conditions.append("t0.\(storeName: "Z_PK") > \(primaryKey)")
         // Always filter by Z_ENT: a mapping migrates one entity, never its sub-entities.
         if query.entityFilter() == nil, layout.table.entityNumbers.count > 1 {
-            conditions.append("t0.\(d.name("Z_ENT")) = \(layout.table.entityNumber)")
+            conditions.append("t0.\(storeName: "Z_ENT") = \(raw: String(layout.table.entityNumber))")
         }
-        let sql = query.sql(join: compiler.joinClause, where: conditions.map { "(\($0))" }.joined(separator: " AND "),
-                            orderBy: "t0.\(d.name("Z_PK"))", limit: limit, offset: 0)
-        let rows = try await store.database.read { [arguments] in try $0.rows(sql, arguments) }
+        let sql = query.sql(join: compiler.joinClause, where: conditions.map { "(\($0))" as SQL }.joined(separator: " AND "),
+                            orderBy: "t0.\(storeName: "Z_PK")", limit: limit, offset: 0)
+        let rows = try await store.database.read { try $0.rows(literal: sql) }
         return try rows.map { try materialize($0, query: query) }
     }
 
@@ -38,11 +35,9 @@ extension ManagedObjectContext {
         guard !missing.isEmpty else { return result }
         let d = store.schema.dialect
         let query = SelectQuery(table: layout.table, schema: store.schema)
-        for chunk in d.statementChunks(missing, limit: 500).map(Array.init) {
-            let list = chunk.indices.map { d.placeholder($0 + 1) }.joined(separator: ", ")
-            let sql = query.sql(where: "t0.\(d.name("Z_PK")) IN (\(list))", orderBy: nil, limit: nil, offset: 0)
-            let arguments = chunk.map { DatabaseValue.integer($0) }
-            let rows = try await store.database.read { try $0.rows(sql, arguments) }
+        for chunk in d.statementChunks(missing, limit: 500) {
+            let sql = query.sql(where: "t0.\(storeName: "Z_PK") IN (\(list: chunk.map(DatabaseValue.integer)))", orderBy: nil, limit: nil, offset: 0)
+            let rows = try await store.database.read { try $0.rows(literal: sql) }
             for row in rows {
                 let object = try materialize(row, query: query)
                 if let pk = object.objectID.primaryKey { result[pk] = object }
@@ -70,15 +65,14 @@ extension ManagedObjectContext {
         let generation = state.withLock { $0.generation }
         let d = store.schema.dialect
         let query = SelectQuery(table: try layout(relationship.destinationEntityName).table, schema: store.schema)
-        let order = relationship.isOrdered ? orderColumn(for: relationship, in: first.entity).map { "t0.\($0), " } ?? "" : ""
+        let order: SQL = relationship.isOrdered ? orderColumn(for: relationship, in: first.entity).map { "t0.\(identifier: $0), " } ?? "" : ""
         let owners = objects.compactMap { object in object.objectID.primaryKey.map { ($0, object.objectID) } }
         var found: [ObjectID: [ManagedObject]] = Dictionary(uniqueKeysWithValues: owners.map { ($0.1, []) })
         var all: [ManagedObject] = []
-        for chunk in d.statementChunks(owners, limit: 500).map(Array.init) {
-            let list = chunk.indices.map { d.placeholder($0 + 1) }.joined(separator: ", ")
-            let sql = query.sql(where: "t0.\(column) IN (\(list))", orderBy: "\(order)t0.\(d.name("Z_PK"))", limit: nil, offset: 0)
-            let arguments = chunk.map { DatabaseValue.integer($0.0) }
-            let rows = try await store.database.read { try $0.rows(sql, arguments) }
+        for chunk in d.statementChunks(owners, limit: 500) {
+            let keys = chunk.map { DatabaseValue.integer($0.0) }
+            let sql = query.sql(where: "t0.\(identifier: column) IN (\(list: keys))", orderBy: "\(order)t0.\(storeName: "Z_PK")", limit: nil, offset: 0)
+            let rows = try await store.database.read { try $0.rows(literal: sql) }
             for row in rows {
                 let destination = try materialize(row, query: query)
                 all.append(destination)

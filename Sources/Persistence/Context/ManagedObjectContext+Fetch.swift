@@ -56,16 +56,15 @@ extension ManagedObjectContext {
     private func storedRows(_ request: FetchRequest, _ layout: EntityLayout, _ predicate: Predicate?, limit: Int?, offset: Int,
                             selecting selection: SelectQuery.Selection) async throws -> (SelectQuery, [Row]) {
         let query = SelectQuery(table: layout.table, schema: store.schema, includesSubentities: request.includesSubentities)
-        var compiler = PredicateCompiler(schema: store.schema, entity: layout.entity)
+        var compiler = SQLCompiler(schema: store.schema, entity: layout.entity)
         let condition = try predicate.map { try compiler.condition($0) }
         var order = try request.sortDescriptors.map { try compiler.sortTerm($0) }
         // The primary key last makes the order total, so pages never overlap.
-        order.append("t0.\(store.schema.dialect.name("Z_PK"))")
+        order.append("t0.\(storeName: "Z_PK")")
         let sql = query.sql(selecting: selection, join: compiler.joinClause, where: condition, orderBy: order.joined(separator: ", "),
                             limit: limit, offset: offset)
-        let arguments = compiler.arguments
         try await store.buildDeferredIndexes()
-        return (query, try await store.database.read { try $0.rows(sql, arguments) })
+        return (query, try await store.database.read { try $0.rows(literal: sql) })
     }
 
     /// How many objects match a request (limit and offset applied), unsaved changes
@@ -91,20 +90,14 @@ extension ManagedObjectContext {
     private func storeCount(_ layout: EntityLayout, _ predicate: Predicate?, includesSubentities: Bool,
                             limit: Int? = nil, offset: Int = 0, among keys: [Int64]? = nil) async throws -> Int {
         let query = SelectQuery(table: layout.table, schema: store.schema, includesSubentities: includesSubentities)
-        var compiler = PredicateCompiler(schema: store.schema, entity: layout.entity)
+        var compiler = SQLCompiler(schema: store.schema, entity: layout.entity)
         var conditions = try predicate.map { [try compiler.condition($0)] } ?? []
-        var arguments = compiler.arguments
-        if let keys {
-            let d = store.schema.dialect
-            let list = keys.indices.map { d.placeholder(arguments.count + $0 + 1) }.joined(separator: ", ")
-            conditions.append("t0.\(d.name("Z_PK")) IN (\(list))")
-            arguments += keys.map(DatabaseValue.integer)
-        }
-        let condition = conditions.isEmpty ? nil : conditions.map { "(\($0))" }.joined(separator: " AND ")
+        if let keys { conditions.append("t0.\(storeName: "Z_PK") IN (\(list: keys.map(DatabaseValue.integer)))") }
+        let condition: SQL? = conditions.isEmpty ? nil : conditions.map { "(\($0))" as SQL }.joined(separator: " AND ")
         let inner = query.sql(join: compiler.joinClause, where: condition, orderBy: nil, limit: limit, offset: offset)
-        let sql = "SELECT count(*) FROM (\(inner)) counted"
+        let sql: SQL = "SELECT count(*) FROM (\(inner)) counted"
         try await store.buildDeferredIndexes()
-        let count = try await store.database.read { [arguments] in try $0.scalar(sql, arguments) }
+        let count = try await store.database.read { try $0.scalar(literal: sql) }
         return Int(count?.int64 ?? 0)
     }
 

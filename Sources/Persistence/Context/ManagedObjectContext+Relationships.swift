@@ -86,8 +86,8 @@ extension ManagedObjectContext {
         }
         let layout = try layout(id.rootEntityName)
         let query = SelectQuery(table: layout.table, schema: store.schema)
-        let sql = query.sql(where: "t0.\(store.schema.dialect.name("Z_PK")) = \(store.schema.dialect.placeholder(1))", orderBy: nil, limit: nil, offset: 0)
-        let rows = try await store.database.read { try $0.rows(sql, [.integer(pk)]) }
+        let sql = query.sql(where: "t0.\(storeName: "Z_PK") = \(pk)", orderBy: nil, limit: nil, offset: 0)
+        let rows = try await store.database.read { try $0.rows(literal: sql) }
         guard let row = rows.first else {
             throw StoreError(.objectNotFound, "there is no \(id.entityName) with primary key \(pk) in the store", store: store.url.description)
         }
@@ -121,7 +121,6 @@ extension ManagedObjectContext {
             throw ContextError("'\(key)' is not a to-many relationship of \(object.entity.name)")
         }
         let schema = store.schema
-        let d = schema.dialect
         let objectID = object.objectID
         let destinationLayout = try layout(relationship.destinationEntityName)
         let query = SelectQuery(table: destinationLayout.table, schema: schema)
@@ -133,10 +132,10 @@ extension ManagedObjectContext {
             if let prefetched = state.withLock({ $0.prefetchedToMany[PrefetchKey(owner: objectID, key: key)] }) {
                 saved = prefetched
             } else if let pk = objectID.primaryKey {
-                let order = relationship.isOrdered ? orderColumn(for: relationship, in: object.entity).map { "t0.\($0), " } ?? "" : ""
-                let sql = query.sql(where: "t0.\(column) = \(d.placeholder(1))", orderBy: "\(order)t0.\(d.name("Z_PK"))", limit: nil, offset: 0)
+                let order: SQL = relationship.isOrdered ? orderColumn(for: relationship, in: object.entity).map { "t0.\(identifier: $0), " } ?? "" : ""
+                let sql = query.sql(where: "t0.\(identifier: column) = \(pk)", orderBy: "\(order)t0.\(storeName: "Z_PK")", limit: nil, offset: 0)
                 try await store.buildDeferredIndexes()
-                let rows = try await store.database.read { try $0.rows(sql, [.integer(pk)]) }
+                let rows = try await store.database.read { try $0.rows(literal: sql) }
                 saved = try rows.map { try materialize($0, query: query) }
             }
             // What the context changed since: objects moved away, objects added.
@@ -157,12 +156,12 @@ extension ManagedObjectContext {
             let theirs = fromSource ? table.destinationColumn : table.sourceColumn
             var saved: [ManagedObject] = []
             if let pk = objectID.primaryKey {
-                let order = table.orderColumn.map { "j.\($0), " } ?? ""
+                let order: SQL = table.orderColumn.map { "j.\(identifier: $0), " } ?? ""
                 let sql = query.sql(
-                    join: "JOIN \(table.name) j ON j.\(theirs) = t0.\(d.name("Z_PK"))",
-                    where: "j.\(mine) = \(d.placeholder(1))", orderBy: "\(order)t0.\(d.name("Z_PK"))", limit: nil, offset: 0)
+                    join: "JOIN \(identifier: table.name) j ON j.\(identifier: theirs) = t0.\(storeName: "Z_PK")",
+                    where: "j.\(identifier: mine) = \(pk)", orderBy: "\(order)t0.\(storeName: "Z_PK")", limit: nil, offset: 0)
                 try await store.buildDeferredIndexes()
-                let rows = try await store.database.read { try $0.rows(sql, [.integer(pk)]) }
+                let rows = try await store.database.read { try $0.rows(literal: sql) }
                 saved = try rows.map { try materialize($0, query: query) }
             }
             let changes = state.withLock { $0.joinChanges }.filter { $0.key.table == table }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Evaluates a predicate on objects in memory, meaning what ``PredicateCompiler``'s SQL
+/// Evaluates a predicate on objects in memory, meaning what ``SQLCompiler``'s SQL
 /// means on rows, so that a fetch answers for its context's unsaved objects as the store
 /// answers for saved ones (an object matches before its save exactly when its row matches
 /// after it):

@@ -77,19 +77,19 @@ public protocol SQLDialect: Sendable {
     func databaseValue(_ value: AttributeValue, type: AttributeType) -> DatabaseValue
 
     /// The length in bytes of a binary value.
-    func byteLength(_ sql: String) -> String
+    func byteLength(_ sql: SQL) -> SQL
 
     /// A condition that holds when the column `sql`, not NULL, is stored in another form
     /// than `type` keeps; `nil` where the column's type enforces it.
-    func storageMismatch(_ sql: String, type: AttributeType) -> String?
+    func storageMismatch(_ sql: SQL, type: AttributeType) -> SQL?
 
     // MARK: Expressions
 
     /// `lhs` and `rhs` differ, NULL being a value like any other (NSPredicate's `!=`).
-    func isDistinct(_ lhs: String, _ rhs: String) -> String
+    func isDistinct(_ lhs: SQL, _ rhs: SQL) -> SQL
 
     /// `sql`, a string, compared and sorted by code point whatever the database's locale.
-    func codePointOrdered(_ sql: String) -> String
+    func codePointOrdered(_ sql: SQL) -> SQL
 
     /// What follows a sort term so that NULL sorts first, as in Core Data.
     func nullOrdering(ascending: Bool) -> String
@@ -98,22 +98,21 @@ public protocol SQLDialect: Sendable {
     var offsetWithoutLimit: String { get }
 
     /// `sql`, of another type than text, as text (for a string operator).
-    func castToText(_ sql: String) -> String
+    func castToText(_ sql: SQL) -> SQL
 
     /// `sql` folded the way `[c]` (flag 1) and `[d]` (flag 2) ask, as
     /// `persistence_fold` folds in Swift.
-    func fold(_ sql: String, flags: Int32) -> String
+    func fold(_ sql: SQL, flags: Int32) -> SQL
 
-    /// A string constant folded as ``fold(_:flags:)`` folds a column, bound through `bind`.
-    func foldedConstant(_ text: String, flags: Int32, bind: (DatabaseValue) -> String) -> String
+    /// A string constant, bound, folded as ``fold(_:flags:)`` folds a column.
+    func foldedConstant(_ text: String, flags: Int32) -> SQL
 
     /// `BEGINSWITH`, `ENDSWITH`, `CONTAINS` or `LIKE` (`op`) of `lhs` (folded already)
     /// against a needle, with NSPredicate's meaning.
-    func stringComparison(_ op: ComparisonOperator, _ lhs: String, _ needle: StringNeedle, flags: Int32,
-                          bind: (DatabaseValue) -> String) throws(ExpressionError) -> String
+    func stringComparison(_ op: ComparisonOperator, _ lhs: SQL, _ needle: StringNeedle, flags: Int32) throws(ExpressionError) -> SQL
 
     /// `MATCHES`: the whole of `sql` matches the ICU regular expression `pattern`.
-    func matches(_ sql: String, pattern: String, caseInsensitive: Bool, bind: (DatabaseValue) -> String) -> String
+    func matches(_ sql: SQL, pattern: String, caseInsensitive: Bool) -> SQL
 
     // MARK: Statements
 
@@ -151,12 +150,12 @@ public protocol SQLDialect: Sendable {
     var failedStatementAbortsTransaction: Bool { get }
 }
 
-/// The right side of a string comparison of ``SQLDialect/stringComparison(_:_:_:flags:bind:)``.
+/// The right side of a string comparison of ``SQLDialect/stringComparison(_:_:_:flags:)``.
 public enum StringNeedle: Sendable {
     /// A constant, not folded yet.
     case constant(String)
     /// SQL of a string, folded already.
-    case expression(String)
+    case expression(SQL)
 }
 
 /// How a `SELECT` in a write transaction holds the rows it reads until the commit.

@@ -22,8 +22,8 @@ struct SelectQuery: Sendable {
     }
 
     /// `<alias>.Z_ENT IN (…)`, or `nil` when every row of the table matches.
-    func entityFilter(alias: String = "t0") -> String? {
-        entityNumbers.map { "\(alias).\(dialect.name("Z_ENT")) IN (\($0.map(String.init).joined(separator: ", ")))" }
+    func entityFilter(alias: String = "t0") -> SQL? {
+        entityNumbers.map { "\(raw: alias).\(storeName: "Z_ENT") IN (\(raw: $0.map(String.init).joined(separator: ", ")))" }
     }
 
     /// What a query selects of each row.
@@ -34,26 +34,26 @@ struct SelectQuery: Sendable {
         case objectIDs
     }
 
-    func selectList(_ selection: Selection = .objects) -> String {
-        let d = dialect
-        let keys = ["t0.\(d.name("Z_PK"))", "t0.\(d.name("Z_ENT"))"]
+    func selectList(_ selection: Selection = .objects) -> SQL {
+        let keys: [SQL] = ["t0.\(storeName: "Z_PK")", "t0.\(storeName: "Z_ENT")"]
         switch selection {
-        case .objects: return (keys + ["t0.\(d.name("Z_OPT"))"] + table.allColumns.map { "t0.\($0.name)" }).joined(separator: ", ")
+        case .objects: return (keys + ["t0.\(storeName: "Z_OPT")"] + table.allColumns.map { "t0.\(identifier: $0.name)" }).joined(separator: ", ")
         case .objectIDs: return keys.joined(separator: ", ")
         }
     }
 
-    func sql(selecting selection: Selection = .objects, join: String = "", where condition: String?, orderBy: String?,
-             limit: Int?, offset: Int) -> String {
-        var sql = "SELECT \(selectList(selection)) FROM \(table.name) t0"
+    /// The `SELECT` of the entity's rows that meet `condition`, its arguments with it.
+    func sql(selecting selection: Selection = .objects, join: SQL = "", where condition: SQL?, orderBy: SQL?,
+             limit: Int?, offset: Int) -> SQL {
+        var sql: SQL = "SELECT \(selectList(selection)) FROM \(identifier: table.name) t0"
         if !join.isEmpty { sql += " \(join)" }
         let conditions = [entityFilter(), condition].compactMap { $0 }
-        if !conditions.isEmpty { sql += " WHERE " + conditions.map { "(\($0))" }.joined(separator: " AND ") }
+        if !conditions.isEmpty { sql += " WHERE \(conditions.map { "(\($0))" as SQL }.joined(separator: " AND "))" }
         if let orderBy { sql += " ORDER BY \(orderBy)" }
-        if let limit { sql += " LIMIT \(limit)" }
+        if let limit { sql += " LIMIT \(raw: String(limit))" }
         if offset > 0 {
-            if limit == nil { sql += dialect.offsetWithoutLimit }
-            sql += " OFFSET \(offset)"
+            if limit == nil { sql += SQL(raw: dialect.offsetWithoutLimit) }
+            sql += " OFFSET \(raw: String(offset))"
         }
         return sql
     }

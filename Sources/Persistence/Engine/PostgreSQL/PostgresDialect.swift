@@ -88,28 +88,28 @@ public struct PostgresDialect: SQLDialect, Hashable {
         return ValueCoding.coreDataValue(value, type: type)
     }
 
-    public func byteLength(_ sql: String) -> String { "octet_length(\(sql))" }
+    public func byteLength(_ sql: SQL) -> SQL { "octet_length(\(sql))" }
 
     /// A column holds only values of its type.
-    public func storageMismatch(_ sql: String, type: AttributeType) -> String? { nil }
+    public func storageMismatch(_ sql: SQL, type: AttributeType) -> SQL? { nil }
 
-    public func isDistinct(_ lhs: String, _ rhs: String) -> String { "\(lhs) IS DISTINCT FROM \(rhs)" }
+    public func isDistinct(_ lhs: SQL, _ rhs: SQL) -> SQL { "\(lhs) IS DISTINCT FROM \(rhs)" }
 
     /// By code point like SQLite's default `BINARY` collation, not by the database's locale.
-    public func codePointOrdered(_ sql: String) -> String { "\(sql) COLLATE \"C\"" }
+    public func codePointOrdered(_ sql: SQL) -> SQL { "\(sql) COLLATE \"C\"" }
 
     /// PostgreSQL sorts NULL last by default, Core Data first.
     public func nullOrdering(ascending: Bool) -> String { ascending ? " NULLS FIRST" : " NULLS LAST" }
 
     public var offsetWithoutLimit: String { "" }
 
-    public func castToText(_ sql: String) -> String { "CAST(\(sql) AS text)" }
+    public func castToText(_ sql: SQL) -> SQL { "CAST(\(sql) AS text)" }
 
     /// `lower`, and dropping combining marks after canonical decomposition
     /// (`normalize(…, NFD)`), so no extension such as `unaccent` is needed.
-    public func fold(_ sql: String, flags: Int32) -> String {
+    public func fold(_ sql: SQL, flags: Int32) -> SQL {
         var folded = sql
-        if flags & 2 != 0 { folded = "regexp_replace(normalize(\(folded), NFD), '\(Self.combiningMarks)', '', 'g')" }
+        if flags & 2 != 0 { folded = "regexp_replace(normalize(\(folded), NFD), '\(raw: Self.combiningMarks)', '', 'g')" }
         if flags & 1 != 0 { folded = "lower(\(folded))" }
         return folded
     }
@@ -118,19 +118,18 @@ public struct PostgresDialect: SQLDialect, Hashable {
     static let combiningMarks = #"[\u0300-\u036F\u1AB0-\u1AFF\u1DC0-\u1DFF\u20D0-\u20FF\uFE20-\uFE2F]"#
 
     /// Folded in SQL, so both sides of a comparison fold alike.
-    public func foldedConstant(_ text: String, flags: Int32, bind: (DatabaseValue) -> String) -> String {
-        fold("CAST(\(bind(.text(text))) AS text)", flags: flags)
+    public func foldedConstant(_ text: String, flags: Int32) -> SQL {
+        fold("CAST(\(text) AS text)", flags: flags)
     }
 
-    public func stringComparison(_ op: ComparisonOperator, _ lhs: String, _ needle: StringNeedle, flags: Int32,
-                                 bind: (DatabaseValue) -> String) throws(ExpressionError) -> String {
-        let rhs: String
+    public func stringComparison(_ op: ComparisonOperator, _ lhs: SQL, _ needle: StringNeedle, flags: Int32) throws(ExpressionError) -> SQL {
+        let rhs: SQL
         switch needle {
         case .constant(let text):
             if op == .like {
-                return "\(lhs) LIKE \(fold("CAST(\(bind(.text(Self.likePattern(fromPredicateLike: text)))) AS text)", flags: flags))"
+                return "\(lhs) LIKE \(fold("CAST(\(Self.likePattern(fromPredicateLike: text)) AS text)", flags: flags))"
             }
-            rhs = foldedConstant(text, flags: flags, bind: bind)
+            rhs = foldedConstant(text, flags: flags)
         case .expression(let sql):
             rhs = sql
         }
@@ -142,8 +141,8 @@ public struct PostgresDialect: SQLDialect, Hashable {
     }
 
     /// The whole string must match, as in NSPredicate; `~*` ignores case.
-    public func matches(_ sql: String, pattern: String, caseInsensitive: Bool, bind: (DatabaseValue) -> String) -> String {
-        "\(sql) \(caseInsensitive ? "~*" : "~") \(bind(.text("^(?:\(pattern))$")))"
+    public func matches(_ sql: SQL, pattern: String, caseInsensitive: Bool) -> SQL {
+        "\(sql) \(raw: caseInsensitive ? "~*" : "~") \("^(?:\(pattern))$")"
     }
 
     /// PostgreSQL runs writers side by side (several service replicas on one database), so a

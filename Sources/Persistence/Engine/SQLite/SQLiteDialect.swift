@@ -62,62 +62,61 @@ public struct SQLiteDialect: SQLDialect, Hashable {
         ValueCoding.coreDataValue(value, type: type)
     }
 
-    public func byteLength(_ sql: String) -> String { "length(\(sql))" }
+    public func byteLength(_ sql: SQL) -> SQL { "length(\(sql))" }
 
     /// A column's declared type is only an affinity in SQLite: a value of another storage
     /// class can be there.
-    public func storageMismatch(_ sql: String, type: AttributeType) -> String? {
+    public func storageMismatch(_ sql: SQL, type: AttributeType) -> SQL? {
         let storage: String = switch type.storageClass {
         case .integer: "integer"
         case .real: "real"
         case .text: "text"
         case .blob: "blob"
         }
-        return "(\(sql) IS NOT NULL AND typeof(\(sql)) <> '\(storage)')"
+        return "(\(sql) IS NOT NULL AND typeof(\(sql)) <> '\(raw: storage)')"
     }
 
-    public func isDistinct(_ lhs: String, _ rhs: String) -> String { "\(lhs) IS NOT \(rhs)" }
+    public func isDistinct(_ lhs: SQL, _ rhs: SQL) -> SQL { "\(lhs) IS NOT \(rhs)" }
 
     /// SQLite's default `BINARY` collation orders by code point already.
-    public func codePointOrdered(_ sql: String) -> String { sql }
+    public func codePointOrdered(_ sql: SQL) -> SQL { sql }
 
     /// NULL sorts first in SQLite already.
     public func nullOrdering(ascending: Bool) -> String { "" }
 
     public var offsetWithoutLimit: String { " LIMIT -1" }
 
-    public func castToText(_ sql: String) -> String { sql }
+    public func castToText(_ sql: SQL) -> SQL { sql }
 
-    public func fold(_ sql: String, flags: Int32) -> String {
-        flags == 0 ? sql : "persistence_fold(\(sql), \(flags))"
+    public func fold(_ sql: SQL, flags: Int32) -> SQL {
+        flags == 0 ? sql : "persistence_fold(\(sql), \(raw: String(flags)))"
     }
 
     /// Folded in Swift: the function would give the same.
-    public func foldedConstant(_ text: String, flags: Int32, bind: (DatabaseValue) -> String) -> String {
-        bind(.text(StringMatching.fold(text, flags: flags)))
+    public func foldedConstant(_ text: String, flags: Int32) -> SQL {
+        "\(StringMatching.fold(text, flags: flags))"
     }
 
-    public func stringComparison(_ op: ComparisonOperator, _ lhs: String, _ needle: StringNeedle, flags: Int32,
-                                 bind: (DatabaseValue) -> String) throws(ExpressionError) -> String {
+    public func stringComparison(_ op: ComparisonOperator, _ lhs: SQL, _ needle: StringNeedle, flags: Int32) throws(ExpressionError) -> SQL {
         switch needle {
         case .constant(let text):
             let folded = StringMatching.fold(text, flags: flags)
             if op == .like {
                 // GLOB reads its pattern up to a NUL.
                 guard !folded.utf8.contains(0) else { throw ExpressionError(.unsupported, "a LIKE pattern cannot hold a NUL character (U+0000)") }
-                return "\(lhs) GLOB \(bind(.text(Self.globPattern(fromLike: folded))))"
+                return "\(lhs) GLOB \(Self.globPattern(fromLike: folded))"
             }
             // Every string begins with, ends with and contains the empty one.
             guard !folded.isEmpty else { return "\(lhs) IS NOT NULL" }
-            return Self.byteComparison(op, lhs) { bind(.text(folded)) }
+            return Self.byteComparison(op, lhs, "\(folded)")
         case .expression(let rhs):
-            let comparison = Self.byteComparison(op, lhs) { rhs }
+            let comparison = Self.byteComparison(op, lhs, rhs)
             return op == .contains ? comparison : "(length(CAST(\(rhs) AS BLOB)) = 0 OR \(comparison))"
         }
     }
 
-    public func matches(_ sql: String, pattern: String, caseInsensitive: Bool, bind: (DatabaseValue) -> String) -> String {
-        "regexp(\(bind(.text(caseInsensitive ? "(?i)" + pattern : pattern))), \(sql))"
+    public func matches(_ sql: SQL, pattern: String, caseInsensitive: Bool) -> SQL {
+        "regexp(\(caseInsensitive ? "(?i)" + pattern : pattern), \(sql))"
     }
 
     /// SQLite runs one writer at a time, so a row read in a write transaction stays as read.
@@ -161,11 +160,11 @@ public struct SQLiteDialect: SQLDialect, Hashable {
     /// NUL included, but GLOB, `length` and `substr` on text stop at a NUL, so
     /// `"a\0b" ENDSWITH "a"` would hold. Blobs and `instr` go by byte count. `right` is
     /// called for each use of the needle (a bound argument is bound once per use).
-    static func byteComparison(_ op: ComparisonOperator, _ left: String, _ right: () -> String) -> String {
+    static func byteComparison(_ op: ComparisonOperator, _ left: SQL, _ right: SQL) -> SQL {
         switch op {
-        case .beginsWith: "substr(CAST(\(left) AS BLOB), 1, length(CAST(\(right()) AS BLOB))) = CAST(\(right()) AS BLOB)"
-        case .endsWith: "substr(CAST(\(left) AS BLOB), -length(CAST(\(right()) AS BLOB))) = CAST(\(right()) AS BLOB)"
-        default: "instr(\(left), \(right())) > 0"
+        case .beginsWith: "substr(CAST(\(left) AS BLOB), 1, length(CAST(\(right) AS BLOB))) = CAST(\(right) AS BLOB)"
+        case .endsWith: "substr(CAST(\(left) AS BLOB), -length(CAST(\(right) AS BLOB))) = CAST(\(right) AS BLOB)"
+        default: "instr(\(left), \(right)) > 0"
         }
     }
 

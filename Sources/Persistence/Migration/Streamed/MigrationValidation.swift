@@ -31,15 +31,13 @@ struct MigrationValidation {
     func validate(_ context: ManagedObjectContext, progress: (String, Int) -> Void) async throws {
         var issues: [ValidationError.Issue] = []
         let store = context.store
-        let d = store.schema.dialect
-        let pk = d.name("Z_PK")
         for entity in model.entities where !entity.isAbstract {
             guard let candidates = ValidationCandidates(entity: entity, schema: store.schema) else { continue }
             let started = ContinuousClock.now
             let table = candidates.table
-            let own = "\(d.name("Z_ENT")) = \(table.entityNumber)"
-            let countSQL = "SELECT count(*) FROM \(table.name) WHERE \(own)"
-            let rows = Int(try await store.database.read { try $0.scalar(countSQL) }?.int64 ?? 0)
+            let own: SQL = "\(storeName: "Z_ENT") = \(table.entityNumber)"
+            let countSQL: SQL = "SELECT count(*) FROM \(identifier: table.name) WHERE \(own)"
+            let rows = Int(try await store.database.read { try $0.scalar(literal: countSQL) }?.int64 ?? 0)
             var checked = 0
             if let condition = candidates.condition(model: model) {
                 var last: Int64 = 0
@@ -47,8 +45,11 @@ struct MigrationValidation {
                     if Task.isCancelled {
                         throw MigrationError(.cancelled, "the migration was cancelled", hint: "the source store was not changed; run the migration again")
                     }
-                    let sql = "SELECT \(pk) FROM \(table.name) WHERE \(own) AND \(pk) > \(d.placeholder(1)) AND (\(condition)) ORDER BY \(pk) LIMIT \(batchSize)"
-                    let keys = try await store.database.read { [last] in try $0.rows(sql, [.integer(last)]).compactMap { $0[0].int64 } }
+                    let sql: SQL = """
+                        SELECT \(storeName: "Z_PK") FROM \(identifier: table.name) WHERE \(own) AND \(storeName: "Z_PK") > \(last) \
+                        AND (\(condition)) ORDER BY \(storeName: "Z_PK") LIMIT \(raw: String(batchSize))
+                        """
+                    let keys = try await store.database.read { try $0.rows(literal: sql).compactMap { $0[0].int64 } }
                     guard let end = keys.last else { break }
                     let objects = try await context.objects(rootEntityName: table.rootEntityName, primaryKeys: keys)
                     for key in keys { if let object = objects[key] { issues += ManagedObjectContext.validate(object) } }

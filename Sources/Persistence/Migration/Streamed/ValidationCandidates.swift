@@ -21,47 +21,49 @@ struct ValidationCandidates {
     }
 
     /// The condition over the table's columns, or `nil` when no row can break a rule.
-    func condition(model: ManagedObjectModel) -> String? {
-        var conditions: [String] = []
+    func condition(model: ManagedObjectModel) -> SQL? {
+        var conditions: [SQL] = []
         for attribute in model.attributes(of: entity) where !attribute.isTransient {
             guard let column = table.column(for: attribute.name)?.name else { continue }
-            conditions += self.conditions(for: attribute, column: column)
+            conditions += self.conditions(for: attribute, column: "\(identifier: column)")
         }
         for relationship in model.relationships(of: entity) where !relationship.isToMany && !relationship.isTransient && !relationship.isOptional {
-            if let column = table.column(for: relationship.name)?.name { conditions.append("\(column) IS NULL") }
+            if let column = table.column(for: relationship.name)?.name { conditions.append("\(identifier: column) IS NULL") }
         }
         return conditions.isEmpty ? nil : conditions.joined(separator: " OR ")
     }
 
-    private func conditions(for attribute: AttributeDescription, column c: String) -> [String] {
-        var result: [String] = []
+    private func conditions(for attribute: AttributeDescription, column c: SQL) -> [SQL] {
+        var result: [SQL] = []
         if !attribute.isOptional { result.append("\(c) IS NULL") }
         let type = attribute.type
         if let mismatch = dialect.storageMismatch(c, type: type) { result.append(mismatch) }
         if let range = type.integerRange, type != .integer64 {
-            result.append("\(c) < \(range.lowerBound) OR \(c) > \(range.upperBound)")
+            result.append("\(c) < \(raw: String(range.lowerBound)) OR \(c) > \(raw: String(range.upperBound))")
         }
-        if type == .float { result.append("abs(\(c)) > \(Double(Float.greatestFiniteMagnitude))") }
+        if type == .float { result.append("abs(\(c)) > \(raw: "\(Double(Float.greatestFiniteMagnitude))")") }
         let (min, max) = (attribute.minValue, attribute.maxValue)
         guard min != nil || max != nil else { return result }
         switch type {
         case .integer16, .integer32, .integer64, .double, .float:
-            if let bound = min?.doubleValue { result.append("\(c) < \(literal(bound))") }
-            if let bound = max?.doubleValue { result.append("\(c) > \(literal(bound))") }
+            if let bound = min?.doubleValue { result.append("\(c) < \(raw: literal(bound))") }
+            if let bound = max?.doubleValue { result.append("\(c) > \(raw: literal(bound))") }
         case .string, .uri:
             if min.map({ ($0.integerValue ?? 0) > 0 }) == true { result.append("\(c) IS NOT NULL") }
-            if let bound = max?.integerValue { result.append("length(\(c)) > \(bound)") }
+            if let bound = max?.integerValue { result.append("length(\(c)) > \(raw: String(bound))") }
         case .binary:
             let length = dialect.byteLength(c)
-            if let bound = min?.integerValue { result.append("\(length) < \(bound)") }
-            if let bound = max?.integerValue { result.append("\(length) > \(bound)") }
+            if let bound = min?.integerValue { result.append("\(length) < \(raw: String(bound))") }
+            if let bound = max?.integerValue { result.append("\(length) > \(raw: String(bound))") }
         default:
             result.append("\(c) IS NOT NULL")
         }
         return result
     }
 
-    /// A bound as SQL: integers as integers, other numbers in full precision.
+    /// A bound as SQL text, a number the model gives: integers as integers, other numbers
+    /// in full precision. Written into the statement rather than bound, so that PostgreSQL
+    /// does not take an integer column's type for a fractional bound.
     private func literal(_ value: Double) -> String {
         value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
     }

@@ -1,19 +1,19 @@
 import Foundation
 
-/// Translates a ``Predicate`` and sort descriptors into SQL over Core Data's layout.
+/// The one compiler from ``Expression`` and ``Predicate`` to ``SQL`` over Core Data's
+/// layout: fetch conditions and sort terms here, value expressions of a migration in
+/// `SQLCompiler+Values.swift`.
 ///
-/// Every value is bound as an argument, never spliced into the SQL. Key paths through
+/// Every value is bound in the ``SQL`` it returns, never spliced into its text. Key paths through
 /// to-one relationships become `LEFT JOIN`s; key paths through to-many relationships
 /// (`ANY pages.number > 3`, `pages.@count`) become correlated subqueries.
 ///
 /// String operators mean the same on every engine: the dialect spells them (see
 /// ``SQLiteDialect`` and ``PostgresDialect``), and strings compare and sort by code point.
-struct PredicateCompiler {
+struct SQLCompiler {
     let schema: StoreSchema
     let entity: EntityDescription
-    /// The arguments, in the order their placeholders appear in the SQL.
-    private(set) var arguments: [DatabaseValue] = []
-    private var joins: [String] = []
+    private var joins: [SQL] = []
     private var joinAliases: [String: String] = [:]
     private var aliasCounter = 1
 
@@ -26,15 +26,15 @@ struct PredicateCompiler {
     var model: ManagedObjectModel { schema.model }
 
     /// The `LEFT JOIN`s the key paths needed.
-    var joinClause: String { joins.joined(separator: " ") }
+    var joinClause: SQL { joins.joined(separator: " ") }
 
     /// An operand of a comparison, resolved but not yet rendered: constants are encoded
     /// for the type of the other side.
     indirect enum Operand {
-        case column(String, AttributeType)
+        case column(SQL, AttributeType)
         /// A foreign key or `Z_PK`: compared with objects and `nil`.
-        case objectKey(String, entity: String)
-        case computed(String, AttributeType?)
+        case objectKey(SQL, entity: String)
+        case computed(SQL, AttributeType?)
         case constant(AttributeValue)
         case object(ObjectID)
         case list([Operand])
@@ -52,20 +52,20 @@ struct PredicateCompiler {
 
     // MARK: Predicates
 
-    mutating func condition(_ predicate: Predicate) throws -> String {
+    mutating func condition(_ predicate: Predicate) throws -> SQL {
         try condition(predicate, entity: entity, alias: "t0")
     }
 
-    mutating func condition(_ predicate: Predicate, entity: EntityDescription, alias: String) throws -> String {
+    mutating func condition(_ predicate: Predicate, entity: EntityDescription, alias: String) throws -> SQL {
         switch predicate {
         case .true: return "1 = 1"
         case .false: return "1 = 0"
         case .and(let parts):
             guard !parts.isEmpty else { return "1 = 1" }
-            return try "(" + parts.map { try condition($0, entity: entity, alias: alias) }.joined(separator: " AND ") + ")"
+            return try "(\(parts.map { try condition($0, entity: entity, alias: alias) }.joined(separator: " AND ")))"
         case .or(let parts):
             guard !parts.isEmpty else { return "1 = 0" }
-            return try "(" + parts.map { try condition($0, entity: entity, alias: alias) }.joined(separator: " OR ") + ")"
+            return try "(\(parts.map { try condition($0, entity: entity, alias: alias) }.joined(separator: " OR ")))"
         case .not(let inner):
             // A comparison with nil is false in NSPredicate but NULL in SQL, and NOT NULL is
             // NULL: `IS NOT TRUE` makes the negation of such a comparison true, as NSPredicate does.
@@ -75,7 +75,7 @@ struct PredicateCompiler {
         }
     }
 
-    private mutating func comparison(_ c: Comparison, entity: EntityDescription, alias: String) throws -> String {
+    private mutating func comparison(_ c: Comparison, entity: EntityDescription, alias: String) throws -> SQL {
         let lhs = try operand(c.lhs, entity: entity, alias: alias)
         // `ANY pages.number > 3`, or a to-many key path without a modifier (Core Data reads it as ANY).
         if case .toMany(let relationship, let owner, let ownerAlias, let rest) = lhs {
@@ -110,56 +110,53 @@ struct PredicateCompiler {
     /// `EXISTS (SELECT 1 FROM <destination> WHERE <linked to owner> AND <body>)`.
     private mutating func exists(
         _ relationship: RelationshipDescription, owner: EntityDescription, alias: String,
-        body: (inout PredicateCompiler, EntityDescription, String) throws -> String
-    ) throws -> String {
+        body: (inout SQLCompiler, EntityDescription, String) throws -> SQL
+    ) throws -> SQL {
         "EXISTS (\(try correlatedSubquery(selecting: "1", relationship, owner: owner, alias: alias, body: body)))"
     }
 
     /// `SELECT <selection> FROM <destination> WHERE <linked to owner> AND <body>`: the rows
     /// a to-many relationship of the outer row reaches.
     private mutating func correlatedSubquery(
-        selecting selection: String, _ relationship: RelationshipDescription, owner: EntityDescription, alias: String,
-        body: (inout PredicateCompiler, EntityDescription, String) throws -> String
-    ) throws -> String {
+        selecting selection: SQL, _ relationship: RelationshipDescription, owner: EntityDescription, alias: String,
+        body: (inout SQLCompiler, EntityDescription, String) throws -> SQL
+    ) throws -> SQL {
         try correlatedSubquery(selecting: { _ in selection }, relationship, owner: owner, alias: alias, body: body)
     }
 
     /// The subquery selecting what `selection` makes of the destination table's alias.
     private mutating func correlatedSubquery(
-        selecting selection: (String) -> String, _ relationship: RelationshipDescription, owner: EntityDescription, alias: String,
-        body: (inout PredicateCompiler, EntityDescription, String) throws -> String
-    ) throws -> String {
+        selecting selection: (String) -> SQL, _ relationship: RelationshipDescription, owner: EntityDescription, alias: String,
+        body: (inout SQLCompiler, EntityDescription, String) throws -> SQL
+    ) throws -> SQL {
         guard let destination = model.entity(named: relationship.destinationEntityName),
             let table = schema.table(for: destination.name),
             let storage = schema.storage(of: relationship, in: owner)
         else { throw unsupported("the relationship '\(relationship.name)' is not stored") }
         let sub = nextAlias()
-        let pk = d.name("Z_PK")
-        var from = "\(table.name) \(sub)"
-        var link: String
+        var from: SQL = "\(identifier: table.name) \(raw: sub)"
+        var link: SQL
         switch storage {
         case .inverseForeignKey(_, let column):
-            link = "\(sub).\(column) = \(alias).\(pk)"
+            link = "\(raw: sub).\(identifier: column) = \(raw: alias).\(storeName: "Z_PK")"
         case .joinTable(let join, let fromSource):
             let j = nextAlias()
             let mine = fromSource ? join.sourceColumn : join.destinationColumn
             let theirs = fromSource ? join.destinationColumn : join.sourceColumn
-            from += " JOIN \(join.name) \(j) ON \(j).\(theirs) = \(sub).\(pk)"
-            link = "\(j).\(mine) = \(alias).\(pk)"
+            from += " JOIN \(identifier: join.name) \(raw: j) ON \(raw: j).\(identifier: theirs) = \(raw: sub).\(storeName: "Z_PK")"
+            link = "\(raw: j).\(identifier: mine) = \(raw: alias).\(storeName: "Z_PK")"
         case .foreignKey:
             throw unsupported("'\(relationship.name)' is to-one")
         }
         if let filter = SelectQuery(table: table, schema: schema).entityFilter(alias: sub) {
             link += " AND " + filter
         }
-        // The sub-compiler shares the argument list so placeholders stay in order.
-        var inner = PredicateCompiler(schema: schema, entity: destination)
-        inner.arguments = arguments
+        // The sub-compiler's joins belong to the subquery; its aliases continue this one's.
+        var inner = SQLCompiler(schema: schema, entity: destination)
         inner.aliasCounter = aliasCounter
         let condition = try body(&inner, destination, sub)
-        arguments = inner.arguments
         aliasCounter = inner.aliasCounter
-        let innerJoins = inner.joinClause.isEmpty ? "" : " " + inner.joinClause
+        let innerJoins: SQL = inner.joinClause.isEmpty ? "" : " \(inner.joinClause)"
         return "SELECT \(selection(sub)) FROM \(from)\(innerJoins) WHERE \(link) AND \(condition)"
     }
 
@@ -174,7 +171,7 @@ struct PredicateCompiler {
         switch expression {
         case .constant(let value): return .constant(value)
         case .object(let id): return .object(id)
-        case .evaluatedObject: return .objectKey("\(alias).\(d.name("Z_PK"))", entity: entity.name)
+        case .evaluatedObject: return .objectKey("\(raw: alias).\(storeName: "Z_PK")", entity: entity.name)
         case .keyPath(let path): return try keyPath(path, entity: entity, alias: alias)
         case .variable(let name, _):
             throw ExpressionError(.unboundVariable, "the variable $\(name) has no value; pass it in substitutionVariables")
@@ -187,7 +184,7 @@ struct PredicateCompiler {
             case .add: return .computed("(\(l) + \(r))", .double)
             case .subtract: return .computed("(\(l) - \(r))", .double)
             case .multiply: return .computed("(\(l) * \(r))", .double)
-            case .divide: return .computed("(CAST(\(l) AS \(d.doubleType)) / \(r))", .double)
+            case .divide: return .computed("(CAST(\(l) AS \(raw: d.doubleType)) / \(r))", .double)
             case .power: return .computed("power(\(l), \(r))", .double)
             }
         case .function(let name, let args):
@@ -198,7 +195,7 @@ struct PredicateCompiler {
     }
 
     private mutating func function(_ name: String, _ args: [Expression], entity: EntityDescription, alias: String) throws -> Operand {
-        func single(_ compiler: inout PredicateCompiler) throws -> String {
+        func single(_ compiler: inout SQLCompiler) throws -> SQL {
             guard args.count == 1 else { throw compiler.unsupported("\(name) takes one argument, got \(args.count)") }
             return try compiler.scalarSQL(try compiler.operand(args[0], entity: entity, alias: alias), hint: .string)
         }
@@ -221,7 +218,7 @@ struct PredicateCompiler {
             let isLast = index == path.count - 1
             guard let table = schema.table(for: current.name) else { throw unknownKey(path, entity) }
             if component == "SELF" || component == "self" {
-                if isLast { return .objectKey("\(currentAlias).\(d.name("Z_PK"))", entity: current.name) }
+                if isLast { return .objectKey("\(raw: currentAlias).\(storeName: "Z_PK")", entity: current.name) }
                 continue
             }
             if let attribute = model.attribute(named: component, of: current) {
@@ -231,7 +228,7 @@ struct PredicateCompiler {
                 guard !attribute.isTransient, let column = table.column(for: component) else {
                     throw ExpressionError(.unsupported, "'\(component)' of \(current.name) is transient and cannot be used in a fetch")
                 }
-                return .column("\(currentAlias).\(column.name)", attribute.type)
+                return .column("\(raw: currentAlias).\(identifier: column.name)", attribute.type)
             }
             guard let relationship = model.relationship(named: component, of: current) else {
                 throw unknownKey(path, current)
@@ -249,20 +246,20 @@ struct PredicateCompiler {
             guard let column = table.column(for: component), let destination = model.entity(named: relationship.destinationEntityName),
                 let destinationTable = schema.table(for: destination.name)
             else { throw unknownKey(path, current) }
-            if isLast { return .objectKey("\(currentAlias).\(column.name)", entity: destination.name) }
+            if isLast { return .objectKey("\(raw: currentAlias).\(identifier: column.name)", entity: destination.name) }
             prefix.append(component)
             let key = prefix.joined(separator: ".") + "@" + alias
             if let existing = joinAliases[key] {
                 currentAlias = existing
             } else {
                 let joined = nextAlias()
-                joins.append("LEFT JOIN \(destinationTable.name) \(joined) ON \(joined).\(d.name("Z_PK")) = \(currentAlias).\(column.name)")
+                joins.append("LEFT JOIN \(identifier: destinationTable.name) \(raw: joined) ON \(raw: joined).\(storeName: "Z_PK") = \(raw: currentAlias).\(identifier: column.name)")
                 joinAliases[key] = joined
                 currentAlias = joined
             }
             current = destination
         }
-        return .objectKey("\(currentAlias).\(d.name("Z_PK"))", entity: current.name)
+        return .objectKey("\(raw: currentAlias).\(storeName: "Z_PK")", entity: current.name)
     }
 
     /// `pages.@sum.number` as a correlated subquery: `@sum` of none is 0, as Key-Value
@@ -282,31 +279,26 @@ struct PredicateCompiler {
         let type: AttributeType = asNumber || operation == .average ? .double : attribute.type
         let doubleType = d.doubleType
         let subquery = try correlatedSubquery(selecting: { sub in
-            let value = asNumber ? "CAST(\(sub).\(column.name) AS \(doubleType))" : "\(sub).\(column.name)"
-            return "\(function)(\(value))"
+            let value: SQL = asNumber ? "CAST(\(raw: sub).\(identifier: column.name) AS \(raw: doubleType))" : "\(raw: sub).\(identifier: column.name)"
+            return "\(raw: function)(\(value))"
         }, relationship, owner: owner, alias: alias) { _, _, _ in "1 = 1" }
         return .computed(operation == .sum ? "COALESCE((\(subquery)), 0)" : "(\(subquery))", type)
     }
 
-    private mutating func countSubquery(_ relationship: RelationshipDescription, owner: EntityDescription, alias: String) throws -> String {
+    private mutating func countSubquery(_ relationship: RelationshipDescription, owner: EntityDescription, alias: String) throws -> SQL {
         "(\(try correlatedSubquery(selecting: "count(*)", relationship, owner: owner, alias: alias) { _, _, _ in "1 = 1" }))"
     }
 
     // MARK: Rendering
 
-    private mutating func bind(_ value: DatabaseValue) -> String {
-        arguments.append(value)
-        return d.placeholder(arguments.count)
-    }
-
     /// A bound constant, encoded for the attribute type it is compared with.
-    private mutating func bindConstant(_ value: AttributeValue, as type: AttributeType?) -> String {
+    private func bindConstant(_ value: AttributeValue, as type: AttributeType?) -> SQL {
         let type = type ?? Self.naturalType(of: value)
         if type == .decimal, d.storesDecimalsAsText, let number = value.doubleValue {
             // Decimal columns hold exact text; compare them as numbers.
-            return bind(.double(number))
+            return "\(DatabaseValue.double(number))"
         }
-        return bind(d.databaseValue(value, type: type))
+        return "\(d.databaseValue(value, type: type))"
     }
 
     static func naturalType(of value: AttributeValue) -> AttributeType {
@@ -324,34 +316,34 @@ struct PredicateCompiler {
     }
 
     /// SQL for a single-valued operand.
-    private mutating func scalarSQL(_ operand: Operand, hint: AttributeType?) throws -> String {
+    private func scalarSQL(_ operand: Operand, hint: AttributeType?) throws -> SQL {
         switch operand {
         case .column(let sql, let type):
-            return type == .decimal && d.storesDecimalsAsText ? "CAST(\(sql) AS \(d.doubleType))" : sql
+            return type == .decimal && d.storesDecimalsAsText ? "CAST(\(sql) AS \(raw: d.doubleType))" : sql
         case .computed(let sql, _): return sql
         case .objectKey(let sql, _): return sql
         case .constant(let value): return bindConstant(value, as: hint)
         case .object(let id):
             guard let pk = id.primaryKey else { throw unsupported("the object \(id) is not saved yet, so no fetch can match it") }
-            return bind(.integer(pk))
+            return "\(pk)"
         case .list: throw unsupported("a list can only stand on the right of IN or BETWEEN")
         case .toMany(let relationship, _, _, _):
             throw unsupported("'\(relationship.name)' is a to-many relationship; use ANY, ALL, NONE or @count")
         }
     }
 
-    private mutating func render(_ lhs: Operand, _ op: ComparisonOperator, _ rhs: Operand, options: ComparisonOptions) throws -> String {
+    private func render(_ lhs: Operand, _ op: ComparisonOperator, _ rhs: Operand, options: ComparisonOptions) throws -> SQL {
         let flags = Int32(options.rawValue)
         // The type a constant on one side is encoded as comes from the other side.
         let lhsHint = rhs.attributeType
         let rhsHint = lhs.attributeType
 
-        func folded(_ sql: String) -> String { fold(sql, flags: flags) }
+        func folded(_ sql: SQL) -> SQL { fold(sql, flags: flags) }
 
         switch op {
         case .equal, .notEqual:
-            if case .constant(.null) = rhs { return "\(try scalarSQL(lhs, hint: nil)) IS \(op == .equal ? "" : "NOT ")NULL" }
-            if case .constant(.null) = lhs { return "\(try scalarSQL(rhs, hint: nil)) IS \(op == .equal ? "" : "NOT ")NULL" }
+            if case .constant(.null) = rhs { return "\(try scalarSQL(lhs, hint: nil)) IS \(raw: op == .equal ? "" : "NOT ")NULL" }
+            if case .constant(.null) = lhs { return "\(try scalarSQL(rhs, hint: nil)) IS \(raw: op == .equal ? "" : "NOT ")NULL" }
             let l = try side(lhs, hint: lhsHint, flags: flags)
             let r = try side(rhs, hint: rhsHint, flags: flags)
             if op == .equal { return "\(l) = \(r)" }
@@ -360,8 +352,8 @@ struct PredicateCompiler {
         case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:
             let l = try side(lhs, hint: lhsHint, flags: flags)
             let r = try side(rhs, hint: rhsHint, flags: flags)
-            if lhs.attributeType != .string, rhs.attributeType == .string { return "\(l) \(op.rawValue) \(codePointOrder(r))" }
-            return "\(codePointOrder(l, when: lhs.attributeType == .string)) \(op.rawValue) \(r)"
+            if lhs.attributeType != .string, rhs.attributeType == .string { return "\(l) \(raw: op.rawValue) \(codePointOrder(r))" }
+            return "\(codePointOrder(l, when: lhs.attributeType == .string)) \(raw: op.rawValue) \(r)"
         case .between:
             guard case .list(let bounds) = rhs, bounds.count == 2 else {
                 throw unsupported("BETWEEN needs two bounds, as in BETWEEN {1, 5}")
@@ -380,7 +372,7 @@ struct PredicateCompiler {
             let list = try items.map { try side($0, hint: rhsHint, flags: flags) }
             return "\(l) IN (\(list.joined(separator: ", ")))"
         case .beginsWith, .endsWith, .contains, .like:
-            func text(_ sql: String, _ operand: Operand) -> String { operand.attributeType == .string ? sql : d.castToText(sql) }
+            func text(_ sql: SQL, _ operand: Operand) -> SQL { operand.attributeType == .string ? sql : d.castToText(sql) }
             let l = folded(text(try scalarSQL(lhs, hint: .string), lhs))
             let needle: StringNeedle
             if case .constant(let value) = rhs {
@@ -390,20 +382,20 @@ struct PredicateCompiler {
                 guard op != .like else { throw unsupported("LIKE needs a constant pattern") }
                 needle = .expression(folded(text(try scalarSQL(rhs, hint: .string), rhs)))
             }
-            return try d.stringComparison(op, l, needle, flags: flags) { bind($0) }
+            return try d.stringComparison(op, l, needle, flags: flags)
         case .matches:
             guard case .constant(.string(let pattern)) = rhs else { throw unsupported("MATCHES needs a constant regular expression") }
             let text = try scalarSQL(lhs, hint: .string)
             let l = options.contains(.diacriticInsensitive) ? fold(text, flags: 2) : text
-            return d.matches(l, pattern: pattern, caseInsensitive: options.contains(.caseInsensitive)) { bind($0) }
+            return d.matches(l, pattern: pattern, caseInsensitive: options.contains(.caseInsensitive))
         }
     }
 
     /// One side of a comparison; strings are folded under `[c]`/`[d]`.
-    private mutating func side(_ operand: Operand, hint: AttributeType?, flags: Int32) throws -> String {
+    private func side(_ operand: Operand, hint: AttributeType?, flags: Int32) throws -> SQL {
         if flags != 0 {
             if case .constant(.string(let text)) = operand {
-                return foldedConstant(text, flags: flags)
+                return d.foldedConstant(text, flags: flags)
             }
             if operand.attributeType == .string {
                 return fold(try scalarSQL(operand, hint: hint), flags: flags)
@@ -413,32 +405,25 @@ struct PredicateCompiler {
     }
 
     /// `sql` folded the way `[c]` (flag 1) and `[d]` (flag 2) ask, as the dialect folds.
-    func fold(_ sql: String, flags: Int32) -> String {
+    func fold(_ sql: SQL, flags: Int32) -> SQL {
         flags == 0 ? sql : d.fold(sql, flags: flags)
     }
 
-    /// A bound string constant, folded as the dialect folds a column.
-    private mutating func foldedConstant(_ text: String, flags: Int32) -> String {
-        d.foldedConstant(text, flags: flags) { bind($0) }
-    }
-
     /// `sql` compared by code point, when it is a string.
-    private func codePointOrder(_ sql: String, when isString: Bool = true) -> String {
+    private func codePointOrder(_ sql: SQL, when isString: Bool = true) -> SQL {
         isString ? d.codePointOrdered(sql) : sql
     }
 
     // MARK: Sorting
 
-    mutating func sortTerm(_ descriptor: FetchRequest.SortDescriptor) throws -> String {
+    mutating func sortTerm(_ descriptor: FetchRequest.SortDescriptor) throws -> SQL {
         let path = descriptor.key.split(separator: ".").map(String.init)
         let operand = try keyPath(path, entity: entity, alias: "t0")
         var sql = try scalarSQL(operand, hint: nil)
         if descriptor.caseInsensitive { sql = fold(sql, flags: 1) }
         sql = codePointOrder(sql, when: operand.attributeType == .string)
-        var term = "\(sql) \(descriptor.ascending ? "ASC" : "DESC")"
         // nil sorts first, as in Core Data; PostgreSQL's default is the other way.
-        term += d.nullOrdering(ascending: descriptor.ascending)
-        return term
+        return "\(sql) \(raw: descriptor.ascending ? "ASC" : "DESC")\(raw: d.nullOrdering(ascending: descriptor.ascending))"
     }
 
     // MARK: Errors
