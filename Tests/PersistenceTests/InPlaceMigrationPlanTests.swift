@@ -115,6 +115,6 @@ struct InPlaceMigrationPlanTests {
         #expect(migration.statements.contains("UPDATE zbook SET zprice = $1"))
         #expect(migration.statements.contains("UPDATE zbook SET ztitle = $1 WHERE ztitle IS NULL"))
         #expect(migration.statements.contains("CREATE INDEX zpage_zpublication_index ON zpage (zpublication)"))
-        #expect(migration.steps.first { $0.sql.hasPrefix("UPDATE zbook SET zprice") }?.arguments == [.double(9.5)])
+        #expect(migration.steps.first { $0.sql.description.hasPrefix("UPDATE zbook SET zprice") }?.sql.arguments == [.double(9.5)])
     }
 }

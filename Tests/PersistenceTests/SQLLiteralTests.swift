@@ -74,4 +74,25 @@ struct SQLLiteralTests {
             #expect(names.contains(capitalised), "\(names)")
         }
     }
+
+    /// A statement binding more values than the engine takes is refused before it reaches
+    /// the engine, with an error that says how many and what to do; at the limit it runs.
+    @Test(arguments: TestBackend.allCases)
+    func aStatementBeyondTheParameterLimitIsRefusedByName(backend: TestBackend) async throws {
+        try await withContainer(backend, model: try LibraryModel.make()) { (container: PersistentContainer) async throws in
+            let database = container.store.database
+            let limit = database.dialect.parameterLimit
+            @Sendable func query(_ count: Int) -> SQL { "SELECT count(*) FROM \(storeName: "Z_PRIMARYKEY") WHERE \(storeName: "Z_ENT") IN (\(list: (0..<count).map { DatabaseValue.integer(Int64($0)) }))" }
+            let atLimit = try await database.read { try $0.scalar(literal: query(limit)) }
+            #expect(atLimit?.int64 ?? 0 > 0)
+            do {
+                _ = try await database.read { try $0.scalar(literal: query(limit + 1)) }
+                Issue.record("a statement of \(limit + 1) values ran")
+            } catch let error as DatabaseError {
+                #expect(error.argumentCount == limit + 1)
+                #expect(error.message.contains("binds \(limit + 1) values, more than the \(limit)"), "\(error)")
+                #expect(error.message.contains("statementChunks"))
+            }
+        }
+    }
 }

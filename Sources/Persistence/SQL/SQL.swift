@@ -21,6 +21,12 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomS
         case identifier(String)
         /// A Core Data name (`Z_PK`), spelled as the dialect stores it.
         case storeName(String)
+        /// A table of a migration's source store, qualified by the schema the source is
+        /// reached through once ``resolved(sourceSchema:offsets:)`` knows it.
+        case sourceTable(String)
+        /// The offset added to an entity mapping's source keys: an integer the engine
+        /// chooses when the step runs (``resolved(sourceSchema:offsets:)``).
+        case keyOffset(mapping: String)
     }
 
     private(set) var elements: [Element]
@@ -62,11 +68,32 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomS
             case .argument(let value):
                 arguments.append(value)
                 text += dialect.placeholder(arguments.count)
-            case .identifier(let name): text += dialect.quoteIdentifier(name)
+            case .identifier(let name), .sourceTable(let name): text += dialect.quoteIdentifier(name)
             case .storeName(let name): text += dialect.quoteIdentifier(dialect.name(name))
+            case .keyOffset: text += "0"
             }
         }
         return (text, arguments)
+    }
+
+    /// The statement with a migration's source tables qualified by `sourceSchema` (the
+    /// schema or attached database the source is reached through, quoted as needed) and
+    /// each entity mapping's key offset; a mapping without one is offset by 0, as is an
+    /// offset left unresolved.
+    func resolved(sourceSchema: String?, offsets: [String: Int64]) -> SQL {
+        var result = SQL(raw: "")
+        for element in elements {
+            switch element {
+            case .sourceTable(let name):
+                if let sourceSchema { result.elements.append(.text(sourceSchema + ".")) }
+                result.elements.append(.identifier(name))
+            case .keyOffset(let mapping):
+                result.elements.append(.text(String(offsets[mapping] ?? 0)))
+            default:
+                result.elements.append(element)
+            }
+        }
+        return result
     }
 
     /// The text with `?` for every value, names as written: for messages and logs, which
@@ -76,7 +103,8 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomS
             switch element {
             case .text(let part): part
             case .argument: "?"
-            case .identifier(let name), .storeName(let name): name
+            case .identifier(let name), .storeName(let name), .sourceTable(let name): name
+            case .keyOffset(let mapping): "offset(\(mapping))"
             }
         }.joined()
     }
@@ -149,6 +177,16 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomS
             elements.append(.storeName(name))
         }
 
+        /// A table of a migration's source store (see ``SQL/resolved(sourceSchema:offsets:)``).
+        mutating func appendInterpolation(sourceTable name: String) {
+            elements.append(.sourceTable(name))
+        }
+
+        /// The key offset of the entity mapping `mapping` (see ``SQL/resolved(sourceSchema:offsets:)``).
+        mutating func appendInterpolation(offsetOf mapping: String) {
+            elements.append(.keyOffset(mapping: mapping))
+        }
+
         /// Text taken as SQL unchecked: a keyword or a number the code chose.
         public mutating func appendInterpolation(raw text: String) {
             if !text.isEmpty { elements.append(.text(text)) }
@@ -188,25 +226,39 @@ extension DatabaseConnection {
     /// Runs one statement with the values it carries; returns the number of rows changed.
     @discardableResult
     public func run(literal sql: SQL) throws(DatabaseError) -> Int {
-        let (text, arguments) = sql.rendered(for: dialect)
+        let (text, arguments) = try statement(sql)
         return try run(text, arguments)
     }
 
     /// Runs a query with the values it carries, calling `body` for each row.
     public func query(literal sql: SQL, _ body: (Row) throws -> Void) throws {
-        let (text, arguments) = sql.rendered(for: dialect)
+        let (text, arguments) = try statement(sql)
         try query(text, arguments, body)
     }
 
     /// All rows of a query.
     public func rows(literal sql: SQL) throws -> [Row] {
-        let (text, arguments) = sql.rendered(for: dialect)
+        let (text, arguments) = try statement(sql)
         return try rows(text, arguments)
     }
 
     /// The first column of the first row, or `nil` when there is no row.
     public func scalar(literal sql: SQL) throws -> DatabaseValue? {
-        let (text, arguments) = sql.rendered(for: dialect)
+        let (text, arguments) = try statement(sql)
         return try scalar(text, arguments)
+    }
+
+    /// The statement as this connection's dialect runs it, refused before it reaches the
+    /// engine when it binds more values than the engine takes in one statement
+    /// (``SQLDialect/parameterLimit``): the one place that knows a statement's size.
+    private func statement(_ sql: SQL) throws(DatabaseError) -> (text: String, arguments: [DatabaseValue]) {
+        let rendered = sql.rendered(for: dialect)
+        guard rendered.arguments.count <= dialect.parameterLimit else {
+            throw DatabaseError(
+                resultCode: 0,
+                message: "the statement binds \(rendered.arguments.count) values, more than the \(dialect.parameterLimit) \(dialect.engineName) takes in one statement; cut the values into runs with SQLDialect.statementChunks",
+                sql: rendered.text, argumentCount: rendered.arguments.count)
+        }
+        return rendered
     }
 }

@@ -77,8 +77,14 @@ struct InPlacePlanner {
         steps[phase, default: []].append(step)
     }
 
-    mutating func add(_ phase: Phase, _ sql: String) {
+    mutating func add(_ phase: Phase, _ sql: SQL) {
         add(phase, Step(sql: sql))
+    }
+
+    /// A statement the planner wrote out from names it chose and the schema's (DDL, key
+    /// moves): no value of the user's data is in it.
+    mutating func add(_ phase: Phase, _ sql: String) {
+        add(phase, SQL(raw: sql))
     }
 
     /// Drops a source table once the data has been read, freeing its name for the renames.

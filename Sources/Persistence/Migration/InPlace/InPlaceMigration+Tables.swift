@@ -176,14 +176,13 @@ extension InPlacePlanner {
         for fix in order {
             let entities = numbers[fix] ?? []
             let limited = Set(entities) == Set(all) ? nil : entityCondition(entities)
-            var builder = StatementBuilder(dialect: d)
             switch fix {
             case .set(let value):
-                let sql = "UPDATE \(table) SET \(column) = \(builder.bind(value))" + (limited.map { " WHERE \($0)" } ?? "")
-                add(.fixValues, builder.step(sql))
+                let sql: SQL = "UPDATE \(identifier: table) SET \(identifier: column) = \(ValueExpression.constant(value).sql(table: table))"
+                add(.fixValues, sql + SQL(raw: limited.map { " WHERE \($0)" } ?? ""))
             case .fillNulls(let value):
-                let sql = "UPDATE \(table) SET \(column) = \(builder.bind(value)) WHERE \(column) IS NULL" + (limited.map { " AND \($0)" } ?? "")
-                add(.fixValues, builder.step(sql))
+                let sql: SQL = "UPDATE \(identifier: table) SET \(identifier: column) = \(ValueExpression.constant(value).sql(table: table)) WHERE \(identifier: column) IS NULL"
+                add(.fixValues, sql + SQL(raw: limited.map { " AND \($0)" } ?? ""))
             }
         }
     }
@@ -197,17 +196,16 @@ extension InPlacePlanner {
             numbers[value, default: []].append(number)
         }
         guard !order.isEmpty else { return }
-        var builder = StatementBuilder(dialect: d)
-        let expression: String
+        let expression: SQL
         if order.count == 1 {
-            expression = builder.render(order[0], table: table)
+            expression = order[0].sql(table: table)
         } else {
-            let cases = order.map { value in "WHEN \(entityCondition(numbers[value] ?? [])) THEN \(builder.render(value, table: table))" }
+            let cases = order.map { value -> SQL in "WHEN \(raw: entityCondition(numbers[value] ?? [])) THEN \(value.sql(table: table))" }
             expression = "CASE \(cases.joined(separator: " ")) END"
         }
         let entities = order.flatMap { numbers[$0] ?? [] }
         let limited = Set(entities) == Set(all) ? "" : " WHERE \(entityCondition(entities))"
-        add(.computeColumns, builder.step("UPDATE \(table) SET \(column) = \(expression)\(limited)"))
+        add(.computeColumns, "UPDATE \(identifier: table) SET \(identifier: column) = \(expression)\(raw: limited)" as SQL)
     }
 
     /// Fills the derived side of each one-to-one from the leading side's final values, then

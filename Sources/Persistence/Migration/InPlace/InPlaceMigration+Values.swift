@@ -78,53 +78,34 @@ extension InPlacePlanner {
         }
     }
 
-    /// Builds a statement's text and its arguments together, so placeholders stay in step with
-    /// the values bound to them on every dialect.
-    struct StatementBuilder {
-        let dialect: any SQLDialect
-        private(set) var arguments: [DatabaseValue] = []
+}
 
-        init(dialect: any SQLDialect) { self.dialect = dialect }
-
-        /// The placeholder of a newly bound value; NULL is written as such.
-        mutating func bind(_ value: DatabaseValue) -> String {
-            if value.isNull { return "NULL" }
-            arguments.append(value)
-            return dialect.placeholder(arguments.count)
-        }
-
-        /// Renders a value for the row of `table`, named as it is when the statement runs
-        /// (subqueries correlate with it).
-        mutating func render(_ value: ValueExpression, table: String) -> String {
-            let d = dialect
-            switch value {
-            case .null, .deferred:
-                return "NULL"
-            case .constant(let constant):
-                return bind(constant)
-            case .column(let name):
-                return name
-            case .cast(let inner, let type):
-                return "CAST(\(render(inner, table: table)) AS \(type))"
-            case .truncated(let inner):
-                return "trunc(\(render(inner, table: table)))"
-            case .coalesce(let first, let second):
-                let a = render(first, table: table)
-                return "COALESCE(\(a), \(render(second, table: table)))"
-            case .firstLinked(let link):
-                switch link.storage {
-                case let .foreignKey(.own, _, column):
-                    return column
-                case let .foreignKey(.other, linkTable, column):
-                    return "(SELECT min(l.\(d.name("Z_PK"))) FROM \(linkTable) l WHERE l.\(column) = \(table).\(d.name("Z_PK")))"
-                case let .join(linkTable, own, other, _, _):
-                    return "(SELECT min(l.\(other)) FROM \(linkTable) l WHERE l.\(own) = \(table).\(d.name("Z_PK")))"
-                }
+extension InPlacePlanner.ValueExpression {
+    /// The value as SQL for the row of `table`, named as it is when the statement runs
+    /// (subqueries correlate with it); constants are bound.
+    func sql(table: String) -> SQL {
+        switch self {
+        case .null, .deferred:
+            return "NULL"
+        case .constant(let constant):
+            return constant.isNull ? "NULL" : "\(constant)"
+        case .column(let name):
+            return "\(identifier: name)"
+        case .cast(let inner, let type):
+            return "CAST(\(inner.sql(table: table)) AS \(raw: type))"
+        case .truncated(let inner):
+            return "trunc(\(inner.sql(table: table)))"
+        case .coalesce(let first, let second):
+            return "COALESCE(\(first.sql(table: table)), \(second.sql(table: table)))"
+        case .firstLinked(let link):
+            switch link.storage {
+            case let .foreignKey(.own, _, column):
+                return "\(identifier: column)"
+            case let .foreignKey(.other, linkTable, column):
+                return "(SELECT min(l.\(storeName: "Z_PK")) FROM \(identifier: linkTable) l WHERE l.\(identifier: column) = \(identifier: table).\(storeName: "Z_PK"))"
+            case let .join(linkTable, own, other, _, _):
+                return "(SELECT min(l.\(identifier: other)) FROM \(identifier: linkTable) l WHERE l.\(identifier: own) = \(identifier: table).\(storeName: "Z_PK"))"
             }
-        }
-
-        func step(_ sql: String) -> InPlaceMigration.Step {
-            InPlaceMigration.Step(sql: sql, arguments: arguments)
         }
     }
 }

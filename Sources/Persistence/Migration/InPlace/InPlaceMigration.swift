@@ -29,8 +29,8 @@ struct InPlaceMigration: Sendable {
 
     /// One statement and the values bound to its placeholders.
     struct Step: Sendable, Hashable {
-        var sql: String
-        var arguments: [DatabaseValue] = []
+        /// The statement, with the values it binds.
+        var sql: SQL
     }
 
     /// A `Z_PRIMARYKEY` row of the destination, and the source entities whose `Z_MAX` it
@@ -84,7 +84,7 @@ struct InPlaceMigration: Sendable {
     }
 
     /// The statements, for a `--plan` display and tests.
-    var statements: [String] { steps.map(\.sql) }
+    var statements: [String] { steps.map { $0.sql.rendered(for: dialect).text } }
 
     /// Runs every statement on `connection` (the caller wraps it in ONE transaction), then
     /// rewrites Z_PRIMARYKEY for the destination's entity numbers (carrying Z_MAX of each
@@ -108,16 +108,17 @@ struct InPlaceMigration: Sendable {
             let destinationSchema = destination.map { StoreSchema(model: $0, dialect: d) }
             for (index, step) in steps.enumerated() {
                 do {
-                    if let destinationSchema, step.sql.hasPrefix("CREATE UNIQUE INDEX") {
-                        try destinationSchema.explainingUniqueIndexes(on: connection) { try connection.execute(step.sql) }
+                    let (sql, arguments) = step.sql.rendered(for: d)
+                    if let destinationSchema, sql.hasPrefix("CREATE UNIQUE INDEX") {
+                        try destinationSchema.explainingUniqueIndexes(on: connection) { try connection.execute(sql) }
                         continue
                     }
                     // DDL goes through `execute`, so the connection's statement cache does not
                     // keep statements on tables that are about to be dropped.
-                    if step.arguments.isEmpty {
-                        try connection.execute(step.sql)
+                    if arguments.isEmpty {
+                        try connection.execute(sql)
                     } else {
-                        try connection.run(step.sql, step.arguments)
+                        try connection.run(sql, arguments)
                     }
                 } catch {
                     throw MigrationError(.store, "step \(index + 1) of \(steps.count) of the in-place migration failed",
@@ -128,10 +129,10 @@ struct InPlaceMigration: Sendable {
             try connection.run("DELETE FROM \(d.name("Z_PRIMARYKEY"))", [])
             for row in primaryKeyRows {
                 let carried = row.carriedFrom.compactMap { maxima[$0] }.max() ?? 0
-                try connection.run(
-                    "INSERT INTO \(d.name("Z_PRIMARYKEY")) (\(d.name("Z_ENT")), \(d.name("Z_NAME")), \(d.name("Z_SUPER")), \(d.name("Z_MAX"))) VALUES (\(d.placeholder(1)), \(d.placeholder(2)), \(d.placeholder(3)), \(d.placeholder(4)))",
-                    [.integer(Int64(row.entity)), .text(row.name), .integer(Int64(row.superEntity)), .integer(carried)]
-                )
+                try connection.run(literal: """
+                    INSERT INTO \(storeName: "Z_PRIMARYKEY") (\(storeName: "Z_ENT"), \(storeName: "Z_NAME"), \(storeName: "Z_SUPER"), \(storeName: "Z_MAX")) \
+                    VALUES (\(row.entity), \(row.name), \(row.superEntity), \(carried))
+                    """)
             }
             try StoreCreation.writeMetadata(metadata, on: connection)
         } catch let error as MigrationError {

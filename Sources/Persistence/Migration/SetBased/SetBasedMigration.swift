@@ -4,7 +4,7 @@
 ///
 /// It applies when no entity mapping has a policy or a source filter, every attribute
 /// value expression translates to SQL with the same meaning as in Swift (see
-/// ``SQLValueTranslator``), and every relationship value is Core Data's
+/// ``SQLCompiler/attributeValues(of:into:of:table:row:)``), and every relationship value is Core Data's
 /// `destinationInstancesForEntityMappingNamed:sourceInstances:` over a source
 /// relationship stored as a foreign key. Otherwise ``plan(mapping:source:destination:dialect:)``
 /// says why, and the step streams through the migration manager instead.
@@ -17,32 +17,18 @@ struct SetBasedMigration: Sendable {
         var description: String { reason }
     }
 
-    /// One entity mapping's instances: the columns and the SQL that fills each.
-    struct Insert: Sendable {
-        let mapping: String
-        let sourceRoot: String
-        let destinationRoot: String
-        let destinationTable: String
-        let sourceTable: String
-        let sourceEntityNumber: Int
-        let destinationEntityNumber: Int
-        /// Destination column → SQL over the source row `s`, whose placeholders take
-        /// `arguments` in order; key offsets are resolved when the step runs.
-        let columns: [(column: String, sql: MigrationSQL)]
-        let arguments: [DatabaseValue]
-    }
-
     /// One join table's rows: a SELECT of (owner key, other key) pairs from the source.
     struct JoinInsert: Sendable {
         let table: String
         let ownerColumn: String
         let otherColumn: String
-        let select: MigrationSQL
+        let select: SQL
     }
 
     let source: ManagedObjectModel
     let destination: ManagedObjectModel
-    let inserts: [Insert]
+    /// One per entity mapping: its instances, attributes and look-up foreign keys.
+    let inserts: [EntityMappingInsert]
     let joinInserts: [JoinInsert]
 
     /// `sourceNumbering` is how the source store's entities are numbered (by default as a
@@ -63,45 +49,41 @@ struct SetBasedMigration: Sendable {
     /// returns the rows written per entity mapping.
     func run(on connection: any DatabaseConnection, sourceSchema: String) throws -> [(mapping: String, rows: Int)] {
         let d = connection.dialect
+        func resolved(_ sql: SQL, _ offsets: [String: Int64]) -> SQL { sql.resolved(sourceSchema: sourceSchema, offsets: offsets) }
         // Rows of different source tables meeting in one destination table are offset by
         // the larger keys of the tables before them.
         var offsets: [String: Int64] = [:]
         var rootOffsets: [String: Int64] = [:]
         var nextOffset: [String: Int64] = [:]
         for insert in inserts {
-            let key = "\(insert.destinationRoot)|\(insert.sourceRoot)"
+            let destinationRoot = insert.destinationTable.rootEntityName
+            let key = "\(destinationRoot)|\(insert.sourceTable.rootEntityName)"
             if let offset = rootOffsets[key] {
                 offsets[insert.mapping] = offset
                 continue
             }
-            let base = nextOffset[insert.destinationRoot] ?? 0
+            let base = nextOffset[destinationRoot] ?? 0
             rootOffsets[key] = base
             offsets[insert.mapping] = base
-            let largest: MigrationSQL = "SELECT max(\(d.name("Z_PK"))) FROM \(sourceTable: insert.sourceTable)"
-            let max = try connection.scalar(largest.resolved(sourceSchema: sourceSchema, offsets: [:]))?.int64 ?? 0
-            nextOffset[insert.destinationRoot] = base + max
+            let largest: SQL = "SELECT max(\(storeName: "Z_PK")) FROM \(sourceTable: insert.sourceTable.name)"
+            let max = try connection.scalar(literal: resolved(largest, [:]))?.int64 ?? 0
+            nextOffset[destinationRoot] = base + max
         }
         var written: [(String, Int)] = []
         for insert in inserts {
-            let names = [d.name("Z_PK"), d.name("Z_ENT"), d.name("Z_OPT")] + insert.columns.map(\.column)
-            let values: [MigrationSQL] = ["s.\(d.name("Z_PK")) + \(offsetOf: insert.mapping)", "\(insert.destinationEntityNumber)", "1"] + insert.columns.map(\.sql)
-            let sql: MigrationSQL = """
-                INSERT INTO \(insert.destinationTable) (\(names.joined(separator: ", "))) \
-                SELECT \(MigrationSQL.joined(values, separator: ", ")) FROM \(sourceTable: insert.sourceTable) s WHERE s.\(d.name("Z_ENT")) = \(insert.sourceEntityNumber)
-                """
-            written.append((insert.mapping, try connection.run(sql.resolved(sourceSchema: sourceSchema, offsets: offsets), insert.arguments)))
+            written.append((insert.mapping, try connection.run(literal: resolved(insert.statement, offsets))))
         }
         for join in joinInserts {
-            let sql: MigrationSQL = "INSERT INTO \(join.table) (\(join.ownerColumn), \(join.otherColumn)) \(join.select)"
-            try connection.run(sql.resolved(sourceSchema: sourceSchema, offsets: offsets), [])
+            let sql: SQL = "INSERT INTO \(identifier: join.table) (\(identifier: join.ownerColumn), \(identifier: join.otherColumn)) \(join.select)"
+            try connection.run(literal: resolved(sql, offsets))
         }
         // The key generator continues after the largest key of each table.
         let schema = StoreSchema(model: destination, dialect: d)
         for table in schema.rootTables {
-            try connection.run("""
-                UPDATE \(d.name("Z_PRIMARYKEY")) SET \(d.name("Z_MAX")) = (SELECT coalesce(max(\(d.name("Z_PK"))), 0) FROM \(table.name)) \
-                WHERE \(d.name("Z_ENT")) = \(table.entityNumber)
-                """, [])
+            try connection.run(literal: """
+                UPDATE \(storeName: "Z_PRIMARYKEY") SET \(storeName: "Z_MAX") = (SELECT coalesce(max(\(storeName: "Z_PK")), 0) FROM \(identifier: table.name)) \
+                WHERE \(storeName: "Z_ENT") = \(table.entityNumber)
+                """)
         }
         return written
     }

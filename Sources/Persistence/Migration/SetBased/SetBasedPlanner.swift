@@ -21,7 +21,7 @@ struct SetBasedPlanner {
     }
 
     func plan() throws -> SetBasedMigration {
-        var inserts: [SetBasedMigration.Insert] = []
+        var inserts: [EntityMappingInsert] = []
         var joinInserts: [SetBasedMigration.JoinInsert] = []
         var joinTablesDone: Set<String> = []
         for entityMapping in mapping.entityMappings {
@@ -33,12 +33,11 @@ struct SetBasedPlanner {
                 let sourceTable = sourceSchema.table(for: sourceName), let destinationTable = destinationSchema.table(for: destinationName)
             else { throw unsupported("\(entityMapping.name) names an entity the models do not have") }
 
-            var translator = SQLValueTranslator(model: source, entity: sourceEntity, table: sourceTable, dialect: dialect)
-            var columns: [(column: String, sql: MigrationSQL)]
+            var insert: EntityMappingInsert
             do {
-                columns = try translator.attributeColumns(of: entityMapping, into: destinationEntity, of: destination, table: destinationTable)
-                    .map { ($0.column, "\($0.sql)") }
-            } catch let untranslatable as SQLValueTranslator.Untranslatable {
+                insert = try EntityMappingInsert(entityMapping, source: (sourceEntity, sourceTable), sourceSchema: sourceSchema,
+                                                 destination: (destinationEntity, destinationTable), of: destination)
+            } catch let untranslatable as SQLCompiler.Untranslatable {
                 throw unsupported("\(entityMapping.name).\(untranslatable.attribute)'s value expression has no SQL equivalent")
             }
             for relationship in destination.relationships(of: destinationEntity) where !relationship.isTransient {
@@ -46,7 +45,7 @@ struct SetBasedPlanner {
                 switch destinationSchema.storage(of: relationship, in: destinationEntity) {
                 case .foreignKey(let column)?:
                     guard let expression else { continue }
-                    columns.append((column, try foreignKey(expression, sourceEntity: sourceEntity, sourceTable: sourceTable, mappingName: entityMapping.name, property: relationship.name)))
+                    insert.set(column, to: try foreignKey(expression, sourceEntity: sourceEntity, mappingName: entityMapping.name, property: relationship.name))
                 case .inverseForeignKey?:
                     // Filled from the other side's foreign key; that side must map it.
                     guard expression != nil, let inverse = destination.inverse(of: relationship) else { continue }
@@ -65,10 +64,7 @@ struct SetBasedPlanner {
                     continue
                 }
             }
-            inserts.append(SetBasedMigration.Insert(
-                mapping: entityMapping.name, sourceRoot: sourceTable.rootEntityName, destinationRoot: destinationTable.rootEntityName,
-                destinationTable: destinationTable.name, sourceTable: sourceTable.name, sourceEntityNumber: sourceTable.entityNumber,
-                destinationEntityNumber: destinationTable.entityNumber, columns: columns, arguments: translator.arguments))
+            inserts.append(insert)
         }
         return SetBasedMigration(source: source, destination: destination, inserts: inserts, joinInserts: joinInserts)
     }
@@ -85,15 +81,14 @@ struct SetBasedPlanner {
         return (target, relationship)
     }
 
-    private func foreignKey(_ expression: Expression, sourceEntity: EntityDescription, sourceTable: EntityTable, mappingName: String, property: String) throws -> MigrationSQL {
+    private func foreignKey(_ expression: Expression, sourceEntity: EntityDescription, mappingName: String, property: String) throws -> SQL {
         let (target, relationship) = try lookup(expression, sourceEntity: sourceEntity, property: property)
-        let d = dialect
         switch sourceSchema.storage(of: relationship, in: sourceEntity) {
         case .foreignKey(let column)?:
-            return "s.\(column) + \(offsetOf: target.name)"
+            return "s.\(identifier: column) + \(offsetOf: target.name)"
         case .inverseForeignKey(let table, let column)?:
             // A to-many that became a to-one keeps its first destination.
-            return "(SELECT min(x.\(d.name("Z_PK"))) FROM \(sourceTable: table.name) x WHERE x.\(column) = s.\(d.name("Z_PK"))) + \(offsetOf: target.name)"
+            return "(SELECT min(x.\(storeName: "Z_PK")) FROM \(sourceTable: table.name) x WHERE x.\(identifier: column) = s.\(storeName: "Z_PK")) + \(offsetOf: target.name)"
         default:
             throw unsupported("\(mappingName).\(property) reads a many-to-many relationship")
         }
@@ -102,19 +97,26 @@ struct SetBasedPlanner {
     private func joinRows(_ expression: Expression, join: JoinTable, fromOwner: Bool, sourceEntity: EntityDescription, sourceTable: EntityTable,
                           mappingName: String, property: String) throws -> SetBasedMigration.JoinInsert {
         let (target, relationship) = try lookup(expression, sourceEntity: sourceEntity, property: property)
-        let d = dialect
-        let pk = d.name("Z_PK")
         // (this side's key, the other side's key) pairs from the source's storage.
-        let pairs: MigrationSQL
+        let pairs: SQL
         switch sourceSchema.storage(of: relationship, in: sourceEntity) {
         case .foreignKey(let column)?:
-            pairs = "SELECT s.\(pk) + \(offsetOf: mappingName) AS a, s.\(column) + \(offsetOf: target.name) AS b FROM \(sourceTable: sourceTable.name) s WHERE s.\(column) IS NOT NULL AND s.\(d.name("Z_ENT")) = \(sourceTable.entityNumber)"
+            pairs = """
+                SELECT s.\(storeName: "Z_PK") + \(offsetOf: mappingName) AS a, s.\(identifier: column) + \(offsetOf: target.name) AS b \
+                FROM \(sourceTable: sourceTable.name) s WHERE s.\(identifier: column) IS NOT NULL AND s.\(storeName: "Z_ENT") = \(raw: String(sourceTable.entityNumber))
+                """
         case .inverseForeignKey(let table, let column)?:
-            pairs = "SELECT x.\(column) + \(offsetOf: mappingName) AS a, x.\(pk) + \(offsetOf: target.name) AS b FROM \(sourceTable: table.name) x WHERE x.\(column) IS NOT NULL"
+            pairs = """
+                SELECT x.\(identifier: column) + \(offsetOf: mappingName) AS a, x.\(storeName: "Z_PK") + \(offsetOf: target.name) AS b \
+                FROM \(sourceTable: table.name) x WHERE x.\(identifier: column) IS NOT NULL
+                """
         case .joinTable(let sourceJoin, let sourceFromOwner)?:
             let mine = sourceFromOwner ? sourceJoin.sourceColumn : sourceJoin.destinationColumn
             let other = sourceFromOwner ? sourceJoin.destinationColumn : sourceJoin.sourceColumn
-            pairs = "SELECT j.\(mine) + \(offsetOf: mappingName) AS a, j.\(other) + \(offsetOf: target.name) AS b FROM \(sourceTable: sourceJoin.name) j"
+            pairs = """
+                SELECT j.\(identifier: mine) + \(offsetOf: mappingName) AS a, j.\(identifier: other) + \(offsetOf: target.name) AS b \
+                FROM \(sourceTable: sourceJoin.name) j
+                """
         case nil:
             throw unsupported("\(mappingName).\(property) reads a transient relationship")
         }

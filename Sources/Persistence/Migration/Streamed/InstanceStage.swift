@@ -31,25 +31,18 @@ enum InstanceStage: Sendable {
     }
 }
 
-/// The `INSERT … SELECT` that creates one entity mapping's instances: the destination's
-/// `Z_PK`, `Z_ENT`, `Z_OPT`, each attribute's SQL over the source row `s`, and the foreign
-/// keys of look-up relationships as source key plus the target mapping's offset.
+/// The `INSERT … SELECT` that creates one entity mapping's instances in a streamed step:
+/// its ``EntityMappingInsert`` with the foreign keys of look-up relationships, each the
+/// source foreign key plus the target mapping's offset.
 struct SQLInstanceInsert: Sendable {
     struct Unsupported: Error, Sendable {
         let reason: String
     }
 
-    let mapping: String
-    let sourceTable: String
-    let sourceEntityNumber: Int
-    let destinationTable: String
-    let destinationEntityNumber: Int
-    /// Destination column → SQL over `s`, whose placeholders take `arguments` in order.
-    let columns: [(column: String, sql: String)]
-    let arguments: [DatabaseValue]
-    /// Destination foreign-key column → the source foreign-key column and the mapping whose offset applies.
-    let foreignKeys: [(column: String, sourceColumn: String, targetMapping: String)]
-    let dialect: any SQLDialect
+    let insert: EntityMappingInsert
+
+    var mapping: String { insert.mapping }
+    var sourceTable: EntityTable { insert.sourceTable }
 
     static func plan(_ entityMapping: EntityMapping, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: any SQLDialect,
                      sourceNumbering: EntityNumbering? = nil, relationships: RelationshipStage) -> Result<SQLInstanceInsert, Unsupported> {
@@ -61,44 +54,29 @@ struct SQLInstanceInsert: Sendable {
             !destinationEntity.isAbstract,
             let sourceTable = sourceSchema.table(for: sourceName), let destinationTable = destinationSchema.table(for: destinationName)
         else { return .failure(Unsupported(reason: "it does not map one source entity to one concrete destination entity")) }
-        var translator = SQLValueTranslator(model: source, entity: sourceEntity, table: sourceTable, dialect: dialect)
-        let columns: [(column: String, sql: String)]
+        var insert: EntityMappingInsert
         do {
-            columns = try translator.attributeColumns(of: entityMapping, into: destinationEntity, of: destination, table: destinationTable)
-        } catch let untranslatable as SQLValueTranslator.Untranslatable {
+            insert = try EntityMappingInsert(entityMapping, source: (sourceEntity, sourceTable), sourceSchema: sourceSchema,
+                                             destination: (destinationEntity, destinationTable), of: destination)
+        } catch let untranslatable as SQLCompiler.Untranslatable {
             return .failure(Unsupported(reason: "\(untranslatable.attribute)'s value expression has no SQL equivalent"))
         } catch {
             return .failure(Unsupported(reason: "\(error)"))
         }
-        var foreignKeys: [(column: String, sourceColumn: String, targetMapping: String)] = []
         if case .foreignKeys(let lookups) = relationships {
             for lookup in lookups {
                 guard let column = destinationTable.column(for: lookup.relationship)?.name,
                     let sourceColumn = sourceTable.column(for: lookup.sourceRelationship)?.name
                 else { return .failure(Unsupported(reason: "\(lookup.relationship) has no foreign-key column")) }
-                foreignKeys.append((column, sourceColumn, lookup.targetMapping))
+                insert.set(column, to: "s.\(identifier: sourceColumn) + \(offsetOf: lookup.targetMapping)")
             }
         }
-        return .success(SQLInstanceInsert(
-            mapping: entityMapping.name, sourceTable: sourceTable.name, sourceEntityNumber: sourceTable.entityNumber,
-            destinationTable: destinationTable.name, destinationEntityNumber: destinationTable.entityNumber,
-            columns: columns, arguments: translator.arguments, foreignKeys: foreignKeys, dialect: dialect))
+        return .success(SQLInstanceInsert(insert: insert))
     }
 
     /// The statement, reading the source through `access`, with the mappings' key offsets
     /// (integers the engine chose, never input).
-    func statement(access: SourceAccess, offset: Int64, offsets: [String: Int64]) -> String {
-        let d = dialect
-        let pk = d.name("Z_PK")
-        var names = [pk, d.name("Z_ENT"), d.name("Z_OPT")] + columns.map(\.column)
-        var values = ["s.\(pk) + \(offset)", "\(destinationEntityNumber)", "1"] + columns.map(\.sql)
-        for foreignKey in foreignKeys {
-            names.append(foreignKey.column)
-            values.append("s.\(foreignKey.sourceColumn) + \(offsets[foreignKey.targetMapping] ?? 0)")
-        }
-        return """
-            INSERT INTO \(destinationTable) (\(names.joined(separator: ", "))) \
-            SELECT \(values.joined(separator: ", ")) FROM \(access.table(sourceTable)) s WHERE s.\(d.name("Z_ENT")) = \(sourceEntityNumber)
-            """
+    func statement(access: SourceAccess, offsets: [String: Int64]) -> SQL {
+        insert.statement.resolved(sourceSchema: access.schema, offsets: offsets)
     }
 }

@@ -229,24 +229,25 @@ extension MigrationManager {
     /// identity pairs from the source keys it read; returns the rows written.
     private func runInstanceInsert(_ insert: SQLInstanceInsert, access: SourceAccess, source: PersistentStore, destination: PersistentStore,
                                    associations: AssociationIndex) async throws -> Int {
-        guard let offset = associations.keys(of: insert.mapping)?.offset else { return 0 }
+        guard associations.keys(of: insert.mapping) != nil else { return 0 }
         var offsets: [String: Int64] = [:]
         for mapping in mappingModel.entityMappings {
             if let keys = associations.keys(of: mapping.name) { offsets[mapping.name] = keys.offset }
         }
-        let sql = insert.statement(access: access, offset: offset, offsets: offsets)
-        let arguments = insert.arguments
+        let sql = insert.statement(access: access, offsets: offsets)
         let written: Int
         do {
-            written = try await destination.database.write { try $0.run(sql, arguments) }
+            written = try await destination.database.write { try $0.run(literal: sql) }
         } catch let error as DatabaseError {
             throw MigrationError(.store, "writing migrated objects failed", entityMapping: insert.mapping, underlying: error)
         }
-        let d = source.schema.dialect
         var last: Int64 = 0
         while true {
-            let keysSQL = "SELECT \(d.name("Z_PK")) FROM \(insert.sourceTable) WHERE \(d.name("Z_ENT")) = \(insert.sourceEntityNumber) AND \(d.name("Z_PK")) > \(d.placeholder(1)) ORDER BY \(d.name("Z_PK")) LIMIT 100000"
-            let keys = try await source.database.read { [last] in try $0.rows(keysSQL, [.integer(last)]).compactMap { $0[0].int64 } }
+            let keysSQL: SQL = """
+                SELECT \(storeName: "Z_PK") FROM \(identifier: insert.sourceTable.name) WHERE \(storeName: "Z_ENT") = \(raw: String(insert.sourceTable.entityNumber)) \
+                AND \(storeName: "Z_PK") > \(last) ORDER BY \(storeName: "Z_PK") LIMIT 100000
+                """
+            let keys = try await source.database.read { try $0.rows(literal: keysSQL).compactMap { $0[0].int64 } }
             guard let end = keys.last else { break }
             associations.claimIdentities(mapping: insert.mapping, sources: keys)
             last = end

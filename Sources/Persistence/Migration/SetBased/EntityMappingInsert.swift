@@ -1,0 +1,52 @@
+/// The `INSERT … SELECT` that creates one entity mapping's instances from its source table:
+/// the destination's `Z_PK` (the source key plus the mapping's offset), `Z_ENT`, `Z_OPT`,
+/// each attribute's SQL over the source row `s` (``SQLCompiler/attributeValues(of:into:of:table:row:)``),
+/// and the foreign keys a caller adds (look-ups: a source key plus the target mapping's offset).
+///
+/// The one statement both the set-based step and a streamed step's SQL instances run for an
+/// entity mapping. It names source tables and offsets symbolically; the step resolves them
+/// when it runs (``SQL/resolved(sourceSchema:offsets:)``):
+///
+/// ```swift
+/// var insert = try EntityMappingInsert(mapping, source: (book, bookTable), sourceSchema: v2,
+///                                      destination: (publication, publicationTable), of: v3.model)
+/// insert.set("ZAUTHOR", to: "s.\(identifier: "ZWRITER") + \(offsetOf: "AuthorToAuthor")")
+/// try connection.run(literal: insert.statement.resolved(sourceSchema: "src", offsets: offsets))
+/// ```
+struct EntityMappingInsert: Sendable {
+    /// The entity mapping's name, whose key offset the destination keys take.
+    let mapping: String
+    let sourceTable: EntityTable
+    let destinationTable: EntityTable
+    /// Destination column → its value over the source row `s`, arguments bound.
+    private(set) var columns: [(column: String, value: SQL)]
+
+    /// The insert of `entityMapping`'s instances with their attributes.
+    ///
+    /// - Throws: ``SQLCompiler/Untranslatable`` naming the first attribute whose value
+    ///   expression has no SQL equivalent.
+    init(_ entityMapping: EntityMapping, source: (entity: EntityDescription, table: EntityTable), sourceSchema: StoreSchema,
+         destination: (entity: EntityDescription, table: EntityTable), of destinationModel: ManagedObjectModel) throws {
+        mapping = entityMapping.name
+        sourceTable = source.table
+        destinationTable = destination.table
+        let compiler = SQLCompiler(schema: sourceSchema, entity: source.entity)
+        columns = try compiler.attributeValues(of: entityMapping, into: destination.entity, of: destinationModel,
+                                               table: destination.table, row: "s")
+    }
+
+    /// Sets the destination column `column` to `value` over the source row `s`.
+    mutating func set(_ column: String, to value: SQL) {
+        columns.append((column, value))
+    }
+
+    /// The statement, its source table and key offsets still symbolic.
+    var statement: SQL {
+        let names: [SQL] = ["\(storeName: "Z_PK")", "\(storeName: "Z_ENT")", "\(storeName: "Z_OPT")"] + columns.map { "\(identifier: $0.column)" }
+        let values: [SQL] = ["s.\(storeName: "Z_PK") + \(offsetOf: mapping)", "\(raw: String(destinationTable.entityNumber))", "1"] + columns.map(\.value)
+        return """
+            INSERT INTO \(identifier: destinationTable.name) (\(names.joined(separator: ", "))) \
+            SELECT \(values.joined(separator: ", ")) FROM \(sourceTable: sourceTable.name) s WHERE s.\(storeName: "Z_ENT") = \(raw: String(sourceTable.entityNumber))
+            """
+    }
+}
