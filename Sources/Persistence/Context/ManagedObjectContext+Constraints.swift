@@ -13,7 +13,7 @@ extension ManagedObjectContext {
         let ordered = objects.values.sorted { "\($0.objectID)" < "\($1.objectID)" }
         var conflicts: [ConstraintConflictError.Conflict] = []
         // The look-ups in the store, made once the save's own clashes are known.
-        var lookups: [(conflict: ConstraintConflictError.Conflict, sql: String, arguments: [DatabaseValue])] = []
+        var lookups: [(conflict: ConstraintConflictError.Conflict, sql: SQL)] = []
         for index in indexes {
             guard case .uniqueness(let entity, let properties) = index.purpose else { continue }
             var seen: [[ConstraintConflictError.ConstraintValue]: ObjectID] = [:]
@@ -42,24 +42,24 @@ extension ManagedObjectContext {
                 }
                 seen[key] = id
                 guard arguments.count == properties.count else { continue }
-                var conditions = zip(index.columns, arguments.indices).map { "\($0) = \(dialect.placeholder($1 + 1))" }
+                var conditions = zip(index.columns, arguments).map { column, value -> SQL in "\(identifier: column) = \(value)" }
                 if let numbers = index.entityNumbers {
-                    conditions.append("\(dialect.name("Z_ENT")) IN (\(numbers.map(String.init).joined(separator: ", ")))")
+                    conditions.append("\(storeName: "Z_ENT") IN (\(raw: numbers.map(String.init).joined(separator: ", ")))")
                 }
-                let sql = "SELECT \(dialect.name("Z_PK")), \(dialect.name("Z_ENT")) FROM \(index.table) WHERE " + conditions.joined(separator: " AND ")
+                let sql: SQL = "SELECT \(storeName: "Z_PK"), \(storeName: "Z_ENT") FROM \(identifier: index.table) WHERE \(conditions.joined(separator: " AND "))"
                 let pending = ConstraintConflictError.Conflict(entity: entity, properties: properties, values: key, objectID: id, conflictingObjectID: id,
                                                                 isInStore: true)
-                lookups.append((pending, sql, arguments))
+                lookups.append((pending, sql))
             }
         }
         guard !lookups.isEmpty else { return conflicts }
         // Rows by table and key: keys are unique per table only.
         let excluded = Set((deleted + Array(objects.keys)).compactMap { id in id.primaryKey.map { "\(id.rootEntityName)/\($0)" } })
-        let queries = lookups.map { ($0.sql, $0.arguments, $0.conflict.objectID.rootEntityName) }
+        let queries = lookups.map { ($0.sql, $0.conflict.objectID.rootEntityName) }
         let found = try await store.database.read { connection in
             try queries.map { lookup in
-                try connection.rows(lookup.0, lookup.1).compactMap { row -> (Int64, Int)? in
-                    guard let pk = row[0].int64, let number = row[1].int64, !excluded.contains("\(lookup.2)/\(pk)") else { return nil }
+                try connection.rows(literal: lookup.0).compactMap { row -> (Int64, Int)? in
+                    guard let pk = row[0].int64, let number = row[1].int64, !excluded.contains("\(lookup.1)/\(pk)") else { return nil }
                     return (pk, Int(number))
                 }.first
             }

@@ -48,20 +48,16 @@ struct SaveExecutor {
         id.primaryKey ?? result.primaryKeys[id]
     }
 
-    private func placeholders(_ count: Int, from start: Int = 1) -> String {
-        (start..<(start + count)).map { d.placeholder($0) }.joined(separator: ", ")
-    }
-
     // MARK: Primary keys
 
     private mutating func allocatePrimaryKeys(for inserts: [SavePlan.RowWrite]) throws {
         let byRoot = Dictionary(grouping: inserts) { $0.id.rootEntityName }
-        let table = d.name("Z_PRIMARYKEY"), max = d.name("Z_MAX"), ent = d.name("Z_ENT")
         for (root, writes) in byRoot.sorted(by: { $0.key < $1.key }) {
             guard let rootNumber = schema.table(for: root)?.entityNumber else { continue }
-            try connection.run("UPDATE \(table) SET \(max) = \(max) + \(d.placeholder(1)) WHERE \(ent) = \(d.placeholder(2))",
-                               [.integer(Int64(writes.count)), .integer(Int64(rootNumber))])
-            guard let last = try connection.scalar("SELECT \(max) FROM \(table) WHERE \(ent) = \(d.placeholder(1))", [.integer(Int64(rootNumber))])?.int64 else {
+            try connection.run(literal: """
+                UPDATE \(storeName: "Z_PRIMARYKEY") SET \(storeName: "Z_MAX") = \(storeName: "Z_MAX") + \(writes.count) WHERE \(storeName: "Z_ENT") = \(rootNumber)
+                """)
+            guard let last = try connection.scalar(literal: "SELECT \(storeName: "Z_MAX") FROM \(storeName: "Z_PRIMARYKEY") WHERE \(storeName: "Z_ENT") = \(rootNumber)")?.int64 else {
                 throw StoreError(.database, "Z_PRIMARYKEY has no row for \(root)", hint: "the store is damaged")
             }
             // Keys are counted on the root's row alone: Core Data leaves a sub-entity's Z_MAX 0.
@@ -105,8 +101,11 @@ struct SaveExecutor {
             var found = Set<Int64>()
             // Bounded, whatever the save holds: both engines cap a statement's arguments.
             for chunk in d.statementChunks(wanted, limit: 500) {
-                let sql = "SELECT \(pk) FROM \(table.name) WHERE \(pk) IN (\(placeholders(chunk.count)))\(d.lockingClause(.keepingItsKey))"
-                for row in try connection.rows(sql, chunk.map(DatabaseValue.integer)) {
+                let sql: SQL = """
+                    SELECT \(storeName: "Z_PK") FROM \(identifier: table.name) WHERE \(storeName: "Z_PK") IN (\(list: chunk.map(DatabaseValue.integer)))\
+                    \(raw: d.lockingClause(.keepingItsKey))
+                    """
+                for row in try connection.rows(literal: sql) {
                     if let key = row[0].int64 { found.insert(key) }
                 }
             }
@@ -128,10 +127,11 @@ struct SaveExecutor {
 
     private mutating func insert(_ write: SavePlan.RowWrite) throws {
         guard let table = schema.table(for: write.entityName), let key = result.primaryKeys[write.id] else { return }
-        let columns = [pk, d.name("Z_ENT"), d.name("Z_OPT")] + write.values.map(\.column) + write.foreignKeys.map(\.column)
-        let arguments: [DatabaseValue] = [.integer(key), .integer(Int64(table.entityNumber)), .integer(1)]
+        let columns: [SQL] = ["\(storeName: "Z_PK")", "\(storeName: "Z_ENT")", "\(storeName: "Z_OPT")"]
+            + (write.values.map(\.column) + write.foreignKeys.map(\.column)).map { "\(identifier: $0)" }
+        let values: [DatabaseValue] = [.integer(key), .integer(Int64(table.entityNumber)), .integer(1)]
             + write.values.map(\.value) + write.foreignKeys.map { foreignKeyValue($0.destination) }
-        try connection.run("INSERT INTO \(table.name) (\(columns.joined(separator: ", "))) VALUES (\(placeholders(columns.count)))", arguments)
+        try connection.run(literal: "INSERT INTO \(identifier: table.name) (\(columns.joined(separator: ", "))) VALUES (\(list: values))")
     }
 
     /// The inserts of each entity as one bulk insert: an entity's inserts all write the same
@@ -157,13 +157,14 @@ struct SaveExecutor {
 
     private mutating func update(_ write: SavePlan.RowWrite) throws {
         guard let table = schema.table(for: write.entityName), let key = write.id.primaryKey else { return }
-        let opt = d.name("Z_OPT")
-        let assignments = (write.values.map(\.column) + write.foreignKeys.map(\.column)).enumerated()
-            .map { "\($0.element) = \(d.placeholder($0.offset + 1))" }
-        let arguments = write.values.map(\.value) + write.foreignKeys.map { foreignKeyValue($0.destination) }
-        let n = arguments.count
-        let sql = "UPDATE \(table.name) SET \((assignments + ["\(opt) = \(opt) + 1"]).joined(separator: ", ")) WHERE \(pk) = \(d.placeholder(n + 1)) AND \(opt) = \(d.placeholder(n + 2))"
-        let changed = try connection.run(sql, arguments + [.integer(key), .integer(write.expectedVersion)])
+        let values = zip(write.values.map(\.column) + write.foreignKeys.map(\.column),
+                         write.values.map(\.value) + write.foreignKeys.map { foreignKeyValue($0.destination) })
+        let assignments = values.map { column, value -> SQL in "\(identifier: column) = \(value)" }
+            + ["\(storeName: "Z_OPT") = \(storeName: "Z_OPT") + 1"]
+        let changed = try connection.run(literal: """
+            UPDATE \(identifier: table.name) SET \(assignments.joined(separator: ", ")) \
+            WHERE \(storeName: "Z_PK") = \(key) AND \(storeName: "Z_OPT") = \(write.expectedVersion)
+            """)
         guard changed == 1 else {
             throw StoreError(.conflict, "\(write.id) was changed or deleted by someone else since it was read",
                              hint: "fetch it again, reapply the change and save")
@@ -188,8 +189,9 @@ struct SaveExecutor {
             // Locked before its relationships are read: a writer about to point a new row at
             // it waits for this commit and then finds it gone (see `holdDestinations`), or
             // commits first and its row is among those read below.
-            let number = try connection.scalar("SELECT \(d.name("Z_ENT")) FROM \(rootTable.name) WHERE \(pk) = \(d.placeholder(1))\(d.lockingClause(.forDeleting))",
-                                               [.integer(rowKey)])?.int64
+            let number = try connection.scalar(literal: """
+                SELECT \(storeName: "Z_ENT") FROM \(identifier: rootTable.name) WHERE \(storeName: "Z_PK") = \(rowKey)\(raw: d.lockingClause(.forDeleting))
+                """)?.int64
             guard let number else {
                 guard !requestedRows.contains(id) else {
                     throw StoreError(.objectNotFound, "the \(id.entityName) with primary key \(rowKey) no longer exists: it was deleted since it was read",
@@ -208,7 +210,7 @@ struct SaveExecutor {
                         queue.append(destination)
                     }
                     if case .joinTable(let join, let fromSource) = storage {
-                        try connection.run("DELETE FROM \(join.name) WHERE \(fromSource ? join.sourceColumn : join.destinationColumn) = \(d.placeholder(1))", [.integer(rowKey)])
+                        try connection.run(literal: "DELETE FROM \(identifier: join.name) WHERE \(identifier: fromSource ? join.sourceColumn : join.destinationColumn) = \(rowKey)")
                     }
                 case .nullify:
                     try nullify(rowKey, via: storage, relationship: relationship)
@@ -218,7 +220,7 @@ struct SaveExecutor {
                     break
                 }
             }
-            try connection.run("DELETE FROM \(rootTable.name) WHERE \(pk) = \(d.placeholder(1))", [.integer(rowKey)])
+            try connection.run(literal: "DELETE FROM \(identifier: rootTable.name) WHERE \(storeName: "Z_PK") = \(rowKey)")
             result.deleted.insert(id)
         }
         for denial in denied {
@@ -236,30 +238,30 @@ struct SaveExecutor {
         }
         switch storage {
         case .foreignKey(let column):
-            let value = try connection.scalar("SELECT \(column) FROM \(table.name) WHERE \(pk) = \(d.placeholder(1))", [.integer(key)])
+            let value = try connection.scalar(literal: "SELECT \(identifier: column) FROM \(identifier: table.name) WHERE \(storeName: "Z_PK") = \(key)")
             return value.flatMap(id).map { [$0] } ?? []
         case .inverseForeignKey(let destinationTable, let column):
-            return try connection.rows("SELECT \(pk) FROM \(destinationTable.name) WHERE \(column) = \(d.placeholder(1))", [.integer(key)]).compactMap { id($0[0]) }
+            return try connection.rows(literal: "SELECT \(storeName: "Z_PK") FROM \(identifier: destinationTable.name) WHERE \(identifier: column) = \(key)").compactMap { id($0[0]) }
         case .joinTable(let join, let fromSource):
             let mine = fromSource ? join.sourceColumn : join.destinationColumn
             let theirs = fromSource ? join.destinationColumn : join.sourceColumn
-            return try connection.rows("SELECT \(theirs) FROM \(join.name) WHERE \(mine) = \(d.placeholder(1))", [.integer(key)]).compactMap { id($0[0]) }
+            return try connection.rows(literal: "SELECT \(identifier: theirs) FROM \(identifier: join.name) WHERE \(identifier: mine) = \(key)").compactMap { id($0[0]) }
         }
     }
 
     private func nullify(_ key: Int64, via storage: RelationshipStorage, relationship: RelationshipDescription) throws {
         switch storage {
         case .inverseForeignKey(let destinationTable, let column):
-            try connection.run("UPDATE \(destinationTable.name) SET \(column) = NULL WHERE \(column) = \(d.placeholder(1))", [.integer(key)])
+            try connection.run(literal: "UPDATE \(identifier: destinationTable.name) SET \(identifier: column) = NULL WHERE \(identifier: column) = \(key)")
         case .joinTable(let join, let fromSource):
-            try connection.run("DELETE FROM \(join.name) WHERE \(fromSource ? join.sourceColumn : join.destinationColumn) = \(d.placeholder(1))", [.integer(key)])
+            try connection.run(literal: "DELETE FROM \(identifier: join.name) WHERE \(identifier: fromSource ? join.sourceColumn : join.destinationColumn) = \(key)")
         case .foreignKey:
             // One-to-one: the destination points back with a foreign key of its own.
             guard let inverse = model.inverse(of: relationship), !inverse.isToMany,
                 let destination = schema.table(for: relationship.destinationEntityName),
                 let column = destination.column(for: inverse.name)
             else { return }
-            try connection.run("UPDATE \(destination.name) SET \(column.name) = NULL WHERE \(column.name) = \(d.placeholder(1))", [.integer(key)])
+            try connection.run(literal: "UPDATE \(identifier: destination.name) SET \(identifier: column.name) = NULL WHERE \(identifier: column.name) = \(key)")
         }
     }
 
@@ -278,11 +280,12 @@ struct SaveExecutor {
             else { continue }
             let target = foreignKey.destination.flatMap { self.key(of: $0) }
             if let target {
-                try connection.run("UPDATE \(destination.name) SET \(inverseColumn) = NULL WHERE \(inverseColumn) = \(d.placeholder(1)) AND \(pk) <> \(d.placeholder(2))", [.integer(key), .integer(target)])
-                try connection.run("UPDATE \(destination.name) SET \(inverseColumn) = \(d.placeholder(1)) WHERE \(pk) = \(d.placeholder(2))", [.integer(key), .integer(target)])
-                try connection.run("UPDATE \(ownTable.name) SET \(foreignKey.column) = NULL WHERE \(foreignKey.column) = \(d.placeholder(1)) AND \(pk) <> \(d.placeholder(2))", [.integer(target), .integer(key)])
+                let destinationTable: SQL = "\(identifier: destination.name)", inverse: SQL = "\(identifier: inverseColumn)", own: SQL = "\(identifier: foreignKey.column)"
+                try connection.run(literal: "UPDATE \(destinationTable) SET \(inverse) = NULL WHERE \(inverse) = \(key) AND \(storeName: "Z_PK") <> \(target)")
+                try connection.run(literal: "UPDATE \(destinationTable) SET \(inverse) = \(key) WHERE \(storeName: "Z_PK") = \(target)")
+                try connection.run(literal: "UPDATE \(identifier: ownTable.name) SET \(own) = NULL WHERE \(own) = \(target) AND \(storeName: "Z_PK") <> \(key)")
             } else {
-                try connection.run("UPDATE \(destination.name) SET \(inverseColumn) = NULL WHERE \(inverseColumn) = \(d.placeholder(1))", [.integer(key)])
+                try connection.run(literal: "UPDATE \(identifier: destination.name) SET \(identifier: inverseColumn) = NULL WHERE \(identifier: inverseColumn) = \(key)")
             }
         }
     }
@@ -291,12 +294,12 @@ struct SaveExecutor {
         guard let source = key(of: change.source), let destination = key(of: change.destination) else { return }
         let table = change.table
         if add {
-            try connection.run(d.insertIgnoringDuplicates(into: table.name, columns: [table.sourceColumn, table.destinationColumn],
-                                                          values: [d.placeholder(1), d.placeholder(2)]),
-                               [.integer(source), .integer(destination)])
+            try connection.run(literal: d.insertIgnoringDuplicates(into: table.name, columns: [table.sourceColumn, table.destinationColumn],
+                                                                   values: [.integer(source), .integer(destination)]))
         } else {
-            try connection.run("DELETE FROM \(table.name) WHERE \(table.sourceColumn) = \(d.placeholder(1)) AND \(table.destinationColumn) = \(d.placeholder(2))",
-                               [.integer(source), .integer(destination)])
+            try connection.run(literal: """
+                DELETE FROM \(identifier: table.name) WHERE \(identifier: table.sourceColumn) = \(source) AND \(identifier: table.destinationColumn) = \(destination)
+                """)
         }
     }
 
@@ -308,9 +311,11 @@ struct SaveExecutor {
         let count: Int64
         switch storage {
         case .inverseForeignKey(let table, let column):
-            count = try connection.scalar("SELECT count(*) FROM \(table.name) WHERE \(column) = \(d.placeholder(1))", [.integer(key)])?.int64 ?? 0
+            count = try connection.scalar(literal: "SELECT count(*) FROM \(identifier: table.name) WHERE \(identifier: column) = \(key)")?.int64 ?? 0
         case .joinTable(let join, let fromSource):
-            count = try connection.scalar("SELECT count(*) FROM \(join.name) WHERE \(fromSource ? join.sourceColumn : join.destinationColumn) = \(d.placeholder(1))", [.integer(key)])?.int64 ?? 0
+            count = try connection.scalar(literal: """
+                SELECT count(*) FROM \(identifier: join.name) WHERE \(identifier: fromSource ? join.sourceColumn : join.destinationColumn) = \(key)
+                """)?.int64 ?? 0
         case .foreignKey:
             return
         }

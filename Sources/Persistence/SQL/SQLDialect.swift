@@ -120,7 +120,7 @@ public protocol SQLDialect: Sendable {
     func lockingClause(_ lock: RowLock) -> String
 
     /// `INSERT` of one row that does nothing when the row's key is there already.
-    func insertIgnoringDuplicates(into table: String, columns: [String], values: [String]) -> String
+    func insertIgnoringDuplicates(into table: String, columns: [String], values: [DatabaseValue]) -> SQL
 
     /// `CREATE TABLE` for `Z_PRIMARYKEY`, `Z_METADATA` and `Z_MODELCACHE`, as Core Data creates them.
     var bookkeepingStatements: [String] { get }

@@ -10,12 +10,11 @@ enum StoreCreation {
         for statement in schema.createStatements(includingIndexes: includingIndexes) {
             try connection.execute(statement)
         }
-        let d = connection.dialect
         for row in schema.primaryKeyRows() {
-            try connection.run(
-                "INSERT INTO \(d.name("Z_PRIMARYKEY")) (\(d.name("Z_ENT")), \(d.name("Z_NAME")), \(d.name("Z_SUPER")), \(d.name("Z_MAX"))) VALUES (\(d.placeholder(1)), \(d.placeholder(2)), \(d.placeholder(3)), 0)",
-                [.integer(Int64(row.entity)), .text(row.name), .integer(Int64(row.superEntity))]
-            )
+            try connection.run(literal: """
+                INSERT INTO \(storeName: "Z_PRIMARYKEY") (\(storeName: "Z_ENT"), \(storeName: "Z_NAME"), \(storeName: "Z_SUPER"), \(storeName: "Z_MAX")) \
+                VALUES (\(row.entity), \(row.name), \(row.superEntity), 0)
+                """)
         }
         try writeMetadata(metadata, on: connection)
     }
@@ -29,10 +28,10 @@ enum StoreCreation {
             try connection.run("DELETE FROM \(d.name("Z_MODELCACHE"))", [])
         }
         try connection.run("DELETE FROM \(d.name("Z_METADATA"))", [])
-        try connection.run(
-            "INSERT INTO \(d.name("Z_METADATA")) (\(d.name("Z_VERSION")), \(d.name("Z_UUID")), \(d.name("Z_PLIST"))) VALUES (1, \(d.placeholder(1)), \(d.placeholder(2)))",
-            [.text(metadata.storeUUID), .blob(try metadata.propertyListData())]
-        )
+        try connection.run(literal: """
+            INSERT INTO \(storeName: "Z_METADATA") (\(storeName: "Z_VERSION"), \(storeName: "Z_UUID"), \(storeName: "Z_PLIST")) \
+            VALUES (1, \(metadata.storeUUID), \(DatabaseValue.blob(try metadata.propertyListData())))
+            """)
     }
 
     /// Whether the database has the bookkeeping table `name` (`Z_METADATA`).

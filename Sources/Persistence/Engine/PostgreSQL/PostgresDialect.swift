@@ -154,8 +154,8 @@ public struct PostgresDialect: SQLDialect, Hashable {
         }
     }
 
-    public func insertIgnoringDuplicates(into table: String, columns: [String], values: [String]) -> String {
-        "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", "))) ON CONFLICT DO NOTHING"
+    public func insertIgnoringDuplicates(into table: String, columns: [String], values: [DatabaseValue]) -> SQL {
+        "INSERT INTO \(identifier: table) (\(columns.map { "\(identifier: $0)" as SQL }.joined(separator: ", "))) VALUES (\(list: values)) ON CONFLICT DO NOTHING"
     }
 
     public var bookkeepingStatements: [String] {

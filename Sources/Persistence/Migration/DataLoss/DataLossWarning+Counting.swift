@@ -42,22 +42,22 @@ extension MigrationPlan {
             let context = ManagedObjectContext(store: store, logger: logger)
             return try await context.count(for: FetchRequest(entityName: entity, predicate: .not(filter), includesSubentities: false))
         }
-        guard let (sql, arguments) = statement(counting, schema: store.schema) else { return nil }
-        return Int(try await store.database.read { try $0.scalar(sql, arguments) }?.int64 ?? 0)
+        guard let sql = statement(counting, schema: store.schema) else { return nil }
+        return Int(try await store.database.read { try $0.scalar(literal: sql) }?.int64 ?? 0)
     }
 
     /// The `SELECT count(*)` of a count: names from the schema, numbers bound.
-    private static func statement(_ counting: RowCount, schema: StoreSchema) -> (String, [DatabaseValue])? {
-        let d = schema.dialect
+    private static func statement(_ counting: RowCount, schema: StoreSchema) -> SQL? {
         // Rows of exactly the entity: an entity mapping does not take its sub-entities' rows.
-        func rows(of entity: String, where condition: String?) -> String? {
+        func rows(of entity: String, where condition: SQL?) -> SQL? {
             guard let table = schema.table(for: entity) else { return nil }
-            return "SELECT count(*) FROM \(table.name) WHERE \(d.name("Z_ENT")) = \(table.entityNumber)" + (condition.map { " AND (\($0))" } ?? "")
+            let sql: SQL = "SELECT count(*) FROM \(identifier: table.name) WHERE \(storeName: "Z_ENT") = \(raw: String(table.entityNumber))"
+            return condition.map { sql + " AND (\($0))" } ?? sql
         }
         /// `column IN (the keys of the entity's rows)`, for links stored on the other side.
-        func pointsAtRows(of entity: String, _ column: String) -> String {
-            guard let table = schema.table(for: entity) else { return "\(column) IS NOT NULL" }
-            return "\(column) IN (SELECT \(d.name("Z_PK")) FROM \(table.name) WHERE \(d.name("Z_ENT")) = \(table.entityNumber))"
+        func pointsAtRows(of entity: String, _ column: String) -> SQL {
+            guard let table = schema.table(for: entity) else { return "\(identifier: column) IS NOT NULL" }
+            return "\(identifier: column) IN (SELECT \(storeName: "Z_PK") FROM \(identifier: table.name) WHERE \(storeName: "Z_ENT") = \(raw: String(table.entityNumber)))"
         }
         func column(_ entity: String, _ property: String) -> String? {
             schema.table(for: entity)?.column(for: property)?.name
@@ -70,18 +70,18 @@ extension MigrationPlan {
         }
         switch counting {
         case .rows(let entity):
-            return rows(of: entity, where: nil).map { ($0, []) }
+            return rows(of: entity, where: nil)
         case .values(let entity, let property):
             guard let column = column(entity, property) else { return nil }
-            return rows(of: entity, where: "\(column) IS NOT NULL").map { ($0, []) }
+            return rows(of: entity, where: "\(identifier: column) IS NOT NULL")
         case .links(let entity, let relationship):
             switch storage(entity, relationship) {
             case .foreignKey(let column)?:
-                return rows(of: entity, where: "\(column) IS NOT NULL").map { ($0, []) }
+                return rows(of: entity, where: "\(identifier: column) IS NOT NULL")
             case .inverseForeignKey(let table, let column)?:
-                return ("SELECT count(*) FROM \(table.name) WHERE \(pointsAtRows(of: entity, column))", [])
+                return "SELECT count(*) FROM \(identifier: table.name) WHERE \(pointsAtRows(of: entity, column))"
             case .joinTable(let join, let fromSource)?:
-                return ("SELECT count(*) FROM \(join.name) WHERE \(pointsAtRows(of: entity, fromSource ? join.sourceColumn : join.destinationColumn))", [])
+                return "SELECT count(*) FROM \(identifier: join.name) WHERE \(pointsAtRows(of: entity, fromSource ? join.sourceColumn : join.destinationColumn))"
             case nil:
                 return nil
             }
@@ -92,26 +92,24 @@ extension MigrationPlan {
             case .joinTable(let join, let fromSource)?: (table, key) = (join.name, fromSource ? join.sourceColumn : join.destinationColumn)
             default: return nil
             }
-            return ("SELECT count(*) FROM (SELECT \(key) FROM \(table) WHERE \(pointsAtRows(of: entity, key)) GROUP BY \(key) HAVING count(*) > 1) several", [])
+            return """
+                SELECT count(*) FROM (SELECT \(identifier: key) FROM \(identifier: table) WHERE \(pointsAtRows(of: entity, key)) \
+                GROUP BY \(identifier: key) HAVING count(*) > 1) several
+                """
         case .misfits(let entity, let attribute, let conditions):
-            guard let column = column(entity, attribute) else { return nil }
-            var arguments: [DatabaseValue] = []
-            func bound(_ value: Double) -> String {
-                arguments.append(.double(value))
-                return d.placeholder(arguments.count)
-            }
-            let clauses = conditions.map { condition -> String in
+            guard let name = column(entity, attribute) else { return nil }
+            let column: SQL = "\(identifier: name)"
+            let clauses = conditions.map { condition -> [SQL] in
                 switch condition {
-                case .missing: return "\(column) IS NULL"
-                case .fractional: return "\(column) <> ROUND(\(column))"
+                case .missing: return ["\(column) IS NULL"]
+                case .fractional: return ["\(column) <> ROUND(\(column))"]
                 case .outside(let min, let max):
-                    return ([min.map { "\(column) < \(bound($0))" }, max.map { "\(column) > \(bound($0))" }].compactMap { $0 }).joined(separator: " OR ")
+                    return [min.map { "\(column) < \(DatabaseValue.double($0))" }, max.map { "\(column) > \(DatabaseValue.double($0))" }].compactMap { $0 }
                 case .lengthOutside(let min, let max):
-                    return ([min.map { "LENGTH(\(column)) < \(bound($0))" }, max.map { "LENGTH(\(column)) > \(bound($0))" }].compactMap { $0 })
-                        .joined(separator: " OR ")
+                    return [min.map { "LENGTH(\(column)) < \(DatabaseValue.double($0))" }, max.map { "LENGTH(\(column)) > \(DatabaseValue.double($0))" }].compactMap { $0 }
                 }
             }
-            return rows(of: entity, where: clauses.filter { !$0.isEmpty }.joined(separator: " OR ")).map { ($0, arguments) }
+            return rows(of: entity, where: clauses.filter { !$0.isEmpty }.map { $0.joined(separator: " OR ") }.joined(separator: " OR "))
         case .notMatching:
             return nil
         }

@@ -15,8 +15,7 @@ extension InPlaceMigration {
         var key: String
         var code: ValidationError.Issue.Code
         /// `SELECT Z_PK FROM … WHERE <violation> LIMIT 5` on the destination layout.
-        var sql: String
-        var arguments: [DatabaseValue]
+        var sql: SQL
         /// Runs before the statements, on the source layout (the rows keep their `Z_PK`).
         var beforeSteps = false
     }
@@ -31,36 +30,40 @@ extension InPlaceMigration {
                 let destinationName = entityMapping.destinationEntityName, let table = schema.table(for: destinationName)
             else { continue }
             // Only this entity's own rows: its sub-entities have mappings of their own.
-            let rows = "\(d.name("Z_ENT")) = \(table.entityNumber)"
+            let rows: SQL = "\(storeName: "Z_ENT") = \(raw: String(table.entityNumber))"
             for attribute in destination.attributes(of: destination.entity(named: destinationName)!) where !attribute.isTransient {
                 guard let path = entityMapping.propertyMapping(named: attribute.name)?.valueExpression?.sourceKeyPath, path.count == 1,
-                    let old = source.attribute(named: path[0], of: sourceEntity), let column = table.column(for: attribute.name)?.name
+                    let old = source.attribute(named: path[0], of: sourceEntity), let name = table.column(for: attribute.name)?.name
                 else { continue }
-                func check(_ code: ValidationError.Issue.Code, _ violation: String, _ arguments: [DatabaseValue] = []) {
+                let column: SQL = "\(identifier: name)"
+                func check(_ code: ValidationError.Issue.Code, _ violation: SQL) {
                     checks.append(Check(entity: destinationName, key: attribute.name, code: code,
-                                        sql: "SELECT \(d.name("Z_PK")) FROM \(table.name) WHERE \(rows) AND (\(violation)) LIMIT 5", arguments: arguments))
+                                        sql: "SELECT \(storeName: "Z_PK") FROM \(identifier: table.name) WHERE \(rows) AND (\(violation)) LIMIT 5"))
                 }
                 if let range = attribute.type.integerRange, range != old.type.integerRange, attribute.type != .integer64 {
                     if [.integer16, .integer32, .integer64, .float, .double].contains(old.type),
                         let sourceTable = sourceSchema.table(for: sourceName), let sourceColumn = sourceTable.column(for: old.name)?.name
                     {
                         // The value the conversion keeps (a number's integer part) must fit.
-                        let violation = "\(sourceColumn) <= \(range.lowerBound - 1) OR \(sourceColumn) >= \(range.upperBound + 1)"
-                        let sql = "SELECT \(d.name("Z_PK")) FROM \(sourceTable.name) WHERE \(d.name("Z_ENT")) = \(sourceTable.entityNumber) AND (\(violation)) LIMIT 5"
-                        checks.append(Check(entity: destinationName, key: attribute.name, code: .valueTooLarge, sql: sql, arguments: [], beforeSteps: true))
+                        let violation: SQL = """
+                            \(identifier: sourceColumn) <= \(raw: String(range.lowerBound - 1)) OR \(identifier: sourceColumn) >= \(raw: String(range.upperBound + 1))
+                            """
+                        let sql: SQL = """
+                            SELECT \(storeName: "Z_PK") FROM \(identifier: sourceTable.name) WHERE \(storeName: "Z_ENT") = \(raw: String(sourceTable.entityNumber)) \
+                            AND (\(violation)) LIMIT 5
+                            """
+                        checks.append(Check(entity: destinationName, key: attribute.name, code: .valueTooLarge, sql: sql, beforeSteps: true))
                     } else {
-                        check(.valueTooLarge, "\(column) < \(range.lowerBound) OR \(column) > \(range.upperBound)")
+                        check(.valueTooLarge, "\(column) < \(raw: String(range.lowerBound)) OR \(column) > \(raw: String(range.upperBound))")
                     }
                 }
-                let measure = attribute.type == .string ? "length(\(column))" : column
+                let measure: SQL = attribute.type == .string ? "length(\(column))" : column
                 let boundType: AttributeType = attribute.type == .string ? .integer64 : attribute.type
                 if let minimum = attribute.minValue, minimum != old.minValue || attribute.type != old.type {
-                    check(attribute.type == .string ? .stringTooShort : .valueTooSmall, "\(measure) < \(d.placeholder(1))",
-                          [d.databaseValue(minimum, type: boundType)])
+                    check(attribute.type == .string ? .stringTooShort : .valueTooSmall, "\(measure) < \(d.databaseValue(minimum, type: boundType))")
                 }
                 if let maximum = attribute.maxValue, maximum != old.maxValue || attribute.type != old.type {
-                    check(attribute.type == .string ? .stringTooLong : .valueTooLarge, "\(measure) > \(d.placeholder(1))",
-                          [d.databaseValue(maximum, type: boundType)])
+                    check(attribute.type == .string ? .stringTooLong : .valueTooLarge, "\(measure) > \(d.databaseValue(maximum, type: boundType))")
                 }
             }
         }
@@ -88,7 +91,7 @@ extension InPlaceMigration {
         var issues: [ValidationError.Issue] = beforeSteps ? [] : try countChecks.flatMap { try $0.issues(on: connection) }
         for check in checks where check.beforeSteps == beforeSteps {
             let rootName = destination.rootEntity(of: destination.entity(named: check.entity)!).name
-            for row in try connection.rows(check.sql, check.arguments) {
+            for row in try connection.rows(literal: check.sql) {
                 guard let pk = row[0].int64 else { continue }
                 let id = ObjectID(entityName: check.entity, rootEntityName: rootName, key: .permanent(pk))
                 issues.append(.init(code: check.code, entity: check.entity, objectID: id, key: check.key, message: "\(check.key) breaks its \(check.code) rule"))

@@ -49,11 +49,12 @@ struct AssociationTable: Sendable {
 
     private func lookup(mapping name: String, column: String, other: String, keys: [Int64]) async throws -> [Int64: [Int64]] {
         var result: [Int64: [Int64]] = [:]
-        for chunk in d.statementChunks(keys, reserved: 1, limit: 500).map(Array.init) {
-            let list = chunk.indices.map { d.placeholder($0 + 2) }.joined(separator: ", ")
-            let sql = "SELECT \(column), \(other) FROM \(table) WHERE \(mapping) = \(d.placeholder(1)) AND \(column) IN (\(list)) ORDER BY \(key)"
-            let arguments = [DatabaseValue.text(name)] + chunk.map { DatabaseValue.integer($0) }
-            let rows = try await database.read { try $0.rows(sql, arguments) }
+        for chunk in d.statementChunks(keys, reserved: 1, limit: 500) {
+            let sql: SQL = """
+                SELECT \(identifier: column), \(identifier: other) FROM \(identifier: table) WHERE \(identifier: mapping) = \(name) \
+                AND \(identifier: column) IN (\(list: chunk.map(DatabaseValue.integer))) ORDER BY \(identifier: key)
+                """
+            let rows = try await database.read { try $0.rows(literal: sql) }
             for row in rows {
                 if let k = row[0].int64, let v = row[1].int64 { result[k, default: []].append(v) }
             }
@@ -64,8 +65,11 @@ struct AssociationTable: Sendable {
     /// Up to `limit` pairs of a mapping after the association row `after`, in order:
     /// (row key, source key, destination key).
     func pairs(mapping name: String, after row: Int64, limit: Int) async throws -> [(row: Int64, source: Int64, destination: Int64)] {
-        let sql = "SELECT \(key), \(source), \(destination) FROM \(table) WHERE \(mapping) = \(d.placeholder(1)) AND \(key) > \(d.placeholder(2)) ORDER BY \(key) LIMIT \(limit)"
-        let rows = try await database.read { try $0.rows(sql, [.text(name), .integer(row)]) }
+        let sql: SQL = """
+            SELECT \(identifier: key), \(identifier: source), \(identifier: destination) FROM \(identifier: table) \
+            WHERE \(identifier: mapping) = \(name) AND \(identifier: key) > \(row) ORDER BY \(identifier: key) LIMIT \(raw: String(limit))
+            """
+        let rows = try await database.read { try $0.rows(literal: sql) }
         return rows.compactMap { row in
             guard let k = row[0].int64, let s = row[1].int64, let t = row[2].int64 else { return nil }
             return (k, s, t)
@@ -74,7 +78,7 @@ struct AssociationTable: Sendable {
 
     /// How many pairs a mapping has.
     func count(mapping name: String) async throws -> Int {
-        let sql = "SELECT count(*) FROM \(table) WHERE \(mapping) = \(d.placeholder(1))"
-        return Int(try await database.read { try $0.scalar(sql, [.text(name)]) }?.int64 ?? 0)
+        let sql: SQL = "SELECT count(*) FROM \(identifier: table) WHERE \(identifier: mapping) = \(name)"
+        return Int(try await database.read { try $0.scalar(literal: sql) }?.int64 ?? 0)
     }
 }

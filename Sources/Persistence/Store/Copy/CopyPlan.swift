@@ -43,10 +43,11 @@ struct CopyPlan: Sendable {
         let to = destination.dialect
         var counts: [String: Int] = [:]
         for table in tables {
-            let clear = "DELETE FROM \(to.name(table.coreDataName))"
-            _ = try await destination.writeWithoutTransaction { try $0.run(clear, []) }
-            let placeholders = table.columns.indices.map { to.placeholder($0 + 1) }.joined(separator: ", ")
-            let insert = "INSERT INTO \(to.name(table.coreDataName)) (\(table.coreDataColumns.map(to.name).joined(separator: ", "))) VALUES (\(placeholders))"
+            // Names in Core Data's spelling: each side's dialect spells them its way.
+            let clear: SQL = "DELETE FROM \(storeName: table.coreDataName)"
+            _ = try await destination.writeWithoutTransaction { try $0.run(literal: clear) }
+            let columns = table.coreDataColumns.map { "\(storeName: $0)" as SQL }.joined(separator: ", ")
+            let into: SQL = "INSERT INTO \(storeName: table.coreDataName) (\(columns)) VALUES "
             let list = table.columns.map(\.source).joined(separator: ", ")
             let order = table.order.joined(separator: ", ")
             var offset = 0
@@ -54,11 +55,11 @@ struct CopyPlan: Sendable {
             while true {
                 // Keyed tables page by key, so each batch costs the same; join tables by offset.
                 let keyed = table.order.count == 1
-                let sql = keyed
-                    ? "SELECT \(list) FROM \(table.sourceName) WHERE \(order) > \(database.dialect.placeholder(1)) ORDER BY \(order) LIMIT \(batchSize)"
-                    : "SELECT \(list) FROM \(table.sourceName) ORDER BY \(order) LIMIT \(batchSize) OFFSET \(offset)"
-                let arguments = keyed ? [last] : []
-                let rows = try await database.read { try $0.rows(sql, arguments) }
+                // The source's names as its structure read them (an Apple store's own spelling).
+                let sql: SQL = keyed
+                    ? "SELECT \(raw: list) FROM \(raw: table.sourceName) WHERE \(raw: order) > \(last) ORDER BY \(raw: order) LIMIT \(raw: String(batchSize))"
+                    : "SELECT \(raw: list) FROM \(raw: table.sourceName) ORDER BY \(raw: order) LIMIT \(raw: String(batchSize)) OFFSET \(raw: String(offset))"
+                let rows = try await database.read { try $0.rows(literal: sql) }
                 if keyed, let key = table.columns.firstIndex(where: { $0.source == table.order[0] }), let final = rows.last { last = final[key] }
                 let batch = rows.map { row in
                     table.columns.enumerated().map { index, column -> DatabaseValue in
@@ -68,7 +69,7 @@ struct CopyPlan: Sendable {
                     }
                 }
                 try await destination.writeWithoutTransaction { connection in
-                    for values in batch { try connection.run(insert, values) }
+                    for values in batch { try connection.run(literal: into + "(\(list: values))") }
                 }
                 offset += rows.count
                 if rows.count < batchSize { break }
