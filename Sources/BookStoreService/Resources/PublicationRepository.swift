@@ -144,10 +144,12 @@ struct PublicationRepository: Sendable {
         guard !publicationIDs.isEmpty else { return [:] }
         let schema = container.store.schema
         guard let pages = schema.table(for: Self.pageEntity), let owner = pages.column(for: "publication") else { return [:] }
-        let placeholders = publicationIDs.indices.map { schema.dialect.placeholder($0 + 1) }.joined(separator: ", ")
-        let sql = "SELECT \(owner.name), count(*) FROM \(pages.name) WHERE \(owner.name) IN (\(placeholders)) GROUP BY \(owner.name)"
-        let arguments = publicationIDs.map(DatabaseValue.integer)
-        let rows = try await container.store.database.read { try $0.rows(sql, arguments) }
+        let column: SQL = "\(identifier: owner.name)"
+        let sql: SQL = """
+            SELECT \(column), count(*) FROM \(identifier: pages.name) WHERE \(column) IN (\(list: publicationIDs.map(DatabaseValue.integer))) \
+            GROUP BY \(column)
+            """
+        let rows = try await container.store.database.read { try $0.rows(literal: sql) }
         var counts: [Int64: Int] = [:]
         for row in rows {
             if let id = row[0].int64, let count = row[1].int64 { counts[id] = Int(count) }

@@ -54,9 +54,9 @@ struct InPlacePlanner {
     /// Source join tables that continue as a destination join table.
     var claimedJoinTables: Set<String> = []
     /// The values of foreign-key columns, by the destination relationship (`Entity.relationship`).
-    var foreignKeyValues: [String: ValueExpression] = [:]
+    var foreignKeyValues: [String: ColumnValue] = [:]
     /// The values of ordering columns, by destination table and column (`ZPAGE.Z_FOK_BOOK`).
-    var orderValues: [String: ValueExpression] = [:]
+    var orderValues: [String: ColumnValue] = [:]
     /// One-to-one relationships whose second side is derived from the first once it is final.
     var oneToOnePairs: [(primary: Side, secondary: Side)] = []
     /// Where a destination column (`ZTABLE.ZCOLUMN`) is while the data changes: its table's

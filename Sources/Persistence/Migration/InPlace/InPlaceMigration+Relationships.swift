@@ -83,7 +83,7 @@ extension InPlacePlanner {
 
     /// A to-one's foreign key: the source column as it is when the source kept the pair in a
     /// foreign key on this side, else the smallest linked key.
-    private func foreignKeyValue(_ link: SourceLink?) -> ValueExpression {
+    private func foreignKeyValue(_ link: SourceLink?) -> ColumnValue {
         guard let link else { return .null }
         if case .foreignKey(.own, _, let column) = link.storage { return .column(column) }
         return .firstLinked(link)
@@ -106,7 +106,7 @@ extension InPlacePlanner {
     /// The ordering column of an ordered one-to-many (`ZPAGE.Z_FOK_BOOK`) and its value: the
     /// source's ordering column when the source ordered the same pairs, else NULL (the
     /// framework orders by it, then by `Z_PK`).
-    private func orderColumnValue(_ a: Side, _ b: Side?, link: SourceLink?) -> (key: String, value: ValueExpression)? {
+    private func orderColumnValue(_ a: Side, _ b: Side?, link: SourceLink?) -> (key: String, value: ColumnValue)? {
         let (many, one) = a.relationship.isToMany ? (Optional(a), b) : (b, Optional(a))
         guard let many, let one, many.relationship.isOrdered, many.relationship.isToMany, !one.relationship.isToMany,
             let table = to.table(for: one.entity.name),

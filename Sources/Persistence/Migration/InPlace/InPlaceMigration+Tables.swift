@@ -71,7 +71,7 @@ extension InPlacePlanner {
     }
 
     /// The value a destination column takes for the rows of one continued entity.
-    func value(of column: Column, in pair: TablePair, for entity: (source: EntityDescription, destination: EntityDescription)) -> ValueExpression {
+    func value(of column: Column, in pair: TablePair, for entity: (source: EntityDescription, destination: EntityDescription)) -> ColumnValue {
         if column.kind == .orderKey {
             return orderValues["\(pair.destinationTable.name).\(column.name)"] ?? .null
         }
@@ -90,7 +90,7 @@ extension InPlacePlanner {
 
     /// An attribute's value: its source column (converted when the column type changes, with
     /// the default where a now-required value is missing), or its default.
-    private func attributeValue(_ attribute: AttributeDescription, for entity: (source: EntityDescription, destination: EntityDescription)) -> ValueExpression {
+    private func attributeValue(_ attribute: AttributeDescription, for entity: (source: EntityDescription, destination: EntityDescription)) -> ColumnValue {
         let defaultValue = attribute.defaultValue.flatMap { value -> DatabaseValue? in
             value.isNull ? nil : d.databaseValue(value, type: attribute.type)
         }
@@ -98,9 +98,9 @@ extension InPlacePlanner {
             let sourceAttribute = source.attribute(named: sourceName, of: entity.source),
             let sourceColumn = from.table(for: entity.source.name)?.column(for: sourceName)
         else {
-            return defaultValue.map(ValueExpression.constant) ?? .null
+            return defaultValue.map(ColumnValue.constant) ?? .null
         }
-        var value = ValueExpression.column(sourceColumn.name)
+        var value = ColumnValue.column(sourceColumn.name)
         let type = d.columnType(for: attribute.type)
         if d.columnType(for: sourceAttribute.type) != type {
             // The storage class changes (Float → Integer 32, Integer → Decimal): CAST, as
@@ -120,7 +120,7 @@ extension InPlacePlanner {
     /// Whether a source column can simply continue as `column`: every entity's value is that
     /// column as it stands, NULL where the entity never had it, or a fix that reads only the
     /// column itself. The same name is preferred, then the first candidate.
-    private func carryPlan(for column: Column, values: [(number: Int, value: ValueExpression)], pair: TablePair, claimed: Set<String>)
+    private func carryPlan(for column: Column, values: [(number: Int, value: ColumnValue)], pair: TablePair, claimed: Set<String>)
         -> (column: String, fixes: [(Fix, Int)])?
     {
         var candidates: [String] = []
@@ -178,19 +178,19 @@ extension InPlacePlanner {
             let limited = Set(entities) == Set(all) ? nil : entityCondition(entities)
             switch fix {
             case .set(let value):
-                let sql: SQL = "UPDATE \(identifier: table) SET \(identifier: column) = \(ValueExpression.constant(value).sql(table: table))"
+                let sql: SQL = "UPDATE \(identifier: table) SET \(identifier: column) = \(ColumnValue.constant(value).sql(table: table))"
                 add(.fixValues, sql + SQL(raw: limited.map { " WHERE \($0)" } ?? ""))
             case .fillNulls(let value):
-                let sql: SQL = "UPDATE \(identifier: table) SET \(identifier: column) = \(ValueExpression.constant(value).sql(table: table)) WHERE \(identifier: column) IS NULL"
+                let sql: SQL = "UPDATE \(identifier: table) SET \(identifier: column) = \(ColumnValue.constant(value).sql(table: table)) WHERE \(identifier: column) IS NULL"
                 add(.fixValues, sql + SQL(raw: limited.map { " AND \($0)" } ?? ""))
             }
         }
     }
 
     /// The `UPDATE` filling an added column: one value for all rows, or a `CASE` on `Z_ENT`.
-    private mutating func addUpdate(of column: String, table: String, values: [(number: Int, value: ValueExpression)], all: [Int]) {
-        var order: [ValueExpression] = []
-        var numbers: [ValueExpression: [Int]] = [:]
+    private mutating func addUpdate(of column: String, table: String, values: [(number: Int, value: ColumnValue)], all: [Int]) {
+        var order: [ColumnValue] = []
+        var numbers: [ColumnValue: [Int]] = [:]
         for (number, value) in values where value != .null && value != .deferred {
             if numbers[value] == nil { order.append(value) }
             numbers[value, default: []].append(number)

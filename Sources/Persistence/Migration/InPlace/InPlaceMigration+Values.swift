@@ -51,21 +51,23 @@ extension InPlacePlanner {
         func table(at end: End) -> String { end == .own ? ownTable : otherTable }
     }
 
-    /// The value a destination column gets for the rows of one entity, as SQL over the row's
-    /// source columns.
-    indirect enum ValueExpression: Hashable {
+    /// The value a destination column gets for the rows of one entity, over the row's source
+    /// columns. Not a mapping's value expression: the in-place planner accepts only
+    /// `$source.<attribute>` there, and plans how a column moves and converts; value
+    /// expressions compile in ``SQLCompiler``.
+    indirect enum ColumnValue: Hashable {
         case null
         /// A bound value (a default).
         case constant(DatabaseValue)
         /// A column of the row, by its source name.
         case column(String)
         /// A value converted to another column type (numeric type changes).
-        case cast(ValueExpression, type: String)
+        case cast(ColumnValue, type: String)
         /// A number's integer part: PostgreSQL rounds a number it casts to an integer type,
         /// where SQLite (and Swift) drop the fraction.
-        case truncated(ValueExpression)
+        case truncated(ColumnValue)
         /// The first value that is not NULL (a default for rows without a value).
-        case coalesce(ValueExpression, ValueExpression)
+        case coalesce(ColumnValue, ColumnValue)
         /// The smallest key at the other end of a source link: a to-many becoming a to-one, or
         /// a foreign key moving to the other side.
         case firstLinked(SourceLink)
@@ -80,7 +82,7 @@ extension InPlacePlanner {
 
 }
 
-extension InPlacePlanner.ValueExpression {
+extension InPlacePlanner.ColumnValue {
     /// The value as SQL for the row of `table`, named as it is when the statement runs
     /// (subqueries correlate with it); constants are bound.
     func sql(table: String) -> SQL {
