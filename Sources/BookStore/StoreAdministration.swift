@@ -45,20 +45,7 @@ public struct StoreAdministration: Sendable {
     /// Migrates the store to `target` (the current version by default), calling `progress`
     /// with each report; returns the plan it ran (empty when the store was current).
     public func migrate(_ url: StoreURL, to target: String? = nil, progress: @escaping @Sendable (MigrationProgress) -> Void = { _ in }) async throws -> MigrationPlan {
-        let migrator = try BookStoreMigration.migrator(models: models, logger: logger)
-        let updates = migrator.progressUpdates()
-        return try await withThrowingTaskGroup(of: MigrationPlan?.self) { group in
-            group.addTask {
-                for await update in updates { progress(update) }
-                return nil
-            }
-            group.addTask { try await migrator.migrateStore(at: url, to: target) }
-            var plan: MigrationPlan?
-            for try await result in group {
-                if let result { plan = result }
-            }
-            return plan!
-        }
+        try await BookStoreMigration.migrator(models: models, logger: logger).migrateStore(at: url, to: target, progress: progress)
     }
 
     /// A model version named by number (`3`) or name (`BookStore 3`).

@@ -46,7 +46,7 @@ struct StartupMigrationTests {
                     "status": "migrating", "model": "BookStore 5", "store": .string(backend.rawValue),
                     "step": 1, "stepCount": 4, "sourceVersion": "BookStore", "destinationVersion": "BookStore 2", "stage": "starting",
                     "entityMapping": nil, "entity": nil, "instancesDone": 0, "instancesTotal": 0, "percent": 0, "fractionCompleted": 0,
-                    "estimatedSecondsRemaining": nil,
+                    "stepFractionCompleted": 0, "estimatedSecondsRemaining": nil,
                 ]
                 #expect(JSONValue.object(members) == expected)
                 // The time spent counts on between reports; nothing is done yet, so no estimate.
@@ -143,7 +143,8 @@ struct StartupMigrationTests {
     }
 }
 
-/// A migration report as `/health`, the 503s and the status page show it.
+/// A migration report as `/health`, the 503s and the status page show it: the framework's
+/// ``MigrationProgress`` encoded as it is, its times moved on to the moment of asking.
 @Suite("migration status")
 struct MigrationStatusTests {
     static func progress(stage: MigrationProgress.Stage, subject: MigrationProgress.Subject?) -> MigrationProgress {
@@ -152,30 +153,45 @@ struct MigrationStatusTests {
                           elapsed: .seconds(10), estimatedTimeRemaining: .seconds(20))
     }
 
+    static func members(_ progress: MigrationProgress) -> [String: JSONValue] {
+        JSONValue(encoding: progress).objectValue ?? [:]
+    }
+
     @Test func theTimesMoveOnBetweenReports() {
         let reported = ContinuousClock.now
-        let status = MigrationStatus(Self.progress(stage: .createInstances, subject: .entityMapping("PublicationToPublication")),
-                                     startedAt: reported - .seconds(10), now: reported)
-        let members = status.members(at: reported + .milliseconds(5_500))
+        let report = StoreGate.MigrationReport(Self.progress(stage: .createInstances, subject: .entityMapping("PublicationToPublication")),
+                                               startedAt: reported - .seconds(10), reportedAt: reported)
+        let members = Self.members(report.progress(at: reported + .milliseconds(5_500)))
         #expect(members["elapsedSeconds"] == 15 && members["estimatedSecondsRemaining"] == 14)
         #expect(members["entityMapping"] == "PublicationToPublication" && members["entity"] == .null)
         #expect(members["percent"] == 40 && members["instancesDone"] == 300 && members["instancesTotal"] == 1_000)
+        #expect(members["stepFractionCompleted"] == 0.2 && members["stage"] == "create instances")
         // A stage that runs past its estimate shows nothing left, never less.
-        #expect(status.members(at: reported + .seconds(60))["estimatedSecondsRemaining"] == 0)
-        #expect(status.timesText(at: reported + .seconds(2)) == "12 s elapsed, about 18 s left")
+        #expect(Self.members(report.progress(at: reported + .seconds(60)))["estimatedSecondsRemaining"] == 0)
+        #expect(report.progress(at: reported + .seconds(2)).timesText == "12 s elapsed, about 18 s left")
     }
 
     @Test func validationNamesTheEntityNotAnEntityMapping() {
-        let members = MigrationStatus(Self.progress(stage: .validateAndSave, subject: .entity("Page")), startedAt: .now).members()
+        let members = Self.members(Self.progress(stage: .validateAndSave, subject: .entity("Page")))
         #expect(members["entity"] == "Page" && members["entityMapping"] == .null && members["stage"] == "validate and save")
     }
 
     @Test func beforeAnyRateThereIsNoEstimate() throws {
         var progress = Self.progress(stage: .inPlace, subject: nil)
         progress.estimatedTimeRemaining = nil
-        let status = MigrationStatus(progress, startedAt: .now)
-        #expect(status.members()["estimatedSecondsRemaining"] == JSONValue.null)
-        #expect(status.timesText().hasSuffix("time left not yet known"))
+        #expect(Self.members(progress)["estimatedSecondsRemaining"] == JSONValue.null)
+        #expect(progress.timesText.hasSuffix("time left not yet known"))
+    }
+
+    /// A client reads back what the service wrote: the report is one Codable value.
+    @Test func aReportReadsBackAsItWasWritten() throws {
+        for stage in MigrationProgress.Stage.allCases {
+            for subject: MigrationProgress.Subject? in [nil, .entityMapping("BookToPublication"), .entity("Page")] {
+                let progress = Self.progress(stage: stage, subject: subject)
+                let read = try JSONDecoder().decode(MigrationProgress.self, from: Response.jsonEncoder().encode(progress))
+                #expect(read == progress)
+            }
+        }
     }
 
     @Test func theStatusPageShowsTheTimes() {
@@ -189,13 +205,13 @@ extension MigrationStatusTests {
     @Test func theElapsedTimeNeverGoesBackFromOneReportToTheNext() {
         let gate = StoreGate(store: .sqlite("unused.sqlite"), modelName: "BookStore 5")
         let started = ContinuousClock.now
-        gate.move(to: .migrating(MigrationStatus(Self.progress(stage: .inPlace, subject: nil), startedAt: started, now: started)))
+        gate.move(to: .migrating(StoreGate.MigrationReport(Self.progress(stage: .inPlace, subject: nil), startedAt: started, reportedAt: started)))
         var report = Self.progress(stage: .createInstances, subject: .entityMapping("PublicationToPublication"))
         report.elapsed = .seconds(1)
         gate.report(report, now: started + .seconds(5))
-        guard case .migrating(let status) = gate.phase else { Issue.record("not migrating: \(gate.phase)"); return }
-        #expect(status.startedAt == started)
-        #expect(status.members(at: started + .seconds(6))["elapsedSeconds"] == 6)
+        guard case .migrating(let current) = gate.phase else { Issue.record("not migrating: \(gate.phase)"); return }
+        #expect(current.startedAt == started)
+        #expect(Self.members(current.progress(at: started + .seconds(6)))["elapsedSeconds"] == 6)
     }
 }
 

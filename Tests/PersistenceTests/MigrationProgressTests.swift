@@ -53,8 +53,12 @@ enum NotesVersion: String, MigrationVersion, CaseIterable {
             let migrator = ProgressiveMigrator(chain: chain, logger: testLogger)
             let updates = migrator.progressUpdates()
             let collector = Task { await updates.reduce(into: [MigrationProgress]()) { $0.append($1) } }
-            let plan = try await migrator.migrateStore(at: url)
+            let handed = Mutex<[MigrationProgress]>([])
+            let plan = try await migrator.migrateStore(at: url) { progress in handed.withLock { $0.append(progress) } }
             let reports = await collector.value
+
+            // The handler gets each report the stream does, in the same order.
+            #expect(handed.withLock { $0 } == reports)
 
             // In the order the chain was given them, not by name.
             #expect(plan.steps.map { $0.mappingModels.map(\.name) } == [["Notes1To2 B", "Notes1To2 A"]])
@@ -78,5 +82,39 @@ enum NotesVersion: String, MigrationVersion, CaseIterable {
                 #expect(try await context.count(for: FetchRequest(entityName: "Tag")) == 20)
             }
         }
+    }
+
+    /// A manager run on its own holds its run only while it runs: during it, the entity
+    /// mapping it is at; after it, none, and its progress is complete.
+    @Test(arguments: TestEngine.allCases)
+    func aManagerHoldsItsRunOnlyWhileItRuns(engine: TestEngine) async throws {
+        let v1 = try Self.model("Notes", noteAttributes: #"<attribute name="text" optional="YES" attributeType="String"/>"#)
+        let v2 = try Self.model("Notes 2", noteAttributes: #"<attribute name="text" optional="YES" attributeType="String"/><attribute name="title" optional="YES" attributeType="String"/>"#)
+        try await engine.withStoreURL { url in
+            try await engine.withStoreURL(fileName: "destination.sqlite") { destination in
+                try await makeClosedStore(at: url, model: v1) { container in
+                    let context = container.newContext()
+                    for index in 0..<5 { try context.insertObject(entityName: "Note").setValue(.string("note \(index)"), forKey: "text") }
+                    try await context.save()
+                }
+                let manager = WatchingManager(configuration: .init(
+                    sourceModel: v1, destinationModel: v2, mappingModel: try MappingModel.inferred(from: v1, to: v2), logger: testLogger))
+                #expect(manager.currentEntityMapping == nil && manager.migrationProgress == 0)
+                try await manager.migrateStore(from: url, to: destination)
+                #expect(manager.seen.withLock { $0 }.contains("NoteToNote"), "\(manager.seen.withLock { $0 })")
+                #expect(manager.currentEntityMapping == nil)
+                #expect(manager.migrationProgress == 1)
+            }
+        }
+    }
+}
+
+/// Records the entity mapping its run is at with each report.
+final class WatchingManager: MigrationManager, @unchecked Sendable {
+    let seen = Mutex<Set<String>>([])
+
+    override func progressDidChange(_ progress: MigrationProgress) {
+        if let name = currentEntityMapping?.name { seen.withLock { _ = $0.insert(name) } }
+        super.progressDidChange(progress)
     }
 }

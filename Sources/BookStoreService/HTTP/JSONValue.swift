@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 
 /// A JSON value as it was sent, before it is checked against a resource's fields.
 ///
@@ -26,6 +27,12 @@ public enum JSONValue: Sendable, Hashable {
     /// - Throws: an error saying what is wrong and at which byte when the text is not JSON.
     public init(parsing data: Data) throws {
         self = try JSONParser.parse(Array(data))
+    }
+
+    /// The JSON `value` encodes to, as the service writes bodies (``Response/jsonEncoder()``);
+    /// `null` for a value that cannot be encoded (none of the service's own can fail).
+    init(encoding value: some Encodable) {
+        self = (try? Response.jsonEncoder().encode(value)).flatMap { try? JSONValue(parsing: $0) } ?? .null
     }
 
     public var objectValue: [String: JSONValue]? {

@@ -1,42 +1,68 @@
 import HTTPTypes
 import Hummingbird
+import Persistence
 
 /// `GET /health`: 200 `{"status": "ok", "model": "BookStore 5", "store": "sqlite"}` once the
 /// store is open and current; 503 with `Retry-After` before, naming why — during a
-/// migration with its step, stage, percentage, time spent and time left.
+/// migration with its progress (``MigrationProgress``'s members: step, stage, percentage,
+/// time spent and time left).
 struct HealthRoutes: Sendable {
     let gate: StoreGate
 
     func add(to table: inout RouteTable) {
         table.add(.get, "/health") { _, _ in
-            let (status, body) = health()
-            var response = Response.json(.object(body), status: status)
-            if status != .ok { response.headers[.retryAfter] = String(gate.retryAfterSeconds) }
+            let health = health()
+            var response = try Response.json(health, status: health.httpStatus)
+            if health.httpStatus != .ok { response.headers[.retryAfter] = String(gate.retryAfterSeconds) }
             return response
         }
     }
 
-    /// The status and body `/health` answers with now; the status page shows the same.
-    func health() -> (HTTPResponse.Status, [String: JSONValue]) {
-        var body: [String: JSONValue] = ["model": .string(gate.modelName), "store": .string(gate.storeKind)]
+    /// What `/health` answers now; the status page shows the same.
+    func health() -> Health {
+        var health = Health(status: "ok", model: gate.modelName, store: gate.storeKind)
         switch gate.phase {
         case .ready:
-            body["status"] = "ok"
-            return (.ok, body)
-        case .migrating(let migration):
-            body.merge(migration.members()) { _, new in new }
-            body["status"] = "migrating"
-            return (.serviceUnavailable, body)
+            break
+        case .migrating(let report):
+            health.status = "migrating"
+            health.migration = report.progress()
         case .waitingForMigration(let version):
-            body["status"] = "waiting"
-            body["storeVersion"] = .string(version)
-            return (.serviceUnavailable, body)
+            health.status = "waiting"
+            health.storeVersion = version
         case .starting:
-            body["status"] = "starting"
-            return (.serviceUnavailable, body)
+            health.status = "starting"
         case .stopped:
-            body["status"] = "stopping"
-            return (.serviceUnavailable, body)
+            health.status = "stopping"
         }
+        return health
+    }
+}
+
+/// `/health`'s body: the service's state, and during a migration the progress's members
+/// beside it (`{"status": "migrating", "model": …, "step": 2, "stage": "create instances", …}`).
+struct Health: Encodable, Sendable {
+    /// `ok`, `starting`, `migrating`, `waiting` or `stopping`.
+    var status: String
+    var model: String
+    var store: String
+    /// While waiting for another process to migrate the store: its version.
+    var storeVersion: String?
+    var migration: MigrationProgress?
+
+    var httpStatus: HTTPResponse.Status { status == "ok" ? .ok : .serviceUnavailable }
+
+    enum CodingKeys: String, CodingKey {
+        case status, model, store, storeVersion
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(status, forKey: .status)
+        try container.encode(model, forKey: .model)
+        try container.encode(store, forKey: .store)
+        try container.encodeIfPresent(storeVersion, forKey: .storeVersion)
+        // The progress's members sit beside the state's, as clients of earlier releases read them.
+        try migration?.encode(to: encoder)
     }
 }

@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import Persistence
 
 /// The OpenAPI 3.1 document of the API, served at `/openapi.json`.
 ///
@@ -216,13 +217,13 @@ enum OpenAPIDocument {
                         "properties": ["field": ["type": "string"], "code": ["type": "string"], "message": ["type": "string"]],
                     ],
                 ],
-                "migration": ref("MigrationStatus"),
+                "migration": ref("MigrationProgress"),
             ],
         ],
-        "MigrationStatus": [
+        "MigrationProgress": [
             "type": "object", "additionalProperties": false,
             "required": ["step", "stepCount", "sourceVersion", "destinationVersion", "stage", "entityMapping", "entity", "instancesDone", "instancesTotal",
-                         "percent", "fractionCompleted", "elapsedSeconds", "estimatedSecondsRemaining"],
+                         "percent", "fractionCompleted", "stepFractionCompleted", "elapsedSeconds", "estimatedSecondsRemaining"],
             "properties": migrationProperties,
         ],
         "Health": [
@@ -234,7 +235,7 @@ enum OpenAPIDocument {
     private static let migrationProperties: JSONValue = [
         "step": ["type": "integer", "minimum": 1], "stepCount": ["type": "integer", "minimum": 1],
         "sourceVersion": ["type": "string"], "destinationVersion": ["type": "string"],
-        "stage": ["type": "string", "enum": ["starting", "in place", "create instances", "create relationships", "validate and save", "finished"]],
+        "stage": ["type": "string", "enum": .array(MigrationProgress.Stage.allCases.map { .string($0.rawValue) })],
         "entityMapping": nullableString, "entity": nullableString,
         "instancesDone": ["type": "integer", "minimum": 0], "instancesTotal": ["type": "integer", "minimum": 0],
         "percent": ["type": "integer", "minimum": 0, "maximum": 100],
@@ -242,6 +243,7 @@ enum OpenAPIDocument {
             "type": "number", "minimum": 0, "maximum": 1,
             "description": "Each step weighed by the rows it reads and the passes it makes over them (in place 1, set-based 2, streamed 3)",
         ],
+        "stepFractionCompleted": ["type": "number", "minimum": 0, "maximum": 1, "description": "The current step's own fraction done"],
         "elapsedSeconds": ["type": "integer", "minimum": 0, "description": "Seconds since the migration started"],
         "estimatedSecondsRemaining": [
             "type": ["integer", "null"], "minimum": 0,

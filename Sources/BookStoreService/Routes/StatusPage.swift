@@ -11,9 +11,8 @@ struct StatusPage: Sendable {
 
     func add(to table: inout RouteTable) {
         table.add(.get, "/status") { _, _ in
-            let (_, body) = health.health()
             let nonce = Self.makeNonce()
-            var response = Response.data(Data(render(body, nonce: nonce).utf8), status: .ok, contentType: ContentType.html)
+            var response = Response.data(Data(try render(health.health(), nonce: nonce).utf8), status: .ok, contentType: ContentType.html)
             response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy(nonce: nonce)
             return response
         }
@@ -30,8 +29,8 @@ struct StatusPage: Sendable {
     /// 128 random bits, new for every response.
     static func makeNonce() -> String { RandomHex.bits128() }
 
-    func render(_ health: [String: JSONValue], nonce: String) -> String {
-        let initial = String(decoding: JSONValue.object(health).serialized(sortedKeys: true), as: UTF8.self)
+    func render(_ health: Health, nonce: String) throws -> String {
+        let initial = String(decoding: try Response.jsonEncoder().encode(health), as: UTF8.self)
             // Inside a <script>, "</" could end it early.
             .replacingOccurrences(of: "</", with: "<\\/")
         // The nonce first: the health data is the store's, and could spell the placeholder.

@@ -16,8 +16,8 @@ public final class StoreGate: Sendable {
     public enum Phase: Sendable {
         /// Reading the store's metadata, creating it when missing, opening it.
         case starting
-        /// Migrating to the current model; the status is the latest report.
-        case migrating(MigrationStatus)
+        /// Migrating to the current model; the latest report and when it came.
+        case migrating(MigrationReport)
         /// Outdated and told not to migrate (`--no-migrate`): another process must migrate it.
         case waitingForMigration(storeVersion: String)
         case ready(PersistentContainer)
@@ -43,6 +43,35 @@ public final class StoreGate: Sendable {
         self.retryAfterSeconds = retryAfterSeconds
     }
 
+    /// The migration's latest report, timed on the service's clock: the elapsed time counts
+    /// from when the service planned the migration (before it waited for the lock), so it
+    /// never goes back from one report to the next, and both times move on between reports.
+    public struct MigrationReport: Sendable {
+        public var progress: MigrationProgress
+        /// When the service began the migration (planned it).
+        public let startedAt: ContinuousClock.Instant
+        /// When ``progress`` was reported.
+        public var reportedAt: ContinuousClock.Instant
+
+        /// Before the migrator's first report: the plan's first step, nothing done.
+        public init(startOf plan: MigrationPlan, at now: ContinuousClock.Instant = .now) {
+            self.init(MigrationProgress(startOf: plan), startedAt: now, reportedAt: now)
+        }
+
+        public init(_ progress: MigrationProgress, startedAt: ContinuousClock.Instant, reportedAt: ContinuousClock.Instant = .now) {
+            self.progress = progress
+            self.startedAt = startedAt
+            self.reportedAt = reportedAt
+        }
+
+        /// The progress as of `now`.
+        public func progress(at now: ContinuousClock.Instant = .now) -> MigrationProgress {
+            var current = progress.movedOn(by: now - reportedAt)
+            current.elapsed = max(.zero, now - startedAt)
+            return current
+        }
+    }
+
     public var phase: Phase { state.withLock { $0 } }
 
     func move(to phase: Phase) {
@@ -53,7 +82,7 @@ public final class StoreGate: Sendable {
     /// migration is over already (reports arrive on their own task and may trail the end).
     func report(_ progress: MigrationProgress, now: ContinuousClock.Instant = .now) {
         state.withLock { phase in
-            if case .migrating(let current) = phase { phase = .migrating(MigrationStatus(progress, startedAt: current.startedAt, now: now)) }
+            if case .migrating(let current) = phase { phase = .migrating(MigrationReport(progress, startedAt: current.startedAt, reportedAt: now)) }
         }
     }
 
@@ -69,10 +98,11 @@ public final class StoreGate: Sendable {
     private func unavailable(_ phase: Phase) -> Problem {
         let headers: HTTPFields = [.retryAfter: String(retryAfterSeconds)]
         switch phase {
-        case .migrating(let status):
+        case .migrating(let report):
+            let progress = report.progress()
             return Problem(.serviceUnavailable, type: .unavailable, title: "The store is being migrated",
-                           detail: "the store is migrating to \(modelName): step \(status.step) of \(status.stepCount), \(status.sourceVersion) → \(status.destinationVersion), \(status.stage), \(status.percent)%, \(status.timesText()); retry in \(retryAfterSeconds) seconds",
-                           extensions: ["migration": .object(status.members())], headers: headers)
+                           detail: "the store is migrating to \(modelName): step \(progress.step) of \(progress.stepCount), \(progress.sourceVersion) → \(progress.destinationVersion), \(progress.stage.rawValue), \(progress.percent)%, \(progress.timesText); retry in \(retryAfterSeconds) seconds",
+                           extensions: ["migration": JSONValue(encoding: progress)], headers: headers)
         case .waitingForMigration(let version):
             return Problem(.serviceUnavailable, type: .unavailable, title: "The store needs migrating",
                            detail: "the store is at \(version) and this service serves \(modelName); it was started with --no-migrate, so it waits for `bookstore migrate` to migrate the store",
@@ -84,5 +114,14 @@ public final class StoreGate: Sendable {
             return Problem(.serviceUnavailable, type: .unavailable, title: "The service is shutting down",
                            detail: "the store is closed", headers: headers)
         }
+    }
+}
+
+extension MigrationProgress {
+    /// "12 s elapsed, about 26 s left", for a problem's detail.
+    var timesText: String {
+        let elapsed = "\(elapsed.components.seconds) s elapsed"
+        guard let left = estimatedTimeRemaining else { return elapsed + ", time left not yet known" }
+        return elapsed + ", about \(left.components.seconds) s left"
     }
 }

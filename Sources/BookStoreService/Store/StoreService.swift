@@ -79,7 +79,7 @@ struct StoreService: Service {
     }
 
     private func migrate(_ plan: MigrationPlan) async throws {
-        gate.move(to: .migrating(MigrationStatus(plan: plan)))
+        gate.move(to: .migrating(StoreGate.MigrationReport(startOf: plan)))
         logger.notice("the store needs migrating; data requests get 503 until it is done", metadata: [
             LoggingKeys.store: "\(configuration.store)", LoggingKeys.modelVersion: "\(plan.storeVersion.name)",
             "bookstore.migration.steps": "\(plan.steps.map(\.description).joined(separator: "; "))",

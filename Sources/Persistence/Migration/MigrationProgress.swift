@@ -7,7 +7,9 @@
 /// ```
 public struct MigrationProgress: Sendable, Hashable, CustomStringConvertible {
     /// The stages of a step. In-place steps have one stage; the others have Core Data's three.
-    public enum Stage: String, Sendable, Hashable, CaseIterable {
+    public enum Stage: String, Sendable, Hashable, CaseIterable, Codable {
+        /// Planned, nothing reported yet (``MigrationProgress/init(startOf:)``).
+        case starting
         case inPlace = "in place"
         case createInstances = "create instances"
         case createRelationships = "create relationships"
@@ -80,10 +82,31 @@ public struct MigrationProgress: Sendable, Hashable, CustomStringConvertible {
         self.estimatedTimeRemaining = estimatedTimeRemaining
     }
 
+    /// A migration about to run `plan`: its first step, nothing done, no time spent.
+    public init(startOf plan: MigrationPlan) {
+        self.init(fractionCompleted: 0, stepFractionCompleted: 0, step: 1, stepCount: max(plan.steps.count, 1),
+                  sourceVersion: plan.steps.first?.source.name ?? plan.storeVersion.name,
+                  destinationVersion: plan.steps.first?.destination.name ?? plan.targetVersion.name, stage: .starting)
+    }
+
+    /// The whole migration's percentage done, rounded down: 99 until it is finished.
+    public var percent: Int { Int((fractionCompleted * 100).rounded(.down)) }
+
+    /// The report as it stands `time` after it was made: that much more time spent, and that
+    /// much less left (never below zero: a stage that runs late shows nothing left until the
+    /// next report says more).
+    public func movedOn(by time: Duration) -> MigrationProgress {
+        let time = max(.zero, time)
+        var later = self
+        later.elapsed = elapsed + time
+        later.estimatedTimeRemaining = estimatedTimeRemaining.map { max(.zero, $0 - time) }
+        return later
+    }
+
     public var description: String {
         var text = "step \(step)/\(stepCount) \(sourceVersion) → \(destinationVersion): \(stage.rawValue)"
         if let subject { text += " \(subject) \(instancesDone)/\(instancesTotal)" }
-        return text + " (\(Int((fractionCompleted * 100).rounded(.down)))%)"
+        return text + " (\(percent)%)"
     }
 }
 

@@ -1,15 +1,42 @@
 import Logging
 
+/// What a step says of itself: its stage, its own fraction done, the rows of the subject.
+/// ``ProgressiveMigrator`` places it in the whole migration (``MigrationProgress``).
+struct StepReport: Sendable {
+    var stage: MigrationProgress.Stage
+    /// The step's own fraction done, 0…1.
+    var fraction: Double
+    var subject: MigrationProgress.Subject?
+    var done: Int
+    var total: Int
+
+    init(stage: MigrationProgress.Stage, fraction: Double, subject: MigrationProgress.Subject? = nil, done: Int = 0, total: Int? = nil) {
+        self.stage = stage
+        self.fraction = fraction
+        self.subject = subject
+        self.done = done
+        self.total = total ?? done
+    }
+
+    /// What a step's migration manager reported of its step.
+    init(_ progress: MigrationProgress) {
+        self.init(stage: progress.stage, fraction: progress.stepFractionCompleted, subject: progress.subject,
+                  done: progress.instancesDone, total: progress.instancesTotal)
+    }
+}
+
 extension MigrationRun {
-    /// Reports a stage of step `index` as part of the whole plan: `fraction` is the step's
-    /// own; `start` is where the step (or its group of in-place steps) began.
+    /// Reports what step `index` says of itself as part of the whole plan, to the
+    /// migrator's subscribers and this run's handler; `start` is where the step (or its
+    /// group of in-place steps) began.
+    func report(_ index: Int, since start: MigrationWorkload.Start, _ report: StepReport) {
+        let progress = migrator.report(report, step: index, of: plan, workload: workload, since: start)
+        onProgress?(progress)
+    }
+
     func report(_ index: Int, since start: MigrationWorkload.Start, stage: MigrationProgress.Stage, fraction: Double,
                 subject: MigrationProgress.Subject? = nil, done: Int = 0, total: Int? = nil) {
-        let step = plan.steps[index]
-        migrator.report(MigrationProgress(
-            fractionCompleted: fraction, stepFractionCompleted: fraction, step: 1, stepCount: 1, sourceVersion: step.source.name,
-            destinationVersion: step.destination.name, stage: stage, subject: subject, instancesDone: done, instancesTotal: total ?? done),
-            step: index, of: plan.steps.count, workload: workload, since: start)
+        report(index, since: start, StepReport(stage: stage, fraction: fraction, subject: subject, done: done, total: total))
     }
 
     /// What every engine does once a set-based step's inserts are in: log and report the

@@ -16,6 +16,8 @@ struct MigrationRun {
     let backend: any MigrationBackend
     /// What each step weighs in the progress reported.
     let workload: MigrationWorkload
+    /// Called with each report, besides ``ProgressiveMigrator/progressUpdates()``.
+    let onProgress: (@Sendable (MigrationProgress) -> Void)?
 
     var logger: Logger { migrator.logger }
     var store: StoreURL { backend.store }
@@ -179,7 +181,7 @@ struct MigrationRun {
         let stepCount = plan.steps.count
         let migrator = self.migrator
         let passes = step.mappingModels.count
-        let (workload, start) = (self.workload, self.workload.start(ofStep: index))
+        let (run, start) = (self, workload.start(ofStep: index))
         // What the passes so far made: a later pass's look-ups may name their mappings.
         var made = StepAssociations()
         for (pass, mapping) in step.mappingModels.enumerated() {
@@ -193,7 +195,7 @@ struct MigrationRun {
             let manager = step.managerType.init(configuration: configuration)
             manager.setProgressHandler { progress in
                 guard let progress = progress.pass(pass, of: passes) else { return }
-                migrator.report(progress, step: index, of: stepCount, workload: workload, since: start)
+                run.report(index, since: start, StepReport(progress))
             }
             made = try await manager.migratePass(from: current, to: output)
         }

@@ -57,7 +57,7 @@ public final class ProgressiveMigrator: Sendable {
     }
 
     /// Progress reports of the next migration; the sequence ends when that migration
-    /// finishes. Subscribe before calling ``migrateStore(at:to:)``.
+    /// finishes. Subscribe before calling ``migrateStore(at:to:storeVersion:progress:)``.
     public func progressUpdates() -> AsyncStream<MigrationProgress> {
         broadcast.subscribe()
     }
@@ -225,11 +225,15 @@ public final class ProgressiveMigrator: Sendable {
     ///
     /// `storeVersion` names the version of a store written by Apple's Core Data whose
     /// tables fit several versions; other stores are recognised by their version hashes.
+    ///
+    /// `progress` is called with each report, on the migration's own task, as
+    /// ``progressUpdates()`` yields it: for a caller that keeps the latest one.
     @discardableResult
-    public func migrateStore(at url: StoreURL, to target: String? = nil, storeVersion: String? = nil) async throws -> MigrationPlan {
+    public func migrateStore(at url: StoreURL, to target: String? = nil, storeVersion: String? = nil,
+                             progress: (@Sendable (MigrationProgress) -> Void)? = nil) async throws -> MigrationPlan {
         defer { broadcast.finish() }
         do {
-            return try await migrateStoreUnclassified(at: url, to: target, storeVersion: storeVersion)
+            return try await migrateStoreUnclassified(at: url, to: target, storeVersion: storeVersion, progress: progress)
         } catch let error as MigrationError where error.code == .cancelled || error.code == .storage {
             throw error
         } catch where Task.isCancelled && DatabaseCancellation.isCancellation(error) {
@@ -241,7 +245,8 @@ public final class ProgressiveMigrator: Sendable {
         }
     }
 
-    private func migrateStoreUnclassified(at url: StoreURL, to target: String?, storeVersion: String?) async throws -> MigrationPlan {
+    private func migrateStoreUnclassified(at url: StoreURL, to target: String?, storeVersion: String?,
+                                          progress: (@Sendable (MigrationProgress) -> Void)?) async throws -> MigrationPlan {
         // A current store is the common case: find out without taking the lock.
         let unlocked = try await plan(forStoreAt: url, to: target, storeVersion: storeVersion)
         guard !unlocked.isEmpty else {
@@ -254,7 +259,7 @@ public final class ProgressiveMigrator: Sendable {
         do {
             let plan = try await migrateLocked(url, to: target, storeVersion: storeVersion) { plan in
                 let workload = await MigrationWorkload.measuring(plan, at: url, logger: logger)
-                try await MigrationRun(migrator: self, plan: plan, backend: backend, workload: workload).run()
+                try await MigrationRun(migrator: self, plan: plan, backend: backend, workload: workload, onProgress: progress).run()
             }
             await lock.release()
             return plan
@@ -299,22 +304,25 @@ public final class ProgressiveMigrator: Sendable {
         return logger
     }
 
-    /// Reports a step's progress as part of the whole plan: its fraction weighted by the
-    /// step's share of the ``MigrationWorkload``, with the time spent and the time left.
-    func report(_ progress: MigrationProgress, step index: Int, of count: Int, workload: MigrationWorkload,
-                since start: MigrationWorkload.Start) {
+    /// Reports what step `index` of `plan` says of itself as part of the whole plan: its
+    /// fraction weighted by the step's share of the ``MigrationWorkload``, with the time
+    /// spent and the time left. Returns the report its subscribers got.
+    @discardableResult
+    func report(_ report: StepReport, step index: Int, of plan: MigrationPlan, workload: MigrationWorkload,
+                since start: MigrationWorkload.Start) -> MigrationProgress {
         let now = ContinuousClock.now
-        var overall = progress
-        overall.step = index + 1
-        overall.stepCount = count
-        overall.fractionCompleted = workload.fraction(step: index, stepFraction: progress.stepFractionCompleted)
-        overall.elapsed = now - workload.started
-        overall.estimatedTimeRemaining = workload.estimatedTimeRemaining(fraction: overall.fractionCompleted, since: start, now: now)
-        broadcast.yield(overall)
+        let step = plan.steps[index]
+        let fraction = workload.fraction(step: index, stepFraction: report.fraction)
+        let progress = MigrationProgress(
+            fractionCompleted: fraction, stepFractionCompleted: report.fraction, step: index + 1, stepCount: plan.steps.count,
+            sourceVersion: step.source.name, destinationVersion: step.destination.name, stage: report.stage, subject: report.subject,
+            instancesDone: report.done, instancesTotal: report.total, elapsed: now - workload.started,
+            estimatedTimeRemaining: workload.estimatedTimeRemaining(fraction: fraction, since: start, now: now))
+        broadcast.yield(progress)
         var metadata: Logger.Metadata = [
-            LoggingKeys.migrationStep: "\(index + 1)/\(count) \(progress.sourceVersion) → \(progress.destinationVersion)",
+            LoggingKeys.migrationStep: "\(index + 1)/\(plan.steps.count) \(progress.sourceVersion) → \(progress.destinationVersion)",
             LoggingKeys.migrationStage: "\(progress.stage.rawValue)",
-            LoggingKeys.progress: "\(Int((overall.fractionCompleted * 100).rounded(.down)))%",
+            LoggingKeys.progress: "\(progress.percent)%",
         ]
         switch progress.subject {
         case .entityMapping(let name)?: metadata[LoggingKeys.entityMapping] = "\(name)"
@@ -323,6 +331,7 @@ public final class ProgressiveMigrator: Sendable {
         }
         if progress.subject != nil { metadata[LoggingKeys.rows] = "\(progress.instancesDone)/\(progress.instancesTotal)" }
         logger.debug("migration progress", metadata: metadata)
+        return progress
     }
 }
 
@@ -357,7 +366,7 @@ extension ProgressiveMigrator {
     ///
     /// A current store is opened once, its metadata read on the store's own writer: no
     /// connection is made to ask the migrator first, which on PostgreSQL is most of the
-    /// time opening takes. An older one is migrated (``migrateStore(at:to:storeVersion:)``,
+    /// time opening takes. An older one is migrated (``migrateStore(at:to:storeVersion:progress:)``,
     /// progress through ``progressUpdates()``) and then opened.
     ///
     /// - Throws: ``StoreError`` from opening (``StoreError/Code/storeNotFound`` without
