@@ -18,7 +18,7 @@ extension MigrationManager {
                 if let key = id.primaryKey { related[id.rootEntityName, default: []].insert(key) }
             }
         }
-        guard !related.isEmpty, let associations = state.withLock({ $0.associations }) else { return }
+        guard !related.isEmpty, let associations = withRun(\.associations) else { return }
         var cache: [String: [Int64: [ManagedObject]]] = [:]
         for (root, keys) in related {
             let keys = Array(keys)
@@ -37,6 +37,6 @@ extension MigrationManager {
                 cache[mapping.name, default: [:]].merge(found) { $1 }
             }
         }
-        state.withLock { $0.prefetchedDestinations = cache }
+        updateRun { $0.batch.prefetchedDestinations = cache }
     }
 }

@@ -46,33 +46,14 @@ extension MigrationManager {
 
     private func runStages(source: PersistentStore, destination: PersistentStore) async throws -> StepAssociations {
         let (associations, sourceRows) = try await makeAssociationIndex(source: source, destination: destination)
+        // The run begins whole and ends whole: nothing of it outlives migrateStore.
+        let run = Run(sourceContext: ManagedObjectContext(store: source, logger: logger),
+                      destinationContext: ManagedObjectContext(store: destination, logger: logger), associations: associations)
         state.withLock {
-            $0.sourceContext = ManagedObjectContext(store: source, logger: logger)
-            $0.destinationContext = ManagedObjectContext(store: destination, logger: logger)
-            $0.associations = associations
-            $0.pending = []
-            $0.pendingBySource = [:]
-            $0.pendingByDestination = [:]
-            $0.createdMappings = []
-            $0.batchSources = [:]
+            $0.run = .running(run)
             $0.progress = 0
         }
-        defer {
-            state.withLock {
-                $0.sourceContext = nil
-                $0.destinationContext = nil
-                $0.associations = nil
-                $0.pending = []
-                $0.pendingBySource = [:]
-                $0.pendingByDestination = [:]
-                $0.relationshipStages = [:]
-                $0.instanceStages = [:]
-                $0.createdMappings = []
-                $0.batchSources = [:]
-                $0.prefetchedDestinations = [:]
-                $0.currentEntityMapping = nil
-            }
-        }
+        defer { state.withLock { $0.run = .idle } }
         let mappings = mappingModel.entityMappings
         var policies: [String: EntityMigrationPolicy] = [:]
         for mapping in mappings {
@@ -93,7 +74,7 @@ extension MigrationManager {
                                   sourceNumbering: source.schema.numbering, tracksIdentities: { associations.keys(of: $0)?.identities != nil })
         let stages = planned.mapValues(\.relationships)
         let instanceStages = planned.compactMapValues(\.instances)
-        state.withLock {
+        updateRun {
             $0.relationshipStages = stages
             $0.instanceStages = instanceStages
         }
@@ -127,7 +108,7 @@ extension MigrationManager {
             }
             try await policy.endInstanceCreation(forMapping: mapping, manager: self)
             try await flushBatch()
-            _ = state.withLock { $0.createdMappings.insert(mapping.name) }
+            updateRun { $0.createdMappings.insert(mapping.name) }
             try logStage(.createInstances, mapping: mapping, rows: done, since: started)
         }
         let written = mappings.compactMap { mapping -> (mapping: EntityMapping, lookups: [RelationshipStage.ForeignKeyLookup])? in
@@ -216,9 +197,9 @@ extension MigrationManager {
         for pair in pairs {
             if let s = sources[pair.source], let d = destinations[pair.destination] { batch.append((s, d)) }
         }
-        state.withLock { state in
-            state.batchSources = [:]
-            for (s, d) in batch { state.batchSources[d.objectID] = s }
+        updateRun { run in
+            run.batch.sources = [:]
+            for (s, d) in batch { run.batch.sources[d.objectID] = s }
         }
         for (_, destination) in batch {
             try await policy.createRelationships(forDestination: destination, in: mapping, manager: self)
@@ -256,7 +237,7 @@ extension MigrationManager {
     }
 
     private func setCurrent(_ mapping: EntityMapping?) {
-        state.withLock { $0.currentEntityMapping = mapping }
+        updateRun { $0.currentEntityMapping = mapping }
     }
 
     private func checkCancellation() throws {
@@ -283,15 +264,9 @@ extension MigrationManager {
 
     private func saveBatch() async throws {
         let context = destinationContext
-        let (pending, stages, created, associations) = state.withLock { state in
-            defer {
-                // Emptied with their capacity: the next batch fills them as far.
-                state.pending.removeAll(keepingCapacity: true)
-                for mapping in Array(state.pendingBySource.keys) { state.pendingBySource[mapping]?.removeAll(keepingCapacity: true) }
-                for mapping in Array(state.pendingByDestination.keys) { state.pendingByDestination[mapping]?.removeAll(keepingCapacity: true) }
-            }
-            return (state.pending, state.relationshipStages, state.createdMappings, state.associations)
-        }
+        guard let (pending, stages, created, associations) = updateRun({ run in
+            (run.batch.startNext(), run.relationshipStages, run.createdMappings, run.associations)
+        }) else { return }
         var assigned: [ObjectID: Int64] = [:]
         assigned.reserveCapacity(pending.count)
         var exceptions: [Pending] = []
@@ -316,13 +291,13 @@ extension MigrationManager {
             }
             let id = pair.destination.objectID
             if id.isTemporaryID, assigned[id] == nil, pair.destination.isInserted, !pair.destination.isDeleted,
-                let key = associations?.claimIdentity(mapping: pair.mapping, source: source, destinationRoot: id.rootEntityName)
+                let key = associations.claimIdentity(mapping: pair.mapping, source: source, destinationRoot: id.rootEntityName)
             {
                 assigned[id] = key
             } else {
                 exceptions.append(pair)
             }
-            if let associations, case .foreignKeys(let lookups)? = stages[pair.mapping], !lookups.isEmpty {
+            if case .foreignKeys(let lookups)? = stages[pair.mapping], !lookups.isEmpty {
                 writeForeignKeys(lookups, of: pair.destination, from: pair.source, associations: associations, created: created)
             }
         }
@@ -340,13 +315,9 @@ extension MigrationManager {
             }
             rows.append((pair.mapping, source, destination))
         }
-        if let associations, !rows.isEmpty {
+        if !rows.isEmpty {
             try await associations.table.insert(rows)
             for (mapping, pairs) in Dictionary(grouping: rows, by: \.mapping) { associations.noteExceptions(pairs.count, mapping: mapping) }
-        }
-        state.withLock {
-            $0.batchSources = [:]
-            $0.prefetchedDestinations = [:]
         }
     }
 

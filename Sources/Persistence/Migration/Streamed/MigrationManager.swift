@@ -81,31 +81,6 @@ open class MigrationManager: @unchecked Sendable {
         let destination: ManagedObject
     }
 
-    struct State {
-        var sourceContext: ManagedObjectContext?
-        var destinationContext: ManagedObjectContext?
-        var associations: AssociationIndex?
-        /// Associations made in the current batch, recorded when the batch is saved; and the
-        /// same pairs by entity mapping and source or destination, for look-ups.
-        var pending: [Pending] = []
-        var pendingBySource: [String: [ObjectID: [ManagedObject]]] = [:]
-        var pendingByDestination: [String: [ObjectID: [ManagedObject]]] = [:]
-        /// How each entity mapping's instances are created (see ``InstanceStage``).
-        var instanceStages: [String: InstanceStage] = [:]
-        /// How each entity mapping's relationships are set (see ``RelationshipStage``).
-        var relationshipStages: [String: RelationshipStage] = [:]
-        /// Entity mappings whose instances are all created: their identity pairs are final.
-        var createdMappings: Set<String> = []
-        /// The source of each destination of the current relationship batch.
-        var batchSources: [ObjectID: ManagedObject] = [:]
-        /// Destinations looked up ahead for the current relationship batch, by entity
-        /// mapping and source key (``prefetchRelationships(of:entity:)``).
-        var prefetchedDestinations: [String: [Int64: [ManagedObject]]] = [:]
-        var currentEntityMapping: EntityMapping?
-        var progress: Double = 0
-        var progressHandler: (@Sendable (MigrationProgress) -> Void)?
-    }
-
     public let configuration: Configuration
     /// Values shared by the step's policies.
     public let userInfo = MigrationUserInfo()
@@ -122,7 +97,7 @@ open class MigrationManager: @unchecked Sendable {
 
     /// The context over the source store; available while ``migrateStore(from:to:)`` runs.
     public var sourceContext: ManagedObjectContext {
-        guard let context = state.withLock({ $0.sourceContext }) else {
+        guard let context = withRun(\.sourceContext) else {
             preconditionFailure("sourceContext is only available while migrateStore(from:to:) runs")
         }
         return context
@@ -130,14 +105,14 @@ open class MigrationManager: @unchecked Sendable {
 
     /// The context over the destination store; available while ``migrateStore(from:to:)`` runs.
     public var destinationContext: ManagedObjectContext {
-        guard let context = state.withLock({ $0.destinationContext }) else {
+        guard let context = withRun(\.destinationContext) else {
             preconditionFailure("destinationContext is only available while migrateStore(from:to:) runs")
         }
         return context
     }
 
     /// The entity mapping being run.
-    public var currentEntityMapping: EntityMapping? { state.withLock { $0.currentEntityMapping } }
+    public var currentEntityMapping: EntityMapping? { withRun(\.currentEntityMapping) ?? nil }
 
     /// The step's fraction done, 0…1: Core Data's `migrationProgress`.
     public var migrationProgress: Double { state.withLock { $0.progress } }
@@ -170,12 +145,7 @@ open class MigrationManager: @unchecked Sendable {
     /// Records that `destination` was made from `source` by `mapping`. Override to act on
     /// each pair (call `super`); relationship lookups find the pair from then on.
     open func associate(sourceInstance: ManagedObject, withDestinationInstance destination: ManagedObject, for mapping: EntityMapping) {
-        let (sourceID, destinationID) = (sourceInstance.objectID, destination.objectID)
-        state.withLock { state in
-            state.pending.append(Pending(mapping: mapping.name, source: sourceInstance, destination: destination))
-            state.pendingBySource[mapping.name, default: [:]][sourceID, default: []].append(destination)
-            state.pendingByDestination[mapping.name, default: [:]][destinationID, default: []].append(sourceInstance)
-        }
+        updateRun { $0.batch.associate(Pending(mapping: mapping.name, source: sourceInstance, destination: destination)) }
     }
 
     /// The entity mapping named `name`, of this mapping model or of an earlier one of the step.
@@ -189,14 +159,15 @@ open class MigrationManager: @unchecked Sendable {
         guard let mapping = entityMappingOfStep(named: name), let destinationName = mapping.destinationEntityName,
             let destinationEntity = destinationModel.entity(named: destinationName)
         else { throw MigrationError(.invalidMappingModel, "there is no entity mapping named '\(name)' with a destination", entityMapping: name) }
-        let (pending, prefetched) = state.withLock { ($0.pendingBySource[name] ?? [:], $0.prefetchedDestinations[name] ?? [:]) }
+        let (pending, prefetched, associations) = withRun { ($0.batch.pendingBySource[name] ?? [:], $0.batch.prefetchedDestinations[name] ?? [:], $0.associations) }
+            ?? ([:], [:], nil)
         var stored: [Int64: [ManagedObject]] = [:]
         let keys = sourceInstances.compactMap { source -> Int64? in
             guard pending[source.objectID] == nil, let key = source.objectID.primaryKey else { return nil }
             if let known = prefetched[key] { stored[key] = known; return nil }
             return key
         }
-        if !keys.isEmpty, let associations = state.withLock({ $0.associations }) {
+        if !keys.isEmpty, let associations {
             let pairs = try await associations.destinations(mapping: name, sources: keys)
             let root = destinationModel.rootEntity(of: destinationEntity).name
             let objects = try await destinationContext.objects(rootEntityName: root, primaryKeys: Array(Set(pairs.values.joined())))
@@ -212,14 +183,14 @@ open class MigrationManager: @unchecked Sendable {
         guard let mapping = entityMappingOfStep(named: name), let sourceName = mapping.sourceEntityName,
             let sourceEntity = sourceModel.entity(named: sourceName)
         else { return [] }
-        let (batch, pending) = state.withLock { ($0.batchSources, $0.pendingByDestination[name] ?? [:]) }
+        let (batch, pending, associations) = withRun { ($0.batch.sources, $0.batch.pendingByDestination[name] ?? [:], $0.associations) } ?? ([:], [:], nil)
         var known = pending
         for destination in destinationInstances where known[destination.objectID] == nil {
             if let source = batch[destination.objectID] { known[destination.objectID] = [source] }
         }
         let keys = destinationInstances.compactMap { known[$0.objectID] == nil ? $0.objectID.primaryKey : nil }
         var stored: [Int64: [ManagedObject]] = [:]
-        if !keys.isEmpty, let associations = state.withLock({ $0.associations }) {
+        if !keys.isEmpty, let associations {
             let pairs = try await associations.sources(mapping: name, destinations: keys)
             let root = sourceModel.rootEntity(of: sourceEntity).name
             let objects = try await sourceContext.objects(rootEntityName: root, primaryKeys: Array(Set(pairs.values.joined())))

@@ -1,0 +1,90 @@
+extension MigrationManager {
+    /// What a manager holds: nothing between runs, one ``Run`` while
+    /// ``migrateStore(from:to:)`` runs. The run is made whole when it starts and dropped
+    /// whole when it ends, so no field outlives it or is reset on its own.
+    enum RunState {
+        case idle
+        case running(Run)
+    }
+
+    /// One run of ``migrateStore(from:to:)``: its contexts and association index, how each
+    /// entity mapping runs, where stage 1 is, and the batch being made.
+    struct Run {
+        let sourceContext: ManagedObjectContext
+        let destinationContext: ManagedObjectContext
+        let associations: AssociationIndex
+        /// How each entity mapping's instances are created (see ``InstanceStage``).
+        var instanceStages: [String: InstanceStage] = [:]
+        /// How each entity mapping's relationships are set (see ``RelationshipStage``).
+        var relationshipStages: [String: RelationshipStage] = [:]
+        /// Entity mappings whose instances are all created: their identity pairs are final.
+        var createdMappings: Set<String> = []
+        var currentEntityMapping: EntityMapping?
+        var batch = Batch()
+    }
+
+    /// The batch being made: the associations made since the last save (with the same pairs
+    /// by entity mapping and source or destination, for look-ups), and what a relationship
+    /// batch looked up ahead. ``startNext()`` is the one place a batch ends and the next begins.
+    struct Batch {
+        var pending: [Pending] = []
+        var pendingBySource: [String: [ObjectID: [ManagedObject]]] = [:]
+        var pendingByDestination: [String: [ObjectID: [ManagedObject]]] = [:]
+        /// The source of each destination of the current relationship batch.
+        var sources: [ObjectID: ManagedObject] = [:]
+        /// Destinations looked up ahead for the current relationship batch, by entity
+        /// mapping and source key (``prefetchRelationships(of:entity:)``).
+        var prefetchedDestinations: [String: [Int64: [ManagedObject]]] = [:]
+
+        mutating func associate(_ pair: Pending) {
+            pending.append(pair)
+            pendingBySource[pair.mapping, default: [:]][pair.source.objectID, default: []].append(pair.destination)
+            pendingByDestination[pair.mapping, default: [:]][pair.destination.objectID, default: []].append(pair.source)
+        }
+
+        /// Ends this batch, returning its associations to save, and begins the next one,
+        /// empty but with this one's capacity: it fills as far.
+        mutating func startNext() -> [Pending] {
+            defer {
+                pending.removeAll(keepingCapacity: true)
+                for mapping in Array(pendingBySource.keys) { pendingBySource[mapping]?.removeAll(keepingCapacity: true) }
+                for mapping in Array(pendingByDestination.keys) { pendingByDestination[mapping]?.removeAll(keepingCapacity: true) }
+                sources = [:]
+                prefetchedDestinations = [:]
+            }
+            return pending
+        }
+    }
+
+    struct State {
+        var run: RunState = .idle
+        /// The step's fraction done: Core Data's `migrationProgress`, kept after the run.
+        var progress: Double = 0
+        var progressHandler: (@Sendable (MigrationProgress) -> Void)?
+
+        /// The run, if one is on.
+        var current: Run? {
+            if case .running(let run) = run { run } else { nil }
+        }
+
+        /// Changes the run in place (`nil` when none is on).
+        mutating func update<T>(_ body: (inout Run) throws -> T) rethrows -> T? {
+            guard case .running(var current) = run else { return nil }
+            // Left idle while `body` runs, so the run's storage is not shared and copied.
+            run = .idle
+            defer { run = .running(current) }
+            return try body(&current)
+        }
+    }
+
+    /// Reads from the run, if one is on.
+    func withRun<T: Sendable>(_ body: (Run) throws -> T) rethrows -> T? {
+        try state.withLock { state in try state.current.map(body) }
+    }
+
+    /// Changes the run, if one is on.
+    @discardableResult
+    func updateRun<T: Sendable>(_ body: (inout Run) throws -> T) rethrows -> T? {
+        try state.withLock { state in try state.update(body) }
+    }
+}
