@@ -95,4 +95,23 @@ struct SQLLiteralTests {
             }
         }
     }
+
+    /// A name that is a keyword of SQL (`order`, `group`, `user`) is quoted, so it names a
+    /// table or column instead of ending the statement in a syntax error.
+    @Test(arguments: TestBackend.allCases)
+    func aNameThatIsAKeywordIsQuoted(backend: TestBackend) async throws {
+        try await withContainer(backend, model: try LibraryModel.make()) { (container: PersistentContainer) async throws in
+            let database = container.store.database
+            for (table, column) in [("order", "group"), ("user", "limit"), ("select", "from")] {
+                try await database.write { connection in
+                    try connection.run(literal: "CREATE TABLE \(identifier: table) (\(identifier: column) \(raw: connection.dialect.columnType(for: .string)))")
+                    try connection.run(literal: "INSERT INTO \(identifier: table) (\(identifier: column)) VALUES (\("Ærø"))")
+                }
+                let read = try await database.read { try $0.scalar(literal: "SELECT \(identifier: column) FROM \(identifier: table)") }
+                #expect(read?.text == "Ærø", "\(table).\(column)")
+            }
+        }
+        #expect(SQLiteDialect().quoteIdentifier("order") == "\"order\"" && PostgresDialect().quoteIdentifier("user") == "\"user\"")
+        #expect(SQLiteDialect().quoteIdentifier("ZORDER") == "ZORDER" && PostgresDialect().quoteIdentifier("zorder") == "zorder")
+    }
 }

@@ -215,10 +215,14 @@ extension SQLDialect {
     }
 
     /// Whether `name` is letters, digits and `_` only, the ASCII letters in `letters`,
-    /// and does not start with a digit: then it may stand without quotes.
-    func isPlainName(_ name: String, letters: ClosedRange<UInt8>...) -> Bool {
+    /// does not start with a digit and is none of the engine's `keywords` (in capitals):
+    /// then it may stand without quotes.
+    func isPlainName(_ name: String, letters: ClosedRange<UInt8>..., keywords: Set<String>) -> Bool {
         guard let first = name.utf8.first, !(0x30...0x39).contains(first) else { return false }
-        return name.utf8.allSatisfy { byte in byte == 0x5F || (0x30...0x39).contains(byte) || letters.contains { $0.contains(byte) } }
+        guard name.utf8.allSatisfy({ byte in byte == 0x5F || (0x30...0x39).contains(byte) || letters.contains { $0.contains(byte) } }) else {
+            return false
+        }
+        return !keywords.contains(name.uppercased())
     }
 }
 

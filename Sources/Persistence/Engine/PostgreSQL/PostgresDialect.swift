@@ -29,8 +29,26 @@ public struct PostgresDialect: SQLDialect, Hashable {
     /// PostgreSQL folds an unquoted name to lower case, so only a lower-case plain name
     /// stands without quotes: `zbook`, but `"ZBOOK"` and `"Book"`.
     public func quoteIdentifier(_ name: String) -> String {
-        isPlainName(name, letters: 0x61...0x7A) ? name : quotedIdentifier(name)
+        isPlainName(name, letters: 0x61...0x7A, keywords: Self.keywords) ? name : quotedIdentifier(name)
     }
+
+    /// PostgreSQL's reserved key words and those that cannot name a function or type
+    /// (the documentation's "SQL Key Words" appendix): a name that is one is quoted.
+    static let keywords: Set<String> = [
+        "ALL", "ANALYSE", "ANALYZE", "AND", "ANY", "ARRAY", "AS", "ASC", "ASYMMETRIC", "AUTHORIZATION", "BETWEEN", "BIGINT",
+        "BINARY", "BIT", "BOOLEAN", "BOTH", "CASE", "CAST", "CHAR", "CHARACTER", "CHECK", "COALESCE", "COLLATE", "COLLATION",
+        "COLUMN", "CONCURRENTLY", "CONSTRAINT", "CREATE", "CROSS", "CURRENT_CATALOG", "CURRENT_DATE", "CURRENT_ROLE",
+        "CURRENT_SCHEMA", "CURRENT_TIME", "CURRENT_TIMESTAMP", "CURRENT_USER", "DEC", "DECIMAL", "DEFAULT", "DEFERRABLE", "DESC",
+        "DISTINCT", "DO", "ELSE", "END", "EXCEPT", "EXISTS", "EXTRACT", "FALSE", "FETCH", "FLOAT", "FOR", "FOREIGN", "FREEZE",
+        "FROM", "FULL", "GRANT", "GREATEST", "GROUP", "GROUPING", "HAVING", "ILIKE", "IN", "INITIALLY", "INNER", "INOUT", "INT",
+        "INTEGER", "INTERSECT", "INTERVAL", "INTO", "IS", "ISNULL", "JOIN", "LATERAL", "LEADING", "LEAST", "LEFT", "LIKE", "LIMIT",
+        "LOCALTIME", "LOCALTIMESTAMP", "NATIONAL", "NATURAL", "NCHAR", "NONE", "NORMALIZE", "NOT", "NOTNULL", "NULL", "NULLIF",
+        "NUMERIC", "OFFSET", "ON", "ONLY", "OR", "ORDER", "OUT", "OUTER", "OVERLAPS", "OVERLAY", "PLACING", "POSITION",
+        "PRECISION", "PRIMARY", "REAL", "REFERENCES", "RETURNING", "RIGHT", "ROW", "SELECT", "SESSION_USER", "SETOF", "SIMILAR",
+        "SMALLINT", "SOME", "SUBSTRING", "SYMMETRIC", "SYSTEM_USER", "TABLE", "TABLESAMPLE", "THEN", "TIME", "TIMESTAMP", "TO",
+        "TRAILING", "TREAT", "TRIM", "TRUE", "UNION", "UNIQUE", "USER", "USING", "VALUES", "VARCHAR", "VARIADIC", "VERBOSE",
+        "WHEN", "WHERE", "WINDOW", "WITH",
+    ]
 
     /// The server takes 65 535, but libpq before its 2026 releases (15.18, the one in
     /// Debian 12's main archive, among them) drops the session when a statement's
