@@ -1,3 +1,4 @@
+import PersistenceTesting
 import Testing
 @testable import Persistence
 
@@ -27,5 +28,20 @@ import Testing
     @Test func withoutASourceSchemaTheTableIsTheStoreOwn() {
         let sql: SQL = "SELECT 1 FROM \(sourceTable: "zbook")"
         #expect(sql.resolved(sourceSchema: nil, offsets: [:]).rendered(for: .postgres).text == "SELECT 1 FROM zbook")
+    }
+
+    /// Run before it is resolved, a step's statement names what exists nowhere, so the
+    /// engine refuses it instead of reading the destination's own table.
+    @Test(arguments: TestBackend.allCases)
+    func anUnresolvedStatementIsRefusedByTheEngine(backend: TestBackend) async throws {
+        try await withContainer(backend, model: try LibraryModel.make()) { (container: PersistentContainer) async throws in
+            let database = container.store.database
+            let unresolved: SQL = "SELECT count(*) FROM \(sourceTable: database.dialect.name("Z_PRIMARYKEY"))"
+            await #expect(throws: DatabaseError.self) { _ = try await database.read { try $0.scalar(literal: unresolved) } }
+            let offset: SQL = "SELECT 1 + \(offsetOf: "BookToBook")"
+            await #expect(throws: DatabaseError.self) { _ = try await database.read { try $0.scalar(literal: offset) } }
+            let resolved = try await database.read { try $0.scalar(literal: unresolved.resolved(sourceSchema: nil, offsets: [:])) }
+            #expect(resolved?.int64 ?? 0 > 0)
+        }
     }
 }

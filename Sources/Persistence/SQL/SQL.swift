@@ -68,18 +68,22 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomS
             case .argument(let value):
                 arguments.append(value)
                 text += dialect.placeholder(arguments.count)
-            case .identifier(let name), .sourceTable(let name): text += dialect.quoteIdentifier(name)
+            case .identifier(let name): text += dialect.quoteIdentifier(name)
             case .storeName(let name): text += dialect.quoteIdentifier(dialect.name(name))
-            case .keyOffset: text += "0"
+            // Left unresolved, they name what exists nowhere, so the engine refuses the
+            // statement rather than read the destination's own table or offset nothing.
+            case .sourceTable(let name): text += "unresolved_source." + dialect.quoteIdentifier(name)
+            case .keyOffset(let mapping): text += "unresolved_offset(" + dialect.quotedIdentifier(mapping) + ")"
             }
         }
         return (text, arguments)
     }
 
     /// The statement with a migration's source tables qualified by `sourceSchema` (the
-    /// schema or attached database the source is reached through, quoted as needed) and
-    /// each entity mapping's key offset; a mapping without one is offset by 0, as is an
-    /// offset left unresolved.
+    /// schema or attached database the source is reached through, quoted as needed; `nil`
+    /// when the source's tables are the connection's own) and each entity mapping's key
+    /// offset, 0 for a mapping without one. A statement that names source tables or offsets
+    /// runs only once resolved: the engine refuses it before.
     func resolved(sourceSchema: String?, offsets: [String: Int64]) -> SQL {
         var result = SQL(raw: "")
         for element in elements {

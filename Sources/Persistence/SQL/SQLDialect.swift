@@ -186,7 +186,7 @@ extension SQLDialect {
     ///
     /// ```swift
     /// for keys in dialect.statementChunks(ids, limit: 500) {
-    ///     let list = keys.indices.map { dialect.placeholder($0 - keys.startIndex + 1) }.joined(separator: ", ")
+    ///     let sql: SQL = "SELECT … WHERE \(storeName: "Z_PK") IN (\(list: keys.map(DatabaseValue.integer)))"
     ///     …
     /// }
     /// ```

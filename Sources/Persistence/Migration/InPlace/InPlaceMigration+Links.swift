@@ -76,12 +76,12 @@ extension InPlacePlanner {
                     from.entityNames[number].map { analysis.destinationOf[$0] != nil } ?? false
                 }
                 if !staying.isEmpty {
-                    add(.clearReferences, "UPDATE \(table) SET \(column) = NULL WHERE \(entityCondition(staying)) AND \(column) IS NOT NULL")
+                    add(.clearReferences, raw: "UPDATE \(table) SET \(column) = NULL WHERE \(entityCondition(staying)) AND \(column) IS NOT NULL")
                 }
             case let .foreignKey(_, table, column):
-                add(.clearReferences, "UPDATE \(table) SET \(column) = NULL WHERE \(column) IN (\(rows))")
+                add(.clearReferences, raw: "UPDATE \(table) SET \(column) = NULL WHERE \(column) IN (\(rows))")
             case let .join(table, own, other, _, _):
-                add(.clearReferences, "DELETE FROM \(table) WHERE \(end == .own ? own : other) IN (\(rows))")
+                add(.clearReferences, raw: "DELETE FROM \(table) WHERE \(end == .own ? own : other) IN (\(rows))")
             }
         }
         return changed

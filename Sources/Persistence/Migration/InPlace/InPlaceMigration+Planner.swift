@@ -83,13 +83,13 @@ struct InPlacePlanner {
 
     /// A statement the planner wrote out from names it chose and the schema's (DDL, key
     /// moves): no value of the user's data is in it.
-    mutating func add(_ phase: Phase, _ sql: String) {
+    mutating func add(_ phase: Phase, raw sql: String) {
         add(phase, SQL(raw: sql))
     }
 
     /// Drops a source table once the data has been read, freeing its name for the renames.
     mutating func dropTable(_ name: String) {
-        add(.dropTables, "DROP TABLE \(name)")
+        add(.dropTables, raw: "DROP TABLE \(name)")
         tableNames.remove(name)
     }
 
@@ -103,10 +103,10 @@ struct InPlacePlanner {
         }
         linkOneToOnePairs()
         for table in to.rootTables where !tablePairs.contains(where: { $0.destinationTable.name == table.name }) {
-            add(.createTables, to.createTableStatement(for: table))
+            add(.createTables, raw: to.createTableStatement(for: table))
         }
         for rename in try RenameOrder.order(tableRenames, existing: tableNames) {
-            for statement in d.renameTableStatements(from: rename.from, to: rename.to) { add(.renameTables, statement) }
+            for statement in d.renameTableStatements(from: rename.from, to: rename.to) { add(.renameTables, raw: statement) }
         }
         planIndexes()
         return InPlaceMigration(
@@ -152,7 +152,7 @@ struct InPlacePlanner {
             tablePairs.append(TablePair(sourceTable: sourceTable, destinationTable: destinationTable, entities: entities))
             let removed = hierarchy.filter { analysis.destinationOf[$0.name] == nil }.compactMap { from.table(for: $0.name)?.entityNumber }
             if !removed.isEmpty {
-                add(.deleteRows, "DELETE FROM \(sourceTable.name) WHERE \(entityCondition(removed))")
+                add(.deleteRows, raw: "DELETE FROM \(sourceTable.name) WHERE \(entityCondition(removed))")
             }
         }
     }
@@ -205,12 +205,12 @@ struct InPlacePlanner {
                     kept.insert(index.name)
                 } else {
                     // A model index an Apple store names otherwise (or lacks) is not there to drop.
-                    add(.dropIndexes, "DROP INDEX \(index.isModelIndex ? "IF EXISTS " : "")\(index.name)")
+                    add(.dropIndexes, raw: "DROP INDEX \(index.isModelIndex ? "IF EXISTS " : "")\(index.name)")
                 }
             }
         }
         for index in destinationIndexes where !kept.contains(index.name) {
-            add(.createIndexes, to.createIndexStatement(index))
+            add(.createIndexes, raw: to.createIndexStatement(index))
         }
     }
 }

@@ -133,7 +133,7 @@ extension InPlacePlanner {
         }
         let fromSourceSide = join.sourceEntity == a.entity.name && join.relationship == a.relationship.name
         guard let link = fromSourceSide ? link : link?.reversed else {
-            add(.createTables, to.createTableStatement(for: join))
+            add(.createTables, raw: to.createTableStatement(for: join))
             return
         }
         if case let .join(table, own, other, order, ownIsSource) = link.storage, ownIsSource, !claimedJoinTables.contains(table) {
@@ -147,14 +147,14 @@ extension InPlacePlanner {
                 columns[order] = destinationOrder
                 names.insert(order)
             case let (order?, nil):
-                add(.dropColumns, "ALTER TABLE \(table) DROP COLUMN \(order)")
+                add(.dropColumns, raw: "ALTER TABLE \(table) DROP COLUMN \(order)")
             case let (nil, destinationOrder?):
-                add(.createTables, "ALTER TABLE \(join.name) ADD COLUMN \(destinationOrder) \(d.keyColumnType)")
+                add(.createTables, raw: "ALTER TABLE \(join.name) ADD COLUMN \(destinationOrder) \(d.keyColumnType)")
             case (nil, nil):
                 break
             }
             for rename in try RenameOrder.order(renames, existing: names) {
-                add(.renameColumns, "ALTER TABLE \(table) RENAME COLUMN \(rename.from) TO \(rename.to)")
+                add(.renameColumns, raw: "ALTER TABLE \(table) RENAME COLUMN \(rename.from) TO \(rename.to)")
             }
             finalTableName[table] = join.name
             carriedColumns[table] = columns
@@ -165,7 +165,7 @@ extension InPlacePlanner {
         let name = tableNames.contains(join.name) ? RenameOrder.temporaryName(for: join.name, avoiding: tableNames) : join.name
         tableNames.insert(name)
         if name != join.name { tableRenames.append((name, join.name)) }
-        add(.fillJoinTables, to.createTableStatement(for: join, named: name))
+        add(.fillJoinTables, raw: to.createTableStatement(for: join, named: name))
         let pk = d.name("Z_PK")
         var columns = [join.sourceColumn, join.destinationColumn]
         let select: String
@@ -182,6 +182,6 @@ extension InPlacePlanner {
                 select = "SELECT \(own), \(other) FROM \(table)"
             }
         }
-        add(.fillJoinTables, "INSERT INTO \(name) (\(columns.joined(separator: ", "))) \(select)")
+        add(.fillJoinTables, raw: "INSERT INTO \(name) (\(columns.joined(separator: ", "))) \(select)")
     }
 }

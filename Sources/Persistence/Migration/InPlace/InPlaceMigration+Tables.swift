@@ -40,16 +40,16 @@ extension InPlacePlanner {
             names.insert(name)
             if name != column.name { renames.append((name, column.name)) }
             locations[key] = (table, name)
-            add(.computeColumns, "ALTER TABLE \(table) ADD COLUMN \(name) \(to.columnType(of: column))")
+            add(.computeColumns, raw: "ALTER TABLE \(table) ADD COLUMN \(name) \(to.columnType(of: column))")
             addUpdate(of: name, table: table, values: values, all: numbers)
         }
 
         for column in pair.sourceTable.allColumns where !claimed.contains(column.name) {
-            add(.dropColumns, "ALTER TABLE \(table) DROP COLUMN \(column.name)")
+            add(.dropColumns, raw: "ALTER TABLE \(table) DROP COLUMN \(column.name)")
             names.remove(column.name)
         }
         for rename in try RenameOrder.order(renames, existing: names) {
-            add(.renameColumns, "ALTER TABLE \(table) RENAME COLUMN \(rename.from) TO \(rename.to)")
+            add(.renameColumns, raw: "ALTER TABLE \(table) RENAME COLUMN \(rename.from) TO \(rename.to)")
         }
         let finalName = pair.destinationTable.name
         finalTableName[table] = finalName
@@ -63,10 +63,10 @@ extension InPlacePlanner {
             return (old, new)
         }
         if renumbered.count == 1 {
-            add(.renumberEntities, "UPDATE \(finalName) SET \(d.name("Z_ENT")) = \(renumbered[0].1) WHERE \(entityCondition([renumbered[0].0]))")
+            add(.renumberEntities, raw: "UPDATE \(finalName) SET \(d.name("Z_ENT")) = \(renumbered[0].1) WHERE \(entityCondition([renumbered[0].0]))")
         } else if !renumbered.isEmpty {
             let cases = renumbered.map { "WHEN \($0.0) THEN \($0.1)" }.joined(separator: " ")
-            add(.renumberEntities, "UPDATE \(finalName) SET \(d.name("Z_ENT")) = CASE \(d.name("Z_ENT")) \(cases) END WHERE \(entityCondition(renumbered.map(\.0)))")
+            add(.renumberEntities, raw: "UPDATE \(finalName) SET \(d.name("Z_ENT")) = CASE \(d.name("Z_ENT")) \(cases) END WHERE \(entityCondition(renumbered.map(\.0)))")
         }
     }
 
@@ -223,8 +223,8 @@ extension InPlacePlanner {
                     .compactMap { from.table(for: $0.source.name)?.entityNumber }
                 if Set(kinds) != Set(all) { sql += " WHERE \(entityCondition(kinds))" }
             }
-            add(.linkOneToOne, sql)
-            add(.linkOneToOne, "UPDATE \(leadTable) SET \(lead) = NULL WHERE \(lead) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(table) s WHERE s.\(pk) = \(leadTable).\(lead) AND s.\(column) = \(leadTable).\(pk))")
+            add(.linkOneToOne, raw: sql)
+            add(.linkOneToOne, raw: "UPDATE \(leadTable) SET \(lead) = NULL WHERE \(lead) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(table) s WHERE s.\(pk) = \(leadTable).\(lead) AND s.\(column) = \(leadTable).\(pk))")
         }
     }
 

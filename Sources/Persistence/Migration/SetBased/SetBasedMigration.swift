@@ -82,7 +82,7 @@ struct SetBasedMigration: Sendable {
         for table in schema.rootTables {
             try connection.run(literal: """
                 UPDATE \(storeName: "Z_PRIMARYKEY") SET \(storeName: "Z_MAX") = (SELECT coalesce(max(\(storeName: "Z_PK")), 0) FROM \(identifier: table.name)) \
-                WHERE \(storeName: "Z_ENT") = \(table.entityNumber)
+                WHERE \(storeName: "Z_ENT") = \(raw: String(table.entityNumber))
                 """)
         }
         return written

@@ -35,7 +35,7 @@ struct MigrationValidation {
             guard let candidates = ValidationCandidates(entity: entity, schema: store.schema) else { continue }
             let started = ContinuousClock.now
             let table = candidates.table
-            let own: SQL = "\(storeName: "Z_ENT") = \(table.entityNumber)"
+            let own: SQL = "\(storeName: "Z_ENT") = \(raw: String(table.entityNumber))"
             let countSQL: SQL = "SELECT count(*) FROM \(identifier: table.name) WHERE \(own)"
             let rows = Int(try await store.database.read { try $0.scalar(literal: countSQL) }?.int64 ?? 0)
             var checked = 0
