@@ -113,5 +113,9 @@ struct SQLLiteralTests {
         }
         #expect(SQLiteDialect().quoteIdentifier("order") == "\"order\"" && PostgresDialect().quoteIdentifier("user") == "\"user\"")
         #expect(SQLiteDialect().quoteIdentifier("ZORDER") == "ZORDER" && PostgresDialect().quoteIdentifier("zorder") == "zorder")
+        // The quoting skips the look-up for names longer than any keyword or starting with Z.
+        for keyword in SQLiteDialect.keywords.union(PostgresDialect.keywords) {
+            #expect(keyword.utf8.count <= 17 && !keyword.hasPrefix("Z"), "\(keyword)")
+        }
     }
 }

@@ -226,6 +226,9 @@ extension SQLDialect {
         guard name.utf8.allSatisfy({ byte in byte == 0x5F || (0x30...0x39).contains(byte) || letters.contains { $0.contains(byte) } }) else {
             return false
         }
+        // No keyword of either engine is longer than 17 characters or starts with Z, as every
+        // Core Data name does: those, most of what is rendered, skip the look-up.
+        guard name.utf8.count <= 17, first | 0x20 != 0x7A else { return true }
         return !keywords.contains(name.uppercased())
     }
 }

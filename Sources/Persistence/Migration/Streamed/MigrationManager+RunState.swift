@@ -1,12 +1,4 @@
 extension MigrationManager {
-    /// What a manager holds: nothing between runs, one ``Run`` while
-    /// ``migrateStore(from:to:)`` runs. The run is made whole when it starts and dropped
-    /// whole when it ends, so no field outlives it or is reset on its own.
-    enum RunState {
-        case idle
-        case running(Run)
-    }
-
     /// One run of ``migrateStore(from:to:)``: its contexts and association index, how each
     /// entity mapping runs, where stage 1 is, and the batch being made.
     struct Run {
@@ -57,34 +49,27 @@ extension MigrationManager {
     }
 
     struct State {
-        var run: RunState = .idle
+        /// The run while ``migrateStore(from:to:)`` runs, made whole when it starts and
+        /// dropped whole when it ends, so no field outlives it or is reset on its own;
+        /// `nil` between runs.
+        var run: Run?
         /// The step's fraction done: Core Data's `migrationProgress`, kept after the run.
         var progress: Double = 0
         var progressHandler: (@Sendable (MigrationProgress) -> Void)?
-
-        /// The run, if one is on.
-        var current: Run? {
-            if case .running(let run) = run { run } else { nil }
-        }
-
-        /// Changes the run in place (`nil` when none is on).
-        mutating func update<T>(_ body: (inout Run) throws -> T) rethrows -> T? {
-            guard case .running(var current) = run else { return nil }
-            // Left idle while `body` runs, so the run's storage is not shared and copied.
-            run = .idle
-            defer { run = .running(current) }
-            return try body(&current)
-        }
     }
 
-    /// Reads from the run, if one is on.
-    func withRun<T: Sendable>(_ body: (Run) throws -> T) rethrows -> T? {
-        try state.withLock { state in try state.current.map(body) }
+    /// A value of the run, if one is on, read where it is (the run is not copied).
+    func withRun<T: Sendable>(_ value: KeyPath<Run, T>) -> T? {
+        state.withLock { $0.run?[keyPath: value] }
     }
 
-    /// Changes the run, if one is on.
+    /// Changes the run in place, if one is on.
     @discardableResult
     func updateRun<T: Sendable>(_ body: (inout Run) throws -> T) rethrows -> T? {
-        try state.withLock { state in try state.update(body) }
+        try state.withLock { state in
+            guard state.run != nil else { return nil }
+            // Through the unwrapped storage itself: the run is changed where it is, not copied.
+            return try body(&state.run!)
+        }
     }
 }

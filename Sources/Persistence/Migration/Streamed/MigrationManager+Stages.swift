@@ -50,10 +50,10 @@ extension MigrationManager {
         let run = Run(sourceContext: ManagedObjectContext(store: source, logger: logger),
                       destinationContext: ManagedObjectContext(store: destination, logger: logger), associations: associations)
         state.withLock {
-            $0.run = .running(run)
+            $0.run = run
             $0.progress = 0
         }
-        defer { state.withLock { $0.run = .idle } }
+        defer { state.withLock { $0.run = nil } }
         let mappings = mappingModel.entityMappings
         var policies: [String: EntityMigrationPolicy] = [:]
         for mapping in mappings {

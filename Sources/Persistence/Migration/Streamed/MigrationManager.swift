@@ -159,8 +159,9 @@ open class MigrationManager: @unchecked Sendable {
         guard let mapping = entityMappingOfStep(named: name), let destinationName = mapping.destinationEntityName,
             let destinationEntity = destinationModel.entity(named: destinationName)
         else { throw MigrationError(.invalidMappingModel, "there is no entity mapping named '\(name)' with a destination", entityMapping: name) }
-        let (pending, prefetched, associations) = withRun { ($0.batch.pendingBySource[name] ?? [:], $0.batch.prefetchedDestinations[name] ?? [:], $0.associations) }
-            ?? ([:], [:], nil)
+        let (pending, prefetched, associations) = state.withLock { state in
+            (state.run?.batch.pendingBySource[name] ?? [:], state.run?.batch.prefetchedDestinations[name] ?? [:], state.run?.associations)
+        }
         var stored: [Int64: [ManagedObject]] = [:]
         let keys = sourceInstances.compactMap { source -> Int64? in
             guard pending[source.objectID] == nil, let key = source.objectID.primaryKey else { return nil }
@@ -183,7 +184,9 @@ open class MigrationManager: @unchecked Sendable {
         guard let mapping = entityMappingOfStep(named: name), let sourceName = mapping.sourceEntityName,
             let sourceEntity = sourceModel.entity(named: sourceName)
         else { return [] }
-        let (batch, pending, associations) = withRun { ($0.batch.sources, $0.batch.pendingByDestination[name] ?? [:], $0.associations) } ?? ([:], [:], nil)
+        let (batch, pending, associations) = state.withLock { state in
+            (state.run?.batch.sources ?? [:], state.run?.batch.pendingByDestination[name] ?? [:], state.run?.associations)
+        }
         var known = pending
         for destination in destinationInstances where known[destination.objectID] == nil {
             if let source = batch[destination.objectID] { known[destination.objectID] = [source] }
