@@ -7,6 +7,10 @@ import Persistence
 ///   `ALTER TABLE … ADD/DROP COLUMN`, one `UPDATE` per changed table.
 /// - ``Style/rebuild``: new tables filled by `INSERT … SELECT`, the old ones dropped, the new
 ///   ones renamed and indexed: what any engine that writes every row must at least do.
+///
+/// ``wholeChainStatements()`` is what a person migrating BookStore 2 → 5 by hand writes: one
+/// rebuild of each table that renames, splits the author and sets the synopsis at once, each
+/// row written once. It is the floor of a migration that runs a chain in one pass.
 struct HandWrittenMigration {
     enum Style: String, Codable, CaseIterable {
         case inPlace = "in place"
@@ -55,9 +59,21 @@ struct HandWrittenMigration {
         }
     }
 
+    /// BookStore 2 → 5 as one rebuild per table: `Book` becomes `Publication` with the
+    /// author split and the synopsis set from the title; pages point at it.
+    func wholeChainStatements() -> [String] {
+        rebuild(from: "ZBOOK", to: "ZPUBLICATION", columns: publication(names: true, synopsis: true),
+                select: "Z_PK, 2, Z_OPT, \(firstName), \(lastName), ZPRICE, ZTITLE, ZTITLE")
+            + rebuild(from: "ZPAGE", to: "ZPAGE", columns: page, select: "Z_PK, 1, Z_OPT, ZBOOK, ZNUMBER, ZTEXT", index: "ZPUBLICATION")
+    }
+
     /// Runs the step from `version` in one transaction.
     func run(from version: Int, on database: any Database) async throws {
-        let statements = statements(from: version)
+        try await run(statements(from: version), on: database)
+    }
+
+    /// Runs `statements` in one transaction.
+    func run(_ statements: [String], on database: any Database) async throws {
         try await database.write { connection in
             for statement in statements { try connection.execute(statement) }
         }

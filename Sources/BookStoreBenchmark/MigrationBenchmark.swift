@@ -2,6 +2,7 @@ import BookStore
 import Foundation
 import Logging
 import Persistence
+import Synchronization
 
 /// One backend's migration benchmark: see ``MigrateBenchmarkCommand``.
 struct MigrationBenchmark {
@@ -22,6 +23,7 @@ struct MigrationBenchmark {
         let frameworkStore = try await backend.copy(source, label: "framework")
         let inPlaceStore = try await backend.copy(source, label: "in-place")
         let rebuildStore = try await backend.copy(source, label: "rebuild")
+        let onePassStore = try await backend.copy(source, label: "one-pass")
 
         progress("migrating with the framework")
         let framework = try await runFramework(on: frameworkStore)
@@ -29,8 +31,12 @@ struct MigrationBenchmark {
         let inPlace = try await runHandWritten(.inPlace, on: inPlaceStore)
         progress("migrating with hand-written SQL as a rebuild")
         let rebuild = try await runHandWritten(.rebuild, on: rebuildStore)
-        progress("comparing the framework's store with the rebuilt one")
-        let difference = try await StoreComparison(backend: backend, model: models.current).difference(frameworkStore, rebuildStore)
+        progress("migrating with hand-written SQL as one rebuild for the whole chain")
+        let onePass = try await runWholeChainByHand(on: onePassStore)
+        progress("comparing the framework's store with the rebuilt ones")
+        let comparison = StoreComparison(backend: backend, model: models.current)
+        let difference = try await comparison.difference(frameworkStore, rebuildStore)
+        let onePassDifference = try await comparison.difference(frameworkStore, onePassStore)
         progress("timing the opening of the current store")
         let opening = try await OpeningBenchmark(backend: backend, models: models, logger: logger).run(on: frameworkStore)
 
@@ -43,9 +49,11 @@ struct MigrationBenchmark {
         return MigrationBenchmarkResult(
             backend: backend.name, books: books, pages: 2 * books, steps: steps,
             chain: .init(name: "BookStore \(Self.firstVersion) → BookStore \(Self.lastVersion)", strategy: "chain", rows: rows,
-                         seconds: framework.total, inPlaceSQLSeconds: inPlace.reduce(0, +), rebuildSQLSeconds: rebuild.reduce(0, +)),
+                         seconds: framework.total, inPlaceSQLSeconds: inPlace.reduce(0, +), rebuildSQLSeconds: rebuild.reduce(0, +),
+                         onePassSQLSeconds: onePass),
             peakResidentBytes: framework.peakResidentBytes, residentBytesBefore: framework.residentBytesBefore,
-            sameRowsAsRebuild: difference == nil, difference: difference, opening: opening)
+            sameRowsAsRebuild: difference == nil, sameRowsAsOnePass: onePassDifference == nil, difference: difference ?? onePassDifference,
+            opening: opening)
     }
 
     private func progress(_ message: String) {
@@ -66,28 +74,17 @@ struct MigrationBenchmark {
     private func runFramework(on url: StoreURL) async throws -> FrameworkRun {
         let migrator = try BookStoreMigration.migrator(models: models, logger: logger)
         let plan = try await migrator.plan(forStoreAt: url)
-        let updates = migrator.progressUpdates()
         let before = PeakMemory.current
         PeakMemory.reset()
         let started = ContinuousClock.now
-        // The watcher returns when the migration's progress sequence ends.
-        let stepEnds = try await withThrowingTaskGroup(of: [Int: ContinuousClock.Instant]?.self) { group in
-            group.addTask {
-                var ends: [Int: ContinuousClock.Instant] = [:]
-                for await update in updates where update.stage == .finished || update.stage == .inPlace {
-                    if ends[update.step] == nil { ends[update.step] = ContinuousClock.now }
-                }
-                return ends
-            }
-            group.addTask {
-                try await migrator.migrateStore(at: url)
-                return nil
-            }
-            var ends: [Int: ContinuousClock.Instant] = [:]
-            for try await result in group { if let result { ends = result } }
-            return ends
+        let ends = Mutex<[Int: ContinuousClock.Instant]>([:])
+        try await migrator.migrateStore(at: url) { update in
+            guard update.stage == .finished || update.stage == .inPlace else { return }
+            let now = ContinuousClock.now
+            ends.withLock { ends in if ends[update.step] == nil { ends[update.step] = now } }
         }
         let total = ContinuousClock.now - started
+        let stepEnds = ends.withLock { $0 }
         let peak = PeakMemory.peak
         var previous = started
         var steps: [Double] = []
@@ -98,6 +95,22 @@ struct MigrationBenchmark {
         }
         return FrameworkRun(steps: steps, strategies: plan.steps.map(\.strategy.rawValue), total: total.seconds,
                             peakResidentBytes: peak, residentBytesBefore: before)
+    }
+
+    /// Runs the whole chain by hand in one pass on `url`; returns its seconds.
+    private func runWholeChainByHand(on url: StoreURL) async throws -> Double {
+        let database = try await backend.openDatabase(url)
+        let migration = HandWrittenMigration(dialect: backend.dialect, style: .rebuild)
+        let started = ContinuousClock.now
+        do {
+            try await migration.run(migration.wholeChainStatements(), on: database)
+        } catch {
+            await database.close()
+            throw error
+        }
+        let seconds = (ContinuousClock.now - started).seconds
+        await database.close()
+        return seconds
     }
 
     /// Runs the hand-written steps one after the other on `url`; returns each one's seconds.

@@ -16,8 +16,13 @@ struct MigrationBenchmarkResult: Encodable {
         /// The framework's time over the hand-written SQL's.
         var ratioToInPlaceSQL: Double
         var ratioToRebuildSQL: Double
+        /// For the whole chain: one hand-written rebuild of each table for all its steps at
+        /// once, and the framework's time over it.
+        var onePassSQLSeconds: Double?
+        var ratioToOnePassSQL: Double?
 
-        init(name: String, strategy: String, rows: Int, seconds: Double, inPlaceSQLSeconds: Double, rebuildSQLSeconds: Double) {
+        init(name: String, strategy: String, rows: Int, seconds: Double, inPlaceSQLSeconds: Double, rebuildSQLSeconds: Double,
+             onePassSQLSeconds: Double? = nil) {
             self.name = name
             self.strategy = strategy
             self.rows = rows
@@ -27,6 +32,8 @@ struct MigrationBenchmarkResult: Encodable {
             rowsPerSecond = (Double(rows) / max(seconds, 1e-9)).rounded()
             ratioToInPlaceSQL = (seconds / max(inPlaceSQLSeconds, 1e-9)).rounded(places: 2)
             ratioToRebuildSQL = (seconds / max(rebuildSQLSeconds, 1e-9)).rounded(places: 2)
+            self.onePassSQLSeconds = onePassSQLSeconds.map { $0.rounded(places: 3) }
+            ratioToOnePassSQL = onePassSQLSeconds.map { (seconds / max($0, 1e-9)).rounded(places: 2) }
         }
     }
 
@@ -40,8 +47,10 @@ struct MigrationBenchmarkResult: Encodable {
     /// resident memory just before.
     var peakResidentBytes: Int
     var residentBytesBefore: Int
-    /// Whether the framework's store holds the same rows as the hand-written rebuild's.
+    /// Whether the framework's store holds the same rows as the hand-written rebuild's, step
+    /// by step and in one pass.
     var sameRowsAsRebuild: Bool
+    var sameRowsAsOnePass: Bool
     var difference: String?
     var opening: OpeningBenchmark.Result
 
@@ -55,8 +64,12 @@ struct MigrationBenchmarkResult: Encodable {
             let strategy = step.strategy.padding(toLength: 10, withPad: " ", startingAt: 0)
             print("\(name)\(strategy) \(seconds(step.seconds)) \(String(format: "%10.0f", step.rowsPerSecond)) \(seconds(step.inPlaceSQLSeconds)) \(ratio(step.ratioToInPlaceSQL)) \(seconds(step.rebuildSQLSeconds)) \(ratio(step.ratioToRebuildSQL))")
         }
+        if let onePass = chain.onePassSQLSeconds, let ratio = chain.ratioToOnePassSQL {
+            print("\(chain.name) against one hand-written pass for the whole chain: \(seconds(onePass)), ratio \(String(format: "%.2f×", ratio))")
+        }
         print(String(format: "peak resident memory while migrating: %.1f MB (%.1f MB before)", Double(peakResidentBytes) / 1_048_576, Double(residentBytesBefore) / 1_048_576))
         print("same rows as the hand-written rebuild: \(sameRowsAsRebuild ? "yes" : "NO — \(difference ?? "")")")
+        print("same rows as the hand-written one pass: \(sameRowsAsOnePass ? "yes" : "NO — \(difference ?? "")")")
         print(String(format: "opening the current store: %.2f ms; the bare database: %.2f ms; overhead %.2f ms",
                      opening.storeMilliseconds, opening.databaseMilliseconds, opening.overheadMilliseconds))
         let encoder = JSONEncoder()
