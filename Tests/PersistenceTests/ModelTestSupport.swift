@@ -60,10 +60,18 @@ enum ModelFixtures {
         }
     }
 
-    /// A fresh empty folder under the temporary directory.
+    /// A fresh empty folder under the temporary directory, inside one root per test process
+    /// that goes when the process exits: a test that does not remove its folder leaves
+    /// nothing behind.
     static func temporaryFolder() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("ModelTests-\(UUID().uuidString)")
+        let url = temporaryRoot.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
+
+    static let temporaryRoot: URL = {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("ModelTests-\(UUID().uuidString)")
+        atexit { try? FileManager.default.removeItem(at: ModelFixtures.temporaryRoot) }
+        return root
+    }()
 }
