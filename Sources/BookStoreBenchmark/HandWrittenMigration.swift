@@ -67,11 +67,6 @@ struct HandWrittenMigration {
             + rebuild(from: "ZPAGE", to: "ZPAGE", columns: page, select: "Z_PK, 1, Z_OPT, ZBOOK, ZNUMBER, ZTEXT", index: "ZPUBLICATION")
     }
 
-    /// Runs the step from `version` in one transaction.
-    func run(from version: Int, on database: any Database) async throws {
-        try await run(statements(from: version), on: database)
-    }
-
     /// Runs `statements` in one transaction.
     func run(_ statements: [String], on database: any Database) async throws {
         try await database.write { connection in

@@ -101,29 +101,24 @@ struct MigrationBenchmark {
 
     /// Runs the whole chain by hand in one pass on `url`; returns its seconds.
     private func runWholeChainByHand(on url: StoreURL) async throws -> Double {
-        let database = try await backend.openDatabase(url)
         let migration = HandWrittenMigration(dialect: backend.dialect, style: .rebuild)
-        let started = ContinuousClock.now
-        do {
-            try await migration.run(migration.wholeChainStatements(), on: database)
-        } catch {
-            await database.close()
-            throw error
-        }
-        let seconds = (ContinuousClock.now - started).seconds
-        await database.close()
-        return seconds
+        return try await timed([migration.wholeChainStatements()], on: url, migration: migration).reduce(0, +)
     }
 
     /// Runs the hand-written steps one after the other on `url`; returns each one's seconds.
     private func runHandWritten(_ style: HandWrittenMigration.Style, on url: StoreURL) async throws -> [Double] {
-        let database = try await backend.openDatabase(url)
         let migration = HandWrittenMigration(dialect: backend.dialect, style: style)
+        return try await timed((Self.firstVersion..<Self.lastVersion).map(migration.statements(from:)), on: url, migration: migration)
+    }
+
+    /// Runs each group of statements in a transaction of its own on `url`; returns each one's seconds.
+    private func timed(_ groups: [[String]], on url: StoreURL, migration: HandWrittenMigration) async throws -> [Double] {
+        let database = try await backend.openDatabase(url)
         var seconds: [Double] = []
         do {
-            for version in Self.firstVersion..<Self.lastVersion {
+            for statements in groups {
                 let started = ContinuousClock.now
-                try await migration.run(from: version, on: database)
+                try await migration.run(statements, on: database)
                 seconds.append((ContinuousClock.now - started).seconds)
             }
         } catch {

@@ -3,7 +3,7 @@ enum InstanceStage: Sendable {
     /// One `INSERT … SELECT` from the source table: every value translates to SQL, no hook
     /// needs the instances one by one. Keys are the source keys plus the mapping's offset
     /// (identity pairs), so look-ups and foreign keys work as for streamed instances.
-    case sql(SQLInstanceInsert)
+    case sql(EntityMappingInsert)
     /// The policy's `createDestinationInstances` runs for each source instance, because of `reason`.
     case perInstance(reason: String)
 
@@ -23,29 +23,24 @@ enum InstanceStage: Sendable {
         }
         if associationCalls { return .perInstance(reason: "the migration manager's associate hook takes its instances") }
         if entityMapping.sourceFilter != nil { return .perInstance(reason: "it filters its source") }
-        switch SQLInstanceInsert.plan(entityMapping, source: source, destination: destination, dialect: dialect, sourceNumbering: sourceNumbering,
-                                      relationships: relationships) {
+        switch sqlInsert(entityMapping, source: source, destination: destination, dialect: dialect, sourceNumbering: sourceNumbering,
+                         relationships: relationships) {
         case .success(let insert): return .sql(insert)
         case .failure(let unsupported): return .perInstance(reason: unsupported.reason)
         }
     }
 }
 
-/// The `INSERT … SELECT` that creates one entity mapping's instances in a streamed step:
-/// its ``EntityMappingInsert`` with the foreign keys of look-up relationships, each the
-/// source foreign key plus the target mapping's offset.
-struct SQLInstanceInsert: Sendable {
-    struct Unsupported: Error, Sendable {
-        let reason: String
-    }
+/// Why an entity mapping's instances cannot be one `INSERT … SELECT`.
+struct SQLInsertUnsupported: Error, Sendable {
+    let reason: String
+}
 
-    let insert: EntityMappingInsert
-
-    var mapping: String { insert.mapping }
-    var sourceTable: EntityTable { insert.sourceTable }
-
-    static func plan(_ entityMapping: EntityMapping, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: any SQLDialect,
-                     sourceNumbering: EntityNumbering? = nil, relationships: RelationshipStage) -> Result<SQLInstanceInsert, Unsupported> {
+extension InstanceStage {
+    /// The entity mapping's ``EntityMappingInsert`` with the foreign keys of look-up
+    /// relationships, each the source foreign key plus the target mapping's offset.
+    static func sqlInsert(_ entityMapping: EntityMapping, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: any SQLDialect,
+                          sourceNumbering: EntityNumbering? = nil, relationships: RelationshipStage) -> Result<EntityMappingInsert, SQLInsertUnsupported> {
         let sourceSchema = StoreSchema(model: source, dialect: dialect, numbering: sourceNumbering)
         let destinationSchema = StoreSchema(model: destination, dialect: dialect)
         guard entityMapping.type == .copy || entityMapping.type == .transform || entityMapping.type == .custom,
@@ -53,30 +48,24 @@ struct SQLInstanceInsert: Sendable {
             let destinationName = entityMapping.destinationEntityName, let destinationEntity = destination.entity(named: destinationName),
             !destinationEntity.isAbstract,
             let sourceTable = sourceSchema.table(for: sourceName), let destinationTable = destinationSchema.table(for: destinationName)
-        else { return .failure(Unsupported(reason: "it does not map one source entity to one concrete destination entity")) }
+        else { return .failure(SQLInsertUnsupported(reason: "it does not map one source entity to one concrete destination entity")) }
         var insert: EntityMappingInsert
         do {
             insert = try EntityMappingInsert(entityMapping, source: (sourceEntity, sourceTable), sourceSchema: sourceSchema,
                                              destination: (destinationEntity, destinationTable), of: destination)
         } catch let untranslatable as SQLCompiler.Untranslatable {
-            return .failure(Unsupported(reason: "\(untranslatable.attribute)'s value expression has no SQL equivalent"))
+            return .failure(SQLInsertUnsupported(reason: "\(untranslatable.attribute)'s value expression has no SQL equivalent"))
         } catch {
-            return .failure(Unsupported(reason: "\(error)"))
+            return .failure(SQLInsertUnsupported(reason: "\(error)"))
         }
         if case .foreignKeys(let lookups) = relationships {
             for lookup in lookups {
                 guard let column = destinationTable.column(for: lookup.relationship)?.name,
                     let sourceColumn = sourceTable.column(for: lookup.sourceRelationship)?.name
-                else { return .failure(Unsupported(reason: "\(lookup.relationship) has no foreign-key column")) }
+                else { return .failure(SQLInsertUnsupported(reason: "\(lookup.relationship) has no foreign-key column")) }
                 insert.set(column, to: "s.\(identifier: sourceColumn) + \(offsetOf: lookup.targetMapping)")
             }
         }
-        return .success(SQLInstanceInsert(insert: insert))
-    }
-
-    /// The statement, reading the source through `access`, with the mappings' key offsets
-    /// (integers the engine chose, never input).
-    func statement(access: SourceAccess, offsets: [String: Int64]) -> SQL {
-        insert.statement.resolved(sourceSchema: access.schema, offsets: offsets)
+        return .success(insert)
     }
 }

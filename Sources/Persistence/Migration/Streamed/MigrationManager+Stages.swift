@@ -208,14 +208,14 @@ extension MigrationManager {
 
     /// Creates an entity mapping's instances with one `INSERT … SELECT`, then records their
     /// identity pairs from the source keys it read; returns the rows written.
-    private func runInstanceInsert(_ insert: SQLInstanceInsert, access: SourceAccess, source: PersistentStore, destination: PersistentStore,
+    private func runInstanceInsert(_ insert: EntityMappingInsert, access: SourceAccess, source: PersistentStore, destination: PersistentStore,
                                    associations: AssociationIndex) async throws -> Int {
         guard associations.keys(of: insert.mapping) != nil else { return 0 }
         var offsets: [String: Int64] = [:]
         for mapping in mappingModel.entityMappings {
             if let keys = associations.keys(of: mapping.name) { offsets[mapping.name] = keys.offset }
         }
-        let sql = insert.statement(access: access, offsets: offsets)
+        let sql = insert.statement.resolved(sourceSchema: access.schema, offsets: offsets)
         let written: Int
         do {
             written = try await destination.database.write { try $0.run(literal: sql) }

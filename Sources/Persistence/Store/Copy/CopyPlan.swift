@@ -47,7 +47,10 @@ struct CopyPlan: Sendable {
             let clear: SQL = "DELETE FROM \(storeName: table.coreDataName)"
             _ = try await destination.writeWithoutTransaction { try $0.run(literal: clear) }
             let columns = table.coreDataColumns.map { "\(storeName: $0)" as SQL }.joined(separator: ", ")
-            let into: SQL = "INSERT INTO \(storeName: table.coreDataName) (\(columns)) VALUES "
+            // One row's statement, rendered once: its text is the same for every row, only
+            // the values change (a NULL per column stands for them here).
+            let row: SQL = "INSERT INTO \(storeName: table.coreDataName) (\(columns)) VALUES (\(list: table.columns.map { _ in DatabaseValue.null }))"
+            let insert = row.rendered(for: to).text
             let list = table.columns.map(\.source).joined(separator: ", ")
             let order = table.order.joined(separator: ", ")
             var offset = 0
@@ -69,7 +72,7 @@ struct CopyPlan: Sendable {
                     }
                 }
                 try await destination.writeWithoutTransaction { connection in
-                    for values in batch { try connection.run(literal: into + "(\(list: values))") }
+                    for values in batch { try connection.run(insert, values) }
                 }
                 offset += rows.count
                 if rows.count < batchSize { break }
