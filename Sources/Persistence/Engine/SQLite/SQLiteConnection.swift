@@ -33,9 +33,14 @@ public final class SQLiteConnection: DatabaseConnection, InterruptibleConnection
         try self.init(reading: SQLiteReadOnlyView(storeAt: path))
     }
 
-    /// A read-only connection to what `view` names, keeping the view until it closes.
+    /// A connection that only reads what `view` names, keeping the view until it closes.
+    ///
+    /// A store read in place is opened for writing (SQLite opens it read-only where the
+    /// file cannot be written) with every write refused, so that closing it last writes the
+    /// log back and removes it, as any writer's close does (see ``SQLiteReadOnlyView``).
     convenience init(reading view: SQLiteReadOnlyView) throws(DatabaseError) {
-        try self.init(path: view.uri, mode: .readOnly)
+        try self.init(path: view.uri, mode: view.sharesTheLog ? .readWrite : .readOnly)
+        if view.sharesTheLog { try execute("PRAGMA query_only = 1") }
         self.view = view
     }
 

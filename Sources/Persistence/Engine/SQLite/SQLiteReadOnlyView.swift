@@ -8,7 +8,12 @@ import Foundation
 /// - without a `-wal` file every committed page is in the main file, and it is read as
 ///   immutable: no locks, no files;
 /// - with `-wal` and `-shm` a process has the store open (or had it until it crashed), and
-///   the store is read in place, sharing the log as SQLite's readers do;
+///   the store is read in place, sharing the log as SQLite's readers do. The connection is
+///   then opened for writing (where the file can be written) but writes nothing (`PRAGMA
+///   query_only`): SQLite writes the log back into the file and removes `-wal` and `-shm`
+///   only when the last connection to close can write, and the look may be the last (a
+///   migration's version check while the migrating process lets the store go). A read-only
+///   look would leave the log beside the store, holding commits the file alone lacks;
 /// - with a `-wal` but no `-shm` (a store an app left without closing, handed over as its
 ///   two files), committed rows are still only in the log and no process has it open: the
 ///   store and its log are read from a private copy in the temporary folder (the main file
@@ -16,11 +21,14 @@ import Foundation
 ///
 /// ```swift
 /// let view = try SQLiteReadOnlyView(storeAt: path)
-/// let connection = try SQLiteConnection(path: view.uri, mode: .readOnly, reading: view)
+/// let connection = try SQLiteConnection(reading: view)
 /// ```
 final class SQLiteReadOnlyView: Sendable {
-    /// What to open, read-only: a path or a `file:` URI.
+    /// What to open: a path or a `file:` URI.
     let uri: String
+    /// Whether the store is read in place, sharing its log with the processes that have it
+    /// open; the connection must then be able to write the log back if it closes last.
+    let sharesTheLog: Bool
     /// The private folder holding the copy, when there is one.
     private let privateFolder: String?
 
@@ -30,9 +38,11 @@ final class SQLiteReadOnlyView: Sendable {
         case (false, _):
             uri = Self.immutableURI(for: path)
             privateFolder = nil
+            sharesTheLog = false
         case (true, true):
             uri = path
             privateFolder = nil
+            sharesTheLog = true
         case (true, false):
             let folder = files.temporaryDirectory.appendingPathComponent("persistence-read-\(UUID().uuidString)").path
             let copy = folder + "/" + URL(fileURLWithPath: path).lastPathComponent
@@ -47,6 +57,7 @@ final class SQLiteReadOnlyView: Sendable {
                 try? files.removeItem(atPath: folder)
                 uri = Self.immutableURI(for: path)
                 privateFolder = nil
+                sharesTheLog = false
                 return
             } catch {
                 try? files.removeItem(atPath: folder)
@@ -56,6 +67,7 @@ final class SQLiteReadOnlyView: Sendable {
             }
             uri = copy
             privateFolder = folder
+            sharesTheLog = false
         }
     }
 
