@@ -53,10 +53,11 @@ extension ManagedObjectContext {
     }
 
     /// The saved rows matching a request's predicate and order in a window.
-    private func storedRows(_ request: FetchRequest, _ layout: EntityLayout, _ predicate: Predicate?, limit: Int?, offset: Int,
-                            selecting selection: SelectQuery.Selection) async throws -> (SelectQuery, [Row]) {
+    /// A `compiler` given has compiled the selection's columns, and holds the joins they need.
+    func storedRows(_ request: FetchRequest, _ layout: EntityLayout, _ predicate: Predicate?, limit: Int?, offset: Int,
+                    selecting selection: SelectQuery.Selection, compiler: SQLCompiler? = nil) async throws -> (SelectQuery, [Row]) {
         let query = SelectQuery(table: layout.table, schema: store.schema, includesSubentities: request.includesSubentities)
-        var compiler = SQLCompiler(schema: store.schema, entity: layout.entity)
+        var compiler = compiler ?? SQLCompiler(schema: store.schema, entity: layout.entity)
         let condition = try predicate.map { try compiler.condition($0) }
         var order = try request.sortDescriptors.map { try compiler.sortTerm($0) }
         // The primary key last makes the order total, so pages never overlap.
@@ -139,7 +140,7 @@ extension ManagedObjectContext {
     }
 
     /// The primary key and entity of a row whose first two columns are `Z_PK` and `Z_ENT`.
-    private func identity(of row: Row, query: SelectQuery) throws -> (Int64, EntityLayout) {
+    func identity(of row: Row, query: SelectQuery) throws -> (Int64, EntityLayout) {
         guard let pk = row[0].int64, let entityNumber = row[1].int64,
             let entityName = store.schema.entityNames[Int(entityNumber)]
         else {

@@ -210,7 +210,7 @@ struct SQLCompiler {
     }
 
     /// Resolves a key path from `entity`: attributes, to-one joins, to-many hand-off, `@count`.
-    private mutating func keyPath(_ path: [String], entity: EntityDescription, alias: String) throws -> Operand {
+    mutating func keyPath(_ path: [String], entity: EntityDescription, alias: String) throws -> Operand {
         var current = entity
         var currentAlias = alias
         var prefix: [String] = []
@@ -432,7 +432,7 @@ struct SQLCompiler {
         ExpressionError(.unknownKeyPath, "the entity \(entity.name) has no property for the key path '\(path.joined(separator: "."))'")
     }
 
-    private func unsupported(_ message: String) -> ExpressionError {
+    func unsupported(_ message: String) -> ExpressionError {
         ExpressionError(.unsupported, message)
     }
 }

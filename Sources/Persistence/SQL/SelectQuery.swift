@@ -32,6 +32,8 @@ struct SelectQuery: Sendable {
         case objects
         /// `Z_PK` and `Z_ENT` only: enough for an object ID, whatever the row holds.
         case objectIDs
+        /// `Z_PK`, `Z_ENT`, then these: a values fetch's columns.
+        case columns([SQL])
     }
 
     func selectList(_ selection: Selection = .objects) -> SQL {
@@ -39,6 +41,7 @@ struct SelectQuery: Sendable {
         switch selection {
         case .objects: return (keys + ["t0.\(storeName: "Z_OPT")"] + table.allColumns.map { "t0.\(identifier: $0.name)" }).joined(separator: ", ")
         case .objectIDs: return keys.joined(separator: ", ")
+        case .columns(let columns): return (keys + columns).joined(separator: ", ")
         }
     }
 
