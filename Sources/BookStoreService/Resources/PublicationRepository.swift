@@ -23,24 +23,29 @@ struct PublicationRepository: Sendable {
         let total = try await context.count(for: query.countRequest(entityName: Self.publicationEntity))
         let ids = try await context.fetchObjectIDs(query.fetchRequest(entityName: Self.publicationEntity))
         return ListResponseBody(ids: ids, total: total, limit: query.limit, offset: query.offset) { batch in
-            let objects = try await objects(batch, of: Self.publicationEntity, query)
-            let counts = try await pageCounts(of: objects.compactMap(\.objectID.primaryKey))
-            return objects.map { PublicationResource($0, pageCount: counts[$0.objectID.primaryKey ?? 0] ?? 0) }
+            try await values(batch, of: Self.publicationEntity, query, properties: PublicationResource.properties).map(PublicationResource.init)
         }
     }
 
-    /// The objects of a batch of a list's IDs that still match its filters, in the IDs' order:
-    /// read in a context of their own, so that one batch's rows are released before the next
-    /// is read.
-    private func objects(_ batch: [ObjectID], of entityName: String, _ query: ListQuery, extra: [Persistence.Predicate] = []) async throws -> [ManagedObject] {
-        let found = try await container.newContext().fetch(query.batchRequest(entityName: entityName, ids: batch, extra: extra))
+    /// What the resources show of a batch of a list's IDs that still match its filters, in
+    /// the IDs' order: one read, without managed objects, so that one batch's rows are
+    /// released before the next is read.
+    private func values(_ batch: [ObjectID], of entityName: String, _ query: ListQuery, properties: [FetchRequest.Property],
+                        extra: [Persistence.Predicate] = []) async throws -> [FetchedValues] {
+        let found = try await container.newContext().fetchValues(query.batchRequest(entityName: entityName, ids: batch, extra: extra), properties: properties)
         let byID = Dictionary(found.map { ($0.objectID, $0) }, uniquingKeysWith: { first, _ in first })
         return batch.compactMap { byID[$0] }
     }
 
+    /// One publication with its page count, in one read.
     func publication(_ id: Int64) async throws -> PublicationResource {
         let context = container.newContext()
-        return try await resource(try await publication(id, in: context))
+        let objectID = try context.objectID(entityName: Self.publicationEntity, primaryKey: id)
+        let request = FetchRequest(entityName: Self.publicationEntity, predicate: .comparison(Comparison(.evaluatedObject, .equal, .object(objectID))))
+        guard let found = try await context.fetchValues(request, properties: PublicationResource.properties).first else {
+            throw Problem.notFound("there is no publication with id \(id)")
+        }
+        return PublicationResource(found)
     }
 
     func createPublication(_ input: PublicationInput) async throws -> PublicationResource {
@@ -77,12 +82,18 @@ struct PublicationRepository: Sendable {
         let total = try await context.count(for: query.countRequest(entityName: Self.pageEntity, extra: [ofOwner]))
         let ids = try await context.fetchObjectIDs(query.fetchRequest(entityName: Self.pageEntity, extra: [ofOwner]))
         return ListResponseBody(ids: ids, total: total, limit: query.limit, offset: query.offset) { batch in
-            try await objects(batch, of: Self.pageEntity, query, extra: [ofOwner]).map(PageResource.init)
+            try await values(batch, of: Self.pageEntity, query, properties: PageResource.properties, extra: [ofOwner]).map(PageResource.init)
         }
     }
 
     func page(_ id: Int64) async throws -> PageResource {
-        PageResource(try await page(id, in: container.newContext()))
+        let context = container.newContext()
+        let objectID = try context.objectID(entityName: Self.pageEntity, primaryKey: id)
+        let request = FetchRequest(entityName: Self.pageEntity, predicate: .comparison(Comparison(.evaluatedObject, .equal, .object(objectID))))
+        guard let found = try await context.fetchValues(request, properties: PageResource.properties).first else {
+            throw Problem.notFound("there is no page with id \(id)")
+        }
+        return PageResource(found)
     }
 
     /// Adds a page; without a `number` it becomes the publication's next page.

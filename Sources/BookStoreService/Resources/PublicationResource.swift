@@ -16,6 +16,20 @@ public struct PublicationResource: Sendable, Hashable, Encodable {
     public var synopsis: String?
     public var pageCount: Int
 
+    /// What ``init(_:)-(FetchedValues)`` reads: the attributes and the number of pages.
+    static let properties: [FetchRequest.Property] = ["title", "price", "firstName", "lastName", "synopsis", .init("pages.@count", as: "pageCount")]
+
+    /// A publication read without making its object (``properties``).
+    init(_ values: FetchedValues) {
+        id = values.objectID.primaryKey ?? 0
+        title = values.value(forKey: "title").stringValue ?? ""
+        price = Self.floatPrecision(values.value(forKey: "price").doubleValue ?? 0)
+        firstName = values.value(forKey: "firstName").stringValue
+        lastName = values.value(forKey: "lastName").stringValue
+        synopsis = values.value(forKey: "synopsis").stringValue
+        pageCount = Int(values.value(forKey: "pageCount").integerValue ?? 0)
+    }
+
     init(_ object: ManagedObject, pageCount: Int) {
         id = object.objectID.primaryKey ?? 0
         title = object.value(forKey: "title").stringValue ?? ""
@@ -61,6 +75,17 @@ public struct PageResource: Sendable, Hashable, Encodable {
     public var text: String?
     /// The publication the page belongs to; `null` for a page of none.
     public var publicationId: Int64?
+
+    /// What ``init(_:)-(FetchedValues)`` reads.
+    static let properties: [FetchRequest.Property] = ["number", "text", "publication"]
+
+    /// A page read without making its object (``properties``).
+    init(_ values: FetchedValues) {
+        id = values.objectID.primaryKey ?? 0
+        number = values.value(forKey: "number").integerValue ?? 0
+        text = values.value(forKey: "text").stringValue
+        publicationId = values.destinationID(forKey: "publication")?.primaryKey
+    }
 
     init(_ object: ManagedObject) {
         id = object.objectID.primaryKey ?? 0
