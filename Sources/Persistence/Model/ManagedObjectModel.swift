@@ -89,12 +89,28 @@ public struct ManagedObjectModel: Sendable, Hashable {
 
     /// The attribute with this name on the entity or an ancestor.
     public func attribute(named name: String, of entity: EntityDescription) -> AttributeDescription? {
-        attributes(of: entity).first { $0.name == name }
+        furthest(from: entity) { $0.attributes.first { $0.name == name } }
     }
 
     /// The relationship with this name on the entity or an ancestor.
     public func relationship(named name: String, of entity: EntityDescription) -> RelationshipDescription? {
-        relationships(of: entity).first { $0.name == name }
+        furthest(from: entity) { $0.relationships.first { $0.name == name } }
+    }
+
+    /// What `find` finds on the entity or an ancestor, the one nearest the root when several
+    /// have it (as the first of ``attributes(of:)``, inherited ones first). Walks up without
+    /// building the lists: fetches compile key paths with it on every request.
+    private func furthest<T>(from entity: EntityDescription, _ find: (EntityDescription) -> T?) -> T? {
+        var found = find(entity)
+        var parentName = entity.parentName
+        // Bounded, as ``ancestors(of:)`` is, should a damaged model's parents form a loop.
+        var steps = 0
+        while let name = parentName, let parent = self.entity(named: name), steps < entities.count {
+            if let match = find(parent) { found = match }
+            parentName = parent.parentName
+            steps += 1
+        }
+        return found
     }
 
     /// The inverse of a relationship, if it has one.
