@@ -18,20 +18,25 @@ extension ManagedObjectContext {
     public func fetchValues(_ request: FetchRequest, properties: [FetchRequest.Property]) async throws -> [FetchedValues] {
         let layout = try layout(request.entityName)
         let predicate = try request.predicate.map { try $0.substituting(request.substitutionVariables) }
-        var compiler = SQLCompiler(schema: store.schema, entity: layout.entity)
-        var positions: [String: Int] = [:]
-        for (position, property) in properties.enumerated() {
-            guard positions.updateValue(position, forKey: property.name) == nil else {
-                throw ExpressionError(.unsupported, "two properties to fetch are named '\(property.name)'; give one another name with `as:`")
+        let schema = store.schema
+        let selection = try store.compiledSelections.entry(for: .init(entityName: layout.entity.name, properties: properties)) {
+            var positions: [String: Int] = [:]
+            for (position, property) in properties.enumerated() {
+                guard positions.updateValue(position, forKey: property.name) == nil else {
+                    throw ExpressionError(.unsupported, "two properties to fetch are named '\(property.name)'; give one another name with `as:`")
+                }
             }
+            var compiler = SQLCompiler(schema: schema, entity: layout.entity)
+            let columns = try properties.map { try compiler.selected($0.keyPath) }
+            let destinations = columns.map { column -> (entity: String, root: String)? in
+                guard case .object(_, let entity) = column else { return nil }
+                return (entity, schema.table(for: entity)?.rootEntityName ?? entity)
+            }
+            return .init(compiler: compiler, columns: columns, destinations: destinations, positions: positions)
         }
-        let selected = try properties.map { try compiler.selected($0.keyPath) }
+        let (selected, destinations, positions) = (selection.columns, selection.destinations, selection.positions)
         let (query, rows) = try await storedRows(request, layout, predicate, limit: request.fetchLimit, offset: request.fetchOffset,
-                                                 selecting: .columns(selected.map(\.sql)), compiler: compiler)
-        let destinations = selected.map { selected -> (entity: String, root: String)? in
-            guard case .object(_, let entity) = selected else { return nil }
-            return (entity, store.schema.table(for: entity)?.rootEntityName ?? entity)
-        }
+                                                 selecting: .columns(selected.map(\.sql)), compiler: selection.compiler)
         return try rows.map { row in
             let (primaryKey, layout) = try identity(of: row, query: query)
             let objectID = ObjectID(entityName: layout.entity.name, rootEntityName: layout.table.rootEntityName, key: .permanent(primaryKey))

@@ -63,6 +63,8 @@ public final class PersistentStore: Sendable {
     let rowLayouts: [String: EntityLayout.RowLayout]
     /// Whether secondary indexes may be missing (``Options/defersIndexes``).
     private let indexesDeferred: Mutex<Bool>
+    /// The select lists of values fetches, compiled once.
+    let compiledSelections = CompiledSelections()
 
     /// A store open on `database`, its entities numbered by `numbering`: the store's own
     /// (``EntityNumbering/read(from:model:)``), or `nil` for a store just created.
