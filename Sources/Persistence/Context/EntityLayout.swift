@@ -8,15 +8,22 @@ final class EntityLayout: Sendable {
     /// Attributes in a stable order, for inserts.
     let storedAttributes: [AttributeDescription]
     let toOneRelationships: [RelationshipDescription]
+    /// Where each attribute (stored and transient) and each to-one relationship is in an
+    /// object's values.
+    let attributeSlots: PropertySlots
+    let toOneSlots: PropertySlots
+    /// Each attribute by its slot.
+    let attributesBySlot: [AttributeDescription]
     /// What a new object starts with: every attribute at its default, no to-one
     /// destinations, every key changed. Copied per object (copy on write), not rebuilt.
-    let defaultValues: [String: AttributeValue]
-    let noDestinations: [String: ObjectID?]
+    let defaultValues: PropertyValues<AttributeValue>
+    let noDestinations: PropertyValues<ObjectID?>
     let propertyKeys: Set<String>
     let attributeKeys: Set<String>
-    /// The columns a save writes for every stored attribute and to-one relationship, in order.
-    let attributeColumns: [(attribute: String, column: String, type: AttributeType)]
-    let foreignKeyColumns: [(relationship: String, column: String)]
+    /// The columns a save writes for every stored attribute and to-one relationship, in
+    /// order, with the slot each value is in.
+    let attributeColumns: [(attribute: String, column: String, type: AttributeType, slot: Int)]
+    let foreignKeyColumns: [(relationship: String, column: String, slot: Int)]
 
     init(entity: EntityDescription, schema: StoreSchema) {
         let model = schema.model
@@ -27,47 +34,56 @@ final class EntityLayout: Sendable {
         self.attributes = Dictionary(allAttributes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.relationships = Dictionary(allRelationships.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.storedAttributes = allAttributes.filter { !$0.isTransient }
-        self.toOneRelationships = allRelationships.filter { !$0.isToMany && !$0.isTransient }
-        var defaults: [String: AttributeValue] = [:]
-        for attribute in attributes.values { defaults[attribute.name] = attribute.defaultValue ?? .null }
-        self.defaultValues = defaults
-        self.noDestinations = Dictionary(uniqueKeysWithValues: toOneRelationships.map { ($0.name, ObjectID?.none) })
+        let toOneRelationships = allRelationships.filter { !$0.isToMany && !$0.isTransient }
+        self.toOneRelationships = toOneRelationships
+        // One slot per name: the first of the inherited-first lists, as `attributes` keeps.
+        var named = Set<String>()
+        let attributesBySlot = allAttributes.filter { named.insert($0.name).inserted }
+        named = []
+        let toOneBySlot = toOneRelationships.filter { named.insert($0.name).inserted }
+        self.attributesBySlot = attributesBySlot
+        let attributeSlots = PropertySlots(names: attributesBySlot.map(\.name))
+        let toOneSlots = PropertySlots(names: toOneBySlot.map(\.name))
+        self.attributeSlots = attributeSlots
+        self.toOneSlots = toOneSlots
+        self.defaultValues = PropertyValues(slots: attributeSlots, values: attributesBySlot.map { $0.defaultValue ?? .null })
+        self.noDestinations = PropertyValues(slots: toOneSlots, values: Array(repeating: nil, count: toOneBySlot.count))
         self.propertyKeys = Set(attributes.keys).union(relationships.keys)
         self.attributeKeys = Set(attributes.keys)
         let table = self.table
         self.attributeColumns = self.storedAttributes.compactMap { attribute in
-            table.column(for: attribute.name).map { (attribute.name, $0.name, attribute.type) }
+            guard let column = table.column(for: attribute.name), let slot = attributeSlots.index[attribute.name] else { return nil }
+            return (attribute.name, column.name, attribute.type, slot)
         }
         self.foreignKeyColumns = self.toOneRelationships.compactMap { relationship in
-            table.column(for: relationship.name).map { (relationship.name, $0.name) }
+            guard let column = table.column(for: relationship.name), let slot = toOneSlots.index[relationship.name] else { return nil }
+            return (relationship.name, column.name, slot)
         }
     }
 
     /// Where each property of a row of a ``SelectQuery`` on this entity's table is: worked
     /// out once per entity rather than per row.
+    ///
+    /// Transient attributes are not read: an object starts from ``defaultValues``, which
+    /// hold their defaults.
     struct RowLayout: Sendable {
-        let attributes: [(name: String, type: AttributeType, index: Int)]
-        let transients: [(name: String, value: AttributeValue)]
-        let toOne: [(name: String, index: Int, entity: String, root: String)]
+        let attributes: [(slot: Int, type: AttributeType, index: Int)]
+        let toOne: [(slot: Int, index: Int, entity: String, root: String)]
     }
 
     func rowLayout(for query: SelectQuery, layouts: [String: EntityLayout]) -> RowLayout {
-        var stored: [(String, AttributeType, Int)] = []
-        var transients: [(String, AttributeValue)] = []
-        for attribute in attributes.values {
-            if attribute.isTransient {
-                transients.append((attribute.name, attribute.defaultValue ?? .null))
-            } else if let column = table.column(for: attribute.name), let index = query.columnIndex[column.name] {
-                stored.append((attribute.name, attribute.type, index))
-            }
+        var stored: [(Int, AttributeType, Int)] = []
+        for (slot, attribute) in attributesBySlot.enumerated() where !attribute.isTransient {
+            guard let column = table.column(for: attribute.name), let index = query.columnIndex[column.name] else { continue }
+            stored.append((slot, attribute.type, index))
         }
-        var toOne: [(String, Int, String, String)] = []
+        var toOne: [(Int, Int, String, String)] = []
         for relationship in toOneRelationships {
-            guard let column = table.column(for: relationship.name), let index = query.columnIndex[column.name],
-                let destination = layouts[relationship.destinationEntityName]
+            guard let slot = toOneSlots.index[relationship.name], let column = table.column(for: relationship.name),
+                let index = query.columnIndex[column.name], let destination = layouts[relationship.destinationEntityName]
             else { continue }
-            toOne.append((relationship.name, index, destination.entity.name, destination.table.rootEntityName))
+            toOne.append((slot, index, destination.entity.name, destination.table.rootEntityName))
         }
-        return RowLayout(attributes: stored, transients: transients, toOne: toOne)
+        return RowLayout(attributes: stored, toOne: toOne)
     }
 }

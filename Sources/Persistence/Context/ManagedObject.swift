@@ -17,9 +17,9 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
     struct State {
         var objectID: ObjectID
         /// Attribute values, stored and transient.
-        var values: [String: AttributeValue]
+        var values: PropertyValues<AttributeValue>
         /// To-one relationships: the destination's ID, `nil` for none.
-        var toOne: [String: ObjectID?]
+        var toOne: PropertyValues<ObjectID?>
         /// Keys changed since the last save or fetch.
         var changedKeys: Set<String> = []
         /// `Z_OPT` as last read or written: the row's version for optimistic locking.
@@ -71,11 +71,17 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
     /// (an integer into a `Double` attribute); anything else is kept and reported by
     /// the context's save as a validation error.
     public func setValue(_ value: AttributeValue, forKey key: String) {
-        let attribute = layout.attributes[key]
-        let coerced = attribute.map { Self.coerce(value, to: $0.type) } ?? value
+        let slot = layout.attributeSlots.index[key]
+        let coerced = slot.map { Self.coerce(value, to: layout.attributesBySlot[$0].type) } ?? value
         let changed = state.withLock { state in
-            let old = state.values.updateValue(coerced, forKey: key)
-            guard old != coerced || attribute == nil else { return false }
+            let old: AttributeValue?
+            if let slot {
+                old = state.values.values[slot]
+                state.values.values[slot] = coerced
+            } else {
+                old = state.values.updateValue(coerced, forKey: key)
+            }
+            guard old != coerced || slot == nil else { return false }
             // An inserted object writes every key when saved: nothing more to note.
             guard !state.isInserted else { return false }
             state.changedKeys.insert(key)

@@ -112,12 +112,11 @@ extension ManagedObjectContext {
             throw StoreError(.database, "a row of \(query.table.name) does not have the columns of \(entityName)", store: store.url.description)
         }
         var values = layout.defaultValues
-        for (name, value) in rows.transients { values[name] = value }
-        for (name, type, index) in rows.attributes { values[name] = ValueCoding.attributeValue(row[index], type: type) }
+        for (slot, type, index) in rows.attributes { values.values[slot] = ValueCoding.attributeValue(row[index], type: type) }
         var toOne = layout.noDestinations
-        for (name, index, destinationEntity, destinationRoot) in rows.toOne {
+        for (slot, index, destinationEntity, destinationRoot) in rows.toOne {
             if let destinationPK = row[index].int64 {
-                toOne[name] = ObjectID(entityName: destinationEntity, rootEntityName: destinationRoot, key: .permanent(destinationPK))
+                toOne.values[slot] = ObjectID(entityName: destinationEntity, rootEntityName: destinationRoot, key: .permanent(destinationPK))
             }
         }
         let id = ObjectID(entityName: entityName, rootEntityName: layout.table.rootEntityName, key: .permanent(pk))

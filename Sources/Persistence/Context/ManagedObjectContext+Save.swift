@@ -89,8 +89,8 @@ extension ManagedObjectContext {
             let keys = isInsert ? nil : snapshot.changedKeys
             var values: [(column: String, value: DatabaseValue)] = []
             values.reserveCapacity(layout.attributeColumns.count)
-            for (attribute, column, type) in layout.attributeColumns where keys?.contains(attribute) ?? true {
-                let value = dialect.databaseValue(snapshot.values[attribute] ?? .null, type: type)
+            for (attribute, column, type, slot) in layout.attributeColumns where keys?.contains(attribute) ?? true {
+                let value = dialect.databaseValue(snapshot.values.values[slot], type: type)
                 if validating, !dialect.textHoldsNUL, case .text(let text) = value, text.utf8.contains(0) {
                     unstorable.append(.init(code: .unstorableCharacter, entity: layout.entity.name, objectID: snapshot.objectID, key: attribute,
                                             message: "\(attribute) holds a NUL character (U+0000), which PostgreSQL text cannot store"))
@@ -98,8 +98,8 @@ extension ManagedObjectContext {
                 values.append((column, value))
             }
             var foreignKeys: [(column: String, relationship: String, destination: ObjectID?)] = []
-            for (relationship, column) in layout.foreignKeyColumns where keys?.contains(relationship) ?? true {
-                foreignKeys.append((column, relationship, snapshot.toOne[relationship] ?? nil))
+            for (relationship, column, slot) in layout.foreignKeyColumns where keys?.contains(relationship) ?? true {
+                foreignKeys.append((column, relationship, snapshot.toOne.values[slot]))
             }
             let write = SavePlan.RowWrite(id: snapshot.objectID, entityName: layout.entity.name, values: values,
                                           foreignKeys: foreignKeys, expectedVersion: snapshot.version)
@@ -169,10 +169,10 @@ extension ManagedObjectContext {
                         objectState.changedKeys = []
                     }
                     // References to saved or deleted objects follow them.
-                    for (key, target) in objectState.toOne {
-                        guard let target else { continue }
-                        if let newID = permanent[target] { objectState.toOne[key] = newID }
-                        if result.deleted.contains(target) { objectState.toOne[key] = ObjectID?.none }
+                    for slot in objectState.toOne.values.indices {
+                        guard let target = objectState.toOne.values[slot] else { continue }
+                        if let newID = permanent[target] { objectState.toOne.values[slot] = newID }
+                        if result.deleted.contains(target) { objectState.toOne.values[slot] = nil }
                     }
                 }
             }
