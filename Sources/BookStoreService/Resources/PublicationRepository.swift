@@ -39,13 +39,7 @@ struct PublicationRepository: Sendable {
 
     /// One publication with its page count, in one read.
     func publication(_ id: Int64) async throws -> PublicationResource {
-        let context = container.newContext()
-        let objectID = try context.objectID(entityName: Self.publicationEntity, primaryKey: id)
-        let request = FetchRequest(entityName: Self.publicationEntity, predicate: .comparison(Comparison(.evaluatedObject, .equal, .object(objectID))))
-        guard let found = try await context.fetchValues(request, properties: PublicationResource.properties).first else {
-            throw Problem.notFound("there is no publication with id \(id)")
-        }
-        return PublicationResource(found)
+        PublicationResource(try await values(Self.publicationEntity, id, properties: PublicationResource.properties, name: "publication"))
     }
 
     func createPublication(_ input: PublicationInput) async throws -> PublicationResource {
@@ -87,13 +81,7 @@ struct PublicationRepository: Sendable {
     }
 
     func page(_ id: Int64) async throws -> PageResource {
-        let context = container.newContext()
-        let objectID = try context.objectID(entityName: Self.pageEntity, primaryKey: id)
-        let request = FetchRequest(entityName: Self.pageEntity, predicate: .comparison(Comparison(.evaluatedObject, .equal, .object(objectID))))
-        guard let found = try await context.fetchValues(request, properties: PageResource.properties).first else {
-            throw Problem.notFound("there is no page with id \(id)")
-        }
-        return PageResource(found)
+        PageResource(try await values(Self.pageEntity, id, properties: PageResource.properties, name: "page"))
     }
 
     /// Adds a page; without a `number` it becomes the publication's next page.
@@ -134,6 +122,17 @@ struct PublicationRepository: Sendable {
 
     private func page(_ id: Int64, in context: ManagedObjectContext) async throws -> ManagedObject {
         try await object(Self.pageEntity, id, in: context, name: "page")
+    }
+
+    /// What a resource shows of one object, read in one statement without making the object.
+    private func values(_ entityName: String, _ id: Int64, properties: [FetchRequest.Property], name: String) async throws -> FetchedValues {
+        let context = container.newContext()
+        let objectID = try context.objectID(entityName: entityName, primaryKey: id)
+        let request = FetchRequest(entityName: entityName, predicate: .comparison(Comparison(.evaluatedObject, .equal, .object(objectID))))
+        guard let found = try await context.fetchValues(request, properties: properties).first else {
+            throw Problem.notFound("there is no \(name) with id \(id)")
+        }
+        return found
     }
 
     private func object(_ entityName: String, _ id: Int64, in context: ManagedObjectContext, name: String) async throws -> ManagedObject {

@@ -21,22 +21,20 @@ public struct PublicationResource: Sendable, Hashable, Encodable {
 
     /// A publication read without making its object (``properties``).
     init(_ values: FetchedValues) {
-        id = values.objectID.primaryKey ?? 0
-        title = values.value(forKey: "title").stringValue ?? ""
-        price = Self.floatPrecision(values.value(forKey: "price").doubleValue ?? 0)
-        firstName = values.value(forKey: "firstName").stringValue
-        lastName = values.value(forKey: "lastName").stringValue
-        synopsis = values.value(forKey: "synopsis").stringValue
-        pageCount = Int(values.value(forKey: "pageCount").integerValue ?? 0)
+        self.init(id: values.objectID.primaryKey ?? 0, pageCount: Int(values.value(forKey: "pageCount").integerValue ?? 0), value: values.value(forKey:))
     }
 
     init(_ object: ManagedObject, pageCount: Int) {
-        id = object.objectID.primaryKey ?? 0
-        title = object.value(forKey: "title").stringValue ?? ""
-        price = Self.floatPrecision(object.value(forKey: "price").doubleValue ?? 0)
-        firstName = object.value(forKey: "firstName").stringValue
-        lastName = object.value(forKey: "lastName").stringValue
-        synopsis = object.value(forKey: "synopsis").stringValue
+        self.init(id: object.objectID.primaryKey ?? 0, pageCount: pageCount, value: object.value(forKey:))
+    }
+
+    private init(id: Int64, pageCount: Int, value: (String) -> AttributeValue) {
+        self.id = id
+        title = value("title").stringValue ?? ""
+        price = Self.floatPrecision(value("price").doubleValue ?? 0)
+        firstName = value("firstName").stringValue
+        lastName = value("lastName").stringValue
+        synopsis = value("synopsis").stringValue
         self.pageCount = pageCount
     }
 
