@@ -47,6 +47,7 @@ import Testing
         // writer closes while the look still has the store open.
         let look = try SQLiteConnection(readingStoreAt: path)
         let seen = try look.scalar("SELECT count(*) FROM ZBOOK")?.int64
+        #expect(throws: DatabaseError.self, "a look writes no row") { try look.execute("UPDATE ZBOOK SET ZTITLE = 'Look'") }
         try writer.execute("UPDATE ZBOOK SET ZTITLE = 'Second'")
         writer.close()
         look.close()

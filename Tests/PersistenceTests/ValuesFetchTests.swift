@@ -98,4 +98,51 @@ struct ValuesFetchTests {
             }
         }
     }
+
+    /// A hierarchy's rows name their own entities; a sub-entity's attribute is read on it,
+    /// and refused on its parent, which does not have it.
+    @Test(arguments: TestBackend.allCases)
+    func aHierarchysRowsNameTheirOwnEntities(backend: TestBackend) async throws {
+        try await withContainer(backend, model: try LibraryModel.make()) { (container: PersistentContainer) async throws in
+            let context = container.newContext()
+            for (entity, name, key, value) in [("Tool", "Hammer", "weight", AttributeValue.double(1.25)), ("Gadget", "Radio", "voltage", .integer(12)),
+                                               ("Tool", "Saw", "weight", .double(0.5))] {
+                let item = try context.insertObject(entityName: entity)
+                item.setValue(.string(name), forKey: "name")
+                item.setValue(value, forKey: key)
+            }
+            try await context.save()
+            let reading = container.newContext()
+            let items = try await reading.fetchValues(FetchRequest(entityName: "Item", sortDescriptors: [.init(key: "name")]), properties: ["name"])
+            #expect(items.map { "\($0.objectID.entityName) \($0.value(forKey: "name").stringValue ?? "")" } == ["Tool Hammer", "Gadget Radio", "Tool Saw"])
+            let tools = try await reading.fetchValues(FetchRequest(entityName: "Tool", sortDescriptors: [.init(key: "weight")]), properties: ["name", "weight"])
+            #expect(tools.map { $0.value(forKey: "weight") } == [.double(0.5), .double(1.25)])
+            var onlyItems = FetchRequest(entityName: "Item")
+            onlyItems.includesSubentities = false
+            #expect(try await reading.fetchValues(onlyItems, properties: ["name"]).isEmpty)
+            await #expect(throws: ExpressionError.self) { try await reading.fetchValues(FetchRequest(entityName: "Item"), properties: ["weight"]) }
+        }
+    }
+
+    /// The aggregates of a to-many relationship, as the objects' own values add up.
+    @Test(arguments: TestBackend.allCases)
+    func aggregatesOfAToManyAddUpAsTheObjectsDo(backend: TestBackend) async throws {
+        try await withContainer(backend, model: try LibraryModel.make()) { (container: PersistentContainer) async throws in
+            _ = try await FetchPredicateTests.seed(container)
+            let properties: [FetchRequest.Property] = [.init("pages.@sum.number", as: "sum"), .init("pages.@min.number", as: "min"),
+                                                        .init("pages.@avg.number", as: "avg")]
+            let saved = container.newContext()
+            let request = FetchRequest(entityName: "Book", sortDescriptors: [.init(key: "title")])
+            let rows = try await saved.fetchValues(request, properties: properties)
+            let books = try await saved.fetch(request)
+            #expect(rows.count == books.count && !rows.isEmpty)
+            for (row, book) in zip(rows, books) {
+                let numbers = try await book.destinations(forKey: "pages").compactMap { $0.value(forKey: "number").integerValue }
+                #expect(row.value(forKey: "sum").integerValue == numbers.reduce(0, +), "\(book.objectID)")
+                #expect(row.value(forKey: "min").integerValue == numbers.min(), "\(book.objectID)")
+                let average = numbers.isEmpty ? nil : Double(numbers.reduce(0, +)) / Double(numbers.count)
+                #expect(row.value(forKey: "avg").doubleValue.map { abs($0 - average!) < 1e-9 } ?? (average == nil), "\(book.objectID)")
+            }
+        }
+    }
 }

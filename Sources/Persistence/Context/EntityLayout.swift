@@ -8,7 +8,7 @@ final class EntityLayout: Sendable {
     /// Attributes in a stable order, for inserts.
     let storedAttributes: [AttributeDescription]
     let toOneRelationships: [RelationshipDescription]
-    /// Where each attribute (stored and transient) and each to-one relationship is in an
+    /// Where each attribute and each to-one relationship (stored and transient) is in an
     /// object's values.
     let attributeSlots: PropertySlots
     let toOneSlots: PropertySlots
@@ -40,7 +40,9 @@ final class EntityLayout: Sendable {
         var named = Set<String>()
         let attributesBySlot = allAttributes.filter { named.insert($0.name).inserted }
         named = []
-        let toOneBySlot = toOneRelationships.filter { named.insert($0.name).inserted }
+        // Transient to-one relationships too: they are set like the others, and a save moves
+        // them to their destination's permanent ID as it does the others.
+        let toOneBySlot = allRelationships.filter { !$0.isToMany && named.insert($0.name).inserted }
         self.attributesBySlot = attributesBySlot
         let attributeSlots = PropertySlots(names: attributesBySlot.map(\.name))
         let toOneSlots = PropertySlots(names: toOneBySlot.map(\.name))

@@ -11,7 +11,7 @@ extension ManagedObjectContext {
         let newID = destination?.objectID
         let oldID: ObjectID? = object.state.withLock { state in
             let old = state.toOne[key] ?? nil
-            state.toOne[key] = newID
+            state.toOne.updateValue(newID, forKey: key)
             if old != newID { state.changedKeys.insert(key) }
             return old
         }
@@ -26,7 +26,7 @@ extension ManagedObjectContext {
         if let destination {
             let previousPartner: ObjectID? = destination.state.withLock { state in
                 let previous = state.toOne[inverse.name] ?? nil
-                state.toOne[inverse.name] = objectID
+                state.toOne.updateValue(objectID, forKey: inverse.name)
                 state.changedKeys.insert(inverse.name)
                 return previous
             }
@@ -40,7 +40,7 @@ extension ManagedObjectContext {
     private func clear(_ object: ManagedObject, key: String, ifPointingAt id: ObjectID) {
         let cleared = object.state.withLock { state -> Bool in
             guard state.toOne[key] == id else { return false }
-            state.toOne[key] = ObjectID?.none
+            state.toOne.updateValue(nil, forKey: key)
             state.changedKeys.insert(key)
             return true
         }

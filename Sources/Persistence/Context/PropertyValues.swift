@@ -19,8 +19,8 @@ final class PropertySlots: Sendable {
 /// read from a row is filled slot by slot, and a save reads the slots in column order,
 /// without hashing a name per value or copying a table per object.
 ///
-/// Read and written by name too, as a dictionary is. A key the entity does not have (set
-/// by mistake) is kept aside, for validation to report.
+/// Read and written by name too, as a dictionary is. A key without a slot is kept aside
+/// (an attribute key the entity does not have, set by mistake, which validation reports).
 struct PropertyValues<Value: Sendable>: Sendable, Sequence {
     let slots: PropertySlots
     /// The values, by slot.
@@ -34,20 +34,11 @@ struct PropertyValues<Value: Sendable>: Sendable, Sequence {
         self.values = values
     }
 
-    /// The value under `key`; `nil` for a key neither a slot nor set aside has. Setting `nil`
-    /// leaves a slot as it is and removes a key set aside.
+    /// The value under `key`; `nil` for a key neither a slot nor set aside has. Written with
+    /// ``updateValue(_:forKey:)``: a slot always holds a value, so there is no removing one.
     subscript(key: String) -> Value? {
-        get {
-            if let slot = slots.index[key] { return values[slot] }
-            return unknown.isEmpty ? nil : unknown[key]
-        }
-        set {
-            if let slot = slots.index[key] {
-                if let newValue { values[slot] = newValue }
-            } else {
-                unknown[key] = newValue
-            }
-        }
+        if let slot = slots.index[key] { return values[slot] }
+        return unknown.isEmpty ? nil : unknown[key]
     }
 
     /// Sets the value under `key`; returns the one it replaced.

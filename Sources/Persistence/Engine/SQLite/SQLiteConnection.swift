@@ -27,7 +27,7 @@ public final class SQLiteConnection: DatabaseConnection, InterruptibleConnection
     /// refused, since `sqlite3_interrupt` stops only those running at the time.
     private let isInterrupted = Atomic<Bool>(false)
 
-    /// A read-only connection to the store at `path` that writes nothing beside it (see
+    /// A connection that only reads the store at `path` and leaves nothing beside it (see
     /// ``SQLiteReadOnlyView``).
     convenience init(readingStoreAt path: String) throws(DatabaseError) {
         try self.init(reading: SQLiteReadOnlyView(storeAt: path))

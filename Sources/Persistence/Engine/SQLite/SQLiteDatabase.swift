@@ -81,8 +81,8 @@ public final class SQLiteDatabase: Database {
         }
     }
 
-    /// The store at `path`, opened read-only on one connection that writes nothing beside
-    /// it (see ``SQLiteReadOnlyView``).
+    /// The store at `path`, opened on one connection that only reads and leaves nothing
+    /// beside it (see ``SQLiteReadOnlyView``).
     static func open(readingStoreAt path: String) async throws -> SQLiteDatabase {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue(label: "persistence.sqlite.open").async {

@@ -69,7 +69,7 @@ struct SQLiteEngine: StoreEngine {
         try SQLiteStoreFile.readMetadata(path: path, store: url)
     }
 
-    /// Read-only, writing nothing beside the store (see ``SQLiteReadOnlyView``).
+    /// Read-only, leaving nothing beside the store (see ``SQLiteReadOnlyView``).
     func inspect<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
         try SQLiteStoreFile.checkIsRegularFile(path, store: url)
         let connection = try SQLiteConnection(readingStoreAt: path)

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Where a read-only look at a SQLite store reads it from, so that looking writes nothing
-/// beside the store.
+/// Where a read-only look at a SQLite store reads it from, so that looking writes no row and
+/// leaves nothing beside the store.
 ///
 /// A read-only connection to a store in WAL mode needs the `-shm` shared-memory file, and
 /// creates it when it is missing. So:

@@ -34,7 +34,8 @@ enum SQLiteStoreFile {
         }
     }
 
-    /// Reads `Z_METADATA` through a read-only connection; the file is never changed.
+    /// Reads `Z_METADATA` through a connection that only reads: no row changes (closing it
+    /// last writes a store's log back into the file, as any connection's close does).
     static func readMetadata(path: String, store: StoreURL) throws -> StoreMetadata {
         try checkIsRegularFile(path, store: store)
         guard FileManager.default.fileExists(atPath: path) else {

@@ -81,7 +81,7 @@ extension MigrationManager {
             values[lookup.relationship] = ObjectID(entityName: lookup.targetEntity, rootEntityName: lookup.targetRoot, key: .permanent(key + target.offset))
         }
         destination.state.withLock { state in
-            for (name, value) in values { state.toOne[name] = value }
+            for (name, value) in values { state.toOne.updateValue(value, forKey: name) }
         }
     }
 
