@@ -183,4 +183,29 @@ struct RelationshipTests {
             #expect(deleted?.code == .objectNotFound)
         }
     }
+
+    /// A transient to-one relationship is kept by the context only; a save that gives its
+    /// destination a permanent ID moves the reference along, as it does a stored one's.
+    @Test(arguments: TestBackend.allCases)
+    func aTransientToOneFollowsItsDestinationThroughASave(backend: TestBackend) async throws {
+        let model = try ManagedObjectModel(name: "Links", entities: [
+            EntityDescription(name: "Note", attributes: [AttributeDescription(name: "text", type: .string)], relationships: [
+                RelationshipDescription(name: "draft", destinationEntityName: "Note", isTransient: true),
+                RelationshipDescription(name: "next", destinationEntityName: "Note"),
+            ]),
+        ])
+        try await withContainer(backend, model: model) { container in
+            let context = container.newContext()
+            let first = try context.insertObject(entityName: "Note")
+            let second = try context.insertObject(entityName: "Note")
+            first.setDestination(second, forKey: "draft")
+            first.setDestination(second, forKey: "next")
+            #expect(first.destinationID(forKey: "draft")?.primaryKey == nil)
+            try await context.save()
+            let saved = try #require(second.objectID.primaryKey)
+            #expect(first.destinationID(forKey: "next")?.primaryKey == saved)
+            #expect(first.destinationID(forKey: "draft")?.primaryKey == saved)
+            #expect(first.destinationID(forKey: "draft") == second.objectID)
+        }
+    }
 }
