@@ -88,4 +88,29 @@ struct CopyCommandTests {
             try await expectUnchanged(store, since: before)
         }
     }
+
+    /// `--replace` onto a SQLite store that another connection has open is refused: that
+    /// connection would go on writing into the replaced file, its writes acknowledged and
+    /// lost, and its close could remove the new store's log. (A PostgreSQL store is replaced
+    /// in a transaction that its other sessions' locks hold off.)
+    @Test func replacingASQLiteStoreInUseIsRefused() async throws {
+        let (directory, cleanUp) = temporaryDirectory()
+        defer { cleanUp() }
+        let source = try copyFixture(version: 1, into: directory)
+        try await TestEngine.sqlite.withFixture(version: 4) { target, _ in
+            guard case .sqlite(let path) = target.kind else { return }
+            // Open as the service opens a store: in WAL mode, reading.
+            let other = try SQLiteConnection(path: path, mode: .readWrite)
+            defer { other.close() }
+            try other.execute("PRAGMA journal_mode = WAL")
+            let publications = try other.scalar("SELECT count(*) FROM ZPUBLICATION")?.int64
+            let copy = try await BookStoreProcess.running(["copy", "--from", source.description, "--to", target.description, "--replace"])
+            #expect(copy.status != 0)
+            #expect(copy.stderr.contains("open in another connection") && copy.stderr.contains("nothing was replaced"), "\(copy.stderr)")
+            #expect(try other.scalar("SELECT count(*) FROM ZPUBLICATION")?.int64 == publications)
+            other.close()
+            let status = try await BookStoreProcess.running(["status", "--store", target.description])
+            #expect(status.stdout.contains("Store model version:   BookStore 4"), "\(status.stdout)\(status.stderr)")
+        }
+    }
 }

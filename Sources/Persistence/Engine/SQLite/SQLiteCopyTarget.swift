@@ -36,10 +36,11 @@ struct SQLiteCopyTarget: StoreCopyTarget {
             await database.close()
             throw error
         }
-        // The replaced store's WAL must not be applied to the new file: remove it first.
-        if replace { for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let moved = replace ? rename(temporary, path) : link(temporary, path)
-        guard moved == 0 else {
+        if replace {
+            try SQLiteStoreFile.replace(path, with: temporary, store: url)
+            return StoreCopy.Summary(modelVersion: model.name, rows: counts)
+        }
+        guard link(temporary, path) == 0 else {
             let reason = errno == EEXIST ? "another process created a store there first" : String(cString: strerror(errno))
             throw StoreError(.alreadyExists, "cannot move the copied store into place at \(path): \(reason)", hint: "name another destination, or pass --replace", store: url.description)
         }

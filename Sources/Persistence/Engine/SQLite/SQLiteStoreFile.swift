@@ -90,31 +90,8 @@ enum SQLiteStoreFile {
     ///   ``StoreError/Code/notWritable`` when a file cannot be removed.
     static func remove(_ path: String, store: StoreURL) throws {
         try checkIsRegularFile(path, store: store)
-        var holder: SQLiteConnection?
+        let holder = try holdAlone(path, store: store, doing: "remove")
         defer { holder?.close() }
-        if FileManager.default.fileExists(atPath: path) {
-            do {
-                let connection = try SQLiteConnection(path: path, mode: .readWrite)
-                try connection.execute("PRAGMA busy_timeout = 0")
-                let mode = try connection.scalar("PRAGMA journal_mode = DELETE")?.text
-                guard mode?.lowercased() == "delete" else { throw DatabaseError(resultCode: SQLITE_BUSY, message: "still in \(mode ?? "an unknown") journal mode") }
-                try connection.execute("BEGIN EXCLUSIVE")
-                holder = connection
-                // A connection opened between the switch and the lock would have switched
-                // the store back to WAL, where an exclusive lock does not keep it out.
-                let held = try connection.scalar("PRAGMA journal_mode")?.text
-                guard held?.lowercased() == "delete" else { throw DatabaseError(resultCode: SQLITE_BUSY, message: "switched back to \(held ?? "another") journal mode") }
-            } catch let error as DatabaseError where [SQLITE_BUSY, SQLITE_LOCKED].contains(error.resultCode & 0xff) {
-                throw StoreError(.storeInUse, "the store at \(path) is open in another connection or process, whose writes would go on into the removed file and be lost",
-                                 hint: "stop what has it open (a running service, a migration, another command), then try again; nothing was removed",
-                                 store: store.description, underlying: error)
-            } catch let error as DatabaseError where error.resultCode & 0xff == SQLITE_NOTADB {
-                throw StoreError(.notAStore, "\(path) is not a SQLite database, so not a store", hint: "name a store's file; this file was left as it was",
-                                 store: store.description, underlying: error)
-            } catch let error as DatabaseError {
-                throw unreadable("cannot open the store at \(path) to remove it", error, store: store)
-            }
-        }
         // The log and journal before the store file: a process that dies in between leaves
         // at worst the old store without its log, which the next removal takes; never a
         // `-wal` alone, whose pages a new store at the same path would take in as its own.
@@ -125,6 +102,54 @@ enum SQLiteStoreFile {
                 throw StoreError(.notWritable, "cannot remove \(path + suffix): \((error as NSError).localizedDescription)",
                                  hint: "check that the store's folder is writable for this user", store: store.description)
             }
+        }
+    }
+
+    /// Renames the finished store at `file` over the store at `path`, once no other
+    /// connection has the old one open, holding every other connection off meanwhile: one
+    /// would go on writing into the replaced file, and its close could remove the new
+    /// store's log by name. The old store's log goes first, so the new file never takes in
+    /// pages that are not its own.
+    ///
+    /// - Throws: ``StoreError/Code/storeInUse`` when another connection has the store open,
+    ///   ``StoreError/Code/notWritable`` when the rename fails.
+    static func replace(_ path: String, with file: String, store: StoreURL) throws {
+        try checkIsRegularFile(path, store: store)
+        let holder = try holdAlone(path, store: store, doing: "replace")
+        defer { holder?.close() }
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        guard rename(file, path) == 0 else {
+            throw StoreError(.notWritable, "cannot move the copied store into place at \(path): \(String(cString: strerror(errno)))",
+                             hint: "check that the store's folder is writable for this user; the store was left as it was", store: store.description)
+        }
+    }
+
+    /// Takes the store at `path` for this connection alone (out of WAL mode, which SQLite
+    /// allows only to its sole connection, then an exclusive transaction), so that its
+    /// files can be removed or replaced; returns the connection holding it, `nil` when
+    /// there is no store.
+    private static func holdAlone(_ path: String, store: StoreURL, doing verb: String) throws -> SQLiteConnection? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        do {
+            let connection = try SQLiteConnection(path: path, mode: .readWrite)
+            try connection.execute("PRAGMA busy_timeout = 0")
+            let mode = try connection.scalar("PRAGMA journal_mode = DELETE")?.text
+            guard mode?.lowercased() == "delete" else { throw DatabaseError(resultCode: SQLITE_BUSY, message: "still in \(mode ?? "an unknown") journal mode") }
+            try connection.execute("BEGIN EXCLUSIVE")
+            // A connection opened between the switch and the lock would have switched
+            // the store back to WAL, where an exclusive lock does not keep it out.
+            let held = try connection.scalar("PRAGMA journal_mode")?.text
+            guard held?.lowercased() == "delete" else { throw DatabaseError(resultCode: SQLITE_BUSY, message: "switched back to \(held ?? "another") journal mode") }
+            return connection
+        } catch let error as DatabaseError where [SQLITE_BUSY, SQLITE_LOCKED].contains(error.resultCode & 0xff) {
+            throw StoreError(.storeInUse, "the store at \(path) is open in another connection or process, whose writes would go on into the \(verb)d file and be lost",
+                             hint: "stop what has it open (a running service, a migration, another command), then try again; nothing was \(verb)d",
+                             store: store.description, underlying: error)
+        } catch let error as DatabaseError where error.resultCode & 0xff == SQLITE_NOTADB {
+            throw StoreError(.notAStore, "\(path) is not a SQLite database, so not a store", hint: "name a store's file; this file was left as it was",
+                             store: store.description, underlying: error)
+        } catch let error as DatabaseError {
+            throw unreadable("cannot open the store at \(path) to \(verb) it", error, store: store)
         }
     }
 
