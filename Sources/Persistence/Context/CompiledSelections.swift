@@ -9,12 +9,11 @@ final class CompiledSelections: Sendable {
     }
 
     /// A compiled selection: the compiler holding the joins the columns need (a fetch's
-    /// predicate and sort terms are compiled on a copy of it), the columns, the entity each
-    /// column of destinations is of, and each property's position by name.
+    /// predicate and sort terms are compiled on a copy of it), the columns, and each
+    /// property's position by name.
     struct Entry: Sendable {
         let compiler: SQLCompiler
         let columns: [SQLCompiler.Selected]
-        let destinations: [(entity: String, root: String)?]
         let positions: [String: Int]
     }
 

@@ -28,13 +28,9 @@ extension ManagedObjectContext {
             }
             var compiler = SQLCompiler(schema: schema, entity: layout.entity)
             let columns = try properties.map { try compiler.selected($0.keyPath) }
-            let destinations = columns.map { column -> (entity: String, root: String)? in
-                guard case .object(_, let entity) = column else { return nil }
-                return (entity, schema.table(for: entity)?.rootEntityName ?? entity)
-            }
-            return .init(compiler: compiler, columns: columns, destinations: destinations, positions: positions)
+            return .init(compiler: compiler, columns: columns, positions: positions)
         }
-        let (selected, destinations, positions) = (selection.columns, selection.destinations, selection.positions)
+        let (selected, positions) = (selection.columns, selection.positions)
         let (query, rows) = try await storedRows(request, layout, predicate, limit: request.fetchLimit, offset: request.fetchOffset,
                                                  selecting: .columns(selected.map(\.sql)), compiler: selection.compiler)
         return try rows.map { row in
@@ -46,11 +42,8 @@ extension ManagedObjectContext {
                 switch column {
                 case .value(_, let type):
                     values.append(.attribute(ValueCoding.attributeValue(row[index + 2], type: type)))
-                case .object:
-                    let destination = destinations[index]!
-                    values.append(.destination(row[index + 2].int64.map {
-                        ObjectID(entityName: destination.entity, rootEntityName: destination.root, key: .permanent($0))
-                    }))
+                case .object(_, let entity, let root):
+                    values.append(.destination(row[index + 2].int64.map { ObjectID(entityName: entity, rootEntityName: root, key: .permanent($0)) }))
                 }
             }
             return FetchedValues(objectID: objectID, positions: positions, values: values)

@@ -3,13 +3,13 @@ extension SQLCompiler {
     enum Selected {
         /// A value, decoded as an attribute of the type is.
         case value(SQL, AttributeType)
-        /// The key of an object of the entity (a to-one relationship's destination), `NULL`
-        /// for none.
-        case object(SQL, entity: String)
+        /// The key of an object of the entity, whose hierarchy's root is `root` (a to-one
+        /// relationship's destination), `NULL` for none.
+        case object(SQL, entity: String, root: String)
 
         var sql: SQL {
             switch self {
-            case .value(let sql, _), .object(let sql, _): sql
+            case .value(let sql, _), .object(let sql, _, _): sql
             }
         }
     }
@@ -23,7 +23,7 @@ extension SQLCompiler {
         switch try self.keyPath(path, entity: entity, alias: "t0") {
         case .column(let sql, let type): return .value(sql, type)
         case .computed(let sql, let type): return .value(sql, type ?? .integer64)
-        case .objectKey(let sql, let entity): return .object(sql, entity: entity)
+        case .objectKey(let sql, let entity): return .object(sql, entity: entity, root: schema.table(for: entity)?.rootEntityName ?? entity)
         case .toMany(let relationship, _, _, _):
             throw unsupported("'\(keyPath)' leads through the to-many relationship '\(relationship.name)'; fetch its @count or an aggregate such as @max.<attribute>")
         case .constant, .object, .list:
