@@ -46,11 +46,13 @@ extension MigrationPlan {
 }
 
 extension MigrationPlan.Step {
-    /// Why the step streams, how each entity mapping runs, and what the step drops: a
-    /// `warning` for data certainly lost or refused, a `note` where a policy may carry it.
+    /// Why the step streams, how each entity mapping runs, what the step drops (a
+    /// `warning` for data certainly lost or refused, a `note` where a policy may carry it),
+    /// and whether it runs in one pass with the next step.
     public func printDetails(indent: String) {
         if let reason = streamingReason { print("\(indent)streamed, because \(reason)") }
         for mapping in entityMappingPlans { print("\(indent)\(mapping)") }
         for warning in dataLossWarnings { print("\(indent)\(warning.isCertain ? "warning" : "note"): \(warning)") }
+        if let fusionWithNext { print("\(indent)\(fusionWithNext)") }
     }
 }

@@ -12,6 +12,10 @@ public final class PublicationToPublicationMigrationPolicy: EntityMigrationPolic
     /// Relationships keep the default hook, so the engine sets them as SQL.
     public override class var overriddenHooks: Hooks { [.createDestinationInstances] }
 
+    /// It reads its source and the destination it has just made, nothing stored: the step
+    /// may be fused with the next one.
+    public override class var fetchesFromStores: Bool { false }
+
     public override func createDestinationInstances(forSource source: ManagedObject, in mapping: EntityMapping, manager: MigrationManager) async throws {
         try await super.createDestinationInstances(forSource: source, in: mapping, manager: manager)
         let destinations = try await manager.destinationInstances(forEntityMappingNamed: mapping.name, sourceInstances: [source])

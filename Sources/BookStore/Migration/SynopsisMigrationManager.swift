@@ -14,6 +14,10 @@ public final class SynopsisMigrationManager: MigrationManager, @unchecked Sendab
         mapping.destinationEntityName == "Publication"
     }
 
+    /// The hook reads the pair it is given, nothing stored: the step may be fused with the
+    /// one before it.
+    public override class var fetchesFromStores: Bool { false }
+
     public override func associate(sourceInstance: ManagedObject, withDestinationInstance destination: ManagedObject, for mapping: EntityMapping) {
         super.associate(sourceInstance: sourceInstance, withDestinationInstance: destination, for: mapping)
         if mapping.destinationEntityName == "Publication" {

@@ -62,6 +62,9 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
         /// What the step drops or refuses, found before it runs; see
         /// ``MigrationPlan/countingAffectedRows(in:logger:)`` for the rows concerned.
         public internal(set) var dataLossWarnings: [DataLossWarning] = []
+        /// Whether the step runs in one pass with the next one, and if not, why; `nil` for
+        /// the last step.
+        public internal(set) var fusionWithNext: Fusion?
 
         public var strategy: Strategy {
             switch work {

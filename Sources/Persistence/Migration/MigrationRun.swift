@@ -8,6 +8,8 @@ import Logging
 ///   (the store itself, or a copy of it).
 /// - A set-based or streamed step writes a new output, which is swapped in once it is
 ///   complete and carries the original's identity; a failed one is discarded.
+/// - Consecutive streamed steps fused into one pass (``MigrationPlan/Fusion``) write one
+///   output, swapped in as one step's.
 ///
 /// The caller holds the backend's lock.
 struct MigrationRun {
@@ -54,6 +56,13 @@ struct MigrationRun {
                 current = try await runInPlace(group, from: current, in: workspace, original: original)
                 continue
             }
+            if plan.steps[index].fusionWithNext?.isFused == true {
+                var group = [index]
+                while plan.steps[group.last!].fusionWithNext?.isFused == true, group.last! + 1 < plan.steps.count { group.append(group.last! + 1) }
+                current = try await runFused(group, from: current, in: workspace, original: original)
+                index = group.last! + 1
+                continue
+            }
             current = try await runIntoOutput(index, from: current, in: workspace, original: original)
             index += 1
         }
@@ -63,11 +72,11 @@ struct MigrationRun {
         try await workspace.finish(with: current) { try migrator.pass(.swapping(step: lastStep)) }
     }
 
-    private func checkCancellation(_ workspace: any MigrationWorkspace) throws {
+    func checkCancellation(_ workspace: any MigrationWorkspace) throws {
         if Task.isCancelled { throw cancelled(workspace) }
     }
 
-    private func cancelled(_ workspace: any MigrationWorkspace) -> MigrationError {
+    func cancelled(_ workspace: any MigrationWorkspace) -> MigrationError {
         MigrationError(.cancelled, "the migration was cancelled", hint: "\(workspace.storeAfterFailure); run the migration again", store: store.description)
     }
 
@@ -75,7 +84,7 @@ struct MigrationRun {
     /// because of it (an interrupted statement, a refused one); a full disk, a read-only or
     /// damaged file, a server going down as that, with what to do; a ``MigrationError`` as
     /// it is; anything else as `otherwise` says.
-    private func failure(_ error: any Error, in workspace: any MigrationWorkspace, doing: String, otherwise: () -> MigrationError) -> any Error {
+    func failure(_ error: any Error, in workspace: any MigrationWorkspace, doing: String, otherwise: () -> MigrationError) -> any Error {
         if error is MigrationAbort { return error }
         if Task.isCancelled { return cancelled(workspace) }
         if let storage = MigrationError.storage(error, doing: doing, store: store, afterwards: workspace.storeAfterFailure) { return storage }
@@ -89,7 +98,7 @@ struct MigrationRun {
         original.migrated(to: model, storeType: store.storeType)
     }
 
-    private func stepLabel(_ index: Int) -> String {
+    func stepLabel(_ index: Int) -> String {
         "\(index + 1)/\(plan.steps.count) \(plan.steps[index].source.name) → \(plan.steps[index].destination.name)"
     }
 
@@ -133,7 +142,7 @@ struct MigrationRun {
 
     /// Runs a set-based or streamed step into a new output and swaps it in; returns what
     /// the next step reads.
-    private func runIntoOutput(_ index: Int, from current: StoreURL, in workspace: any MigrationWorkspace, original: StoreMetadata) async throws -> StoreURL {
+    func runIntoOutput(_ index: Int, from current: StoreURL, in workspace: any MigrationWorkspace, original: StoreMetadata) async throws -> StoreURL {
         let step = plan.steps[index]
         let started = ContinuousClock.now
         let output = workspace.newOutput(forStep: index)
@@ -143,20 +152,7 @@ struct MigrationRun {
             } else {
                 try await runStreamed(index, from: current, to: output, options: workspace.outputOptions)
             }
-            // Hand the step's store over: every index (the step's writes may have deferred
-            // them), no association table, the original's identity.
-            let metadata = metadata(for: step.destination, original: original)
-            try await workspace.withDatabase(output, isDurable: true) { database in
-                try await AssociationTable(database: database).drop()
-                let schema = StoreSchema(model: step.destination, dialect: database.dialect)
-                let indexes = schema.indexStatements()
-                try await database.write { connection in
-                    try schema.explainingUniqueIndexes(on: connection) {
-                        for statement in indexes { try connection.execute(statement) }
-                    }
-                    try StoreCreation.writeMetadata(metadata, on: connection)
-                }
-            }
+            try await completeOutput(output, of: index, in: workspace, original: original)
             let migrator = self.migrator
             let next = try await workspace.swapIn(output, replacing: current) { try migrator.pass(.swapping(step: index + 1)) }
             logger.info("migration stage", metadata: [
@@ -171,6 +167,24 @@ struct MigrationRun {
             throw failure(error, in: workspace, doing: "step \(step.source.name) → \(step.destination.name) failed") {
                 MigrationError(.store, "step \(step.source.name) → \(step.destination.name) failed", hint: workspace.storeAfterFailure,
                                store: store.description, underlying: error)
+            }
+        }
+    }
+
+    /// Hands step `index`'s new store over: every index (the step's writes may have
+    /// deferred them), no association table, the original's identity.
+    func completeOutput(_ output: StoreURL, of index: Int, in workspace: any MigrationWorkspace, original: StoreMetadata) async throws {
+        let destination = plan.steps[index].destination
+        let metadata = metadata(for: destination, original: original)
+        try await workspace.withDatabase(output, isDurable: true) { database in
+            try await AssociationTable(database: database).drop()
+            let schema = StoreSchema(model: destination, dialect: database.dialect)
+            let indexes = schema.indexStatements()
+            try await database.write { connection in
+                try schema.explainingUniqueIndexes(on: connection) {
+                    for statement in indexes { try connection.execute(statement) }
+                }
+                try StoreCreation.writeMetadata(metadata, on: connection)
             }
         }
     }

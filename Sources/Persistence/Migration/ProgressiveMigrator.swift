@@ -19,7 +19,8 @@ import Logging
 /// original is untouched, so a failure, a cancellation or a crash leaves it as it was.
 ///
 /// Safety on PostgreSQL: each step commits on its own, consecutive in-place steps in one
-/// transaction, any other step in a shadow schema swapped in in one transaction. A failure,
+/// transaction, any other step (or fused pass of streamed steps, ``MigrationPlan/Fusion``)
+/// in a shadow schema swapped in in one transaction. A failure,
 /// a cancellation or a crash leaves the store whole at the version of its last completed
 /// step, and the next run continues from there.
 ///
@@ -33,20 +34,27 @@ public final class ProgressiveMigrator: Sendable {
     public let lockTimeout: Duration
     let logger: Logger
     let broadcast = ProgressBroadcast()
+    /// Whether consecutive streamed steps that can run as one pass do
+    /// (``MigrationPlan/Fusion``); with `false` every step runs on its own.
+    public let fusesSteps: Bool
     /// Where tests make the migration fail; `nil` in use.
     let faultInjection: MigrationFaultInjection?
 
-    public convenience init(chain: MigrationChain, batchSize: Int = 1_000, lockTimeout: Duration = .seconds(600), logger: Logger) {
-        self.init(chain: chain, batchSize: batchSize, lockTimeout: lockTimeout, logger: logger, faultInjection: nil)
+    /// - Parameter fusesSteps: run consecutive streamed steps as one pass where they can be
+    ///   (the default); `false` runs every step on its own, writing each version in turn.
+    public convenience init(chain: MigrationChain, batchSize: Int = 1_000, lockTimeout: Duration = .seconds(600), fusesSteps: Bool = true,
+                            logger: Logger) {
+        self.init(chain: chain, batchSize: batchSize, lockTimeout: lockTimeout, fusesSteps: fusesSteps, logger: logger, faultInjection: nil)
     }
 
     /// A migrator that calls `faultInjection` at each ``MigrationCheckpoint``, for tests
     /// that show what a failure at that point leaves.
-    @_spi(Testing) public init(chain: MigrationChain, batchSize: Int = 1_000, lockTimeout: Duration = .seconds(600), logger: Logger,
-                               faultInjection: MigrationFaultInjection?) {
+    @_spi(Testing) public init(chain: MigrationChain, batchSize: Int = 1_000, lockTimeout: Duration = .seconds(600), fusesSteps: Bool = true,
+                               logger: Logger, faultInjection: MigrationFaultInjection?) {
         self.chain = chain
         self.batchSize = max(1, batchSize)
         self.lockTimeout = lockTimeout
+        self.fusesSteps = fusesSteps
         self.logger = logger
         self.faultInjection = faultInjection
     }
@@ -162,6 +170,12 @@ public final class ProgressiveMigrator: Sendable {
             }
             steps.append(try makeStep(from: current, to: next, dialect: store.engine.migrationDialect, sourceNumbering: steps.isEmpty ? storeNumbering : nil))
             current = next
+        }
+        for index in steps.indices.dropLast() {
+            steps[index].fusionWithNext = fusesSteps
+                ? StepFusion(upstream: steps[index], downstream: steps[index + 1], policies: chain.policies, dialect: store.engine.migrationDialect,
+                             sourceNumbering: index == 0 ? storeNumbering : nil, logger: logger).fusion()
+                : .notFused(reason: "fusing steps is turned off")
         }
         return MigrationPlan(storeVersion: source, targetVersion: targetModel, steps: steps)
     }

@@ -12,4 +12,8 @@ public enum LoggingKeys {
     public static let migrationStage = "persistence.migration.stage"
     public static let entityMapping = "persistence.migration.entity_mapping"
     public static let progress = "persistence.migration.progress"
+    /// The steps a fused pass ran as one (`3+4`).
+    public static let fusedSteps = "persistence.migration.fused_steps"
+    /// Why fused steps ran one after the other after all.
+    public static let reason = "persistence.migration.reason"
 }

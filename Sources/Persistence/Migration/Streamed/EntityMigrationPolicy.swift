@@ -63,6 +63,23 @@ open class EntityMigrationPolicy: @unchecked Sendable {
     /// declare every per-instance hook the class (or a superclass of it) overrides.
     open class var overriddenHooks: Hooks { self == EntityMigrationPolicy.self ? [] : .all }
 
+    /// Whether this class's hooks may read the stores beyond the instances they are given:
+    /// fetch through ``MigrationManager/sourceContext`` or ``MigrationManager/destinationContext``,
+    /// or look up instances an earlier batch made (``MigrationManager/destinationInstances(forEntityMappingNamed:sourceInstances:)``
+    /// of a source outside the batch). A step whose policy does is not fused with the next
+    /// one (see ``MigrationPlan/Fusion``): in a fused pass the intermediate version's objects
+    /// are handed from one step to the next in memory and never stored, so such a read would
+    /// not find them. Swift cannot tell what a subclass reads, so a subclass is taken to
+    /// read the stores unless it says otherwise:
+    ///
+    /// ```swift
+    /// final class AuthorSplitPolicy: EntityMigrationPolicy, @unchecked Sendable {
+    ///     // Reads only its source instance and the destination it has just made.
+    ///     override class var fetchesFromStores: Bool { false }
+    /// }
+    /// ```
+    open class var fetchesFromStores: Bool { self != EntityMigrationPolicy.self }
+
     /// Called before the first instance of the mapping is created.
     open func begin(_ mapping: EntityMapping, with manager: MigrationManager) async throws {}
 

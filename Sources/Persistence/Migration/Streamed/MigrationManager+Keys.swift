@@ -9,7 +9,11 @@ extension MigrationManager {
     /// stay what they were; a second mapping of the same source entity gets a range of its
     /// own. `Z_PRIMARYKEY` then starts above every range, so objects that are not identity
     /// destinations get keys that no identity pair can take.
-    func makeAssociationIndex(source: PersistentStore, destination: PersistentStore) async throws -> (index: AssociationIndex, sourceRows: [String: Int]) {
+    ///
+    /// In a fused pass, the source rows of a mapping that takes its instances from the step
+    /// before are not stored: `carried` says where their keys lie and how many there are.
+    func makeAssociationIndex(source: PersistentStore, destination: PersistentStore,
+                              carried: FusedLink.Ready? = nil) async throws -> (index: AssociationIndex, sourceRows: [String: Int]) {
         let table = AssociationTable(database: destination.database)
         try await table.create()
         let d = destination.schema.dialect
@@ -29,8 +33,12 @@ extension MigrationManager {
             let sd = source.schema.dialect
             let sql = "SELECT coalesce(max(\(sd.name("Z_PK"))), 0), count(*) FROM \(sourceTable.name)"
             let row = try await source.database.read { try $0.rows(sql).first }
-            let largest = row?[0].int64 ?? 0
+            var largest = row?[0].int64 ?? 0
             sourceRows[mapping.name] = Int(row?[1].int64 ?? 0)
+            if let upstream = configuration.upstreamLink?.upstream(of: mapping.name), let keys = carried?.keys[upstream] {
+                largest = keys.largest
+                sourceRows[mapping.name] = keys.rows
+            }
             let root = destinationTable.rootEntityName
             if bases[root] == nil {
                 let maxSQL = "SELECT \(d.name("Z_MAX")) FROM \(d.name("Z_PRIMARYKEY")) WHERE \(d.name("Z_ENT")) = \(destinationTable.entityNumber)"
@@ -88,8 +96,12 @@ extension MigrationManager {
     /// After every mapping has created its instances: foreign keys written for a target
     /// mapping that was still running, and that left some source rows without a
     /// destination, are cleared where they name no row.
+    ///
+    /// `readByNextStep`: the destination is a fused pass's intermediate store, which the next
+    /// step has read already; clearing a key there would come too late, so the pass cannot
+    /// be fused (``StepsNotFusable``).
     func clearDanglingForeignKeys(_ stages: [(mapping: EntityMapping, lookups: [RelationshipStage.ForeignKeyLookup])], destination: PersistentStore,
-                                  associations: AssociationIndex, sourceRows: [String: Int]) async throws {
+                                  associations: AssociationIndex, sourceRows: [String: Int], readByNextStep: Bool = false) async throws {
         let d = destination.schema.dialect
         var statements: [String] = []
         for (mapping, lookups) in stages {
@@ -103,6 +115,9 @@ extension MigrationManager {
             }
         }
         guard !statements.isEmpty else { return }
+        if readByNextStep {
+            throw StepsNotFusable(reason: "\(stages.map(\.mapping.name).joined(separator: ", ")) left foreign keys naming no instance, to be cleared after the next step read them")
+        }
         try await destination.database.write { [statements] connection in
             for statement in statements { try connection.execute(statement) }
         }

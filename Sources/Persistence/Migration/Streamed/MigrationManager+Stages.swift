@@ -44,8 +44,12 @@ extension MigrationManager {
         return made
     }
 
-    private func runStages(source: PersistentStore, destination: PersistentStore) async throws -> StepAssociations {
-        let (associations, sourceRows) = try await makeAssociationIndex(source: source, destination: destination)
+    /// The three stages from `source` into `destination`, both open. In a fused pass the
+    /// upstream step's stores are handed over open: its destination is the next step's source.
+    func runStages(source: PersistentStore, destination: PersistentStore) async throws -> StepAssociations {
+        // The carried instances' keys are where the step before put them, not in the source store.
+        let carried = try await configuration.upstreamLink?.ready()
+        let (associations, sourceRows) = try await makeAssociationIndex(source: source, destination: destination, carried: carried)
         // The run begins whole and ends whole: nothing of it outlives migrateStore.
         let run = Run(sourceContext: ManagedObjectContext(store: source, logger: logger),
                       destinationContext: ManagedObjectContext(store: destination, logger: logger), associations: associations)
@@ -81,11 +85,18 @@ extension MigrationManager {
         if let access, instanceStages.values.contains(where: { if case .sql = $0 { true } else { false } }) {
             try await access.open(on: destination.database)
         }
-        var counter = try await ProgressCounter(manager: self, mappings: mappings)
+        var counter = try await ProgressCounter(manager: self, mappings: mappings, carriedRows: carriedRows(sourceRows))
+        let handing = configuration.downstreamLink
 
-        // Stage 1: create destination instances.
-        for mapping in mappings {
+        // Stage 1: create destination instances. A step that hands instances to the next one
+        // makes the others first (SQL, whose keys are fixed already), so that the next step
+        // can read them once it starts taking the handed ones.
+        let order = handing.map { link in mappings.filter { !link.hands($0.name) } + mappings.filter { link.hands($0.name) } } ?? mappings
+        for mapping in order {
             let policy = policies[mapping.name]!
+            if let handing, handing.hands(mapping.name), !handing.isAnnounced {
+                handing.announce(readyKeys(associations: associations, sourceRows: sourceRows))
+            }
             setCurrent(mapping)
             try await policy.begin(mapping, with: self)
             let started = ContinuousClock.now
@@ -94,12 +105,23 @@ extension MigrationManager {
                 done = try await runInstanceInsert(insert, access: access, source: source, destination: destination, associations: associations)
                 counter.advance(.createInstances, .entityMapping(mapping.name), by: done, done: done)
                 try pass(.rowsCreated(step: configuration.stepNumber, entityMapping: mapping.name, rows: done))
+            } else if let link = configuration.upstreamLink, let upstream = link.upstream(of: mapping.name) {
+                while let batch = try await link.next(mapping: upstream) {
+                    try checkCancellation()
+                    for instance in batch {
+                        try await policy.createDestinationInstances(forSource: instance, in: mapping, manager: self)
+                    }
+                    try await finishBatch(of: mapping)
+                    done += batch.count
+                    counter.advance(.createInstances, .entityMapping(mapping.name), by: batch.count, done: done)
+                    try pass(.rowsCreated(step: configuration.stepNumber, entityMapping: mapping.name, rows: done))
+                }
             } else if let sourceName = mapping.sourceEntityName, mapping.type != .remove {
                 var last: Int64 = 0
                 while true {
                     try checkCancellation()
                     guard let (end, count) = try await createInstances(of: sourceName, after: last, mapping: mapping, policy: policy) else { break }
-                    try await flushBatch()
+                    try await finishBatch(of: mapping)
                     last = end
                     done += count
                     counter.advance(.createInstances, .entityMapping(mapping.name), by: count, done: done)
@@ -107,6 +129,9 @@ extension MigrationManager {
                 }
             }
             try await policy.endInstanceCreation(forMapping: mapping, manager: self)
+            if let handing, handing.hands(mapping.name) {
+                try endHandingOver(mapping, to: handing, associations: associations, sourceRows: sourceRows)
+            }
             try await flushBatch()
             updateRun { $0.createdMappings.insert(mapping.name) }
             try logStage(.createInstances, mapping: mapping, rows: done, since: started)
@@ -115,7 +140,8 @@ extension MigrationManager {
             guard case .foreignKeys(let lookups)? = stages[mapping.name], !lookups.isEmpty else { return nil }
             return (mapping, lookups)
         }
-        try await clearDanglingForeignKeys(written, destination: destination, associations: associations, sourceRows: sourceRows)
+        try await clearDanglingForeignKeys(written, destination: destination, associations: associations, sourceRows: sourceRows,
+                                           readByNextStep: handing != nil)
 
         // Stage 2: create relationships, destination by destination, where they were not
         // written with the instances.
@@ -151,8 +177,10 @@ extension MigrationManager {
         }
 
         // Stage 3: validate every destination object against the model, then the policies' own checks.
-        // The bulk writes are done: indexes a workspace store deferred are built in one pass each.
-        try await destination.buildDeferredIndexes()
+        // The bulk writes are done: indexes a workspace store deferred are built in one pass
+        // each. Not in an intermediate store of a fused pass, which the next step reads
+        // meanwhile and which is discarded.
+        if handing == nil { try await destination.buildDeferredIndexes() }
         try await validateDestination(counter: &counter)
         for mapping in mappings {
             let policy = policies[mapping.name]!
@@ -164,7 +192,7 @@ extension MigrationManager {
         setCurrent(nil)
         // Alone, the association served this mapping model only, and the store is handed
         // over without it; a step's later mapping models may still look its pairs up.
-        if configuration.stepAssociations == nil {
+        if configuration.stepAssociations == nil, handing == nil {
             try await associations.table.drop()
         }
         if let access, instanceStages.values.contains(where: { if case .sql = $0 { true } else { false } }) {
@@ -350,10 +378,16 @@ struct ProgressCounter {
     let total: Int
     var stageDone: [MigrationProgress.Stage: Int] = [:]
 
-    init(manager: MigrationManager, mappings: [EntityMapping]) async throws {
+    /// `carriedRows`: the instances of entity mappings that take them from the step before
+    /// in a fused pass, which the source store does not hold.
+    init(manager: MigrationManager, mappings: [EntityMapping], carriedRows: [String: Int] = [:]) async throws {
         self.manager = manager
         var totals: [String: Int] = [:]
         for mapping in mappings where mapping.type != .remove {
+            if let rows = carriedRows[mapping.name] {
+                totals[mapping.name] = rows
+                continue
+            }
             guard let name = mapping.sourceEntityName else { continue }
             var request = FetchRequest(entityName: name, predicate: mapping.sourceFilter)
             request.includesSubentities = false

@@ -61,6 +61,11 @@ open class MigrationManager: @unchecked Sendable {
         /// checkpoints, which name the step as `stepNumber`.
         var faultInjection: MigrationFaultInjection?
         var stepNumber = 0
+        /// In a fused pass (see ``MigrationPlan/Fusion``): the link the carried source
+        /// instances come through from the step before, and the one this step's carried
+        /// instances go through to the next; `nil` where the step has no such neighbour.
+        var upstreamLink: FusedLink?
+        var downstreamLink: FusedLink?
 
         public init(sourceModel: ManagedObjectModel, destinationModel: ManagedObjectModel, mappingModel: MappingModel,
                     policies: MigrationPolicies = MigrationPolicies(), batchSize: Int = 1_000,
@@ -141,6 +146,17 @@ open class MigrationManager: @unchecked Sendable {
     open func needsAssociationCalls(for mapping: EntityMapping) -> Bool {
         type(of: self) != MigrationManager.self
     }
+
+    /// Whether this class's overrides may read the stores beyond the instances they are
+    /// given (a fetch through ``sourceContext`` or ``destinationContext``); as
+    /// ``EntityMigrationPolicy/fetchesFromStores`` says for a policy, a step whose manager
+    /// does is not fused with its neighbours. A subclass is taken to read them unless it
+    /// says otherwise:
+    ///
+    /// ```swift
+    /// override class var fetchesFromStores: Bool { false }  // the associate hook reads its pair only
+    /// ```
+    open class var fetchesFromStores: Bool { self != MigrationManager.self }
 
     /// Records that `destination` was made from `source` by `mapping`. Override to act on
     /// each pair (call `super`); relationship lookups find the pair from then on.

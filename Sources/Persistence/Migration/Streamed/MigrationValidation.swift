@@ -66,14 +66,17 @@ struct MigrationValidation {
             ])
         }
         if issues.count < 100 { issues += try await countIssues(context.store) }
-        if !issues.isEmpty {
-            // Which objects and rules, never the values: those are the users' data.
-            let shown = issues.prefix(5).map { "\($0.objectID) \($0.key ?? "?"): \($0.code)" }.joined(separator: "; ")
-            throw MigrationError(
-                .validationFailed, "the migrated objects break the rules of '\(model.name)': \(shown)\(issues.count > 5 ? " …" : "")",
-                hint: "fix the mapping model's value expressions or the policy so every object is valid; the source store was not changed",
-                file: file, underlying: ValidationError(issues: issues))
-        }
+        if !issues.isEmpty { throw failure(issues) }
+    }
+
+    /// The error for objects that break `model`'s rules: which objects and rules, never
+    /// the values (those are the users' data).
+    func failure(_ issues: [ValidationError.Issue]) -> MigrationError {
+        let shown = issues.prefix(5).map { "\($0.objectID) \($0.key ?? "?"): \($0.code)" }.joined(separator: "; ")
+        return MigrationError(
+            .validationFailed, "the migrated objects break the rules of '\(model.name)': \(shown)\(issues.count > 5 ? " …" : "")",
+            hint: "fix the mapping model's value expressions or the policy so every object is valid; the source store was not changed",
+            file: file, underlying: ValidationError(issues: issues))
     }
 
     /// To-many relationships with too few or too many destinations, counted in SQL.

@@ -1,0 +1,89 @@
+/// Why fused steps must run one after the other after all, found while they ran: the
+/// fused run's output is discarded and the steps run on their own (see ``MigrationPlan/Fusion``).
+struct StepsNotFusable: Error, CustomStringConvertible {
+    let reason: String
+    var description: String { reason }
+}
+
+extension MigrationManager {
+    /// Ends a batch of `mapping`: saved, or, for a mapping whose instances the next fused
+    /// step takes, handed over to it.
+    func finishBatch(of mapping: EntityMapping) async throws {
+        if let link = configuration.downstreamLink, link.hands(mapping.name) {
+            try await handOver(mapping, to: link)
+        } else {
+            try await flushBatch()
+        }
+    }
+
+    /// Hands the batch's destination instances of `mapping` to the next step instead of
+    /// saving them: each takes the key a save would have given it (its source's plus the
+    /// mapping's offset) and the foreign keys it would have been saved with, and is
+    /// validated as the intermediate store's validation would have; then both contexts
+    /// forget the batch.
+    ///
+    /// - Throws: ``StepsNotFusable`` when the batch is not one new destination per source
+    ///   and nothing else (a policy that made a second destination, or changed other objects).
+    private func handOver(_ mapping: EntityMapping, to link: FusedLink) async throws {
+        let context = destinationContext
+        guard let (pending, stages, created, associations) = updateRun({ run in
+            (run.batch.startNext(), run.relationshipStages, run.createdMappings, run.associations)
+        }) else { return }
+        guard context.updatedObjects.isEmpty, context.deletedObjects.isEmpty, context.insertedObjects.count == pending.count else {
+            throw StepsNotFusable(reason: "the policy of \(mapping.name) changed objects besides one new destination per source")
+        }
+        var objects: [ManagedObject] = []
+        objects.reserveCapacity(pending.count)
+        var issues: [ValidationError.Issue] = []
+        for pair in pending {
+            guard pair.mapping == mapping.name, pair.destination.entity.name == mapping.destinationEntityName,
+                case .temporary(let temporary) = pair.destination.objectID.key, pair.destination.isInserted,
+                let source = pair.source.objectID.primaryKey,
+                let key = associations.claimIdentity(mapping: mapping.name, source: source, destinationRoot: pair.destination.objectID.rootEntityName)
+            else { throw StepsNotFusable(reason: "\(mapping.name) associated a destination that is not the one new \(mapping.destinationEntityName ?? "") of its source") }
+            // The key a save would have given it: the next step finds its source key there.
+            temporary.noteSaved(as: key)
+            if case .foreignKeys(let lookups)? = stages[mapping.name], !lookups.isEmpty {
+                writeForeignKeys(lookups, of: pair.destination, from: pair.source, associations: associations, created: created)
+            }
+            issues += ManagedObjectContext.validate(pair.destination)
+            objects.append(pair.destination)
+        }
+        if !issues.isEmpty {
+            throw MigrationValidation(model: destinationModel, batchSize: configuration.batchSize, logger: logger, file: mappingModel.file).failure(issues)
+        }
+        try await link.send(objects, mapping: mapping.name)
+        sourceContext.forgetObjectsNotHeldElsewhere()
+        context.forgetObjectsNotHeldElsewhere()
+    }
+
+    /// Says the next step has every instance of `mapping`, once it is sure each source
+    /// row gave one: the keys and counts it was told rely on that.
+    func endHandingOver(_ mapping: EntityMapping, to link: FusedLink, associations: AssociationIndex, sourceRows: [String: Int]) throws {
+        guard !destinationContext.hasChanges, withRun(\.batch.pending.isEmpty) ?? true else {
+            throw StepsNotFusable(reason: "the policy of \(mapping.name) made objects after its last source instance")
+        }
+        guard associations.coversEveryRow(of: mapping.name, sourceRows: sourceRows[mapping.name] ?? 0) else {
+            throw StepsNotFusable(reason: "\(mapping.name) made no destination for some source instances")
+        }
+        link.end(mapping: mapping.name)
+    }
+
+    /// Where the instances this step hands over have their keys, for the next step.
+    func readyKeys(associations: AssociationIndex, sourceRows: [String: Int]) -> FusedLink.Ready {
+        var keys: [String: FusedLink.Ready.Keys] = [:]
+        for carried in configuration.downstreamLink?.carried ?? [] {
+            guard let mappingKeys = associations.keys(of: carried.upstream) else { continue }
+            keys[carried.upstream] = .init(largest: mappingKeys.range?.upperBound ?? mappingKeys.offset, rows: sourceRows[carried.upstream] ?? 0)
+        }
+        return FusedLink.Ready(keys: keys)
+    }
+
+    /// The instances of each mapping that takes them from the step before, for progress.
+    func carriedRows(_ sourceRows: [String: Int]) -> [String: Int] {
+        guard let link = configuration.upstreamLink else { return [:] }
+        var rows: [String: Int] = [:]
+        for carried in link.carried { rows[carried.downstream] = sourceRows[carried.downstream] }
+        return rows
+    }
+}
