@@ -29,6 +29,9 @@ struct MigrateBenchmarkCommand: AsyncParsableCommand {
 
     @OptionGroup var postgres: PostgresOptions
 
+    @Flag(name: .long, help: "Run every step of the framework's migration on its own, without fusing consecutive streamed steps into one pass.")
+    var stepByStep = false
+
     @Option(name: .long, help: "The framework's log level (info shows its stage lines).")
     var logLevel: Logger.Level = .warning
 
@@ -41,7 +44,7 @@ struct MigrateBenchmarkCommand: AsyncParsableCommand {
             case .sqlite: try SQLiteBenchmarkBackend(folder: workFolder)
             case .postgres: PostgresBenchmarkBackend()
             }
-            let result = try await MigrationBenchmark(backend: backend, models: models, books: books, logger: logger).run()
+            let result = try await MigrationBenchmark(backend: backend, models: models, books: books, fusesSteps: !stepByStep, logger: logger).run()
             await backend.removeAll()
             result.printReport()
         }

@@ -9,6 +9,8 @@ struct MigrationBenchmark {
     let backend: any BenchmarkBackend
     let models: BookStoreModels
     let books: Int
+    /// Whether the framework fuses consecutive streamed steps into one pass (its default).
+    var fusesSteps = true
     let logger: Logger
 
     /// The steps of the chain, by the version they start from.
@@ -42,11 +44,12 @@ struct MigrationBenchmark {
         progress("timing the opening of the current store")
         let opening = try await OpeningBenchmark(backend: backend, models: models, logger: logger).run(on: frameworkStore)
 
-        var steps: [MigrationBenchmarkResult.Step] = []
-        for (index, version) in (Self.firstVersion..<Self.lastVersion).enumerated() {
-            steps.append(.init(
-                name: "BookStore \(version) → BookStore \(version + 1)", strategy: framework.strategies[index], rows: rows,
-                seconds: framework.steps[index], inPlaceSQLSeconds: inPlace[index], rebuildSQLSeconds: rebuild[index]))
+        // A fused pass is one row, against the floors of the steps it runs.
+        let steps = framework.passes.map { pass in
+            MigrationBenchmarkResult.Step(
+                name: "BookStore \(Self.firstVersion + pass.steps.lowerBound) → BookStore \(Self.firstVersion + pass.steps.upperBound)",
+                strategy: pass.strategy, rows: rows, seconds: pass.seconds,
+                inPlaceSQLSeconds: inPlace[pass.steps].reduce(0, +), rebuildSQLSeconds: rebuild[pass.steps].reduce(0, +))
         }
         return MigrationBenchmarkResult(
             backend: backend.name, books: books, pages: 2 * books, steps: steps,
@@ -62,19 +65,26 @@ struct MigrationBenchmark {
         FileHandle.standardError.write(Data("[\(backend.name)] \(message)…\n".utf8))
     }
 
-    /// What the framework's run measured: per-step and total seconds, peak memory.
+    /// What the framework's run measured: per-pass and total seconds, peak memory.
     struct FrameworkRun {
-        var steps: [Double]
-        var strategies: [String]
+        /// A step, or consecutive steps fused into one pass: the steps' indexes, how it ran,
+        /// its seconds.
+        struct Pass {
+            var steps: Range<Int>
+            var strategy: String
+            var seconds: Double
+        }
+
+        var passes: [Pass]
         var total: Double
         var peakResidentBytes: Int
         var residentBytesBefore: Int
     }
 
     /// Migrates with `ProgressiveMigrator`, as `bookstore migrate` does. A step ends at its
-    /// last progress report (finished, or its in-place stage).
+    /// last progress report (finished, or its in-place stage); a fused pass at its last step's.
     private func runFramework(on url: StoreURL) async throws -> FrameworkRun {
-        let migrator = try BookStoreMigration.migrator(models: models, logger: logger)
+        let migrator = ProgressiveMigrator(chain: try BookStoreMigration.chain(models: models), fusesSteps: fusesSteps, logger: logger)
         let plan = try await migrator.plan(forStoreAt: url)
         let before = PeakMemory.current
         PeakMemory.reset()
@@ -89,14 +99,16 @@ struct MigrationBenchmark {
         let stepEnds = ends.withLock { $0 }
         let peak = PeakMemory.peak
         var previous = started
-        var steps: [Double] = []
-        for index in plan.steps.indices {
+        var passes: [FrameworkRun.Pass] = []
+        var first = 0
+        for index in plan.steps.indices where plan.steps[index].fusionWithNext?.isFused != true {
             let end = stepEnds[index + 1] ?? previous
-            steps.append((end - previous).seconds)
+            let strategy = index > first ? "fused" : plan.steps[index].strategy.rawValue
+            passes.append(.init(steps: first..<(index + 1), strategy: strategy, seconds: (end - previous).seconds))
             previous = end
+            first = index + 1
         }
-        return FrameworkRun(steps: steps, strategies: plan.steps.map(\.strategy.rawValue), total: total.seconds,
-                            peakResidentBytes: peak, residentBytesBefore: before)
+        return FrameworkRun(passes: passes, total: total.seconds, peakResidentBytes: peak, residentBytesBefore: before)
     }
 
     /// Runs the whole chain by hand in one pass on `url`; returns its seconds.
