@@ -3,11 +3,12 @@ import Synchronization
 /// The hand-over between two fused steps' migration managers, which run side by side:
 /// the upstream step says where its carried objects' keys lie once its own SQL is done
 /// (``announce(_:)``), then hands each batch of carried objects over (``send(_:mapping:)``),
-/// one batch at a time, so memory holds at most two batches of them; the downstream step
-/// waits for the first (``ready()``) and takes the batches (``next(mapping:)``).
+/// one batch at a time, so memory holds at most three batches of them (one being
+/// migrated downstream, one waiting, one being handed over); the downstream step waits for
+/// the first (``ready()``) and takes the batches (``next(mapping:)``).
 ///
-/// Either side failing closes the link (``close(_:)``), and the other side's wait throws
-/// ``Closed`` rather than hang.
+/// Either side failing or finishing closes the link (``close(_:)``): what was handed over
+/// can still be taken, and any wait for more throws ``Closed`` rather than hang.
 final class FusedLink: Sendable {
     /// Where the carried objects of each upstream entity mapping have their keys: the
     /// intermediate version's rows, which the downstream step never finds stored.
@@ -103,7 +104,8 @@ final class FusedLink: Sendable {
         }
     }
 
-    /// Closes the link: every wait, now and later, throws ``Closed`` with `error`.
+    /// Closes the link: every wait, now and later, for what is not there throws ``Closed``
+    /// with `error` (the first one given).
     func close(_ error: any Error) {
         change { if $0.failure == nil { $0.failure = error } }
     }
@@ -118,12 +120,12 @@ final class FusedLink: Sendable {
                     // Looked at and, if nothing is there yet, registered under one lock: a
                     // change cannot slip in between.
                     let registered = state.withLock { state -> Bool in
-                        if let failure = state.failure {
-                            result = .failure(Closed(cause: failure))
-                            return false
-                        }
                         if let value = take(&state) {
                             result = .success(value)
+                            return false
+                        }
+                        if let failure = state.failure {
+                            result = .failure(Closed(cause: failure))
                             return false
                         }
                         state.nextWaiter += 1

@@ -1,16 +1,12 @@
-/// Why fused steps must run one after the other after all, found while they ran: the
-/// fused run's output is discarded and the steps run on their own (see ``MigrationPlan/Fusion``).
-struct StepsNotFusable: Error, CustomStringConvertible {
-    let reason: String
-    var description: String { reason }
-}
-
 extension MigrationManager {
     /// Ends a batch of `mapping`: saved, or, for a mapping whose instances the next fused
     /// step takes, handed over to it.
     func finishBatch(of mapping: EntityMapping) async throws {
         if let link = configuration.downstreamLink, link.hands(mapping.name) {
             try await handOver(mapping, to: link)
+            // Once the batch's own references are gone: what the next step still holds stays.
+            sourceContext.forgetObjectsNotHeldElsewhere()
+            destinationContext.forgetObjectsNotHeldElsewhere()
         } else {
             try await flushBatch()
         }
@@ -19,16 +15,18 @@ extension MigrationManager {
     /// Hands the batch's destination instances of `mapping` to the next step instead of
     /// saving them: each takes the key a save would have given it (its source's plus the
     /// mapping's offset) and the foreign keys it would have been saved with, and is
-    /// validated as the intermediate store's validation would have; then both contexts
-    /// forget the batch.
+    /// validated as the intermediate store's validation would have.
     ///
     /// - Throws: ``StepsNotFusable`` when the batch is not one new destination per source
     ///   and nothing else (a policy that made a second destination, or changed other objects).
     private func handOver(_ mapping: EntityMapping, to link: FusedLink) async throws {
         let context = destinationContext
-        guard let (pending, stages, created, associations) = updateRun({ run in
-            (run.batch.startNext(), run.relationshipStages, run.createdMappings, run.associations)
+        guard let (pending, stages, associations) = updateRun({ run in
+            (run.batch.startNext(), run.relationshipStages, run.associations)
         }) else { return }
+        // The mappings created before this one as the step alone runs them (a fused step
+        // makes its SQL instances first): a foreign key is checked against them alike.
+        let created = Set(mappingModel.entityMappings.prefix { $0.name != mapping.name }.map(\.name))
         guard context.updatedObjects.isEmpty, context.deletedObjects.isEmpty, context.insertedObjects.count == pending.count else {
             throw StepsNotFusable(reason: "the policy of \(mapping.name) changed objects besides one new destination per source")
         }
@@ -53,8 +51,24 @@ extension MigrationManager {
             throw MigrationValidation(model: destinationModel, batchSize: configuration.batchSize, logger: logger, file: mappingModel.file).failure(issues)
         }
         try await link.send(objects, mapping: mapping.name)
-        sourceContext.forgetObjectsNotHeldElsewhere()
-        context.forgetObjectsNotHeldElsewhere()
+    }
+
+    /// In a fused pass, the stages this step runs must be the ones the plan fused: found
+    /// again now, with the stores' keys, they may differ (source keys too large to track
+    /// as identity pairs make relationships one by one).
+    func checkFusedStages(_ stages: [String: (instances: InstanceStage?, relationships: RelationshipStage)]) throws {
+        guard configuration.upstreamLink != nil || configuration.downstreamLink != nil else { return }
+        for (name, stage) in stages {
+            if case .perInstance(let reason) = stage.relationships {
+                throw StepsNotFusable(reason: "\(name) sets its relationships one by one (\(reason))")
+            }
+        }
+        let carried = (configuration.downstreamLink?.carried.map(\.upstream) ?? []) + (configuration.upstreamLink?.carried.map(\.downstream) ?? [])
+        for name in carried {
+            guard case .perInstance? = stages[name]?.instances else {
+                throw StepsNotFusable(reason: "\(name) makes its instances in SQL, not one by one")
+            }
+        }
     }
 
     /// Says the next step has every instance of `mapping`, once it is sure each source

@@ -83,6 +83,11 @@ extension MigrationRun {
                 tasks.addTask {
                     do {
                         _ = try await manager.runStages(source: openStores[position], destination: openStores[position + 1])
+                        // Its neighbours wait for nothing more from it: one that does (the
+                        // run and the plan disagree) stops rather than hangs.
+                        let finished = StepsNotFusable(reason: "step \(stepsInGroup[position] + 1) finished before its neighbour was done with it")
+                        if position > 0 { links[position - 1].close(finished) }
+                        if position < links.count { links[position].close(finished) }
                         return .finished(position: position)
                     } catch {
                         // The neighbours stop waiting for this step.
@@ -108,7 +113,9 @@ extension MigrationRun {
                 case .finished:
                     break
                 case .failed(let failure):
+                    // The others stop: what they would still write is thrown away.
                     failures.append(failure)
+                    tasks.cancelAll()
                 }
             }
             return failures
@@ -140,15 +147,25 @@ extension MigrationRun {
         return manager
     }
 
-    /// What the fused steps' failures come to: a step's own failure before the ones it
-    /// caused its neighbours (``FusedLink/Closed``); a cancellation as the migration's.
+    /// What the fused steps' failures come to: an abort; then a pass that cannot be fused
+    /// after all (the steps then run on their own, which meets any other failure again);
+    /// then a step's own failure before the ones it caused its neighbours
+    /// (``FusedLink/Closed``, cancelled); a cancellation as the migration's.
     private func rootCause(of failures: [FusedFailure], in workspace: any MigrationWorkspace) -> (any Error)? {
         guard !failures.isEmpty else { return nil }
-        if let abort = failures.first(where: { $0.error is MigrationAbort }) { return abort.error }
+        let causes = failures.map { (error: Self.cause(of: $0.error), wasCancelled: $0.wasCancelled) }
+        if let abort = causes.first(where: { $0.error is MigrationAbort }) { return abort.error }
+        if let refusal = causes.first(where: { $0.error is StepsNotFusable }) { return refusal.error }
         if let own = failures.first(where: { !($0.error is FusedLink.Closed) && !$0.wasCancelled }) { return own.error }
-        if failures.contains(where: { $0.wasCancelled || ($0.error as? FusedLink.Closed)?.cause is CancellationError }) { return cancelled(workspace) }
-        if let closed = failures.first?.error as? FusedLink.Closed { return closed.cause }
-        return failures[0].error
+        if causes.contains(where: { $0.wasCancelled || $0.error is CancellationError }) { return cancelled(workspace) }
+        return causes[0].error
+    }
+
+    /// The error a chain of closed links started from.
+    private static func cause(of error: any Error) -> any Error {
+        var error = error
+        while let closed = error as? FusedLink.Closed { error = closed.cause }
+        return error
     }
 }
 
@@ -163,18 +180,4 @@ private struct FusedFailure: Sendable {
     let error: any Error
     /// Whether its task was cancelled then: what it threw is the cancellation's doing.
     let wasCancelled: Bool
-}
-
-/// The whole migration's largest fraction reported by a fused pass's steps.
-final class HighestFraction: Sendable {
-    private let value = Mutex(0.0)
-
-    /// Raises the mark to `fraction`; whether it rose.
-    func raise(to fraction: Double) -> Bool {
-        value.withLock { highest in
-            guard fraction >= highest else { return false }
-            highest = fraction
-            return true
-        }
-    }
 }

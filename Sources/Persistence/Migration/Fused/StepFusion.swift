@@ -1,53 +1,5 @@
 import Logging
 
-extension MigrationPlan {
-    /// Whether a step runs in one pass with the step after it.
-    ///
-    /// Two consecutive streamed steps are *fused* when the objects the first one makes one
-    /// by one can be handed to the second one's mapping in memory: each batch is read from
-    /// the store once, goes through both steps' policies and hooks, and only the second
-    /// step's objects are written. What the first step makes as SQL (pages copied with
-    /// `INSERT … SELECT`) is still written to its own intermediate store, which the second
-    /// step reads as SQL. Fusing changes no row of the result.
-    ///
-    /// ```swift
-    /// let plan = try await migrator.plan(forStoreAt: url)
-    /// for step in plan.steps { print(step.fusionWithNext.map(String.init(describing:)) ?? "last") }
-    /// // "fused with the next step: Publication carried in memory"
-    /// ```
-    public enum Fusion: Sendable, Hashable, CustomStringConvertible {
-        /// One pass with the next step, the listed entity mappings' objects handed over in memory.
-        case fused(carried: [CarriedMapping])
-        /// Step by step, because of `reason`.
-        case notFused(reason: String)
-
-        /// Whether the step runs in one pass with the next one.
-        public var isFused: Bool {
-            if case .fused = self { true } else { false }
-        }
-
-        public var description: String {
-            switch self {
-            case .fused(let carried):
-                "fused with the next step: \(carried.map(\.entityName).joined(separator: ", ")) carried in memory"
-            case .notFused(let reason):
-                "not fused with the next step, because \(reason)"
-            }
-        }
-    }
-
-    /// An entity whose objects one step makes one by one and the next step's mapping
-    /// takes from it in memory.
-    public struct CarriedMapping: Sendable, Hashable {
-        /// The first step's entity mapping, which makes the objects.
-        public let upstream: String
-        /// The next step's entity mapping, which migrates them.
-        public let downstream: String
-        /// Their entity, the first step's destination and the next step's source.
-        public let entityName: String
-    }
-}
-
 /// Works out whether two consecutive steps of a plan can run as one pass
 /// (``MigrationPlan/Fusion``), and if not, says why.
 struct StepFusion {
@@ -98,6 +50,8 @@ struct StepFusion {
         guard !carried.isEmpty else {
             throw Refusal(reason: "\(a.source.name) → \(a.destination.name) makes every instance in SQL: nothing to carry in memory")
         }
+        try checkIntermediateRules(carrying: Set(carried.map(\.entityName)))
+        try checkReads(of: Set(carried.map(\.entityName)), by: mappingsB)
         // The next step takes them in the order they are handed over.
         let order = mappingsB.map(\.name).filter { name in carried.contains { $0.downstream == name } }
         guard order == carried.map(\.downstream) else {
@@ -146,9 +100,8 @@ struct StepFusion {
         }
         let makers = a.mappingModels[0].entityMappings.filter { $0.destinationEntityName == name && $0.type != .remove }
         guard makers.count == 1 else { throw Refusal(reason: "several entity mappings of \(a.source.name) → \(a.destination.name) make \(name)") }
-        for relationship in a.destination.relationships(of: entity) where relationship.isToMany && (relationship.minCount > 0 || relationship.maxCount > 0) {
-            throw Refusal(reason: "\(name).\(relationship.name) in \(a.destination.name) has a count limit, which is checked on stored rows")
-        }
+        // Every source row must give its one destination; a filter leaves some out.
+        guard mapping.sourceFilter == nil else { throw Refusal(reason: "\(mapping.name) filters its source") }
         let readers = downstreamMappings.filter { $0.sourceEntityName == name && $0.type != .remove }
         guard readers.count == 1, let reader = readers.first else {
             throw Refusal(reason: "\(readers.isEmpty ? "no" : "more than one") entity mapping of \(b.source.name) → \(b.destination.name) migrates \(name)")
@@ -157,13 +110,95 @@ struct StepFusion {
             throw Refusal(reason: "\(reader.name) of \(b.source.name) → \(b.destination.name) migrates \(name) in SQL from its stored rows")
         }
         guard reader.sourceFilter == nil else { throw Refusal(reason: "\(reader.name) filters its source") }
+        // In memory, a carried object holds its attributes and to-one keys, nothing more.
         for attributeMapping in reader.attributeMappings {
             guard let expression = attributeMapping.valueExpression else { continue }
-            if case .constant = expression { continue }
-            guard let path = expression.sourceKeyPath, path.count == 1, b.source.attribute(named: path[0], of: entity) != nil else {
-                throw Refusal(reason: "\(reader.name).\(attributeMapping.name)'s value expression may read more of \(name) than its attributes")
+            guard Self.readsOwnAttributesOnly(expression, of: entity, in: b.source) else {
+                throw Refusal(reason: "\(reader.name).\(attributeMapping.name)'s value expression may read more of \(name) than its stored attributes")
             }
         }
+        if dialect is PostgresDialect { try checkRounding(of: entity, by: reader) }
         return MigrationPlan.CarriedMapping(upstream: mapping.name, downstream: reader.name, entityName: name)
+    }
+
+    /// PostgreSQL stores a Float as `real` and a Date to the microsecond: a value read back
+    /// from the intermediate store is rounded, a carried one is not. Copied into an
+    /// attribute of the same type, it is rounded alike when the next step stores it; read
+    /// into anything else, it would differ.
+    private func checkRounding(of entity: EntityDescription, by reader: EntityMapping) throws {
+        let (model, destination) = (downstream.source, downstream.destination)
+        let destinationEntity = reader.destinationEntityName.flatMap { destination.entity(named: $0) }
+        for attributeMapping in reader.attributeMappings {
+            guard let expression = attributeMapping.valueExpression else { continue }
+            let rounded = Self.sourceAttributeNames(in: expression).compactMap { model.attribute(named: $0, of: entity) }
+                .filter { $0.type == .float || $0.type == .date }
+            guard let attribute = rounded.first else { continue }
+            let target = destinationEntity.flatMap { destination.attribute(named: attributeMapping.name, of: $0) }
+            if expression.sourceKeyPath == [attribute.name], target?.type == attribute.type { continue }
+            throw Refusal(reason: "\(reader.name).\(attributeMapping.name) reads \(entity.name).\(attribute.name), a \(attribute.type.rawValue) that PostgreSQL stores rounded, into a value of another kind")
+        }
+    }
+
+    /// The names `$source.<name>` reads in `expression`.
+    private static func sourceAttributeNames(in expression: Expression) -> [String] {
+        switch expression {
+        case .variable("source", let path): path.prefix(1).map { $0 }
+        case .arithmetic(_, let left, let right): sourceAttributeNames(in: left) + sourceAttributeNames(in: right)
+        case .function(_, let arguments), .aggregate(let arguments): arguments.flatMap(sourceAttributeNames)
+        default: []
+        }
+    }
+
+    /// Whether `expression` reads nothing of `$source` (an `entity`) but its stored
+    /// attributes: constants, `$source.<attribute>`, and arithmetic and functions of them.
+    private static func readsOwnAttributesOnly(_ expression: Expression, of entity: EntityDescription, in model: ManagedObjectModel) -> Bool {
+        switch expression {
+        case .constant:
+            return true
+        case .variable("source", let path):
+            guard path.count == 1, let attribute = model.attribute(named: path[0], of: entity) else { return false }
+            return !attribute.isTransient
+        case .arithmetic(_, let left, let right):
+            return readsOwnAttributesOnly(left, of: entity, in: model) && readsOwnAttributesOnly(right, of: entity, in: model)
+        case .function(_, let arguments), .aggregate(let arguments):
+            return arguments.allSatisfy { readsOwnAttributesOnly($0, of: entity, in: model) }
+        default:
+            // Key paths of the evaluated object, other variables, calls on the manager.
+            return false
+        }
+    }
+
+    /// The intermediate version's rules that are checked on stored rows only: the carried
+    /// objects are never stored, and an intermediate store that the next step reads as it
+    /// is written does not get its unique indexes.
+    private func checkIntermediateRules(carrying carried: Set<String>) throws {
+        let model = upstream.destination
+        if let constrained = model.entities.first(where: { !$0.uniquenessConstraints.isEmpty }) {
+            throw Refusal(reason: "\(constrained.name) in \(model.name) has uniqueness constraints, checked on stored rows")
+        }
+        for entity in model.entities {
+            for relationship in model.relationships(of: entity) where relationship.isToMany && (relationship.minCount > 0 || relationship.maxCount > 0)
+            && (carried.contains(entity.name) || carried.contains(relationship.destinationEntityName)) {
+                throw Refusal(reason: "\(entity.name).\(relationship.name) in \(model.name) has a count limit, checked on stored rows")
+            }
+        }
+    }
+
+    /// The next step's other mappings read stored rows of the intermediate version, where
+    /// carried objects are not: none may reach one through a relationship or a filter.
+    private func checkReads(of carried: Set<String>, by mappings: [EntityMapping]) throws {
+        let model = downstream.source
+        for mapping in mappings where !carried.contains(mapping.sourceEntityName ?? "") {
+            guard let sourceName = mapping.sourceEntityName, let entity = model.entity(named: sourceName) else { continue }
+            let reachesCarried = model.relationships(of: entity).contains { carried.contains($0.destinationEntityName) }
+            guard reachesCarried else { continue }
+            if mapping.sourceFilter != nil {
+                throw Refusal(reason: "\(mapping.name) filters \(sourceName), which reaches carried objects through its relationships")
+            }
+            for attributeMapping in mapping.attributeMappings {
+                guard let expression = attributeMapping.valueExpression, !Self.readsOwnAttributesOnly(expression, of: entity, in: model) else { continue }
+                throw Refusal(reason: "\(mapping.name).\(attributeMapping.name)'s value expression may read carried objects through \(sourceName)'s relationships")
+            }
+        }
     }
 }

@@ -76,6 +76,7 @@ extension MigrationManager {
         let access = SourceAccess(source: source.url, destination: destination.url)
         let planned = self.stages(policies: policies, dialect: access == nil ? nil : destination.schema.dialect,
                                   sourceNumbering: source.schema.numbering, tracksIdentities: { associations.keys(of: $0)?.identities != nil })
+        try checkFusedStages(planned)
         let stages = planned.mapValues(\.relationships)
         let instanceStages = planned.compactMapValues(\.instances)
         updateRun {
@@ -181,7 +182,7 @@ extension MigrationManager {
         // each. Not in an intermediate store of a fused pass, which the next step reads
         // meanwhile and which is discarded.
         if handing == nil { try await destination.buildDeferredIndexes() }
-        try await validateDestination(counter: &counter)
+        try await validateDestination(counter: &counter, separately: handing != nil)
         for mapping in mappings {
             let policy = policies[mapping.name]!
             setCurrent(mapping)
@@ -349,9 +350,13 @@ extension MigrationManager {
         }
     }
 
-    private func validateDestination(counter: inout ProgressCounter) async throws {
+    /// Validates the destination store. `separately`: through a context of its own, not
+    /// the destination context, whose resets would detach objects the next fused step
+    /// still migrates.
+    private func validateDestination(counter: inout ProgressCounter, separately: Bool) async throws {
+        let context = separately ? ManagedObjectContext(store: destinationContext.store, logger: logger) : destinationContext
         try await MigrationValidation(model: destinationModel, batchSize: configuration.batchSize, logger: logger, file: mappingModel.file)
-            .validate(destinationContext) { entity, rows in counter.advance(.validateAndSave, .entity(entity), by: rows, done: rows, total: rows) }
+            .validate(context) { entity, rows in counter.advance(.validateAndSave, .entity(entity), by: rows, done: rows, total: rows) }
     }
 
     private func logStage(_ stage: MigrationProgress.Stage, mapping: EntityMapping, rows: Int, since started: ContinuousClock.Instant) throws {

@@ -1,0 +1,47 @@
+extension MigrationPlan {
+    /// Whether a step runs in one pass with the step after it.
+    ///
+    /// Two consecutive streamed steps are *fused* when the objects the first one makes one
+    /// by one can be handed to the second one's mapping in memory: each batch is read from
+    /// the store once, goes through both steps' policies and hooks, and only the second
+    /// step's objects are written. What the first step makes as SQL (pages copied with
+    /// `INSERT … SELECT`) is still written to its own intermediate store, which the second
+    /// step reads as SQL. Fusing changes no row of the result.
+    ///
+    /// ```swift
+    /// let plan = try await migrator.plan(forStoreAt: url)
+    /// for step in plan.steps { print(step.fusionWithNext.map(String.init(describing:)) ?? "last") }
+    /// // "fused with the next step: Publication carried in memory"
+    /// ```
+    public enum Fusion: Sendable, Hashable, CustomStringConvertible {
+        /// One pass with the next step, the listed entity mappings' objects handed over in memory.
+        case fused(carried: [CarriedMapping])
+        /// Step by step, because of `reason`.
+        case notFused(reason: String)
+
+        /// Whether the step runs in one pass with the next one.
+        public var isFused: Bool {
+            if case .fused = self { true } else { false }
+        }
+
+        public var description: String {
+            switch self {
+            case .fused(let carried):
+                "fused with the next step: \(carried.map(\.entityName).joined(separator: ", ")) carried in memory"
+            case .notFused(let reason):
+                "not fused with the next step, because \(reason)"
+            }
+        }
+    }
+
+    /// An entity whose objects one step makes one by one and the next step's mapping
+    /// takes from it in memory.
+    public struct CarriedMapping: Sendable, Hashable {
+        /// The first step's entity mapping, which makes the objects.
+        public let upstream: String
+        /// The next step's entity mapping, which migrates them.
+        public let downstream: String
+        /// Their entity, the first step's destination and the next step's source.
+        public let entityName: String
+    }
+}
