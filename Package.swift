@@ -50,7 +50,7 @@ let package = Package(
         // Helpers for tests of stores: a throwaway PostgreSQL server, a database per test.
         .target(
             name: "PersistenceTesting",
-            dependencies: ["Persistence"]
+            dependencies: ["Persistence", .product(name: "Logging", package: "swift-log")]
         ),
         // The domain: BookStore's model versions, seeding, typed records.
         .target(

@@ -1,6 +1,5 @@
 import BookStoreTesting
 import Foundation
-import Logging
 import PersistenceTesting
 import Synchronization
 import Testing
@@ -28,12 +27,12 @@ import Testing
                 try #require(seeded == (try await MigrationFaultTests.tableContents(stepByStepURL)), "the two stores were seeded differently")
 
                 let expected = try await ExpectedBookStore.migrating(fusedURL, from: 1, to: 5)
-                let log = LogLines()
+                let log = LogRecorder()
                 let fused = ProgressiveMigrator(chain: chain, batchSize: Self.batchSize, logger: log.logger)
                 let plan = try await fused.migrateStore(at: fusedURL)
                 #expect(plan.steps.map { $0.fusionWithNext?.isFused } == [false, false, true, nil], "\(plan)")
-                #expect(log.contains { $0.contains("fused_steps=3+4") }, "the steps did not run as one pass")
-                #expect(!log.contains { $0.contains("one after the other") })
+                #expect(log.all.contains { $0.contains("fused_steps=3+4") }, "the steps did not run as one pass")
+                #expect(!log.all.contains { $0.contains("one after the other") })
 
                 let stepByStep = ProgressiveMigrator(chain: chain, batchSize: Self.batchSize, fusesSteps: false, logger: quietLogger)
                 let unfusedPlan = try await stepByStep.migrateStore(at: stepByStepURL)
@@ -64,12 +63,12 @@ import Testing
         let chain = try MigrationChain(BookStoreVersion.self, models: models.versions, mappingModels: models.mappingModels, policies: policies)
         try await engine.withSeededStore(books: 450) { fusedURL in
             try await engine.withSeededStore(books: 450) { stepByStepURL in
-                let log = LogLines()
+                let log = LogRecorder()
                 let fused = ProgressiveMigrator(chain: chain, batchSize: Self.batchSize, logger: log.logger)
                 #expect(try await fused.plan(forStoreAt: fusedURL).steps[2].fusionWithNext?.isFused == true)
                 try await fused.migrateStore(at: fusedURL)
-                #expect(log.contains { $0.contains("one after the other") && $0.contains("is not the one new Publication of its source") })
-                #expect(!log.contains { $0.contains("fused_steps=") })
+                #expect(log.all.contains { $0.contains("one after the other") && $0.contains("is not the one new Publication of its source") })
+                #expect(!log.all.contains { $0.contains("fused_steps=") })
 
                 try await ProgressiveMigrator(chain: chain, batchSize: Self.batchSize, fusesSteps: false, logger: quietLogger)
                     .migrateStore(at: stepByStepURL)
@@ -123,35 +122,5 @@ final class UndeclaredAuthorSplitPolicy: EntityMigrationPolicy, @unchecked Senda
 
     override func createDestinationInstances(forSource source: ManagedObject, in mapping: EntityMapping, manager: MigrationManager) async throws {
         try await PublicationToPublicationMigrationPolicy().createDestinationInstances(forSource: source, in: mapping, manager: manager)
-    }
-}
-
-/// The lines a logger wrote, with their metadata, for tests that look for one.
-final class LogLines: Sendable {
-    private let lines = Mutex<[String]>([])
-
-    var logger: Logger {
-        Logger(label: "fused-tests") { _ in Handler(lines: self) }
-    }
-
-    func contains(where predicate: (String) -> Bool) -> Bool {
-        lines.withLock { $0.contains(where: predicate) }
-    }
-
-    private struct Handler: LogHandler {
-        let lines: LogLines
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .info
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            let all = metadata.merging(event.metadata ?? [:]) { $1 }
-            let text = "\(event.level) \(event.message) " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-            lines.lines.withLock { $0.append(text) }
-        }
     }
 }
