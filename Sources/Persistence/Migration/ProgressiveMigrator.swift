@@ -220,7 +220,15 @@ public final class ProgressiveMigrator: Sendable {
         var reason = ""
         if mappings[0].isInferred {
             switch InPlaceMigration.plan(mapping: mappings[0], source: source, destination: destination, dialect: dialect, sourceNumbering: sourceNumbering) {
-            case .success(let inPlace): return step(.inPlace(inPlace))
+            case .success(let inPlace):
+                // Where rewriting every row costs more than writing new tables, a rebuild.
+                if inPlace.rewritesEveryRow, dialect.rebuildsRatherThanRewritingEveryRow,
+                    case .success(let setBased) = SetBasedMigration.plan(mapping: mappings[0], source: source, destination: destination, dialect: dialect,
+                                                                         sourceNumbering: sourceNumbering)
+                {
+                    return step(.setBased(setBased))
+                }
+                return step(.inPlace(inPlace))
             case .failure(let unsupported): reason = unsupported.reason + "; "
             }
         }

@@ -73,6 +73,13 @@ public protocol SQLDialect: Sendable {
     /// cannot hold NUL (U+0000); a string with one is refused there rather than cut.
     var textHoldsNUL: Bool { get }
 
+    /// Whether a migration step that would rewrite every row of every table in place runs
+    /// faster as a rebuild (`INSERT … SELECT` into new tables). On PostgreSQL an `UPDATE`
+    /// writes a new version of each row and of its index entries and leaves the old ones for
+    /// `VACUUM`, so renumbering every row's `Z_ENT` takes about twice a rebuild; SQLite
+    /// updates a row where it is. `false` unless a dialect says otherwise.
+    var rebuildsRatherThanRewritingEveryRow: Bool { get }
+
     /// The stored form of a value of an attribute of type `type`.
     func databaseValue(_ value: AttributeValue, type: AttributeType) -> DatabaseValue
 
@@ -168,6 +175,8 @@ public enum RowLock: Sendable {
 }
 
 extension SQLDialect {
+    public var rebuildsRatherThanRewritingEveryRow: Bool { false }
+
     /// How many rows of `argumentsPerRow` arguments one statement takes, besides `reserved`
     /// arguments of its own: at least one, at most `limit` (1 000 by default, so a statement's
     /// text stays small), and never more than ``parameterLimit`` arguments in all.

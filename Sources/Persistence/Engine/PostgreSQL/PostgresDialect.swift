@@ -80,6 +80,7 @@ public struct PostgresDialect: SQLDialect, Hashable {
     public var integerCastRounds: Bool { true }
     public var storesDecimalsAsText: Bool { false }
     public var textHoldsNUL: Bool { false }
+    public var rebuildsRatherThanRewritingEveryRow: Bool { true }
 
     /// Values go as `int8`, `float8` or `bytea`, or as text the server reads as the column's
     /// type: booleans `true`/`false`, dates as timestamps (microseconds kept), UUIDs in

@@ -42,6 +42,8 @@ struct InPlacePlanner {
     var destination: ManagedObjectModel { analysis.destination }
 
     private(set) var steps: [Phase: [Step]] = [:]
+    /// Source root tables a statement rewrites every row of.
+    var rewrittenTables: Set<String> = []
     var tablePairs: [TablePair] = []
     /// Every table name in use: the source store's, then temporary ones.
     var tableNames: Set<String>
@@ -109,10 +111,12 @@ struct InPlacePlanner {
             for statement in d.renameTableStatements(from: rename.from, to: rename.to) { add(.renameTables, raw: statement) }
         }
         planIndexes()
+        let roots = from.rootTables.map(\.name)
         return InPlaceMigration(
             steps: Phase.allCases.flatMap { steps[$0] ?? [] },
             primaryKeyRows: primaryKeyRows(),
-            dialect: d
+            dialect: d,
+            rewritesEveryRow: !roots.isEmpty && roots.allSatisfy(rewrittenTables.contains)
         )
     }
 

@@ -62,6 +62,7 @@ extension InPlacePlanner {
             else { return nil }
             return (old, new)
         }
+        if !renumbered.isEmpty, renumbered.count == numbers.count { rewrittenTables.insert(table) }
         if renumbered.count == 1 {
             add(.renumberEntities, raw: "UPDATE \(finalName) SET \(d.name("Z_ENT")) = \(renumbered[0].1) WHERE \(entityCondition([renumbered[0].0]))")
         } else if !renumbered.isEmpty {
@@ -180,6 +181,7 @@ extension InPlacePlanner {
             case .set(let value):
                 let sql: SQL = "UPDATE \(identifier: table) SET \(identifier: column) = \(ColumnValue.constant(value).sql(table: table))"
                 add(.fixValues, sql + SQL(raw: limited.map { " WHERE \($0)" } ?? ""))
+                if limited == nil { rewrittenTables.insert(table) }
             case .fillNulls(let value):
                 let sql: SQL = "UPDATE \(identifier: table) SET \(identifier: column) = \(ColumnValue.constant(value).sql(table: table)) WHERE \(identifier: column) IS NULL"
                 add(.fixValues, sql + SQL(raw: limited.map { " AND \($0)" } ?? ""))
@@ -205,6 +207,7 @@ extension InPlacePlanner {
         }
         let entities = order.flatMap { numbers[$0] ?? [] }
         let limited = Set(entities) == Set(all) ? "" : " WHERE \(entityCondition(entities))"
+        if limited.isEmpty { rewrittenTables.insert(table) }
         add(.computeColumns, "UPDATE \(identifier: table) SET \(identifier: column) = \(expression)\(raw: limited)" as SQL)
     }
 
