@@ -193,7 +193,9 @@ struct InheritanceTests {
                 try await context.save()
             }
             let plan = try await ProgressiveMigrator(chain: MigrationChain(models: models), logger: testLogger).migrateStore(at: url)
-            #expect(plan.steps.map(\.strategy) == [.inPlace])
+            // Every row renumbered: PostgreSQL rebuilds the tables rather than rewrite each row
+            // (the in-place tests run the renumbering statements themselves on both engines).
+            #expect(plan.steps.map(\.strategy) == [engine == .postgres ? .setBased : .inPlace])
             #expect(try await storeRows(url, "SELECT count(*) FROM \(newJoin)") == [[.integer(3)]])
             try await InPlaceFixtures.expectFreshSchema(url, v2)
             try await withOpenStore(url, model: v2) { container in

@@ -221,8 +221,9 @@ public final class ProgressiveMigrator: Sendable {
         if mappings[0].isInferred {
             switch InPlaceMigration.plan(mapping: mappings[0], source: source, destination: destination, dialect: dialect, sourceNumbering: sourceNumbering) {
             case .success(let inPlace):
-                // Where rewriting every row costs more than writing new tables, a rebuild.
-                if inPlace.rewritesEveryRow, dialect.rebuildsRatherThanRewritingEveryRow,
+                // Where renumbering every row costs more than writing new tables, a rebuild;
+                // not where the step checks values first, which the rebuild would not.
+                if inPlace.rewritesEveryRow, inPlace.checks.isEmpty, inPlace.countChecks.isEmpty, dialect.rebuildsRatherThanRewritingEveryRow,
                     case .success(let setBased) = SetBasedMigration.plan(mapping: mappings[0], source: source, destination: destination, dialect: dialect,
                                                                          sourceNumbering: sourceNumbering)
                 {

@@ -73,8 +73,8 @@ public protocol SQLDialect: Sendable {
     /// cannot hold NUL (U+0000); a string with one is refused there rather than cut.
     var textHoldsNUL: Bool { get }
 
-    /// Whether a migration step that would rewrite every row of every table in place runs
-    /// faster as a rebuild (`INSERT … SELECT` into new tables). On PostgreSQL an `UPDATE`
+    /// Whether a migration step that would rewrite every row of every table in place (a
+    /// new `Z_ENT` for each) runs faster as a rebuild (`INSERT … SELECT` into new tables). On PostgreSQL an `UPDATE`
     /// writes a new version of each row and of its index entries and leaves the old ones for
     /// `VACUUM`, so renumbering every row's `Z_ENT` takes about twice a rebuild; SQLite
     /// updates a row where it is. `false` unless a dialect says otherwise.

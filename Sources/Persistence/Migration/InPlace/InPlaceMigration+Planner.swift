@@ -42,7 +42,7 @@ struct InPlacePlanner {
     var destination: ManagedObjectModel { analysis.destination }
 
     private(set) var steps: [Phase: [Step]] = [:]
-    /// Source root tables a statement rewrites every row of.
+    /// Source root tables whose every row gets a new `Z_ENT`.
     var rewrittenTables: Set<String> = []
     var tablePairs: [TablePair] = []
     /// Every table name in use: the source store's, then temporary ones.

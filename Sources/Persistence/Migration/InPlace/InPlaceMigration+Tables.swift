@@ -181,7 +181,6 @@ extension InPlacePlanner {
             case .set(let value):
                 let sql: SQL = "UPDATE \(identifier: table) SET \(identifier: column) = \(ColumnValue.constant(value).sql(table: table))"
                 add(.fixValues, sql + SQL(raw: limited.map { " WHERE \($0)" } ?? ""))
-                if limited == nil { rewrittenTables.insert(table) }
             case .fillNulls(let value):
                 let sql: SQL = "UPDATE \(identifier: table) SET \(identifier: column) = \(ColumnValue.constant(value).sql(table: table)) WHERE \(identifier: column) IS NULL"
                 add(.fixValues, sql + SQL(raw: limited.map { " AND \($0)" } ?? ""))
@@ -207,7 +206,6 @@ extension InPlacePlanner {
         }
         let entities = order.flatMap { numbers[$0] ?? [] }
         let limited = Set(entities) == Set(all) ? "" : " WHERE \(entityCondition(entities))"
-        if limited.isEmpty { rewrittenTables.insert(table) }
         add(.computeColumns, "UPDATE \(identifier: table) SET \(identifier: column) = \(expression)\(raw: limited)" as SQL)
     }
 

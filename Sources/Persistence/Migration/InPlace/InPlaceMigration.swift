@@ -45,9 +45,8 @@ struct InPlaceMigration: Sendable {
     let steps: [Step]
     let primaryKeyRows: [PrimaryKeyRow]
     let dialect: any SQLDialect
-    /// Whether its statements rewrite every row of every table (`Z_ENT` renumbered, a
-    /// column set for all rows): then a rebuild may be faster
-    /// (``SQLDialect/rebuildsRatherThanRewritingEveryRow``).
+    /// Whether its statements rewrite every row of every table (each row's `Z_ENT`
+    /// renumbered): then a rebuild may be faster (``SQLDialect/rebuildsRatherThanRewritingEveryRow``).
     var rewritesEveryRow = false
     /// The destination's rules the statements could break; see ``checks(mapping:source:destination:dialect:)``.
     var checks: [Check] = []
