@@ -170,6 +170,27 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
         }
     }
 
+    /// A store with no way forward to the target is told why in the app's terms, not the
+    /// chain's API: no step leaves its version, or the target comes before it.
+    @Test func aMissingOrBackwardPathIsExplainedInTheModelsTerms() throws {
+        let models = try ShopModels.versioned([ShopModels.v1(), ShopModels.v2(), ShopModels.v3Optional()])
+        let migrator = ProgressiveMigrator(chain: try MigrationChain(SkippingShopVersion.self, models: models), logger: testLogger)
+        let store = StoreURL.sqlite("/nonexistent/shop.sqlite")
+        let missing = #expect(throws: MigrationError.self) {
+            try migrator.plan(from: try #require(models.version(named: "Shop 2")), to: "Shop 3", store: store)
+        }
+        #expect(missing?.code == .noPath)
+        #expect(missing?.message == "no step of the chain leads from 'Shop 2' to 'Shop 3': no version follows 'Shop 2'", "\(String(describing: missing))")
+        let backward = #expect(throws: MigrationError.self) {
+            try migrator.plan(from: try #require(models.version(named: "Shop 3")), to: "Shop", store: store)
+        }
+        #expect(backward?.code == .noPath)
+        #expect(backward?.message == "the store is at 'Shop 3', after 'Shop': a store only migrates to later versions", "\(String(describing: backward))")
+        for error in [missing, backward] {
+            #expect(error.map { !"\($0)".contains("nextVersion") } == true, "\(String(describing: error))")
+        }
+    }
+
     @Test func aRequiredAttributeWithoutDefaultCannotBeInferred() throws {
         let error = #expect(throws: MigrationError.self) {
             try MappingModel.inferred(from: try ShopModels.v2(), to: try ShopModels.v3())

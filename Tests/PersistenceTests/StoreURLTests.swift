@@ -79,6 +79,23 @@ struct StoreURLTests {
         #expect(try StoreURL("postgres://h/db").storeType == "PostgreSQL")
     }
 
+    /// `sqlite://data/books.sqlite` (two slashes) names a host, `data`, in any URL reader's
+    /// eyes: the one who wrote it meant `/data/books.sqlite` or `./data/books.sqlite`, and is
+    /// told so rather than given a store somewhere else.
+    @Test func aSQLiteURLWithTwoSlashesBeforeANameIsRefusedWithBothReadings() throws {
+        for url in ["sqlite://data/books.sqlite", "sqlite://books.sqlite"] {
+            let error = #expect(throws: StoreError.self) { try StoreURL(url) }
+            #expect(error?.code == .invalidURL)
+            let path = String(url.dropFirst("sqlite://".count))
+            let hint = error?.hint ?? ""
+            #expect(hint.contains("sqlite:///\(path)") && hint.contains("sqlite://./\(path)"), "\(String(describing: error))")
+        }
+        #expect(try StoreURL("sqlite://./data/books.sqlite").kind == .sqlite(path: "./data/books.sqlite"))
+        #expect(try StoreURL("sqlite://../books.sqlite").kind == .sqlite(path: "../books.sqlite"))
+        #expect(try StoreURL("sqlite:///data/books.sqlite").kind == .sqlite(path: "/data/books.sqlite"))
+        #expect(try StoreURL("data/books.sqlite").kind == .sqlite(path: "data/books.sqlite"))
+    }
+
     @Test func refusedURLsNeverEchoTheirPassword() {
         for url in ["postgres://shop:50%off@db/bookstore", "postgress://shop:s3cret@db/bookstore", "mysql://shop:s3cret@db/bookstore"] {
             let error = #expect(throws: StoreError.self) { try StoreURL(url) }

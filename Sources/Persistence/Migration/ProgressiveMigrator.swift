@@ -165,8 +165,7 @@ public final class ProgressiveMigrator: Sendable {
         var visited: Set<String> = [source.name]
         while current.name != targetModel.name {
             guard let nextName = chain.next[current.name], let next = chain.models.version(named: nextName), visited.insert(nextName).inserted else {
-                throw MigrationError(.noPath, "the version chain leads from '\(source.name)' to no step reaching '\(targetModel.name)'",
-                                     hint: "a store can only migrate forward along nextVersion()", store: store.description)
+                throw noPath(from: source, at: current, to: targetModel, store: store)
             }
             steps.append(try makeStep(from: current, to: next, dialect: store.engine.migrationDialect, sourceNumbering: steps.isEmpty ? storeNumbering : nil))
             current = next
@@ -178,6 +177,20 @@ public final class ProgressiveMigrator: Sendable {
                 : .notFused(reason: "fusing steps is turned off")
         }
         return MigrationPlan(storeVersion: source, targetVersion: targetModel, steps: steps)
+    }
+
+    /// Why the chain has no way from `source` (stuck at `current`) to `target`, in the
+    /// models' names: the target comes before the store's version, or no version follows
+    /// `current` (or the chain turns in a circle there).
+    private func noPath(from source: ManagedObjectModel, at current: ManagedObjectModel, to target: ManagedObjectModel, store: StoreURL) -> MigrationError {
+        let order = chain.models.versions.map(\.name)
+        if let from = order.firstIndex(of: source.name), let to = order.firstIndex(of: target.name), to < from {
+            return MigrationError(.noPath, "the store is at '\(source.name)', after '\(target.name)': a store only migrates to later versions",
+                                  hint: "open it with the release that has '\(source.name)', or a later one; the store was not changed", store: store.description)
+        }
+        let stuck = chain.next[current.name] == nil ? "no version follows '\(current.name)'" : "the versions after '\(current.name)' lead back to it"
+        return MigrationError(.noPath, "no step of the chain leads from '\(source.name)' to '\(target.name)': \(stuck)",
+                              hint: "name the version that follows '\(current.name)' in the app's version list; the store was not changed", store: store.description)
     }
 
     /// The step from `source` to `destination` as a store of `dialect`'s engine would run

@@ -27,7 +27,12 @@ public struct StoreURL: Sendable, Hashable, CustomStringConvertible {
             guard !rest.isEmpty else {
                 throw StoreError(.invalidURL, "the store URL '\(string)' names no file", hint: "write sqlite:///absolute/path.sqlite or sqlite://./relative.sqlite")
             }
-            // sqlite:///abs → "/abs"; sqlite://./rel → "./rel"; sqlite://rel → "rel".
+            // sqlite:///abs → "/abs"; sqlite://./rel → "./rel". sqlite://rel names a host
+            // (`rel`) to any URL reader: whoever wrote it meant one of the other two.
+            guard rest.hasPrefix("/") || rest.hasPrefix("./") || rest.hasPrefix("../") else {
+                throw StoreError(.invalidURL, "the store URL 'sqlite://\(rest)' has two slashes before the file's path, where a URL's host would be",
+                                 hint: "write sqlite:///\(rest) for /\(rest), or sqlite://./\(rest) for \(rest) under the working directory")
+            }
             kind = .sqlite(path: rest.removingPercentEncoding ?? rest)
         } else if string.hasPrefix("sqlite:") {
             kind = .sqlite(path: String(string.dropFirst("sqlite:".count)))
