@@ -278,6 +278,23 @@ struct MappingFileTests {
         #expect(error.description.contains("Fix the JSON at that position"))
     }
 
+    /// A file cut short has no position of a mistake in JSON's own error: the message says
+    /// where the file ends and what is still open, rather than pointing at no position.
+    @Test("truncated JSON: where the file ends, and what is still open")
+    func truncatedJSON() throws {
+        let error = try MappingFixtures.error("""
+            {
+              "source": "BookStore 3",
+              "destination": "BookStore 4",
+              "entityMappings": [ { "name": "PageToPage", "type": "copy
+            """)
+        #expect(error.code == .invalidMappingModel)
+        #expect(error.message.contains("not valid JSON"))
+        #expect(error.message.contains("the file ends at line 4, column 60, inside a string, with '{', '[', '{' still open"), "\(error)")
+        #expect(!error.description.contains("at that position"), "\(error)")
+        #expect(error.description.contains("Close"), "\(error)")
+    }
+
     @Test("a value of the wrong type: the key path")
     func wrongType() throws {
         let error = try MappingFixtures.error(MappingFixtures.publicationMapping(#"""

@@ -279,9 +279,12 @@ extension MappingModel {
             context = c
             if c.codingPath.isEmpty {
                 let detail = jsonSyntaxError(in: data) ?? c.debugDescription
+                let cutShort = detail.hasPrefix("the file ends")
                 return MigrationError(
                     .invalidMappingModel, "the file is not valid JSON: \(detail)",
-                    hint: "Fix the JSON at that position; a missing comma or quote, or a comma before '}' or ']', is the usual cause",
+                    hint: cutShort
+                        ? "Close what is still open (a string's quote, then each '[' with ']' and '{' with '}'), or restore the rest of the file if it was cut short"
+                        : "Fix the JSON at that position; a missing comma or quote, or a comma before '}' or ']', is the usual cause",
                     file: file)
             }
             message = c.debugDescription
@@ -324,6 +327,7 @@ extension MappingModel {
             description = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
         }
         var text = description.hasSuffix(".") ? String(description.dropLast()) : description
+        if text.hasPrefix("Unexpected end of file") { return endOfFile(in: data) }
         guard let range = text.range(of: #"around character \d+"#, options: .regularExpression),
             let offset = Int(text[range].split(separator: " ").last ?? ""), offset <= data.count
         else { return text }
@@ -335,6 +339,31 @@ extension MappingModel {
         let near = String(decoding: rest, as: UTF8.self).prefix(24).trimmingCharacters(in: .whitespaces)
         text.replaceSubrange(range, with: "at line \(line), column \(column)")
         return near.isEmpty ? text : text + ", before '\(near)'"
+    }
+
+    /// Where a file that ends before its JSON does ends, and what is still open there:
+    /// JSON's own error names no position for it.
+    static func endOfFile(in data: Data) -> String {
+        var open: [UInt8] = []
+        var inString = false, escaped = false
+        for byte in data {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["): open.append(byte)
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): if !open.isEmpty { open.removeLast() }
+            default: break
+            }
+        }
+        let line = data.filter { $0 == UInt8(ascii: "\n") }.count + 1
+        let lineStart = data.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? data.startIndex
+        let column = String(decoding: data[lineStart...], as: UTF8.self).count + 1
+        let still = open.map { "'\(Character(UnicodeScalar($0)))'" }.joined(separator: ", ")
+        let inside = inString ? ", inside a string" : ""
+        return "the file ends at line \(line), column \(column)\(inside)" + (still.isEmpty ? "" : ", with \(still) still open")
     }
 
     private static func describe(_ type: Any.Type) -> String {
