@@ -185,7 +185,7 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
             try migrator.plan(from: try #require(models.version(named: "Shop 3")), to: "Shop", store: store)
         }
         #expect(backward?.code == .noPath)
-        #expect(backward?.message == "the store is at 'Shop 3', after 'Shop': a store only migrates to later versions", "\(String(describing: backward))")
+        #expect(backward?.message == "the store is at 'Shop 3', after 'Shop': a store only migrates forward, to later versions", "\(String(describing: backward))")
         for error in [missing, backward] {
             #expect(error.map { !"\($0)".contains("nextVersion") } == true, "\(String(describing: error))")
         }

@@ -185,7 +185,7 @@ public final class ProgressiveMigrator: Sendable {
     private func noPath(from source: ManagedObjectModel, at current: ManagedObjectModel, to target: ManagedObjectModel, store: StoreURL) -> MigrationError {
         let order = chain.models.versions.map(\.name)
         if let from = order.firstIndex(of: source.name), let to = order.firstIndex(of: target.name), to < from {
-            return MigrationError(.noPath, "the store is at '\(source.name)', after '\(target.name)': a store only migrates to later versions",
+            return MigrationError(.noPath, "the store is at '\(source.name)', after '\(target.name)': a store only migrates forward, to later versions",
                                   hint: "open it with the release that has '\(source.name)', or a later one; the store was not changed", store: store.description)
         }
         let stuck = chain.next[current.name] == nil ? "no version follows '\(current.name)'" : "the versions after '\(current.name)' lead back to it"
