@@ -25,7 +25,7 @@ struct CopyCommand: AsyncParsableCommand {
     var logLevel: Logger.Level = .info
 
     func run() async throws {
-        try await runReportingErrors {
+        try await runReportingErrors(missingStore: BookStoreCommand.missingStoreHint) {
             let logger = CommandLogging.bootstrap(label: "bookstore", level: logLevel)
             let source = try StoreURL(from), destination = try StoreURL(to)
             let summary = try await StoreCopy.copy(from: source, to: destination, versions: try BookStoreModels.load().versions,

@@ -20,7 +20,7 @@ struct MigrateCommand: AsyncParsableCommand {
     var to: String?
 
     func run() async throws {
-        try await runReportingErrors {
+        try await runReportingErrors(missingStore: BookStoreCommand.missingStoreHint) {
             let logger = options.makeLogger()
             let url = try options.storeURL()
             let administration = StoreAdministration(models: try BookStoreModels.load(), logger: logger)

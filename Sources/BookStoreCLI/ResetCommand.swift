@@ -20,7 +20,7 @@ struct ResetCommand: AsyncParsableCommand {
     var seed = false
 
     func run() async throws {
-        try await runReportingErrors {
+        try await runReportingErrors(missingStore: BookStoreCommand.missingStoreHint) {
             let url = try options.storeURL()
             guard yes else {
                 throw BookStoreError("reset deletes every row of \(url) and was not confirmed", hint: "run it again with --yes")

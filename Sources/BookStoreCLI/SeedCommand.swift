@@ -18,7 +18,7 @@ struct SeedCommand: AsyncParsableCommand {
     var count: Int = 0
 
     func run() async throws {
-        try await runReportingErrors {
+        try await runReportingErrors(missingStore: BookStoreCommand.missingStoreHint) {
             let logger = options.makeLogger()
             let url = try options.storeURL()
             let models = try BookStoreModels.load()

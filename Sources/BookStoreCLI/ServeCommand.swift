@@ -60,7 +60,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await runReportingErrors {
+        try await runReportingErrors(missingStore: BookStoreCommand.missingStoreHint) {
             let logger = options.makeLogger()
             let configuration = ServiceConfiguration(
                 store: try options.storeURL(), models: try BookStoreModels.load(),

@@ -11,7 +11,7 @@ struct StatusCommand: AsyncParsableCommand {
     @OptionGroup var options: GlobalOptions
 
     func run() async throws {
-        try await runReportingErrors {
+        try await runReportingErrors(missingStore: BookStoreCommand.missingStoreHint) {
             let logger = options.makeLogger()
             let url = try options.storeURL()
             let status = try await StoreAdministration(models: try BookStoreModels.load(), logger: logger).status(of: url)

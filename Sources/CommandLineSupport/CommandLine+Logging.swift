@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Persistence
 
 /// Logging for the project's commands: everything to standard error, at the level the
 /// user asked for with `--log-level`.
@@ -23,18 +24,23 @@ public enum CommandLogging {
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 
 /// Runs a command's body, printing an error as one clear line on standard error and
-/// exiting non-zero.
+/// exiting non-zero. `missingStore` is what the tool's user can do about a store that is
+/// not there (its own command that creates one), in place of the framework's hint.
 ///
 /// ```swift
 /// func run() async throws {
-///     try await runReportingErrors { try await migrate() }
+///     try await runReportingErrors(missingStore: "create it with `bookstore seed`") { try await migrate() }
 /// }
 /// ```
-public func runReportingErrors(_ body: () async throws -> Void) async throws {
+public func runReportingErrors(missingStore: String? = nil, _ body: () async throws -> Void) async throws {
     do {
         try await body()
     } catch let error as ExitCode {
         throw error
+    } catch var error as StoreError where error.code == .storeNotFound && missingStore != nil {
+        error.hint = missingStore
+        FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+        throw ExitCode.failure
     } catch {
         FileHandle.standardError.write(Data("error: \(error)\n".utf8))
         throw ExitCode.failure

@@ -72,6 +72,7 @@ struct CommandLineTests {
         let missingRun = try await BookStoreProcess.running(["status", "--store", "sqlite://\(missing)"])
         #expect(missingRun.status != 0)
         #expect(missingRun.stderr.contains("there is no store at"))
+        #expect(missingRun.stderr.contains("bookstore seed"), "\(missingRun.stderr)")
         #expect(!FileManager.default.fileExists(atPath: missing))
 
         let garbage = directory.appendingPathComponent("garbage.sqlite")

@@ -31,6 +31,22 @@ struct PersistenceCommandTests {
         }
     }
 
+    /// A Core Data user of `persistence` has no `bookstore` command and no BookStore
+    /// folders: a store that is not there, or a step that needs a mapping model, is
+    /// explained in their terms.
+    @Test func hintsNameNothingOfBookStore() async throws {
+        let missing = "/nonexistent-\(UUID().uuidString)/Posts.sqlite"
+        let output = try await persistenceCommand.run(["inspect", "--store", "sqlite://\(missing)", "--models", models])
+        #expect(output.status != 0)
+        #expect(output.stderr.contains("there is no store at"), "\(output.stderr)")
+        #expect(!output.stderr.contains("bookstore") && !output.stderr.contains("Migrations/"), "\(output.stderr)")
+
+        let error = #expect(throws: MigrationError.self) {
+            try MappingModel.inferred(from: try ShopModels.v2(), to: try ShopModels.v3())
+        }
+        #expect(error.map { !"\($0)".contains("Migrations/") && "\($0)".contains(".xcmappingmodel") } == true, "\(String(describing: error))")
+    }
+
     /// On each engine: Apple's store as it is (SQLite), or copied with `persistence copy`.
     @Test(arguments: TestEngine.allCases)
     func migrateRefusesAStepThatNeedsAPolicyAndChangesNothing(engine: TestEngine) async throws {

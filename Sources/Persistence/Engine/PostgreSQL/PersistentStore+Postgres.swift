@@ -117,6 +117,6 @@ extension PersistentStore {
     private static func notFound(_ url: StoreURL, _ configuration: PostgresConfiguration) -> StoreError {
         StoreError(.storeNotFound,
                    "there is no store in schema '\(configuration.schema)' of database '\(configuration.databaseDescription)' at \(configuration.serverDescription)",
-                   hint: "check the URL's database and ?schema=, or create the store (e.g. `bookstore seed`)", store: url.description)
+                   hint: "check the URL's database and ?schema=, or create the store with the app that uses it", store: url.description)
     }
 }

@@ -35,7 +35,7 @@ struct SQLiteEngine: StoreEngine {
                                    defersIndexes: options.defersIndexes && !options.readOnly)
         }
         guard options.createIfMissing else {
-            throw StoreError(.storeNotFound, "there is no store at \(path)", hint: "check the path, or create the store (e.g. `bookstore seed`)", store: url.description)
+            throw StoreError(.storeNotFound, "there is no store at \(path)", hint: "check the path, or create the store with the app that uses it", store: url.description)
         }
         let metadata = StoreMetadata(model: model, storeType: storeType)
         try SQLiteStoreFile.create(path: path, model: model, metadata: metadata, includingIndexes: !options.defersIndexes)

@@ -39,7 +39,7 @@ enum SQLiteStoreFile {
     static func readMetadata(path: String, store: StoreURL) throws -> StoreMetadata {
         try checkIsRegularFile(path, store: store)
         guard FileManager.default.fileExists(atPath: path) else {
-            throw StoreError(.storeNotFound, "there is no store at \(path)", hint: "check the path, or create the store (e.g. `bookstore seed`)", store: store.description)
+            throw StoreError(.storeNotFound, "there is no store at \(path)", hint: "check the path, or create the store with the app that uses it", store: store.description)
         }
         do {
             let connection = try SQLiteConnection(readingStoreAt: path)

@@ -79,7 +79,7 @@ private struct MappingInference {
     func failure(_ entity: String, _ property: String?, _ why: String) -> MigrationError {
         MigrationError(
             .cannotInferMapping, "\(source.name) → \(destination.name) cannot be inferred: \(why)",
-            hint: "write a mapping model for this step (Migrations/Mappings/*.json) or change the model",
+            hint: "add a mapping model for this step (an .xcmappingmodel made in Xcode, or a JSON mapping file) or change the model",
             entityMapping: entity, property: property
         )
     }
