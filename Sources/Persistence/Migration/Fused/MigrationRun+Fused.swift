@@ -78,6 +78,11 @@ extension MigrationRun {
                     options: options, highest: highest)
         }
         let (migrator, stepsInGroup, openStores) = (self.migrator, group, stores)
+        /// Closes the links of the step at `position` with its neighbours.
+        @Sendable func closeLinks(of position: Int, with error: any Error) {
+            if position > 0 { links[position - 1].close(error) }
+            if position < links.count { links[position].close(error) }
+        }
         let failures = await withTaskGroup(of: FusedOutcome.self) { tasks in
             for (position, manager) in managers.enumerated() {
                 tasks.addTask {
@@ -85,14 +90,11 @@ extension MigrationRun {
                         _ = try await manager.runStages(source: openStores[position], destination: openStores[position + 1])
                         // Its neighbours wait for nothing more from it: one that does (the
                         // run and the plan disagree) stops rather than hangs.
-                        let finished = StepsNotFusable(reason: "step \(stepsInGroup[position] + 1) finished before its neighbour was done with it")
-                        if position > 0 { links[position - 1].close(finished) }
-                        if position < links.count { links[position].close(finished) }
+                        closeLinks(of: position, with: StepsNotFusable(reason: "step \(stepsInGroup[position] + 1) finished before its neighbour was done with it"))
                         return .finished(position: position)
                     } catch {
                         // The neighbours stop waiting for this step.
-                        if position > 0 { links[position - 1].close(error) }
-                        if position < links.count { links[position].close(error) }
+                        closeLinks(of: position, with: error)
                         return .failed(FusedFailure(error: error, wasCancelled: Task.isCancelled))
                     }
                 }

@@ -30,14 +30,17 @@ extension MigrationManager {
                 let sourceTable = source.schema.table(for: sourceModel.rootEntity(of: sourceEntity).name),
                 let destinationTable = destination.schema.table(for: destinationModel.rootEntity(of: destinationEntity).name)
             else { continue }
-            let sd = source.schema.dialect
-            let sql = "SELECT coalesce(max(\(sd.name("Z_PK"))), 0), count(*) FROM \(sourceTable.name)"
-            let row = try await source.database.read { try $0.rows(sql).first }
-            var largest = row?[0].int64 ?? 0
-            sourceRows[mapping.name] = Int(row?[1].int64 ?? 0)
+            let largest: Int64
             if let upstream = configuration.upstreamLink?.upstream(of: mapping.name), let keys = carried?.keys[upstream] {
+                // Carried in memory: the source table is empty; the step before says where the keys are.
                 largest = keys.largest
                 sourceRows[mapping.name] = keys.rows
+            } else {
+                let sd = source.schema.dialect
+                let sql = "SELECT coalesce(max(\(sd.name("Z_PK"))), 0), count(*) FROM \(sourceTable.name)"
+                let row = try await source.database.read { try $0.rows(sql).first }
+                largest = row?[0].int64 ?? 0
+                sourceRows[mapping.name] = Int(row?[1].int64 ?? 0)
             }
             let root = destinationTable.rootEntityName
             if bases[root] == nil {
