@@ -74,6 +74,8 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // The write keys' digests.
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // What the commands share: logging set-up, error reporting, the progress bar, stopping

@@ -13,7 +13,10 @@ struct ServeCommand: AsyncParsableCommand {
             migration's progress, /health says "migrating" and /status shows a progress bar. SIGINT or SIGTERM stop it \
             gracefully: requests in flight have --shutdown-grace to finish, a migration in progress is cancelled and leaves the store as it was. \
             A connection with no request is closed after --idle-timeout; a request whose head or body is slower than \
-            --header-timeout or --body-timeout gets 408 and its connection is closed.
+            --header-timeout or --body-timeout gets 408 and its connection is closed. \
+            Writes (POST, PUT, PATCH, DELETE) need `Authorization: Bearer <key>` with a key of --write-key-file; without \
+            one, anyone may write and the service listens on loopback or a Unix domain socket only, unless \
+            --allow-anonymous-writes says that is deliberate.
             """
     )
 
@@ -27,6 +30,19 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("Listen on this Unix domain socket instead of TCP.", valueName: "path"))
     var unixSocket: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "A file of write keys, one per line (BOOKSTORE_WRITE_KEY_FILE): writes then need `Authorization: Bearer <key>` with one of them. Make one with `openssl rand -base64 32`.",
+        valueName: "path"))
+    var writeKeyFile: String?
+
+    /// --write-key-file, else BOOKSTORE_WRITE_KEY_FILE when set and not empty.
+    private var keyFile: String? {
+        writeKeyFile ?? ProcessInfo.processInfo.environment["BOOKSTORE_WRITE_KEY_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    @Flag(name: .long, help: "Let anyone who reaches the service write, even beyond loopback: for a deliberate demo only.")
+    var allowAnonymousWrites = false
 
     @Flag(name: .long, help: "Do not migrate an outdated store; answer 503 until another process (`bookstore migrate`) has.")
     var noMigrate = false
@@ -44,10 +60,19 @@ struct ServeCommand: AsyncParsableCommand {
     var shutdownGrace = Self.seconds(HTTPTimeouts().shutdownGrace)
 
     func validate() throws {
+        if keyFile != nil, allowAnonymousWrites {
+            throw ValidationError("--allow-anonymous-writes and a write key file (--write-key-file or BOOKSTORE_WRITE_KEY_FILE) contradict each other; give one")
+        }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535, got \(port)") }
         for (name, value) in [("--idle-timeout", idleTimeout), ("--header-timeout", headerTimeout), ("--body-timeout", bodyTimeout), ("--shutdown-grace", shutdownGrace)] {
             guard value >= 0.001, value <= 86_400 else { throw ValidationError("\(name) must be from 0.001 to 86400 seconds, got \(value)") }
         }
+    }
+
+    /// Who may write: the keys of the file, anyone when asked, else anyone on loopback.
+    private func writeAccess() throws -> WriteAccess {
+        if let keyFile { return .keys(try WriteKeys(contentsOfFile: keyFile)) }
+        return allowAnonymousWrites ? .anonymous : .anonymousOnLoopback
     }
 
     private static func seconds(_ duration: Duration) -> Double {
@@ -65,7 +90,7 @@ struct ServeCommand: AsyncParsableCommand {
             let configuration = ServiceConfiguration(
                 store: try options.storeURL(), models: try BookStoreModels.load(),
                 address: unixSocket.map { .unixSocket(path: $0) } ?? .tcp(host: host, port: port),
-                migrate: !noMigrate, timeouts: timeouts)
+                writeAccess: try writeAccess(), migrate: !noMigrate, timeouts: timeouts)
             try await BookStoreService(configuration: configuration, logger: logger).run()
         }
     }

@@ -40,17 +40,21 @@ public struct BookStoreService: Sendable {
         let health = HealthRoutes(gate: gate)
         health.add(to: &table)
         StatusPage(health: health).add(to: &table)
-        OpenAPIDocument.add(to: &table)
+        OpenAPIDocument.add(to: &table, writeAccess: configuration.writeAccess)
         return table
     }
 
-    /// The router: request ids and access log, problem responses, canonical paths, then the routes.
+    /// The router: request ids and access log, problem responses, the write key check,
+    /// canonical paths, then the routes.
     func makeRouter() -> Router<BookStoreRequestContext> {
         let routes = self.routes
         // HEAD answers as GET without the body (`curl -I`).
         let router = Router(context: BookStoreRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: RequestIDMiddleware())
         router.add(middleware: ProblemMiddleware(routes: routes))
+        if case .keys(let keys) = configuration.writeAccess {
+            router.add(middleware: WriteAuthorizationMiddleware(keys: keys))
+        }
         router.add(middleware: CanonicalPathMiddleware())
         routes.register(on: router)
         return router
@@ -89,10 +93,12 @@ public struct BookStoreService: Sendable {
     /// ``HTTPTimeouts/shutdownGrace`` to finish, after which they are cut (their connections
     /// closed) and the server stops.
     ///
-    /// - Throws: when the server cannot listen, or the store cannot be opened or migrated.
+    /// - Throws: when the server cannot listen (``ServiceStartError``: the address is taken,
+    ///   or writes would be open beyond loopback), or the store cannot be opened or migrated.
     ///   What can be known about the store without opening it (a path that is no file, a
     ///   damaged file, a folder that cannot be written) is refused before the server listens.
     public func run() async throws {
+        try checkWriteAccess()
         if case .unixSocket(let path) = configuration.address { try Self.removeStaleSocket(at: path) }
         try await Self.checkStore(configuration.store)
         var group = ServiceGroupConfiguration(services: [makeApplication()], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
@@ -105,6 +111,19 @@ public struct BookStoreService: Sendable {
             throw ServiceStartError.addressInUse(configuration.address)
         }
         if let error = failure.error { throw error }
+    }
+
+    /// Refuses, before the server listens, writes open to anyone beyond this machine, and
+    /// says at start-up who may write (never with a key).
+    func checkWriteAccess() throws {
+        switch configuration.writeAccess {
+        case .keys(let keys):
+            logger.notice("writes need a bearer key (\(keys.count == 1 ? "1 key" : "\(keys.count) keys") in the write key file)")
+        case .anonymousOnLoopback:
+            guard configuration.address.isLocal else { throw ServiceStartError.anonymousWritesBeyondLoopback(configuration.address) }
+        case .anonymous:
+            logger.warning("anyone who reaches \(configuration.address) may write: --allow-anonymous-writes is for a deliberate demo")
+        }
     }
 
     /// Refuses, before the server listens, a store that cannot be served whatever happens

@@ -1,8 +1,11 @@
 import BookStore
+#if canImport(Glibc)
+import Glibc
+#endif
 import Persistence
 
-/// How to run the BookStore service: where its store is, where it listens, whether it
-/// migrates the store on start-up.
+/// How to run the BookStore service: where its store is, where it listens, who may write,
+/// whether it migrates the store on start-up.
 ///
 /// ```swift
 /// let configuration = ServiceConfiguration(
@@ -21,9 +24,30 @@ public struct ServiceConfiguration: Sendable {
             case .unixSocket(let path): "unix:\(path)"
             }
         }
+
+        /// Whether only this machine can reach the address: a loopback host (`localhost`,
+        /// 127.0.0.0/8, `::1`) or a Unix domain socket, which its file's permissions guard.
+        /// Any other host, a name included, may be reached from elsewhere.
+        public var isLocal: Bool {
+            switch self {
+            case .unixSocket: return true
+            case .tcp(let host, _):
+                let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+                if bare.lowercased() == "localhost" { return true }
+                var v4 = in_addr()
+                if inet_pton(AF_INET, bare, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+                var v6 = in6_addr()
+                if inet_pton(AF_INET6, bare, &v6) == 1 {
+                    return withUnsafeBytes(of: &v6) { bytes in bytes.dropLast().allSatisfy { $0 == 0 } && bytes.last == 1 }
+                }
+                return false
+            }
+        }
     }
 
     public var store: StoreURL
+    /// Who may write: by default anyone, on loopback only (see ``WriteAccess``).
+    public var writeAccess: WriteAccess
     public var models: BookStoreModels
     public var address: Address
     /// Migrate an outdated store on start-up (the default); otherwise wait for another
@@ -40,13 +64,15 @@ public struct ServiceConfiguration: Sendable {
     public var beforeMigration: @Sendable (MigrationPlan) async throws -> Void
 
     public init(
-        store: StoreURL, models: BookStoreModels, address: Address = .tcp(host: "127.0.0.1", port: 8080), migrate: Bool = true,
+        store: StoreURL, models: BookStoreModels, address: Address = .tcp(host: "127.0.0.1", port: 8080),
+        writeAccess: WriteAccess = .anonymousOnLoopback, migrate: Bool = true,
         migrationPollInterval: Duration = .seconds(2), retryAfterSeconds: Int = 5, timeouts: HTTPTimeouts = HTTPTimeouts(),
         beforeMigration: @escaping @Sendable (MigrationPlan) async throws -> Void = { _ in }
     ) {
         self.store = store
         self.models = models
         self.address = address
+        self.writeAccess = writeAccess
         self.migrate = migrate
         self.migrationPollInterval = migrationPollInterval
         self.retryAfterSeconds = retryAfterSeconds

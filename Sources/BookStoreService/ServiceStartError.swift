@@ -10,12 +10,20 @@ import Glibc
 public enum ServiceStartError: Error, Sendable, CustomStringConvertible {
     /// Another process listens at the address (for a Unix domain socket: a server answers on it).
     case addressInUse(ServiceConfiguration.Address)
+    /// Writes would be open to anyone who reaches an address beyond this machine
+    /// (``WriteAccess/anonymousOnLoopback``).
+    case anonymousWritesBeyondLoopback(ServiceConfiguration.Address)
 
     public var description: String {
         switch self {
         case .addressInUse(let address):
             let option = if case .unixSocket = address { "--unix-socket path" } else { "--port (or --host)" }
             return "cannot listen on \(address): another process is listening there; stop it, or pick another \(option)"
+        case .anonymousWritesBeyondLoopback(let address):
+            return "will not listen on \(address) without a write key: anyone who reaches it could change or delete every publication. "
+                + "Make a key file (`openssl rand -base64 32 > bookstore-write-keys; chmod 600 bookstore-write-keys`) and pass "
+                + "--write-key-file bookstore-write-keys (or BOOKSTORE_WRITE_KEY_FILE); or listen on 127.0.0.1; "
+                + "or, for a deliberate demo, pass --allow-anonymous-writes"
         }
     }
 }

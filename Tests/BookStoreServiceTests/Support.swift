@@ -30,9 +30,9 @@ func copyFixture(version: Int, to url: StoreURL) async throws {
 }
 
 func makeService(_ url: StoreURL, address: ServiceConfiguration.Address = .tcp(host: "127.0.0.1", port: 0), migrate: Bool = true,
-                 logger: Logger = quietLogger,
+                 writeAccess: WriteAccess = .anonymousOnLoopback, logger: Logger = quietLogger,
                  beforeMigration: @escaping @Sendable (MigrationPlan) async throws -> Void = { _ in }) throws -> BookStoreService {
-    BookStoreService(configuration: ServiceConfiguration(store: url, models: try loadModels(), address: address, migrate: migrate,
+    BookStoreService(configuration: ServiceConfiguration(store: url, models: try loadModels(), address: address, writeAccess: writeAccess, migrate: migrate,
                                                          retryAfterSeconds: 5, beforeMigration: beforeMigration),
                      logger: logger)
 }

@@ -19,17 +19,18 @@ enum RawHTTPClient {
         case tcp(port: Int)
     }
 
-    static func send(_ method: String, _ path: String, to target: Target, body: String? = nil) async throws -> Response {
-        try await onThread { try sendBlocking(method, path, to: target, body: body) }
+    static func send(_ method: String, _ path: String, to target: Target, body: String? = nil, headers: [String: String] = [:]) async throws -> Response {
+        try await onThread { try sendBlocking(method, path, to: target, body: body, headers: headers) }
     }
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
 
-    private static func sendBlocking(_ method: String, _ path: String, to target: Target, body: String?) throws -> Response {
+    private static func sendBlocking(_ method: String, _ path: String, to target: Target, body: String?, headers: [String: String]) throws -> Response {
         let connection = try Connection(to: target)
         var request = "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { request += "\(name): \(value)\r\n" }
         if let body { request += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
         try connection.write(request + "\r\n" + (body ?? ""))
         return try connection.readResponse()

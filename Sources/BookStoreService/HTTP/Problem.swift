@@ -25,6 +25,8 @@ public struct Problem: Error, HTTPResponseError, Sendable, CustomStringConvertib
         public static let validationFailed = Kind(uri: "/problems/validation-failed")
         public static let notFound = Kind(uri: "/problems/not-found")
         public static let methodNotAllowed = Kind(uri: "/problems/method-not-allowed")
+        /// A write without one of the service's write keys: nothing was written.
+        public static let unauthorized = Kind(uri: "/problems/unauthorized")
         public static let bodyTooLarge = Kind(uri: "/problems/body-too-large")
         public static let unsupportedMediaType = Kind(uri: "/problems/unsupported-media-type")
         public static let conflict = Kind(uri: "/problems/conflict")

@@ -8,9 +8,40 @@ import Persistence
 /// and checks each response against it, and checks that it lists exactly the routes of
 /// ``RouteTable``, so the two cannot drift apart unnoticed.
 enum OpenAPIDocument {
-    static func add(to table: inout RouteTable) {
-        table.add(.get, "/openapi.json") { _, _ in .json(document) }
+    /// Serves the document of a service with `writeAccess`: where writes need a key, its
+    /// write operations declare the bearer scheme and their 401.
+    static func add(to table: inout RouteTable, writeAccess: WriteAccess) {
+        let served = writeAccess.requiresKey ? documentWithWriteKeys : document
+        table.add(.get, "/openapi.json") { _, _ in .json(served) }
     }
+
+    /// ``document`` with the bearer scheme (`writeKey`) required by every operation that
+    /// is not a read, each of which may then answer 401.
+    static let documentWithWriteKeys: JSONValue = {
+        guard case .object(var root) = document, case .object(var paths) = root["paths"] ?? .null,
+            case .object(var components) = root["components"] ?? .null
+        else { return document }
+        for (path, item) in paths {
+            guard case .object(var operations) = item else { continue }
+            for (method, operation) in operations where ["post", "put", "patch", "delete"].contains(method) {
+                guard case .object(var members) = operation, case .object(var responses) = members["responses"] ?? .null else { continue }
+                members["security"] = [["writeKey": []]]
+                responses["401"] = ["description": "No write key was sent, or not one of the service's: nothing was written",
+                                    "headers": ["WWW-Authenticate": ["description": "The bearer challenge (RFC 6750)", "schema": ["type": "string"]]],
+                                    "content": ["application/problem+json": ["schema": ref("Problem")]]]
+                members["responses"] = .object(responses)
+                operations[method] = .object(members)
+            }
+            paths[path] = .object(operations)
+        }
+        components["securitySchemes"] = [
+            "writeKey": ["type": "http", "scheme": "bearer",
+                         "description": "One of the service's write keys (its --write-key-file); reads need none"],
+        ]
+        root["paths"] = .object(paths)
+        root["components"] = .object(components)
+        return .object(root)
+    }()
 
     static let document: JSONValue = [
         "openapi": "3.1.0",
