@@ -8,7 +8,8 @@
 --    4 %  POST  /publications                (a new publication)
 --    3 %  POST  /publications/{id}/pages     (a new page)
 local books = tonumber(os.getenv("BOOKS") or "1000")
-local json = { ["Content-Type"] = "application/json" }
+-- Writes carry the service's write key (scripts/lib/server.sh makes one per run).
+local json = { ["Content-Type"] = "application/json", ["Authorization"] = "Bearer " .. (os.getenv("WRITE_KEY") or "") }
 local threads = {}
 
 function setup(thread)

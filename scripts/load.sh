@@ -47,7 +47,7 @@ SECONDS=0
 ( while sleep 30; do echo "  after ${SECONDS} s: resident $(memory VmRSS)"; done ) &
 sampler=$!
 status=0
-BOOKS="$books" wrk --threads "$threads" --connections "$connections" --duration "${duration}s" --timeout 10s --latency \
+BOOKS="$books" WRITE_KEY="$writeKey" wrk --threads "$threads" --connections "$connections" --duration "${duration}s" --timeout 10s --latency \
     --script scripts/load-mix.lua "http://127.0.0.1:$port" >"$work/wrk.txt" 2>&1 || status=1
 stopSampler
 echo "Memory after: resident $(memory VmRSS), peak $(memory VmHWM)"

@@ -71,6 +71,25 @@ struct DeploymentFilesTests {
         #expect(FileManager.default.fileExists(atPath: dockerfile.path), "\(dockerfile.lastPathComponent) is missing")
     }
 
+    /// Listening on 0.0.0.0 the service needs write keys: a compose secret, mounted where
+    /// BOOKSTORE_WRITE_KEY_FILE says, whose file git and the image's build context leave out.
+    @Test func bookstoreReadsItsWriteKeysFromASecretKeptOutOfGitAndTheImage() throws {
+        let compose = try ComposeFile.load()
+        let bookstore = try compose.service("bookstore")
+        let environment = try compose.environment(of: "bookstore")
+        let secrets = try #require(bookstore["secrets"] as? [String], "the bookstore service mounts no secret")
+        let keyFile = try #require(environment["BOOKSTORE_WRITE_KEY_FILE"], "BOOKSTORE_WRITE_KEY_FILE must be set")
+        let name = String(try #require(keyFile.split(separator: "/").last))
+        #expect(keyFile == "/run/secrets/\(name)" && secrets.contains(name), "\(keyFile) is not a secret the service mounts (\(secrets))")
+        let declared = try #require((compose.root["secrets"] as? [String: Any])?[name] as? [String: Any], "secret \(name) is not declared")
+        let file = try #require(declared["file"] as? String)
+        let folder = try #require(file.split(separator: "/").dropLast().last.map(String.init), "the key file is in a folder of its own")
+        let ignored = try String(contentsOf: packageRoot.appendingPathComponent(".gitignore"), encoding: .utf8).split(separator: "\n")
+        #expect(ignored.contains("/\(folder)/"), ".gitignore does not leave out \(folder)/")
+        let notInImage = try String(contentsOf: packageRoot.appendingPathComponent(".dockerignore"), encoding: .utf8).split(separator: "\n")
+        #expect(notInImage.contains(Substring(folder)), ".dockerignore does not leave out \(folder)")
+    }
+
     @Test func bookstoreCommandIsOneTheExecutableKnows() async throws {
         let compose = try ComposeFile.load()
         let command = try #require(try compose.service("bookstore")["command"] as? [String])

@@ -1,6 +1,6 @@
 # Shared by scripts/fuzz.sh and scripts/load.sh (sourced, not run): start `bookstore serve`
-# on loopback at a port of the system's choosing, wait until it answers /health, stop it,
-# and read its log.
+# on loopback at a port of the system's choosing with a write key, wait until it answers
+# /health, stop it, and read its log.
 
 # Installs Debian packages that are missing (as scripts/setup.sh does for the build's).
 ensurePackages() {
@@ -13,11 +13,15 @@ ensurePackages() {
     DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
 }
 
-# startServer BOOKSTORE STORE LOG [serve options…]: sets `server` (its pid) and `port`.
+# startServer BOOKSTORE STORE LOG [serve options…]: sets `server` (its pid), `port` and
+# `writeKey`. The service runs as deployed, its writes needing a key: a new one, in a key
+# file beside LOG.
 startServer() {
     local bookstore="$1" store="$2" log="$3"
     shift 3
-    "$bookstore" serve --store "$store" --host 127.0.0.1 --port 0 "$@" >"$log" 2>&1 &
+    writeKey="$(head -c 32 /dev/urandom | base64)"
+    (umask 077; echo "$writeKey" >"$(dirname "$log")/write-keys")
+    "$bookstore" serve --store "$store" --host 127.0.0.1 --port 0 --write-key-file "$(dirname "$log")/write-keys" "$@" >"$log" 2>&1 &
     server=$!
     port=""
     for _ in $(seq 1 600); do
