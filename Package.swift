@@ -15,7 +15,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        // 1.16.2: StreamLogHandler(label:stream:), for log lines above the progress bar.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
@@ -145,6 +146,7 @@ let package = Package(
             name: "BookStoreTests",
             dependencies: [
                 "BookStore",
+                "CommandLineSupport",
                 "Persistence",
                 "PersistenceTesting",
                 "BookStoreTesting",

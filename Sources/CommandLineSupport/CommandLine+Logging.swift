@@ -4,7 +4,7 @@ import Logging
 import Persistence
 
 /// Logging for the project's commands: everything to standard error, at the level the
-/// user asked for with `--log-level`.
+/// user asked for with `--log-level`; on a terminal, above the progress bar.
 public enum CommandLogging {
     /// Sets up logging to standard error at `level` and returns the command's logger.
     ///
@@ -12,8 +12,12 @@ public enum CommandLogging {
     /// let logger = CommandLogging.bootstrap(label: "bookstore", level: .info)
     /// ```
     public static func bootstrap(label: String, level: Logger.Level) -> Logger {
+        // On a terminal, log lines go above the progress bar rather than into it.
+        let terminal = isatty(STDERR_FILENO) == 1
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = terminal
+                ? StreamLogHandler(label: label, stream: TerminalStatusLineStream(terminal: .standardError))
+                : StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
         }

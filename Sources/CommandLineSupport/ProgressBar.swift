@@ -2,13 +2,18 @@ import Foundation
 import Persistence
 import Synchronization
 
-/// A one-line progress bar on a terminal's standard error; `nil` when standard error is
-/// not a terminal, where log lines report progress instead.
+/// A one-line progress bar on a terminal's standard error, beneath the log lines
+/// (``TerminalStatusLine``); `nil` when standard error is not a terminal, where log lines
+/// report progress instead.
 public final class ProgressBar: Sendable {
-    private let lastLine = Mutex("")
+    private let terminal: TerminalStatusLine
+
+    public init(terminal: TerminalStatusLine) {
+        self.terminal = terminal
+    }
 
     public static func forStandardError() -> ProgressBar? {
-        isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
+        isatty(STDERR_FILENO) == 1 ? ProgressBar(terminal: .standardError) : nil
     }
 
     public func show(_ progress: MigrationProgress) {
@@ -17,13 +22,9 @@ public final class ProgressBar: Sendable {
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
         let percent = Int((progress.fractionCompleted * 100).rounded(.down))
         let left = progress.estimatedTimeRemaining.map { ", ~\(Self.text($0)) left" } ?? ""
-        let line = "\r\(bar) \(percent)%  step \(progress.step)/\(progress.stepCount) \(progress.destinationVersion): \(progress.stage.rawValue)"
+        let line = "\(bar) \(percent)%  step \(progress.step)/\(progress.stepCount) \(progress.destinationVersion): \(progress.stage.rawValue)"
             + "  (\(Self.text(progress.elapsed))\(left))"
-        let changed = lastLine.withLock { last in
-            defer { last = line }
-            return last != line
-        }
-        if changed { FileHandle.standardError.write(Data((line + "\u{1B}[K").utf8)) }
+        terminal.show(line)
     }
 
     /// `42 s`, `3 min 5 s`, `1 h 2 min`: whole seconds, the largest units first.
@@ -35,6 +36,6 @@ public final class ProgressBar: Sendable {
     }
 
     public func finish() {
-        FileHandle.standardError.write(Data("\n".utf8))
+        terminal.finish()
     }
 }

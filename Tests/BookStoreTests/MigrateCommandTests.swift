@@ -41,7 +41,7 @@ struct MigrateCommandTests {
             #expect(migrate.status == 0, "\(migrate.stderr)")
             #expect(migrate.stdout.contains("Migrated \(url) from BookStore 3 to BookStore 5 in 2 steps"))
             let percentages = migrate.stderr.split(separator: "\n").compactMap { line -> Int? in
-                guard let range = line.range(of: "Migration progress: ") else { return nil }
+                guard let range = line.range(of: "Migration progress of BookStore 4 → BookStore 5: ") else { return nil }
                 return Int(line[range.upperBound...].prefix { $0.isNumber })
             }
             #expect(percentages.last == 100)

@@ -104,7 +104,7 @@ struct OtherWriterTests {
         // The migration is stopped (SIGSTOP) as soon as its streamed step (BookStore 4 → 5,
         // its custom manager) has read its first batch, so the other client's write surely
         // comes while it runs; it goes on (SIGCONT) half a second later.
-        let trigger = WatchedProcess.Trigger(signal: SIGSTOP) { $0.contains("Migration progress:") }
+        let trigger = WatchedProcess.Trigger(signal: SIGSTOP) { $0.contains("Migration progress of ") }
         let process = try WatchedProcess(try BookStoreProcess.executable, ["migrate", "--store", store, "--log-level", "info"], trigger: trigger)
         defer { process.signal(SIGKILL) }
         #expect(await process.waitFor { _ in process.triggered }, "the streamed step never reported: \(process.output)")

@@ -4,7 +4,9 @@ import Synchronization
 
 /// `BookStore 4` → `BookStore 5`: an inferred mapping run by a manager whose association
 /// hook sets each publication's `synopsis` to its title, and which logs
-/// `Migration progress: N%` as the step advances, as the Core Data book's manager does.
+/// `Migration progress of BookStore 4 → BookStore 5: N%` as the step advances, as the Core
+/// Data book's manager does: the step's own fraction, which the progress bar of a chain
+/// (the whole migration's) is not.
 public final class SynopsisMigrationManager: MigrationManager, @unchecked Sendable {
     // Unchecked for the same reason as its superclass: mutable state is behind a Mutex.
     private let lastPercent = Mutex(-1)
@@ -32,6 +34,6 @@ public final class SynopsisMigrationManager: MigrationManager, @unchecked Sendab
             defer { last = max(last, percent) }
             return percent > last
         }
-        if changed { configuration.logger.info("Migration progress: \(percent)%") }
+        if changed { configuration.logger.info("Migration progress of \(progress.sourceVersion) → \(progress.destinationVersion): \(percent)%") }
     }
 }
