@@ -23,6 +23,10 @@ public struct BuiltCommand: Sendable {
     public let name: String
     /// Environment variables the run does without (settings of the test's own shell).
     public var unsetEnvironment: [String]
+    /// Environment variables the run gets besides (or in place of) the test's own.
+    public var environment: [String: String] = [:]
+    /// Where it runs: the package folder unless told otherwise.
+    public var workingDirectory: URL = packageRoot
 
     /// A program of the system rather than of this package, found on the `PATH`.
     private var isSystemTool = false
@@ -95,9 +99,10 @@ public struct BuiltCommand: Sendable {
         let launched = try fileSystem?.launching(try executable(), arguments, in: Self.packageRoot) ?? (executable: try executable(), arguments: arguments)
         var environment = ProcessInfo.processInfo.environment
         for variable in unsetEnvironment { environment[variable] = nil }
+        environment.merge(self.environment) { $1 }
         let (out, err) = (ChildProcess.Pipe(), ChildProcess.Pipe())
         let child = try ChildProcess(executable: launched.executable, arguments: launched.arguments, environment: environment,
-                                     workingDirectory: Self.packageRoot, output: out.writing, error: err.writing)
+                                     workingDirectory: workingDirectory, output: out.writing, error: err.writing)
         // The child holds the writing ends now; reading sees the end when it (and any child
         // of its own that kept them) ends.
         try? out.writing.close()
