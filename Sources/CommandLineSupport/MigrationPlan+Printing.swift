@@ -48,11 +48,13 @@ extension MigrationPlan {
 extension MigrationPlan.Step {
     /// Why the step streams, how each entity mapping runs, what the step drops (a
     /// `warning` for data certainly lost or refused, a `note` where a policy may carry it),
-    /// and whether it runs in one pass with the next step.
+    /// and, for a streamed step, whether it runs in one pass with the next one.
     public func printDetails(indent: String) {
         if let reason = streamingReason { print("\(indent)streamed, because \(reason)") }
         for mapping in entityMappingPlans { print("\(indent)\(mapping)") }
         for warning in dataLossWarnings { print("\(indent)\(warning.isCertain ? "warning" : "note"): \(warning)") }
-        if let fusionWithNext { print("\(indent)\(fusionWithNext)") }
+        // Said of streamed steps only: no other kind is ever fused, and saying so under
+        // each of them is noise.
+        if strategy == .streamed, let fusionWithNext { print("\(indent)\(fusionWithNext)") }
     }
 }

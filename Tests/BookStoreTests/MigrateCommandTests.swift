@@ -22,6 +22,8 @@ struct MigrateCommandTests {
             #expect(details.contains("PublicationToPublication: instances one by one, because the policy PublicationToPublicationMigrationPolicy overrides createDestinationInstances; relationships as SQL"))
             #expect(details.filter { $0 == "PageToPage: instances as SQL; relationships as SQL" }.count == 2)
             #expect(details.contains("PublicationToPublication: instances one by one, because the migration manager's associate hook takes its instances; relationships as SQL"))
+            // The streamed steps run as one pass, and only they say whether they are fused.
+            #expect(details.filter { $0.contains("fused with the next step") } == ["fused with the next step: Publication carried in memory"])
             #expect(steps.first?.contains("1. BookStore → BookStore 2 (") == true)
             #expect(steps.dropFirst(2).first?.contains("3. BookStore 3 → BookStore 4 (streamed: mapping Model3To4, policy PublicationToPublicationMigrationPolicy)") == true)
             #expect(steps.dropFirst(3).first?.contains("4. BookStore 4 → BookStore 5 (streamed: inferred mapping, manager SynopsisMigrationManager)") == true)
