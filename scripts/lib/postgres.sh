@@ -1,4 +1,5 @@
-# Shared by scripts/kill-trials.sh and scripts/disk-full.sh (sourced, not run): a throwaway
+# Shared by scripts/kill-trials.sh, scripts/disk-full.sh and scripts/postgres.sh (sourced,
+# not run): a throwaway
 # PostgreSQL server, as the tests start one — `initdb` and `pg_ctl` from
 # /usr/lib/postgresql/*/bin (else the PATH), as the `postgres` user when run as root, on
 # 127.0.0.1 at a free port, in a folder of its own, trusting every local connection — and
@@ -14,17 +15,29 @@ asPostgresUser() {
     if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
-# startPostgres: sets pgBin, pgFolder (data, log and socket) and pgPort.
-startPostgres() {
+# findPostgresBin: sets pgBin to the folder of the newest installed `initdb` and `pg_ctl`.
+findPostgresBin() {
     pgBin=""
     local candidate
     for candidate in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r) $(dirname "$(command -v initdb 2>/dev/null || echo /nonexistent/initdb)"); do
-        if [ -x "$candidate/initdb" ] && [ -x "$candidate/pg_ctl" ]; then pgBin="$candidate"; break; fi
+        if [ -x "$candidate/initdb" ] && [ -x "$candidate/pg_ctl" ]; then pgBin="$candidate"; return 0; fi
     done
-    if [ -z "$pgBin" ]; then
-        echo "initdb and pg_ctl are not installed (looked in /usr/lib/postgresql/*/bin and the PATH)" >&2
-        return 1
-    fi
+    echo "initdb and pg_ctl are not installed (looked in /usr/lib/postgresql/*/bin and the PATH); scripts/setup.sh installs them" >&2
+    return 1
+}
+
+# A port in the dynamic range that nothing listens on now.
+freePort() {
+    local port
+    while true; do
+        port="$(shuf -i 49152-65535 -n 1)"
+        ss -ltnH "sport = :$port" 2>/dev/null | grep -q . || { echo "$port"; return 0; }
+    done
+}
+
+# startPostgres: sets pgBin, pgFolder (data, log and socket) and pgPort.
+startPostgres() {
+    findPostgresBin || return 1
     pgFolder="$(mktemp -d /tmp/bookstore-postgres-XXXXXX)"
     chmod 755 "$pgFolder"
     [ "$(id -u)" -eq 0 ] && chown postgres: "$pgFolder"
@@ -35,9 +48,7 @@ startPostgres() {
     fi
     local attempt
     for attempt in 1 2 3 4 5; do
-        # A port in the dynamic range that nothing listens on now.
-        pgPort="$(shuf -i 49152-65535 -n 1)"
-        ss -ltnH "sport = :$pgPort" 2>/dev/null | grep -q . && continue
+        pgPort="$(freePort)"
         if asPostgresUser "$pgBin/pg_ctl" -D "$pgFolder/data" -l "$pgFolder/server.log" -w -t 60 \
             -o "-c listen_addresses=127.0.0.1 -p $pgPort -k $pgFolder -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=100" \
             start >/dev/null 2>&1; then
