@@ -5,40 +5,86 @@ import Persistence
 /// `GET /publications?limit=10&offset=20&sort=lastName,-price&q=book&minPrice=10` becomes
 /// a ``FetchRequest`` with bound values; unknown parameters, repeated ones and values that
 /// do not parse are a 400 naming each.
+///
+/// A window starts at `offset` (every row before it is read and skipped) or, a keyset
+/// page, `after` a ``ListCursor`` (the rows after it are found through the order's index).
+/// Every order ends with the id, so that it is total and a cursor marks one place.
 struct ListQuery: Sendable {
     static let defaultLimit = 20
     static let maximumLimit = 100
     /// The furthest a list may skip (a 32-bit count, as both engines take it).
     static let maximumOffset = Int(Int32.max)
 
-    /// A field a list can be sorted by, and the key path that sorts it.
+    /// A field a list can be sorted by, the key path that sorts it, and what its values are
+    /// (for a cursor's).
     struct SortField: Sendable {
+        enum Kind: Sendable { case id, text, number, integer }
+
         let name: String
         let keyPath: String
         let caseInsensitive: Bool
+        let kind: Kind
+
+        var isID: Bool { kind == .id }
+    }
+
+    /// A field of the order, and its direction.
+    struct SortTerm: Sendable {
+        let field: SortField
+        let ascending: Bool
+
+        var descriptor: FetchRequest.SortDescriptor {
+            FetchRequest.SortDescriptor(key: field.keyPath, ascending: ascending, caseInsensitive: field.caseInsensitive)
+        }
     }
 
     var limit = defaultLimit
     var offset = 0
-    var sortDescriptors: [FetchRequest.SortDescriptor] = []
+    /// `sort` as the request wrote it ("" without one): what a cursor is made for.
+    var sort = ""
+    /// The order: the request's terms, then the id where they do not name it.
+    var sortTerms: [SortTerm] = [SortTerm(field: idField, ascending: true)]
+    /// Where a keyset page starts; `nil` for a page at ``offset``.
+    var after: ListCursor?
     var predicates: [Persistence.Predicate] = []
 
+    static let idField = SortField(name: "id", keyPath: "SELF", caseInsensitive: false, kind: .id)
+
     static let publicationSortFields = [
-        SortField(name: "id", keyPath: "SELF", caseInsensitive: false),
-        SortField(name: "title", keyPath: "title", caseInsensitive: true),
-        SortField(name: "price", keyPath: "price", caseInsensitive: false),
-        SortField(name: "firstName", keyPath: "firstName", caseInsensitive: true),
-        SortField(name: "lastName", keyPath: "lastName", caseInsensitive: true),
-        SortField(name: "pageCount", keyPath: "pages.@count", caseInsensitive: false),
+        idField,
+        SortField(name: "title", keyPath: "title", caseInsensitive: true, kind: .text),
+        SortField(name: "price", keyPath: "price", caseInsensitive: false, kind: .number),
+        SortField(name: "firstName", keyPath: "firstName", caseInsensitive: true, kind: .text),
+        SortField(name: "lastName", keyPath: "lastName", caseInsensitive: true, kind: .text),
+        SortField(name: "pageCount", keyPath: "pages.@count", caseInsensitive: false, kind: .integer),
     ]
 
     static let pageSortFields = [
-        SortField(name: "id", keyPath: "SELF", caseInsensitive: false),
-        SortField(name: "number", keyPath: "number", caseInsensitive: false),
+        idField,
+        SortField(name: "number", keyPath: "number", caseInsensitive: false, kind: .integer),
     ]
 
-    static let publicationParameters = ["limit", "offset", "sort", "q", "lastName", "minPrice", "maxPrice"]
-    static let pageParameters = ["limit", "offset", "sort"]
+    static let publicationParameters = ["limit", "offset", "after", "sort", "q", "lastName", "minPrice", "maxPrice"]
+    static let pageParameters = ["limit", "offset", "after", "sort"]
+
+    var sortDescriptors: [FetchRequest.SortDescriptor] { sortTerms.map(\.descriptor) }
+
+    /// The terms that decide the order: up to the id, which makes it total.
+    var decidingTerms: ArraySlice<SortTerm> {
+        sortTerms.prefix { !$0.field.isID } + sortTerms.drop { !$0.field.isID }.prefix(1)
+    }
+
+    /// What a keyset page reads of each row to make the next page's cursor: the deciding
+    /// terms' values but the id's.
+    var cursorProperties: [FetchRequest.Property] {
+        decidingTerms.filter { !$0.field.isID }.map { FetchRequest.Property($0.field.keyPath, as: $0.field.name) }
+    }
+
+    /// The cursor of `row`, the last of a full page.
+    func cursor(after row: FetchedValues) -> ListCursor {
+        ListCursor(sort: sort, values: decidingTerms.filter { !$0.field.isID }.map { row.value(forKey: $0.field.name) },
+                   id: row.objectID.primaryKey ?? 0)
+    }
 
     /// The query of `GET /publications`.
     ///
@@ -73,8 +119,11 @@ struct ListQuery: Sendable {
 
     private mutating func readWindowAndSort(_ reader: inout QueryReader, fields: [SortField]) {
         limit = reader.integer("limit", in: 1...Self.maximumLimit) ?? Self.defaultLimit
-        offset = reader.integer("offset", in: 0...Self.maximumOffset) ?? 0
+        let offset = reader.integer("offset", in: 0...Self.maximumOffset)
+        self.offset = offset ?? 0
         if let sort = reader.text("sort", maxLength: TextLimit.filter) {
+            self.sort = sort
+            var terms: [SortTerm] = []
             for term in sort.split(separator: ",", omittingEmptySubsequences: false) {
                 let descending = term.hasPrefix("-")
                 let name = descending ? String(term.dropFirst()) : String(term)
@@ -83,15 +132,57 @@ struct ListQuery: Sendable {
                                   "sort: '\(name)' is not a field to sort by; use \(fields.map(\.name).joined(separator: ", ")), each optionally prefixed with '-'")
                     continue
                 }
-                sortDescriptors.append(FetchRequest.SortDescriptor(key: field.keyPath, ascending: !descending, caseInsensitive: field.caseInsensitive))
+                terms.append(SortTerm(field: field, ascending: !descending))
+            }
+            sortTerms = terms.contains { $0.field.isID } ? terms : terms + [SortTerm(field: Self.idField, ascending: true)]
+        }
+        if let text = reader.text("after", maxLength: TextLimit.filter) {
+            if offset != nil {
+                reader.refuse("after", code: "conflictingParameters", "give offset or after, not both: after continues where a page's next left off")
+            } else if let cursor = ListCursor(text: text, sort: sort, fields: decidingTerms.filter { !$0.field.isID }.map(\.field)) {
+                after = cursor
+            } else {
+                reader.refuse("after", code: "invalidCursor",
+                              "after must be the next of a page of this list with the same sort\(ListCursor.isIDOrder(sort) ? " (in id order: an id)" : ""); got '\(text)'")
             }
         }
     }
 
+    /// The rows after ``after`` in the order: for terms k1, k2, … and the cursor's values
+    /// v1, v2, …, `k1 > v1 OR (k1 == v1 AND (k2 > v2 OR …))`, with `<` for a descending term,
+    /// nil sorting first (as the store sorts it) and the id deciding last.
+    private func keysetPredicate(_ cursor: ListCursor) -> Persistence.Predicate {
+        func key(_ field: SortField) -> Expression { field.isID ? .evaluatedObject : .keyPath(field.keyPath.split(separator: ".").map(String.init)) }
+        func compare(_ field: SortField, _ op: ComparisonOperator, _ value: Expression) -> Persistence.Predicate {
+            .comparison(Comparison(key(field), op, value, options: field.caseInsensitive ? .caseInsensitive : []))
+        }
+        let terms = Array(decidingTerms)
+        func after(_ index: Int, _ valueIndex: Int) -> Persistence.Predicate {
+            let term = terms[index]
+            guard !term.field.isID else {
+                return compare(term.field, term.ascending ? .greaterThan : .lessThan, .constant(.integer(cursor.id)))
+            }
+            let value = cursor.values[valueIndex]
+            let rest = after(index + 1, valueIndex + 1)
+            let isNil = compare(term.field, .equal, .constant(.null))
+            guard !value.isNull else {
+                // nil sorts first: after it come the same nil (by the next terms), then,
+                // ascending, every value.
+                let sameThenRest = Persistence.Predicate.and([isNil, rest])
+                return term.ascending ? .or([compare(term.field, .notEqual, .constant(.null)), sameThenRest]) : sameThenRest
+            }
+            let beyond = compare(term.field, term.ascending ? .greaterThan : .lessThan, .constant(value))
+            let sameThenRest = Persistence.Predicate.and([compare(term.field, .equal, .constant(value)), rest])
+            return term.ascending ? .or([beyond, sameThenRest]) : .or([beyond, isNil, sameThenRest])
+        }
+        return after(0, 0)
+    }
+
     /// The fetch request for this query's window of `entityName`, with `extra` conditions.
     func fetchRequest(entityName: String, extra: [Persistence.Predicate] = []) -> FetchRequest {
-        FetchRequest(entityName: entityName, predicate: predicate(extra), sortDescriptors: sortDescriptors,
-                     fetchLimit: limit, fetchOffset: offset)
+        let window = after.map { [keysetPredicate($0)] } ?? []
+        return FetchRequest(entityName: entityName, predicate: predicate(extra + window), sortDescriptors: sortDescriptors,
+                            fetchLimit: limit, fetchOffset: after == nil ? offset : 0)
     }
 
     /// The request for those of `ids` that match this query's filters (and `extra`), whatever

@@ -10,10 +10,13 @@ import Persistence
 /// time, each batch loaded, encoded and written before the next is read (a write waits while
 /// the connection's buffer is full).
 ///
-/// The body is the JSON a whole page encoded with sorted keys would be:
+/// The body is the JSON a whole page encoded with sorted keys would be; `next` is the
+/// cursor that continues after the page's last row (`after=…`), `null` when the page is not
+/// full; a page at an offset also says the offset and how many rows match in all:
 ///
 /// ```json
-/// {"items":[{"id":1,…},{"id":2,…}],"limit":20,"offset":0,"total":4}
+/// {"items":[{"id":1,…},{"id":2,…}],"limit":2,"next":"2","offset":0,"total":4}
+/// {"items":[{"id":3,…},{"id":4,…}],"limit":2,"next":"4"}
 /// ```
 ///
 /// A row deleted, or changed so that it no longer matches the list's filters, between the
@@ -28,12 +31,20 @@ struct ListResponseBody<Item: Encodable & Sendable>: Sendable {
     /// Rows per batch: a tenth of the longest list.
     static var batchSize: Int { 10 }
 
+    /// Where the page starts.
+    enum Window: Sendable {
+        /// At an offset; `total` rows match in all.
+        case offset(Int, total: Int)
+        /// After a cursor.
+        case keyset
+    }
+
     /// The window's rows, in the list's order.
     let ids: [ObjectID]
-    /// How many rows match in all, without the window.
-    let total: Int
+    let window: Window
     let limit: Int
-    let offset: Int
+    /// The cursor after the page's last row; `nil` when the page is not full.
+    let next: String?
     /// The items of a batch of ``ids``, in their order; rows gone since are left out.
     let load: @Sendable ([ObjectID]) async throws -> [Item]
 
@@ -68,7 +79,10 @@ struct ListResponseBody<Item: Encodable & Sendable>: Sendable {
                 buffer = ByteBuffer()
             }
         }
-        buffer.writeString("],\"limit\":\(limit),\"offset\":\(offset),\"total\":\(total)}")
+        buffer.writeString("],\"limit\":\(limit),\"next\":")
+        if let next { buffer.writeBytes(try encoder.encode(next)) } else { buffer.writeStaticString("null") }
+        if case .offset(let offset, let total) = window { buffer.writeString(",\"offset\":\(offset),\"total\":\(total)") }
+        buffer.writeStaticString("}")
         try await writer.write(buffer)
         try await writer.finish(nil)
     }

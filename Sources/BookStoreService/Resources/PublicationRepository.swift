@@ -19,12 +19,22 @@ struct PublicationRepository: Sendable {
 
     /// A list of publications, read as it is written (see ``ListResponseBody``).
     func publications(_ query: ListQuery) async throws -> ListResponseBody<PublicationResource> {
-        let context = container.newContext()
-        let total = try await context.count(for: query.countRequest(entityName: Self.publicationEntity))
-        let ids = try await context.fetchObjectIDs(query.fetchRequest(entityName: Self.publicationEntity))
-        return ListResponseBody(ids: ids, total: total, limit: query.limit, offset: query.offset) { batch in
+        try await list(Self.publicationEntity, query) { batch in
             try await values(batch, of: Self.publicationEntity, query, properties: PublicationResource.properties).map(PublicationResource.init)
         }
+    }
+
+    /// A list's window of `entityName` (with `extra` conditions): its IDs, with the order's
+    /// values of the last for the next page's cursor when the page is full, and the count of
+    /// every match for a page at an offset (a keyset page does without: counting is a scan).
+    private func list<Item>(_ entityName: String, _ query: ListQuery, extra: [Persistence.Predicate] = [],
+                            load: @escaping @Sendable ([ObjectID]) async throws -> [Item]) async throws -> ListResponseBody<Item> {
+        let context = container.newContext()
+        let total = query.after == nil ? try await context.count(for: query.countRequest(entityName: entityName, extra: extra)) : nil
+        let rows = try await context.fetchValues(query.fetchRequest(entityName: entityName, extra: extra), properties: query.cursorProperties)
+        let next = rows.count == query.limit ? rows.last.map { query.cursor(after: $0).text } : nil
+        return ListResponseBody(ids: rows.map(\.objectID), window: query.after == nil ? .offset(query.offset, total: total ?? 0) : .keyset,
+                                limit: query.limit, next: next, load: load)
     }
 
     /// What the resources show of a batch of a list's IDs that still match its filters, in
@@ -73,9 +83,7 @@ struct PublicationRepository: Sendable {
         let context = container.newContext()
         let owner = try await publication(publicationID, in: context)
         let ofOwner = try Persistence.Predicate(format: "publication == %@", .object(owner.objectID))
-        let total = try await context.count(for: query.countRequest(entityName: Self.pageEntity, extra: [ofOwner]))
-        let ids = try await context.fetchObjectIDs(query.fetchRequest(entityName: Self.pageEntity, extra: [ofOwner]))
-        return ListResponseBody(ids: ids, total: total, limit: query.limit, offset: query.offset) { batch in
+        return try await list(Self.pageEntity, query, extra: [ofOwner]) { batch in
             try await values(batch, of: Self.pageEntity, query, properties: PageResource.properties, extra: [ofOwner]).map(PageResource.init)
         }
     }

@@ -174,7 +174,9 @@ enum OpenAPIDocument {
         let term = "-?(" + names.joined(separator: "|") + ")"
         return [
             query("limit", "How many items to return", ["type": "integer", "minimum": 1, "maximum": .number(Double(ListQuery.maximumLimit)), "default": .number(Double(ListQuery.defaultLimit))]),
-            query("offset", "How many matching items to skip", ["type": "integer", "minimum": 0, "maximum": .number(Double(ListQuery.maximumOffset)), "default": 0]),
+            query("offset", "How many matching items to skip (not with after)", ["type": "integer", "minimum": 0, "maximum": .number(Double(ListQuery.maximumOffset)), "default": 0]),
+            query("after", "Continue after the page whose next this is (a keyset page: no rows are skipped one by one; not with offset, and with the same sort). In id order it is an id",
+                  ["type": "string", "minLength": 1, "maxLength": .number(Double(TextLimit.filter))]),
             query("sort", "Comma-separated fields to sort by, each optionally prefixed with '-' for descending: \(names.joined(separator: ", "))",
                   ["type": "string", "pattern": .string("^\(term)(,\(term))*$"), "maxLength": .number(Double(TextLimit.filter))]),
         ]
@@ -293,10 +295,14 @@ enum OpenAPIDocument {
 
     private static func list(_ item: String) -> JSONValue {
         [
-            "type": "object", "additionalProperties": false, "required": ["items", "total", "limit", "offset"],
+            "type": "object", "additionalProperties": false, "required": ["items", "limit", "next"],
+            "description": "A page of the list. A page at an offset also has offset and total; a keyset page (after) has neither: counting every match would read them all.",
             "properties": [
-                "items": ["type": "array", "items": ref(item)], "total": ["type": "integer", "minimum": 0],
-                "limit": ["type": "integer", "minimum": 1, "maximum": .number(Double(ListQuery.maximumLimit))], "offset": ["type": "integer", "minimum": 0],
+                "items": ["type": "array", "items": ref(item)],
+                "total": ["type": "integer", "minimum": 0, "description": "How many items match in all (pages at an offset)"],
+                "limit": ["type": "integer", "minimum": 1, "maximum": .number(Double(ListQuery.maximumLimit))],
+                "offset": ["type": "integer", "minimum": 0, "description": "Where the page starts (pages at an offset)"],
+                "next": ["type": ["string", "null"], "description": "Pass as after for the page that follows; null when this page is not full"],
             ],
         ]
     }
