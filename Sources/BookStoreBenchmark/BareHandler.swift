@@ -4,7 +4,7 @@ import Logging
 import Persistence
 
 /// The floor the service is measured against: a Hummingbird application with no middleware
-/// and only the two routes the benchmark loads, each one read of hand-written SQL
+/// and only the routes the benchmark loads (a list at an offset or after a key), each one read of hand-written SQL
 /// (``BareQueries``) on the framework's `Database`, encoded as the service encodes its
 /// resources. What the service does beyond this is its own cost: contexts, fetch requests,
 /// managed objects, middleware.
@@ -37,6 +37,9 @@ struct BareHandler: Sendable {
         router.get("/publications") { request, _ -> Response in
             // The service's defaults and bounds: 20, at most 100.
             let limit = min(max(request.uri.queryParameters.get("limit", as: Int.self) ?? 20, 1), 100)
+            if let after = request.uri.queryParameters.get("after", as: Int64.self) {
+                return try Self.json(try await database.read { try queries.list(limit: limit, after: after, on: $0) })
+            }
             let offset = max(request.uri.queryParameters.get("offset", as: Int.self) ?? 0, 0)
             return try Self.json(try await database.read { try queries.list(limit: limit, offset: offset, on: $0) })
         }

@@ -14,12 +14,26 @@ struct BarePublication: Sendable, Encodable {
     var synopsis: String?
     var pageCount: Int
 
-    /// One page of a list, the JSON the service's `ListResponseBody` writes.
+    /// One page of a list, the JSON the service's `ListResponseBody` writes: a keyset page
+    /// (`after`) without `offset` and `total`.
     struct List: Sendable, Encodable {
         var items: [BarePublication]
-        var total: Int
+        var total: Int?
         var limit: Int
-        var offset: Int
+        var offset: Int?
+        /// The last item's id when the page is full.
+        var next: String?
+
+        enum CodingKeys: String, CodingKey { case items, total, limit, offset, next }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(items, forKey: .items)
+            try container.encode(limit, forKey: .limit)
+            try container.encode(next, forKey: .next)
+            try container.encodeIfPresent(offset, forKey: .offset)
+            try container.encodeIfPresent(total, forKey: .total)
+        }
     }
 
     init(_ row: Row, pageCount: Int) {

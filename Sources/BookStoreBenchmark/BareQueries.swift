@@ -11,6 +11,8 @@ struct BareQueries: Sendable {
     private let total: String
     /// A window of publications in primary-key order.
     private let window: String
+    /// The publications after a key, in primary-key order.
+    private let keyset: String
     private let pageTable: String
     private let ownerColumn: String
 
@@ -26,6 +28,7 @@ struct BareQueries: Sendable {
         pageCount = "SELECT count(*) FROM \(page.name) WHERE \(owner.name) = \(d.placeholder(1))"
         total = "SELECT count(*) FROM \(publication.name)"
         window = "\(select) ORDER BY \(d.name("Z_PK")) LIMIT \(d.placeholder(1)) OFFSET \(d.placeholder(2))"
+        keyset = "\(select) WHERE \(d.name("Z_PK")) > \(d.placeholder(1)) ORDER BY \(d.name("Z_PK")) LIMIT \(d.placeholder(2))"
         pageTable = page.name
         ownerColumn = owner.name
     }
@@ -38,10 +41,23 @@ struct BareQueries: Sendable {
     }
 
     /// `GET /publications?limit=&offset=`: the window, the total, and the window's page
-    /// counts in one grouped query, as the service counts them.
+    /// counts.
     func list(limit: Int, offset: Int, on connection: any DatabaseConnection) throws -> BarePublication.List {
         let total = try connection.scalar(self.total)?.int64 ?? 0
         let rows = try connection.rows(window, [.integer(Int64(limit)), .integer(Int64(offset))])
+        var list = try items(rows, limit: limit, on: connection)
+        (list.total, list.offset) = (Int(total), offset)
+        return list
+    }
+
+    /// `GET /publications?limit=&after=`: the publications after the key, in key order,
+    /// and their page counts; no total.
+    func list(limit: Int, after: Int64, on connection: any DatabaseConnection) throws -> BarePublication.List {
+        try items(try connection.rows(keyset, [.integer(after), .integer(Int64(limit))]), limit: limit, on: connection)
+    }
+
+    /// The rows of a window with their page counts, in one grouped query as the service counts them.
+    private func items(_ rows: [Row], limit: Int, on connection: any DatabaseConnection) throws -> BarePublication.List {
         let ids = rows.compactMap { $0[0].int64 }
         var counts: [Int64: Int] = [:]
         if !ids.isEmpty {
@@ -52,6 +68,6 @@ struct BareQueries: Sendable {
             }
         }
         let items = rows.map { BarePublication($0, pageCount: counts[$0[0].int64 ?? 0] ?? 0) }
-        return BarePublication.List(items: items, total: Int(total), limit: limit, offset: offset)
+        return BarePublication.List(items: items, limit: limit, next: ids.count == limit ? ids.last.map(String.init) : nil)
     }
 }

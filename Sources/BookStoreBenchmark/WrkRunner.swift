@@ -20,6 +20,8 @@ struct WrkRunner: Sendable {
     enum Target: String, CaseIterable, Sendable {
         case publication = "GET /publications/{id}"
         case list = "GET /publications?limit=20&offset={k}"
+        /// A keyset page: the 20 publications after a random id.
+        case keyset = "GET /publications?limit=20&after={id}"
     }
 
     func run(_ target: Target, host: String, port: Int) async throws -> WrkReport {
@@ -39,6 +41,7 @@ struct WrkRunner: Sendable {
         let path = switch target {
         case .publication: "\"/publications/\" .. math.random(1, \(books))"
         case .list: "\"/publications?limit=20&offset=\" .. math.random(0, \(max(books - 21, 0)))"
+        case .keyset: "\"/publications?limit=20&after=\" .. math.random(0, \(max(books - 21, 0)))"
         }
         return """
             local threads = 0
