@@ -9,9 +9,10 @@ struct HTTPBenchmarkCommand: AsyncParsableCommand {
         abstract: "Load the BookStore service with wrk, against a bare Hummingbird handler running the same SQL on the same store.",
         discussion: """
             For each backend: writes a BookStore 2 store of N books and 2N pages and migrates it to BookStore 5 with the \
-            framework, starts the service and a bare Hummingbird application (two routes, the same queries straight \
+            framework, starts the service and a bare Hummingbird application (the same routes, the same queries straight \
             through the framework's Database) on loopback in this process, and runs wrk against each in turn for \
-            GET /publications/{id} (random ids) and GET /publications?limit=20&offset=K (random offsets). Prints \
+            GET /publications/{id} (random ids), GET /publications?limit=20&offset=K (random offsets) and the keyset \
+            page GET /publications?limit=20&after=ID (random ids). Prints \
             requests/s, their ratio and the 99th-percentile latency, and one JSON line per backend. Needs wrk \
             (`apt-get install wrk`).
             """
