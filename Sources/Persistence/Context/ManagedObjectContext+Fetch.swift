@@ -56,16 +56,22 @@ extension ManagedObjectContext {
     /// A `compiler` given has compiled the selection's columns, and holds the joins they need.
     func storedRows(_ request: FetchRequest, _ layout: EntityLayout, _ predicate: Predicate?, limit: Int?, offset: Int,
                     selecting selection: SelectQuery.Selection, compiler: SQLCompiler? = nil) async throws -> (SelectQuery, [Row]) {
+        let (query, sql) = try storedRowsSQL(request, layout, predicate, limit: limit, offset: offset, selecting: selection, compiler: compiler)
+        try await store.buildDeferredIndexes()
+        return (query, try await store.database.read { try $0.rows(literal: sql) })
+    }
+
+    /// The `SELECT` of ``storedRows(_:_:_:limit:offset:selecting:compiler:)``.
+    func storedRowsSQL(_ request: FetchRequest, _ layout: EntityLayout, _ predicate: Predicate?, limit: Int?, offset: Int,
+                       selecting selection: SelectQuery.Selection, compiler: SQLCompiler? = nil) throws -> (SelectQuery, SQL) {
         let query = SelectQuery(table: layout.table, schema: store.schema, includesSubentities: request.includesSubentities)
         var compiler = compiler ?? SQLCompiler(schema: store.schema, entity: layout.entity)
         let condition = try predicate.map { try compiler.condition($0) }
         var order = try request.sortDescriptors.map { try compiler.sortTerm($0) }
         // The primary key last makes the order total, so pages never overlap.
         order.append("t0.\(storeName: "Z_PK")")
-        let sql = query.sql(selecting: selection, join: compiler.joinClause, where: condition, orderBy: order.joined(separator: ", "),
-                            limit: limit, offset: offset)
-        try await store.buildDeferredIndexes()
-        return (query, try await store.database.read { try $0.rows(literal: sql) })
+        return (query, query.sql(selecting: selection, join: compiler.joinClause, where: condition, orderBy: order.joined(separator: ", "),
+                                 limit: limit, offset: offset))
     }
 
     /// How many objects match a request (limit and offset applied), unsaved changes

@@ -422,8 +422,11 @@ struct SQLCompiler {
         var sql = try scalarSQL(operand, hint: nil)
         if descriptor.caseInsensitive { sql = fold(sql, flags: 1) }
         sql = codePointOrder(sql, when: operand.attributeType == .string)
-        // nil sorts first, as in Core Data; PostgreSQL's default is the other way.
-        return "\(sql) \(raw: descriptor.ascending ? "ASC" : "DESC")\(raw: d.nullOrdering(ascending: descriptor.ascending))"
+        // nil sorts first, as in Core Data; PostgreSQL's default is the other way. The
+        // object itself (its primary key) is never nil: without the clause PostgreSQL reads
+        // the key's index in order, where `NULLS FIRST` would make it sort every row.
+        let nulls = path == ["SELF"] ? "" : d.nullOrdering(ascending: descriptor.ascending)
+        return "\(sql) \(raw: descriptor.ascending ? "ASC" : "DESC")\(raw: nulls)"
     }
 
     // MARK: Errors
