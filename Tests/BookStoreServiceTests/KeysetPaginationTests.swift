@@ -64,6 +64,35 @@ struct KeysetPaginationTests {
         }
     }
 
+    /// The longest values a row may hold, in the worst characters for a cursor's JSON
+    /// (4-byte, escaped), make a cursor that `after` still takes.
+    @Test(arguments: TestEngine.allCases)
+    func theCursorOfTheLongestValuesIsTakenBack(_ backend: TestEngine) async throws {
+        try await withReadyService(backend) { client in
+            // Each piece is one character of the stored text, written in the body's JSON.
+            for (index, piece) in ["𝄞", "\\\"", "\\u0001", "é"].enumerated() {
+                func text(_ length: Int) -> String { String(repeating: piece, count: length - 1) + String(index) }
+                let body = #"{"title": "\#(text(TextLimit.title))", "firstName": "\#(text(TextLimit.name))", "lastName": "\#(text(TextLimit.name))"}"#
+                let created = try await client.send(.post, "/publications", json: body)
+                #expect(created.status == .created, "\(created.text.prefix(300))")
+            }
+            for sort in ["title", "lastName,firstName,title", "-firstName,-title"] {
+                let expected = try await client.send(.get, "/publications?limit=100&sort=\(sort)").json["items"]?.array.compactMap { $0["id"]?.int } ?? []
+                var walked: [Int] = []
+                var page = try await client.send(.get, "/publications?limit=2&sort=\(sort)").json
+                walked += page["items"]?.array.compactMap { $0["id"]?.int } ?? []
+                while let next = page["next"]?.string {
+                    let response = try await client.send(.get, "/publications?limit=2&sort=\(sort)&after=\(next)")
+                    #expect(response.status == .ok, "\(sort): \(response.text.prefix(300))")
+                    page = response.json
+                    walked += page["items"]?.array.compactMap { $0["id"]?.int } ?? []
+                    if walked.count > 20 { break }
+                }
+                #expect(walked == expected && expected.count == 8, "\(sort)")
+            }
+        }
+    }
+
     @Test(arguments: TestEngine.allCases)
     func aPublicationsPagesPageByKeysetToo(_ backend: TestEngine) async throws {
         try await withReadyService(backend) { client in
@@ -104,6 +133,11 @@ struct KeysetPaginationTests {
                 expectProblem(try await client.send(.get, "/publications?\(query)"), .badRequest, fields: [field])
             }
             expectProblem(try await client.send(.get, "/publications/1/pages?after=x"), .badRequest, fields: ["after"])
+            // A cursor made by hand whose text holds NUL, which no stored text does.
+            let json = #"{"id":"1","sort":"title","values":["a\u0000b"]}"#
+            let handMade = Data(json.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+            expectProblem(try await client.send(.get, "/publications?sort=title&after=\(handMade)"), .badRequest, fields: ["after"])
             // A page that is not full has no next.
             let short = try await client.send(.get, "/publications?limit=100").json
             #expect(short["next"] == .null)

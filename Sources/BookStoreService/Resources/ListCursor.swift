@@ -58,7 +58,8 @@ struct ListCursor: Sendable, Hashable {
         for (field, value) in zip(fields, encoded) {
             switch (field.kind, value) {
             case (_, .null): values.append(.null)
-            case (.text, .string(let text)): values.append(.string(text))
+            // NUL is in no stored text (``TextLimit``), and PostgreSQL takes none in an argument.
+            case (.text, .string(let text)) where !text.utf8.contains(0): values.append(.string(text))
             case (.integer, .string(let text)):
                 guard let number = Int64(text) else { return nil }
                 values.append(.integer(number))

@@ -7,8 +7,10 @@ import Persistence
 /// do not parse are a 400 naming each.
 ///
 /// A window starts at `offset` (every row before it is read and skipped) or, a keyset
-/// page, `after` a ``ListCursor`` (the rows after it are found through the order's index).
-/// Every order ends with the id, so that it is total and a cursor marks one place.
+/// page, `after` a ``ListCursor`` (a condition on the order's values: in id order the
+/// primary key's index goes straight there; another order still sorts the matching rows,
+/// but reads none it skips). Every order ends with the id, so that it is total and a
+/// cursor marks one place.
 struct ListQuery: Sendable {
     static let defaultLimit = 20
     static let maximumLimit = 100
@@ -136,7 +138,7 @@ struct ListQuery: Sendable {
             }
             sortTerms = terms.contains { $0.field.isID } ? terms : terms + [SortTerm(field: Self.idField, ascending: true)]
         }
-        if let text = reader.text("after", maxLength: TextLimit.filter) {
+        if let text = reader.text("after", maxLength: TextLimit.cursor) {
             if offset != nil {
                 reader.refuse("after", code: "conflictingParameters", "give offset or after, not both: after continues where a page's next left off")
             } else if let cursor = ListCursor(text: text, sort: sort, fields: decidingTerms.filter { !$0.field.isID }.map(\.field)) {

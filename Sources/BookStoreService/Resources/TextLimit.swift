@@ -12,6 +12,10 @@ enum TextLimit {
     static let pageText = 20_000
     /// The `q` and `lastName` filters of a list.
     static let filter = 500
+    /// A list's `after`: the `next` it gave, whose JSON holds the sort values of a row (the
+    /// title and both names at most, each character up to 6 bytes once escaped) and the
+    /// sort itself, in base64.
+    static let cursor = ((title + 2 * name) * 6 + filter + 200) * 4 / 3
 
     /// What is wrong with a text, if anything.
     enum Refusal {
