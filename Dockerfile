@@ -40,7 +40,8 @@ COPY --from=build /staging /app
 USER bookstore
 WORKDIR /data
 # Listening on 0.0.0.0, the service refuses to start without write keys: mount a file of
-# them and name it, e.g. `-v "$PWD/secrets:/run/secrets:ro" -e BOOKSTORE_WRITE_KEY_FILE=/run/secrets/bookstore-write-keys`.
+# them that uid 1000 can read and name it, e.g.
+# `-v "$PWD/secrets/bookstore-write-keys:/run/secrets/bookstore-write-keys:ro" -e BOOKSTORE_WRITE_KEY_FILE=/run/secrets/bookstore-write-keys`.
 ENV BOOKSTORE_RESOURCES=/app \
     BOOKSTORE_STORE=sqlite:///data/bookstore.sqlite \
     BOOKSTORE_HOST=0.0.0.0 \

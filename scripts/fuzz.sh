@@ -47,7 +47,8 @@ echo "Fuzzing http://127.0.0.1:$port (schemathesis $schemathesis_version, every 
 
 status=0
 # With the write key, which the document declares on the writes: schemathesis' checks also
-# send them without it (`ignored_auth`), which must be refused.
+# send them without it (`ignored_auth`), which must be refused. The key is this run's own,
+# made for a server on loopback that ends with the script, so it may show in `ps`.
 "$venv/bin/schemathesis" --no-color run "http://127.0.0.1:$port/openapi.json" --checks all --max-examples 100 \
     --header "Authorization: Bearer $writeKey" \
     --workers 2 --suppress-health-check too_slow "$@" || status=$?

@@ -20,6 +20,8 @@ if [ "$(id -u)" -eq 0 ]; then folder="${BOOKSTORE_POSTGRES_DIR:-/var/lib/booksto
 data="$folder/data"
 
 port() { cat "$folder/port" 2>/dev/null || true; }
+# Records a new free port for the server (written as the server's user, who owns the folder).
+newPort() { freePort | asPostgresUser tee "$folder/port" >/dev/null; }
 url() { echo "postgres://postgres@127.0.0.1:$(port)/bookstore"; }
 isRunning() { [ -d "$data" ] && asPostgresUser "$pgBin/pg_ctl" -D "$data" status >/dev/null 2>&1; }
 
@@ -33,19 +35,20 @@ case "${1:-}" in
             asPostgresUser "$pgBin/initdb" -D "$data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >"$folder/initdb.log" 2>&1 \
                 || asPostgresUser "$pgBin/initdb" -D "$data" -U postgres -A trust -E UTF8 --no-locale >"$folder/initdb.log" 2>&1 \
                 || { cat "$folder/initdb.log" >&2; exit 1; }
-            asPostgresUser sh -c "echo '$(freePort)' > '$folder/port'"
-            created=true
-        else
-            created=false
+            newPort
         fi
         if ! isRunning; then
             # The port it had, unless another process took it meanwhile.
-            if [ -z "$(port)" ] || ss -ltnH "sport = :$(port)" 2>/dev/null | grep -q .; then asPostgresUser sh -c "echo '$(freePort)' > '$folder/port'"; fi
+            if [ -z "$(port)" ] || ss -ltnH "sport = :$(port)" 2>/dev/null | grep -q .; then newPort; fi
+            # TCP only: no socket file, whose path (deep in a checkout) could be too long or hold spaces.
             asPostgresUser "$pgBin/pg_ctl" -D "$data" -l "$folder/server.log" -w -t 60 \
-                -o "-c listen_addresses=127.0.0.1 -p $(port) -k $folder" start >/dev/null \
+                -o "-c listen_addresses=127.0.0.1 -p $(port) -c unix_socket_directories=''" start >/dev/null \
                 || { tail -20 "$folder/server.log" >&2; exit 1; }
         fi
-        if $created; then asPostgresUser "$pgBin/createdb" -h 127.0.0.1 -p "$(port)" -U postgres bookstore; fi
+        # Made the first time; again if an earlier start stopped before it.
+        if [ -z "$(asPostgresUser "$pgBin/psql" -X -h 127.0.0.1 -p "$(port)" -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = 'bookstore'")" ]; then
+            asPostgresUser "$pgBin/createdb" -h 127.0.0.1 -p "$(port)" -U postgres bookstore
+        fi
         echo "PostgreSQL $("$pgBin/postgres" --version | awk '{print $3}') runs in $folder on 127.0.0.1:$(port). Its store URL:"
         url
         ;;

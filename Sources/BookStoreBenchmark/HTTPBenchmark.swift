@@ -53,7 +53,7 @@ struct HTTPBenchmark: Sendable {
             logger: logger)
         let bare = BareHandler(database: database, queries: BareQueries(schema: StoreSchema(model: models.current, dialect: backend.dialect)))
         let servers = ServiceGroup(configuration: .init(
-            services: [service.makeApplication(), bare.makeApplication(host: Self.host, port: ports[1], logger: logger)],
+            services: [try service.makeApplication(), bare.makeApplication(host: Self.host, port: ports[1], logger: logger)],
             logger: logger))
         // The measurements' outcome comes back as a value, so that the servers shut down
         // gracefully whether they succeeded or not.

@@ -32,6 +32,8 @@ struct MigrateCommand: AsyncParsableCommand {
             if steps.isEmpty { return }
             if plan { return }
             let bar = ProgressBar.forStandardError()
+            // Whatever happens, what is printed next starts on a line of its own.
+            defer { bar?.finish() }
             let started = ContinuousClock.now
             let ran = try await migratingUntilSignalled(standing: { try? await administration.migrationPlan(for: url, to: target) }) {
                 try await administration.migrate(url, to: target) { bar?.show($0) }

@@ -62,7 +62,19 @@ public struct BookStoreService: Sendable {
 
     /// The Hummingbird application: the router, and the store as a service of its group,
     /// so that the server listens while the store is migrated.
-    public func makeApplication() -> some ApplicationProtocol {
+    ///
+    /// - Throws: ``ServiceStartError/anonymousWritesBeyondLoopback(_:)`` where anyone could
+    ///   write beyond this machine (``checkWriteAccess()``).
+    public func makeApplication() throws -> some ApplicationProtocol {
+        try checkWriteAccess()
+        switch configuration.writeAccess {
+        case .keys(let keys):
+            logger.notice("writes need a bearer key (\(keys.count == 1 ? "1 key" : "\(keys.count) keys") in the write key file)")
+        case .anonymous:
+            logger.warning("anyone who reaches \(configuration.address) may write: --allow-anonymous-writes is for a deliberate demo")
+        case .anonymousOnLoopback:
+            break
+        }
         let address: BindAddress = switch configuration.address {
         case .tcp(let host, let port): .hostname(host, port: port)
         case .unixSocket(let path): .unixDomainSocket(path: path)
@@ -101,7 +113,7 @@ public struct BookStoreService: Sendable {
         try checkWriteAccess()
         if case .unixSocket(let path) = configuration.address { try Self.removeStaleSocket(at: path) }
         try await Self.checkStore(configuration.store)
-        var group = ServiceGroupConfiguration(services: [makeApplication()], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        var group = ServiceGroupConfiguration(services: [try makeApplication()], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = configuration.timeouts.shutdownGrace
         let serviceGroup = ServiceGroup(configuration: group)
         failure.install { await serviceGroup.triggerGracefulShutdown() }
@@ -113,16 +125,10 @@ public struct BookStoreService: Sendable {
         if let error = failure.error { throw error }
     }
 
-    /// Refuses, before the server listens, writes open to anyone beyond this machine, and
-    /// says at start-up who may write (never with a key).
+    /// Refuses, before the server listens, writes open to anyone beyond this machine.
     func checkWriteAccess() throws {
-        switch configuration.writeAccess {
-        case .keys(let keys):
-            logger.notice("writes need a bearer key (\(keys.count == 1 ? "1 key" : "\(keys.count) keys") in the write key file)")
-        case .anonymousOnLoopback:
-            guard configuration.address.isLocal else { throw ServiceStartError.anonymousWritesBeyondLoopback(configuration.address) }
-        case .anonymous:
-            logger.warning("anyone who reaches \(configuration.address) may write: --allow-anonymous-writes is for a deliberate demo")
+        if case .anonymousOnLoopback = configuration.writeAccess, !configuration.address.isLocal {
+            throw ServiceStartError.anonymousWritesBeyondLoopback(configuration.address)
         }
     }
 

@@ -1,6 +1,8 @@
 import BookStore
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import Persistence
 

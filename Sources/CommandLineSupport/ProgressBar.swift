@@ -8,6 +8,7 @@ import Synchronization
 public final class ProgressBar: Sendable {
     private let terminal: TerminalStatusLine
 
+    /// A bar drawn as `terminal`'s status line.
     public init(terminal: TerminalStatusLine) {
         self.terminal = terminal
     }

@@ -24,7 +24,7 @@ struct ConnectionTests {
             try await seed(url)
             var configuration = try makeService(url, logger: log.logger).configuration
             configuration.timeouts = timeouts
-            let application = BookStoreService(configuration: configuration, logger: log.logger).makeApplication()
+            let application = try BookStoreService(configuration: configuration, logger: log.logger).makeApplication()
             let group = ServiceGroup(configuration: .init(services: [application], logger: quietLogger))
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }

@@ -101,6 +101,8 @@ struct WriteKeyTests {
                 let service = try makeService(url, address: .tcp(host: host, port: 0))
                 await #expect(throws: ServiceStartError.self, "\(host)") { try await service.run() }
             }
+            // An application made to embed is refused as well.
+            #expect(throws: ServiceStartError.self) { _ = try makeService(url, address: .tcp(host: "0.0.0.0", port: 0)).makeApplication() }
             // Refused before anything: the store was not even created.
             await #expect(throws: StoreError.self) { _ = try await PersistentStore.metadata(at: url) }
             // Where it is deliberate, or keyed, the same address is taken.

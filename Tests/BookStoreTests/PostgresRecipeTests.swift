@@ -27,16 +27,20 @@ struct PostgresRecipeTests {
     }
 
     /// `swift run bookstore …` as the built executable; `serve` in the background until it
-    /// answers `/health`, then stopped with SIGTERM.
+    /// answers `/health`, then stopped with SIGTERM, on a port of the system's choosing
+    /// rather than the README's (which another process may hold).
     static let prelude = #"""
         set -euo pipefail
         swift() {
             [ "$1 $2" = "run bookstore" ] || { echo "the recipe runs only swift run bookstore, not: swift $*" >&2; return 1; }
             shift 2
             if [ "$1" != serve ]; then "$BOOKSTORE" "$@"; return; fi
-            local log port pid
+            local log port pid arguments=()
+            while [ $# -gt 0 ]; do
+                if [ "$1" = --port ]; then arguments+=(--port 0); shift 2; else arguments+=("$1"); shift; fi
+            done
             log="$(mktemp)"
-            "$BOOKSTORE" "$@" >"$log" 2>&1 &
+            "$BOOKSTORE" "${arguments[@]}" >"$log" 2>&1 &
             pid=$!
             for _ in $(seq 1 600); do grep -q "listening on" "$log" && break; sleep 0.1; done
             port="$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$log" | head -1)"

@@ -61,7 +61,8 @@ struct ReadmeTourTests {
         return line.split(separator: " ").map(String.init)
     }
 
-    /// The built `bookstore`, run in `directory` with `environment` added to a clean one.
+    /// The built `bookstore`, run in `directory` with `environment` over the test's own
+    /// (without its BOOKSTORE_STORE).
     static func bookstore(_ arguments: [String], in directory: URL, environment: [String: String]) async throws -> BuiltCommand.Output {
         var command = BookStoreProcess.command
         command.workingDirectory = directory

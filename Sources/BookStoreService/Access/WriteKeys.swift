@@ -27,10 +27,15 @@ public struct WriteKeys: Sendable {
     /// Keys given in code (tests, an embedding application).
     ///
     /// - Throws: ``WriteKeyFileError`` for an empty list or a key that is too short or has
-    ///   characters a bearer token cannot carry (the file is named `source`).
-    public init(_ keys: [String], source: String = "the key list") throws(WriteKeyFileError) {
-        guard !keys.isEmpty else { throw WriteKeyFileError(.noKey, file: source) }
-        for (index, key) in keys.enumerated() { try Self.check(key, file: source, line: index + 1) }
+    ///   characters a bearer token cannot carry (`line` is then the key's place, from 1).
+    public init(_ keys: [String]) throws(WriteKeyFileError) {
+        try self.init(keys, file: nil)
+    }
+
+    /// `file`: where the keys were read, `nil` for keys given in code.
+    private init(_ keys: [String], file: String?) throws(WriteKeyFileError) {
+        guard !keys.isEmpty else { throw WriteKeyFileError(.noKey, file: file) }
+        for (index, key) in keys.enumerated() { try Self.check(key, file: file, line: index + 1) }
         digests = keys.map { Array(SHA256.hash(data: Data($0.utf8))) }
     }
 
@@ -54,7 +59,7 @@ public struct WriteKeys: Sendable {
             try Self.check(key, file: path, line: index + 1)
             keys.append(key)
         }
-        try self.init(keys, source: path)
+        try self.init(keys, file: path)
     }
 
     /// Whether `candidate` is one of the keys. Every key is compared, whatever matches.
@@ -71,7 +76,7 @@ public struct WriteKeys: Sendable {
         return matched != 0
     }
 
-    private static func check(_ key: String, file: String, line: Int) throws(WriteKeyFileError) {
+    private static func check(_ key: String, file: String?, line: Int) throws(WriteKeyFileError) {
         // RFC 6750's b64token: letters, digits and -._~+/ with trailing '='.
         let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/=")
         guard key.unicodeScalars.allSatisfy(allowed.contains) else { throw WriteKeyFileError(.unusableCharacters, file: file, line: line) }
@@ -88,48 +93,6 @@ public struct WriteKeys: Sendable {
         case NSFileReadNoPermissionError: return "permission denied"
         case NSFileReadInapplicableStringEncodingError: return "it is not UTF-8 text"
         default: return "it cannot be read"
-        }
-    }
-}
-
-/// A write key file that cannot be used. Its description says what, where and what to do,
-/// and never shows a key.
-///
-/// ```
-/// the write key file keys.txt, line 2: a key of 8 characters is too short; make keys of at least 16 characters; `openssl rand -base64 32` prints a good one
-/// ```
-public struct WriteKeyFileError: Error, Sendable, CustomStringConvertible {
-    public enum Reason: Sendable, Equatable {
-        case unreadable(reason: String)
-        case noKey
-        case tooShort(length: Int)
-        case unusableCharacters
-    }
-
-    public let reason: Reason
-    public let file: String
-    /// The line of the key, from 1.
-    public let line: Int?
-
-    init(_ reason: Reason, file: String, line: Int? = nil) {
-        self.reason = reason
-        self.file = file
-        self.line = line
-    }
-
-    static let howToMakeOne = "`openssl rand -base64 32` prints a good one"
-
-    public var description: String {
-        let place = "the write key file \(file)" + (line.map { ", line \($0)" } ?? "")
-        switch reason {
-        case .unreadable(let reason):
-            return "\(place) cannot be read (\(reason)); check the path given to --write-key-file or BOOKSTORE_WRITE_KEY_FILE"
-        case .noKey:
-            return "\(place) holds no key; write one key per line; \(Self.howToMakeOne)"
-        case .tooShort(let length):
-            return "\(place): a key of \(length) characters is too short; make keys of at least \(WriteKeys.minimumLength) characters; \(Self.howToMakeOne)"
-        case .unusableCharacters:
-            return "\(place): the key has characters a bearer token cannot carry (spaces, quotes, non-ASCII); use letters, digits and -._~+/=; \(Self.howToMakeOne)"
         }
     }
 }
