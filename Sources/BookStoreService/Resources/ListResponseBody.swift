@@ -8,7 +8,8 @@ import Persistence
 /// is a batch of rows, however long their texts (up to ``TextLimit``) and however slowly
 /// the client reads: the IDs of the window are read first, then the rows ``batchSize`` at a
 /// time, each batch loaded, encoded and written before the next is read (a write waits while
-/// the connection's buffer is full).
+/// the connection's buffer is full). A page of at most two batches (the default limit's) is
+/// read whole with its IDs instead, in one statement (``Rows``).
 ///
 /// The body is the JSON a whole page encoded with sorted keys would be; `next` is the
 /// cursor that continues after the page's last row (`after=…`), `null` when the page is not
@@ -40,13 +41,19 @@ struct ListResponseBody<Item: Encodable & Sendable>: Sendable {
     }
 
     /// The window's rows, in the list's order.
-    let ids: [ObjectID]
+    enum Rows: Sendable {
+        /// Read whole with the IDs: a short page.
+        case read([Item])
+        /// The IDs, and how a batch of them is read: the items in their order, rows gone
+        /// since left out.
+        case inBatches(ids: [ObjectID], load: @Sendable ([ObjectID]) async throws -> [Item])
+    }
+
+    let rows: Rows
     let window: Window
     let limit: Int
     /// The cursor after the page's last row; `nil` when the page is not full.
     let next: String?
-    /// The items of a batch of ``ids``, in their order; rows gone since are left out.
-    let load: @Sendable ([ObjectID]) async throws -> [Item]
 
     /// A 200 whose body is written batch by batch; `logger` is the request's.
     func response(logger: Logger) -> Response {
@@ -59,24 +66,32 @@ struct ListResponseBody<Item: Encodable & Sendable>: Sendable {
         let encoder = Response.jsonEncoder()
         var buffer = ByteBuffer(string: "{\"items\":[")
         var isFirst = true
-        for start in stride(from: 0, to: ids.count, by: Self.batchSize) {
-            let batch: [Item]
-            do {
-                batch = try await load(Array(ids[start..<min(start + Self.batchSize, ids.count)]))
-            } catch {
-                // The store failed us: an error of ours. A client that went away is not
-                // (the writes below throw then), and is left to the connection's own logging.
-                logger.error("list response cut off", metadata: ["error": "\(String(reflecting: error))"])
-                throw error
-            }
+        func append(_ batch: [Item]) throws {
             for item in batch {
                 if !isFirst { buffer.writeStaticString(",") }
                 buffer.writeBytes(try encoder.encode(item))
                 isFirst = false
             }
-            if buffer.readableBytes > 0 {
-                try await writer.write(buffer)
-                buffer = ByteBuffer()
+        }
+        switch rows {
+        case .read(let items):
+            try append(items)
+        case .inBatches(let ids, let load):
+            for start in stride(from: 0, to: ids.count, by: Self.batchSize) {
+                let batch: [Item]
+                do {
+                    batch = try await load(Array(ids[start..<min(start + Self.batchSize, ids.count)]))
+                } catch {
+                    // The store failed us: an error of ours. A client that went away is not
+                    // (the writes below throw then), and is left to the connection's own logging.
+                    logger.error("list response cut off", metadata: ["error": "\(String(reflecting: error))"])
+                    throw error
+                }
+                try append(batch)
+                if buffer.readableBytes > 0 {
+                    try await writer.write(buffer)
+                    buffer = ByteBuffer()
+                }
             }
         }
         buffer.writeString("],\"limit\":\(limit),\"next\":")

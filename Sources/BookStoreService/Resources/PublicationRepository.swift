@@ -19,22 +19,36 @@ struct PublicationRepository: Sendable {
 
     /// A list of publications, read as it is written (see ``ListResponseBody``).
     func publications(_ query: ListQuery) async throws -> ListResponseBody<PublicationResource> {
-        try await list(Self.publicationEntity, query) { batch in
-            try await values(batch, of: Self.publicationEntity, query, properties: PublicationResource.properties).map(PublicationResource.init)
-        }
+        try await list(Self.publicationEntity, query, properties: PublicationResource.properties, make: PublicationResource.init)
     }
 
-    /// A list's window of `entityName` (with `extra` conditions): its IDs, with the order's
-    /// values of the last for the next page's cursor when the page is full, and the count of
-    /// every match for a page at an offset (a keyset page does without: counting is a scan).
-    private func list<Item>(_ entityName: String, _ query: ListQuery, extra: [Persistence.Predicate] = [],
-                            load: @escaping @Sendable ([ObjectID]) async throws -> [Item]) async throws -> ListResponseBody<Item> {
+    /// A list's window of `entityName` (with `extra` conditions), each row shown by `make`
+    /// from `properties`; the order's values of the last row make the next page's cursor when
+    /// the page is full; a page at an offset also counts every match (a keyset page does
+    /// without: counting is a scan).
+    ///
+    /// A window of at most ``ListResponseBody/batchSize`` rows twice over (the default
+    /// limit's) is read whole in one statement; a longer one as IDs first, then in batches
+    /// as it is written, so that long texts never sit in memory a hundred rows at a time.
+    private func list<Item: Sendable>(_ entityName: String, _ query: ListQuery, extra: [Persistence.Predicate] = [],
+                                      properties: [FetchRequest.Property],
+                                      make: @escaping @Sendable (FetchedValues) -> Item) async throws -> ListResponseBody<Item> {
         let context = container.newContext()
         let total = query.after == nil ? try await context.count(for: query.countRequest(entityName: entityName, extra: extra)) : nil
-        let rows = try await context.fetchValues(query.fetchRequest(entityName: entityName, extra: extra), properties: query.cursorProperties)
+        let readsWhole = query.limit <= 2 * ListResponseBody<Item>.batchSize
+        // The cursor's values beside the item's, each name once.
+        let read = readsWhole ? properties + query.cursorProperties.filter { property in !properties.contains { $0.name == property.name } }
+            : query.cursorProperties
+        let rows = try await context.fetchValues(query.fetchRequest(entityName: entityName, extra: extra), properties: read)
         let next = rows.count == query.limit ? rows.last.map { query.cursor(after: $0).text } : nil
-        return ListResponseBody(ids: rows.map(\.objectID), window: query.after == nil ? .offset(query.offset, total: total ?? 0) : .keyset,
-                                limit: query.limit, next: next, load: load)
+        let window: ListResponseBody<Item>.Window = query.after == nil ? .offset(query.offset, total: total ?? 0) : .keyset
+        if readsWhole {
+            return ListResponseBody(rows: .read(rows.map(make)), window: window, limit: query.limit, next: next)
+        }
+        let load: @Sendable ([ObjectID]) async throws -> [Item] = { batch in
+            try await values(batch, of: entityName, query, properties: properties, extra: extra).map(make)
+        }
+        return ListResponseBody(rows: .inBatches(ids: rows.map(\.objectID), load: load), window: window, limit: query.limit, next: next)
     }
 
     /// What the resources show of a batch of a list's IDs that still match its filters, in
@@ -83,9 +97,7 @@ struct PublicationRepository: Sendable {
         let context = container.newContext()
         let owner = try await publication(publicationID, in: context)
         let ofOwner = try Persistence.Predicate(format: "publication == %@", .object(owner.objectID))
-        return try await list(Self.pageEntity, query, extra: [ofOwner]) { batch in
-            try await values(batch, of: Self.pageEntity, query, properties: PageResource.properties, extra: [ofOwner]).map(PageResource.init)
-        }
+        return try await list(Self.pageEntity, query, extra: [ofOwner], properties: PageResource.properties, make: PageResource.init)
     }
 
     func page(_ id: Int64) async throws -> PageResource {
