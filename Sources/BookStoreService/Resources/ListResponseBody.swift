@@ -8,8 +8,8 @@ import Persistence
 /// is a batch of rows, however long their texts (up to ``TextLimit``) and however slowly
 /// the client reads: the IDs of the window are read first, then the rows ``batchSize`` at a
 /// time, each batch loaded, encoded and written before the next is read (a write waits while
-/// the connection's buffer is full). A page of at most two batches (the default limit's) is
-/// read whole with its IDs instead, in one statement (``Rows``).
+/// the connection's buffer is full). A page of at most two batches (the default limit's)
+/// that skips no rows is read whole with its IDs instead, in one statement (``Rows``).
 ///
 /// The body is the JSON a whole page encoded with sorted keys would be; `next` is the
 /// cursor that continues after the page's last row (`after=…`), `null` when the page is not

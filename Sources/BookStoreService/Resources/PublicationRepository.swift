@@ -28,14 +28,17 @@ struct PublicationRepository: Sendable {
     /// without: counting is a scan).
     ///
     /// A window of at most ``ListResponseBody/batchSize`` rows twice over (the default
-    /// limit's) is read whole in one statement; a longer one as IDs first, then in batches
-    /// as it is written, so that long texts never sit in memory a hundred rows at a time.
+    /// limit's) that skips no rows (a keyset page, the first page) is read whole in one
+    /// statement; any other as IDs first, then in batches as it is written, so that long
+    /// texts never sit in memory a hundred rows at a time.
     private func list<Item: Sendable>(_ entityName: String, _ query: ListQuery, extra: [Persistence.Predicate] = [],
                                       properties: [FetchRequest.Property],
                                       make: @escaping @Sendable (FetchedValues) -> Item) async throws -> ListResponseBody<Item> {
         let context = container.newContext()
         let total = query.after == nil ? try await context.count(for: query.countRequest(entityName: entityName, extra: extra)) : nil
-        let readsWhole = query.limit <= 2 * ListResponseBody<Item>.batchSize
+        // Not past an offset: PostgreSQL computes the select list (a page count's subquery)
+        // for every row it skips, where the IDs alone cost nothing.
+        let readsWhole = query.limit <= 2 * ListResponseBody<Item>.batchSize && (query.after != nil || query.offset == 0)
         // The cursor's values beside the item's, each name once.
         let read = readsWhole ? properties + query.cursorProperties.filter { property in !properties.contains { $0.name == property.name } }
             : query.cursorProperties
