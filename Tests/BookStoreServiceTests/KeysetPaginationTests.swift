@@ -42,18 +42,8 @@ struct KeysetPaginationTests {
                 let expected = whole["items"]?.array.compactMap { $0["id"]?.int } ?? []
                 #expect(expected.count == Self.publications.count + 4 && whole["total"]?.int == expected.count, "\(sort)")
                 for filter in ["", "&minPrice=2&maxPrice=20"] {
-                    let wanted = filter.isEmpty ? expected : try await client.send(.get, "/publications?limit=100\(sortQuery)\(filter)").json["items"]?.array.compactMap { $0["id"]?.int } ?? []
-                    var walked: [Int] = []
-                    var page = try await client.send(.get, "/publications?limit=7\(sortQuery)\(filter)").json
-                    walked += page["items"]?.array.compactMap { $0["id"]?.int } ?? []
-                    while let next = page["next"]?.string {
-                        let response = try await client.send(.get, "/publications?limit=7\(sortQuery)\(filter)&after=\(next)")
-                        #expect(response.status == .ok, "\(sort): \(response.text)")
-                        page = response.json
-                        #expect(page["total"] == nil && page["offset"] == nil && page["limit"]?.int == 7, "\(sort)")
-                        walked += page["items"]?.array.compactMap { $0["id"]?.int } ?? []
-                        if walked.count > 200 { break }
-                    }
+                    let wanted = filter.isEmpty ? expected : Self.ids(try await client.send(.get, "/publications?limit=100\(sortQuery)\(filter)").json)
+                    let walked = try await Self.walk(client, "/publications?limit=7\(sortQuery)\(filter)")
                     #expect(walked == wanted, "sort '\(sort)'\(filter): keyset \(walked) against offset \(wanted)")
                 }
             }
@@ -77,17 +67,8 @@ struct KeysetPaginationTests {
                 #expect(created.status == .created, "\(created.text.prefix(300))")
             }
             for sort in ["title", "lastName,firstName,title", "-firstName,-title"] {
-                let expected = try await client.send(.get, "/publications?limit=100&sort=\(sort)").json["items"]?.array.compactMap { $0["id"]?.int } ?? []
-                var walked: [Int] = []
-                var page = try await client.send(.get, "/publications?limit=2&sort=\(sort)").json
-                walked += page["items"]?.array.compactMap { $0["id"]?.int } ?? []
-                while let next = page["next"]?.string {
-                    let response = try await client.send(.get, "/publications?limit=2&sort=\(sort)&after=\(next)")
-                    #expect(response.status == .ok, "\(sort): \(response.text.prefix(300))")
-                    page = response.json
-                    walked += page["items"]?.array.compactMap { $0["id"]?.int } ?? []
-                    if walked.count > 20 { break }
-                }
+                let expected = Self.ids(try await client.send(.get, "/publications?limit=100&sort=\(sort)").json)
+                let walked = try await Self.walk(client, "/publications?limit=2&sort=\(sort)")
                 #expect(walked == expected && expected.count == 8, "\(sort)")
             }
         }
@@ -101,14 +82,8 @@ struct KeysetPaginationTests {
             }
             for sort in ["", "-number", "number,-id"] {
                 let sortQuery = sort.isEmpty ? "" : "&sort=\(sort)"
-                let expected = try await client.send(.get, "/publications/1/pages?limit=100\(sortQuery)").json["items"]?.array.compactMap { $0["id"]?.int } ?? []
-                var walked: [Int] = []
-                var page = try await client.send(.get, "/publications/1/pages?limit=4\(sortQuery)").json
-                walked += page["items"]?.array.compactMap { $0["id"]?.int } ?? []
-                while let next = page["next"]?.string {
-                    page = try await client.send(.get, "/publications/1/pages?limit=4\(sortQuery)&after=\(next)").json
-                    walked += page["items"]?.array.compactMap { $0["id"]?.int } ?? []
-                }
+                let expected = Self.ids(try await client.send(.get, "/publications/1/pages?limit=100\(sortQuery)").json)
+                let walked = try await Self.walk(client, "/publications/1/pages?limit=4\(sortQuery)")
                 #expect(walked == expected && expected.count == 14, "\(sort): \(walked) against \(expected)")
             }
         }
@@ -142,5 +117,26 @@ struct KeysetPaginationTests {
             let short = try await client.send(.get, "/publications?limit=100").json
             #expect(short["next"] == .null)
         }
+    }
+
+    /// The IDs of every page of the list at `uri` (its query holds `limit`), the first and
+    /// then each after the one before's `next`: keyset pages, each a 200 without `offset`
+    /// and `total`.
+    static func walk(_ client: some TestClientProtocol, _ uri: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [Int] {
+        var page = try await client.send(.get, uri).json
+        var walked = ids(page)
+        while let next = page["next"]?.string, walked.count <= 500 {
+            let response = try await client.send(.get, "\(uri)&after=\(next)")
+            #expect(response.status == .ok, "\(uri): \(response.text.prefix(300))", sourceLocation: sourceLocation)
+            page = response.json
+            #expect(page["total"] == nil && page["offset"] == nil && page["limit"] != nil, "\(uri)", sourceLocation: sourceLocation)
+            walked += ids(page)
+        }
+        return walked
+    }
+
+    /// The IDs of a page's items, in order.
+    static func ids(_ page: JSONValue) -> [Int] {
+        page["items"]?.array.compactMap { $0["id"]?.int } ?? []
     }
 }
