@@ -46,8 +46,17 @@ struct ListQuery: Sendable {
     var sort = ""
     /// The order: the request's terms, then the id where they do not name it.
     var sortTerms: [SortTerm] = [SortTerm(field: idField, ascending: true)]
+    /// Where a keyset page starts, as the request named it.
+    enum After: Sendable, Hashable {
+        /// The `next` of a page: the place itself.
+        case cursor(ListCursor)
+        /// A row's id: in id order the place itself; in another, the place of the row's
+        /// values now (``PublicationRepository`` reads them).
+        case id(Int64)
+    }
+
     /// Where a keyset page starts; `nil` for a page at ``offset``.
-    var after: ListCursor?
+    var after: After?
     var predicates: [Persistence.Predicate] = []
 
     static let idField = SortField(name: "id", keyPath: "SELF", caseInsensitive: false, kind: .id)
@@ -139,13 +148,14 @@ struct ListQuery: Sendable {
             sortTerms = terms.contains { $0.field.isID } ? terms : terms + [SortTerm(field: Self.idField, ascending: true)]
         }
         if let text = reader.text("after", maxLength: TextLimit.cursor) {
-            if offset != nil {
+            if let offset, offset != 0 {
                 reader.refuse("after", code: "conflictingParameters", "give offset or after, not both: after continues where a page's next left off")
+            } else if let id = Int64(text), id >= 0, String(id) == text {
+                after = ListCursor.isIDOrder(sort) ? .cursor(ListCursor(sort: sort, values: [], id: id)) : .id(id)
             } else if let cursor = ListCursor(text: text, sort: sort, fields: decidingTerms.filter { !$0.field.isID }.map(\.field)) {
-                after = cursor
+                after = .cursor(cursor)
             } else {
-                reader.refuse("after", code: "invalidCursor",
-                              "after must be the next of a page of this list with the same sort\(ListCursor.isIDOrder(sort) ? " (in id order: an id)" : ""); got '\(text)'")
+                reader.refuse("after", code: "invalidCursor", "after must be an id, or the next of a page of this list with the same sort; got '\(text)'")
             }
         }
     }
@@ -181,8 +191,10 @@ struct ListQuery: Sendable {
     }
 
     /// The fetch request for this query's window of `entityName`, with `extra` conditions.
+    /// A keyset page starting after an id in another order than the id's reads the row's
+    /// values first (``PublicationRepository``): here it starts after nothing.
     func fetchRequest(entityName: String, extra: [Persistence.Predicate] = []) -> FetchRequest {
-        let window = after.map { [keysetPredicate($0)] } ?? []
+        let window: [Persistence.Predicate] = if case .cursor(let cursor)? = after { [keysetPredicate(cursor)] } else { [] }
         return FetchRequest(entityName: entityName, predicate: predicate(extra + window), sortDescriptors: sortDescriptors,
                             fetchLimit: limit, fetchOffset: after == nil ? offset : 0)
     }

@@ -35,6 +35,15 @@ struct PublicationRepository: Sendable {
                                       properties: [FetchRequest.Property],
                                       make: @escaping @Sendable (FetchedValues) -> Item) async throws -> ListResponseBody<Item> {
         let context = container.newContext()
+        var query = query
+        if case .id(let id)? = query.after {
+            // After a row in another order than the id's: after its values now.
+            let row = FetchRequest(entityName: entityName, predicate: .comparison(Comparison(.evaluatedObject, .equal, .object(try context.objectID(entityName: entityName, primaryKey: id)))))
+            guard let values = try await context.fetchValues(row, properties: query.cursorProperties).first else {
+                throw Problem.notFound("there is no \(entityName.lowercased()) with id \(id) to continue after; a page's next carries its place even once its row is gone")
+            }
+            query.after = .cursor(query.cursor(after: values))
+        }
         let total = query.after == nil ? try await context.count(for: query.countRequest(entityName: entityName, extra: extra)) : nil
         // Not past an offset: PostgreSQL computes the select list (a page count's subquery)
         // for every row it skips, where the IDs alone cost nothing.
@@ -48,7 +57,7 @@ struct PublicationRepository: Sendable {
         if readsWhole {
             return ListResponseBody(rows: .read(rows.map(make)), window: window, limit: query.limit, next: next)
         }
-        let load: @Sendable ([ObjectID]) async throws -> [Item] = { batch in
+        let load: @Sendable ([ObjectID]) async throws -> [Item] = { [query] batch in
             try await values(batch, of: entityName, query, properties: properties, extra: extra).map(make)
         }
         return ListResponseBody(rows: .inBatches(ids: rows.map(\.objectID), load: load), window: window, limit: query.limit, next: next)
