@@ -106,17 +106,20 @@ struct KeysetPaginationTests {
             #expect(rest == Array(expected.dropFirst(5)))
             expectProblem(try await client.send(.get, "/publications?sort=-price,title&after=\(last)"), .notFound)
 
-            for (query, field) in [("after=\(next)&offset=5&sort=-price,title", "after"), ("after=\(next)&sort=title", "after"),
-                                   ("after=\(next)", "after"), ("after=abc", "after"), ("after=-1", "after"), ("after=01", "after"),
-                                   ("after=", "after")] {
-                expectProblem(try await client.send(.get, "/publications?\(query)"), .badRequest, fields: [field])
+            // Not the shape the document gives (an id, or a cursor), or beside an offset: 400.
+            for query in ["after=\(next)&offset=5&sort=-price,title", "after=abc", "after=-1", "after=01", "after=", "after=eyJ%2B", "after=1.5"] {
+                #expect(!ListCursor.isWellFormed(String(query.dropFirst("after=".count))) || query.contains("offset=5"), "\(query)")
+                expectProblem(try await client.send(.get, "/publications?\(query)"), .badRequest, fields: ["after"])
             }
             expectProblem(try await client.send(.get, "/publications/1/pages?after=x"), .badRequest, fields: ["after"])
-            // A cursor made by hand whose text holds NUL, which no stored text does.
+            // Well formed, but no place in this list: a cursor of another order, a made-up
+            // one, one whose text holds NUL (which no stored text does), an id beyond any: 404.
             let json = #"{"id":"1","sort":"title","values":["a\u0000b"]}"#
             let handMade = Data(json.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
                 .replacingOccurrences(of: "=", with: "")
-            expectProblem(try await client.send(.get, "/publications?sort=title&after=\(handMade)"), .badRequest, fields: ["after"])
+            for query in ["after=\(next)&sort=title", "after=\(next)", "after=eyJzzzz", "sort=title&after=\(handMade)", "sort=title&after=9999999999999999999"] {
+                expectProblem(try await client.send(.get, "/publications?\(query)"), .notFound)
+            }
             // A page that is not full has no next.
             let short = try await client.send(.get, "/publications?limit=100").json
             #expect(short["next"] == .null)
@@ -142,5 +145,19 @@ struct KeysetPaginationTests {
     /// The IDs of a page's items, in order.
     static func ids(_ page: JSONValue) -> [Int] {
         page["items"]?.array.compactMap { $0["id"]?.int } ?? []
+    }
+}
+
+/// The document's pattern for `after` and the service's check of its shape agree.
+@Suite("keyset cursor shape")
+struct KeysetCursorShapeTests {
+    @Test func theDocumentsPatternIsTheShapeTheServiceTakes() throws {
+        let pattern = try Regex(ListCursor.pattern)
+        let cursor = ListCursor(sort: "-price,title", values: [.double(9.99), .string("Ñ \"q\"")], id: 7).text
+        for text in ["0", "1", "42", "9223372036854775807", "9999999999999999999", cursor, "eyJ", "eyJa", "eyJ_-",
+                     "", "00", "01", "-1", "1.5", "abc", "eyJ+", "eyJ=", "1e3", "10000000000000000000", " 1"] {
+            #expect((text.wholeMatch(of: pattern) != nil) == ListCursor.isWellFormed(text), "'\(text)'")
+        }
+        #expect(ListCursor.isWellFormed(cursor))
     }
 }

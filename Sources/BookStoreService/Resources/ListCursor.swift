@@ -22,6 +22,20 @@ struct ListCursor: Sendable, Hashable {
     /// Whether the list is in plain id order, where the id alone is the cursor.
     static func isIDOrder(_ sort: String) -> Bool { sort.isEmpty || sort == "id" }
 
+    /// What `after` takes, as the OpenAPI document says it: an id (digits, no leading
+    /// zero), or a cursor (base64url of JSON, which begins `{"`, so `eyJ`).
+    static let pattern = "^(0|[1-9][0-9]{0,18}|eyJ[A-Za-z0-9_-]+)$"
+
+    /// Whether `text` has the shape of ``pattern``; whether it names a place is another matter.
+    static func isWellFormed(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+        if text == "0" { return true }
+        if let first = bytes.first, first != UInt8(ascii: "0"), bytes.count <= 19, bytes.allSatisfy(isDigit) { return true }
+        let base64URL = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        return text.hasPrefix("eyJ") && bytes.count > 3 && bytes.allSatisfy(base64URL.contains)
+    }
+
     /// What `next` and `after` carry.
     var text: String {
         guard !Self.isIDOrder(sort) else { return String(id) }

@@ -53,6 +53,9 @@ struct ListQuery: Sendable {
         /// A row's id: in id order the place itself; in another, the place of the row's
         /// values now (``PublicationRepository`` reads them).
         case id(Int64)
+        /// Well formed, but no place in this list: a cursor of another order, or made up
+        /// (a 404, as an id that names no row).
+        case nowhere
     }
 
     /// Where a keyset page starts; `nil` for a page at ``offset``.
@@ -116,6 +119,7 @@ struct ListQuery: Sendable {
         if let minPrice = reader.number("minPrice") { query.predicates.append(try Persistence.Predicate(format: "price >= %@", .value(.double(minPrice)))) }
         if let maxPrice = reader.number("maxPrice") { query.predicates.append(try Persistence.Predicate(format: "price <= %@", .value(.double(maxPrice)))) }
         try reader.finish()
+        try query.refuseNowhere()
         return query
     }
 
@@ -125,6 +129,7 @@ struct ListQuery: Sendable {
         var query = ListQuery()
         query.readWindowAndSort(&reader, fields: pageSortFields)
         try reader.finish()
+        try query.refuseNowhere()
         return query
     }
 
@@ -150,14 +155,22 @@ struct ListQuery: Sendable {
         if let text = reader.text("after", maxLength: TextLimit.cursor) {
             if let offset, offset != 0 {
                 reader.refuse("after", code: "conflictingParameters", "give offset or after, not both: after continues where a page's next left off")
-            } else if let id = Int64(text), id >= 0, String(id) == text {
+            } else if !ListCursor.isWellFormed(text) {
+                reader.refuse("after", code: "invalidCursor", "after must be an id, or the next of a page of this list; got '\(text)'")
+            } else if let id = Int64(text), String(id) == text {
                 after = ListCursor.isIDOrder(sort) ? .cursor(ListCursor(sort: sort, values: [], id: id)) : .id(id)
             } else if let cursor = ListCursor(text: text, sort: sort, fields: decidingTerms.filter { !$0.field.isID }.map(\.field)) {
                 after = .cursor(cursor)
             } else {
-                reader.refuse("after", code: "invalidCursor", "after must be an id, or the next of a page of this list with the same sort; got '\(text)'")
+                after = .nowhere
             }
         }
+    }
+
+    /// A 404 for an `after` that names no place in this list.
+    private func refuseNowhere() throws(Problem) {
+        guard case .nowhere? = after else { return }
+        throw Problem.notFound("after names no place in this list: it is not the next of a page sorted by '\(sort.isEmpty ? "id" : sort)'; start again from the first page")
     }
 
     /// The rows after ``after`` in the order: for terms k1, k2, … and the cursor's values

@@ -175,8 +175,8 @@ enum OpenAPIDocument {
         return [
             query("limit", "How many items to return", ["type": "integer", "minimum": 1, "maximum": .number(Double(ListQuery.maximumLimit)), "default": .number(Double(ListQuery.defaultLimit))]),
             query("offset", "How many matching items to skip (not with after)", ["type": "integer", "minimum": 0, "maximum": .number(Double(ListQuery.maximumOffset)), "default": 0]),
-            query("after", "Continue after the page whose next this is, or after the row with this id (a keyset page: no rows are skipped one by one; with the same sort and filters; not with an offset other than 0). An id that names no row is a 404",
-                  ["type": "string", "minLength": 1, "maxLength": .number(Double(TextLimit.cursor))]),
+            query("after", "Continue after the page whose next this is, or after the row with this id (a keyset page: no rows are skipped one by one; with the same sort and filters; not with an offset other than 0). An id that names no row, or a cursor of another order, is a 404",
+                  ["type": "string", "pattern": .string(ListCursor.pattern), "maxLength": .number(Double(TextLimit.cursor))]),
             query("sort", "Comma-separated fields to sort by, each optionally prefixed with '-' for descending: \(names.joined(separator: ", "))",
                   ["type": "string", "pattern": .string("^\(term)(,\(term))*$"), "maxLength": .number(Double(TextLimit.filter))]),
         ]
