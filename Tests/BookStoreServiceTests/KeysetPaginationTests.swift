@@ -25,7 +25,7 @@ struct KeysetPaginationTests {
     ] + (1...24).map { #"{"title": "Book \#($0 % 5)", "price": \#(Double($0 % 4) * 2.25), "lastName": \#($0 % 3 == 0 ? "null" : "\"Name\($0 % 2)\"")}"# }
 
     static let sorts = ["", "id", "-id", "title", "-title", "-price,title", "price,-id", "lastName,firstName", "-lastName", "-firstName,title",
-                        "pageCount,-price", "-pageCount", "title,id,price"]
+                        "pageCount,-price", "-pageCount", "title,id,price", "title,-title,price,price"]
 
     @Test(arguments: TestEngine.allCases)
     func walkingKeysetPagesGivesTheWholeListInItsOrder(_ backend: TestEngine) async throws {
@@ -80,7 +80,7 @@ struct KeysetPaginationTests {
             for number in [5, 3, 3, 9, 1, 7, 7, 7, 2, 8, 4] {
                 _ = try await client.send(.post, "/publications/1/pages", json: #"{"number": \#(number), "text": "n\#(number)"}"#)
             }
-            for sort in ["", "-number", "number,-id"] {
+            for sort in ["", "-number", "number,-id", "number,number"] {
                 let sortQuery = sort.isEmpty ? "" : "&sort=\(sort)"
                 let expected = Self.ids(try await client.send(.get, "/publications/1/pages?limit=100\(sortQuery)").json)
                 let walked = try await Self.walk(client, "/publications/1/pages?limit=4\(sortQuery)")

@@ -91,7 +91,12 @@ struct ListQuery: Sendable {
     /// What a keyset page reads of each row to make the next page's cursor: the deciding
     /// terms' values but the id's.
     var cursorProperties: [FetchRequest.Property] {
-        decidingTerms.filter { !$0.field.isID }.map { FetchRequest.Property($0.field.keyPath, as: $0.field.name) }
+        var properties: [FetchRequest.Property] = []
+        // A field the sort names twice (`title,-title`) is read once.
+        for term in decidingTerms where !term.field.isID && !properties.contains(where: { $0.name == term.field.name }) {
+            properties.append(FetchRequest.Property(term.field.keyPath, as: term.field.name))
+        }
+        return properties
     }
 
     /// The cursor of `row`, the last of a full page.
