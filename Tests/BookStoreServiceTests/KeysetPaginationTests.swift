@@ -106,9 +106,12 @@ struct KeysetPaginationTests {
             #expect(rest == Array(expected.dropFirst(5)))
             expectProblem(try await client.send(.get, "/publications?sort=-price,title&after=\(last)"), .notFound)
 
-            // Not the shape the document gives (an id, or a cursor), or beside an offset: 400.
-            for query in ["after=\(next)&offset=5&sort=-price,title", "after=abc", "after=-1", "after=01", "after=", "after=eyJ%2B", "after=1.5"] {
-                #expect(!ListCursor.isWellFormed(String(query.dropFirst("after=".count))) || query.contains("offset=5"), "\(query)")
+            // Not the shape the document gives (an id, or a cursor): 400.
+            // An offset beside a cursor skips that many rows past it.
+            let skipped = Self.ids(try await client.send(.get, "/publications?sort=-price,title&after=\(next)&offset=2&limit=100").json)
+            #expect(skipped == Array(expected.dropFirst(7)))
+            for query in ["after=abc", "after=-1", "after=01", "after=", "after=eyJ%2B", "after=1.5"] {
+                #expect(!ListCursor.isWellFormed(String(query.dropFirst("after=".count))), "\(query)")
                 expectProblem(try await client.send(.get, "/publications?\(query)"), .badRequest, fields: ["after"])
             }
             expectProblem(try await client.send(.get, "/publications/1/pages?after=x"), .badRequest, fields: ["after"])

@@ -7,7 +7,7 @@ import Persistence
 /// do not parse are a 400 naming each.
 ///
 /// A window starts at `offset` (every row before it is read and skipped) or, a keyset
-/// page, `after` a ``ListCursor`` (a condition on the order's values: in id order the
+/// page, `after` a ``ListCursor`` (and `offset` rows past it, if given) (a condition on the order's values: in id order the
 /// primary key's index goes straight there; another order still sorts the matching rows,
 /// but reads none it skips). Every order ends with the id, so that it is total and a
 /// cursor marks one place.
@@ -158,9 +158,7 @@ struct ListQuery: Sendable {
             sortTerms = terms.contains { $0.field.isID } ? terms : terms + [SortTerm(field: Self.idField, ascending: true)]
         }
         if let text = reader.text("after", maxLength: TextLimit.cursor) {
-            if let offset, offset != 0 {
-                reader.refuse("after", code: "conflictingParameters", "give offset or after, not both: after continues where a page's next left off")
-            } else if !ListCursor.isWellFormed(text) {
+            if !ListCursor.isWellFormed(text) {
                 reader.refuse("after", code: "invalidCursor", "after must be an id, or the next of a page of this list; got '\(text)'")
             } else if let id = Int64(text), String(id) == text {
                 after = ListCursor.isIDOrder(sort) ? .cursor(ListCursor(sort: sort, values: [], id: id)) : .id(id)
@@ -214,7 +212,7 @@ struct ListQuery: Sendable {
     func fetchRequest(entityName: String, extra: [Persistence.Predicate] = []) -> FetchRequest {
         let window: [Persistence.Predicate] = if case .cursor(let cursor)? = after { [keysetPredicate(cursor)] } else { [] }
         return FetchRequest(entityName: entityName, predicate: predicate(extra + window), sortDescriptors: sortDescriptors,
-                            fetchLimit: limit, fetchOffset: after == nil ? offset : 0)
+                            fetchLimit: limit, fetchOffset: offset)
     }
 
     /// The request for those of `ids` that match this query's filters (and `extra`), whatever

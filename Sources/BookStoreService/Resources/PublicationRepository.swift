@@ -47,7 +47,7 @@ struct PublicationRepository: Sendable {
         let total = query.after == nil ? try await context.count(for: query.countRequest(entityName: entityName, extra: extra)) : nil
         // Not past an offset: PostgreSQL computes the select list (a page count's subquery)
         // for every row it skips, where the IDs alone cost nothing.
-        let readsWhole = query.limit <= 2 * ListResponseBody<Item>.batchSize && (query.after != nil || query.offset == 0)
+        let readsWhole = query.limit <= 2 * ListResponseBody<Item>.batchSize && query.offset == 0
         // The cursor's values beside the item's, each name once.
         let read = readsWhole ? properties + query.cursorProperties.filter { property in !properties.contains { $0.name == property.name } }
             : query.cursorProperties

@@ -53,7 +53,8 @@ enum OpenAPIDocument {
         "paths": [
             "/publications": [
                 "get": operation("listPublications", "List publications", parameters: listParameters(sortFields: ListQuery.publicationSortFields) + publicationFilters,
-                                 responses: ["200": json("PublicationList", "A page of publications"), "400": problem("A query parameter is unknown, repeated or does not parse")]),
+                                 responses: ["200": json("PublicationList", "A page of publications"), "400": problem("A query parameter is unknown, repeated or does not parse"),
+                                             "404": problem("after names no place in the list: no such publication, or a cursor of another order")]),
                 "post": operation("createPublication", "Create a publication", body: "PublicationInput",
                                   responses: ["201": created("Publication"), "400": problem("The body is not a publication"), "413": problem("The body is over 1 MiB"),
                                               "415": problem("The body is not application/json"), "422": problem("The publication breaks the model's rules")]),
@@ -74,7 +75,7 @@ enum OpenAPIDocument {
                 "parameters": [idParameter("publication")],
                 "get": operation("listPages", "List a publication's pages", parameters: listParameters(sortFields: ListQuery.pageSortFields),
                                  responses: ["200": json("PageList", "A page of pages"), "400": problem("A query parameter is unknown, repeated or does not parse"),
-                                             "404": problem("There is no such publication")]),
+                                             "404": problem("There is no such publication, or after names no place in its pages")]),
                 "post": operation("createPage", "Add a page to a publication (without a number it becomes the next page)", body: "PageInput",
                                   responses: ["201": created("Page"), "400": problem("The body is not a page"), "404": problem("There is no such publication"),
                                               "413": problem("The body is over 1 MiB"), "415": problem("The body is not application/json"),
@@ -174,8 +175,8 @@ enum OpenAPIDocument {
         let term = "-?(" + names.joined(separator: "|") + ")"
         return [
             query("limit", "How many items to return", ["type": "integer", "minimum": 1, "maximum": .number(Double(ListQuery.maximumLimit)), "default": .number(Double(ListQuery.defaultLimit))]),
-            query("offset", "How many matching items to skip (not with after)", ["type": "integer", "minimum": 0, "maximum": .number(Double(ListQuery.maximumOffset)), "default": 0]),
-            query("after", "Continue after the page whose next this is, or after the row with this id (a keyset page: no rows are skipped one by one; with the same sort and filters; not with an offset other than 0). An id that names no row, or a cursor of another order, is a 404",
+            query("offset", "How many matching items to skip (after the place after names, with it)", ["type": "integer", "minimum": 0, "maximum": .number(Double(ListQuery.maximumOffset)), "default": 0]),
+            query("after", "Continue after the page whose next this is, or after the row with this id (a keyset page: no rows are skipped one by one; with the same sort and filters). An id that names no row, or a cursor of another order, is a 404",
                   ["type": "string", "pattern": .string(ListCursor.pattern), "maxLength": .number(Double(TextLimit.cursor))]),
             query("sort", "Comma-separated fields to sort by, each optionally prefixed with '-' for descending: \(names.joined(separator: ", "))",
                   ["type": "string", "pattern": .string("^\(term)(,\(term))*$"), "maxLength": .number(Double(TextLimit.filter))]),
