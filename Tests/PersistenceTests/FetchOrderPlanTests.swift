@@ -31,10 +31,11 @@ struct FetchOrderPlanTests {
             try await context.save()
             if engine == .postgres { _ = try await store.database.writeWithoutTransaction { try $0.execute("ANALYZE") } }
             let layout = try context.layout("Book")
-            for ascending in [true, false] {
+            // `self` is the same key path as `SELF`.
+            for (ascending, key) in [(true, "SELF"), (false, "SELF"), (true, "self")] {
                 for after in [nil, Predicate.comparison(Comparison(.evaluatedObject, ascending ? .greaterThan : .lessThan, .constant(.integer(10_000))))] {
                     let request = FetchRequest(entityName: "Book", predicate: after,
-                                               sortDescriptors: [FetchRequest.SortDescriptor(key: "SELF", ascending: ascending)], fetchLimit: 20)
+                                               sortDescriptors: [FetchRequest.SortDescriptor(key: key, ascending: ascending)], fetchLimit: 20)
                     let (_, sql) = try context.storedRowsSQL(request, layout, after, limit: 20, offset: 0, selecting: .objects)
                     let explain: SQL = engine == .postgres ? "EXPLAIN \(sql)" : "EXPLAIN QUERY PLAN \(sql)"
                     let plan = try await store.database.read { try $0.rows(literal: explain) }

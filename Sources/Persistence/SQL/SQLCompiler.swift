@@ -425,7 +425,8 @@ struct SQLCompiler {
         // nil sorts first, as in Core Data; PostgreSQL's default is the other way. The
         // object itself (its primary key) is never nil: without the clause PostgreSQL reads
         // the key's index in order, where `NULLS FIRST` would make it sort every row.
-        let nulls = path == ["SELF"] ? "" : d.nullOrdering(ascending: descriptor.ascending)
+        let isObjectItself = path.count == 1 && path[0].uppercased() == "SELF"
+        let nulls = isObjectItself ? "" : d.nullOrdering(ascending: descriptor.ascending)
         return "\(sql) \(raw: descriptor.ascending ? "ASC" : "DESC")\(raw: nulls)"
     }
 
