@@ -134,7 +134,7 @@ public struct StoreSnapshot: Sendable, Equatable, CustomStringConvertible {
     public var leftovers: [String] {
         switch engine {
         case .sqlite: files.keys.filter { !$0.hasSuffix(".sqlite") }.sorted()
-        case .postgres: schemas.filter { $0.hasPrefix(name + "_") }
+        case .postgres: schemas.filter { schema in PostgresShadowName.Kind.allCases.contains { schema.hasPrefix(PostgresShadowName.prefix(of: name, kind: $0)) } }
         }
     }
 

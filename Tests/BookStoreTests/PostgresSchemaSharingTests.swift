@@ -27,6 +27,29 @@ struct PostgresSchemaSharingTests {
         return try connection.rows("SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename", [.text(configuration.schema)]).compactMap { $0[0].text }
     }
 
+    /// A schema whose name is as long as PostgreSQL takes (63 bytes, non-ASCII): the shadow
+    /// schemas of a migration through it still have names of their own within that limit
+    /// (PostgreSQL would cut longer ones to the same name), and none is left after.
+    @Test func aStoreInASchemaOfTheLongestNameMigratesThroughItsShadowSchemas() async throws {
+        try await TestPostgres.withDatabase { database in
+            guard case .postgres(var configuration) = database.kind else { preconditionFailure("a PostgreSQL store URL") }
+            configuration.schema = String(repeating: "ß", count: 31) + "x"
+            #expect(configuration.schema.utf8.count == 63)
+            let url = StoreURL.postgres(configuration)
+            let seed = try await BookStoreProcess.running(["seed", "--model-version", "2", "--count", "40", "--store", url.description])
+            #expect(seed.status == 0, "\(seed.stderr)")
+            let migrate = try await BookStoreProcess.running(["migrate", "--store", url.description])
+            #expect(migrate.status == 0, "\(migrate.stderr.suffix(2000))")
+            let status = try await BookStoreProcess.running(["status", "--store", url.description])
+            #expect(status.stdout.contains("Store model version:   BookStore 5\n"), "\(status.stdout)")
+            #expect(try await storeValues(url, "SELECT count(*) FROM zpublication") == ["44"])
+            let connection = try PostgresConnection(configuration: configuration)
+            let schemas = try connection.rows("SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg_%' AND nspname NOT IN ('public', 'information_schema') ORDER BY 1")
+                .compactMap { $0[0].text }
+            #expect(schemas == [configuration.schema], "only the store's schema is left: \(schemas)")
+        }
+    }
+
     @Test func aStoreIsNotCreatedBesideAnApplicationsOwnTables() async throws {
         try await TestPostgres.withDatabase { url in
             try execute(url, "CREATE TABLE users (id integer PRIMARY KEY, name text); INSERT INTO users VALUES (1, 'Zoë')")

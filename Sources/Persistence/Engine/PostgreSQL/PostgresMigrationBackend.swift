@@ -73,7 +73,7 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
         return options
     }
 
-    private var shadowPrefix: String { "\(configuration.schema)_migrating_" }
+    private var shadowPrefix: String { PostgresShadowName.prefix(of: configuration.schema, kind: .migrating) }
 
     /// The schema of `url`: the store's own, or a shadow.
     private func configuration(of url: StoreURL) throws(MigrationError) -> PostgresConfiguration {
@@ -89,7 +89,7 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
 
     func newOutput(forStep index: Int) -> StoreURL {
         var shadow = configuration
-        shadow.schema = shadowPrefix + UUID().uuidString.prefix(8).lowercased()
+        shadow.schema = PostgresShadowName.new(beside: configuration.schema, kind: .migrating)
         return .postgres(shadow)
     }
 
@@ -99,7 +99,7 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
     /// stops the swap, and the store stays as it was.
     func swapIn(_ output: StoreURL, replacing current: StoreURL, swapping: @escaping @Sendable () throws -> Void) async throws -> StoreURL {
         let schema = configuration.quotedSchema
-        let old = PostgresConfiguration.quoteIdentifier("\(configuration.schema)_replaced_\(UUID().uuidString.prefix(8).lowercased())")
+        let old = PostgresConfiguration.quoteIdentifier(PostgresShadowName.new(beside: configuration.schema, kind: .replaced))
         let shadow = try configuration(of: output).quotedSchema
         let configuration = self.configuration
         let store = self.store
