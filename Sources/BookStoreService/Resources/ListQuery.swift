@@ -7,10 +7,10 @@ import Persistence
 /// do not parse are a 400 naming each.
 ///
 /// A window starts at `offset` (every row before it is read and skipped) or, a keyset
-/// page, `after` a ``ListCursor`` (and `offset` rows past it, if given) (a condition on the order's values: in id order the
-/// primary key's index goes straight there; another order still sorts the matching rows,
-/// but reads none it skips). Every order ends with the id, so that it is total and a
-/// cursor marks one place.
+/// page, `after` a ``ListCursor`` or a row's id, `offset` rows past it: a condition on the
+/// order's values, where in id order the primary key's index goes straight to the place,
+/// and another order still sorts the matching rows but reads none it skips. Every order
+/// ends with the id, so that it is total and a cursor marks one place.
 struct ListQuery: Sendable {
     static let defaultLimit = 20
     static let maximumLimit = 100
