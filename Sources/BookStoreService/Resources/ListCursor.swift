@@ -32,9 +32,10 @@ struct ListCursor: Sendable, Hashable {
         func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
         if text == "0" { return true }
         if let first = bytes.first, first != UInt8(ascii: "0"), bytes.count <= 19, bytes.allSatisfy(isDigit) { return true }
-        let base64URL = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-        return text.hasPrefix("eyJ") && bytes.count > 3 && bytes.allSatisfy(base64URL.contains)
+        return text.hasPrefix("eyJ") && bytes.count > 3 && bytes.allSatisfy(base64URLBytes.contains)
     }
+
+    private static let base64URLBytes = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// What `next` and `after` carry.
     var text: String {

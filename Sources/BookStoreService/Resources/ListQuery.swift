@@ -88,21 +88,22 @@ struct ListQuery: Sendable {
         sortTerms.prefix { !$0.field.isID } + sortTerms.drop { !$0.field.isID }.prefix(1)
     }
 
-    /// What a keyset page reads of each row to make the next page's cursor: the deciding
-    /// terms' values but the id's.
+    /// The fields whose values a cursor carries beside the id: the deciding terms before it.
+    var cursorFields: [SortField] { sortTerms.prefix { !$0.field.isID }.map(\.field) }
+
+    /// What a keyset page reads of each row to make the next page's cursor.
     var cursorProperties: [FetchRequest.Property] {
         var properties: [FetchRequest.Property] = []
         // A field the sort names twice (`title,-title`) is read once.
-        for term in decidingTerms where !term.field.isID && !properties.contains(where: { $0.name == term.field.name }) {
-            properties.append(FetchRequest.Property(term.field.keyPath, as: term.field.name))
+        for field in cursorFields where !properties.contains(where: { $0.name == field.name }) {
+            properties.append(FetchRequest.Property(field.keyPath, as: field.name))
         }
         return properties
     }
 
     /// The cursor of `row`, the last of a full page.
     func cursor(after row: FetchedValues) -> ListCursor {
-        ListCursor(sort: sort, values: decidingTerms.filter { !$0.field.isID }.map { row.value(forKey: $0.field.name) },
-                   id: row.objectID.primaryKey ?? 0)
+        ListCursor(sort: sort, values: cursorFields.map { row.value(forKey: $0.name) }, id: row.objectID.primaryKey ?? 0)
     }
 
     /// The query of `GET /publications`.
@@ -162,7 +163,7 @@ struct ListQuery: Sendable {
                 reader.refuse("after", code: "invalidCursor", "after must be an id, or the next of a page of this list; got '\(text)'")
             } else if let id = Int64(text), String(id) == text {
                 after = ListCursor.isIDOrder(sort) ? .cursor(ListCursor(sort: sort, values: [], id: id)) : .id(id)
-            } else if let cursor = ListCursor(text: text, sort: sort, fields: decidingTerms.filter { !$0.field.isID }.map(\.field)) {
+            } else if let cursor = ListCursor(text: text, sort: sort, fields: cursorFields) {
                 after = .cursor(cursor)
             } else {
                 after = .nowhere

@@ -34,9 +34,7 @@ public enum PostgresShadowName {
     public static func prefix(of schema: String, kind: Kind) -> String {
         let whole = "\(schema)_\(kind.rawValue)_"
         if whole.utf8.count + idLength <= identifierLimit { return whole }
-        let digest = SHA256.hash(data: Array(schema.utf8)).prefix(4).map { byte in
-            String(byte, radix: 16).count == 1 ? "0" + String(byte, radix: 16) : String(byte, radix: 16)
-        }.joined()
+        let digest = SHA256.hash(data: Array(schema.utf8)).prefix(4).map { String(format: "%02x", $0) }.joined()
         let suffix = "_\(digest)_\(kind.rawValue)_"
         let room = identifierLimit - idLength - suffix.utf8.count
         var kept = ""
