@@ -72,10 +72,10 @@ extension MigrationRun {
             guard case .fused(let carried)? = plan.steps[index].fusionWithNext else { return FusedLink(carried: []) }
             return FusedLink(carried: carried)
         }
-        let highest = HighestFraction()
+        let progress = FusedProgress()
         let managers = group.enumerated().map { position, index in
-            manager(forStep: index, upstream: position > 0 ? links[position - 1] : nil, downstream: position < links.count ? links[position] : nil,
-                    options: options, highest: highest)
+            manager(forStep: index, position: position, upstream: position > 0 ? links[position - 1] : nil,
+                    downstream: position < links.count ? links[position] : nil, options: options, progress: progress)
         }
         let (migrator, stepsInGroup, openStores) = (self.migrator, group, stores)
         /// Closes the links of the step at `position` with its neighbours.
@@ -128,8 +128,8 @@ extension MigrationRun {
 
     /// A fused step's manager: configured as an unfused step's, with its links, its
     /// progress placed in the whole migration.
-    private func manager(forStep index: Int, upstream: FusedLink?, downstream: FusedLink?, options: PersistentStore.Options,
-                         highest: HighestFraction) -> MigrationManager {
+    private func manager(forStep index: Int, position: Int, upstream: FusedLink?, downstream: FusedLink?, options: PersistentStore.Options,
+                         progress fusedProgress: FusedProgress) -> MigrationManager {
         let step = plan.steps[index]
         var configuration = MigrationManager.Configuration(
             sourceModel: step.source, destinationModel: step.destination, mappingModel: step.mappingModels[0],
@@ -142,9 +142,11 @@ extension MigrationRun {
         let manager = step.managerType.init(configuration: configuration)
         let (run, start) = (self, workload.start(ofStep: index))
         manager.setProgressHandler { progress in
-            // The steps advance side by side: the whole only ever moves forward.
-            guard highest.raise(to: run.workload.fraction(step: index, stepFraction: progress.stepFractionCompleted)) else { return }
-            run.report(index, since: start, StepReport(progress))
+            // The steps advance side by side; the whole is reported as if they ran in turn.
+            let fraction = run.workload.fraction(step: index, stepFraction: progress.stepFractionCompleted)
+            fusedProgress.report(position: position, fraction: fraction, isEnd: progress.stage == .finished) {
+                run.report(index, since: start, StepReport(progress))
+            }
         }
         return manager
     }
