@@ -1,7 +1,19 @@
 #!/usr/bin/env bash
 # Sets up a fresh machine and runs every test (debug build).
+# Tests run in parallel, so a failure's lines are far from the summary: they are
+# printed again after it, so that the end of the output says what failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 swift build --build-tests
-swift test --skip-build "$@"
+log=$(mktemp -t bookstore-tests.XXXXXX)
+trap 'rm -f "$log"' EXIT
+status=0
+swift test --skip-build "$@" 2>&1 | tee "$log" || status=$?
+if [ "$status" -ne 0 ]; then
+    echo
+    echo "What failed (repeated from above):"
+    grep -E -A3 '✘|Fatal error' "$log" | grep -v '^✘ Test run with' || true
+    grep -E '^✘ Test run with' "$log" || true
+fi
+exit "$status"
