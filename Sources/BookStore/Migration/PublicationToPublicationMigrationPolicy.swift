@@ -16,6 +16,10 @@ public final class PublicationToPublicationMigrationPolicy: EntityMigrationPolic
     /// may be fused with the next one.
     public override class var fetchesFromStores: Bool { false }
 
+    /// Each publication is split on its own, whatever came before it: an interrupted step
+    /// continues from its last batch.
+    public override class var resumesAfterInterruption: Bool { true }
+
     public override func createDestinationInstances(forSource source: ManagedObject, in mapping: EntityMapping, manager: MigrationManager) async throws {
         try await super.createDestinationInstances(forSource: source, in: mapping, manager: manager)
         let destinations = try await manager.destinationInstances(forEntityMappingNamed: mapping.name, sourceInstances: [source])

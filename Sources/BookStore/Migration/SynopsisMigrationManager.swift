@@ -20,6 +20,10 @@ public final class SynopsisMigrationManager: MigrationManager, @unchecked Sendab
     /// one before it.
     public override class var fetchesFromStores: Bool { false }
 
+    /// Each pair gets its synopsis on its own, and the percentage logged only moves on: an
+    /// interrupted step continues from its last batch.
+    public override class var resumesAfterInterruption: Bool { true }
+
     public override func associate(sourceInstance: ManagedObject, withDestinationInstance destination: ManagedObject, for mapping: EntityMapping) {
         super.associate(sourceInstance: sourceInstance, withDestinationInstance: destination, for: mapping)
         if mapping.destinationEntityName == "Publication" {

@@ -19,7 +19,11 @@ extension ManagedObjectContext {
     ///
     /// `assignedKeys` gives inserted objects the keys a migration chose; with `insertsInBulk`
     /// they are written a statement per entity (see ``SavePlan/insertsInBulk``).
-    func save(validating: Bool, assignedKeys: [ObjectID: Int64] = [:], insertsInBulk: Bool = false) async throws {
+    /// `alsoWriting` runs in the save's transaction once the objects are written, with the
+    /// key of each object saved (the migration's association rows and checkpoint, which
+    /// must not outlive or miss the batch they describe).
+    func save(validating: Bool, assignedKeys: [ObjectID: Int64] = [:], insertsInBulk: Bool = false,
+              alsoWriting: (@Sendable (any DatabaseConnection, _ keyOf: (ObjectID) -> Int64?) throws -> Void)? = nil) async throws {
         var (planned, objects) = try makePlan(validating: validating)
         planned.assignedKeys = assignedKeys
         planned.insertsInBulk = insertsInBulk
@@ -33,7 +37,9 @@ extension ManagedObjectContext {
         do {
             result = try await store.database.write { connection in
                 var executor = SaveExecutor(connection: connection, schema: schema, model: model)
-                return try executor.run(plan)
+                let result = try executor.run(plan)
+                try alsoWriting?(connection) { id in id.primaryKey ?? result.primaryKeys[id] }
+                return result
             }
         } catch let error as DatabaseError {
             if error.isUniqueViolation, let conflicts = try? await uniquenessConflicts(among: objects, deleting: plan.deletes), !conflicts.isEmpty {

@@ -80,6 +80,25 @@ protocol MigrationWorkspace: AnyObject {
     /// Removes the workspace, after success or failure.
     func cleanUp() async
 
+    /// A mark of the store as it is now, taken while writers are held off, that
+    /// ``storeUnchanged(since:)`` compares with the store later; `nil` when `current` is
+    /// not the store (a step's input the workspace wrote), which the step then cannot be
+    /// continued from.
+    func sourceMark(of current: StoreURL) async throws -> String?
+
+    /// Whether nothing was written to the store since `mark` was taken, by anyone.
+    func storeUnchanged(since mark: String) async throws -> Bool
+
+    /// The outputs that killed runs left (``abandon()``), for this run to continue one of
+    /// them; they are removed by ``removeAbandoned()``.
+    var abandonedOutputs: [StoreURL] { get }
+
+    /// Makes an abandoned output this run's output of step `index`; returns where it is now.
+    func adopt(_ output: StoreURL, forStep index: Int) async throws -> StoreURL
+
+    /// Removes what killed runs left that this run did not adopt.
+    func removeAbandoned() async
+
     /// Leaves the workspace as a killed process would (a ``MigrationAbort``): what it wrote
     /// stays, what the kernel would release (locks, open files, sessions) is released.
     func abandon() async

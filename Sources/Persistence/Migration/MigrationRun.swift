@@ -47,6 +47,11 @@ struct MigrationRun {
         while index < plan.steps.count {
             try checkCancellation(workspace)
             try await workspace.holdWriters()
+            // Only a step that reads the store as found continues what a killed run left
+            // (``outputAndCheckpointing(forStep:from:in:)``); these do not.
+            if plan.steps[index].strategy == .inPlace || plan.steps[index].fusionWithNext?.isFused == true {
+                await workspace.removeAbandoned()
+            }
             if plan.steps[index].strategy == .inPlace {
                 var group: [Int] = []
                 while index < plan.steps.count, plan.steps[index].strategy == .inPlace {
@@ -145,12 +150,12 @@ struct MigrationRun {
     func runIntoOutput(_ index: Int, from current: StoreURL, in workspace: any MigrationWorkspace, original: StoreMetadata) async throws -> StoreURL {
         let step = plan.steps[index]
         let started = ContinuousClock.now
-        let output = workspace.newOutput(forStep: index)
+        let (output, checkpointing) = try await outputAndCheckpointing(forStep: index, from: current, in: workspace)
         do {
             if case .setBased(let setBased) = step.work {
                 try await runSetBased(setBased, index: index, from: current, to: output, in: workspace)
             } else {
-                try await runStreamed(index, from: current, to: output, options: workspace.outputOptions)
+                try await runStreamed(index, from: current, to: output, options: workspace.outputOptions, checkpointing: checkpointing)
             }
             try await completeOutput(output, of: index, in: workspace, original: original)
             let migrator = self.migrator
@@ -178,6 +183,7 @@ struct MigrationRun {
         let metadata = metadata(for: destination, original: original)
         try await workspace.withDatabase(output, isDurable: true) { database in
             try await AssociationTable(database: database).drop()
+            try await StepCheckpointTable(database: database).drop()
             let schema = StoreSchema(model: destination, dialect: database.dialect)
             let indexes = schema.indexStatements()
             try await database.write { connection in
@@ -190,7 +196,8 @@ struct MigrationRun {
     }
 
     /// Each mapping model of the step in turn, through the step's migration manager.
-    private func runStreamed(_ index: Int, from current: StoreURL, to output: StoreURL, options: PersistentStore.Options) async throws {
+    private func runStreamed(_ index: Int, from current: StoreURL, to output: StoreURL, options: PersistentStore.Options,
+                             checkpointing: StepCheckpointing?) async throws {
         let step = plan.steps[index]
         let stepCount = plan.steps.count
         let migrator = self.migrator
@@ -206,6 +213,7 @@ struct MigrationRun {
             configuration.stepAssociations = made
             configuration.faultInjection = migrator.faultInjection
             configuration.stepNumber = index + 1
+            configuration.checkpointing = checkpointing
             let manager = step.managerType.init(configuration: configuration)
             manager.setProgressHandler { progress in
                 guard let progress = progress.pass(pass, of: passes) else { return }

@@ -31,7 +31,8 @@ struct PostgresMigrationBackend: MigrationBackend {
             if plan.steps.contains(where: { $0.strategy != .inPlace }) {
                 try await workspace.refuseOtherObjectsInTheSchema(fence.holder)
             }
-            try await workspace.dropAbandonedShadows(logger: logger)
+            // Kept until the run knows whether it continues one of them.
+            try await workspace.findAbandonedShadows()
         } catch {
             await fence.release()
             throw error
@@ -47,6 +48,9 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
     let configuration: PostgresConfiguration
     /// Holds other writers off, and runs what changes the store.
     let fence: PostgresWriterFence
+    /// The shadow schemas of killed runs, until ``removeAbandoned()``.
+    private var abandonedShadows: [String] = []
+    private var logger: Logger { fence.logger }
 
     init(store: StoreURL, configuration: PostgresConfiguration, fence: PostgresWriterFence) {
         self.store = store
@@ -139,6 +143,7 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
 
     func cleanUp() async {
         await fence.release()
+        await removeAbandoned()
     }
 
     func abandon() async {
@@ -163,17 +168,88 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
     }
 
     /// Shadow schemas of killed runs: only this run can be migrating (it holds the lock).
-    func dropAbandonedShadows(logger: Logger) async throws {
+    func findAbandonedShadows() async throws {
         let prefix = shadowPrefix
-        let store = self.store
-        try await withDatabase(store, isDurable: true) { database in
-            let names = try await database.read { connection in
-                try connection.rows("SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)", [.text(prefix)]).compactMap { $0[0].text }
+        abandonedShadows = try await withDatabase(store, isDurable: true) { database in
+            try await database.read { connection in
+                try connection.rows("SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1) ORDER BY nspname", [.text(prefix)]).compactMap { $0[0].text }
             }
+        }
+    }
+
+    var abandonedOutputs: [StoreURL] {
+        abandonedShadows.map { name in
+            var shadow = configuration
+            shadow.schema = name
+            return .postgres(shadow)
+        }
+    }
+
+    /// A shadow schema is continued where it is.
+    func adopt(_ output: StoreURL, forStep index: Int) async throws -> StoreURL {
+        let schema = try configuration(of: output).schema
+        abandonedShadows.removeAll { $0 == schema }
+        return output
+    }
+
+    func removeAbandoned() async {
+        let (names, store, logger) = (abandonedShadows, self.store, self.logger)
+        abandonedShadows = []
+        guard !names.isEmpty else { return }
+        try? await withDatabase(store, isDurable: true) { database in
             for name in names {
-                _ = try await database.writeWithoutTransaction { try $0.execute("DROP SCHEMA \(PostgresConfiguration.quoteIdentifier(name)) CASCADE") }
+                _ = try await database.writeWithoutTransaction { try $0.execute("DROP SCHEMA IF EXISTS \(PostgresConfiguration.quoteIdentifier(name)) CASCADE") }
                 logger.notice("removed the shadow schema of an interrupted migration", metadata: [LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(name)"])
             }
         }
+    }
+
+    /// The store's snapshot (which transactions had committed) and the rows of each of its
+    /// tables, taken while writers are held off: a row written since has a transaction the
+    /// snapshot does not see, a row deleted since changes a count.
+    func sourceMark(of current: StoreURL) async throws -> String? {
+        guard try configuration(of: current).schema == configuration.schema else { return nil }
+        let schema = configuration.schema
+        return try await withDatabase(store, isDurable: true) { database in
+            try await database.read { connection in
+                let snapshot = try connection.scalar("SELECT pg_current_snapshot()::text")?.text ?? ""
+                var counts: [String] = []
+                for table in try Self.tables(of: schema, on: connection) {
+                    let count = try connection.scalar("SELECT count(*) FROM \(PostgresConfiguration.quoteIdentifier(schema)).\(PostgresConfiguration.quoteIdentifier(table))")?.int64 ?? 0
+                    counts.append("\(table)=\(count)")
+                }
+                return snapshot + " " + counts.joined(separator: ",")
+            }
+        }
+    }
+
+    func storeUnchanged(since mark: String) async throws -> Bool {
+        let parts = mark.split(separator: " ", maxSplits: 1).map(String.init)
+        // xmin:xmax:in-progress, as 64-bit transaction ids; rows carry their low 32 bits.
+        let snapshot = (parts.first ?? "").split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 2, snapshot.count == 3, let xmax = UInt64(snapshot[1]) else { return false }
+        let inProgress = snapshot[2].split(separator: ",").compactMap { UInt64($0) }.map { $0 & 0xFFFF_FFFF }
+        let schema = configuration.schema
+        let recorded = parts[1]
+        return try await withDatabase(store, isDurable: true) { database in
+            try await database.read { connection in
+                var counts: [String] = []
+                for table in try Self.tables(of: schema, on: connection) {
+                    // Written since: by a transaction at or after the snapshot's end, or in
+                    // progress when it was taken (age compares transaction ids modulo 2^32).
+                    var newer = "age(xmin) <= age('\(xmax & 0xFFFF_FFFF)'::xid)"
+                    if !inProgress.isEmpty { newer += " OR xmin::text IN (\(inProgress.map { "'\($0)'" }.joined(separator: ", ")))" }
+                    let name = "\(PostgresConfiguration.quoteIdentifier(schema)).\(PostgresConfiguration.quoteIdentifier(table))"
+                    guard let row = try connection.rows("SELECT count(*), count(*) FILTER (WHERE \(newer)) FROM \(name)").first else { return false }
+                    if (row[1].int64 ?? 1) > 0 { return false }
+                    counts.append("\(table)=\(row[0].int64 ?? 0)")
+                }
+                return counts.joined(separator: ",") == recorded
+            }
+        }
+    }
+
+    private static func tables(of schema: String, on connection: any DatabaseConnection) throws -> [String] {
+        try connection.rows("SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename", [.text(schema)]).compactMap { $0[0].text }
     }
 }

@@ -39,8 +39,9 @@ struct SQLiteMigrationBackend: MigrationBackend {
         }
         let fence = try await SQLiteWriterFence.open(storeAt: path, store: store, logger: logger)
         let workspace = SQLiteMigrationWorkspace(store: store, path: path, fence: fence, logger: logger)
+        // Kept until the run knows whether it continues one of them.
+        workspace.abandonedFolders = WorkFolder.abandoned(besideStoreAt: path)
         if !plan.steps.allSatisfy({ $0.strategy == .inPlace }) {
-            WorkFolder.removeAbandoned(besideStoreAt: path, logger: logger)
             do {
                 workspace.folder = try WorkFolder(besideStoreAt: path)
             } catch {
@@ -62,6 +63,8 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
     let fence: SQLiteWriterFence
     /// Where steps write; none when every step runs in place in the store.
     var folder: WorkFolder?
+    /// The work folders of killed runs, until ``removeAbandoned()``.
+    var abandonedFolders: [URL] = []
 
     init(store: StoreURL, path: String, fence: SQLiteWriterFence, logger: Logger) {
         self.store = store
@@ -131,6 +134,54 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
     func cleanUp() async {
         await fence.release()
         folder?.remove()
+        await removeAbandoned()
+    }
+
+    /// The store file's identity, size and modification time, and its WAL's: a commit by any
+    /// process changes one of them (SQLite's own change counter is not kept in WAL mode).
+    func sourceMark(of current: StoreURL) async throws -> String? {
+        guard try file(current) == path else { return nil }
+        return storeMark
+    }
+
+    func storeUnchanged(since mark: String) async throws -> Bool {
+        storeMark == mark
+    }
+
+    /// An empty WAL, or none, holds no commit: SQLite makes, empties and removes it as
+    /// connections come and go. A commit lands in a WAL that then holds frames (a new
+    /// time), and is written back into the file (a new time) before the WAL is emptied.
+    private var storeMark: String {
+        let wal = Self.fileMark(path + "-wal")
+        return Self.fileMark(path).mark + " " + (wal.size > 0 ? wal.mark : "empty")
+    }
+
+    private static func fileMark(_ path: String) -> (mark: String, size: Int64) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return ("none", 0) }
+        return ("\(info.st_dev):\(info.st_ino):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)", Int64(info.st_size))
+    }
+
+    var abandonedOutputs: [StoreURL] {
+        abandonedFolders.flatMap { folder -> [StoreURL] in
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            return names.filter { $0.hasSuffix(".sqlite") }.sorted().map { .sqlite(folder.appendingPathComponent($0).path) }
+        }
+    }
+
+    func adopt(_ output: StoreURL, forStep index: Int) async throws -> StoreURL {
+        let from = try file(output)
+        let to = workFile(forStep: index)
+        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: from + suffix) {
+            try FileManager.default.moveItem(atPath: from + suffix, toPath: to + suffix)
+        }
+        try? FileManager.default.removeItem(atPath: from + "-shm")
+        return .sqlite(to)
+    }
+
+    func removeAbandoned() async {
+        for folder in abandonedFolders { WorkFolder.remove(abandoned: folder, storePath: path, logger: logger) }
+        abandonedFolders = []
     }
 
     func abandon() async {

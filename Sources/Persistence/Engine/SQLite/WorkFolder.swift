@@ -49,25 +49,33 @@ final class WorkFolder {
         close(lockDescriptor)
     }
 
-    /// Removes the work folders of migrations of this store that were interrupted: those
-    /// whose lock nobody holds.
-    static func removeAbandoned(besideStoreAt storePath: String, logger: Logger) {
+    /// The work folders of migrations of this store that were interrupted: those whose
+    /// lock nobody holds.
+    static func abandoned(besideStoreAt storePath: String) -> [URL] {
         let store = URL(fileURLWithPath: storePath)
         let folder = store.deletingLastPathComponent()
         let prefix = ".\(store.lastPathComponent).migration-"
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
-        for name in names where name.hasPrefix(prefix) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [] }
+        return names.sorted().compactMap { name -> URL? in
+            guard name.hasPrefix(prefix) else { return nil }
             let candidate = folder.appendingPathComponent(name)
             var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isFolder), isFolder.boolValue else { continue }
+            guard FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isFolder), isFolder.boolValue else { return nil }
             let fd = open(candidate.appendingPathComponent(lockName).path, O_RDWR | O_CLOEXEC)
             if fd >= 0 {
                 defer { close(fd) }
                 // Held: a migration is running there.
-                guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }
+                guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { return nil }
             }
-            try? FileManager.default.removeItem(at: candidate)
-            logger.notice("removed the work folder of an interrupted migration", metadata: [LoggingKeys.store: "\(storePath)", "persistence.migration.folder": "\(name)"])
+            return candidate
         }
+    }
+
+    /// Removes an interrupted migration's work folder (one of ``abandoned(besideStoreAt:)``).
+    static func remove(abandoned folder: URL, storePath: String, logger: Logger) {
+        guard (try? FileManager.default.removeItem(at: folder)) != nil else { return }
+        logger.notice("removed the work folder of an interrupted migration", metadata: [
+            LoggingKeys.store: "\(storePath)", "persistence.migration.folder": "\(folder.lastPathComponent)",
+        ])
     }
 }

@@ -29,12 +29,12 @@ struct AssociationTable: Sendable {
         try await database.writeWithoutTransaction { try $0.execute(sql) }
     }
 
-    /// Records pairs of (mapping, source Z_PK, destination Z_PK).
-    func insert(_ pairs: [(mapping: String, source: Int64, destination: Int64)]) async throws {
+    /// Records pairs of (mapping, source Z_PK, destination Z_PK) on `connection`, in the
+    /// transaction that saves the batch they belong to.
+    func insert(_ pairs: [(mapping: String, source: Int64, destination: Int64)], on connection: any DatabaseConnection) throws {
         guard !pairs.isEmpty else { return }
-        let (table, columns) = (self.table, [mapping, source, destination])
         let rows = pairs.map { [DatabaseValue.text($0.mapping), .integer($0.source), .integer($0.destination)] }
-        try await database.write { try $0.insertRows(into: table, columns: columns, rows: rows) }
+        try connection.insertRows(into: table, columns: [mapping, source, destination], rows: rows)
     }
 
     /// The destination keys of each source key, for one mapping.

@@ -80,6 +80,20 @@ open class EntityMigrationPolicy: @unchecked Sendable {
     /// ```
     open class var fetchesFromStores: Bool { self != EntityMigrationPolicy.self }
 
+    /// Whether this class's hooks may run again on instances an interrupted run already
+    /// migrated, and keep no state from one batch to the next that a new run would not
+    /// have (a look-up of what earlier batches made, a count): then a ``ProgressiveMigrator``
+    /// continues an interrupted step from its last batch, calling ``begin(_:with:)`` again,
+    /// rather than from its first row. A subclass is taken not to unless it says so:
+    ///
+    /// ```swift
+    /// final class AuthorSplitPolicy: EntityMigrationPolicy, @unchecked Sendable {
+    ///     // Each source instance is migrated on its own, whatever came before it.
+    ///     override class var resumesAfterInterruption: Bool { true }
+    /// }
+    /// ```
+    open class var resumesAfterInterruption: Bool { self == EntityMigrationPolicy.self }
+
     /// Called before the first instance of the mapping is created.
     open func begin(_ mapping: EntityMapping, with manager: MigrationManager) async throws {}
 

@@ -13,6 +13,11 @@ extension MigrationManager {
         var createdMappings: Set<String> = []
         var currentEntityMapping: EntityMapping?
         var batch = Batch()
+        /// Where the step is, to be recorded with the next write; `nil` when the step is
+        /// not checkpointed (see ``StepCheckpoint``).
+        var checkpoint: StepCheckpoint?
+        /// The checkpoint the output holds.
+        var checkpointWritten: StepCheckpoint?
     }
 
     /// The batch being made: the associations made since the last save (with the same pairs

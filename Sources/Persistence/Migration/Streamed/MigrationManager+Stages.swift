@@ -49,10 +49,27 @@ extension MigrationManager {
     func runStages(source: PersistentStore, destination: PersistentStore) async throws -> StepAssociations {
         // The carried instances' keys are where the step before put them, not in the source store.
         let carried = try await configuration.upstreamLink?.ready()
-        let (associations, sourceRows) = try await makeAssociationIndex(source: source, destination: destination, carried: carried)
+        let associations: AssociationIndex
+        let sourceRows: [String: Int]
+        let resumed = configuration.checkpointing?.resumeFrom
+        if let resumed {
+            associations = try await restoreAssociationIndex(resumed, source: source, destination: destination)
+            sourceRows = resumed.sourceRows
+        } else {
+            (associations, sourceRows) = try await makeAssociationIndex(source: source, destination: destination, carried: carried)
+            if let checkpointing = configuration.checkpointing {
+                try await StepCheckpointTable(database: destination.database).create(SavedStep(
+                    fingerprint: checkpointing.fingerprint, sourceMark: checkpointing.sourceMark, keys: associations.allKeys.mapValues(SavedKeys.init), sourceRows: sourceRows,
+                    checkpoint: StepCheckpoint()))
+            }
+        }
         // The run begins whole and ends whole: nothing of it outlives migrateStore.
-        let run = Run(sourceContext: ManagedObjectContext(store: source, logger: logger),
+        var run = Run(sourceContext: ManagedObjectContext(store: source, logger: logger),
                       destinationContext: ManagedObjectContext(store: destination, logger: logger), associations: associations)
+        if configuration.checkpointing != nil {
+            run.checkpoint = resumed?.checkpoint ?? StepCheckpoint()
+            run.checkpointWritten = run.checkpoint
+        }
         state.withLock {
             $0.run = run
             $0.progress = 0
@@ -93,8 +110,16 @@ extension MigrationManager {
         // makes the others first (SQL, whose keys are fixed already), so that the next step
         // can read them once it starts taking the handed ones.
         let order = handing.map { link in mappings.filter { !link.hands($0.name) } + mappings.filter { link.hands($0.name) } } ?? mappings
-        for mapping in order {
+        let resumedStage = resumed?.checkpoint.stage ?? .instances
+        for mapping in order where resumedStage == .instances {
             let policy = policies[mapping.name]!
+            if resumed?.checkpoint.createdMappings.contains(mapping.name) == true {
+                // Written whole by the interrupted run.
+                let rows = try await associations.pairCount(mapping: mapping.name)
+                counter.advance(.createInstances, .entityMapping(mapping.name), by: rows, done: rows)
+                updateRun { $0.createdMappings.insert(mapping.name) }
+                continue
+            }
             if let handing, handing.hands(mapping.name), !handing.isAnnounced {
                 handing.announce(readyKeys(associations: associations, sourceRows: sourceRows))
             }
@@ -119,9 +144,14 @@ extension MigrationManager {
                 }
             } else if let sourceName = mapping.sourceEntityName, mapping.type != .remove {
                 var last: Int64 = 0
+                if let resumed = resumed?.checkpoint, resumed.mapping == mapping.name {
+                    (last, done) = (resumed.lastSourceKey, resumed.done)
+                    counter.advance(.createInstances, .entityMapping(mapping.name), by: done, done: done)
+                }
                 while true {
                     try checkCancellation()
                     guard let (end, count) = try await createInstances(of: sourceName, after: last, mapping: mapping, policy: policy) else { break }
+                    checkpointBatch(of: mapping.name, last: end, done: done + count)
                     try await finishBatch(of: mapping)
                     last = end
                     done += count
@@ -133,6 +163,7 @@ extension MigrationManager {
             if let handing, handing.hands(mapping.name) {
                 try endHandingOver(mapping, to: handing, associations: associations, sourceRows: sourceRows)
             }
+            checkpointMappingCreated(mapping.name)
             try await flushBatch()
             updateRun { $0.createdMappings.insert(mapping.name) }
             try logStage(.createInstances, mapping: mapping, rows: done, since: started)
@@ -141,12 +172,21 @@ extension MigrationManager {
             guard case .foreignKeys(let lookups)? = stages[mapping.name], !lookups.isEmpty else { return nil }
             return (mapping, lookups)
         }
-        try await clearDanglingForeignKeys(written, destination: destination, associations: associations, sourceRows: sourceRows,
-                                           readByNextStep: handing != nil)
+        if resumedStage == .instances {
+            try await clearDanglingForeignKeys(written, destination: destination, associations: associations, sourceRows: sourceRows,
+                                               readByNextStep: handing != nil)
+        }
 
         // Stage 2: create relationships, destination by destination, where they were not
-        // written with the instances.
-        for mapping in mappings where mapping.type != .remove {
+        // written with the instances. Once one is written, an interrupted run cannot be
+        // continued: the checkpoint says so with the first.
+        if mappings.contains(where: { mapping in
+            guard mapping.type != .remove, case .foreignKeys = stages[mapping.name] else { return mapping.type != .remove }
+            return false
+        }) {
+            checkpointStage(.relationships)
+        }
+        for mapping in mappings where mapping.type != .remove && resumedStage == .instances {
             let policy = policies[mapping.name]!
             setCurrent(mapping)
             let started = ContinuousClock.now
@@ -176,6 +216,8 @@ extension MigrationManager {
             try await flushBatch()
             try logStage(.createRelationships, mapping: mapping, rows: done, since: started)
         }
+        checkpointStage(.validation)
+        try await flushBatch()
 
         // Stage 3: validate every destination object against the model, then the policies' own checks.
         // The bulk writes are done: indexes a workspace store deferred are built in one pass
@@ -245,9 +287,16 @@ extension MigrationManager {
             if let keys = associations.keys(of: mapping.name) { offsets[mapping.name] = keys.offset }
         }
         let sql = insert.statement.resolved(sourceSchema: access.schema, offsets: offsets)
+        // The checkpoint says the mapping's instances are written in the insert's transaction.
+        checkpointMappingCreated(insert.mapping)
+        let checkpoint = takeCheckpoint()
         let written: Int
         do {
-            written = try await destination.database.write { try $0.run(literal: sql) }
+            written = try await destination.database.write { connection in
+                let written = try connection.run(literal: sql)
+                if let checkpoint { try StepCheckpointTable.write(checkpoint, on: connection) }
+                return written
+            }
         } catch let error as DatabaseError {
             throw MigrationError(.store, "writing migrated objects failed", entityMapping: insert.mapping, underlying: error)
         }
@@ -330,24 +379,41 @@ extension MigrationManager {
                 writeForeignKeys(lookups, of: pair.destination, from: pair.source, associations: associations, created: created)
             }
         }
-        if context.hasChanges {
-            do {
-                try await context.save(validating: false, assignedKeys: assigned, insertsInBulk: true)
-            } catch let error as StoreError {
-                throw MigrationError(.store, "writing migrated objects failed", entityMapping: currentEntityMapping?.name, underlying: error)
-            }
-        }
-        var rows: [(mapping: String, source: Int64, destination: Int64)] = []
+        var unsaved: [(mapping: String, source: Int64, destination: ObjectID)] = []
         for pair in exceptions {
-            guard let source = pair.source.objectID.primaryKey, let destination = pair.destination.objectID.primaryKey else {
+            guard let source = pair.source.objectID.primaryKey else {
                 throw MigrationError(.evaluationFailed, "an associated instance was deleted or never saved", entityMapping: pair.mapping)
             }
-            rows.append((pair.mapping, source, destination))
+            unsaved.append((pair.mapping, source, pair.destination.objectID))
         }
-        if !rows.isEmpty {
-            try await associations.table.insert(rows)
-            for (mapping, pairs) in Dictionary(grouping: rows, by: \.mapping) { associations.noteExceptions(pairs.count, mapping: mapping) }
+        // The batch's rows, its association rows and the checkpoint that counts it: one
+        // transaction, so that a killed run leaves all of them or none.
+        let checkpoint = takeCheckpoint()
+        let (table, pairs) = (associations.table, unsaved)
+        let alsoWriting: @Sendable (any DatabaseConnection, (ObjectID) -> Int64?) throws -> Void = { connection, keyOf in
+            var rows: [(mapping: String, source: Int64, destination: Int64)] = []
+            rows.reserveCapacity(pairs.count)
+            for pair in pairs {
+                guard let destination = keyOf(pair.destination) else {
+                    throw MigrationError(.evaluationFailed, "an associated instance was deleted or never saved", entityMapping: pair.mapping)
+                }
+                rows.append((pair.mapping, pair.source, destination))
+            }
+            try table.insert(rows, on: connection)
+            if let checkpoint { try StepCheckpointTable.write(checkpoint, on: connection) }
         }
+        do {
+            if context.hasChanges {
+                try await context.save(validating: false, assignedKeys: assigned, insertsInBulk: true, alsoWriting: alsoWriting)
+            } else if !pairs.isEmpty || checkpoint != nil {
+                try await context.store.database.write { connection in try alsoWriting(connection) { $0.primaryKey } }
+            }
+        } catch let error as StoreError {
+            throw MigrationError(.store, "writing migrated objects failed", entityMapping: currentEntityMapping?.name, underlying: error)
+        } catch let error as DatabaseError {
+            throw MigrationError(.store, "writing migrated objects failed", entityMapping: currentEntityMapping?.name, underlying: error)
+        }
+        for (mapping, rows) in Dictionary(grouping: pairs, by: \.mapping) { associations.noteExceptions(rows.count, mapping: mapping) }
     }
 
     /// Validates the destination store. `separately`: through a context of its own, not

@@ -66,6 +66,10 @@ open class MigrationManager: @unchecked Sendable {
         /// instances go through to the next; `nil` where the step has no such neighbour.
         var upstreamLink: FusedLink?
         var downstreamLink: FusedLink?
+        /// Set by a ``ProgressiveMigrator`` for a step it can continue after an interruption:
+        /// the output records where the step is with every batch, and the step continues
+        /// from what an interrupted run left when there is that.
+        var checkpointing: StepCheckpointing?
 
         public init(sourceModel: ManagedObjectModel, destinationModel: ManagedObjectModel, mappingModel: MappingModel,
                     policies: MigrationPolicies = MigrationPolicies(), batchSize: Int = 1_000,
@@ -157,6 +161,17 @@ open class MigrationManager: @unchecked Sendable {
     /// override class var fetchesFromStores: Bool { false }  // the associate hook reads its pair only
     /// ```
     open class var fetchesFromStores: Bool { self != MigrationManager.self }
+
+    /// Whether this class's overrides may run again on instances an interrupted run already
+    /// migrated, and keep no state from one batch to the next that a new run would not
+    /// have: then a ``ProgressiveMigrator`` continues an interrupted step from its last
+    /// batch, calling ``EntityMigrationPolicy/begin(_:with:)`` again, rather than from its
+    /// first row. A subclass is taken not to unless it says so:
+    ///
+    /// ```swift
+    /// override class var resumesAfterInterruption: Bool { true }  // each pair is migrated on its own
+    /// ```
+    open class var resumesAfterInterruption: Bool { self == MigrationManager.self }
 
     /// Records that `destination` was made from `source` by `mapping`. Override to act on
     /// each pair (call `super`); relationship lookups find the pair from then on.

@@ -1,0 +1,74 @@
+import Logging
+
+extension MigrationRun {
+    /// Where step `index` writes, and how it records its progress: a new output, or the one
+    /// an interrupted run of the same step on the same, unchanged store left, which the step
+    /// then continues from its last batch (``StepCheckpoint``). What killed runs left and
+    /// this one does not continue is removed, saying why.
+    func outputAndCheckpointing(forStep index: Int, from current: StoreURL,
+                                in workspace: any MigrationWorkspace) async throws -> (StoreURL, StepCheckpointing?) {
+        let step = plan.steps[index]
+        let abandoned = workspace.abandonedOutputs
+        if let why = step.whyNotResumable(policies: migrator.chain.policies) {
+            if !abandoned.isEmpty { logger.notice("starting step \(stepLabel(index)) from its first row: \(why)") }
+            await workspace.removeAbandoned()
+            return (workspace.newOutput(forStep: index), nil)
+        }
+        guard let mark = try await workspace.sourceMark(of: current) else {
+            if !abandoned.isEmpty { logger.notice("starting step \(stepLabel(index)) from its first row: it reads what an earlier step of this run wrote") }
+            await workspace.removeAbandoned()
+            return (workspace.newOutput(forStep: index), nil)
+        }
+        let fingerprint = step.resumptionFingerprint
+        var why: String?
+        for candidate in abandoned {
+            let saved: SavedStep?
+            do {
+                saved = try await workspace.withDatabase(candidate, isDurable: false) { try await StepCheckpointTable(database: $0).read() }
+            } catch {
+                why = "what it left cannot be read (\(error))"
+                continue
+            }
+            guard let saved, saved.fingerprint == fingerprint else {
+                why = why ?? "it was another step, or wrote no batch"
+                continue
+            }
+            guard saved.checkpoint.stage != .relationships else {
+                why = "it was setting relationships one instance at a time"
+                continue
+            }
+            guard try await workspace.storeUnchanged(since: saved.sourceMark) else {
+                why = "the store was written to since"
+                continue
+            }
+            let output = try await workspace.adopt(candidate, forStep: index)
+            await workspace.removeAbandoned()
+            logResumption(of: index, saved: saved)
+            return (output, StepCheckpointing(fingerprint: fingerprint, sourceMark: saved.sourceMark, resumeFrom: saved))
+        }
+        if let why { logger.notice("starting step \(stepLabel(index)) from its first row: an interrupted run left its output, but \(why)") }
+        await workspace.removeAbandoned()
+        return (workspace.newOutput(forStep: index), StepCheckpointing(fingerprint: fingerprint, sourceMark: mark, resumeFrom: nil))
+    }
+
+    /// "resuming step 1/1 BookStore 4 → BookStore 5 at batch 613 of 1000 of PublicationToPublication".
+    private func logResumption(of index: Int, saved: SavedStep) {
+        let checkpoint = saved.checkpoint
+        let batchSize = max(migrator.batchSize, 1)
+        let place: String
+        if checkpoint.stage == .validation {
+            place = "at its validation"
+        } else if let mapping = checkpoint.mapping {
+            let batches = max(((saved.sourceRows[mapping] ?? 0) + batchSize - 1) / batchSize, checkpoint.done / batchSize + 1)
+            place = "at batch \(checkpoint.done / batchSize + 1) of \(batches) of \(mapping)"
+        } else if !checkpoint.createdMappings.isEmpty {
+            place = "after \(checkpoint.createdMappings.joined(separator: ", "))"
+        } else {
+            place = "at its first batch"
+        }
+        logger.notice("resuming step \(stepLabel(index)) \(place)", metadata: [
+            LoggingKeys.migrationStep: "\(stepLabel(index))",
+            LoggingKeys.rows: "\(checkpoint.done)",
+        ])
+    }
+}

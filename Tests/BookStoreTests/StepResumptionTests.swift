@@ -1,0 +1,144 @@
+import BookStoreTesting
+import Foundation
+import PersistenceTesting
+import Synchronization
+import Testing
+@testable import BookStore
+@_spi(Testing) @testable import Persistence
+
+/// A streamed step stopped as a killed process stops continues, on the next run, from the
+/// last batch it wrote, when the store was not written to since and the step is the same;
+/// otherwise it starts again from its first row, saying why. Either way the store ends
+/// row for row what the design gives (``ExpectedBookStore``).
+///
+/// BookStore 4 → 5 alone (one streamed step), 4 500 generated books and the catalogue at
+/// the default batch size of 1 000: five batches of publications.
+@Suite(.serialized) struct StepResumptionTests {
+    static let books = 4_500
+    static let killedAt = MigrationCheckpoint.rowsCreated(step: 1, entityMapping: "PublicationToPublication", rows: 2_000)
+
+    @Test(arguments: TestEngine.allCases)
+    func aKilledStepContinuesFromItsLastBatch(engine: TestEngine) async throws {
+        try await Self.withStoreAtVersion4(engine) { url in
+            let expected = try await ExpectedBookStore.migrating(url, from: 4, to: 5)
+            try await Self.kill(url, at: Self.killedAt)
+            let (lines, created) = try await Self.migrate(url)
+            #expect(lines.contains { $0.contains("resuming step 1/1 BookStore 4 → BookStore 5 at batch 3 of 5 of PublicationToPublication") },
+                    "\(lines.filter { $0.hasPrefix("notice") })")
+            // The next batch written is the third: the first two were not made again.
+            #expect(created.first == 3_000, "\(created)")
+            try await expectNoLeftovers(url)
+            try await expectStore(url, atVersion: 5, holds: expected)
+        }
+    }
+
+    /// Killed once every instance was written (in the relationship stage, which writes
+    /// nothing here): the next run creates none again.
+    @Test(arguments: TestEngine.allCases)
+    func aStepKilledAfterItsInstancesCreatesNoneAgain(engine: TestEngine) async throws {
+        try await Self.withStoreAtVersion4(engine) { url in
+            let expected = try await ExpectedBookStore.migrating(url, from: 4, to: 5)
+            try await Self.kill(url, at: .stageFinished(step: 1, stage: .createRelationships, entityMapping: "PageToPage"))
+            let (lines, created) = try await Self.migrate(url)
+            #expect(lines.contains { $0.contains("resuming step 1/1 BookStore 4 → BookStore 5 after PageToPage, PublicationToPublication") },
+                    "\(lines.filter { $0.hasPrefix("notice") })")
+            #expect(created.isEmpty, "\(created)")
+            try await expectNoLeftovers(url)
+            try await expectStore(url, atVersion: 5, holds: expected)
+        }
+    }
+
+    /// A write after the kill (the writers' lock went with the process): the step's output
+    /// no longer describes the store, and the step starts again with the write in.
+    @Test(arguments: TestEngine.allCases)
+    func aStoreWrittenToSinceTheKillStartsTheStepAgain(engine: TestEngine) async throws {
+        try await Self.withStoreAtVersion4(engine) { url in
+            try await Self.kill(url, at: Self.killedAt)
+            let store = try await PersistentStore.open(url, model: try loadModels().model(version: 4), logger: quietLogger)
+            let context = ManagedObjectContext(store: store, logger: quietLogger)
+            var request = FetchRequest(entityName: "Publication")
+            request.sortDescriptors = [SortDescriptor(key: "title")]
+            request.fetchLimit = 1
+            let publication = try #require(try await context.fetch(request).first)
+            publication.setValue(.string("Édition révisée, 2ᵉ tirage"), forKey: "title")
+            try await context.save()
+            await store.close()
+            let expected = try await ExpectedBookStore.migrating(url, from: 4, to: 5)
+
+            let (lines, created) = try await Self.migrate(url)
+            #expect(lines.contains { $0.contains("starting step 1/1 BookStore 4 → BookStore 5 from its first row") && $0.contains("the store was written to since") },
+                    "\(lines.filter { $0.hasPrefix("notice") })")
+            #expect(created.first == 1_000, "\(created)")
+            try await expectNoLeftovers(url)
+            try await expectStore(url, atVersion: 5, holds: expected)
+        }
+    }
+
+    /// The output says which step wrote it: another step, or the same one with another
+    /// mapping, is another fingerprint; a policy that does not say it can continue keeps
+    /// its step from continuing.
+    @Test func aStepIsContinuedOnlyByItselfWithPoliciesThatSaySo() throws {
+        let models = try loadModels()
+        let migrator = try BookStoreMigration.migrator(models: models, logger: quietLogger)
+        let (v3, v4, v5) = (try models.model(version: 3), try models.model(version: 4), try models.model(version: 5))
+        let step34 = try migrator.step(from: v3, to: v4, dialect: SQLiteDialect())
+        let step45 = try migrator.step(from: v4, to: v5, dialect: SQLiteDialect())
+        #expect(step45.resumptionFingerprint == (try migrator.step(from: v4, to: v5, dialect: PostgresDialect())).resumptionFingerprint)
+        #expect(step34.resumptionFingerprint != step45.resumptionFingerprint)
+        #expect(step34.whyNotResumable(policies: BookStoreMigration.policies) == nil)
+        #expect(step45.whyNotResumable(policies: BookStoreMigration.policies) == nil)
+
+        var policies = MigrationPolicies()
+        policies.register(CountingPolicy.self, as: "PublicationToPublicationMigrationPolicy")
+        #expect(step34.whyNotResumable(policies: policies)?.contains("does not say it resumes") == true)
+    }
+
+    /// Keeps a count across batches: a new run would not have it.
+    private final class CountingPolicy: EntityMigrationPolicy, @unchecked Sendable {}
+
+    // MARK: Helpers
+
+    static func withStoreAtVersion4(_ engine: TestEngine, _ body: (StoreURL) async throws -> Void) async throws {
+        let seed: (StoreURL) async throws -> Void = { url in
+            _ = try await StoreAdministration(models: try loadModels(), logger: quietLogger)
+                .seed(url, version: 4, count: books, catalogue: try loadCatalogue())
+        }
+        switch engine {
+        case .sqlite:
+            let (directory, cleanUp) = temporaryDirectory()
+            defer { cleanUp() }
+            let url = sqliteStoreURL(in: directory)
+            try await seed(url)
+            try await body(url)
+        case .postgres:
+            try await TestPostgres.withDatabase { url in
+                try await seed(url)
+                try await body(url)
+            }
+        }
+    }
+
+    /// Migrates until `checkpoint`, then stops as a killed process does.
+    static func kill(_ url: StoreURL, at checkpoint: MigrationCheckpoint) async throws {
+        let reached = Mutex(false)
+        let migrator = ProgressiveMigrator(chain: try BookStoreMigration.chain(models: try loadModels()), logger: quietLogger) { passed in
+            guard passed == checkpoint else { return }
+            reached.withLock { $0 = true }
+            throw MigrationAbort()
+        }
+        await #expect(throws: MigrationAbort.self) { try await migrator.migrateStore(at: url) }
+        #expect(reached.withLock { $0 })
+    }
+
+    /// Migrates to the end; returns the log and the rows of publications the run reported
+    /// created, batch by batch.
+    static func migrate(_ url: StoreURL) async throws -> (lines: [String], created: [Int]) {
+        let recorder = LogRecorder()
+        let created = Mutex<[Int]>([])
+        let migrator = ProgressiveMigrator(chain: try BookStoreMigration.chain(models: try loadModels()), logger: recorder.logger) { passed in
+            if case .rowsCreated(_, "PublicationToPublication", let rows) = passed { created.withLock { $0.append(rows) } }
+        }
+        try await migrator.migrateStore(at: url)
+        return (recorder.all, created.withLock { $0 })
+    }
+}
