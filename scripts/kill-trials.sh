@@ -26,6 +26,13 @@
 # A failing trial's folder (the store, or a pg_dump of it, and the logs) is kept and named.
 # Prints a line per trial and a `KILL engine=…` summary per engine; exits 1 on any failure.
 #
+# --resumption measures how much of a killed step the next run does again: no writer (a
+# write since the kill makes the next run start the step again, as it must), and each trial
+# also times the next migration. A kill at x = delay / T (x < 1) should leave a next run of
+# at most (1 − x) T + 10 % of T; each trial prints its excess, the next run's time over T
+# minus (1 − x), and a `RESUME engine=…` line gives the median and the largest excess.
+# With --seed-version 4 the migration is BookStore 4 → 5 alone, one streamed step.
+#
 # --release builds in release mode (debug by default); --build-path DIR is passed to
 # `swift build`. On PostgreSQL the script waits, after each kill, until the killed client's
 # server process has ended (a statement it was running finishes or rolls back first).
@@ -36,7 +43,7 @@ source scripts/lib/postgres.sh
 source scripts/lib/dump.sh
 source scripts/lib/trials.sh
 
-engine=both trials=100 books=20000 seedVersion=1
+engine=both trials=100 books=20000 seedVersion=1 resumption=false
 buildArgs=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -44,6 +51,7 @@ while [ $# -gt 0 ]; do
         --trials) trials="$2"; shift 2 ;;
         --books) books="$2"; shift 2 ;;
         --seed-version) seedVersion="$2"; shift 2 ;;
+        --resumption) resumption=true; shift ;;
         --release) buildArgs+=(-c release); shift ;;
         --build-path) buildArgs+=(--build-path "$2"); shift 2 ;;
         *) echo "unknown option $1 (see the top of $0)" >&2; exit 2 ;;
@@ -130,6 +138,8 @@ restorePrice() {
 # Per engine, set by its setUp: how to make, dump, check and drop a trial's store.
 declare -A landed
 order=()
+# With --resumption: each trial's excess (the next run over the window, minus 1 − x).
+excesses=()
 
 runEngine() {
     local engine="$1" folder="$work/$1" started window line key
@@ -169,9 +179,16 @@ runEngine() {
     echo "$engine: $books books from BookStore $seedVersion, clean migrations to BookStore 5 took ${timings[*]} s (median ${window} s); killing after 0 to ${maximum} s"
 
     local engineFailures=0 trial
+    excesses=()
     for trial in $(seq 1 "$trials"); do
-        runTrial "$engine" "$folder/trial-$trial" "$trial" "$maximum" || engineFailures=$((engineFailures + 1))
+        runTrial "$engine" "$folder/trial-$trial" "$trial" "$maximum" "$window" || engineFailures=$((engineFailures + 1))
     done
+    if [ "$resumption" = true ] && [ ${#excesses[@]} -gt 0 ]; then
+        local sorted median
+        sorted="$(printf '%s\n' "${excesses[@]}" | sort -g)"
+        median="$(awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }' <<<"$sorted")"
+        echo "RESUME engine=$engine kills_within_the_step=${#excesses[@]} median_excess=$median largest_excess=$(tail -1 <<<"$sorted") target_excess=0.10"
+    fi
     failures=$((failures + engineFailures))
     "tearDown_$engine"
 
@@ -182,16 +199,21 @@ runEngine() {
     echo "$engine: $(seconds "$started" "$(now)") s in all"
 }
 
-# runTrial ENGINE FOLDER NUMBER MAXIMUM: one kill and its checks; fails when a check does.
+# runTrial ENGINE FOLDER NUMBER MAXIMUM WINDOW: one kill and its checks; fails when a check does.
 runTrial() {
-    local engine="$1" folder="$2" trial="$3" maximum="$4"
-    local url delay status where problems=() version state=""
+    local engine="$1" folder="$2" trial="$3" maximum="$4" window="$5"
+    local url delay status where problems=() version state="" resumed=""
     mkdir -p "$folder"
     "place_$engine" "$folder"
     url="$(storeURL_$engine "$folder")"
     delay="$(randomDelay "$maximum")"
     rm -f "$folder/stop-writing"
-    concurrentWriter "$engine" "$folder" &
+    if [ "$resumption" = true ]; then
+        : >"$folder/acknowledged"
+        sleep 1000 &
+    else
+        concurrentWriter "$engine" "$folder" &
+    fi
     writer=$!
     "$bookstore" migrate --store "$url" --log-level info >"$folder/migrate.log" 2>&1 &
     migrator=$!
@@ -203,6 +225,7 @@ runTrial() {
     migrator=""
     # The writer ends with the statement it is running: whether that one was written is known.
     touch "$folder/stop-writing"
+    [ "$resumption" = true ] && kill "$writer" 2>/dev/null
     wait "$writer" 2>/dev/null || true
     writer=""
     where="$(landing "$folder/migrate.log" "$status")"
@@ -222,7 +245,10 @@ runTrial() {
     if ! awk -v a="$written" -v b="$expected" 'BEGIN { exit !(a != "" && a + 0 == b + 0) }'; then
         problems+=("the writer was told price $expected was written last ($acknowledged writes acknowledged), but the book's price is '${written}'")
     fi
-    restorePrice "$engine" "$folder" || problems+=("the book's price could not be set back to the original's")
+    # Without writes nothing is set back: that would be a write since the kill.
+    if [ "$acknowledged" -gt 0 ]; then
+        restorePrice "$engine" "$folder" || problems+=("the book's price could not be set back to the original's")
+    fi
 
     # (a) and (b): where the store stands after the kill, and that it is whole there.
     if ! "$bookstore" status --store "$url" --log-level warning >"$folder/status.txt" 2>&1; then
@@ -246,9 +272,18 @@ runTrial() {
     fi
 
     # (c): the next migration completes and leaves nothing behind.
+    local t0 t1
+    t0="$(now)"
     if ! "$bookstore" migrate --store "$url" --log-level notice >"$folder/again.log" 2>&1; then
         problems+=("the next migration failed: $(grep -m1 '^error' "$folder/again.log" || tail -1 "$folder/again.log")")
     else
+        t1="$(now)"
+        if [ "$resumption" = true ] && [ "$status" -ne 0 ]; then
+            # x, the next run's share of the window, and its excess over 1 − x.
+            resumed="$(awk -v d="$delay" -v w="$window" -v a="$t0" -v b="$t1" 'BEGIN { x = d / w; r = (b - a) / w; if (x < 1) printf "x=%.2f next=%.2f excess=%+.3f", x, r, r - (1 - x) }')"
+            [ -n "$resumed" ] && excesses+=("${resumed##*excess=}")
+            grep -q 'resuming step' "$folder/again.log" && resumed+=" resumed" || resumed+=" from-the-start"
+        fi
         "dump_$engine" "$folder" >"$folder/after-again.txt"
         if ! cmp -s "$folder/after-again.txt" "$work/$engine/reference-5.txt"; then
             problems+=("after the next migration the store differs from the reference of BookStore 5: $(diff "$work/$engine/reference-5.txt" "$folder/after-again.txt" | grep -m1 '^[<>]' | cut -c1-160)")
@@ -260,6 +295,7 @@ runTrial() {
 
     local line
     line="$(printf '%-8s %4s/%s delay=%6.3fs landed=%-28s writes=%-4s' "$engine" "$trial" "$trials" "$delay" "$where" "$acknowledged")"
+    [ -n "$resumed" ] && line+=" $resumed"
     if [ ${#problems[@]} -eq 0 ]; then
         echo "$line after-kill=$state ok"
         "drop_$engine" "$folder"
