@@ -282,7 +282,9 @@ runTrial() {
             # x, the next run's share of the window, and its excess over 1 − x.
             resumed="$(awk -v d="$delay" -v w="$window" -v a="$t0" -v b="$t1" 'BEGIN { x = d / w; r = (b - a) / w; if (x < 1) printf "x=%.2f next=%.2f excess=%+.3f", x, r, r - (1 - x) }')"
             [ -n "$resumed" ] && excesses+=("${resumed##*excess=}")
-            grep -q 'resuming step' "$folder/again.log" && resumed+=" resumed" || resumed+=" from-the-start"
+            if [ "$state" = v5 ]; then resumed+=" nothing-left"
+            elif grep -q 'resuming step' "$folder/again.log"; then resumed+=" resumed"
+            else resumed+=" from-the-start"; fi
         fi
         "dump_$engine" "$folder" >"$folder/after-again.txt"
         if ! cmp -s "$folder/after-again.txt" "$work/$engine/reference-5.txt"; then
