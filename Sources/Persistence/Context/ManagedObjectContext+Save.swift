@@ -29,7 +29,11 @@ extension ManagedObjectContext {
         planned.insertsInBulk = insertsInBulk
         planned.checksDestinations = validating
         let plan = planned
-        guard !plan.isEmpty else { return }
+        guard !plan.isEmpty else {
+            // Nothing of the objects to write; what goes with them still is.
+            if let alsoWriting { try await store.database.write { connection in try alsoWriting(connection) { $0.primaryKey } } }
+            return
+        }
         let schema = store.schema
         let model = store.model
         let started = ContinuousClock.now

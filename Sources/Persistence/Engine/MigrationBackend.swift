@@ -93,8 +93,9 @@ protocol MigrationWorkspace: AnyObject {
     /// them; they are removed by ``removeAbandoned()``.
     var abandonedOutputs: [StoreURL] { get }
 
-    /// Makes an abandoned output this run's output of step `index`; returns where it is now.
-    func adopt(_ output: StoreURL, forStep index: Int) async throws -> StoreURL
+    /// Makes an abandoned output this run's output of step `index`; returns where it is now,
+    /// or `nil` when it is damaged (and is left to ``removeAbandoned()``).
+    func adopt(_ output: StoreURL, forStep index: Int) async throws -> StoreURL?
 
     /// Removes what killed runs left that this run did not adopt.
     func removeAbandoned() async

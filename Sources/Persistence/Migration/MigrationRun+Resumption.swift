@@ -24,7 +24,7 @@ extension MigrationRun {
         for candidate in abandoned {
             let saved: SavedStep?
             do {
-                saved = try await workspace.withDatabase(candidate, isDurable: false) { try await StepCheckpointTable(database: $0).read() }
+                saved = try await workspace.withDatabase(candidate, isDurable: true) { try await StepCheckpointTable(database: $0).read() }
             } catch {
                 why = "what it left cannot be read (\(error))"
                 continue
@@ -38,10 +38,13 @@ extension MigrationRun {
                 continue
             }
             guard try await workspace.storeUnchanged(since: saved.sourceMark) else {
-                why = "the store was written to since"
+                why = "the store was written to since (or, on SQLite, the machine restarted)"
                 continue
             }
-            let output = try await workspace.adopt(candidate, forStep: index)
+            guard let output = try await workspace.adopt(candidate, forStep: index) else {
+                why = "what it left is damaged"
+                continue
+            }
             await workspace.removeAbandoned()
             logResumption(of: index, saved: saved)
             return (output, StepCheckpointing(fingerprint: fingerprint, sourceMark: saved.sourceMark, resumeFrom: saved))

@@ -155,7 +155,10 @@ struct MigrationRun {
             if case .setBased(let setBased) = step.work {
                 try await runSetBased(setBased, index: index, from: current, to: output, in: workspace)
             } else {
-                try await runStreamed(index, from: current, to: output, options: workspace.outputOptions, checkpointing: checkpointing)
+                var options = workspace.outputOptions
+                // A batch and the checkpoint that counts it: both or neither, whenever the process dies.
+                options.commitsAtomically = checkpointing != nil
+                try await runStreamed(index, from: current, to: output, options: options, checkpointing: checkpointing)
             }
             try await completeOutput(output, of: index, in: workspace, original: original)
             let migrator = self.migrator
@@ -182,8 +185,9 @@ struct MigrationRun {
         let destination = plan.steps[index].destination
         let metadata = metadata(for: destination, original: original)
         try await workspace.withDatabase(output, isDurable: true) { database in
-            try await AssociationTable(database: database).drop()
+            // The checkpoint first: without it the output is never continued.
             try await StepCheckpointTable(database: database).drop()
+            try await AssociationTable(database: database).drop()
             let schema = StoreSchema(model: destination, dialect: database.dialect)
             let indexes = schema.indexStatements()
             try await database.write { connection in

@@ -25,6 +25,11 @@ public final class PersistentStore: Sendable {
         /// file once; a failed transaction is not rolled back, the file is discarded),
         /// PostgreSQL commits without waiting for its WAL (`synchronous_commit = off`).
         public var isDurable: Bool
+        /// With `isDurable` false: whether each transaction is still all or nothing when the
+        /// process is killed. SQLite then keeps its WAL (without syncs, so a crash of the
+        /// machine may still damage the file): a migration step's output that a later run
+        /// may continue from its last batch. PostgreSQL's commits always are.
+        public var commitsAtomically: Bool = false
         /// Whether the secondary indexes (on foreign keys, `Z_ENT`, join destinations) wait
         /// until they are needed: a store created with this option has none, so bulk writes
         /// into it skip their upkeep. They are built at once, in one pass per index, by

@@ -186,7 +186,7 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
     }
 
     /// A shadow schema is continued where it is.
-    func adopt(_ output: StoreURL, forStep index: Int) async throws -> StoreURL {
+    func adopt(_ output: StoreURL, forStep index: Int) async throws -> StoreURL? {
         let schema = try configuration(of: output).schema
         abandonedShadows.removeAll { $0 == schema }
         return output
@@ -204,49 +204,45 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
         }
     }
 
-    /// The store's snapshot (which transactions had committed) and the rows of each of its
-    /// tables, taken while writers are held off: a row written since has a transaction the
-    /// snapshot does not see, a row deleted since changes a count.
+    /// The oldest transaction still running when the mark is taken (with writers held off),
+    /// and for each of the store's tables its rows and a digest of the place and
+    /// transaction of each row written by that transaction or a later one. A row written
+    /// since, by anyone (a subtransaction of a transaction that was running too, whose id
+    /// is later still), is such a row in a new place; a row deleted changes the count.
     func sourceMark(of current: StoreURL) async throws -> String? {
         guard try configuration(of: current).schema == configuration.schema else { return nil }
         let schema = configuration.schema
         return try await withDatabase(store, isDurable: true) { database in
             try await database.read { connection in
-                let snapshot = try connection.scalar("SELECT pg_current_snapshot()::text")?.text ?? ""
-                var counts: [String] = []
-                for table in try Self.tables(of: schema, on: connection) {
-                    let count = try connection.scalar("SELECT count(*) FROM \(PostgresConfiguration.quoteIdentifier(schema)).\(PostgresConfiguration.quoteIdentifier(table))")?.int64 ?? 0
-                    counts.append("\(table)=\(count)")
-                }
-                return snapshot + " " + counts.joined(separator: ",")
+                // As 64-bit ids; rows carry their low 32 bits.
+                let oldest = try connection.scalar("SELECT pg_snapshot_xmin(pg_current_snapshot())::text")?.text.flatMap { UInt64($0) } ?? 0
+                return "\(oldest & 0xFFFF_FFFF) " + (try Self.rowsMark(of: schema, since: oldest & 0xFFFF_FFFF, on: connection))
             }
         }
     }
 
     func storeUnchanged(since mark: String) async throws -> Bool {
         let parts = mark.split(separator: " ", maxSplits: 1).map(String.init)
-        // xmin:xmax:in-progress, as 64-bit transaction ids; rows carry their low 32 bits.
-        let snapshot = (parts.first ?? "").split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 2, snapshot.count == 3, let xmax = UInt64(snapshot[1]) else { return false }
-        let inProgress = snapshot[2].split(separator: ",").compactMap { UInt64($0) }.map { $0 & 0xFFFF_FFFF }
+        guard parts.count == 2, let oldest = UInt64(parts[0]) else { return false }
         let schema = configuration.schema
-        let recorded = parts[1]
         return try await withDatabase(store, isDurable: true) { database in
-            try await database.read { connection in
-                var counts: [String] = []
-                for table in try Self.tables(of: schema, on: connection) {
-                    // Written since: by a transaction at or after the snapshot's end, or in
-                    // progress when it was taken (age compares transaction ids modulo 2^32).
-                    var newer = "age(xmin) <= age('\(xmax & 0xFFFF_FFFF)'::xid)"
-                    if !inProgress.isEmpty { newer += " OR xmin::text IN (\(inProgress.map { "'\($0)'" }.joined(separator: ", ")))" }
-                    let name = "\(PostgresConfiguration.quoteIdentifier(schema)).\(PostgresConfiguration.quoteIdentifier(table))"
-                    guard let row = try connection.rows("SELECT count(*), count(*) FILTER (WHERE \(newer)) FROM \(name)").first else { return false }
-                    if (row[1].int64 ?? 1) > 0 { return false }
-                    counts.append("\(table)=\(row[0].int64 ?? 0)")
-                }
-                return counts.joined(separator: ",") == recorded
-            }
+            try await database.read { connection in try Self.rowsMark(of: schema, since: oldest, on: connection) == parts[1] }
         }
+    }
+
+    /// Per table: its rows, and the digest of rows written by transaction `oldest` or later
+    /// (`age` compares transaction ids modulo 2^32, as the server does).
+    private static func rowsMark(of schema: String, since oldest: UInt64, on connection: any DatabaseConnection) throws -> String {
+        var marks: [String] = []
+        for table in try tables(of: schema, on: connection) {
+            let name = "\(PostgresConfiguration.quoteIdentifier(schema)).\(PostgresConfiguration.quoteIdentifier(table))"
+            let row = try connection.rows("""
+                SELECT count(*), coalesce(md5(string_agg(ctid::text || ':' || xmin::text, ',' ORDER BY ctid) \
+                FILTER (WHERE age(xmin) <= age($1::text::xid))), '') FROM \(name)
+                """, [.text(String(oldest))]).first
+            marks.append("\(table)=\(row?[0].int64 ?? -1):\(row?[1].text ?? "")")
+        }
+        return marks.joined(separator: ",")
     }
 
     private static func tables(of schema: String, on connection: any DatabaseConnection) throws -> [String] {

@@ -55,8 +55,10 @@ public final class SQLiteDatabase: Database {
     /// A file opened with `isDurable: false` is written without syncs and without a
     /// rollback journal: fast, and safe only for a file thrown away if anything fails (a
     /// failed transaction is not undone, a crash may leave it damaged). Opened durably
-    /// again, it returns to WAL mode.
-    public static func open(path: String, mode: SQLiteConnection.Mode, readerCount: Int = 2, isDurable: Bool = true) async throws -> SQLiteDatabase {
+    /// again, it returns to WAL mode. `commitsAtomically` keeps the WAL without syncs: a
+    /// killed process leaves whole transactions (a crash of the machine may not).
+    public static func open(path: String, mode: SQLiteConnection.Mode, readerCount: Int = 2, isDurable: Bool = true,
+                            commitsAtomically: Bool = false) async throws -> SQLiteDatabase {
         let setupQueue = DispatchQueue(label: "persistence.sqlite.open")
         return try await withCheckedThrowingContinuation { continuation in
             setupQueue.async {
@@ -69,7 +71,7 @@ public final class SQLiteDatabase: Database {
                     if mode != .readOnly {
                         try writerConnection.execute(isDurable
                             ? "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL"
-                            : "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF")
+                            : commitsAtomically ? "PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF" : "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF")
                     }
                     let readers = try (0..<readerCount).map { index in
                         let connection = try SQLiteConnection(path: path, mode: .readOnly)

@@ -23,7 +23,7 @@ struct SQLiteEngine: StoreEngine {
             }
             let database = options.readOnly
                 ? try await SQLiteDatabase.open(readingStoreAt: path)
-                : try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: options.readerCount, isDurable: options.isDurable)
+                : try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: options.readerCount, isDurable: options.isDurable, commitsAtomically: options.commitsAtomically)
             let numbering: EntityNumbering
             do {
                 numbering = try await database.read { try EntityNumbering.read(from: $0, model: model) }
@@ -40,7 +40,7 @@ struct SQLiteEngine: StoreEngine {
         let metadata = StoreMetadata(model: model, storeType: storeType)
         try SQLiteStoreFile.create(path: path, model: model, metadata: metadata, includingIndexes: !options.defersIndexes)
         logger.info("created store", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(model.name)"])
-        let database = try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: options.readerCount, isDurable: options.isDurable)
+        let database = try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: options.readerCount, isDurable: options.isDurable, commitsAtomically: options.commitsAtomically)
         return PersistentStore(url: url, model: model, database: database, metadata: metadata, numbering: nil, logger: logger, defersIndexes: options.defersIndexes)
     }
 

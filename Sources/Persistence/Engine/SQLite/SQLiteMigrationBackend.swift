@@ -151,9 +151,15 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
     /// An empty WAL, or none, holds no commit: SQLite makes, empties and removes it as
     /// connections come and go. A commit lands in a WAL that then holds frames (a new
     /// time), and is written back into the file (a new time) before the WAL is emptied.
+    ///
+    /// The machine's boot goes with it: a step's output is written without syncs, whole
+    /// after a killed process but not after a crash of the machine, so a run after a restart
+    /// starts the step again.
     private var storeMark: String {
         let wal = Self.fileMark(path + "-wal")
-        return Self.fileMark(path).mark + " " + (wal.size > 0 ? wal.mark : "empty")
+        let boot = (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown"
+        return Self.fileMark(path).mark + " " + (wal.size > 0 ? wal.mark : "empty") + " boot:" + boot
     }
 
     private static func fileMark(_ path: String) -> (mark: String, size: Int64) {
@@ -169,8 +175,14 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
         }
     }
 
-    func adopt(_ output: StoreURL, forStep index: Int) async throws -> StoreURL {
+    /// Moved into this run's folder, once SQLite finds it whole (`PRAGMA quick_check`).
+    func adopt(_ output: StoreURL, forStep index: Int) async throws -> StoreURL? {
         let from = try file(output)
+        let database = try await SQLiteDatabase.open(path: from, mode: .readWrite, readerCount: 0)
+        let check = try? await database.read { try $0.scalar("PRAGMA quick_check")?.text }
+        try? await database.checkpoint()
+        await database.close()
+        guard check == "ok" else { return nil }
         let to = workFile(forStep: index)
         for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: from + suffix) {
             try FileManager.default.moveItem(atPath: from + suffix, toPath: to + suffix)

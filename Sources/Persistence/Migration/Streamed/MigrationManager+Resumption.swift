@@ -69,18 +69,31 @@ extension MigrationManager {
         }
     }
 
+    /// Records, with the next write (the insert's own), that the rows of `mapping` are in.
+    func checkpointMappingInserted(_ mapping: String) {
+        updateRun { run in
+            guard run.checkpoint != nil, !run.checkpoint!.insertedMappings.contains(mapping) else { return }
+            run.checkpoint!.insertedMappings.append(mapping)
+        }
+    }
+
     /// Records, with the next write, that the step is at `stage`.
     func checkpointStage(_ stage: StepCheckpoint.Stage) {
         updateRun { $0.checkpoint?.stage = stage }
     }
 
-    /// The checkpoint to record in the same transaction as a write that is not a batch's
-    /// save (an entity mapping's `INSERT … SELECT`), marked as written.
-    func takeCheckpoint() -> StepCheckpoint? {
+    /// The checkpoint to record with the next write, when it is not the one the output
+    /// holds; ``checkpointCommitted(_:)`` once that write commits.
+    func pendingCheckpoint() -> StepCheckpoint? {
         updateRun { run -> StepCheckpoint? in
             guard let checkpoint = run.checkpoint, checkpoint != run.checkpointWritten else { return nil }
-            run.checkpointWritten = checkpoint
             return checkpoint
         } ?? nil
+    }
+
+    /// The output holds `checkpoint` now.
+    func checkpointCommitted(_ checkpoint: StepCheckpoint?) {
+        guard let checkpoint else { return }
+        updateRun { $0.checkpointWritten = checkpoint }
     }
 }

@@ -114,7 +114,9 @@ extension MigrationManager {
         for mapping in order where resumedStage == .instances {
             let policy = policies[mapping.name]!
             if resumed?.checkpoint.createdMappings.contains(mapping.name) == true {
-                // Written whole by the interrupted run.
+                // Written whole by the interrupted run; its policy begins again all the same.
+                setCurrent(mapping)
+                try await policy.begin(mapping, with: self)
                 let rows = try await associations.pairCount(mapping: mapping.name)
                 counter.advance(.createInstances, .entityMapping(mapping.name), by: rows, done: rows)
                 updateRun { $0.createdMappings.insert(mapping.name) }
@@ -127,7 +129,11 @@ extension MigrationManager {
             try await policy.begin(mapping, with: self)
             let started = ContinuousClock.now
             var done = 0
-            if case .sql(let insert)? = instanceStages[mapping.name], let access {
+            if case .sql? = instanceStages[mapping.name], resumed?.checkpoint.insertedMappings.contains(mapping.name) == true {
+                // Its rows went in with the interrupted run; what ends the mapping did not.
+                done = try await associations.pairCount(mapping: mapping.name)
+                counter.advance(.createInstances, .entityMapping(mapping.name), by: done, done: done)
+            } else if case .sql(let insert)? = instanceStages[mapping.name], let access {
                 done = try await runInstanceInsert(insert, access: access, source: source, destination: destination, associations: associations)
                 counter.advance(.createInstances, .entityMapping(mapping.name), by: done, done: done)
                 try pass(.rowsCreated(step: configuration.stepNumber, entityMapping: mapping.name, rows: done))
@@ -223,6 +229,13 @@ extension MigrationManager {
         // The bulk writes are done: indexes a workspace store deferred are built in one pass
         // each. Not in an intermediate store of a fused pass, which the next step reads
         // meanwhile and which is discarded.
+        if resumedStage == .validation {
+            // The interrupted run's policies began every mapping; this run's begin them too.
+            for mapping in mappings {
+                setCurrent(mapping)
+                try await policies[mapping.name]!.begin(mapping, with: self)
+            }
+        }
         if handing == nil { try await destination.buildDeferredIndexes() }
         try await validateDestination(counter: &counter, separately: handing != nil)
         for mapping in mappings {
@@ -287,9 +300,9 @@ extension MigrationManager {
             if let keys = associations.keys(of: mapping.name) { offsets[mapping.name] = keys.offset }
         }
         let sql = insert.statement.resolved(sourceSchema: access.schema, offsets: offsets)
-        // The checkpoint says the mapping's instances are written in the insert's transaction.
-        checkpointMappingCreated(insert.mapping)
-        let checkpoint = takeCheckpoint()
+        // The checkpoint says the mapping's rows are in, in the insert's transaction.
+        checkpointMappingInserted(insert.mapping)
+        let checkpoint = pendingCheckpoint()
         let written: Int
         do {
             written = try await destination.database.write { connection in
@@ -300,6 +313,7 @@ extension MigrationManager {
         } catch let error as DatabaseError {
             throw MigrationError(.store, "writing migrated objects failed", entityMapping: insert.mapping, underlying: error)
         }
+        checkpointCommitted(checkpoint)
         var last: Int64 = 0
         while true {
             let keysSQL: SQL = """
@@ -388,7 +402,7 @@ extension MigrationManager {
         }
         // The batch's rows, its association rows and the checkpoint that counts it: one
         // transaction, so that a killed run leaves all of them or none.
-        let checkpoint = takeCheckpoint()
+        let checkpoint = pendingCheckpoint()
         let (table, pairs) = (associations.table, unsaved)
         let alsoWriting: @Sendable (any DatabaseConnection, (ObjectID) -> Int64?) throws -> Void = { connection, keyOf in
             var rows: [(mapping: String, source: Int64, destination: Int64)] = []
@@ -413,6 +427,7 @@ extension MigrationManager {
         } catch let error as DatabaseError {
             throw MigrationError(.store, "writing migrated objects failed", entityMapping: currentEntityMapping?.name, underlying: error)
         }
+        checkpointCommitted(checkpoint)
         for (mapping, rows) in Dictionary(grouping: pairs, by: \.mapping) { associations.noteExceptions(rows.count, mapping: mapping) }
     }
 
