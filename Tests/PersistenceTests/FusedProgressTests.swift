@@ -10,13 +10,19 @@ import Testing
     /// Steps 3 and 4 of four equal steps: step 3 spans 0.5…0.75, step 4 0.75…1.
     private static func fraction(position: Int, step: Double) -> Double { 0.5 + 0.25 * (Double(position) + step) }
 
-    @Test func aDownstreamStepIsReportedOnceTheStepBeforeItEnded() {
+    /// A fused progress, a function reporting a step's own fraction to it, and what it passed on.
+    private static func reporter() -> (report: (Int, Double) -> Void, delivered: Deliveries) {
         let progress = FusedProgress()
         let delivered = Deliveries()
-        func report(_ position: Int, _ step: Double) {
-            let fraction = Self.fraction(position: position, step: step)
+        let report = { (position: Int, step: Double) in
+            let fraction = fraction(position: position, step: step)
             progress.report(position: position, fraction: fraction, isEnd: step == 1) { delivered.append(position, fraction) }
         }
+        return (report, delivered)
+    }
+
+    @Test func aDownstreamStepIsReportedOnceTheStepBeforeItEnded() {
+        let (report, delivered) = Self.reporter()
         report(0, 0.3)
         report(1, 0.2)  // the downstream step's first batch, before the upstream's end
         report(0, 0.9)
@@ -32,12 +38,7 @@ import Testing
     /// A downstream step that finished before the step before it ended is reported, whole,
     /// after it.
     @Test func aDownstreamStepThatFinishedFirstIsReportedAfterTheStepBeforeIt() {
-        let progress = FusedProgress()
-        let delivered = Deliveries()
-        func report(_ position: Int, _ step: Double) {
-            let fraction = Self.fraction(position: position, step: step)
-            progress.report(position: position, fraction: fraction, isEnd: step == 1) { delivered.append(position, fraction) }
-        }
+        let (report, delivered) = Self.reporter()
         report(0, 0.5)
         report(1, 0.5)
         report(1, 1)
