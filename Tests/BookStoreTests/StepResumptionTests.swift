@@ -74,6 +74,23 @@ import Testing
         }
     }
 
+    /// Killed once the store was migrated, before the run removed what it made beside it:
+    /// the store is current, and the next migration (a service's start-up) removes it.
+    @Test(arguments: TestEngine.allCases)
+    func aRunKilledAfterTheStoreWasMigratedLeavesNothingOnceTheStoreIsOpenedAgain(engine: TestEngine) async throws {
+        try await Self.withStoreAtVersion4(engine) { url in
+            let expected = try await ExpectedBookStore.migrating(url, from: 4, to: 5)
+            try await Self.kill(url, at: .migrated)
+            try await expectStore(url, atVersion: 5, holds: expected)
+            if engine == .sqlite { #expect(!(try await StoreSnapshot(url).leftovers.isEmpty), "a killed run leaves its lock file and work folder") }
+            let (lines, created) = try await Self.migrate(url)
+            #expect(created.isEmpty)
+            #expect(engine == .postgres || lines.contains { $0.contains("removed what a migration killed after it migrated the store left") }, "\(lines)")
+            try await expectNoLeftovers(url)
+            try await expectStore(url, atVersion: 5, holds: expected)
+        }
+    }
+
     /// The output says which step wrote it: another step, or the same one with another
     /// mapping, is another fingerprint; a policy that does not say it can continue keeps
     /// its step from continuing.

@@ -17,7 +17,13 @@ protocol MigrationBackend: Sendable {
     /// - Throws: ``MigrationError/Code/storeBusy`` naming the holder when the time is up.
     func acquireLock(timeout: Duration, logger: Logger) async throws -> any MigrationLock
 
-    /// Checks the store can be migrated, removes what interrupted runs left, and returns
+    /// Whether a run killed after the store was migrated, before it cleaned up, left
+    /// something beside the store that only a migration removes. Asked, without a
+    /// connection, when the store is current: then the migrator removes it
+    /// (``prepareWorkspace(for:logger:)`` with the empty plan, and the workspace's clean-up).
+    func hasLeftoversOfKilledRuns() -> Bool
+
+    /// Checks the store can be migrated, finds what interrupted runs left, and returns
     /// where `plan`'s steps are written.
     func prepareWorkspace(for plan: MigrationPlan, logger: Logger) async throws -> any MigrationWorkspace
 }
@@ -93,9 +99,8 @@ protocol MigrationWorkspace: AnyObject {
     /// them; they are removed by ``removeAbandoned()``.
     var abandonedOutputs: [StoreURL] { get }
 
-    /// Makes an abandoned output this run's output of step `index`; returns where it is now,
-    /// or `nil` when it is damaged (and is left to ``removeAbandoned()``).
-    func adopt(_ output: StoreURL, forStep index: Int) async throws -> StoreURL?
+    /// Makes an abandoned output this run's output of step `index`; returns where it is now.
+    func adopt(_ output: StoreURL, forStep index: Int) async throws -> StoreURL
 
     /// Removes what killed runs left that this run did not adopt.
     func removeAbandoned() async

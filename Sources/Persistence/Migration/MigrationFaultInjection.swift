@@ -20,6 +20,9 @@
     /// synced, not yet renamed over the store; on PostgreSQL, inside the transaction that
     /// swaps the schemas, after the store's schema was renamed away.
     case swapping(step: Int)
+    /// The store is migrated; what the run made beside it (a SQLite work folder, the lock
+    /// file) is not removed yet.
+    case migrated
 
     public var description: String {
         switch self {
@@ -27,6 +30,7 @@
         case .rowsCreated(let step, let mapping, let rows): "step \(step): \(mapping) created \(rows) rows"
         case .stepFinished(let step): "step \(step) finished"
         case .swapping(let step): "step \(step) swapping in"
+        case .migrated: "migrated, not cleaned up"
         }
     }
 }

@@ -41,10 +41,7 @@ extension MigrationRun {
                 why = "the store was written to since (or, on SQLite, the machine restarted)"
                 continue
             }
-            guard let output = try await workspace.adopt(candidate, forStep: index) else {
-                why = "what it left is damaged"
-                continue
-            }
+            let output = try await workspace.adopt(candidate, forStep: index)
             await workspace.removeAbandoned()
             logResumption(of: index, saved: saved)
             return (output, StepCheckpointing(fingerprint: fingerprint, sourceMark: saved.sourceMark, resumeFrom: saved))

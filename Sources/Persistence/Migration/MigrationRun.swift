@@ -75,6 +75,7 @@ struct MigrationRun {
         if current != store { try checkCancellation(workspace) }
         let (migrator, lastStep) = (self.migrator, plan.steps.count)
         try await workspace.finish(with: current) { try migrator.pass(.swapping(step: lastStep)) }
+        try migrator.pass(.migrated)
     }
 
     func checkCancellation(_ workspace: any MigrationWorkspace) throws {

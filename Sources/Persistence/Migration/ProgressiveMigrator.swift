@@ -287,6 +287,9 @@ public final class ProgressiveMigrator: Sendable {
         let unlocked = try await plan(forStoreAt: url, to: target, storeVersion: storeVersion)
         guard !unlocked.isEmpty else {
             logger.debug("store is current", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(unlocked.storeVersion.name)"])
+            if let backend = try? url.engine.migrationBackend(), backend.hasLeftoversOfKilledRuns() {
+                try await removeLeftovers(of: backend, plan: unlocked)
+            }
             return unlocked
         }
         let backend = try url.engine.migrationBackend()
@@ -307,6 +310,20 @@ public final class ProgressiveMigrator: Sendable {
             await DatabaseCancellation.shielded { await lock.release() }
             throw error
         }
+    }
+
+    /// Removes, under the lock, what a run killed after it migrated the store left beside it.
+    private func removeLeftovers(of backend: any MigrationBackend, plan: MigrationPlan) async throws {
+        let lock = try await backend.acquireLock(timeout: lockTimeout, logger: logger)
+        do {
+            let workspace = try await backend.prepareWorkspace(for: plan, logger: logger)
+            await workspace.cleanUp()
+        } catch {
+            await lock.release()
+            throw error
+        }
+        await lock.release()
+        logger.notice("removed what a migration killed after it migrated the store left beside it", metadata: [LoggingKeys.store: "\(backend.store)"])
     }
 
     /// Plans again under the lock (another process may have migrated meanwhile), then runs.

@@ -24,6 +24,11 @@ struct PostgresMigrationBackend: MigrationBackend {
         try await PostgresMigrationLock.acquire(configuration: configuration, store: store, timeout: timeout, logger: logger)
     }
 
+    /// None: the last swap's transaction drops what the migration made beside the store
+    /// (the replaced schema; the shadows of a fused pass went before it), and the advisory
+    /// lock goes with the session.
+    func hasLeftoversOfKilledRuns() -> Bool { false }
+
     func prepareWorkspace(for plan: MigrationPlan, logger: Logger) async throws -> any MigrationWorkspace {
         let fence = try await PostgresWriterFence.open(configuration, store: store, logger: logger)
         let workspace = PostgresMigrationWorkspace(store: store, configuration: configuration, fence: fence)
@@ -186,7 +191,7 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
     }
 
     /// A shadow schema is continued where it is.
-    func adopt(_ output: StoreURL, forStep index: Int) async throws -> StoreURL? {
+    func adopt(_ output: StoreURL, forStep index: Int) async throws -> StoreURL {
         let schema = try configuration(of: output).schema
         abandonedShadows.removeAll { $0 == schema }
         return output

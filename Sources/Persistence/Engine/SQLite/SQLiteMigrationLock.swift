@@ -26,6 +26,14 @@ final class SQLiteMigrationLock: MigrationLock {
         return store.deletingLastPathComponent().appendingPathComponent(".\(store.lastPathComponent)-migration.lock").path
     }
 
+    /// Whether the store's lock file is there with nobody holding it: a killed run's.
+    static func isAbandoned(storeAt storePath: String) -> Bool {
+        let fd = open(lockPath(forStoreAt: storePath), O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return flock(fd, LOCK_EX | LOCK_NB) == 0
+    }
+
     /// Waits up to `timeout` for the lock, logging who holds it.
     ///
     /// - Throws: ``MigrationError/Code/storeBusy`` naming the holder when the time is up.
