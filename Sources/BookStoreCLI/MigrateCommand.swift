@@ -29,8 +29,13 @@ struct MigrateCommand: AsyncParsableCommand {
             // The first step's warnings counted on the store, for a plan shown before deciding.
             if plan { steps = try await steps.countingAffectedRows(in: url, logger: logger) }
             steps.printSummary(of: url)
-            if steps.isEmpty { return }
             if plan { return }
+            // A current store still goes through the migrator: what a killed run left beside
+            // it is removed then.
+            if steps.isEmpty {
+                _ = try await administration.migrate(url, to: target)
+                return
+            }
             let bar = ProgressBar.forStandardError()
             // Whatever happens, what is printed next starts on a line of its own.
             defer { bar?.finish() }

@@ -53,7 +53,12 @@ struct MigrateCommand: AsyncParsableCommand {
             // The first step's warnings counted on the store, for a plan shown before deciding.
             if plan { steps = try await steps.countingAffectedRows(in: url, logger: logger) }
             steps.printSummary(of: url)
-            if steps.isEmpty { return }
+            // A current store still goes through the migrator: what a killed run left beside
+            // it is removed then.
+            if steps.isEmpty {
+                if !plan { _ = try await migrator.migrateStore(at: url, to: to, storeVersion: storeVersion) }
+                return
+            }
             let needsSwift = steps.steps.enumerated().filter { !$0.element.mappingModels.flatMap(\.policyNames).isEmpty }
             if let (index, step) = needsSwift.first {
                 let policies = step.mappingModels.flatMap(\.policyNames).map { "'\($0)'" }.joined(separator: ", ")

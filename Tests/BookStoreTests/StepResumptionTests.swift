@@ -75,17 +75,24 @@ import Testing
     }
 
     /// Killed once the store was migrated, before the run removed what it made beside it:
-    /// the store is current, and the next migration (a service's start-up) removes it.
-    @Test(arguments: TestEngine.allCases)
-    func aRunKilledAfterTheStoreWasMigratedLeavesNothingOnceTheStoreIsOpenedAgain(engine: TestEngine) async throws {
+    /// the store is current, and the next migration removes it, through the framework (a
+    /// service's start-up) as through `bookstore migrate`, which finds nothing to do.
+    @Test(arguments: TestEngine.allCases, [false, true])
+    func aRunKilledAfterTheStoreWasMigratedLeavesNothingOnceMigratedAgain(engine: TestEngine, byCommand: Bool) async throws {
         try await Self.withStoreAtVersion4(engine) { url in
             let expected = try await ExpectedBookStore.migrating(url, from: 4, to: 5)
             try await Self.kill(url, at: .migrated)
             try await expectStore(url, atVersion: 5, holds: expected)
             if engine == .sqlite { #expect(!(try await StoreSnapshot(url).leftovers.isEmpty), "a killed run leaves its lock file and work folder") }
-            let (lines, created) = try await Self.migrate(url)
-            #expect(created.isEmpty)
-            #expect(engine == .postgres || lines.contains { $0.contains("removed what a migration killed after it migrated the store left") }, "\(lines)")
+            if byCommand {
+                let output = try await BookStoreProcess.running(["migrate", "--store", url.description, "--log-level", "notice"])
+                #expect(output.status == 0, "\(output.stderr)")
+                #expect(output.stdout.contains("nothing to do"), "\(output.stdout)")
+            } else {
+                let (lines, created) = try await Self.migrate(url)
+                #expect(created.isEmpty)
+                #expect(engine == .postgres || lines.contains { $0.contains("removed what a migration killed after it migrated the store left") }, "\(lines)")
+            }
             try await expectNoLeftovers(url)
             try await expectStore(url, atVersion: 5, holds: expected)
         }
