@@ -48,7 +48,8 @@ extension MigrationPlan {
 extension MigrationPlan.Step {
     /// Why the step streams, how each entity mapping runs, what the step drops (a
     /// `warning` for data certainly lost or refused, a `note` where a policy may carry it),
-    /// and, for a streamed step, whether it runs in one pass with the next one.
+    /// and, for a streamed step, whether it runs in one pass with the next one and what
+    /// the next run does with it after a kill.
     public func printDetails(indent: String) {
         if let reason = streamingReason { print("\(indent)streamed, because \(reason)") }
         for mapping in entityMappingPlans { print("\(indent)\(mapping)") }
@@ -56,5 +57,6 @@ extension MigrationPlan.Step {
         // Said of streamed steps only: no other kind is ever fused, and saying so under
         // each of them is noise.
         if strategy == .streamed, let fusionWithNext { print("\(indent)\(fusionWithNext)") }
+        if let resumption { print("\(indent)\(resumption)") }
     }
 }

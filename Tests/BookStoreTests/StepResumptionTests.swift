@@ -98,6 +98,19 @@ import Testing
         }
     }
 
+    /// `migrate --plan` says what a kill would leave the next run: the step on its own is
+    /// continued.
+    @Test(arguments: TestEngine.allCases)
+    func thePlanSaysTheStepIsContinuedAfterAKill(engine: TestEngine) async throws {
+        try await Self.withStoreAtVersion4(engine) { url in
+            let output = try await BookStoreProcess.running(["migrate", "--plan", "--store", url.description, "--log-level", "warning"])
+            #expect(output.status == 0, "\(output.stderr)")
+            let details = output.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.hasPrefix("after a kill:") }
+            #expect(details == ["after a kill: continued from its last batch, when it reads the store itself and nothing was written to the store since"],
+                    "\(output.stdout)")
+        }
+    }
+
     /// The output says which step wrote it: another step, or the same one with another
     /// mapping, is another fingerprint; a policy that does not say it can continue keeps
     /// its step from continuing.

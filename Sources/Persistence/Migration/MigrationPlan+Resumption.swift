@@ -11,7 +11,8 @@ extension MigrationPlan.Step {
             return "its migration manager \(String(describing: managerType)) does not say it resumes after an interruption"
         }
         for name in mappingModels[0].policyNames {
-            guard let policy = policies.makePolicy(named: name), type(of: policy).resumesAfterInterruption else {
+            guard let policy = policies.makePolicy(named: name) else { return "its entity migration policy \(name) is not registered" }
+            guard type(of: policy).resumesAfterInterruption else {
                 return "its entity migration policy \(name) does not say it resumes after an interruption"
             }
         }
@@ -40,5 +41,33 @@ extension MigrationPlan.Step {
             }
         }
         return SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+extension MigrationPlan {
+    /// What the next run does with a streamed step's output when the step was killed
+    /// halfway (``Step/resumption``).
+    ///
+    /// ```swift
+    /// let plan = try await migrator.plan(forStoreAt: url)
+    /// print(plan.steps[0].resumption.map(String.init(describing:)) ?? "not streamed")
+    /// // "after a kill: continued from its last batch, …"
+    /// ```
+    public enum Resumption: Sendable, Hashable, CustomStringConvertible {
+        /// Continued from the last batch written, when the step reads the store as found
+        /// (on SQLite, the plan's first step; on PostgreSQL, any) and nothing was written to
+        /// the store since.
+        case fromLastBatch
+        /// Started again from its first row, because of `reason`.
+        case startsAgain(reason: String)
+
+        public var description: String {
+            switch self {
+            case .fromLastBatch:
+                "after a kill: continued from its last batch, when it reads the store itself and nothing was written to the store since"
+            case .startsAgain(let reason):
+                "after a kill: started again, because \(reason)"
+            }
+        }
     }
 }

@@ -65,6 +65,9 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
         /// Whether the step runs in one pass with the next one, and if not, why; `nil` for
         /// the last step.
         public internal(set) var fusionWithNext: Fusion?
+        /// For a streamed step: what the next run does with its output when it was killed
+        /// halfway; `nil` for the others, which write nothing a next run could continue.
+        public internal(set) var resumption: Resumption?
 
         public var strategy: Strategy {
             switch work {

@@ -176,6 +176,16 @@ public final class ProgressiveMigrator: Sendable {
                              sourceNumbering: index == 0 ? storeNumbering : nil, logger: logger).fusion()
                 : .notFused(reason: "fusing steps is turned off")
         }
+        for index in steps.indices where steps[index].strategy == .streamed {
+            let fused = steps[index].fusionWithNext?.isFused == true || (index > 0 && steps[index - 1].fusionWithNext?.isFused == true)
+            steps[index].resumption = if fused {
+                .startsAgain(reason: "it runs in one pass with its neighbour, which is not continued yet")
+            } else if let why = steps[index].whyNotResumable(policies: chain.policies) {
+                .startsAgain(reason: why)
+            } else {
+                .fromLastBatch
+            }
+        }
         return MigrationPlan(storeVersion: source, targetVersion: targetModel, steps: steps)
     }
 
