@@ -80,8 +80,11 @@ protocol MigrationWorkspace: AnyObject {
     func discard(_ output: StoreURL) async
 
     /// After the last step, which left `current`: the store becomes the migrated one
-    /// (calling `swapping` at the moment it does, when it is replaced now).
-    func finish(with current: StoreURL, swapping: @escaping @Sendable () throws -> Void) async throws
+    /// (calling `swapping` at the moment it does, when it is replaced now). `lockLetGo` is
+    /// called where the writers' lock is let go for an instant (SQLite's copy of the
+    /// migrated store, which must take it itself): another writer may commit there, and
+    /// the copy is then refused (``StoreWrittenDuringReplacement``).
+    func finish(with current: StoreURL, lockLetGo: @escaping @Sendable () throws -> Void, swapping: @escaping @Sendable () throws -> Void) async throws
 
     /// Removes the workspace, after success or failure.
     func cleanUp() async

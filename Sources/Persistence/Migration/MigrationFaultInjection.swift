@@ -20,6 +20,9 @@
     /// synced, not yet renamed over the store; on PostgreSQL, inside the transaction that
     /// swaps the schemas, after the store's schema was renamed away.
     case swapping(step: Int)
+    /// SQLite: the writers' lock is let go for the copy of the migrated store into the
+    /// store's file, which takes it again at once; another writer may commit here.
+    case lockLetGo
     /// The store is migrated; what the run made beside it (a SQLite work folder, the lock
     /// file) is not removed yet.
     case migrated
@@ -30,6 +33,7 @@
         case .rowsCreated(let step, let mapping, let rows): "step \(step): \(mapping) created \(rows) rows"
         case .stepFinished(let step): "step \(step) finished"
         case .swapping(let step): "step \(step) swapping in"
+        case .lockLetGo: "the writers' lock let go for the copy"
         case .migrated: "migrated, not cleaned up"
         }
     }

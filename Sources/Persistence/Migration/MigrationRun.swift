@@ -74,7 +74,7 @@ struct MigrationRun {
         // Where nothing is left to swap in, the migration is done: no longer cancellable.
         if current != store { try checkCancellation(workspace) }
         let (migrator, lastStep) = (self.migrator, plan.steps.count)
-        try await workspace.finish(with: current) { try migrator.pass(.swapping(step: lastStep)) }
+        try await workspace.finish(with: current, lockLetGo: { try migrator.pass(.lockLetGo) }) { try migrator.pass(.swapping(step: lastStep)) }
         try migrator.pass(.migrated)
     }
 

@@ -306,12 +306,26 @@ public final class ProgressiveMigrator: Sendable {
         // One migrator at a time; whoever waited finds the store as the other left it.
         let lock = try await backend.acquireLock(timeout: lockTimeout, logger: logger)
         do {
-            let plan = try await migrateLocked(url, to: target, storeVersion: storeVersion) { plan in
-                let workload = await MigrationWorkload.measuring(plan, at: url, logger: logger)
-                try await MigrationRun(migrator: self, plan: plan, backend: backend, workload: workload, onProgress: progress).run()
+            var attempt = 1
+            while true {
+                do {
+                    let plan = try await migrateLocked(url, to: target, storeVersion: storeVersion) { plan in
+                        let workload = await MigrationWorkload.measuring(plan, at: url, logger: logger)
+                        try await MigrationRun(migrator: self, plan: plan, backend: backend, workload: workload, onProgress: progress).run()
+                    }
+                    await lock.release()
+                    return plan
+                } catch is StoreWrittenDuringReplacement where attempt < StoreWrittenDuringReplacement.attempts {
+                    // The store is unchanged and holds that write: migrated again, it has it.
+                    attempt += 1
+                    logger.notice("another process wrote to the store in the instant the migration let its lock go to write the migrated store in; migrating again", metadata: [
+                        LoggingKeys.store: "\(url)", "persistence.migration.attempt": "\(attempt) of \(StoreWrittenDuringReplacement.attempts)",
+                    ])
+                }
             }
+        } catch let written as StoreWrittenDuringReplacement {
             await lock.release()
-            return plan
+            throw written.error
         } catch is MigrationAbort {
             // As a killed process: the lock goes with the process, its file stays.
             await lock.abandon()

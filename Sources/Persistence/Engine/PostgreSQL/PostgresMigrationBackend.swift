@@ -144,7 +144,9 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
         }
     }
 
-    func finish(with current: StoreURL, swapping: @escaping @Sendable () throws -> Void) async throws {}
+    /// Nothing left: each step was swapped in, in the fence's transaction, which never lets
+    /// the writers' lock go.
+    func finish(with current: StoreURL, lockLetGo: @escaping @Sendable () throws -> Void, swapping: @escaping @Sendable () throws -> Void) async throws {}
 
     func cleanUp() async {
         await fence.release()

@@ -129,12 +129,12 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
         if let output = try? file(output) { removeFiles(of: output) }
     }
 
-    func finish(with current: StoreURL, swapping: @escaping @Sendable () throws -> Void) async throws {
+    func finish(with current: StoreURL, lockLetGo: @escaping @Sendable () throws -> Void, swapping: @escaping @Sendable () throws -> Void) async throws {
         let migrated = try file(current)
         guard migrated != path else { return }
         // The copy reads the finished file alone: its own WAL written back, nothing left beside it.
         try await checkpoint(migrated)
-        try await fence.replaceStore(with: migrated, swapping: swapping)
+        try await fence.replaceStore(with: migrated, lockLetGo: lockLetGo, swapping: swapping)
     }
 
     func cleanUp() async {

@@ -91,7 +91,7 @@ final class SQLiteWriterFence: WriterFence {
     /// lock is let go and taken again by the copy at once; a process that committed in that
     /// instant is noticed (`PRAGMA data_version`), and the migration then fails with the
     /// store unchanged rather than overwriting that write.
-    func replaceStore(with file: String, swapping: @escaping @Sendable () throws -> Void) async throws {
+    func replaceStore(with file: String, lockLetGo: @escaping @Sendable () throws -> Void = {}, swapping: @escaping @Sendable () throws -> Void) async throws {
         try await hold()
         let before = try await dataVersion()
         let backup = try await writer.writeWithoutTransaction { connection -> SQLiteBackup? in
@@ -100,15 +100,18 @@ final class SQLiteWriterFence: WriterFence {
             // step, which takes the lock again, nothing is left to wait for.
             let source = try SQLiteConnection(path: file, mode: .readOnly)
             connection.rollback()
+            do {
+                try lockLetGo()
+            } catch {
+                source.close()
+                throw error
+            }
             return try SQLiteBackup(from: source, into: connection)
         }
         isHeld = false
         guard let backup else { return }
         do {
-            guard try await dataVersion() == before else {
-                throw MigrationError(.storeBusy, "another process wrote to the store in the instant the migration let its lock go to write the migrated store in",
-                                     hint: "the store was not changed and holds that write; migrate again", store: store.description)
-            }
+            guard try await dataVersion() == before else { throw StoreWrittenDuringReplacement(store: store) }
             try await writer.writeWithoutTransaction { _ in
                 try swapping()
                 try backup.complete()
