@@ -163,26 +163,26 @@ import Testing
 }
 
 extension TestEngine {
-    /// Runs `body` with a new store of this engine seeded at version 1 with the catalogue
-    /// and `books` generated books, removed afterwards.
-    func withSeededStore<T>(books: Int, _ body: (StoreURL) async throws -> T) async throws -> T {
+    /// Runs `body` with a new store of this engine seeded at `version` (1 by default) with
+    /// the catalogue and `books` generated books, removed afterwards.
+    func withSeededStore<T>(books: Int, version: Int = 1, _ body: (StoreURL) async throws -> T) async throws -> T {
         switch self {
         case .sqlite:
             let (directory, cleanUp) = temporaryDirectory()
             defer { cleanUp() }
             let url = sqliteStoreURL(in: directory)
-            try await Self.seed(url, books: books)
+            try await Self.seed(url, books: books, version: version)
             return try await body(url)
         case .postgres:
             return try await TestPostgres.withDatabase { url in
-                try await Self.seed(url, books: books)
+                try await Self.seed(url, books: books, version: version)
                 return try await body(url)
             }
         }
     }
 
-    private static func seed(_ url: StoreURL, books: Int) async throws {
+    private static func seed(_ url: StoreURL, books: Int, version: Int) async throws {
         _ = try await StoreAdministration(models: try loadModels(), logger: quietLogger)
-            .seed(url, version: 1, count: books, catalogue: try loadCatalogue())
+            .seed(url, version: version, count: books, catalogue: try loadCatalogue())
     }
 }

@@ -136,23 +136,7 @@ import Testing
     // MARK: Helpers
 
     static func withStoreAtVersion4(_ engine: TestEngine, _ body: (StoreURL) async throws -> Void) async throws {
-        let seed: (StoreURL) async throws -> Void = { url in
-            _ = try await StoreAdministration(models: try loadModels(), logger: quietLogger)
-                .seed(url, version: 4, count: books, catalogue: try loadCatalogue())
-        }
-        switch engine {
-        case .sqlite:
-            let (directory, cleanUp) = temporaryDirectory()
-            defer { cleanUp() }
-            let url = sqliteStoreURL(in: directory)
-            try await seed(url)
-            try await body(url)
-        case .postgres:
-            try await TestPostgres.withDatabase { url in
-                try await seed(url)
-                try await body(url)
-            }
-        }
+        try await engine.withSeededStore(books: books, version: 4, body)
     }
 
     /// Migrates until `checkpoint`, then stops as a killed process does.

@@ -30,10 +30,12 @@ struct SQLiteMigrationBackend: MigrationBackend {
         try await SQLiteMigrationLock.acquire(storeAt: path, store: store, timeout: timeout, logger: logger)
     }
 
-    /// The lock file or a work folder of a killed run: a run killed between copying the
-    /// migrated store in and removing its folder leaves both.
+    /// The lock file of a killed run, which every killed run leaves (it is removed on
+    /// release only): one killed between copying the migrated store in and removing its
+    /// work folder leaves both, and the next migration removes the folder. No listing of
+    /// the store's folder on the way to opening a current store.
     func hasLeftoversOfKilledRuns() -> Bool {
-        SQLiteMigrationLock.isAbandoned(storeAt: path) || !WorkFolder.abandoned(besideStoreAt: path).isEmpty
+        SQLiteMigrationLock.isAbandoned(storeAt: path)
     }
 
     func prepareWorkspace(for plan: MigrationPlan, logger: Logger) async throws -> any MigrationWorkspace {

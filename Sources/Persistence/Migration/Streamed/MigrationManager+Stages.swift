@@ -186,12 +186,10 @@ extension MigrationManager {
         // Stage 2: create relationships, destination by destination, where they were not
         // written with the instances. Once one is written, an interrupted run cannot be
         // continued: the checkpoint says so with the first.
-        if mappings.contains(where: { mapping in
-            guard mapping.type != .remove, case .foreignKeys = stages[mapping.name] else { return mapping.type != .remove }
-            return false
-        }) {
-            checkpointStage(.relationships)
+        let writesRelationshipsOneByOne = mappings.contains { mapping in
+            if case .foreignKeys? = stages[mapping.name] { false } else { mapping.type != .remove }
         }
+        if writesRelationshipsOneByOne { checkpointStage(.relationships) }
         for mapping in mappings where mapping.type != .remove && resumedStage == .instances {
             let policy = policies[mapping.name]!
             setCurrent(mapping)
@@ -417,10 +415,9 @@ extension MigrationManager {
             if let checkpoint { try StepCheckpointTable.write(checkpoint, on: connection) }
         }
         do {
-            if context.hasChanges {
+            // A save with no object to write still writes what goes with it.
+            if context.hasChanges || !pairs.isEmpty || checkpoint != nil {
                 try await context.save(validating: false, assignedKeys: assigned, insertsInBulk: true, alsoWriting: alsoWriting)
-            } else if !pairs.isEmpty || checkpoint != nil {
-                try await context.store.database.write { connection in try alsoWriting(connection) { $0.primaryKey } }
             }
         } catch let error as StoreError {
             throw MigrationError(.store, "writing migrated objects failed", entityMapping: currentEntityMapping?.name, underlying: error)
