@@ -24,9 +24,10 @@ struct MigrateCommandTests {
             #expect(details.contains("PublicationToPublication: instances one by one, because the migration manager's associate hook takes its instances; relationships as SQL"))
             // The streamed steps run as one pass, and only they say whether they are fused.
             #expect(details.filter { $0.contains("fused with the next step") } == ["fused with the next step: Publication carried in memory"])
-            // Both are started again after a kill: a fused pass is not continued.
+            // A fused pass of two is continued after a kill, both its steps.
             #expect(details.filter { $0.hasPrefix("after a kill:") }
-                    == Array(repeating: "after a kill: started again, because it runs in one pass with its neighbour, which is not continued yet", count: 2))
+                    == Array(repeating: "after a kill: continued from its last batch, when it reads the store itself and nothing was written to the store since",
+                             count: 2))
             #expect(steps.first?.contains("1. BookStore → BookStore 2 (") == true)
             #expect(steps.dropFirst(2).first?.contains("3. BookStore 3 → BookStore 4 (streamed: mapping Model3To4, policy PublicationToPublicationMigrationPolicy)") == true)
             #expect(steps.dropFirst(3).first?.contains("4. BookStore 4 → BookStore 5 (streamed: inferred mapping, manager SynopsisMigrationManager)") == true)

@@ -57,7 +57,7 @@ import Testing
             let store = try await PersistentStore.open(url, model: try loadModels().model(version: 4), logger: quietLogger)
             let context = ManagedObjectContext(store: store, logger: quietLogger)
             var request = FetchRequest(entityName: "Publication")
-            request.sortDescriptors = [SortDescriptor(key: "title")]
+            request.sortDescriptors = [FetchRequest.SortDescriptor(key: "title")]
             request.fetchLimit = 1
             let publication = try #require(try await context.fetch(request).first)
             publication.setValue(.string("Édition révisée, 2ᵉ tirage"), forKey: "title")
@@ -152,12 +152,19 @@ import Testing
     }
 
     /// Migrates to the end; returns the log and the rows of publications the run reported
-    /// created, batch by batch.
-    static func migrate(_ url: StoreURL) async throws -> (lines: [String], created: [Int]) {
+    /// created by step `step` (numbered as the plan does), batch by batch.
+    static func migrate(_ url: StoreURL, step: Int = 1) async throws -> (lines: [String], created: [Int]) {
+        let (lines, created) = try await migrateCountingSteps(url)
+        return (lines, created[step] ?? [])
+    }
+
+    /// ``migrate(_:step:)`` for every step: the rows of publications each step reported
+    /// created, by step number.
+    static func migrateCountingSteps(_ url: StoreURL) async throws -> (lines: [String], created: [Int: [Int]]) {
         let recorder = LogRecorder()
-        let created = Mutex<[Int]>([])
+        let created = Mutex<[Int: [Int]]>([:])
         let migrator = ProgressiveMigrator(chain: try BookStoreMigration.chain(models: try loadModels()), logger: recorder.logger) { passed in
-            if case .rowsCreated(_, "PublicationToPublication", let rows) = passed { created.withLock { $0.append(rows) } }
+            if case .rowsCreated(let step, "PublicationToPublication", let rows) = passed { created.withLock { $0[step, default: []].append(rows) } }
         }
         try await migrator.migrateStore(at: url)
         return (recorder.all, created.withLock { $0 })

@@ -43,7 +43,7 @@ extension MigrationRun {
             }
             let output = try await workspace.adopt(candidate, forStep: index)
             await workspace.removeAbandoned()
-            logResumption(of: index, saved: saved)
+            logResumption(of: "step \(stepLabel(index))", saved: saved)
             return (output, StepCheckpointing(fingerprint: fingerprint, sourceMark: saved.sourceMark, resumeFrom: saved))
         }
         if let why { logger.notice("starting step \(stepLabel(index)) from its first row: an interrupted run left its output, but \(why)") }
@@ -51,8 +51,10 @@ extension MigrationRun {
         return (workspace.newOutput(forStep: index), StepCheckpointing(fingerprint: fingerprint, sourceMark: mark, resumeFrom: nil))
     }
 
-    /// "resuming step 1/1 BookStore 4 → BookStore 5 at batch 613 of 1000 of PublicationToPublication".
-    private func logResumption(of index: Int, saved: SavedStep) {
+    /// "resuming step 1/1 BookStore 4 → BookStore 5 at batch 613 of 1000 of PublicationToPublication",
+    /// where `steps` is "step 1/1 BookStore 4 → BookStore 5" and `saved` the step's output,
+    /// or that of a fused pass's last step.
+    func logResumption(of steps: String, saved: SavedStep) {
         let checkpoint = saved.checkpoint
         let batchSize = max(migrator.batchSize, 1)
         let place: String
@@ -66,8 +68,8 @@ extension MigrationRun {
         } else {
             place = "at its first batch"
         }
-        logger.notice("resuming step \(stepLabel(index)) \(place)", metadata: [
-            LoggingKeys.migrationStep: "\(stepLabel(index))",
+        logger.notice("resuming \(steps) \(place)", metadata: [
+            LoggingKeys.migrationStep: "\(steps)",
             LoggingKeys.rows: "\(checkpoint.done)",
         ])
     }

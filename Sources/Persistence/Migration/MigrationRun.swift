@@ -47,11 +47,9 @@ struct MigrationRun {
         while index < plan.steps.count {
             try checkCancellation(workspace)
             try await workspace.holdWriters()
-            // Only a step that reads the store as found continues what a killed run left
-            // (``outputAndCheckpointing(forStep:from:in:)``); these do not.
-            if plan.steps[index].strategy == .inPlace || plan.steps[index].fusionWithNext?.isFused == true {
-                await workspace.removeAbandoned()
-            }
+            // Only a streamed step or fused pass that reads the store as found continues what
+            // a killed run left (``outputAndCheckpointing(forStep:from:in:)``); these do not.
+            if plan.steps[index].strategy == .inPlace { await workspace.removeAbandoned() }
             if plan.steps[index].strategy == .inPlace {
                 var group: [Int] = []
                 while index < plan.steps.count, plan.steps[index].strategy == .inPlace {

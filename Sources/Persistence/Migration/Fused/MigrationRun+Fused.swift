@@ -13,11 +13,15 @@ extension MigrationRun {
     /// after the other. Returns what the next step reads.
     func runFused(_ group: [Int], from current: StoreURL, in workspace: any MigrationWorkspace, original: StoreMetadata) async throws -> StoreURL {
         let started = ContinuousClock.now
-        let outputs = group.map { workspace.newOutput(forStep: $0) }
+        let placed = try await outputsAndCheckpointing(forFusedPass: group, from: current, in: workspace)
+        let outputs = placed.map(\.output)
         let last = group[group.count - 1]
         let names = group.map { "\(plan.steps[$0].source.name) → \(plan.steps[$0].destination.name)" }.joined(separator: ", ")
         do {
-            try await runFusedPass(group, from: current, outputs: outputs, options: workspace.outputOptions, workspace: workspace)
+            var options = workspace.outputOptions
+            // A batch and the checkpoint that counts it: both or neither, whenever the process dies.
+            options.commitsAtomically = placed.contains { $0.checkpointing != nil }
+            try await runFusedPass(group, from: current, outputs: outputs, checkpointing: placed.map(\.checkpointing), options: options, workspace: workspace)
             // Cancelled once the steps' stages were done: nothing is swapped in.
             try checkCancellation(workspace)
             for output in outputs.dropLast() { await workspace.discard(output) }
@@ -57,8 +61,8 @@ extension MigrationRun {
 
     /// Opens the group's stores (its source read-only, each step's output) and runs every
     /// step's manager in a task of its own, linked to its neighbours.
-    private func runFusedPass(_ group: [Int], from current: StoreURL, outputs: [StoreURL], options: PersistentStore.Options,
-                              workspace: any MigrationWorkspace) async throws {
+    private func runFusedPass(_ group: [Int], from current: StoreURL, outputs: [StoreURL], checkpointing: [StepCheckpointing?],
+                              options: PersistentStore.Options, workspace: any MigrationWorkspace) async throws {
         var stores = [try await PersistentStore.open(current, model: plan.steps[group[0]].source, options: .readOnly, logger: logger)]
         do {
             for (position, index) in group.enumerated() {
@@ -75,7 +79,8 @@ extension MigrationRun {
         let progress = FusedProgress()
         let managers = group.enumerated().map { position, index in
             manager(forStep: index, position: position, upstream: position > 0 ? links[position - 1] : nil,
-                    downstream: position < links.count ? links[position] : nil, options: options, progress: progress)
+                    downstream: position < links.count ? links[position] : nil, checkpointing: checkpointing[position], options: options,
+                    progress: progress)
         }
         let (migrator, stepsInGroup, openStores) = (self.migrator, group, stores)
         /// Closes the links of the step at `position` with its neighbours.
@@ -128,8 +133,8 @@ extension MigrationRun {
 
     /// A fused step's manager: configured as an unfused step's, with its links, its
     /// progress placed in the whole migration.
-    private func manager(forStep index: Int, position: Int, upstream: FusedLink?, downstream: FusedLink?, options: PersistentStore.Options,
-                         progress fusedProgress: FusedProgress) -> MigrationManager {
+    private func manager(forStep index: Int, position: Int, upstream: FusedLink?, downstream: FusedLink?, checkpointing: StepCheckpointing?,
+                         options: PersistentStore.Options, progress fusedProgress: FusedProgress) -> MigrationManager {
         let step = plan.steps[index]
         var configuration = MigrationManager.Configuration(
             sourceModel: step.source, destinationModel: step.destination, mappingModel: step.mappingModels[0],
@@ -139,6 +144,7 @@ extension MigrationRun {
         configuration.stepNumber = index + 1
         configuration.upstreamLink = upstream
         configuration.downstreamLink = downstream
+        configuration.checkpointing = checkpointing
         let manager = step.managerType.init(configuration: configuration)
         let (run, start) = (self, workload.start(ofStep: index))
         manager.setProgressHandler { progress in

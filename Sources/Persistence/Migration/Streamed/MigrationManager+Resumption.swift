@@ -7,6 +7,10 @@ struct StepCheckpointing: Sendable {
     let sourceMark: String
     /// What the output an interrupted run left says of itself, when the step continues it.
     let resumeFrom: SavedStep?
+    /// In a fused pass, the source keys of each entity mapping whose objects this step
+    /// hands to the next: the ones whose objects the next step's output holds. They are in
+    /// no output of this step, so its association index cannot find them there.
+    var handedIdentities: [String: KeyBitSet] = [:]
 }
 
 extension MigrationManager {
@@ -24,7 +28,9 @@ extension MigrationManager {
         for (name, saved) in saved.keys {
             var restored = AssociationIndex.MappingKeys(sourceRoot: saved.sourceRoot, destinationRoot: saved.destinationRoot, offset: saved.offset,
                                                         identities: saved.capacity.map { KeyBitSet(capacity: $0) })
-            if let capacity = saved.capacity, let destinationTable = destination.schema.table(for: saved.destinationRoot) {
+            if let handed = configuration.checkpointing?.handedIdentities[name] {
+                restored.identities = handed
+            } else if let capacity = saved.capacity, let destinationTable = destination.schema.table(for: saved.destinationRoot) {
                 let rows: SQL = """
                     SELECT \(storeName: "Z_PK") FROM \(identifier: destinationTable.name) \
                     WHERE \(storeName: "Z_PK") > \(saved.offset) AND \(storeName: "Z_PK") <= \(saved.offset + capacity)

@@ -113,6 +113,12 @@ extension MigrationManager {
         let resumedStage = resumed?.checkpoint.stage ?? .instances
         for mapping in order where resumedStage == .instances {
             let policy = policies[mapping.name]!
+            // Announced once the mappings made before the handed ones are in, whether the
+            // handed ones are still to be made or were made by an interrupted run: the next
+            // step reads what those wrote.
+            if let handing, handing.hands(mapping.name), !handing.isAnnounced {
+                handing.announce(readyKeys(associations: associations, sourceRows: sourceRows))
+            }
             if resumed?.checkpoint.createdMappings.contains(mapping.name) == true {
                 // Written whole by the interrupted run; its policy begins again all the same.
                 setCurrent(mapping)
@@ -121,9 +127,6 @@ extension MigrationManager {
                 counter.advance(.createInstances, .entityMapping(mapping.name), by: rows, done: rows)
                 updateRun { $0.createdMappings.insert(mapping.name) }
                 continue
-            }
-            if let handing, handing.hands(mapping.name), !handing.isAnnounced {
-                handing.announce(readyKeys(associations: associations, sourceRows: sourceRows))
             }
             setCurrent(mapping)
             try await policy.begin(mapping, with: self)
@@ -138,11 +141,18 @@ extension MigrationManager {
                 counter.advance(.createInstances, .entityMapping(mapping.name), by: done, done: done)
                 try pass(.rowsCreated(step: configuration.stepNumber, entityMapping: mapping.name, rows: done))
             } else if let link = configuration.upstreamLink, let upstream = link.upstream(of: mapping.name) {
+                if let resumed = resumed?.checkpoint, resumed.mapping == mapping.name {
+                    // The step before hands over only what follows the last batch written.
+                    done = resumed.done
+                    counter.advance(.createInstances, .entityMapping(mapping.name), by: done, done: done)
+                }
                 while let batch = try await link.next(mapping: upstream) {
                     try checkCancellation()
                     for instance in batch {
                         try await policy.createDestinationInstances(forSource: instance, in: mapping, manager: self)
                     }
+                    // The handed objects carry the keys the step before gave them, in order.
+                    if let last = batch.last?.objectID.primaryKey { checkpointBatch(of: mapping.name, last: last, done: done + batch.count) }
                     try await finishBatch(of: mapping)
                     done += batch.count
                     counter.advance(.createInstances, .entityMapping(mapping.name), by: batch.count, done: done)

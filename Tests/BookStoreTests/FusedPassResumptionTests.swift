@@ -1,0 +1,105 @@
+import BookStoreTesting
+import Foundation
+import PersistenceTesting
+import Testing
+@testable import BookStore
+@_spi(Testing) @testable import Persistence
+
+/// A fused pass stopped as a killed process stops continues, on the next run, from the last
+/// batch its second step wrote: the first step's handed objects are in no output of its
+/// own, so it hands over again only what follows them. Otherwise the pass starts again,
+/// saying why. Either way the store ends row for row what the design gives.
+///
+/// BookStore 3 → 4 → 5 (one pass, publications carried in memory), 4 500 generated books and
+/// the catalogue at the default batch size of 1 000: five batches of publications.
+@Suite(.serialized) struct FusedPassResumptionTests {
+    static let books = 4_500
+    static let pass = "steps 1+2/2 BookStore 3 → BookStore 4, BookStore 4 → BookStore 5"
+
+    @Test(arguments: TestEngine.allCases)
+    func aKilledPassContinuesFromTheLastBatchOfItsSecondStep(engine: TestEngine) async throws {
+        try await engine.withSeededStore(books: Self.books, version: 3) { url in
+            let expected = try await ExpectedBookStore.migrating(url, from: 3, to: 5)
+            try await StepResumptionTests.kill(url, at: .rowsCreated(step: 2, entityMapping: "PublicationToPublication", rows: 2_000))
+            let (lines, created) = try await StepResumptionTests.migrate(url, step: 2)
+            #expect(lines.contains { $0.contains("resuming \(Self.pass) at batch 3 of 5 of PublicationToPublication") },
+                    "\(lines.filter { $0.hasPrefix("notice") })")
+            // The first batch written is the third: the first two were neither handed over
+            // nor written again.
+            #expect(created.first == 3_000, "\(created)")
+            try await expectNoLeftovers(url)
+            try await expectStore(url, atVersion: 5, holds: expected)
+        }
+    }
+
+    /// Killed once the second step's pages were in, while the first step was handing its
+    /// first publications over: the pages are not copied again, the publications are
+    /// handed over from the first.
+    @Test(arguments: TestEngine.allCases)
+    func aPassKilledBeforeItsFirstCarriedBatchHandsOverFromTheFirst(engine: TestEngine) async throws {
+        try await engine.withSeededStore(books: Self.books, version: 3) { url in
+            let expected = try await ExpectedBookStore.migrating(url, from: 3, to: 5)
+            try await StepResumptionTests.kill(url, at: .stageFinished(step: 2, stage: .createInstances, entityMapping: "PageToPage"))
+            let (lines, created) = try await StepResumptionTests.migrate(url, step: 2)
+            #expect(lines.contains { $0.contains("resuming \(Self.pass) after PageToPage") }, "\(lines.filter { $0.hasPrefix("notice") })")
+            #expect(created.first == 1_000, "\(created)")
+            try await expectNoLeftovers(url)
+            try await expectStore(url, atVersion: 5, holds: expected)
+        }
+    }
+
+    /// Killed once every instance of both steps was written: the next run creates none.
+    @Test(arguments: TestEngine.allCases)
+    func aPassKilledAfterItsInstancesCreatesNoneAgain(engine: TestEngine) async throws {
+        try await engine.withSeededStore(books: Self.books, version: 3) { url in
+            let expected = try await ExpectedBookStore.migrating(url, from: 3, to: 5)
+            try await StepResumptionTests.kill(url, at: .stageFinished(step: 2, stage: .createRelationships, entityMapping: "PublicationToPublication"))
+            let (lines, created) = try await StepResumptionTests.migrateCountingSteps(url)
+            #expect(lines.contains { $0.contains("resuming \(Self.pass) after PageToPage, PublicationToPublication") },
+                    "\(lines.filter { $0.hasPrefix("notice") })")
+            // Neither step: the first hands nothing over, the second makes nothing.
+            #expect(created.isEmpty, "\(created)")
+            try await expectNoLeftovers(url)
+            try await expectStore(url, atVersion: 5, holds: expected)
+        }
+    }
+
+    /// A write after the kill: the outputs no longer describe the store, and the pass
+    /// starts again with the write in.
+    @Test(arguments: TestEngine.allCases)
+    func aStoreWrittenToSinceTheKillStartsThePassAgain(engine: TestEngine) async throws {
+        try await engine.withSeededStore(books: Self.books, version: 3) { url in
+            try await StepResumptionTests.kill(url, at: .rowsCreated(step: 2, entityMapping: "PublicationToPublication", rows: 2_000))
+            let store = try await PersistentStore.open(url, model: try loadModels().model(version: 3), logger: quietLogger)
+            let context = ManagedObjectContext(store: store, logger: quietLogger)
+            var request = FetchRequest(entityName: "Publication")
+            request.sortDescriptors = [FetchRequest.SortDescriptor(key: "title")]
+            request.fetchLimit = 1
+            let publication = try #require(try await context.fetch(request).first)
+            publication.setValue(.string("Édition révisée, 2ᵉ tirage"), forKey: "title")
+            try await context.save()
+            await store.close()
+            let expected = try await ExpectedBookStore.migrating(url, from: 3, to: 5)
+
+            let (lines, created) = try await StepResumptionTests.migrate(url, step: 2)
+            #expect(lines.contains { $0.contains("starting \(Self.pass) from their first row") && $0.contains("the store was written to since") },
+                    "\(lines.filter { $0.hasPrefix("notice") })")
+            #expect(created.first == 1_000, "\(created)")
+            try await expectNoLeftovers(url)
+            try await expectStore(url, atVersion: 5, holds: expected)
+        }
+    }
+
+    /// A step's output in a fused pass is another fingerprint than the step's alone, and
+    /// the two steps' differ: neither run continues what the other left.
+    @Test func aFusedStepsOutputIsContinuedOnlyByTheSamePass() throws {
+        let models = try loadModels()
+        let migrator = try BookStoreMigration.migrator(models: models, logger: quietLogger)
+        let (v3, v4, v5) = (try models.model(version: 3), try models.model(version: 4), try models.model(version: 5))
+        let steps = [try migrator.step(from: v3, to: v4, dialect: SQLiteDialect()), try migrator.step(from: v4, to: v5, dialect: SQLiteDialect())]
+        let fused = MigrationPlan.resumptionFingerprints(fusedPass: steps)
+        #expect(Set(fused + steps.map(\.resumptionFingerprint)).count == 4)
+        #expect(MigrationPlan.whyNotResumable(fusedPass: steps, policies: BookStoreMigration.policies) == nil)
+        #expect(MigrationPlan.whyNotResumable(fusedPass: steps + [steps[1]], policies: BookStoreMigration.policies)?.contains("a pass of two") == true)
+    }
+}
