@@ -32,6 +32,26 @@ import Testing
         }
     }
 
+    /// BookStore 2 → 3 runs in place first. On SQLite the pass reads a copy of the store
+    /// migrated in place, made again by the next run: it is the same copy, key for key, of
+    /// the same store, and the pass is continued as if it read the store. (On PostgreSQL
+    /// the in-place step is in the store when the pass begins; the next run starts at 3.)
+    @Test(arguments: TestEngine.allCases)
+    func aPassAfterAnInPlaceStepContinuesToo(engine: TestEngine) async throws {
+        try await engine.withSeededStore(books: Self.books, version: 2) { url in
+            let expected = try await ExpectedBookStore.migrating(url, from: 2, to: 5)
+            try await StepResumptionTests.kill(url, at: .rowsCreated(step: 3, entityMapping: "PublicationToPublication", rows: 2_000))
+            let (lines, createdBySteps) = try await StepResumptionTests.migrateCountingSteps(url)
+            let pass = engine == .sqlite ? "steps 2+3/3 BookStore 3 → BookStore 4, BookStore 4 → BookStore 5" : Self.pass
+            #expect(lines.contains { $0.contains("resuming \(pass) at batch 3 of 5 of PublicationToPublication") },
+                    "\(lines.filter { $0.hasPrefix("notice") })")
+            let created = createdBySteps[createdBySteps.keys.max() ?? 0] ?? []
+            #expect(created.first == 3_000, "\(created)")
+            try await expectNoLeftovers(url)
+            try await expectStore(url, atVersion: 5, holds: expected)
+        }
+    }
+
     /// Killed once the second step's pages were in, while the first step was handing its
     /// first publications over: the pages are not copied again, the publications are
     /// handed over from the first.

@@ -90,8 +90,10 @@ protocol MigrationWorkspace: AnyObject {
     func cleanUp() async
 
     /// A mark of the store as it is now, taken while writers are held off, that
-    /// ``storeUnchanged(since:)`` compares with the store later; `nil` when `current` is
-    /// not the store (a step's input the workspace wrote), which the step then cannot be
+    /// ``storeUnchanged(since:)`` compares with the store later. When `current` is a copy
+    /// of the store migrated in place, the store's mark when it was copied: the same steps
+    /// make the same copy of it again. `nil` when `current` is what an earlier step of this
+    /// run wrote otherwise (a streamed step's output), which the step then cannot be
     /// continued from.
     func sourceMark(of current: StoreURL) async throws -> String?
 

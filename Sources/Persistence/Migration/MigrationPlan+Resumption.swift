@@ -55,8 +55,8 @@ extension MigrationPlan {
     /// ```
     public enum Resumption: Sendable, Hashable, CustomStringConvertible {
         /// Continued from the last batch written, when the step reads the store as found
-        /// (on SQLite, the plan's first step; on PostgreSQL, any) and nothing was written to
-        /// the store since.
+        /// (on SQLite, the plan's first streamed step, which reads the store or its copy
+        /// migrated in place; on PostgreSQL, any) and nothing was written to the store since.
         case fromLastBatch
         /// Started again from its first row, because of `reason`.
         case startsAgain(reason: String)
@@ -64,7 +64,7 @@ extension MigrationPlan {
         public var description: String {
             switch self {
             case .fromLastBatch:
-                "after a kill: continued from its last batch, when it reads the store itself and nothing was written to the store since"
+                "after a kill: continued from its last batch, when nothing was written to the store since and it reads no output of a streamed step before it"
             case .startsAgain(let reason):
                 "after a kill: started again, because \(reason)"
             }

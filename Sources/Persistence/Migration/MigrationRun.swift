@@ -47,9 +47,6 @@ struct MigrationRun {
         while index < plan.steps.count {
             try checkCancellation(workspace)
             try await workspace.holdWriters()
-            // Only a streamed step or fused pass that reads the store as found continues what
-            // a killed run left (``outputAndCheckpointing(forStep:from:in:)``); these do not.
-            if plan.steps[index].strategy == .inPlace { await workspace.removeAbandoned() }
             if plan.steps[index].strategy == .inPlace {
                 var group: [Int] = []
                 while index < plan.steps.count, plan.steps[index].strategy == .inPlace {

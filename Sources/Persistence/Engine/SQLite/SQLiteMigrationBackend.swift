@@ -73,6 +73,10 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
     var folder: WorkFolder?
     /// The work folders of killed runs, until ``removeAbandoned()``.
     var abandonedFolders: [URL] = []
+    /// The store's mark when each in-place copy was made from it: the copy, once migrated
+    /// in place, is what the same steps make of the store as it was then, key for key, so
+    /// a later step reading it continues what a killed run left as if it read the store.
+    private var copiedFrom: [String: String] = [:]
 
     init(store: StoreURL, path: String, fence: SQLiteWriterFence, logger: Logger) {
         self.store = store
@@ -114,6 +118,9 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
         guard folder != nil else { return (current, true) }
         let copy = workFile(forStep: firstStep)
         try await fence.copyStore(to: copy)
+        // Taken with the writers still held off: the store as copied (the copy may have
+        // written its WAL back into the file first).
+        copiedFrom[copy] = storeMark
         return (.sqlite(copy), false)
     }
 
@@ -148,8 +155,8 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
     /// The store file's identity, size and modification time, and its WAL's: a commit by any
     /// process changes one of them (SQLite's own change counter is not kept in WAL mode).
     func sourceMark(of current: StoreURL) async throws -> String? {
-        guard try file(current) == path else { return nil }
-        return storeMark
+        let file = try file(current)
+        return file == path ? storeMark : copiedFrom[file]
     }
 
     func storeUnchanged(since mark: String) async throws -> Bool {
