@@ -71,7 +71,7 @@ public final class SQLiteDatabase: Database {
                     if mode != .readOnly {
                         try writerConnection.execute(isDurable
                             ? "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL"
-                            : commitsAtomically ? "PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF" : "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF")
+                            : commitsAtomically ? "PRAGMA journal_mode=TRUNCATE; PRAGMA synchronous=OFF" : "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF")
                     }
                     let readers = try (0..<readerCount).map { index in
                         let connection = try SQLiteConnection(path: path, mode: .readOnly)

@@ -190,12 +190,15 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
         }
     }
 
-    /// Moved into this run's folder. Its commits were atomic (WAL) and the machine has not
-    /// restarted since (the store's mark says), so it holds whole batches: no check reads it.
+    /// Moved into this run's folder. Its commits were atomic (a rollback journal) and the
+    /// machine has not restarted since (the store's mark says), so it holds whole batches:
+    /// no check reads it.
     func adopt(_ output: StoreURL, forStep index: Int) async throws -> StoreURL {
         let from = try file(output)
         let to = workFile(forStep: index)
-        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: from + suffix) {
+        // A journal left by a transaction the kill cut short goes with its file, which it
+        // rolls back when next opened.
+        for suffix in ["", "-wal", "-journal"] where FileManager.default.fileExists(atPath: from + suffix) {
             try FileManager.default.moveItem(atPath: from + suffix, toPath: to + suffix)
         }
         try? FileManager.default.removeItem(atPath: from + "-shm")
@@ -249,6 +252,6 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
 
     private func removeFiles(of file: String) {
         guard file != path else { return }
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) }
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: file + suffix) }
     }
 }
