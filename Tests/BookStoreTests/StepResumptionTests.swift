@@ -32,6 +32,23 @@ import Testing
         }
     }
 
+    /// Killed between two chunks of the pages' `INSERT … SELECT` (a chunk is fifty
+    /// batches: 5 000 rows at 100 a batch): the next run inserts only the chunks after it.
+    @Test(arguments: TestEngine.allCases)
+    func aStepKilledWithinItsSQLInsertContinuesAfterItsLastChunk(engine: TestEngine) async throws {
+        try await Self.withStoreAtVersion4(engine) { url in
+            let expected = try await ExpectedBookStore.migrating(url, from: 4, to: 5)
+            try await Self.kill(url, at: .rowsCreated(step: 1, entityMapping: "PageToPage", rows: 5_000), batchSize: 100)
+            let (lines, created) = try await Self.migrateCountingSteps(url, entityMapping: "PageToPage", batchSize: 100)
+            #expect(lines.contains { $0.contains("resuming step 1/1 BookStore 4 → BookStore 5 at batch 51 of ") && $0.contains(" of PageToPage") },
+                    "\(lines.filter { $0.hasPrefix("notice") })")
+            // One chunk left, reported with the rows of both.
+            #expect(created[1]?.count == 1 && created[1]![0] > 5_000, "\(created)")
+            try await expectNoLeftovers(url)
+            try await expectStore(url, atVersion: 5, holds: expected)
+        }
+    }
+
     /// Killed once every instance was written (in the relationship stage, which writes
     /// nothing here): the next run creates none again.
     @Test(arguments: TestEngine.allCases)
@@ -140,9 +157,9 @@ import Testing
     }
 
     /// Migrates until `checkpoint`, then stops as a killed process does.
-    static func kill(_ url: StoreURL, at checkpoint: MigrationCheckpoint) async throws {
+    static func kill(_ url: StoreURL, at checkpoint: MigrationCheckpoint, batchSize: Int = 1_000) async throws {
         let reached = Mutex(false)
-        let migrator = ProgressiveMigrator(chain: try BookStoreMigration.chain(models: try loadModels()), logger: quietLogger) { passed in
+        let migrator = ProgressiveMigrator(chain: try BookStoreMigration.chain(models: try loadModels()), batchSize: batchSize, logger: quietLogger) { passed in
             guard passed == checkpoint else { return }
             reached.withLock { $0 = true }
             throw MigrationAbort()
@@ -160,11 +177,13 @@ import Testing
 
     /// ``migrate(_:step:)`` for every step: the rows of publications each step reported
     /// created, by step number.
-    static func migrateCountingSteps(_ url: StoreURL) async throws -> (lines: [String], created: [Int: [Int]]) {
+    static func migrateCountingSteps(_ url: StoreURL, entityMapping: String = "PublicationToPublication",
+                                     batchSize: Int = 1_000) async throws -> (lines: [String], created: [Int: [Int]]) {
         let recorder = LogRecorder()
         let created = Mutex<[Int: [Int]]>([:])
-        let migrator = ProgressiveMigrator(chain: try BookStoreMigration.chain(models: try loadModels()), logger: recorder.logger) { passed in
-            if case .rowsCreated(let step, "PublicationToPublication", let rows) = passed { created.withLock { $0[step, default: []].append(rows) } }
+        let migrator = ProgressiveMigrator(chain: try BookStoreMigration.chain(models: try loadModels()), batchSize: batchSize,
+                                           logger: recorder.logger) { passed in
+            if case .rowsCreated(let step, entityMapping, let rows) = passed { created.withLock { $0[step, default: []].append(rows) } }
         }
         try await migrator.migrateStore(at: url)
         return (recorder.all, created.withLock { $0 })

@@ -11,7 +11,7 @@
     /// A stage of an entity mapping of a streamed step is done and logged.
     case stageFinished(step: Int, stage: MigrationProgress.Stage, entityMapping: String)
     /// A streamed step has created `rows` instances for an entity mapping so far (after
-    /// each batch saved, or all at once where the instances are written as SQL).
+    /// each batch saved, or each chunk of an `INSERT … SELECT`).
     case rowsCreated(step: Int, entityMapping: String, rows: Int)
     /// A step is done and logged: committed in place, or its output complete (on
     /// PostgreSQL, swapped in).

@@ -49,4 +49,10 @@ struct EntityMappingInsert: Sendable {
             SELECT \(values.joined(separator: ", ")) FROM \(sourceTable: sourceTable.name) s WHERE s.\(storeName: "Z_ENT") = \(raw: String(sourceTable.entityNumber))
             """
     }
+
+    /// ``statement`` for the source rows whose keys are after `lower`, up to `upper`: one
+    /// chunk of the mapping's rows.
+    func statement(sourceKeysAfter lower: Int64, upTo upper: Int64) -> SQL {
+        statement + " AND s.\(storeName: "Z_PK") > \(lower) AND s.\(storeName: "Z_PK") <= \(upper)"
+    }
 }

@@ -75,14 +75,6 @@ extension MigrationManager {
         }
     }
 
-    /// Records, with the next write (the insert's own), that the rows of `mapping` are in.
-    func checkpointMappingInserted(_ mapping: String) {
-        updateRun { run in
-            guard run.checkpoint != nil, !run.checkpoint!.insertedMappings.contains(mapping) else { return }
-            run.checkpoint!.insertedMappings.append(mapping)
-        }
-    }
-
     /// Records, with the next write, that the step is at `stage`.
     func checkpointStage(_ stage: StepCheckpoint.Stage) {
         updateRun { $0.checkpoint?.stage = stage }

@@ -20,10 +20,8 @@ struct StepCheckpoint: Codable, Sendable, Equatable {
     var stage: Stage = .instances
     /// Entity mappings whose instances are all written, and what ends the mapping too.
     var createdMappings: [String] = []
-    /// Entity mappings whose instances went in as one `INSERT … SELECT`: written whole,
-    /// but the mapping is not ended until it is among `createdMappings`.
-    var insertedMappings: [String] = []
-    /// The entity mapping whose instances are being written, one batch at a time.
+    /// The entity mapping whose instances are being written, one batch at a time (or, for
+    /// an `INSERT … SELECT`, one chunk of source keys at a time).
     var mapping: String?
     /// The key of the last source instance of `mapping` whose destinations are written.
     var lastSourceKey: Int64 = 0
