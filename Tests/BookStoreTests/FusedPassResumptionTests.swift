@@ -15,18 +15,23 @@ import Testing
 @Suite(.serialized) struct FusedPassResumptionTests {
     static let books = 4_500
     static let pass = "steps 1+2/2 BookStore 3 → BookStore 4, BookStore 4 → BookStore 5"
+    /// The publications a step reports created after each batch: the generated books and
+    /// the catalogue's four.
+    static let allBatches = [1_000, 2_000, 3_000, 4_000, 4_504]
+    static let lastThreeBatches = Array(allBatches.dropFirst(2))
 
     @Test(arguments: TestEngine.allCases)
     func aKilledPassContinuesFromTheLastBatchOfItsSecondStep(engine: TestEngine) async throws {
         try await engine.withSeededStore(books: Self.books, version: 3) { url in
             let expected = try await ExpectedBookStore.migrating(url, from: 3, to: 5)
             try await StepResumptionTests.kill(url, at: .rowsCreated(step: 2, entityMapping: "PublicationToPublication", rows: 2_000))
-            let (lines, created) = try await StepResumptionTests.migrate(url, step: 2)
+            let (lines, created) = try await StepResumptionTests.migrateCountingSteps(url)
             #expect(lines.contains { $0.contains("resuming \(Self.pass) at batch 3 of 5 of PublicationToPublication") },
                     "\(lines.filter { $0.hasPrefix("notice") })")
-            // The first batch written is the third: the first two were neither handed over
-            // nor written again.
-            #expect(created.first == 3_000, "\(created)")
+            // From the third batch on, by both steps, in one pass: the first two were neither
+            // handed over nor written again, and the pass did not fall back to step by step.
+            #expect(created == [1: Self.lastThreeBatches, 2: Self.lastThreeBatches], "\(created)")
+            #expect(!lines.contains { $0.contains("steps run one after the other") })
             try await expectNoLeftovers(url)
             try await expectStore(url, atVersion: 5, holds: expected)
         }
@@ -46,7 +51,8 @@ import Testing
             #expect(lines.contains { $0.contains("resuming \(pass) at batch 3 of 5 of PublicationToPublication") },
                     "\(lines.filter { $0.hasPrefix("notice") })")
             let created = createdBySteps[createdBySteps.keys.max() ?? 0] ?? []
-            #expect(created.first == 3_000, "\(created)")
+            #expect(created == Self.lastThreeBatches, "\(createdBySteps)")
+            #expect(!lines.contains { $0.contains("steps run one after the other") })
             try await expectNoLeftovers(url)
             try await expectStore(url, atVersion: 5, holds: expected)
         }
@@ -60,9 +66,30 @@ import Testing
         try await engine.withSeededStore(books: Self.books, version: 3) { url in
             let expected = try await ExpectedBookStore.migrating(url, from: 3, to: 5)
             try await StepResumptionTests.kill(url, at: .stageFinished(step: 2, stage: .createInstances, entityMapping: "PageToPage"))
-            let (lines, created) = try await StepResumptionTests.migrate(url, step: 2)
+            let (lines, created) = try await StepResumptionTests.migrateCountingSteps(url)
             #expect(lines.contains { $0.contains("resuming \(Self.pass) after PageToPage") }, "\(lines.filter { $0.hasPrefix("notice") })")
-            #expect(created.first == 1_000, "\(created)")
+            #expect(created == [1: Self.allBatches, 2: Self.allBatches], "\(created)")
+            #expect(!lines.contains { $0.contains("steps run one after the other") })
+            try await expectNoLeftovers(url)
+            try await expectStore(url, atVersion: 5, holds: expected)
+        }
+    }
+
+    /// Killed between two chunks of the first step's pages (`INSERT … SELECT` into its
+    /// intermediate store, fifty batches a chunk), before the second step began its output:
+    /// the first step inserts only the chunks after it, the second starts from its first row.
+    @Test(arguments: TestEngine.allCases)
+    func aPassKilledWithinItsFirstStepsSQLContinuesAfterItsLastChunk(engine: TestEngine) async throws {
+        try await engine.withSeededStore(books: Self.books, version: 3) { url in
+            let expected = try await ExpectedBookStore.migrating(url, from: 3, to: 5)
+            try await StepResumptionTests.kill(url, at: .rowsCreated(step: 1, entityMapping: "PageToPage", rows: 5_000), batchSize: 100)
+            let (lines, pages) = try await StepResumptionTests.migrateCountingSteps(url, entityMapping: "PageToPage", batchSize: 100)
+            #expect(lines.contains { $0.contains("resuming \(Self.pass) at batch 51 of ") && $0.contains(" of PageToPage") },
+                    "\(lines.filter { $0.hasPrefix("notice") })")
+            // The first step's one chunk left, reported with the rows of both; the second
+            // step's pages in chunks from its first.
+            #expect(pages[1]?.count == 1 && pages[1]![0] > 5_000 && pages[2]?.first == 5_000, "\(pages)")
+            #expect(!lines.contains { $0.contains("steps run one after the other") })
             try await expectNoLeftovers(url)
             try await expectStore(url, atVersion: 5, holds: expected)
         }
@@ -120,6 +147,6 @@ import Testing
         let fused = MigrationPlan.resumptionFingerprints(fusedPass: steps)
         #expect(Set(fused + steps.map(\.resumptionFingerprint)).count == 4)
         #expect(MigrationPlan.whyNotResumable(fusedPass: steps, policies: BookStoreMigration.policies) == nil)
-        #expect(MigrationPlan.whyNotResumable(fusedPass: steps + [steps[1]], policies: BookStoreMigration.policies)?.contains("a pass of two") == true)
+        #expect(MigrationPlan.whyNotResumable(fusedPass: steps + [steps[1]], policies: BookStoreMigration.policies)?.contains("a pass of two is continued") == true)
     }
 }

@@ -26,7 +26,7 @@ struct MigrateCommandTests {
             #expect(details.filter { $0.contains("fused with the next step") } == ["fused with the next step: Publication carried in memory"])
             // A fused pass of two is continued after a kill, both its steps.
             #expect(details.filter { $0.hasPrefix("after a kill:") }
-                    == Array(repeating: "after a kill: continued from its last batch, when nothing was written to the store since and it reads no output of a streamed step before it",
+                    == Array(repeating: "after a kill: continued from its last batch, unless the store was written to since or a streamed step ran before it",
                              count: 2))
             #expect(steps.first?.contains("1. BookStore → BookStore 2 (") == true)
             #expect(steps.dropFirst(2).first?.contains("3. BookStore 3 → BookStore 4 (streamed: mapping Model3To4, policy PublicationToPublicationMigrationPolicy)") == true)

@@ -93,7 +93,7 @@ struct MigrationCrashTests {
             let again = try await BookStoreProcess.running(["migrate", "--store", store, "--log-level", "notice"])
             #expect(again.status == 0, "\(again.stderr)")
             // The fused pass is continued from the killed run's shadow schemas, not begun again.
-            #expect(again.stderr.contains("resuming steps 1+2/2 BookStore 3 → BookStore 4, BookStore 4 → BookStore 5 at batch"), "\(again.stderr)")
+            #expect(again.stderr.contains("resuming steps 1+2/2 BookStore 3 → BookStore 4, BookStore 4 → BookStore 5"), "\(again.stderr)")
             let done = try await StoreSnapshot(url)
             #expect(done.schemas == before.schemas, "no shadow schema is left")
             let counts = try await PersistentStore.inspect(url) { try $0.rows("""

@@ -4,7 +4,7 @@
 ///
 /// ```swift
 /// let migrator = ProgressiveMigrator(chain: chain, logger: logger) { checkpoint in
-///     if checkpoint == .rowsCreated(step: 3, entityMapping: "PageToPage", rows: 2_000) { throw MigrationAbort() }
+///     if checkpoint == .rowsCreated(step: 3, entityMapping: "PublicationToPublication", rows: 2_000) { throw MigrationAbort() }
 /// }
 /// ```
 @_spi(Testing) public enum MigrationCheckpoint: Sendable, Hashable, CustomStringConvertible {

@@ -64,7 +64,7 @@ extension MigrationPlan {
         public var description: String {
             switch self {
             case .fromLastBatch:
-                "after a kill: continued from its last batch, when nothing was written to the store since and it reads no output of a streamed step before it"
+                "after a kill: continued from its last batch, unless the store was written to since or a streamed step ran before it"
             case .startsAgain(let reason):
                 "after a kill: started again, because \(reason)"
             }
@@ -77,7 +77,7 @@ extension MigrationPlan {
     /// row rather than continuing from the last batch its last step wrote; `nil` when it
     /// continues.
     static func whyNotResumable(fusedPass steps: [Step], policies: MigrationPolicies) -> String? {
-        guard steps.count == 2 else { return "it runs in one pass of \(steps.count) steps; a pass of two is continued, not more" }
+        guard steps.count == 2 else { return "the pass has \(steps.count) steps: a pass of two is continued, not more" }
         for step in steps {
             if let why = step.whyNotResumable(policies: policies) { return "step \(step.source.name) → \(step.destination.name): \(why)" }
         }

@@ -51,6 +51,30 @@ extension MigrationRun {
         return (workspace.newOutput(forStep: index), StepCheckpointing(fingerprint: fingerprint, sourceMark: mark, resumeFrom: nil))
     }
 
+    /// Before steps that run in place: removes what killed runs left, unless a later step or
+    /// fused pass of this plan may continue some of it (its fingerprint, the store unchanged
+    /// since its mark), so that what cannot be used does not sit beside the copy the steps
+    /// make (on SQLite) until a streamed step decides.
+    func removeAbandonedUnlessContinuable(in workspace: any MigrationWorkspace) async {
+        let abandoned = workspace.abandonedOutputs
+        guard !abandoned.isEmpty else { return }
+        var fingerprints = Set(plan.steps.map(\.resumptionFingerprint))
+        var index = 0
+        while index < plan.steps.count {
+            var end = index
+            while end + 1 < plan.steps.count, plan.steps[end].fusionWithNext?.isFused == true { end += 1 }
+            if end > index { fingerprints.formUnion(MigrationPlan.resumptionFingerprints(fusedPass: Array(plan.steps[index...end]))) }
+            index = end + 1
+        }
+        for candidate in abandoned {
+            guard let saved = try? await workspace.withDatabase(candidate, isDurable: true, { try await StepCheckpointTable(database: $0).read() }),
+                fingerprints.contains(saved.fingerprint), (try? await workspace.storeUnchanged(since: saved.sourceMark)) == true
+            else { continue }
+            return
+        }
+        await workspace.removeAbandoned()
+    }
+
     /// "resuming step 1/1 BookStore 4 → BookStore 5 at batch 613 of 1000 of PublicationToPublication",
     /// where `steps` is "step 1/1 BookStore 4 → BookStore 5" and `saved` the step's output,
     /// or that of a fused pass's last step.

@@ -48,6 +48,7 @@ struct MigrationRun {
             try checkCancellation(workspace)
             try await workspace.holdWriters()
             if plan.steps[index].strategy == .inPlace {
+                await removeAbandonedUnlessContinuable(in: workspace)
                 var group: [Int] = []
                 while index < plan.steps.count, plan.steps[index].strategy == .inPlace {
                     group.append(index)

@@ -55,8 +55,8 @@ public final class SQLiteDatabase: Database {
     /// A file opened with `isDurable: false` is written without syncs and without a
     /// rollback journal: fast, and safe only for a file thrown away if anything fails (a
     /// failed transaction is not undone, a crash may leave it damaged). Opened durably
-    /// again, it returns to WAL mode. `commitsAtomically` keeps the WAL without syncs: a
-    /// killed process leaves whole transactions (a crash of the machine may not).
+    /// again, it returns to WAL mode. `commitsAtomically` keeps a rollback journal without
+    /// syncs: a killed process leaves whole transactions (a crash of the machine may not).
     public static func open(path: String, mode: SQLiteConnection.Mode, readerCount: Int = 2, isDurable: Bool = true,
                             commitsAtomically: Bool = false) async throws -> SQLiteDatabase {
         let setupQueue = DispatchQueue(label: "persistence.sqlite.open")

@@ -196,8 +196,8 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
     func adopt(_ output: StoreURL, forStep index: Int) async throws -> StoreURL {
         let from = try file(output)
         let to = workFile(forStep: index)
-        // A journal left by a transaction the kill cut short goes with its file, which it
-        // rolls back when next opened.
+        // A journal goes with its file: one a kill left hot was rolled back when the
+        // checkpoint was read, but the file is moved whole all the same.
         for suffix in ["", "-wal", "-journal"] where FileManager.default.fileExists(atPath: from + suffix) {
             try FileManager.default.moveItem(atPath: from + suffix, toPath: to + suffix)
         }

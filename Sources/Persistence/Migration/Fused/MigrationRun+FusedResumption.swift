@@ -33,42 +33,45 @@ extension MigrationRun {
             return await startAgain("they read what an earlier step of this run wrote", mark: nil)
         }
         var found: [Int: (output: StoreURL, saved: SavedStep)] = [:]
-        var why: String?
         for candidate in abandoned {
-            do {
-                let saved = try await workspace.withDatabase(candidate, isDurable: true) { try await StepCheckpointTable(database: $0).read() }
-                if let saved, let position = fingerprints.firstIndex(of: saved.fingerprint) { found[position] = (candidate, saved) }
-            } catch {
-                why = "what it left cannot be read (\(error))"
-            }
+            let saved = try? await workspace.withDatabase(candidate, isDurable: true) { try await StepCheckpointTable(database: $0).read() }
+            if let saved, let position = fingerprints.firstIndex(of: saved.fingerprint) { found[position] = (candidate, saved) }
         }
-        guard found.count == group.count else {
-            return await startAgain("an interrupted run left outputs, but \(why ?? "not one of each step of this pass with a batch in it")", mark: mark)
+        // The first step's output alone when the second step had not begun its own (killed
+        // while the first one wrote its SQL): the second step then starts from its first row.
+        guard let upstream = found[0]?.saved else {
+            return await startAgain("an interrupted run left outputs, but none of the first step of this pass with a batch in it", mark: mark)
         }
-        let saved = group.indices.map { found[$0]!.saved }
-        guard Set(saved.map(\.sourceMark)).count == 1 else {
+        let downstream = found[1]?.saved
+        guard downstream == nil || downstream!.sourceMark == upstream.sourceMark else {
             return await startAgain("an interrupted run left outputs, but of different runs", mark: mark)
         }
-        guard try await workspace.storeUnchanged(since: saved[0].sourceMark) else {
+        guard upstream.checkpoint.stage != .relationships, downstream?.checkpoint.stage != .relationships else {
+            return await startAgain("an interrupted run left outputs, but it was setting relationships one instance at a time", mark: mark)
+        }
+        guard try await workspace.storeUnchanged(since: upstream.sourceMark) else {
             return await startAgain("an interrupted run left outputs, but the store was written to since (or, on SQLite, the machine restarted)",
                                     mark: mark)
         }
-        let resumed: (upstream: SavedStep, handed: [String: KeyBitSet])
+        let resumed: (upstream: SavedStep, handedThrough: [String: Int64])
         do {
-            resumed = try await resumedPass(group, saved: saved, downstreamOutput: found[1]!.output, in: workspace)
+            resumed = try resumedPass(group, upstream: upstream, downstream: downstream)
         } catch let refusal as PassNotContinued {
             return await startAgain("an interrupted run left outputs, but \(refusal.reason)", mark: mark)
         }
         var result: [(output: StoreURL, checkpointing: StepCheckpointing?)] = []
-        for position in group.indices {
-            let output = try await workspace.adopt(found[position]!.output, forStep: group[position])
-            result.append((output, StepCheckpointing(
-                fingerprint: fingerprints[position], sourceMark: saved[position].sourceMark,
-                resumeFrom: position == 0 ? resumed.upstream : saved[position],
-                handedIdentities: position == 0 ? resumed.handed : [:])))
+        result.append((try await workspace.adopt(found[0]!.output, forStep: group[0]), StepCheckpointing(
+            fingerprint: fingerprints[0], sourceMark: upstream.sourceMark, resumeFrom: resumed.upstream, handedThrough: resumed.handedThrough)))
+        if let downstream {
+            result.append((try await workspace.adopt(found[1]!.output, forStep: group[1]),
+                           StepCheckpointing(fingerprint: fingerprints[1], sourceMark: downstream.sourceMark, resumeFrom: downstream)))
         }
         await workspace.removeAbandoned()
-        logResumption(of: "steps \(label)", saved: saved[1])
+        if downstream == nil {
+            result.append((workspace.newOutput(forStep: group[1]),
+                           StepCheckpointing(fingerprint: fingerprints[1], sourceMark: upstream.sourceMark, resumeFrom: nil)))
+        }
+        logResumption(of: "steps \(label)", saved: downstream ?? resumed.upstream)
         return result
     }
 
@@ -79,57 +82,47 @@ extension MigrationRun {
     }
 
     /// What the first step of the interrupted pass `group` continues from: its own
-    /// checkpoint, with each handed mapping where the next step's output says it is, and
-    /// the source keys of the objects that output holds.
+    /// checkpoint, with each handed mapping where the second step's checkpoint says it is
+    /// (from its first source when the second step has no output), and, for each handed
+    /// mapping, the last source key whose object the second step's output holds.
     ///
     /// The first step goes through its stage 1 again in any case: the mappings it wrote are
-    /// skipped, and the next step waits for it to say where its handed objects' keys lie
+    /// skipped, and the second step waits for it to say where its handed objects' keys lie
     /// before reading what it wrote.
-    private func resumedPass(_ group: [Int], saved: [SavedStep], downstreamOutput: StoreURL,
-                             in workspace: any MigrationWorkspace) async throws -> (upstream: SavedStep, handed: [String: KeyBitSet]) {
+    private func resumedPass(_ group: [Int], upstream saved: SavedStep,
+                             downstream: SavedStep?) throws -> (upstream: SavedStep, handedThrough: [String: Int64]) {
         guard case .fused(let carried)? = plan.steps[group[0]].fusionWithNext else { throw PassNotContinued(reason: "the steps are not fused") }
-        var upstream = saved[0]
-        let downstream = saved[1].checkpoint
+        var upstream = saved
         upstream.checkpoint.stage = .instances
-        var handed: [String: KeyBitSet] = [:]
-        let destination = plan.steps[group[1]].destination
+        var handedThrough: [String: Int64] = [:]
         for mapping in carried {
-            guard let upstreamKeys = upstream.keys[mapping.upstream], let capacity = upstreamKeys.capacity,
-                let downstreamKeys = saved[1].keys[mapping.downstream], let downstreamCapacity = downstreamKeys.capacity
-            else { throw PassNotContinued(reason: "\(mapping.entityName)'s keys are too large to be tracked one bit each") }
-            let sharing = saved[1].keys.filter { $0.key != mapping.downstream && $0.value.destinationRoot == downstreamKeys.destinationRoot
-                && $0.value.offset == downstreamKeys.offset }
-            guard sharing.isEmpty else { throw PassNotContinued(reason: "\(mapping.downstream) shares its keys with \(sharing.keys.sorted().joined(separator: ", "))") }
-            // The next step's rows in the mapping's range: its source keys, which are the
-            // first step's source keys plus its offset.
-            let keys: [Int64] = try await workspace.withDatabase(downstreamOutput, isDurable: true) { database in
-                guard let table = StoreSchema(model: destination, dialect: database.dialect).table(for: downstreamKeys.destinationRoot) else { return [] }
-                let rows: SQL = """
-                    SELECT \(storeName: "Z_PK") FROM \(identifier: table.name) \
-                    WHERE \(storeName: "Z_PK") > \(downstreamKeys.offset) AND \(storeName: "Z_PK") <= \(downstreamKeys.offset + downstreamCapacity)
-                    """
-                return try await database.read { try $0.rows(literal: rows).compactMap { $0[0].int64 } }
+            guard let upstreamKeys = upstream.keys[mapping.upstream], upstreamKeys.capacity != nil else {
+                throw PassNotContinued(reason: "\(mapping.entityName)'s keys are too large to be tracked one bit each")
             }
-            var bits = KeyBitSet(capacity: capacity)
-            for key in keys {
-                let source = key - downstreamKeys.offset - upstreamKeys.offset
-                if source >= 1, source <= capacity { _ = bits.insert(source) }
+            // The second step's association index is rebuilt from its rows in the mapping's
+            // range, told apart from another mapping's by their sources, which it never stored.
+            if let downstreamKeys = downstream?.keys[mapping.downstream] {
+                let sharing = downstream!.keys.filter { $0.key != mapping.downstream && $0.value.destinationRoot == downstreamKeys.destinationRoot
+                    && $0.value.offset == downstreamKeys.offset }
+                guard sharing.isEmpty else {
+                    throw PassNotContinued(reason: "\(mapping.downstream) shares its keys with \(sharing.keys.sorted().joined(separator: ", "))")
+                }
             }
-            handed[mapping.upstream] = bits
+            let checkpoint = downstream?.checkpoint ?? StepCheckpoint()
             upstream.checkpoint.createdMappings.removeAll { $0 == mapping.upstream }
-            if downstream.createdMappings.contains(mapping.downstream) || downstream.stage == .validation {
-                upstream.checkpoint.createdMappings.append(mapping.upstream)
+            if upstream.checkpoint.mapping == mapping.upstream {
+                (upstream.checkpoint.mapping, upstream.checkpoint.lastSourceKey, upstream.checkpoint.done) = (nil, 0, 0)
             }
-            if downstream.mapping == mapping.downstream {
-                upstream.checkpoint.mapping = mapping.upstream
-                upstream.checkpoint.lastSourceKey = downstream.lastSourceKey - upstreamKeys.offset
-                upstream.checkpoint.done = downstream.done
-            } else if upstream.checkpoint.mapping == mapping.upstream {
-                upstream.checkpoint.mapping = nil
-                upstream.checkpoint.lastSourceKey = 0
-                upstream.checkpoint.done = 0
+            if checkpoint.createdMappings.contains(mapping.downstream) || checkpoint.stage == .validation {
+                upstream.checkpoint.createdMappings.append(mapping.upstream)
+                handedThrough[mapping.upstream] = .max
+            } else if checkpoint.mapping == mapping.downstream {
+                // The handed objects kept the first step's keys plus its offset.
+                let last = checkpoint.lastSourceKey - upstreamKeys.offset
+                (upstream.checkpoint.mapping, upstream.checkpoint.lastSourceKey, upstream.checkpoint.done) = (mapping.upstream, last, checkpoint.done)
+                handedThrough[mapping.upstream] = last
             }
         }
-        return (upstream, handed)
+        return (upstream, handedThrough)
     }
 }

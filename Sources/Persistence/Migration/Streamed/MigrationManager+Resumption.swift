@@ -7,10 +7,12 @@ struct StepCheckpointing: Sendable {
     let sourceMark: String
     /// What the output an interrupted run left says of itself, when the step continues it.
     let resumeFrom: SavedStep?
-    /// In a fused pass, the source keys of each entity mapping whose objects this step
-    /// hands to the next: the ones whose objects the next step's output holds. They are in
-    /// no output of this step, so its association index cannot find them there.
-    var handedIdentities: [String: KeyBitSet] = [:]
+    /// In a fused pass, for each entity mapping whose objects this step hands to the next,
+    /// the last source key whose object the next step's output holds (`Int64.max`: all of
+    /// them). A fused step hands one object over for every source instance, in key order,
+    /// and they are in no output of its own: its association index takes their identity
+    /// pairs from its source's keys up to there.
+    var handedThrough: [String: Int64] = [:]
 }
 
 extension MigrationManager {
@@ -28,8 +30,16 @@ extension MigrationManager {
         for (name, saved) in saved.keys {
             var restored = AssociationIndex.MappingKeys(sourceRoot: saved.sourceRoot, destinationRoot: saved.destinationRoot, offset: saved.offset,
                                                         identities: saved.capacity.map { KeyBitSet(capacity: $0) })
-            if let handed = configuration.checkpointing?.handedIdentities[name] {
-                restored.identities = handed
+            if let handedThrough = configuration.checkpointing?.handedThrough[name], let capacity = saved.capacity,
+                let sourceName = mappingModel.entityMapping(named: name)?.sourceEntityName, let sourceTable = source.schema.table(for: sourceName)
+            {
+                let handed: SQL = """
+                    SELECT \(storeName: "Z_PK") FROM \(identifier: sourceTable.name) \
+                    WHERE \(storeName: "Z_ENT") = \(sourceTable.entityNumber) AND \(storeName: "Z_PK") <= \(min(handedThrough, capacity))
+                    """
+                for key in try await source.database.read({ try $0.rows(literal: handed).compactMap { $0[0].int64 } }) {
+                    _ = restored.identities?.insert(key)
+                }
             } else if let capacity = saved.capacity, let destinationTable = destination.schema.table(for: saved.destinationRoot) {
                 let rows: SQL = """
                     SELECT \(storeName: "Z_PK") FROM \(identifier: destinationTable.name) \
@@ -83,7 +93,11 @@ extension MigrationManager {
     /// The checkpoint to record with the next write, when it is not the one the output
     /// holds; ``checkpointCommitted(_:)`` once that write commits.
     func pendingCheckpoint() -> StepCheckpoint? {
-        updateRun { run -> StepCheckpoint? in
+        // A fused step's output is read by the next step once it said where its handed
+        // objects' keys lie (an attached SQLite file, read as unchanging): it is not written
+        // again, and the next run takes where the step got from the next step's output.
+        if configuration.downstreamLink?.isAnnounced == true { return nil }
+        return updateRun { run -> StepCheckpoint? in
             guard let checkpoint = run.checkpoint, checkpoint != run.checkpointWritten else { return nil }
             return checkpoint
         } ?? nil

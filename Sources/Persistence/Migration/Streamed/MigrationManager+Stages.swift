@@ -343,7 +343,7 @@ extension MigrationManager {
     /// Source rows per `INSERT … SELECT` of an entity mapping's instances, fifty batches:
     /// what a killed run loses at most (at the default batch size, about a tenth of a
     /// second of PostgreSQL's time), few enough statements to cost nothing measurable.
-    private var sqlChunkRows: Int { max(configuration.batchSize, 1) * 50 }
+    private var sqlChunkRows: Int { min(max(configuration.batchSize, 1), 1_000_000) * 50 }
 
     private func setCurrent(_ mapping: EntityMapping?) {
         updateRun { $0.currentEntityMapping = mapping }
