@@ -117,15 +117,7 @@ import Testing
     func aStoreWrittenToSinceTheKillStartsThePassAgain(engine: TestEngine) async throws {
         try await engine.withSeededStore(books: Self.books, version: 3) { url in
             try await StepResumptionTests.kill(url, at: .rowsCreated(step: 2, entityMapping: "PublicationToPublication", rows: 2_000))
-            let store = try await PersistentStore.open(url, model: try loadModels().model(version: 3), logger: quietLogger)
-            let context = ManagedObjectContext(store: store, logger: quietLogger)
-            var request = FetchRequest(entityName: "Publication")
-            request.sortDescriptors = [FetchRequest.SortDescriptor(key: "title")]
-            request.fetchLimit = 1
-            let publication = try #require(try await context.fetch(request).first)
-            publication.setValue(.string("Édition révisée, 2ᵉ tirage"), forKey: "title")
-            try await context.save()
-            await store.close()
+            try await StepResumptionTests.retitleFirstPublication(url, version: 3)
             let expected = try await ExpectedBookStore.migrating(url, from: 3, to: 5)
 
             let (lines, created) = try await StepResumptionTests.migrate(url, step: 2)

@@ -71,15 +71,7 @@ import Testing
     func aStoreWrittenToSinceTheKillStartsTheStepAgain(engine: TestEngine) async throws {
         try await Self.withStoreAtVersion4(engine) { url in
             try await Self.kill(url, at: Self.killedAt)
-            let store = try await PersistentStore.open(url, model: try loadModels().model(version: 4), logger: quietLogger)
-            let context = ManagedObjectContext(store: store, logger: quietLogger)
-            var request = FetchRequest(entityName: "Publication")
-            request.sortDescriptors = [FetchRequest.SortDescriptor(key: "title")]
-            request.fetchLimit = 1
-            let publication = try #require(try await context.fetch(request).first)
-            publication.setValue(.string("Édition révisée, 2ᵉ tirage"), forKey: "title")
-            try await context.save()
-            await store.close()
+            try await Self.retitleFirstPublication(url, version: 4)
             let expected = try await ExpectedBookStore.migrating(url, from: 4, to: 5)
 
             let (lines, created) = try await Self.migrate(url)
@@ -154,6 +146,20 @@ import Testing
 
     static func withStoreAtVersion4(_ engine: TestEngine, _ body: (StoreURL) async throws -> Void) async throws {
         try await engine.withSeededStore(books: books, version: 4, body)
+    }
+
+    /// Writes to the store as another process would after a kill: the first publication by
+    /// title is retitled, through the framework at the store's `version`.
+    static func retitleFirstPublication(_ url: StoreURL, version: Int) async throws {
+        let store = try await PersistentStore.open(url, model: try loadModels().model(version: version), logger: quietLogger)
+        let context = ManagedObjectContext(store: store, logger: quietLogger)
+        var request = FetchRequest(entityName: "Publication")
+        request.sortDescriptors = [FetchRequest.SortDescriptor(key: "title")]
+        request.fetchLimit = 1
+        let publication = try #require(try await context.fetch(request).first)
+        publication.setValue(.string("Édition révisée, 2ᵉ tirage"), forKey: "title")
+        try await context.save()
+        await store.close()
     }
 
     /// Migrates until `checkpoint`, then stops as a killed process does.
