@@ -119,3 +119,14 @@ protocol MigrationWorkspace: AnyObject {
     /// `isDurable: false` writes without syncs where the result is thrown away on failure.
     func withDatabase<T: Sendable>(_ url: StoreURL, isDurable: Bool, _ body: (any Database) async throws -> T) async throws -> T
 }
+
+extension MigrationWorkspace {
+    /// ``outputOptions`` for an output that records a step's checkpoints (`checkpointed`):
+    /// each of its commits, a batch and the checkpoint that counts it, is then all or
+    /// nothing whenever the process dies.
+    func outputOptions(checkpointed: Bool) -> PersistentStore.Options {
+        var options = outputOptions
+        options.commitsAtomically = checkpointed
+        return options
+    }
+}

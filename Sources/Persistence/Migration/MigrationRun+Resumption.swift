@@ -61,10 +61,9 @@ extension MigrationRun {
         var fingerprints = Set(plan.steps.map(\.resumptionFingerprint))
         var index = 0
         while index < plan.steps.count {
-            var end = index
-            while end + 1 < plan.steps.count, plan.steps[end].fusionWithNext?.isFused == true { end += 1 }
-            if end > index { fingerprints.formUnion(MigrationPlan.resumptionFingerprints(fusedPass: Array(plan.steps[index...end]))) }
-            index = end + 1
+            let pass = plan.steps.fusedPass(containing: index)
+            if pass.count > 1 { fingerprints.formUnion(MigrationPlan.resumptionFingerprints(fusedPass: Array(plan.steps[pass]))) }
+            index = pass.upperBound + 1
         }
         for candidate in abandoned {
             guard let saved = try? await workspace.withDatabase(candidate, isDurable: true, { try await StepCheckpointTable(database: $0).read() }),

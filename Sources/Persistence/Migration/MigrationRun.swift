@@ -58,8 +58,7 @@ struct MigrationRun {
                 continue
             }
             if plan.steps[index].fusionWithNext?.isFused == true {
-                var group = [index]
-                while plan.steps[group.last!].fusionWithNext?.isFused == true, group.last! + 1 < plan.steps.count { group.append(group.last! + 1) }
+                let group = Array(plan.steps.fusedPass(containing: index))
                 current = try await runFused(group, from: current, in: workspace, original: original)
                 index = group.last! + 1
                 continue
@@ -152,10 +151,8 @@ struct MigrationRun {
             if case .setBased(let setBased) = step.work {
                 try await runSetBased(setBased, index: index, from: current, to: output, in: workspace)
             } else {
-                var options = workspace.outputOptions
-                // A batch and the checkpoint that counts it: both or neither, whenever the process dies.
-                options.commitsAtomically = checkpointing != nil
-                try await runStreamed(index, from: current, to: output, options: options, checkpointing: checkpointing)
+                try await runStreamed(index, from: current, to: output, options: workspace.outputOptions(checkpointed: checkpointing != nil),
+                                      checkpointing: checkpointing)
             }
             try await completeOutput(output, of: index, in: workspace, original: original)
             let migrator = self.migrator

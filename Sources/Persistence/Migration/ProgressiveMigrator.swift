@@ -177,12 +177,9 @@ public final class ProgressiveMigrator: Sendable {
                 : .notFused(reason: "fusing steps is turned off")
         }
         for index in steps.indices where steps[index].strategy == .streamed {
-            var pass = index
-            while pass > 0, steps[pass - 1].fusionWithNext?.isFused == true { pass -= 1 }
-            var end = index
-            while end + 1 < steps.count, steps[end].fusionWithNext?.isFused == true { end += 1 }
-            steps[index].resumption = if pass < end {
-                MigrationPlan.whyNotResumable(fusedPass: Array(steps[pass...end]), policies: chain.policies).map {
+            let pass = steps.fusedPass(containing: index)
+            steps[index].resumption = if pass.count > 1 {
+                MigrationPlan.whyNotResumable(fusedPass: Array(steps[pass]), policies: chain.policies).map {
                     .startsAgain(reason: "it runs in one pass with its neighbour, and \($0)")
                 } ?? .fromLastBatch
             } else if let why = steps[index].whyNotResumable(policies: chain.policies) {

@@ -172,10 +172,13 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
     /// starts the step again.
     private var storeMark: String {
         let wal = Self.fileMark(path + "-wal")
-        let boot = (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8))?
-            .trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown"
-        return Self.fileMark(path).mark + " " + (wal.size > 0 ? wal.mark : "empty") + " boot:" + boot
+        return Self.fileMark(path).mark + " " + (wal.size > 0 ? wal.mark : "empty") + " boot:" + Self.bootID
     }
+
+    /// The machine's boot id; where it cannot be read, one of this process's own, so that
+    /// no other run's output is ever taken for written since the last boot.
+    private static let bootID = (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8))?
+        .trimmingCharacters(in: .whitespacesAndNewlines) ?? "process-\(UUID().uuidString)"
 
     private static func fileMark(_ path: String) -> (mark: String, size: Int64) {
         var info = stat()

@@ -45,3 +45,14 @@ extension MigrationPlan {
         public let entityName: String
     }
 }
+
+extension Array where Element == MigrationPlan.Step {
+    /// The steps that run in one pass with step `index` (``MigrationPlan/Fusion``), it
+    /// among them: `index...index` for a step fused with neither neighbour.
+    func fusedPass(containing index: Int) -> ClosedRange<Int> {
+        var (first, last) = (index, index)
+        while first > 0, self[first - 1].fusionWithNext?.isFused == true { first -= 1 }
+        while last + 1 < count, self[last].fusionWithNext?.isFused == true { last += 1 }
+        return first...last
+    }
+}

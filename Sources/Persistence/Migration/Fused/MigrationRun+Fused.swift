@@ -18,9 +18,7 @@ extension MigrationRun {
         let last = group[group.count - 1]
         let names = group.map { "\(plan.steps[$0].source.name) → \(plan.steps[$0].destination.name)" }.joined(separator: ", ")
         do {
-            var options = workspace.outputOptions
-            // A batch and the checkpoint that counts it: both or neither, whenever the process dies.
-            options.commitsAtomically = placed.contains { $0.checkpointing != nil }
+            let options = workspace.outputOptions(checkpointed: placed.contains { $0.checkpointing != nil })
             try await runFusedPass(group, from: current, outputs: outputs, checkpointing: placed.map(\.checkpointing), options: options, workspace: workspace)
             // Cancelled once the steps' stages were done: nothing is swapped in.
             try checkCancellation(workspace)
