@@ -66,6 +66,38 @@ struct OtherWriterTests {
         #expect(price == 202, "the write made after the migration went elsewhere: \(client.output)")
     }
 
+    /// SQLite only (a WAL's snapshots): a reader that began before the last commit keeps
+    /// that commit in the WAL, where it cannot be written back into the file; the in-place
+    /// step's copy of the store still holds it (SQLite's backup API then copies it, not the
+    /// file's bytes), and so does the migrated store.
+    @Test func aCommitAReaderKeepsInTheLogIsInTheMigratedStore() async throws {
+        let (directory, cleanUp) = temporaryDirectory()
+        defer { cleanUp() }
+        let url = sqliteStoreURL(in: directory)
+        let store = url.description
+        let seed = try await BookStoreProcess.running(["seed", "--model-version", "2", "--count", "100", "--store", store])
+        #expect(seed.status == 0, "\(seed.stderr)")
+        let (executable, arguments, prelude) = try Self.interactiveClient(url)
+        let reader = try WatchedProcess(executable, arguments, readsInput: true)
+        defer { reader.signal(SIGKILL) }
+        reader.send(prelude + "BEGIN;\nSELECT 'snapshot', count(*) FROM zbook;\n")
+        #expect(await reader.waitFor { $0.contains("snapshot|") }, "the reader did not start: \(reader.output)")
+        let write = try await Self.otherClient(url, "UPDATE zbook SET zprice = 303.25, z_opt = z_opt + 1 WHERE z_pk = 7")
+        #expect(write.status == 0, "\(write.stderr)")
+
+        let migrate = try await BookStoreProcess.running(["migrate", "--store", store])
+        #expect(migrate.status == 0, "\(migrate.stderr)")
+        reader.send("COMMIT;\n")
+        reader.endInput()
+        _ = await reader.waitUntilExit(timeout: .seconds(60))
+        let (price, version) = try await PersistentStore.inspect(url) { connection in
+            (try connection.scalar("SELECT ZPRICE FROM ZPUBLICATION WHERE Z_PK = 7")?.double,
+             try connection.scalar("SELECT count(*) FROM ZPUBLICATION WHERE ZSYNOPSIS IS NOT NULL")?.int64)
+        }
+        #expect(price == 303.25, "the commit the reader kept in the WAL is not in the migrated store")
+        #expect(version == 104, "the store was not migrated to BookStore 5 whole")
+    }
+
     /// A shell of the engine's reading statements from its standard input, and what to send first.
     static func interactiveClient(_ url: StoreURL) throws -> (URL, [String], String) {
         switch url.kind {

@@ -26,15 +26,18 @@ final class SQLiteWriterFence: WriterFence {
     private let writer: SQLiteDatabase
     /// A reader of the store: the copies the steps read, and whether anyone else committed.
     private let reader: SQLiteDatabase
+    /// The store's file.
+    private let path: String
     let store: StoreURL
     let logger: Logger
     /// Whether the write lock is held now.
     var isHeld = false
     var holder: any Database { writer }
 
-    private init(writer: SQLiteDatabase, reader: SQLiteDatabase, store: StoreURL, logger: Logger) {
+    private init(writer: SQLiteDatabase, reader: SQLiteDatabase, path: String, store: StoreURL, logger: Logger) {
         self.writer = writer
         self.reader = reader
+        self.path = path
         self.store = store
         self.logger = logger
     }
@@ -45,7 +48,7 @@ final class SQLiteWriterFence: WriterFence {
         let writer = try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: 0)
         do {
             let reader = try await SQLiteDatabase.open(path: path, mode: .readOnly, readerCount: 0)
-            return SQLiteWriterFence(writer: writer, reader: reader, store: store, logger: logger)
+            return SQLiteWriterFence(writer: writer, reader: reader, path: path, store: store, logger: logger)
         } catch {
             await writer.close()
             throw error
@@ -74,10 +77,19 @@ final class SQLiteWriterFence: WriterFence {
 
     /// A copy of the store as it is now, with every committed row (those still in its WAL
     /// too), written to a new file at `path`.
+    ///
+    /// With the write lock held and the WAL written back, the store's file alone is the
+    /// store, and the kernel copies its bytes; a reader of an older snapshot in the way of
+    /// the write-back leaves the copy to SQLite's backup API, page by page.
     func copyStore(to path: String) async throws {
         try await hold()
+        let storePath = self.path
         try await reader.writeWithoutTransaction { connection in
             guard let source = connection as? SQLiteConnection else { return }
+            if try Self.writeBackWhole(storeAt: storePath) {
+                try SQLiteFileCopy.copy(storePath, to: path)
+                return
+            }
             let destination = try SQLiteConnection(path: path, mode: .readWriteCreate)
             defer { destination.close() }
             try SQLiteBackup.copy(from: source, to: destination)
@@ -128,6 +140,17 @@ final class SQLiteWriterFence: WriterFence {
         await letGo()
         await reader.close()
         await writer.close()
+    }
+
+    /// Writes the store's WAL back into its file without waiting for anyone; whether every
+    /// commit is in the file now (always so for a store in rollback-journal mode). A
+    /// connection of its own: the holder's, in its transaction, cannot write back.
+    private static func writeBackWhole(storeAt path: String) throws -> Bool {
+        let connection = try SQLiteConnection(path: path, mode: .readWrite)
+        defer { connection.close() }
+        // (busy, frames in the WAL, frames written back); -1 and -1 when not in WAL mode.
+        guard let row = try connection.rows("PRAGMA wal_checkpoint(PASSIVE)").first else { return false }
+        return row[0].int64 == 0 && row[1].int64 == row[2].int64
     }
 
     /// The store's data version as the reader sees it: it changes when another connection commits.
