@@ -64,8 +64,11 @@ extension MigrationManager {
     }
 
     /// A value of the run, if one is on, read where it is (the run is not copied).
-    func withRun<T: Sendable>(_ value: KeyPath<Run, T>) -> T? {
-        state.withLock { $0.run?[keyPath: value] }
+    ///
+    /// A function, not a key path: applied to `run?` a key path read a copy of the whole
+    /// run (every field retained and released), a few per cent of a streamed step.
+    func withRun<T: Sendable>(_ value: (Run) -> T) -> T? {
+        updateRun { value($0) }
     }
 
     /// Changes the run in place, if one is on.
