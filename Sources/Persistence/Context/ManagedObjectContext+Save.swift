@@ -22,7 +22,13 @@ extension ManagedObjectContext {
     /// `alsoWriting` runs in the save's transaction once the objects are written, with the
     /// key of each object saved (the migration's association rows and checkpoint, which
     /// must not outlive or miss the batch they describe).
-    func save(validating: Bool, assignedKeys: [ObjectID: Int64] = [:], insertsInBulk: Bool = false,
+    ///
+    /// `registeringSaved: false` leaves inserted objects registered under their temporary
+    /// IDs (each still learns its permanent one): only for a caller that calls
+    /// ``forgetObjectsNotHeldElsewhere()`` before it uses the context again, which registers
+    /// what it keeps under the objects' new IDs. A migration batch is forgotten so, and
+    /// registering each of its objects a second time, only to forget it, was wasted.
+    func save(validating: Bool, assignedKeys: [ObjectID: Int64] = [:], insertsInBulk: Bool = false, registeringSaved: Bool = true,
               alsoWriting: (@Sendable (any DatabaseConnection, _ keyOf: (ObjectID) -> Int64?) throws -> Void)? = nil) async throws {
         var (planned, objects) = try makePlan(validating: validating)
         planned.assignedKeys = assignedKeys
@@ -51,7 +57,7 @@ extension ManagedObjectContext {
             }
             throw StoreError(.database, "the save failed and was rolled back", store: store.url.description, underlying: error)
         }
-        apply(result, plan: plan, objects: objects)
+        apply(result, plan: plan, objects: objects, registeringSaved: registeringSaved)
         // What was prefetched described the store before this save.
         state.withLock {
             $0.prefetchedToMany = [:]
@@ -146,7 +152,7 @@ extension ManagedObjectContext {
     }
 
     /// Brings the objects in line with what the save wrote.
-    private func apply(_ result: SaveResult, plan: SavePlan, objects: [ObjectID: ManagedObject]) {
+    private func apply(_ result: SaveResult, plan: SavePlan, objects: [ObjectID: ManagedObject], registeringSaved: Bool) {
         var permanent: [ObjectID: ObjectID] = [:]
         permanent.reserveCapacity(result.primaryKeys.count)
         for (temporary, pk) in result.primaryKeys {
@@ -155,7 +161,7 @@ extension ManagedObjectContext {
             if case .temporary(let key) = temporary.key { key.noteSaved(as: pk) }
         }
         state.withLock { state in
-            for (temporary, newID) in permanent {
+            for (temporary, newID) in permanent where registeringSaved {
                 if let object = state.registered.removeValue(forKey: temporary) {
                     state.registered[newID] = object
                 }

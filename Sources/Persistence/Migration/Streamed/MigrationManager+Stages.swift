@@ -436,7 +436,8 @@ extension MigrationManager {
         do {
             // A save with no object to write still writes what goes with it.
             if context.hasChanges || !pairs.isEmpty || checkpoint != nil {
-                try await context.save(validating: false, assignedKeys: assigned, insertsInBulk: true, alsoWriting: alsoWriting)
+                // ``flushBatch()`` forgets the batch next, registering what a policy holds.
+                try await context.save(validating: false, assignedKeys: assigned, insertsInBulk: true, registeringSaved: false, alsoWriting: alsoWriting)
             }
         } catch let error as StoreError {
             throw MigrationError(.store, "writing migrated objects failed", entityMapping: currentEntityMapping?.name, underlying: error)
