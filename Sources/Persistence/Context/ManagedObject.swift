@@ -71,7 +71,17 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
     /// (an integer into a `Double` attribute); anything else is kept and reported by
     /// the context's save as a validation error.
     public func setValue(_ value: AttributeValue, forKey key: String) {
-        let slot = layout.attributeSlots.index[key]
+        setValue(value, forKey: key, slot: layout.attributeSlots.index[key])
+    }
+
+    /// The value in an attribute's slot of ``layout`` (see ``EntityLayout/attributeSlots``):
+    /// for code that resolved the name once, not per object.
+    func value(atSlot slot: Int) -> AttributeValue {
+        state.withLock { $0.values.values[slot] }
+    }
+
+    /// ``setValue(_:forKey:)`` with the key's slot in ``layout`` found already (`nil`: none).
+    func setValue(_ value: AttributeValue, forKey key: String, slot: Int?) {
         let coerced = slot.map { Self.coerce(value, to: layout.attributesBySlot[$0].type) } ?? value
         let changed = state.withLock { state in
             let old: AttributeValue?

@@ -29,10 +29,22 @@
 /// flat however large the store: keep ``ObjectID``s, not objects, in
 /// ``MigrationManager/userInfo`` when they must outlive a batch.
 open class EntityMigrationPolicy: @unchecked Sendable {
-    // Unchecked: a policy has no state of its own here, and the manager calls a policy's
-    // hooks strictly one after another; subclasses keep that rule for their own state.
+    // Unchecked: the manager calls a policy's hooks strictly one after another, so its one
+    // state here (the attribute copies, made at the first instance) is never shared;
+    // subclasses keep that rule for their own state.
 
     public required init() {}
+
+    /// How the default ``createDestinationInstances(forSource:in:manager:)`` sets each
+    /// attribute, made for the first instance and kept while the layouts are the same.
+    private var copies: AttributeCopies?
+
+    private func attributeCopies(_ mapping: EntityMapping, source: EntityLayout, destination: EntityLayout) -> AttributeCopies {
+        if let copies, copies.fits(mapping, source: source, destination: destination) { return copies }
+        let made = AttributeCopies(mapping, source: source, destination: destination)
+        copies = made
+        return made
+    }
 
     /// The hooks a policy class can override that run once per instance, and so decide
     /// whether its entity mapping's instances and relationships can be migrated as SQL.
@@ -103,16 +115,21 @@ open class EntityMigrationPolicy: @unchecked Sendable {
     open func createDestinationInstances(forSource source: ManagedObject, in mapping: EntityMapping, manager: MigrationManager) async throws {
         guard let entityName = mapping.destinationEntityName else { return }
         let destination = try manager.destinationContext.insertObject(entityName: entityName)
-        for attributeMapping in mapping.attributeMappings {
-            guard let expression = attributeMapping.valueExpression else { continue }
-            // `$source.<attribute>`, by far the most common value, needs no evaluator.
-            if let path = expression.sourceKeyPath, path.count == 1, source.layout.attributes[path[0]] != nil {
-                try manager.assignAttribute(.value(source.value(forKey: path[0])), to: destination, key: attributeMapping.name, mapping: mapping)
-                continue
+        let copies = attributeCopies(mapping, source: source.layout, destination: destination.layout)
+        for step in copies.steps {
+            switch step {
+            case .copy(let from, let to, let attribute, let key):
+                // `$source.<attribute>`, by far the most common value, needs no evaluator;
+                // as ``MigrationManager/assignAttribute(_:to:key:mapping:)``, a required
+                // attribute with a default keeps it rather than take a null.
+                let value = source.value(atSlot: from)
+                if value.isNull, !attribute.isOptional, attribute.defaultValue != nil { continue }
+                destination.setValue(value, forKey: key, slot: to)
+            case .evaluate(let attributeMapping, let expression):
+                let value = try await manager.evaluate(expression, source: source, destination: destination,
+                                                       entityMapping: mapping, propertyMapping: attributeMapping, policy: self)
+                try manager.assignAttribute(value, to: destination, key: attributeMapping.name, mapping: mapping)
             }
-            let value = try await manager.evaluate(expression, source: source, destination: destination,
-                                                   entityMapping: mapping, propertyMapping: attributeMapping, policy: self)
-            try manager.assignAttribute(value, to: destination, key: attributeMapping.name, mapping: mapping)
         }
         manager.associate(sourceInstance: source, withDestinationInstance: destination, for: mapping)
     }
