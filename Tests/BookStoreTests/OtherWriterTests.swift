@@ -98,6 +98,36 @@ struct OtherWriterTests {
         #expect(version == 104, "the store was not migrated to BookStore 5 whole")
     }
 
+    /// SQLite only (POSIX locks): once the in-place step's copy of the store is made, the
+    /// migration still holds the store: a process that opens and closes it meanwhile
+    /// leaves its WAL and shared memory in place (it is not the last one), and a writer is
+    /// still refused. Had the copy opened and closed a descriptor of the store, the
+    /// process's locks on it would be gone, and the closing process would take the store
+    /// for its own and remove them.
+    @Test func theStoreStaysHeldAfterTheInPlaceCopy() async throws {
+        let (directory, cleanUp) = temporaryDirectory()
+        defer { cleanUp() }
+        let url = sqliteStoreURL(in: directory)
+        guard case .sqlite(let path) = url.kind else { return }
+        let store = url.description
+        let seed = try await BookStoreProcess.running(["seed", "--model-version", "2", "--count", "\(Self.generated)", "--store", store])
+        #expect(seed.status == 0, "\(seed.stderr)")
+        // Stopped in its streamed pass, after the copy the in-place step ran on.
+        let trigger = WatchedProcess.Trigger(signal: SIGSTOP) { $0.contains("Migration progress of ") }
+        let process = try WatchedProcess(try BookStoreProcess.executable, ["migrate", "--store", store, "--log-level", "info"], trigger: trigger)
+        defer { process.signal(SIGKILL) }
+        #expect(await process.waitFor { _ in process.triggered }, "the streamed pass never reported: \(process.output)")
+
+        let reader = try await BuiltCommand(systemTool: "sqlite3").run([path, "SELECT count(*) FROM zbook"])
+        #expect(reader.status == 0, "\(reader.stderr)")
+        #expect(FileManager.default.fileExists(atPath: path + "-shm"), "a process that closed the store took it for its own and removed its shared memory")
+        let writer = try await BuiltCommand(systemTool: "sqlite3").run(["-bail", "-cmd", ".timeout 200", path, "UPDATE zbook SET zprice = 1 WHERE z_pk = 7"])
+        #expect(writer.status != 0 && writer.stderr.contains("locked"), "a writer got into the store the migration holds: \(writer.stderr)")
+        process.signal(SIGCONT)
+        let status = await process.waitUntilExit(timeout: .seconds(180))
+        #expect(status == 0, "\(process.output)")
+    }
+
     /// A shell of the engine's reading statements from its standard input, and what to send first.
     static func interactiveClient(_ url: StoreURL) throws -> (URL, [String], String) {
         switch url.kind {

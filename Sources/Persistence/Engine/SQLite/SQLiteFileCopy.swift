@@ -5,28 +5,46 @@ import Foundation
 import Glibc
 #endif
 
-/// A byte-for-byte copy of a SQLite database file, made by the kernel.
+/// A byte-for-byte copy of the database file a SQLite connection has open, read through
+/// that connection's own file handle.
 ///
 /// Only for a file that holds every commit and that nobody can commit to meanwhile: its
-/// WAL written back (or a rollback journal), its write lock held. Then the file alone is
-/// the database, and copying its bytes is what SQLite's backup API would write page by
-/// page, at a fraction of the cost (at 1 M books, 0.05 s against 0.3 s).
+/// WAL written back (or a store in rollback-journal mode), its write lock held. Then the
+/// file alone is the database, and its bytes are what SQLite's backup API would write page
+/// by page, at a fraction of the cost (at 1 M books, about a third of the backup's time).
+///
+/// Never through a descriptor of its own: closing any descriptor of a file drops every
+/// POSIX lock the process holds on it, the write lock that holds other writers off among
+/// them. SQLite's handle reads without opening or closing anything.
 ///
 /// ```swift
-/// try SQLiteFileCopy.copy(storePath, to: workFile)  // writers held off, WAL written back
+/// try SQLiteFileCopy.copy(databaseOf: reader, to: workFile)  // writers held off, WAL written back
 /// ```
 enum SQLiteFileCopy {
-    /// Copies the file at `source` to a new file at `destination`; on failure removes
-    /// what was written and throws the system's error (`ENOSPC`: the disk is full).
-    static func copy(_ source: String, to destination: String) throws(DatabaseError) {
-        let input = open(source, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { throw failure("opening \(source) to copy it", errno: errno) }
-        defer { close(input) }
+    /// Copies the main database file of `connection` to a new file at `destination`; on
+    /// failure removes what was written and throws (`SQLITE_FULL`: the disk is full).
+    static func copy(databaseOf connection: SQLiteConnection, to destination: String) throws(DatabaseError) {
+        var pointer: UnsafeMutablePointer<sqlite3_file>?
+        guard sqlite3_file_control(connection.handle, "main", SQLITE_FCNTL_FILE_POINTER, &pointer) == SQLITE_OK,
+            let file = pointer, let methods = file.pointee.pMethods?.pointee, let read = methods.xRead, let sizeOf = methods.xFileSize
+        else { throw DatabaseError(resultCode: SQLITE_MISUSE, message: "the store's file handle could not be reached to copy it") }
+        var size: sqlite3_int64 = 0
+        let rc = sizeOf(file, &size)
+        guard rc == SQLITE_OK else { throw DatabaseError(resultCode: rc, message: "the store's size could not be read to copy it") }
         let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard output >= 0 else { throw failure("creating \(destination)", errno: errno) }
         do throws(DatabaseError) {
-            try transfer(from: input, to: output, describing: destination)
-            close(output)
+            var buffer = [UInt8](repeating: 0, count: 1 << 20)
+            var offset: sqlite3_int64 = 0
+            while offset < size {
+                let count = Int(min(sqlite3_int64(buffer.count), size - offset))
+                let rc = buffer.withUnsafeMutableBytes { read(file, $0.baseAddress, Int32(count), offset) }
+                guard rc == SQLITE_OK else { throw DatabaseError(resultCode: rc, message: "reading the store to copy it failed") }
+                try writeAll(buffer, count: count, to: output, destination: destination)
+                offset += sqlite3_int64(count)
+            }
+            // A file system that reports a failed write late does so here.
+            guard close(output) == 0 else { throw failure("writing \(destination)", errno: errno) }
         } catch {
             close(output)
             unlink(destination)
@@ -34,38 +52,18 @@ enum SQLiteFileCopy {
         }
     }
 
-    private static func transfer(from input: Int32, to output: Int32, describing destination: String) throws(DatabaseError) {
-        #if canImport(Glibc)
-        while true {
-            let sent = sendfile(output, input, nil, 1 << 30)
-            if sent == 0 { return }
-            if sent < 0 {
-                if errno == EINTR { continue }
-                throw failure("copying the store to \(destination)", errno: errno)
-            }
+    private static func writeAll(_ buffer: [UInt8], count: Int, to output: Int32, destination: String) throws(DatabaseError) {
+        var written = 0
+        while written < count {
+            let step = buffer.withUnsafeBytes { write(output, $0.baseAddress! + written, count - written) }
+            if step < 0, errno == EINTR { continue }
+            guard step > 0 else { throw failure("writing \(destination)", errno: step < 0 ? errno : EIO) }
+            written += step
         }
-        #else
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
-            if count == 0 { return }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw failure("reading the store to copy it to \(destination)", errno: errno)
-            }
-            var written = 0
-            while written < count {
-                let n = buffer.withUnsafeBytes { write(output, $0.baseAddress! + written, count - written) }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw failure("copying the store to \(destination)", errno: errno)
-                }
-                written += n
-            }
-        }
-        #endif
     }
 
+    /// A system call's failure, with SQLite's result code for it: the kind of fault
+    /// (``StorageFault``) reads the errno beside it.
     private static func failure(_ doing: String, errno code: Int32) -> DatabaseError {
         let full = code == ENOSPC || code == EDQUOT
         return DatabaseError(resultCode: full ? SQLITE_FULL : SQLITE_IOERR, message: "\(doing) failed: \(String(cString: strerror(code)))",

@@ -1,3 +1,4 @@
+import CSQLite
 import Logging
 
 /// Holds other writers off a SQLite store while it is migrated, and writes the migrated
@@ -79,16 +80,21 @@ final class SQLiteWriterFence: WriterFence {
     /// too), written to a new file at `path`.
     ///
     /// With the write lock held and the WAL written back, the store's file alone is the
-    /// store, and the kernel copies its bytes; a reader of an older snapshot in the way of
-    /// the write-back leaves the copy to SQLite's backup API, page by page.
+    /// store, and its bytes are copied as they are; a reader of an older snapshot in the way
+    /// of the write-back, or a copy that fails but for a full disk, leaves it to SQLite's
+    /// backup API, page by page.
     func copyStore(to path: String) async throws {
         try await hold()
         let storePath = self.path
         try await reader.writeWithoutTransaction { connection in
             guard let source = connection as? SQLiteConnection else { return }
-            if try Self.writeBackWhole(storeAt: storePath) {
-                try SQLiteFileCopy.copy(storePath, to: path)
-                return
+            if (try? Self.writeBackWhole(storeAt: storePath)) == true {
+                do throws(DatabaseError) {
+                    try SQLiteFileCopy.copy(databaseOf: source, to: path)
+                    return
+                } catch where error.resultCode & 0xff == SQLITE_FULL {
+                    throw error
+                } catch {}
             }
             let destination = try SQLiteConnection(path: path, mode: .readWriteCreate)
             defer { destination.close() }
@@ -144,7 +150,8 @@ final class SQLiteWriterFence: WriterFence {
 
     /// Writes the store's WAL back into its file without waiting for anyone; whether every
     /// commit is in the file now (always so for a store in rollback-journal mode). A
-    /// connection of its own: the holder's, in its transaction, cannot write back.
+    /// connection of its own: the holder's, in its transaction, cannot write back, and the
+    /// reader is read-only. SQLite's own: its close keeps the process's locks on the file.
     private static func writeBackWhole(storeAt path: String) throws -> Bool {
         let connection = try SQLiteConnection(path: path, mode: .readWrite)
         defer { connection.close() }
