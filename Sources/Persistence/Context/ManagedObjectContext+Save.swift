@@ -161,9 +161,11 @@ extension ManagedObjectContext {
             if case .temporary(let key) = temporary.key { key.noteSaved(as: pk) }
         }
         state.withLock { state in
-            for (temporary, newID) in permanent where registeringSaved {
-                if let object = state.registered.removeValue(forKey: temporary) {
-                    state.registered[newID] = object
+            if registeringSaved {
+                for (temporary, newID) in permanent {
+                    if let object = state.registered.removeValue(forKey: temporary) {
+                        state.registered[newID] = object
+                    }
                 }
             }
             for id in result.deleted {

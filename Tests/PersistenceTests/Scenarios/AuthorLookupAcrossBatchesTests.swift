@@ -96,3 +96,34 @@ final class AuthorFetchLookupPolicy: AuthorObjectsLookupPolicy, @unchecked Senda
         }
     }
 }
+
+/// Passes the default `createDestinationInstances` a changed copy of its mapping for every
+/// other book (the title set to a constant): the default follows the mapping it is given,
+/// not the one it was first given in the run.
+final class AlternatingTitlePolicy: AuthorObjectsLookupPolicy, @unchecked Sendable {
+    override func createDestinationInstances(forSource source: ManagedObject, in mapping: EntityMapping, manager: MigrationManager) async throws {
+        var given = mapping
+        if (source.objectID.primaryKey ?? 0) % 2 == 1 {
+            given.attributeMappings = [PropertyMapping(name: "title", valueExpression: try Expression(format: #""Untitled""#))]
+        }
+        try await super.createDestinationInstances(forSource: source, in: given, manager: manager)
+    }
+}
+
+@Suite struct ChangedMappingTests {
+    @Test(arguments: TestEngine.allCases)
+    func theDefaultCreationFollowsTheMappingItIsGiven(engine: TestEngine) async throws {
+        try await engine.withStoreURL { url in
+            let count = 300
+            try await Books.seed(at: url, books: count)
+            var policies = Books.policies
+            policies.register(AlternatingTitlePolicy.self, as: "BookToBookAuthorPolicy")
+            _ = try await Scenario.migrate(try Books.chain(policies: policies), store: url, to: "Books 2", batchSize: 100)
+            let context = try await Scenario.open(try Scenario.version("Books 2", of: try Books.models()), at: url)
+            let books = count + Books.anonymous.count
+            #expect(try await Scenario.count("Book", in: context) == books)
+            #expect(try await Scenario.count("Book", in: context, where: "title == %@", .string("Untitled")) == (books + 1) / 2,
+                    "every odd-keyed book, and only those, took the changed mapping's title")
+        }
+    }
+}

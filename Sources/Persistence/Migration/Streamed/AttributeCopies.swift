@@ -7,7 +7,7 @@ struct AttributeCopies: Sendable {
     /// One attribute mapping, in the mapping's order.
     enum Step {
         /// `$source.<attribute>` into an attribute the destination has: the source slot,
-        /// the destination slot, the destination attribute (for its null rule).
+        /// the destination slot, the destination attribute (for its null rule) and its name.
         case copy(from: Int, to: Int, attribute: AttributeDescription, key: String)
         /// Any other expression: evaluated.
         case evaluate(PropertyMapping, Expression)
@@ -15,13 +15,14 @@ struct AttributeCopies: Sendable {
 
     let source: EntityLayout
     let destination: EntityLayout
-    let mappingName: String
+    /// What the plan was made from: a subclass may pass the default a changed mapping.
+    let attributeMappings: [PropertyMapping]
     let steps: [Step]
 
     init(_ mapping: EntityMapping, source: EntityLayout, destination: EntityLayout) {
         self.source = source
         self.destination = destination
-        self.mappingName = mapping.name
+        self.attributeMappings = mapping.attributeMappings
         steps = mapping.attributeMappings.compactMap { attributeMapping -> Step? in
             guard let expression = attributeMapping.valueExpression else { return nil }
             if let path = expression.sourceKeyPath, path.count == 1, source.attributes[path[0]] != nil,
@@ -34,8 +35,9 @@ struct AttributeCopies: Sendable {
         }
     }
 
-    /// Whether this plan was made for these layouts and this mapping.
+    /// Whether this plan was made for these layouts and these attribute mappings (the
+    /// same array, as a run passes, compares without walking it).
     func fits(_ mapping: EntityMapping, source: EntityLayout, destination: EntityLayout) -> Bool {
-        self.source === source && self.destination === destination && mappingName == mapping.name
+        self.source === source && self.destination === destination && attributeMappings == mapping.attributeMappings
     }
 }

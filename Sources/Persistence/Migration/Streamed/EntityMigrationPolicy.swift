@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The hooks of one entity mapping's migration: Core Data's `NSEntityMigrationPolicy`.
 ///
 /// Subclass it (restating `@unchecked Sendable`, as Swift asks of subclasses), override the
@@ -29,21 +31,24 @@
 /// flat however large the store: keep ``ObjectID``s, not objects, in
 /// ``MigrationManager/userInfo`` when they must outlive a batch.
 open class EntityMigrationPolicy: @unchecked Sendable {
-    // Unchecked: the manager calls a policy's hooks strictly one after another, so its one
-    // state here (the attribute copies, made at the first instance) is never shared;
-    // subclasses keep that rule for their own state.
+    // Unchecked: a policy has no state of its own here but its attribute copies (behind a
+    // lock), and the manager calls a policy's hooks strictly one after another; subclasses
+    // keep that rule for their own state.
 
     public required init() {}
 
     /// How the default ``createDestinationInstances(forSource:in:manager:)`` sets each
-    /// attribute, made for the first instance and kept while the layouts are the same.
-    private var copies: AttributeCopies?
+    /// attribute, made for the first instance and kept while the mapping and layouts are
+    /// the same. Locked, uncontended: a subclass may call the default from tasks of its own.
+    private let copies = Mutex<AttributeCopies?>(nil)
 
     private func attributeCopies(_ mapping: EntityMapping, source: EntityLayout, destination: EntityLayout) -> AttributeCopies {
-        if let copies, copies.fits(mapping, source: source, destination: destination) { return copies }
-        let made = AttributeCopies(mapping, source: source, destination: destination)
-        copies = made
-        return made
+        copies.withLock { copies in
+            if let copies, copies.fits(mapping, source: source, destination: destination) { return copies }
+            let made = AttributeCopies(mapping, source: source, destination: destination)
+            copies = made
+            return made
+        }
     }
 
     /// The hooks a policy class can override that run once per instance, and so decide
@@ -119,11 +124,9 @@ open class EntityMigrationPolicy: @unchecked Sendable {
         for step in copies.steps {
             switch step {
             case .copy(let from, let to, let attribute, let key):
-                // `$source.<attribute>`, by far the most common value, needs no evaluator;
-                // as ``MigrationManager/assignAttribute(_:to:key:mapping:)``, a required
-                // attribute with a default keeps it rather than take a null.
+                // `$source.<attribute>`, by far the most common value, needs no evaluator.
                 let value = source.value(atSlot: from)
-                if value.isNull, !attribute.isOptional, attribute.defaultValue != nil { continue }
+                if MigrationManager.keepsDefault(attribute, over: value) { continue }
                 destination.setValue(value, forKey: key, slot: to)
             case .evaluate(let attributeMapping, let expression):
                 let value = try await manager.evaluate(expression, source: source, destination: destination,

@@ -323,8 +323,15 @@ open class MigrationManager: @unchecked Sendable {
             throw MigrationError(.typeMismatch, "the value for '\(key)' is \(value.kindName), not \(attribute.type.rawValue)",
                                  file: mappingModel.file, entityMapping: mapping.name, property: key)
         }
-        if attributeValue.isNull, !attribute.isOptional, attribute.defaultValue != nil { return }
+        if Self.keepsDefault(attribute, over: attributeValue) { return }
         destination.setValue(attributeValue, forKey: key)
+    }
+
+    /// Whether `attribute` keeps its default rather than take `value`: a required attribute
+    /// with a default is not set to null (the inferred mapping of an optional attribute made
+    /// required fills it so, as the in-place and SQL paths do).
+    static func keepsDefault(_ attribute: AttributeDescription, over value: AttributeValue) -> Bool {
+        value.isNull && !attribute.isOptional && attribute.defaultValue != nil
     }
 
     /// Sets a relationship from an evaluated value: one object for a to-one, the objects for a to-many.
