@@ -109,14 +109,9 @@ struct OtherWriterTests {
         defer { cleanUp() }
         let url = sqliteStoreURL(in: directory)
         guard case .sqlite(let path) = url.kind else { return }
-        let store = url.description
-        let seed = try await BookStoreProcess.running(["seed", "--model-version", "2", "--count", "\(Self.generated)", "--store", store])
-        #expect(seed.status == 0, "\(seed.stderr)")
         // Stopped in its streamed pass, after the copy the in-place step ran on.
-        let trigger = WatchedProcess.Trigger(signal: SIGSTOP) { $0.contains("Migration progress of ") }
-        let process = try WatchedProcess(try BookStoreProcess.executable, ["migrate", "--store", store, "--log-level", "info"], trigger: trigger)
+        let process = try await Self.migrationStoppedInItsStreamedStep(url, seedVersion: 2)
         defer { process.signal(SIGKILL) }
-        #expect(await process.waitFor { _ in process.triggered }, "the streamed pass never reported: \(process.output)")
 
         let reader = try await BuiltCommand(systemTool: "sqlite3").run([path, "SELECT count(*) FROM zbook"])
         #expect(reader.status == 0, "\(reader.stderr)")
@@ -126,6 +121,19 @@ struct OtherWriterTests {
         process.signal(SIGCONT)
         let status = await process.waitUntilExit(timeout: .seconds(180))
         #expect(status == 0, "\(process.output)")
+    }
+
+    /// `bookstore migrate` of a store seeded at `seedVersion` with ``generated`` books,
+    /// stopped (SIGSTOP) once its streamed step has read its first batch; the caller sends
+    /// SIGCONT, and SIGKILL when done.
+    static func migrationStoppedInItsStreamedStep(_ url: StoreURL, seedVersion: Int) async throws -> WatchedProcess {
+        let store = url.description
+        let seed = try await BookStoreProcess.running(["seed", "--model-version", "\(seedVersion)", "--count", "\(generated)", "--store", store])
+        #expect(seed.status == 0, "\(seed.stderr)")
+        let trigger = WatchedProcess.Trigger(signal: SIGSTOP) { $0.contains("Migration progress of ") }
+        let process = try WatchedProcess(try BookStoreProcess.executable, ["migrate", "--store", store, "--log-level", "info"], trigger: trigger)
+        #expect(await process.waitFor { _ in process.triggered }, "the streamed step never reported: \(process.output)")
+        return process
     }
 
     /// A shell of the engine's reading statements from its standard input, and what to send first.
@@ -160,16 +168,11 @@ struct OtherWriterTests {
     }
 
     private func writeWhileMigrating(_ url: StoreURL) async throws {
-        let store = url.description
-        let seed = try await BookStoreProcess.running(["seed", "--model-version", "4", "--count", "\(Self.generated)", "--store", store])
-        #expect(seed.status == 0, "\(seed.stderr)")
-        // The migration is stopped (SIGSTOP) as soon as its streamed step (BookStore 4 → 5,
-        // its custom manager) has read its first batch, so the other client's write surely
-        // comes while it runs; it goes on (SIGCONT) half a second later.
-        let trigger = WatchedProcess.Trigger(signal: SIGSTOP) { $0.contains("Migration progress of ") }
-        let process = try WatchedProcess(try BookStoreProcess.executable, ["migrate", "--store", store, "--log-level", "info"], trigger: trigger)
+        // The migration is stopped as soon as its streamed step (BookStore 4 → 5, its custom
+        // manager) has read its first batch, so the other client's write surely comes while
+        // it runs; it goes on (SIGCONT) half a second later.
+        let process = try await Self.migrationStoppedInItsStreamedStep(url, seedVersion: 4)
         defer { process.signal(SIGKILL) }
-        #expect(await process.waitFor { _ in process.triggered }, "the streamed step never reported: \(process.output)")
 
         let keyList = Self.keys.map(String.init).joined(separator: ", ")
         let price = 101
