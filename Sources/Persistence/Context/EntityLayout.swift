@@ -24,6 +24,11 @@ final class EntityLayout: Sendable {
     /// order, with the slot each value is in.
     let attributeColumns: [(attribute: String, column: String, type: AttributeType, slot: Int)]
     let foreignKeyColumns: [(relationship: String, column: String, slot: Int)]
+    /// What validation checks, in the order it reports: the stored attributes by name with
+    /// their slots, and the required to-one relationships with theirs. Worked out once per
+    /// entity, not sorted and looked up by name per object.
+    let validatedAttributes: [(attribute: AttributeDescription, slot: Int)]
+    let requiredToOneSlots: [(relationship: String, slot: Int)]
 
     init(entity: EntityDescription, schema: StoreSchema) {
         let model = schema.model
@@ -61,6 +66,10 @@ final class EntityLayout: Sendable {
             guard let column = table.column(for: relationship.name), let slot = toOneSlots.index[relationship.name] else { return nil }
             return (relationship.name, column.name, slot)
         }
+        // Every stored attribute's and to-one relationship's name has a slot (the first of
+        // its name, as validation read them by name).
+        self.validatedAttributes = self.storedAttributes.sorted { $0.name < $1.name }.map { ($0, attributeSlots.index[$0.name]!) }
+        self.requiredToOneSlots = toOneRelationships.filter { !$0.isOptional }.map { ($0.name, toOneSlots.index[$0.name]!) }
     }
 
     /// Where each property of a row of a ``SelectQuery`` on this entity's table is: worked

@@ -10,11 +10,12 @@ extension ManagedObjectContext {
         func issue(_ code: ValidationError.Issue.Code, _ key: String, _ message: String) {
             issues.append(.init(code: code, entity: layout.entity.name, objectID: id, key: key, message: message))
         }
-        for key in values.keys.sorted() where layout.attributes[key] == nil {
+        // A key with a slot is one of the entity's attributes; only keys set aside may not be.
+        for key in values.unknown.keys.sorted() where layout.attributes[key] == nil {
             issue(.unknownKey, key, "\(layout.entity.name) has no attribute '\(key)'")
         }
-        for attribute in layout.storedAttributes.sorted(by: { $0.name < $1.name }) {
-            let value = values[attribute.name] ?? .null
+        for (attribute, slot) in layout.validatedAttributes {
+            let value = values.values[slot]
             if value.isNull {
                 if !attribute.isOptional { issue(.missingValue, attribute.name, "\(attribute.name) is required") }
                 continue
@@ -25,10 +26,8 @@ extension ManagedObjectContext {
             }
             checkRange(value, attribute) { code, message in issue(code, attribute.name, message) }
         }
-        for relationship in layout.toOneRelationships where !relationship.isOptional {
-            if (toOne[relationship.name] ?? nil) == nil {
-                issue(.missingValue, relationship.name, "\(relationship.name) is required")
-            }
+        for (name, slot) in layout.requiredToOneSlots where toOne.values[slot] == nil {
+            issue(.missingValue, name, "\(name) is required")
         }
         return issues
     }
@@ -48,6 +47,8 @@ extension ManagedObjectContext {
         let name = attribute.name
         switch value {
         case .string(let text):
+            // Counting characters walks the whole string: only for a bounded attribute.
+            guard attribute.minValue != nil || attribute.maxValue != nil else { return }
             let length = text.count
             if let min = attribute.minValue?.integerValue, length < min {
                 report(.stringTooShort, "\(name) must be at least \(min) characters long, got \(length)")
