@@ -85,8 +85,9 @@ struct OtherWriterTests {
         let write = try await Self.otherClient(url, "UPDATE zbook SET zprice = 303.25, z_opt = z_opt + 1 WHERE z_pk = 7")
         #expect(write.status == 0, "\(write.stderr)")
 
-        let migrate = try await BookStoreProcess.running(["migrate", "--store", store])
+        let migrate = try await BookStoreProcess.running(["migrate", "--store", store, "--log-level", "debug"])
         #expect(migrate.status == 0, "\(migrate.stderr)")
+        #expect((migrate.stdout + migrate.stderr).contains("copying the store page by page"), "the copy did not fall back to the backup API")
         reader.send("COMMIT;\n")
         reader.endInput()
         _ = await reader.waitUntilExit(timeout: .seconds(60))
@@ -113,6 +114,7 @@ struct OtherWriterTests {
         let process = try await Self.migrationStoppedInItsStreamedStep(url, seedVersion: 2)
         defer { process.signal(SIGKILL) }
 
+        #expect(process.output.contains("copied the store's bytes"), "the in-place copy was not the store's bytes: \(process.output)")
         let reader = try await BuiltCommand(systemTool: "sqlite3").run([path, "SELECT count(*) FROM zbook"])
         #expect(reader.status == 0, "\(reader.stderr)")
         #expect(FileManager.default.fileExists(atPath: path + "-shm"), "a process that closed the store took it for its own and removed its shared memory")
@@ -131,7 +133,7 @@ struct OtherWriterTests {
         let seed = try await BookStoreProcess.running(["seed", "--model-version", "\(seedVersion)", "--count", "\(generated)", "--store", store])
         #expect(seed.status == 0, "\(seed.stderr)")
         let trigger = WatchedProcess.Trigger(signal: SIGSTOP) { $0.contains("Migration progress of ") }
-        let process = try WatchedProcess(try BookStoreProcess.executable, ["migrate", "--store", store, "--log-level", "info"], trigger: trigger)
+        let process = try WatchedProcess(try BookStoreProcess.executable, ["migrate", "--store", store, "--log-level", "debug"], trigger: trigger)
         #expect(await process.waitFor { _ in process.triggered }, "the streamed step never reported: \(process.output)")
         return process
     }

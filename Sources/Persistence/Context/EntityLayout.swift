@@ -68,8 +68,12 @@ final class EntityLayout: Sendable {
         }
         // Every stored attribute's and to-one relationship's name has a slot (the first of
         // its name, as validation read them by name).
-        self.validatedAttributes = self.storedAttributes.sorted { $0.name < $1.name }.map { ($0, attributeSlots.index[$0.name]!) }
-        self.requiredToOneSlots = toOneRelationships.filter { !$0.isOptional }.map { ($0.name, toOneSlots.index[$0.name]!) }
+        func slot(_ name: String, in slots: PropertySlots) -> Int {
+            guard let slot = slots.index[name] else { preconditionFailure("\(entity.name).\(name) has no slot") }
+            return slot
+        }
+        self.validatedAttributes = self.storedAttributes.sorted { $0.name < $1.name }.map { ($0, slot($0.name, in: attributeSlots)) }
+        self.requiredToOneSlots = toOneRelationships.filter { !$0.isOptional }.map { ($0.name, slot($0.name, in: toOneSlots)) }
     }
 
     /// Where each property of a row of a ``SelectQuery`` on this entity's table is: worked

@@ -45,47 +45,6 @@ enum FileSystem {
         _ = chown(destination, info.st_uid, info.st_gid)
     }
 
-    /// Copies the file `source` to the new file `destination` inside the kernel
-    /// (`sendfile(2)` a gigabyte at a time: no pass through this process), falling back to
-    /// reading and writing where the kernel cannot. Foundation's `copyItem` sends 4 KiB per
-    /// call, three times slower on a large store.
-    static func copy(_ source: String, to destination: String) throws(MigrationError) {
-        func failure(_ what: String) -> MigrationError {
-            let error = SystemCallError(what)
-            return MigrationError(.store, "could not copy the store into the migration's work folder (\(what)): \(error.reason)",
-                                  hint: "check the folder's permissions and free space; the store was not changed", underlying: error)
-        }
-        let input = open(source, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { throw failure("opening the store") }
-        defer { close(input) }
-        let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard output >= 0 else { throw failure("creating the copy") }
-        defer { close(output) }
-        #if canImport(Glibc)
-        var copied = 0
-        while true {
-            let count = sendfile(output, input, nil, 1 << 30)
-            if count > 0 { copied += count; continue }
-            if count == 0 { return }
-            // Not on this kernel or file system: copy by hand.
-            guard copied == 0, [ENOSYS, EINVAL, EOPNOTSUPP].contains(errno) else { throw failure("copying") }
-            break
-        }
-        #endif
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
-            if count == 0 { return }
-            guard count > 0 else { throw failure("reading the store") }
-            var written = 0
-            while written < count {
-                let step = buffer.withUnsafeBytes { write(output, $0.baseAddress! + written, count - written) }
-                guard step > 0 else { throw failure("writing the copy") }
-                written += step
-            }
-        }
-    }
-
     /// `rename(2)`: atomically replaces `destination` on the same file system.
     static func rename(_ source: String, to destination: String) throws(MigrationError) {
         guard systemRename(source, destination) == 0 else {

@@ -18,19 +18,23 @@ import Glibc
 /// them. SQLite's handle reads without opening or closing anything.
 ///
 /// ```swift
-/// try SQLiteFileCopy.copy(databaseOf: reader, to: workFile)  // writers held off, WAL written back
+/// let copied = try SQLiteFileCopy.copy(databaseOf: reader, to: workFile)  // writers held off, WAL written back
 /// ```
 enum SQLiteFileCopy {
-    /// Copies the main database file of `connection` to a new file at `destination`; on
-    /// failure removes what was written and throws (`SQLITE_FULL`: the disk is full).
-    static func copy(databaseOf connection: SQLiteConnection, to destination: String) throws(DatabaseError) {
+    /// Copies the main database file of `connection` to a new file at `destination`.
+    ///
+    /// - Returns: `false`, leaving nothing at `destination`, when the file could not be read
+    ///   this way (its handle out of reach, a failed or short read): the caller copies it
+    ///   otherwise.
+    /// - Throws: when the copy could not be written (`SQLITE_FULL`: the disk is full); what
+    ///   was written is removed.
+    static func copy(databaseOf connection: SQLiteConnection, to destination: String) throws(DatabaseError) -> Bool {
         var pointer: UnsafeMutablePointer<sqlite3_file>?
-        guard sqlite3_file_control(connection.handle, "main", SQLITE_FCNTL_FILE_POINTER, &pointer) == SQLITE_OK,
-            let file = pointer, let methods = file.pointee.pMethods?.pointee, let read = methods.xRead, let sizeOf = methods.xFileSize
-        else { throw DatabaseError(resultCode: SQLITE_MISUSE, message: "the store's file handle could not be reached to copy it") }
         var size: sqlite3_int64 = 0
-        let rc = sizeOf(file, &size)
-        guard rc == SQLITE_OK else { throw DatabaseError(resultCode: rc, message: "the store's size could not be read to copy it") }
+        guard sqlite3_file_control(connection.handle, "main", SQLITE_FCNTL_FILE_POINTER, &pointer) == SQLITE_OK,
+            let file = pointer, let methods = file.pointee.pMethods?.pointee, let read = methods.xRead, let sizeOf = methods.xFileSize,
+            sizeOf(file, &size) == SQLITE_OK
+        else { return false }
         let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard output >= 0 else { throw failure("creating \(destination)", errno: errno) }
         do throws(DatabaseError) {
@@ -38,13 +42,20 @@ enum SQLiteFileCopy {
             var offset: sqlite3_int64 = 0
             while offset < size {
                 let count = Int(min(sqlite3_int64(buffer.count), size - offset))
-                let rc = buffer.withUnsafeMutableBytes { read(file, $0.baseAddress, Int32(count), offset) }
-                guard rc == SQLITE_OK else { throw DatabaseError(resultCode: rc, message: "reading the store to copy it failed") }
+                guard buffer.withUnsafeMutableBytes({ read(file, $0.baseAddress, Int32(count), offset) }) == SQLITE_OK else {
+                    close(output)
+                    unlink(destination)
+                    return false
+                }
                 try writeAll(buffer, count: count, to: output, destination: destination)
                 offset += sqlite3_int64(count)
             }
             // A file system that reports a failed write late does so here.
-            guard close(output) == 0 else { throw failure("writing \(destination)", errno: errno) }
+            guard close(output) == 0 else {
+                unlink(destination)
+                throw failure("writing \(destination)", errno: errno)
+            }
+            return true
         } catch {
             close(output)
             unlink(destination)

@@ -81,21 +81,21 @@ final class SQLiteWriterFence: WriterFence {
     ///
     /// With the write lock held and the WAL written back, the store's file alone is the
     /// store, and its bytes are copied as they are; a reader of an older snapshot in the way
-    /// of the write-back, or a copy that fails but for a full disk, leaves it to SQLite's
-    /// backup API, page by page.
+    /// of the write-back, or a file that cannot be read so, leaves it to SQLite's backup API,
+    /// page by page. A copy that cannot be written fails as the backup's would.
     func copyStore(to path: String) async throws {
         try await hold()
-        let storePath = self.path
+        let (storePath, logger, store) = (self.path, self.logger, self.store)
         try await reader.writeWithoutTransaction { connection in
             guard let source = connection as? SQLiteConnection else { return }
-            if (try? Self.writeBackWhole(storeAt: storePath)) == true {
-                do throws(DatabaseError) {
-                    try SQLiteFileCopy.copy(databaseOf: source, to: path)
-                    return
-                } catch where error.resultCode & 0xff == SQLITE_FULL {
-                    throw error
-                } catch {}
+            let writtenBack = (try? Self.writeBackWhole(storeAt: storePath)) == true
+            if writtenBack, try SQLiteFileCopy.copy(databaseOf: source, to: path) {
+                logger.debug("copied the store's bytes", metadata: [LoggingKeys.store: "\(store)"])
+                return
             }
+            logger.debug("copying the store page by page", metadata: [
+                LoggingKeys.store: "\(store)", LoggingKeys.reason: "\(writtenBack ? "its file could not be read whole" : "its WAL could not be written back whole")",
+            ])
             let destination = try SQLiteConnection(path: path, mode: .readWriteCreate)
             defer { destination.close() }
             try SQLiteBackup.copy(from: source, to: destination)

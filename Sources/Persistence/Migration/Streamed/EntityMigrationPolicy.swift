@@ -31,15 +31,16 @@ import Synchronization
 /// flat however large the store: keep ``ObjectID``s, not objects, in
 /// ``MigrationManager/userInfo`` when they must outlive a batch.
 open class EntityMigrationPolicy: @unchecked Sendable {
-    // Unchecked: a policy has no state of its own here but its attribute copies (behind a
-    // lock), and the manager calls a policy's hooks strictly one after another; subclasses
-    // keep that rule for their own state.
+    // Unchecked: the manager calls a policy's hooks strictly one after another; its one
+    // state here, the attribute copies, is locked all the same (a subclass may call the
+    // default from tasks of its own), and subclasses keep that rule for their own state.
 
     public required init() {}
 
     /// How the default ``createDestinationInstances(forSource:in:manager:)`` sets each
     /// attribute, made for the first instance and kept while the mapping and layouts are
-    /// the same. Locked, uncontended: a subclass may call the default from tasks of its own.
+    /// the same (a mapping whose expressions never compare equal, a NaN constant, makes it
+    /// again per instance: slower, never wrong).
     private let copies = Mutex<AttributeCopies?>(nil)
 
     private func attributeCopies(_ mapping: EntityMapping, source: EntityLayout, destination: EntityLayout) -> AttributeCopies {
