@@ -31,9 +31,7 @@ import Testing
             // From the third batch on, by both steps, in one pass: the first two were neither
             // handed over nor written again, and the pass did not fall back to step by step.
             #expect(created == [1: Self.lastThreeBatches, 2: Self.lastThreeBatches], "\(created)")
-            #expect(!lines.contains { $0.contains("steps run one after the other") })
-            try await expectNoLeftovers(url)
-            try await expectStore(url, atVersion: 5, holds: expected)
+            try await expectFinishedInOnePass(url, lines: lines, holds: expected)
         }
     }
 
@@ -52,9 +50,7 @@ import Testing
                     "\(lines.filter { $0.hasPrefix("notice") })")
             let created = createdBySteps[createdBySteps.keys.max() ?? 0] ?? []
             #expect(created == Self.lastThreeBatches, "\(createdBySteps)")
-            #expect(!lines.contains { $0.contains("steps run one after the other") })
-            try await expectNoLeftovers(url)
-            try await expectStore(url, atVersion: 5, holds: expected)
+            try await expectFinishedInOnePass(url, lines: lines, holds: expected)
         }
     }
 
@@ -69,9 +65,7 @@ import Testing
             let (lines, created) = try await StepResumptionTests.migrateCountingSteps(url)
             #expect(lines.contains { $0.contains("resuming \(Self.pass) after PageToPage") }, "\(lines.filter { $0.hasPrefix("notice") })")
             #expect(created == [1: Self.allBatches, 2: Self.allBatches], "\(created)")
-            #expect(!lines.contains { $0.contains("steps run one after the other") })
-            try await expectNoLeftovers(url)
-            try await expectStore(url, atVersion: 5, holds: expected)
+            try await expectFinishedInOnePass(url, lines: lines, holds: expected)
         }
     }
 
@@ -89,9 +83,7 @@ import Testing
             // The first step's one chunk left, reported with the rows of both; the second
             // step's pages in chunks from its first.
             #expect(pages[1]?.count == 1 && pages[1]![0] > 5_000 && pages[2]?.first == 5_000, "\(pages)")
-            #expect(!lines.contains { $0.contains("steps run one after the other") })
-            try await expectNoLeftovers(url)
-            try await expectStore(url, atVersion: 5, holds: expected)
+            try await expectFinishedInOnePass(url, lines: lines, holds: expected)
         }
     }
 
@@ -127,6 +119,15 @@ import Testing
             try await expectNoLeftovers(url)
             try await expectStore(url, atVersion: 5, holds: expected)
         }
+    }
+
+    /// The run kept to one pass (no fall-back to step by step), left nothing beside the
+    /// store, and the store holds what a run never killed makes.
+    private func expectFinishedInOnePass(_ url: StoreURL, lines: [String], holds expected: ExpectedBookStore,
+                                         sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        #expect(!lines.contains { $0.contains("steps run one after the other") }, sourceLocation: sourceLocation)
+        try await expectNoLeftovers(url, sourceLocation: sourceLocation)
+        try await expectStore(url, atVersion: 5, holds: expected, sourceLocation: sourceLocation)
     }
 
     /// A step's output in a fused pass is another fingerprint than the step's alone, and

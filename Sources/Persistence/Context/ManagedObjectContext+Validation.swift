@@ -10,8 +10,8 @@ extension ManagedObjectContext {
         func issue(_ code: ValidationError.Issue.Code, _ key: String, _ message: String) {
             issues.append(.init(code: code, entity: layout.entity.name, objectID: id, key: key, message: message))
         }
-        // A key with a slot is one of the entity's attributes; only keys set aside may not be.
-        for key in values.unknown.keys.sorted() where layout.attributes[key] == nil {
+        // Every attribute has a slot: a key set aside is one the entity does not have.
+        for key in values.unknown.keys.sorted() {
             issue(.unknownKey, key, "\(layout.entity.name) has no attribute '\(key)'")
         }
         for (attribute, slot) in layout.validatedAttributes {

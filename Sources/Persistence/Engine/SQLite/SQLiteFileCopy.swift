@@ -26,9 +26,10 @@ enum SQLiteFileCopy {
     /// - Returns: `false`, leaving nothing at `destination`, when the file could not be read
     ///   this way (its handle out of reach, a failed or short read): the caller copies it
     ///   otherwise.
-    /// - Throws: when the copy could not be written (`SQLITE_FULL`: the disk is full); what
-    ///   was written is removed.
-    static func copy(databaseOf connection: SQLiteConnection, to destination: String) throws(DatabaseError) -> Bool {
+    /// - Throws: ``MigrationError`` over the ``SystemCallError`` when the copy could not be
+    ///   written (the fault, a full disk among them, read from its errno); what was written
+    ///   is removed.
+    static func copy(databaseOf connection: SQLiteConnection, to destination: String) throws(MigrationError) -> Bool {
         var pointer: UnsafeMutablePointer<sqlite3_file>?
         var size: sqlite3_int64 = 0
         guard sqlite3_file_control(connection.handle, "main", SQLITE_FCNTL_FILE_POINTER, &pointer) == SQLITE_OK,
@@ -36,8 +37,8 @@ enum SQLiteFileCopy {
             sizeOf(file, &size) == SQLITE_OK
         else { return false }
         let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard output >= 0 else { throw failure("creating \(destination)", errno: errno) }
-        do throws(DatabaseError) {
+        guard output >= 0 else { throw failure(SystemCallError("open")) }
+        do throws(MigrationError) {
             var buffer = [UInt8](repeating: 0, count: 1 << 20)
             var offset: sqlite3_int64 = 0
             while offset < size {
@@ -47,13 +48,13 @@ enum SQLiteFileCopy {
                     unlink(destination)
                     return false
                 }
-                try writeAll(buffer, count: count, to: output, destination: destination)
+                try writeAll(buffer, count: count, to: output)
                 offset += sqlite3_int64(count)
             }
             // A file system that reports a failed write late does so here.
             guard close(output) == 0 else {
                 unlink(destination)
-                throw failure("writing \(destination)", errno: errno)
+                throw failure(SystemCallError("close"))
             }
             return true
         } catch {
@@ -63,21 +64,18 @@ enum SQLiteFileCopy {
         }
     }
 
-    private static func writeAll(_ buffer: [UInt8], count: Int, to output: Int32, destination: String) throws(DatabaseError) {
+    private static func writeAll(_ buffer: [UInt8], count: Int, to output: Int32) throws(MigrationError) {
         var written = 0
         while written < count {
             let step = buffer.withUnsafeBytes { write(output, $0.baseAddress! + written, count - written) }
             if step < 0, errno == EINTR { continue }
-            guard step > 0 else { throw failure("writing \(destination)", errno: step < 0 ? errno : EIO) }
+            guard step > 0 else { throw failure(SystemCallError("write", code: step < 0 ? errno : EIO)) }
             written += step
         }
     }
 
-    /// A system call's failure, with SQLite's result code for it: the kind of fault
-    /// (``StorageFault``) reads the errno beside it.
-    private static func failure(_ doing: String, errno code: Int32) -> DatabaseError {
-        let full = code == ENOSPC || code == EDQUOT
-        return DatabaseError(resultCode: full ? SQLITE_FULL : SQLITE_IOERR, message: "\(doing) failed: \(String(cString: strerror(code)))",
-                             systemErrorCode: code)
+    private static func failure(_ error: SystemCallError) -> MigrationError {
+        MigrationError(.store, "could not copy the store into the migration's work folder (\(error.call)): \(error.reason)",
+                       hint: "check the folder's permissions and free space; the store was not changed", underlying: error)
     }
 }

@@ -1,4 +1,3 @@
-import CSQLite
 import Logging
 
 /// Holds other writers off a SQLite store while it is migrated, and writes the migrated
