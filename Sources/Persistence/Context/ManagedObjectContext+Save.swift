@@ -29,40 +29,52 @@ extension ManagedObjectContext {
     /// what it keeps under the objects' new IDs. A migration batch is forgotten so, and
     /// registering each of its objects a second time, only to forget it, was wasted.
     func save(validating: Bool, assignedKeys: [ObjectID: Int64] = [:], insertsInBulk: Bool = false, registeringSaved: Bool = true,
-              alsoWriting: (@Sendable (any DatabaseConnection, _ keyOf: (ObjectID) -> Int64?) throws -> Void)? = nil) async throws {
+              alsoWriting: AlsoWriting? = nil) async throws {
         var (planned, objects) = try makePlan(validating: validating)
         planned.assignedKeys = assignedKeys
         planned.insertsInBulk = insertsInBulk
         planned.checksDestinations = validating
         let plan = planned
-        guard !plan.isEmpty else {
-            // Nothing of the objects to write; what goes with them still is.
-            if let alsoWriting { try await store.database.write { connection in try alsoWriting(connection) { $0.primaryKey } } }
-            return
-        }
-        let schema = store.schema
-        let model = store.model
         let started = ContinuousClock.now
         let result: SaveResult
         do {
-            result = try await store.database.write { connection in
-                var executor = SaveExecutor(connection: connection, schema: schema, model: model)
-                let result = try executor.run(plan)
-                try alsoWriting?(connection) { id in id.primaryKey ?? result.primaryKeys[id] }
-                return result
-            }
+            result = try await write(plan, alsoWriting: alsoWriting)
         } catch let error as DatabaseError {
             if error.isUniqueViolation, let conflicts = try? await uniquenessConflicts(among: objects, deleting: plan.deletes), !conflicts.isEmpty {
                 throw ConstraintConflictError(conflicts: conflicts)
             }
             throw StoreError(.database, "the save failed and was rolled back", store: store.url.description, underlying: error)
         }
-        apply(result, plan: plan, objects: objects, registeringSaved: registeringSaved)
-        // What was prefetched described the store before this save.
-        state.withLock {
-            $0.prefetchedToMany = [:]
-            $0.generation += 1
+        // Nothing of the objects was written (what goes with them may have been).
+        guard !plan.isEmpty else { return }
+        markSaved(plan, objects: objects)
+        adopt(result, registeringSaved: registeringSaved)
+        logSaved(plan, result: result, since: started)
+    }
+
+    /// What a migration writes in a save's transaction once the objects are written, given
+    /// the key of each object saved.
+    typealias AlsoWriting = @Sendable (any DatabaseConnection, _ keyOf: (ObjectID) -> Int64?) throws -> Void
+
+    /// Writes `plan` and `alsoWriting` in one transaction on the store's writer; touches
+    /// no object of the context, so it may run while the context is used for what follows.
+    func write(_ plan: SavePlan, alsoWriting: AlsoWriting?) async throws -> SaveResult {
+        if plan.isEmpty, alsoWriting == nil { return SaveResult() }
+        let schema = store.schema
+        let model = store.model
+        return try await store.database.write { connection in
+            guard !plan.isEmpty else {
+                try alsoWriting?(connection) { $0.primaryKey }
+                return SaveResult()
+            }
+            var executor = SaveExecutor(connection: connection, schema: schema, model: model)
+            let result = try executor.run(plan)
+            try alsoWriting?(connection) { id in id.primaryKey ?? result.primaryKeys[id] }
+            return result
         }
+    }
+
+    func logSaved(_ plan: SavePlan, result: SaveResult, since started: ContinuousClock.Instant) {
         logger.debug("saved", metadata: [
             LoggingKeys.store: "\(store.url)",
             LoggingKeys.rows: "\(plan.inserts.count + plan.updates.count + result.deleted.count)",
@@ -76,7 +88,7 @@ extension ManagedObjectContext {
     }
 
     /// Checks the objects and copies their changes out.
-    private func makePlan(validating: Bool) throws -> (SavePlan, [ObjectID: ManagedObject]) {
+    func makePlan(validating: Bool) throws -> (SavePlan, [ObjectID: ManagedObject]) {
         let (inserted, updated, deleted, joinChanges, pending) = state.withLock { state in
             (state.inserted.compactMap { state.registered[$0] },
              state.updated.compactMap { state.registered[$0] },
@@ -151,8 +163,42 @@ extension ManagedObjectContext {
         return (plan, objects)
     }
 
-    /// Brings the objects in line with what the save wrote.
-    private func apply(_ result: SaveResult, plan: SavePlan, objects: [ObjectID: ManagedObject], registeringSaved: Bool) {
+    /// Counts the plan's objects as saved: inserted ones are inserted no more, changed ones
+    /// are one version further, and no change is pending. Needs nothing of the write's
+    /// result, so a save in flight (``beginSave(assignedKeys:insertsInBulk:)``) does it
+    /// before its rows are written: what changes meanwhile is a change after the save.
+    func markSaved(_ plan: SavePlan, objects: [ObjectID: ManagedObject]) {
+        let inserted = Set(plan.inserts.lazy.map(\.id))
+        state.withLock { state in
+            for object in state.registered.values {
+                object.state.withLock { objectState in
+                    if inserted.contains(objectState.objectID) {
+                        objectState.isInserted = false
+                        objectState.version = 1
+                    } else if objects[objectState.objectID] != nil {
+                        objectState.version += 1
+                    }
+                    objectState.changedKeys = []
+                }
+            }
+            state.inserted = []
+            state.updated = []
+            state.deleted = [:]
+            state.joinChanges = [:]
+            state.pendingIssues = []
+            // What was prefetched described the store before this save.
+            state.prefetchedToMany = [:]
+            state.generation += 1
+        }
+    }
+
+    /// Brings the registered objects in line with what the save wrote: the keys inserted
+    /// rows were given, the rows deleted (by cascade rules too).
+    ///
+    /// Changes made while a save was in flight (``beginSave(assignedKeys:insertsInBulk:)``)
+    /// may name its objects by their temporary IDs: they are named by the permanent ones
+    /// from now on, as the objects are when `registeringSaved`.
+    func adopt(_ result: SaveResult, registeringSaved: Bool) {
         var permanent: [ObjectID: ObjectID] = [:]
         permanent.reserveCapacity(result.primaryKeys.count)
         for (temporary, pk) in result.primaryKeys {
@@ -160,6 +206,8 @@ extension ManagedObjectContext {
             // Copies of the temporary ID kept elsewhere find the row from now on.
             if case .temporary(let key) = temporary.key { key.noteSaved(as: pk) }
         }
+        // A row deleted under one of its IDs may be registered, or pointed at, under the other.
+        let deleted = Set(result.deleted.map { $0.permanentID ?? $0 })
         state.withLock { state in
             if registeringSaved {
                 for (temporary, newID) in permanent {
@@ -168,37 +216,45 @@ extension ManagedObjectContext {
                     }
                 }
             }
-            for id in result.deleted {
-                if let object = state.registered.removeValue(forKey: id) {
-                    object.state.withLock { $0.isDeleted = true; $0.context = nil }
+            if !deleted.isEmpty {
+                for id in Array(state.registered.keys) where deleted.contains(id.permanentID ?? id) {
+                    if let object = state.registered.removeValue(forKey: id) {
+                        object.state.withLock { $0.isDeleted = true; $0.context = nil }
+                    }
                 }
             }
+            if !permanent.isEmpty {
+                Self.rename(pendingChangesIn: &state, by: permanent)
+            }
+            guard !permanent.isEmpty || !deleted.isEmpty else { return }
             for object in state.registered.values {
                 object.state.withLock { objectState in
-                    if let newID = permanent[objectState.objectID] {
-                        objectState.objectID = newID
-                        objectState.isInserted = false
-                        objectState.version = 1
-                        objectState.changedKeys = []
-                    } else if objects[objectState.objectID] != nil {
-                        objectState.version += 1
-                        objectState.changedKeys = []
-                    } else {
-                        objectState.changedKeys = []
-                    }
+                    if let newID = permanent[objectState.objectID] { objectState.objectID = newID }
                     // References to saved or deleted objects follow them.
                     for slot in objectState.toOne.values.indices {
                         guard let target = objectState.toOne.values[slot] else { continue }
                         if let newID = permanent[target] { objectState.toOne.values[slot] = newID }
-                        if result.deleted.contains(target) { objectState.toOne.values[slot] = nil }
+                        if deleted.contains(target.permanentID ?? target) { objectState.toOne.values[slot] = nil }
                     }
                 }
             }
-            state.inserted = []
-            state.updated = []
-            state.deleted = [:]
-            state.joinChanges = [:]
-            state.pendingIssues = []
+        }
+    }
+
+    /// Names saved objects by their permanent IDs in the changes pending since their save
+    /// began (none after an ordinary save, which clears them first).
+    private static func rename(pendingChangesIn state: inout State, by permanent: [ObjectID: ObjectID]) {
+        if !state.updated.isEmpty {
+            state.updated = Set(state.updated.map { permanent[$0] ?? $0 })
+        }
+        if !state.deleted.isEmpty {
+            state.deleted = Dictionary(state.deleted.map { (permanent[$0.key] ?? $0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+        }
+        if !state.joinChanges.isEmpty {
+            state.joinChanges = Dictionary(state.joinChanges.map { change, add in
+                (JoinChange(table: change.table, source: permanent[change.source] ?? change.source,
+                            destination: permanent[change.destination] ?? change.destination), add)
+            }, uniquingKeysWith: { _, last in last })
         }
     }
 }

@@ -84,11 +84,14 @@ open class EntityMigrationPolicy: @unchecked Sendable {
     /// Whether this class's hooks may read the stores beyond the instances they are given:
     /// fetch through ``MigrationManager/sourceContext`` or ``MigrationManager/destinationContext``,
     /// or look up instances an earlier batch made (``MigrationManager/destinationInstances(forEntityMappingNamed:sourceInstances:)``
-    /// of a source outside the batch). A step whose policy does is not fused with the next
-    /// one (see ``MigrationPlan/Fusion``): in a fused pass the intermediate version's objects
-    /// are handed from one step to the next in memory and never stored, so such a read would
-    /// not find them. Swift cannot tell what a subclass reads, so a subclass is taken to
-    /// read the stores unless it says otherwise:
+    /// of a source outside the batch), or read a to-many relationship of an object an
+    /// earlier batch made (its other ends are in the store). A step whose policy does is
+    /// not fused with the next one (see ``MigrationPlan/Fusion``): in a fused pass the
+    /// intermediate version's objects are handed from one step to the next in memory and
+    /// never stored, so such a read would not find them. Nor does its mapping make a batch
+    /// while the one before is written, which a read of the destination would miss. Swift
+    /// cannot tell what a subclass reads, so a subclass is taken to read the stores unless
+    /// it says otherwise:
     ///
     /// ```swift
     /// final class AuthorSplitPolicy: EntityMigrationPolicy, @unchecked Sendable {

@@ -147,16 +147,16 @@ extension MigrationManager {
                     done = resumed.done
                     counter.advance(.createInstances, .entityMapping(mapping.name), by: done, done: done)
                 }
-                while let batch = try await link.next(mapping: upstream) {
+                done = try await createBatches(of: mapping, pipelined: pipelinesBatches(of: mapping, policy: policy), done: done) {
+                    guard let batch = try await link.next(mapping: upstream) else { return nil }
                     try checkCancellation()
                     for instance in batch {
                         try await policy.createDestinationInstances(forSource: instance, in: mapping, manager: self)
                     }
                     // The handed objects carry the keys the step before gave them, in order.
-                    if let last = batch.last?.objectID.primaryKey { checkpointBatch(of: mapping.name, last: last, done: done + batch.count) }
-                    try await finishBatch(of: mapping)
-                    done += batch.count
-                    counter.advance(.createInstances, .entityMapping(mapping.name), by: batch.count, done: done)
+                    return MadeBatch(lastSourceKey: batch.last?.objectID.primaryKey, count: batch.count)
+                } committed: { count, done in
+                    counter.advance(.createInstances, .entityMapping(mapping.name), by: count, done: done)
                     try pass(.rowsCreated(step: configuration.stepNumber, entityMapping: mapping.name, rows: done))
                 }
             } else if let sourceName = mapping.sourceEntityName, mapping.type != .remove {
@@ -165,13 +165,12 @@ extension MigrationManager {
                     (last, done) = (resumed.lastSourceKey, resumed.done)
                     counter.advance(.createInstances, .entityMapping(mapping.name), by: done, done: done)
                 }
-                while true {
+                done = try await createBatches(of: mapping, pipelined: pipelinesBatches(of: mapping, policy: policy), done: done) {
                     try checkCancellation()
-                    guard let (end, count) = try await createInstances(of: sourceName, after: last, mapping: mapping, policy: policy) else { break }
-                    checkpointBatch(of: mapping.name, last: end, done: done + count)
-                    try await finishBatch(of: mapping)
+                    guard let (end, count) = try await createInstances(of: sourceName, after: last, mapping: mapping, policy: policy) else { return nil }
                     last = end
-                    done += count
+                    return MadeBatch(lastSourceKey: end, count: count)
+                } committed: { count, done in
                     counter.advance(.createInstances, .entityMapping(mapping.name), by: count, done: done)
                     try pass(.rowsCreated(step: configuration.stepNumber, entityMapping: mapping.name, rows: done))
                 }
@@ -372,10 +371,25 @@ extension MigrationManager {
     }
 
     private func saveBatch() async throws {
-        let context = destinationContext
+        guard let batch = try prepareBatchSave() else { return }
+        // A save with no object to write still writes what goes with it.
+        if batch.writesAnything {
+            try await writingBatch {
+                // ``flushBatch()`` forgets the batch next, registering what a policy holds.
+                try await destinationContext.save(validating: false, assignedKeys: batch.assignedKeys, insertsInBulk: true, registeringSaved: false,
+                                                  alsoWriting: batch.alsoWriting)
+            }
+        }
+        batchCommitted(batch)
+    }
+
+    /// Ends the run's batch and works out how to write it: the key each destination takes
+    /// (see ``flushBatch()``), the association rows of the others, the foreign keys set
+    /// from look-ups, and the checkpoint that counts it.
+    func prepareBatchSave() throws -> BatchSave? {
         guard let (pending, stages, created, associations) = updateRun({ run in
             (run.batch.startNext(), run.relationshipStages, run.createdMappings, run.associations)
-        }) else { return }
+        }) else { return nil }
         var assigned: [ObjectID: Int64] = [:]
         assigned.reserveCapacity(pending.count)
         var exceptions: [Pending] = []
@@ -410,18 +424,18 @@ extension MigrationManager {
                 writeForeignKeys(lookups, of: pair.destination, from: pair.source, associations: associations, created: created)
             }
         }
-        var unsaved: [(mapping: String, source: Int64, destination: ObjectID)] = []
+        var unsaved: [BatchSave.AssociationRow] = []
         for pair in exceptions {
             guard let source = pair.source.objectID.primaryKey else {
                 throw MigrationError(.evaluationFailed, "an associated instance was deleted or never saved", entityMapping: pair.mapping)
             }
-            unsaved.append((pair.mapping, source, pair.destination.objectID))
+            unsaved.append(.init(mapping: pair.mapping, source: source, destination: pair.destination.objectID))
         }
         // The batch's rows, its association rows and the checkpoint that counts it: one
         // transaction, so that a killed run leaves all of them or none.
         let checkpoint = pendingCheckpoint()
         let (table, pairs) = (associations.table, unsaved)
-        let alsoWriting: @Sendable (any DatabaseConnection, (ObjectID) -> Int64?) throws -> Void = { connection, keyOf in
+        let alsoWriting: ManagedObjectContext.AlsoWriting = { connection, keyOf in
             var rows: [(mapping: String, source: Int64, destination: Int64)] = []
             rows.reserveCapacity(pairs.count)
             for pair in pairs {
@@ -433,19 +447,27 @@ extension MigrationManager {
             try table.insert(rows, on: connection)
             if let checkpoint { try StepCheckpointTable.write(checkpoint, on: connection) }
         }
+        return BatchSave(assignedKeys: assigned, associationRows: unsaved, associations: associations, checkpoint: checkpoint, alsoWriting: alsoWriting,
+                         writesAnything: destinationContext.hasChanges || !pairs.isEmpty || checkpoint != nil)
+    }
+
+    /// Notes what a batch's committed transaction wrote besides its objects.
+    func batchCommitted(_ batch: BatchSave) {
+        checkpointCommitted(batch.checkpoint)
+        for (mapping, rows) in Dictionary(grouping: batch.associationRows, by: \.mapping) {
+            batch.associations.noteExceptions(rows.count, mapping: mapping)
+        }
+    }
+
+    /// Runs a batch's write, saying which entity mapping's objects failed to be written.
+    func writingBatch<T>(_ write: () async throws -> T) async throws -> T {
         do {
-            // A save with no object to write still writes what goes with it.
-            if context.hasChanges || !pairs.isEmpty || checkpoint != nil {
-                // ``flushBatch()`` forgets the batch next, registering what a policy holds.
-                try await context.save(validating: false, assignedKeys: assigned, insertsInBulk: true, registeringSaved: false, alsoWriting: alsoWriting)
-            }
+            return try await write()
         } catch let error as StoreError {
             throw MigrationError(.store, "writing migrated objects failed", entityMapping: currentEntityMapping?.name, underlying: error)
         } catch let error as DatabaseError {
             throw MigrationError(.store, "writing migrated objects failed", entityMapping: currentEntityMapping?.name, underlying: error)
         }
-        checkpointCommitted(checkpoint)
-        for (mapping, rows) in Dictionary(grouping: pairs, by: \.mapping) { associations.noteExceptions(rows.count, mapping: mapping) }
     }
 
     /// Validates the destination store. `separately`: through a context of its own, not

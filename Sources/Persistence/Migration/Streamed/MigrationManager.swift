@@ -154,8 +154,8 @@ open class MigrationManager: @unchecked Sendable {
     /// Whether this class's overrides may read the stores beyond the instances they are
     /// given (a fetch through ``sourceContext`` or ``destinationContext``); as
     /// ``EntityMigrationPolicy/fetchesFromStores`` says for a policy, a step whose manager
-    /// does is not fused with its neighbours. A subclass is taken to read them unless it
-    /// says otherwise:
+    /// does is not fused with its neighbours, and makes each batch only once the one before
+    /// is written. A subclass is taken to read them unless it says otherwise:
     ///
     /// ```swift
     /// override class var fetchesFromStores: Bool { false }  // the associate hook reads its pair only
