@@ -46,6 +46,43 @@ final class PipelinedAuthorObjectsLookupPolicy: AuthorObjectsLookupPolicy, @unch
     override class var fetchesFromStores: Bool { false }
 }
 
+/// The same, changing what earlier batches made: a placeholder author made with the first
+/// book is deleted with the first book of the next batch, while the first batch is written,
+/// and once every book is made each author's name gets a mark, and so does the title of
+/// the last book (made by the last batch, whose write has just ended).
+final class PipelinedAuthorEditsPolicy: AuthorObjectsLookupPolicy, @unchecked Sendable {
+    override class var fetchesFromStores: Bool { false }
+    static let placeholder = "Placeholder ✎"
+    static let mark = " ✓"
+
+    override func createDestinationInstances(forSource source: ManagedObject, in mapping: EntityMapping, manager: MigrationManager) async throws {
+        try await super.createDestinationInstances(forSource: source, in: mapping, manager: manager)
+        let books = manager.userInfo.withValues { values -> Int in
+            let books = (values["books"] as? Int ?? 0) + 1
+            values["books"] = books
+            return books
+        }
+        manager.userInfo["last book"] = try await manager.destinationInstances(forEntityMappingNamed: mapping.name, sourceInstances: [source]).first
+        if books == 1 {
+            let placeholder = try manager.destinationContext.insertObject(entityName: "Author")
+            placeholder.setValue(.string(Self.placeholder), forKey: "name")
+            manager.userInfo["placeholder"] = placeholder
+        } else if books == manager.configuration.batchSize + 1, let placeholder = manager.userInfo["placeholder"] as? ManagedObject {
+            manager.destinationContext.delete(placeholder)
+            manager.userInfo["placeholder"] = nil
+        }
+    }
+
+    override func endInstanceCreation(forMapping mapping: EntityMapping, manager: MigrationManager) async throws {
+        let authors = manager.userInfo["authors"] as? [String: ManagedObject] ?? [:]
+        for (name, author) in authors { author.setValue(.string(name + Self.mark), forKey: "name") }
+        if let book = manager.userInfo["last book"] as? ManagedObject {
+            book.setValue(.string((book.value(forKey: "title").stringValue ?? "") + Self.mark), forKey: "title")
+        }
+        try await super.endInstanceCreation(forMapping: mapping, manager: manager)
+    }
+}
+
 @Suite struct BatchPipelineTests {
     /// A step whose policy and manager read only what they are given makes batch k + 1
     /// before batch k is reported written; one that may read the stores makes it after.
@@ -109,6 +146,31 @@ final class PipelinedAuthorObjectsLookupPolicy: AuthorObjectsLookupPolicy, @unch
             let batches = progress.filter { $0.entityMapping == "BookToBook" && $0.stage == .createInstances }.count
             #expect(batches == (count + Books.anonymous.count + batchSize - 1) / batchSize, "the books take many batches")
             try await Books.expectBooks2(at: url, books: count)
+        }
+    }
+
+    /// What a pipelined policy changes in objects earlier batches made is saved: a delete
+    /// made while the object's batch is written, and names set after the last batch.
+    @Test(arguments: TestEngine.allCases.flatMap { engine in [1, 100].map { (engine, $0) } })
+    func changesToObjectsOfEarlierBatchesAreSaved(engine: TestEngine, batchSize: Int) async throws {
+        try await engine.withStoreURL { url in
+            let count = 700
+            try await Books.seed(at: url, books: count)
+            var policies = Books.policies
+            policies.register(PipelinedAuthorEditsPolicy.self, as: "BookToBookAuthorPolicy")
+            _ = try await Scenario.migrate(try Books.chain(policies: policies), store: url, to: "Books 2", batchSize: batchSize)
+
+            let context = try await Scenario.open(try Scenario.version("Books 2", of: try Books.models()), at: url)
+            let authors = try await Scenario.all("Author", in: context)
+            #expect(Scenario.strings(authors, "name") == Books.authors.map { $0 + PipelinedAuthorEditsPolicy.mark }.sorted(),
+                    "the placeholder deleted, every author renamed once")
+            for (index, name) in Books.authors.enumerated() {
+                let author = try await Scenario.one("Author", "name", name + PipelinedAuthorEditsPolicy.mark, in: context)
+                #expect(Scenario.strings(try await author.destinations(forKey: "books"), "title") == Books.expectedTitles(ofAuthor: index, books: count))
+            }
+            #expect(try await Scenario.count("Book", in: context) == count + Books.anonymous.count)
+            let marked = try await Scenario.all("Book", in: context, where: "title ENDSWITH %@", .string(PipelinedAuthorEditsPolicy.mark))
+            #expect(Scenario.strings(marked, "title") == [Books.anonymous.last! + PipelinedAuthorEditsPolicy.mark], "the last book made, and only it")
         }
     }
 }

@@ -95,6 +95,31 @@ struct ChangeTrackingTests {
         }
     }
 
+    /// A save that changes only an object's many-to-many rows leaves its own row, and so its
+    /// `Z_OPT`, as it was: the object's version stays in step with the row, and its next
+    /// change saves rather than being taken for someone else's.
+    @Test(arguments: TestBackend.allCases)
+    func aSaveOfJoinRowsOnlyKeepsTheObjectInStepWithItsRow(backend: TestBackend) async throws {
+        try await withContainer(backend, model: try LibraryModel.make()) { container in
+            let context = container.newContext()
+            let author = try context.insertObject(entityName: "Author")
+            author.setValue("Åsa Larsson", forKey: "name")
+            let book = try context.insertObject(entityName: "Book")
+            book.setValue("Solstorm", forKey: "title")
+            try await context.save()
+            let pk = try #require(author.objectID.primaryKey)
+
+            author.addDestination(book, forKey: "books")
+            try await context.save()
+            #expect(try await container.int("SELECT Z_OPT FROM ZAUTHOR WHERE Z_PK = ?", [.integer(pk)]) == 1, "the author's row was not written")
+
+            author.setValue("Åsa Larsson (SE)", forKey: "name")
+            try await context.save()
+            #expect(try await container.sql("SELECT ZNAME, Z_OPT FROM ZAUTHOR WHERE Z_PK = ?", [.integer(pk)]).map(\.values)
+                    == [[.text("Åsa Larsson (SE)"), .integer(2)]])
+        }
+    }
+
     @Test(arguments: TestBackend.allCases)
     func optimisticLockingConflict(backend: TestBackend) async throws {
         try await withContainer(backend, model: try LibraryModel.make()) { container in

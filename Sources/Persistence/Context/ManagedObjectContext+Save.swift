@@ -47,7 +47,7 @@ extension ManagedObjectContext {
         }
         // Nothing of the objects was written (what goes with them may have been).
         guard !plan.isEmpty else { return }
-        markSaved(plan, objects: objects)
+        markSaved(plan)
         adopt(result, registeringSaved: registeringSaved)
         logSaved(plan, result: result, since: started)
     }
@@ -163,19 +163,22 @@ extension ManagedObjectContext {
         return (plan, objects)
     }
 
-    /// Counts the plan's objects as saved: inserted ones are inserted no more, changed ones
-    /// are one version further, and no change is pending. Needs nothing of the write's
-    /// result, so a save in flight (``beginSave(assignedKeys:insertsInBulk:)``) does it
-    /// before its rows are written: what changes meanwhile is a change after the save.
-    func markSaved(_ plan: SavePlan, objects: [ObjectID: ManagedObject]) {
+    /// Counts the plan's objects as saved: inserted ones are inserted no more, those whose
+    /// row the save updates are one version further (as its `Z_OPT`; a change of an
+    /// object's many-to-many rows alone leaves its row as it was), and no change is
+    /// pending. Needs nothing of the write's result, so a save in flight
+    /// (``beginSave(assignedKeys:insertsInBulk:)``) does it before its rows are written:
+    /// what changes meanwhile is a change after the save.
+    func markSaved(_ plan: SavePlan) {
         let inserted = Set(plan.inserts.lazy.map(\.id))
+        let updated = Set(plan.updates.lazy.map(\.id))
         state.withLock { state in
             for object in state.registered.values {
                 object.state.withLock { objectState in
                     if inserted.contains(objectState.objectID) {
                         objectState.isInserted = false
                         objectState.version = 1
-                    } else if objects[objectState.objectID] != nil {
+                    } else if updated.contains(objectState.objectID) {
                         objectState.version += 1
                     }
                     objectState.changedKeys = []

@@ -9,7 +9,7 @@ extension ManagedObjectContext {
     }
 
     /// Plans an unvalidated save of every pending change and counts its objects as saved
-    /// at once (``markSaved(_:objects:)``): changes made from now on are changes after
+    /// at once (``markSaved(_:)``): changes made from now on are changes after
     /// this save, planned by the next one. Write it with ``write(_:alsoWriting:)`` (which
     /// touches no object, so the context may be used meanwhile), then ``endSave(_:result:)``
     /// before planning the next save, which may point at the rows this one inserts.
@@ -26,11 +26,11 @@ extension ManagedObjectContext {
     /// context.endSave(batch, result: try await written)
     /// ```
     func beginSave(assignedKeys: [ObjectID: Int64], insertsInBulk: Bool) throws -> SaveInFlight {
-        var (planned, objects) = try makePlan(validating: false)
+        var (planned, _) = try makePlan(validating: false)
         planned.assignedKeys = assignedKeys
         planned.insertsInBulk = insertsInBulk
         planned.checksDestinations = false
-        if !planned.isEmpty { markSaved(planned, objects: objects) }
+        if !planned.isEmpty { markSaved(planned) }
         return SaveInFlight(plan: planned, started: ContinuousClock.now)
     }
 
