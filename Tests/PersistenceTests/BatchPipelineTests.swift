@@ -138,11 +138,7 @@ final class PipelinedAuthorEditsPolicy: AuthorObjectsLookupPolicy, @unchecked Se
     func authorsInsertedByTheBatchBeingWrittenKeepTheLinksTheNextBatchMakes(engine: TestEngine, batchSize: Int) async throws {
         try await engine.withStoreURL { url in
             let count = 2_500
-            try await Books.seed(at: url, books: count)
-            var policies = Books.policies
-            policies.register(PipelinedAuthorObjectsLookupPolicy.self, as: "BookToBookAuthorPolicy")
-            let (plan, progress) = try await Scenario.migrate(try Books.chain(policies: policies), store: url, to: "Books 2", batchSize: batchSize)
-            #expect(plan.steps.count == 1)
+            let progress = try await Self.migrateBooks(at: url, books: count, policy: PipelinedAuthorObjectsLookupPolicy.self, batchSize: batchSize)
             let batches = progress.filter { $0.entityMapping == "BookToBook" && $0.stage == .createInstances }.count
             #expect(batches == (count + Books.anonymous.count + batchSize - 1) / batchSize, "the books take many batches")
             try await Books.expectBooks2(at: url, books: count)
@@ -155,10 +151,7 @@ final class PipelinedAuthorEditsPolicy: AuthorObjectsLookupPolicy, @unchecked Se
     func changesToObjectsOfEarlierBatchesAreSaved(engine: TestEngine, batchSize: Int) async throws {
         try await engine.withStoreURL { url in
             let count = 700
-            try await Books.seed(at: url, books: count)
-            var policies = Books.policies
-            policies.register(PipelinedAuthorEditsPolicy.self, as: "BookToBookAuthorPolicy")
-            _ = try await Scenario.migrate(try Books.chain(policies: policies), store: url, to: "Books 2", batchSize: batchSize)
+            _ = try await Self.migrateBooks(at: url, books: count, policy: PipelinedAuthorEditsPolicy.self, batchSize: batchSize)
 
             let context = try await Scenario.open(try Scenario.version("Books 2", of: try Books.models()), at: url)
             let authors = try await Scenario.all("Author", in: context)
@@ -172,5 +165,16 @@ final class PipelinedAuthorEditsPolicy: AuthorObjectsLookupPolicy, @unchecked Se
             let marked = try await Scenario.all("Book", in: context, where: "title ENDSWITH %@", .string(PipelinedAuthorEditsPolicy.mark))
             #expect(Scenario.strings(marked, "title") == [Books.anonymous.last! + PipelinedAuthorEditsPolicy.mark], "the last book made, and only it")
         }
+    }
+
+    /// Seeds `count` books at `url` and migrates them to Books 2 in one step with `policy`
+    /// as the books' policy; returns the progress reported.
+    static func migrateBooks(at url: StoreURL, books count: Int, policy: AuthorObjectsLookupPolicy.Type, batchSize: Int) async throws -> [MigrationProgress] {
+        try await Books.seed(at: url, books: count)
+        var policies = Books.policies
+        policies.register(policy, as: "BookToBookAuthorPolicy")
+        let (plan, progress) = try await Scenario.migrate(try Books.chain(policies: policies), store: url, to: "Books 2", batchSize: batchSize)
+        #expect(plan.steps.count == 1, "a step alone, whose batches are pipelined")
+        return progress
     }
 }

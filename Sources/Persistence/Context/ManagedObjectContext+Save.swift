@@ -47,8 +47,7 @@ extension ManagedObjectContext {
         }
         // Nothing of the objects was written (what goes with them may have been).
         guard !plan.isEmpty else { return }
-        markSaved(plan)
-        adopt(result, registeringSaved: registeringSaved)
+        settle(marking: SavedMarks(plan), adopting: Adoption(result, registeringSaved: registeringSaved))
         logSaved(plan, result: result, since: started)
     }
 
@@ -170,20 +169,58 @@ extension ManagedObjectContext {
     /// (``beginSave(assignedKeys:insertsInBulk:)``) does it before its rows are written:
     /// what changes meanwhile is a change after the save.
     func markSaved(_ plan: SavePlan) {
-        let inserted = Set(plan.inserts.lazy.map(\.id))
-        let updated = Set(plan.updates.lazy.map(\.id))
+        settle(marking: SavedMarks(plan), adopting: nil)
+    }
+
+    /// Brings the registered objects in line with what the save wrote: the keys inserted
+    /// rows were given, the rows deleted (by cascade rules too).
+    ///
+    /// Changes made while a save was in flight (``beginSave(assignedKeys:insertsInBulk:)``)
+    /// may name its objects by their temporary IDs: they are named by the permanent ones
+    /// from now on, as the objects are when `registeringSaved`.
+    func adopt(_ result: SaveResult, registeringSaved: Bool) {
+        settle(marking: nil, adopting: Adoption(result, registeringSaved: registeringSaved))
+    }
+
+    /// ``markSaved(_:)`` and then ``adopt(_:registeringSaved:)`` in one walk over the
+    /// registered objects, as an ordinary save does once its write is in.
+    private func settle(marking marks: SavedMarks?, adopting adoption: Adoption?) {
         state.withLock { state in
+            if let marks { marks.clearPending(in: &state) }
+            if let adoption { adoption.register(in: &state) }
+            let adopts = adoption.map { !$0.isEmpty } ?? false
+            guard marks != nil || adopts else { return }
             for object in state.registered.values {
                 object.state.withLock { objectState in
-                    if inserted.contains(objectState.objectID) {
-                        objectState.isInserted = false
-                        objectState.version = 1
-                    } else if updated.contains(objectState.objectID) {
-                        objectState.version += 1
-                    }
-                    objectState.changedKeys = []
+                    // Marked first: the plan names inserted objects by their temporary IDs.
+                    marks?.mark(&objectState)
+                    if adopts { adoption?.adopt(&objectState) }
                 }
             }
+        }
+    }
+
+    /// What a save does to its objects whatever its write gives back (``markSaved(_:)``).
+    private struct SavedMarks {
+        let inserted: Set<ObjectID>
+        let updated: Set<ObjectID>
+
+        init(_ plan: SavePlan) {
+            inserted = Set(plan.inserts.lazy.map(\.id))
+            updated = Set(plan.updates.lazy.map(\.id))
+        }
+
+        func mark(_ objectState: inout ManagedObject.State) {
+            if inserted.contains(objectState.objectID) {
+                objectState.isInserted = false
+                objectState.version = 1
+            } else if updated.contains(objectState.objectID) {
+                objectState.version += 1
+            }
+            objectState.changedKeys = []
+        }
+
+        func clearPending(in state: inout State) {
             state.inserted = []
             state.updated = []
             state.deleted = [:]
@@ -195,23 +232,33 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Brings the registered objects in line with what the save wrote: the keys inserted
-    /// rows were given, the rows deleted (by cascade rules too).
-    ///
-    /// Changes made while a save was in flight (``beginSave(assignedKeys:insertsInBulk:)``)
-    /// may name its objects by their temporary IDs: they are named by the permanent ones
-    /// from now on, as the objects are when `registeringSaved`.
-    func adopt(_ result: SaveResult, registeringSaved: Bool) {
-        var permanent: [ObjectID: ObjectID] = [:]
-        permanent.reserveCapacity(result.primaryKeys.count)
-        for (temporary, pk) in result.primaryKeys {
-            permanent[temporary] = ObjectID(entityName: temporary.entityName, rootEntityName: temporary.rootEntityName, key: .permanent(pk))
-            // Copies of the temporary ID kept elsewhere find the row from now on.
-            if case .temporary(let key) = temporary.key { key.noteSaved(as: pk) }
+    /// What a save's write gave back, applied to the context (``adopt(_:registeringSaved:)``).
+    private struct Adoption {
+        /// Temporary ID → permanent ID of every inserted object.
+        let permanent: [ObjectID: ObjectID]
+        /// Every deleted row, by its permanent ID where it has one: a row deleted under
+        /// one of its IDs may be registered, or pointed at, under the other.
+        let deleted: Set<ObjectID>
+        let registeringSaved: Bool
+
+        init(_ result: SaveResult, registeringSaved: Bool) {
+            var permanent: [ObjectID: ObjectID] = [:]
+            permanent.reserveCapacity(result.primaryKeys.count)
+            for (temporary, pk) in result.primaryKeys {
+                permanent[temporary] = ObjectID(entityName: temporary.entityName, rootEntityName: temporary.rootEntityName, key: .permanent(pk))
+                // Copies of the temporary ID kept elsewhere find the row from now on.
+                if case .temporary(let key) = temporary.key { key.noteSaved(as: pk) }
+            }
+            self.permanent = permanent
+            self.deleted = Set(result.deleted.map { $0.permanentID ?? $0 })
+            self.registeringSaved = registeringSaved
         }
-        // A row deleted under one of its IDs may be registered, or pointed at, under the other.
-        let deleted = Set(result.deleted.map { $0.permanentID ?? $0 })
-        state.withLock { state in
+
+        var isEmpty: Bool { permanent.isEmpty && deleted.isEmpty }
+
+        /// The context's tables: saved objects registered under their new IDs, deleted ones
+        /// dropped, pending changes naming saved objects by their new IDs.
+        func register(in state: inout State) {
             if registeringSaved {
                 for (temporary, newID) in permanent {
                     if let object = state.registered.removeValue(forKey: temporary) {
@@ -227,26 +274,24 @@ extension ManagedObjectContext {
                 }
             }
             if !permanent.isEmpty {
-                Self.rename(pendingChangesIn: &state, by: permanent)
+                ManagedObjectContext.rename(pendingChangesIn: &state, by: permanent)
             }
-            guard !permanent.isEmpty || !deleted.isEmpty else { return }
-            for object in state.registered.values {
-                object.state.withLock { objectState in
-                    if let newID = permanent[objectState.objectID] { objectState.objectID = newID }
-                    // References to saved or deleted objects follow them.
-                    for slot in objectState.toOne.values.indices {
-                        guard let target = objectState.toOne.values[slot] else { continue }
-                        if let newID = permanent[target] { objectState.toOne.values[slot] = newID }
-                        if deleted.contains(target.permanentID ?? target) { objectState.toOne.values[slot] = nil }
-                    }
-                }
+        }
+
+        /// One object: its new ID, and its references to saved or deleted objects.
+        func adopt(_ objectState: inout ManagedObject.State) {
+            if let newID = permanent[objectState.objectID] { objectState.objectID = newID }
+            for slot in objectState.toOne.values.indices {
+                guard let target = objectState.toOne.values[slot] else { continue }
+                if let newID = permanent[target] { objectState.toOne.values[slot] = newID }
+                if !deleted.isEmpty, deleted.contains(target.permanentID ?? target) { objectState.toOne.values[slot] = nil }
             }
         }
     }
 
     /// Names saved objects by their permanent IDs in the changes pending since their save
     /// began (none after an ordinary save, which clears them first).
-    private static func rename(pendingChangesIn state: inout State, by permanent: [ObjectID: ObjectID]) {
+    fileprivate static func rename(pendingChangesIn state: inout State, by permanent: [ObjectID: ObjectID]) {
         if !state.updated.isEmpty {
             state.updated = Set(state.updated.map { permanent[$0] ?? $0 })
         }
