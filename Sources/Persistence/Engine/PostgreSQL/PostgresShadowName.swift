@@ -2,7 +2,8 @@ import Crypto
 import Foundation
 
 /// The names of a migration's schemas beside a store's: `<schema>_migrating_<id>` for a
-/// step's output, `<schema>_replaced_<id>` for the store a swap replaces.
+/// step's output, `<schema>_replaced_<id>` for the store a swap replaces,
+/// `<schema>_capturing_<id>` for the changes an online migration records.
 ///
 /// PostgreSQL cuts a longer identifier to 63 bytes without a word: a store in a schema of
 /// more than 44 bytes would get shadows whose names are cut to one another's, or to the
@@ -23,6 +24,9 @@ public enum PostgresShadowName {
         case migrating
         /// The store a swap replaced, dropped in the same transaction.
         case replaced
+        /// The changes other sessions make to the store while an online migration copies
+        /// it (``PostgresChangeCapture``).
+        case capturing
     }
 
     /// The longest identifier PostgreSQL keeps whole (`NAMEDATALEN` − 1).

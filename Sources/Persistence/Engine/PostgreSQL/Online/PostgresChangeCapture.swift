@@ -1,0 +1,162 @@
+import Foundation
+
+/// Records every row other sessions insert, update or delete in a store's tables while an
+/// online migration copies them, so that the rows changed meanwhile can be migrated again.
+///
+/// A schema of its own beside the store (`<schema>_capturing_<id>`, see
+/// ``PostgresShadowName``) holds the `changes` table and one trigger function per table;
+/// an `AFTER … FOR EACH ROW` trigger on each of the store's tables calls it, in the
+/// writer's own transaction: a change is recorded if and only if it commits. The functions
+/// run as their owner (`SECURITY DEFINER`), so a service connecting as another role still
+/// records its changes. Dropping the schema drops the functions and, with them, every
+/// trigger: ``remove(on:)`` and ``removeAbandoned(beside:on:)`` leave nothing behind.
+///
+/// ```swift
+/// let capture = try PostgresChangeCapture.install(tables: [.init(name: "zpublication", keyColumns: ["z_pk"])],
+///                                                 storeSchema: "bookstore", on: connection)
+/// // … other sessions write …
+/// let changes = try capture.claim(limit: 1_000, on: connection)   // in the transaction that migrates them again
+/// try capture.remove(on: connection)
+/// ```
+struct PostgresChangeCapture: Sendable, Hashable {
+    /// A table whose changes are recorded, and the columns that name its rows: an entity
+    /// table's primary key, a join table's two keys.
+    struct Table: Sendable, Hashable {
+        let name: String
+        let keyColumns: [String]
+    }
+
+    /// One recorded change of a row.
+    struct Change: Sendable, Hashable {
+        enum Kind: String, Sendable {
+            case insert = "I"
+            case update = "U"
+            case delete = "D"
+        }
+
+        /// Where it was recorded in order.
+        let sequence: Int64
+        let table: String
+        /// The row's key columns' values, in the order of ``Table/keyColumns``.
+        let keys: [Int64]
+        let kind: Kind
+    }
+
+    /// The schema of the store whose tables are watched.
+    let storeSchema: String
+    /// The schema of the `changes` table and the trigger functions.
+    let captureSchema: String
+
+    /// Creates the capture schema and a trigger on each table of `tables`, in the store's
+    /// schema. Run it in a transaction, before the migration reads anything: every change
+    /// committed after that transaction is recorded.
+    ///
+    /// - Throws: ``PostgresChangeCaptureError`` for a table without key columns or with
+    ///   more than two; `DatabaseError` from the server (a table that does not exist).
+    static func install(tables: [Table], storeSchema: String, on connection: any DatabaseConnection) throws -> PostgresChangeCapture {
+        for table in tables where table.keyColumns.isEmpty || table.keyColumns.count > 2 {
+            throw PostgresChangeCaptureError(
+                "the table \(table.name) is named by \(table.keyColumns.count) key columns; a captured row is named by one (an entity table's primary key) or two (a join table's keys)")
+        }
+        let capture = PostgresChangeCapture(storeSchema: storeSchema, captureSchema: PostgresShadowName.new(beside: storeSchema, kind: .capturing))
+        let schema = quote(capture.captureSchema)
+        try connection.execute("""
+            CREATE SCHEMA \(schema);
+            CREATE TABLE \(schema).changes (
+                sequence bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                table_name text NOT NULL,
+                key1 bigint NOT NULL,
+                key2 bigint,
+                kind "char" NOT NULL)
+            """)
+        for (index, table) in tables.enumerated() {
+            try connection.execute(capture.triggerStatements(for: table, function: "record_\(index)"))
+        }
+        return capture
+    }
+
+    /// The function that records a row of `table`, and the trigger that calls it.
+    private func triggerStatements(for table: Table, function: String) -> String {
+        let changes = "\(Self.quote(captureSchema)).changes"
+        let name = "'" + table.name.replacingOccurrences(of: "'", with: "''") + "'"
+        func keys(_ row: String) -> String {
+            let values = table.keyColumns.map { "\(row).\(Self.quote($0))" }
+            return values.count == 1 ? values[0] + ", NULL" : values.joined(separator: ", ")
+        }
+        let keysChanged = table.keyColumns.map { "OLD.\(Self.quote($0)) IS DISTINCT FROM NEW.\(Self.quote($0))" }.joined(separator: " OR ")
+        let qualifiedFunction = "\(Self.quote(captureSchema)).\(Self.quote(function))"
+        return """
+            CREATE FUNCTION \(qualifiedFunction)() RETURNS trigger LANGUAGE plpgsql
+            SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $capture$
+            BEGIN
+                IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND (\(keysChanged))) THEN
+                    INSERT INTO \(changes) (table_name, key1, key2, kind) VALUES (\(name), \(keys("OLD")), 'D');
+                END IF;
+                IF TG_OP <> 'DELETE' THEN
+                    INSERT INTO \(changes) (table_name, key1, key2, kind) VALUES (\(name), \(keys("NEW")), left(TG_OP, 1));
+                END IF;
+                RETURN NULL;
+            END
+            $capture$;
+            CREATE TRIGGER \(Self.quote(captureSchema)) AFTER INSERT OR UPDATE OR DELETE ON \(Self.quote(storeSchema)).\(Self.quote(table.name))
+            FOR EACH ROW EXECUTE FUNCTION \(qualifiedFunction)()
+            """
+    }
+
+    /// Takes up to `limit` of the oldest recorded changes out of the table and returns
+    /// them in the order they were recorded. Run it in the transaction that migrates their
+    /// rows again: if that transaction rolls back, they are recorded still. Changes other
+    /// sessions have not committed yet are left for a later claim.
+    func claim(limit: Int, on connection: any DatabaseConnection) throws -> [Change] {
+        let changes = "\(Self.quote(captureSchema)).changes"
+        let rows = try connection.rows("""
+            DELETE FROM \(changes) WHERE sequence IN (SELECT sequence FROM \(changes) ORDER BY sequence LIMIT $1 FOR UPDATE SKIP LOCKED) \
+            RETURNING sequence, table_name, key1, key2, kind
+            """, [.integer(Int64(max(limit, 0)))])
+        return try rows.map { row in
+            guard let sequence = row[0].int64, let table = row[1].text, let key1 = row[2].int64,
+                let kind = row[4].text.flatMap(Change.Kind.init(rawValue:))
+            else { throw PostgresChangeCaptureError("the change table \(changes) holds a row this version does not read (\(row))") }
+            return Change(sequence: sequence, table: table, keys: row[3].int64.map { [key1, $0] } ?? [key1], kind: kind)
+        }.sorted { $0.sequence < $1.sequence }
+    }
+
+    /// How many recorded changes are waiting (committed ones only).
+    func pendingCount(on connection: any DatabaseConnection) throws -> Int {
+        Int(try connection.scalar("SELECT count(*) FROM \(Self.quote(captureSchema)).changes")?.int64 ?? 0)
+    }
+
+    /// Drops the capture schema, and with its functions every trigger on the store's
+    /// tables. In the cut-over's transaction, nothing is recorded after it commits.
+    func remove(on connection: any DatabaseConnection) throws {
+        try connection.execute("DROP SCHEMA IF EXISTS \(Self.quote(captureSchema)) CASCADE")
+    }
+
+    /// Drops the capture schemas beside `storeSchema` that a killed online migration left,
+    /// with their triggers; returns their names. Only under the migration lock: a running
+    /// migration's capture looks the same.
+    static func removeAbandoned(beside storeSchema: String, on connection: any DatabaseConnection) throws -> [String] {
+        let prefix = PostgresShadowName.prefix(of: storeSchema, kind: .capturing)
+        let schemas = try connection.rows("SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1) ORDER BY nspname", [.text(prefix)])
+            .compactMap { $0[0].text }
+        for schema in schemas {
+            try connection.execute("DROP SCHEMA IF EXISTS \(quote(schema)) CASCADE")
+        }
+        return schemas
+    }
+
+    private static func quote(_ name: String) -> String {
+        PostgresConfiguration.quoteIdentifier(name)
+    }
+}
+
+/// A change capture that cannot be installed or read.
+struct PostgresChangeCaptureError: Error, Sendable, CustomStringConvertible {
+    let message: String
+
+    init(_ message: String) {
+        self.message = message
+    }
+
+    var description: String { message }
+}

@@ -1,0 +1,210 @@
+import Foundation
+import PersistenceTesting
+import Testing
+@testable import Persistence
+
+/// The change capture of online migrations. PostgreSQL only: it records other sessions'
+/// writes with triggers while the previous release keeps writing, which SQLite's single
+/// writer does not allow (a SQLite store is protected from other writers instead).
+@Suite("PostgreSQL change capture")
+struct PostgresChangeCaptureTests {
+    static let tables = [
+        PostgresChangeCapture.Table(name: "zpublication", keyColumns: ["z_pk"]),
+        PostgresChangeCapture.Table(name: "z_1authors", keyColumns: ["z_1publications", "z_2authors"]),
+    ]
+
+    /// A store-like schema `bookstore` with a publication table and a join table, and two
+    /// sessions on it: the migration's and another writer's.
+    func withStore(_ body: (_ migration: PostgresDatabase, _ writer: PostgresDatabase, _ configuration: PostgresConfiguration) async throws -> Void) async throws {
+        try await TestPostgres.withDatabase { url in
+            guard case .postgres(var configuration) = url.kind else { return }
+            configuration.schema = "bookstore"
+            let migration = try await PostgresDatabase.open(configuration, readerCount: 0)
+            let writer: PostgresDatabase
+            do {
+                try await migration.writeWithoutTransaction { connection in
+                    try connection.execute("""
+                        CREATE SCHEMA bookstore;
+                        CREATE TABLE bookstore.zpublication (z_pk bigint PRIMARY KEY, z_opt integer, ztitle text, zprice double precision);
+                        CREATE TABLE bookstore.z_1authors (z_1publications bigint NOT NULL, z_2authors bigint NOT NULL, PRIMARY KEY (z_1publications, z_2authors))
+                        """)
+                }
+                writer = try await PostgresDatabase.open(configuration, readerCount: 0)
+            } catch {
+                await migration.close()
+                throw error
+            }
+            do {
+                try await body(migration, writer, configuration)
+            } catch {
+                await writer.close()
+                await migration.close()
+                throw error
+            }
+            await writer.close()
+            await migration.close()
+        }
+    }
+
+    static func install(on database: PostgresDatabase) async throws -> PostgresChangeCapture {
+        try await database.write { try PostgresChangeCapture.install(tables: tables, storeSchema: "bookstore", on: $0) }
+    }
+
+    @Test func everyCommittedChangeIsRecordedInOrderAndClaimedOnce() async throws {
+        try await withStore { migration, writer, _ in
+            let capture = try await Self.install(on: migration)
+            _ = try await writer.write { connection in
+                try connection.run("INSERT INTO bookstore.zpublication VALUES (1, 1, 'Smilla''s Sense of Snow', 12.99), (2, 1, 'Frøken Smillas fornemmelse for sne', NULL)", [])
+            }
+            _ = try await writer.write { try $0.run("UPDATE bookstore.zpublication SET ztitle = 'Smilla — Ausgabe 2', z_opt = 2 WHERE z_pk = 1", []) }
+            _ = try await writer.write { try $0.run("DELETE FROM bookstore.zpublication WHERE z_pk = 2", []) }
+            _ = try await writer.write { try $0.run("INSERT INTO bookstore.z_1authors VALUES (1, 7)", []) }
+            _ = try await writer.write { try $0.run("DELETE FROM bookstore.z_1authors WHERE z_1publications = 1", []) }
+            // Rolled back: never recorded.
+            let rolledBack = await Self.fails {
+                try await writer.write { connection -> Void in
+                    try connection.run("INSERT INTO bookstore.zpublication VALUES (3, 1, 'never', 1.0)", [])
+                    throw PostgresChangeCaptureError("the writer gives up")
+                }
+            }
+            #expect(rolledBack)
+            // A key that changes is the old row gone and the new one written.
+            _ = try await writer.write { try $0.run("UPDATE bookstore.zpublication SET z_pk = 4 WHERE z_pk = 1", []) }
+
+            #expect(try await migration.write { try capture.pendingCount(on: $0) } == 8)
+            let changes = try await migration.write { try capture.claim(limit: 100, on: $0) }
+            #expect(changes.map { "\($0.kind.rawValue) \($0.table) \($0.keys.map(String.init).joined(separator: ","))" } == [
+                "I zpublication 1", "I zpublication 2", "U zpublication 1", "D zpublication 2",
+                "I z_1authors 1,7", "D z_1authors 1,7", "D zpublication 1", "U zpublication 4",
+            ])
+            #expect(changes.map(\.sequence) == changes.map(\.sequence).sorted())
+            #expect(try await migration.write { try capture.claim(limit: 100, on: $0) }.isEmpty, "each change is claimed once")
+        }
+    }
+
+    @Test func aClaimRolledBackLeavesItsChangesForTheNext() async throws {
+        try await withStore { migration, writer, _ in
+            let capture = try await Self.install(on: migration)
+            for key in 1...5 {
+                _ = try await writer.write { try $0.run("INSERT INTO bookstore.zpublication (z_pk, ztitle) VALUES ($1, 'Ω')", [.integer(Int64(key))]) }
+            }
+            let claimed = await Self.fails {
+                try await migration.write { connection -> Void in
+                    #expect(try capture.claim(limit: 3, on: connection).map(\.keys) == [[1], [2], [3]])
+                    throw PostgresChangeCaptureError("the catch-up failed")
+                }
+            }
+            #expect(claimed, "the claim's transaction rolled back")
+            #expect(try await migration.write { try capture.pendingCount(on: $0) } == 5)
+            #expect(try await migration.write { try capture.claim(limit: 3, on: $0) }.map(\.keys) == [[1], [2], [3]])
+            #expect(try await migration.write { try capture.claim(limit: 3, on: $0) }.map(\.keys) == [[4], [5]])
+        }
+    }
+
+    /// The previous release may connect as a role of its own, with no right to the capture
+    /// schema: its writes are recorded all the same, and go through.
+    @Test func anotherRolesWritesAreRecorded() async throws {
+        try await withStore { migration, _, configuration in
+            let capture = try await Self.install(on: migration)
+            let role = "bookstore_writer_\(UUID().uuidString.prefix(8).lowercased())"
+            try await migration.writeWithoutTransaction { connection in
+                try connection.execute("""
+                    CREATE ROLE \(role) LOGIN;
+                    GRANT USAGE ON SCHEMA bookstore TO \(role);
+                    GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA bookstore TO \(role)
+                    """)
+            }
+            var other = configuration
+            other.user = role
+            do {
+                let writer = try await PostgresDatabase.open(other, readerCount: 0)
+                do {
+                    _ = try await writer.write { try $0.run("INSERT INTO bookstore.zpublication (z_pk, ztitle) VALUES (9, 'Čapek')", []) }
+                    let readByTheRole = try? await writer.write { try capture.pendingCount(on: $0) }
+                    #expect(readByTheRole == nil, "the role cannot read the capture itself")
+                } catch {
+                    await writer.close()
+                    throw error
+                }
+                await writer.close()
+                #expect(try await migration.write { try capture.claim(limit: 10, on: $0) }.map(\.keys) == [[9]])
+            } catch {
+                try? await migration.writeWithoutTransaction { try $0.execute("DROP OWNED BY \(role); DROP ROLE \(role)") }
+                throw error
+            }
+            try await migration.writeWithoutTransaction { try $0.execute("DROP OWNED BY \(role); DROP ROLE \(role)") }
+        }
+    }
+
+    @Test func removingTheCaptureLeavesNoTriggerFunctionOrSchema() async throws {
+        try await withStore { migration, writer, _ in
+            let capture = try await Self.install(on: migration)
+            #expect(try await Self.triggers(on: migration) == 2)
+            try await migration.write { try capture.remove(on: $0) }
+            #expect(try await Self.triggers(on: migration) == 0)
+            #expect(try await Self.captureSchemas(on: migration).isEmpty)
+            // The store's tables are written as before.
+            _ = try await writer.write { try $0.run("INSERT INTO bookstore.zpublication (z_pk, ztitle) VALUES (1, 'after')", []) }
+        }
+    }
+
+    /// What killed runs left is found by its name beside the store and dropped, triggers
+    /// and all; another store's capture is not touched.
+    @Test func capturesOfKilledRunsAreRemoved() async throws {
+        try await withStore { migration, writer, _ in
+            let first = try await Self.install(on: migration)
+            let second = try await Self.install(on: migration)
+            try await migration.writeWithoutTransaction { connection in
+                try connection.execute("CREATE SCHEMA bookstore2; CREATE TABLE bookstore2.zpublication (z_pk bigint PRIMARY KEY)")
+            }
+            let neighbour = try await migration.write {
+                try PostgresChangeCapture.install(tables: [.init(name: "zpublication", keyColumns: ["z_pk"])], storeSchema: "bookstore2", on: $0)
+            }
+            #expect(try await Self.triggers(on: migration) == 5)
+            let removed = try await migration.write { try PostgresChangeCapture.removeAbandoned(beside: "bookstore", on: $0) }
+            #expect(Set(removed) == [first.captureSchema, second.captureSchema])
+            #expect(try await Self.triggers(on: migration) == 1)
+            #expect(try await Self.captureSchemas(on: migration) == [neighbour.captureSchema])
+            _ = try await writer.write { try $0.run("INSERT INTO bookstore.zpublication (z_pk) VALUES (1)", []) }
+        }
+    }
+
+    @Test func aTableNamedByNoKeyOrThreeIsRefused() async throws {
+        try await withStore { migration, _, _ in
+            for keys in [[], ["a", "b", "c"]] {
+                let error = await #expect(throws: PostgresChangeCaptureError.self) {
+                    try await migration.write { try PostgresChangeCapture.install(tables: [.init(name: "zpublication", keyColumns: keys)], storeSchema: "bookstore", on: $0) }
+                }
+                let message = error.map(String.init(describing:)) ?? ""
+                #expect(message.contains("zpublication is named by \(keys.count) key columns"), "\(message)")
+            }
+            let schemas = try await Self.captureSchemas(on: migration)
+            #expect(schemas.isEmpty, "nothing installed")
+        }
+    }
+
+    /// Whether `body` throws.
+    static func fails(_ body: () async throws -> Void) async -> Bool {
+        do {
+            try await body()
+            return false
+        } catch {
+            return true
+        }
+    }
+
+    static func triggers(on database: PostgresDatabase) async throws -> Int64 {
+        try await database.write { connection in
+            try connection.scalar("""
+                SELECT count(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace \
+                WHERE NOT t.tgisinternal AND n.nspname IN ('bookstore', 'bookstore2')
+                """)?.int64 ?? -1
+        }
+    }
+
+    static func captureSchemas(on database: PostgresDatabase) async throws -> [String] {
+        try await database.write { connection in
+            try connection.rows("SELECT nspname FROM pg_namespace WHERE nspname LIKE '%\\_capturing\\_%' ORDER BY nspname").compactMap { $0[0].text }
+        }
+    }
+}
