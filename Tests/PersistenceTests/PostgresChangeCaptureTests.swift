@@ -169,6 +169,28 @@ struct PostgresChangeCaptureTests {
         }
     }
 
+    /// A write in flight keeps its table's trigger from being made: the install gives up
+    /// within its lock timeout, leaving nothing, and succeeds once the write has committed,
+    /// which the bulk copy then reads.
+    @Test func aWriteInFlightHoldsTheInstallOffForItsLockTimeoutOnly() async throws {
+        try await withStore { migration, writer, _ in
+            try await writer.writeWithoutTransaction { try $0.execute("BEGIN; INSERT INTO bookstore.zpublication (z_pk, ztitle) VALUES (1, 'in flight')") }
+            let started = ContinuousClock.now
+            let refused = await Self.fails {
+                _ = try await migration.write {
+                    try PostgresChangeCapture.install(tables: Self.tables, storeSchema: "bookstore", lockTimeout: .milliseconds(300), on: $0)
+                }
+            }
+            #expect(refused, "the install waited for the writer")
+            #expect(ContinuousClock.now - started < .seconds(5))
+            #expect(try await Self.captureSchemas(on: migration).isEmpty, "the refused install left nothing")
+            try await writer.writeWithoutTransaction { try $0.execute("COMMIT") }
+            let capture = try await Self.install(on: migration)
+            #expect(try await Self.triggers(on: migration) == 2)
+            #expect(try await migration.write { try capture.pendingCount(on: $0) } == 0, "the write committed before the capture is the bulk copy's")
+        }
+    }
+
     @Test func aTableNamedByNoKeyOrThreeIsRefused() async throws {
         try await withStore { migration, _, _ in
             for keys in [[], ["a", "b", "c"]] {

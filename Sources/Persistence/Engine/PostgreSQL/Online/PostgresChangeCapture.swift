@@ -51,9 +51,18 @@ struct PostgresChangeCapture: Sendable, Hashable {
     /// schema. Run it in a transaction, before the migration reads anything: every change
     /// committed after that transaction is recorded.
     ///
+    /// Creating a trigger waits for the write transactions in flight on its table (so none
+    /// escapes the capture), at most `lockTimeout` per table: the locks are taken table by
+    /// table, and a writer holding one table while it wants another would otherwise wait
+    /// for this transaction as it waits for the writer. Past the timeout the server
+    /// refuses with `lock_not_available` (`55P03`), or `deadlock_detected` (`40P01`), and
+    /// the caller rolls back and tries again.
+    ///
     /// - Throws: ``PostgresChangeCaptureError`` for a table without key columns or with
-    ///   more than two; `DatabaseError` from the server (a table that does not exist).
-    static func install(tables: [Table], storeSchema: String, on connection: any DatabaseConnection) throws -> PostgresChangeCapture {
+    ///   more than two; `DatabaseError` from the server (a table that does not exist, a
+    ///   lock not had in time).
+    static func install(tables: [Table], storeSchema: String, lockTimeout: Duration = .seconds(2),
+                        on connection: any DatabaseConnection) throws -> PostgresChangeCapture {
         for table in tables where table.keyColumns.isEmpty || table.keyColumns.count > 2 {
             throw PostgresChangeCaptureError(
                 "the table \(table.name) is named by \(table.keyColumns.count) key columns; a captured row is named by one (an entity table's primary key) or two (a join table's keys)")
@@ -69,9 +78,12 @@ struct PostgresChangeCapture: Sendable, Hashable {
                 key2 bigint,
                 kind "char" NOT NULL)
             """)
+        let milliseconds = max(lockTimeout.components.seconds * 1_000 + lockTimeout.components.attoseconds / 1_000_000_000_000_000, 1)
+        try connection.execute("SET LOCAL lock_timeout = \(milliseconds)")
         for (index, table) in tables.enumerated() {
             try connection.execute(capture.triggerStatements(for: table, function: "record_\(index)"))
         }
+        try connection.execute("SET LOCAL lock_timeout = 0")
         return capture
     }
 
