@@ -130,7 +130,8 @@ public struct StoreSnapshot: Sendable, Equatable, CustomStringConvertible {
 
     /// What a migration may have left beside the store: files in its folder other than
     /// stores (work folders, WAL and lock files), or schemas named after the store's
-    /// schema (`<schema>_migrating_…` shadows, `<schema>_replaced_…` old tables).
+    /// schema (`<schema>_migrating_…` shadows, `<schema>_replaced_…` old tables,
+    /// `<schema>_capturing_…` change captures with their triggers).
     public var leftovers: [String] {
         switch engine {
         case .sqlite: files.keys.filter { !$0.hasSuffix(".sqlite") }.sorted()

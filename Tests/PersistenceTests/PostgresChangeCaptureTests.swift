@@ -71,13 +71,13 @@ struct PostgresChangeCaptureTests {
             // A key that changes is the old row gone and the new one written.
             _ = try await writer.write { try $0.run("UPDATE bookstore.zpublication SET z_pk = 4 WHERE z_pk = 1", []) }
 
-            #expect(try await migration.write { try capture.pendingCount(on: $0) } == 8)
+            let pending = try await migration.write { try capture.pendingCount(on: $0) }
+            #expect(pending == 8)
             let changes = try await migration.write { try capture.claim(limit: 100, on: $0) }
             #expect(changes.map { "\($0.kind.rawValue) \($0.table) \($0.keys.map(String.init).joined(separator: ","))" } == [
                 "I zpublication 1", "I zpublication 2", "U zpublication 1", "D zpublication 2",
                 "I z_1authors 1,7", "D z_1authors 1,7", "D zpublication 1", "U zpublication 4",
             ])
-            #expect(changes.map(\.sequence) == changes.map(\.sequence).sorted())
             #expect(try await migration.write { try capture.claim(limit: 100, on: $0) }.isEmpty, "each change is claimed once")
         }
     }
@@ -155,7 +155,10 @@ struct PostgresChangeCaptureTests {
             let first = try await Self.install(on: migration)
             let second = try await Self.install(on: migration)
             try await migration.writeWithoutTransaction { connection in
-                try connection.execute("CREATE SCHEMA bookstore2; CREATE TABLE bookstore2.zpublication (z_pk bigint PRIMARY KEY)")
+                try connection.execute("""
+                    CREATE SCHEMA bookstore2; CREATE TABLE bookstore2.zpublication (z_pk bigint PRIMARY KEY);
+                    CREATE SCHEMA bookstore_capturing_archive; CREATE TABLE bookstore_capturing_archive.kept (id bigint)
+                    """)
             }
             let neighbour = try await migration.write {
                 try PostgresChangeCapture.install(tables: [.init(name: "zpublication", keyColumns: ["z_pk"])], storeSchema: "bookstore2", on: $0)
@@ -164,7 +167,8 @@ struct PostgresChangeCaptureTests {
             let removed = try await migration.write { try PostgresChangeCapture.removeAbandoned(beside: "bookstore", on: $0) }
             #expect(Set(removed) == [first.captureSchema, second.captureSchema])
             #expect(try await Self.triggers(on: migration) == 1)
-            #expect(try await Self.captureSchemas(on: migration) == [neighbour.captureSchema])
+            #expect(try await Self.captureSchemas(on: migration) == ["bookstore_capturing_archive", neighbour.captureSchema].sorted(),
+                    "a schema of the user's named alike, and another store's capture, are kept")
             _ = try await writer.write { try $0.run("INSERT INTO bookstore.zpublication (z_pk) VALUES (1)", []) }
         }
     }
@@ -176,18 +180,41 @@ struct PostgresChangeCaptureTests {
         try await withStore { migration, writer, _ in
             try await writer.writeWithoutTransaction { try $0.execute("BEGIN; INSERT INTO bookstore.zpublication (z_pk, ztitle) VALUES (1, 'in flight')") }
             let started = ContinuousClock.now
-            let refused = await Self.fails {
+            let refusal = await Self.error {
                 _ = try await migration.write {
                     try PostgresChangeCapture.install(tables: Self.tables, storeSchema: "bookstore", lockTimeout: .milliseconds(300), on: $0)
                 }
             }
-            #expect(refused, "the install waited for the writer")
+            #expect((refusal as? DatabaseError)?.sqlState == "55P03", "lock_not_available: \(String(describing: refusal))")
             #expect(ContinuousClock.now - started < .seconds(5))
             #expect(try await Self.captureSchemas(on: migration).isEmpty, "the refused install left nothing")
             try await writer.writeWithoutTransaction { try $0.execute("COMMIT") }
             let capture = try await Self.install(on: migration)
             #expect(try await Self.triggers(on: migration) == 2)
-            #expect(try await migration.write { try capture.pendingCount(on: $0) } == 0, "the write committed before the capture is the bulk copy's")
+            _ = try await writer.write { try $0.run("UPDATE bookstore.zpublication SET ztitle = 'after the install' WHERE z_pk = 1", []) }
+            let changes = try await migration.write { try capture.claim(limit: 10, on: $0) }
+            #expect(changes.map(\.kind) == [.update])
+            // The lock timeout was the install's only: the transaction's own is as it was.
+            let timeout = try await migration.write { connection in
+                try connection.execute("SET LOCAL lock_timeout = '7s'")
+                _ = try PostgresChangeCapture.install(tables: Self.tables, storeSchema: "bookstore", on: connection)
+                return try connection.scalar("SELECT current_setting('lock_timeout')")?.text
+            }
+            #expect(timeout == "7s")
+        }
+    }
+
+    /// A change whose transaction is still open is left for a claim after its commit.
+    @Test func aChangeNotYetCommittedIsLeftForALaterClaim() async throws {
+        try await withStore { migration, writer, _ in
+            let capture = try await Self.install(on: migration)
+            _ = try await writer.write { try $0.run("INSERT INTO bookstore.zpublication (z_pk, ztitle) VALUES (1, 'committed')", []) }
+            try await writer.writeWithoutTransaction { try $0.execute("BEGIN; INSERT INTO bookstore.zpublication (z_pk, ztitle) VALUES (2, 'open')") }
+            let first = try await migration.write { try capture.claim(limit: 10, on: $0) }
+            #expect(first.map(\.keys) == [[1]])
+            try await writer.writeWithoutTransaction { try $0.execute("COMMIT") }
+            let second = try await migration.write { try capture.claim(limit: 10, on: $0) }
+            #expect(second.map(\.keys) == [[2]])
         }
     }
 
@@ -207,11 +234,16 @@ struct PostgresChangeCaptureTests {
 
     /// Whether `body` throws.
     static func fails(_ body: () async throws -> Void) async -> Bool {
+        await error(body) != nil
+    }
+
+    /// What `body` throws, if it does.
+    static func error(_ body: () async throws -> Void) async -> (any Error)? {
         do {
             try await body()
-            return false
+            return nil
         } catch {
-            return true
+            return error
         }
     }
 

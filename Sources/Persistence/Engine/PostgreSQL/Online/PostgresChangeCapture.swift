@@ -78,12 +78,11 @@ struct PostgresChangeCapture: Sendable, Hashable {
                 key2 bigint,
                 kind "char" NOT NULL)
             """)
-        let milliseconds = max(lockTimeout.components.seconds * 1_000 + lockTimeout.components.attoseconds / 1_000_000_000_000_000, 1)
-        try connection.execute("SET LOCAL lock_timeout = \(milliseconds)")
-        for (index, table) in tables.enumerated() {
-            try connection.execute(capture.triggerStatements(for: table, function: "record_\(index)"))
+        try withLockTimeout(lockTimeout, on: connection) {
+            for (index, table) in tables.enumerated() {
+                try connection.execute(capture.triggerStatements(for: table, function: "record_\(index)"))
+            }
         }
-        try connection.execute("SET LOCAL lock_timeout = 0")
         return capture
     }
 
@@ -97,9 +96,7 @@ struct PostgresChangeCapture: Sendable, Hashable {
         }
         let keysChanged = table.keyColumns.map { "OLD.\(Self.quote($0)) IS DISTINCT FROM NEW.\(Self.quote($0))" }.joined(separator: " OR ")
         let qualifiedFunction = "\(Self.quote(captureSchema)).\(Self.quote(function))"
-        return """
-            CREATE FUNCTION \(qualifiedFunction)() RETURNS trigger LANGUAGE plpgsql
-            SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $capture$
+        let body = """
             BEGIN
                 IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND (\(keysChanged))) THEN
                     INSERT INTO \(changes) (table_name, key1, key2, kind) VALUES (\(name), \(keys("OLD")), 'D');
@@ -109,7 +106,15 @@ struct PostgresChangeCapture: Sendable, Hashable {
                 END IF;
                 RETURN NULL;
             END
-            $capture$;
+            """
+        // A tag the body does not hold: the names in it are the store's, whatever they are.
+        var tag = "$capture$"
+        while body.contains(tag) { tag = "$capture_\(UUID().uuidString.prefix(8).lowercased())$" }
+        return """
+            CREATE FUNCTION \(qualifiedFunction)() RETURNS trigger LANGUAGE plpgsql
+            SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS \(tag)
+            \(body)
+            \(tag);
             CREATE TRIGGER \(Self.quote(captureSchema)) AFTER INSERT OR UPDATE OR DELETE ON \(Self.quote(storeSchema)).\(Self.quote(table.name))
             FOR EACH ROW EXECUTE FUNCTION \(qualifiedFunction)()
             """
@@ -118,7 +123,10 @@ struct PostgresChangeCapture: Sendable, Hashable {
     /// Takes up to `limit` of the oldest recorded changes out of the table and returns
     /// them in the order they were recorded. Run it in the transaction that migrates their
     /// rows again: if that transaction rolls back, they are recorded still. Changes other
-    /// sessions have not committed yet are left for a later claim.
+    /// sessions have not committed yet are left for a later claim, so a later claim may
+    /// return a lower ``Change/sequence``: the sequence orders the changes of one row (its
+    /// writers wait for one another), never marks how far the capture has been read. A
+    /// claim migrates each row's state as it is then, whatever the changes' order.
     func claim(limit: Int, on connection: any DatabaseConnection) throws -> [Change] {
         let changes = "\(Self.quote(captureSchema)).changes"
         let rows = try connection.rows("""
@@ -140,21 +148,45 @@ struct PostgresChangeCapture: Sendable, Hashable {
 
     /// Drops the capture schema, and with its functions every trigger on the store's
     /// tables. In the cut-over's transaction, nothing is recorded after it commits.
-    func remove(on connection: any DatabaseConnection) throws {
-        try connection.execute("DROP SCHEMA IF EXISTS \(Self.quote(captureSchema)) CASCADE")
+    ///
+    /// Dropping a trigger locks its table against readers too: a reader in the way holds
+    /// the drop off at most `lockTimeout` (then `lock_not_available`, and the caller tries
+    /// again), so the previous release's statements never queue behind it for longer.
+    func remove(lockTimeout: Duration = .seconds(2), on connection: any DatabaseConnection) throws {
+        try Self.withLockTimeout(lockTimeout, on: connection) {
+            try connection.execute("DROP SCHEMA IF EXISTS \(Self.quote(captureSchema)) CASCADE")
+        }
     }
 
     /// Drops the capture schemas beside `storeSchema` that a killed online migration left,
-    /// with their triggers; returns their names. Only under the migration lock: a running
-    /// migration's capture looks the same.
-    static func removeAbandoned(beside storeSchema: String, on connection: any DatabaseConnection) throws -> [String] {
+    /// with their triggers; returns their names. Only schemas named as a capture is, the
+    /// prefix and an id of eight hexadecimal digits (a schema of the user's that begins
+    /// alike is left), and only under the migration lock: a running migration's capture
+    /// looks the same. Waits for readers in the way as ``remove(lockTimeout:on:)`` does.
+    static func removeAbandoned(beside storeSchema: String, lockTimeout: Duration = .seconds(2),
+                                on connection: any DatabaseConnection) throws -> [String] {
         let prefix = PostgresShadowName.prefix(of: storeSchema, kind: .capturing)
         let schemas = try connection.rows("SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1) ORDER BY nspname", [.text(prefix)])
             .compactMap { $0[0].text }
-        for schema in schemas {
-            try connection.execute("DROP SCHEMA IF EXISTS \(quote(schema)) CASCADE")
+            .filter { name in
+                let id = name.dropFirst(prefix.count)
+                return id.count == PostgresShadowName.idLength && id.allSatisfy { $0.isHexDigit && !$0.isUppercase }
+            }
+        try withLockTimeout(lockTimeout, on: connection) {
+            for schema in schemas {
+                try connection.execute("DROP SCHEMA IF EXISTS \(quote(schema)) CASCADE")
+            }
         }
         return schemas
+    }
+
+    /// Runs `body` with the transaction's `lock_timeout` at `timeout`, then as it was.
+    private static func withLockTimeout(_ timeout: Duration, on connection: any DatabaseConnection, _ body: () throws -> Void) throws {
+        let milliseconds = max(timeout.components.seconds * 1_000 + timeout.components.attoseconds / 1_000_000_000_000_000, 1)
+        let before = try connection.scalar("SELECT current_setting('lock_timeout')")?.text ?? "0"
+        try connection.run("SELECT set_config('lock_timeout', $1, true)", [.text("\(milliseconds)ms")])
+        try body()
+        try connection.run("SELECT set_config('lock_timeout', $1, true)", [.text(before)])
     }
 
     private static func quote(_ name: String) -> String {
