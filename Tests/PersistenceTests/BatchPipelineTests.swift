@@ -83,6 +83,18 @@ final class PipelinedAuthorEditsPolicy: AuthorObjectsLookupPolicy, @unchecked Se
     }
 }
 
+/// The objects look-up, declared not to read the stores, that reads an author's books all
+/// the same: a to-many of an object an earlier batch made, which the store answers.
+final class AuthorBooksReadingPolicy: AuthorObjectsLookupPolicy, @unchecked Sendable {
+    override class var fetchesFromStores: Bool { false }
+
+    override func author(named name: String, manager: MigrationManager) async throws -> ManagedObject {
+        let author = try await super.author(named: name, manager: manager)
+        _ = try await author.destinations(forKey: "books")
+        return author
+    }
+}
+
 @Suite struct BatchPipelineTests {
     /// A step whose policy and manager read only what they are given makes batch k + 1
     /// before batch k is reported written; one that may read the stores makes it after.
@@ -176,5 +188,20 @@ final class PipelinedAuthorEditsPolicy: AuthorObjectsLookupPolicy, @unchecked Se
         let (plan, progress) = try await Scenario.migrate(try Books.chain(policies: policies), store: url, to: "Books 2", batchSize: batchSize)
         #expect(plan.steps.count == 1, "a step alone, whose batches are pipelined")
         return progress
+    }
+
+    /// A to-many of an object an earlier batch made, read while the batch before is
+    /// written, would miss that batch: the migration stops saying so, the store unchanged.
+    @Test(arguments: TestEngine.allCases)
+    func aToManyReadOfAnEarlierBatchWhileOneIsWrittenIsRefused(engine: TestEngine) async throws {
+        try await engine.withStoreURL { url in
+            let error = await #expect(throws: (any Error).self) {
+                _ = try await Self.migrateBooks(at: url, books: 100, policy: AuthorBooksReadingPolicy.self, batchSize: 10)
+            }
+            let message = error.map(String.init(describing:)) ?? ""
+            #expect(message.contains("'books' of Author was read while a migration batch is written") && message.contains("fetchesFromStores"), "\(message)")
+            let context = try await Scenario.open(try Scenario.version("Books", of: try Books.models()), at: url)
+            #expect(try await Scenario.count("Book", in: context) == 100 + Books.anonymous.count, "still the Books store it was")
+        }
     }
 }

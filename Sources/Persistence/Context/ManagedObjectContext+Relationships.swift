@@ -120,6 +120,12 @@ extension ManagedObjectContext {
         guard let relationship = object.layout.relationships[key], relationship.isToMany else {
             throw ContextError("'\(key)' is not a to-many relationship of \(object.entity.name)")
         }
+        // The objects of a save in flight are forgotten and not in the store yet: the answer
+        // would miss them, so it is refused rather than given short.
+        if !object.isInserted, state.withLock({ $0.savesInFlight > 0 }) {
+            throw ContextError(
+                "'\(key)' of \(object.entity.name) was read while a migration batch is written: the store does not hold that batch yet, so its objects would be missing; a policy or migration manager that reads to-many relationships of objects earlier batches made must not say `fetchesFromStores` is false")
+        }
         let schema = store.schema
         let objectID = object.objectID
         let destinationLayout = try layout(relationship.destinationEntityName)

@@ -31,6 +31,7 @@ extension ManagedObjectContext {
         planned.insertsInBulk = insertsInBulk
         planned.checksDestinations = false
         if !planned.isEmpty { markSaved(planned) }
+        state.withLock { $0.savesInFlight += 1 }
         return SaveInFlight(plan: planned, started: ContinuousClock.now)
     }
 
@@ -52,6 +53,7 @@ extension ManagedObjectContext {
     /// that are still registered the keys its write gave them, and registers them under
     /// those: the changes made meanwhile are named so too.
     func endSave(_ save: SaveInFlight, result: SaveResult) {
+        state.withLock { $0.savesInFlight -= 1 }
         guard !save.plan.isEmpty else { return }
         adopt(result, registeringSaved: true)
         logSaved(save.plan, result: result, since: save.started)

@@ -32,6 +32,9 @@ public final class ManagedObjectContext: Sendable {
         var prefetchedToMany: [PrefetchKey: [ManagedObject]] = [:]
         /// Moves on with every save and reset: what was read before one of them is not kept after it.
         var generation: UInt64 = 0
+        /// Saves begun and not yet ended (``beginSave(assignedKeys:insertsInBulk:)``): their
+        /// objects count as saved, but the store does not hold them yet.
+        var savesInFlight = 0
     }
 
     /// A to-many relationship of one object.
