@@ -20,7 +20,7 @@ struct SourceStoreWriter {
         if store.schema.dialect is PostgresDialect {
             // Fresh statistics, as a store in use would have.
             try await store.database.writeWithoutTransaction { try $0.execute("ANALYZE") }
-        } else if let database = store.database as? SQLiteDatabase {
+        } else if let database = store.engineDatabase as? SQLiteDatabase {
             try await database.checkpoint()
         }
         await store.close()

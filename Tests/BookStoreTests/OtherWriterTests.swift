@@ -66,6 +66,29 @@ struct OtherWriterTests {
         #expect(price == 202, "the write made after the migration went elsewhere: \(client.output)")
     }
 
+    /// A process of the previous release whose store was migrated while it had it open: its
+    /// next statement that no longer fits is told what happened, not "no such table".
+    @Test(arguments: TestEngine.allCases)
+    func aProcessOfThePreviousReleaseIsToldTheStoreWasMigrated(engine: TestEngine) async throws {
+        try await Self.withStore(engine) { url in
+            let seed = try await BookStoreProcess.running(["seed", "--model-version", "2", "--count", "20", "--store", url.description])
+            #expect(seed.status == 0, "\(seed.stderr)")
+            let v2 = try #require(try loadModels().versions.version(named: "BookStore 2"))
+            let store = try await PersistentStore.open(url, model: v2, logger: quietLogger)
+            let context = ManagedObjectContext(store: store, logger: quietLogger)
+            #expect(try await context.count(for: FetchRequest(entityName: "Book")) >= 20, "the catalogue and the twenty generated books")
+
+            let migrate = try await BookStoreProcess.running(["migrate", "--store", url.description])
+            #expect(migrate.status == 0, "\(migrate.stderr)")
+            let error = await #expect(throws: StoreError.self) { _ = try await context.fetch(FetchRequest(entityName: "Book")) }
+            #expect(error?.code == .migratedSinceOpened)
+            #expect(error?.message.contains("migrated to model version 'BookStore 5' since this process opened it; this process runs 'BookStore 2'") == true,
+                    "\(String(describing: error))")
+            #expect(error?.hint?.contains("deploy the release that runs model version 'BookStore 5'") == true)
+            await store.close()
+        }
+    }
+
     /// SQLite only (a WAL's snapshots): a reader that began before the last commit keeps
     /// that commit in the WAL, where it cannot be written back into the file; the in-place
     /// step's copy of the store still holds it (SQLite's backup API then copies it, not the

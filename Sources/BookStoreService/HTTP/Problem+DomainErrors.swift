@@ -6,7 +6,7 @@ extension Problem {
     /// The problem a domain error is to a client: the model's validation is a 422 listing
     /// each field, an unknown object a 404, a concurrent change or a uniqueness constraint's clash a 409, a store that cannot be
     /// reached a 503, a full disk a 507 and a store that cannot be used (read-only, damaged,
-    /// its server going down) a 503; `nil` for errors that are the service's own fault
+    /// its server going down, migrated to a newer release since the service opened it) a 503; `nil` for errors that are the service's own fault
     /// (answered with 500).
     ///
     /// ```swift
@@ -29,6 +29,9 @@ extension Problem {
         case let error as StoreError where error.code == .conflict:
             self.init(.conflict, type: .conflict, title: "The resource was changed meanwhile",
                       detail: "another request changed it since it was read; read it again and retry")
+        case let error as StoreError where error.code == .migratedSinceOpened:
+            self.init(.serviceUnavailable, type: .storeUnusable, title: "The store was migrated to a newer release",
+                      detail: "nothing was saved: \(error.message); deploy the new release")
         case let error as StoreError where error.code == .connectionFailed:
             self.init(.serviceUnavailable, type: .unavailable, title: "The store cannot be reached",
                       detail: "the database server does not answer; retry later", headers: [.retryAfter: "5"])

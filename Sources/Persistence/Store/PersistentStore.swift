@@ -61,6 +61,14 @@ public final class PersistentStore: Sendable {
     public let model: ManagedObjectModel
     public let schema: StoreSchema
     public let database: any Database
+    /// The engine's own database under ``database``, which explains failures of a store
+    /// migrated since it was opened (``StoreError/Code/migratedSinceOpened``): for what
+    /// only one engine does.
+    ///
+    /// ```swift
+    /// if let sqlite = store.engineDatabase as? SQLiteDatabase { try await sqlite.checkpoint() }
+    /// ```
+    public var engineDatabase: any Database { (database as? MigratedStoreExplanation)?.base ?? database }
     public let metadata: StoreMetadata
     let logger: Logger
 
@@ -83,7 +91,7 @@ public final class PersistentStore: Sendable {
         self.model = model
         let schema = StoreSchema(model: model, dialect: database.dialect, numbering: numbering)
         self.schema = schema
-        self.database = database
+        self.database = MigratedStoreExplanation(base: database, store: url, model: model)
         self.metadata = metadata
         self.logger = logger
         var layouts: [String: EntityLayout] = [:]

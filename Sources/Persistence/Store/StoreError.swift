@@ -29,6 +29,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         /// A PostgreSQL schema holds objects that are not the store's, which creating,
         /// replacing, removing or migrating the store there would drop or mix with it.
         public static let sharedSchema = Code(base: "sharedSchema")
+        /// The store was migrated to another model version since this process opened it:
+        /// a statement of this process's version met a table or column the store no longer has.
+        public static let migratedSinceOpened = Code(base: "migratedSinceOpened")
     }
 
     public var code: Code

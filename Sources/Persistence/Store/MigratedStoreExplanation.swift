@@ -1,0 +1,60 @@
+import Foundation
+
+/// A store's database that explains a statement failing on a table or column the store
+/// does not have: when the store's metadata no longer names this process's model version,
+/// the store was migrated since the process opened it (by the next release, while this one
+/// still serves), and the error says so instead of "column does not exist".
+///
+/// ```swift
+/// try await context.fetch(FetchRequest(entityName: "Book"))
+/// // StoreError.migratedSinceOpened: the store was migrated to model version 'BookStore 3'
+/// // since this process opened it; this process runs 'BookStore 2'. …
+/// ```
+struct MigratedStoreExplanation: Database {
+    /// The database itself.
+    let base: any Database
+    let store: StoreURL
+    let model: ManagedObjectModel
+
+    var dialect: any SQLDialect { base.dialect }
+
+    func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
+        do { return try await base.read(body) } catch let error as DatabaseError where error.namesWhatTheStoreLacks { throw await explained(error) }
+    }
+
+    func write<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
+        do { return try await base.write(body) } catch let error as DatabaseError where error.namesWhatTheStoreLacks { throw await explained(error) }
+    }
+
+    func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
+        do {
+            return try await base.writeWithoutTransaction(body)
+        } catch let error as DatabaseError where error.namesWhatTheStoreLacks {
+            throw await explained(error)
+        }
+    }
+
+    func close() async {
+        await base.close()
+    }
+
+    /// The error, or what it means when the store's metadata names another model version
+    /// (read again through a connection of its own: the failed one may be in a failed
+    /// transaction). Anything else, the metadata unreadable included, leaves the error as it is.
+    private func explained(_ error: DatabaseError) async -> any Error {
+        guard let metadata = try? await PersistentStore.metadata(at: store), !model.isCompatible(with: metadata) else { return error }
+        let now = metadata.modelVersionName.map { "model version '\($0)'" } ?? "another model version"
+        return StoreError(
+            .migratedSinceOpened, "the store was migrated to \(now) since this process opened it; this process runs '\(model.name)'",
+            hint: "deploy the release that runs \(now): this process cannot use the store any more",
+            store: store.description, underlying: error)
+    }
+}
+
+extension DatabaseError {
+    /// Whether the statement failed on a table or column the database does not have.
+    var namesWhatTheStoreLacks: Bool {
+        if let sqlState { return sqlState == "42P01" || sqlState == "42703" }  // undefined_table, undefined_column
+        return message.hasPrefix("no such table") || message.hasPrefix("no such column")
+    }
+}
