@@ -105,7 +105,7 @@ func makeClosedStore(at path: String, model: ManagedObjectModel, _ body: (Persis
     do {
         let container = try await PersistentContainer.open(model: model, store: .sqlite(path), options: .createIfMissing, logger: testLogger)
         try await body(container)
-        let database = try #require(container.store.database as? SQLiteDatabase)
+        let database = try #require(container.store.engineDatabase as? SQLiteDatabase)
         try await database.checkpoint()
     }
     // The container is gone: its connections close and SQLite removes the WAL files.
