@@ -19,16 +19,21 @@ struct MigratedStoreExplanation: Database {
     var dialect: any SQLDialect { base.dialect }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
-        do { return try await base.read(body) } catch let error as DatabaseError where error.namesWhatTheStoreLacks { throw await explained(error) }
+        try await explaining { try await base.read(body) }
     }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
-        do { return try await base.write(body) } catch let error as DatabaseError where error.namesWhatTheStoreLacks { throw await explained(error) }
+        try await explaining { try await base.write(body) }
     }
 
     func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
+        try await explaining { try await base.writeWithoutTransaction(body) }
+    }
+
+    /// Runs `work`, explaining its failure on a table or column the store lacks.
+    private func explaining<T>(_ work: () async throws -> T) async throws -> T {
         do {
-            return try await base.writeWithoutTransaction(body)
+            return try await work()
         } catch let error as DatabaseError where error.namesWhatTheStoreLacks {
             throw await explained(error)
         }

@@ -5,8 +5,7 @@ extension MigrationManager {
         if let link = configuration.downstreamLink, link.hands(mapping.name) {
             try await handOver(mapping, to: link)
             // Once the batch's own references are gone: what the next step still holds stays.
-            sourceContext.forgetObjectsNotHeldElsewhere()
-            destinationContext.forgetObjectsNotHeldElsewhere()
+            forgetBatchObjects()
         } else {
             try await flushBatch()
         }

@@ -75,8 +75,7 @@ extension MigrationManager {
                 guard let batch = try prepareBatchSave() else { return done }
                 let save = batch.writesAnything ? try context.beginSave(assignedKeys: batch.assignedKeys, insertsInBulk: true) : nil
                 // The batch's objects are the save's now: forgotten here unless a policy holds them.
-                sourceContext.forgetObjectsNotHeldElsewhere()
-                context.forgetObjectsNotHeldElsewhere()
+                forgetBatchObjects()
                 if let save {
                     group.addTask { try await context.write(save, alsoWriting: batch.alsoWriting) }
                 } else {

@@ -366,6 +366,12 @@ extension MigrationManager {
         try await saveBatch()
         // Once the batch's own references are gone (they lived in `saveBatch`), what is
         // still held elsewhere is what a policy kept.
+        forgetBatchObjects()
+    }
+
+    /// Makes both contexts forget the objects of the batch just saved or handed over,
+    /// keeping those a policy still holds.
+    func forgetBatchObjects() {
         sourceContext.forgetObjectsNotHeldElsewhere()
         destinationContext.forgetObjectsNotHeldElsewhere()
     }
