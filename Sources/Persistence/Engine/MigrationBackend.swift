@@ -26,6 +26,18 @@ protocol MigrationBackend: Sendable {
     /// Checks the store can be migrated, finds what interrupted runs left, and returns
     /// where `plan`'s steps are written.
     func prepareWorkspace(for plan: MigrationPlan, logger: Logger) async throws -> any MigrationWorkspace
+
+    /// Why the engine has no online migration, asked before the store is read; `nil` where
+    /// it has one.
+    var onlineRefusal: MigrationError? { get }
+
+    /// Checks `plan` can run while other processes keep writing the store, and returns where
+    /// it does (see ``OnlineMigrationWorkspace``); `keys` says which of the store's root
+    /// entities each of the target's is made from.
+    ///
+    /// - Throws: ``MigrationError/Code/cannotMigrateOnline`` where the engine has no online
+    ///   migration.
+    func prepareOnlineWorkspace(for plan: MigrationPlan, keys: OnlineKeyCorrespondence, logger: Logger) async throws -> any OnlineMigrationWorkspace
 }
 
 /// The right to migrate one store, held until ``release()``.

@@ -42,6 +42,9 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
         /// The store's disk, file or database server failed (full, read-only, damaged,
         /// down) rather than the migration: the user's to fix, as ``StorageFault`` says.
         public static let storage = Code(base: "storage")
+        /// A migration asked to run online whose store or plan does not allow it (SQLite, a
+        /// step that does not keep objects' keys, a policy that reads the stores).
+        public static let cannotMigrateOnline = Code(base: "cannotMigrateOnline")
     }
 
     public var code: Code

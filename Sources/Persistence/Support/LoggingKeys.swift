@@ -16,4 +16,8 @@ public enum LoggingKeys {
     public static let fusedSteps = "persistence.migration.fused_steps"
     /// Why fused steps ran one after the other after all.
     public static let reason = "persistence.migration.reason"
+    /// An online migration's phase: `capture`, `copy`, `bulk`, `catch-up`, `cut-over`.
+    public static let onlinePhase = "persistence.migration.online_phase"
+    /// Changes of other processes an online migration's catch-up took, or left waiting.
+    public static let changes = "persistence.migration.changes"
 }

@@ -29,6 +29,12 @@ struct PostgresMigrationBackend: MigrationBackend {
     /// lock goes with the session.
     func hasLeftoversOfKilledRuns() -> Bool { false }
 
+    var onlineRefusal: MigrationError? { nil }
+
+    func prepareOnlineWorkspace(for plan: MigrationPlan, keys: OnlineKeyCorrespondence, logger: Logger) async throws -> any OnlineMigrationWorkspace {
+        try await PostgresOnlineWorkspace.prepare(store: store, configuration: configuration, plan: plan, keys: keys, logger: logger)
+    }
+
     func prepareWorkspace(for plan: MigrationPlan, logger: Logger) async throws -> any MigrationWorkspace {
         let fence = try await PostgresWriterFence.open(configuration, store: store, logger: logger)
         let workspace = PostgresMigrationWorkspace(store: store, configuration: configuration, fence: fence)

@@ -38,6 +38,17 @@ struct SQLiteMigrationBackend: MigrationBackend {
         SQLiteMigrationLock.isAbandoned(storeAt: path)
     }
 
+    /// None: one process serves a SQLite store (one writer at a time is what the file
+    /// allows), and it migrates the store before it serves; other writers wait meanwhile.
+    var onlineRefusal: MigrationError? {
+        MigrationError(.cannotMigrateOnline, "a SQLite store cannot be migrated online: online migrations are for PostgreSQL stores that several processes share",
+                       hint: "migrate it offline (without --online): other writers of the file wait while it runs", store: store.description)
+    }
+
+    func prepareOnlineWorkspace(for plan: MigrationPlan, keys: OnlineKeyCorrespondence, logger: Logger) async throws -> any OnlineMigrationWorkspace {
+        throw onlineRefusal!
+    }
+
     func prepareWorkspace(for plan: MigrationPlan, logger: Logger) async throws -> any MigrationWorkspace {
         if FileManager.default.fileExists(atPath: path + "-journal") {
             throw MigrationError(

@@ -1,0 +1,352 @@
+import Foundation
+import Logging
+
+/// Migrates a PostgreSQL store while the previous release keeps reading and writing it
+/// (see ``OnlineMigrationWorkspace`` for the phases, docs/ONLINE-MIGRATIONS.md for why).
+///
+/// - A ``PostgresChangeCapture`` records every change of the store's root and join tables.
+/// - The store is copied into a schema beside it (`<schema>_migrating_<id>`) in one
+///   `REPEATABLE READ` transaction, begun after the capture was installed: each change
+///   either is in the copy or is recorded (or both).
+/// - A catch-up round takes changes in its own session's transaction, writes the rows
+///   they name into a round store beside the store (``PostgresChangedRows``), which the
+///   runner migrates, and merges the result into the copy (``PostgresRoundMerge``) in the
+///   transaction that took the changes.
+/// - The cut-over locks the captured tables `IN EXCLUSIVE MODE` (other sessions read on,
+///   writers wait) under a lock timeout, catches up with what is left, then swaps the copy
+///   in and drops the capture in that transaction.
+///
+/// Schemas of a killed run are named as a migration's shadows and captures are, and the
+/// next run (under the migration lock) drops them before it installs its own capture.
+final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
+    let store: StoreURL
+    let configuration: PostgresConfiguration
+    let plan: MigrationPlan
+    let keys: OnlineKeyCorrespondence
+    let logger: Logger
+    /// The store's layout at its version, with its own entity numbers.
+    let source: StoreSchema
+    /// The session that takes changes and merges rounds, in one transaction each.
+    private let session: PostgresDatabase
+    private var capture: PostgresChangeCapture?
+    /// The copy and round stores made and not yet swapped in or dropped.
+    private var made: Set<String> = []
+    /// The copy's layout at the target version, read once it is migrated.
+    private var target: StoreSchema?
+
+    private init(store: StoreURL, configuration: PostgresConfiguration, plan: MigrationPlan, keys: OnlineKeyCorrespondence, logger: Logger,
+                 source: StoreSchema, session: PostgresDatabase) {
+        self.store = store
+        self.configuration = configuration
+        self.plan = plan
+        self.keys = keys
+        self.logger = logger
+        self.source = source
+        self.session = session
+    }
+
+    /// Checks the schema holds the store alone (the swap drops it with the old tables) and
+    /// reads the store's layout.
+    static func prepare(store: StoreURL, configuration: PostgresConfiguration, plan: MigrationPlan, keys: OnlineKeyCorrespondence,
+                        logger: Logger) async throws -> PostgresOnlineWorkspace {
+        let session = try await openSession(configuration, store: store)
+        do {
+            try await session.writeWithoutTransaction { connection in
+                try PostgresSchemaContents.read(configuration.schema, on: connection).refuse(.migrating, configuration: configuration, store: store)
+            }
+            let opened = try await PersistentStore.open(store, model: plan.storeVersion, options: .readOnly, logger: logger)
+            let source = opened.schema
+            await opened.close()
+            return PostgresOnlineWorkspace(store: store, configuration: configuration, plan: plan, keys: keys, logger: logger, source: source, session: session)
+        } catch {
+            await session.close()
+            throw error
+        }
+    }
+
+    /// A session of the migration's own, whose transactions may stay open while a round's
+    /// store is migrated.
+    private static func openSession(_ configuration: PostgresConfiguration, store: StoreURL) async throws -> PostgresDatabase {
+        let database: PostgresDatabase
+        do {
+            database = try await PostgresDatabase.open(configuration, readerCount: 0)
+        } catch let error as DatabaseError {
+            throw StoreError(.connectionFailed, error.message, hint: "check that the server is running and the store URL", store: store.description)
+        }
+        do {
+            try await database.writeWithoutTransaction { try $0.execute("SET idle_in_transaction_session_timeout = 0; SET statement_timeout = 0") }
+        } catch {
+            await database.close()
+            throw error
+        }
+        return database
+    }
+
+    /// The tables whose changes are recorded: every root table by `z_pk`, every join table
+    /// by its two keys.
+    private var capturedTables: [PostgresChangeCapture.Table] {
+        let d = source.dialect
+        return source.rootTables.map { .init(name: d.name($0.name), keyColumns: ["z_pk"]) }
+            + source.allJoinTables.map { .init(name: d.name($0.name), keyColumns: [d.name($0.sourceColumn), d.name($0.destinationColumn)]) }
+    }
+
+    func installCapture() async throws {
+        let (schema, store, logger, tables) = (configuration.schema, self.store, self.logger, capturedTables)
+        let prefix = PostgresShadowName.prefix(of: schema, kind: .migrating)
+        try await Self.retryingLocks(logger: logger, store: store) {
+            try await self.session.writeWithoutTransaction { connection in
+                for shadow in try connection.rows("SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)", [.text(prefix)]).compactMap({ $0[0].text }) {
+                    try connection.execute("DROP SCHEMA IF EXISTS \(PostgresConfiguration.quoteIdentifier(shadow)) CASCADE")
+                    logger.notice("removed the shadow schema of an interrupted migration", metadata: [LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(shadow)"])
+                }
+            }
+            let removed = try await self.session.write { try PostgresChangeCapture.removeAbandoned(beside: schema, on: $0) }
+            for name in removed {
+                logger.notice("removed the change capture of an interrupted online migration", metadata: [LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(name)"])
+            }
+            self.capture = try await self.session.write { try PostgresChangeCapture.install(tables: tables, storeSchema: schema, on: $0) }
+        }
+    }
+
+    func copyStore() async throws -> StoreURL {
+        let name = PostgresShadowName.new(beside: configuration.schema, kind: .migrating)
+        made.insert(name)
+        let schema = configuration.schema
+        try await withSession { database in
+            try await database.writeWithoutTransaction { connection in
+                try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+                do {
+                    let (copy, store) = (PostgresConfiguration.quoteIdentifier(name), PostgresConfiguration.quoteIdentifier(schema))
+                    try connection.execute("CREATE SCHEMA \(copy)")
+                    for table in try PostgresSchemaContents.read(schema, on: connection).storeTables {
+                        let quoted = PostgresConfiguration.quoteIdentifier(table)
+                        try connection.execute("CREATE TABLE \(copy).\(quoted) (LIKE \(store).\(quoted) INCLUDING ALL); INSERT INTO \(copy).\(quoted) SELECT * FROM \(store).\(quoted)")
+                    }
+                    try connection.execute("COMMIT")
+                } catch {
+                    (connection as? any InterruptibleConnection)?.rollback()
+                    throw error
+                }
+            }
+        }
+        return url(of: name)
+    }
+
+    func pendingChanges() async throws -> Int {
+        guard let capture else { return 0 }
+        return try await session.writeWithoutTransaction { try capture.pendingCount(on: $0) }
+    }
+
+    func catchUp(into migrated: StoreURL, limit: Int, migrate: (StoreURL) async throws -> Void) async throws -> Int {
+        guard let capture else { return 0 }
+        let copySchema = try schema(of: migrated)
+        let target = try await targetLayout(of: migrated)
+        let changes = try await session.writeWithoutTransaction { connection in
+            try connection.execute("BEGIN")
+            do {
+                return try capture.claim(limit: limit, on: connection)
+            } catch {
+                (connection as? any InterruptibleConnection)?.rollback()
+                throw error
+            }
+        }
+        guard !changes.isEmpty else {
+            try await session.writeWithoutTransaction { try $0.execute("COMMIT") }
+            return 0
+        }
+        let roundSchema = PostgresShadowName.new(beside: configuration.schema, kind: .migrating)
+        made.insert(roundSchema)
+        do {
+            let changed = PostgresChangedRows(changes: changes, source: source)
+            let storeSchema = configuration.schema
+            let rows = try await withSession { database in
+                try await database.writeWithoutTransaction { connection in
+                    try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+                    do {
+                        var reached = changed
+                        try reached.reach(from: storeSchema, on: connection)
+                        try reached.write(into: roundSchema, from: storeSchema, tables: try PostgresSchemaContents.read(storeSchema, on: connection).storeTables,
+                                          on: connection)
+                        try connection.execute("COMMIT")
+                        return reached
+                    } catch {
+                        (connection as? any InterruptibleConnection)?.rollback()
+                        throw error
+                    }
+                }
+            }
+            try await migrate(url(of: roundSchema))
+            let merge = PostgresRoundMerge(source: source, target: target, keys: keys)
+            try await session.writeWithoutTransaction { connection in
+                try merge.merge(rows, from: roundSchema, into: copySchema, on: connection)
+                try connection.execute("COMMIT")
+            }
+        } catch {
+            await DatabaseCancellation.shielded {
+                _ = try? await self.session.writeWithoutTransaction { ($0 as? any InterruptibleConnection)?.rollback() }
+            }
+            await drop(roundSchema)
+            throw error
+        }
+        await drop(roundSchema)
+        return changes.count
+    }
+
+    func cutOver(to migrated: StoreURL, lockTimeout: Duration, finalCatchUp: () async throws -> Void,
+                 swapping: @escaping @Sendable () throws -> Void) async throws -> Bool {
+        guard let capture else { return false }
+        let copySchema = try schema(of: migrated)
+        let tables = capturedTables.map { "\(configuration.quotedSchema).\(PostgresConfiguration.quoteIdentifier($0.name))" }.joined(separator: ", ")
+        let holder = try await Self.openSession(configuration, store: store)
+        let swapped: Bool
+        do {
+            swapped = try await cutOver(holding: holder, tables: tables, lockTimeout: lockTimeout, copySchema: copySchema, capture: capture,
+                                        finalCatchUp: finalCatchUp, swapping: swapping)
+        } catch {
+            await DatabaseCancellation.shielded { await holder.close() }
+            throw error
+        }
+        await holder.close()
+        if swapped {
+            made.remove(copySchema)
+            self.capture = nil
+        }
+        return swapped
+    }
+
+    /// The cut-over in `holder`'s transaction: `false` when a lock was not had in time.
+    private func cutOver(holding holder: PostgresDatabase, tables: String, lockTimeout: Duration, copySchema: String, capture: PostgresChangeCapture,
+                         finalCatchUp: () async throws -> Void, swapping: @escaping @Sendable () throws -> Void) async throws -> Bool {
+        let (configuration, store) = (self.configuration, self.store)
+        let milliseconds = "\(max(lockTimeout.components.seconds * 1_000 + lockTimeout.components.attoseconds / 1_000_000_000_000_000, 1))ms"
+        do {
+            try await holder.writeWithoutTransaction { connection in
+                try connection.execute("BEGIN")
+                do {
+                    try connection.run("SELECT set_config('lock_timeout', $1, true)", [.text(milliseconds)])
+                    try connection.execute("LOCK TABLE \(tables) IN EXCLUSIVE MODE")
+                } catch {
+                    (connection as? any InterruptibleConnection)?.rollback()
+                    throw error
+                }
+            }
+        } catch let error as DatabaseError where Self.isLockInTheWay(error) {
+            return false
+        }
+        do {
+            try await finalCatchUp()
+            try await holder.writeWithoutTransaction { connection in
+                do {
+                    let contents = try PostgresSchemaContents.read(configuration.schema, on: connection)
+                    try contents.refuse(.migrating, configuration: configuration, store: store)
+                    let replaced = PostgresConfiguration.quoteIdentifier(PostgresShadowName.new(beside: configuration.schema, kind: .replaced))
+                    try connection.execute("ALTER SCHEMA \(configuration.quotedSchema) RENAME TO \(replaced)")
+                    try swapping()
+                    try connection.execute("ALTER SCHEMA \(PostgresConfiguration.quoteIdentifier(copySchema)) RENAME TO \(configuration.quotedSchema)")
+                    if !contents.storeTables.isEmpty {
+                        try connection.execute("DROP TABLE \(contents.storeTables.map { "\(replaced).\(PostgresConfiguration.quoteIdentifier($0))" }.joined(separator: ", "))")
+                    }
+                    try connection.execute("DROP SCHEMA \(replaced)")
+                    try capture.remove(lockTimeout: lockTimeout, on: connection)
+                    try connection.execute("COMMIT")
+                } catch {
+                    (connection as? any InterruptibleConnection)?.rollback()
+                    throw error
+                }
+            }
+        } catch let error as DatabaseError where Self.isLockInTheWay(error) {
+            return false
+        }
+        return true
+    }
+
+    func cleanUp() async {
+        let (schemas, capture) = (made, self.capture)
+        made = []
+        self.capture = nil
+        await DatabaseCancellation.shielded {
+            for schema in schemas { await self.drop(schema) }
+            if let capture {
+                // Readers in the way of its triggers' removal are waited for a little at a
+                // time; a capture left behind is removed by the next migration.
+                do {
+                    try await Self.retryingLocks(logger: self.logger, store: self.store) {
+                        try await self.session.write { try capture.remove(on: $0) }
+                    }
+                } catch {
+                    self.logger.warning("the change capture could not be removed; the next migration of the store removes it", metadata: [
+                        LoggingKeys.store: "\(self.store)", "persistence.migration.schema": "\(capture.captureSchema)", "persistence.error": "\(error)",
+                    ])
+                }
+            }
+            await self.session.close()
+        }
+    }
+
+    func abandon() async {
+        await session.close()
+    }
+
+    // MARK: Helpers
+
+    private func url(of schema: String) -> StoreURL {
+        var shadow = configuration
+        shadow.schema = schema
+        return .postgres(shadow)
+    }
+
+    private func schema(of url: StoreURL) throws(MigrationError) -> String {
+        guard let configuration = (url.engine as? PostgresEngine)?.configuration else {
+            throw MigrationError(.store, "\(url) is not a PostgreSQL schema: a PostgreSQL migration writes schemas only", store: store.description)
+        }
+        return configuration.schema
+    }
+
+    /// The migrated copy's layout, with the entity numbers its migration gave.
+    private func targetLayout(of migrated: StoreURL) async throws -> StoreSchema {
+        if let target { return target }
+        let opened = try await PersistentStore.open(migrated, model: plan.targetVersion, options: .readOnly, logger: logger)
+        await opened.close()
+        target = opened.schema
+        return opened.schema
+    }
+
+    /// Runs `body` on a session of its own, closed afterwards.
+    private func withSession<T: Sendable>(_ body: (PostgresDatabase) async throws -> T) async throws -> T {
+        let database = try await Self.openSession(configuration, store: store)
+        do {
+            let result = try await body(database)
+            await database.close()
+            return result
+        } catch {
+            await database.close()
+            throw error
+        }
+    }
+
+    private func drop(_ schema: String) async {
+        _ = try? await session.writeWithoutTransaction { try $0.execute("DROP SCHEMA IF EXISTS \(PostgresConfiguration.quoteIdentifier(schema)) CASCADE") }
+        made.remove(schema)
+    }
+
+    /// Whether the server gave up waiting for a lock (`lock_not_available`, or a deadlock
+    /// it broke): the work is tried again.
+    static func isLockInTheWay(_ error: DatabaseError) -> Bool {
+        error.sqlState == "55P03" || error.sqlState == "40P01"
+    }
+
+    /// Runs `body` until no lock is in its way, pausing longer each time, for at most a minute.
+    private static func retryingLocks(logger: Logger, store: StoreURL, _ body: () async throws -> Void) async throws {
+        let deadline = ContinuousClock.now + WriterFencePatience.duration
+        var pause = Duration.milliseconds(50)
+        while true {
+            do {
+                return try await body()
+            } catch let error as DatabaseError where isLockInTheWay(error) && ContinuousClock.now < deadline {
+                logger.debug("other sessions held a lock the online migration needs; trying again", metadata: [LoggingKeys.store: "\(store)"])
+                try await Task.sleep(for: pause)
+                pause = min(pause * 2, .seconds(1))
+            }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+/// How an online migration (``ProgressiveMigrator/migrateStoreOnline(at:to:options:progress:)``)
+/// catches up with the writes other processes make meanwhile, and how long it may stop them
+/// at the cut-over.
+///
+/// ```swift
+/// var options = OnlineMigrationOptions()
+/// options.cutOverLockTimeout = .milliseconds(300)  // writers never wait longer for the lock itself
+/// try await migrator.migrateStoreOnline(at: url, options: options)
+/// ```
+public struct OnlineMigrationOptions: Sendable {
+    /// Changes one catch-up round takes at most.
+    public var changesPerRound = 10_000
+    /// The cut-over begins once a round leaves at most this many changes waiting: the last
+    /// ones are migrated with the writers held off, so this bounds their wait.
+    public var changesLeftForCutOver = 500
+    /// Catch-up rounds before the cut-over is tried even though writers still outpace them.
+    public var maximumRounds = 50
+    /// How long the cut-over waits for the lock on the store's tables before it lets go and
+    /// tries again: statements of other sessions queue behind a lock being waited for, so
+    /// this bounds their wait too.
+    public var cutOverLockTimeout: Duration = .milliseconds(500)
+    /// Cut-over attempts before the migration gives up (the store is then as it was).
+    public var cutOverAttempts = 20
+    /// Called at each phase, for tests that write the store at that moment.
+    @_spi(Testing) public var phaseObserver: (@Sendable (OnlineMigrationPhase) async throws -> Void)?
+
+    public init() {}
+}
+
+/// Where an online migration is, for ``OnlineMigrationOptions/phaseObserver``.
+@_spi(Testing) public enum OnlineMigrationPhase: Sendable, Hashable, CustomStringConvertible {
+    /// The triggers record every change from here on; nothing is copied yet.
+    case captureInstalled
+    /// The store's rows are copied, as one snapshot; the copy is not migrated yet.
+    case copied
+    /// The copy is migrated to the target version; the changes since the copy are not.
+    case bulkMigrated
+    /// A catch-up round committed.
+    case caughtUp(round: Int, changes: Int)
+    /// The cut-over is about to lock the store's tables (attempt 1, 2, …).
+    case cutOverLocking(attempt: Int)
+    /// The store's tables are locked against writers; the last changes are not migrated yet.
+    case cutOverLocked
+    /// Inside the cut-over's transaction, before the migrated copy replaces the store.
+    case swapping
+
+    public var description: String {
+        switch self {
+        case .captureInstalled: "capture installed"
+        case .copied: "store copied"
+        case .bulkMigrated: "copy migrated"
+        case .caughtUp(let round, let changes): "catch-up round \(round): \(changes) changes"
+        case .cutOverLocking(let attempt): "cut-over attempt \(attempt): locking"
+        case .cutOverLocked: "cut-over: writers held off"
+        case .swapping: "cut-over: swapping"
+        }
+    }
+}

@@ -1,0 +1,179 @@
+import BookStoreTesting
+import Foundation
+import PersistenceTesting
+import Synchronization
+import Testing
+@testable import BookStore
+@_spi(Testing) @testable import Persistence
+
+/// `migrateStoreOnline` while a process of the previous release writes the store through
+/// the framework at its version, in every phase: before the copy, between the copy and the
+/// bulk migration, during the catch-up, just before the cut-over. The migrated store holds,
+/// row for row, what the design makes of the store's last state before the cut-over
+/// (``ExpectedBookStore``, read while the writers are held off), nothing is left beside
+/// it, and the writer's next statement is told the store was migrated.
+///
+/// PostgreSQL only: a SQLite store is migrated by the one process that serves it, and an
+/// online migration of one is refused (tested below).
+@Suite(.serialized) struct OnlineMigrationTests {
+    static let books = 300
+
+    @Test(arguments: [2, 4])
+    func writesMadeInEveryPhaseAreInTheMigratedStore(from version: Int) async throws {
+        try await TestEngine.postgres.withSeededStore(books: Self.books, version: version) { url in
+            let writer = try await PreviousRelease(url, version: version)
+            let expected = Mutex<ExpectedBookStore?>(nil)
+            let phases = Mutex<[OnlineMigrationPhase]>([])
+            var options = OnlineMigrationOptions()
+            options.changesLeftForCutOver = 0
+            options.phaseObserver = { phase in
+                phases.withLock { $0.append(phase) }
+                switch phase {
+                case .captureInstalled:
+                    try await writer.insertPublication(title: "Ünïcode before the copy", price: 12.34, pages: 3)
+                    try await writer.update(nth: 1, title: "Retitled before the copy", price: 0.99)
+                case .copied:
+                    try await writer.deletePublication(nth: 2)
+                    try await writer.movePage(of: 3, to: 4)
+                    try await writer.update(nth: 5, title: "Ça coûte 19,99 €", price: 19.99, clearingLastName: true)
+                case .bulkMigrated:
+                    try await writer.insertPublication(title: "After the bulk — 新しい本", price: 7.5, pages: 2)
+                    try await writer.retextPages(of: 6, text: nil)
+                case .caughtUp(round: 1, _):
+                    try await writer.update(nth: 7, title: "During the catch-up", price: 1_000)
+                    try await writer.deletePage(of: 8)
+                case .cutOverLocking(attempt: 1):
+                    try await writer.insertPublication(title: "Just before the cut-over", price: 0.01, pages: 1)
+                    try await writer.update(nth: 9, title: "Last word", price: 3.33)
+                case .cutOverLocked:
+                    // The writers are held off: this is the store's last state at its version.
+                    let state = try await ExpectedBookStore.migrating(url, from: version, to: 5)
+                    expected.withLock { $0 = state }
+                default:
+                    break
+                }
+            }
+            let migrator = try BookStoreMigration.migrator(models: try loadModels(), logger: quietLogger)
+            let plan = try await migrator.migrateStoreOnline(at: url, options: options)
+            #expect(plan.targetVersion.name == "BookStore 5")
+
+            let seen = phases.withLock { $0 }
+            #expect(seen.first == .captureInstalled && seen.contains(.cutOverLocked), "\(seen)")
+            let state = try #require(expected.withLock { $0 }, "the cut-over never held the writers off: \(seen)")
+            try await expectStore(url, atVersion: 5, holds: state)
+            try await expectNoLeftovers(url)
+
+            if version == 4 {
+                // BookStore 5 only adds a column: the previous release's write fits the new
+                // table and lands in it, as after an offline migration.
+                try await writer.insertPublication(title: "Written after the cut-over", price: 2.5, pages: 1)
+                let titles = try await PersistentStore.inspect(url) { try $0.rows("SELECT ZTITLE FROM ZPUBLICATION WHERE ZTITLE = 'Written after the cut-over'").count }
+                #expect(titles == 1)
+            } else {
+                // Its next statement that no longer fits says what happened.
+                let error = await #expect(throws: StoreError.self) { try await writer.update(nth: 1, title: "Too late", price: 1) }
+                #expect(error?.code == .migratedSinceOpened, "\(String(describing: error))")
+            }
+            await writer.close()
+        }
+    }
+
+    @Test func aSQLiteStoreIsRefusedAndLeftAsItWas() async throws {
+        try await TestEngine.sqlite.withSeededStore(books: 20, version: 4) { url in
+            let before = try await StoreSnapshot(url)
+            let migrator = try BookStoreMigration.migrator(models: try loadModels(), logger: quietLogger)
+            let error = await #expect(throws: MigrationError.self) { try await migrator.migrateStoreOnline(at: url) }
+            #expect(error?.code == .cannotMigrateOnline)
+            #expect(error?.message.contains("a SQLite store cannot be migrated online") == true, "\(String(describing: error))")
+            #expect(error?.hint?.contains("without --online") == true)
+            try await expectUnchanged(url, since: before)
+        }
+    }
+}
+
+/// A process of the release before: the framework at the store's version, writing through
+/// a context as the service does.
+final class PreviousRelease: Sendable {
+    let store: PersistentStore
+    let context: ManagedObjectContext
+    let version: Int
+    var publication: String { version >= 3 ? "Publication" : "Book" }
+    var owner: String { version >= 3 ? "publication" : "book" }
+
+    init(_ url: StoreURL, version: Int) async throws {
+        self.version = version
+        store = try await PersistentStore.open(url, model: try loadModels().model(version: version), logger: quietLogger)
+        context = ManagedObjectContext(store: store, logger: quietLogger)
+    }
+
+    func close() async {
+        await store.close()
+    }
+
+    /// The `n`th publication by title (1-based), as the store holds it now.
+    private func publication(nth n: Int) async throws -> ManagedObject {
+        var request = FetchRequest(entityName: publication)
+        request.sortDescriptors = [FetchRequest.SortDescriptor(key: "title")]
+        request.fetchOffset = n - 1
+        request.fetchLimit = 1
+        return try #require(try await context.fetch(request).first)
+    }
+
+    private func pages(of object: ManagedObject) async throws -> [ManagedObject] {
+        try await object.destinations(forKey: "pages").sorted { $0.objectID.primaryKey ?? 0 < $1.objectID.primaryKey ?? 0 }
+    }
+
+    func insertPublication(title: String, price: Double, pages: Int) async throws {
+        let object = try context.insertObject(entityName: publication)
+        object.setValue(.string(title), forKey: "title")
+        object.setValue(.double(price), forKey: "price")
+        if version >= 4 {
+            object.setValue(.string("Zoë"), forKey: "firstName")
+            object.setValue(.string("Brontë-Łukasiewicz"), forKey: "lastName")
+        } else if version >= 2 {
+            object.setValue(.string("Zoë Brontë-Łukasiewicz"), forKey: "author")
+        }
+        for number in 1...max(pages, 1) {
+            let page = try context.insertObject(entityName: "Page")
+            page.setValue(.integer(Int64(number)), forKey: "number")
+            page.setValue(.string("Seite \(number) — “quoted”"), forKey: "text")
+            page.setDestination(object, forKey: owner)
+        }
+        try await context.save()
+    }
+
+    func update(nth n: Int, title: String, price: Double, clearingLastName: Bool = false) async throws {
+        let object = try await publication(nth: n)
+        object.setValue(.string(title), forKey: "title")
+        object.setValue(.double(price), forKey: "price")
+        if clearingLastName {
+            if version >= 4 { object.setValue(.null, forKey: "lastName") } else if version >= 2 { object.setValue(.null, forKey: "author") }
+        }
+        try await context.save()
+    }
+
+    func deletePublication(nth n: Int) async throws {
+        context.delete(try await publication(nth: n))
+        try await context.save()
+    }
+
+    func movePage(of from: Int, to: Int) async throws {
+        let target = try await publication(nth: to)
+        let page = try #require(try await pages(of: try await publication(nth: from)).first)
+        page.setDestination(target, forKey: owner)
+        try await context.save()
+    }
+
+    func retextPages(of n: Int, text: String?) async throws {
+        for page in try await pages(of: try await publication(nth: n)) {
+            page.setValue(text.map(AttributeValue.string) ?? .null, forKey: "text")
+        }
+        try await context.save()
+    }
+
+    func deletePage(of n: Int) async throws {
+        let page = try #require(try await pages(of: try await publication(nth: n)).last)
+        context.delete(page)
+        try await context.save()
+    }
+}
