@@ -78,6 +78,46 @@ import Testing
         }
     }
 
+    /// Killed in each phase (as a killed process stops: nothing cleaned up, the sessions
+    /// gone): the store is whole at its version with every write in, the previous release
+    /// writes on (into the killed run's capture, which records on), and the next run
+    /// removes what the killed one left and migrates every write.
+    @Test(arguments: ["capture installed", "store copied", "copy migrated", "catch-up round 1", "cut-over: writers held off", "swapping"])
+    func aRunKilledInAnyPhaseLeavesTheStoreWholeAndTheNextCompletes(phase: String) async throws {
+        try await TestEngine.postgres.withSeededStore(books: Self.books, version: 4) { url in
+            let writer = try await PreviousRelease(url, version: 4)
+            var options = OnlineMigrationOptions()
+            options.changesLeftForCutOver = 0
+            options.phaseObserver = { seen in
+                if case .caughtUp = seen, phase == "catch-up round 1" { throw MigrationAbort() }
+                if seen.description == phase { throw MigrationAbort() }
+                if seen == .captureInstalled { try await writer.update(nth: 3, title: "Written while migrating", price: 4.56) }
+            }
+            let killedAtSwap = phase == "swapping"
+            let migrator = ProgressiveMigrator(chain: try BookStoreMigration.chain(models: try loadModels()), logger: quietLogger) { checkpoint in
+                if killedAtSwap, checkpoint == .cutOverSwapping { throw MigrationAbort() }
+            }
+            await #expect(throws: MigrationAbort.self) { try await migrator.migrateStoreOnline(at: url, options: options) }
+            let left = try await StoreSnapshot(url).leftovers
+            #expect(left.contains { $0.contains("_capturing_") }, "a killed run leaves its capture recording: \(left)")
+
+            // Whole at version 4, and still writable by the previous release.
+            try await writer.insertPublication(title: "Written after the kill", price: 8.88, pages: 2)
+            try await writer.deletePage(of: 4)
+            let expected = try await ExpectedBookStore.migrating(url, from: 4, to: 5)
+            #expect(try await ExpectedBookStore.read(url, version: 4).publications.contains { $0.title == "Written after the kill" })
+
+            var next = OnlineMigrationOptions()
+            next.changesLeftForCutOver = 0
+            try await BookStoreMigration.migrator(models: try loadModels(), logger: quietLogger).migrateStoreOnline(at: url, options: next)
+            try await expectStore(url, atVersion: 5, holds: expected)
+            try await expectNoLeftovers(url)
+            let triggers = try await PersistentStore.inspect(url) { try $0.scalar("SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal")?.int64 }
+            #expect(triggers == 0)
+            await writer.close()
+        }
+    }
+
     @Test func aSQLiteStoreIsRefusedAndLeftAsItWas() async throws {
         try await TestEngine.sqlite.withSeededStore(books: 20, version: 4) { url in
             let before = try await StoreSnapshot(url)

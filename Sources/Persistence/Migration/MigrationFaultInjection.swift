@@ -23,6 +23,9 @@
     /// SQLite: the writers' lock is let go for the copy of the migrated store into the
     /// store's file, which takes it again at once; another writer may commit here.
     case lockLetGo
+    /// An online migration's cut-over, inside its transaction, after the store's schema
+    /// was renamed away and before the migrated copy takes its name.
+    case cutOverSwapping
     /// The store is migrated; what the run made beside it (a SQLite work folder, the lock
     /// file) is not removed yet.
     case migrated
@@ -34,6 +37,7 @@
         case .stepFinished(let step): "step \(step) finished"
         case .swapping(let step): "step \(step) swapping in"
         case .lockLetGo: "the writers' lock let go for the copy"
+        case .cutOverSwapping: "the online cut-over swapping in"
         case .migrated: "migrated, not cleaned up"
         }
     }

@@ -41,8 +41,6 @@ public struct OnlineMigrationOptions: Sendable {
     case cutOverLocking(attempt: Int)
     /// The store's tables are locked against writers; the last changes are not migrated yet.
     case cutOverLocked
-    /// Inside the cut-over's transaction, before the migrated copy replaces the store.
-    case swapping
 
     public var description: String {
         switch self {
@@ -52,7 +50,6 @@ public struct OnlineMigrationOptions: Sendable {
         case .caughtUp(let round, let changes): "catch-up round \(round): \(changes) changes"
         case .cutOverLocking(let attempt): "cut-over attempt \(attempt): locking"
         case .cutOverLocked: "cut-over: writers held off"
-        case .swapping: "cut-over: swapping"
         }
     }
 }

@@ -65,7 +65,7 @@ struct OnlineMigrationRun {
             if waiting <= options.changesLeftForCutOver { break }
         }
 
-        let (migrator, stepCount) = (self.migrator, plan.steps.count)
+        let migrator = self.migrator
         for attempt in 1...max(options.cutOverAttempts, 1) {
             try checkCancellation()
             try await observe(.cutOverLocking(attempt: attempt))
@@ -79,7 +79,7 @@ struct OnlineMigrationRun {
                     if taken == 0 { break }
                 }
             } swapping: {
-                try migrator.pass(.swapping(step: stepCount))
+                try migrator.pass(.cutOverSwapping)
             }
             if swapped {
                 log("cut-over", since: started, changes: lastChanges)
