@@ -118,6 +118,73 @@ import Testing
         }
     }
 
+    /// A transaction of the previous release that holds a table past the cut-over's lock
+    /// timeout: the cut-over lets go (readers never queue behind it longer), catches up and
+    /// tries again; its write, committed meanwhile, is in the migrated store.
+    @Test func theCutOverTriesAgainWhileAWriteHoldsATable() async throws {
+        try await TestEngine.postgres.withSeededStore(books: Self.books, version: 4) { url in
+            let holder = Mutex<HeldTransaction?>(nil)
+            let expected = Mutex<ExpectedBookStore?>(nil)
+            var options = OnlineMigrationOptions()
+            options.cutOverLockTimeout = .milliseconds(200)
+            options.phaseObserver = { phase in
+                // Once the capture is in: a write in flight holds its install off, as it should.
+                if phase == .bulkMigrated {
+                    let held = try await HeldTransaction(url, "UPDATE zpage SET ztext = 'held across a cut-over attempt' WHERE z_pk = 1")
+                    holder.withLock { $0 = held }
+                }
+                if phase == .cutOverLocking(attempt: 3) { try await holder.withLock { $0 }?.commit() }
+                if phase == .cutOverLocked {
+                    let state = try await ExpectedBookStore.migrating(url, from: 4, to: 5)
+                    expected.withLock { $0 = state }
+                }
+            }
+            let log = LogRecorder()
+            try await BookStoreMigration.migrator(models: try loadModels(), logger: log.logger).migrateStoreOnline(at: url, options: options)
+            let retries = log.all.filter { $0.contains("kept the store's tables longer than the cut-over waits") }
+            #expect(retries.count == 2, "\(log.all)")
+            let state = try #require(expected.withLock { $0 })
+            #expect(state.tables["ZPAGE"]?.contains { $0.contains("held across a cut-over attempt") } == true)
+            try await expectStore(url, atVersion: 5, holds: state)
+            try await expectNoLeftovers(url)
+        }
+    }
+
+    /// Held for every attempt: the migration gives up with storeBusy, the store as it was,
+    /// and what it made removed once the transaction ends.
+    @Test func aCutOverThatNeverHasTheLockGivesUpAndLeavesTheStore() async throws {
+        try await TestEngine.postgres.withSeededStore(books: Self.books, version: 4) { url in
+            let expected = try await ExpectedBookStore.actual(url, version: 4)
+            let holder = try await HeldTransaction(url, "SELECT z_pk FROM zpublication WHERE z_pk = 1 FOR SHARE")
+            var options = OnlineMigrationOptions()
+            options.cutOverLockTimeout = .milliseconds(100)
+            options.cutOverAttempts = 2
+            let migrator = try BookStoreMigration.migrator(models: try loadModels(), logger: quietLogger)
+            let attempts = options
+            let outcome = await withTaskGroup(of: (any Error)?.self) { group in
+                group.addTask {
+                    do { try await migrator.migrateStoreOnline(at: url, options: attempts) } catch { return error }
+                    return nil
+                }
+                // The capture's triggers go with the run; dropping them waits for the transaction.
+                group.addTask {
+                    try? await Task.sleep(for: .seconds(3))
+                    try? await holder.commit()
+                    return nil
+                }
+                var failure: (any Error)?
+                for await result in group where result != nil { failure = result }
+                return failure
+            }
+            let error = outcome as? MigrationError
+            #expect(error?.code == .storeBusy, "\(String(describing: error))")
+            #expect(error?.message.contains("2 attempts waited 0.1 seconds each") == true, "\(String(describing: error))")
+            #expect(error?.hint?.contains("the store is as it was, at model version 'BookStore 4'") == true)
+            try await expectStore(url, atVersion: 4, holds: expected)
+            try await expectNoLeftovers(url)
+        }
+    }
+
     @Test func aSQLiteStoreIsRefusedAndLeftAsItWas() async throws {
         try await TestEngine.sqlite.withSeededStore(books: 20, version: 4) { url in
             let before = try await StoreSnapshot(url)
@@ -128,6 +195,22 @@ import Testing
             #expect(error?.hint?.contains("without --online") == true)
             try await expectUnchanged(url, since: before)
         }
+    }
+}
+
+/// A transaction of another session, open until ``commit()``.
+final class HeldTransaction: Sendable {
+    let database: PostgresDatabase
+
+    init(_ url: StoreURL, _ sql: String) async throws {
+        let configuration = try #require((url.engine as? PostgresEngine)?.configuration)
+        database = try await PostgresDatabase.open(configuration, readerCount: 0)
+        try await database.writeWithoutTransaction { try $0.execute("BEGIN; \(sql)") }
+    }
+
+    func commit() async throws {
+        try await database.writeWithoutTransaction { try $0.execute("COMMIT") }
+        await database.close()
     }
 }
 

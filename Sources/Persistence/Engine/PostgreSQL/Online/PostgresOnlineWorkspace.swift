@@ -93,6 +93,17 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
     func installCapture() async throws {
         let (schema, store, logger, tables) = (configuration.schema, self.store, self.logger, capturedTables)
         let prefix = PostgresShadowName.prefix(of: schema, kind: .migrating)
+        do {
+            try await installCapture(tables: tables, schema: schema, prefix: prefix)
+        } catch let error as DatabaseError where Self.isLockInTheWay(error) {
+            throw MigrationError(.storeBusy, "other sessions kept write transactions open on the store's tables for \(WriterFencePatience.duration): the online migration's capture waits for them to end, to record every later change",
+                                 hint: "nothing was changed; run the migration again once long transactions on the store have ended",
+                                 store: store.description, underlying: error)
+        }
+    }
+
+    private func installCapture(tables: [PostgresChangeCapture.Table], schema: String, prefix: String) async throws {
+        let (store, logger) = (self.store, self.logger)
         try await Self.retryingLocks(logger: logger, store: store) {
             try await self.session.writeWithoutTransaction { connection in
                 for shadow in try connection.rows("SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)", [.text(prefix)]).compactMap({ $0[0].text }) {
