@@ -44,8 +44,16 @@ public struct StoreAdministration: Sendable {
 
     /// Migrates the store to `target` (the current version by default), calling `progress`
     /// with each report; returns the plan it ran (empty when the store was current).
-    public func migrate(_ url: StoreURL, to target: String? = nil, progress: @escaping @Sendable (MigrationProgress) -> Void = { _ in }) async throws -> MigrationPlan {
-        try await BookStoreMigration.migrator(models: models, logger: logger).migrateStore(at: url, to: target, progress: progress)
+    ///
+    /// `online`: while other processes keep writing the store at its version, held off only
+    /// for the cut-over (PostgreSQL; see ``ProgressiveMigrator/migrateStoreOnline(at:to:storeVersion:options:progress:)``).
+    public func migrate(_ url: StoreURL, to target: String? = nil, online: OnlineMigrationOptions? = nil,
+                        progress: @escaping @Sendable (MigrationProgress) -> Void = { _ in }) async throws -> MigrationPlan {
+        let migrator = try BookStoreMigration.migrator(models: models, logger: logger)
+        if let online {
+            return try await migrator.migrateStoreOnline(at: url, to: target, options: online, progress: progress)
+        }
+        return try await migrator.migrateStore(at: url, to: target, progress: progress)
     }
 
     /// A model version named by number (`3`) or name (`BookStore 3`).

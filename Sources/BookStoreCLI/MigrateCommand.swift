@@ -8,7 +8,7 @@ struct MigrateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
         abstract: "Migrate a store to the current model version (or --to a given one), step by step.",
-        discussion: "With --plan it lists the steps, how each runs and what each drops (with the rows concerned in the first), and changes nothing. A failed or interrupted migration leaves the store as it was (on PostgreSQL, at its last completed step). SIGINT or SIGTERM cancel it: the running statement is interrupted, the migration's work removed, the store's version printed, and the command exits with 130 or 143; a second signal stops it at once, the store still whole."
+        discussion: "With --plan it lists the steps, how each runs and what each drops (with the rows concerned in the first), and changes nothing. A failed or interrupted migration leaves the store as it was (on PostgreSQL, at its last completed step). SIGINT or SIGTERM cancel it: the running statement is interrupted, the migration's work removed, the store's version printed, and the command exits with 130 or 143; a second signal stops it at once, the store still whole. With --online (PostgreSQL) the previous release keeps reading and writing the store while it migrates, and is held off only for the cut-over."
     )
 
     @OptionGroup var options: GlobalOptions
@@ -18,6 +18,8 @@ struct MigrateCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("The model version to migrate to: a number (3) or a name (\"BookStore 3\").", valueName: "version"))
     var to: String?
+
+    @OptionGroup var online: OnlineMigrationArguments
 
     func run() async throws {
         try await runReportingErrors(missingStore: BookStoreCommand.missingStoreHint) {
@@ -40,8 +42,9 @@ struct MigrateCommand: AsyncParsableCommand {
             // Whatever happens, what is printed next starts on a line of its own.
             defer { bar?.finish() }
             let started = ContinuousClock.now
+            let onlineOptions = online.options()
             let ran = try await migratingUntilSignalled(standing: { try? await administration.migrationPlan(for: url, to: target) }) {
-                try await administration.migrate(url, to: target) { bar?.show($0) }
+                try await administration.migrate(url, to: target, online: onlineOptions) { bar?.show($0) }
             }
             bar?.finish()
             ran.printOutcome(of: url, since: started)

@@ -14,7 +14,8 @@ struct MigrateCommand: AsyncParsableCommand {
             the steps, how each runs and what each drops (with the rows concerned in the first), and changes nothing. A failed or interrupted migration leaves a SQLite store as it was and a PostgreSQL \
             store at its last completed step. SIGINT or SIGTERM cancel it: the running statement is interrupted, the \
             migration's work removed, the store's version printed, and the command exits with 130 or 143; a second \
-            signal stops it at once, the store still whole.
+            signal stops it at once, the store still whole. With --online (PostgreSQL) other processes keep \
+            reading and writing the store at its version while it migrates, held off only for the cut-over.
             """
     )
 
@@ -40,6 +41,8 @@ struct MigrateCommand: AsyncParsableCommand {
 
     @Flag(name: .long, help: "List the steps without running them.")
     var plan = false
+
+    @OptionGroup var online: OnlineMigrationArguments
 
     func run() async throws {
         try await runReportingErrors {
@@ -74,9 +77,12 @@ struct MigrateCommand: AsyncParsableCommand {
             }
             if plan { return }
             let started = ContinuousClock.now
-            let (to, storeVersion) = (to, storeVersion)
+            let (to, storeVersion, onlineOptions) = (to, storeVersion, online.options())
             let ran = try await migratingUntilSignalled(standing: { try? await migrator.plan(forStoreAt: url, to: to, storeVersion: storeVersion) }) {
-                try await migrator.migrateStore(at: url, to: to, storeVersion: storeVersion)
+                if let onlineOptions {
+                    return try await migrator.migrateStoreOnline(at: url, to: to, storeVersion: storeVersion, options: onlineOptions)
+                }
+                return try await migrator.migrateStore(at: url, to: to, storeVersion: storeVersion)
             }
             ran.printOutcome(of: url, since: started)
         }

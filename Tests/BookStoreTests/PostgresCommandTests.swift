@@ -33,6 +33,38 @@ struct PostgresCommandTests {
         }
     }
 
+    /// `migrate --online`: on PostgreSQL each phase logged and the store migrated; a SQLite
+    /// store refused with what to do instead, unchanged; a setting without the flag refused
+    /// before anything runs.
+    @Test(arguments: TestEngine.allCases)
+    func migrateOnline(engine: TestEngine) async throws {
+        try await engine.withStoreURL { url in
+            let seed = try await BookStoreProcess.running(["seed", "--model-version", "1", "--store", url.description])
+            #expect(seed.status == 0, "\(seed.stderr)")
+            let misplaced = try await BookStoreProcess.running(["migrate", "--cut-over-lock-timeout", "300", "--store", url.description])
+            #expect(misplaced.status != 0 && misplaced.stderr.contains("--cut-over-lock-timeout applies to an online migration only"), "\(misplaced.stderr)")
+            let migrate = try await BookStoreProcess.running(["migrate", "--online", "--cut-over-lock-timeout", "300", "--store", url.description])
+            switch engine {
+            case .postgres:
+                #expect(migrate.status == 0, "\(migrate.stderr)")
+                let output = migrate.stdout + migrate.stderr
+                for phase in ["capture", "copy", "bulk", "catch-up", "cut-over"] {
+                    #expect(output.contains("online migration phase") && output.contains("online_phase=\(phase)"), "\(phase): \(output)")
+                }
+                let rows = try await publications(url)
+                #expect(rows.map { $0[0] } == ["The first book", "The second book", "The third book", "The fourth book"])
+                #expect(rows.allSatisfy { $0[3] == $0[0] })
+                try await expectNoLeftovers(url)
+            case .sqlite:
+                #expect(migrate.status != 0)
+                #expect(migrate.stderr.contains("a SQLite store cannot be migrated online"), "\(migrate.stderr)")
+                #expect(migrate.stderr.contains("without --online"), "\(migrate.stderr)")
+                let status = try await BookStoreProcess.running(["status", "--store", url.description])
+                #expect(status.stdout.contains("Compatible:            no"), "\(status.stdout)")
+            }
+        }
+    }
+
     @Test func aVersion3SQLiteStoreCopiedToPostgreSQLMigratesToTheNamesTable() async throws {
         let (directory, cleanUp) = temporaryDirectory()
         defer { cleanUp() }

@@ -1,4 +1,4 @@
-/// How an online migration (``ProgressiveMigrator/migrateStoreOnline(at:to:options:progress:)``)
+/// How an online migration (``ProgressiveMigrator/migrateStoreOnline(at:to:storeVersion:options:progress:)``)
 /// catches up with the writes other processes make meanwhile, and how long it may stop them
 /// at the cut-over.
 ///

@@ -23,18 +23,19 @@ extension ProgressiveMigrator {
     ///   ``MigrationError/Code/storeBusy`` when the cut-over could not hold the writers off.
     ///   The store is then as it was, and what the run made beside it is removed.
     @discardableResult
-    public func migrateStoreOnline(at url: StoreURL, to target: String? = nil, options: OnlineMigrationOptions = OnlineMigrationOptions(),
+    public func migrateStoreOnline(at url: StoreURL, to target: String? = nil, storeVersion: String? = nil, options: OnlineMigrationOptions = OnlineMigrationOptions(),
                                    progress: (@Sendable (MigrationProgress) -> Void)? = nil) async throws -> MigrationPlan {
         defer { broadcast.finish() }
         // Refused before anything is read, locked or written.
         let backend = try url.engine.migrationBackend()
         if let refusal = backend.onlineRefusal { throw refusal }
-        let unlocked = try await plan(forStoreAt: url, to: target)
+        let unlocked = try await plan(forStoreAt: url, to: target, storeVersion: storeVersion)
         guard !unlocked.isEmpty else { return unlocked }
         _ = try OnlineKeyCorrespondence(plan: unlocked, policies: chain.policies)
         let lock = try await backend.acquireLock(timeout: lockTimeout, logger: logger)
         do {
-            let plan = try await self.plan(forStoreAt: url, to: target)
+            let metadata = try await PersistentStore.metadata(at: url)
+            let plan = try await self.plan(forStoreAt: url, to: target, storeVersion: metadata.isForeign ? storeVersion : nil)
             guard !plan.isEmpty else {
                 logger.info("store was migrated by another process meanwhile", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(plan.storeVersion.name)"])
                 await lock.release()

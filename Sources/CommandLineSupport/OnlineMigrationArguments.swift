@@ -1,0 +1,35 @@
+import ArgumentParser
+import Persistence
+
+/// `--online` and its settings, shared by the `migrate` commands.
+///
+/// ```swift
+/// @OptionGroup var online: OnlineMigrationArguments
+/// let options = online.options()   // nil without --online
+/// ```
+public struct OnlineMigrationArguments: ParsableArguments {
+    @Flag(name: .long, help: "Migrate while other processes keep reading and writing the store at its version; they are held off only for the cut-over (PostgreSQL only).")
+    public var online = false
+
+    @Option(name: .long, help: ArgumentHelp("With --online: how long the cut-over waits for other sessions' write transactions before it lets go and tries again.", valueName: "ms"))
+    public var cutOverLockTimeout: Int?
+
+    public init() {}
+
+    public func validate() throws {
+        if !online, cutOverLockTimeout != nil {
+            throw ValidationError("--cut-over-lock-timeout applies to an online migration only: add --online, or leave the option out")
+        }
+        if let milliseconds = cutOverLockTimeout, !(1...60_000).contains(milliseconds) {
+            throw ValidationError("--cut-over-lock-timeout must be between 1 and 60000 milliseconds, not \(milliseconds): pass the longest wait a writer may bear, such as 500")
+        }
+    }
+
+    /// The online migration's options, or `nil` for an offline migration.
+    public func options() -> OnlineMigrationOptions? {
+        guard online else { return nil }
+        var options = OnlineMigrationOptions()
+        if let milliseconds = cutOverLockTimeout { options.cutOverLockTimeout = .milliseconds(milliseconds) }
+        return options
+    }
+}
