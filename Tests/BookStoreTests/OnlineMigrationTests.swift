@@ -78,6 +78,54 @@ import Testing
         }
     }
 
+    /// A real second process of the previous release (`bookstore-benchmark write`: the
+    /// framework at BookStore 2 or 4) inserts, updates and deletes publications and pages
+    /// and moves pages between publications at 150 writes a second through the capture, the
+    /// copy, the bulk migration and the catch-up (each phase waits for ten more of its
+    /// writes), and stops before the cut-over. The migrated store equals what the design
+    /// makes of its last state, read while the cut-over holds writers off.
+    @Test(arguments: [4, 2])
+    func aWriterProcessOfThePreviousReleaseWritesThroughEveryPhase(from version: Int) async throws {
+        try await TestEngine.postgres.withSeededStore(books: Self.books, version: version) { url in
+            let writer = try WatchedProcess(try BuiltCommand("bookstore-benchmark").executable(), [
+                "write", "--store", url.description, "--model-version", "\(version)", "--rate", "150", "--seed", "\(version * 11)",
+            ])
+            defer { writer.signal(SIGKILL) }
+            @Sendable func acknowledged() -> Int { writer.output.split(separator: "\n").filter { $0.hasPrefix("ok ") }.count }
+            @Sendable func writes(_ more: Int) async throws {
+                let target = acknowledged() + more
+                let reached = await writer.waitFor { _ in acknowledged() >= target }
+                try #require(reached, "the writer stopped writing: \(writer.output.suffix(2_000))")
+            }
+            try await writes(10)
+            let expected = Mutex<ExpectedBookStore?>(nil)
+            var options = OnlineMigrationOptions()
+            options.phaseObserver = { phase in
+                switch phase {
+                case .copied, .bulkMigrated, .caughtUp(round: 1, _): try await writes(10)
+                case .cutOverLocking(attempt: 1):
+                    writer.signal(SIGTERM)
+                    let status = await writer.waitUntilExit(timeout: .seconds(60))
+                    #expect(status == 0, "\(writer.output.suffix(2_000))")
+                case .cutOverLocked:
+                    let state = try await ExpectedBookStore.migrating(url, from: version, to: 5)
+                    expected.withLock { $0 = state }
+                default: break
+                }
+            }
+            try await BookStoreMigration.migrator(models: try loadModels(), logger: quietLogger).migrateStoreOnline(at: url, options: options)
+
+            let lines = writer.output.split(separator: "\n")
+            #expect(!lines.contains { $0.hasPrefix("error") }, "\(lines.filter { $0.hasPrefix("error") }.prefix(5))")
+            #expect(acknowledged() >= 40, "\(lines.suffix(3))")
+            let kinds = Set(lines.filter { $0.hasPrefix("ok ") }.compactMap { $0.split(separator: " ").dropFirst(2).first.map(String.init) })
+            #expect(kinds.isSuperset(of: ["insert-publication", "update-publication", "delete-publication", "move-page", "retext-page", "delete-page"]), "\(kinds)")
+            let state = try #require(expected.withLock { $0 })
+            try await expectStore(url, atVersion: 5, holds: state)
+            try await expectNoLeftovers(url)
+        }
+    }
+
     /// Killed in each phase (as a killed process stops: nothing cleaned up, the sessions
     /// gone): the store is whole at its version with every write in, the previous release
     /// writes on (into the killed run's capture, which records on), and the next run
