@@ -35,10 +35,31 @@ struct MigrateBenchmarkCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The framework's log level (info shows its stage lines).")
     var logLevel: Logger.Level = .warning
 
+    @Flag(name: .long, help: "PostgreSQL: migrate online while a writer of the store's version writes it, against the same migration offline.")
+    var online = false
+
+    @Option(name: .long, help: ArgumentHelp("With --online: the store's and the writer's model version, 2 (the whole chain) to 4.", valueName: "version"))
+    var fromVersion = 2
+
+    @Option(name: .long, help: ArgumentHelp("With --online: the writer's writes per second.", valueName: "count"))
+    var writerRate: Double = 200
+
     func run() async throws {
         postgres.apply()
         let logger = Logger.benchmark(level: logLevel)
         let models = try BookStoreModels.load()
+        if online {
+            guard (MigrationBenchmark.firstVersion..<MigrationBenchmark.lastVersion).contains(fromVersion) else {
+                throw ValidationError("--from-version must be 2, 3 or 4, not \(fromVersion)")
+            }
+            if backend.contains(.sqlite) { FileHandle.standardError.write(Data("[sqlite] no online migration on SQLite: skipped\n".utf8)) }
+            let backend = PostgresBenchmarkBackend()
+            let result = try await OnlineMigrationBenchmark(backend: backend, models: models, books: books, fromVersion: fromVersion,
+                                                            writerRate: writerRate, logger: logger).run()
+            await backend.removeAll()
+            result.printReport()
+            return
+        }
         for name in backend {
             let backend: any BenchmarkBackend = switch name {
             case .sqlite: try SQLiteBenchmarkBackend(folder: workFolder)

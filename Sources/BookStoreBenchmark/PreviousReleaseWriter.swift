@@ -31,6 +31,8 @@ final class PreviousReleaseWriter: Sendable {
     /// The highest keys seen: writes pick objects below them, and skip the ones gone.
     private let largest: Mutex<(publication: Int64, page: Int64)>
     private let logger: Logger
+    /// What each acknowledged write left.
+    let journal = WriteJournal()
 
     var publicationEntity: String { version >= 3 ? "Publication" : "Book" }
     var owner: String { version >= 3 ? "publication" : "book" }
@@ -57,6 +59,8 @@ final class PreviousReleaseWriter: Sendable {
     /// it chose was gone, nothing written).
     func write(_ sequence: Int) async throws -> Operation? {
         let context = container.newContext()
+        /// Recorded once the save returned, with the keys it gave.
+        var record: [() -> Void] = []
         let roll = next(100)
         let operation: Operation = switch roll {
         case ..<25: .insertPublication
@@ -69,33 +73,46 @@ final class PreviousReleaseWriter: Sendable {
         switch operation {
         case .insertPublication:
             let publication = try context.insertObject(entityName: publicationEntity)
-            setDetails(of: publication, sequence: sequence)
+            record.append(noting(publication, details: setDetails(of: publication, sequence: sequence)))
             for number in 1...(1 + next(3)) {
                 let page = try context.insertObject(entityName: "Page")
+                let text = "Seite \(number) von „\(sequence)“ — œuvre"
                 page.setValue(AttributeValue.integer(Int64(number)), forKey: "number")
-                page.setValue(AttributeValue.string("Seite \(number) von „\(sequence)“ — œuvre"), forKey: "text")
+                page.setValue(AttributeValue.string(text), forKey: "text")
                 page.setDestination(publication, forKey: owner)
+                record.append { [journal] in
+                    if let key = page.objectID.primaryKey { journal.wrote(page: key, owner: .some(publication.objectID.primaryKey), text: .some(text)) }
+                }
             }
         case .updatePublication:
             guard let publication = try await existing(publicationEntity, below: largest.withLock { $0.publication }, in: context) else { return nil }
-            setDetails(of: publication, sequence: sequence)
+            record.append(noting(publication, details: setDetails(of: publication, sequence: sequence)))
         case .deletePublication:
             guard let publication = try await existing(publicationEntity, below: largest.withLock { $0.publication }, in: context) else { return nil }
+            let (key, pages) = (publication.objectID.primaryKey, try await publication.destinations(forKey: "pages").compactMap(\.objectID.primaryKey))
             context.delete(publication)
+            record.append { [journal] in if let key { journal.deleted(publication: key, pages: pages) } }
         case .movePage:
             guard let page = try await existing("Page", below: largest.withLock { $0.page }, in: context),
                 let publication = try await existing(publicationEntity, below: largest.withLock { $0.publication }, in: context)
             else { return nil }
             page.setDestination(publication, forKey: owner)
+            record.append { [journal] in
+                if let key = page.objectID.primaryKey { journal.wrote(page: key, owner: .some(publication.objectID.primaryKey)) }
+            }
         case .retextPage:
             guard let page = try await existing("Page", below: largest.withLock { $0.page }, in: context) else { return nil }
-            page.setValue(next(5) == 0 ? AttributeValue.null : AttributeValue.string("Überarbeitet \(sequence): naïve café"), forKey: "text")
+            let text: String? = next(5) == 0 ? nil : "Überarbeitet \(sequence): naïve café"
+            page.setValue(text.map(AttributeValue.string) ?? .null, forKey: "text")
+            record.append { [journal] in if let key = page.objectID.primaryKey { journal.wrote(page: key, text: .some(text)) } }
         case .deletePage:
             guard let page = try await existing("Page", below: largest.withLock { $0.page }, in: context) else { return nil }
             context.delete(page)
+            record.append { [journal] in if let key = page.objectID.primaryKey { journal.deleted(page: key) } }
         }
         let inserted = context.insertedObjects
         try await context.save()
+        for note in record { note() }
         for object in inserted {
             guard let key = object.objectID.primaryKey else { continue }
             largest.withLock { keys in
@@ -105,11 +122,18 @@ final class PreviousReleaseWriter: Sendable {
         return operation
     }
 
-    /// Title, price and author names as the version has them: cents, non-ASCII, NULLs.
-    private func setDetails(of publication: ManagedObject, sequence: Int) {
+    /// The journal's note of `publication`'s details, once it is saved.
+    private func noting(_ publication: ManagedObject, details: WriteJournal.Publication) -> () -> Void {
+        { [journal] in if let key = publication.objectID.primaryKey { journal.wrote(publication: key, details) } }
+    }
+
+    /// Sets title, price and author names as the version has them (cents, non-ASCII,
+    /// NULLs); returns the title and price.
+    private func setDetails(of publication: ManagedObject, sequence: Int) -> WriteJournal.Publication {
         let titles = ["Ünïcode édition", "Книга", "新しい本", "Café crème", "Naïve — résumé"]
-        publication.setValue(.string("\(titles[next(titles.count)]) \(sequence)"), forKey: "title")
-        publication.setValue(.double(Double(next(100_000)) / 100), forKey: "price")
+        let details = WriteJournal.Publication(title: "\(titles[next(titles.count)]) \(sequence)", price: Double(next(100_000)) / 100)
+        publication.setValue(.string(details.title), forKey: "title")
+        publication.setValue(.double(details.price), forKey: "price")
         let first = next(4) == 0 ? nil : ["Zoë", "José", "Łukasz", "Anaïs"][next(4)]
         let last = next(4) == 0 ? nil : ["Brontë", "Müller-Lüdenscheidt", "O'Brien", "Nuñez"][next(4)]
         if version >= 4 {
@@ -119,6 +143,7 @@ final class PreviousReleaseWriter: Sendable {
             let author = [first, last].compactMap { $0 }.joined(separator: " ")
             publication.setValue(author.isEmpty ? .null : .string(author), forKey: "author")
         }
+        return details
     }
 
     /// An object of `entity` with a key at or below `largest`, chosen at random; `nil`

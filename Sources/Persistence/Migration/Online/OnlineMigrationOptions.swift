@@ -21,14 +21,15 @@ public struct OnlineMigrationOptions: Sendable {
     public var cutOverLockTimeout: Duration = .milliseconds(500)
     /// Cut-over attempts before the migration gives up (the store is then as it was).
     public var cutOverAttempts = 20
-    /// Called at each phase, for tests that write the store at that moment.
-    @_spi(Testing) public var phaseObserver: (@Sendable (OnlineMigrationPhase) async throws -> Void)?
+    /// Called at each phase, on the migration's task, which waits for it: to report where
+    /// the migration is, or (in tests) to write the store at that moment.
+    public var phaseObserver: (@Sendable (OnlineMigrationPhase) async throws -> Void)?
 
     public init() {}
 }
 
 /// Where an online migration is, for ``OnlineMigrationOptions/phaseObserver``.
-@_spi(Testing) public enum OnlineMigrationPhase: Sendable, Hashable, CustomStringConvertible {
+public enum OnlineMigrationPhase: Sendable, Hashable, CustomStringConvertible {
     /// The triggers record every change from here on; nothing is copied yet.
     case captureInstalled
     /// The store's rows are copied, as one snapshot; the copy is not migrated yet.
