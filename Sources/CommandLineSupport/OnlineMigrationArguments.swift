@@ -14,11 +14,20 @@ public struct OnlineMigrationArguments: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("With --online: how long the cut-over waits for other sessions' write transactions before it lets go and tries again.", valueName: "ms"))
     public var cutOverLockTimeout: Int?
 
+    @Option(name: .long, help: ArgumentHelp("With --online: at most this many rows a second copied, migrated and caught up, to leave the server room.", valueName: "count"))
+    public var maxRowsPerSecond: Int?
+
     public init() {}
 
     public func validate() throws {
         if !online, cutOverLockTimeout != nil {
             throw ValidationError("--cut-over-lock-timeout applies to an online migration only: add --online, or leave the option out")
+        }
+        if !online, maxRowsPerSecond != nil {
+            throw ValidationError("--max-rows-per-second applies to an online migration only: add --online, or leave the option out")
+        }
+        if let rows = maxRowsPerSecond, rows < 1 {
+            throw ValidationError("--max-rows-per-second must be at least 1, not \(rows)")
         }
         if let milliseconds = cutOverLockTimeout, !(1...60_000).contains(milliseconds) {
             throw ValidationError("--cut-over-lock-timeout must be between 1 and 60000 milliseconds, not \(milliseconds): pass the longest wait a writer may bear, such as 500")
@@ -30,6 +39,7 @@ public struct OnlineMigrationArguments: ParsableArguments {
         guard online else { return nil }
         var options = OnlineMigrationOptions()
         if let milliseconds = cutOverLockTimeout { options.cutOverLockTimeout = .milliseconds(milliseconds) }
+        options.maximumRowsPerSecond = maxRowsPerSecond
         return options
     }
 }

@@ -9,7 +9,7 @@ import Logging
 /// it, which holds its writers off instead (``MigrationBackend/prepareOnlineWorkspace(for:keys:logger:)``
 /// refuses).
 ///
-/// The runner calls, in order: ``installCapture()``, ``copyStore()``, then (after migrating
+/// The runner calls, in order: ``installCapture()``, ``copyStore(throttle:)``, then (after migrating
 /// the copy) ``catchUp(into:limit:migrate:)`` in rounds, ``cutOver(to:lockTimeout:finalCatchUp:swapping:)``
 /// until it succeeds, and ``cleanUp()`` whatever happened (``abandon()`` for a killed run).
 protocol OnlineMigrationWorkspace: AnyObject {
@@ -18,8 +18,9 @@ protocol OnlineMigrationWorkspace: AnyObject {
     func installCapture() async throws
 
     /// Copies the store beside it, every table from one snapshot taken after the capture was
-    /// installed; returns the copy, a store at the store's version.
-    func copyStore() async throws -> StoreURL
+    /// installed; returns the copy, a store at the store's version. `throttle` paces the
+    /// copy (in chunks of keys) when set.
+    func copyStore(throttle: MigrationThrottle?) async throws -> StoreURL
 
     /// Changes recorded and not migrated yet.
     func pendingChanges() async throws -> Int

@@ -210,6 +210,7 @@ struct MigrationRun {
                 logger: migrator.logger(forStep: index, of: stepCount, step))
             configuration.stepAssociations = made
             configuration.faultInjection = migrator.faultInjection
+            configuration.throttle = migrator.throttle
             configuration.stepNumber = index + 1
             configuration.checkpointing = checkpointing
             let manager = step.managerType.init(configuration: configuration)

@@ -39,6 +39,9 @@ public final class ProgressiveMigrator: Sendable {
     public let fusesSteps: Bool
     /// Where tests make the migration fail; `nil` in use.
     let faultInjection: MigrationFaultInjection?
+    /// Paces the streamed steps' batches and SQL chunks: an online migration's bulk run
+    /// (``OnlineMigrationOptions/maximumRowsPerSecond``); `nil` writes as fast as it can.
+    let throttle: MigrationThrottle?
 
     /// - Parameter fusesSteps: run consecutive streamed steps as one pass where they can be
     ///   (the default); `false` runs every step on its own, writing each version in turn.
@@ -49,14 +52,21 @@ public final class ProgressiveMigrator: Sendable {
 
     /// A migrator that calls `faultInjection` at each ``MigrationCheckpoint``, for tests
     /// that show what a failure at that point leaves.
-    @_spi(Testing) public init(chain: MigrationChain, batchSize: Int = 1_000, lockTimeout: Duration = .seconds(600), fusesSteps: Bool = true,
-                               logger: Logger, faultInjection: MigrationFaultInjection?) {
+    @_spi(Testing) public convenience init(chain: MigrationChain, batchSize: Int = 1_000, lockTimeout: Duration = .seconds(600), fusesSteps: Bool = true,
+                                           logger: Logger, faultInjection: MigrationFaultInjection?) {
+        self.init(chain: chain, batchSize: batchSize, lockTimeout: lockTimeout, fusesSteps: fusesSteps, logger: logger, faultInjection: faultInjection,
+                  throttle: nil)
+    }
+
+    init(chain: MigrationChain, batchSize: Int, lockTimeout: Duration, fusesSteps: Bool, logger: Logger, faultInjection: MigrationFaultInjection?,
+         throttle: MigrationThrottle?) {
         self.chain = chain
         self.batchSize = max(1, batchSize)
         self.lockTimeout = lockTimeout
         self.fusesSteps = fusesSteps
         self.logger = logger
         self.faultInjection = faultInjection
+        self.throttle = throttle
     }
 
     /// Calls the fault injection, if any, at `checkpoint`.

@@ -139,6 +139,7 @@ extension MigrationRun {
             policies: migrator.chain.policies, batchSize: migrator.batchSize, destinationOptions: options,
             logger: migrator.logger(forStep: index, of: plan.steps.count, step))
         configuration.faultInjection = migrator.faultInjection
+        configuration.throttle = migrator.throttle
         configuration.stepNumber = index + 1
         configuration.upstreamLink = upstream
         configuration.downstreamLink = downstream

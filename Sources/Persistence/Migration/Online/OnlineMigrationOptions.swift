@@ -21,6 +21,10 @@ public struct OnlineMigrationOptions: Sendable {
     public var cutOverLockTimeout: Duration = .milliseconds(500)
     /// Cut-over attempts before the migration gives up (the store is then as it was).
     public var cutOverAttempts = 20
+    /// At most this many rows a second, on average, copied, migrated and caught up, so the
+    /// migration leaves the server room for its users; `nil` goes as fast as it can. The
+    /// cut-over is not paced: it holds the writers off.
+    public var maximumRowsPerSecond: Int?
     /// Called at each phase, on the migration's task, which waits for it: to report where
     /// the migration is, or (in tests) to write the store at that moment.
     public var phaseObserver: (@Sendable (OnlineMigrationPhase) async throws -> Void)?

@@ -21,6 +21,8 @@ struct OnlineMigrationRun {
     let onProgress: (@Sendable (MigrationProgress) -> Void)?
 
     var logger: Logger { migrator.logger }
+    /// Shared by the copy, the bulk migration and the rounds.
+    var throttle: MigrationThrottle? { options.maximumRowsPerSecond.map { MigrationThrottle(rowsPerSecond: $0) } }
     var store: StoreURL { backend.store }
 
     func run() async throws {
@@ -39,18 +41,19 @@ struct OnlineMigrationRun {
     }
 
     private func run(in workspace: any OnlineMigrationWorkspace) async throws {
+        let throttle = self.throttle
         var started = ContinuousClock.now
         try await workspace.installCapture()
         log("capture", since: started)
         try await observe(.captureInstalled)
 
         started = ContinuousClock.now
-        let copy = try await workspace.copyStore()
+        let copy = try await workspace.copyStore(throttle: throttle)
         log("copy", since: started)
         try await observe(.copied)
 
         started = ContinuousClock.now
-        try await migrateCopy(copy)
+        try await migrateCopy(copy, throttle: throttle)
         log("bulk", since: started)
         try await observe(.bulkMigrated)
 
@@ -58,6 +61,7 @@ struct OnlineMigrationRun {
         while round < options.maximumRounds {
             started = ContinuousClock.now
             let taken = try await catchUp(workspace, into: copy)
+            try await throttle?.pace(rows: taken)
             round += 1
             let waiting = try await workspace.pendingChanges()
             log("catch-up", since: started, changes: taken, waiting: waiting)
@@ -98,9 +102,9 @@ struct OnlineMigrationRun {
     }
 
     /// Migrates the copy as any store, reporting its progress as the migration's.
-    private func migrateCopy(_ copy: StoreURL) async throws {
+    private func migrateCopy(_ copy: StoreURL, throttle: MigrationThrottle?) async throws {
         let bulk = ProgressiveMigrator(chain: migrator.chain, batchSize: migrator.batchSize, lockTimeout: migrator.lockTimeout, fusesSteps: migrator.fusesSteps,
-                                       logger: logger, faultInjection: migrator.faultInjection)
+                                       logger: logger, faultInjection: migrator.faultInjection, throttle: throttle)
         let (broadcast, onProgress) = (migrator.broadcast, self.onProgress)
         try await bulk.migrateStore(at: copy, to: plan.targetVersion.name) { progress in
             broadcast.yield(progress)

@@ -53,6 +53,7 @@ extension MigrationManager {
                 try await finishBatch(of: mapping)
                 done += batch.count
                 try committed(batch.count, done)
+                try await configuration.throttle?.pace(rows: batch.count)
             }
             return done
         }
@@ -69,6 +70,7 @@ extension MigrationManager {
                     writing = nil
                     done += count
                     try committed(count, done)
+                    try await configuration.throttle?.pace(rows: count)
                 }
                 guard let made else { return done }
                 if let last = made.lastSourceKey { checkpointBatch(of: mapping.name, last: last, done: done + made.count) }

@@ -335,6 +335,7 @@ extension MigrationManager {
             associations.claimIdentities(mapping: insert.mapping, sources: keys)
             last = end
             try pass(.rowsCreated(step: configuration.stepNumber, entityMapping: insert.mapping, rows: written))
+            try await configuration.throttle?.pace(rows: keys.count)
         }
         return written
     }

@@ -70,6 +70,9 @@ open class MigrationManager: @unchecked Sendable {
         /// the output records where the step is with every batch, and the step continues
         /// from what an interrupted run left when there is that.
         var checkpointing: StepCheckpointing?
+        /// Set by a ``ProgressiveMigrator`` that paces its writes: called after each batch
+        /// and SQL chunk committed.
+        var throttle: MigrationThrottle?
 
         public init(sourceModel: ManagedObjectModel, destinationModel: ManagedObjectModel, mappingModel: MappingModel,
                     policies: MigrationPolicies = MigrationPolicies(), batchSize: Int = 1_000,

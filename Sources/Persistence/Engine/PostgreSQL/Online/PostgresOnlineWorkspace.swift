@@ -119,28 +119,60 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
         }
     }
 
-    func copyStore() async throws -> StoreURL {
+    func copyStore(throttle: MigrationThrottle?) async throws -> StoreURL {
         let name = PostgresShadowName.new(beside: configuration.schema, kind: .migrating)
         made.insert(name)
-        let schema = configuration.schema
+        let (schema, rootTables) = (configuration.schema, Set(source.rootTables.map { source.dialect.name($0.name) }))
+        let (copy, store) = (PostgresConfiguration.quoteIdentifier(name), PostgresConfiguration.quoteIdentifier(schema))
         try await withSession { database in
-            try await database.writeWithoutTransaction { connection in
+            let tables = try await database.writeWithoutTransaction { connection in
                 try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
                 do {
-                    let (copy, store) = (PostgresConfiguration.quoteIdentifier(name), PostgresConfiguration.quoteIdentifier(schema))
                     try connection.execute("CREATE SCHEMA \(copy)")
-                    for table in try PostgresSchemaContents.read(schema, on: connection).storeTables {
+                    let tables = try PostgresSchemaContents.read(schema, on: connection).storeTables
+                    for table in tables {
                         let quoted = PostgresConfiguration.quoteIdentifier(table)
-                        try connection.execute("CREATE TABLE \(copy).\(quoted) (LIKE \(store).\(quoted) INCLUDING ALL); INSERT INTO \(copy).\(quoted) SELECT * FROM \(store).\(quoted)")
+                        try connection.execute("CREATE TABLE \(copy).\(quoted) (LIKE \(store).\(quoted) INCLUDING ALL)")
+                        // Paced tables are copied in chunks of keys below, in this transaction.
+                        if throttle == nil || !rootTables.contains(table) {
+                            try connection.execute("INSERT INTO \(copy).\(quoted) SELECT * FROM \(store).\(quoted)")
+                        }
                     }
-                    try connection.execute("COMMIT")
+                    return tables
                 } catch {
                     (connection as? any InterruptibleConnection)?.rollback()
                     throw error
                 }
             }
+            do {
+                if let throttle {
+                    for table in tables where rootTables.contains(table) {
+                        try await copyInChunks(PostgresConfiguration.quoteIdentifier(table), from: store, to: copy, on: database, throttle: throttle)
+                    }
+                }
+                try await database.writeWithoutTransaction { try $0.execute("COMMIT") }
+            } catch {
+                _ = try? await database.writeWithoutTransaction { ($0 as? any InterruptibleConnection)?.rollback() }
+                throw error
+            }
         }
         return url(of: name)
+    }
+
+    /// Copies a root table 10 000 keys at a time, pacing each chunk, in the copy's
+    /// transaction (its snapshot holds across the pauses).
+    private func copyInChunks(_ table: String, from store: String, to copy: String, on database: PostgresDatabase, throttle: MigrationThrottle) async throws {
+        let chunk: Int64 = 10_000
+        let largest = try await database.writeWithoutTransaction { try $0.scalar("SELECT coalesce(max(z_pk), 0) FROM \(store).\(table)")?.int64 ?? 0 }
+        var after: Int64 = 0
+        while after < largest {
+            let (from, upTo) = (after, after + chunk)
+            let rows = try await database.writeWithoutTransaction { connection in
+                try connection.run("INSERT INTO \(copy).\(table) SELECT * FROM \(store).\(table) WHERE z_pk > $1 AND z_pk <= $2", [.integer(from), .integer(upTo)])
+            }
+            after = upTo
+            try await throttle.pace(rows: rows)
+        }
     }
 
     func pendingChanges() async throws -> Int {
