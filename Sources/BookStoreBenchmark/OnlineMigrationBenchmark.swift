@@ -96,7 +96,8 @@ struct OnlineMigrationBenchmark {
     private static func write(_ writer: PreviousReleaseWriter, rate: Double, until stop: StopFlag, into writes: WriteLog) async {
         let started = ContinuousClock.now
         var sequence = 0
-        while !stop.isRaised {
+        // Cancelled when the migration failed: the group waits for this task.
+        while !stop.isRaised && !Task.isCancelled {
             sequence += 1
             let due = started + .seconds(Double(sequence) / max(rate, 1))
             if due > .now { try? await Task.sleep(until: due) }

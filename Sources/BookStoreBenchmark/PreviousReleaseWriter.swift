@@ -131,17 +131,23 @@ final class PreviousReleaseWriter: Sendable {
     /// NULLs); returns the title and price.
     private func setDetails(of publication: ManagedObject, sequence: Int) -> WriteJournal.Publication {
         let titles = ["Ünïcode édition", "Книга", "新しい本", "Café crème", "Naïve — résumé"]
-        let details = WriteJournal.Publication(title: "\(titles[next(titles.count)]) \(sequence)", price: Double(next(100_000)) / 100)
-        publication.setValue(.string(details.title), forKey: "title")
-        publication.setValue(.double(details.price), forKey: "price")
+        let title = "\(titles[next(titles.count)]) \(sequence)"
+        let price = Double(next(100_000)) / 100
+        publication.setValue(.string(title), forKey: "title")
+        publication.setValue(.double(price), forKey: "price")
         let first = next(4) == 0 ? nil : ["Zoë", "José", "Łukasz", "Anaïs"][next(4)]
         let last = next(4) == 0 ? nil : ["Brontë", "Müller-Lüdenscheidt", "O'Brien", "Nuñez"][next(4)]
+        var details = WriteJournal.Publication(title: title, price: price, firstName: first, lastName: last)
         if version >= 4 {
             publication.setValue(first.map(AttributeValue.string) ?? .null, forKey: "firstName")
             publication.setValue(last.map(AttributeValue.string) ?? .null, forKey: "lastName")
         } else if version >= 2 {
-            let author = [first, last].compactMap { $0 }.joined(separator: " ")
-            publication.setValue(author.isEmpty ? .null : .string(author), forKey: "author")
+            // BookStore 4 splits the author at its first space; these names hold none.
+            let author = [first, last].compactMap { $0 }
+            publication.setValue(author.isEmpty ? .null : .string(author.joined(separator: " ")), forKey: "author")
+            (details.firstName, details.lastName) = (author.first, author.count > 1 ? author[1] : nil)
+        } else {
+            (details.firstName, details.lastName) = (nil, nil)
         }
         return details
     }

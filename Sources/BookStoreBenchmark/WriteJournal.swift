@@ -3,7 +3,9 @@ import Persistence
 import Synchronization
 
 /// What a ``PreviousReleaseWriter`` was told it wrote, the last word per object: the
-/// migrated store must hold each (every acknowledged write in it), whenever it was written.
+/// migrated store (BookStore 4 or later) must hold each (every acknowledged write in it),
+/// whenever it was written: titles, prices, author names, pages' publications and texts,
+/// deletions.
 ///
 /// ```swift
 /// let missing = try await writer.journal.missing(in: url)   // [] when every write is in
@@ -12,6 +14,10 @@ final class WriteJournal: Sendable {
     struct Publication: Sendable, Equatable {
         var title: String
         var price: Double
+        /// The names BookStore 4 and later hold: as written, or split from a BookStore 2 or
+        /// 3 author at its first space.
+        var firstName: String?
+        var lastName: String?
     }
 
     struct Page: Sendable, Equatable {
@@ -62,8 +68,8 @@ final class WriteJournal: Sendable {
         let entries = entries.withLock { $0 }
         return try await PersistentStore.inspect(url) { connection in
             var missing: [String] = []
-            let publications = Dictionary(try connection.rows("SELECT Z_PK, ZTITLE, ZPRICE FROM ZPUBLICATION").compactMap { row in
-                row[0].int64.map { ($0, (title: row[1].text, price: row[2].double)) }
+            let publications = Dictionary(try connection.rows("SELECT Z_PK, ZTITLE, ZPRICE, ZFIRSTNAME, ZLASTNAME FROM ZPUBLICATION").compactMap { row in
+                row[0].int64.map { ($0, (title: row[1].text, price: row[2].double, firstName: row[3].text, lastName: row[4].text)) }
             }, uniquingKeysWith: { first, _ in first })
             for (key, expected) in entries.publications {
                 switch (expected, publications[key]) {
@@ -73,6 +79,8 @@ final class WriteJournal: Sendable {
                 case (let written?, let found?):
                     if found.title != written.title || found.price.map(Float.init) != Float(written.price) {
                         missing.append("publication \(key) holds '\(found.title ?? "NULL")' at \(found.price ?? -1), not '\(written.title)' at \(written.price)")
+                    } else if found.firstName != written.firstName || found.lastName != written.lastName {
+                        missing.append("publication \(key) is by \(found.firstName ?? "NULL") \(found.lastName ?? "NULL"), not \(written.firstName ?? "NULL") \(written.lastName ?? "NULL")")
                     }
                 }
             }

@@ -204,6 +204,38 @@ struct PostgresChangeCaptureTests {
         }
     }
 
+    /// A writer caught between two tables (it holds the join table and waits for the table
+    /// whose trigger the install has just made, while the install waits for the join table)
+    /// goes on: the install's lock timeout, kept under the server's deadlock check, ends the
+    /// wait first, even when a longer one is asked for. With the timeout past the check, the
+    /// server ended the writer's transaction (`deadlock_detected`), a write lost.
+    @Test func aWriterCaughtBetweenTwoTablesGoesOnAndTheInstallGivesWay() async throws {
+        try await withStore { migration, writer, _ in
+            try await migration.writeWithoutTransaction { try $0.execute("BEGIN; LOCK bookstore.zpublication IN SHARE ROW EXCLUSIVE MODE") }
+            try await writer.writeWithoutTransaction { try $0.execute("BEGIN; INSERT INTO bookstore.z_1authors VALUES (1, 1)") }
+            async let written: (any Error)? = Self.error {
+                try await writer.writeWithoutTransaction { try $0.execute("INSERT INTO bookstore.zpublication (z_pk) VALUES (1); COMMIT") }
+            }
+            // The writer waits first, as it would once the first trigger is made.
+            try await Task.sleep(for: .milliseconds(200))
+            let refusal = await Self.error {
+                try await migration.writeWithoutTransaction { connection in
+                    do {
+                        _ = try PostgresChangeCapture.install(tables: Self.tables, storeSchema: "bookstore", lockTimeout: .seconds(3), on: connection)
+                    } catch {
+                        (connection as? any InterruptibleConnection)?.rollback()
+                        throw error
+                    }
+                }
+            }
+            #expect((refusal as? DatabaseError)?.sqlState == "55P03", "the install gave way: \(String(describing: refusal))")
+            let failure = await written
+            #expect(failure == nil, "the writer's transaction: \(String(describing: failure))")
+            let rows = try await migration.write { try $0.scalar("SELECT count(*) FROM bookstore.zpublication")?.int64 }
+            #expect(rows == 1)
+        }
+    }
+
     /// A change whose transaction is still open is left for a claim after its commit.
     @Test func aChangeNotYetCommittedIsLeftForALaterClaim() async throws {
         try await withStore { migration, writer, _ in

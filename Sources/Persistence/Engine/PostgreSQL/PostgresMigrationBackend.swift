@@ -44,6 +44,7 @@ struct PostgresMigrationBackend: MigrationBackend {
             }
             // Kept until the run knows whether it continues one of them.
             try await workspace.findAbandonedShadows()
+            await workspace.removeAbandonedCaptures()
         } catch {
             await fence.release()
             throw error
@@ -87,8 +88,6 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
         options.defersIndexes = false
         return options
     }
-
-    private var shadowPrefix: String { PostgresShadowName.prefix(of: configuration.schema, kind: .migrating) }
 
     /// The schema of `url`: the store's own, or a shadow.
     private func configuration(of url: StoreURL) throws(MigrationError) -> PostgresConfiguration {
@@ -180,13 +179,31 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
         }
     }
 
+    /// The change captures killed online runs left, whose triggers would otherwise record
+    /// every write of the store from now on. Readers and writers in the way of their
+    /// triggers' removal are waited for a little (``PostgresChangeCapture/removeAbandoned(beside:lockTimeout:on:)``);
+    /// a capture still in their way is left for the next migration, and said so.
+    func removeAbandonedCaptures() async {
+        let (schema, store, logger) = (configuration.schema, self.store, self.logger)
+        do {
+            let removed = try await withDatabase(store, isDurable: true) { database in
+                try await database.write { try PostgresChangeCapture.removeAbandoned(beside: schema, on: $0) }
+            }
+            for name in removed {
+                logger.notice("removed the change capture of an interrupted online migration", metadata: [LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(name)"])
+            }
+        } catch {
+            logger.warning("the change capture of an interrupted online migration could not be removed now; the next migration removes it", metadata: [
+                LoggingKeys.store: "\(store)", "persistence.error": "\(error)",
+            ])
+        }
+    }
+
     /// Shadow schemas of killed runs: only this run can be migrating (it holds the lock).
     func findAbandonedShadows() async throws {
-        let prefix = shadowPrefix
+        let schema = configuration.schema
         abandonedShadows = try await withDatabase(store, isDurable: true) { database in
-            try await database.read { connection in
-                try connection.rows("SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1) ORDER BY nspname", [.text(prefix)]).compactMap { $0[0].text }
-            }
+            try await database.read { try PostgresShadowName.leftovers(beside: schema, on: $0) }
         }
     }
 

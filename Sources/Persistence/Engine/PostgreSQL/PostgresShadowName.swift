@@ -49,8 +49,39 @@ public enum PostgresShadowName {
         return kept + suffix
     }
 
+    /// The schemas of `kind` beside `schema` in `names`: the prefix and an id of eight
+    /// lowercase hexadecimal digits (a schema of the user's that begins alike is not one).
+    static func named(_ kind: Kind, beside schema: String, in names: [String]) -> [String] {
+        let prefix = prefix(of: schema, kind: kind)
+        return names.filter { name in
+            guard name.hasPrefix(prefix) else { return false }
+            let id = name.dropFirst(prefix.count)
+            return id.count == idLength && id.allSatisfy { $0.isHexDigit && !$0.isUppercase }
+        }
+    }
+
     /// A new name of `kind` beside `schema`.
     static func new(beside schema: String, kind: Kind) -> String {
         prefix(of: schema, kind: kind) + UUID().uuidString.prefix(idLength).lowercased()
+    }
+
+    /// What killed runs left beside the store: its shadows (an offline run's output, an
+    /// online run's copy and round stores), and beside each of those the shadows of the
+    /// migration that ran on it, whose names are made from its name (cut and digested when
+    /// long, so they need not begin as the store's do). Only this run can be migrating: it
+    /// holds the lock.
+    static func leftovers(beside schema: String, on connection: any DatabaseConnection) throws -> [String] {
+        let names = try connection.rows("SELECT nspname FROM pg_namespace ORDER BY nspname").compactMap { $0[0].text }
+        var found: [String] = []
+        var beside = [schema]
+        while let next = beside.popLast() {
+            let shadows = named(.migrating, beside: next, in: names) + named(.replaced, beside: next, in: names)
+            for shadow in shadows where !found.contains(shadow) {
+                found.append(shadow)
+                beside.append(shadow)
+            }
+        }
+        // The nested ones first: dropping their parent first would leave them for nothing.
+        return found.reversed()
     }
 }

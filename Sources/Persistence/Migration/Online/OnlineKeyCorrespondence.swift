@@ -28,6 +28,11 @@ struct OnlineKeyCorrespondence: Sendable {
         for step in plan.steps {
             let label = "\(step.source.name) → \(step.destination.name)"
             try Self.refuseStoreReads(step, policies: policies, label: label)
+            // A later mapping model's identity range starts above what the earlier ones
+            // made, which differs between the copy and a round.
+            guard step.mappingModels.count <= 1 else {
+                throw Self.refusal("\(label) runs \(step.mappingModels.count) mapping models one after the other: the later ones' objects take keys above the earlier ones'")
+            }
             var stepRoots: [String: String] = [:]
             var madeFrom: [String: String] = [:]
             var mappedSources: Set<String> = []

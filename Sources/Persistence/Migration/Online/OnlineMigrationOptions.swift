@@ -13,7 +13,10 @@ public struct OnlineMigrationOptions: Sendable {
     /// The cut-over begins once a round leaves at most this many changes waiting: the last
     /// ones are migrated with the writers held off, so this bounds their wait.
     public var changesLeftForCutOver = 500
-    /// Catch-up rounds before the cut-over is tried even though writers still outpace them.
+    /// Catch-up rounds that may run before the changes waiting are few enough for the
+    /// cut-over; past them, writers outpace the catch-up and the migration gives up
+    /// (``MigrationError/Code/storeBusy``, the store as it was) rather than hold them off
+    /// for long.
     public var maximumRounds = 50
     /// How long the cut-over waits for the lock on the store's tables before it lets go and
     /// tries again: statements of other sessions queue behind a lock being waited for, so
@@ -40,6 +43,9 @@ public enum OnlineMigrationPhase: Sendable, Hashable, CustomStringConvertible {
     case copied
     /// The copy is migrated to the target version; the changes since the copy are not.
     case bulkMigrated
+    /// A catch-up round's store is migrated; its changes are taken (in a transaction not
+    /// committed yet) and its results not merged into the copy.
+    case roundMigrated(round: Int)
     /// A catch-up round committed.
     case caughtUp(round: Int, changes: Int)
     /// The cut-over is about to lock the store's tables (attempt 1, 2, …).
@@ -52,6 +58,7 @@ public enum OnlineMigrationPhase: Sendable, Hashable, CustomStringConvertible {
         case .captureInstalled: "capture installed"
         case .copied: "store copied"
         case .bulkMigrated: "copy migrated"
+        case .roundMigrated(let round): "catch-up round \(round): migrated, not merged"
         case .caughtUp(let round, let changes): "catch-up round \(round): \(changes) changes"
         case .cutOverLocking(let attempt): "cut-over attempt \(attempt): locking"
         case .cutOverLocked: "cut-over: writers held off"

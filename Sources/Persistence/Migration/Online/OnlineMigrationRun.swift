@@ -36,6 +36,8 @@ struct OnlineMigrationRun {
             throw MigrationAbort()
         } catch {
             await DatabaseCancellation.shielded { await workspace.cleanUp() }
+            // Whatever failed once the run was cancelled failed because of it.
+            if Task.isCancelled, !(error is MigrationError) { throw cancelled() }
             throw error
         }
     }
@@ -58,15 +60,20 @@ struct OnlineMigrationRun {
         try await observe(.bulkMigrated)
 
         var round = 0
-        while round < options.maximumRounds {
+        while true {
             started = ContinuousClock.now
-            let taken = try await catchUp(workspace, into: copy)
-            try await throttle?.pace(rows: taken)
             round += 1
+            let taken = try await catchUp(workspace, into: copy, round: round)
+            try await throttle?.pace(rows: taken)
             let waiting = try await workspace.pendingChanges()
             log("catch-up", since: started, changes: taken, waiting: waiting)
             try await observe(.caughtUp(round: round, changes: taken))
             if waiting <= options.changesLeftForCutOver { break }
+            guard round < options.maximumRounds else {
+                throw MigrationError(.storeBusy, "other processes write the store faster than the online migration catches up: \(waiting) changes still wait after \(round) rounds",
+                                     hint: "the store is as it was, at model version '\(plan.storeVersion.name)'; run the migration again when fewer writes arrive, or migrate offline",
+                                     store: store.description)
+            }
         }
 
         let migrator = self.migrator
@@ -78,7 +85,8 @@ struct OnlineMigrationRun {
             let swapped = try await workspace.cutOver(to: copy, lockTimeout: options.cutOverLockTimeout) {
                 try await observe(.cutOverLocked)
                 while true {
-                    let taken = try await catchUp(workspace, into: copy)
+                    round += 1
+                    let taken = try await catchUp(workspace, into: copy, round: round)
                     lastChanges += taken
                     if taken == 0 { break }
                 }
@@ -94,9 +102,10 @@ struct OnlineMigrationRun {
                 LoggingKeys.store: "\(store)", "persistence.migration.attempt": "\(attempt) of \(options.cutOverAttempts)",
             ])
             try await Task.sleep(for: options.cutOverLockTimeout)
-            _ = try await catchUp(workspace, into: copy)
+            round += 1
+            _ = try await catchUp(workspace, into: copy, round: round)
         }
-        throw MigrationError(.storeBusy, "the online migration could not hold the store's writers off for its cut-over: \(options.cutOverAttempts) attempts waited \(options.cutOverLockTimeout) each for transactions that kept its tables",
+        throw MigrationError(.storeBusy, "the online migration could not hold the store's writers off for its cut-over: \(max(options.cutOverAttempts, 1)) attempts waited \(options.cutOverLockTimeout) each for transactions that kept its tables",
                              hint: "the store is as it was, at model version '\(plan.storeVersion.name)'; run the migration again when fewer long transactions write it, or migrate offline",
                              store: store.description)
     }
@@ -114,7 +123,7 @@ struct OnlineMigrationRun {
 
     /// One catch-up round; its round store is migrated as any store, its stages logged at
     /// debug level only (a round is small, and there may be many).
-    private func catchUp(_ workspace: any OnlineMigrationWorkspace, into copy: StoreURL) async throws -> Int {
+    private func catchUp(_ workspace: any OnlineMigrationWorkspace, into copy: StoreURL, round number: Int) async throws -> Int {
         try checkCancellation()
         var quiet = logger
         quiet.logLevel = max(logger.logLevel, .notice)
@@ -123,13 +132,16 @@ struct OnlineMigrationRun {
         let target = plan.targetVersion.name
         return try await workspace.catchUp(into: copy, limit: options.changesPerRound) { roundStore in
             try await round.migrateStore(at: roundStore, to: target)
+            try await observe(.roundMigrated(round: number))
         }
     }
 
     private func checkCancellation() throws {
-        if Task.isCancelled {
-            throw MigrationError(.cancelled, "the migration was cancelled", hint: "the store is as it was; run the migration again", store: store.description)
-        }
+        if Task.isCancelled { throw cancelled() }
+    }
+
+    private func cancelled() -> MigrationError {
+        MigrationError(.cancelled, "the migration was cancelled", hint: "the store is as it was; run the migration again", store: store.description)
     }
 
     private func observe(_ phase: OnlineMigrationPhase) async throws {

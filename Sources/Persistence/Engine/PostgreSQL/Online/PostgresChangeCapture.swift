@@ -61,7 +61,7 @@ struct PostgresChangeCapture: Sendable, Hashable {
     /// - Throws: ``PostgresChangeCaptureError`` for a table without key columns or with
     ///   more than two; `DatabaseError` from the server (a table that does not exist, a
     ///   lock not had in time).
-    static func install(tables: [Table], storeSchema: String, lockTimeout: Duration = .seconds(2),
+    static func install(tables: [Table], storeSchema: String, lockTimeout: Duration = .milliseconds(200),
                         on connection: any DatabaseConnection) throws -> PostgresChangeCapture {
         for table in tables where table.keyColumns.isEmpty || table.keyColumns.count > 2 {
             throw PostgresChangeCaptureError(
@@ -152,7 +152,7 @@ struct PostgresChangeCapture: Sendable, Hashable {
     /// Dropping a trigger locks its table against readers too: a reader in the way holds
     /// the drop off at most `lockTimeout` (then `lock_not_available`, and the caller tries
     /// again), so the previous release's statements never queue behind it for longer.
-    func remove(lockTimeout: Duration = .seconds(2), on connection: any DatabaseConnection) throws {
+    func remove(lockTimeout: Duration = .milliseconds(200), on connection: any DatabaseConnection) throws {
         try Self.withLockTimeout(lockTimeout, on: connection) {
             try connection.execute("DROP SCHEMA IF EXISTS \(Self.quote(captureSchema)) CASCADE")
         }
@@ -163,15 +163,10 @@ struct PostgresChangeCapture: Sendable, Hashable {
     /// prefix and an id of eight hexadecimal digits (a schema of the user's that begins
     /// alike is left), and only under the migration lock: a running migration's capture
     /// looks the same. Waits for readers in the way as ``remove(lockTimeout:on:)`` does.
-    static func removeAbandoned(beside storeSchema: String, lockTimeout: Duration = .seconds(2),
+    static func removeAbandoned(beside storeSchema: String, lockTimeout: Duration = .milliseconds(200),
                                 on connection: any DatabaseConnection) throws -> [String] {
-        let prefix = PostgresShadowName.prefix(of: storeSchema, kind: .capturing)
-        let schemas = try connection.rows("SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1) ORDER BY nspname", [.text(prefix)])
-            .compactMap { $0[0].text }
-            .filter { name in
-                let id = name.dropFirst(prefix.count)
-                return id.count == PostgresShadowName.idLength && id.allSatisfy { $0.isHexDigit && !$0.isUppercase }
-            }
+        let names = try connection.rows("SELECT nspname FROM pg_namespace ORDER BY nspname").compactMap { $0[0].text }
+        let schemas = PostgresShadowName.named(.capturing, beside: storeSchema, in: names)
         try withLockTimeout(lockTimeout, on: connection) {
             for schema in schemas {
                 try connection.execute("DROP SCHEMA IF EXISTS \(quote(schema)) CASCADE")
@@ -181,12 +176,24 @@ struct PostgresChangeCapture: Sendable, Hashable {
     }
 
     /// Runs `body` with the transaction's `lock_timeout` at `timeout`, then as it was.
-    private static func withLockTimeout(_ timeout: Duration, on connection: any DatabaseConnection, _ body: () throws -> Void) throws {
-        let milliseconds = max(timeout.components.seconds * 1_000 + timeout.components.attoseconds / 1_000_000_000_000_000, 1)
+    ///
+    /// Never longer than half the server's `deadlock_timeout`: triggers are created and
+    /// dropped table by table, and a writer holding one table while it waits for the next
+    /// may wait for this transaction while it waits for the writer; the lock timeout must
+    /// end that first, or the server's deadlock check may end the writer's transaction.
+    static func withLockTimeout(_ timeout: Duration, on connection: any DatabaseConnection, _ body: () throws -> Void) throws {
+        let milliseconds = try shorterThanDeadlockCheck(timeout, on: connection, fraction: 0.5)
         let before = try connection.scalar("SELECT current_setting('lock_timeout')")?.text ?? "0"
         try connection.run("SELECT set_config('lock_timeout', $1, true)", [.text("\(milliseconds)ms")])
         try body()
         try connection.run("SELECT set_config('lock_timeout', $1, true)", [.text(before)])
+    }
+
+    /// `timeout` in milliseconds, at most `fraction` of the server's `deadlock_timeout`.
+    static func shorterThanDeadlockCheck(_ timeout: Duration, on connection: any DatabaseConnection, fraction: Double) throws -> Int64 {
+        let requested = max(timeout.components.seconds * 1_000 + timeout.components.attoseconds / 1_000_000_000_000_000, 1)
+        let deadlock = try connection.scalar("SELECT setting::bigint FROM pg_settings WHERE name = 'deadlock_timeout'")?.int64 ?? 1_000
+        return max(min(requested, Int64(Double(deadlock) * fraction)), 1)
     }
 
     private static func quote(_ name: String) -> String {

@@ -2,109 +2,127 @@
 /// round's store holds.
 ///
 /// A change names a row of an entity table (its key) or of a join table (its two keys,
-/// each then a changed row of its side). The round's store holds, of the store's state
-/// now, every changed row that still exists, the rows that point at one (their to-many
-/// relationships hold it), the partners of its many-to-many relationships, and every row
-/// those reach through to-one relationships, so that each changed row is migrated with all
-/// it relates to; the others' results are not used.
+/// each then a changed row of its side). A mapping may read an object's relationships one
+/// step deep (`$source.publication.title`, `$source.pages.@count`), so a change reaches the
+/// objects one relationship away too: they are migrated again with it (``merged``), found
+/// both in the store as it is now and in the migrated copy as it was (a page deleted or
+/// moved changes the page count of the publication it left, which only the copy still
+/// names). The round's store holds, of the store's state now, those rows, the rows one
+/// relationship away from them (what their migration reads) and every row those reach
+/// through to-one relationships (what validation follows); the others' results are not
+/// used.
 ///
 /// ```swift
-/// var rows = PostgresChangedRows(changes: changes, source: schema)
-/// try rows.reach(from: "bookstore", on: connection)
-/// try rows.write(into: "bookstore_migrating_1a2b3c4d", from: "bookstore", tables: contents.storeTables, on: connection)
+/// var rows = PostgresChangedRows(changes: changes, source: storeLayout, copy: copyRelationships)
+/// try rows.reach(from: "bookstore", copy: "bookstore_migrating_1a2b3c4d", on: connection)
+/// try rows.write(into: "bookstore_migrating_5e6f7a8b", from: "bookstore", tables: contents.storeTables, on: connection)
 /// ```
 struct PostgresChangedRows: Sendable {
-    /// A to-one relationship's column: rows of `table` point at rows of `target` (root tables).
+    /// A to-one relationship's column in `table`: its rows (of the key set `owner`) point
+    /// at rows of the key set `target`. Key sets are named by the store's root tables.
     struct Edge: Sendable, Hashable {
         let table: String
         let column: String
+        let owner: String
         let target: String
     }
 
-    /// A join table and the root tables of its two sides.
+    /// A join table, its columns and the key sets of its two sides.
     struct Join: Sendable, Hashable {
         let table: String
         let sourceColumn: String
-        let sourceTable: String
+        let sourceSet: String
         let destinationColumn: String
-        let destinationTable: String
+        let destinationSet: String
+    }
+
+    /// A layout's relationships, its tables named as in its schema and its key sets by the
+    /// store's root tables its objects come from.
+    struct Relationships: Sendable {
+        var edges: [Edge] = []
+        var joins: [Join] = []
+
+        /// `layout`'s relationships; `keySet` names the key set of one of its root tables
+        /// (`nil`: its objects come from no object of the store, and are left out).
+        init(_ layout: StoreSchema, keySet: (EntityTable) -> String?) {
+            let d = layout.dialect
+            func root(of entity: String) -> EntityTable? {
+                layout.table(for: entity).flatMap { layout.table(for: $0.rootEntityName) }
+            }
+            for table in layout.rootTables {
+                guard let owner = keySet(table) else { continue }
+                for column in table.allColumns {
+                    guard case .foreignKey(let destination) = column.kind, let target = root(of: destination).flatMap(keySet) else { continue }
+                    edges.append(Edge(table: d.name(table.name), column: d.name(column.name), owner: owner, target: target))
+                }
+            }
+            for join in layout.allJoinTables {
+                guard let sourceSet = root(of: join.sourceEntity).flatMap(keySet), let destinationSet = root(of: join.destinationEntity).flatMap(keySet) else { continue }
+                joins.append(Join(table: d.name(join.name), sourceColumn: d.name(join.sourceColumn), sourceSet: sourceSet,
+                                  destinationColumn: d.name(join.destinationColumn), destinationSet: destinationSet))
+            }
+        }
+
+        init() {}
     }
 
     /// Per root table of the store: the keys changes named.
     private(set) var changed: [String: Set<Int64>] = [:]
-    /// Per root table of the store: the keys the round's store holds (the changed ones too).
+    /// Per root table of the store: the keys migrated again and merged (the changed ones
+    /// and the ones a relationship away).
+    private(set) var merged: [String: Set<Int64>] = [:]
+    /// Per root table of the store: the keys the round's store holds.
     private(set) var reached: [String: Set<Int64>] = [:]
-    let edges: [Edge]
-    let joins: [Join]
-    /// The model's root tables, named as in the store.
+    /// The store's relationships.
+    let store: Relationships
+    /// The migrated copy's relationships.
+    let copy: Relationships
+    /// The store's root tables, named as in the store.
     let rootTables: Set<String>
 
-    /// The rows `changes` name, in the layout of the store's version `source`.
-    init(changes: [PostgresChangeCapture.Change], source: StoreSchema) {
+    /// The rows `changes` name, in the layout of the store's version `source`; `copy`
+    /// holds the migrated copy's relationships.
+    init(changes: [PostgresChangeCapture.Change], source: StoreSchema, copy: Relationships) {
         let d = source.dialect
-        func rootTable(of entity: String) -> String? {
-            guard let table = source.table(for: entity) else { return nil }
-            return source.table(for: table.rootEntityName).map { d.name($0.name) }
-        }
         rootTables = Set(source.rootTables.map { d.name($0.name) })
-        edges = source.rootTables.flatMap { table in
-            table.allColumns.compactMap { column -> Edge? in
-                guard case .foreignKey(let destination) = column.kind, let target = rootTable(of: destination) else { return nil }
-                return Edge(table: d.name(table.name), column: d.name(column.name), target: target)
-            }
-        }
-        joins = source.allJoinTables.compactMap { join in
-            guard let sourceTable = rootTable(of: join.sourceEntity), let destinationTable = rootTable(of: join.destinationEntity) else { return nil }
-            return Join(table: d.name(join.name), sourceColumn: d.name(join.sourceColumn), sourceTable: sourceTable,
-                        destinationColumn: d.name(join.destinationColumn), destinationTable: destinationTable)
-        }
-        let joinsByName = Dictionary(joins.map { ($0.table, $0) }, uniquingKeysWith: { first, _ in first })
+        store = Relationships(source) { d.name($0.name) }
+        self.copy = copy
+        let joinsByName = Dictionary(store.joins.map { ($0.table, $0) }, uniquingKeysWith: { first, _ in first })
         for change in changes {
             if let join = joinsByName[change.table], change.keys.count == 2 {
-                changed[join.sourceTable, default: []].insert(change.keys[0])
-                changed[join.destinationTable, default: []].insert(change.keys[1])
+                changed[join.sourceSet, default: []].insert(change.keys[0])
+                changed[join.destinationSet, default: []].insert(change.keys[1])
             } else if let key = change.keys.first {
                 changed[change.table, default: []].insert(key)
             }
         }
+        merged = changed
         reached = changed
     }
 
-    /// Finds, in the store's state now, the rows the changed ones relate to (see the type's
+    /// Finds the rows migrated again and the rows their migration reads (see the type's
     /// description). Run it in the transaction that writes the round's store, so both see
     /// one snapshot.
-    mutating func reach(from storeSchema: String, on connection: any DatabaseConnection) throws {
-        let schema = Self.quote(storeSchema)
-        // One step out: rows pointing at changed rows, and many-to-many partners.
-        for edge in edges {
-            guard let keys = changed[edge.target], !keys.isEmpty else { continue }
-            add(try Self.keys("SELECT z_pk FROM \(schema).\(Self.quote(edge.table)) WHERE \(Self.quote(edge.column)) = ANY($1::bigint[])", keys, on: connection),
-                to: edge.table)
-        }
-        for join in joins {
-            if let keys = changed[join.sourceTable], !keys.isEmpty {
-                add(try Self.keys("SELECT \(Self.quote(join.destinationColumn)) FROM \(schema).\(Self.quote(join.table)) WHERE \(Self.quote(join.sourceColumn)) = ANY($1::bigint[])",
-                                  keys, on: connection), to: join.destinationTable)
-            }
-            if let keys = changed[join.destinationTable], !keys.isEmpty {
-                add(try Self.keys("SELECT \(Self.quote(join.sourceColumn)) FROM \(schema).\(Self.quote(join.table)) WHERE \(Self.quote(join.destinationColumn)) = ANY($1::bigint[])",
-                                  keys, on: connection), to: join.sourceTable)
-            }
-        }
+    mutating func reach(from storeSchema: String, copy copySchema: String, on connection: any DatabaseConnection) throws {
+        Self.add(try Self.hop(from: changed, in: storeSchema, via: store, on: connection), to: &merged)
+        Self.add(try Self.hop(from: changed, in: copySchema, via: copy, on: connection), to: &merged)
+        reached = merged
+        Self.add(try Self.hop(from: merged, in: storeSchema, via: store, on: connection), to: &reached)
         // Then every to-one relationship, as far as it leads: each round follows the rows
         // the one before added.
+        let schema = Self.quote(storeSchema)
         var frontier = reached
         while !frontier.isEmpty {
             var next: [String: Set<Int64>] = [:]
-            for edge in edges {
-                guard let keys = frontier[edge.table], !keys.isEmpty else { continue }
+            for edge in store.edges {
+                guard let keys = frontier[edge.owner], !keys.isEmpty else { continue }
                 let targets = try Self.keys("""
                     SELECT DISTINCT \(Self.quote(edge.column)) FROM \(schema).\(Self.quote(edge.table)) \
                     WHERE z_pk = ANY($1::bigint[]) AND \(Self.quote(edge.column)) IS NOT NULL
                     """, keys, on: connection)
                 let new = targets.subtracting(reached[edge.target] ?? [])
                 if !new.isEmpty {
-                    add(new, to: edge.target)
+                    reached[edge.target, default: []].formUnion(new)
                     next[edge.target, default: []].formUnion(new)
                 }
             }
@@ -112,10 +130,42 @@ struct PostgresChangedRows: Sendable {
         }
     }
 
-    private mutating func add(_ keys: Set<Int64>, to table: String) {
-        guard !keys.isEmpty else { return }
-        reached[table, default: []].formUnion(keys)
+    /// The rows one relationship away from `keys` in `schema`: the rows pointing at them,
+    /// the rows they point at, their many-to-many partners.
+    private static func hop(from keys: [String: Set<Int64>], in schema: String, via relationships: Relationships,
+                            on connection: any DatabaseConnection) throws -> [String: Set<Int64>] {
+        let schema = quote(schema)
+        var found: [String: Set<Int64>] = [:]
+        for edge in relationships.edges {
+            let (table, column) = (quote(edge.table), quote(edge.column))
+            if let targets = keys[edge.target], !targets.isEmpty {
+                found[edge.owner, default: []].formUnion(try self.keys("SELECT z_pk FROM \(schema).\(table) WHERE \(column) = ANY($1::bigint[])", targets, on: connection))
+            }
+            if let owners = keys[edge.owner], !owners.isEmpty {
+                found[edge.target, default: []].formUnion(try self.keys(
+                    "SELECT DISTINCT \(column) FROM \(schema).\(table) WHERE z_pk = ANY($1::bigint[]) AND \(column) IS NOT NULL", owners, on: connection))
+            }
+        }
+        for join in relationships.joins {
+            let (table, sourceColumn, destinationColumn) = (quote(join.table), quote(join.sourceColumn), quote(join.destinationColumn))
+            if let sources = keys[join.sourceSet], !sources.isEmpty {
+                found[join.destinationSet, default: []].formUnion(try self.keys(
+                    "SELECT \(destinationColumn) FROM \(schema).\(table) WHERE \(sourceColumn) = ANY($1::bigint[])", sources, on: connection))
+            }
+            if let destinations = keys[join.destinationSet], !destinations.isEmpty {
+                found[join.sourceSet, default: []].formUnion(try self.keys(
+                    "SELECT \(sourceColumn) FROM \(schema).\(table) WHERE \(destinationColumn) = ANY($1::bigint[])", destinations, on: connection))
+            }
+        }
+        return found
     }
+
+    private static func add(_ keys: [String: Set<Int64>], to sets: inout [String: Set<Int64>]) {
+        for (table, keys) in keys where !keys.isEmpty { sets[table, default: []].formUnion(keys) }
+    }
+
+    /// The largest key the round's store holds.
+    var largestReachedKey: Int64 { reached.values.compactMap { $0.max() }.max() ?? 0 }
 
     /// Creates the round's store in `roundSchema`: each of the store's `tables` alike, with
     /// the reached rows of the root tables, the join rows between reached rows, and every
@@ -123,7 +173,7 @@ struct PostgresChangedRows: Sendable {
     func write(into roundSchema: String, from storeSchema: String, tables: [String], on connection: any DatabaseConnection) throws {
         let (round, store) = (Self.quote(roundSchema), Self.quote(storeSchema))
         try connection.execute("CREATE SCHEMA \(round)")
-        let joinsByName = Dictionary(joins.map { ($0.table, $0) }, uniquingKeysWith: { first, _ in first })
+        let joinsByName = Dictionary(self.store.joins.map { ($0.table, $0) }, uniquingKeysWith: { first, _ in first })
         for table in tables {
             let name = Self.quote(table)
             try connection.execute("CREATE TABLE \(round).\(name) (LIKE \(store).\(name) INCLUDING ALL)")
@@ -131,7 +181,7 @@ struct PostgresChangedRows: Sendable {
                 try connection.run("""
                     INSERT INTO \(round).\(name) SELECT * FROM \(store).\(name) \
                     WHERE \(Self.quote(join.sourceColumn)) = ANY($1::bigint[]) AND \(Self.quote(join.destinationColumn)) = ANY($2::bigint[])
-                    """, [Self.array(reached[join.sourceTable] ?? []), Self.array(reached[join.destinationTable] ?? [])])
+                    """, [Self.array(reached[join.sourceSet] ?? []), Self.array(reached[join.destinationSet] ?? [])])
             } else if rootTables.contains(table) {
                 try connection.run("INSERT INTO \(round).\(name) SELECT * FROM \(store).\(name) WHERE z_pk = ANY($1::bigint[])",
                                    [Self.array(reached[table] ?? [])])

@@ -91,10 +91,9 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
     }
 
     func installCapture() async throws {
-        let (schema, store, logger, tables) = (configuration.schema, self.store, self.logger, capturedTables)
-        let prefix = PostgresShadowName.prefix(of: schema, kind: .migrating)
+        let (schema, store, tables) = (configuration.schema, self.store, capturedTables)
         do {
-            try await installCapture(tables: tables, schema: schema, prefix: prefix)
+            try await installCapture(tables: tables, schema: schema)
         } catch let error as DatabaseError where Self.isLockInTheWay(error) {
             throw MigrationError(.storeBusy, "other sessions kept write transactions open on the store's tables for \(WriterFencePatience.duration): the online migration's capture waits for them to end, to record every later change",
                                  hint: "nothing was changed; run the migration again once long transactions on the store have ended",
@@ -102,11 +101,11 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
         }
     }
 
-    private func installCapture(tables: [PostgresChangeCapture.Table], schema: String, prefix: String) async throws {
+    private func installCapture(tables: [PostgresChangeCapture.Table], schema: String) async throws {
         let (store, logger) = (self.store, self.logger)
         try await Self.retryingLocks(logger: logger, store: store) {
             try await self.session.writeWithoutTransaction { connection in
-                for shadow in try connection.rows("SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)", [.text(prefix)]).compactMap({ $0[0].text }) {
+                for shadow in try PostgresShadowName.leftovers(beside: schema, on: connection) {
                     try connection.execute("DROP SCHEMA IF EXISTS \(PostgresConfiguration.quoteIdentifier(shadow)) CASCADE")
                     logger.notice("removed the shadow schema of an interrupted migration", metadata: [LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(shadow)"])
                 }
@@ -130,6 +129,10 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
                 do {
                     try connection.execute("CREATE SCHEMA \(copy)")
                     let tables = try PostgresSchemaContents.read(schema, on: connection).storeTables
+                    for table in tables where rootTables.contains(table) {
+                        let largest = try connection.scalar("SELECT coalesce(max(z_pk), 0) FROM \(store).\(PostgresConfiguration.quoteIdentifier(table))")?.int64 ?? 0
+                        if largest > AssociationIndex.largestIdentityKey { throw Self.keysTooLarge(largest) }
+                    }
                     for table in tables {
                         let quoted = PostgresConfiguration.quoteIdentifier(table)
                         try connection.execute("CREATE TABLE \(copy).\(quoted) (LIKE \(store).\(quoted) INCLUDING ALL)")
@@ -200,14 +203,17 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
         let roundSchema = PostgresShadowName.new(beside: configuration.schema, kind: .migrating)
         made.insert(roundSchema)
         do {
-            let changed = PostgresChangedRows(changes: changes, source: source)
+            let changed = PostgresChangedRows(changes: changes, source: source, copy: copyRelationships(target))
             let storeSchema = configuration.schema
             let rows = try await withSession { database in
                 try await database.writeWithoutTransaction { connection in
                     try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
                     do {
                         var reached = changed
-                        try reached.reach(from: storeSchema, on: connection)
+                        try reached.reach(from: storeSchema, copy: copySchema, on: connection)
+                        guard reached.largestReachedKey <= AssociationIndex.largestIdentityKey else {
+                            throw Self.keysTooLarge(reached.largestReachedKey)
+                        }
                         try reached.write(into: roundSchema, from: storeSchema, tables: try PostgresSchemaContents.read(storeSchema, on: connection).storeTables,
                                           on: connection)
                         try connection.execute("COMMIT")
@@ -239,11 +245,10 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
                  swapping: @escaping @Sendable () throws -> Void) async throws -> Bool {
         guard let capture else { return false }
         let copySchema = try schema(of: migrated)
-        let tables = capturedTables.map { "\(configuration.quotedSchema).\(PostgresConfiguration.quoteIdentifier($0.name))" }.joined(separator: ", ")
         let holder = try await Self.openSession(configuration, store: store)
         let swapped: Bool
         do {
-            swapped = try await cutOver(holding: holder, tables: tables, lockTimeout: lockTimeout, copySchema: copySchema, capture: capture,
+            swapped = try await cutOver(holding: holder, lockTimeout: lockTimeout, copySchema: copySchema, capture: capture,
                                         finalCatchUp: finalCatchUp, swapping: swapping)
         } catch {
             await DatabaseCancellation.shielded { await holder.close() }
@@ -258,15 +263,24 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
     }
 
     /// The cut-over in `holder`'s transaction: `false` when a lock was not had in time.
-    private func cutOver(holding holder: PostgresDatabase, tables: String, lockTimeout: Duration, copySchema: String, capture: PostgresChangeCapture,
+    private func cutOver(holding holder: PostgresDatabase, lockTimeout: Duration, copySchema: String, capture: PostgresChangeCapture,
                          finalCatchUp: () async throws -> Void, swapping: @escaping @Sendable () throws -> Void) async throws -> Bool {
         let (configuration, store) = (self.configuration, self.store)
-        let milliseconds = "\(max(lockTimeout.components.seconds * 1_000 + lockTimeout.components.attoseconds / 1_000_000_000_000_000, 1))ms"
         do {
             try await holder.writeWithoutTransaction { connection in
                 try connection.execute("BEGIN")
                 do {
-                    try connection.run("SELECT set_config('lock_timeout', $1, true)", [.text(milliseconds)])
+                    // Shorter than the server's deadlock check: a writer that holds one table
+                    // and waits for one this locked goes on when this lets go, rather than
+                    // have its transaction ended by the check.
+                    let milliseconds = try PostgresChangeCapture.shorterThanDeadlockCheck(lockTimeout, on: connection, fraction: 0.8)
+                    try connection.run("SELECT set_config('lock_timeout', $1, true)", [.text("\(milliseconds)ms")])
+                    // Every table of the store, the key counter first, as a writer's save
+                    // takes them: a writer that counted a key and waits for an entity table
+                    // would otherwise wait for this transaction while it waits for the writer.
+                    let tables = try PostgresSchemaContents.read(configuration.schema, on: connection).storeTables
+                        .sorted { ($0 == "z_primarykey" ? 0 : 1, $0) < ($1 == "z_primarykey" ? 0 : 1, $1) }
+                        .map { "\(configuration.quotedSchema).\(PostgresConfiguration.quoteIdentifier($0))" }.joined(separator: ", ")
                     try connection.execute("LOCK TABLE \(tables) IN EXCLUSIVE MODE")
                 } catch {
                     (connection as? any InterruptibleConnection)?.rollback()
@@ -343,6 +357,20 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
             throw MigrationError(.store, "\(url) is not a PostgreSQL schema: a PostgreSQL migration writes schemas only", store: store.description)
         }
         return configuration.schema
+    }
+
+    /// The migrated copy's relationships, its root tables named by the store's they come from.
+    private func copyRelationships(_ target: StoreSchema) -> PostgresChangedRows.Relationships {
+        let (source, keys) = (self.source, self.keys)
+        return PostgresChangedRows.Relationships(target) { table in
+            keys.sourceRoot(ofTarget: table.rootEntityName).flatMap { source.table(for: $0) }.map { source.dialect.name($0.name) }
+        }
+    }
+
+    /// Keys above the identity range give migrated objects keys of their own, which a round
+    /// could not match with the copy's.
+    static func keysTooLarge(_ key: Int64) -> MigrationError {
+        OnlineKeyCorrespondence.refusal("the store holds a key of \(key), above \(AssociationIndex.largestIdentityKey): objects with such keys are migrated under keys of their own, which the catch-up cannot match")
     }
 
     /// The migrated copy's layout, with the entity numbers its migration gave.

@@ -1,8 +1,8 @@
 /// Puts what a catch-up round's store became, migrated, in place of what the migrated copy
-/// held for the changed rows: each changed object's earlier result is deleted by its key
-/// (an object keeps its key through the plan, see ``OnlineKeyCorrespondence``), its new one
-/// inserted, and so are the join rows that touch it. A changed object deleted meanwhile
-/// has no new result: its old one goes.
+/// held for the objects migrated again (``PostgresChangedRows/merged``): each one's earlier
+/// result is deleted by its key (an object keeps its key through the plan, see
+/// ``OnlineKeyCorrespondence``), its new one inserted, and so are the join rows that touch
+/// it. An object deleted meanwhile has no new result: its old one goes.
 ///
 /// ```swift
 /// let merge = PostgresRoundMerge(source: storeLayout, target: copyLayout, keys: keys)
@@ -31,7 +31,7 @@ struct PostgresRoundMerge: Sendable {
                                  hint: "the store is as it was; report this with the output of `migrate --plan`")
         }
         let d = target.dialect
-        var changedByTarget: [String: Set<Int64>] = [:]
+        var mergedByTarget: [String: Set<Int64>] = [:]
         for table in target.rootTables {
             let name = d.name(table.name)
             guard let sourceRoot = keys.sourceRoot(ofTarget: table.rootEntityName), let sourceTable = source.table(for: sourceRoot) else {
@@ -48,16 +48,16 @@ struct PostgresRoundMerge: Sendable {
                 throw OnlineKeyCorrespondence.refusal(
                     "migrating \(sourceRoot) objects made \(table.rootEntityName) objects under keys of their own (a policy that makes more than one object of one)")
             }
-            guard let changed = rows.changed[sourceName], !changed.isEmpty else { continue }
-            changedByTarget[name] = changed
+            guard let merged = rows.merged[sourceName], !merged.isEmpty else { continue }
+            mergedByTarget[name] = merged
             let columns = try self.columns(of: name, in: copySchema, on: connection)
-            let keys = PostgresChangedRows.array(changed)
+            let keys = PostgresChangedRows.array(merged)
             try connection.run("DELETE FROM \(copy).\(Self.quote(name)) WHERE z_pk = ANY($1::bigint[])", [keys])
             try connection.run("INSERT INTO \(copy).\(Self.quote(name)) (\(columns)) SELECT \(columns) FROM \(round).\(Self.quote(name)) WHERE z_pk = ANY($1::bigint[])", [keys])
         }
         for join in target.allJoinTables {
             guard let sourceSide = rootTableName(of: join.sourceEntity), let destinationSide = rootTableName(of: join.destinationEntity) else { continue }
-            let (sourceKeys, destinationKeys) = (changedByTarget[sourceSide] ?? [], changedByTarget[destinationSide] ?? [])
+            let (sourceKeys, destinationKeys) = (mergedByTarget[sourceSide] ?? [], mergedByTarget[destinationSide] ?? [])
             guard !sourceKeys.isEmpty || !destinationKeys.isEmpty else { continue }
             let name = Self.quote(d.name(join.name))
             let columns = try self.columns(of: d.name(join.name), in: copySchema, on: connection)
