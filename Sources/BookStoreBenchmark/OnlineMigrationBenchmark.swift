@@ -73,7 +73,7 @@ struct OnlineMigrationBenchmark {
         let lockingStarted = at { if case .cutOverLocking = $0 { true } else { false } } ?? ended
         let all = writes.all
         let acknowledged = all.filter { $0.failure == nil }
-        let longest = acknowledged.map { ($0.ended - $0.began).seconds }.max() ?? 0
+        let longest = all.map { ($0.ended - $0.began).seconds }.max() ?? 0
         let failedBefore = all.filter { $0.failure != nil && $0.ended < locked }
         let failedAfter = all.filter { $0.failure != nil && $0.ended >= locked }
         return OnlineMigrationBenchmarkResult(
@@ -162,7 +162,7 @@ struct OnlineMigrationBenchmarkResult: Codable {
         print(String(format: "offline (no writer) %.3f s; online %.3f s: %.2f× offline", offlineSeconds, onlineSeconds, ratioToOffline))
         print(String(format: "phases: capture %.3f s, copy %.3f s, bulk %.3f s, catch-up %.3f s (%d rounds), cut-over %.3f s (%d attempts)",
                      captureSeconds, copySeconds, bulkSeconds, catchUpSeconds, catchUpRounds, cutOverSeconds, cutOverAttempts))
-        print(String(format: "writer: %d writes acknowledged, longest write %.1f ms, %d errors before the cut-over, %d after",
+        print(String(format: "writer: %d writes acknowledged, longest write (failed ones too) %.1f ms, %d errors before the cut-over, %d after",
                      writesAcknowledged, longestWriteMilliseconds, errorsBeforeCutOver, errorsAfterCutOver))
         if let firstErrorBeforeCutOver { print("first error before the cut-over: \(firstErrorBeforeCutOver)") }
         if let firstErrorAfterCutOver { print("first error after the cut-over: \(firstErrorAfterCutOver)") }

@@ -255,6 +255,59 @@ import Testing
         }
     }
 
+    /// A policy that may read the stores (it does not say otherwise) migrates an object
+    /// from more than the object: a round could not migrate it again on its own. Refused
+    /// before the store is locked, naming the policy and the step, the store as it was.
+    @Test func aPlanWhosePolicyReadsTheStoresIsRefused() async throws {
+        final class ReadingPolicy: EntityMigrationPolicy, @unchecked Sendable {}
+        var policies = MigrationPolicies()
+        policies.register(ReadingPolicy.self, as: "PublicationToPublicationMigrationPolicy")
+        let models = try loadModels()
+        let chain = try MigrationChain(BookStoreVersion.self, models: models.versions, mappingModels: models.mappingModels, policies: policies)
+        try await TestEngine.postgres.withSeededStore(books: 20, version: 3) { url in
+            let before = try await StoreSnapshot(url)
+            let error = await #expect(throws: MigrationError.self) {
+                try await ProgressiveMigrator(chain: chain, logger: quietLogger).migrateStoreOnline(at: url)
+            }
+            #expect(error?.code == .cannotMigrateOnline)
+            #expect(error?.message.contains("the policy PublicationToPublicationMigrationPolicy of PublicationToPublication in BookStore 3 → BookStore 4 may fetch from the stores") == true,
+                    "\(String(describing: error))")
+            #expect(error?.hint?.contains("migrate offline") == true)
+            try await expectUnchanged(url, since: before)
+        }
+    }
+
+    /// A store in a schema whose name is long: the shadows of the migration run on the
+    /// copy are named from the copy's name, cut and digested. Killed in the bulk run (inside
+    /// the copy's own streamed step), the next run finds and removes all of them.
+    @Test func aKilledRunBesideALongSchemaNameLeavesNothingAfterTheNext() async throws {
+        try await TestPostgres.withDatabase { base in
+            var configuration = try #require((base.engine as? PostgresEngine)?.configuration)
+            configuration.schema = "bücherei_" + String(repeating: "x", count: 30)
+            let url = StoreURL.postgres(configuration)
+            _ = try await StoreAdministration(models: try loadModels(), logger: quietLogger).seed(url, version: 4, count: 3_000, catalogue: try loadCatalogue())
+            let expected = try await ExpectedBookStore.migrating(url, from: 4, to: 5)
+            let migrator = ProgressiveMigrator(chain: try BookStoreMigration.chain(models: try loadModels()), logger: quietLogger) { checkpoint in
+                if case .rowsCreated(_, "PublicationToPublication", 2_000) = checkpoint { throw MigrationAbort() }
+            }
+            await #expect(throws: MigrationAbort.self) { try await migrator.migrateStoreOnline(at: url) }
+            let left = try await Self.otherSchemas(than: configuration.schema, at: url)
+            #expect(left.count >= 3, "a capture, the copy and the copy's step output: \(left)")
+            try await BookStoreMigration.migrator(models: try loadModels(), logger: quietLogger).migrateStoreOnline(at: url)
+            try await expectStore(url, atVersion: 5, holds: expected)
+            #expect(try await Self.otherSchemas(than: configuration.schema, at: url).isEmpty)
+        }
+    }
+
+    /// The schemas of the database other than PostgreSQL's own, `public` and `schema`.
+    static func otherSchemas(than schema: String, at url: StoreURL) async throws -> [String] {
+        try await PersistentStore.inspect(url) { connection in
+            try connection.rows("""
+                SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' AND nspname NOT IN ('public', 'information_schema', $1) ORDER BY nspname
+                """, [.text(schema)]).compactMap { $0[0].text }
+        }
+    }
+
     @Test func aSQLiteStoreIsRefusedAndLeftAsItWas() async throws {
         try await TestEngine.sqlite.withSeededStore(books: 20, version: 4) { url in
             let before = try await ExpectedBookStore.actual(url, version: 4)
