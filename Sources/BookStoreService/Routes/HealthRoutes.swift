@@ -5,13 +5,14 @@ import Persistence
 /// `GET /health`: 200 `{"status": "ok", "model": "BookStore 5", "store": "sqlite"}` once the
 /// store is open and current; 503 with `Retry-After` before, naming why — during a
 /// migration with its progress (``MigrationProgress``'s members: step, stage, percentage,
-/// time spent and time left).
+/// time spent and time left); 503 `outdated` once another process (the next release) has
+/// migrated the store since this service opened it, naming the store's version.
 struct HealthRoutes: Sendable {
     let gate: StoreGate
 
     func add(to table: inout RouteTable) {
         table.add(.get, "/health") { _, _ in
-            let health = health()
+            let health = await health()
             var response = try Response.json(health, status: health.httpStatus)
             if health.httpStatus != .ok { response.headers[.retryAfter] = String(gate.retryAfterSeconds) }
             return response
@@ -19,11 +20,15 @@ struct HealthRoutes: Sendable {
     }
 
     /// What `/health` answers now; the status page shows the same.
-    func health() -> Health {
+    func health() async -> Health {
+        await gate.checkStillCurrent()
         var health = Health(status: "ok", model: gate.modelName, store: gate.storeKind)
         switch gate.phase {
         case .ready:
             break
+        case .outdated(let error):
+            health.status = "outdated"
+            health.reason = "\(error.message); deploy the new release"
         case .migrating(let report):
             health.status = "migrating"
             health.migration = report.progress()
@@ -42,18 +47,20 @@ struct HealthRoutes: Sendable {
 /// `/health`'s body: the service's state, and during a migration the progress's members
 /// beside it (`{"status": "migrating", "model": …, "step": 2, "stage": "create instances", …}`).
 struct Health: Encodable, Sendable {
-    /// `ok`, `starting`, `migrating`, `waiting` or `stopping`.
+    /// `ok`, `starting`, `migrating`, `waiting`, `outdated` or `stopping`.
     var status: String
     var model: String
     var store: String
     /// While waiting for another process to migrate the store: its version.
     var storeVersion: String?
+    /// Once the store was migrated by another process: what happened and what to do.
+    var reason: String?
     var migration: MigrationProgress?
 
     var httpStatus: HTTPResponse.Status { status == "ok" ? .ok : .serviceUnavailable }
 
     enum CodingKeys: String, CodingKey {
-        case status, model, store, storeVersion
+        case status, model, store, storeVersion, reason
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -62,6 +69,7 @@ struct Health: Encodable, Sendable {
         try container.encode(model, forKey: .model)
         try container.encode(store, forKey: .store)
         try container.encodeIfPresent(storeVersion, forKey: .storeVersion)
+        try container.encodeIfPresent(reason, forKey: .reason)
         // The progress's members sit beside the state's, as clients of earlier releases read them.
         try migration?.encode(to: encoder)
     }

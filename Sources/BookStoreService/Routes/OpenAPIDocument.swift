@@ -94,7 +94,7 @@ enum OpenAPIDocument {
                     "operationId": "health", "summary": "Whether the store is open and current; during a start-up migration, its progress",
                     "responses": [
                         "200": ["description": "Ready", "content": ["application/json": ["schema": ref("Health")]]],
-                        "503": ["description": "Starting, migrating, waiting for a migration, or stopping",
+                        "503": ["description": "Starting, migrating, waiting for a migration, outdated (another process migrated the store to a newer release), or stopping",
                                 "headers": ["Retry-After": retryAfter], "content": ["application/json": ["schema": ref("Health")]]],
                     ],
                 ],
@@ -287,10 +287,11 @@ enum OpenAPIDocument {
 
     private static var healthProperties: [String: JSONValue] {
         var properties = migrationProperties.objectValue ?? [:]
-        properties["status"] = ["type": "string", "enum": ["ok", "starting", "migrating", "waiting", "stopping"]]
+        properties["status"] = ["type": "string", "enum": ["ok", "starting", "migrating", "waiting", "outdated", "stopping"]]
         properties["model"] = ["type": "string"]
         properties["store"] = ["type": "string", "enum": ["sqlite", "postgres", "memory"]]
         properties["storeVersion"] = ["type": "string", "description": "While waiting for another process to migrate the store: its version"]
+        properties["reason"] = ["type": "string", "description": "Once outdated: the version the store was migrated to, and what to do"]
         return properties
     }
 

@@ -12,7 +12,7 @@ struct StatusPage: Sendable {
     func add(to table: inout RouteTable) {
         table.add(.get, "/status") { _, _ in
             let nonce = Self.makeNonce()
-            var response = Response.data(Data(try render(health.health(), nonce: nonce).utf8), status: .ok, contentType: ContentType.html)
+            var response = Response.data(Data(try render(await health.health(), nonce: nonce).utf8), status: .ok, contentType: ContentType.html)
             response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy(nonce: nonce)
             return response
         }
@@ -91,6 +91,8 @@ struct StatusPage: Sendable {
             rows.push(["Time left", health.estimatedSecondsRemaining === null ? "estimating…" : "about " + duration(health.estimatedSecondsRemaining)]);
           } else if (health.status === "waiting") {
             state.textContent = "Waiting: the store is at " + health.storeVersion + " and needs `bookstore migrate`.";
+          } else if (health.status === "outdated") {
+            state.textContent = "Outdated: " + health.reason;
           } else if (health.status === "unreachable") {
             state.textContent = "The service does not answer.";
           } else {

@@ -21,6 +21,9 @@ public final class StoreGate: Sendable {
         /// Outdated and told not to migrate (`--no-migrate`): another process must migrate it.
         case waitingForMigration(storeVersion: String)
         case ready(PersistentContainer)
+        /// Another process migrated the store to another model version since this service
+        /// opened it (the next release, online): it can no longer serve it.
+        case outdated(StoreError)
         /// Shutting down or closed.
         case stopped
     }
@@ -32,6 +35,10 @@ public final class StoreGate: Sendable {
     /// Seconds a client is asked to wait (`Retry-After`) while the store is not ready.
     public let retryAfterSeconds: Int
     private let state = Mutex<Phase>(.starting)
+    /// When the open store's version was last checked against its metadata.
+    private let checked = Mutex<ContinuousClock.Instant?>(nil)
+    /// How often, at most, ``checkStillCurrent()`` reads the store's metadata.
+    static let versionCheckInterval: Duration = .seconds(2)
 
     public init(store: StoreURL, modelName: String, retryAfterSeconds: Int = 5) {
         switch store.kind {
@@ -86,6 +93,22 @@ public final class StoreGate: Sendable {
         }
     }
 
+    /// While ready: reads the store's metadata (at most every two seconds) and, when
+    /// another process has migrated the store to another version since, moves to
+    /// `outdated`, so that `/health` fails and an orchestrator replaces this replica.
+    func checkStillCurrent(now: ContinuousClock.Instant = .now) async {
+        guard case .ready(let container) = phase else { return }
+        let due = checked.withLock { last in
+            guard last.map({ now - $0 >= Self.versionCheckInterval }) ?? true else { return false }
+            last = now
+            return true
+        }
+        guard due, let migrated = await container.store.migratedSinceOpened() else { return }
+        state.withLock { phase in
+            if case .ready = phase { phase = .outdated(migrated) }
+        }
+    }
+
     /// The open container of a current store.
     ///
     /// - Throws: ``Problem`` 503 with `Retry-After` and, during a migration, its progress.
@@ -107,6 +130,9 @@ public final class StoreGate: Sendable {
             return Problem(.serviceUnavailable, type: .unavailable, title: "The store needs migrating",
                            detail: "the store is at \(version) and this service serves \(modelName); it was started with --no-migrate, so it waits for `bookstore migrate` to migrate the store",
                            headers: headers)
+        case .outdated(let error):
+            return Problem(.serviceUnavailable, type: .storeUnusable, title: "The store was migrated to a newer release",
+                           detail: "\(error.message); deploy the new release")
         case .starting:
             return Problem(.serviceUnavailable, type: .unavailable, title: "The service is starting",
                            detail: "the store is being opened; retry in \(retryAfterSeconds) seconds", headers: headers)

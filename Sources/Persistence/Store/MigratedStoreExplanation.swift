@@ -48,11 +48,35 @@ struct MigratedStoreExplanation: Database {
     /// transaction). Anything else, the metadata unreadable included, leaves the error as it is.
     private func explained(_ error: DatabaseError) async -> any Error {
         guard let metadata = try? await PersistentStore.metadata(at: store), !model.isCompatible(with: metadata) else { return error }
+        return StoreError.migratedSinceOpened(to: metadata, from: model, store: store, underlying: error)
+    }
+}
+
+extension StoreError {
+    /// The store at `store` was migrated to what `metadata` says since a process running
+    /// `model` opened it.
+    static func migratedSinceOpened(to metadata: StoreMetadata, from model: ManagedObjectModel, store: StoreURL,
+                                    underlying: DatabaseError? = nil) -> StoreError {
         let now = metadata.modelVersionName.map { "model version '\($0)'" } ?? "another model version"
         return StoreError(
             .migratedSinceOpened, "the store was migrated to \(now) since this process opened it; this process runs '\(model.name)'",
             hint: "deploy the release that runs \(now): this process cannot use the store any more",
-            store: store.description, underlying: error)
+            store: store.description, underlying: underlying)
+    }
+}
+
+extension PersistentStore {
+    /// Whether another process migrated the store to another model version since this one
+    /// opened it: the error that says so, or `nil` while the store's metadata still fits the
+    /// model (or cannot be read, which the next statement will report). Reads the metadata
+    /// through a connection of its own; for a service's readiness check.
+    ///
+    /// ```swift
+    /// if let migrated = await store.migratedSinceOpened() { … }  // not ready: deploy the new release
+    /// ```
+    public func migratedSinceOpened() async -> StoreError? {
+        guard let metadata = try? await PersistentStore.metadata(at: url), !model.isCompatible(with: metadata) else { return nil }
+        return StoreError.migratedSinceOpened(to: metadata, from: model, store: url)
     }
 }
 

@@ -1,0 +1,50 @@
+import BookStore
+import BookStoreTesting
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Persistence
+import PersistenceTesting
+import Testing
+@testable import BookStoreService
+
+/// A replica of the previous release (a service whose current model is BookStore 4) whose
+/// store the next release migrates online: its `/health` fails (`outdated`, 503, saying
+/// what happened and what to do) once the cut-over is in, so an orchestrator replaces it,
+/// and its data requests are answered 503 too.
+///
+/// PostgreSQL only: online migrations are PostgreSQL's.
+@Suite struct OnlineReadinessTests {
+    @Test func theServiceOfThePreviousReleaseFailsItsHealthOnceTheStoreIsMigrated() async throws {
+        let models = try loadModels()
+        let previous = try VersionedModel(name: "BookStore", versions: Array(models.versions.versions.prefix(4)), currentVersionName: "BookStore 4")
+        let previousModels = BookStoreModels(versions: previous, mappingModels: models.mappingModels.filter { $0.destinationModelName != "BookStore 5" })
+        try await TestPostgres.withDatabase { url in
+            try await seed(url, version: 4)
+            let service = BookStoreService(configuration: ServiceConfiguration(store: url, models: previousModels, address: .tcp(host: "127.0.0.1", port: 0)),
+                                           logger: quietLogger)
+            try await service.makeApplication().test(.router) { client in
+                try await waitUntilReady(client)
+                let ready = try await client.send(.get, "/health")
+                #expect(ready.status == .ok && ready.json["model"]?.string == "BookStore 4")
+
+                try await BookStoreMigration.migrator(models: models, logger: quietLogger).migrateStoreOnline(at: url)
+
+                var health = try await client.send(.get, "/health")
+                let deadline = ContinuousClock.now + .seconds(30)
+                while health.json["status"]?.string == "ok", ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(100))
+                    health = try await client.send(.get, "/health")
+                }
+                #expect(health.status == .serviceUnavailable)
+                #expect(health.json["status"]?.string == "outdated", "\(health.json)")
+                #expect(health.json["reason"]?.string?.contains("the store was migrated to model version 'BookStore 5' since this process opened it; this process runs 'BookStore 4'") == true,
+                        "\(health.json)")
+                #expect(health.json["reason"]?.string?.contains("deploy the new release") == true)
+                let list = try await client.send(.get, "/publications")
+                try expectProblem(list, .serviceUnavailable)
+            }
+        }
+    }
+}
