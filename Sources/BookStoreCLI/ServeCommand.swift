@@ -3,6 +3,7 @@ import CommandLineSupport
 import BookStore
 import BookStoreService
 import Foundation
+import Persistence
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -47,6 +48,13 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Do not migrate an outdated store; answer 503 until another process (`bookstore migrate`) has.")
     var noMigrate = false
 
+    @Flag(name: .long, help: "Migrate an outdated PostgreSQL store online (BOOKSTORE_MIGRATE_ONLINE=1): the previous release's replicas keep serving it meanwhile.")
+    var migrateOnline = false
+
+    private var online: Bool {
+        migrateOnline || ProcessInfo.processInfo.environment["BOOKSTORE_MIGRATE_ONLINE"] == "1"
+    }
+
     @Option(name: .long, help: ArgumentHelp("Close a connection with no request under way after this long.", valueName: "seconds"))
     var idleTimeout = Self.seconds(HTTPTimeouts().idle)
 
@@ -62,6 +70,9 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         if keyFile != nil, allowAnonymousWrites {
             throw ValidationError("--allow-anonymous-writes and a write key file (--write-key-file or BOOKSTORE_WRITE_KEY_FILE) contradict each other; give one")
+        }
+        if online, noMigrate {
+            throw ValidationError("--migrate-online (or BOOKSTORE_MIGRATE_ONLINE=1) and --no-migrate contradict each other; give one")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535, got \(port)") }
         for (name, value) in [("--idle-timeout", idleTimeout), ("--header-timeout", headerTimeout), ("--body-timeout", bodyTimeout), ("--shutdown-grace", shutdownGrace)] {
@@ -90,7 +101,7 @@ struct ServeCommand: AsyncParsableCommand {
             let configuration = ServiceConfiguration(
                 store: try options.storeURL(), models: try BookStoreModels.load(),
                 address: unixSocket.map { .unixSocket(path: $0) } ?? .tcp(host: host, port: port),
-                writeAccess: try writeAccess(), migrate: !noMigrate, timeouts: timeouts)
+                writeAccess: try writeAccess(), migrate: !noMigrate, onlineMigration: online ? OnlineMigrationOptions() : nil, timeouts: timeouts)
             try await BookStoreService(configuration: configuration, logger: logger).run()
         }
     }

@@ -55,6 +55,11 @@ public struct ServiceConfiguration: Sendable {
     /// Migrate an outdated store on start-up (the default); otherwise wait for another
     /// process (`bookstore migrate`) to do it, answering 503 meanwhile.
     public var migrate: Bool
+    /// Migrate an outdated store online on start-up (PostgreSQL): the previous release's
+    /// replicas keep reading and writing it meanwhile, held off only for the cut-over
+    /// (``ProgressiveMigrator/migrateStoreOnline(at:to:storeVersion:options:progress:)``);
+    /// `nil` (the default) migrates offline.
+    public var onlineMigration: OnlineMigrationOptions?
     /// How often a service started with `migrate: false` checks whether the store was migrated.
     public var migrationPollInterval: Duration
     /// Seconds a client is asked to wait (`Retry-After`) while the store is not ready.
@@ -67,7 +72,7 @@ public struct ServiceConfiguration: Sendable {
 
     public init(
         store: StoreURL, models: BookStoreModels, address: Address = .tcp(host: "127.0.0.1", port: 8080),
-        writeAccess: WriteAccess = .anonymousOnLoopback, migrate: Bool = true,
+        writeAccess: WriteAccess = .anonymousOnLoopback, migrate: Bool = true, onlineMigration: OnlineMigrationOptions? = nil,
         migrationPollInterval: Duration = .seconds(2), retryAfterSeconds: Int = 5, timeouts: HTTPTimeouts = HTTPTimeouts(),
         beforeMigration: @escaping @Sendable (MigrationPlan) async throws -> Void = { _ in }
     ) {
@@ -76,6 +81,7 @@ public struct ServiceConfiguration: Sendable {
         self.address = address
         self.writeAccess = writeAccess
         self.migrate = migrate
+        self.onlineMigration = onlineMigration
         self.migrationPollInterval = migrationPollInterval
         self.retryAfterSeconds = retryAfterSeconds
         self.timeouts = timeouts

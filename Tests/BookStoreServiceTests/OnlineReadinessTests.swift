@@ -47,4 +47,25 @@ import Testing
             }
         }
     }
+
+    /// A replica of the next release started with `onlineMigration`: its start-up migration
+    /// runs online (logged in its phases), the store ends at BookStore 5 with nothing beside
+    /// it, and the replica is ready then.
+    @Test func theNextReleaseMigratesOnlineOnStartUp() async throws {
+        try await TestPostgres.withDatabase { url in
+            try await seed(url, version: 4)
+            let log = LogRecorder()
+            let service = BookStoreService(configuration: ServiceConfiguration(store: url, models: try loadModels(), address: .tcp(host: "127.0.0.1", port: 0),
+                                                                               onlineMigration: OnlineMigrationOptions()),
+                                           logger: log.logger)
+            try await service.makeApplication().test(.router) { client in
+                try await waitUntilReady(client)
+                let health = try await client.send(.get, "/health")
+                #expect(health.json["model"]?.string == "BookStore 5")
+            }
+            #expect(log.all.contains { $0.contains("migrating online while the previous release serves") }, "\(log.all.prefix(5))")
+            #expect(log.all.contains { $0.contains("online migration phase") && $0.contains("cut-over") }, "\(log.all.filter { $0.contains("online") })")
+            try await expectNoLeftovers(url)
+        }
+    }
 }

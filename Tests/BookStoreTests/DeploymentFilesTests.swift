@@ -56,6 +56,18 @@ struct DeploymentFilesTests {
         #expect(configuration.database == database["POSTGRES_DB"])
     }
 
+    /// The compose file's replicas migrate an outdated store online, and `serve` reads the
+    /// variable that says so (it then refuses `--no-migrate`, which contradicts it).
+    @Test func bookstoreMigratesOnlineAndServeReadsTheVariable() async throws {
+        let environment = try ComposeFile.load().environment(of: "bookstore")
+        #expect(environment["BOOKSTORE_MIGRATE_ONLINE"] == "1")
+        var command = BookStoreProcess.command
+        command.environment = ["BOOKSTORE_MIGRATE_ONLINE": "1"]
+        let refused = try await command.run(["serve", "--no-migrate", "--store", "sqlite:///nonexistent/never.sqlite"])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("--migrate-online (or BOOKSTORE_MIGRATE_ONLINE=1) and --no-migrate contradict each other"), "\(refused.stderr)")
+    }
+
     @Test func bookstoreListensOnAllInterfacesAtThePublishedPort() throws {
         let compose = try ComposeFile.load()
         let bookstore = try compose.service("bookstore")

@@ -80,14 +80,16 @@ struct StoreService: Service {
 
     private func migrate(_ plan: MigrationPlan) async throws {
         gate.move(to: .migrating(StoreGate.MigrationReport(startOf: plan)))
-        logger.notice("the store needs migrating; data requests get 503 until it is done", metadata: [
+        logger.notice(configuration.onlineMigration == nil
+                      ? "the store needs migrating; data requests get 503 until it is done"
+                      : "the store needs migrating; migrating online while the previous release serves, data requests here get 503 until it is done", metadata: [
             LoggingKeys.store: "\(configuration.store)", LoggingKeys.modelVersion: "\(plan.storeVersion.name)",
             "bookstore.migration.steps": "\(plan.steps.map(\.description).joined(separator: "; "))",
         ])
         try await configuration.beforeMigration(plan)
         let gate = self.gate
         let ran = try await StoreAdministration(models: configuration.models, logger: logger)
-            .migrate(configuration.store) { gate.report($0) }
+            .migrate(configuration.store, online: configuration.onlineMigration) { gate.report($0) }
         if ran.isEmpty {
             logger.info("another process migrated the store meanwhile", metadata: [LoggingKeys.store: "\(configuration.store)"])
         }
