@@ -72,8 +72,11 @@ import Testing
 
             let store = try await PersistentStore.open(url, model: v1, logger: testLogger)
             let writer = Writer(context: ManagedObjectContext(store: store, logger: testLogger))
+            let twiceMoved = Mutex<ObjectID?>(nil)
             var options = OnlineMigrationOptions()
             options.changesLeftForCutOver = 0
+            // A few changes a round: each round's snapshot sees changes it did not take.
+            options.changesPerRound = 3
             options.phaseObserver = { phase in
                 switch phase {
                 case .captureInstalled:
@@ -85,12 +88,17 @@ import Testing
                     try await writer.insert("Gadget", name: "Neues Gerät")
                     try await writer.delete("Tool", nth: 0)
                 case .bulkMigrated:
+                    let moved = try await writer.movePage(from: 2, to: 3)
+                    twiceMoved.withLock { $0 = moved }
                     try await writer.insertBook("Nachzügler", pages: 2, author: 2)
                     try await writer.unlink(author: 0, book: 0)
                     try await writer.rename("Tool", nth: 1, to: "Zange")
                 case .caughtUp(round: 1, _):
                     try await writer.book(4) { $0.setValue(.string("Umbenannt während des Aufholens"), forKey: "title") }
                     try await writer.deleteAuthor(2)
+                case .caughtUp(round: 3, _):
+                    // Moved on again once a round may have counted it where it was.
+                    if let moved = twiceMoved.withLock({ $0 }) { try await writer.movePage(moved, to: 5) }
                 case .cutOverLocking(attempt: 1):
                     try await writer.deleteBook(5)
                     try await writer.insertPage(into: 0)
@@ -190,10 +198,18 @@ import Testing
             try await save()
         }
 
-        func movePage(from: Int, to: Int) async throws {
+        @discardableResult
+        func movePage(from: Int, to: Int) async throws -> ObjectID {
             let books = try await objects("Book")
             let page = try #require(try await books[from].destinations(forKey: "pages").first)
             page.setDestination(books[to], forKey: "book")
+            try await save()
+            return page.objectID
+        }
+
+        func movePage(_ id: ObjectID, to: Int) async throws {
+            let page = try await context.existingObject(with: id)
+            page.setDestination(try await objects("Book")[to], forKey: "book")
             try await save()
         }
 

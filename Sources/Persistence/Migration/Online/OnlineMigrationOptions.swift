@@ -13,11 +13,11 @@ public struct OnlineMigrationOptions: Sendable {
     /// The cut-over begins once a round leaves at most this many changes waiting: the last
     /// ones are migrated with the writers held off, so this bounds their wait.
     public var changesLeftForCutOver = 500
-    /// Catch-up rounds that may run before the changes waiting are few enough for the
-    /// cut-over; past them, writers outpace the catch-up and the migration gives up
+    /// Catch-up rounds in a row that may leave no fewer changes waiting than the fewest
+    /// so far; past them, writers outpace the catch-up and the migration gives up
     /// (``MigrationError/Code/storeBusy``, the store as it was) rather than hold them off
-    /// for long.
-    public var maximumRounds = 50
+    /// for long at the cut-over. A backlog that shrinks, however large, is caught up.
+    public var maximumRoundsWithoutProgress = 10
     /// How long the cut-over waits for the lock on the store's tables before it lets go and
     /// tries again: statements of other sessions queue behind a lock being waited for, so
     /// this bounds their wait too.

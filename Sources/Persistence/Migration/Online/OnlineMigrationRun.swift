@@ -60,6 +60,7 @@ struct OnlineMigrationRun {
         try await observe(.bulkMigrated)
 
         var round = 0
+        var (fewest, stalled) = (Int.max, 0)
         while true {
             started = ContinuousClock.now
             round += 1
@@ -69,8 +70,9 @@ struct OnlineMigrationRun {
             log("catch-up", since: started, changes: taken, waiting: waiting)
             try await observe(.caughtUp(round: round, changes: taken))
             if waiting <= options.changesLeftForCutOver { break }
-            guard round < options.maximumRounds else {
-                throw MigrationError(.storeBusy, "other processes write the store faster than the online migration catches up: \(waiting) changes still wait after \(round) rounds",
+            (fewest, stalled) = waiting < fewest ? (waiting, 0) : (fewest, stalled + 1)
+            guard stalled < options.maximumRoundsWithoutProgress else {
+                throw MigrationError(.storeBusy, "other processes write the store faster than the online migration catches up: \(waiting) changes still wait, no fewer than \(stalled) rounds ago",
                                      hint: "the store is as it was, at model version '\(plan.storeVersion.name)'; run the migration again when fewer writes arrive, or migrate offline",
                                      store: store.description)
             }

@@ -22,8 +22,17 @@ struct PostgresChangeCapture: Sendable, Hashable {
     /// A table whose changes are recorded, and the columns that name its rows: an entity
     /// table's primary key, a join table's two keys.
     struct Table: Sendable, Hashable {
+        /// A to-one relationship's column and the table whose rows it names.
+        struct Reference: Sendable, Hashable {
+            let column: String
+            let table: String
+        }
+
         let name: String
         let keyColumns: [String]
+        /// The rows a row of this table points at, before and after a change, are recorded
+        /// as changed too (``Change/Kind/related``): their to-many relationships changed.
+        var references: [Reference] = []
     }
 
     /// One recorded change of a row.
@@ -32,6 +41,9 @@ struct PostgresChangeCapture: Sendable, Hashable {
             case insert = "I"
             case update = "U"
             case delete = "D"
+            /// A row that a changed row points at (or pointed at) through a to-one
+            /// relationship: its to-many relationship's members changed.
+            case related = "R"
         }
 
         /// Where it was recorded in order.
@@ -96,6 +108,28 @@ struct PostgresChangeCapture: Sendable, Hashable {
         }
         let keysChanged = table.keyColumns.map { "OLD.\(Self.quote($0)) IS DISTINCT FROM NEW.\(Self.quote($0))" }.joined(separator: " OR ")
         let qualifiedFunction = "\(Self.quote(captureSchema)).\(Self.quote(function))"
+        var related = ""
+        for reference in table.references {
+            let (column, target) = (Self.quote(reference.column), "'" + reference.table.replacingOccurrences(of: "'", with: "''") + "'")
+            // The row before (its values changed, or it left), and a row it now points at.
+            related += """
+
+                    IF TG_OP <> 'INSERT' THEN
+                        IF OLD.\(column) IS NOT NULL THEN
+                            INSERT INTO \(changes) (table_name, key1, key2, kind) VALUES (\(target), OLD.\(column), NULL, 'R');
+                        END IF;
+                    END IF;
+                    IF TG_OP = 'INSERT' THEN
+                        IF NEW.\(column) IS NOT NULL THEN
+                            INSERT INTO \(changes) (table_name, key1, key2, kind) VALUES (\(target), NEW.\(column), NULL, 'R');
+                        END IF;
+                    ELSIF TG_OP = 'UPDATE' THEN
+                        IF NEW.\(column) IS NOT NULL AND NEW.\(column) IS DISTINCT FROM OLD.\(column) THEN
+                            INSERT INTO \(changes) (table_name, key1, key2, kind) VALUES (\(target), NEW.\(column), NULL, 'R');
+                        END IF;
+                    END IF;
+                """
+        }
         let body = """
             BEGIN
                 IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND (\(keysChanged))) THEN
@@ -103,7 +137,7 @@ struct PostgresChangeCapture: Sendable, Hashable {
                 END IF;
                 IF TG_OP <> 'DELETE' THEN
                     INSERT INTO \(changes) (table_name, key1, key2, kind) VALUES (\(name), \(keys("NEW")), left(TG_OP, 1));
-                END IF;
+                END IF;\(related)
                 RETURN NULL;
             END
             """

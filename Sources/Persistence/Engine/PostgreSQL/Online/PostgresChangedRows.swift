@@ -1,20 +1,21 @@
 /// The rows a catch-up round migrates again, and the rows their migration reads: what the
 /// round's store holds.
 ///
-/// A change names a row of an entity table (its key) or of a join table (its two keys,
-/// each then a changed row of its side). A mapping may read an object's relationships one
-/// step deep (`$source.publication.title`, `$source.pages.@count`), so a change reaches the
-/// objects one relationship away too: they are migrated again with it (``merged``), found
-/// both in the store as it is now and in the migrated copy as it was (a page deleted or
-/// moved changes the page count of the publication it left, which only the copy still
-/// names). The round's store holds, of the store's state now, those rows, the rows one
-/// relationship away from them (what their migration reads) and every row those reach
-/// through to-one relationships (what validation follows); the others' results are not
-/// used.
+/// A change names a row of an entity table (its key), a row of a join table (its two keys,
+/// each then a changed row of its side), or a row a changed row points at or pointed at
+/// through a to-one relationship (``PostgresChangeCapture/Change/Kind/related``, recorded by
+/// the capture's trigger with the change). A mapping may read an object's relationships
+/// one step deep (`$source.publication.title`, `$source.pages.@count`), so the objects
+/// migrated again (``merged``) are the changed ones, the rows pointing at them and their
+/// many-to-many partners: every object whose view one relationship deep a change touched
+/// (a page deleted or moved recorded the publication it left as related). The round's store
+/// holds, of the store's state now, those rows, the rows one relationship away from them
+/// (what their migration reads) and every row those reach through to-one relationships
+/// (what validation follows); the others' results are not used.
 ///
 /// ```swift
-/// var rows = PostgresChangedRows(changes: changes, source: storeLayout, copy: copyRelationships)
-/// try rows.reach(from: "bookstore", copy: "bookstore_migrating_1a2b3c4d", on: connection)
+/// var rows = PostgresChangedRows(changes: changes, source: storeLayout)
+/// try rows.reach(from: "bookstore", on: connection)
 /// try rows.write(into: "bookstore_migrating_5e6f7a8b", from: "bookstore", tables: contents.storeTables, on: connection)
 /// ```
 struct PostgresChangedRows: Sendable {
@@ -75,18 +76,14 @@ struct PostgresChangedRows: Sendable {
     private(set) var reached: [String: Set<Int64>] = [:]
     /// The store's relationships.
     let store: Relationships
-    /// The migrated copy's relationships.
-    let copy: Relationships
     /// The store's root tables, named as in the store.
     let rootTables: Set<String>
 
-    /// The rows `changes` name, in the layout of the store's version `source`; `copy`
-    /// holds the migrated copy's relationships.
-    init(changes: [PostgresChangeCapture.Change], source: StoreSchema, copy: Relationships) {
+    /// The rows `changes` name, in the layout of the store's version `source`.
+    init(changes: [PostgresChangeCapture.Change], source: StoreSchema) {
         let d = source.dialect
         rootTables = Set(source.rootTables.map { d.name($0.name) })
         store = Relationships(source) { d.name($0.name) }
-        self.copy = copy
         let joinsByName = Dictionary(store.joins.map { ($0.table, $0) }, uniquingKeysWith: { first, _ in first })
         for change in changes {
             if let join = joinsByName[change.table], change.keys.count == 2 {
@@ -103,11 +100,11 @@ struct PostgresChangedRows: Sendable {
     /// Finds the rows migrated again and the rows their migration reads (see the type's
     /// description). Run it in the transaction that writes the round's store, so both see
     /// one snapshot.
-    mutating func reach(from storeSchema: String, copy copySchema: String, on connection: any DatabaseConnection) throws {
-        Self.add(try Self.hop(from: changed, in: storeSchema, via: store, on: connection), to: &merged)
-        Self.add(try Self.hop(from: changed, in: copySchema, via: copy, on: connection), to: &merged)
+    mutating func reach(from storeSchema: String, on connection: any DatabaseConnection) throws {
+        // The rows a changed row points at were recorded with the change, before and after.
+        Self.add(try Self.hop(from: changed, in: storeSchema, via: store, pointedAt: false, on: connection), to: &merged)
         reached = merged
-        Self.add(try Self.hop(from: merged, in: storeSchema, via: store, on: connection), to: &reached)
+        Self.add(try Self.hop(from: merged, in: storeSchema, via: store, pointedAt: true, on: connection), to: &reached)
         // Then every to-one relationship, as far as it leads: each round follows the rows
         // the one before added.
         let schema = Self.quote(storeSchema)
@@ -131,8 +128,8 @@ struct PostgresChangedRows: Sendable {
     }
 
     /// The rows one relationship away from `keys` in `schema`: the rows pointing at them,
-    /// the rows they point at, their many-to-many partners.
-    private static func hop(from keys: [String: Set<Int64>], in schema: String, via relationships: Relationships,
+    /// their many-to-many partners, and (`pointedAt`) the rows they point at.
+    private static func hop(from keys: [String: Set<Int64>], in schema: String, via relationships: Relationships, pointedAt: Bool,
                             on connection: any DatabaseConnection) throws -> [String: Set<Int64>] {
         let schema = quote(schema)
         var found: [String: Set<Int64>] = [:]
@@ -141,7 +138,7 @@ struct PostgresChangedRows: Sendable {
             if let targets = keys[edge.target], !targets.isEmpty {
                 found[edge.owner, default: []].formUnion(try self.keys("SELECT z_pk FROM \(schema).\(table) WHERE \(column) = ANY($1::bigint[])", targets, on: connection))
             }
-            if let owners = keys[edge.owner], !owners.isEmpty {
+            if pointedAt, let owners = keys[edge.owner], !owners.isEmpty {
                 found[edge.target, default: []].formUnion(try self.keys(
                     "SELECT DISTINCT \(column) FROM \(schema).\(table) WHERE z_pk = ANY($1::bigint[]) AND \(column) IS NOT NULL", owners, on: connection))
             }

@@ -86,8 +86,12 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
     /// by its two keys.
     private var capturedTables: [PostgresChangeCapture.Table] {
         let d = source.dialect
-        return source.rootTables.map { .init(name: d.name($0.name), keyColumns: ["z_pk"]) }
-            + source.allJoinTables.map { .init(name: d.name($0.name), keyColumns: [d.name($0.sourceColumn), d.name($0.destinationColumn)]) }
+        let edges = PostgresChangedRows.Relationships(source) { d.name($0.name) }.edges
+        return source.rootTables.map { table in
+            let name = d.name(table.name)
+            return PostgresChangeCapture.Table(name: name, keyColumns: ["z_pk"],
+                                               references: edges.filter { $0.table == name }.map { .init(column: $0.column, table: $0.target) })
+        } + source.allJoinTables.map { .init(name: d.name($0.name), keyColumns: [d.name($0.sourceColumn), d.name($0.destinationColumn)]) }
     }
 
     func installCapture() async throws {
@@ -203,14 +207,14 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
         let roundSchema = PostgresShadowName.new(beside: configuration.schema, kind: .migrating)
         made.insert(roundSchema)
         do {
-            let changed = PostgresChangedRows(changes: changes, source: source, copy: copyRelationships(target))
+            let changed = PostgresChangedRows(changes: changes, source: source)
             let storeSchema = configuration.schema
             let rows = try await withSession { database in
                 try await database.writeWithoutTransaction { connection in
                     try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
                     do {
                         var reached = changed
-                        try reached.reach(from: storeSchema, copy: copySchema, on: connection)
+                        try reached.reach(from: storeSchema, on: connection)
                         guard reached.largestReachedKey <= AssociationIndex.largestIdentityKey else {
                             throw Self.keysTooLarge(reached.largestReachedKey)
                         }
@@ -357,14 +361,6 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
             throw MigrationError(.store, "\(url) is not a PostgreSQL schema: a PostgreSQL migration writes schemas only", store: store.description)
         }
         return configuration.schema
-    }
-
-    /// The migrated copy's relationships, its root tables named by the store's they come from.
-    private func copyRelationships(_ target: StoreSchema) -> PostgresChangedRows.Relationships {
-        let (source, keys) = (self.source, self.keys)
-        return PostgresChangedRows.Relationships(target) { table in
-            keys.sourceRoot(ofTarget: table.rootEntityName).flatMap { source.table(for: $0) }.map { source.dialect.name($0.name) }
-        }
     }
 
     /// Keys above the identity range give migrated objects keys of their own, which a round
