@@ -38,32 +38,7 @@ import Testing
     @Test func objectsARelationshipAwayFromAChangeAreMigratedAgain() async throws {
         let (v1, v2, chain) = try Self.models()
         try await TestPostgres.withDatabase { url in
-            try await makeClosedStore(at: url, model: v1) { container in
-                let context = container.newContext()
-                let shelves = try (0..<3).map { index in
-                    let shelf = try context.insertObject(entityName: "Shelf")
-                    shelf.setValue(.string("Regal \(index)"), forKey: "label")
-                    return shelf
-                }
-                let authors = try ["Zoë", "José", "Łukasz", "Anaïs"].map { name in
-                    let author = try context.insertObject(entityName: "Author")
-                    author.setValue(.string(name), forKey: "name")
-                    return author
-                }
-                for index in 0..<6 {
-                    let book = try self.book(context, "Buch \(index) — “\(index)”")
-                    book.setValue(.double(Double(index) + 0.99), forKey: "price")
-                    book.setDestination(shelves[index % 3], forKey: "shelf")
-                    for number in 1...(2 + index % 2) { _ = try self.page(context, Int64(number), of: book) }
-                    book.addDestination(authors[index % 4], forKey: "authors")
-                    if index % 2 == 0 { book.addDestination(authors[(index + 1) % 4], forKey: "authors") }
-                }
-                for index in 0..<3 {
-                    try context.insertObject(entityName: "Tool").setValue(.string("Hammer \(index)"), forKey: "name")
-                    try context.insertObject(entityName: "Gadget").setValue(.string("Gerät \(index)"), forKey: "name")
-                }
-                try await context.save()
-            }
+            try await seedLibrary(at: url, model: v1)
             let configuration = try #require((url.engine as? PostgresEngine)?.configuration)
             let snapshotSchema = "last_state"
             var snapshotConfiguration = configuration
@@ -121,6 +96,82 @@ import Testing
             // The data the test means to exercise is there.
             #expect(offline["zpage"]?.contains { $0.contains("Umbenannt während des Aufholens") } == true)
             #expect(offline["zbook"]?.contains { $0.contains("Nachzügler") } == true)
+            try await expectNoLeftovers(url)
+        }
+    }
+
+    /// Three shelves, four authors, six books with two or three pages and one or two
+    /// authors each, three tools and three gadgets.
+    func seedLibrary(at url: StoreURL, model: ManagedObjectModel) async throws {
+        try await makeClosedStore(at: url, model: model) { container in
+            let context = container.newContext()
+            let shelves = try (0..<3).map { index in
+                let shelf = try context.insertObject(entityName: "Shelf")
+                shelf.setValue(.string("Regal \(index)"), forKey: "label")
+                return shelf
+            }
+            let authors = try ["Zoë", "José", "Łukasz", "Anaïs"].map { name in
+                let author = try context.insertObject(entityName: "Author")
+                author.setValue(.string(name), forKey: "name")
+                return author
+            }
+            for index in 0..<6 {
+                let book = try book(context, "Buch \(index) — “\(index)”")
+                book.setValue(.double(Double(index) + 0.99), forKey: "price")
+                book.setDestination(shelves[index % 3], forKey: "shelf")
+                for number in 1...(2 + index % 2) { _ = try page(context, Int64(number), of: book) }
+                book.addDestination(authors[index % 4], forKey: "authors")
+                if index % 2 == 0 { book.addDestination(authors[(index + 1) % 4], forKey: "authors") }
+            }
+            for index in 0..<3 {
+                try context.insertObject(entityName: "Tool").setValue(.string("Hammer \(index)"), forKey: "name")
+                try context.insertObject(entityName: "Gadget").setValue(.string("Gerät \(index)"), forKey: "name")
+            }
+            try await context.save()
+        }
+    }
+
+    /// A page moved into a book, counted there by a round that took another change of the
+    /// book's, then moved on before its own changes were taken: the book it passed through
+    /// is counted again without it (the capture recorded it as related with each move).
+    @Test func aPageMovedTwiceAcrossRoundsLeavesEveryCountRight() async throws {
+        let (v1, v2, chain) = try Self.models()
+        try await TestPostgres.withDatabase { url in
+            try await seedLibrary(at: url, model: v1)
+            let configuration = try #require((url.engine as? PostgresEngine)?.configuration)
+            let snapshotSchema = "last_state"
+            var snapshotConfiguration = configuration
+            snapshotConfiguration.schema = snapshotSchema
+            let store = try await PersistentStore.open(url, model: v1, logger: testLogger)
+            let writer = Writer(context: ManagedObjectContext(store: store, logger: testLogger))
+            let moved = Mutex<ObjectID?>(nil)
+            var options = OnlineMigrationOptions()
+            options.changesLeftForCutOver = 0
+            options.changesPerRound = 1
+            options.phaseObserver = { phase in
+                switch phase {
+                case .bulkMigrated:
+                    // Book 3's own page first, then the page that joins it: the first round
+                    // takes the first change only, and counts book 3 with the newcomer in it.
+                    try await writer.retextPage(of: 3)
+                    let page = try await writer.movePage(from: 2, to: 3)
+                    moved.withLock { $0 = page }
+                case .caughtUp(round: 1, _):
+                    if let page = moved.withLock({ $0 }) { try await writer.movePage(page, to: 5) }
+                case .cutOverLocked:
+                    try await Self.copyTables(of: configuration.schema, into: snapshotSchema, at: url)
+                default:
+                    break
+                }
+            }
+            try await ProgressiveMigrator(chain: chain, batchSize: 2, logger: testLogger).migrateStoreOnline(at: url, options: options)
+            await store.close()
+            try await ProgressiveMigrator(chain: chain, batchSize: 2, logger: testLogger).migrateStore(at: .postgres(snapshotConfiguration))
+            let online = try await Self.rows(of: configuration.schema, model: v2, at: url)
+            let offline = try await Self.rows(of: snapshotSchema, model: v2, at: url)
+            for table in offline.keys.sorted() {
+                #expect(online[table] == offline[table], "\(table): online \(online[table] ?? []) offline \(offline[table] ?? [])")
+            }
             try await expectNoLeftovers(url)
         }
     }
@@ -189,6 +240,12 @@ import Testing
         func unlink(author: Int, book: Int) async throws {
             let (book, author) = (try await objects("Book")[book], try await objects("Author")[author])
             book.removeDestination(author, forKey: "authors")
+            try await save()
+        }
+
+        func retextPage(of index: Int) async throws {
+            let pages = try await objects("Book")[index].destinations(forKey: "pages")
+            try #require(pages.first).setValue(.string("Neu gesetzt"), forKey: "text")
             try await save()
         }
 
