@@ -299,6 +299,31 @@ import Testing
         }
     }
 
+    /// Killed in the bulk run, after a write the copy does not hold: an offline migration
+    /// next does not continue the killed run's step output (made from the copy, it lacks the
+    /// write), removes it and the capture, and migrates the store with the write.
+    @Test func anOfflineMigrationAfterAKilledOnlineRunStartsFromTheStore() async throws {
+        try await TestEngine.postgres.withSeededStore(books: 3_000, version: 4) { url in
+            let writer = try await PreviousRelease(url, version: 4)
+            var options = OnlineMigrationOptions()
+            options.phaseObserver = { phase in
+                if phase == .copied { try await writer.update(nth: 2, title: "Nach der Kopie geschrieben", price: 5.55) }
+            }
+            let migrator = ProgressiveMigrator(chain: try BookStoreMigration.chain(models: try loadModels()), logger: quietLogger) { checkpoint in
+                if case .rowsCreated(_, "PublicationToPublication", 2_000) = checkpoint { throw MigrationAbort() }
+            }
+            await #expect(throws: MigrationAbort.self) { try await migrator.migrateStoreOnline(at: url, options: options) }
+            await writer.close()
+            let expected = try await ExpectedBookStore.migrating(url, from: 4, to: 5)
+            #expect(expected.tables["ZPUBLICATION"]?.contains { $0.contains("Nach der Kopie geschrieben") } == true)
+            try await BookStoreMigration.migrator(models: try loadModels(), logger: quietLogger).migrateStore(at: url)
+            try await expectStore(url, atVersion: 5, holds: expected)
+            #expect(try await Self.otherSchemas(than: "public", at: url).isEmpty)
+            let triggers = try await PersistentStore.inspect(url) { try $0.scalar("SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal")?.int64 }
+            #expect(triggers == 0)
+        }
+    }
+
     /// The schemas of the database other than PostgreSQL's own, `public` and `schema`.
     static func otherSchemas(than schema: String, at url: StoreURL) async throws -> [String] {
         try await PersistentStore.inspect(url) { connection in

@@ -44,7 +44,7 @@ struct PostgresMigrationBackend: MigrationBackend {
             }
             // Kept until the run knows whether it continues one of them.
             try await workspace.findAbandonedShadows()
-            await workspace.removeAbandonedCaptures()
+            try await workspace.removeAbandonedCaptures()
         } catch {
             await fence.release()
             throw error
@@ -60,8 +60,12 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
     let configuration: PostgresConfiguration
     /// Holds other writers off, and runs what changes the store.
     let fence: PostgresWriterFence
-    /// The shadow schemas of killed runs, until ``removeAbandoned()``.
+    /// The shadow schemas of killed runs beside the store, which this run may continue,
+    /// until ``removeAbandoned()``.
     private var abandonedShadows: [String] = []
+    /// What else killed runs left (shadows beside shadows, replaced tables), removed by
+    /// ``removeAbandoned()``.
+    private var otherLeftovers: [String] = []
     private var logger: Logger { fence.logger }
 
     init(store: StoreURL, configuration: PostgresConfiguration, fence: PostgresWriterFence) {
@@ -180,31 +184,42 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
     }
 
     /// The change captures killed online runs left, whose triggers would otherwise record
-    /// every write of the store from now on. Readers and writers in the way of their
-    /// triggers' removal are waited for a little (``PostgresChangeCapture/removeAbandoned(beside:lockTimeout:on:)``);
-    /// a capture still in their way is left for the next migration, and said so.
-    func removeAbandonedCaptures() async {
+    /// every write of the store from now on, and go on firing on tables this migration
+    /// changes. Readers and writers in the way of their triggers' removal are waited for a
+    /// little at a time (``PostgresChangeCapture/removeAbandoned(beside:lockTimeout:on:)``),
+    /// for a minute at most.
+    ///
+    /// - Throws: ``MigrationError/Code/storeBusy`` when they stayed in the way.
+    func removeAbandonedCaptures() async throws {
         let (schema, store, logger) = (configuration.schema, self.store, self.logger)
         do {
-            let removed = try await withDatabase(store, isDurable: true) { database in
-                try await database.write { try PostgresChangeCapture.removeAbandoned(beside: schema, on: $0) }
+            try await PostgresOnlineWorkspace.retryingLocks(logger: logger, store: store) {
+                let removed = try await self.withDatabase(store, isDurable: true) { database in
+                    try await database.write { try PostgresChangeCapture.removeAbandoned(beside: schema, on: $0) }
+                }
+                for name in removed {
+                    logger.notice("removed the change capture of an interrupted online migration", metadata: [LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(name)"])
+                }
             }
-            for name in removed {
-                logger.notice("removed the change capture of an interrupted online migration", metadata: [LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(name)"])
-            }
-        } catch {
-            logger.warning("the change capture of an interrupted online migration could not be removed now; the next migration removes it", metadata: [
-                LoggingKeys.store: "\(store)", "persistence.error": "\(error)",
-            ])
+        } catch let error as DatabaseError where PostgresOnlineWorkspace.isLockInTheWay(error) {
+            throw MigrationError(.storeBusy, "other sessions kept the store's tables for \(WriterFencePatience.duration): the change capture an interrupted online migration left cannot be removed",
+                                 hint: "nothing was changed; run the migration again once long transactions on the store have ended", store: store.description, underlying: error)
         }
     }
 
-    /// Shadow schemas of killed runs: only this run can be migrating (it holds the lock).
+    /// Only a step's output beside the store itself may be continued: what lies beside
+    /// another shadow (a migration run on an online migration's copy) recorded its marks on
+    /// that copy, not on the store, and is removed with the rest.
     func findAbandonedShadows() async throws {
         let schema = configuration.schema
-        abandonedShadows = try await withDatabase(store, isDurable: true) { database in
-            try await database.read { try PostgresShadowName.leftovers(beside: schema, on: $0) }
+        let (all, direct) = try await withDatabase(store, isDurable: true) { database in
+            try await database.read { connection in
+                let names = try connection.rows("SELECT nspname FROM pg_namespace ORDER BY nspname").compactMap { $0[0].text }
+                return (try PostgresShadowName.leftovers(beside: schema, on: connection), PostgresShadowName.named(.migrating, beside: schema, in: names))
+            }
         }
+        abandonedShadows = direct
+        otherLeftovers = all.filter { !direct.contains($0) }
     }
 
     var abandonedOutputs: [StoreURL] {
@@ -223,8 +238,10 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
     }
 
     func removeAbandoned() async {
-        let (names, store, logger) = (abandonedShadows, self.store, self.logger)
+        // Nested shadows first: each belongs to one beside the store.
+        let (names, store, logger) = (otherLeftovers + abandonedShadows, self.store, self.logger)
         abandonedShadows = []
+        otherLeftovers = []
         guard !names.isEmpty else { return }
         try? await withDatabase(store, isDurable: true) { database in
             for name in names {

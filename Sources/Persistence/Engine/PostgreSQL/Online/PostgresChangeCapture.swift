@@ -90,7 +90,9 @@ struct PostgresChangeCapture: Sendable, Hashable {
                 key2 bigint,
                 kind "char" NOT NULL)
             """)
-        try withLockTimeout(lockTimeout, on: connection) {
+        // Shared among the tables: a writer queued on a table whose trigger is made waits
+        // while the next ones are waited for.
+        try withLockTimeout(lockTimeout, dividedAmong: tables.count, on: connection) {
             for (index, table) in tables.enumerated() {
                 try connection.execute(capture.triggerStatements(for: table, function: "record_\(index)"))
             }
@@ -211,12 +213,13 @@ struct PostgresChangeCapture: Sendable, Hashable {
 
     /// Runs `body` with the transaction's `lock_timeout` at `timeout`, then as it was.
     ///
-    /// Never longer than half the server's `deadlock_timeout`: triggers are created and
-    /// dropped table by table, and a writer holding one table while it waits for the next
-    /// may wait for this transaction while it waits for the writer; the lock timeout must
-    /// end that first, or the server's deadlock check may end the writer's transaction.
-    static func withLockTimeout(_ timeout: Duration, on connection: any DatabaseConnection, _ body: () throws -> Void) throws {
-        let milliseconds = try shorterThanDeadlockCheck(timeout, on: connection, fraction: 0.5)
+    /// Never longer than half the server's `deadlock_timeout`, `locks` waits together:
+    /// triggers are created and dropped table by table, and a writer holding one table while
+    /// it waits for the next may wait for this transaction while it waits for the writer;
+    /// the lock timeout must end that first, or the server's deadlock check may end the
+    /// writer's transaction.
+    static func withLockTimeout(_ timeout: Duration, dividedAmong locks: Int = 1, on connection: any DatabaseConnection, _ body: () throws -> Void) throws {
+        let milliseconds = max(try shorterThanDeadlockCheck(timeout, on: connection, fraction: 0.5) / Int64(max(locks, 1)), 1)
         let before = try connection.scalar("SELECT current_setting('lock_timeout')")?.text ?? "0"
         try connection.run("SELECT set_config('lock_timeout', $1, true)", [.text("\(milliseconds)ms")])
         try body()

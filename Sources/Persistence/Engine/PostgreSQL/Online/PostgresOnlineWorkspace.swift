@@ -250,26 +250,31 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
         guard let capture else { return false }
         let copySchema = try schema(of: migrated)
         let holder = try await Self.openSession(configuration, store: store)
-        let swapped: Bool
+        let replaced: String?
         do {
-            swapped = try await cutOver(holding: holder, lockTimeout: lockTimeout, copySchema: copySchema, capture: capture,
-                                        finalCatchUp: finalCatchUp, swapping: swapping)
+            replaced = try await cutOver(holding: holder, lockTimeout: lockTimeout, copySchema: copySchema, finalCatchUp: finalCatchUp, swapping: swapping)
         } catch {
             await DatabaseCancellation.shielded { await holder.close() }
             throw error
         }
         await holder.close()
-        if swapped {
-            made.remove(copySchema)
-            self.capture = nil
-        }
-        return swapped
+        guard let replaced else { return false }
+        made.remove(copySchema)
+        // The old tables and the capture (its triggers are on them) go now, outside the
+        // cut-over: dropping a table waits for its readers, which must not hold writers off.
+        made.insert(replaced)
+        await drop(replaced)
+        await removeCapture(capture)
+        self.capture = nil
+        return true
     }
 
-    /// The cut-over in `holder`'s transaction: `false` when a lock was not had in time.
-    private func cutOver(holding holder: PostgresDatabase, lockTimeout: Duration, copySchema: String, capture: PostgresChangeCapture,
-                         finalCatchUp: () async throws -> Void, swapping: @escaping @Sendable () throws -> Void) async throws -> Bool {
+    /// The cut-over in `holder`'s transaction: returns the schema the store's old tables
+    /// were renamed to, `nil` when a lock was not had in time (nothing changed).
+    private func cutOver(holding holder: PostgresDatabase, lockTimeout: Duration, copySchema: String,
+                         finalCatchUp: () async throws -> Void, swapping: @escaping @Sendable () throws -> Void) async throws -> String? {
         let (configuration, store) = (self.configuration, self.store)
+        let replaced = PostgresShadowName.new(beside: configuration.schema, kind: .replaced)
         do {
             try await holder.writeWithoutTransaction { connection in
                 try connection.execute("BEGIN")
@@ -277,8 +282,11 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
                     // Shorter than the server's deadlock check: a writer that holds one table
                     // and waits for one this locked goes on when this lets go, rather than
                     // have its transaction ended by the check.
+                    // The whole statement too: it takes the tables one by one, and writers queue
+                    // behind the ones it holds while it waits for the next.
                     let milliseconds = try PostgresChangeCapture.shorterThanDeadlockCheck(lockTimeout, on: connection, fraction: 0.8)
                     try connection.run("SELECT set_config('lock_timeout', $1, true)", [.text("\(milliseconds)ms")])
+                    try connection.run("SELECT set_config('statement_timeout', $1, true)", [.text("\(milliseconds)ms")])
                     // Every table of the store, the key counter first, as a writer's save
                     // takes them: a writer that counted a key and waits for an entity table
                     // would otherwise wait for this transaction while it waits for the writer.
@@ -286,29 +294,24 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
                         .sorted { ($0 == "z_primarykey" ? 0 : 1, $0) < ($1 == "z_primarykey" ? 0 : 1, $1) }
                         .map { "\(configuration.quotedSchema).\(PostgresConfiguration.quoteIdentifier($0))" }.joined(separator: ", ")
                     try connection.execute("LOCK TABLE \(tables) IN EXCLUSIVE MODE")
+                    try connection.run("SELECT set_config('statement_timeout', '0', true)", [])
                 } catch {
                     (connection as? any InterruptibleConnection)?.rollback()
                     throw error
                 }
             }
-        } catch let error as DatabaseError where Self.isLockInTheWay(error) {
-            return false
+        } catch let error as DatabaseError where Self.isLockInTheWay(error) || (error.sqlState == "57014" && !Task.isCancelled) {
+            return nil
         }
         do {
             try await finalCatchUp()
             try await holder.writeWithoutTransaction { connection in
                 do {
-                    let contents = try PostgresSchemaContents.read(configuration.schema, on: connection)
-                    try contents.refuse(.migrating, configuration: configuration, store: store)
-                    let replaced = PostgresConfiguration.quoteIdentifier(PostgresShadowName.new(beside: configuration.schema, kind: .replaced))
-                    try connection.execute("ALTER SCHEMA \(configuration.quotedSchema) RENAME TO \(replaced)")
+                    try PostgresSchemaContents.read(configuration.schema, on: connection).refuse(.migrating, configuration: configuration, store: store)
+                    // Renames take no lock on the tables: readers go on throughout.
+                    try connection.execute("ALTER SCHEMA \(configuration.quotedSchema) RENAME TO \(PostgresConfiguration.quoteIdentifier(replaced))")
                     try swapping()
                     try connection.execute("ALTER SCHEMA \(PostgresConfiguration.quoteIdentifier(copySchema)) RENAME TO \(configuration.quotedSchema)")
-                    if !contents.storeTables.isEmpty {
-                        try connection.execute("DROP TABLE \(contents.storeTables.map { "\(replaced).\(PostgresConfiguration.quoteIdentifier($0))" }.joined(separator: ", "))")
-                    }
-                    try connection.execute("DROP SCHEMA \(replaced)")
-                    try capture.remove(lockTimeout: lockTimeout, on: connection)
                     try connection.execute("COMMIT")
                 } catch {
                     (connection as? any InterruptibleConnection)?.rollback()
@@ -316,9 +319,9 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
                 }
             }
         } catch let error as DatabaseError where Self.isLockInTheWay(error) {
-            return false
+            return nil
         }
-        return true
+        return replaced
     }
 
     func cleanUp() async {
@@ -327,20 +330,22 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
         self.capture = nil
         await DatabaseCancellation.shielded {
             for schema in schemas { await self.drop(schema) }
-            if let capture {
-                // Readers in the way of its triggers' removal are waited for a little at a
-                // time; a capture left behind is removed by the next migration.
-                do {
-                    try await Self.retryingLocks(logger: self.logger, store: self.store) {
-                        try await self.session.write { try capture.remove(on: $0) }
-                    }
-                } catch {
-                    self.logger.warning("the change capture could not be removed; the next migration of the store removes it", metadata: [
-                        LoggingKeys.store: "\(self.store)", "persistence.migration.schema": "\(capture.captureSchema)", "persistence.error": "\(error)",
-                    ])
-                }
-            }
+            if let capture { await self.removeCapture(capture) }
             await self.session.close()
+        }
+    }
+
+    /// Drops the capture and its triggers. Readers and writers in the way are waited for a
+    /// little at a time; a capture left behind is removed by the next migration.
+    private func removeCapture(_ capture: PostgresChangeCapture) async {
+        do {
+            try await Self.retryingLocks(logger: logger, store: store) {
+                try await self.session.write { try capture.remove(on: $0) }
+            }
+        } catch {
+            logger.warning("the change capture could not be removed; the next migration of the store removes it", metadata: [
+                LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(capture.captureSchema)", "persistence.error": "\(error)",
+            ])
         }
     }
 
@@ -403,7 +408,7 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
     }
 
     /// Runs `body` until no lock is in its way, pausing longer each time, for at most a minute.
-    private static func retryingLocks(logger: Logger, store: StoreURL, _ body: () async throws -> Void) async throws {
+    static func retryingLocks(logger: Logger, store: StoreURL, _ body: () async throws -> Void) async throws {
         let deadline = ContinuousClock.now + WriterFencePatience.duration
         var pause = Duration.milliseconds(50)
         while true {
