@@ -11,7 +11,7 @@ public struct OnlineMigrationArguments: ParsableArguments {
     @Flag(name: .long, help: "Migrate while other processes keep reading and writing the store at its version; they are held off only for the cut-over (PostgreSQL only).")
     public var online = false
 
-    @Option(name: .long, help: ArgumentHelp("With --online: how long the cut-over waits for other sessions' write transactions before it lets go and tries again.", valueName: "ms"))
+    @Option(name: .long, help: ArgumentHelp("With --online: how long the cut-over waits for other sessions' write transactions before it lets go and tries again (at most 80 % of the server's deadlock_timeout).", valueName: "ms"))
     public var cutOverLockTimeout: Int?
 
     @Option(name: .long, help: ArgumentHelp("With --online: at most this many rows a second copied, migrated and caught up, to leave the server room.", valueName: "count"))

@@ -42,6 +42,7 @@ import Testing
                 #expect(health.json["reason"]?.string?.contains("the store was migrated to model version 'BookStore 5' since this process opened it; this process runs 'BookStore 4'") == true,
                         "\(health.json)")
                 #expect(health.json["reason"]?.string?.contains("deploy the new release") == true)
+                #expect(health.headers[.retryAfter] == nil, "a replica that will not recover is not asked to be retried")
                 let list = try await client.send(.get, "/publications")
                 try expectProblem(list, .serviceUnavailable)
             }
@@ -66,6 +67,23 @@ import Testing
             #expect(log.all.contains { $0.contains("migrating online while the previous release serves") }, "\(log.all.prefix(5))")
             #expect(log.all.contains { $0.contains("online migration phase") && $0.contains("cut-over") }, "\(log.all.filter { $0.contains("online") })")
             try await expectNoLeftovers(url)
+        }
+    }
+
+    /// Asked to migrate online, a service on a SQLite store (served by it alone) migrates
+    /// it offline, saying so, and is ready on BookStore 5.
+    @Test func aSQLiteStoreIsMigratedOfflineAndSaysSo() async throws {
+        try await TestEngine.sqlite.withStoreURL { url in
+            try await seed(url, version: 4)
+            let log = LogRecorder()
+            let service = BookStoreService(configuration: ServiceConfiguration(store: url, models: try loadModels(), address: .tcp(host: "127.0.0.1", port: 0),
+                                                                               onlineMigration: OnlineMigrationOptions()),
+                                           logger: log.logger)
+            try await service.makeApplication().test(.router) { client in
+                try await waitUntilReady(client)
+                #expect(try await client.send(.get, "/health").json["model"]?.string == "BookStore 5")
+            }
+            #expect(log.all.contains { $0.contains("the store is migrated offline: its engine has none") }, "\(log.all.prefix(8))")
         }
     }
 }

@@ -14,7 +14,8 @@ struct HealthRoutes: Sendable {
         table.add(.get, "/health") { _, _ in
             let health = await health()
             var response = try Response.json(health, status: health.httpStatus)
-            if health.httpStatus != .ok { response.headers[.retryAfter] = String(gate.retryAfterSeconds) }
+            // An outdated replica will not recover: it is to be replaced, not retried.
+            if health.httpStatus != .ok, health.status != "outdated" { response.headers[.retryAfter] = String(gate.retryAfterSeconds) }
             return response
         }
     }

@@ -88,8 +88,15 @@ struct StoreService: Service {
         ])
         try await configuration.beforeMigration(plan)
         let gate = self.gate
+        var online = configuration.onlineMigration
+        if online != nil, !configuration.store.isPostgreSQL {
+            // An embedded store has one process, this one: nothing serves it meanwhile.
+            logger.notice("online migration asked for, but the store is migrated offline: its engine has none (a SQLite store is served by this process alone)",
+                          metadata: [LoggingKeys.store: "\(configuration.store)"])
+            online = nil
+        }
         let ran = try await StoreAdministration(models: configuration.models, logger: logger)
-            .migrate(configuration.store, online: configuration.onlineMigration) { gate.report($0) }
+            .migrate(configuration.store, online: online) { gate.report($0) }
         if ran.isEmpty {
             logger.info("another process migrated the store meanwhile", metadata: [LoggingKeys.store: "\(configuration.store)"])
         }

@@ -69,13 +69,13 @@ extension PersistentStore {
     /// Whether another process migrated the store to another model version since this one
     /// opened it: the error that says so, or `nil` while the store's metadata still fits the
     /// model (or cannot be read, which the next statement will report). Reads the metadata
-    /// through a connection of its own; for a service's readiness check.
+    /// through the store's own connections; for a service's readiness check.
     ///
     /// ```swift
     /// if let migrated = await store.migratedSinceOpened() { … }  // not ready: deploy the new release
     /// ```
     public func migratedSinceOpened() async -> StoreError? {
-        guard let metadata = try? await PersistentStore.metadata(at: url), !model.isCompatible(with: metadata) else { return nil }
+        guard let metadata = try? await engineDatabase.read({ try StoreMetadata.read(from: $0) }), !model.isCompatible(with: metadata) else { return nil }
         return StoreError.migratedSinceOpened(to: metadata, from: model, store: url)
     }
 }

@@ -20,7 +20,9 @@ public struct OnlineMigrationOptions: Sendable {
     public var maximumRoundsWithoutProgress = 10
     /// How long the cut-over waits for the lock on the store's tables before it lets go and
     /// tries again: statements of other sessions queue behind a lock being waited for, so
-    /// this bounds their wait too.
+    /// this bounds their wait too. At most 80 % of the server's `deadlock_timeout` (a writer
+    /// waiting on one of the tables longer than that may be ended by the server's deadlock
+    /// check): a longer one is cut to that.
     public var cutOverLockTimeout: Duration = .milliseconds(500)
     /// Cut-over attempts before the migration gives up (the store is then as it was).
     public var cutOverAttempts = 20
