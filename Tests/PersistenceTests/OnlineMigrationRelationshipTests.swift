@@ -40,11 +40,6 @@ import Testing
         try await TestPostgres.withDatabase { url in
             try await seedLibrary(at: url, model: v1)
             let configuration = try #require((url.engine as? PostgresEngine)?.configuration)
-            let snapshotSchema = "last_state"
-            var snapshotConfiguration = configuration
-            snapshotConfiguration.schema = snapshotSchema
-            let snapshot = StoreURL.postgres(snapshotConfiguration)
-
             let store = try await PersistentStore.open(url, model: v1, logger: testLogger)
             let writer = Writer(context: ManagedObjectContext(store: store, logger: testLogger))
             let twiceMoved = Mutex<ObjectID?>(nil)
@@ -78,7 +73,7 @@ import Testing
                     try await writer.deleteBook(5)
                     try await writer.insertPage(into: 0)
                 case .cutOverLocked:
-                    try await Self.copyTables(of: configuration.schema, into: snapshotSchema, at: url)
+                    try await Self.copyTables(of: configuration.schema, into: Self.lastState, at: url)
                 default:
                     break
                 }
@@ -86,13 +81,7 @@ import Testing
             try await ProgressiveMigrator(chain: chain, batchSize: 2, logger: testLogger).migrateStoreOnline(at: url, options: options)
             await store.close()
 
-            try await ProgressiveMigrator(chain: chain, batchSize: 2, logger: testLogger).migrateStore(at: snapshot)
-            let online = try await Self.rows(of: configuration.schema, model: v2, at: url)
-            let offline = try await Self.rows(of: snapshotSchema, model: v2, at: url)
-            #expect(online.keys.sorted() == offline.keys.sorted())
-            for table in offline.keys.sorted() {
-                #expect(online[table] == offline[table], "\(table): online \(online[table] ?? []) offline \(offline[table] ?? [])")
-            }
+            let offline = try await Self.expectOnlineMatchesOffline(url, chain: chain, model: v2)
             // The data the test means to exercise is there.
             #expect(offline["zpage"]?.contains { $0.contains("Umbenannt während des Aufholens") } == true)
             #expect(offline["zbook"]?.contains { $0.contains("Nachzügler") } == true)
@@ -139,9 +128,6 @@ import Testing
         try await TestPostgres.withDatabase { url in
             try await seedLibrary(at: url, model: v1)
             let configuration = try #require((url.engine as? PostgresEngine)?.configuration)
-            let snapshotSchema = "last_state"
-            var snapshotConfiguration = configuration
-            snapshotConfiguration.schema = snapshotSchema
             let store = try await PersistentStore.open(url, model: v1, logger: testLogger)
             let writer = Writer(context: ManagedObjectContext(store: store, logger: testLogger))
             let moved = Mutex<ObjectID?>(nil)
@@ -159,21 +145,36 @@ import Testing
                 case .caughtUp(round: 1, _):
                     if let page = moved.withLock({ $0 }) { try await writer.movePage(page, to: 5) }
                 case .cutOverLocked:
-                    try await Self.copyTables(of: configuration.schema, into: snapshotSchema, at: url)
+                    try await Self.copyTables(of: configuration.schema, into: Self.lastState, at: url)
                 default:
                     break
                 }
             }
             try await ProgressiveMigrator(chain: chain, batchSize: 2, logger: testLogger).migrateStoreOnline(at: url, options: options)
             await store.close()
-            try await ProgressiveMigrator(chain: chain, batchSize: 2, logger: testLogger).migrateStore(at: .postgres(snapshotConfiguration))
-            let online = try await Self.rows(of: configuration.schema, model: v2, at: url)
-            let offline = try await Self.rows(of: snapshotSchema, model: v2, at: url)
-            for table in offline.keys.sorted() {
-                #expect(online[table] == offline[table], "\(table): online \(online[table] ?? []) offline \(offline[table] ?? [])")
-            }
+            _ = try await Self.expectOnlineMatchesOffline(url, chain: chain, model: v2)
             try await expectNoLeftovers(url)
         }
+    }
+
+    /// The schema the store's last state before the cut-over is copied into.
+    static let lastState = "last_state"
+
+    /// Migrates the copy of the last state (``lastState``) offline and expects the store at
+    /// `url`, migrated online, to hold the same rows in every table; returns the offline ones.
+    static func expectOnlineMatchesOffline(_ url: StoreURL, chain: MigrationChain, model: ManagedObjectModel,
+                                           sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String: [String]] {
+        var snapshot = try #require((url.engine as? PostgresEngine)?.configuration)
+        let schema = snapshot.schema
+        snapshot.schema = lastState
+        try await ProgressiveMigrator(chain: chain, batchSize: 2, logger: testLogger).migrateStore(at: .postgres(snapshot))
+        let online = try await rows(of: schema, model: model, at: url)
+        let offline = try await rows(of: lastState, model: model, at: url)
+        #expect(online.keys.sorted() == offline.keys.sorted(), sourceLocation: sourceLocation)
+        for table in offline.keys.sorted() {
+            #expect(online[table] == offline[table], "\(table): online \(online[table] ?? []) offline \(offline[table] ?? [])", sourceLocation: sourceLocation)
+        }
+        return offline
     }
 
     /// Copies every table of `schema` into a new schema `copy` beside it, rows and all.

@@ -167,20 +167,7 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
     }
 
     func withDatabase<T: Sendable>(_ url: StoreURL, isDurable: Bool, _ body: (any Database) async throws -> T) async throws -> T {
-        let database: PostgresDatabase
-        do {
-            database = try await PostgresDatabase.open(try configuration(of: url), readerCount: 0, isDurable: isDurable)
-        } catch let error as DatabaseError {
-            throw StoreError(.connectionFailed, error.message, hint: "check that the server is running and the store URL", store: store.description)
-        }
-        do {
-            let result = try await body(database)
-            await database.close()
-            return result
-        } catch {
-            await database.close()
-            throw error
-        }
+        try await PostgresMigrationSession.with(try configuration(of: url), store: store, isDurable: isDurable) { try await body($0) }
     }
 
     /// The change captures killed online runs left, whose triggers would otherwise record

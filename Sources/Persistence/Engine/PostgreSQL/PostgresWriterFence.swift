@@ -35,19 +35,8 @@ final class PostgresWriterFence: WriterFence {
     }
 
     static func open(_ configuration: PostgresConfiguration, store: StoreURL, logger: Logger) async throws -> PostgresWriterFence {
-        let database: PostgresDatabase
-        do {
-            database = try await PostgresDatabase.open(configuration, readerCount: 0)
-        } catch let error as DatabaseError {
-            throw StoreError(.connectionFailed, error.message, hint: "check that the server is running and the store URL", store: store.description)
-        }
-        do {
-            // The transaction stays open while a step runs, however long it takes.
-            try await database.writeWithoutTransaction { try $0.execute("SET idle_in_transaction_session_timeout = 0; SET statement_timeout = 0") }
-        } catch {
-            await database.close()
-            throw error
-        }
+        // The transaction stays open while a step runs, however long it takes.
+        let database = try await PostgresMigrationSession.open(configuration, store: store, longTransactions: true)
         return PostgresWriterFence(database: database, schema: configuration.schema, store: store, logger: logger)
     }
 

@@ -67,19 +67,7 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
     /// A session of the migration's own, whose transactions may stay open while a round's
     /// store is migrated.
     private static func openSession(_ configuration: PostgresConfiguration, store: StoreURL) async throws -> PostgresDatabase {
-        let database: PostgresDatabase
-        do {
-            database = try await PostgresDatabase.open(configuration, readerCount: 0)
-        } catch let error as DatabaseError {
-            throw StoreError(.connectionFailed, error.message, hint: "check that the server is running and the store URL", store: store.description)
-        }
-        do {
-            try await database.writeWithoutTransaction { try $0.execute("SET idle_in_transaction_session_timeout = 0; SET statement_timeout = 0") }
-        } catch {
-            await database.close()
-            throw error
-        }
-        return database
+        try await PostgresMigrationSession.open(configuration, store: store, longTransactions: true)
     }
 
     /// The tables whose changes are recorded: every root table by `z_pk`, every join table
@@ -385,15 +373,7 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
 
     /// Runs `body` on a session of its own, closed afterwards.
     private func withSession<T: Sendable>(_ body: (PostgresDatabase) async throws -> T) async throws -> T {
-        let database = try await Self.openSession(configuration, store: store)
-        do {
-            let result = try await body(database)
-            await database.close()
-            return result
-        } catch {
-            await database.close()
-            throw error
-        }
+        try await PostgresMigrationSession.with(configuration, store: store, longTransactions: true, body)
     }
 
     private func drop(_ schema: String) async {
