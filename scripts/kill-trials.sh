@@ -33,6 +33,13 @@
 # minus (1 − x), and a `RESUME engine=…` line gives the median and the largest excess.
 # With --seed-version 4 the migration is BookStore 4 → 5 alone, one streamed step.
 #
+# --online (PostgreSQL only) runs `bookstore migrate --online` in every migration (the
+# timing runs, each trial, the next run): the store after a kill must be row for row the
+# original (with the writer's writes) or the reference of BookStore 5, never in between,
+# and nothing may be left beside it after the next run (no shadow, replaced or capturing
+# schema, no trigger). A kill lands in an online phase (`online/copy`, …) or in a stage of
+# the bulk run's steps.
+#
 # --release builds in release mode (debug by default); --build-path DIR is passed to
 # `swift build`. On PostgreSQL the script waits, after each kill, until the killed client's
 # server process has ended (a statement it was running finishes or rolls back first).
@@ -43,8 +50,8 @@ source scripts/lib/postgres.sh
 source scripts/lib/dump.sh
 source scripts/lib/trials.sh
 
-engine=both trials=100 books=20000 seedVersion=1 resumption=false
-buildArgs=()
+engine=both trials=100 books=20000 seedVersion=1 resumption=false online=false
+buildArgs=() migrateArgs=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --engine) engine="$2"; shift 2 ;;
@@ -52,12 +59,16 @@ while [ $# -gt 0 ]; do
         --books) books="$2"; shift 2 ;;
         --seed-version) seedVersion="$2"; shift 2 ;;
         --resumption) resumption=true; shift ;;
+        --online) online=true; migrateArgs+=(--online); shift ;;
         --release) buildArgs+=(-c release); shift ;;
         --build-path) buildArgs+=(--build-path "$2"); shift 2 ;;
         *) echo "unknown option $1 (see the top of $0)" >&2; exit 2 ;;
     esac
 done
 selectEngines "$engine"
+if [ "$online" = true ] && [ "$engine" != postgres ]; then
+    echo "--online runs on PostgreSQL only (a SQLite store is migrated offline): pass --engine postgres" >&2; exit 2
+fi
 [[ "$seedVersion" =~ ^[1-4]$ ]] || { echo "--seed-version is 1 to 4 (5 is the current version: nothing to migrate)" >&2; exit 2; }
 [[ "$trials" =~ ^[0-9]+$ && "$books" =~ ^[0-9]+$ ]] || { echo "--trials and --books take numbers" >&2; exit 2; }
 
@@ -92,13 +103,18 @@ statusVersion() {
 landing() {
     local log="$1" status="$2" line
     if [ "$status" -eq 0 ]; then echo "finished"; return; fi
-    line="$(grep 'migration stage' "$log" | tail -1 || true)"
+    line="$(grep -e 'migration stage' -e 'online migration phase' "$log" | tail -1 || true)"
     [ -z "$line" ] && { echo "before-first-stage"; return; }
     stageKey "$line"
 }
-# "step3/create instances" for a `migration stage` log line.
+# "step3/create instances" for a `migration stage` log line, "online/copy" for an online
+# migration's phase line.
 stageKey() {
     local step stage
+    if [[ "$1" == *"online migration phase"* ]]; then
+        echo "online/$(sed -n 's/.*persistence\.migration\.online_phase=\([a-z-]*\).*/\1/p' <<<"$1")"
+        return
+    fi
     step="$(sed -n 's/.*persistence\.migration\.step=\([0-9]*\)\/.*/\1/p' <<<"$1")"
     stage="$(sed -n 's/.*persistence\.migration\.stage=\(.*\) persistence\.migration\.step=.*/\1/p' <<<"$1")"
     echo "step$step/$stage"
@@ -156,7 +172,7 @@ runEngine() {
     for run in 1 2 3; do
         "place_$engine" "$folder/timing"
         t0="$(now)"
-        "$bookstore" migrate --store "$(storeURL_$engine "$folder/timing")" --log-level info >"$folder/timing.log" 2>&1
+        "$bookstore" migrate ${migrateArgs[@]+"${migrateArgs[@]}"} --store "$(storeURL_$engine "$folder/timing")" --log-level info >"$folder/timing.log" 2>&1
         t1="$(now)"
         timings+=("$(seconds "$t0" "$t1")")
         "dump_$engine" "$folder/timing" >"$folder/timing.txt"
@@ -172,7 +188,7 @@ runEngine() {
     while IFS= read -r line; do
         key="$(stageKey "$line")"
         [[ " ${order[*]} " == *" $key "* ]] || order+=("$key")
-    done < <(grep 'migration stage' "$folder/timing.log")
+    done < <(grep -e 'migration stage' -e 'online migration phase' "$folder/timing.log")
     order+=(finished)
     local maximum
     maximum="$(awk -v w="$window" 'BEGIN { printf "%.3f", w * 1.1 }')"
@@ -215,7 +231,7 @@ runTrial() {
         concurrentWriter "$engine" "$folder" &
     fi
     writer=$!
-    "$bookstore" migrate --store "$url" --log-level info >"$folder/migrate.log" 2>&1 &
+    "$bookstore" migrate ${migrateArgs[@]+"${migrateArgs[@]}"} --store "$url" --log-level info >"$folder/migrate.log" 2>&1 &
     migrator=$!
     sleep "$delay"
     kill -KILL "$migrator" 2>/dev/null || true
@@ -257,7 +273,7 @@ runTrial() {
         version="$(statusVersion "$folder/status.txt")"
         if [ -z "$version" ]; then
             problems+=("bookstore status named no model version: $(head -3 "$folder/status.txt" | tr '\n' ' ')")
-        elif [ "$engine" = sqlite ] && [ "$version" != 5 ] && [ "$version" != "$seedVersion" ]; then
+        elif { [ "$engine" = sqlite ] || [ "$online" = true ]; } && [ "$version" != 5 ] && [ "$version" != "$seedVersion" ]; then
             problems+=("status says version $version (neither the original's nor BookStore 5)")
         elif [ "$version" -lt "$seedVersion" ]; then
             problems+=("status says version $version, older than the original's $seedVersion")
@@ -274,7 +290,7 @@ runTrial() {
     # (c): the next migration completes and leaves nothing behind.
     local t0 t1
     t0="$(now)"
-    if ! "$bookstore" migrate --store "$url" --log-level notice >"$folder/again.log" 2>&1; then
+    if ! "$bookstore" migrate ${migrateArgs[@]+"${migrateArgs[@]}"} --store "$url" --log-level notice >"$folder/again.log" 2>&1; then
         problems+=("the next migration failed: $(grep -m1 '^error' "$folder/again.log" || tail -1 "$folder/again.log")")
     else
         t1="$(now)"
@@ -375,7 +391,9 @@ settle_postgres() {
     echo "the killed migration's server process on $database did not end within 60 s" >&2
 }
 leftovers_postgres() {
-    pgSQL "$(databaseOf "$1")" -At -c "SELECT string_agg(nspname, ' ') FROM pg_namespace WHERE nspname LIKE 'bookstore\\_migrating\\_%' OR nspname LIKE 'bookstore\\_replaced\\_%'"
+    pgSQL "$(databaseOf "$1")" -At -c "SELECT concat_ws(' ', (SELECT string_agg(nspname, ' ') FROM pg_namespace WHERE nspname LIKE 'bookstore\\_migrating\\_%'
+        OR nspname LIKE 'bookstore\\_replaced\\_%' OR nspname LIKE 'bookstore\\_capturing\\_%'),
+        (SELECT 'triggers: ' || string_agg(tgname, ' ') FROM pg_trigger WHERE NOT tgisinternal))"
 }
 drop_postgres() { pgSQL postgres -c "DROP DATABASE IF EXISTS $(databaseOf "$1") WITH (FORCE)"; }
 keep_postgres() {
