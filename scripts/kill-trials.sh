@@ -40,6 +40,9 @@
 # schema, no trigger). A kill lands in an online phase (`online/copy`, …) or in a stage of
 # the bulk run's steps.
 #
+# --window-factor F kills after 0 to F T (1.1 by default): a larger one reaches the last
+# phases of a migration that the concurrent writer slows beyond the writer-free window.
+#
 # --release builds in release mode (debug by default); --build-path DIR is passed to
 # `swift build`. On PostgreSQL the script waits, after each kill, until the killed client's
 # server process has ended (a statement it was running finishes or rolls back first).
@@ -50,7 +53,7 @@ source scripts/lib/postgres.sh
 source scripts/lib/dump.sh
 source scripts/lib/trials.sh
 
-engine=both trials=100 books=20000 seedVersion=1 resumption=false online=false
+engine=both trials=100 books=20000 seedVersion=1 resumption=false online=false windowFactor=1.1
 buildArgs=() migrateArgs=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -60,6 +63,7 @@ while [ $# -gt 0 ]; do
         --seed-version) seedVersion="$2"; shift 2 ;;
         --resumption) resumption=true; shift ;;
         --online) online=true; migrateArgs+=(--online); shift ;;
+        --window-factor) windowFactor="$2"; shift 2 ;;
         --release) buildArgs+=(-c release); shift ;;
         --build-path) buildArgs+=(--build-path "$2"); shift 2 ;;
         *) echo "unknown option $1 (see the top of $0)" >&2; exit 2 ;;
@@ -191,7 +195,7 @@ runEngine() {
     done < <(grep -e 'migration stage' -e 'online migration phase' "$folder/timing.log")
     order+=(finished)
     local maximum
-    maximum="$(awk -v w="$window" 'BEGIN { printf "%.3f", w * 1.1 }')"
+    maximum="$(awk -v w="$window" -v f="$windowFactor" 'BEGIN { printf "%.3f", w * f }')"
     echo "$engine: $books books from BookStore $seedVersion, clean migrations to BookStore 5 took ${timings[*]} s (median ${window} s); killing after 0 to ${maximum} s"
 
     local engineFailures=0 trial
