@@ -299,6 +299,29 @@ import Testing
         }
     }
 
+    /// Killed once the cut-over committed, before the old tables and the capture were
+    /// dropped: the store is migrated, and the next migration of the current store (online
+    /// or not) removes what the killed run left.
+    @Test(arguments: [true, false])
+    func aRunKilledAfterItsCutOverLeavesItsLeftoversToTheNext(online: Bool) async throws {
+        try await TestEngine.postgres.withSeededStore(books: Self.books, version: 4) { url in
+            let expected = try await ExpectedBookStore.migrating(url, from: 4, to: 5)
+            let migrator = ProgressiveMigrator(chain: try BookStoreMigration.chain(models: try loadModels()), logger: quietLogger) { checkpoint in
+                if checkpoint == .cutOverCommitted { throw MigrationAbort() }
+            }
+            await #expect(throws: MigrationAbort.self) { try await migrator.migrateStoreOnline(at: url) }
+            try await expectStore(url, atVersion: 5, holds: expected)
+            let left = try await StoreSnapshot(url).leftovers
+            #expect(left.contains { $0.contains("_capturing_") } && left.contains { $0.contains("_replaced_") }, "\(left)")
+
+            let next = try BookStoreMigration.migrator(models: try loadModels(), logger: quietLogger)
+            let plan = online ? try await next.migrateStoreOnline(at: url) : try await next.migrateStore(at: url)
+            #expect(plan.isEmpty)
+            try await expectStore(url, atVersion: 5, holds: expected)
+            #expect(try await Self.otherSchemas(than: "public", at: url).isEmpty)
+        }
+    }
+
     /// Killed in the bulk run, after a write the copy does not hold: an offline migration
     /// next does not continue the killed run's step output (made from the copy, it lacks the
     /// write), removes it and the capture, and migrates the store with the write.

@@ -18,10 +18,11 @@ protocol MigrationBackend: Sendable {
     func acquireLock(timeout: Duration, logger: Logger) async throws -> any MigrationLock
 
     /// Whether a run killed after the store was migrated, before it cleaned up, left
-    /// something beside the store that only a migration removes. Asked, without a
-    /// connection, when the store is current: then the migrator removes it
-    /// (``prepareWorkspace(for:logger:)`` with the empty plan, and the workspace's clean-up).
-    func hasLeftoversOfKilledRuns() -> Bool
+    /// something beside the store that only a migration removes. Asked when the store is
+    /// current (SQLite without opening it, PostgreSQL with one query): then the migrator
+    /// removes it (``prepareWorkspace(for:logger:)`` with the empty plan, and the
+    /// workspace's clean-up).
+    func hasLeftoversOfKilledRuns() async -> Bool
 
     /// Checks the store can be migrated, finds what interrupted runs left, and returns
     /// where `plan`'s steps are written.

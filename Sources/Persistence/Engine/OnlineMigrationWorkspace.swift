@@ -35,10 +35,11 @@ protocol OnlineMigrationWorkspace: AnyObject {
 
     /// Holds the store's writers off, waiting at most `lockTimeout` for the writes in flight
     /// (returns `false`, nothing changed, when they are still in the way), runs
-    /// `finalCatchUp`, then replaces the store by `migrated` and removes the capture in the
-    /// transaction that holds the writers, calling `swapping` inside it.
+    /// `finalCatchUp`, then replaces the store by `migrated` in the transaction that holds
+    /// the writers, calling `swapping` inside it, and `committed` once it has committed,
+    /// before the old tables and the capture are removed.
     func cutOver(to migrated: StoreURL, lockTimeout: Duration, finalCatchUp: () async throws -> Void,
-                 swapping: @escaping @Sendable () throws -> Void) async throws -> Bool
+                 swapping: @escaping @Sendable () throws -> Void, committed: () throws -> Void) async throws -> Bool
 
     /// Removes the capture, the copy and the round stores that are left.
     func cleanUp() async

@@ -26,6 +26,9 @@
     /// An online migration's cut-over, inside its transaction, after the store's schema
     /// was renamed away and before the migrated copy takes its name.
     case cutOverSwapping
+    /// An online migration's cut-over committed: the store is migrated; its old tables
+    /// and the change capture are not dropped yet.
+    case cutOverCommitted
     /// The store is migrated; what the run made beside it (a SQLite work folder, the lock
     /// file) is not removed yet.
     case migrated
@@ -38,6 +41,7 @@
         case .swapping(let step): "step \(step) swapping in"
         case .lockLetGo: "the writers' lock let go for the copy"
         case .cutOverSwapping: "the online cut-over swapping in"
+        case .cutOverCommitted: "the online cut-over committed, not cleaned up"
         case .migrated: "migrated, not cleaned up"
         }
     }

@@ -309,9 +309,7 @@ public final class ProgressiveMigrator: Sendable {
         let unlocked = try await plan(forStoreAt: url, to: target, storeVersion: storeVersion)
         guard !unlocked.isEmpty else {
             logger.debug("store is current", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(unlocked.storeVersion.name)"])
-            if let backend = try? url.engine.migrationBackend(), backend.hasLeftoversOfKilledRuns() {
-                try await removeLeftovers(of: backend, plan: unlocked)
-            }
+            try await removeLeftoversOfKilledRuns(at: url, plan: unlocked)
             return unlocked
         }
         let backend = try url.engine.migrationBackend()
@@ -346,6 +344,13 @@ public final class ProgressiveMigrator: Sendable {
             await DatabaseCancellation.shielded { await lock.release() }
             throw error
         }
+    }
+
+    /// Removes, under the lock, what a run killed after it migrated the store (`plan` is
+    /// empty) left beside it, if anything.
+    func removeLeftoversOfKilledRuns(at url: StoreURL, plan: MigrationPlan) async throws {
+        guard let backend = try? url.engine.migrationBackend(), await backend.hasLeftoversOfKilledRuns() else { return }
+        try await removeLeftovers(of: backend, plan: plan)
     }
 
     /// Removes, under the lock, what a run killed after it migrated the store left beside it.

@@ -24,10 +24,20 @@ struct PostgresMigrationBackend: MigrationBackend {
         try await PostgresMigrationLock.acquire(configuration: configuration, store: store, timeout: timeout, logger: logger)
     }
 
-    /// None: the last swap's transaction drops what the migration made beside the store
-    /// (the replaced schema; the shadows of a fused pass went before it), and the advisory
-    /// lock goes with the session.
-    func hasLeftoversOfKilledRuns() -> Bool { false }
+    /// An offline run leaves nothing once the store is migrated (the last swap's transaction
+    /// drops what it made beside the store, and the advisory lock goes with the session); an
+    /// online run killed after its cut-over committed leaves the old tables and its change
+    /// capture, which it drops after the commit. One query for schemas named as those are.
+    func hasLeftoversOfKilledRuns() async -> Bool {
+        let schema = configuration.schema
+        let found = try? await PostgresMigrationSession.with(configuration, store: store) { database in
+            try await database.writeWithoutTransaction { connection in
+                let names = try connection.rows("SELECT nspname FROM pg_namespace ORDER BY nspname").compactMap { $0[0].text }
+                return !PostgresShadowName.Kind.allCases.allSatisfy { PostgresShadowName.named($0, beside: schema, in: names).isEmpty }
+            }
+        }
+        return found ?? false
+    }
 
     var onlineRefusal: MigrationError? { nil }
 

@@ -34,7 +34,7 @@ struct SQLiteMigrationBackend: MigrationBackend {
     /// release only): one killed between copying the migrated store in and removing its
     /// work folder leaves both, and the next migration removes the folder. No listing of
     /// the store's folder on the way to opening a current store.
-    func hasLeftoversOfKilledRuns() -> Bool {
+    func hasLeftoversOfKilledRuns() async -> Bool {
         SQLiteMigrationLock.isAbandoned(storeAt: path)
     }
 

@@ -94,6 +94,8 @@ struct OnlineMigrationRun {
                 }
             } swapping: {
                 try migrator.pass(.cutOverSwapping)
+            } committed: {
+                try migrator.pass(.cutOverCommitted)
             }
             if swapped {
                 log("cut-over", since: started, changes: lastChanges)

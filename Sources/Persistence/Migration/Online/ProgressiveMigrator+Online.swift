@@ -30,7 +30,10 @@ extension ProgressiveMigrator {
         let backend = try url.engine.migrationBackend()
         if let refusal = backend.onlineRefusal { throw refusal }
         let unlocked = try await plan(forStoreAt: url, to: target, storeVersion: storeVersion)
-        guard !unlocked.isEmpty else { return unlocked }
+        guard !unlocked.isEmpty else {
+            try await removeLeftoversOfKilledRuns(at: url, plan: unlocked)
+            return unlocked
+        }
         _ = try OnlineKeyCorrespondence(plan: unlocked, policies: chain.policies)
         let lock = try await backend.acquireLock(timeout: lockTimeout, logger: logger)
         do {

@@ -234,7 +234,7 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
     }
 
     func cutOver(to migrated: StoreURL, lockTimeout: Duration, finalCatchUp: () async throws -> Void,
-                 swapping: @escaping @Sendable () throws -> Void) async throws -> Bool {
+                 swapping: @escaping @Sendable () throws -> Void, committed: () throws -> Void) async throws -> Bool {
         guard let capture else { return false }
         let copySchema = try schema(of: migrated)
         let holder = try await Self.openSession(configuration, store: store)
@@ -248,9 +248,10 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
         await holder.close()
         guard let replaced else { return false }
         made.remove(copySchema)
+        made.insert(replaced)
+        try committed()
         // The old tables and the capture (its triggers are on them) go now, outside the
         // cut-over: dropping a table waits for its readers, which must not hold writers off.
-        made.insert(replaced)
         await drop(replaced)
         await removeCapture(capture)
         self.capture = nil
