@@ -299,6 +299,41 @@ import Testing
         }
     }
 
+    /// Writers that keep pace with the rounds (as many changes wait after each round as it
+    /// took, round after round): the cut-over begins with a round's worth left, rather than
+    /// give up as if they outpaced the rounds (as it did, under the load of a full test run,
+    /// with a writer process at 150 writes a second).
+    @Test func writersKeepingPaceWithTheRoundsGetTheCutOver() async throws {
+        try await TestEngine.postgres.withSeededStore(books: Self.books, version: 4) { url in
+            let writer = try await PreviousRelease(url, version: 4)
+            let expected = Mutex<ExpectedBookStore?>(nil)
+            let cuttingOver = Mutex(false)
+            var options = OnlineMigrationOptions()
+            options.changesLeftForCutOver = 0
+            options.maximumRoundsWithoutProgress = 3
+            options.phaseObserver = { phase in
+                switch phase {
+                case .bulkMigrated:
+                    try await writer.update(nth: 1, title: "Erste Runde", price: 1.01)
+                case .roundMigrated(let round) where !cuttingOver.withLock({ $0 }):
+                    // Written while the round runs: it waits when the round has committed.
+                    // (Not in the cut-over's last rounds, which hold writers off.)
+                    try await writer.update(nth: round % 10 + 2, title: "Runde \(round)", price: Double(round) + 0.5)
+                case .cutOverLocking:
+                    cuttingOver.withLock { $0 = true }
+                case .cutOverLocked:
+                    let state = try await ExpectedBookStore.migrating(url, from: 4, to: 5)
+                    expected.withLock { $0 = state }
+                default: break
+                }
+            }
+            try await BookStoreMigration.migrator(models: try loadModels(), logger: quietLogger).migrateStoreOnline(at: url, options: options)
+            try await expectStore(url, atVersion: 5, holds: try #require(expected.withLock { $0 }))
+            try await expectNoLeftovers(url)
+            await writer.close()
+        }
+    }
+
     /// Killed once the cut-over committed, before the old tables and the capture were
     /// dropped: the store is migrated, and the next migration of the current store (online
     /// or not) removes what the killed run left.
