@@ -19,12 +19,11 @@
 /// try rows.write(into: "bookstore_migrating_5e6f7a8b", from: "bookstore", tables: contents.storeTables, on: connection)
 /// ```
 struct PostgresChangedRows: Sendable {
-    /// A to-one relationship's column in `table`: its rows (of the key set `owner`) point
-    /// at rows of the key set `target`. Key sets are named by the store's root tables.
+    /// A to-one relationship's column in the root table `table`: its rows point at rows of
+    /// the root table `target`.
     struct Edge: Sendable, Hashable {
         let table: String
         let column: String
-        let owner: String
         let target: String
     }
 
@@ -37,34 +36,28 @@ struct PostgresChangedRows: Sendable {
         let destinationSet: String
     }
 
-    /// A layout's relationships, its tables named as in its schema and its key sets by the
-    /// store's root tables its objects come from.
+    /// A layout's relationships between its root tables, named as in its schema.
     struct Relationships: Sendable {
         var edges: [Edge] = []
         var joins: [Join] = []
 
-        /// `layout`'s relationships; `keySet` names the key set of one of its root tables
-        /// (`nil`: its objects come from no object of the store, and are left out).
-        init(_ layout: StoreSchema, keySet: (EntityTable) -> String?) {
+        init(_ layout: StoreSchema) {
             let d = layout.dialect
-            func root(of entity: String) -> EntityTable? {
-                layout.table(for: entity).flatMap { layout.table(for: $0.rootEntityName) }
+            func root(of entity: String) -> String? {
+                layout.table(for: entity).flatMap { layout.table(for: $0.rootEntityName) }.map { d.name($0.name) }
             }
             for table in layout.rootTables {
-                guard let owner = keySet(table) else { continue }
                 for column in table.allColumns {
-                    guard case .foreignKey(let destination) = column.kind, let target = root(of: destination).flatMap(keySet) else { continue }
-                    edges.append(Edge(table: d.name(table.name), column: d.name(column.name), owner: owner, target: target))
+                    guard case .foreignKey(let destination) = column.kind, let target = root(of: destination) else { continue }
+                    edges.append(Edge(table: d.name(table.name), column: d.name(column.name), target: target))
                 }
             }
             for join in layout.allJoinTables {
-                guard let sourceSet = root(of: join.sourceEntity).flatMap(keySet), let destinationSet = root(of: join.destinationEntity).flatMap(keySet) else { continue }
+                guard let sourceSet = root(of: join.sourceEntity), let destinationSet = root(of: join.destinationEntity) else { continue }
                 joins.append(Join(table: d.name(join.name), sourceColumn: d.name(join.sourceColumn), sourceSet: sourceSet,
                                   destinationColumn: d.name(join.destinationColumn), destinationSet: destinationSet))
             }
         }
-
-        init() {}
     }
 
     /// Per root table of the store: the keys changes named.
@@ -83,7 +76,7 @@ struct PostgresChangedRows: Sendable {
     init(changes: [PostgresChangeCapture.Change], source: StoreSchema) {
         let d = source.dialect
         rootTables = Set(source.rootTables.map { d.name($0.name) })
-        store = Relationships(source) { d.name($0.name) }
+        store = Relationships(source)
         let joinsByName = Dictionary(store.joins.map { ($0.table, $0) }, uniquingKeysWith: { first, _ in first })
         for change in changes {
             if let join = joinsByName[change.table], change.keys.count == 2 {
@@ -112,7 +105,7 @@ struct PostgresChangedRows: Sendable {
         while !frontier.isEmpty {
             var next: [String: Set<Int64>] = [:]
             for edge in store.edges {
-                guard let keys = frontier[edge.owner], !keys.isEmpty else { continue }
+                guard let keys = frontier[edge.table], !keys.isEmpty else { continue }
                 let targets = try Self.keys("""
                     SELECT DISTINCT \(Self.quote(edge.column)) FROM \(schema).\(Self.quote(edge.table)) \
                     WHERE z_pk = ANY($1::bigint[]) AND \(Self.quote(edge.column)) IS NOT NULL
@@ -136,9 +129,9 @@ struct PostgresChangedRows: Sendable {
         for edge in relationships.edges {
             let (table, column) = (quote(edge.table), quote(edge.column))
             if let targets = keys[edge.target], !targets.isEmpty {
-                found[edge.owner, default: []].formUnion(try self.keys("SELECT z_pk FROM \(schema).\(table) WHERE \(column) = ANY($1::bigint[])", targets, on: connection))
+                found[edge.table, default: []].formUnion(try self.keys("SELECT z_pk FROM \(schema).\(table) WHERE \(column) = ANY($1::bigint[])", targets, on: connection))
             }
-            if pointedAt, let owners = keys[edge.owner], !owners.isEmpty {
+            if pointedAt, let owners = keys[edge.table], !owners.isEmpty {
                 found[edge.target, default: []].formUnion(try self.keys(
                     "SELECT DISTINCT \(column) FROM \(schema).\(table) WHERE z_pk = ANY($1::bigint[]) AND \(column) IS NOT NULL", owners, on: connection))
             }

@@ -74,7 +74,7 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
     /// by its two keys.
     private var capturedTables: [PostgresChangeCapture.Table] {
         let d = source.dialect
-        let edges = PostgresChangedRows.Relationships(source) { d.name($0.name) }.edges
+        let edges = PostgresChangedRows.Relationships(source).edges
         return source.rootTables.map { table in
             let name = d.name(table.name)
             return PostgresChangeCapture.Table(name: name, keyColumns: ["z_pk"],
