@@ -334,6 +334,72 @@ import Testing
         }
     }
 
+    /// Writers that keep pace unevenly (one change in a round, two in the next): after the
+    /// rounds without progress more may wait than the last round took, yet a round takes
+    /// them whole, so the cut-over begins. The earlier rule (no more waiting than the last
+    /// round took) gave up here, as it did in a full test run's writer-process test.
+    @Test func writersKeepingPaceUnevenlyGetTheCutOver() async throws {
+        try await TestEngine.postgres.withSeededStore(books: Self.books, version: 4) { url in
+            let writer = try await PreviousRelease(url, version: 4)
+            let expected = Mutex<ExpectedBookStore?>(nil)
+            let cuttingOver = Mutex(false)
+            var options = OnlineMigrationOptions()
+            options.changesLeftForCutOver = 0
+            options.maximumRoundsWithoutProgress = 3
+            options.phaseObserver = { phase in
+                switch phase {
+                case .bulkMigrated:
+                    try await writer.update(nth: 1, title: "Erste Runde", price: 1.01)
+                case .roundMigrated(let round) where !cuttingOver.withLock({ $0 }):
+                    for write in 0..<(round % 2 == 0 ? 2 : 1) {
+                        try await writer.update(nth: write + 2, title: "Runde \(round).\(write)", price: Double(round) + 0.25)
+                    }
+                case .cutOverLocking:
+                    cuttingOver.withLock { $0 = true }
+                case .cutOverLocked:
+                    let state = try await ExpectedBookStore.migrating(url, from: 4, to: 5)
+                    expected.withLock { $0 = state }
+                default: break
+                }
+            }
+            try await BookStoreMigration.migrator(models: try loadModels(), logger: quietLogger).migrateStoreOnline(at: url, options: options)
+            try await expectStore(url, atVersion: 5, holds: try #require(expected.withLock { $0 }))
+            try await expectNoLeftovers(url)
+            await writer.close()
+        }
+    }
+
+    /// Writers that outpace full rounds (four changes arrive while a round takes two): the
+    /// backlog grows past what a round takes, and the migration gives up, the store as it
+    /// was with every write, rather than hold the writers off for the whole backlog.
+    @Test func writersOutpacingFullRoundsGetStoreBusy() async throws {
+        try await TestEngine.postgres.withSeededStore(books: Self.books, version: 4) { url in
+            let writer = try await PreviousRelease(url, version: 4)
+            var options = OnlineMigrationOptions()
+            options.changesPerRound = 2
+            options.changesLeftForCutOver = 0
+            options.maximumRoundsWithoutProgress = 3
+            options.phaseObserver = { phase in
+                if phase == .bulkMigrated { try await writer.update(nth: 1, title: "Erste Runde", price: 1.01) }
+                guard case .roundMigrated(let round) = phase else { return }
+                for write in 0..<4 {
+                    try await writer.update(nth: write + 2, title: "Runde \(round).\(write)", price: Double(round) + 0.75)
+                }
+            }
+            let error = await #expect(throws: MigrationError.self) {
+                try await BookStoreMigration.migrator(models: try loadModels(), logger: quietLogger).migrateStoreOnline(at: url, options: options)
+            }
+            #expect(error?.code == .storeBusy, "\(String(describing: error))")
+            #expect(error?.message.contains("more than a round takes (2)") == true, "\(String(describing: error))")
+            #expect(try await PersistentStore.metadata(at: url).modelVersionName == "BookStore 4")
+            // The last round's four writes at least (earlier ones may be written over).
+            let written = try await PersistentStore.inspect(url) { try $0.scalar("SELECT count(*) FROM zpublication WHERE ztitle LIKE 'Runde %'")?.int64 }
+            #expect((written ?? 0) >= 4, "the writes made while the rounds ran are not in the store")
+            try await expectNoLeftovers(url)
+            await writer.close()
+        }
+    }
+
     /// Killed once the cut-over committed, before the old tables and the capture were
     /// dropped: the store is migrated, and the next migration of the current store (online
     /// or not) removes what the killed run left.

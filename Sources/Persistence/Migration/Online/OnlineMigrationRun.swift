@@ -72,15 +72,17 @@ struct OnlineMigrationRun {
             if waiting <= options.changesLeftForCutOver { break }
             (fewest, stalled) = waiting < fewest ? (waiting, 0) : (fewest, stalled + 1)
             guard stalled >= options.maximumRoundsWithoutProgress else { continue }
-            // As many wait as a round takes, round after round: writers keep pace with the
-            // rounds, and the last round, with writers held off, takes about one round's time.
-            if waiting <= taken {
-                logger.notice("writers keep pace with the catch-up rounds; cutting over with the last round's worth of changes left", metadata: [
+            // A round still takes all that waits: writers keep pace with the rounds (unevenly:
+            // more may wait than the last round took), and the last round, with writers held
+            // off, is at most one round long. Rounds that are full and leave no fewer waiting
+            // mean writers outpace them.
+            if waiting <= options.changesPerRound {
+                logger.notice("writers keep pace with the catch-up rounds; cutting over with at most a round's worth of changes left", metadata: [
                     LoggingKeys.store: "\(store)", LoggingKeys.changes: "\(waiting)",
                 ])
                 break
             }
-            throw MigrationError(.storeBusy, "other processes write the store faster than the online migration catches up: \(waiting) changes wait, more than the last round took (\(taken)), no fewer than \(stalled) rounds ago",
+            throw MigrationError(.storeBusy, "other processes write the store faster than the online migration catches up: \(waiting) changes wait, more than a round takes (\(options.changesPerRound)), no fewer than \(stalled) rounds ago",
                                  hint: "the store is as it was, at model version '\(plan.storeVersion.name)'; run the migration again when fewer writes arrive, or migrate offline",
                                  store: store.description)
         }
