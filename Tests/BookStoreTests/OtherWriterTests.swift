@@ -89,6 +89,43 @@ struct OtherWriterTests {
         }
     }
 
+    /// A process of the previous release whose store was migrated while it had it open:
+    /// its next save is refused with what happened even when every statement of it would
+    /// fit the new tables (BookStore 4's publication is BookStore 5's without a synopsis),
+    /// and nothing of it is written.
+    @Test(arguments: TestEngine.allCases)
+    func aSaveOfThePreviousReleaseThatFitsTheNewTablesIsRefused(engine: TestEngine) async throws {
+        try await Self.withStore(engine) { url in
+            let seed = try await BookStoreProcess.running(["seed", "--model-version", "4", "--count", "20", "--store", url.description])
+            #expect(seed.status == 0, "\(seed.stderr)")
+            let v4 = try #require(try loadModels().versions.version(named: "BookStore 4"))
+            let store = try await PersistentStore.open(url, model: v4, logger: quietLogger)
+            let context = ManagedObjectContext(store: store, logger: quietLogger)
+            var request = FetchRequest(entityName: "Publication", predicate: try Predicate(format: "title == %@", "Generated book 7"))
+            request.fetchLimit = 1
+            let publication = try #require(try await context.fetch(request).first, "the seed has no 'Generated book 7'")
+            publication.setValue(.string("Written before the migration"), forKey: "title")
+            try await context.save()
+
+            let migrate = try await BookStoreProcess.running(["migrate", "--store", url.description])
+            #expect(migrate.status == 0, "\(migrate.stderr)")
+            // An insert: an update would be refused for the row the migration rewrote.
+            let late = try context.insertObject(entityName: "Publication")
+            late.setValue(.string("Written after the migration"), forKey: "title")
+            late.setValue(.double(12.5), forKey: "price")
+            let error = await #expect(throws: StoreError.self) { try await context.save() }
+            #expect(error?.code == .migratedSinceOpened, "\(String(describing: error))")
+            #expect(error?.message.contains("migrated to model version 'BookStore 5' since this process opened it; this process runs 'BookStore 4'") == true,
+                    "\(String(describing: error))")
+            await store.close()
+
+            let titles = try await PersistentStore.inspect(url) { connection in
+                try connection.rows("SELECT ZTITLE FROM ZPUBLICATION WHERE ZTITLE LIKE 'Written %'").compactMap { $0[0].text }
+            }
+            #expect(titles == ["Written before the migration"], "the refused save was written, or the one before it is gone")
+        }
+    }
+
     /// SQLite only (a WAL's snapshots): a reader that began before the last commit keeps
     /// that commit in the WAL, where it cannot be written back into the file; the in-place
     /// step's copy of the store still holds it (SQLite's backup API then copies it, not the

@@ -126,6 +126,12 @@ public protocol SQLDialect: Sendable {
     /// The clause that ends a `SELECT` taking `lock` on the rows it reads.
     func lockingClause(_ lock: RowLock) -> String
 
+    /// The statement that takes, first in a write transaction, the lock its writes of
+    /// `table` would take, so that a migration locking it out commits before the
+    /// transaction reads anything; `nil` when a write transaction holds the whole database
+    /// from its start (SQLite's `BEGIN IMMEDIATE`).
+    func writeLockStatement(table: String) -> String?
+
     /// `INSERT` of one row that does nothing when the row's key is there already.
     func insertIgnoringDuplicates(into table: String, columns: [String], values: [DatabaseValue]) -> SQL
 

@@ -3,7 +3,8 @@ import Foundation
 /// A store's database that explains a statement failing on a table or column the store
 /// does not have: when the store's metadata no longer names this process's model version,
 /// the store was migrated since the process opened it (by the next release, while this one
-/// still serves), and the error says so instead of "column does not exist".
+/// still serves), and the error says so instead of "column does not exist". A write that
+/// would fit the new tables is refused before it is made (``ModelVersionCheck``).
 ///
 /// ```swift
 /// try await context.fetch(FetchRequest(entityName: "Book"))
@@ -15,6 +16,8 @@ struct MigratedStoreExplanation: Database {
     let base: any Database
     let store: StoreURL
     let model: ManagedObjectModel
+    /// Run first in each write transaction; `nil` for a store nothing else migrates.
+    let writeCheck: ModelVersionCheck?
 
     var dialect: any SQLDialect { base.dialect }
 
@@ -23,7 +26,13 @@ struct MigratedStoreExplanation: Database {
     }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
-        try await explaining { try await base.write(body) }
+        guard let writeCheck else { return try await explaining { try await base.write(body) } }
+        return try await explaining {
+            try await base.write { connection in
+                try writeCheck.verify(on: connection)
+                return try body(connection)
+            }
+        }
     }
 
     func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {

@@ -50,6 +50,12 @@ public final class PersistentStore: Sendable {
 
         /// A migration's workspace: created if missing, one connection (reads see the
         /// batches just written), commits not synced, indexes built after the bulk writes.
+        /// Whether each save first checks that the store still has this process's model
+        /// version (``StoreError/Code/migratedSinceOpened`` when another process migrated it):
+        /// every store an application writes; not a migration's workspace, which nothing else
+        /// migrates, nor a read-only store.
+        var checksModelVersionOnWrite: Bool { isDurable && !readOnly }
+
         public static let workspace = Options(createIfMissing: true, readerCount: 0, isDurable: false, defersIndexes: true)
 
         public static let createIfMissing = Options(createIfMissing: true)
@@ -85,13 +91,14 @@ public final class PersistentStore: Sendable {
     /// A store open on `database`, its entities numbered by `numbering`: the store's own
     /// (``EntityNumbering/read(from:model:)``), or `nil` for a store just created.
     init(url: StoreURL, model: ManagedObjectModel, database: any Database, metadata: StoreMetadata, numbering: EntityNumbering?, logger: Logger,
-         defersIndexes: Bool = false) {
+         defersIndexes: Bool = false, checksModelVersion: Bool) {
         self.url = url
         self.indexesDeferred = Mutex(defersIndexes)
         self.model = model
         let schema = StoreSchema(model: model, dialect: database.dialect, numbering: numbering)
         self.schema = schema
-        self.database = MigratedStoreExplanation(base: database, store: url, model: model)
+        self.database = MigratedStoreExplanation(base: database, store: url, model: model,
+                                                 writeCheck: checksModelVersion ? ModelVersionCheck(model: model, opened: metadata, store: url) : nil)
         self.metadata = metadata
         self.logger = logger
         var layouts: [String: EntityLayout] = [:]

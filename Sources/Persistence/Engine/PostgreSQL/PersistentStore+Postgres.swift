@@ -12,7 +12,7 @@ extension PersistentStore {
             if let metadata = existing {
                 try check(metadata, isCompatibleWith: model, store: url)
                 return PersistentStore(url: url, model: model, database: database, metadata: metadata, numbering: numbering, logger: logger,
-                                       defersIndexes: options.defersIndexes && !options.readOnly)
+                                       defersIndexes: options.defersIndexes && !options.readOnly, checksModelVersion: options.checksModelVersionOnWrite)
             }
             guard options.createIfMissing, !options.readOnly else { throw notFound(url, configuration) }
             let metadata = StoreMetadata(model: model, storeType: url.storeType)
@@ -36,13 +36,13 @@ extension PersistentStore {
                 try check(existing, isCompatibleWith: model, store: url)
                 let numbering = try await readStoreTables(database, url: url) { try EntityNumbering.read(from: $0, model: model) }
                 return PersistentStore(url: url, model: model, database: database, metadata: existing, numbering: numbering, logger: logger,
-                                       defersIndexes: options.defersIndexes)
+                                       defersIndexes: options.defersIndexes, checksModelVersion: options.checksModelVersionOnWrite)
             } catch let error as DatabaseError {
                 throw StoreError(.database, "cannot create a store in schema '\(configuration.schema)' of database '\(configuration.databaseDescription)' at \(configuration.serverDescription)",
                                  hint: "check that the user may create schemas and tables there", store: url.description, underlying: error)
             }
             logger.info("created store", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(model.name)"])
-            return PersistentStore(url: url, model: model, database: database, metadata: metadata, numbering: nil, logger: logger, defersIndexes: options.defersIndexes)
+            return PersistentStore(url: url, model: model, database: database, metadata: metadata, numbering: nil, logger: logger, defersIndexes: options.defersIndexes, checksModelVersion: options.checksModelVersionOnWrite)
         } catch {
             await database.close()
             throw error

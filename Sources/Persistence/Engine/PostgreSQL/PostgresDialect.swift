@@ -166,6 +166,12 @@ public struct PostgresDialect: SQLDialect, Hashable {
 
     /// PostgreSQL runs writers side by side (several service replicas on one database), so a
     /// row read in one transaction may be deleted by another before the commit.
+    /// `ROW EXCLUSIVE`, the lock of an `UPDATE`: a writer's save takes no other kind, and
+    /// it asks for no privilege beyond the writes'.
+    public func writeLockStatement(table: String) -> String? {
+        "LOCK TABLE \(quoteIdentifier(table)) IN ROW EXCLUSIVE MODE"
+    }
+
     public func lockingClause(_ lock: RowLock) -> String {
         switch lock {
         case .keepingItsKey: " FOR KEY SHARE"

@@ -139,6 +139,8 @@ public struct SQLiteDialect: SQLDialect, Hashable {
     /// SQLite runs one writer at a time, so a row read in a write transaction stays as read.
     public func lockingClause(_ lock: RowLock) -> String { "" }
 
+    public func writeLockStatement(table: String) -> String? { nil }
+
     public func insertIgnoringDuplicates(into table: String, columns: [String], values: [DatabaseValue]) -> SQL {
         "INSERT OR IGNORE INTO \(identifier: table) (\(columns.map { "\(identifier: $0)" as SQL }.joined(separator: ", "))) VALUES (\(list: values))"
     }

@@ -32,7 +32,7 @@ struct SQLiteEngine: StoreEngine {
                 throw error
             }
             return PersistentStore(url: url, model: model, database: database, metadata: metadata, numbering: numbering, logger: logger,
-                                   defersIndexes: options.defersIndexes && !options.readOnly)
+                                   defersIndexes: options.defersIndexes && !options.readOnly, checksModelVersion: options.checksModelVersionOnWrite)
         }
         guard options.createIfMissing else {
             throw StoreError(.storeNotFound, "there is no store at \(path)", hint: "check the path, or create the store with the app that uses it", store: url.description)
@@ -41,7 +41,7 @@ struct SQLiteEngine: StoreEngine {
         try SQLiteStoreFile.create(path: path, model: model, metadata: metadata, includingIndexes: !options.defersIndexes)
         logger.info("created store", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(model.name)"])
         let database = try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: options.readerCount, isDurable: options.isDurable, commitsAtomically: options.commitsAtomically)
-        return PersistentStore(url: url, model: model, database: database, metadata: metadata, numbering: nil, logger: logger, defersIndexes: options.defersIndexes)
+        return PersistentStore(url: url, model: model, database: database, metadata: metadata, numbering: nil, logger: logger, defersIndexes: options.defersIndexes, checksModelVersion: options.checksModelVersionOnWrite)
     }
 
     /// A store written by Apple's Core Data carries Apple's version hashes, which are not
