@@ -19,11 +19,6 @@ public protocol DatabaseConnection: AnyObject {
     /// Runs `body` in a transaction: committed if it returns, rolled back if it throws.
     func transaction<T>(_ body: () throws -> T) throws -> T
 
-    /// Runs `statements` (no arguments, no rows) and then the query `sql` (no arguments),
-    /// and returns its rows, in as few round trips as the engine allows: for what a
-    /// transaction does first, such as a lock and a read.
-    func rows(after statements: String, _ sql: String) throws -> [Row]
-
     /// Inserts rows into one table the fastest way the engine has for bulk writes (one
     /// prepared statement stepped per row on SQLite, multi-row statements on PostgreSQL).
     /// Each row holds a value per column, in `columns`' order.
@@ -36,12 +31,6 @@ public protocol DatabaseConnection: AnyObject {
 }
 
 extension DatabaseConnection {
-    /// The statements, then the query: two calls of an embedded engine, which has no round trips.
-    public func rows(after statements: String, _ sql: String) throws -> [Row] {
-        try execute(statements)
-        return try rows(sql)
-    }
-
     /// All rows of a query.
     public func rows(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> [Row] {
         var rows: [Row] = []

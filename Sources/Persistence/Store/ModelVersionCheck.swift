@@ -47,9 +47,9 @@ final class ModelVersionCheck: Sendable {
     /// metadata is let through: its statements report it.
     func verify(on connection: any DatabaseConnection) throws {
         let d = connection.dialect
+        if let lock = d.writeLockStatement(table: d.name("Z_PRIMARYKEY")) { try connection.execute(lock) }
         let sql = "SELECT \(d.name("Z_UUID")), \(d.name("Z_PLIST")) FROM \(d.name("Z_METADATA")) ORDER BY \(d.name("Z_VERSION")) DESC LIMIT 1"
-        let rows = try d.writeLockStatement(table: d.name("Z_PRIMARYKEY")).map { try connection.rows(after: $0, sql) } ?? connection.rows(sql)
-        guard let row = rows.first, let plist = row[1].blob else { return }
+        guard let row = try connection.rows(sql).first, let plist = row[1].blob else { return }
         if accepted.withLock({ $0 == plist }) { return }
         let metadata = try StoreMetadata(propertyListData: plist, uuid: row[0].text)
         guard model.isCompatible(with: metadata) || metadata.versionHashes == openedHashes else { throw StoreError.migratedSinceOpened(to: metadata, from: model, store: store) }

@@ -199,24 +199,6 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
     public func query(_ sql: String, _ arguments: [DatabaseValue], _ body: (Row) throws -> Void) throws {
         let result = try executePrepared(sql, arguments)
         defer { PQclear(result) }
-        try forEachRow(of: result, body)
-    }
-
-    /// One round trip (a simple query of several statements, whose last one's rows libpq
-    /// returns), where statements and a prepared query would take two.
-    public func rows(after statements: String, _ sql: String) throws -> [Row] {
-        let script = statements + ";\n" + sql
-        try checkUsable(script)
-        let result = PQexec(handle, script)
-        defer { PQclear(result) }
-        try check(result, sql: script, arguments: [])
-        var rows: [Row] = []
-        try forEachRow(of: result) { rows.append($0) }
-        return rows
-    }
-
-    /// Decodes each row of `result` (text or binary columns) for `body`.
-    private func forEachRow(of result: OpaquePointer?, _ body: (Row) throws -> Void) throws {
         let columns = Int32(PQnfields(result))
         let types = (0..<columns).map { PQftype(result, $0) }
         let binary = (0..<columns).map { PQfformat(result, $0) == 1 }
