@@ -17,6 +17,11 @@ import Synchronization
 /// - one that waited for the lock while a migration committed takes it on the new table
 ///   (PostgreSQL looks the name up again after the wait), and reads the new metadata.
 ///
+/// The lock and the read are two statements: the read's snapshot must be taken once the
+/// lock is had (a lock taken by the read itself, as `FOR UPDATE` of a cached plan, may
+/// wait with a snapshot from before the migration's commit). Folding both into one simple
+/// query was measured slower than a lock and a prepared read (the read planned each time).
+///
 /// The metadata's bytes are compared with the last ones accepted; only new bytes are
 /// decoded, and accepted when their version hashes are the model's (Core Data's rule) or
 /// those the store had when it was opened (a store Core Data wrote, whose hashes are not
