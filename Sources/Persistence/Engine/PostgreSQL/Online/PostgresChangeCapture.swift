@@ -90,6 +90,7 @@ struct PostgresChangeCapture: Sendable, Hashable {
                 key2 bigint,
                 kind "char" NOT NULL)
             """)
+        try yieldingAutovacuum(tables.map { "\(quote(storeSchema)).\(quote($0.name))" }, on: connection)
         // Shared among the tables: a writer queued on a table whose trigger is made waits
         // while the next ones are waited for.
         try withLockTimeout(lockTimeout, dividedAmong: tables.count, on: connection) {
@@ -189,6 +190,7 @@ struct PostgresChangeCapture: Sendable, Hashable {
     /// the drop off at most `lockTimeout` (then `lock_not_available`, and the caller tries
     /// again), so the previous release's statements never queue behind it for longer.
     func remove(lockTimeout: Duration = .milliseconds(200), on connection: any DatabaseConnection) throws {
+        try Self.yieldingAutovacuum(Self.tablesTriggered(fromSchema: captureSchema, on: connection), on: connection)
         try Self.withLockTimeout(lockTimeout, on: connection) {
             try connection.execute("DROP SCHEMA IF EXISTS \(Self.quote(captureSchema)) CASCADE")
         }
@@ -203,6 +205,7 @@ struct PostgresChangeCapture: Sendable, Hashable {
                                 on connection: any DatabaseConnection) throws -> [String] {
         let names = try connection.rows("SELECT nspname FROM pg_namespace ORDER BY nspname").compactMap { $0[0].text }
         let schemas = PostgresShadowName.named(.capturing, beside: storeSchema, in: names)
+        try yieldingAutovacuum(try schemas.flatMap { try tablesTriggered(fromSchema: $0, on: connection) }, on: connection)
         try withLockTimeout(lockTimeout, on: connection) {
             for schema in schemas {
                 try connection.execute("DROP SCHEMA IF EXISTS \(quote(schema)) CASCADE")
@@ -224,6 +227,32 @@ struct PostgresChangeCapture: Sendable, Hashable {
         try connection.run("SELECT set_config('lock_timeout', $1, true)", [.text("\(milliseconds)ms")])
         try body()
         try connection.run("SELECT set_config('lock_timeout', $1, true)", [.text(before)])
+    }
+
+    /// Takes `SHARE UPDATE EXCLUSIVE` on `tables` (qualified, quoted) until the transaction
+    /// ends, waiting past the server's `deadlock_timeout`: an autovacuum of one of them then
+    /// gives way (the server cancels an autovacuum that blocks a lock request for that
+    /// long) and starts no other. The lock keeps neither readers nor writers waiting (they
+    /// do not queue behind it), so the locks taken after it, which they wait for, are taken
+    /// at once rather than wait for a vacuum that may last minutes. A vacuum run by hand
+    /// is not cancelled: the lock is then not had in time (`lock_not_available`) and the
+    /// caller tries again later.
+    static func yieldingAutovacuum(_ tables: [String], on connection: any DatabaseConnection) throws {
+        guard !tables.isEmpty else { return }
+        let deadlock = try connection.scalar("SELECT setting::bigint FROM pg_settings WHERE name = 'deadlock_timeout'")?.int64 ?? 1_000
+        let before = try connection.scalar("SELECT current_setting('lock_timeout')")?.text ?? "0"
+        try connection.run("SELECT set_config('lock_timeout', $1, true)", [.text("\(deadlock * 2 + 500)ms")])
+        try connection.execute("LOCK TABLE \(Array(Set(tables)).sorted().joined(separator: ", ")) IN SHARE UPDATE EXCLUSIVE MODE")
+        try connection.run("SELECT set_config('lock_timeout', $1, true)", [.text(before)])
+    }
+
+    /// The tables (qualified, quoted) with a trigger whose function is in `schema`.
+    static func tablesTriggered(fromSchema schema: String, on connection: any DatabaseConnection) throws -> [String] {
+        try connection.rows("""
+            SELECT DISTINCT format('%I.%I', tn.nspname, c.relname) FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid \
+            JOIN pg_namespace fn ON fn.oid = p.pronamespace JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace tn ON tn.oid = c.relnamespace \
+            WHERE fn.nspname = $1
+            """, [.text(schema)]).compactMap { $0[0].text }
     }
 
     /// `timeout` in milliseconds, at most `fraction` of the server's `deadlock_timeout`.

@@ -268,6 +268,15 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
             try await holder.writeWithoutTransaction { connection in
                 try connection.execute("BEGIN")
                 do {
+                    // Every table of the store, the key counter first, as a writer's save
+                    // takes them: a writer that counted a key and waits for an entity table
+                    // would otherwise wait for this transaction while it waits for the writer.
+                    let tables = try PostgresSchemaContents.read(configuration.schema, on: connection).storeTables
+                        .sorted { ($0 == "z_primarykey" ? 0 : 1, $0) < ($1 == "z_primarykey" ? 0 : 1, $1) }
+                        .map { "\(configuration.quotedSchema).\(PostgresConfiguration.quoteIdentifier($0))" }
+                    // First an autovacuum out of the way, which the lock below could not wait
+                    // long enough to have cancelled; no one waits for this one.
+                    try PostgresChangeCapture.yieldingAutovacuum(tables, on: connection)
                     // Shorter than the server's deadlock check: a writer that holds one table
                     // and waits for one this locked goes on when this lets go, rather than
                     // have its transaction ended by the check.
@@ -276,13 +285,7 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
                     let milliseconds = try PostgresChangeCapture.shorterThanDeadlockCheck(lockTimeout, on: connection, fraction: 0.8)
                     try connection.run("SELECT set_config('lock_timeout', $1, true)", [.text("\(milliseconds)ms")])
                     try connection.run("SELECT set_config('statement_timeout', $1, true)", [.text("\(milliseconds)ms")])
-                    // Every table of the store, the key counter first, as a writer's save
-                    // takes them: a writer that counted a key and waits for an entity table
-                    // would otherwise wait for this transaction while it waits for the writer.
-                    let tables = try PostgresSchemaContents.read(configuration.schema, on: connection).storeTables
-                        .sorted { ($0 == "z_primarykey" ? 0 : 1, $0) < ($1 == "z_primarykey" ? 0 : 1, $1) }
-                        .map { "\(configuration.quotedSchema).\(PostgresConfiguration.quoteIdentifier($0))" }.joined(separator: ", ")
-                    try connection.execute("LOCK TABLE \(tables) IN EXCLUSIVE MODE")
+                    try connection.execute("LOCK TABLE \(tables.joined(separator: ", ")) IN EXCLUSIVE MODE")
                     try connection.run("SELECT set_config('statement_timeout', '0', true)", [])
                 } catch {
                     (connection as? any InterruptibleConnection)?.rollback()
