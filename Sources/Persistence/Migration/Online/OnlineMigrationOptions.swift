@@ -14,11 +14,12 @@ public struct OnlineMigrationOptions: Sendable {
     /// ones are migrated with the writers held off, so this bounds their wait.
     public var changesLeftForCutOver = 500
     /// Catch-up rounds in a row that may leave no fewer changes waiting than the fewest
-    /// so far. Past them, when a round takes all that waits (at most ``changesPerRound``:
-    /// writers keep pace with the rounds), the cut-over begins, its last round at most one
-    /// round long; when more wait (rounds are full and writers outpace them), the migration
-    /// gives up (``MigrationError/Code/storeBusy``, the store as it was) rather than hold
-    /// them off for long. A backlog that shrinks, however large, is caught up.
+    /// so far. Past them, when one round takes all that waits (at most ``changesPerRound``)
+    /// and it is no more than twice the most a round took since (writers keep pace with the
+    /// rounds, unevenly perhaps), the cut-over begins, its last round about as long as the
+    /// recent ones; when more wait (writers outpace the rounds), the migration gives up
+    /// (``MigrationError/Code/storeBusy``, the store as it was) rather than hold them off
+    /// for long. A backlog that shrinks, however large, is caught up.
     public var maximumRoundsWithoutProgress = 10
     /// How long the cut-over waits for the lock on the store's tables before it lets go and
     /// tries again: statements of other sessions queue behind a lock being waited for, so

@@ -60,7 +60,8 @@ struct OnlineMigrationRun {
         try await observe(.bulkMigrated)
 
         var round = 0
-        var (fewest, stalled) = (Int.max, 0)
+        // The fewest changes left waiting so far, the rounds since, and the most a round took in them.
+        var (fewest, stalled, largest) = (Int.max, 0, 0)
         while true {
             started = ContinuousClock.now
             round += 1
@@ -70,19 +71,20 @@ struct OnlineMigrationRun {
             log("catch-up", since: started, changes: taken, waiting: waiting)
             try await observe(.caughtUp(round: round, changes: taken))
             if waiting <= options.changesLeftForCutOver { break }
-            (fewest, stalled) = waiting < fewest ? (waiting, 0) : (fewest, stalled + 1)
+            (fewest, stalled, largest) = waiting < fewest ? (waiting, 0, 0) : (fewest, stalled + 1, max(largest, taken))
             guard stalled >= options.maximumRoundsWithoutProgress else { continue }
-            // A round still takes all that waits: writers keep pace with the rounds (unevenly:
-            // more may wait than the last round took), and the last round, with writers held
-            // off, is at most one round long. Rounds that are full and leave no fewer waiting
-            // mean writers outpace them.
-            if waiting <= options.changesPerRound {
-                logger.notice("writers keep pace with the catch-up rounds; cutting over with at most a round's worth of changes left", metadata: [
+            // One round takes all that waits, and it is no more than twice the most a round
+            // took since: writers keep pace with the rounds (unevenly perhaps: more may wait
+            // than the last round took), and the last round, with writers held off, is about
+            // as long as the recent ones. More waiting means writers outpace the rounds.
+            let bound = min(options.changesPerRound, 2 * largest)
+            if waiting <= bound {
+                logger.notice("writers keep pace with the catch-up rounds; cutting over with about a round's worth of changes left", metadata: [
                     LoggingKeys.store: "\(store)", LoggingKeys.changes: "\(waiting)",
                 ])
                 break
             }
-            throw MigrationError(.storeBusy, "other processes write the store faster than the online migration catches up: \(waiting) changes wait, more than a round takes (\(options.changesPerRound)), no fewer than \(stalled) rounds ago",
+            throw MigrationError(.storeBusy, "other processes write the store faster than the online migration catches up: \(waiting) changes wait, no fewer than \(stalled) rounds ago, more than the cut-over may migrate while it holds writers off (\(bound): twice the most a recent round took, at most a round's \(options.changesPerRound))",
                                  hint: "the store is as it was, at model version '\(plan.storeVersion.name)'; run the migration again when fewer writes arrive, or migrate offline",
                                  store: store.description)
         }
