@@ -12,8 +12,8 @@ import Synchronization
 /// first takes the lock its writes would take on `Z_PRIMARYKEY` (on PostgreSQL; SQLite's
 /// write transaction holds the whole file already), then reads `Z_METADATA`:
 ///
-/// - a migration's swap or cut-over locks `Z_PRIMARYKEY` first and holds it until it
-///   commits, so a transaction that has the lock reads the metadata its writes will meet;
+/// - a migration's swap (offline) or cut-over (online) locks `Z_PRIMARYKEY` first and
+///   holds it until it commits, so a transaction that has the lock reads the metadata its writes will meet;
 /// - one that waited for the lock while a migration committed takes it on the new table
 ///   (PostgreSQL looks the name up again after the wait), and reads the new metadata.
 ///

@@ -48,14 +48,14 @@ public final class PersistentStore: Sendable {
             self.defersIndexes = defersIndexes
         }
 
-        /// A migration's workspace: created if missing, one connection (reads see the
-        /// batches just written), commits not synced, indexes built after the bulk writes.
         /// Whether each save first checks that the store still has this process's model
         /// version (``StoreError/Code/migratedSinceOpened`` when another process migrated it):
         /// every store an application writes; not a migration's workspace, which nothing else
         /// migrates, nor a read-only store.
         var checksModelVersionOnWrite: Bool { isDurable && !readOnly }
 
+        /// A migration's workspace: created if missing, one connection (reads see the
+        /// batches just written), commits not synced, indexes built after the bulk writes.
         public static let workspace = Options(createIfMissing: true, readerCount: 0, isDurable: false, defersIndexes: true)
 
         public static let createIfMissing = Options(createIfMissing: true)

@@ -164,14 +164,14 @@ public struct PostgresDialect: SQLDialect, Hashable {
         "\(sql) \(raw: caseInsensitive ? "~*" : "~") \("^(?:\(pattern))$")"
     }
 
-    /// PostgreSQL runs writers side by side (several service replicas on one database), so a
-    /// row read in one transaction may be deleted by another before the commit.
-    /// `ROW EXCLUSIVE`, the lock of an `UPDATE`: a writer's save takes no other kind, and
-    /// it asks for no privilege beyond the writes'.
+    /// `ROW EXCLUSIVE`, the lock of an `INSERT`, `UPDATE` or `DELETE` (a save that inserts
+    /// takes it on `Z_PRIMARYKEY` anyway): it needs one of those privileges on the table.
     public func writeLockStatement(table: String) -> String? {
         "LOCK TABLE \(quoteIdentifier(table)) IN ROW EXCLUSIVE MODE"
     }
 
+    /// PostgreSQL runs writers side by side (several service replicas on one database), so a
+    /// row read in one transaction may be deleted by another before the commit.
     public func lockingClause(_ lock: RowLock) -> String {
         switch lock {
         case .keepingItsKey: " FOR KEY SHARE"
