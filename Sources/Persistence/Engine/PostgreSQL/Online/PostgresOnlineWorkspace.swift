@@ -33,12 +33,6 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
     private var made: Set<String> = []
     /// The copy's layout at the target version, read once it is migrated.
     private var target: StoreSchema?
-    /// A transaction holding `SHARE UPDATE EXCLUSIVE` on the store's tables from the
-    /// capture's install to the cut-over, so that no autovacuum begins on them meanwhile
-    /// (vacuuming tables about to be replaced is work thrown away) and the cut-over need
-    /// not wait past `deadlock_timeout` to have one cancelled. No reader or writer waits
-    /// for it; `nil` when it could not be had or is let go.
-    private var vacuumGuard: PostgresDatabase?
 
     private init(store: StoreURL, configuration: PostgresConfiguration, plan: MigrationPlan, keys: OnlineKeyCorrespondence, logger: Logger,
                  source: StoreSchema, session: PostgresDatabase) {
@@ -97,39 +91,6 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
                                  hint: "nothing was changed; run the migration again once long transactions on the store have ended",
                                  store: store.description, underlying: error)
         }
-        vacuumGuard = await openVacuumGuard()
-    }
-
-    /// Begins ``vacuumGuard``'s transaction; `nil` when its lock is not had (a vacuum run
-    /// by hand): the cut-over then has autovacuum give way itself.
-    private func openVacuumGuard() async -> PostgresDatabase? {
-        let configuration = self.configuration
-        guard let guardSession = try? await Self.openSession(configuration, store: store) else { return nil }
-        do {
-            try await guardSession.writeWithoutTransaction { connection in
-                try connection.execute("BEGIN")
-                do {
-                    let tables = try PostgresSchemaContents.read(configuration.schema, on: connection).storeTables
-                        .map { "\(configuration.quotedSchema).\(PostgresConfiguration.quoteIdentifier($0))" }
-                    try PostgresChangeCapture.yieldingAutovacuum(tables, on: connection)
-                } catch {
-                    (connection as? any InterruptibleConnection)?.rollback()
-                    throw error
-                }
-            }
-            return guardSession
-        } catch {
-            await guardSession.close()
-            return nil
-        }
-    }
-
-    /// Ends ``vacuumGuard``'s transaction: before the cut-over's own lock (which would
-    /// wait for it), and before the capture is removed.
-    private func releaseVacuumGuard() async {
-        guard let guardSession = vacuumGuard else { return }
-        vacuumGuard = nil
-        await DatabaseCancellation.shielded { await guardSession.close() }
     }
 
     private func installCapture(tables: [PostgresChangeCapture.Table], schema: String) async throws {
@@ -277,9 +238,6 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
         guard let capture else { return false }
         let copySchema = try schema(of: migrated)
         let holder = try await Self.openSession(configuration, store: store)
-        // Let go just before the holder takes the same lock: an autovacuum would have to
-        // begin in between to be waited for.
-        await releaseVacuumGuard()
         let replaced: String?
         do {
             replaced = try await cutOver(holding: holder, lockTimeout: lockTimeout, copySchema: copySchema, finalCatchUp: finalCatchUp, swapping: swapping)
@@ -363,7 +321,6 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
         made = []
         self.capture = nil
         await DatabaseCancellation.shielded {
-            await self.releaseVacuumGuard()
             for schema in schemas { await self.drop(schema) }
             if let capture { await self.removeCapture(capture) }
             await self.session.close()
@@ -385,8 +342,6 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
     }
 
     func abandon() async {
-        await vacuumGuard?.close()
-        vacuumGuard = nil
         await session.close()
     }
 
