@@ -17,9 +17,10 @@ public struct OnlineMigrationOptions: Sendable {
     /// so far. Past them, when one round takes all that waits (at most ``changesPerRound``)
     /// and it is no more than twice the most a round took since (writers keep pace with the
     /// rounds, unevenly perhaps), the cut-over begins, its last round about as long as the
-    /// recent ones; when more wait (writers outpace the rounds), the migration gives up
-    /// (``MigrationError/Code/storeBusy``, the store as it was) rather than hold them off
-    /// for long. A backlog that shrinks, however large, is caught up.
+    /// recent ones; when more wait for as many rounds again (writers outpace the rounds,
+    /// not a burst that settles), the migration gives up (``MigrationError/Code/storeBusy``,
+    /// the store as it was) rather than hold them off for long. A backlog that shrinks,
+    /// however large, is caught up.
     public var maximumRoundsWithoutProgress = 10
     /// How long the cut-over waits for the lock on the store's tables before it lets go and
     /// tries again: statements of other sessions queue behind a lock being waited for, so

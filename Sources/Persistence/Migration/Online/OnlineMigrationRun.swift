@@ -60,7 +60,8 @@ struct OnlineMigrationRun {
         try await observe(.bulkMigrated)
 
         var round = 0
-        // The fewest changes left waiting so far, the rounds since, and the most a round took in them.
+        // The fewest changes left waiting so far, the rounds since, and the most a round took
+        // from the one that left the fewest on.
         var (fewest, stalled, largest) = (Int.max, 0, 0)
         while true {
             started = ContinuousClock.now
@@ -71,7 +72,7 @@ struct OnlineMigrationRun {
             log("catch-up", since: started, changes: taken, waiting: waiting)
             try await observe(.caughtUp(round: round, changes: taken))
             if waiting <= options.changesLeftForCutOver { break }
-            (fewest, stalled, largest) = waiting < fewest ? (waiting, 0, 0) : (fewest, stalled + 1, max(largest, taken))
+            (fewest, stalled, largest) = waiting < fewest ? (waiting, 0, taken) : (fewest, stalled + 1, max(largest, taken))
             guard stalled >= options.maximumRoundsWithoutProgress else { continue }
             // One round takes all that waits, and it is no more than twice the most a round
             // took since: writers keep pace with the rounds (unevenly perhaps: more may wait
@@ -84,6 +85,8 @@ struct OnlineMigrationRun {
                 ])
                 break
             }
+            // A burst may settle: as many rounds again before the copy is given up.
+            guard stalled >= 2 * options.maximumRoundsWithoutProgress else { continue }
             throw MigrationError(.storeBusy, "other processes write the store faster than the online migration catches up: \(waiting) changes wait, no fewer than \(stalled) rounds ago, more than the cut-over may migrate while it holds writers off (\(bound): twice the most a recent round took, at most a round's \(options.changesPerRound))",
                                  hint: "the store is as it was, at model version '\(plan.storeVersion.name)'; run the migration again when fewer writes arrive, or migrate offline",
                                  store: store.description)
