@@ -209,10 +209,15 @@ struct PostgresChangeCaptureTests {
     /// goes on: the install's lock timeout, kept under the server's deadlock check, ends the
     /// wait first, even when a longer one is asked for. With the timeout past the check, the
     /// server ended the writer's transaction (`deadlock_detected`), a write lost.
+    ///
+    /// The writer's own deadlock check comes after 5 s rather than the server's 1 s, so that
+    /// a loaded machine's slow statements before the install's wait do not reach it; the
+    /// install's timeout still comes from its own session's (the server's) setting, and an
+    /// install that waited past that would be ended by its own check instead (not 55P03).
     @Test func aWriterCaughtBetweenTwoTablesGoesOnAndTheInstallGivesWay() async throws {
         try await withStore { migration, writer, _ in
             try await migration.writeWithoutTransaction { try $0.execute("BEGIN; LOCK bookstore.zpublication IN SHARE ROW EXCLUSIVE MODE") }
-            try await writer.writeWithoutTransaction { try $0.execute("BEGIN; INSERT INTO bookstore.z_1authors VALUES (1, 1)") }
+            try await writer.writeWithoutTransaction { try $0.execute("SET deadlock_timeout = '5s'; BEGIN; INSERT INTO bookstore.z_1authors VALUES (1, 1)") }
             async let written: (any Error)? = Self.error {
                 try await writer.writeWithoutTransaction { try $0.execute("INSERT INTO bookstore.zpublication (z_pk) VALUES (1); COMMIT") }
             }

@@ -237,13 +237,17 @@ struct PostgresChangeCapture: Sendable, Hashable {
     /// at once rather than wait for a vacuum that may last minutes. A vacuum run by hand
     /// is not cancelled: the lock is then not had in time (`lock_not_available`) and the
     /// caller tries again later.
+    ///
+    /// One round trip: it comes before locks whose waits must end before the server's
+    /// deadlock check, and a writer may already be waiting for this transaction.
     static func yieldingAutovacuum(_ tables: [String], on connection: any DatabaseConnection) throws {
         guard !tables.isEmpty else { return }
-        let deadlock = try connection.scalar("SELECT setting::bigint FROM pg_settings WHERE name = 'deadlock_timeout'")?.int64 ?? 1_000
-        let before = try connection.scalar("SELECT current_setting('lock_timeout')")?.text ?? "0"
-        try connection.run("SELECT set_config('lock_timeout', $1, true)", [.text("\(deadlock * 2 + 500)ms")])
-        try connection.execute("LOCK TABLE \(Array(Set(tables)).sorted().joined(separator: ", ")) IN SHARE UPDATE EXCLUSIVE MODE")
-        try connection.run("SELECT set_config('lock_timeout', $1, true)", [.text(before)])
+        try connection.execute("""
+            SELECT set_config('persistence.lock_timeout_before', current_setting('lock_timeout'), true);
+            SELECT set_config('lock_timeout', (setting::bigint * 2 + 500)::text || 'ms', true) FROM pg_settings WHERE name = 'deadlock_timeout';
+            LOCK TABLE \(Array(Set(tables)).sorted().joined(separator: ", ")) IN SHARE UPDATE EXCLUSIVE MODE;
+            SELECT set_config('lock_timeout', current_setting('persistence.lock_timeout_before'), true)
+            """)
     }
 
     /// The tables (qualified, quoted) with a trigger whose function is in `schema`.
