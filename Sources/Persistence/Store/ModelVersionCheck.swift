@@ -38,23 +38,26 @@ final class ModelVersionCheck: Sendable {
     /// The entity version hashes of the store when it was opened.
     let openedHashes: [String: Data]
     let store: StoreURL
+    /// The statements each save runs, spelled once for the store's engine.
+    private let lockStatement: String?
+    private let metadataQuery: String
     /// The last `Z_PLIST` accepted.
     private let accepted = Mutex<Data?>(nil)
 
-    init(model: ManagedObjectModel, opened: StoreMetadata, store: StoreURL) {
+    init(model: ManagedObjectModel, opened: StoreMetadata, store: StoreURL, dialect d: any SQLDialect) {
         self.model = model
         self.openedHashes = opened.versionHashes
         self.store = store
+        lockStatement = d.writeLockStatement(table: d.name("Z_PRIMARYKEY"))
+        metadataQuery = StoreMetadata.metadataQuery(d)
     }
 
     /// Throws ``StoreError/Code/migratedSinceOpened`` when the store's metadata no longer
     /// fits ``model``; the caller's transaction then ends without writing. A store without
     /// metadata is let through: its statements report it.
     func verify(on connection: any DatabaseConnection) throws {
-        let d = connection.dialect
-        if let lock = d.writeLockStatement(table: d.name("Z_PRIMARYKEY")) { try connection.execute(lock) }
-        let sql = "SELECT \(d.name("Z_UUID")), \(d.name("Z_PLIST")) FROM \(d.name("Z_METADATA")) ORDER BY \(d.name("Z_VERSION")) DESC LIMIT 1"
-        guard let row = try connection.rows(sql).first, let plist = row[1].blob else { return }
+        if let lockStatement { try connection.execute(lockStatement) }
+        guard let row = try connection.rows(metadataQuery).first, let plist = row[1].blob else { return }
         if accepted.withLock({ $0 == plist }) { return }
         let metadata = try StoreMetadata(propertyListData: plist, uuid: row[0].text)
         guard model.isCompatible(with: metadata) || metadata.versionHashes == openedHashes else { throw StoreError.migratedSinceOpened(to: metadata, from: model, store: store) }

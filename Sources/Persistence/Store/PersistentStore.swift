@@ -98,7 +98,7 @@ public final class PersistentStore: Sendable {
         let schema = StoreSchema(model: model, dialect: database.dialect, numbering: numbering)
         self.schema = schema
         self.database = MigratedStoreExplanation(base: database, store: url, model: model,
-                                                 writeCheck: checksModelVersion ? ModelVersionCheck(model: model, opened: metadata, store: url) : nil)
+                                                 writeCheck: checksModelVersion ? ModelVersionCheck(model: model, opened: metadata, store: url, dialect: database.dialect) : nil)
         self.metadata = metadata
         self.logger = logger
         var layouts: [String: EntityLayout] = [:]

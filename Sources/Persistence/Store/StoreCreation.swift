@@ -42,11 +42,16 @@ enum StoreCreation {
 }
 
 extension StoreMetadata {
+    /// The newest `Z_METADATA` row's `Z_UUID` and `Z_PLIST`.
+    static func metadataQuery(_ d: any SQLDialect) -> String {
+        "SELECT \(d.name("Z_UUID")), \(d.name("Z_PLIST")) FROM \(d.name("Z_METADATA")) ORDER BY \(d.name("Z_VERSION")) DESC LIMIT 1"
+    }
+
     /// Reads `Z_METADATA` on an open connection; `nil` when the database has no such table.
     static func read(from connection: any DatabaseConnection) throws -> StoreMetadata? {
         let d = connection.dialect
         guard try StoreCreation.tableExists("Z_METADATA", on: connection) else { return nil }
-        guard let row = try connection.rows("SELECT \(d.name("Z_UUID")), \(d.name("Z_PLIST")) FROM \(d.name("Z_METADATA")) ORDER BY \(d.name("Z_VERSION")) DESC").first,
+        guard let row = try connection.rows(metadataQuery(d)).first,
             let plist = row[1].blob
         else {
             throw StoreError(.missingMetadata, "the store's Z_METADATA table is empty", hint: "the store is damaged; restore it from a backup")

@@ -25,6 +25,12 @@ struct PostgresSchemaContents: Sendable {
     /// as "view reports.sales": dropping the tables would drop them too.
     let dependents: [String]
 
+    /// `tables` in the order a migration locks them: `z_primarykey` first, as every save
+    /// takes it first (the model-version check), then by name.
+    static func inLockOrder(_ tables: [String]) -> [String] {
+        tables.sorted { ($0 == "z_primarykey" ? 0 : 1, $0) < ($1 == "z_primarykey" ? 0 : 1, $1) }
+    }
+
     /// Reads what `schema` holds; an absent schema holds nothing.
     static func read(_ schema: String, on connection: any DatabaseConnection) throws -> PostgresSchemaContents {
         let relations = try connection.rows("""

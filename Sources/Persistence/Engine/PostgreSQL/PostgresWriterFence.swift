@@ -49,13 +49,11 @@ final class PostgresWriterFence: WriterFence {
             try connection.execute("BEGIN")
             do {
                 try connection.execute("SET LOCAL lock_timeout = '2s'")
-                // The key counter first, as every save takes it first (the model-version
-                // check): a save holding it that then writes a join table (`z_1…`, named
-                // before it) would otherwise wait for this transaction as it waits for the save.
-                let tables = try connection.rows("""
-                    SELECT format('%I.%I', schemaname, tablename) FROM pg_tables WHERE schemaname = $1 \
-                    ORDER BY tablename <> 'z_primarykey', tablename
-                    """, [.text(schema)]).compactMap { $0[0].text }
+                // The key counter first: a save holding it that then writes a join table
+                // (`z_1…`, named before it) would otherwise wait for this transaction as it
+                // waits for the save.
+                let names = try connection.rows("SELECT tablename::text FROM pg_tables WHERE schemaname = $1", [.text(schema)]).compactMap { $0[0].text }
+                let tables = PostgresSchemaContents.inLockOrder(names).map { "\(PostgresConfiguration.quoteIdentifier(schema)).\(PostgresConfiguration.quoteIdentifier($0))" }
                 if !tables.isEmpty { try connection.execute("LOCK TABLE \(tables.joined(separator: ", ")) IN EXCLUSIVE MODE") }
                 try connection.execute("SET LOCAL lock_timeout = 0")
             } catch {

@@ -271,8 +271,7 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
                     // Every table of the store, the key counter first, as a writer's save
                     // takes them: a writer that counted a key and waits for an entity table
                     // would otherwise wait for this transaction while it waits for the writer.
-                    let tables = try PostgresSchemaContents.read(configuration.schema, on: connection).storeTables
-                        .sorted { ($0 == "z_primarykey" ? 0 : 1, $0) < ($1 == "z_primarykey" ? 0 : 1, $1) }
+                    let tables = PostgresSchemaContents.inLockOrder(try PostgresSchemaContents.read(configuration.schema, on: connection).storeTables)
                         .map { "\(configuration.quotedSchema).\(PostgresConfiguration.quoteIdentifier($0))" }
                     // First an autovacuum out of the way, which the lock below could not wait
                     // long enough to have cancelled; no one waits for this one.
