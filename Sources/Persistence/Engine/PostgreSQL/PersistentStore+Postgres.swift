@@ -76,7 +76,28 @@ extension PersistentStore {
 
     /// The store's metadata, or `nil` when the schema has no `z_metadata` table.
     private static func readMetadata(_ database: PostgresDatabase, url: StoreURL) async throws -> StoreMetadata? {
-        try await readStoreTables(database, url: url) { try StoreMetadata.read(from: $0) }
+        let configuration = database.configuration
+        return try await readStoreTables(database, url: url) { connection in
+            let metadata = try StoreMetadata.read(from: connection)
+            if metadata == nil { try refuseUnusableSchema(configuration, url: url, on: connection) }
+            return metadata
+        }
+    }
+
+    /// A schema the user has no `USAGE` of is left out of its search path, so its tables
+    /// look absent: says that, rather than "there is no store" (or, creating one, that the
+    /// schema holds other tables).
+    private static func refuseUnusableSchema(_ configuration: PostgresConfiguration, url: StoreURL, on connection: any DatabaseConnection) throws {
+        let row = try connection.rows("""
+            SELECT pg_catalog.has_schema_privilege(oid, 'USAGE')::text, current_user FROM pg_catalog.pg_namespace WHERE nspname = $1
+            """, [.text(configuration.schema)]).first
+        guard let row, row[0].text == "false", let user = row[1].text else { return }
+        let quotedUser = PostgresConfiguration.quoteIdentifier(user)
+        throw StoreError(.database,
+                         "user '\(user)' may not use schema '\(configuration.schema)' of database '\(configuration.databaseDescription)' at \(configuration.serverDescription): it has no USAGE privilege there",
+                         hint: "as the schema's owner, grant it: GRANT USAGE ON SCHEMA \(configuration.quotedSchema) TO \(quotedUser); "
+                             + "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA \(configuration.quotedSchema) TO \(quotedUser)",
+                         store: url.description)
     }
 
     /// The store's metadata (`nil` without a `z_metadata` table), the database's `LC_CTYPE`
@@ -85,8 +106,10 @@ extension PersistentStore {
     private static func readOpeningFacts(_ database: PostgresDatabase, url: StoreURL, model: ManagedObjectModel) async throws
         -> (StoreMetadata?, String?, EntityNumbering?)
     {
-        try await readStoreTables(database, url: url) { connection in
+        let configuration = database.configuration
+        return try await readStoreTables(database, url: url) { connection in
             let metadata = try StoreMetadata.read(from: connection)
+            if metadata == nil { try refuseUnusableSchema(configuration, url: url, on: connection) }
             let ctype = try? connection.scalar("SELECT datctype FROM pg_database WHERE datname = current_database()")?.text
             return (metadata, ctype, metadata == nil ? nil : try EntityNumbering.read(from: connection, model: model))
         }

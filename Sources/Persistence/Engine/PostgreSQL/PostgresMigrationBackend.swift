@@ -88,8 +88,15 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
         try await fence.hold()
     }
 
+    /// In-place steps, in the fence's transaction; a table they make gets the owner and
+    /// grants of the store's (``PostgresPrivileges``).
     func writeStore(_ body: @escaping @Sendable (any DatabaseConnection) throws -> Void) async throws {
-        try await fence.commit(body)
+        let schema = configuration.schema
+        try await fence.commit { connection in
+            let privileges = try PostgresPrivileges.read(schema, on: connection)
+            try body(connection)
+            try privileges.give(to: schema, on: connection)
+        }
     }
 
     var storeAfterFailure: String { "the store is whole at the version of its last completed step" }
@@ -121,20 +128,23 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
         return .postgres(shadow)
     }
 
-    /// The shadow schema becomes the store in the fence's transaction; the old tables go
+    /// The shadow schema becomes the store in the fence's transaction, with the owners and
+    /// grants of the store's schema and tables (``PostgresPrivileges``); the old tables go
     /// with it. Writers waiting on them go on, on the new tables, once it commits. The old
     /// tables and schema are dropped without CASCADE: anything else that depends on them
     /// stops the swap, and the store stays as it was.
     func swapIn(_ output: StoreURL, replacing current: StoreURL, swapping: @escaping @Sendable () throws -> Void) async throws -> StoreURL {
         let schema = configuration.quotedSchema
         let old = PostgresConfiguration.quoteIdentifier(PostgresShadowName.new(beside: configuration.schema, kind: .replaced))
-        let shadow = try configuration(of: output).quotedSchema
+        let shadowName = try configuration(of: output).schema
+        let shadow = PostgresConfiguration.quoteIdentifier(shadowName)
         let configuration = self.configuration
         let store = self.store
         try await fence.commit { connection in
             // Checked before the first step too; this covers objects made since.
             let contents = try PostgresSchemaContents.read(configuration.schema, on: connection)
             try contents.refuse(.migrating, configuration: configuration, store: store)
+            try PostgresPrivileges.read(configuration.schema, on: connection).give(to: shadowName, on: connection)
             try connection.execute("ALTER SCHEMA \(schema) RENAME TO \(old)")
             try swapping()
             try connection.execute("ALTER SCHEMA \(shadow) RENAME TO \(schema)")

@@ -299,6 +299,7 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
             try await holder.writeWithoutTransaction { connection in
                 do {
                     try PostgresSchemaContents.read(configuration.schema, on: connection).refuse(.migrating, configuration: configuration, store: store)
+                    try PostgresPrivileges.read(configuration.schema, on: connection).give(to: copySchema, on: connection)
                     // Renames take no lock on the tables: readers go on throughout.
                     try connection.execute("ALTER SCHEMA \(configuration.quotedSchema) RENAME TO \(PostgresConfiguration.quoteIdentifier(replaced))")
                     try swapping()

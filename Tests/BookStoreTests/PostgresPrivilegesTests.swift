@@ -1,0 +1,167 @@
+import BookStoreTesting
+import Foundation
+import PersistenceTesting
+import Testing
+@testable import Persistence
+
+/// A deployment where the service connects as a role of its own, granted what it needs on
+/// the store's schema and tables, while migrations run as the role that owns them (or a
+/// superuser): after a migration the service's role can still use the store, the tables
+/// belong to whom they belonged to, and a role granted one table has that table still and
+/// no other.
+///
+/// PostgreSQL only: roles and grants are its own; a SQLite store is a file, and who may
+/// use it is the file's permissions, which a migration's replacement file is given
+/// (`FileSystem.copyOwnership`).
+@Suite("PostgreSQL: a migration keeps the store's owners and grants")
+struct PostgresPrivilegesTests {
+    /// The roles of one test, named apart from every other test's (roles are the server's,
+    /// not a database's).
+    struct Roles {
+        let suffix = UUID().uuidString.prefix(8).lowercased()
+        /// Owns the store's tables; no one logs in as it.
+        var owner: String { "bookstore_owner_\(suffix)" }
+        /// The service: uses every table.
+        var service: String { "bookstore_service_\(suffix)" }
+        /// A report: reads the pages only.
+        var reader: String { "bookstore_reader_\(suffix)" }
+        var all: [String] { [owner, service, reader] }
+        let password = "Pässwort-\(UUID().uuidString.prefix(6))"
+    }
+
+    @Test(arguments: [(4, false), (4, true), (2, false), (2, true)])
+    func aServiceRoleUsesTheMigratedStore(from version: Int, online: Bool) async throws {
+        try await TestPostgres.withDatabase { url in
+            let roles = Roles()
+            let seed = try await BookStoreProcess.running(["seed", "--model-version", "\(version)", "--count", "40", "--store", url.description])
+            #expect(seed.status == 0, "\(seed.stderr)")
+            let quoted = roles.all.map(PostgresConfiguration.quoteIdentifier)
+            try Self.execute(url, """
+                CREATE ROLE \(quoted[0]) NOLOGIN;
+                CREATE ROLE \(quoted[1]) LOGIN PASSWORD '\(roles.password)';
+                CREATE ROLE \(quoted[2]) LOGIN PASSWORD '\(roles.password)';
+                GRANT USAGE ON SCHEMA public TO \(quoted[1]), \(quoted[2]);
+                GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO \(quoted[1]);
+                GRANT SELECT ON zpage TO \(quoted[2]);
+                """)
+            for table in try Self.tables(url) {
+                try Self.execute(url, "ALTER TABLE public.\(PostgresConfiguration.quoteIdentifier(table)) OWNER TO \(quoted[0])")
+            }
+            defer { try? Self.execute(url, "REASSIGN OWNED BY \(quoted.joined(separator: ", ")) TO CURRENT_USER; DROP OWNED BY \(quoted.joined(separator: ", ")); DROP ROLE \(quoted.joined(separator: ", "))") }
+            let before = try Self.privileges(url)
+
+            let migrate = try await BookStoreProcess.running(["migrate", "--store", url.description] + (online ? ["--online"] : []))
+            #expect(migrate.status == 0, "\(migrate.stderr.suffix(2000))")
+
+            let after = try Self.privileges(url)
+            #expect(after.schema == before.schema, "the schema's owner and grants")
+            for (table, privileges) in after.tables {
+                // A table the migration made (BookStore 3 renamed ZBOOK) has what every
+                // table of the store had: the service's use, not the report's pages.
+                let expected = before.tables[table] ?? before.tables.values.reduce(before.tables.values.first!) { $0.intersection($1) }
+                #expect(privileges == expected, "\(table): \(privileges.sorted()) after, expected \(expected.sorted())")
+            }
+            #expect(Set(after.tables.keys).contains("zpublication"))
+
+            // The service, as itself: reads and writes the migrated store.
+            guard case .postgres(var service) = url.kind else { preconditionFailure("a PostgreSQL store URL") }
+            service.user = roles.service
+            service.password = roles.password
+            let v5 = try #require(try loadModels().versions.version(named: "BookStore 5"))
+            let store = try await PersistentStore.open(.postgres(service), model: v5, logger: quietLogger)
+            let context = ManagedObjectContext(store: store, logger: quietLogger)
+            let count = try await context.count(for: FetchRequest(entityName: "Publication"))
+            #expect(count >= 40)
+            let publication = try context.insertObject(entityName: "Publication")
+            publication.setValue(.string("Written by the service's role"), forKey: "title")
+            publication.setValue(.double(9.99), forKey: "price")
+            try await context.save()
+            #expect(try await context.count(for: FetchRequest(entityName: "Publication")) == count + 1)
+            await store.close()
+
+            // The report, as itself: its pages, and nothing it was not granted.
+            var reader = service
+            reader.user = roles.reader
+            let connection = try PostgresConnection(configuration: reader)
+            #expect(try connection.scalar("SELECT count(*) FROM zpage")?.double ?? 0 > 0)
+            #expect(throws: DatabaseError.self) { try connection.execute("SELECT count(*) FROM zpublication") }
+        }
+    }
+
+    /// A role that may not use the store's schema (here `public` without PostgreSQL 15's
+    /// `USAGE` for everyone, as after a migration that did not carry it) sees no tables in
+    /// it: PostgreSQL leaves the schema out of its search path. Opening, or creating, the
+    /// store is refused with what the role lacks and the grant that gives it, not "there is
+    /// no store" or "the schema holds other tables".
+    @Test func aRoleThatMayNotUseTheSchemaIsToldWhatToGrant() async throws {
+        try await TestPostgres.withDatabase { url in
+            let roles = Roles()
+            let seed = try await BookStoreProcess.running(["seed", "--count", "5", "--store", url.description])
+            #expect(seed.status == 0, "\(seed.stderr)")
+            let tables = try Self.tables(url)
+            let role = PostgresConfiguration.quoteIdentifier(roles.service)
+            try Self.execute(url, "CREATE ROLE \(role) LOGIN PASSWORD '\(roles.password)'; REVOKE USAGE ON SCHEMA public FROM PUBLIC")
+            defer { try? Self.execute(url, "DROP ROLE \(role)") }
+            guard case .postgres(var service) = url.kind else { preconditionFailure("a PostgreSQL store URL") }
+            (service.user, service.password) = (roles.service, roles.password)
+            let v5 = try #require(try loadModels().versions.version(named: "BookStore 5"))
+            for options in [PersistentStore.Options.existingOnly, .createIfMissing] {
+                let error = await #expect(throws: StoreError.self) {
+                    let store = try await PersistentStore.open(.postgres(service), model: v5, options: options, logger: quietLogger)
+                    await store.close()
+                }
+                #expect(error?.message.contains("user '\(roles.service)' may not use schema 'public'") == true, "\(String(describing: error))")
+                #expect(error?.hint?.contains("GRANT USAGE ON SCHEMA \"public\" TO \(role)") == true, "\(String(describing: error))")
+            }
+            #expect(try Self.tables(url) == tables, "nothing made")
+        }
+    }
+
+    /// The owner and grants of the store's schema, and of each of its tables, as
+    /// "owner alice" and "bob SELECT" (PUBLIC for everyone; the owner's own privileges
+    /// are the owner's by right and left out).
+    struct Privileges {
+        var schema: Set<String>
+        var tables: [String: Set<String>]
+    }
+
+    static func privileges(_ url: StoreURL) throws -> Privileges {
+        guard case .postgres(let configuration) = url.kind else { preconditionFailure("a PostgreSQL store URL") }
+        let connection = try PostgresConnection(configuration: configuration)
+        func described(_ rows: [Row]) -> [String: Set<String>] {
+            var result: [String: Set<String>] = [:]
+            for row in rows {
+                guard let name = row[0].text, let owner = row[1].text else { continue }
+                result[name, default: []].insert("owner \(owner)")
+                if let grantee = row[2].text, grantee != owner, let privilege = row[3].text {
+                    result[name]!.insert("\(grantee) \(privilege)\(row[4].text == "true" ? " WITH GRANT OPTION" : "")")
+                }
+            }
+            return result
+        }
+        /// Each grant of `acl` on the objects `from` lists, one row each, beside the object's name and owner.
+        func grants(name: String, owner: String, acl: String, from: String) -> String {
+            """
+            SELECT \(name), pg_get_userbyid(\(owner)), CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE pg_get_userbyid(a.grantee) END,
+                   a.privilege_type, a.is_grantable::text
+            FROM \(from) LEFT JOIN LATERAL aclexplode(\(acl)) a ON true
+            """
+        }
+        let schema = try connection.rows(grants(name: "n.nspname", owner: "n.nspowner", acl: "n.nspacl", from: "pg_namespace n") + " WHERE n.nspname = $1",
+                                         [.text(configuration.schema)])
+        let tables = try connection.rows(grants(name: "c.relname", owner: "c.relowner", acl: "c.relacl", from: "pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace")
+                                         + " WHERE n.nspname = $1 AND c.relkind = 'r'", [.text(configuration.schema)])
+        return Privileges(schema: described(schema)[configuration.schema] ?? [], tables: described(tables))
+    }
+
+    static func execute(_ url: StoreURL, _ sql: String) throws {
+        guard case .postgres(let configuration) = url.kind else { preconditionFailure("a PostgreSQL store URL") }
+        try PostgresConnection(configuration: configuration).execute(sql)
+    }
+
+    static func tables(_ url: StoreURL) throws -> [String] {
+        guard case .postgres(let configuration) = url.kind else { preconditionFailure("a PostgreSQL store URL") }
+        let connection = try PostgresConnection(configuration: configuration)
+        return try connection.rows("SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename", [.text(configuration.schema)]).compactMap { $0[0].text }
+    }
+}
