@@ -392,6 +392,65 @@ import Testing
         }
     }
 
+    /// The next release's replicas wait while one of them migrates: they go on the moment
+    /// its cut-over (online) or last swap (offline) commits, not when it lets go of the
+    /// migration lock after dropping the old tables and the change capture (at a million
+    /// books, seconds). Here a second run begins waiting for the lock while the first
+    /// migrates, and the first is then held after its commit until the second has
+    /// returned; a third, starting then, does not wait either (what is beside the store is
+    /// a live run's, not a killed one's). Before, both waited for the lock, and ended with
+    /// storeBusy.
+    ///
+    /// PostgreSQL only: a run waiting for a SQLite store's lock does not read the file,
+    /// which the migration may hold to itself (one process serves a SQLite store).
+    @Test(arguments: [true, false])
+    func aRunThatWaitedGoesOnOnceTheStoreIsMigrated(online: Bool) async throws {
+        try await TestEngine.postgres.withSeededStore(books: Self.books, version: 4) { url in
+            let expected = try await ExpectedBookStore.migrating(url, from: 4, to: 5)
+            let (secondWaits, released) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+            let (events, reached) = AsyncStream.makeStream(of: String.self)
+            let first = Mutex(true)
+            let migrator = ProgressiveMigrator(chain: try BookStoreMigration.chain(models: try loadModels()), logger: quietLogger) { checkpoint in
+                // Each blocks one thread of the pool, for as long as the test takes to go on.
+                if case .rowsCreated = checkpoint, first.withLock({ let was = $0; $0 = false; return was }) {
+                    reached.yield("migrating")
+                    _ = secondWaits.wait(timeout: .now() + 60)
+                }
+                if checkpoint == (online ? .cutOverCommitted : .migrated) {
+                    reached.yield("committed")
+                    _ = released.wait(timeout: .now() + 60)
+                }
+            }
+            async let migrated = online ? migrator.migrateStoreOnline(at: url) : migrator.migrateStore(at: url)
+            var stages = events.makeAsyncIterator()
+            #expect(await stages.next() == "migrating")
+
+            // Errors kept until the first run is let go: thrown now, they would leave it held.
+            func attempt(_ body: () async throws -> MigrationPlan) async -> Result<MigrationPlan, any Error> {
+                do { return .success(try await body()) } catch { return .failure(error) }
+            }
+            let log = LogRecorder()
+            let waiting = ProgressiveMigrator(chain: try BookStoreMigration.chain(models: try loadModels()), lockTimeout: .seconds(10), logger: log.logger)
+            async let second = attempt { online ? try await waiting.migrateStoreOnline(at: url) : try await waiting.migrateStore(at: url) }
+            var began: (any Error)?
+            do {
+                try await log.waitFor("the second run waiting for the lock", timeout: .seconds(60)) { $0.contains("waiting for another migration") }
+            } catch { began = error }
+            secondWaits.signal()
+            #expect(await stages.next() == "committed")
+            let third = ProgressiveMigrator(chain: try BookStoreMigration.chain(models: try loadModels()), lockTimeout: .seconds(10), logger: quietLogger)
+            let starting = await attempt { try await third.migrateStore(at: url) }
+            let waited = await second
+            released.signal()
+            _ = try await migrated
+            if let began { throw began }
+            #expect(try waited.get().isEmpty, "the run that waited found the store migrated")
+            #expect(try starting.get().isEmpty, "a run starting after the commit")
+            try await expectStore(url, atVersion: 5, holds: expected)
+            #expect(try await Self.otherSchemas(than: "public", at: url).isEmpty)
+        }
+    }
+
     /// Killed in the bulk run, after a write the copy does not hold: an offline migration
     /// next does not continue the killed run's step output (made from the copy, it lacks the
     /// write), removes it and the capture, and migrates the store with the write.

@@ -17,6 +17,13 @@ protocol MigrationBackend: Sendable {
     /// - Throws: ``MigrationError/Code/storeBusy`` naming the holder when the time is up.
     func acquireLock(timeout: Duration, logger: Logger) async throws -> any MigrationLock
 
+    /// Whether a run waiting for the lock reads the store's metadata meanwhile, to go on as
+    /// soon as the holder's migration has brought it to the run's destination rather than
+    /// when the holder lets go after its clean-up (``ProgressiveMigrator/waitForLock(_:storeAt:destination:)``).
+    /// PostgreSQL: yes, a read in a session of its own that nothing waits for. SQLite: no,
+    /// the holder may keep the file to itself, and one process serves a SQLite store.
+    var readsStoreWhileWaitingForLock: Bool { get }
+
     /// Whether a run killed after the store was migrated, before it cleaned up, left
     /// something beside the store that only a migration removes. Asked when the store is
     /// current (SQLite without opening it, PostgreSQL with one query): then the migrator
@@ -42,7 +49,7 @@ protocol MigrationBackend: Sendable {
 }
 
 /// The right to migrate one store, held until ``release()``.
-protocol MigrationLock: AnyObject {
+protocol MigrationLock: AnyObject, Sendable {
     func release() async
 
     /// Lets the lock go as a killed process does (a ``MigrationAbort``): whatever marks it

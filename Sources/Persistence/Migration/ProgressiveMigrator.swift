@@ -314,7 +314,10 @@ public final class ProgressiveMigrator: Sendable {
         }
         let backend = try url.engine.migrationBackend()
         // One migrator at a time; whoever waited finds the store as the other left it.
-        let lock = try await backend.acquireLock(timeout: lockTimeout, logger: logger)
+        guard case .acquired(let lock) = try await waitForLock(backend, storeAt: url, destination: unlocked.targetVersion) else {
+            logger.info("store was migrated by another process meanwhile", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(unlocked.targetVersion.name)"])
+            return try await plan(forStoreAt: url, to: target)
+        }
         do {
             var attempt = 1
             while true {
@@ -354,8 +357,16 @@ public final class ProgressiveMigrator: Sendable {
     }
 
     /// Removes, under the lock, what a run killed after it migrated the store left beside it.
+    /// A run that holds the lock is alive, cleaning up after its migration: what is beside
+    /// the store is its own, and this does not wait for it.
     private func removeLeftovers(of backend: any MigrationBackend, plan: MigrationPlan) async throws {
-        let lock = try await backend.acquireLock(timeout: lockTimeout, logger: logger)
+        let lock: any MigrationLock
+        do {
+            lock = try await backend.acquireLock(timeout: .zero, logger: logger)
+        } catch let error as MigrationError where error.code == .storeBusy {
+            logger.debug("a migration of the store is cleaning up", metadata: [LoggingKeys.store: "\(backend.store)"])
+            return
+        }
         do {
             let workspace = try await backend.prepareWorkspace(for: plan, logger: logger)
             await workspace.cleanUp()

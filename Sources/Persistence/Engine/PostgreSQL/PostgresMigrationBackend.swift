@@ -24,6 +24,9 @@ struct PostgresMigrationBackend: MigrationBackend {
         try await PostgresMigrationLock.acquire(configuration: configuration, store: store, timeout: timeout, logger: logger)
     }
 
+    /// A metadata read, in a session of its own, which no lock of the migration keeps waiting.
+    var readsStoreWhileWaitingForLock: Bool { true }
+
     /// An offline run leaves nothing once the store is migrated (the last swap's transaction
     /// drops what it made beside the store, and the advisory lock goes with the session); an
     /// online run killed after its cut-over committed leaves the old tables and its change

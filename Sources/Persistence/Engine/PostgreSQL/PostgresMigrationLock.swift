@@ -40,13 +40,13 @@ final class PostgresMigrationLock: MigrationLock, Sendable {
                         }
                 }) ?? nil
                 let who = holder ?? "another session"
-                if !announced {
-                    logger.notice("waiting for another migration of the store to finish", metadata: [LoggingKeys.store: "\(store)", "persistence.migration.holder": "\(who)"])
-                    announced = true
-                }
                 guard ContinuousClock.now < deadline else {
                     throw MigrationError(.storeBusy, "another migration of the store is running (\(who)) and did not finish in \(timeout)",
                                          hint: "wait for it to finish, or stop it; the store was not changed", store: store.description)
+                }
+                if !announced {
+                    logger.notice("waiting for another migration of the store to finish", metadata: [LoggingKeys.store: "\(store)", "persistence.migration.holder": "\(who)"])
+                    announced = true
                 }
                 try await Task.sleep(for: .milliseconds(100))
             }

@@ -30,6 +30,9 @@ struct SQLiteMigrationBackend: MigrationBackend {
         try await SQLiteMigrationLock.acquire(storeAt: path, store: store, timeout: timeout, logger: logger)
     }
 
+    /// No: the migration may hold the file to itself, and reading it would wait.
+    var readsStoreWhileWaitingForLock: Bool { false }
+
     /// The lock file of a killed run, which every killed run leaves (it is removed on
     /// release only): one killed between copying the migrated store in and removing its
     /// work folder leaves both, and the next migration removes the folder. No listing of

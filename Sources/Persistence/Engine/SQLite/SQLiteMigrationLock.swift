@@ -12,7 +12,7 @@ import Darwin
 /// The file is removed on release. A waiter that got the lock of a file removed meanwhile
 /// notices (the path no longer leads to the file it locked) and tries again, so two
 /// processes never both hold the lock.
-final class SQLiteMigrationLock: MigrationLock {
+final class SQLiteMigrationLock: MigrationLock, Sendable {
     private let descriptor: Int32
     private let path: String
 
@@ -59,15 +59,15 @@ final class SQLiteMigrationLock: MigrationLock {
             }
             let holder = readHolder(fd)
             close(fd)
+            guard ContinuousClock.now < deadline else {
+                throw MigrationError(.storeBusy, "another migration of the store is running (\(holder)) and did not finish in \(timeout)",
+                                     hint: "wait for it to finish, or stop it; the store was not changed", store: store.description)
+            }
             if !announced {
                 logger.notice("waiting for another migration of the store to finish", metadata: [
                     LoggingKeys.store: "\(store)", "persistence.migration.holder": "\(holder)",
                 ])
                 announced = true
-            }
-            guard ContinuousClock.now < deadline else {
-                throw MigrationError(.storeBusy, "another migration of the store is running (\(holder)) and did not finish in \(timeout)",
-                                     hint: "wait for it to finish, or stop it; the store was not changed", store: store.description)
             }
             try await Task.sleep(for: .milliseconds(50))
         }

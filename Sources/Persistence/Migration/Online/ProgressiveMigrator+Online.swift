@@ -35,7 +35,10 @@ extension ProgressiveMigrator {
             return unlocked
         }
         _ = try OnlineKeyCorrespondence(plan: unlocked, policies: chain.policies)
-        let lock = try await backend.acquireLock(timeout: lockTimeout, logger: logger)
+        guard case .acquired(let lock) = try await waitForLock(backend, storeAt: url, destination: unlocked.targetVersion) else {
+            logger.info("store was migrated by another process meanwhile", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(unlocked.targetVersion.name)"])
+            return try await plan(forStoreAt: url, to: target)
+        }
         do {
             let metadata = try await PersistentStore.metadata(at: url)
             let plan = try await self.plan(forStoreAt: url, to: target, storeVersion: metadata.isForeign ? storeVersion : nil)
