@@ -25,33 +25,28 @@ struct PostgresPrivilegesTests {
         var service: String { "bookstore_service_\(suffix)" }
         /// A report: reads the pages only.
         var reader: String { "bookstore_reader_\(suffix)" }
-        var all: [String] { [owner, service, reader] }
+        /// Migrates without being a superuser: owns the database (so its `public`) and is a
+        /// member of the tables' owner.
+        var migrator: String { "bookstore_migrator_\(suffix)" }
+        var all: [String] { [owner, service, reader, migrator] }
         let password = "Pässwort-\(UUID().uuidString.prefix(6))"
     }
 
-    @Test(arguments: [(4, false), (4, true), (2, false), (2, true)])
-    func aServiceRoleUsesTheMigratedStore(from version: Int, online: Bool) async throws {
+    @Test(arguments: [(4, false, true), (4, true, true), (2, false, true), (2, true, true), (4, false, false), (4, true, false), (2, false, false), (2, true, false)])
+    func aServiceRoleUsesTheMigratedStore(from version: Int, online: Bool, asSuperuser: Bool) async throws {
         try await TestPostgres.withDatabase { url in
             let roles = Roles()
             let seed = try await BookStoreProcess.running(["seed", "--model-version", "\(version)", "--count", "40", "--store", url.description])
             #expect(seed.status == 0, "\(seed.stderr)")
-            let quoted = roles.all.map(PostgresConfiguration.quoteIdentifier)
-            try Self.execute(url, """
-                CREATE ROLE \(quoted[0]) NOLOGIN;
-                CREATE ROLE \(quoted[1]) LOGIN PASSWORD '\(roles.password)';
-                CREATE ROLE \(quoted[2]) LOGIN PASSWORD '\(roles.password)';
-                GRANT USAGE ON SCHEMA public TO \(quoted[1]), \(quoted[2]);
-                GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO \(quoted[1]);
-                GRANT SELECT ON zpage TO \(quoted[2]);
-                """)
-            for table in try Self.tables(url) {
-                try Self.execute(url, "ALTER TABLE public.\(PostgresConfiguration.quoteIdentifier(table)) OWNER TO \(quoted[0])")
-            }
-            defer { try? Self.execute(url, "REASSIGN OWNED BY \(quoted.joined(separator: ", ")) TO CURRENT_USER; DROP OWNED BY \(quoted.joined(separator: ", ")); DROP ROLE \(quoted.joined(separator: ", "))") }
+            guard case .postgres(let admin) = url.kind else { preconditionFailure("a PostgreSQL store URL") }
+            try Self.grantTheStore(url, to: roles)
+            defer { Self.dropRoles(roles, at: url) }
             let before = try Self.privileges(url)
 
-            let migrate = try await BookStoreProcess.running(["migrate", "--store", url.description] + (online ? ["--online"] : []))
-            #expect(migrate.status == 0, "\(migrate.stderr.suffix(2000))")
+            let migrating = asSuperuser ? url.description
+                : "postgres://\(roles.migrator):migrator-\(roles.suffix)@\(admin.host ?? "127.0.0.1"):\(admin.port ?? 5432)/\(admin.database ?? "")"
+            let migrate = try await BookStoreProcess.running(["migrate", "--store", migrating] + (online ? ["--online"] : []))
+            #expect(migrate.status == 0, "\(migrate.stderr.suffix(700))")
 
             let after = try Self.privileges(url)
             #expect(after.schema == before.schema, "the schema's owner and grants")
@@ -85,6 +80,67 @@ struct PostgresPrivilegesTests {
             let connection = try PostgresConnection(configuration: reader)
             #expect(try connection.scalar("SELECT count(*) FROM zpage")?.double ?? 0 > 0)
             #expect(throws: DatabaseError.self) { try connection.execute("SELECT count(*) FROM zpublication") }
+        }
+    }
+
+    /// A store replaced by `copy --replace` (from a SQLite file) keeps its tables' owners
+    /// and grants: the copy's tables, made anew, get those of the tables of their names.
+    @Test func aCopyThatReplacesTheStoreKeepsItsOwnersAndGrants() async throws {
+        try await TestPostgres.withDatabase { url in
+            let (directory, cleanUp) = temporaryDirectory()
+            defer { cleanUp() }
+            let source = sqliteStoreURL(in: directory)
+            for store in [url, source] {
+                let seed = try await BookStoreProcess.running(["seed", "--count", "20", "--store", store.description])
+                #expect(seed.status == 0, "\(seed.stderr)")
+            }
+            let roles = Roles()
+            try Self.grantTheStore(url, to: roles)
+            defer { Self.dropRoles(roles, at: url) }
+            let before = try Self.privileges(url)
+            let copy = try await BookStoreProcess.running(["copy", "--from", source.description, "--to", url.description, "--replace"])
+            #expect(copy.status == 0, "\(copy.stderr.suffix(700))")
+            let after = try Self.privileges(url)
+            #expect(after.tables == before.tables, "\(after.tables.filter { before.tables[$0.key] != $0.value })")
+            #expect(after.tables["zpublication"]?.contains("\(roles.service) INSERT") == true)
+        }
+    }
+
+    /// Roles for `roles`, and the store at `url` set up as a deployment would: its tables
+    /// owned by `roles.owner`, the service granted their use, the report the pages, and
+    /// the database (with its `public`) owned by `roles.migrator`, a member of the owner.
+    static func grantTheStore(_ url: StoreURL, to roles: Roles) throws {
+        guard case .postgres(let admin) = url.kind else { preconditionFailure("a PostgreSQL store URL") }
+        let quoted = roles.all.map(PostgresConfiguration.quoteIdentifier)
+        try execute(url, """
+            CREATE ROLE \(quoted[0]) NOLOGIN;
+            CREATE ROLE \(quoted[1]) LOGIN PASSWORD '\(roles.password)';
+            CREATE ROLE \(quoted[2]) LOGIN PASSWORD '\(roles.password)';
+            CREATE ROLE \(quoted[3]) LOGIN NOSUPERUSER PASSWORD 'migrator-\(roles.suffix)' IN ROLE \(quoted[0]);
+            """)
+        do {
+            try execute(url, """
+                ALTER DATABASE \(PostgresConfiguration.quoteIdentifier(admin.database ?? "")) OWNER TO \(quoted[3]);
+                GRANT USAGE ON SCHEMA public TO \(quoted[1]), \(quoted[2]);
+                GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO \(quoted[1]);
+                GRANT SELECT ON zpage TO \(quoted[2]);
+                """)
+            for table in try tables(url) {
+                try execute(url, "ALTER TABLE public.\(PostgresConfiguration.quoteIdentifier(table)) OWNER TO \(quoted[0])")
+            }
+        } catch {
+            dropRoles(roles, at: url)
+            throw error
+        }
+    }
+
+    /// Roles are the server's, not the database's: each test drops its own.
+    static func dropRoles(_ roles: Roles, at url: StoreURL) {
+        let quoted = roles.all.map(PostgresConfiguration.quoteIdentifier).joined(separator: ", ")
+        do {
+            try execute(url, "REASSIGN OWNED BY \(quoted) TO CURRENT_USER; DROP OWNED BY \(quoted); DROP ROLE \(quoted)")
+        } catch {
+            Issue.record("the test's roles were left on the server: \(error)")
         }
     }
 

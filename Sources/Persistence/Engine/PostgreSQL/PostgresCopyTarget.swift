@@ -1,5 +1,6 @@
 /// A PostgreSQL schema that receives a copied store, all in one transaction on the writer:
-/// an existing store there is refused, or with `replace` its tables are dropped first; a
+/// an existing store there is refused, or with `replace` its tables are dropped first (the
+/// new ones get their owners and grants, ``PostgresPrivileges``); a
 /// schema that holds anything else is refused (``PostgresSchemaContents``); a failure rolls
 /// everything back.
 struct PostgresCopyTarget: StoreCopyTarget {
@@ -29,9 +30,12 @@ struct PostgresCopyTarget: StoreCopyTarget {
                                      hint: "pass --replace to replace it, or name another schema (?schema=NAME)", store: url.description)
                 }
                 try contents.refuse(.creating, configuration: configuration, store: url)
+                // The replaced store's owners and grants, for the tables that take its place.
+                let privileges = contents.holdsStore ? try PostgresPrivileges.read(schema, on: connection) : nil
                 _ = try contents.dropStoreTables(on: connection)
                 try connection.execute("CREATE SCHEMA IF NOT EXISTS \(quoted)")
                 for statement in StoreSchema(model: model, dialect: .postgres, numbering: numbering).createStatements() { try connection.execute(statement) }
+                try privileges?.give(to: schema, on: connection)
             }
             let counts = try await rows(database)
             try await database.writeWithoutTransaction { connection in

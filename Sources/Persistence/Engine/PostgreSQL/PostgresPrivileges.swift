@@ -3,9 +3,10 @@
 ///
 /// A deployment often runs its service as a role of its own, granted `USAGE` on the
 /// store's schema and `SELECT`, `INSERT`, `UPDATE`, `DELETE` on its tables, while
-/// migrations run as the role that owns them or a superuser. The schema and tables a
-/// migration makes are the migrating role's, with none of those grants: without carrying
-/// them, the service would meet "permission denied" after every deploy that migrates. So:
+/// migrations run as the role that owns them, a member of it, or a superuser. The schema
+/// and tables a migration makes are the migrating role's, with none of those grants:
+/// without carrying them, the service would meet "permission denied" after every deploy
+/// that migrates. So:
 ///
 /// - the schema that replaces the store's gets the store schema's owner and grants (for
 ///   `public` on PostgreSQL 15: `pg_database_owner`, and `USAGE` for everyone);
@@ -15,17 +16,24 @@
 ///   granted the whole store keeps the whole store, and one granted a single table gets no
 ///   more.
 ///
-/// Granting takes no lock that readers or writers wait for (the tables are new, or held by
-/// the migration already), and all of it is one round trip.
+/// An owner the migrating role may not give a table to (it is not a member of that role,
+/// and is no superuser) is left as it is, rather than fail the migration: the tables are
+/// then the migrating role's, with the grants. A new owner needs `CREATE` on the schema;
+/// in a schema the migrating role owns (a shadow schema) it is granted for the change and
+/// taken back.
+///
+/// The grants go out as one statement list (one round trip); reading them takes two, and
+/// a third where an owner changes.
 ///
 /// ```swift
 /// let privileges = try PostgresPrivileges.read("public", on: connection)
+/// try privileges.give(to: "public_migrating_1a2b3c4d", on: connection)
 /// try connection.execute("ALTER SCHEMA public RENAME TO …")
-/// try privileges.give(to: "shadow", on: connection)
 /// ```
 ///
-/// Not carried: column grants, row security policies and default privileges
-/// (`ALTER DEFAULT PRIVILEGES … IN SCHEMA`), which go with a replaced schema.
+/// Not carried: column grants, row security policies, default privileges (`ALTER DEFAULT
+/// PRIVILEGES … IN SCHEMA`), and who granted what (each grant is recorded as the owner's).
+/// Grants the new objects got from the migrating role's own default privileges stay.
 struct PostgresPrivileges: Sendable {
     /// One grant: to a role (`nil` for `PUBLIC`), a privilege, and whether it may be passed on.
     struct Grant: Hashable, Sendable {
@@ -48,36 +56,32 @@ struct PostgresPrivileges: Sendable {
     /// (a later server's) is left out rather than spelled into a statement.
     private static let known: Set<String> = ["SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER", "USAGE", "CREATE"]
 
-    /// Reads the owner and grants of `schema` and its tables.
+    /// Reads the owner and grants of `schema` and its tables, in one query.
     static func read(_ schema: String, on connection: any DatabaseConnection) throws -> PostgresPrivileges {
-        func objects(_ sql: String) throws -> [String: Object] {
-            var objects: [String: Object] = [:]
-            for row in try connection.rows(sql, [.text(schema)]) {
-                guard let name = row[0].text, let owner = row[1].text else { continue }
-                var object = objects[name] ?? Object(owner: owner, grants: [])
-                if let privilege = row[3].text, Self.known.contains(privilege), row[2].text != owner {
-                    object.grants.insert(Grant(grantee: row[2].text, privilege: privilege, grantable: row[4].text == "true"))
-                }
-                objects[name] = object
-            }
-            return objects
-        }
         // aclexplode of a NULL ACL (the owner's default privileges) is no rows: the object
-        // is listed with its owner and no grants.
-        let grants = """
-            CASE WHEN a.grantee = 0 THEN NULL ELSE pg_catalog.pg_get_userbyid(a.grantee) END, a.privilege_type, a.is_grantable::text
-            """
-        let schemas = try objects("""
-            SELECT n.nspname, pg_catalog.pg_get_userbyid(n.nspowner), \(grants)
+        // is listed with its owner and no grants. The schema's row has a NULL name; a grant
+        // to PUBLIC (grantee 0), a NULL grantee.
+        let grantee = "CASE WHEN a.grantee = 0 THEN NULL ELSE pg_catalog.pg_get_userbyid(a.grantee) END"
+        let rows = try connection.rows("""
+            SELECT NULL::name, pg_catalog.pg_get_userbyid(n.nspowner), \(grantee), a.privilege_type, a.is_grantable::text
             FROM pg_catalog.pg_namespace n LEFT JOIN LATERAL pg_catalog.aclexplode(n.nspacl) a ON true WHERE n.nspname = $1
-            """)
-        let tables = try objects("""
-            SELECT c.relname, pg_catalog.pg_get_userbyid(c.relowner), \(grants)
+            UNION ALL
+            SELECT c.relname, pg_catalog.pg_get_userbyid(c.relowner), \(grantee), a.privilege_type, a.is_grantable::text
             FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             LEFT JOIN LATERAL pg_catalog.aclexplode(c.relacl) a ON true
             WHERE n.nspname = $1 AND c.relkind IN ('r', 'p')
-            """)
-        return PostgresPrivileges(schema: schemas[schema], tables: tables)
+            """, [.text(schema)])
+        var privileges = PostgresPrivileges(schema: nil, tables: [:])
+        for row in rows {
+            guard let owner = row[1].text else { continue }
+            let name = row[0].text
+            var object = (name.map { privileges.tables[$0] } ?? privileges.schema) ?? Object(owner: owner, grants: [])
+            if let privilege = row[3].text, Self.known.contains(privilege), row[2].text != owner {
+                object.grants.insert(Grant(grantee: row[2].text, privilege: privilege, grantable: row[4].text == "true"))
+            }
+            if let name { privileges.tables[name] = object } else { privileges.schema = object }
+        }
+        return privileges
     }
 
     /// What a table the store did not have gets: the grants all of its tables had, and
@@ -89,20 +93,32 @@ struct PostgresPrivileges: Sendable {
         return Object(owner: owners.count == 1 ? first.owner : nil, grants: grants)
     }
 
-    /// Gives `schema` and its tables the owners and grants read: the store's own schema
-    /// after an in-place step (tables it kept have theirs already; tables it made get
-    /// ``commonToAllTables``), or the schema about to replace it.
+    /// Gives `schema` and its tables the owners and grants read: the schema about to
+    /// replace the store's, or the store's own after an in-place step (tables it kept have
+    /// theirs already; tables it made get ``commonToAllTables``). Gives nothing, in two
+    /// round trips, where all is given already.
     func give(to schema: String, on connection: any DatabaseConnection) throws {
         let now = try Self.read(schema, on: connection)
         let quotedSchema = PostgresConfiguration.quoteIdentifier(schema)
-        var statements: [String] = []
-        if let wanted = self.schema, let current = now.schema {
-            statements += Self.statements(giving: wanted, over: current, on: "SCHEMA \(quotedSchema)")
-        }
         let fallback = commonToAllTables
+        var wantedTables: [(table: String, wanted: Object, current: Object)] = []
         for (table, current) in now.tables.sorted(by: { $0.key < $1.key }) {
             guard let wanted = tables[table] ?? fallback else { continue }
+            wantedTables.append((table, wanted, current))
+        }
+        let newOwners = Set(wantedTables.compactMap { $0.wanted.owner == $0.current.owner ? nil : $0.wanted.owner })
+        let owners = try OwnerChanges.read(newOwners, schema: schema, schemaOwner: now.schema?.owner, on: connection)
+        var statements = owners.temporaryGrants.map { "GRANT CREATE ON SCHEMA \(quotedSchema) TO \(PostgresConfiguration.quoteIdentifier($0))" }
+        for (table, wanted, current) in wantedTables {
+            var wanted = wanted
+            if let owner = wanted.owner, !owners.allowed.contains(owner) { wanted.owner = nil }
             statements += Self.statements(giving: wanted, over: current, on: "TABLE \(quotedSchema).\(PostgresConfiguration.quoteIdentifier(table))")
+        }
+        statements += owners.temporaryGrants.map { "REVOKE CREATE ON SCHEMA \(quotedSchema) FROM \(PostgresConfiguration.quoteIdentifier($0))" }
+        // The schema last: the grants above were the migrating role's to give and take
+        // while it owned the schema; a CREATE the schema grants comes back here.
+        if let wanted = self.schema, let current = now.schema {
+            statements += Self.statements(giving: wanted, over: current, on: "SCHEMA \(quotedSchema)")
         }
         guard !statements.isEmpty else { return }
         try connection.execute(statements.joined(separator: ";\n"))
@@ -129,5 +145,34 @@ struct PostgresPrivileges: Sendable {
         var grantable: Bool
         /// The role as `GRANT` takes it.
         var description: String { grantee.map(PostgresConfiguration.quoteIdentifier) ?? "PUBLIC" }
+    }
+
+    /// Which tables' owners the migrating role may set, and to whom it grants `CREATE` on
+    /// the schema for the change (`ALTER TABLE … OWNER TO` asks it of the new owner, unless
+    /// a superuser runs it).
+    private struct OwnerChanges {
+        var allowed: Set<String> = []
+        var temporaryGrants: [String] = []
+
+        static func read(_ owners: Set<String>, schema: String, schemaOwner: String?, on connection: any DatabaseConnection) throws -> OwnerChanges {
+            var changes = OwnerChanges()
+            guard !owners.isEmpty else { return changes }
+            let me = try connection.rows("SELECT current_user, rolsuper::text FROM pg_catalog.pg_roles WHERE rolname = current_user").first
+            let isSuperuser = me?[1].text == "true"
+            for owner in owners.sorted() {
+                let row = try connection.rows("""
+                    SELECT pg_catalog.pg_has_role(r.oid, 'MEMBER')::text, pg_catalog.has_schema_privilege(r.oid, n.oid, 'CREATE')::text
+                    FROM pg_catalog.pg_roles r, pg_catalog.pg_namespace n WHERE r.rolname = $1 AND n.nspname = $2
+                    """, [.text(owner), .text(schema)]).first
+                guard let row, isSuperuser || row[0].text == "true" else { continue }
+                if isSuperuser || row[1].text == "true" {
+                    changes.allowed.insert(owner)
+                } else if let schemaOwner, schemaOwner == me?[0].text {
+                    changes.allowed.insert(owner)
+                    changes.temporaryGrants.append(owner)
+                }
+            }
+            return changes
+        }
     }
 }

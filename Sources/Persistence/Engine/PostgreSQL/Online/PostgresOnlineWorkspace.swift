@@ -240,6 +240,11 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
         let holder = try await Self.openSession(configuration, store: store)
         let replaced: String?
         do {
+            // The store's owners and grants, before the writers are held: changing a table's
+            // owner waits for an autovacuum of it (the copy was just written), for as long
+            // as the server takes to cancel one. The cut-over gives only what changed since.
+            let schema = configuration.schema
+            try await holder.write { try PostgresPrivileges.read(schema, on: $0).give(to: copySchema, on: $0) }
             replaced = try await cutOver(holding: holder, lockTimeout: lockTimeout, copySchema: copySchema, finalCatchUp: finalCatchUp, swapping: swapping)
         } catch {
             await DatabaseCancellation.shielded { await holder.close() }
@@ -299,6 +304,7 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
             try await holder.writeWithoutTransaction { connection in
                 do {
                     try PostgresSchemaContents.read(configuration.schema, on: connection).refuse(.migrating, configuration: configuration, store: store)
+                    // Given before the lock; what changed since (nothing, mostly: two reads).
                     try PostgresPrivileges.read(configuration.schema, on: connection).give(to: copySchema, on: connection)
                     // Renames take no lock on the tables: readers go on throughout.
                     try connection.execute("ALTER SCHEMA \(configuration.quotedSchema) RENAME TO \(PostgresConfiguration.quoteIdentifier(replaced))")
