@@ -10,7 +10,7 @@ import Logging
 /// refuses).
 ///
 /// The runner calls, in order: ``installCapture()``, ``copyStore(throttle:)``, then (after migrating
-/// the copy) ``catchUp(into:limit:migrate:)`` in rounds, ``cutOver(to:lockTimeout:finalCatchUp:swapping:)``
+/// the copy) ``readyToServe(_:)``, ``catchUp(into:limit:migrate:)`` in rounds, ``cutOver(to:lockTimeout:finalCatchUp:swapping:)``
 /// until it succeeds, and ``cleanUp()`` whatever happened (``abandon()`` for a killed run).
 protocol OnlineMigrationWorkspace: AnyObject {
     /// Removes what killed online runs left beside the store, then records every insert,
@@ -21,6 +21,10 @@ protocol OnlineMigrationWorkspace: AnyObject {
     /// installed; returns the copy, a store at the store's version. `throttle` paces the
     /// copy (in chunks of keys) when set.
     func copyStore(throttle: MigrationThrottle?) async throws -> StoreURL
+
+    /// Readies the migrated copy to serve as the store, once migrated and before the
+    /// catch-up rounds: the engine's statistics of its tables, the store's owners and grants.
+    func readyToServe(_ migrated: StoreURL) async throws
 
     /// Changes recorded and not migrated yet.
     func pendingChanges() async throws -> Int

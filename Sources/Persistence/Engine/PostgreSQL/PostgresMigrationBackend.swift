@@ -143,9 +143,11 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
         let shadow = PostgresConfiguration.quoteIdentifier(shadowName)
         let configuration = self.configuration
         let store = self.store
-        // The store's owners and grants, before the writers are fenced off: changing a
-        // table's owner waits for an autovacuum of it. The swap gives what changed since.
+        // Readied to serve before the swap: the planner's statistics (``PostgresStatistics``),
+        // and the store's owners and grants (changing a table's owner waits for an
+        // autovacuum of it; the swap gives what changed since).
         try await withDatabase(output, isDurable: false) { database in
+            try await database.writeWithoutTransaction { try PostgresStatistics.analyze(schema: shadowName, on: $0) }
             try await database.write { try PostgresPrivileges.read(configuration.schema, on: $0).give(to: shadowName, on: $0) }
         }
         try await fence.commit { connection in

@@ -57,6 +57,9 @@ struct OnlineMigrationRun {
         started = ContinuousClock.now
         try await migrateCopy(copy, throttle: throttle)
         log("bulk", since: started)
+        started = ContinuousClock.now
+        try await workspace.readyToServe(copy)
+        log("ready to serve", since: started)
         try await observe(.bulkMigrated)
 
         var round = 0

@@ -233,6 +233,16 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
         return changes.count
     }
 
+    /// The copy's statistics (``PostgresStatistics``), and the store's owners and grants
+    /// (``PostgresPrivileges``), before the writers are held: changing a table's owner
+    /// waits for an autovacuum of it, for as long as the server takes to cancel one. The
+    /// cut-over gives only what changed since.
+    func readyToServe(_ migrated: StoreURL) async throws {
+        let (schema, copySchema) = (configuration.schema, try schema(of: migrated))
+        try await session.writeWithoutTransaction { try PostgresStatistics.analyze(schema: copySchema, on: $0) }
+        try await session.write { try PostgresPrivileges.read(schema, on: $0).give(to: copySchema, on: $0) }
+    }
+
     func cutOver(to migrated: StoreURL, lockTimeout: Duration, finalCatchUp: () async throws -> Void,
                  swapping: @escaping @Sendable () throws -> Void, committed: () throws -> Void) async throws -> Bool {
         guard let capture else { return false }
@@ -240,11 +250,6 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
         let holder = try await Self.openSession(configuration, store: store)
         let replaced: String?
         do {
-            // The store's owners and grants, before the writers are held: changing a table's
-            // owner waits for an autovacuum of it (the copy was just written), for as long
-            // as the server takes to cancel one. The cut-over gives only what changed since.
-            let schema = configuration.schema
-            try await holder.write { try PostgresPrivileges.read(schema, on: $0).give(to: copySchema, on: $0) }
             replaced = try await cutOver(holding: holder, lockTimeout: lockTimeout, copySchema: copySchema, finalCatchUp: finalCatchUp, swapping: swapping)
         } catch {
             await DatabaseCancellation.shielded { await holder.close() }
