@@ -271,7 +271,7 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
             return ({ held.release() }, "pid \(getpid())")
         case .postgres(var configuration):
             configuration.parameters["application_name"] = "shop-migrator"
-            let held = try await PostgresMigrationLock.acquire(configuration: configuration, store: url, timeout: .seconds(1), logger: testLogger)
+            let held = try await PostgresMigrationBackend(store: url, configuration: configuration).acquireLock(timeout: .seconds(1), logger: testLogger)
             let pid = try await storeRows(url, "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'shop-migrator'")
             #expect(pid.count == 1, "one session holds the lock")
             return ({ await held.release() }, "server process \(pid.first?.first?.int64 ?? -1), shop-migrator")

@@ -12,17 +12,17 @@ protocol MigrationBackend: Sendable {
     /// The store being migrated.
     var store: StoreURL { get }
 
-    /// Waits up to `timeout` until no other process migrates the store, then holds it.
+    /// Waits up to `timeout` until no other process migrates the store, then holds it; or,
+    /// given a `destination`, until the store is at it, whichever comes first. The next
+    /// release's replicas wait so while one of them migrates: each goes on the moment the
+    /// migration's last swap (or online cut-over) commits, not when the migrating process
+    /// lets go after dropping the old tables and the change capture. PostgreSQL reads the
+    /// store's metadata on the waiting session each time it tries the lock; SQLite waits
+    /// for the lock (the migration may hold the file to itself, and one process serves a
+    /// SQLite store).
     ///
     /// - Throws: ``MigrationError/Code/storeBusy`` naming the holder when the time is up.
-    func acquireLock(timeout: Duration, logger: Logger) async throws -> any MigrationLock
-
-    /// Whether a run waiting for the lock reads the store's metadata meanwhile, to go on as
-    /// soon as the holder's migration has brought it to the run's destination rather than
-    /// when the holder lets go after its clean-up (``ProgressiveMigrator/waitForLock(_:storeAt:destination:)``).
-    /// PostgreSQL: yes, a read in a session of its own that nothing waits for. SQLite: no,
-    /// the holder may keep the file to itself, and one process serves a SQLite store.
-    var readsStoreWhileWaitingForLock: Bool { get }
+    func acquireLock(timeout: Duration, logger: Logger, orStoreAt destination: ManagedObjectModel?) async throws -> MigrationLockWait
 
     /// Whether a run killed after the store was migrated, before it cleaned up, left
     /// something beside the store that only a migration removes. Asked when the store is
@@ -49,6 +49,25 @@ protocol MigrationBackend: Sendable {
 }
 
 /// The right to migrate one store, held until ``release()``.
+/// What waiting for the migration lock came to.
+enum MigrationLockWait: Sendable {
+    /// The lock is the caller's.
+    case acquired(any MigrationLock)
+    /// While the caller waited, another process's migration brought the store to the
+    /// destination asked for; that process still holds the lock while it cleans up.
+    case storeReached
+}
+
+extension MigrationBackend {
+    /// Waits up to `timeout` until no other process migrates the store, then holds it.
+    func acquireLock(timeout: Duration, logger: Logger) async throws -> any MigrationLock {
+        guard case .acquired(let lock) = try await acquireLock(timeout: timeout, logger: logger, orStoreAt: nil) else {
+            preconditionFailure("no destination was asked for")
+        }
+        return lock
+    }
+}
+
 protocol MigrationLock: AnyObject, Sendable {
     func release() async
 

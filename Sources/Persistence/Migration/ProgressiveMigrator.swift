@@ -314,9 +314,10 @@ public final class ProgressiveMigrator: Sendable {
         }
         let backend = try url.engine.migrationBackend()
         // One migrator at a time; whoever waited finds the store as the other left it.
-        guard case .acquired(let lock) = try await waitForLock(backend, storeAt: url, destination: unlocked.targetVersion) else {
-            logger.info("store was migrated by another process meanwhile", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(unlocked.targetVersion.name)"])
-            return try await plan(forStoreAt: url, to: target)
+        let lock: any MigrationLock
+        switch try await lockOrMigratedPlan(backend, storeAt: url, to: target, destination: unlocked.targetVersion) {
+        case .locked(let held): lock = held
+        case .migratedMeanwhile(let plan): return plan
         }
         do {
             var attempt = 1

@@ -20,12 +20,10 @@ struct PostgresMigrationBackend: MigrationBackend {
     let store: StoreURL
     let configuration: PostgresConfiguration
 
-    func acquireLock(timeout: Duration, logger: Logger) async throws -> any MigrationLock {
-        try await PostgresMigrationLock.acquire(configuration: configuration, store: store, timeout: timeout, logger: logger)
+    func acquireLock(timeout: Duration, logger: Logger, orStoreAt destination: ManagedObjectModel?) async throws -> MigrationLockWait {
+        try await PostgresMigrationLock.acquire(configuration: configuration, store: store, timeout: timeout, logger: logger, orStoreAt: destination)
     }
 
-    /// A metadata read, in a session of its own, which no lock of the migration keeps waiting.
-    var readsStoreWhileWaitingForLock: Bool { true }
 
     /// An offline run leaves nothing once the store is migrated (the last swap's transaction
     /// drops what it made beside the store, and the advisory lock goes with the session); an

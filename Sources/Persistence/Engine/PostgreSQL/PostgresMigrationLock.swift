@@ -12,7 +12,11 @@ final class PostgresMigrationLock: MigrationLock, Sendable {
         self.key = key
     }
 
-    static func acquire(configuration: PostgresConfiguration, store: StoreURL, timeout: Duration, logger: Logger) async throws -> PostgresMigrationLock {
+    /// Waits up to `timeout` for the lock, or, given a `destination`, until the store is
+    /// at it: its metadata is read on the waiting session each time the lock is tried
+    /// (every 100 ms), a read no lock of a migration keeps waiting for longer than a swap.
+    static func acquire(configuration: PostgresConfiguration, store: StoreURL, timeout: Duration, logger: Logger,
+                        orStoreAt destination: ManagedObjectModel? = nil) async throws -> MigrationLockWait {
         let database: PostgresDatabase
         do {
             database = try await PostgresDatabase.open(configuration, readerCount: 0)
@@ -27,7 +31,14 @@ final class PostgresMigrationLock: MigrationLock, Sendable {
                 let locked = try await database.writeWithoutTransaction { connection in
                     try connection.scalar("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", [.text(key)])?.int64 == 1
                 }
-                if locked { return PostgresMigrationLock(database: database, key: key) }
+                if locked { return .acquired(PostgresMigrationLock(database: database, key: key)) }
+                // A read that fails (the store's tables mid-swap) is made again next time.
+                if let destination, let metadata = try? await database.writeWithoutTransaction({ try StoreMetadata.read(from: $0) }),
+                   destination.isCompatible(with: metadata)
+                {
+                    await database.close()
+                    return .storeReached
+                }
                 let holder = (try? await database.writeWithoutTransaction { connection in
                     try connection.rows("""
                         SELECT a.pid, a.application_name, coalesce(host(a.client_addr), 'local') FROM pg_locks l \

@@ -16,9 +16,10 @@
 ///   granted the whole store keeps the whole store, and one granted a single table gets no
 ///   more.
 ///
-/// An owner the migrating role may not give a table to (it is not a member of that role,
-/// and is no superuser) is left as it is, rather than fail the migration: the tables are
-/// then the migrating role's, with the grants. A new owner needs `CREATE` on the schema;
+/// An owner the migrating role may not give a table to (it does not have that role's
+/// privileges, and is no superuser) is left as it is, rather than fail the migration: the
+/// table is then the migrating role's, with the grants, and every privilege on it granted
+/// to the owner it would have had. A new owner needs `CREATE` on the schema;
 /// in a schema the migrating role owns (a shadow schema) it is granted for the change and
 /// taken back.
 ///
@@ -55,6 +56,8 @@ struct PostgresPrivileges: Sendable {
     /// The privileges `GRANT` takes on a schema or table; anything else the catalog lists
     /// (a later server's) is left out rather than spelled into a statement.
     private static let known: Set<String> = ["SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER", "USAGE", "CREATE"]
+    /// What an owner may do with a table, granted to one a table could not be given to.
+    private static let tablePrivileges = ["SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER"]
 
     /// Reads the owner and grants of `schema` and its tables, in one query.
     static func read(_ schema: String, on connection: any DatabaseConnection) throws -> PostgresPrivileges {
@@ -111,7 +114,13 @@ struct PostgresPrivileges: Sendable {
         var statements = owners.temporaryGrants.map { "GRANT CREATE ON SCHEMA \(quotedSchema) TO \(PostgresConfiguration.quoteIdentifier($0))" }
         for (table, wanted, current) in wantedTables {
             var wanted = wanted
-            if let owner = wanted.owner, !owners.allowed.contains(owner) { wanted.owner = nil }
+            if let owner = wanted.owner, !owners.allowed.contains(owner) {
+                // Left to the migrating role; the owner it would have had gets the table's use.
+                wanted.owner = nil
+                if owner != current.owner {
+                    wanted.grants.formUnion(Self.tablePrivileges.map { Grant(grantee: owner, privilege: $0, grantable: false) })
+                }
+            }
             statements += Self.statements(giving: wanted, over: current, on: "TABLE \(quotedSchema).\(PostgresConfiguration.quoteIdentifier(table))")
         }
         statements += owners.temporaryGrants.map { "REVOKE CREATE ON SCHEMA \(quotedSchema) FROM \(PostgresConfiguration.quoteIdentifier($0))" }
@@ -160,8 +169,13 @@ struct PostgresPrivileges: Sendable {
             let me = try connection.rows("SELECT current_user, rolsuper::text FROM pg_catalog.pg_roles WHERE rolname = current_user").first
             let isSuperuser = me?[1].text == "true"
             for owner in owners.sorted() {
+                // USAGE, not MEMBER: a member that does not inherit the owner's privileges
+                // could not write the tables it gave away (the cut-over's last catch-up
+                // does). PostgreSQL 16 asks for the SET option too.
                 let row = try connection.rows("""
-                    SELECT pg_catalog.pg_has_role(r.oid, 'MEMBER')::text, pg_catalog.has_schema_privilege(r.oid, n.oid, 'CREATE')::text
+                    SELECT (pg_catalog.pg_has_role(r.oid, 'USAGE') AND (pg_catalog.current_setting('server_version_num')::int < 160000
+                                                                       OR pg_catalog.pg_has_role(r.oid, 'SET')))::text,
+                           pg_catalog.has_schema_privilege(r.oid, n.oid, 'CREATE')::text
                     FROM pg_catalog.pg_roles r, pg_catalog.pg_namespace n WHERE r.rolname = $1 AND n.nspname = $2
                     """, [.text(owner), .text(schema)]).first
                 guard let row, isSuperuser || row[0].text == "true" else { continue }

@@ -26,12 +26,11 @@ struct SQLiteMigrationBackend: MigrationBackend {
         self.path = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
     }
 
-    func acquireLock(timeout: Duration, logger: Logger) async throws -> any MigrationLock {
-        try await SQLiteMigrationLock.acquire(storeAt: path, store: store, timeout: timeout, logger: logger)
+    /// The lock only: the migration may hold the file to itself, and reading it would wait.
+    func acquireLock(timeout: Duration, logger: Logger, orStoreAt destination: ManagedObjectModel?) async throws -> MigrationLockWait {
+        .acquired(try await SQLiteMigrationLock.acquire(storeAt: path, store: store, timeout: timeout, logger: logger))
     }
 
-    /// No: the migration may hold the file to itself, and reading it would wait.
-    var readsStoreWhileWaitingForLock: Bool { false }
 
     /// The lock file of a killed run, which every killed run leaves (it is removed on
     /// release only): one killed between copying the migrated store in and removing its

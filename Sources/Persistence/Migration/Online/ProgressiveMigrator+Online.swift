@@ -35,9 +35,10 @@ extension ProgressiveMigrator {
             return unlocked
         }
         _ = try OnlineKeyCorrespondence(plan: unlocked, policies: chain.policies)
-        guard case .acquired(let lock) = try await waitForLock(backend, storeAt: url, destination: unlocked.targetVersion) else {
-            logger.info("store was migrated by another process meanwhile", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(unlocked.targetVersion.name)"])
-            return try await plan(forStoreAt: url, to: target)
+        let lock: any MigrationLock
+        switch try await lockOrMigratedPlan(backend, storeAt: url, to: target, destination: unlocked.targetVersion) {
+        case .locked(let held): lock = held
+        case .migratedMeanwhile(let plan): return plan
         }
         do {
             let metadata = try await PersistentStore.metadata(at: url)
