@@ -14,7 +14,7 @@ import Testing
 ///
 /// PostgreSQL only: SQLite keeps no statistics a migration could leave stale (the store
 /// never runs `ANALYZE`, and its planner goes by the indexes).
-@Suite("PostgreSQL: a migrated store has the planner's statistics")
+@Suite("PostgreSQL: a migrated store is analyzed and logged")
 struct PostgresStatisticsTests {
     @Test(arguments: [false, true])
     func everyTableOfAMigratedStoreIsAnalyzed(online: Bool) async throws {
@@ -34,6 +34,27 @@ struct PostgresStatisticsTests {
             #expect(columns.contains("ztitle") && columns.contains("zprice"), "the publications' column statistics: \(columns)")
             let publications = try await PersistentStore.inspect(url) { try $0.scalar("SELECT reltuples FROM pg_class WHERE oid = 'public.zpublication'::regclass")?.double }
             #expect(publications ?? 0 >= 300, "the publications' row count: \(publications ?? -1)")
+        }
+    }
+
+    /// An online migration copies the store into unlogged tables (its source, read once);
+    /// where in-place steps migrate that copy, it becomes the store, and is logged again
+    /// before the cut-over: a crash after it loses nothing.
+    @Test func anOnlineMigrationInPlaceLeavesTheStoreLogged() async throws {
+        try await TestEngine.postgres.withSeededStore(books: 300, version: 1) { url in
+            let plan = try await BookStoreMigration.migrator(models: try loadModels(), logger: quietLogger).migrateStoreOnline(at: url, to: "BookStore 2")
+            guard case .inPlace = try #require(plan.steps.first).work else {
+                Issue.record("BookStore 1 → 2 was meant to run in place: \(plan.steps.map(\.work))")
+                return
+            }
+            let unlogged = try await PersistentStore.inspect(url) { connection in
+                try connection.rows("""
+                    SELECT relname FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind = 'r' AND relpersistence <> 'p' ORDER BY 1
+                    """).compactMap { $0[0].text }
+            }
+            #expect(unlogged.isEmpty, "tables of the store a crash would empty: \(unlogged)")
+            let tables = try await PersistentStore.inspect(url) { try $0.scalar("SELECT count(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind = 'r'")?.int64 }
+            #expect(tables ?? 0 >= 4)
         }
     }
 }

@@ -13,11 +13,14 @@
 /// try PostgresStatistics.analyze(schema: "public_migrating_1a2b3c4d", on: connection)
 /// ```
 enum PostgresStatistics {
-    /// `ANALYZE` of every table of `schema`, in one statement.
+    /// `ANALYZE`, in one statement, of every table of `schema` that was never analyzed (an
+    /// online migration's copy, migrated as a store, was analyzed before its swap).
     static func analyze(schema: String, on connection: any DatabaseConnection) throws {
         let tables = try connection.rows("""
             SELECT c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-            WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') ORDER BY 1
+            WHERE n.nspname = $1 AND c.relkind IN ('r', 'p')
+              AND pg_catalog.pg_stat_get_last_analyze_time(c.oid) IS NULL AND pg_catalog.pg_stat_get_last_autoanalyze_time(c.oid) IS NULL
+            ORDER BY 1
             """, [.text(schema)]).compactMap { $0[0].text }
         guard !tables.isEmpty else { return }
         let quotedSchema = PostgresConfiguration.quoteIdentifier(schema)

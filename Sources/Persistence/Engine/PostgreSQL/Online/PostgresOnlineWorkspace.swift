@@ -127,7 +127,10 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
                     }
                     for table in tables {
                         let quoted = PostgresConfiguration.quoteIdentifier(table)
-                        try connection.execute("CREATE TABLE \(copy).\(quoted) (LIKE \(store).\(quoted) INCLUDING ALL)")
+                        // Unlogged: the copy is the migration's source, read once; a crash
+                        // ends the run, whose next one starts over. (A copy an in-place step
+                        // makes the store is logged again before the cut-over.)
+                        try connection.execute("CREATE UNLOGGED TABLE \(copy).\(quoted) (LIKE \(store).\(quoted) INCLUDING ALL)")
                         // Paced tables are copied in chunks of keys below, in this transaction.
                         if throttle == nil || !rootTables.contains(table) {
                             try connection.execute("INSERT INTO \(copy).\(quoted) SELECT * FROM \(store).\(quoted)")
@@ -239,7 +242,18 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
     /// cut-over gives only what changed since.
     func readyToServe(_ migrated: StoreURL) async throws {
         let (schema, copySchema) = (configuration.schema, try schema(of: migrated))
-        try await session.writeWithoutTransaction { try PostgresStatistics.analyze(schema: copySchema, on: $0) }
+        try await session.writeWithoutTransaction { connection in
+            // The unlogged copy itself, where in-place steps migrated it: the store must
+            // survive a crash (this writes the tables to the log once).
+            let unlogged = try connection.rows("""
+                SELECT c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relpersistence = 'u' ORDER BY 1
+                """, [.text(copySchema)]).compactMap { $0[0].text }
+            for table in unlogged {
+                try connection.execute("ALTER TABLE \(PostgresConfiguration.quoteIdentifier(copySchema)).\(PostgresConfiguration.quoteIdentifier(table)) SET LOGGED")
+            }
+            try PostgresStatistics.analyze(schema: copySchema, on: connection)
+        }
         try await session.write { try PostgresPrivileges.read(schema, on: $0).give(to: copySchema, on: $0) }
     }
 
