@@ -365,7 +365,7 @@ public final class ProgressiveMigrator: Sendable {
         do {
             lock = try await backend.acquireLock(timeout: .zero, logger: logger)
         } catch let error as MigrationError where error.code == .storeBusy {
-            logger.notice("what a migration left beside the store is left to the migration that holds its lock", metadata: [LoggingKeys.store: "\(backend.store)"])
+            logger.debug("what a migration left beside the store is left to the migration that holds its lock", metadata: [LoggingKeys.store: "\(backend.store)"])
             return
         }
         do {

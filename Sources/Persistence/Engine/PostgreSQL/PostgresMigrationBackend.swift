@@ -144,8 +144,9 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
         // Readied to serve before the swap: the planner's statistics (``PostgresStatistics``),
         // and the store's owners and grants (changing a table's owner waits for an
         // autovacuum of it; the swap gives what changed since).
+        let logger = self.logger
         try await withDatabase(output, isDurable: false) { database in
-            try await database.writeWithoutTransaction { try PostgresStatistics.analyze(schema: shadowName, on: $0) }
+            try await PostgresStatistics.analyze(schema: shadowName, on: database, logger: logger, store: store)
             try await database.write { try PostgresPrivileges.read(configuration.schema, on: $0).give(to: shadowName, on: $0) }
         }
         try await fence.commit { connection in

@@ -115,6 +115,10 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
         made.insert(name)
         let (schema, rootTables) = (configuration.schema, Set(source.rootTables.map { source.dialect.name($0.name) }))
         let (copy, store) = (PostgresConfiguration.quoteIdentifier(name), PostgresConfiguration.quoteIdentifier(schema))
+        // Unlogged where a step writes a new store from it: the copy is then the
+        // migration's source, read once, and a crash ends the run, whose next one starts
+        // over. Where every step runs in place, the copy becomes the store: logged.
+        let create = plan.steps.contains { $0.strategy != .inPlace } ? "CREATE UNLOGGED TABLE" : "CREATE TABLE"
         try await withSession { database in
             let tables = try await database.writeWithoutTransaction { connection in
                 try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
@@ -127,10 +131,7 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
                     }
                     for table in tables {
                         let quoted = PostgresConfiguration.quoteIdentifier(table)
-                        // Unlogged: the copy is the migration's source, read once; a crash
-                        // ends the run, whose next one starts over. (A copy an in-place step
-                        // makes the store is logged again before the cut-over.)
-                        try connection.execute("CREATE UNLOGGED TABLE \(copy).\(quoted) (LIKE \(store).\(quoted) INCLUDING ALL)")
+                        try connection.execute("\(create) \(copy).\(quoted) (LIKE \(store).\(quoted) INCLUDING ALL)")
                         // Paced tables are copied in chunks of keys below, in this transaction.
                         if throttle == nil || !rootTables.contains(table) {
                             try connection.execute("INSERT INTO \(copy).\(quoted) SELECT * FROM \(store).\(quoted)")
@@ -241,10 +242,16 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
     /// waits for an autovacuum of it, for as long as the server takes to cancel one. The
     /// cut-over gives only what changed since.
     func readyToServe(_ migrated: StoreURL) async throws {
-        let (schema, copySchema) = (configuration.schema, try schema(of: migrated))
+        let (schema, copySchema, store) = (configuration.schema, try schema(of: migrated), self.store)
         try await session.writeWithoutTransaction { connection in
-            // The unlogged copy itself, where in-place steps migrated it: the store must
-            // survive a crash (this writes the tables to the log once).
+            // A restart of the server empties unlogged tables: a copy emptied so is not
+            // made the store.
+            guard try connection.scalar("SELECT count(*) FROM \(PostgresConfiguration.quoteIdentifier(copySchema)).z_metadata")?.int64 ?? 0 > 0 else {
+                throw MigrationError(.store, "the migrated copy of the store is empty: the server restarted during the migration, which empties its unlogged tables",
+                                     hint: "run the migration again; the store was not changed", store: store.description)
+            }
+            // Any table still unlogged (none, but for a plan that changes its mind): the
+            // store must survive a crash.
             let unlogged = try connection.rows("""
                 SELECT c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
                 WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relpersistence = 'u' ORDER BY 1
@@ -252,8 +259,8 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
             for table in unlogged {
                 try connection.execute("ALTER TABLE \(PostgresConfiguration.quoteIdentifier(copySchema)).\(PostgresConfiguration.quoteIdentifier(table)) SET LOGGED")
             }
-            try PostgresStatistics.analyze(schema: copySchema, on: connection)
         }
+        try await PostgresStatistics.analyze(schema: copySchema, on: session, logger: logger, store: store)
         try await session.write { try PostgresPrivileges.read(schema, on: $0).give(to: copySchema, on: $0) }
     }
 
