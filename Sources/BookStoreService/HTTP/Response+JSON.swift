@@ -18,7 +18,12 @@ extension Response {
 
     /// A response whose body is `value` encoded as JSON, its keys sorted.
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
-        data(try jsonEncoder().encode(value), status: status, contentType: ContentType.json)
+        if let writable = value as? any JSONWritable {
+            var buffer = ByteBuffer()
+            writable.writeJSON(into: &buffer)
+            return Response(status: status, headers: [.contentType: ContentType.json], body: .init(byteBuffer: buffer))
+        }
+        return data(try jsonEncoder().encode(value), status: status, contentType: ContentType.json)
     }
 
     /// The encoder of every JSON body: keys sorted, slashes as they are.

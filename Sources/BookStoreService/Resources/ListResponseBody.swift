@@ -69,7 +69,11 @@ struct ListResponseBody<Item: Encodable & Sendable>: Sendable {
         func append(_ batch: [Item]) throws {
             for item in batch {
                 if !isFirst { buffer.writeStaticString(",") }
-                buffer.writeBytes(try encoder.encode(item))
+                if let writable = item as? any JSONWritable {
+                    writable.writeJSON(into: &buffer)
+                } else {
+                    buffer.writeBytes(try encoder.encode(item))
+                }
                 isFirst = false
             }
         }

@@ -1,3 +1,4 @@
+import NIOCore
 import Persistence
 
 /// A publication as the API shows it: `BookStore 5`'s `Publication` with its primary key
@@ -7,7 +8,7 @@ import Persistence
 /// {"id": 1, "title": "The first book", "price": 22, "firstName": "Bill", "lastName": "Smith",
 ///  "synopsis": "The first book", "pageCount": 3}
 /// ```
-public struct PublicationResource: Sendable, Hashable, Encodable {
+public struct PublicationResource: Sendable, Hashable, Encodable, JSONWritable {
     public var id: Int64
     public var title: String
     public var price: Double
@@ -60,6 +61,25 @@ public struct PublicationResource: Sendable, Hashable, Encodable {
         try container.encode(synopsis, forKey: .synopsis)
         try container.encode(pageCount, forKey: .pageCount)
     }
+
+    /// As ``encode(to:)`` with sorted keys.
+    func writeJSON(into buffer: inout ByteBuffer) {
+        buffer.writeStaticString("{\"firstName\":")
+        JSONText.write(firstName, into: &buffer)
+        buffer.writeStaticString(",\"id\":")
+        JSONText.write(id, into: &buffer)
+        buffer.writeStaticString(",\"lastName\":")
+        JSONText.write(lastName, into: &buffer)
+        buffer.writeStaticString(",\"pageCount\":")
+        JSONText.write(Int64(pageCount), into: &buffer)
+        buffer.writeStaticString(",\"price\":")
+        JSONText.write(price, into: &buffer)
+        buffer.writeStaticString(",\"synopsis\":")
+        JSONText.write(synopsis, into: &buffer)
+        buffer.writeStaticString(",\"title\":")
+        JSONText.write(title, into: &buffer)
+        buffer.writeStaticString("}")
+    }
 }
 
 /// A page as the API shows it.
@@ -67,7 +87,7 @@ public struct PublicationResource: Sendable, Hashable, Encodable {
 /// ```json
 /// {"id": 7, "number": 1, "text": "It was a dark and stormy night.", "publicationId": 3}
 /// ```
-public struct PageResource: Sendable, Hashable, Encodable {
+public struct PageResource: Sendable, Hashable, Encodable, JSONWritable {
     public var id: Int64
     public var number: Int64
     public var text: String?
@@ -102,5 +122,32 @@ public struct PageResource: Sendable, Hashable, Encodable {
         try container.encode(number, forKey: .number)
         try container.encode(text, forKey: .text)
         try container.encode(publicationId, forKey: .publicationId)
+    }
+
+    /// As ``encode(to:)`` with sorted keys.
+    func writeJSON(into buffer: inout ByteBuffer) {
+        buffer.writeStaticString("{\"id\":")
+        JSONText.write(id, into: &buffer)
+        buffer.writeStaticString(",\"number\":")
+        JSONText.write(number, into: &buffer)
+        buffer.writeStaticString(",\"publicationId\":")
+        JSONText.write(publicationId, into: &buffer)
+        buffer.writeStaticString(",\"text\":")
+        JSONText.write(text, into: &buffer)
+        buffer.writeStaticString("}")
+    }
+}
+
+extension PublicationResource {
+    /// A publication of these values.
+    init(id: Int64, title: String, price: Double, firstName: String?, lastName: String?, synopsis: String?, pageCount: Int) {
+        (self.id, self.title, self.price, self.firstName, self.lastName, self.synopsis, self.pageCount) = (id, title, price, firstName, lastName, synopsis, pageCount)
+    }
+}
+
+extension PageResource {
+    /// A page of these values.
+    init(id: Int64, number: Int64, text: String?, publicationId: Int64?) {
+        (self.id, self.number, self.text, self.publicationId) = (id, number, text, publicationId)
     }
 }
