@@ -1,4 +1,5 @@
 import Foundation
+import BookStoreService
 import Hummingbird
 import Logging
 import Persistence
@@ -46,8 +47,14 @@ struct BareHandler: Sendable {
         return Application(router: router, configuration: .init(address: .hostname(host, port: port)), logger: logger)
     }
 
-    /// As the service's `Response.json`: keys sorted, slashes unescaped.
+    /// As the service's `Response.json`: keys sorted, slashes unescaped, written by hand
+    /// where the service writes its resources so (``JSONWritable``).
     private static func json(_ value: some Encodable) throws -> Response {
+        if let writable = value as? any JSONWritable {
+            var buffer = ByteBuffer()
+            try writable.writeJSON(into: &buffer)
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: buffer))
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(value)

@@ -1,8 +1,10 @@
+import BookStoreService
+import NIOCore
 import Persistence
 
 /// A publication as the bare handler answers it: the fields and the JSON of the service's
 /// `PublicationResource`, read from a row instead of a managed object.
-struct BarePublication: Sendable, Encodable {
+struct BarePublication: Sendable, Encodable, JSONWritable {
     /// The attributes read after `Z_PK`, in the order of the row.
     static let columns = ["title", "price", "firstName", "lastName", "synopsis"]
 
@@ -16,7 +18,7 @@ struct BarePublication: Sendable, Encodable {
 
     /// One page of a list, the JSON the service's `ListResponseBody` writes: a keyset page
     /// (`after`) without `offset` and `total`.
-    struct List: Sendable, Encodable {
+    struct List: Sendable, Encodable, JSONWritable {
         var items: [BarePublication]
         var total: Int?
         var limit: Int
@@ -34,6 +36,39 @@ struct BarePublication: Sendable, Encodable {
             try container.encodeIfPresent(offset, forKey: .offset)
             try container.encodeIfPresent(total, forKey: .total)
         }
+
+        /// As the service's `ListResponseBody` writes it.
+        func writeJSON(into buffer: inout ByteBuffer) throws {
+            buffer.writeStaticString("{\"items\":[")
+            for (index, item) in items.enumerated() {
+                if index > 0 { buffer.writeStaticString(",") }
+                try item.writeJSON(into: &buffer)
+            }
+            buffer.writeString("],\"limit\":\(limit),\"next\":")
+            JSONText.write(next, into: &buffer)
+            if let offset { buffer.writeString(",\"offset\":\(offset)") }
+            if let total { buffer.writeString(",\"total\":\(total)") }
+            buffer.writeStaticString("}")
+        }
+    }
+
+    /// As the service's `PublicationResource` writes it.
+    func writeJSON(into buffer: inout ByteBuffer) throws {
+        buffer.writeStaticString("{\"firstName\":")
+        JSONText.write(firstName, into: &buffer)
+        buffer.writeStaticString(",\"id\":")
+        JSONText.write(id, into: &buffer)
+        buffer.writeStaticString(",\"lastName\":")
+        JSONText.write(lastName, into: &buffer)
+        buffer.writeStaticString(",\"pageCount\":")
+        JSONText.write(Int64(pageCount), into: &buffer)
+        buffer.writeStaticString(",\"price\":")
+        try JSONText.write(price, into: &buffer)
+        buffer.writeStaticString(",\"synopsis\":")
+        JSONText.write(synopsis, into: &buffer)
+        buffer.writeStaticString(",\"title\":")
+        JSONText.write(title, into: &buffer)
+        buffer.writeStaticString("}")
     }
 
     init(_ row: Row, pageCount: Int) {

@@ -23,7 +23,8 @@ struct JSONWritableTests {
     static let pieces = ["", "a", "Zoë", "\"", "\\", "/", "</script>", "\u{7F}", "é", "日本語", "😀", "👩‍👩‍👧", "\u{2028}", "\u{FEFF}", " ", "Generated book 17"]
         + (0..<0x20).map { String(UnicodeScalar(UInt8($0))) }
     static let numbers: [Double] = [0, -0.0, 1, 22, 10.99, 12.5, 0.1, 1e-7, 123456.78, 1e15, 1e16, 1.5e300, -3.25, 99999.99,
-                                    PublicationResource.floatPrecision(10.99), PublicationResource.floatPrecision(1234.56)]
+                                    PublicationResource.floatPrecision(10.99), PublicationResource.floatPrecision(1234.56),
+                                    5e-324, .greatestFiniteMagnitude, -.greatestFiniteMagnitude, 0.0001, 0.00001, 9007199254740993, 1e21]
 
     static func text(_ generator: inout Generator) -> String {
         (0..<Int.random(in: 0...6, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
@@ -35,22 +36,35 @@ struct JSONWritableTests {
 
     static func expectSameBytes(_ value: some JSONWritable, sourceLocation: SourceLocation = #_sourceLocation) throws {
         var buffer = ByteBuffer()
-        value.writeJSON(into: &buffer)
-        let written = String(buffer: buffer)
-        let encoded = String(decoding: try Response.jsonEncoder().encode(value), as: UTF8.self)
-        #expect(written == encoded, "\(value)", sourceLocation: sourceLocation)
+        try value.writeJSON(into: &buffer)
+        let encoded = try Response.jsonEncoder().encode(value)
+        // Bytes, not strings: String's == takes canonically equivalent texts as equal.
+        #expect(Array(buffer.readableBytesView) == Array(encoded),
+                "\(String(buffer: buffer)) against \(String(decoding: encoded, as: UTF8.self))", sourceLocation: sourceLocation)
     }
 
     @Test func publicationsAreWrittenAsTheEncoderWritesThem() throws {
         var generator = Generator(state: 29)
         for round in 0..<3_000 {
-            let price = round < Self.numbers.count ? Self.numbers[round] : Double.random(in: -1e6...1e6, using: &generator)
+            let price = round < Self.numbers.count ? Self.numbers[round]
+                : round.isMultiple(of: 2) ? PublicationResource.floatPrecision(Double.random(in: 0...1_000, using: &generator))
+                : Double.random(in: -1e6...1e6, using: &generator) * pow(10, Double(Int.random(in: -12...12, using: &generator)))
             let publication = PublicationResource(
                 id: [Int64.max, Int64.min, 0, 1, Int64.random(in: 1...10_000_000, using: &generator)].randomElement(using: &generator)!,
                 title: Self.text(&generator), price: price, firstName: Self.optionalText(&generator), lastName: Self.optionalText(&generator),
                 synopsis: Self.optionalText(&generator), pageCount: Int.random(in: 0...5_000, using: &generator))
             try Self.expectSameBytes(publication)
         }
+    }
+
+    /// A price that is not a number is refused as the encoder refuses it (an error answer,
+    /// not `nan` in a 200).
+    @Test(arguments: [Double.nan, .infinity, -.infinity])
+    func aNumberThatIsNotFiniteIsRefused(price: Double) throws {
+        let publication = PublicationResource(id: 1, title: "x", price: price, firstName: nil, lastName: nil, synopsis: nil, pageCount: 0)
+        var buffer = ByteBuffer()
+        #expect(throws: EncodingError.self) { try publication.writeJSON(into: &buffer) }
+        #expect(throws: EncodingError.self) { try Response.jsonEncoder().encode(publication) }
     }
 
     @Test func pagesAreWrittenAsTheEncoderWritesThem() throws {

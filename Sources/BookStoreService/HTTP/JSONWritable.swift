@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 
 /// A resource that writes its own JSON, byte for byte what ``Response/jsonEncoder()`` makes
@@ -7,17 +8,24 @@ import NIOCore
 ///
 /// ```swift
 /// var buffer = ByteBuffer()
-/// publication.writeJSON(into: &buffer)   // {"firstName":"Bill","id":1,…}
+/// try publication.writeJSON(into: &buffer)   // {"firstName":"Bill","id":1,…}
 /// ```
-protocol JSONWritable: Encodable {
-    func writeJSON(into buffer: inout ByteBuffer)
+public protocol JSONWritable: Encodable {
+    /// Appends the value's JSON, keys sorted; throws where `JSONEncoder` would (a number
+    /// that is not finite).
+    func writeJSON(into buffer: inout ByteBuffer) throws
 }
 
 /// JSON's scalars, written as `JSONEncoder` writes them.
-enum JSONText {
+///
+/// ```swift
+/// JSONText.write("Zoë \"quoted\"", into: &buffer)   // "Zoë \"quoted\""
+/// try JSONText.write(22.0, into: &buffer)            // 22
+/// ```
+public enum JSONText {
     /// A string, quoted, with `"`, `\` and control characters escaped (`/` and non-ASCII
     /// as they are).
-    static func write(_ string: String, into buffer: inout ByteBuffer) {
+    public static func write(_ string: String, into buffer: inout ByteBuffer) {
         buffer.writeStaticString("\"")
         let utf8 = string.utf8
         let plain = utf8.withContiguousStorageIfAvailable { !$0.contains(where: needsEscape) } ?? !utf8.contains(where: needsEscape)
@@ -29,21 +37,28 @@ enum JSONText {
         buffer.writeStaticString("\"")
     }
 
-    static func write(_ string: String?, into buffer: inout ByteBuffer) {
+    /// A string, or `null`.
+    public static func write(_ string: String?, into buffer: inout ByteBuffer) {
         if let string { write(string, into: &buffer) } else { buffer.writeStaticString("null") }
     }
 
-    static func write(_ value: Int64, into buffer: inout ByteBuffer) {
+    /// An integer.
+    public static func write(_ value: Int64, into buffer: inout ByteBuffer) {
         buffer.writeString(String(value))
     }
 
-    static func write(_ value: Int64?, into buffer: inout ByteBuffer) {
+    /// An integer, or `null`.
+    public static func write(_ value: Int64?, into buffer: inout ByteBuffer) {
         if let value { write(value, into: &buffer) } else { buffer.writeStaticString("null") }
     }
 
-    /// The shortest decimal that reads back as `value`, without a trailing `.0`; only
-    /// finite values (the encoder refuses others, and no resource holds one).
-    static func write(_ value: Double, into buffer: inout ByteBuffer) {
+    /// The shortest decimal that reads back as `value`, without a trailing `.0`.
+    ///
+    /// - Throws: `EncodingError.invalidValue` for NaN and infinities, as the encoder does.
+    public static func write(_ value: Double, into buffer: inout ByteBuffer) throws {
+        guard value.isFinite else {
+            throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "\(value) is not a JSON number"))
+        }
         var text = value.description
         if text.hasSuffix(".0") { text.removeLast(2) }
         buffer.writeString(text)

@@ -20,7 +20,7 @@ extension Response {
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
         if let writable = value as? any JSONWritable {
             var buffer = ByteBuffer()
-            writable.writeJSON(into: &buffer)
+            try writable.writeJSON(into: &buffer)
             return Response(status: status, headers: [.contentType: ContentType.json], body: .init(byteBuffer: buffer))
         }
         return data(try jsonEncoder().encode(value), status: status, contentType: ContentType.json)

@@ -70,7 +70,7 @@ struct ListResponseBody<Item: Encodable & Sendable>: Sendable {
             for item in batch {
                 if !isFirst { buffer.writeStaticString(",") }
                 if let writable = item as? any JSONWritable {
-                    writable.writeJSON(into: &buffer)
+                    try writable.writeJSON(into: &buffer)
                 } else {
                     buffer.writeBytes(try encoder.encode(item))
                 }

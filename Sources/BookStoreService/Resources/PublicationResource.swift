@@ -46,6 +46,7 @@ public struct PublicationResource: Sendable, Hashable, Encodable, JSONWritable {
         Double(Float(value).description) ?? value
     }
 
+    /// Written by hand too, in ``writeJSON(into:)``: a field changes in both.
     enum CodingKeys: String, CodingKey {
         case id, title, price, firstName, lastName, synopsis, pageCount
     }
@@ -62,8 +63,8 @@ public struct PublicationResource: Sendable, Hashable, Encodable, JSONWritable {
         try container.encode(pageCount, forKey: .pageCount)
     }
 
-    /// As ``encode(to:)`` with sorted keys.
-    func writeJSON(into buffer: inout ByteBuffer) {
+    /// As ``encode(to:)`` with sorted keys (`JSONWritableTests` holds the two together).
+    public func writeJSON(into buffer: inout ByteBuffer) throws {
         buffer.writeStaticString("{\"firstName\":")
         JSONText.write(firstName, into: &buffer)
         buffer.writeStaticString(",\"id\":")
@@ -73,7 +74,7 @@ public struct PublicationResource: Sendable, Hashable, Encodable, JSONWritable {
         buffer.writeStaticString(",\"pageCount\":")
         JSONText.write(Int64(pageCount), into: &buffer)
         buffer.writeStaticString(",\"price\":")
-        JSONText.write(price, into: &buffer)
+        try JSONText.write(price, into: &buffer)
         buffer.writeStaticString(",\"synopsis\":")
         JSONText.write(synopsis, into: &buffer)
         buffer.writeStaticString(",\"title\":")
@@ -112,6 +113,7 @@ public struct PageResource: Sendable, Hashable, Encodable, JSONWritable {
         publicationId = object.destinationID(forKey: "publication")?.primaryKey
     }
 
+    /// Written by hand too, in ``writeJSON(into:)``: a field changes in both.
     enum CodingKeys: String, CodingKey {
         case id, number, text, publicationId
     }
@@ -124,8 +126,8 @@ public struct PageResource: Sendable, Hashable, Encodable, JSONWritable {
         try container.encode(publicationId, forKey: .publicationId)
     }
 
-    /// As ``encode(to:)`` with sorted keys.
-    func writeJSON(into buffer: inout ByteBuffer) {
+    /// As ``encode(to:)`` with sorted keys (`JSONWritableTests` holds the two together).
+    public func writeJSON(into buffer: inout ByteBuffer) {
         buffer.writeStaticString("{\"id\":")
         JSONText.write(id, into: &buffer)
         buffer.writeStaticString(",\"number\":")
