@@ -37,9 +37,9 @@ struct PostgresStatisticsTests {
         }
     }
 
-    /// An online migration copies the store into unlogged tables (its source, read once);
-    /// where in-place steps migrate that copy, it becomes the store, and is logged again
-    /// before the cut-over: a crash after it loses nothing.
+    /// An online migration copies the store into unlogged tables where a step writes a new
+    /// store from the copy; where every step runs in place the copy becomes the store, and
+    /// is logged: a crash after the cut-over loses nothing.
     @Test func anOnlineMigrationInPlaceLeavesTheStoreLogged() async throws {
         try await TestEngine.postgres.withSeededStore(books: 300, version: 1) { url in
             let plan = try await BookStoreMigration.migrator(models: try loadModels(), logger: quietLogger).migrateStoreOnline(at: url, to: "BookStore 2")

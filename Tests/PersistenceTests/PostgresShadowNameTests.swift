@@ -24,4 +24,21 @@ struct PostgresShadowNameTests {
         let a = String(repeating: "a", count: 62) + "b", b = String(repeating: "a", count: 62) + "c"
         #expect(PostgresShadowName.prefix(of: a, kind: .migrating) != PostgresShadowName.prefix(of: b, kind: .migrating))
     }
+
+    /// A migration's own output, copy or round store is told from a store (which it
+    /// does not ready to serve): short and digested names, not the user's schemas that
+    /// only look alike, nor the other kinds.
+    @Test func aMigrationsWorkspaceIsToldFromAStore() {
+        for schema in ["public", "shop", String(repeating: "ß", count: 31) + "x"] {
+            #expect(PostgresShadowName.isMigrationWorkspace(PostgresShadowName.new(beside: schema, kind: .migrating)), "\(schema)")
+            let copy = PostgresShadowName.new(beside: schema, kind: .migrating)
+            #expect(PostgresShadowName.isMigrationWorkspace(PostgresShadowName.new(beside: copy, kind: .migrating)), "a shadow of \(copy)")
+            #expect(!PostgresShadowName.isMigrationWorkspace(schema))
+            #expect(!PostgresShadowName.isMigrationWorkspace(PostgresShadowName.new(beside: schema, kind: .replaced)))
+            #expect(!PostgresShadowName.isMigrationWorkspace(PostgresShadowName.new(beside: schema, kind: .capturing)))
+        }
+        for schema in ["shop_migrating_ABCDEF12", "shop_migrating_abcdef1", "shop_migrating_abcdefgh", "_migrating_", "migrating_abcdef12"] {
+            #expect(!PostgresShadowName.isMigrationWorkspace(schema), "\(schema)")
+        }
+    }
 }

@@ -48,7 +48,6 @@ protocol MigrationBackend: Sendable {
     func prepareOnlineWorkspace(for plan: MigrationPlan, keys: OnlineKeyCorrespondence, logger: Logger) async throws -> any OnlineMigrationWorkspace
 }
 
-/// The right to migrate one store, held until ``release()``.
 /// What waiting for the migration lock came to.
 enum MigrationLockWait: Sendable {
     /// The lock is the caller's.
@@ -68,6 +67,7 @@ extension MigrationBackend {
     }
 }
 
+/// The right to migrate one store, held until ``release()``.
 protocol MigrationLock: AnyObject, Sendable {
     func release() async
 

@@ -17,8 +17,11 @@ extension ProgressiveMigrator {
     func lockOrMigratedPlan(_ backend: any MigrationBackend, storeAt url: StoreURL, to target: String?,
                             destination: ManagedObjectModel) async throws -> LockOutcome {
         var destination: ManagedObjectModel? = destination
+        // One deadline for the whole wait, however often the store is planned again.
+        let deadline = ContinuousClock.now + lockTimeout
         while true {
-            switch try await backend.acquireLock(timeout: lockTimeout, logger: logger, orStoreAt: destination) {
+            let timeout = max(.zero, deadline - ContinuousClock.now)
+            switch try await backend.acquireLock(timeout: timeout, logger: logger, orStoreAt: destination) {
             case .acquired(let lock):
                 return .locked(lock)
             case .storeReached:

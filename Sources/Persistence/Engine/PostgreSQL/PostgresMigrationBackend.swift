@@ -24,7 +24,6 @@ struct PostgresMigrationBackend: MigrationBackend {
         try await PostgresMigrationLock.acquire(configuration: configuration, store: store, timeout: timeout, logger: logger, orStoreAt: destination)
     }
 
-
     /// An offline run leaves nothing once the store is migrated (the last swap's transaction
     /// drops what it made beside the store, and the advisory lock goes with the session); an
     /// online run killed after its cut-over committed leaves the old tables and its change
@@ -93,10 +92,11 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
     /// grants of the store's (``PostgresPrivileges``).
     func writeStore(_ body: @escaping @Sendable (any DatabaseConnection) throws -> Void) async throws {
         let schema = configuration.schema
+        let servesAfter = !PostgresShadowName.isMigrationWorkspace(schema)
         try await fence.commit { connection in
-            let privileges = try PostgresPrivileges.read(schema, on: connection)
+            let privileges = servesAfter ? try PostgresPrivileges.read(schema, on: connection) : nil
             try body(connection)
-            try privileges.give(to: schema, on: connection)
+            try privileges?.give(to: schema, on: connection)
         }
     }
 
@@ -144,16 +144,21 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
         // Readied to serve before the swap: the planner's statistics (``PostgresStatistics``),
         // and the store's owners and grants (changing a table's owner waits for an
         // autovacuum of it; the swap gives what changed since).
+        // Not where the store is an online migration's copy or round store, which the
+        // online run readies itself, once (a round's swap may run in the cut-over).
+        let servesAfter = !PostgresShadowName.isMigrationWorkspace(configuration.schema)
         let logger = self.logger
-        try await withDatabase(output, isDurable: false) { database in
-            try await PostgresStatistics.analyze(schema: shadowName, on: database, logger: logger, store: store)
-            try await database.write { try PostgresPrivileges.read(configuration.schema, on: $0).give(to: shadowName, on: $0) }
+        if servesAfter {
+            try await withDatabase(output, isDurable: false) { database in
+                try await PostgresStatistics.analyze(schema: shadowName, on: database, logger: logger, store: store)
+                try await database.write { try PostgresPrivileges.read(configuration.schema, on: $0).give(to: shadowName, on: $0) }
+            }
         }
         try await fence.commit { connection in
             // Checked before the first step too; this covers objects made since.
             let contents = try PostgresSchemaContents.read(configuration.schema, on: connection)
             try contents.refuse(.migrating, configuration: configuration, store: store)
-            try PostgresPrivileges.read(configuration.schema, on: connection).give(to: shadowName, on: connection)
+            if servesAfter { try PostgresPrivileges.read(configuration.schema, on: connection).give(to: shadowName, on: connection) }
             try connection.execute("ALTER SCHEMA \(schema) RENAME TO \(old)")
             try swapping()
             try connection.execute("ALTER SCHEMA \(shadow) RENAME TO \(schema)")

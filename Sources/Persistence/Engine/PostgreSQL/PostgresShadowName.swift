@@ -60,6 +60,16 @@ public enum PostgresShadowName {
         }
     }
 
+    /// Whether `schema` is named as a migration's own output, copy or round store is
+    /// (`…_migrating_` and an id of eight lowercase hexadecimal digits): a store the
+    /// migration works on, never served, which it need not ready to serve.
+    static func isMigrationWorkspace(_ schema: String) -> Bool {
+        let marker = "_\(Kind.migrating.rawValue)_"
+        guard schema.utf8.count > marker.utf8.count + idLength else { return false }
+        let id = schema.suffix(idLength)
+        return schema.dropLast(idLength).hasSuffix(marker) && id.allSatisfy { $0.isHexDigit && !$0.isUppercase }
+    }
+
     /// A new name of `kind` beside `schema`.
     static func new(beside schema: String, kind: Kind) -> String {
         prefix(of: schema, kind: kind) + UUID().uuidString.prefix(idLength).lowercased()

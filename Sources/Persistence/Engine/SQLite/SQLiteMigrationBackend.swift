@@ -31,7 +31,6 @@ struct SQLiteMigrationBackend: MigrationBackend {
         .acquired(try await SQLiteMigrationLock.acquire(storeAt: path, store: store, timeout: timeout, logger: logger))
     }
 
-
     /// The lock file of a killed run, which every killed run leaves (it is removed on
     /// release only): one killed between copying the migrated store in and removing its
     /// work folder leaves both, and the next migration removes the folder. No listing of

@@ -244,10 +244,10 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
     func readyToServe(_ migrated: StoreURL) async throws {
         let (schema, copySchema, store) = (configuration.schema, try schema(of: migrated), self.store)
         try await session.writeWithoutTransaction { connection in
-            // A restart of the server empties unlogged tables: a copy emptied so is not
-            // made the store.
+            // A crash of the server (or a shutdown that is not clean) empties unlogged
+            // tables: a copy emptied so is not made the store.
             guard try connection.scalar("SELECT count(*) FROM \(PostgresConfiguration.quoteIdentifier(copySchema)).z_metadata")?.int64 ?? 0 > 0 else {
-                throw MigrationError(.store, "the migrated copy of the store is empty: the server restarted during the migration, which empties its unlogged tables",
+                throw MigrationError(.store, "the migrated copy of the store is empty: the server crashed or was stopped uncleanly during the migration, which empties its unlogged tables",
                                      hint: "run the migration again; the store was not changed", store: store.description)
             }
             // Any table still unlogged (none, but for a plan that changes its mind): the
