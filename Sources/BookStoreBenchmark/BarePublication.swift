@@ -52,23 +52,10 @@ struct BarePublication: Sendable, Encodable, JSONWritable {
         }
     }
 
-    /// As the service's `PublicationResource` writes it.
+    /// As the service writes its `PublicationResource`.
     func writeJSON(into buffer: inout ByteBuffer) throws {
-        buffer.writeStaticString("{\"firstName\":")
-        JSONText.write(firstName, into: &buffer)
-        buffer.writeStaticString(",\"id\":")
-        JSONText.write(id, into: &buffer)
-        buffer.writeStaticString(",\"lastName\":")
-        JSONText.write(lastName, into: &buffer)
-        buffer.writeStaticString(",\"pageCount\":")
-        JSONText.write(Int64(pageCount), into: &buffer)
-        buffer.writeStaticString(",\"price\":")
-        try JSONText.write(price, into: &buffer)
-        buffer.writeStaticString(",\"synopsis\":")
-        JSONText.write(synopsis, into: &buffer)
-        buffer.writeStaticString(",\"title\":")
-        JSONText.write(title, into: &buffer)
-        buffer.writeStaticString("}")
+        try PublicationResource(id: id, title: title, price: price, firstName: firstName, lastName: lastName, synopsis: synopsis, pageCount: pageCount)
+            .writeJSON(into: &buffer)
     }
 
     init(_ row: Row, pageCount: Int) {

@@ -142,7 +142,11 @@ public struct PageResource: Sendable, Hashable, Encodable, JSONWritable {
 
 extension PublicationResource {
     /// A publication of these values.
-    init(id: Int64, title: String, price: Double, firstName: String?, lastName: String?, synopsis: String?, pageCount: Int) {
+    ///
+    /// ```swift
+    /// let publication = PublicationResource(id: 1, title: "Dune", price: 9.99, firstName: "Frank", lastName: "Herbert", synopsis: nil, pageCount: 412)
+    /// ```
+    public init(id: Int64, title: String, price: Double, firstName: String?, lastName: String?, synopsis: String?, pageCount: Int) {
         (self.id, self.title, self.price, self.firstName, self.lastName, self.synopsis, self.pageCount) = (id, title, price, firstName, lastName, synopsis, pageCount)
     }
 }
