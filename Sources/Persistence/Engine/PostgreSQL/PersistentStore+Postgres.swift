@@ -77,11 +77,15 @@ extension PersistentStore {
     /// The store's metadata, or `nil` when the schema has no `z_metadata` table.
     private static func readMetadata(_ database: PostgresDatabase, url: StoreURL) async throws -> StoreMetadata? {
         let configuration = database.configuration
-        return try await readStoreTables(database, url: url) { connection in
-            let metadata = try StoreMetadata.read(from: connection)
-            if metadata == nil { try refuseUnusableSchema(configuration, url: url, on: connection) }
-            return metadata
-        }
+        return try await readStoreTables(database, url: url) { try readMetadata(configuration, url: url, on: $0) }
+    }
+
+    /// The store's metadata, `nil` without a `z_metadata` table (``refuseUnusableSchema``
+    /// first: a schema the user may not use looks so too).
+    private static func readMetadata(_ configuration: PostgresConfiguration, url: StoreURL, on connection: any DatabaseConnection) throws -> StoreMetadata? {
+        let metadata = try StoreMetadata.read(from: connection)
+        if metadata == nil { try refuseUnusableSchema(configuration, url: url, on: connection) }
+        return metadata
     }
 
     /// A schema the user has no `USAGE` of is left out of its search path, so its tables
@@ -108,8 +112,7 @@ extension PersistentStore {
     {
         let configuration = database.configuration
         return try await readStoreTables(database, url: url) { connection in
-            let metadata = try StoreMetadata.read(from: connection)
-            if metadata == nil { try refuseUnusableSchema(configuration, url: url, on: connection) }
+            let metadata = try readMetadata(configuration, url: url, on: connection)
             let ctype = try? connection.scalar("SELECT datctype FROM pg_database WHERE datname = current_database()")?.text
             return (metadata, ctype, metadata == nil ? nil : try EntityNumbering.read(from: connection, model: model))
         }

@@ -39,6 +39,12 @@ final class PostgresMigrationLock: MigrationLock, Sendable {
                     await database.close()
                     return .storeReached
                 }
+                // Who holds it: for the first notice and the timeout's error only.
+                let timedOut = ContinuousClock.now >= deadline
+                guard !announced || timedOut else {
+                    try await Task.sleep(for: .milliseconds(100))
+                    continue
+                }
                 let holder = (try? await database.writeWithoutTransaction { connection in
                     try connection.rows("""
                         SELECT a.pid, a.application_name, coalesce(host(a.client_addr), 'local') FROM pg_locks l \
@@ -51,7 +57,7 @@ final class PostgresMigrationLock: MigrationLock, Sendable {
                         }
                 }) ?? nil
                 let who = holder ?? "another session"
-                guard ContinuousClock.now < deadline else {
+                guard !timedOut else {
                     throw MigrationError(.storeBusy, "another migration of the store is running (\(who)) and did not finish in \(timeout)",
                                          hint: "wait for it to finish, or stop it; the store was not changed", store: store.description)
                 }

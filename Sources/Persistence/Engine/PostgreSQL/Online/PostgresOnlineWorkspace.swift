@@ -242,24 +242,7 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
     /// waits for an autovacuum of it, for as long as the server takes to cancel one. The
     /// cut-over gives only what changed since.
     func readyToServe(_ migrated: StoreURL) async throws {
-        let (schema, copySchema, store) = (configuration.schema, try schema(of: migrated), self.store)
-        try await session.writeWithoutTransaction { connection in
-            // A crash of the server (or a shutdown that is not clean) empties unlogged
-            // tables: a copy emptied so is not made the store.
-            guard try connection.scalar("SELECT count(*) FROM \(PostgresConfiguration.quoteIdentifier(copySchema)).z_metadata")?.int64 ?? 0 > 0 else {
-                throw MigrationError(.store, "the migrated copy of the store is empty: the server crashed or was stopped uncleanly during the migration, which empties its unlogged tables",
-                                     hint: "run the migration again; the store was not changed", store: store.description)
-            }
-            // Any table still unlogged (none, but for a plan that changes its mind): the
-            // store must survive a crash.
-            let unlogged = try connection.rows("""
-                SELECT c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-                WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relpersistence = 'u' ORDER BY 1
-                """, [.text(copySchema)]).compactMap { $0[0].text }
-            for table in unlogged {
-                try connection.execute("ALTER TABLE \(PostgresConfiguration.quoteIdentifier(copySchema)).\(PostgresConfiguration.quoteIdentifier(table)) SET LOGGED")
-            }
-        }
+        let (schema, copySchema) = (configuration.schema, try schema(of: migrated))
         try await PostgresStatistics.analyze(schema: copySchema, on: session, logger: logger, store: store)
         try await session.write { try PostgresPrivileges.read(schema, on: $0).give(to: copySchema, on: $0) }
     }
