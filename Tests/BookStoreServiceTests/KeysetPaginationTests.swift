@@ -132,6 +132,35 @@ struct KeysetPaginationTests {
     /// The IDs of every page of the list at `uri` (its query holds `limit`), the first and
     /// then each after the one before's `next`: keyset pages, each a 200 without `offset`
     /// and `total`.
+    /// A page read whole (up to the default limit) goes out in one piece with its length;
+    /// a longer one is written batch by batch as it is read, without one. Both are the same
+    /// JSON a page of that list is.
+    @Test(arguments: TestEngine.allCases)
+    func aShortPageGoesWithItsLengthALongOneInBatches(_ backend: TestEngine) async throws {
+        try await backend.withStoreURL { url in
+            try await seed(url, version: 5)
+            try await makeService(url).makeApplication().test(.live) { client in
+                try await waitUntilReady(client)
+                for body in Self.publications {
+                    #expect(try await client.send(.post, "/publications", json: body).status == .created)
+                }
+                for (uri, rows, sentWhole) in [("/publications?limit=20", 20, true), ("/publications?limit=3&after=2", 3, true),
+                                               ("/publications?limit=25", 25, false), ("/publications?limit=25&after=3", 25, false)] {
+                    let response = try await client.send(.get, uri)
+                    #expect(response.status == .ok, "\(uri): \(response.text)")
+                    #expect(response.json["items"]?.array.count == rows, "\(uri)")
+                    let length = response.headers[.contentLength]
+                    if sentWhole {
+                        #expect(length == String(response.body.readableBytes), "\(uri): Content-Length \(length ?? "none")")
+                        #expect(response.headers[.transferEncoding] == nil, "\(uri)")
+                    } else {
+                        #expect(length == nil && response.headers[.transferEncoding] == "chunked", "\(uri): \(response.headers)")
+                    }
+                }
+            }
+        }
+    }
+
     static func walk(_ client: some TestClientProtocol, _ uri: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [Int] {
         var page = try await client.send(.get, uri).json
         var walked = ids(page)

@@ -9,7 +9,8 @@ import Persistence
 /// the client reads: the IDs of the window are read first, then the rows ``batchSize`` at a
 /// time, each batch loaded, encoded and written before the next is read (a write waits while
 /// the connection's buffer is full). A page of at most two batches (the default limit's)
-/// that skips no rows is read whole with its IDs instead, in one statement (``Rows``).
+/// that skips no rows is read whole with its IDs instead, in one statement (``Rows``), and
+/// sent in one piece with its `Content-Length`.
 ///
 /// The body is the JSON a whole page encoded with sorted keys would be; `next` is the
 /// cursor that continues after the page's last row (`after=…`), `null` when the page is not
@@ -55,54 +56,73 @@ struct ListResponseBody<Item: Encodable & Sendable>: Sendable {
     /// The cursor after the page's last row; `nil` when the page is not full.
     let next: String?
 
-    /// A 200 whose body is written batch by batch; `logger` is the request's.
-    func response(logger: Logger) -> Response {
-        Response(status: .ok, headers: [.contentType: ContentType.json], body: ResponseBody { writer in
-            try await write(to: &writer, logger: logger)
-        })
-    }
-
-    private func write(to writer: inout any ResponseBodyWriter, logger: Logger) async throws {
-        let encoder = Response.jsonEncoder()
-        var buffer = ByteBuffer(string: "{\"items\":[")
-        var isFirst = true
-        func append(_ batch: [Item]) throws {
-            for item in batch {
-                if !isFirst { buffer.writeStaticString(",") }
-                if let writable = item as? any JSONWritable {
-                    try writable.writeJSON(into: &buffer)
-                } else {
-                    buffer.writeBytes(try encoder.encode(item))
-                }
-                isFirst = false
-            }
-        }
+    /// A 200 with the page: a page read whole is written in one piece with its length (one
+    /// write for head, body and end, where a streamed body costs a write for each); a page
+    /// read in batches is written batch by batch. `logger` is the request's.
+    func response(logger: Logger) throws -> Response {
+        let headers: HTTPFields = [.contentType: ContentType.json]
         switch rows {
         case .read(let items):
-            try append(items)
+            var buffer = ByteBuffer()
+            writeOpening(into: &buffer)
+            var isFirst = true
+            try append(items, to: &buffer, isFirst: &isFirst)
+            writeClosing(into: &buffer)
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: buffer))
         case .inBatches(let ids, let load):
-            for start in stride(from: 0, to: ids.count, by: Self.batchSize) {
-                let batch: [Item]
-                do {
-                    batch = try await load(Array(ids[start..<min(start + Self.batchSize, ids.count)]))
-                } catch {
-                    // The store failed us: an error of ours. A client that went away is not
-                    // (the writes below throw then), and is left to the connection's own logging.
-                    logger.error("list response cut off", metadata: ["error": "\(String(reflecting: error))"])
-                    throw error
-                }
-                try append(batch)
-                if buffer.readableBytes > 0 {
-                    try await writer.write(buffer)
-                    buffer = ByteBuffer()
-                }
+            return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+                try await write(ids, load: load, to: &writer, logger: logger)
+            })
+        }
+    }
+
+    private func write(_ ids: [ObjectID], load: @Sendable ([ObjectID]) async throws -> [Item],
+                       to writer: inout any ResponseBodyWriter, logger: Logger) async throws {
+        var buffer = ByteBuffer()
+        writeOpening(into: &buffer)
+        var isFirst = true
+        for start in stride(from: 0, to: ids.count, by: Self.batchSize) {
+            let batch: [Item]
+            do {
+                batch = try await load(Array(ids[start..<min(start + Self.batchSize, ids.count)]))
+            } catch {
+                // The store failed us: an error of ours. A client that went away is not
+                // (the writes below throw then), and is left to the connection's own logging.
+                logger.error("list response cut off", metadata: ["error": "\(String(reflecting: error))"])
+                throw error
+            }
+            try append(batch, to: &buffer, isFirst: &isFirst)
+            if buffer.readableBytes > 0 {
+                try await writer.write(buffer)
+                buffer = ByteBuffer()
             }
         }
-        buffer.writeString("],\"limit\":\(limit),\"next\":")
-        if let next { buffer.writeBytes(try encoder.encode(next)) } else { buffer.writeStaticString("null") }
-        if case .offset(let offset, let total) = window { buffer.writeString(",\"offset\":\(offset),\"total\":\(total)") }
-        buffer.writeStaticString("}")
+        writeClosing(into: &buffer)
         try await writer.write(buffer)
         try await writer.finish(nil)
+    }
+
+    private func writeOpening(into buffer: inout ByteBuffer) {
+        buffer.writeStaticString("{\"items\":[")
+    }
+
+    /// The items, each after a comma but the list's first (`isFirst`: none written yet).
+    private func append(_ items: [Item], to buffer: inout ByteBuffer, isFirst: inout Bool) throws {
+        for item in items {
+            if !isFirst { buffer.writeStaticString(",") }
+            if let writable = item as? any JSONWritable {
+                try writable.writeJSON(into: &buffer)
+            } else {
+                buffer.writeBytes(try Response.jsonEncoder().encode(item))
+            }
+            isFirst = false
+        }
+    }
+
+    private func writeClosing(into buffer: inout ByteBuffer) {
+        buffer.writeString("],\"limit\":\(limit),\"next\":")
+        JSONText.write(next, into: &buffer)
+        if case .offset(let offset, let total) = window { buffer.writeString(",\"offset\":\(offset),\"total\":\(total)") }
+        buffer.writeStaticString("}")
     }
 }
