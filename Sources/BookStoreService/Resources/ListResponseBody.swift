@@ -29,7 +29,7 @@ import Persistence
 /// body is whole, which a client sees as a cut-off response rather than a short list. (The
 /// count and the IDs are read before the head: a store that cannot be read at all is an
 /// ordinary error answer.)
-struct ListResponseBody<Item: Encodable & Sendable>: Sendable {
+struct ListResponseBody<Item: JSONWritable & Sendable>: Sendable {
     /// Rows per batch: a tenth of the longest list.
     static var batchSize: Int { 10 }
 
@@ -110,11 +110,7 @@ struct ListResponseBody<Item: Encodable & Sendable>: Sendable {
     private func append(_ items: [Item], to buffer: inout ByteBuffer, isFirst: inout Bool) throws {
         for item in items {
             if !isFirst { buffer.writeStaticString(",") }
-            if let writable = item as? any JSONWritable {
-                try writable.writeJSON(into: &buffer)
-            } else {
-                buffer.writeBytes(try Response.jsonEncoder().encode(item))
-            }
+            try item.writeJSON(into: &buffer)
             isFirst = false
         }
     }

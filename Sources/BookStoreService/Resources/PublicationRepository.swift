@@ -31,7 +31,7 @@ struct PublicationRepository: Sendable {
     /// limit's) that skips no rows (a keyset page, the first page) is read whole in one
     /// statement; any other as IDs first, then in batches as it is written, so that long
     /// texts never sit in memory a hundred rows at a time.
-    private func list<Item: Sendable>(_ entityName: String, _ query: ListQuery, extra: [Persistence.Predicate] = [],
+    private func list<Item: JSONWritable & Sendable>(_ entityName: String, _ query: ListQuery, extra: [Persistence.Predicate] = [],
                                       properties: [FetchRequest.Property],
                                       make: @escaping @Sendable (FetchedValues) -> Item) async throws -> ListResponseBody<Item> {
         let context = container.newContext()
