@@ -34,19 +34,19 @@ struct HTTPBenchmark: Sendable {
 
         // Opened as the service opens its store: a writer and two readers.
         let database = try await BareHandler.openDatabase(store)
-        let requests: [HTTPBenchmarkResult.Request]
+        let measured: HTTPBenchmarkResult.Measured
         do {
-            requests = try await serveAndLoad(store: store, database: database)
+            measured = try await serveAndLoad(store: store, database: database)
         } catch {
             await database.close()
             throw error
         }
         await database.close()
-        return HTTPBenchmarkResult(backend: backend.name, books: books, load: load, requests: requests)
+        return HTTPBenchmarkResult(backend: backend.name, books: books, load: load, measured: measured)
     }
 
     /// Runs both servers in one service group while wrk loads them, then shuts the group down.
-    private func serveAndLoad(store: StoreURL, database: any Database) async throws -> [HTTPBenchmarkResult.Request] {
+    private func serveAndLoad(store: StoreURL, database: any Database) async throws -> HTTPBenchmarkResult.Measured {
         let ports = try LoopbackSocket.freePorts(2, host: Self.host)
         let service = BookStoreService(
             configuration: ServiceConfiguration(store: store, models: models, address: .tcp(host: Self.host, port: ports[0])),
@@ -57,7 +57,7 @@ struct HTTPBenchmark: Sendable {
             logger: logger))
         // The measurements' outcome comes back as a value, so that the servers shut down
         // gracefully whether they succeeded or not.
-        return try await withThrowingTaskGroup(of: Result<[HTTPBenchmarkResult.Request], any Error>?.self) { tasks in
+        return try await withThrowingTaskGroup(of: Result<HTTPBenchmarkResult.Measured, any Error>?.self) { tasks in
             tasks.addTask {
                 try await servers.run()
                 return nil
@@ -81,21 +81,25 @@ struct HTTPBenchmark: Sendable {
         }
     }
 
-    /// Waits for both servers, then loads each request on the service and the bare handler
-    /// in turn, never both at once.
-    private func measure(servicePort: Int, barePort: Int) async throws -> [HTTPBenchmarkResult.Request] {
+    /// Waits for both servers, then, round by round, loads each request on the service and
+    /// the bare handler in turn, never both at once: a figure is the median round's, so that
+    /// a slow spell of a shared machine moves one round of every request rather than all of
+    /// one request's.
+    private func measure(servicePort: Int, barePort: Int) async throws -> HTTPBenchmarkResult.Measured {
         progress("waiting for the service's /health")
         try await HTTPProbe.waitForStatus(200, host: Self.host, port: servicePort, path: "/health", timeout: Self.startTimeout)
         try await HTTPProbe.waitForStatus(200, host: Self.host, port: barePort, path: "/publications/1", timeout: Self.startTimeout)
-        var requests: [HTTPBenchmarkResult.Request] = []
-        for target in WrkRunner.Target.allCases {
-            progress("wrk on the service: \(target.rawValue)")
-            let service = try await load.run(target, host: Self.host, port: servicePort)
-            progress("wrk on the bare handler: \(target.rawValue)")
-            let bare = try await load.run(target, host: Self.host, port: barePort)
-            requests.append(HTTPBenchmarkResult.Request(request: target.rawValue, service: service, bare: bare))
+        var measured = HTTPBenchmarkResult.Measured()
+        for round in 1...load.rounds {
+            for target in WrkRunner.Target.allCases {
+                progress("round \(round) of \(load.rounds), wrk on the service: \(target.rawValue)")
+                let service = try await load.run(target, host: Self.host, port: servicePort, warmingUp: round == 1)
+                progress("round \(round) of \(load.rounds), wrk on the bare handler: \(target.rawValue)")
+                let bare = try await load.run(target, host: Self.host, port: barePort, warmingUp: round == 1)
+                measured.add(target, service: service, bare: bare)
+            }
         }
-        return requests
+        return measured
     }
 
     private func progress(_ message: String) {

@@ -11,10 +11,10 @@ struct HTTPBenchmarkCommand: AsyncParsableCommand {
             For each backend: writes a BookStore 2 store of N books and 2N pages and migrates it to BookStore 5 with the \
             framework, starts the service and a bare Hummingbird application (the same routes, the same queries straight \
             through the framework's Database) on loopback in this process, and runs wrk against each in turn for \
-            GET /publications/{id} (random ids), GET /publications?limit=20&offset=K (random offsets) and the keyset \
-            page GET /publications?limit=20&after=ID (random ids). Prints \
-            requests/s, their ratio and the 99th-percentile latency, and one JSON line per backend. Needs wrk \
-            (`apt-get install wrk`).
+            GET /publications/{id} (random ids), the keyset page GET /publications?limit=20&after=ID (random ids) and \
+            GET /publications?limit=20&offset=K (random offsets), every request once a round. Prints the median \
+            round's requests/s, their ratio and the 99th-percentile latency, how many times longer a keyset page takes \
+            than one publication, and one JSON line per backend. Needs wrk (`apt-get install wrk`).
             """
     )
 
@@ -25,7 +25,10 @@ struct HTTPBenchmarkCommand: AsyncParsableCommand {
     var backend: [BackendName] = [.sqlite, .postgres]
 
     @Option(name: .long, help: "Seconds of each measured wrk run.")
-    var duration = 10
+    var duration = 5
+
+    @Option(name: .long, help: "Rounds of measured runs: each round loads every request on both servers in turn; a figure is the median round's.")
+    var rounds = 3
 
     @Option(name: .long, help: "Seconds of load before each measured run, not measured (0: none).")
     var warmup = 1
@@ -50,6 +53,7 @@ struct HTTPBenchmarkCommand: AsyncParsableCommand {
     func validate() throws {
         guard books >= 1 else { throw ValidationError("--books must be at least 1, got \(books)") }
         guard duration >= 1 else { throw ValidationError("--duration must be at least 1 second, got \(duration)") }
+        guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1, got \(rounds)") }
         guard warmup >= 0 else { throw ValidationError("--warmup must not be negative, got \(warmup)") }
         // wrk gives each thread its own connections, so it needs at least one per thread.
         guard threads >= 1, connections >= threads else {
@@ -65,7 +69,7 @@ struct HTTPBenchmarkCommand: AsyncParsableCommand {
         let logger = Logger.benchmark(level: logLevel)
         let models = try BookStoreModels.load()
         let load = WrkRunner(executable: wrk, threads: threads, connections: connections,
-                             duration: duration, warmup: warmup, books: books)
+                             duration: duration, warmup: warmup, books: books, rounds: rounds)
         for name in backend {
             let backend: any BenchmarkBackend = switch name {
             case .sqlite: try SQLiteBenchmarkBackend(folder: workFolder)

@@ -3,7 +3,17 @@ import Foundation
 /// What an HTTP benchmark measured on one backend, printed as a table and as one JSON line
 /// (`"benchmark": "http"`).
 struct HTTPBenchmarkResult: Encodable {
-    /// One request, loaded on the service and on the bare handler.
+    /// Every round's wrk reports, by request, as ``HTTPBenchmark`` took them.
+    struct Measured: Sendable {
+        private(set) var rounds: [WrkRunner.Target: [(service: WrkReport, bare: WrkReport)]] = [:]
+
+        mutating func add(_ target: WrkRunner.Target, service: WrkReport, bare: WrkReport) {
+            rounds[target, default: []].append((service, bare))
+        }
+    }
+
+    /// One request, loaded on the service and on the bare handler: the median round of each
+    /// by requests/s, with its latencies.
     struct Request: Encodable {
         var request: String
         var serviceRequestsPerSecond: Double
@@ -14,11 +24,15 @@ struct HTTPBenchmarkResult: Encodable {
         var bareP99Milliseconds: Double
         var serviceP50Milliseconds: Double
         var bareP50Milliseconds: Double
-        /// Non-2xx answers and socket errors, which should be none.
+        /// Non-2xx answers and socket errors in all rounds, which should be none.
         var serviceErrors: Int
         var bareErrors: Int
+        /// Every round's requests/s, in the order they ran.
+        var serviceRounds: [Double]
+        var bareRounds: [Double]
 
-        init(request: String, service: WrkReport, bare: WrkReport) {
+        init(request: String, rounds: [(service: WrkReport, bare: WrkReport)]) {
+            let service = Self.median(rounds.map(\.service)), bare = Self.median(rounds.map(\.bare))
             self.request = request
             serviceRequestsPerSecond = service.requestsPerSecond
             bareRequestsPerSecond = bare.requestsPerSecond
@@ -27,8 +41,29 @@ struct HTTPBenchmarkResult: Encodable {
             bareP99Milliseconds = bare.p99Milliseconds
             serviceP50Milliseconds = service.p50Milliseconds
             bareP50Milliseconds = bare.p50Milliseconds
-            serviceErrors = service.errors
-            bareErrors = bare.errors
+            serviceErrors = rounds.map(\.service.errors).reduce(0, +)
+            bareErrors = rounds.map(\.bare.errors).reduce(0, +)
+            serviceRounds = rounds.map(\.service.requestsPerSecond)
+            bareRounds = rounds.map(\.bare.requestsPerSecond)
+        }
+
+        /// The report whose requests/s is the median (the lower middle of an even count).
+        static func median(_ reports: [WrkReport]) -> WrkReport {
+            reports.sorted { $0.requestsPerSecond < $1.requestsPerSecond }[(reports.count - 1) / 2]
+        }
+    }
+
+    /// How many times longer a keyset page of twenty takes than one publication, on each
+    /// server: the median of the rounds' ratios (a round measures the two one after the other).
+    struct PageAgainstOne: Encodable {
+        var service: Double
+        var bare: Double
+
+        init?(_ measured: Measured) {
+            guard let one = measured.rounds[.publication], let page = measured.rounds[.keyset], one.count == page.count, !one.isEmpty else { return nil }
+            func median(_ ratios: [Double]) -> Double { ratios.sorted()[(ratios.count - 1) / 2].rounded(places: 2) }
+            service = median(zip(one, page).map { $0.service.requestsPerSecond / max($1.service.requestsPerSecond, 1e-9) })
+            bare = median(zip(one, page).map { $0.bare.requestsPerSecond / max($1.bare.requestsPerSecond, 1e-9) })
         }
     }
 
@@ -38,24 +73,33 @@ struct HTTPBenchmarkResult: Encodable {
     var connections: Int
     var threads: Int
     var durationSeconds: Int
+    var rounds: Int
     var requests: [Request]
+    var keysetPageAgainstOnePublication: PageAgainstOne?
 
-    init(backend: String, books: Int, load: WrkRunner, requests: [Request]) {
+    init(backend: String, books: Int, load: WrkRunner, measured: Measured) {
         self.backend = backend
         self.books = books
         connections = load.connections
         threads = load.threads
         durationSeconds = load.duration
-        self.requests = requests
+        rounds = load.rounds
+        requests = WrkRunner.Target.allCases.compactMap { target in
+            measured.rounds[target].map { Request(request: target.rawValue, rounds: $0) }
+        }
+        keysetPageAgainstOnePublication = PageAgainstOne(measured)
     }
 
     func printReport() {
         func milliseconds(_ value: Double) -> String { String(format: "%9.2f ms", value) }
-        print("\nThe service against a bare handler on \(backend): \(books) books, wrk -t\(threads) -c\(connections) -d\(durationSeconds)s")
+        print("\nThe service against a bare handler on \(backend): \(books) books, wrk -t\(threads) -c\(connections) -d\(durationSeconds)s, median of \(rounds) round\(rounds == 1 ? "" : "s")")
         print("request                                  service req/s  bare req/s   ratio  service p99     bare p99")
         for request in requests {
             let name = request.request.padding(toLength: 40, withPad: " ", startingAt: 0)
             print("\(name) \(String(format: "%13.0f %11.0f %6.2f×", request.serviceRequestsPerSecond, request.bareRequestsPerSecond, request.ratio)) \(milliseconds(request.serviceP99Milliseconds)) \(milliseconds(request.bareP99Milliseconds))")
+        }
+        if let page = keysetPageAgainstOnePublication {
+            print("A keyset page of 20 against one publication (the median round's ratio of requests/s): service \(String(format: "%.2f", page.service))×, bare \(String(format: "%.2f", page.bare))×")
         }
         for request in requests where request.serviceErrors + request.bareErrors > 0 {
             print("ERRORS on \(request.request): \(request.serviceErrors) from the service, \(request.bareErrors) from the bare handler (non-2xx answers and socket errors)")

@@ -15,21 +15,25 @@ struct WrkRunner: Sendable {
     let warmup: Int
     /// Publications in the store: ids are 1…books.
     let books: Int
+    /// Measured runs of each request on each server, taken in turn (see ``HTTPBenchmark``).
+    let rounds: Int
 
     /// The requests the benchmark loads, as the report names them.
     enum Target: String, CaseIterable, Sendable {
         case publication = "GET /publications/{id}"
-        case list = "GET /publications?limit=20&offset={k}"
-        /// A keyset page: the 20 publications after a random id.
+        /// A keyset page: the 20 publications after a random id (measured next to the
+        /// single read it is compared with).
         case keyset = "GET /publications?limit=20&after={id}"
+        case list = "GET /publications?limit=20&offset={k}"
     }
 
-    func run(_ target: Target, host: String, port: Int) async throws -> WrkReport {
+    /// One measured run of `target`, after the warm-up when `warmingUp`.
+    func run(_ target: Target, host: String, port: Int, warmingUp: Bool = true) async throws -> WrkReport {
         let script = FileManager.default.temporaryDirectory.appendingPathComponent("bookstore-benchmark-\(UUID().uuidString.prefix(8)).lua")
         try self.script(for: target).write(to: script, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: script) }
         let url = "http://\(host):\(port)/publications"
-        if warmup > 0 {
+        if warmingUp, warmup > 0 {
             _ = try await wrk(script: script.path, url: url, seconds: warmup)
         }
         return try WrkReport(parsing: try await wrk(script: script.path, url: url, seconds: duration))
