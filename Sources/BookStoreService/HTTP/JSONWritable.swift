@@ -26,15 +26,21 @@ public enum JSONText {
     /// A string, quoted, with `"`, `\` and control characters escaped (`/` and non-ASCII
     /// as they are).
     public static func write(_ string: String, into buffer: inout ByteBuffer) {
-        buffer.writeStaticString("\"")
-        let utf8 = string.utf8
-        let plain = utf8.withContiguousStorageIfAvailable { !$0.contains(where: needsEscape) } ?? !utf8.contains(where: needsEscape)
-        if plain {
-            buffer.writeString(string)
-        } else {
-            for byte in utf8 { writeEscaping(byte, into: &buffer) }
+        var string = string
+        // One pass over the UTF-8 (contiguous for every native string): the runs between
+        // characters to escape are copied whole.
+        string.withUTF8 { bytes in
+            buffer.reserveCapacity(minimumWritableBytes: bytes.count + 2)
+            buffer.writeInteger(UInt8(ascii: "\""))
+            var start = 0
+            for index in bytes.indices where needsEscape(bytes[index]) {
+                buffer.writeBytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start..<index])))
+                writeEscaping(bytes[index], into: &buffer)
+                start = index + 1
+            }
+            buffer.writeBytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start...])))
+            buffer.writeInteger(UInt8(ascii: "\""))
         }
-        buffer.writeStaticString("\"")
     }
 
     /// A string, or `null`.
@@ -44,7 +50,21 @@ public enum JSONText {
 
     /// An integer.
     public static func write(_ value: Int64, into buffer: inout ByteBuffer) {
-        buffer.writeString(String(value))
+        // The digits from the last, without making a String: at most 19 and a sign.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var magnitude = value.magnitude
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 {
+                start -= 1
+                digits[start] = UInt8(ascii: "-")
+            }
+            buffer.writeBytes(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: digits[start...])))
+        }
     }
 
     /// An integer, or `null`.

@@ -63,7 +63,9 @@ struct ListResponseBody<Item: JSONWritable & Sendable>: Sendable {
         let headers: HTTPFields = [.contentType: ContentType.json]
         switch rows {
         case .read(let items):
-            var buffer = ByteBuffer()
+            // Room for the usual row from the start, rather than growing the buffer a few
+            // times over as the page is written.
+            var buffer = ByteBufferAllocator().buffer(capacity: 64 + 256 * items.count)
             writeOpening(into: &buffer)
             var isFirst = true
             try append(items, to: &buffer, isFirst: &isFirst)
