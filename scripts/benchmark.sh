@@ -2,7 +2,7 @@
 # Sets up a fresh machine, builds the benchmark in release mode and runs it. Arguments go to
 # `bookstore-benchmark` (see docs/PERFORMANCE.md), e.g.:
 #   scripts/benchmark.sh migrate --books 1000000 --backend sqlite postgres
-#   scripts/benchmark.sh http --books 100000 --duration 10
+#   scripts/benchmark.sh http --books 100000 --rounds 3 --duration 5
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh

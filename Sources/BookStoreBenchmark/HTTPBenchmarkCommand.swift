@@ -30,7 +30,7 @@ struct HTTPBenchmarkCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Rounds of measured runs: each round loads every request on both servers in turn; a figure is the median round's.")
     var rounds = 3
 
-    @Option(name: .long, help: "Seconds of load before each measured run, not measured (0: none).")
+    @Option(name: .long, help: "Seconds of load before each request's first measured run on each server, not measured (0: none).")
     var warmup = 1
 
     @Option(name: .long, help: "wrk's open connections.")

@@ -13,12 +13,12 @@ struct HTTPBenchmarkResult: Encodable {
     }
 
     /// One request, loaded on the service and on the bare handler: the median round of each
-    /// by requests/s, with its latencies.
+    /// by requests/s, with its latencies; the ratio is the median of the rounds' own.
     struct Request: Encodable {
         var request: String
         var serviceRequestsPerSecond: Double
         var bareRequestsPerSecond: Double
-        /// The service's requests/s over the bare handler's: 1 is no overhead.
+        /// The service's requests/s over the bare handler's in one round: 1 is no overhead.
         var ratio: Double
         var serviceP99Milliseconds: Double
         var bareP99Milliseconds: Double
@@ -36,7 +36,7 @@ struct HTTPBenchmarkResult: Encodable {
             self.request = request
             serviceRequestsPerSecond = service.requestsPerSecond
             bareRequestsPerSecond = bare.requestsPerSecond
-            ratio = (service.requestsPerSecond / max(bare.requestsPerSecond, 1e-9)).rounded(places: 2)
+            ratio = HTTPBenchmarkResult.median(rounds.map { $0.service.requestsPerSecond / max($0.bare.requestsPerSecond, 1e-9) })
             serviceP99Milliseconds = service.p99Milliseconds
             bareP99Milliseconds = bare.p99Milliseconds
             serviceP50Milliseconds = service.p50Milliseconds
@@ -47,24 +47,32 @@ struct HTTPBenchmarkResult: Encodable {
             bareRounds = rounds.map(\.bare.requestsPerSecond)
         }
 
-        /// The report whose requests/s is the median (the lower middle of an even count).
+        /// The report whose requests/s is the median: a round that ran (the lower middle of
+        /// an even count).
         static func median(_ reports: [WrkReport]) -> WrkReport {
             reports.sorted { $0.requestsPerSecond < $1.requestsPerSecond }[(reports.count - 1) / 2]
         }
     }
 
     /// How many times longer a keyset page of twenty takes than one publication, on each
-    /// server: the median of the rounds' ratios (a round measures the two one after the other).
+    /// server: the median of the rounds' ratios (a round measures the two on a server with
+    /// only the other server's run of one publication between them).
     struct PageAgainstOne: Encodable {
         var service: Double
         var bare: Double
 
         init?(_ measured: Measured) {
             guard let one = measured.rounds[.publication], let page = measured.rounds[.keyset], one.count == page.count, !one.isEmpty else { return nil }
-            func median(_ ratios: [Double]) -> Double { ratios.sorted()[(ratios.count - 1) / 2].rounded(places: 2) }
-            service = median(zip(one, page).map { $0.service.requestsPerSecond / max($1.service.requestsPerSecond, 1e-9) })
-            bare = median(zip(one, page).map { $0.bare.requestsPerSecond / max($1.bare.requestsPerSecond, 1e-9) })
+            service = HTTPBenchmarkResult.median(zip(one, page).map { $0.service.requestsPerSecond / max($1.service.requestsPerSecond, 1e-9) })
+            bare = HTTPBenchmarkResult.median(zip(one, page).map { $0.bare.requestsPerSecond / max($1.bare.requestsPerSecond, 1e-9) })
         }
+    }
+
+    /// The median of ratios, to two places: the mean of the middle two of an even count.
+    static func median(_ ratios: [Double]) -> Double {
+        let sorted = ratios.sorted(), middle = sorted.count / 2
+        let value = sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+        return value.rounded(places: 2)
     }
 
     var benchmark = "http"

@@ -1,8 +1,8 @@
 import Foundation
 
 /// Loads one server with one kind of request through wrk, bounded in time: an unmeasured
-/// warm-up run (statement caches, page cache, connection pools), then the measured run,
-/// whose `--latency` output ``WrkReport`` reads.
+/// warm-up run (statement caches, page cache, connection pools) before the first round's,
+/// then the measured run, whose `--latency` output ``WrkReport`` reads.
 ///
 /// The ids and offsets are random per request (a Lua script picks them), so the load is
 /// spread over the whole store rather than one hot row.
@@ -10,8 +10,9 @@ struct WrkRunner: Sendable {
     let executable: String
     let threads: Int
     let connections: Int
-    /// Seconds of the measured run and of the warm-up before it.
+    /// Seconds of a measured run.
     let duration: Int
+    /// Seconds of the warm-up before a request's first measured run on a server.
     let warmup: Int
     /// Publications in the store: ids are 1…books.
     let books: Int

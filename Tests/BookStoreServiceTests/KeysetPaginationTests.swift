@@ -129,12 +129,9 @@ struct KeysetPaginationTests {
         }
     }
 
-    /// The IDs of every page of the list at `uri` (its query holds `limit`), the first and
-    /// then each after the one before's `next`: keyset pages, each a 200 without `offset`
-    /// and `total`.
     /// A page read whole (up to the default limit) goes out in one piece with its length;
-    /// a longer one is written batch by batch as it is read, without one. Both are the same
-    /// JSON a page of that list is.
+    /// a longer one is written batch by batch as it is read, without one. Both hold the
+    /// same items in the same order where they overlap.
     @Test(arguments: TestEngine.allCases)
     func aShortPageGoesWithItsLengthALongOneInBatches(_ backend: TestEngine) async throws {
         try await backend.withStoreURL { url in
@@ -144,9 +141,11 @@ struct KeysetPaginationTests {
                 for body in Self.publications {
                     #expect(try await client.send(.post, "/publications", json: body).status == .created)
                 }
+                var items: [String: [JSONValue]] = [:]
                 for (uri, rows, sentWhole) in [("/publications?limit=20", 20, true), ("/publications?limit=3&after=2", 3, true),
                                                ("/publications?limit=25", 25, false), ("/publications?limit=25&after=3", 25, false)] {
                     let response = try await client.send(.get, uri)
+                    items[uri] = response.json["items"]?.array
                     #expect(response.status == .ok, "\(uri): \(response.text)")
                     #expect(response.json["items"]?.array.count == rows, "\(uri)")
                     let length = response.headers[.contentLength]
@@ -157,10 +156,18 @@ struct KeysetPaginationTests {
                         #expect(length == nil && response.headers[.transferEncoding] == "chunked", "\(uri): \(response.headers)")
                     }
                 }
+                // The same JSON either way: the whole page is the streamed one's first rows.
+                let whole = items["/publications?limit=20"] ?? [], streamed = items["/publications?limit=25"] ?? []
+                #expect(!whole.isEmpty && whole == Array(streamed.prefix(whole.count)))
+                let wholeAfter = items["/publications?limit=3&after=2"] ?? [], streamedAfter = items["/publications?limit=25&after=3"] ?? []
+                #expect(!wholeAfter.isEmpty && Array(wholeAfter.dropFirst()) == Array(streamedAfter.prefix(2)))
             }
         }
     }
 
+    /// The IDs of every page of the list at `uri` (its query holds `limit`), the first and
+    /// then each after the one before's `next`: keyset pages, each a 200 without `offset`
+    /// and `total`.
     static func walk(_ client: some TestClientProtocol, _ uri: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [Int] {
         var page = try await client.send(.get, uri).json
         var walked = ids(page)
