@@ -75,7 +75,7 @@ public struct StoreSnapshot: Sendable, Equatable, CustomStringConvertible {
                         "\(column[0].text ?? "?") \(column[1].text ?? "?")\(column[2].text == "NO" ? " NOT NULL" : "")"
                             + (column[3].text.map { " DEFAULT \($0)" } ?? "")
                     }
-                    let qualified = "\(PostgresConfiguration.quoteIdentifier(schema)).\(PostgresConfiguration.quoteIdentifier(table))"
+                    let qualified = PostgresConfiguration.qualifiedName(table, inSchema: schema)
                     let order = (1...max(columns.count, 1)).map(String.init).joined(separator: ", ")
                     let rows = try connection.rows("SELECT * FROM \(qualified) ORDER BY \(order)").map { row in
                         row.values.map(StoreSnapshot.render).joined(separator: " | ")

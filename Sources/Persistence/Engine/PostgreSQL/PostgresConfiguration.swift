@@ -246,4 +246,9 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     public static func quoteIdentifier(_ name: String) -> String {
         "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
+
+    /// A table named in its schema, both quoted: `"public"."zpublication"`.
+    public static func qualifiedName(_ table: String, inSchema schema: String) -> String {
+        "\(quoteIdentifier(schema)).\(quoteIdentifier(table))"
+    }
 }

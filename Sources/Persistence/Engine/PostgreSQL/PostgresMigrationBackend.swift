@@ -303,7 +303,7 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
     private static func rowsMark(of schema: String, since oldest: UInt64, on connection: any DatabaseConnection) throws -> String {
         var marks: [String] = []
         for table in try tables(of: schema, on: connection) {
-            let name = "\(PostgresConfiguration.quoteIdentifier(schema)).\(PostgresConfiguration.quoteIdentifier(table))"
+            let name = PostgresConfiguration.qualifiedName(table, inSchema: schema)
             let row = try connection.rows("""
                 SELECT count(*), coalesce(md5(string_agg(ctid::text || ':' || xmin::text, ',' ORDER BY ctid) \
                 FILTER (WHERE age(xmin) <= age($1::text::xid))), '') FROM \(name)

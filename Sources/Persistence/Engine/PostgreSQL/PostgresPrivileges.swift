@@ -121,7 +121,7 @@ struct PostgresPrivileges: Sendable {
                     wanted.grants.formUnion(Self.tablePrivileges.map { Grant(grantee: owner, privilege: $0, grantable: false) })
                 }
             }
-            statements += Self.statements(giving: wanted, over: current, on: "TABLE \(quotedSchema).\(PostgresConfiguration.quoteIdentifier(table))")
+            statements += Self.statements(giving: wanted, over: current, on: "TABLE \(PostgresConfiguration.qualifiedName(table, inSchema: schema))")
         }
         statements += owners.temporaryGrants.map { "REVOKE CREATE ON SCHEMA \(quotedSchema) FROM \(PostgresConfiguration.quoteIdentifier($0))" }
         // The schema last: the grants above were the migrating role's to give and take

@@ -86,7 +86,7 @@ struct PostgresSchemaContents: Sendable {
     func dropStoreTables(on connection: any DatabaseConnection) throws -> Int {
         guard !storeTables.isEmpty else { return 0 }
         // One statement, without CASCADE: whatever else depends on the tables stops it.
-        let tables = storeTables.map { "\(PostgresConfiguration.quoteIdentifier(schema)).\(PostgresConfiguration.quoteIdentifier($0))" }
+        let tables = storeTables.map { PostgresConfiguration.qualifiedName($0, inSchema: schema) }
         try connection.execute("DROP TABLE \(tables.joined(separator: ", "))")
         return storeTables.count
     }

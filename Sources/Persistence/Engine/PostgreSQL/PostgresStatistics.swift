@@ -28,8 +28,7 @@ enum PostgresStatistics {
                     WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') ORDER BY 1
                     """, [.text(schema)]).compactMap { $0[0].text }
                 guard !tables.isEmpty else { return }
-                let quotedSchema = PostgresConfiguration.quoteIdentifier(schema)
-                try connection.execute("ANALYZE " + tables.map { "\(quotedSchema).\(PostgresConfiguration.quoteIdentifier($0))" }.joined(separator: ", "))
+                try connection.execute("ANALYZE " + tables.map { PostgresConfiguration.qualifiedName($0, inSchema: schema) }.joined(separator: ", "))
             }
         } catch where !Task.isCancelled {
             logger.warning("the migrated tables were not analyzed; autovacuum will", metadata: [

@@ -90,7 +90,7 @@ struct PostgresChangeCapture: Sendable, Hashable {
                 key2 bigint,
                 kind "char" NOT NULL)
             """)
-        try yieldingAutovacuum(tables.map { "\(quote(storeSchema)).\(quote($0.name))" }, on: connection)
+        try yieldingAutovacuum(tables.map { PostgresConfiguration.qualifiedName($0.name, inSchema: storeSchema) }, on: connection)
         // Shared among the tables: a writer queued on a table whose trigger is made waits
         // while the next ones are waited for.
         try withLockTimeout(lockTimeout, dividedAmong: tables.count, on: connection) {
@@ -110,7 +110,7 @@ struct PostgresChangeCapture: Sendable, Hashable {
             return values.count == 1 ? values[0] + ", NULL" : values.joined(separator: ", ")
         }
         let keysChanged = table.keyColumns.map { "OLD.\(Self.quote($0)) IS DISTINCT FROM NEW.\(Self.quote($0))" }.joined(separator: " OR ")
-        let qualifiedFunction = "\(Self.quote(captureSchema)).\(Self.quote(function))"
+        let qualifiedFunction = PostgresConfiguration.qualifiedName(function, inSchema: captureSchema)
         var related = ""
         for reference in table.references {
             let (column, target) = (Self.quote(reference.column), "'" + reference.table.replacingOccurrences(of: "'", with: "''") + "'")

@@ -286,7 +286,7 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
                     // takes them: a writer that counted a key and waits for an entity table
                     // would otherwise wait for this transaction while it waits for the writer.
                     let tables = PostgresSchemaContents.inLockOrder(try PostgresSchemaContents.read(configuration.schema, on: connection).storeTables)
-                        .map { "\(configuration.quotedSchema).\(PostgresConfiguration.quoteIdentifier($0))" }
+                        .map { PostgresConfiguration.qualifiedName($0, inSchema: configuration.schema) }
                     // First an autovacuum out of the way, which the lock below could not wait
                     // long enough to have cancelled; no one waits for this one.
                     try PostgresChangeCapture.yieldingAutovacuum(tables, on: connection)
