@@ -136,7 +136,7 @@ struct HandWrittenSaves: Sendable {
 
     func updatePrice(of key: Int64, to price: Double) async throws {
         let sql = updateSQL
-        try await database.write { try $0.run(sql, [.double(price), .integer(key)]) }
+        _ = try await database.write { try $0.run(sql, [.double(price), .integer(key)]) }
     }
 
     func insert(title: String, price: Double) async throws {

@@ -24,7 +24,7 @@ struct JSONWritableTests {
         + (0..<0x20).map { String(UnicodeScalar(UInt8($0))) }
     static let numbers: [Double] = [0, -0.0, 1, 22, 10.99, 12.5, 0.1, 1e-7, 123456.78, 1e15, 1e16, 1.5e300, -3.25, 99999.99,
                                     PublicationResource.floatPrecision(10.99), PublicationResource.floatPrecision(1234.56),
-                                    5e-324, .greatestFiniteMagnitude, -.greatestFiniteMagnitude, 0.0001, 0.00001, 9007199254740993, 1e21]
+                                    .leastNonzeroMagnitude, .greatestFiniteMagnitude, -.greatestFiniteMagnitude, 0.0001, 0.00001, 9007199254740992, 1e21]
 
     static func text(_ generator: inout Generator) -> String {
         (0..<Int.random(in: 0...6, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()

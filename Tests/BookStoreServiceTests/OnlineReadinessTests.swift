@@ -44,7 +44,7 @@ import Testing
                 #expect(health.json["reason"]?.string?.contains("deploy the new release") == true)
                 #expect(health.headers[.retryAfter] == nil, "a replica that will not recover is not asked to be retried")
                 let list = try await client.send(.get, "/publications")
-                try expectProblem(list, .serviceUnavailable)
+                expectProblem(list, .serviceUnavailable)
             }
         }
     }
