@@ -18,7 +18,8 @@ struct HTTPBenchmarkResult: Encodable {
         var request: String
         var serviceRequestsPerSecond: Double
         var bareRequestsPerSecond: Double
-        /// The service's requests/s over the bare handler's in one round: 1 is no overhead.
+        /// The median of the rounds' service requests/s over their bare handler's: 1 is no
+        /// overhead.
         var ratio: Double
         var serviceP99Milliseconds: Double
         var bareP99Milliseconds: Double
@@ -56,7 +57,7 @@ struct HTTPBenchmarkResult: Encodable {
 
     /// How many times longer a keyset page of twenty takes than one publication, on each
     /// server: the median of the rounds' ratios (a round measures the two on a server with
-    /// only the other server's run of one publication between them).
+    /// one run on the other server between them).
     struct PageAgainstOne: Encodable {
         var service: Double
         var bare: Double
@@ -107,7 +108,7 @@ struct HTTPBenchmarkResult: Encodable {
             print("\(name) \(String(format: "%13.0f %11.0f %6.2f×", request.serviceRequestsPerSecond, request.bareRequestsPerSecond, request.ratio)) \(milliseconds(request.serviceP99Milliseconds)) \(milliseconds(request.bareP99Milliseconds))")
         }
         if let page = keysetPageAgainstOnePublication {
-            print("A keyset page of 20 against one publication (the median round's ratio of requests/s): service \(String(format: "%.2f", page.service))×, bare \(String(format: "%.2f", page.bare))×")
+            print("A keyset page of 20 against one publication (the median of the rounds' ratios of requests/s): service \(String(format: "%.2f", page.service))×, bare \(String(format: "%.2f", page.bare))×")
         }
         for request in requests where request.serviceErrors + request.bareErrors > 0 {
             print("ERRORS on \(request.request): \(request.serviceErrors) from the service, \(request.bareErrors) from the bare handler (non-2xx answers and socket errors)")

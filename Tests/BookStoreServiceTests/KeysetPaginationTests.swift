@@ -156,7 +156,7 @@ struct KeysetPaginationTests {
                         #expect(length == nil && response.headers[.transferEncoding] == "chunked", "\(uri): \(response.headers)")
                     }
                 }
-                // The same JSON either way: the whole page is the streamed one's first rows.
+                // The same items either way: the whole page is the streamed one's first rows.
                 let whole = items["/publications?limit=20"] ?? [], streamed = items["/publications?limit=25"] ?? []
                 #expect(!whole.isEmpty && whole == Array(streamed.prefix(whole.count)))
                 let wholeAfter = items["/publications?limit=3&after=2"] ?? [], streamedAfter = items["/publications?limit=25&after=3"] ?? []

@@ -247,7 +247,7 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
         "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    /// A table named in its schema, both quoted: `"public"."zpublication"`.
+    /// A table (or function) named in its schema, both quoted: `"public"."zpublication"`.
     public static func qualifiedName(_ table: String, inSchema schema: String) -> String {
         "\(quoteIdentifier(schema)).\(quoteIdentifier(table))"
     }

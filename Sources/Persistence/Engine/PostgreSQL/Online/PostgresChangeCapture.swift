@@ -152,7 +152,7 @@ struct PostgresChangeCapture: Sendable, Hashable {
             SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS \(tag)
             \(body)
             \(tag);
-            CREATE TRIGGER \(Self.quote(captureSchema)) AFTER INSERT OR UPDATE OR DELETE ON \(Self.quote(storeSchema)).\(Self.quote(table.name))
+            CREATE TRIGGER \(Self.quote(captureSchema)) AFTER INSERT OR UPDATE OR DELETE ON \(PostgresConfiguration.qualifiedName(table.name, inSchema: storeSchema))
             FOR EACH ROW EXECUTE FUNCTION \(qualifiedFunction)()
             """
     }
