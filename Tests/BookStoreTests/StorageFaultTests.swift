@@ -41,7 +41,7 @@ struct StorageFaultTests {
         let sqlite = if case .sqlite = url.kind { true } else { false }
         try small.fill(leaving: sqlite ? 600 << 10 : (1 << 20) + (try await Self.postgresTableBytes(url)) / 3)
 
-        let failed = try await BookStoreProcess.running(["migrate", "--store", store, "--log-level", "error"], on: small)
+        let failed = try await BookStoreProcess.running(["migrate", "--store", store, "--log-level", "warning"], on: small)
         #expect(failed.status == 1, "\(failed.stdout)\(failed.stderr)")
         let message = failed.stderr
         #expect(message.contains("error: \(store): the disk is full: "), "\(message)")
@@ -51,9 +51,13 @@ struct StorageFaultTests {
         // migration's DDL made stale, and the failed migration took the room left for it:
         // a megabyte back lets the checks connect, and changes nothing in the store.
         if !sqlite { try small.release(1 << 20) }
-        // Whole: SQLite as it was; PostgreSQL at its last completed step, nothing beside it.
+        // Whole: SQLite as it was; PostgreSQL at its last completed step, nothing beside it,
+        // unless the full disk kept the server from starting the session that removes the
+        // failed step's schema (it writes the database's cache file first): then the run
+        // said so, and the next run removes it (checked below).
         let leftovers = try await StoreSnapshot(url).leftovers.filter { $0 != "filler" }
-        #expect(leftovers.isEmpty, "left beside the store: \(leftovers)")
+        let saidLeft = leftovers.allSatisfy { failed.stderr.contains("persistence.migration.schema=\($0)") && failed.stderr.contains("the next migration removes it") }
+        #expect(leftovers.isEmpty || (!sqlite && saidLeft), "left beside the store: \(leftovers)\n\(failed.stderr)")
         if sqlite {
             let after = try await StoreSnapshot(url)
             #expect(after.files[after.name] == before.files[before.name], "the store file changed")
@@ -64,6 +68,8 @@ struct StorageFaultTests {
         small.empty()
         let again = try await BookStoreProcess.running(["migrate", "--store", store, "--log-level", "error"], on: small)
         #expect(again.status == 0, "\(again.stderr)")
+        let leftAfter = try await StoreSnapshot(url).leftovers.filter { $0 != "filler" }
+        #expect(leftAfter.isEmpty, "left beside the store after the next run: \(leftAfter)")
         let counts = "SELECT (SELECT count(*) FROM ZPUBLICATION WHERE ZSYNOPSIS = ZTITLE), (SELECT count(*) FROM ZPAGE WHERE ZPUBLICATION IS NOT NULL)"
         if case .sqlite(let path) = url.kind {
             // Through the sqlite3 shell where the file system is mounted (SQLite in this

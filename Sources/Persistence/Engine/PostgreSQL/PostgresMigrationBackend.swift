@@ -181,9 +181,18 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
     }
 
     func discard(_ output: StoreURL) async {
-        guard let shadow = try? configuration(of: output).quotedSchema else { return }
-        try? await withDatabase(store, isDurable: true) { database in
-            _ = try await database.writeWithoutTransaction { try $0.execute("DROP SCHEMA IF EXISTS \(shadow) CASCADE") }
+        guard let schema = try? configuration(of: output).schema else { return }
+        do {
+            try await withDatabase(store, isDurable: true) { database in
+                _ = try await database.writeWithoutTransaction { try $0.execute("DROP SCHEMA IF EXISTS \(PostgresConfiguration.quoteIdentifier(schema)) CASCADE") }
+            }
+        } catch {
+            // A full disk can keep the server from starting the session (it writes the
+            // database's relation cache file first): the store is whole, and the next run
+            // removes what is left beside it. Said, so that nobody wonders what it is.
+            logger.warning("could not remove the new store of the failed step beside the store; the next migration removes it", metadata: [
+                LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(schema)", "error": "\(error)",
+            ])
         }
     }
 
