@@ -187,11 +187,12 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
                 _ = try await database.writeWithoutTransaction { try $0.execute("DROP SCHEMA IF EXISTS \(PostgresConfiguration.quoteIdentifier(schema)) CASCADE") }
             }
         } catch {
-            // A full disk can keep the server from starting the session (it writes the
-            // database's relation cache file first): the store is whole, and the next run
-            // removes what is left beside it. Said, so that nobody wonders what it is.
-            logger.warning("could not remove the new store of the failed step beside the store; the next migration removes it", metadata: [
-                LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(schema)", "error": "\(error)",
+            // A full disk can keep the drop from running: a new session may first have to
+            // rewrite the database's relation cache file, and the catalog is on that disk
+            // too. The store is whole, and the next run removes what is left beside it.
+            // Said, so that nobody wonders what it is.
+            logger.warning("could not remove a store this migration made beside the store; the next migration removes it", metadata: [
+                LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(schema)", "persistence.error": "\(error)",
             ])
         }
     }
