@@ -77,6 +77,10 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
     /// ``removeAbandoned()``.
     private var otherLeftovers: [String] = []
     private var logger: Logger { fence.logger }
+    /// Whether the store is served once migrated, so gets the planner's statistics and the
+    /// store's owners and grants: not an online migration's copy or round store, which the
+    /// online run readies itself, once.
+    private var servesAfter: Bool { !PostgresShadowName.isMigrationWorkspace(configuration.schema) }
 
     init(store: StoreURL, configuration: PostgresConfiguration, fence: PostgresWriterFence) {
         self.store = store
@@ -91,8 +95,7 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
     /// In-place steps, in the fence's transaction; a table they make gets the owner and
     /// grants of the store's (``PostgresPrivileges``).
     func writeStore(_ body: @escaping @Sendable (any DatabaseConnection) throws -> Void) async throws {
-        let schema = configuration.schema
-        let servesAfter = !PostgresShadowName.isMigrationWorkspace(schema)
+        let (schema, servesAfter) = (configuration.schema, servesAfter)
         try await fence.commit { connection in
             let privileges = servesAfter ? try PostgresPrivileges.read(schema, on: connection) : nil
             try body(connection)
@@ -144,10 +147,9 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
         // Readied to serve before the swap: the planner's statistics (``PostgresStatistics``),
         // and the store's owners and grants (changing a table's owner waits for an
         // autovacuum of it; the swap gives what changed since).
-        // Not where the store is an online migration's copy or round store, which the
-        // online run readies itself, once (a round's swap may run in the cut-over).
-        let servesAfter = !PostgresShadowName.isMigrationWorkspace(configuration.schema)
-        let logger = self.logger
+        // Not for an online run's copy or round store (``servesAfter``): a round's swap may
+        // run in the cut-over.
+        let (servesAfter, logger) = (servesAfter, self.logger)
         if servesAfter {
             try await withDatabase(output, isDurable: false) { database in
                 try await PostgresStatistics.analyze(schema: shadowName, on: database, logger: logger, store: store)
@@ -312,7 +314,7 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
     /// (`age` compares transaction ids modulo 2^32, as the server does).
     private static func rowsMark(of schema: String, since oldest: UInt64, on connection: any DatabaseConnection) throws -> String {
         var marks: [String] = []
-        for table in try tables(of: schema, on: connection) {
+        for table in try PostgresSchemaContents.tableNames(in: schema, on: connection) {
             let name = PostgresConfiguration.qualifiedName(table, inSchema: schema)
             let row = try connection.rows("""
                 SELECT count(*), coalesce(md5(string_agg(ctid::text || ':' || xmin::text, ',' ORDER BY ctid) \
@@ -321,9 +323,5 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
             marks.append("\(table)=\(row?[0].int64 ?? -1):\(row?[1].text ?? "")")
         }
         return marks.joined(separator: ",")
-    }
-
-    private static func tables(of schema: String, on connection: any DatabaseConnection) throws -> [String] {
-        try connection.rows("SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename", [.text(schema)]).compactMap { $0[0].text }
     }
 }

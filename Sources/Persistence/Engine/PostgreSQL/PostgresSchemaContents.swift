@@ -25,6 +25,11 @@ struct PostgresSchemaContents: Sendable {
     /// as "view reports.sales": dropping the tables would drop them too.
     let dependents: [String]
 
+    /// The names of `schema`'s tables (partitioned ones too), by name.
+    static func tableNames(in schema: String, on connection: any DatabaseConnection) throws -> [String] {
+        try connection.rows("SELECT tablename::text FROM pg_catalog.pg_tables WHERE schemaname = $1 ORDER BY tablename", [.text(schema)]).compactMap { $0[0].text }
+    }
+
     /// `tables` in the order a migration locks them: `z_primarykey` first, as every save
     /// takes it first (the model-version check), then by name.
     static func inLockOrder(_ tables: [String]) -> [String] {

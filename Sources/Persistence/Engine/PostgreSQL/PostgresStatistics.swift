@@ -7,8 +7,8 @@ import Logging
 /// statistics until autovacuum gets to it. Meanwhile the planner guesses every predicate's
 /// selectivity, and autovacuum counts the table as empty, so the first fifty changes after
 /// the migration start a `VACUUM ANALYZE` of the whole table (an online migration from a
-/// store the benchmark had just migrated met one during its bulk). `ANALYZE` reads a sample (30 000 rows at the default
-/// statistics target), not the table.
+/// store the benchmark had just migrated met one during its bulk). `ANALYZE` reads a
+/// sample (30 000 rows at the default statistics target), not the table.
 ///
 /// ```swift
 /// try await PostgresStatistics.analyze(schema: "public_migrating_1a2b3c4d", on: database, logger: logger, store: url)
@@ -23,10 +23,7 @@ enum PostgresStatistics {
     static func analyze(schema: String, on database: any Database, logger: Logger, store: StoreURL) async throws {
         do {
             try await database.writeWithoutTransaction { connection in
-                let tables = try connection.rows("""
-                    SELECT c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-                    WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') ORDER BY 1
-                    """, [.text(schema)]).compactMap { $0[0].text }
+                let tables = try PostgresSchemaContents.tableNames(in: schema, on: connection)
                 guard !tables.isEmpty else { return }
                 try connection.execute("ANALYZE " + tables.map { PostgresConfiguration.qualifiedName($0, inSchema: schema) }.joined(separator: ", "))
             }

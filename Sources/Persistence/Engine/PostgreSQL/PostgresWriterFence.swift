@@ -52,8 +52,7 @@ final class PostgresWriterFence: WriterFence {
                 // The key counter first: a save holding it that then writes a join table
                 // (`z_1…`, named before it) would otherwise wait for this transaction as it
                 // waits for the save.
-                let names = try connection.rows("SELECT tablename::text FROM pg_tables WHERE schemaname = $1", [.text(schema)]).compactMap { $0[0].text }
-                let tables = PostgresSchemaContents.inLockOrder(names).map { PostgresConfiguration.qualifiedName($0, inSchema: schema) }
+                let tables = PostgresSchemaContents.inLockOrder(try PostgresSchemaContents.tableNames(in: schema, on: connection)).map { PostgresConfiguration.qualifiedName($0, inSchema: schema) }
                 if !tables.isEmpty { try connection.execute("LOCK TABLE \(tables.joined(separator: ", ")) IN EXCLUSIVE MODE") }
                 try connection.execute("SET LOCAL lock_timeout = 0")
             } catch {
