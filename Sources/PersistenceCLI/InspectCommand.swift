@@ -27,54 +27,63 @@ struct InspectCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await runReportingErrors {
-            let logger = options.makeLogger()
-            let url = try StoreURL(store)
-            let metadata = try await PersistentStore.metadata(at: url)
-            print("Store:          \(url)")
-            print("Store type:     \(metadata.storeType)")
-            print("Store UUID:     \(metadata.storeUUID)")
-            if metadata.isForeign {
-                let framework = metadata.additional["NSPersistenceFrameworkVersion"].map { ", framework version \(Self.describe($0))" } ?? ""
-                print("Written by:     Apple's Core Data (no model version name of ours\(framework))")
-            } else {
-                print("Written by:     Persistence, model version \(metadata.modelVersionName ?? "?")")
+            try await PersistentStore.leavingFilesUntouched { try await report() }
+        }
+    }
+
+    private func report() async throws {
+        let logger = options.makeLogger()
+        let url = try StoreURL(store)
+        let metadata = try await PersistentStore.metadata(at: url)
+        print("Store:          \(url)")
+        print("Store type:     \(metadata.storeType)")
+        print("Store UUID:     \(metadata.storeUUID)")
+        if metadata.isForeign {
+            let framework = metadata.additional["NSPersistenceFrameworkVersion"].map { ", framework version \(Self.describe($0))" } ?? ""
+            print("Written by:     Apple's Core Data (no model version name of ours\(framework))")
+        } else {
+            print("Written by:     Persistence, model version \(metadata.modelVersionName ?? "?")")
+        }
+        guard let models else {
+            print("Entity version hashes:")
+            for (entity, hash) in metadata.versionHashes.sorted(by: { $0.key < $1.key }) {
+                print("  \(entity.padding(toLength: 20, withPad: " ", startingAt: 0)) \(hash.map { String(format: "%02x", $0) }.joined())")
             }
-            guard let models else {
-                print("Entity version hashes:")
-                for (entity, hash) in metadata.versionHashes.sorted(by: { $0.key < $1.key }) {
-                    print("  \(entity.padding(toLength: 20, withPad: " ", startingAt: 0)) \(hash.map { String(format: "%02x", $0) }.joined())")
-                }
-                let identifiers = metadata.versionIdentifiers.map { "\"\($0)\"" }.joined(separator: ", ")
-                print("Version identifiers: [\(identifiers)]")
-                for (key, value) in metadata.additional.sorted(by: { $0.key < $1.key }) {
-                    print("\(key): \(Self.describe(value))")
-                }
-                print("Tables:")
-                for table in try await PersistentStore.tables(at: url) {
-                    print("  \(table.name.padding(toLength: 20, withPad: " ", startingAt: 0)) \(table.rows) row\(table.rows == 1 ? "" : "s")")
-                }
-                print("Name the model (--models PATH.xcdatamodeld) to see which of its versions the store holds.")
-                return
+            let identifiers = metadata.versionIdentifiers.map { "\"\($0)\"" }.joined(separator: ", ")
+            print("Version identifiers: [\(identifiers)]")
+            for (key, value) in metadata.additional.sorted(by: { $0.key < $1.key }) {
+                print("\(key): \(Self.describe(value))")
             }
-            let versions = try loadModels(models)
-            let migrator = ProgressiveMigrator(chain: MigrationChain(models: versions), logger: logger)
-            let recognised = try migrator.recognisedVersion(of: metadata, store: url, named: storeVersion)
-            print("Model:          \(versions.name) (\(versions.versions.count) version\(versions.versions.count == 1 ? "" : "s"), current \(versions.current.name))")
-            print("Model version:  \(recognised.model.name)")
-            print("Decided by:     \(Self.explain(recognised.method))")
-            let container = try await PersistentContainer.open(model: recognised.model, store: url, options: .readOnly, logger: logger)
-            let context = container.newContext()
-            print("Entities:")
-            for entity in recognised.model.entities {
-                let count = try await context.count(for: FetchRequest(entityName: entity.name, includesSubentities: false))
-                print("  \(entity.name.padding(toLength: 20, withPad: " ", startingAt: 0)) \(count) row\(count == 1 ? "" : "s")")
+            print("Tables:")
+            for table in try await PersistentStore.tables(at: url) {
+                print("  \(table.name.padding(toLength: 20, withPad: " ", startingAt: 0)) \(table.rows) row\(table.rows == 1 ? "" : "s")")
             }
-            await container.store.close()
-            if recognised.model.name == versions.current.name {
-                print("The store is at the current version.")
-            } else {
-                print("To migrate to \(versions.current.name): `persistence migrate --plan` lists the steps.")
-            }
+            print("Name the model (--models PATH.xcdatamodeld) to see which of its versions the store holds.")
+            return
+        }
+        let versions = try loadModels(models)
+        let migrator = ProgressiveMigrator(chain: MigrationChain(models: versions), logger: logger)
+        let recognised = try migrator.recognisedVersion(of: metadata, store: url, named: storeVersion)
+        print("Model:          \(versions.name) (\(versions.versions.count) version\(versions.versions.count == 1 ? "" : "s"), current \(versions.current.name))")
+        print("Model version:  \(recognised.model.name)")
+        print("Decided by:     \(Self.explain(recognised.method))")
+        if !recognised.notes.isEmpty {
+            print("Notes (these do not decide the version):")
+            for note in recognised.notes { print("  \(note)") }
+        }
+        let container = try await PersistentContainer.open(model: recognised.model, store: url, options: .readOnly, logger: logger)
+        let context = container.newContext()
+        print("Entities:")
+        let width = max(20, recognised.model.entities.map(\.name.count).max() ?? 0)
+        for entity in recognised.model.entities {
+            let count = try await context.count(for: FetchRequest(entityName: entity.name, includesSubentities: false))
+            print("  \(entity.name.padding(toLength: width, withPad: " ", startingAt: 0)) \(count) row\(count == 1 ? "" : "s")")
+        }
+        await container.store.close()
+        if recognised.model.name == versions.current.name {
+            print("The store is at the current version.")
+        } else {
+            print("To migrate to \(versions.current.name): `persistence migrate --plan` lists the steps.")
         }
     }
 

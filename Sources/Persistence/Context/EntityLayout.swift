@@ -24,6 +24,10 @@ final class EntityLayout: Sendable {
     /// order, with the slot each value is in.
     let attributeColumns: [(attribute: String, column: String, type: AttributeType, slot: Int)]
     let foreignKeyColumns: [(relationship: String, column: String, slot: Int)]
+    /// The to-one relationships whose destination's `Z_ENT` the store keeps beside the key
+    /// (``EntityTable/entityTypeColumn(for:)``), with the slot of each: a save writes it
+    /// with the key.
+    let entityTypeColumns: [(relationship: String, column: String, slot: Int)]
     /// What validation checks, in the order it reports: the stored attributes by name with
     /// their slots, and the required to-one relationships with theirs. Worked out once per
     /// entity, not sorted and looked up by name per object.
@@ -64,6 +68,10 @@ final class EntityLayout: Sendable {
         }
         self.foreignKeyColumns = self.toOneRelationships.compactMap { relationship in
             guard let column = table.column(for: relationship.name), let slot = toOneSlots.index[relationship.name] else { return nil }
+            return (relationship.name, column.name, slot)
+        }
+        self.entityTypeColumns = self.toOneRelationships.compactMap { relationship in
+            guard let column = table.entityTypeColumn(for: relationship.name), let slot = toOneSlots.index[relationship.name] else { return nil }
             return (relationship.name, column.name, slot)
         }
         // Every stored attribute's and to-one relationship's name has a slot (the first of

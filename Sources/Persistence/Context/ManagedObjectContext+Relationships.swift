@@ -63,11 +63,20 @@ extension ManagedObjectContext {
             }
             return
         }
-        guard case .joinTable(let table, let fromSource)? = store.schema.storage(of: relationship, in: object.entity) else { return }
+        let storage = store.schema.storage(of: relationship, in: object.entity)
+        guard let link = ToManyLink(storage, orderColumn: store.schema.orderColumn(of: relationship, in: object.entity),
+                                    sourceEntity: object.entity.name, relationship: relationship.name)
+        else { return }
+        // A join row is named from the table's owning side; a hidden key from the relationship's.
+        let fromSource = if case .joinTable(_, let fromSource)? = storage { fromSource } else { true }
         let change = fromSource
-            ? JoinChange(table: table, source: object.objectID, destination: destination.objectID)
-            : JoinChange(table: table, source: destination.objectID, destination: object.objectID)
-        state.withLock { $0.joinChanges[change] = add }
+            ? JoinChange(link: link, source: object.objectID, destination: destination.objectID)
+            : JoinChange(link: link, source: destination.objectID, destination: object.objectID)
+        state.withLock { state in
+            state.joinChanges[change] = add
+            state.joinChangeOrder[change] = state.nextJoinChange
+            state.nextJoinChange += 1
+        }
         object.state.withLock { _ = $0.changedKeys.insert(key) }
         noteChanged(object)
         if let inverse = relationship.inverseName {
@@ -162,7 +171,7 @@ extension ManagedObjectContext {
             let theirs = fromSource ? table.destinationColumn : table.sourceColumn
             var saved: [ManagedObject] = []
             if let pk = objectID.primaryKey {
-                let order: SQL = table.orderColumn.map { "j.\(identifier: $0), " } ?? ""
+                let order: SQL = table.orderColumn(fromSource: fromSource).map { "j.\(identifier: $0), " } ?? ""
                 let sql = query.sql(
                     join: "JOIN \(identifier: table.name) j ON j.\(identifier: theirs) = t0.\(storeName: "Z_PK")",
                     where: "j.\(identifier: mine) = \(pk)", orderBy: "\(order)t0.\(storeName: "Z_PK")", limit: nil, offset: 0)
@@ -170,22 +179,22 @@ extension ManagedObjectContext {
                 let rows = try await store.database.read { try $0.rows(literal: sql) }
                 saved = try rows.map { try materialize($0, query: query) }
             }
-            let changes = state.withLock { $0.joinChanges }.filter { $0.key.table == table }
-            var result: [ManagedObject] = []
-            for candidate in saved where !candidate.isDeleted {
-                let change = fromSource
-                    ? JoinChange(table: table, source: objectID, destination: candidate.objectID)
-                    : JoinChange(table: table, source: candidate.objectID, destination: objectID)
-                if changes[change] != false { result.append(candidate) }
+            return withPendingChanges(to: saved, of: objectID, link: .join(table), fromSource: fromSource)
+
+        case .hiddenForeignKey(_, let column)?:
+            let order = schema.orderColumn(of: relationship, in: object.entity)
+            var saved: [ManagedObject] = []
+            if let pk = objectID.primaryKey {
+                let orderBy: SQL = order.map { "t0.\(identifier: $0), " } ?? ""
+                let sql = query.sql(where: "t0.\(identifier: column) = \(pk)", orderBy: "\(orderBy)t0.\(storeName: "Z_PK")", limit: nil, offset: 0)
+                try await store.buildDeferredIndexes()
+                let rows = try await store.database.read { try $0.rows(literal: sql) }
+                saved = try rows.map { try materialize($0, query: query) }
             }
-            let present = Set(result.map(\.objectID))
-            for (change, added) in changes where added {
-                let other = fromSource ? (change.source == objectID ? change.destination : nil) : (change.destination == objectID ? change.source : nil)
-                if let other, !present.contains(other), let candidate = registeredObject(for: other), !candidate.isDeleted {
-                    result.append(candidate)
-                }
-            }
-            return result
+            guard let link = ToManyLink(.hiddenForeignKey(table: destinationLayout.table, column: column), orderColumn: order,
+                                        sourceEntity: object.entity.name, relationship: relationship.name)
+            else { return saved }
+            return withPendingChanges(to: saved, of: objectID, link: link, fromSource: true)
 
         default:
             throw ContextError("'\(key)' of \(object.entity.name) is not stored")
@@ -193,7 +202,32 @@ extension ManagedObjectContext {
     }
 
     func orderColumn(for relationship: RelationshipDescription, in entity: EntityDescription) -> String? {
-        guard let destination = store.schema.table(for: relationship.destinationEntityName) else { return nil }
-        return destination.allColumns.first { $0.kind == .orderKey && $0.propertyName == relationship.name }?.name
+        store.schema.orderColumn(of: relationship, in: entity)
+    }
+
+    /// The saved destinations of one object's to-many kept in a join table or hidden key,
+    /// with this context's unsaved changes of it applied: pairs removed left out, pairs
+    /// added put at the end. A destination a hidden key moves to another source leaves.
+    private func withPendingChanges(to saved: [ManagedObject], of objectID: ObjectID, link: ToManyLink, fromSource: Bool) -> [ManagedObject] {
+        let (changes, order) = state.withLock { ($0.joinChanges.filter { $0.key.link == link }, $0.joinChangeOrder) }
+        var movedAway = Set<ObjectID>()
+        if case .hiddenKey = link {
+            for (change, added) in changes where added && change.source != objectID { movedAway.insert(change.destination) }
+        }
+        var result: [ManagedObject] = []
+        for candidate in saved where !candidate.isDeleted && !movedAway.contains(candidate.objectID) {
+            let change = fromSource
+                ? JoinChange(link: link, source: objectID, destination: candidate.objectID)
+                : JoinChange(link: link, source: candidate.objectID, destination: objectID)
+            if changes[change] != false { result.append(candidate) }
+        }
+        let present = Set(result.map(\.objectID))
+        for (change, added) in changes.sorted(by: { order[$0.key] ?? 0 < order[$1.key] ?? 0 }) where added {
+            let other = fromSource ? (change.source == objectID ? change.destination : nil) : (change.destination == objectID ? change.source : nil)
+            if let other, !present.contains(other), let candidate = registeredObject(for: other), !candidate.isDeleted {
+                result.append(candidate)
+            }
+        }
+        return result
     }
 }

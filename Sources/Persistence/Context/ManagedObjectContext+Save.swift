@@ -88,11 +88,12 @@ extension ManagedObjectContext {
 
     /// Checks the objects and copies their changes out.
     func makePlan(validating: Bool) throws -> (SavePlan, [ObjectID: ManagedObject]) {
-        let (inserted, updated, deleted, joinChanges, pending) = state.withLock { state in
+        let (inserted, updated, deleted, joinChanges, joinChangeOrder, pending) = state.withLock { state in
             (state.inserted.compactMap { state.registered[$0] },
              state.updated.compactMap { state.registered[$0] },
              Array(state.deleted.keys),
              state.joinChanges,
+             state.joinChangeOrder,
              state.pendingIssues)
         }
         var issues = pending
@@ -128,6 +129,11 @@ extension ManagedObjectContext {
             for (relationship, column, slot) in layout.foreignKeyColumns where keys?.contains(relationship) ?? true {
                 foreignKeys.append((column, relationship, snapshot.toOne.values[slot]))
             }
+            // Beside a key, where the store keeps one, the entity of the row it points at.
+            for (relationship, column, slot) in layout.entityTypeColumns where keys?.contains(relationship) ?? true {
+                let number = snapshot.toOne.values[slot].flatMap { store.schema.table(for: $0.entityName)?.entityNumber }
+                values.append((column, number.map { .integer(Int64($0)) } ?? .null))
+            }
             let write = SavePlan.RowWrite(id: snapshot.objectID, entityName: layout.entity.name, values: values,
                                           foreignKeys: foreignKeys, expectedVersion: snapshot.version)
             if isInsert { plan.inserts.append(write) } else if !values.isEmpty || !foreignKeys.isEmpty { plan.updates.append(write) }
@@ -147,10 +153,10 @@ extension ManagedObjectContext {
         }
         guard unstorable.isEmpty else { throw ValidationError(issues: unstorable) }
         plan.deletes = deleted
-        plan.joinChanges = joinChanges.map { ($0.key, $0.value) }
+        plan.joinChanges = joinChanges.map { ($0.key, $0.value) }.sorted { joinChangeOrder[$0.change] ?? 0 < joinChangeOrder[$1.change] ?? 0 }
         // A changed join row also changes the objects at both ends, whose counts may now be off.
         for (change, _) in plan.joinChanges {
-            for (id, relationship) in [(change.source, change.table.relationship), (change.destination, change.table.inverseRelationship)] {
+            for (id, relationship) in [(change.source, change.link.relationship), (change.destination, change.link.inverseRelationship)] {
                 guard let relationship, let object = registeredObject(for: id), !object.isDeleted,
                     let description = object.layout.relationships[relationship],
                     description.minCount > 0 || description.maxCount > 0 || !description.isOptional
@@ -225,6 +231,7 @@ extension ManagedObjectContext {
             state.updated = []
             state.deleted = [:]
             state.joinChanges = [:]
+            state.joinChangeOrder = [:]
             state.pendingIssues = []
             // What was prefetched described the store before this save.
             state.prefetchedToMany = [:]
@@ -299,10 +306,11 @@ extension ManagedObjectContext {
             state.deleted = Dictionary(state.deleted.map { (permanent[$0.key] ?? $0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
         }
         if !state.joinChanges.isEmpty {
-            state.joinChanges = Dictionary(state.joinChanges.map { change, add in
-                (JoinChange(table: change.table, source: permanent[change.source] ?? change.source,
-                            destination: permanent[change.destination] ?? change.destination), add)
-            }, uniquingKeysWith: { _, last in last })
+            func renamed(_ change: JoinChange) -> JoinChange {
+                JoinChange(link: change.link, source: permanent[change.source] ?? change.source, destination: permanent[change.destination] ?? change.destination)
+            }
+            state.joinChanges = Dictionary(state.joinChanges.map { (renamed($0), $1) }, uniquingKeysWith: { _, last in last })
+            state.joinChangeOrder = Dictionary(state.joinChangeOrder.map { (renamed($0), $1) }, uniquingKeysWith: { first, last in max(first, last) })
         }
     }
 }

@@ -22,8 +22,13 @@ public final class ManagedObjectContext: Sendable {
         var inserted: [ObjectID] = []
         var updated: Set<ObjectID> = []
         var deleted: [ObjectID: ManagedObject] = [:]
-        /// Pending many-to-many changes: `true` adds the pair, `false` removes it.
+        /// Pending changes of to-many relationships kept in a join table or a hidden key:
+        /// `true` adds the pair, `false` removes it.
         var joinChanges: [JoinChange: Bool] = [:]
+        /// When each pending pair was last changed: pairs added to an ordered relationship
+        /// are saved, and read back before the save, in the order they were added.
+        var joinChangeOrder: [JoinChange: UInt64] = [:]
+        var nextJoinChange: UInt64 = 0
         /// Problems found while changing objects (a misused key), reported by `save()`.
         var pendingIssues: [ValidationError.Issue] = []
         var nextTemporaryID: UInt64 = 1
@@ -43,9 +48,10 @@ public final class ManagedObjectContext: Sendable {
         let key: String
     }
 
-    /// One row of a join table, named from the table's owning side.
+    /// One pair of a to-many relationship kept in a join table (named from the table's owning
+    /// side) or in a hidden key (source and destination of the relationship).
     struct JoinChange: Sendable, Hashable {
-        let table: JoinTable
+        let link: ToManyLink
         let source: ObjectID
         let destination: ObjectID
     }
@@ -135,6 +141,7 @@ public final class ManagedObjectContext: Sendable {
                 state.inserted.remove(at: index)
                 state.registered[id] = nil
                 state.joinChanges = state.joinChanges.filter { $0.key.source != id && $0.key.destination != id }
+                state.joinChangeOrder = state.joinChangeOrder.filter { state.joinChanges[$0.key] != nil }
             } else {
                 state.updated.remove(id)
                 state.deleted[id] = object
@@ -178,6 +185,7 @@ public final class ManagedObjectContext: Sendable {
             state.updated.removeAll(keepingCapacity: true)
             state.deleted.removeAll(keepingCapacity: true)
             state.joinChanges.removeAll(keepingCapacity: true)
+            state.joinChangeOrder.removeAll(keepingCapacity: true)
             state.pendingIssues.removeAll()
             state.prefetchedToMany.removeAll(keepingCapacity: true)
             state.generation += 1

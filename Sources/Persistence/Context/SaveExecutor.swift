@@ -36,7 +36,10 @@ struct SaveExecutor {
         }
         for write in plan.updates { try update(write) }
         try delete(plan.deletes)
-        for write in (plan.insertsInBulk ? [] : plan.inserts) + plan.updates { try keepOneToOnePairs(write) }
+        for write in (plan.insertsInBulk ? [] : plan.inserts) + plan.updates {
+            try keepOneToOnePairs(write)
+            try appendToOrderedInverses(write)
+        }
         for (change, add) in plan.joinChanges { try writeJoin(change, add: add) }
         for check in plan.countChecks where !result.deleted.contains(check.id) { try checkCount(check) }
         guard issues.isEmpty else { throw ValidationError(issues: issues) }
@@ -92,8 +95,8 @@ struct SaveExecutor {
             for foreignKey in write.foreignKeys { note(foreignKey.destination, from: write.entityName, by: foreignKey.relationship) }
         }
         for (change, add) in plan.joinChanges where add {
-            note(change.destination, from: change.source.entityName, by: change.table.relationship)
-            note(change.source, from: change.destination.entityName, by: change.table.inverseRelationship ?? change.table.relationship)
+            note(change.destination, from: change.source.entityName, by: change.link.relationship)
+            note(change.source, from: change.destination.entityName, by: change.link.inverseRelationship ?? change.link.relationship)
         }
         for (root, keys) in keysByRoot.sorted(by: { $0.key < $1.key }) {
             guard let table = schema.table(for: root) else { continue }
@@ -240,7 +243,7 @@ struct SaveExecutor {
         case .foreignKey(let column):
             let value = try connection.scalar(literal: "SELECT \(identifier: column) FROM \(identifier: table.name) WHERE \(storeName: "Z_PK") = \(key)")
             return value.flatMap(id).map { [$0] } ?? []
-        case .inverseForeignKey(let destinationTable, let column):
+        case .inverseForeignKey(let destinationTable, let column), .hiddenForeignKey(let destinationTable, let column):
             return try connection.rows(literal: "SELECT \(storeName: "Z_PK") FROM \(identifier: destinationTable.name) WHERE \(identifier: column) = \(key)").compactMap { id($0[0]) }
         case .joinTable(let join, let fromSource):
             let mine = fromSource ? join.sourceColumn : join.destinationColumn
@@ -251,7 +254,7 @@ struct SaveExecutor {
 
     private func nullify(_ key: Int64, via storage: RelationshipStorage, relationship: RelationshipDescription) throws {
         switch storage {
-        case .inverseForeignKey(let destinationTable, let column):
+        case .inverseForeignKey(let destinationTable, let column), .hiddenForeignKey(let destinationTable, let column):
             try connection.run(literal: "UPDATE \(identifier: destinationTable.name) SET \(identifier: column) = NULL WHERE \(identifier: column) = \(key)")
         case .joinTable(let join, let fromSource):
             try connection.run(literal: "DELETE FROM \(identifier: join.name) WHERE \(identifier: fromSource ? join.sourceColumn : join.destinationColumn) = \(key)")
@@ -290,16 +293,77 @@ struct SaveExecutor {
         }
     }
 
+    /// Writes one pair of a to-many relationship: a join table's row, or the hidden key on
+    /// the destination's row. An ordered side gets the pair at its end.
     private func writeJoin(_ change: ManagedObjectContext.JoinChange, add: Bool) throws {
         guard let source = key(of: change.source), let destination = key(of: change.destination) else { return }
-        let table = change.table
-        if add {
-            try connection.run(literal: d.insertIgnoringDuplicates(into: table.name, columns: [table.sourceColumn, table.destinationColumn],
-                                                                   values: [.integer(source), .integer(destination)]))
-        } else {
+        switch change.link {
+        case .join(let table):
+            guard add else {
+                try connection.run(literal: """
+                    DELETE FROM \(identifier: table.name) WHERE \(identifier: table.sourceColumn) = \(source) AND \(identifier: table.destinationColumn) = \(destination)
+                    """)
+                return
+            }
+            let exists = try connection.scalar(literal: """
+                SELECT 1 FROM \(identifier: table.name) WHERE \(identifier: table.sourceColumn) = \(source) AND \(identifier: table.destinationColumn) = \(destination)
+                """) != nil
+            guard !exists else { return }
+            var columns = [table.sourceColumn, table.destinationColumn]
+            var values: [DatabaseValue] = [.integer(source), .integer(destination)]
+            if let order = table.orderColumn {
+                columns.append(order)
+                values.append(.integer(try nextOrderKey(order, in: table.name, ownedBy: table.sourceColumn, key: source)))
+            }
+            if let order = table.inverseOrderColumn {
+                columns.append(order)
+                values.append(.integer(try nextOrderKey(order, in: table.name, ownedBy: table.destinationColumn, key: destination)))
+            }
+            try connection.run(literal: d.insertIgnoringDuplicates(into: table.name, columns: columns, values: values))
+        case .hiddenKey(let hidden):
+            guard add else {
+                let clearOrder: SQL = hidden.orderColumn.map { ", \(identifier: $0) = NULL" } ?? ""
+                try connection.run(literal: """
+                    UPDATE \(identifier: hidden.table) SET \(identifier: hidden.column) = NULL\(clearOrder) \
+                    WHERE \(storeName: "Z_PK") = \(destination) AND \(identifier: hidden.column) = \(source)
+                    """)
+                return
+            }
+            let current = try connection.scalar(literal: "SELECT \(identifier: hidden.column) FROM \(identifier: hidden.table) WHERE \(storeName: "Z_PK") = \(destination)")
+            guard current?.int64 != source else { return }
+            let order: SQL = try hidden.orderColumn.map { ", \(identifier: $0) = \(try nextOrderKey($0, in: hidden.table, ownedBy: hidden.column, key: source))" } ?? ""
             try connection.run(literal: """
-                DELETE FROM \(identifier: table.name) WHERE \(identifier: table.sourceColumn) = \(source) AND \(identifier: table.destinationColumn) = \(destination)
+                UPDATE \(identifier: hidden.table) SET \(identifier: hidden.column) = \(source)\(order) WHERE \(storeName: "Z_PK") = \(destination)
                 """)
+        }
+    }
+
+    /// The order key of a row put at the end of one owner's ordered relationship: 1 024 after
+    /// the owner's last, 2 048 for its first, as Core Data spaces them (`Z_FOK_…`).
+    private func nextOrderKey(_ column: String, in table: String, ownedBy owner: String, key: Int64, excluding row: Int64? = nil) throws -> Int64 {
+        let other: SQL = row.map { " AND \(storeName: "Z_PK") <> \($0)" } ?? ""
+        let last = try connection.scalar(literal: "SELECT max(\(identifier: column)) FROM \(identifier: table) WHERE \(identifier: owner) = \(key)\(other)")?.int64
+        return (last ?? Self.orderKeySpacing) + Self.orderKeySpacing
+    }
+
+    /// How far apart Core Data puts the order keys of an ordered relationship's members.
+    static let orderKeySpacing: Int64 = 1_024
+
+    /// Puts a row whose to-one was set at the end of the ordered to-many inverse of that
+    /// to-one (a page added to a book's ordered pages), where the store keeps its order.
+    private func appendToOrderedInverses(_ write: SavePlan.RowWrite) throws {
+        guard let entity = model.entity(named: write.entityName), let table = schema.table(for: write.entityName),
+            let row = key(of: write.id)
+        else { return }
+        for foreignKey in write.foreignKeys {
+            guard let destination = foreignKey.destination, let owner = key(of: destination),
+                let relationship = model.relationship(named: foreignKey.relationship, of: entity),
+                let inverse = model.inverse(of: relationship), inverse.isToMany, inverse.isOrdered,
+                let ownerEntity = model.entity(named: relationship.destinationEntityName),
+                let order = schema.orderColumn(of: inverse, in: ownerEntity)
+            else { continue }
+            let next = try nextOrderKey(order, in: table.name, ownedBy: foreignKey.column, key: owner, excluding: row)
+            try connection.run(literal: "UPDATE \(identifier: table.name) SET \(identifier: order) = \(next) WHERE \(storeName: "Z_PK") = \(row)")
         }
     }
 
@@ -310,7 +374,7 @@ struct SaveExecutor {
         else { return }
         let count: Int64
         switch storage {
-        case .inverseForeignKey(let table, let column):
+        case .inverseForeignKey(let table, let column), .hiddenForeignKey(let table, let column):
             count = try connection.scalar(literal: "SELECT count(*) FROM \(identifier: table.name) WHERE \(identifier: column) = \(key)")?.int64 ?? 0
         case .joinTable(let join, let fromSource):
             count = try connection.scalar(literal: """

@@ -36,6 +36,10 @@ public struct AttributeDescription: Sendable, Hashable {
     public var customClassName: String?
     /// Free-form key/value pairs from the model editor.
     public var userInfo: [String: String]
+    /// Whether Core Data's persistent history keeps the value of a deleted object
+    /// (`preserveAfterDeletion`, "Preserve Value On Deletion"): it counts in Core Data's
+    /// version hash, not in where the value is stored.
+    public var preservesValueAfterDeletion = false
 
     public init(
         name: String,

@@ -119,6 +119,7 @@ struct XMLModelWriter {
             (isDate ? "defaultDateTimeInterval" : "defaultValueString", format(attribute.defaultValue)),
             ("elementID", attribute.renamingIdentifier),
             ("versionHashModifier", attribute.versionHashModifier),
+            ("preserveAfterDeletion", attribute.preservesValueAfterDeletion ? "YES" : nil),
             ("usesScalarValueType", scalar),
             ("syncable", "YES"),
         ]

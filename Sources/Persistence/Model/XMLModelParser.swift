@@ -241,7 +241,7 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
             : value("defaultValueString", XMLValueCoding.parseDefault)
         let minValue = try isDate ? value("minDateTimeInterval", dateParse) : value("minValueString", XMLValueCoding.parseBound)
         let maxValue = try isDate ? value("maxDateTimeInterval", dateParse) : value("maxValueString", XMLValueCoding.parseBound)
-        return AttributeDescription(
+        var attribute = AttributeDescription(
             name: name,
             type: type,
             isOptional: xml["optional"] == "YES",
@@ -254,6 +254,8 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
             allowsExternalBinaryDataStorage: xml["allowsExternalBinaryDataStorage"] == "YES",
             valueTransformerName: type == .transformable ? xml["valueTransformerName"] : nil,
             customClassName: type == .transformable ? xml["customClassName"] : nil)
+        attribute.preservesValueAfterDeletion = xml["preserveAfterDeletion"] == "YES"
+        return attribute
     }
 
     private func readRelationship(_ xml: [String: String], line: Int) throws(ModelError) -> RelationshipDescription {

@@ -137,7 +137,7 @@ struct SQLCompiler {
         var from: SQL = "\(identifier: table.name) \(raw: sub)"
         var link: SQL
         switch storage {
-        case .inverseForeignKey(_, let column):
+        case .inverseForeignKey(_, let column), .hiddenForeignKey(_, let column):
             link = "\(raw: sub).\(identifier: column) = \(raw: alias).\(storeName: "Z_PK")"
         case .joinTable(let join, let fromSource):
             let j = nextAlias()

@@ -145,6 +145,9 @@ public protocol SQLDialect: Sendable {
     /// A query listing every table of the store by name, in name order.
     var tableListingQuery: String { get }
 
+    /// A query listing every column of every table of the store as rows (table, column).
+    var columnListingQuery: String { get }
+
     /// The statements that rename a table, with whatever the engine names after it.
     func renameTableStatements(from: String, to: String) -> [String]
 

@@ -25,19 +25,25 @@ public struct EntityNumbering: Sendable, Hashable, CustomStringConvertible {
     public func number(of name: String) -> Int? { numbers[name] }
 
     /// Core Data's numbering of `model`: each inheritance tree walked depth first from its
-    /// root, roots and the sub-entities of each entity in name order, from 1.
+    /// root, roots and the sub-entities of each entity in name order ignoring case, from 1
+    /// (`SyncableSettingsMetadata` 1 before `SyncFeatureEntity` 2, as Apple's stores number them).
     public static func coreData(_ model: ManagedObjectModel) -> EntityNumbering {
         var numbers: [String: Int] = [:]
         func walk(_ entity: EntityDescription) {
             guard numbers[entity.name] == nil else { return }
             numbers[entity.name] = numbers.count + 1
-            for child in model.subentities(of: entity) { walk(child) }
+            for child in model.subentities(of: entity).sorted(by: { precedes($0.name, $1.name) }) { walk(child) }
         }
-        // `entities` and so `subentities(of:)` are in name order.
-        for root in model.entities where root.parentName == nil { walk(root) }
+        for root in model.entities.filter({ $0.parentName == nil }).sorted(by: { precedes($0.name, $1.name) }) { walk(root) }
         // An entity in a parent cycle has no root; the model refuses those, but number it.
         for entity in model.entities { walk(entity) }
         return EntityNumbering(numbers: numbers)
+    }
+
+    /// Core Data's name order: ignoring case, then by case.
+    static func precedes(_ lhs: String, _ rhs: String) -> Bool {
+        let (left, right) = (lhs.lowercased(), rhs.lowercased())
+        return left != right ? left < right : lhs < rhs
     }
 
     /// The numbering of the first releases of this framework, which numbered every entity

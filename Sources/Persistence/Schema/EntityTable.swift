@@ -15,9 +15,29 @@ public struct EntityTable: Sendable, Hashable {
     public let allColumns: [Column]
     /// The entity numbers a fetch of this entity matches: itself and its descendants.
     public let entityNumbers: [Int]
+    /// To-one relationship name → the column beside its key holding the destination row's
+    /// `Z_ENT` (`Z5_OWNER`), where the store has one: Core Data's, for a destination with
+    /// sub-entities.
+    public let entityTypeColumns: [String: Column]
+
+    public init(entityName: String, entityNumber: Int, superNumber: Int, rootEntityName: String, name: String, columnsByProperty: [String: Column],
+                allColumns: [Column], entityNumbers: [Int], entityTypeColumns: [String: Column] = [:]) {
+        self.entityName = entityName
+        self.entityNumber = entityNumber
+        self.superNumber = superNumber
+        self.rootEntityName = rootEntityName
+        self.name = name
+        self.columnsByProperty = columnsByProperty
+        self.allColumns = allColumns
+        self.entityNumbers = entityNumbers
+        self.entityTypeColumns = entityTypeColumns
+    }
 
     /// The column of an attribute or to-one relationship.
     public func column(for propertyName: String) -> Column? { columnsByProperty[propertyName] }
+
+    /// The column holding the `Z_ENT` of a to-one relationship's destination, where the store has one.
+    public func entityTypeColumn(for relationshipName: String) -> Column? { entityTypeColumns[relationshipName] }
 }
 
 /// A column of an entity table.
@@ -25,14 +45,37 @@ public struct Column: Sendable, Hashable {
     public enum Kind: Sendable, Hashable {
         case attribute(AttributeType)
         case foreignKey(destination: String)
+        /// `Z<n>_<NAME>` beside a to-one's key: the `Z_ENT` of the destination row.
+        case entityType
+        /// `Z<n><NAME>` on a destination's table: the key of the source of a to-many
+        /// relationship without an inverse (`source` declares it).
+        case hiddenForeignKey(source: String)
         /// `Z_FOK_…`: the position of a row in an ordered to-many relationship.
         case orderKey
 
         var sortRank: Int {
             switch self {
-            case .foreignKey: 0
+            case .foreignKey, .entityType, .hiddenForeignKey: 0
             case .attribute: 1
             case .orderKey: 2
+            }
+        }
+
+        /// Whether the column holds another row's `Z_PK`, which fetches and faults look rows
+        /// up by: it gets an index.
+        var isLookupKey: Bool {
+            switch self {
+            case .foreignKey, .hiddenForeignKey: true
+            case .attribute, .entityType, .orderKey: false
+            }
+        }
+
+        /// Whether the column holds a property of the table's entities (an attribute or a
+        /// to-one's key), rather than a relationship's bookkeeping.
+        var isProperty: Bool {
+            switch self {
+            case .foreignKey, .attribute: true
+            case .entityType, .hiddenForeignKey, .orderKey: false
             }
         }
     }
@@ -58,6 +101,16 @@ public struct JoinTable: Sendable, Hashable {
     public let sourceColumn: String
     /// The column holding the destination object's `Z_PK`.
     public let destinationColumn: String
-    /// The position column when the relationship is ordered.
+    /// The position of each destination among the source's: when the relationship that
+    /// owns the table is ordered (`Z_FOK_4CREATEDENTRIES`).
     public let orderColumn: String?
+    /// The position of each source among the destination's: when the inverse is ordered
+    /// (`Z_FOK_2AUTHORS`).
+    public var inverseOrderColumn: String? = nil
+
+    /// The order column of one side: the owner's relationship (`fromSource`) or its inverse.
+    public func orderColumn(fromSource: Bool) -> String? { fromSource ? orderColumn : inverseOrderColumn }
+
+    /// Every column, keys first.
+    public var columns: [String] { [sourceColumn, destinationColumn] + [orderColumn, inverseOrderColumn].compactMap { $0 } }
 }

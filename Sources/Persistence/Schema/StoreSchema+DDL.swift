@@ -74,7 +74,8 @@ extension StoreSchema {
     func columnType(of column: Column) -> String {
         switch column.kind {
         case .attribute(let type): dialect.columnType(for: type)
-        case .foreignKey, .orderKey: dialect.keyColumnType
+        case .foreignKey, .orderKey, .hiddenForeignKey: dialect.keyColumnType
+        case .entityType: dialect.entityColumnType
         }
     }
 
@@ -90,8 +91,7 @@ extension StoreSchema {
     /// `CREATE TABLE` for a join table, under `name` when given.
     func createTableStatement(for join: JoinTable, named name: String? = nil) -> String {
         let key = dialect.keyColumnType
-        var columns = ["\(join.sourceColumn) \(key)", "\(join.destinationColumn) \(key)"]
-        if let order = join.orderColumn { columns.append("\(order) \(key)") }
+        var columns = join.columns.map { "\($0) \(key)" }
         columns.append("PRIMARY KEY (\(join.sourceColumn), \(join.destinationColumn))")
         return "CREATE TABLE \(name ?? join.name) ( \(columns.joined(separator: ", ")) )"
     }
@@ -103,7 +103,7 @@ extension StoreSchema {
         if table.entityNumbers.count > 1 {
             result.append(StoreIndex(name: dialect.name(table.name + "_Z_ENT_INDEX"), table: table.name, columns: [dialect.name("Z_ENT")]))
         }
-        for column in table.allColumns where column.kind.sortRank == 0 {
+        for column in table.allColumns where column.kind.isLookupKey {
             result.append(StoreIndex(name: "\(table.name)_\(column.name)_\(dialect.name("INDEX"))", table: table.name, columns: [column.name]))
         }
         return result + modelIndexes(of: table)

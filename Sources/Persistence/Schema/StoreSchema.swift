@@ -28,10 +28,24 @@ public struct StoreSchema: Sendable {
     /// How the entities are numbered (`Z_ENT`).
     public let numbering: EntityNumbering
 
+    /// Order columns of ordered to-many relationships stored on their destination's table
+    /// (an inverse's foreign key or a hidden one), by `entity.relationship` of the side that
+    /// declares the relationship.
+    let orderColumns: [String: String]
+    /// Hidden foreign keys of to-many relationships without an inverse, by `entity.relationship`.
+    let hiddenForeignKeys: [String: (table: String, column: String)]
+
     /// The layout of `model`'s store with its entities numbered by `numbering`: a store's
     /// own (``EntityNumbering/stored(_:in:)``) for a store that exists, by default the
     /// numbering a new store is created with.
-    public init(model: ManagedObjectModel, dialect: some SQLDialect, numbering: EntityNumbering? = nil) {
+    ///
+    /// `existing` is the store's own tables and columns, for a store that exists: where Core
+    /// Data's rules allow more than one name (which side of a many-to-many names its join
+    /// table, the order columns of an ordered one, the entity-type column beside a to-one's
+    /// key, a to-many without inverse kept as a hidden foreign key or, in the first releases
+    /// of this framework, a join table), the names the store has are taken. Without it, the
+    /// names are the ones Core Data gives a new store (``StoreLayoutRules``).
+    public init(model: ManagedObjectModel, dialect: some SQLDialect, numbering: EntityNumbering? = nil, existing: ExistingTables? = nil) {
         self.model = model
         self.dialect = dialect
         let numbering = numbering ?? Self.newStoreNumbering(model)
@@ -39,6 +53,7 @@ public struct StoreSchema: Sendable {
         let numbers = numbering.numbers
         var entityNames: [Int: String] = [:]
         for (name, number) in numbers { entityNames[number] = name }
+        let rules = StoreLayoutRules(model: model, numbers: numbers, existing: existing)
 
         // Columns per root table, shared by every entity of the hierarchy.
         var columnsByRoot: [String: [String: Column]] = [:]
@@ -46,6 +61,7 @@ public struct StoreSchema: Sendable {
         var tables: [String: EntityTable] = [:]
         for entity in model.entities {
             let root = model.rootEntity(of: entity)
+            let rootTable = "Z" + root.name.uppercased()
             var columns = columnsByRoot[root.name] ?? [:]
             var used = usedNamesByRoot[root.name] ?? ["Z_PK", "Z_ENT", "Z_OPT"]
             // Inherited properties are declared on an ancestor; give each declaring
@@ -57,6 +73,10 @@ public struct StoreSchema: Sendable {
                     guard columns[key] == nil else { continue }
                     let name = Self.uniqueName("Z" + relationship.name.uppercased(), used: &used)
                     columns[key] = Column(propertyName: relationship.name, name: name, kind: .foreignKey(destination: relationship.destinationEntityName))
+                    if let typeColumn = rules.entityTypeColumn(of: relationship, keyColumn: name, inTable: rootTable) {
+                        used.insert(typeColumn)
+                        columns[key + "#type"] = Column(propertyName: relationship.name, name: typeColumn, kind: .entityType)
+                    }
                 }
                 for attribute in ancestor.attributes.sorted(by: { $0.name < $1.name }) where !attribute.isTransient {
                     let key = "\(ancestor.name).\(attribute.name)"
@@ -69,17 +89,36 @@ public struct StoreSchema: Sendable {
             usedNamesByRoot[root.name] = used
         }
 
-        // Ordering columns for ordered one-to-many relationships live on the destination.
+        // To-many relationships kept on their destination's table: the order column of an
+        // ordered one whose inverse is to-one, the hidden key (and order column) of one
+        // without an inverse.
+        var orderColumns: [String: String] = [:]
+        var hiddenForeignKeys: [String: (table: String, column: String)] = [:]
         for entity in model.entities {
-            for relationship in entity.relationships where relationship.isOrdered && relationship.isToMany && !relationship.isTransient {
-                guard let inverse = model.inverse(of: relationship), !inverse.isToMany,
-                    let destination = model.entity(named: relationship.destinationEntityName)
-                else { continue }
+            for relationship in entity.relationships where relationship.isToMany && !relationship.isTransient {
+                guard let destination = model.entity(named: relationship.destinationEntityName) else { continue }
                 let root = model.rootEntity(of: destination)
+                let destinationTable = "Z" + root.name.uppercased()
                 var used = usedNamesByRoot[root.name] ?? []
-                let key = "\(entity.name).\(relationship.name)#order"
-                let name = Self.uniqueName("Z_FOK_" + inverse.name.uppercased(), used: &used)
-                columnsByRoot[root.name, default: [:]][key] = Column(propertyName: relationship.name, name: name, kind: .orderKey)
+                let key = "\(entity.name).\(relationship.name)"
+                switch rules.toManyStorage(of: relationship, in: entity, destinationTable: destinationTable) {
+                case .inverseKey(let order):
+                    guard let order else { break }
+                    let name = Self.uniqueName(order, used: &used)
+                    columnsByRoot[root.name, default: [:]][key + "#order"] = Column(propertyName: relationship.name, name: name, kind: .orderKey)
+                    orderColumns[key] = dialect.name(name)
+                case .hiddenKey(let column, let order):
+                    let name = Self.uniqueName(column, used: &used)
+                    columnsByRoot[root.name, default: [:]][key + "#hidden"] = Column(propertyName: relationship.name, name: name, kind: .hiddenForeignKey(source: entity.name))
+                    hiddenForeignKeys[key] = (dialect.name(destinationTable), dialect.name(name))
+                    if let order {
+                        let orderName = Self.uniqueName(order, used: &used)
+                        columnsByRoot[root.name, default: [:]][key + "#order"] = Column(propertyName: relationship.name, name: orderName, kind: .orderKey)
+                        orderColumns[key] = dialect.name(orderName)
+                    }
+                case .joinTable:
+                    break
+                }
                 usedNamesByRoot[root.name] = used
             }
         }
@@ -89,12 +128,18 @@ public struct StoreSchema: Sendable {
             let all = columnsByRoot[root.name] ?? [:]
             var byProperty: [String: Column] = [:]
             for owner in model.ancestors(of: entity).reversed() + [entity] {
-                for (key, column) in all where key.hasPrefix(owner.name + ".") && column.kind != .orderKey {
+                for (key, column) in all where key.hasPrefix(owner.name + ".") && column.kind.isProperty {
                     byProperty[column.propertyName] = column
                 }
             }
+            var typeColumns: [String: Column] = [:]
+            for owner in model.ancestors(of: entity).reversed() + [entity] {
+                for (key, column) in all where key.hasPrefix(owner.name + ".") && column.kind == .entityType {
+                    typeColumns[column.propertyName] = column
+                }
+            }
             let ordered = all.values.sorted { lhs, rhs in
-                // Foreign keys, then attributes, then ordering keys; by name within each.
+                // Keys, then attributes, then ordering keys; by name within each.
                 (lhs.kind.sortRank, lhs.name) < (rhs.kind.sortRank, rhs.name)
             }
             tables[entity.name] = EntityTable(
@@ -105,46 +150,39 @@ public struct StoreSchema: Sendable {
                 name: dialect.name("Z" + root.name.uppercased()),
                 columnsByProperty: byProperty.mapValues { $0.named(dialect) },
                 allColumns: ordered.map { $0.named(dialect) },
-                entityNumbers: model.entityAndDescendants(of: entity).compactMap { numbers[$0.name] }.sorted()
+                entityNumbers: model.entityAndDescendants(of: entity).compactMap { numbers[$0.name] }.sorted(),
+                entityTypeColumns: typeColumns.mapValues { $0.named(dialect) }
             )
         }
 
-        // Join tables for to-many relationships whose inverse is to-many (or missing).
+        // Join tables of many-to-many relationships (and, in stores of the first releases,
+        // of to-many relationships without an inverse).
         var joinTables: [String: JoinTable] = [:]
         for entity in model.entities {
             for relationship in entity.relationships where relationship.isToMany && !relationship.isTransient {
-                let inverse = model.inverse(of: relationship)
-                if let inverse, !inverse.isToMany { continue }
                 let key = "\(entity.name).\(relationship.name)"
-                if joinTables[key] != nil { continue }
-                let destination = relationship.destinationEntityName
-                // The side whose (entity, relationship) sorts first names the table.
-                let ownsTable = inverse.map { (entity.name, relationship.name) <= (destination, $0.name) } ?? true
-                guard ownsTable else { continue }
-                let sourceNumber = numbers[entity.name]!
-                let destinationNumber = numbers[destination]!
-                let inverseName = inverse?.name.uppercased() ?? "INVERSE_\(relationship.name.uppercased())"
-                var sourceColumn = "Z_\(sourceNumber)\(inverseName)"
-                let destinationColumn = "Z_\(destinationNumber)\(relationship.name.uppercased())"
-                if sourceColumn == destinationColumn { sourceColumn += "_1" }
+                guard joinTables[key] == nil, let names = rules.joinTable(of: relationship, in: entity) else { continue }
                 let table = JoinTable(
-                    name: dialect.name("Z_\(sourceNumber)\(relationship.name.uppercased())"),
-                    sourceEntity: entity.name,
-                    relationship: relationship.name,
-                    destinationEntity: destination,
-                    inverseRelationship: inverse?.name,
-                    sourceColumn: dialect.name(sourceColumn),
-                    destinationColumn: dialect.name(destinationColumn),
-                    orderColumn: relationship.isOrdered ? dialect.name("Z_FOK_\(sourceNumber)\(relationship.name.uppercased())") : nil
+                    name: dialect.name(names.table),
+                    sourceEntity: names.owner.entity,
+                    relationship: names.owner.relationship,
+                    destinationEntity: names.destinationEntity,
+                    inverseRelationship: names.inverse,
+                    sourceColumn: dialect.name(names.sourceColumn),
+                    destinationColumn: dialect.name(names.destinationColumn),
+                    orderColumn: names.orderColumn.map { dialect.name($0) },
+                    inverseOrderColumn: names.inverseOrderColumn.map { dialect.name($0) }
                 )
-                joinTables[key] = table
-                if let inverse { joinTables["\(destination).\(inverse.name)"] = table }
+                joinTables["\(names.owner.entity).\(names.owner.relationship)"] = table
+                if let inverse = names.inverse { joinTables["\(names.destinationEntity).\(inverse)"] = table }
             }
         }
 
         self.tables = tables
         self.entityNames = entityNames
         self.joinTables = joinTables
+        self.orderColumns = orderColumns
+        self.hiddenForeignKeys = hiddenForeignKeys
     }
 
     /// The numbering a new store of `model` is created with: Core Data's, so that the store
@@ -201,10 +239,29 @@ public struct StoreSchema: Sendable {
         {
             return .inverseForeignKey(table: destinationTable, column: column.name)
         }
+        if let hidden = declared(relationship, in: entity, from: hiddenForeignKeys), let destinationTable = tables[relationship.destinationEntityName] {
+            return .hiddenForeignKey(table: destinationTable, column: hidden.column)
+        }
         guard let join = joinTable(entity: entity.name, relationship: relationship.name) else { return nil }
         // The side is the declaring entity's: a sub-entity uses its ancestor's relationship.
         let declaring = ([entity] + model.ancestors(of: entity)).first { $0.relationships.contains { $0.name == relationship.name } } ?? entity
         return .joinTable(join, fromSource: join.sourceEntity == declaring.name && join.relationship == relationship.name)
+    }
+
+    /// The column keeping an ordered to-many relationship's order on its destination's table
+    /// (`Z_FOK_PARENT`): when its inverse is to-one, or when it has none; `nil` for others, and
+    /// where the store keeps no order.
+    public func orderColumn(of relationship: RelationshipDescription, in entity: EntityDescription) -> String? {
+        guard relationship.isOrdered, relationship.isToMany else { return nil }
+        return declared(relationship, in: entity, from: orderColumns)
+    }
+
+    /// `values[entity.relationship]` for the entity or the ancestor that declares the relationship.
+    private func declared<Value>(_ relationship: RelationshipDescription, in entity: EntityDescription, from values: [String: Value]) -> Value? {
+        for owner in [entity] + model.ancestors(of: entity) {
+            if let value = values["\(owner.name).\(relationship.name)"] { return value }
+        }
+        return nil
     }
 }
 
@@ -214,6 +271,9 @@ public enum RelationshipStorage: Sendable, Hashable {
     case foreignKey(column: String)
     /// A to-many whose inverse is to-one: the inverse's foreign key on the destination table.
     case inverseForeignKey(table: EntityTable, column: String)
+    /// A to-many without an inverse, as Core Data keeps it: a hidden foreign key on the
+    /// destination's table holding the source's `Z_PK` (`ZCDCARTITEMMODIFIER.Z2MODIFIERS`).
+    case hiddenForeignKey(table: EntityTable, column: String)
     /// A many-to-many: rows in a join table. `fromSource` tells which column is this side's.
     case joinTable(JoinTable, fromSource: Bool)
 }

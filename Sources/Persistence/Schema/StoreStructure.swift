@@ -10,10 +10,12 @@
 ///
 /// Column order does not count (Core Data orders columns its own way), nor does the
 /// spelling of a type within its class (`VARCHAR(255)` is text, `DECIMAL` and our
-/// `DECIMAL TEXT` are both decimal), nor indexes a store has beyond the foreign-key
-/// indexes the model needs, unless Core Data names them as it names the index of a
-/// uniqueness constraint or a fetch index (`Z_Car_UNIQUE_numberPlate`): those are compared
-/// both ways, by name and by what they index.
+/// `DECIMAL TEXT` are both decimal). Indexes never decide a version — they say nothing of
+/// where data is, and Apple's own migrations leave older versions' indexes behind — and
+/// neither do tables beside Core Data's (persistent history, CloudKit's): ``notes(comparedWith:)``
+/// names them. A structure for a store that exists is made from the model's schema laid
+/// out with the store's own names (``StoreSchema/init(model:dialect:numbering:existing:)``),
+/// so a join table or order column Core Data may name two ways fits either way.
 ///
 /// ```swift
 /// let store = try StoreStructure.read(from: connection)
@@ -54,8 +56,19 @@ public struct StoreStructure: Sendable, Hashable {
     /// → what they index (`UNIQUE ZCAR (ZNUMBERPLATE)`).
     public var modelIndexes: [String: String] = [:]
     /// Tables outside Core Data's `Z` names (`ATRANSACTION`, `ACHANGE` of persistent history,
-    /// CloudKit's): no model version has them, and a migration here would not carry them.
+    /// CloudKit's `ANSCK…`): no model version has them; they are kept.
     public var otherTables: Set<String>
+    /// Uniqueness constraints written as table constraints inside `CREATE TABLE`, as older
+    /// releases of Core Data write them (`CONSTRAINT ZCODE_ZREGION UNIQUE (ZCODE, ZREGION)`),
+    /// described as ``modelIndexes`` describes an index: `UNIQUE ZCAR (ZCODE, ZREGION)`.
+    public var uniqueTableConstraints: Set<String> = []
+
+    /// The tables and columns, for laying a model's schema out with the store's own names.
+    public var existingTables: ExistingTables {
+        var columns: [String: Set<String>] = joinTables
+        for (table, types) in entityTables { columns[table] = Set(types.keys) }
+        return ExistingTables(columns: columns)
+    }
 
     public init(entityTables: [String: [String: TypeClass]], joinTables: [String: Set<String>], entities: [Int: String], indexedColumns: Set<String>,
                 otherTables: Set<String> = []) {
@@ -88,7 +101,7 @@ public struct StoreStructure: Sendable, Hashable {
         }
         var joins: [String: Set<String>] = [:]
         for join in schema.allJoinTables {
-            joins[join.name] = Set([join.sourceColumn, join.destinationColumn] + (join.orderColumn.map { [$0] } ?? []))
+            joins[join.name] = Set(join.columns)
             for index in schema.indexes(of: join) { indexed.insert("\(join.name).\(index.columns[0])") }
         }
         var entities: [Int: String] = [:]
@@ -129,9 +142,6 @@ public struct StoreStructure: Sendable, Hashable {
     /// ```
     public func differences(from expected: StoreStructure) -> [String] {
         var result: [String] = []
-        for table in otherTables.subtracting(expected.otherTables).sorted() {
-            result.append("the store has a table \(table) outside Core Data's model tables (persistent history or CloudKit keep such tables), which a migration here would not carry over")
-        }
         for table in Set(entityTables.keys).union(expected.entityTables.keys).sorted() {
             guard let columns = entityTables[table] else { result.append("the store lacks the table \(table)"); continue }
             guard let wanted = expected.entityTables[table] else { result.append("the store has a table \(table) the model does not have"); continue }
@@ -162,6 +172,23 @@ public struct StoreStructure: Sendable, Hashable {
             }
             result.append("Z_PRIMARYKEY numbers the entities \(list(entities)), the model \(list(expected.entities))")
         }
+        return result
+    }
+
+    /// What the store has or lacks that does not decide its version, one line per thing, in
+    /// a stable order: tables beside Core Data's, and every index difference (a look-up
+    /// index the model's keys would have, a uniqueness constraint's or fetch index's index),
+    /// on the tables both have.
+    ///
+    /// ```swift
+    /// store.notes(comparedWith: expected)
+    /// // ["Z_1FAVORITES.Z_1FAVORITES has no index; the model's foreign keys are indexed"]
+    /// ```
+    public func notes(comparedWith expected: StoreStructure) -> [String] {
+        var result: [String] = []
+        for table in otherTables.subtracting(expected.otherTables).sorted() {
+            result.append("the store has a table \(table) beside Core Data's model tables (\(Self.owner(ofOtherTable: table))); it is kept as it is")
+        }
         // Only where both have the table: a missing table is reported once, above.
         for column in expected.indexedColumns.subtracting(indexedColumns).sorted() {
             let table = String(column.prefix { $0 != "." })
@@ -173,7 +200,7 @@ public struct StoreStructure: Sendable, Hashable {
             switch (modelIndexes[name], expected.modelIndexes[name]) {
             case (let have?, nil) where expected.entityTables[Self.table(of: have)] != nil:
                 result.append("the store has the index \(name) on \(have), which the model's constraints and fetch indexes do not make")
-            case (nil, let want?) where entityTables[Self.table(of: want)] != nil:
+            case (nil, let want?) where entityTables[Self.table(of: want)] != nil && !uniqueTableConstraints.contains(want):
                 result.append("the store lacks the index \(name) on \(want) of the model's constraints and fetch indexes")
             case (let have?, let want?) where have != want:
                 result.append("the index \(name) is on \(have) in the store, on \(want) in the model")
@@ -181,5 +208,13 @@ public struct StoreStructure: Sendable, Hashable {
             }
         }
         return result
+    }
+
+    /// Who keeps a table beside Core Data's model tables, for a note.
+    static func owner(ofOtherTable table: String) -> String {
+        let name = table.uppercased()
+        if ["ATRANSACTION", "ACHANGE", "ATRANSACTIONSTRING", "AQUERYGENERATION"].contains(name) { return "Core Data's persistent history" }
+        if name.hasPrefix("ANSCK") { return "Core Data's CloudKit mirroring" }
+        return "not Core Data's model"
     }
 }

@@ -88,14 +88,14 @@ public final class PersistentStore: Sendable {
     /// The select lists of values fetches, compiled once.
     let compiledSelections = CompiledSelections()
 
-    /// A store open on `database`, its entities numbered by `numbering`: the store's own
-    /// (``EntityNumbering/read(from:model:)``), or `nil` for a store just created.
-    init(url: StoreURL, model: ManagedObjectModel, database: any Database, metadata: StoreMetadata, numbering: EntityNumbering?, logger: Logger,
+    /// A store open on `database`, laid out as `layout` says: the store's own
+    /// (``StoreLayout/read(from:model:)``), or `nil` for a store just created.
+    init(url: StoreURL, model: ManagedObjectModel, database: any Database, metadata: StoreMetadata, layout: StoreLayout?, logger: Logger,
          defersIndexes: Bool = false, checksModelVersion: Bool) {
         self.url = url
         self.indexesDeferred = Mutex(defersIndexes)
         self.model = model
-        let schema = StoreSchema(model: model, dialect: database.dialect, numbering: numbering)
+        let schema = StoreSchema(model: model, dialect: database.dialect, layout: layout)
         self.schema = schema
         self.database = MigratedStoreExplanation(base: database, store: url, model: model,
                                                  writeCheck: checksModelVersion ? ModelVersionCheck(model: model, opened: metadata, store: url, dialect: database.dialect) : nil)

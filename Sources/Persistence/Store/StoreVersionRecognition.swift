@@ -20,6 +20,10 @@ public struct RecognisedStoreVersion: Sendable, CustomStringConvertible {
 
     public let model: ManagedObjectModel
     public let method: Method
+    /// What the store has or lacks beside the version's tables that did not decide it
+    /// (``StoreStructure/notes(comparedWith:)``): index differences, tables of persistent
+    /// history or CloudKit. Empty for a store recognised by its hashes.
+    public var notes: [String] = []
 
     public var description: String {
         switch method {
@@ -73,25 +77,34 @@ extension VersionedModel {
             guard let model = version(named: name) else {
                 throw StoreError(.unknownModelVersion, "there is no model version named '\(name)'", hint: "name one of \(versionList)", store: url.description)
             }
-            let differences = store.differences(from: model.storeStructure)
+            let expected = model.storeStructure(laidOutAs: store)
+            let differences = store.differences(from: expected)
             guard differences.isEmpty else {
                 throw StoreError(.unknownModelVersion, "the store's tables do not fit '\(name)': \(differences.joined(separator: "; "))",
                                  hint: "name the version that wrote the store, or leave it out to have it recognised", store: url.description)
             }
             try model.checkReadableInAppleStore(url)
-            return RecognisedStoreVersion(model: model, method: .named)
+            return RecognisedStoreVersion(model: model, method: .named, notes: store.notes(comparedWith: expected))
         }
-        let compared = versions.map { (model: $0, differences: store.differences(from: $0.storeStructure)) }
-        let fitting = compared.filter(\.differences.isEmpty).map(\.model)
+        let compared = versions.map { version in
+            let expected = version.storeStructure(laidOutAs: store)
+            return (model: version, differences: store.differences(from: expected), notes: store.notes(comparedWith: expected))
+        }
+        var fitting = compared.filter(\.differences.isEmpty)
+        // Versions whose tables are alike may still differ in their indexes: the one whose
+        // indexes the store has is the likelier, when there is one.
+        if fitting.count > 1, let fewest = fitting.map(\.notes.count).min(), fitting.filter({ $0.notes.count == fewest }).count == 1 {
+            fitting = fitting.filter { $0.notes.count == fewest }
+        }
         if fitting.count == 1 {
-            try fitting[0].checkReadableInAppleStore(url)
-            return RecognisedStoreVersion(model: fitting[0], method: .structure)
+            try fitting[0].model.checkReadableInAppleStore(url)
+            return RecognisedStoreVersion(model: fitting[0].model, method: .structure, notes: fitting[0].notes)
         }
         if fitting.count > 1 {
-            let names = fitting.map { "'\($0.name)'" }.joined(separator: ", ")
+            let names = fitting.map { "'\($0.model.name)'" }.joined(separator: ", ")
             throw StoreError(.ambiguousModelVersion,
                              "the store was written by Apple's Core Data (its version hashes are not ours) and its tables fit several model versions: \(names); they differ only in what tables do not show",
-                             hint: "name the store's version explicitly: `storeVersion:` in Swift, or `persistence migrate --store-version \"\(fitting[0].name)\"`", store: url.description)
+                             hint: "name the store's version explicitly: `storeVersion:` in Swift, or `persistence migrate --store-version \"\(fitting[0].model.name)\"`", store: url.description)
         }
         // The version with the fewest differences is most likely the one meant.
         let closest = compared.min { $0.differences.count < $1.differences.count }!
@@ -123,4 +136,10 @@ extension ManagedObjectModel {
     /// The tables Apple's Core Data makes for this version on SQLite, its entities numbered
     /// as Core Data numbers them: what a store of Apple's is recognised by.
     var storeStructure: StoreStructure { StoreStructure(schema: StoreSchema(model: self, dialect: .sqlite, numbering: .coreData(self))) }
+
+    /// ``storeStructure`` with the names `store` gives what Core Data may name more than one
+    /// way (``StoreLayoutRules``): the tables this version would have in that store.
+    func storeStructure(laidOutAs store: StoreStructure) -> StoreStructure {
+        StoreStructure(schema: StoreSchema(model: self, dialect: .sqlite, numbering: .coreData(self), existing: store.existingTables))
+    }
 }

@@ -7,11 +7,11 @@ extension PersistentStore {
     static func openPostgres(url: StoreURL, configuration: PostgresConfiguration, model: ManagedObjectModel, options: Options, logger: Logger) async throws -> PersistentStore {
         let database = try await connect(url, configuration, readerCount: options.readerCount, readOnly: options.readOnly, isDurable: options.isDurable)
         do {
-            let (existing, ctype, numbering) = try await readOpeningFacts(database, url: url, model: model)
+            let (existing, ctype, layout) = try await readOpeningFacts(database, url: url, model: model)
             warnIfCaseFoldingIsASCIIOnly(ctype, url: url, logger: logger)
             if let metadata = existing {
                 try check(metadata, isCompatibleWith: model, store: url)
-                return PersistentStore(url: url, model: model, database: database, metadata: metadata, numbering: numbering, logger: logger,
+                return PersistentStore(url: url, model: model, database: database, metadata: metadata, layout: layout, logger: logger,
                                        defersIndexes: options.defersIndexes && !options.readOnly, checksModelVersion: options.checksModelVersionOnWrite)
             }
             guard options.createIfMissing, !options.readOnly else { throw notFound(url, configuration) }
@@ -34,15 +34,15 @@ extension PersistentStore {
                                      hint: "its tables clash with tables already there; use an empty schema (?schema=NAME)", store: url.description, underlying: error)
                 }
                 try check(existing, isCompatibleWith: model, store: url)
-                let numbering = try await readStoreTables(database, url: url) { try EntityNumbering.read(from: $0, model: model) }
-                return PersistentStore(url: url, model: model, database: database, metadata: existing, numbering: numbering, logger: logger,
+                let layout = try await readStoreTables(database, url: url) { try StoreLayout.read(from: $0, model: model) }
+                return PersistentStore(url: url, model: model, database: database, metadata: existing, layout: layout, logger: logger,
                                        defersIndexes: options.defersIndexes, checksModelVersion: options.checksModelVersionOnWrite)
             } catch let error as DatabaseError {
                 throw StoreError(.database, "cannot create a store in schema '\(configuration.schema)' of database '\(configuration.databaseDescription)' at \(configuration.serverDescription)",
                                  hint: "check that the user may create schemas and tables there", store: url.description, underlying: error)
             }
             logger.info("created store", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(model.name)"])
-            return PersistentStore(url: url, model: model, database: database, metadata: metadata, numbering: nil, logger: logger, defersIndexes: options.defersIndexes, checksModelVersion: options.checksModelVersionOnWrite)
+            return PersistentStore(url: url, model: model, database: database, metadata: metadata, layout: nil, logger: logger, defersIndexes: options.defersIndexes, checksModelVersion: options.checksModelVersionOnWrite)
         } catch {
             await database.close()
             throw error
@@ -108,13 +108,13 @@ extension PersistentStore {
     /// and the store's entity numbering for `model` (`nil` without a store), in one read
     /// transaction: opening costs one round of statements, not one per fact.
     private static func readOpeningFacts(_ database: PostgresDatabase, url: StoreURL, model: ManagedObjectModel) async throws
-        -> (StoreMetadata?, String?, EntityNumbering?)
+        -> (StoreMetadata?, String?, StoreLayout?)
     {
         let configuration = database.configuration
         return try await readStoreTables(database, url: url) { connection in
             let metadata = try readMetadata(configuration, url: url, on: connection)
             let ctype = try? connection.scalar("SELECT datctype FROM pg_database WHERE datname = current_database()")?.text
-            return (metadata, ctype, metadata == nil ? nil : try EntityNumbering.read(from: connection, model: model))
+            return (metadata, ctype, metadata == nil ? nil : try StoreLayout.read(from: connection, model: model))
         }
     }
 

@@ -8,7 +8,7 @@ struct PostgresCopyTarget: StoreCopyTarget {
     let url: StoreURL
     let replace: Bool
 
-    func fill(model: ManagedObjectModel, numbering: EntityNumbering, metadata: StoreMetadata,
+    func fill(model: ManagedObjectModel, layout: StoreLayout, metadata: StoreMetadata,
               rows: (any Database) async throws -> [String: Int]) async throws -> StoreCopy.Summary {
         let database: PostgresDatabase
         do {
@@ -34,7 +34,7 @@ struct PostgresCopyTarget: StoreCopyTarget {
                 let privileges = contents.holdsStore ? try PostgresPrivileges.read(schema, on: connection) : nil
                 _ = try contents.dropStoreTables(on: connection)
                 try connection.execute("CREATE SCHEMA IF NOT EXISTS \(quoted)")
-                for statement in StoreSchema(model: model, dialect: .postgres, numbering: numbering).createStatements() { try connection.execute(statement) }
+                for statement in StoreSchema(model: model, dialect: .postgres, layout: layout).createStatements() { try connection.execute(statement) }
                 try privileges?.give(to: schema, on: connection)
             }
             let counts = try await rows(database)

@@ -203,6 +203,14 @@ public struct PostgresDialect: SQLDialect, Hashable {
         "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name"
     }
 
+    public var columnListingQuery: String {
+        """
+        SELECT c.relname::text, a.attname::text FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid \
+        JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
+        WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped
+        """
+    }
+
     /// The primary key's index is named after the table, as a fresh store names it.
     public func renameTableStatements(from: String, to: String) -> [String] {
         ["ALTER TABLE \(from) RENAME TO \(to)", "ALTER INDEX IF EXISTS \(from)_pkey RENAME TO \(to)_pkey"]

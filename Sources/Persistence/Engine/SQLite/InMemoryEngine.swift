@@ -23,12 +23,12 @@ struct InMemoryEngine: StoreEngine {
         }
         if let existing {
             try PersistentStore.check(existing, isCompatibleWith: model, store: url)
-            let numbering = try await database.read { try EntityNumbering.read(from: $0, model: model) }
-            return PersistentStore(url: url, model: model, database: database, metadata: existing, numbering: numbering, logger: logger, checksModelVersion: options.checksModelVersionOnWrite)
+            let layout = try await database.read { try StoreLayout.read(from: $0, model: model) }
+            return PersistentStore(url: url, model: model, database: database, metadata: existing, layout: layout, logger: logger, checksModelVersion: options.checksModelVersionOnWrite)
         }
         let metadata = StoreMetadata(model: model, storeType: storeType)
         try await database.write { try StoreCreation.create(model: model, metadata: metadata, on: $0) }
-        return PersistentStore(url: url, model: model, database: database, metadata: metadata, numbering: nil, logger: logger, checksModelVersion: options.checksModelVersionOnWrite)
+        return PersistentStore(url: url, model: model, database: database, metadata: metadata, layout: nil, logger: logger, checksModelVersion: options.checksModelVersionOnWrite)
     }
 
     func checkWritable() throws(StoreError) {}

@@ -29,8 +29,8 @@ public final class SQLiteConnection: DatabaseConnection, InterruptibleConnection
 
     /// A connection that only reads the store at `path` and leaves nothing beside it (see
     /// ``SQLiteReadOnlyView``).
-    convenience init(readingStoreAt path: String) throws(DatabaseError) {
-        try self.init(reading: SQLiteReadOnlyView(storeAt: path))
+    convenience init(readingStoreAt path: String, leavingFilesUntouched: Bool = SQLiteReadOnlyView.leavesFilesUntouched) throws(DatabaseError) {
+        try self.init(reading: SQLiteReadOnlyView(storeAt: path, leavingFilesUntouched: leavingFilesUntouched))
     }
 
     /// A connection that only reads what `view` names, keeping the view until it closes.

@@ -8,7 +8,7 @@ struct SQLiteCopyTarget: StoreCopyTarget {
     let url: StoreURL
     let replace: Bool
 
-    func fill(model: ManagedObjectModel, numbering: EntityNumbering, metadata: StoreMetadata,
+    func fill(model: ManagedObjectModel, layout: StoreLayout, metadata: StoreMetadata,
               rows: (any Database) async throws -> [String: Int]) async throws -> StoreCopy.Summary {
         if FileManager.default.fileExists(atPath: path), !replace {
             throw StoreError(.alreadyExists, "there is already a store at \(path)", hint: "pass --replace to replace it, or name another destination", store: url.description)
@@ -23,7 +23,7 @@ struct SQLiteCopyTarget: StoreCopyTarget {
             // transaction is opened and closed by hand on the writer.
             try await database.writeWithoutTransaction { connection in
                 try connection.execute("BEGIN IMMEDIATE")
-                for statement in StoreSchema(model: model, dialect: .sqlite, numbering: numbering).createStatements() { try connection.execute(statement) }
+                for statement in StoreSchema(model: model, dialect: .sqlite, layout: layout).createStatements() { try connection.execute(statement) }
             }
             counts = try await rows(database)
             try await database.writeWithoutTransaction { connection in

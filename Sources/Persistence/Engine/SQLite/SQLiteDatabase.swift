@@ -86,10 +86,12 @@ public final class SQLiteDatabase: Database {
     /// The store at `path`, opened on one connection that only reads and leaves nothing
     /// beside it (see ``SQLiteReadOnlyView``).
     static func open(readingStoreAt path: String) async throws -> SQLiteDatabase {
-        try await withCheckedThrowingContinuation { continuation in
+        // Read here: the connection is made on a queue of its own, outside this task.
+        let untouched = SQLiteReadOnlyView.leavesFilesUntouched
+        return try await withCheckedThrowingContinuation { continuation in
             DispatchQueue(label: "persistence.sqlite.open").async {
                 continuation.resume(with: Result {
-                    let connection = try SQLiteConnection(readingStoreAt: path)
+                    let connection = try SQLiteConnection(readingStoreAt: path, leavingFilesUntouched: untouched)
                     return SQLiteDatabase(path: connection.path, writer: Lane(connection: connection, label: "persistence.sqlite.writer"), readers: [])
                 })
             }

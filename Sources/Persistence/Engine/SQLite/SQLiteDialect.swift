@@ -161,6 +161,10 @@ public struct SQLiteDialect: SQLDialect, Hashable {
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name"
     }
 
+    public var columnListingQuery: String {
+        "SELECT m.name, c.name FROM sqlite_master m, pragma_table_info(m.name) c WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+    }
+
     public func renameTableStatements(from: String, to: String) -> [String] { ["ALTER TABLE \(from) RENAME TO \(to)"] }
 
     public func implicitNames(ofTable table: String) -> [(name: String, role: String)] { [] }

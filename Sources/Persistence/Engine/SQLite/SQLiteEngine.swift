@@ -24,14 +24,14 @@ struct SQLiteEngine: StoreEngine {
             let database = options.readOnly
                 ? try await SQLiteDatabase.open(readingStoreAt: path)
                 : try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: options.readerCount, isDurable: options.isDurable, commitsAtomically: options.commitsAtomically)
-            let numbering: EntityNumbering
+            let layout: StoreLayout
             do {
-                numbering = try await database.read { try EntityNumbering.read(from: $0, model: model) }
+                layout = try await database.read { try StoreLayout.read(from: $0, model: model) }
             } catch {
                 await database.close()
                 throw error
             }
-            return PersistentStore(url: url, model: model, database: database, metadata: metadata, numbering: numbering, logger: logger,
+            return PersistentStore(url: url, model: model, database: database, metadata: metadata, layout: layout, logger: logger,
                                    defersIndexes: options.defersIndexes && !options.readOnly, checksModelVersion: options.checksModelVersionOnWrite)
         }
         guard options.createIfMissing else {
@@ -41,14 +41,15 @@ struct SQLiteEngine: StoreEngine {
         try SQLiteStoreFile.create(path: path, model: model, metadata: metadata, includingIndexes: !options.defersIndexes)
         logger.info("created store", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(model.name)"])
         let database = try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: options.readerCount, isDurable: options.isDurable, commitsAtomically: options.commitsAtomically)
-        return PersistentStore(url: url, model: model, database: database, metadata: metadata, numbering: nil, logger: logger, defersIndexes: options.defersIndexes, checksModelVersion: options.checksModelVersionOnWrite)
+        return PersistentStore(url: url, model: model, database: database, metadata: metadata, layout: nil, logger: logger, defersIndexes: options.defersIndexes, checksModelVersion: options.checksModelVersionOnWrite)
     }
 
     /// A store written by Apple's Core Data carries Apple's version hashes, which are not
     /// ours: it opens with `model` when its tables are the ones `model`'s schema makes.
     private func checkStructure(fits model: ManagedObjectModel) throws {
         try model.checkReadableInAppleStore(url)
-        let differences = try SQLiteStoreFile.readStructure(path: path, store: url).differences(from: model.storeStructure)
+        let store = try SQLiteStoreFile.readStructure(path: path, store: url)
+        let differences = store.differences(from: model.storeStructure(laidOutAs: store))
         guard differences.isEmpty else {
             throw StoreError(
                 .incompatibleModel,

@@ -8,7 +8,10 @@ import Foundation
 /// - without a `-wal` file every committed page is in the main file, and it is read as
 ///   immutable: no locks, no files;
 /// - with `-wal` and `-shm` a process has the store open (or had it until it crashed), and
-///   the store is read in place, sharing the log as SQLite's readers do. The connection is
+///   the store is read in place, sharing the log as SQLite's readers do. Inside
+///   ``PersistentStore/leavingFilesUntouched(_:)`` (an inspection, which must write nothing)
+///   the log and shared memory are only read (`mode=ro&readonly_shm=1`), and all three files
+///   stay byte for byte as they were. Otherwise The connection is
 ///   then opened for writing (where the file can be written) but writes nothing (`PRAGMA
 ///   query_only`): SQLite writes the log back into the file and removes `-wal` and `-shm`
 ///   only when the last connection to close can write, and the look may be the last (a
@@ -32,11 +35,20 @@ final class SQLiteReadOnlyView: Sendable {
     /// The private folder holding the copy, when there is one.
     private let privateFolder: String?
 
-    init(storeAt path: String) throws(DatabaseError) {
+    /// Whether looks taken in this task leave the store's files exactly as they were.
+    @TaskLocal static var leavesFilesUntouched = false
+
+    init(storeAt path: String, leavingFilesUntouched: Bool = SQLiteReadOnlyView.leavesFilesUntouched) throws(DatabaseError) {
         let files = FileManager.default
         switch (files.fileExists(atPath: path + "-wal"), files.fileExists(atPath: path + "-shm")) {
         case (false, _):
             uri = Self.immutableURI(for: path)
+            privateFolder = nil
+            sharesTheLog = false
+        case (true, true) where leavingFilesUntouched:
+            // The log and its index are read where they are, never written: SQLite keeps the
+            // index in private memory when it cannot write the shared one.
+            uri = "\(Self.fileURI(for: path))?mode=ro&readonly_shm=1"
             privateFolder = nil
             sharesTheLog = false
         case (true, true):

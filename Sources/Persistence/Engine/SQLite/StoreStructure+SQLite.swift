@@ -7,6 +7,7 @@ extension StoreStructure {
         var joins: [String: Set<String>] = [:]
         var indexed: Set<String> = []
         var modelIndexes: [String: String] = [:]
+        var tableConstraints: Set<String> = []
         let names = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").compactMap { $0[0].text }
         for name in names where name.hasPrefix("Z") {
             // `Z_<n>NAME` is a join table; other `Z_` tables are Core Data's bookkeeping.
@@ -24,6 +25,13 @@ extension StoreStructure {
                     let first = try connection.rows("PRAGMA index_info(\(quoted(indexName)))").first(where: { $0[0].int64 == 0 })?[2].text
                 else { continue }
                 indexed.insert("\(name).\(first)")
+                if !isJoin, index[3].text == "u", index[2].int64 == 1 {
+                    // `UNIQUE (…)` inside CREATE TABLE: how older releases wrote a uniqueness constraint.
+                    let columns = try connection.rows("PRAGMA index_info(\(quoted(indexName)))")
+                        .sorted { ($0[0].int64 ?? 0) < ($1[0].int64 ?? 0) }.map { (name: $0[2].text ?? "", descending: false) }
+                    tableConstraints.insert(definition(unique: true, table: name, columns: columns, partial: false))
+                    continue
+                }
                 guard !isJoin, index[3].text == "c", isModelIndexName(indexName) else { continue }
                 // seqno, cid, name, desc, collation, key: the key columns, in order.
                 let columns = try connection.rows("PRAGMA index_xinfo(\(quoted(indexName)))")
@@ -42,6 +50,7 @@ extension StoreStructure {
         let others = Set(names.filter { !$0.hasPrefix("Z") && !$0.hasPrefix("sqlite_") })
         var structure = StoreStructure(entityTables: tables, joinTables: joins, entities: entities, indexedColumns: indexed, otherTables: others)
         structure.modelIndexes = modelIndexes
+        structure.uniqueTableConstraints = tableConstraints
         return structure
     }
 

@@ -78,7 +78,7 @@ extension MigrationPlan {
             switch storage(entity, relationship) {
             case .foreignKey(let column)?:
                 return rows(of: entity, where: "\(identifier: column) IS NOT NULL")
-            case .inverseForeignKey(let table, let column)?:
+            case .inverseForeignKey(let table, let column)?, .hiddenForeignKey(let table, let column)?:
                 return "SELECT count(*) FROM \(identifier: table.name) WHERE \(pointsAtRows(of: entity, column))"
             case .joinTable(let join, let fromSource)?:
                 return "SELECT count(*) FROM \(identifier: join.name) WHERE \(pointsAtRows(of: entity, fromSource ? join.sourceColumn : join.destinationColumn))"
@@ -88,7 +88,7 @@ extension MigrationPlan {
         case .severalLinks(let entity, let relationship):
             let (table, key): (String, String)
             switch storage(entity, relationship) {
-            case .inverseForeignKey(let other, let column)?: (table, key) = (other.name, column)
+            case .inverseForeignKey(let other, let column)?, .hiddenForeignKey(let other, let column)?: (table, key) = (other.name, column)
             case .joinTable(let join, let fromSource)?: (table, key) = (join.name, fromSource ? join.sourceColumn : join.destinationColumn)
             default: return nil
             }

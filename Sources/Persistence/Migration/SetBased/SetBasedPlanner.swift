@@ -55,6 +55,9 @@ struct SetBasedPlanner {
                             && other.propertyMapping(named: inverse.name)?.valueExpression != nil
                     }
                     if !inverseMapped { throw unsupported("\(entityMapping.name).\(relationship.name) is only mapped from its to-many side") }
+                case .hiddenForeignKey?:
+                    // Filled per destination row from its source's key: not written here yet.
+                    if expression != nil { throw unsupported("\(entityMapping.name).\(relationship.name) is kept on its destination's table (a to-many without an inverse)") }
                 case .joinTable(let join, let fromSource)?:
                     guard let expression, !joinTablesDone.contains(join.name) else { continue }
                     joinTablesDone.insert(join.name)
@@ -86,7 +89,7 @@ struct SetBasedPlanner {
         switch sourceSchema.storage(of: relationship, in: sourceEntity) {
         case .foreignKey(let column)?:
             return "s.\(identifier: column) + \(offsetOf: target.name)"
-        case .inverseForeignKey(let table, let column)?:
+        case .inverseForeignKey(let table, let column)?, .hiddenForeignKey(let table, let column)?:
             // A to-many that became a to-one keeps its first destination.
             return "(SELECT min(x.\(storeName: "Z_PK")) FROM \(sourceTable: table.name) x WHERE x.\(identifier: column) = s.\(storeName: "Z_PK")) + \(offsetOf: target.name)"
         default:
@@ -105,7 +108,7 @@ struct SetBasedPlanner {
                 SELECT s.\(storeName: "Z_PK") + \(offsetOf: mappingName) AS a, s.\(identifier: column) + \(offsetOf: target.name) AS b \
                 FROM \(sourceTable: sourceTable.name) s WHERE s.\(identifier: column) IS NOT NULL AND s.\(storeName: "Z_ENT") = \(raw: String(sourceTable.entityNumber))
                 """
-        case .inverseForeignKey(let table, let column)?:
+        case .inverseForeignKey(let table, let column)?, .hiddenForeignKey(let table, let column)?:
             pairs = """
                 SELECT x.\(identifier: column) + \(offsetOf: mappingName) AS a, x.\(storeName: "Z_PK") + \(offsetOf: target.name) AS b \
                 FROM \(sourceTable: table.name) x WHERE x.\(identifier: column) IS NOT NULL

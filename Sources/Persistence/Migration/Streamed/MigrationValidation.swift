@@ -105,7 +105,7 @@ struct RelationshipCountCheck: Sendable {
             where relationship.isToMany && (relationship.minCount > 0 || relationship.maxCount > 0) && include(entity, relationship) {
                 let count: String
                 switch schema.storage(of: relationship, in: entity) {
-                case .inverseForeignKey(let destination, let column)?:
+                case .inverseForeignKey(let destination, let column)?, .hiddenForeignKey(let destination, let column)?:
                     count = "(SELECT count(*) FROM \(destination.name) x WHERE x.\(column) = t.\(d.name("Z_PK")))"
                 case .joinTable(let join, let fromSource)?:
                     count = "(SELECT count(*) FROM \(join.name) j WHERE j.\(fromSource ? join.sourceColumn : join.destinationColumn) = t.\(d.name("Z_PK")))"

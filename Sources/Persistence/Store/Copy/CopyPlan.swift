@@ -27,8 +27,7 @@ struct CopyPlan: Sendable {
                                 coreDataName: table.name.uppercased(), coreDataColumns: columns.map { $0.0.uppercased() }))
         }
         for join in source.allJoinTables {
-            var columns: [(String, AttributeType?)] = [(join.sourceColumn, nil), (join.destinationColumn, nil)]
-            if let order = join.orderColumn { columns.append((order, nil)) }
+            let columns: [(String, AttributeType?)] = join.columns.map { ($0, nil) }
             tables.append(Table(sourceName: join.name, columns: columns, order: [join.sourceColumn, join.destinationColumn],
                                 coreDataName: join.name.uppercased(), coreDataColumns: columns.map { $0.0.uppercased() }))
         }

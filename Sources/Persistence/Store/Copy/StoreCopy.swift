@@ -52,7 +52,7 @@ public enum StoreCopy {
             copied.storeType = destination.storeType
             let plan = CopyPlan(model: model, source: store.schema)
             let summary = try await destination.engine.copyTarget(replace: replace)
-                .fill(model: model, numbering: store.schema.numbering, metadata: copied) { target in try await plan.copy(from: store.database, to: target, batchSize: batchSize) }
+                .fill(model: model, layout: store.schema.layout, metadata: copied) { target in try await plan.copy(from: store.database, to: target, batchSize: batchSize) }
             await store.close()
             logger.info("copied store", metadata: [
                 LoggingKeys.store: "\(destination)", LoggingKeys.modelVersion: "\(model.name)", LoggingKeys.rows: "\(summary.totalRows)",
