@@ -95,7 +95,7 @@ public final class ProgressiveMigrator: Sendable {
     ///
     /// ```swift
     /// let recognised = try migrator.recognisedVersion(of: metadata, store: url)
-    /// print(recognised) // "CoreDataMigration_Example 2 (recognised by structure)"
+    /// print(recognised) // "CoreDataMigration_Example 2 (recognised by Core Data's version hashes)"
     /// ```
     ///
     /// - Throws: ``MigrationError/Code/newerStore`` when a newer model than the chain knows

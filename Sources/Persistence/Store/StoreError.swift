@@ -32,6 +32,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         /// The store was migrated to another model version since this process opened it:
         /// a statement of this process's version met a table or column the store no longer has.
         public static let migratedSinceOpened = Code(base: "migratedSinceOpened")
+        /// The store contradicts itself: its metadata names one model version, its tables are
+        /// another's (damaged, or written by a version edited after it shipped).
+        public static let inconsistentStore = Code(base: "inconsistentStore")
     }
 
     public var code: Code

@@ -4,13 +4,17 @@ import Foundation
 ///
 /// ```swift
 /// let recognised = try await versions.recogniseVersion(ofStoreAt: .sqlite("Example_1.sqlite"))
-/// print(recognised) // "CoreDataMigration_Example (recognised by structure)"
+/// print(recognised) // "CoreDataMigration_Example (recognised by Core Data's version hashes)"
 /// ```
 public struct RecognisedStoreVersion: Sendable, CustomStringConvertible {
     /// How the version was decided.
     public enum Method: String, Sendable, Hashable {
         /// The store's entity version hashes are the version's (every store this framework writes).
         case versionHashes = "version hashes"
+        /// The store's entity version hashes are the ones Apple's Core Data computes for the
+        /// version (``ManagedObjectModel/coreDataEntityVersionHashes``), and its tables are the
+        /// version's: a store of Apple's, known exactly.
+        case coreDataVersionHashes = "Core Data's version hashes"
         /// The store's tables are the ones the version's schema makes (stores written by
         /// Apple's Core Data, whose hashes are not ours).
         case structure
@@ -28,6 +32,7 @@ public struct RecognisedStoreVersion: Sendable, CustomStringConvertible {
     public var description: String {
         switch method {
         case .versionHashes: "\(model.name) (recognised by version hashes)"
+        case .coreDataVersionHashes: "\(model.name) (recognised by Core Data's version hashes)"
         case .structure: "\(model.name) (recognised by structure)"
         case .named: "\(model.name) (named explicitly; the store's structure fits it)"
         }
@@ -36,24 +41,28 @@ public struct RecognisedStoreVersion: Sendable, CustomStringConvertible {
 
 extension VersionedModel {
     /// The version that wrote the store at `url`: the one whose entity version hashes the
-    /// store carries; failing that, for a store written by Apple's Core Data (SQLite, no
-    /// version name of ours), the one whose schema has the store's tables. The store is
-    /// only read.
+    /// store carries; for a store written by Apple's Core Data (SQLite, no version name of
+    /// ours), the one whose hashes as Core Data computes them
+    /// (``ManagedObjectModel/coreDataEntityVersionHashes``) the store carries and whose
+    /// tables it has; failing that, the one whose schema has the store's tables. The store
+    /// is only read.
     ///
     /// Two versions that differ only in what the tables do not show (optionality, delete
-    /// rules, defaults, validation) have the same tables; then name the store's version
-    /// with `named`, which must fit the store's tables too.
+    /// rules, defaults, validation) have the same tables; when the hashes do not tell them
+    /// apart, name the store's version with `named`, which must fit the store's tables too.
     ///
     /// ```swift
     /// let recognised = try await versions.recogniseVersion(ofStoreAt: url)
     /// recognised.model.name // "CoreDataMigration_Example 3"
-    /// recognised.method     // .structure
+    /// recognised.method     // .coreDataVersionHashes
+    /// recognised.notes      // index differences, tables beside the model's
     /// ```
     ///
     /// - Throws: ``StoreError``: ``StoreError/Code/unknownModelVersion`` naming the closest
     ///   version's differences when none fits, ``StoreError/Code/ambiguousModelVersion``
-    ///   listing the versions when several fit and none is named; the errors of reading
-    ///   the store.
+    ///   listing the versions when several fit and none is named,
+    ///   ``StoreError/Code/inconsistentStore`` when Core Data's hashes name one version and
+    ///   the tables are not that version's; the errors of reading the store.
     public func recogniseVersion(ofStoreAt url: StoreURL, named name: String? = nil) async throws -> RecognisedStoreVersion {
         let metadata = try await PersistentStore.metadata(at: url)
         return try recogniseVersion(ofStoreAt: url, metadata: metadata, named: name)
@@ -72,6 +81,9 @@ extension VersionedModel {
         guard metadata.isForeign, let store = try url.engine.appleStoreStructure() else {
             throw StoreError(.unknownModelVersion, "the store was written by \(written) \(self.name) does not have: its entity version hashes match none of \(versionList)",
                              hint: "open it with the app that wrote it, or add that model version", store: url.description)
+        }
+        if let model = versions.first(where: { $0.coreDataEntityVersionHashes == metadata.versionHashes }) {
+            return try recognise(model, byCoreDataHashesOf: url, store: store, named: name)
         }
         if let name {
             guard let model = version(named: name) else {
@@ -114,6 +126,28 @@ extension VersionedModel {
     }
 
     private var versionList: String { versions.map { "'\($0.name)'" }.joined(separator: ", ") }
+
+    /// A store of Apple's whose entity version hashes are the ones Core Data computes for
+    /// `model`: its tables must be that version's too, or the store contradicts itself.
+    private func recognise(_ model: ManagedObjectModel, byCoreDataHashesOf url: StoreURL, store: StoreStructure, named name: String?) throws -> RecognisedStoreVersion {
+        if let name, name != model.name {
+            throw StoreError(.unknownModelVersion, "the store's entity version hashes are those Core Data computes for '\(model.name)', not for '\(name)'",
+                             hint: "leave the store's version out, or name '\(model.name)'", store: url.description)
+        }
+        let expected = model.storeStructure(laidOutAs: store)
+        let differences = store.differences(from: expected)
+        guard differences.isEmpty else {
+            let fitting = versions.filter { store.differences(from: $0.storeStructure(laidOutAs: store)).isEmpty }.map { "'\($0.name)'" }
+            let tables = fitting.isEmpty ? "fit no version" : "are those of \(fitting.joined(separator: ", "))"
+            throw StoreError(
+                .inconsistentStore,
+                "the store's entity version hashes say '\(model.name)' wrote it, but its tables \(tables); against '\(model.name)' they differ: \(differences.joined(separator: "; "))",
+                hint: "the store is damaged, or was written by a version of the model edited after it shipped; restore it from a backup or open it with the app that wrote it. It was not changed",
+                store: url.description)
+        }
+        try model.checkReadableInAppleStore(url)
+        return RecognisedStoreVersion(model: model, method: .coreDataVersionHashes, notes: store.notes(comparedWith: expected))
+    }
 }
 
 extension ManagedObjectModel {

@@ -10,19 +10,19 @@ import Testing
 /// on a small machine would starve the tests that wait for a service to answer.
 @Suite(.serialized) struct CoreDataStoreTests {
     @Test(arguments: CoreDataFixtures.stores)
-    func versionIsRecognisedByStructure(store: CoreDataFixtures.Store) async throws {
+    func versionIsRecognisedByCoreDataHashes(store: CoreDataFixtures.Store) async throws {
         try await CoreDataFixtures.withCopy(of: store) { url in
             let metadata = try await PersistentStore.metadata(at: url)
             #expect(metadata.isForeign)
             #expect(metadata.storeType == "SQLite")
             #expect(!metadata.storeUUID.isEmpty, "the store UUID comes from Z_UUID")
             let models = try CoreDataFixtures.models()
-            // Apple's hashes are not ours: only the tables tell.
+            // Apple's hashes are not ours, but the ones Core Data computes for the version.
             #expect(models.version(matching: metadata) == nil)
             let recognised = try await models.recogniseVersion(ofStoreAt: url)
             #expect(recognised.model.name == store.versionName)
-            #expect(recognised.method == .structure)
-            #expect(recognised.description == "\(store.versionName) (recognised by structure)")
+            #expect(recognised.method == .coreDataVersionHashes)
+            #expect(recognised.description == "\(store.versionName) (recognised by Core Data's version hashes)")
 
             // The migrator sees the same, and plans from there.
             let migrator = ProgressiveMigrator(chain: try CoreDataFixtures.chain(), logger: testLogger)

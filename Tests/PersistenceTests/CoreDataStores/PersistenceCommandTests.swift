@@ -20,7 +20,7 @@ struct PersistenceCommandTests {
             #expect(output.status == 0, "\(output.stderr)")
             #expect(output.stdout.contains("Written by:     Apple's Core Data (no model version name of ours, framework version 847)\n"))
             #expect(output.stdout.contains("Model version:  CoreDataMigration_Example\n"))
-            #expect(output.stdout.contains("Decided by:     structure"))
+            #expect(output.stdout.contains("Decided by:     Core Data's version hashes"))
             #expect(output.stdout.contains("  Post                 1001 rows\n"))
 
             let bare = try await persistenceCommand.run(["inspect", "--store", "sqlite://\(path)"])

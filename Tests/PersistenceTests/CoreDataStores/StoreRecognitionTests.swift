@@ -2,26 +2,57 @@ import Foundation
 import Testing
 @testable import Persistence
 
-/// Recognising a Core Data store's version from its tables when they fit several versions
-/// or none. SQLite only: Apple's stores, whose hashes are not ours, are SQLite files; a store
-/// the framework writes on PostgreSQL carries its own hashes.
+/// Recognising a Core Data store's version from its tables when Core Data's hashes do not
+/// tell, and its tables fit several versions or none. SQLite only: Apple's stores, whose
+/// hashes are not ours, are SQLite files; a store the framework writes on PostgreSQL carries
+/// its own hashes.
 @Suite struct StoreRecognitionTests {
-    /// The example's models with a second version 1 whose `postID` has a version hash
-    /// modifier: other version hashes, the same tables.
-    private func modelsWithTwinOfVersion1() throws -> (VersionedModel, twin: ManagedObjectModel) {
-        let models = try CoreDataFixtures.models()
+    /// Version 1 of the example with a version hash modifier on `postID`: other hashes, ours
+    /// and Core Data's, the same tables.
+    private func version1(modifiedBy modifier: String, named name: String) throws -> ManagedObjectModel {
         let file = ModelFixtures.colourPosts.appendingPathComponent("CoreDataMigration_Example.xcdatamodel/contents")
         let xml = String(decoding: try Data(contentsOf: file), as: UTF8.self)
-            .replacingOccurrences(of: #"<attribute name="postID" optional="YES""#, with: #"<attribute name="postID" versionHashModifier="twin" optional="YES""#)
-        let twin = try ManagedObjectModel(xml: Data(xml.utf8), name: "CoreDataMigration_Example 1b", file: file.path)
+            .replacingOccurrences(of: #"<attribute name="postID" optional="YES""#, with: #"<attribute name="postID" versionHashModifier="\#(modifier)" optional="YES""#)
+        return try ManagedObjectModel(xml: Data(xml.utf8), name: name, file: file.path)
+    }
+
+    /// The example's models with a second version 1 beside the first: the store's Core Data
+    /// hashes are the first's.
+    private func modelsWithTwinOfVersion1() throws -> (VersionedModel, twin: ManagedObjectModel) {
+        let models = try CoreDataFixtures.models()
+        let twin = try version1(modifiedBy: "twin", named: "CoreDataMigration_Example 1b")
         #expect(twin.entityVersionHashes != models.versions[0].entityVersionHashes)
+        #expect(twin.coreDataEntityVersionHashes != models.versions[0].coreDataEntityVersionHashes)
         let versions = [models.versions[0], twin] + models.versions.dropFirst()
         return (try VersionedModel(name: models.name, versions: versions, currentVersionName: models.current.name), twin)
     }
 
-    @Test func tablesFittingSeveralVersionsAreRefusedUntilOneIsNamed() async throws {
+    /// The same models, but version 1 edited after it wrote the store (a modifier added): the
+    /// store's hashes are no version's, and its tables fit version 1 and the twin.
+    private func modelsWithEditedVersion1AndTwin() throws -> (VersionedModel, twin: ManagedObjectModel) {
+        let (models, twin) = try modelsWithTwinOfVersion1()
+        let edited = try version1(modifiedBy: "edited", named: "CoreDataMigration_Example")
+        let versions = [edited] + models.versions.dropFirst()
+        return (try VersionedModel(name: models.name, versions: versions, currentVersionName: models.current.name), twin)
+    }
+
+    /// Core Data's hashes tell twins apart where the tables cannot: the store is the version
+    /// that wrote it, and naming the other is refused.
+    @Test func coreDataHashesTellVersionsWithTheSameTablesApart() async throws {
         try await CoreDataFixtures.withCopy(of: CoreDataFixtures.stores[0]) { url in
             let (models, twin) = try modelsWithTwinOfVersion1()
+            let recognised = try await models.recogniseVersion(ofStoreAt: url)
+            #expect(recognised.model.name == "CoreDataMigration_Example")
+            #expect(recognised.method == .coreDataVersionHashes)
+            let error = await #expect(throws: StoreError.self) { try await models.recogniseVersion(ofStoreAt: url, named: twin.name) }
+            #expect(error?.message.contains("the store's entity version hashes are those Core Data computes for 'CoreDataMigration_Example', not for 'CoreDataMigration_Example 1b'") == true,
+                    "\(String(describing: error))")
+        }
+    }
+
+    @Test func tablesFittingSeveralVersionsAreRefusedUntilOneIsNamed() async throws {
+        try await CoreDataFixtures.withCopy(of: CoreDataFixtures.stores[0]) { url in
+            let (models, twin) = try modelsWithEditedVersion1AndTwin()
             let error = await #expect(throws: StoreError.self) { try await models.recogniseVersion(ofStoreAt: url) }
             #expect(error?.code == .ambiguousModelVersion)
             #expect(error?.message.contains("'CoreDataMigration_Example', 'CoreDataMigration_Example 1b'") == true)
