@@ -19,11 +19,28 @@ struct XcodeAcceptedModelTests {
         #expect(versions.versions.count == 6)
         #expect(versions.current.name == "ATDataModel 6")
         for version in versions.versions {
-            let message = try #require(version.entity(named: "ATMessage"), "\(version.name)")
-            let pendingState = try #require(message.attribute(named: "pendingState"), "\(version.name)")
-            #expect(pendingState.type == .integer32)
-            #expect(pendingState.defaultValue == .integer(0), "\(version.name)")
+            // ATAbstractMessage's before version 5, ATMessage's after; ATSurveyResponse's says 0.
+            let pendingStates = version.entities.compactMap { $0.attribute(named: "pendingState") }
+            #expect(!pendingStates.isEmpty, "\(version.name)")
+            for pendingState in pendingStates {
+                #expect(pendingState.type == .integer32)
+                #expect(pendingState.defaultValue == .integer(0), "\(version.name)")
+            }
         }
+        // Warned of where it is: version 6 says it on line 24.
+        let v6 = try #require(versions.version(named: "ATDataModel 6"))
+        let warning = try #require(v6.warnings.first { $0.property == "pendingState" })
+        #expect(warning.entity == "ATMessage" && warning.line == 24)
+        #expect(warning.file?.hasSuffix("ATDataModel.xcdatamodeld/ATDataModel 6.xcdatamodel/contents") == true)
+        #expect(versions.warnings.count(where: { $0.property == "pendingState" }) == 6)
+    }
+
+    @Test("persistence validate prints a model's warnings with file and line")
+    func validatePrintsWarnings() async throws {
+        let folder = Self.fixtures.appendingPathComponent("Feedback/ATDataModel.xcdatamodeld")
+        let output = try await persistenceCommand.run(["validate", "--models", folder.path])
+        let line = "warning: \(folder.path)/ATDataModel 6.xcdatamodel/contents:24, entity 'ATMessage', property 'pendingState': "
+        #expect(output.stdout.contains(line), "\(output.stdout)\(output.stderr)")
     }
 
     @Test("a Boolean word as an integer's default reads as Core Data reads it, 0", arguments: [
@@ -37,6 +54,10 @@ struct XcodeAcceptedModelTests {
             """)
         let state = try #require(model.entity(named: "Message")?.attribute(named: "state"))
         #expect(state.defaultValue == .integer(0))
+        let warning = try #require(model.warnings.first)
+        #expect(model.warnings.count == 1)
+        #expect(warning.file == ModelFixtures.file && warning.line == 4 && warning.entity == "Message" && warning.property == "state")
+        #expect(warning.message.contains("'\(text)'") && warning.message.contains("as 0"), "\(warning.message)")
     }
 
     @Test("text that is neither a whole number nor a Boolean word stays an error", arguments: ["maybe", "1.5", "0x10", "Y", ""])
@@ -92,7 +113,28 @@ struct XcodeAcceptedModelTests {
             """)
         let scratch = try #require(model.entity(named: "Book")?.attribute(named: "scratch"))
         #expect(scratch.isTransient && scratch.isOptional)
-        #expect(scratch.type.rawValue == "Undefined")
+        #expect(scratch.type == .undefined)
+        #expect(model.warnings.isEmpty)
+        // Written back as Xcode writes it, without a type, and read back the same.
+        let xml = String(decoding: model.xmlData(), as: UTF8.self)
+        let line = try #require(xml.split(separator: "\n").first { $0.contains(#"name="scratch""#) })
+        #expect(!line.contains("attributeType"), "\(line)")
+        #expect(try ManagedObjectModel(xml: model.xmlData(), name: "Test") == model)
+    }
+
+    @Test("an Undefined attribute that is not transient is refused, from a file or from descriptions")
+    func undefinedStoredAttribute() throws {
+        let error = try #require(ModelFixtures.error("""
+            <entity name="Book">
+                <attribute name="scratch" optional="YES" attributeType="Undefined"/>
+            </entity>
+            """))
+        #expect(error.code == .unknownAttributeType && error.line == 4 && error.property == "scratch")
+        #expect(error.message.contains("transient"), "\(error.message)")
+        let described = try #require(ModelFixtures.error([
+            EntityDescription(name: "Book", attributes: [AttributeDescription(name: "scratch", type: .undefined)]),
+        ]))
+        #expect(described.code == .unknownAttributeType && described.property == "scratch")
     }
 
     @Test("a stored attribute without attributeType stays an error")
@@ -125,6 +167,9 @@ struct XcodeAcceptedModelTests {
         let book = try #require(model.entity(named: "Page")?.relationship(named: "book"))
         #expect(model.inverse(of: pages) == book)
         #expect(model.inverse(of: book) == nil)
+        let warning = try #require(model.warnings.first)
+        #expect(model.warnings.count == 1)
+        #expect(warning.file == ModelFixtures.file && warning.line == 4 && warning.entity == "Book" && warning.property == "pages")
     }
 
     @Test("two relationships naming the same inverse load; the inverse names one of them")

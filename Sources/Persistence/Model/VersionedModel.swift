@@ -66,6 +66,9 @@ public struct VersionedModel: Sendable, Hashable {
         try self.init(name: url.deletingPathExtension().lastPathComponent, versions: versions, currentVersionName: currentName)
     }
 
+    /// Every version's ``ManagedObjectModel/warnings``, version by version.
+    public var warnings: [ModelWarning] { versions.flatMap(\.warnings) }
+
     /// The version with this name (`BookStore 3`).
     public func version(named name: String) -> ManagedObjectModel? {
         versions.first { $0.name == name }

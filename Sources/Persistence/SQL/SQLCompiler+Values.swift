@@ -98,7 +98,8 @@ extension AttributeType {
         case .integer16, .integer32, .integer64, .boolean: .integer
         case .double, .float, .date: .real
         case .string, .decimal, .uri: .text
-        case .binary, .uuid, .transformable: .blob
+        // Only a transient is Undefined, and transients are never stored.
+        case .binary, .uuid, .transformable, .undefined: .blob
         }
     }
 }
