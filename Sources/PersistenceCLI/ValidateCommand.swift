@@ -8,9 +8,10 @@ struct ValidateCommand: AsyncParsableCommand {
         commandName: "validate",
         abstract: "Load and check every model version and mapping file; report every problem with its file and line.",
         discussion: """
-            Checks each .xcdatamodel, .xccurrentversion, each mapping model (*.json, *.xcmappingmodel) against the two versions it \
+            Checks each .xcdatamodel, .xccurrentversion (none is needed for a single version), each mapping model (*.json, *.xcmappingmodel) against the two versions it \
             names (key paths, types, look-ups, filters), and that every step between consecutive versions has a \
-            mapping file or can be inferred. Exits non-zero when there is any problem. Touches no store.
+            mapping file or can be inferred. Exits non-zero when there is any problem; warnings (what Core Data loads \
+            but Xcode warns of, with file and line) do not fail it. Touches no store.
             """
     )
 
@@ -26,12 +27,15 @@ struct ValidateCommand: AsyncParsableCommand {
         try await runReportingErrors {
             let folder = URL(fileURLWithPath: models)
             var problems: [String] = []
+            // What Core Data loads but Xcode warns of: said, but no reason to fail.
+            var warnings: [String] = []
             // Each version on its own, so one broken version does not hide another's problems.
             let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".xcdatamodel") }.sorted()
             var loaded = 0
             for name in names {
                 do {
-                    _ = try ManagedObjectModel(contentsOf: folder.appendingPathComponent(name))
+                    let model = try ManagedObjectModel(contentsOf: folder.appendingPathComponent(name))
+                    warnings.append(contentsOf: model.warnings.map { "\($0)" })
                     loaded += 1
                 } catch {
                     problems.append("\(error)")
@@ -89,6 +93,7 @@ struct ValidateCommand: AsyncParsableCommand {
                 print("step \(number): \(step)")
                 step.printDetails(indent: "  ")
             }
+            for warning in warnings { print("warning: \(warning)") }
             for problem in problems { print("error: \(problem)") }
             for note in policies { print("note: \(note)") }
             let summary = "\(names.count) model version\(names.count == 1 ? "" : "s"), \(mappingFiles.count) mapping file\(mappingFiles.count == 1 ? "" : "s")"

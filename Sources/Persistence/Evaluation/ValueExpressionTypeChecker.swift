@@ -614,8 +614,9 @@ struct ValueExpressionTypeChecker {
 
     /// Why a value of `type` cannot fill `attribute`, or `nil` if it can.
     ///
-    /// Numbers fit every numeric type, `nil` fits optional attributes, anything else only
-    /// its own type.
+    /// Numbers fit every numeric type and Booleans (as Core Data stores an NSNumber in a
+    /// BOOL attribute: 0 is false, any other number true; Xcode's mapping models give `0` and
+    /// `1` for them), `nil` fits optional attributes, anything else only its own type.
     static func problem(filling attribute: AttributeDescription, with type: ValueExpressionType, expression: Expression) -> Problem? {
         let fits: Bool
         switch type {
@@ -627,11 +628,12 @@ struct ValueExpressionTypeChecker {
                     hint: "Give '\(attribute.name)' a \(attribute.type.rawValue) value, or make it optional in the model")
             }
             fits = true
-        case .number: fits = attribute.type.isNumeric
+        case .number: fits = attribute.type.isNumeric || attribute.type == .boolean
         case .value(let given):
             // Binary data fills a Transformable attribute and the other way round: both are the stored bytes.
             let bytes: Set<AttributeType> = [.binary, .transformable]
-            fits = given == attribute.type || (given.isNumeric && attribute.type.isNumeric) || (bytes.contains(given) && bytes.contains(attribute.type))
+            fits = given == attribute.type || (given.isNumeric && (attribute.type.isNumeric || attribute.type == .boolean))
+                || (bytes.contains(given) && bytes.contains(attribute.type))
         case .objects, .collection: fits = false
         }
         guard !fits else { return nil }

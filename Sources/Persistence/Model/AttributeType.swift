@@ -19,6 +19,13 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable, Codable {
     /// A value kept as the bytes a value transformer makes of it (a BLOB), read as `Data`
     /// unless a transformer is asked for; see ``AttributeDescription/valueTransformerName``.
     case transformable = "Transformable"
+    /// Xcode's "Undefined" (Core Data's `NSUndefinedAttributeType`): a transient that holds
+    /// any value in memory. Only transients have it; it is never stored, so no column, SQL
+    /// type or version hash ever sees it. Xcode saves it without `attributeType`.
+    case undefined = "Undefined"
+
+    /// The types an attribute that is stored can have: all but ``undefined``.
+    public static var storedCases: [AttributeType] { allCases.filter { $0 != .undefined } }
 
     /// Whether values of this type are integers.
     public var isInteger: Bool {

@@ -31,8 +31,9 @@ enum XMLValueCoding {
             return UUID(uuidString: text).map(AttributeValue.uuid)
         case .uri:
             return URL(string: text).map(AttributeValue.uri)
-        case .binary, .transformable:
-            // Xcode's editor offers no default for binary data or transformed values.
+        case .binary, .transformable, .undefined:
+            // Xcode's editor offers no default for binary data, transformed values or an
+            // Undefined transient.
             return nil
         }
     }
@@ -52,7 +53,7 @@ enum XMLValueCoding {
             return .integer(length)
         case .date:
             return parseDate(text)
-        case .boolean, .uuid, .uri, .transformable:
+        case .boolean, .uuid, .uri, .transformable, .undefined:
             return nil
         }
     }

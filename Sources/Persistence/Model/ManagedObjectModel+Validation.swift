@@ -4,7 +4,9 @@ extension ManagedObjectModel {
     /// store would make of them (``validateStoreNames(declaredOrder:)``).
     ///
     /// Abstract entities are fine anywhere: they only cannot have instances.
-    func validate(declaredOrder: [EntityDescription]) throws(ModelError) {
+    ///
+    /// - Returns: what Core Data loads but Xcode warns of, in declared order.
+    func validate(declaredOrder: [EntityDescription]) throws(ModelError) -> [ModelWarning] {
         var seen: Set<String> = []
         for entity in declaredOrder {
             guard seen.insert(entity.name).inserted else {
@@ -18,16 +20,19 @@ extension ManagedObjectModel {
         }
         for entity in declaredOrder {
             try validatePropertyNames(of: entity)
+            try validateAttributeTypes(of: entity)
         }
+        var warnings: [ModelWarning] = []
         for entity in declaredOrder {
             for relationship in entity.relationships {
-                try validate(relationship, of: entity)
+                if let warning = try validate(relationship, of: entity) { warnings.append(warning) }
             }
         }
         for entity in declaredOrder {
             try validateConstraintsAndIndexes(of: entity)
         }
         try validateStoreNames(declaredOrder: declaredOrder)
+        return warnings
     }
 
     /// A uniqueness constraint or fetch index names stored properties of the entity or its
@@ -43,6 +48,16 @@ extension ManagedObjectModel {
                 "the \(what) of \(quoted: entity.name) names \(quoted: name), which is no stored attribute or to-one relationship of it; "
                     + "change it in Xcode's Constraints or Indexes, or add the property",
                 entity: entity.name)
+        }
+    }
+
+    /// Only a transient may be ``AttributeType/undefined``: a stored value needs a column type.
+    private func validateAttributeTypes(of entity: EntityDescription) throws(ModelError) {
+        for attribute in entity.attributes where attribute.type == .undefined && !attribute.isTransient {
+            throw ModelError(
+                .unknownAttributeType,
+                "an \(quoted: attribute.type.rawValue) attribute cannot be stored; make it transient or give it a type",
+                entity: entity.name, property: attribute.name)
         }
     }
 
@@ -88,14 +103,18 @@ extension ManagedObjectModel {
         }
     }
 
-    private func validate(_ relationship: RelationshipDescription, of entity: EntityDescription) throws(ModelError) {
+    /// A relationship's destination and inverse exist, and the inverse leads back to the
+    /// entity (or an ancestor). An inverse that does not name the relationship back is what
+    /// Xcode warns of and Core Data loads (each side keeps its own inverse; see
+    /// ``ManagedObjectModel/inverse(of:)``): a warning, not an error.
+    private func validate(_ relationship: RelationshipDescription, of entity: EntityDescription) throws(ModelError) -> ModelWarning? {
         guard let destination = self.entity(named: relationship.destinationEntityName) else {
             throw ModelError(
                 .missingEntity,
                 "the destination entity \(quoted: relationship.destinationEntityName) does not exist; add it or change destinationEntity",
                 entity: entity.name, property: relationship.name)
         }
-        guard let inverseName = relationship.inverseName else { return }
+        guard let inverseName = relationship.inverseName else { return nil }
         guard let inverse = self.relationship(named: inverseName, of: destination) else {
             throw ModelError(
                 .missingInverse,
@@ -105,12 +124,29 @@ extension ManagedObjectModel {
         // The inverse may point at an ancestor of this entity: a sub-entity inherits relationships.
         let pointsBack = entity.name == inverse.destinationEntityName
             || ancestors(of: entity).contains { $0.name == inverse.destinationEntityName }
-        guard pointsBack, inverse.inverseName == relationship.name else {
-            let actual = "\(quoted: destination.name + "." + inverseName) leads to \(quoted: inverse.destinationEntityName) with inverse \(quoted: inverse.inverseName ?? "none")"
+        let actual = "\(quoted: destination.name + "." + inverseName) leads to \(quoted: inverse.destinationEntityName) with inverse \(quoted: inverse.inverseName ?? "none")"
+        guard pointsBack else {
+            // Rows of another entity cannot be this relationship's inverse: no store could keep both.
             throw ModelError(
                 .inconsistentInverse,
                 "the inverse does not point back: \(actual), expected \(quoted: entity.name) with inverse \(quoted: relationship.name); make both sides name each other",
                 entity: entity.name, property: relationship.name)
         }
+        guard inverse.inverseName == relationship.name else {
+            // Both to-many: the pair would share one join table that only one side names, and
+            // the store's layout (StoreSchema) gives each side its own only when both name each other.
+            guard !(relationship.isToMany && inverse.isToMany) else {
+                throw ModelError(
+                    .inconsistentInverse,
+                    "the inverse is not reciprocal: \(actual); a many-to-many needs both sides to name each other to share one join table; "
+                        + "set \(quoted: destination.name + "." + inverseName)'s inverse to \(quoted: relationship.name)",
+                    entity: entity.name, property: relationship.name)
+            }
+            return ModelWarning(
+                "the inverse is not reciprocal: \(actual), not \(quoted: relationship.name); \(quoted: relationship.name) is kept through \(quoted: inverseName) "
+                    + "but changing \(quoted: inverseName) does not change it, as in Core Data; make both sides name each other",
+                entity: entity.name, property: relationship.name)
+        }
+        return nil
     }
 }

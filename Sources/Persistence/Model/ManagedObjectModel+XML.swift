@@ -39,10 +39,19 @@ extension ManagedObjectModel {
     /// - Throws: ``ModelError`` for malformed XML, unknown attribute types, values that do
     ///   not parse, missing required XML attributes and every validation error of
     ///   ``init(name:versionIdentifier:entities:)``, with `file` and the line of the element at fault.
+    ///   What Core Data loads but Xcode warns of is in ``warnings``, with file and line.
     public init(xml: Data, name: String, file: String? = nil) throws(ModelError) {
         let parsed = try XMLModelParser.parse(xml, file: file)
         do throws(ModelError) {
             self = try ManagedObjectModel(name: name, versionIdentifier: parsed.versionIdentifier, entities: parsed.entities)
+            // Validation's warnings, like its errors, know the entity and property but not the line.
+            let located = warnings.map { warning in
+                var located = warning
+                located.file = located.file ?? file
+                located.line = located.line ?? parsed.line(entity: warning.entity, property: warning.property)
+                return located
+            }
+            warnings = (parsed.warnings + located).sorted { ($0.line ?? 0) < ($1.line ?? 0) }
         } catch {
             // Validation knows the entity and property but not where they are in the file.
             var located = error

@@ -110,7 +110,8 @@ struct XMLModelWriter {
             ("name", attribute.name),
             ("optional", attribute.isOptional ? "YES" : nil),
             ("transient", attribute.isTransient ? "YES" : nil),
-            ("attributeType", attribute.type.rawValue),
+            // Xcode writes an Undefined transient without a type.
+            ("attributeType", attribute.type == .undefined ? nil : attribute.type.rawValue),
             ("allowsExternalBinaryDataStorage", attribute.allowsExternalBinaryDataStorage ? "YES" : nil),
             ("valueTransformerName", attribute.valueTransformerName),
             ("customClassName", attribute.customClassName),

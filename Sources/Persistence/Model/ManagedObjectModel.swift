@@ -22,6 +22,10 @@ public struct ManagedObjectModel: Sendable, Hashable {
     /// see ``EntityNumbering``.)
     public let entities: [EntityDescription]
     private let indexByName: [String: Int]
+    /// What Core Data loads but its author probably did not mean (a relationship whose
+    /// inverse does not name it back, …), in the order of the file. Not part of the model's
+    /// identity: two models that differ only in where their files are compare equal.
+    public internal(set) var warnings: [ModelWarning] = []
 
     /// Creates and validates a model.
     ///
@@ -36,7 +40,18 @@ public struct ManagedObjectModel: Sendable, Hashable {
         self.versionIdentifier = versionIdentifier
         self.entities = sorted
         self.indexByName = index
-        try validate(declaredOrder: entities)
+        self.warnings = try validate(declaredOrder: entities)
+    }
+
+    // The warnings say where the file was: leave them out of what makes two models the same.
+    public static func == (lhs: ManagedObjectModel, rhs: ManagedObjectModel) -> Bool {
+        lhs.name == rhs.name && lhs.versionIdentifier == rhs.versionIdentifier && lhs.entities == rhs.entities
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(versionIdentifier)
+        hasher.combine(entities)
     }
 
     /// The entity with this name.
@@ -113,7 +128,15 @@ public struct ManagedObjectModel: Sendable, Hashable {
         return found
     }
 
-    /// The inverse of a relationship, if it has one.
+    /// The inverse of a relationship: the relationship of the destination entity (or an
+    /// ancestor of it) that `relationship`'s own `inverseName` names; `nil` when it names none.
+    ///
+    /// As in Core Data, each relationship has its own inverse, which need not name it back:
+    /// where `Book.pages` names `Page.book` but `Page.book` names no inverse (or another
+    /// relationship), `inverse(of: pages)` is `Page.book` and `inverse(of: book)` is `nil`
+    /// (or that other relationship). The model loads with a ``ModelWarning`` then; a to-many
+    /// is stored as its inverse's foreign key whether or not the inverse names it back, and
+    /// changing a relationship updates the inverse it names, not the other way round.
     public func inverse(of relationship: RelationshipDescription) -> RelationshipDescription? {
         guard let inverseName = relationship.inverseName,
             let destination = entity(named: relationship.destinationEntityName)

@@ -26,12 +26,23 @@ extension VersionedModel {
         try data.write(to: url.appendingPathComponent(Self.currentVersionFile), options: .atomic)
     }
 
-    /// The version name `.xccurrentversion` names, without the `.xcdatamodel` extension.
-    static func readCurrentVersionName(in url: URL) throws(ModelError) -> String {
+    /// The current version's name: the one `.xccurrentversion` names, without the
+    /// `.xcdatamodel` extension, or the only version where there is no such file.
+    ///
+    /// Xcode writes `.xccurrentversion` only once a model has a second version, and Core Data
+    /// loads a one-version model without it; with several, which is current cannot be guessed.
+    static func currentVersionName(in url: URL, versions: [String]) throws(ModelError) -> String {
         let file = url.appendingPathComponent(currentVersionFile)
         guard let data = FileManager.default.contents(atPath: file.path) else {
+            if FileManager.default.fileExists(atPath: file.path) {
+                throw ModelError(.missingFile, "cannot read \(currentVersionFile); make it readable", file: file.path)
+            }
+            if versions.count == 1 { return versions[0] }
+            let names = versions.map { "\(quoted: $0)" }.joined(separator: ", ")
             throw ModelError(
-                .missingFile, "the model has no \(currentVersionFile) naming its current version; set one in Xcode's inspector",
+                .missingFile,
+                "the model has \(versions.count) versions (\(names)) and no \(currentVersionFile) naming the current one; "
+                    + "choose it in Xcode (File inspector ▸ Model Version ▸ Current), which writes the file",
                 file: file.path)
         }
         let plist: Any

@@ -26,10 +26,12 @@ public struct VersionedModel: Sendable, Hashable {
     /// Loads every `.xcdatamodel` in the folder and reads `.xccurrentversion`.
     ///
     /// Versions are sorted by their names in natural order, so `BookStore 10` comes after
-    /// `BookStore 9`, and the unnumbered first version comes first.
+    /// `BookStore 9`, and the unnumbered first version comes first. A folder of one version
+    /// needs no `.xccurrentversion` (Xcode writes none until a second version is added, and
+    /// Core Data needs none): that version is current.
     ///
-    /// - Throws: ``ModelError``: `missingFile` if the folder, its versions or
-    ///   `.xccurrentversion` are missing; `malformedXML` or `missingAttribute` if
+    /// - Throws: ``ModelError``: `missingFile` if the folder or its versions are missing, or
+    ///   `.xccurrentversion` where there are several versions; `malformedXML` or `missingAttribute` if
     ///   `.xccurrentversion` cannot be read; `unknownVersion` if it names a version that is
     ///   not there; and any error of loading a version.
     public init(contentsOf url: URL) throws(ModelError) {
@@ -53,7 +55,7 @@ public struct VersionedModel: Sendable, Hashable {
         for folder in folders {
             versions.append(try ManagedObjectModel(contentsOf: url.appendingPathComponent(folder)))
         }
-        let currentName = try Self.readCurrentVersionName(in: url)
+        let currentName = try Self.currentVersionName(in: url, versions: versions.map(\.name))
         guard versions.contains(where: { $0.name == currentName }) else {
             let known = versions.map { "\(quoted: $0.name)" }.joined(separator: ", ")
             throw ModelError(
@@ -63,6 +65,9 @@ public struct VersionedModel: Sendable, Hashable {
         }
         try self.init(name: url.deletingPathExtension().lastPathComponent, versions: versions, currentVersionName: currentName)
     }
+
+    /// Every version's ``ManagedObjectModel/warnings``, version by version.
+    public var warnings: [ModelWarning] { versions.flatMap(\.warnings) }
 
     /// The version with this name (`BookStore 3`).
     public func version(named name: String) -> ManagedObjectModel? {

@@ -18,6 +18,8 @@ struct ParsedModelXML {
     /// the offending element.
     var entityLines: [String: Int] = [:]
     var propertyLines: [PropertyKey: Int] = [:]
+    /// What the file says that Core Data reads otherwise than it looks, with where it is.
+    var warnings: [ModelWarning] = []
 
     /// The line of the element an error names: the property's if it names one, else the entity's.
     func line(entity: String?, property: String?) -> Int? {
@@ -214,13 +216,18 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
     private func readAttribute(_ xml: [String: String], line: Int) throws(ModelError) -> AttributeDescription {
         let entityName = entity?.name
         let name = try required("name", in: xml, element: "attribute", line: line, entity: entityName)
-        let typeName = try required("attributeType", in: xml, element: "attribute", line: line, entity: entityName, property: name)
-        guard let type = AttributeType(rawValue: typeName) else {
-            let valid = AttributeType.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
-            throw ModelError(
-                .unknownAttributeType,
-                "unknown attribute type \(quoted: typeName); use one of \(valid)",
-                file: file, line: line, entity: entityName, property: name)
+        let isTransient = xml["transient"] == "YES"
+        // Xcode saves an "Undefined" transient without attributeType; Core Data loads it as
+        // NSUndefinedAttributeType. A stored attribute needs a type: its column has one.
+        let typeName = isTransient && (xml["attributeType"] ?? "").isEmpty
+            ? AttributeType.undefined.rawValue
+            : try required("attributeType", in: xml, element: "attribute", line: line, entity: entityName, property: name)
+        guard let type = AttributeType(rawValue: typeName), type != .undefined || isTransient else {
+            let valid = AttributeType.storedCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+            let what = typeName == AttributeType.undefined.rawValue
+                ? "an \(quoted: typeName) attribute cannot be stored; make it transient or give it a type, one of \(valid)"
+                : "unknown attribute type \(quoted: typeName); use one of \(valid)"
+            throw ModelError(.unknownAttributeType, what, file: file, line: line, entity: entityName, property: name)
         }
         func value(_ key: String, _ parse: (String, AttributeType) -> AttributeValue?) throws(ModelError) -> AttributeValue? {
             guard let text = xml[key] else { return nil }
@@ -236,16 +243,21 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
         let dateParse: (String, AttributeType) -> AttributeValue? = { text, _ in XMLValueCoding.parseDate(text) }
         // Xcode keeps a Date default in defaultDateTimeInterval; a defaultValueString next to it
         // ("now") is only the editor's display text.
-        let defaultValue = try isDate
-            ? value("defaultDateTimeInterval", dateParse)
-            : value("defaultValueString", XMLValueCoding.parseDefault)
+        let defaultValue: AttributeValue?
+        if isDate {
+            defaultValue = try value("defaultDateTimeInterval", dateParse)
+        } else if let word = integerDefaultFromBooleanWord(xml, type: type, line: line, property: name) {
+            defaultValue = word
+        } else {
+            defaultValue = try value("defaultValueString", XMLValueCoding.parseDefault)
+        }
         let minValue = try isDate ? value("minDateTimeInterval", dateParse) : value("minValueString", XMLValueCoding.parseBound)
         let maxValue = try isDate ? value("maxDateTimeInterval", dateParse) : value("maxValueString", XMLValueCoding.parseBound)
         var attribute = AttributeDescription(
             name: name,
             type: type,
             isOptional: xml["optional"] == "YES",
-            isTransient: xml["transient"] == "YES",
+            isTransient: isTransient,
             defaultValue: defaultValue,
             minValue: minValue,
             maxValue: maxValue,
@@ -256,6 +268,24 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
             customClassName: type == .transformable ? xml["customClassName"] : nil)
         attribute.preservesValueAfterDeletion = xml["preserveAfterDeletion"] == "YES"
         return attribute
+    }
+
+    /// The words of a Boolean's default, which Xcode leaves in `defaultValueString` when an
+    /// attribute's type changes from Boolean to an integer.
+    private static let booleanWords: Set<String> = ["yes", "no", "true", "false"]
+
+    /// The default of an integer attribute whose `defaultValueString` is a Boolean word
+    /// (Feedback's `ATMessage.pendingState` says `YES`), as Core Data has it: its model
+    /// compiler reads the text as NSString's `intValue` does, the number its leading digits
+    /// make, so 0 for `YES` too (the model Core Data cached in a store of that app holds 0).
+    /// Warned of, since `YES` reads as 0; `nil` for any other text, which is parsed strictly.
+    private func integerDefaultFromBooleanWord(_ xml: [String: String], type: AttributeType, line: Int, property: String) -> AttributeValue? {
+        guard type.isInteger, let text = xml["defaultValueString"], Self.booleanWords.contains(text.lowercased()) else { return nil }
+        result.warnings.append(ModelWarning(
+            "defaultValueString \(quoted: text) of a \(type.rawValue) attribute is not a number; Core Data reads it as 0 (as NSString's intValue does), "
+                + "whatever the word; write 0 or 1 in Xcode's Default Value",
+            file: file, line: line, entity: entity?.name, property: property))
+        return .integer(0)
     }
 
     private func readRelationship(_ xml: [String: String], line: Int) throws(ModelError) -> RelationshipDescription {
@@ -397,7 +427,7 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
         case .date: return "; use seconds since 2001-01-01 (\(key.replacingOccurrences(of: "ValueString", with: "DateTimeInterval")))"
         case .uuid: return "; use a UUID such as 123E4567-E89B-12D3-A456-426614174000"
         case .uri: return "; use a URI"
-        case .transformable: return ""
+        case .transformable, .undefined: return ""
         }
     }
 }

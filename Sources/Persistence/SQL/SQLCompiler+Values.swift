@@ -20,6 +20,12 @@ extension SQLCompiler {
         guard let (sql, sourceType) = try translate(expression, row: row) else { return nil }
         guard let sourceType else { return sql }
         if sourceType == type { return sql }
+        // A number for a Boolean, as the Swift path has it (MigrationManager.boolean): 0 is
+        // false, any other true, NULL stays NULL. A comparison is 0/1 in SQLite and a boolean
+        // in PostgreSQL, each engine's Boolean column. Not for decimals, which SQLite keeps as text.
+        if type == .boolean, sourceType.storageClass == .integer || sourceType.storageClass == .real, sourceType.isNumeric {
+            return "(\(sql) <> 0)"
+        }
         guard sourceType.isNumeric, type.isNumeric else { return nil }
         switch (sourceType.storageClass, type.storageClass) {
         case (.integer, .integer): return sql
@@ -98,7 +104,8 @@ extension AttributeType {
         case .integer16, .integer32, .integer64, .boolean: .integer
         case .double, .float, .date: .real
         case .string, .decimal, .uri: .text
-        case .binary, .uuid, .transformable: .blob
+        // Only a transient is Undefined, and transients are never stored.
+        case .binary, .uuid, .transformable, .undefined: .blob
         }
     }
 }

@@ -75,7 +75,9 @@ public enum ValueCoding {
                 return .date(Date(timeIntervalSinceReferenceDate: seconds))
             }
             return value.double.map { .date(Date(timeIntervalSinceReferenceDate: $0)) } ?? .null
-        case .binary, .transformable:
+        // Only a transient is Undefined and never stored; should its value come from a
+        // database anyway (a key path's SQL), it is read as the bytes it is.
+        case .binary, .transformable, .undefined:
             return value.blob.map(AttributeValue.binary) ?? .null
         case .uuid:
             switch value {

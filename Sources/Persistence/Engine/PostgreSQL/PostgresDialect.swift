@@ -67,7 +67,8 @@ public struct PostgresDialect: SQLDialect, Hashable {
         case .decimal: "numeric"
         case .string, .uri: "text"
         case .date: "timestamp with time zone"
-        case .binary, .transformable: "bytea"
+        // Only a transient is Undefined, and transients have no column.
+        case .binary, .transformable, .undefined: "bytea"
         case .uuid: "uuid"
         }
     }

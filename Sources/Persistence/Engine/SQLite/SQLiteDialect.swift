@@ -61,7 +61,8 @@ public struct SQLiteDialect: SQLDialect, Hashable {
         case .decimal: "DECIMAL TEXT"
         case .string, .uri: "VARCHAR"
         case .date: "TIMESTAMP"
-        case .binary, .uuid, .transformable: "BLOB"
+        // Only a transient is Undefined, and transients have no column.
+        case .binary, .uuid, .transformable, .undefined: "BLOB"
         }
     }
 

@@ -327,7 +327,20 @@ open class MigrationManager: @unchecked Sendable {
                                  file: mappingModel.file, entityMapping: mapping.name, property: key)
         }
         if Self.keepsDefault(attribute, over: attributeValue) { return }
-        destination.setValue(attributeValue, forKey: key)
+        destination.setValue(Self.boolean(attributeValue, for: attribute), forKey: key)
+    }
+
+    /// A number for a Boolean attribute as Core Data stores it (NSNumber's `boolValue`): 0
+    /// is false, any other number true. Xcode's mapping models give `0` and `1` for Booleans;
+    /// the type checker lets numbers fill them, and the SQL path says `<> 0` alike.
+    static func boolean(_ value: AttributeValue, for attribute: AttributeDescription) -> AttributeValue {
+        guard attribute.type == .boolean else { return value }
+        switch value {
+        case .integer(let number): return .bool(number != 0)
+        case .double(let number): return .bool(number != 0)
+        case .decimal(let number): return .bool(!number.isZero)
+        default: return value
+        }
     }
 
     /// Whether `attribute` keeps its default rather than take `value`: a required attribute

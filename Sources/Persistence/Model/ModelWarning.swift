@@ -1,0 +1,35 @@
+/// Something in a model that Core Data loads, and so does this framework, but that is
+/// probably not what its author meant: where Xcode's model compiler warns, and where the file
+/// says something Core Data reads otherwise than it looks (`YES` as an integer's default).
+///
+/// It names where it is as ``ModelError`` does: the file and line, the entity and property.
+///
+/// ```swift
+/// let model = try ManagedObjectModel(contentsOf: url)
+/// for warning in model.warnings { print("warning: \(warning)") }
+/// ```
+public struct ModelWarning: Sendable, Hashable, CustomStringConvertible {
+    /// What is odd and what to do about it, in a sentence.
+    public var message: String
+    public var file: String?
+    public var line: Int?
+    public var entity: String?
+    public var property: String?
+
+    public init(_ message: String, file: String? = nil, line: Int? = nil, entity: String? = nil, property: String? = nil) {
+        self.message = message
+        self.file = file
+        self.line = line
+        self.entity = entity
+        self.property = property
+    }
+
+    /// `file:line, entity 'E', property 'p': message`, as ``ModelError`` says it.
+    public var description: String {
+        var location: [String] = []
+        if let file { location.append(line.map { "\(file):\($0)" } ?? file) }
+        if let entity { location.append("entity \(quoted: entity)") }
+        if let property { location.append("property \(quoted: property)") }
+        return location.isEmpty ? message : "\(location.joined(separator: ", ")): \(message)"
+    }
+}
