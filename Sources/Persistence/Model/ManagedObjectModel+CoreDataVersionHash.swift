@@ -126,6 +126,7 @@ extension AttributeType {
         case .uuid: 1100
         case .uri: 1200
         case .transformable: 1800
+        case .undefined: 0
         }
     }
 }
