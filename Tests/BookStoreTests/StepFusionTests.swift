@@ -61,7 +61,7 @@ import Testing
             let fusion = StepFusion(
                 upstream: .init(source: v3, destination: v4, mappingModels: [up], managerType: upstream.managerType, work: upstream.work),
                 downstream: .init(source: v4, destination: v5, mappingModels: [down], managerType: downstream.managerType, work: downstream.work),
-                policies: migrator.chain.policies, dialect: dialect, sourceNumbering: nil, logger: quietLogger
+                policies: migrator.chain.policies, dialect: dialect, sourceLayout: nil, logger: quietLogger
             ).fusion()
             if let refusal = variant.refusal, variant.engines.contains(engine) {
                 #expect(!fusion.isFused && fusion.description.contains(refusal), "\(dialect.engineName): \(fusion)")

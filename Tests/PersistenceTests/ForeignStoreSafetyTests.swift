@@ -3,7 +3,8 @@ import Testing
 @testable import Persistence
 
 /// What keeps a store of Apple's Core Data, and of ours, from being changed wrongly:
-/// external binary storage refused, Apple's keys dropped from foreign stores only, and
+/// external binary storage kept in the model (read in ``AppleLayoutFeatureTests``), Apple's
+/// keys dropped from foreign stores only, and
 /// decimals stored as REAL (as Core Data writes them) read back as the value written.
 @Suite("Foreign stores: safety")
 struct ForeignStoreSafetyTests {
@@ -21,14 +22,6 @@ struct ForeignStoreSafetyTests {
         #expect(model.entity(named: "Attachment")?.attributes.first { $0.name == "title" }?.allowsExternalBinaryDataStorage == false)
         let written = model.xmlString()
         #expect(written.contains(#"attributeType="Binary" allowsExternalBinaryDataStorage="YES""#))
-    }
-
-    @Test func anAppleStoreWhoseModelKeepsBinaryDataOutsideIsRefused() throws {
-        let model = try ModelFixtures.model(Self.attachmentModel)
-        let error = #expect(throws: StoreError.self) { try model.checkReadableInAppleStore(.sqlite("/tmp/attachments.sqlite")) }
-        #expect(error?.code == .unsupported)
-        #expect(error?.message.contains("Attachment.data") == true)
-        #expect(error?.message.contains("Allows External Storage") == true)
     }
 
     @Test func appleKeysAreDroppedFromForeignStoresOnlyWhenMigrated() throws {

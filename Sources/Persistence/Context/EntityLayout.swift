@@ -14,6 +14,9 @@ final class EntityLayout: Sendable {
     let toOneSlots: PropertySlots
     /// Each attribute by its slot.
     let attributesBySlot: [AttributeDescription]
+    /// The slots of the binary attributes Core Data may keep outside the store
+    /// (``PersistentStore/externalBinaryStorage``).
+    let externallyStoredSlots: Set<Int>
     /// What a new object starts with: every attribute at its default, no to-one
     /// destinations, every key changed. Copied per object (copy on write), not rebuilt.
     let defaultValues: PropertyValues<AttributeValue>
@@ -53,6 +56,7 @@ final class EntityLayout: Sendable {
         // them to their destination's permanent ID as it does the others.
         let toOneBySlot = allRelationships.filter { !$0.isToMany && named.insert($0.name).inserted }
         self.attributesBySlot = attributesBySlot
+        self.externallyStoredSlots = Set(attributesBySlot.indices.filter { attributesBySlot[$0].allowsExternalBinaryDataStorage && !attributesBySlot[$0].isTransient })
         let attributeSlots = PropertySlots(names: attributesBySlot.map(\.name))
         let toOneSlots = PropertySlots(names: toOneBySlot.map(\.name))
         self.attributeSlots = attributeSlots

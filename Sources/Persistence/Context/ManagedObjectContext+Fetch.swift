@@ -119,6 +119,11 @@ extension ManagedObjectContext {
         }
         var values = layout.defaultValues
         for (slot, type, index) in rows.attributes { values.values[slot] = ValueCoding.attributeValue(row[index], type: type) }
+        if let external = store.externalBinaryStorage, !layout.externallyStoredSlots.isEmpty {
+            for (slot, _, index) in rows.attributes where layout.externallyStoredSlots.contains(slot) {
+                values.values[slot] = try external.value(of: row[index], store: store.url)
+            }
+        }
         var toOne = layout.noDestinations
         for (slot, index, destinationEntity, destinationRoot) in rows.toOne {
             if let destinationPK = row[index].int64 {

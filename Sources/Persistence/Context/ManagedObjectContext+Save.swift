@@ -118,7 +118,8 @@ extension ManagedObjectContext {
             var values: [(column: String, value: DatabaseValue)] = []
             values.reserveCapacity(layout.attributeColumns.count)
             for (attribute, column, type, slot) in layout.attributeColumns where keys?.contains(attribute) ?? true {
-                let value = dialect.databaseValue(snapshot.values.values[slot], type: type)
+                var value = dialect.databaseValue(snapshot.values.values[slot], type: type)
+                if let external = store.externalBinaryStorage, layout.externallyStoredSlots.contains(slot) { value = external.cell(for: value) }
                 if validating, !dialect.textHoldsNUL, case .text(let text) = value, text.utf8.contains(0) {
                     unstorable.append(.init(code: .unstorableCharacter, entity: layout.entity.name, objectID: snapshot.objectID, key: attribute,
                                             message: "\(attribute) holds a NUL character (U+0000), which PostgreSQL text cannot store"))

@@ -66,7 +66,7 @@ protocol StoreEngine: Sendable {
 
     /// How the store numbers `model`'s entities, read from outside; `nil` when the store
     /// can only be read through an open ``PersistentStore``.
-    func entityNumbering(model: ManagedObjectModel) async throws -> EntityNumbering?
+    func storeLayout(model: ManagedObjectModel) async throws -> StoreLayout?
 }
 
 extension StoreURL {

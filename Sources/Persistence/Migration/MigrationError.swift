@@ -45,6 +45,9 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
         /// A migration asked to run online whose store or plan does not allow it (SQLite, a
         /// step that does not keep objects' keys, a policy that reads the stores).
         public static let cannotMigrateOnline = Code(base: "cannotMigrateOnline")
+        /// A step would rebuild the store, and the store has tables beside the model's
+        /// (persistent history, CloudKit's, an app's own) that a rebuild would not carry.
+        public static let wouldDropTables = Code(base: "wouldDropTables")
     }
 
     public var code: Code

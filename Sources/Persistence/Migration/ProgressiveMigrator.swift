@@ -146,20 +146,35 @@ public final class ProgressiveMigrator: Sendable {
     public func plan(forStoreAt url: StoreURL, to target: String? = nil, storeVersion: String? = nil) async throws -> MigrationPlan {
         let metadata = try await PersistentStore.metadata(at: url)
         let source = try recognisedVersion(of: metadata, store: url, named: storeVersion).model
-        // The first step reads the store as its Z_PRIMARYKEY numbers it. Without sub-entities
-        // every numbering there has been (Core Data's, and name order) is the same, and the
-        // look is spared: on SQLite each read-only look is one more connection that may close
-        // last, when it cannot take the store's -wal and -shm files with it. An in-memory
-        // store is migrated through open stores, which read it themselves.
-        let hasSubentities = source.entities.contains { $0.parentName != nil }
-        let numbering = hasSubentities ? try await url.engine.entityNumbering(model: source) : nil
-        return try plan(from: source, to: target, store: url, storeNumbering: numbering)
+        // The first step reads the store as it is laid out: its Z_PRIMARYKEY's numbers, and
+        // the names its join tables, hidden keys and order columns have (Core Data's, or an
+        // earlier release's). An in-memory store is migrated through open stores, which read
+        // it themselves.
+        let layout = try await url.engine.storeLayout(model: source)
+        let plan = try plan(from: source, to: target, store: url, storeLayout: layout)
+        try refuseDroppingTables(of: url, in: plan)
+        return plan
     }
 
-    /// The steps from `source` to `target`. `storeNumbering` is how the store's entities are
-    /// numbered (its `Z_PRIMARYKEY`), by default as a new store of `source` is; every step
-    /// leaves them numbered as a new store of its destination.
-    public func plan(from source: ManagedObjectModel, to target: String? = nil, store: StoreURL, storeNumbering: EntityNumbering? = nil) throws -> MigrationPlan {
+    /// Steps that rebuild a store write a new one from the model's tables: tables beside
+    /// them (persistent history's, CloudKit's, an app's own) would not be in it. Steps in
+    /// place keep them. A PostgreSQL schema holding such tables is refused where a rebuild
+    /// would drop it (``StoreError/Code/sharedSchema``).
+    private func refuseDroppingTables(of url: StoreURL, in plan: MigrationPlan) throws {
+        let rebuilding = plan.steps.filter { $0.strategy != .inPlace }
+        guard let first = rebuilding.first, let tables = try url.engine.appleStoreStructure()?.otherTables, !tables.isEmpty else { return }
+        let names = tables.sorted().map { "\($0) (\(StoreStructure.owner(ofOtherTable: $0)))" }.joined(separator: ", ")
+        throw MigrationError(
+            .wouldDropTables,
+            "step \(first.source.name) → \(first.destination.name) rebuilds the store (\(first.strategy.rawValue)), and the store has tables beside the model's that a rebuild does not carry: \(names)",
+            hint: "migrate the store with Core Data, or drop those tables there first (turn persistent history or CloudKit off); the store was not changed",
+            store: url.description)
+    }
+
+    /// The steps from `source` to `target`. `storeLayout` is how the store is laid out (its
+    /// `Z_PRIMARYKEY`'s numbers, its tables' names; ``StoreLayout``), by default as a new
+    /// store of `source` is; every step leaves it laid out as a new store of its destination.
+    public func plan(from source: ManagedObjectModel, to target: String? = nil, store: StoreURL, storeLayout: StoreLayout? = nil) throws -> MigrationPlan {
         let targetModel: ManagedObjectModel
         if let target {
             guard let model = chain.models.version(namedOrNumbered: target) else {
@@ -177,13 +192,13 @@ public final class ProgressiveMigrator: Sendable {
             guard let nextName = chain.next[current.name], let next = chain.models.version(named: nextName), visited.insert(nextName).inserted else {
                 throw noPath(from: source, at: current, to: targetModel, store: store)
             }
-            steps.append(try makeStep(from: current, to: next, dialect: store.engine.migrationDialect, sourceNumbering: steps.isEmpty ? storeNumbering : nil))
+            steps.append(try makeStep(from: current, to: next, dialect: store.engine.migrationDialect, sourceLayout: steps.isEmpty ? storeLayout : nil))
             current = next
         }
         for index in steps.indices.dropLast() {
             steps[index].fusionWithNext = fusesSteps
                 ? StepFusion(upstream: steps[index], downstream: steps[index + 1], policies: chain.policies, dialect: store.engine.migrationDialect,
-                             sourceNumbering: index == 0 ? storeNumbering : nil, logger: logger).fusion()
+                             sourceLayout: index == 0 ? storeLayout : nil, logger: logger).fusion()
                 : .notFused(reason: "fusing steps is turned off")
         }
         for index in steps.indices where steps[index].strategy == .streamed {
@@ -228,7 +243,7 @@ public final class ProgressiveMigrator: Sendable {
     }
 
     private func makeStep(from source: ManagedObjectModel, to destination: ManagedObjectModel, dialect: (any SQLDialect)?,
-                          sourceNumbering: EntityNumbering? = nil) throws -> MigrationPlan.Step {
+                          sourceLayout: StoreLayout? = nil) throws -> MigrationPlan.Step {
         let mappings = try chain.mappingModels(from: source, to: destination)
         // Each pass after the ones before it: look-ups may name their entity mappings.
         for (index, mapping) in mappings.enumerated() {
@@ -244,7 +259,7 @@ public final class ProgressiveMigrator: Sendable {
             let passes = mappings.map { mapping in
                 managerType.init(configuration: MigrationManager.Configuration(
                     sourceModel: source, destinationModel: destination, mappingModel: mapping, policies: chain.policies, logger: logger))
-                    .entityMappingPlans(dialect: dialect, sourceNumbering: sourceNumbering)
+                    .entityMappingPlans(dialect: dialect, sourceLayout: sourceLayout)
             }
             return step(.streamed(reason: reason, passes: passes))
         }
@@ -254,13 +269,13 @@ public final class ProgressiveMigrator: Sendable {
         guard managerType == MigrationManager.self else { return streamed(because: "its migration manager is \(String(describing: managerType))") }
         var reason = ""
         if mappings[0].isInferred {
-            switch InPlaceMigration.plan(mapping: mappings[0], source: source, destination: destination, dialect: dialect, sourceNumbering: sourceNumbering) {
+            switch InPlaceMigration.plan(mapping: mappings[0], source: source, destination: destination, dialect: dialect, sourceLayout: sourceLayout) {
             case .success(let inPlace):
                 // Where renumbering every row costs more than writing new tables, a rebuild;
                 // not where the step checks values first, which the rebuild would not.
                 if inPlace.rewritesEveryRow, inPlace.checks.isEmpty, inPlace.countChecks.isEmpty, dialect.rebuildsRatherThanRewritingEveryRow,
                     case .success(let setBased) = SetBasedMigration.plan(mapping: mappings[0], source: source, destination: destination, dialect: dialect,
-                                                                         sourceNumbering: sourceNumbering)
+                                                                         sourceLayout: sourceLayout)
                 {
                     return step(.setBased(setBased))
                 }
@@ -268,7 +283,7 @@ public final class ProgressiveMigrator: Sendable {
             case .failure(let unsupported): reason = unsupported.reason + "; "
             }
         }
-        switch SetBasedMigration.plan(mapping: mappings[0], source: source, destination: destination, dialect: dialect, sourceNumbering: sourceNumbering) {
+        switch SetBasedMigration.plan(mapping: mappings[0], source: source, destination: destination, dialect: dialect, sourceLayout: sourceLayout) {
         case .success(let setBased): return step(.setBased(setBased))
         case .failure(let unsupported): return streamed(because: reason + unsupported.reason)
         }

@@ -24,8 +24,8 @@ public struct AttributeDescription: Sendable, Hashable {
     /// Changes the version hash without changing the schema, forcing a migration.
     public var versionHashModifier: String?
     /// Binary data that Core Data may keep in files beside the store ("Allows External
-    /// Storage"). Stores of this framework keep every value in the database; a store of
-    /// Apple's Core Data with such an attribute is refused (its values may be file references).
+    /// Storage"). Stores of this framework keep every value in the database; in a store of
+    /// Apple's Core Data the values are read where Core Data put them (``ExternalBinaryStorage``).
     public var allowsExternalBinaryDataStorage: Bool
     /// The name of the value transformer a Transformable attribute's bytes are made with
     /// (`valueTransformerName` in the model file); `nil` for Core Data's default,

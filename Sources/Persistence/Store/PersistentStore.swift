@@ -76,6 +76,10 @@ public final class PersistentStore: Sendable {
     /// ```
     public var engineDatabase: any Database { (database as? MigratedStoreExplanation)?.base ?? database }
     public let metadata: StoreMetadata
+    /// Where a store of Apple's keeps the binary attributes Core Data may store outside it
+    /// (``ExternalBinaryStorage``); `nil` for stores of this framework, which keep every value
+    /// in its cell.
+    public let externalBinaryStorage: ExternalBinaryStorage?
     let logger: Logger
 
     /// Each entity's properties and columns, worked out once for every context of the store.
@@ -91,8 +95,9 @@ public final class PersistentStore: Sendable {
     /// A store open on `database`, laid out as `layout` says: the store's own
     /// (``StoreLayout/read(from:model:)``), or `nil` for a store just created.
     init(url: StoreURL, model: ManagedObjectModel, database: any Database, metadata: StoreMetadata, layout: StoreLayout?, logger: Logger,
-         defersIndexes: Bool = false, checksModelVersion: Bool) {
+         defersIndexes: Bool = false, checksModelVersion: Bool, externalBinaryStorage: ExternalBinaryStorage? = nil) {
         self.url = url
+        self.externalBinaryStorage = externalBinaryStorage
         self.indexesDeferred = Mutex(defersIndexes)
         self.model = model
         let schema = StoreSchema(model: model, dialect: database.dialect, layout: layout)

@@ -95,7 +95,6 @@ extension VersionedModel {
                 throw StoreError(.unknownModelVersion, "the store's tables do not fit '\(name)': \(differences.joined(separator: "; "))",
                                  hint: "name the version that wrote the store, or leave it out to have it recognised", store: url.description)
             }
-            try model.checkReadableInAppleStore(url)
             return RecognisedStoreVersion(model: model, method: .named, notes: store.notes(comparedWith: expected))
         }
         let compared = versions.map { version in
@@ -109,7 +108,6 @@ extension VersionedModel {
             fitting = fitting.filter { $0.notes.count == fewest }
         }
         if fitting.count == 1 {
-            try fitting[0].model.checkReadableInAppleStore(url)
             return RecognisedStoreVersion(model: fitting[0].model, method: .structure, notes: fitting[0].notes)
         }
         if fitting.count > 1 {
@@ -145,28 +143,11 @@ extension VersionedModel {
                 hint: "the store is damaged, or was written by a version of the model edited after it shipped; restore it from a backup or open it with the app that wrote it. It was not changed",
                 store: url.description)
         }
-        try model.checkReadableInAppleStore(url)
         return RecognisedStoreVersion(model: model, method: .coreDataVersionHashes, notes: store.notes(comparedWith: expected))
     }
 }
 
 extension ManagedObjectModel {
-    /// Refuses a store of Apple's Core Data whose binary attributes may live in files beside
-    /// it ("Allows External Storage"): their columns hold Core Data's own references to
-    /// those files, which this framework does not read, so reading or migrating them would
-    /// carry references along as if they were the data.
-    func checkReadableInAppleStore(_ url: StoreURL) throws(StoreError) {
-        let external = entities.flatMap { entity in
-            entity.attributes.filter(\.allowsExternalBinaryDataStorage).map { "\(entity.name).\($0.name)" }
-        }
-        guard !external.isEmpty else { return }
-        throw StoreError(
-            .unsupported,
-            "the store was written by Apple's Core Data and '\(name)' lets it keep \(external.joined(separator: ", ")) in files beside the store (Allows External Storage), which this framework does not read",
-            hint: "open and migrate the store with Core Data, or turn external storage off in that model version and let Core Data rewrite the store; it was not changed",
-            store: url.description)
-    }
-
     /// The tables Apple's Core Data makes for this version on SQLite, its entities numbered
     /// as Core Data numbers them: what a store of Apple's is recognised by.
     var storeStructure: StoreStructure { StoreStructure(schema: StoreSchema(model: self, dialect: .sqlite, numbering: .coreData(self))) }

@@ -123,3 +123,42 @@ import Testing
         #expect(store.differences(from: expected) == ["ZPOST.ZDATE holds real in the store, timestamp in the model"])
     }
 }
+
+/// A migration keeps the tables Core Data keeps beside the model's, or does not start: steps
+/// in place leave them; a step that rebuilds the store would not carry them, and is refused
+/// before anything changes. SQLite only: a PostgreSQL schema holding tables other than the
+/// store's is refused for such steps as a shared schema (`PostgresSchemaSharingTests`).
+@Suite struct TablesBesideTheModelTests {
+    private func addHistory(to url: StoreURL) throws {
+        let connection = try SQLiteConnection(path: try #require(url.filePath), mode: .readWrite)
+        try connection.execute("CREATE TABLE ATRANSACTION (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTIMESTAMP FLOAT)")
+        try connection.execute("INSERT INTO ATRANSACTION VALUES (1, 16001, 1, 786000000.25)")
+        connection.close()
+    }
+
+    @Test func aStepInPlaceKeepsThem() async throws {
+        try await CoreDataFixtures.withCopy(of: CoreDataFixtures.stores[2]) { url in
+            try addHistory(to: url)
+            let migrator = ProgressiveMigrator(chain: try CoreDataFixtures.chain(), logger: testLogger)
+            let plan = try await migrator.plan(forStoreAt: url)
+            #expect(plan.steps.map(\.strategy) == [.inPlace])
+            _ = try await migrator.migrateStore(at: url)
+            #expect(try await storeRows(url, "SELECT Z_PK, ZTIMESTAMP FROM ATRANSACTION") == [[.integer(1), .double(786000000.25)]])
+        }
+    }
+
+    @Test func aStepThatRebuildsIsRefusedBeforeItStarts() async throws {
+        try await CoreDataFixtures.withCopy(of: CoreDataFixtures.stores[0]) { url in
+            try addHistory(to: url)
+            let path = try #require(url.filePath)
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            let migrator = ProgressiveMigrator(chain: try CoreDataFixtures.chain(), logger: testLogger)
+            let error = await #expect(throws: MigrationError.self) { try await migrator.migrateStore(at: url, to: "CoreDataMigration_Example 2") }
+            #expect(error?.code == .wouldDropTables)
+            #expect(error?.message.contains("step CoreDataMigration_Example → CoreDataMigration_Example 2 rebuilds the store (set-based)") == true,
+                    "\(String(describing: error))")
+            #expect(error?.message.contains("ATRANSACTION (Core Data's persistent history)") == true)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        }
+    }
+}

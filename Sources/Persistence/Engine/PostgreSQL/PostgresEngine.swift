@@ -78,7 +78,7 @@ struct PostgresEngine: StoreEngine {
     /// Apple's Core Data writes no PostgreSQL stores.
     func appleStoreStructure() throws -> StoreStructure? { nil }
 
-    func entityNumbering(model: ManagedObjectModel) async throws -> EntityNumbering? {
-        try await inspect { try EntityNumbering.read(from: $0, model: model) }
+    func storeLayout(model: ManagedObjectModel) async throws -> StoreLayout? {
+        try await inspect { try StoreLayout.read(from: $0, model: model) }
     }
 }

@@ -66,5 +66,5 @@ struct InMemoryEngine: StoreEngine {
     func appleStoreStructure() throws -> StoreStructure? { nil }
 
     /// Migrated through open stores, which read it themselves.
-    func entityNumbering(model: ManagedObjectModel) async throws -> EntityNumbering? { nil }
+    func storeLayout(model: ManagedObjectModel) async throws -> StoreLayout? { nil }
 }

@@ -31,8 +31,11 @@ struct SQLiteEngine: StoreEngine {
                 await database.close()
                 throw error
             }
+            // Apple's cells of externally stored attributes say where their bytes are.
+            let storesExternally = metadata.isForeign && model.entities.contains { $0.attributes.contains(where: \.allowsExternalBinaryDataStorage) }
             return PersistentStore(url: url, model: model, database: database, metadata: metadata, layout: layout, logger: logger,
-                                   defersIndexes: options.defersIndexes && !options.readOnly, checksModelVersion: options.checksModelVersionOnWrite)
+                                   defersIndexes: options.defersIndexes && !options.readOnly, checksModelVersion: options.checksModelVersionOnWrite,
+                                   externalBinaryStorage: storesExternally ? ExternalBinaryStorage(storePath: path) : nil)
         }
         guard options.createIfMissing else {
             throw StoreError(.storeNotFound, "there is no store at \(path)", hint: "check the path, or create the store with the app that uses it", store: url.description)
@@ -47,7 +50,6 @@ struct SQLiteEngine: StoreEngine {
     /// A store written by Apple's Core Data carries Apple's version hashes, which are not
     /// ours: it opens with `model` when its tables are the ones `model`'s schema makes.
     private func checkStructure(fits model: ManagedObjectModel) throws {
-        try model.checkReadableInAppleStore(url)
         let store = try SQLiteStoreFile.readStructure(path: path, store: url)
         let differences = store.differences(from: model.storeStructure(laidOutAs: store))
         guard differences.isEmpty else {
@@ -115,7 +117,7 @@ struct SQLiteEngine: StoreEngine {
         try SQLiteStoreFile.readStructure(path: path, store: url)
     }
 
-    func entityNumbering(model: ManagedObjectModel) async throws -> EntityNumbering? {
-        try await inspect { try EntityNumbering.read(from: $0, model: model) }
+    func storeLayout(model: ManagedObjectModel) async throws -> StoreLayout? {
+        try await inspect { try StoreLayout.read(from: $0, model: model) }
     }
 }

@@ -8,7 +8,7 @@ struct StepFusion {
     let policies: MigrationPolicies
     let dialect: (any SQLDialect)?
     /// How the upstream step's source store numbers its entities, for its first step.
-    let sourceNumbering: EntityNumbering?
+    let sourceLayout: StoreLayout?
     /// The migrator's logger, which the managers made to plan the steps' stages are given.
     let logger: Logger
 
@@ -39,8 +39,8 @@ struct StepFusion {
         for step in [a, b] where step.managerType.fetchesFromStores {
             throw Refusal(reason: "the migration manager \(String(describing: step.managerType)) may fetch from the stores (it does not say `fetchesFromStores` is false)")
         }
-        let upstreamStages = try stages(of: a, sourceNumbering: sourceNumbering)
-        let downstreamStages = try stages(of: b, sourceNumbering: nil)
+        let upstreamStages = try stages(of: a, sourceLayout: sourceLayout)
+        let downstreamStages = try stages(of: b, sourceLayout: nil)
         let mappingsA = a.mappingModels[0].entityMappings, mappingsB = b.mappingModels[0].entityMappings
         var carried: [MigrationPlan.CarriedMapping] = []
         for mapping in mappingsA {
@@ -62,7 +62,7 @@ struct StepFusion {
 
     /// How each entity mapping of `step` runs; every relationship must be key arithmetic,
     /// which needs no object of the intermediate version to be stored.
-    private func stages(of step: MigrationPlan.Step, sourceNumbering: EntityNumbering?) throws -> [String: (instances: InstanceStage?, relationships: RelationshipStage)] {
+    private func stages(of step: MigrationPlan.Step, sourceLayout: StoreLayout?) throws -> [String: (instances: InstanceStage?, relationships: RelationshipStage)] {
         let manager = step.managerType.init(configuration: MigrationManager.Configuration(
             sourceModel: step.source, destinationModel: step.destination, mappingModel: step.mappingModels[0], policies: policies,
             logger: logger))
@@ -75,7 +75,7 @@ struct StepFusion {
                 throw Refusal(reason: "the policy \(mapping.policyName ?? String(describing: type(of: policy))) of \(mapping.name) may fetch from the stores (it does not say `fetchesFromStores` is false)")
             }
         }
-        let stages = manager.stages(policies: registered, dialect: dialect, sourceNumbering: sourceNumbering)
+        let stages = manager.stages(policies: registered, dialect: dialect, sourceLayout: sourceLayout)
         for mapping in step.mappingModels[0].entityMappings {
             if case .perInstance(let reason)? = stages[mapping.name]?.relationships {
                 throw Refusal(reason: "\(mapping.name) of \(step.source.name) → \(step.destination.name) sets its relationships one by one (\(reason))")

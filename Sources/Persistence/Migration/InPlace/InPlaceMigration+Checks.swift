@@ -21,9 +21,9 @@ extension InPlaceMigration {
     }
 
     static func checks(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect d: any SQLDialect,
-                       sourceNumbering: EntityNumbering? = nil) -> [Check] {
+                       sourceLayout: StoreLayout? = nil) -> [Check] {
         let schema = StoreSchema(model: destination, dialect: d)
-        let sourceSchema = StoreSchema(model: source, dialect: d, numbering: sourceNumbering)
+        let sourceSchema = StoreSchema(model: source, dialect: d, layout: sourceLayout)
         var checks: [Check] = []
         for entityMapping in mapping.entityMappings {
             guard let sourceName = entityMapping.sourceEntityName, let sourceEntity = source.entity(named: sourceName),

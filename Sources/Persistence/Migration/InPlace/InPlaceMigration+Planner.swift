@@ -65,10 +65,10 @@ struct InPlacePlanner {
     /// source name and the column's current name.
     var locations: [String: (table: String, column: String)] = [:]
 
-    init(analysis: InPlaceMappingAnalysis, dialect: any SQLDialect, sourceNumbering: EntityNumbering? = nil) {
+    init(analysis: InPlaceMappingAnalysis, dialect: any SQLDialect, sourceLayout: StoreLayout? = nil) {
         self.analysis = analysis
         self.d = dialect
-        self.from = StoreSchema(model: analysis.source, dialect: dialect, numbering: sourceNumbering)
+        self.from = StoreSchema(model: analysis.source, dialect: dialect, layout: sourceLayout)
         self.to = StoreSchema(model: analysis.destination, dialect: dialect)
         let bookkeeping = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"].map(dialect.name)
         tableNames = Set(from.rootTables.map(\.name) + from.allJoinTables.map(\.name) + bookkeeping)

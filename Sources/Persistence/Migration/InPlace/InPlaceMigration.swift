@@ -57,10 +57,10 @@ struct InPlaceMigration: Sendable {
     ///
     /// Never throws: when the mapping cannot run in place it returns the reason, and the
     /// caller streams the step instead.
-    /// `sourceNumbering` is how the store's entities are numbered now (by default as a new
+    /// `sourceLayout` is how the store is laid out now: its entities' numbers and its tables' names (by default as a new
     /// store of `source` is); the step leaves them numbered as a new store of `destination`.
     static func plan(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: any SQLDialect,
-                     sourceNumbering: EntityNumbering? = nil) -> Result<InPlaceMigration, InPlaceMigration.Unsupported> {
+                     sourceLayout: StoreLayout? = nil) -> Result<InPlaceMigration, InPlaceMigration.Unsupported> {
         Result { () throws(Unsupported) -> InPlaceMigration in
             // SQLite's CAST of a double to decimal text keeps 15 digits, not the value Swift
             // would store: such a step streams.
@@ -77,9 +77,9 @@ struct InPlaceMigration: Sendable {
                 }
             }
             let analysis = try InPlaceMappingAnalysis(mapping: mapping, source: source, destination: destination)
-            var planner = InPlacePlanner(analysis: analysis, dialect: dialect, sourceNumbering: sourceNumbering)
+            var planner = InPlacePlanner(analysis: analysis, dialect: dialect, sourceLayout: sourceLayout)
             var migration = try planner.plan()
-            migration.checks = checks(mapping: mapping, source: source, destination: destination, dialect: dialect, sourceNumbering: sourceNumbering)
+            migration.checks = checks(mapping: mapping, source: source, destination: destination, dialect: dialect, sourceLayout: sourceLayout)
             migration.countChecks = countChecks(mapping: mapping, source: source, destination: destination, dialect: dialect)
             migration.destination = destination
             return migration

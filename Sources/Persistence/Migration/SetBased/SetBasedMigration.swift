@@ -31,12 +31,12 @@ struct SetBasedMigration: Sendable {
     let inserts: [EntityMappingInsert]
     let joinInserts: [JoinInsert]
 
-    /// `sourceNumbering` is how the source store's entities are numbered (by default as a
+    /// `sourceLayout` is how the source store is laid out: its entities' numbers and its tables' names (by default as a
     /// new store of `source` is).
     static func plan(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: any SQLDialect,
-                     sourceNumbering: EntityNumbering? = nil) -> Result<SetBasedMigration, Unsupported> {
+                     sourceLayout: StoreLayout? = nil) -> Result<SetBasedMigration, Unsupported> {
         do {
-            return .success(try SetBasedPlanner(mapping: mapping, source: source, destination: destination, dialect: dialect, sourceNumbering: sourceNumbering).plan())
+            return .success(try SetBasedPlanner(mapping: mapping, source: source, destination: destination, dialect: dialect, sourceLayout: sourceLayout).plan())
         } catch let unsupported as Unsupported {
             return .failure(unsupported)
         } catch {

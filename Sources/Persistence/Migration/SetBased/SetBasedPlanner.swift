@@ -7,12 +7,12 @@ struct SetBasedPlanner {
     let sourceSchema: StoreSchema
     let destinationSchema: StoreSchema
 
-    init(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: any SQLDialect, sourceNumbering: EntityNumbering? = nil) {
+    init(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: any SQLDialect, sourceLayout: StoreLayout? = nil) {
         self.mapping = mapping
         self.source = source
         self.destination = destination
         self.dialect = dialect
-        self.sourceSchema = StoreSchema(model: source, dialect: dialect, numbering: sourceNumbering)
+        self.sourceSchema = StoreSchema(model: source, dialect: dialect, layout: sourceLayout)
         self.destinationSchema = StoreSchema(model: destination, dialect: dialect)
     }
 

@@ -14,16 +14,16 @@ enum InstanceStage: Sendable {
     ///   - associationCalls: whether the manager's `associate` must see its instances.
     ///   - relationships: how its relationships are set; look-ups through foreign keys are
     ///     written by the insert, per-instance ones are left to the relationship stage.
-    ///   - sourceNumbering: how the source store's entities are numbered.
+    ///   - sourceLayout: how the source store is laid out (its entities' numbers, its tables' names).
     static func plan(_ entityMapping: EntityMapping, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: any SQLDialect,
-                     sourceNumbering: EntityNumbering? = nil, hooks: EntityMigrationPolicy.Hooks, associationCalls: Bool,
+                     sourceLayout: StoreLayout? = nil, hooks: EntityMigrationPolicy.Hooks, associationCalls: Bool,
                      relationships: RelationshipStage) -> InstanceStage {
         if hooks.contains(.createDestinationInstances) {
             return .perInstance(reason: "the policy \(entityMapping.policyName ?? "") overrides createDestinationInstances")
         }
         if associationCalls { return .perInstance(reason: "the migration manager's associate hook takes its instances") }
         if entityMapping.sourceFilter != nil { return .perInstance(reason: "it filters its source") }
-        switch sqlInsert(entityMapping, source: source, destination: destination, dialect: dialect, sourceNumbering: sourceNumbering,
+        switch sqlInsert(entityMapping, source: source, destination: destination, dialect: dialect, sourceLayout: sourceLayout,
                          relationships: relationships) {
         case .success(let insert): return .sql(insert)
         case .failure(let unsupported): return .perInstance(reason: unsupported.reason)
@@ -40,8 +40,8 @@ extension InstanceStage {
     /// The entity mapping's ``EntityMappingInsert`` with the foreign keys of look-up
     /// relationships, each the source foreign key plus the target mapping's offset.
     static func sqlInsert(_ entityMapping: EntityMapping, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: any SQLDialect,
-                          sourceNumbering: EntityNumbering? = nil, relationships: RelationshipStage) -> Result<EntityMappingInsert, SQLInsertUnsupported> {
-        let sourceSchema = StoreSchema(model: source, dialect: dialect, numbering: sourceNumbering)
+                          sourceLayout: StoreLayout? = nil, relationships: RelationshipStage) -> Result<EntityMappingInsert, SQLInsertUnsupported> {
+        let sourceSchema = StoreSchema(model: source, dialect: dialect, layout: sourceLayout)
         let destinationSchema = StoreSchema(model: destination, dialect: dialect)
         guard entityMapping.type == .copy || entityMapping.type == .transform || entityMapping.type == .custom,
             let sourceName = entityMapping.sourceEntityName, let sourceEntity = source.entity(named: sourceName),

@@ -7,11 +7,11 @@ extension MigrationManager {
     ///     one runs one by one).
     ///   - dialect: the engine of both stores when the destination's connection can read
     ///     the source's tables; `nil` when it cannot, and no instances are created as SQL.
-    ///   - sourceNumbering: how the source store's entities are numbered; by default as a
+    ///   - sourceLayout: how the source store is laid out (its entities' numbers, its tables' names); by default as a
     ///     new store of the source model is.
     ///   - tracksIdentities: whether a mapping's source keys are small enough for identity
     ///     pairs (look-ups through its keys need them).
-    func stages(policies: [String: EntityMigrationPolicy], dialect: (any SQLDialect)?, sourceNumbering: EntityNumbering? = nil,
+    func stages(policies: [String: EntityMigrationPolicy], dialect: (any SQLDialect)?, sourceLayout: StoreLayout? = nil,
                 tracksIdentities: (String) -> Bool = { _ in true })
         -> [String: (instances: InstanceStage?, relationships: RelationshipStage)]
     {
@@ -32,7 +32,7 @@ extension MigrationManager {
             if mapping.type != .add, mapping.sourceEntityName != nil {
                 if let dialect {
                     instances = InstanceStage.plan(mapping, source: sourceModel, destination: destinationModel, dialect: dialect,
-                                                   sourceNumbering: sourceNumbering, hooks: hooks,
+                                                   sourceLayout: sourceLayout, hooks: hooks,
                                                    associationCalls: needsAssociationCalls(for: mapping), relationships: relationships)
                 } else {
                     instances = .perInstance(reason: "the destination store cannot read the source store's tables")
@@ -58,8 +58,8 @@ extension MigrationManager {
     }
 
     /// ``stages(policies:dialect:tracksIdentities:)`` as the plan shows it.
-    func entityMappingPlans(dialect: (any SQLDialect)?, sourceNumbering: EntityNumbering? = nil) -> [MigrationPlan.EntityMappingPlan] {
-        let stages = stages(policies: registeredPolicies(), dialect: dialect, sourceNumbering: sourceNumbering)
+    func entityMappingPlans(dialect: (any SQLDialect)?, sourceLayout: StoreLayout? = nil) -> [MigrationPlan.EntityMappingPlan] {
+        let stages = stages(policies: registeredPolicies(), dialect: dialect, sourceLayout: sourceLayout)
         return mappingModel.entityMappings.compactMap { mapping in
             guard let stage = stages[mapping.name] else { return nil }
             let instances: MigrationPlan.EntityMappingPlan.Stage = switch stage.instances {

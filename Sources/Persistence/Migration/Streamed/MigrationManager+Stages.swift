@@ -92,7 +92,7 @@ extension MigrationManager {
         }
         let access = SourceAccess(source: source.url, destination: destination.url)
         let planned = self.stages(policies: policies, dialect: access == nil ? nil : destination.schema.dialect,
-                                  sourceNumbering: source.schema.numbering, tracksIdentities: { associations.keys(of: $0)?.identities != nil })
+                                  sourceLayout: source.schema.layout, tracksIdentities: { associations.keys(of: $0)?.identities != nil })
         try checkFusedStages(planned)
         let stages = planned.mapValues(\.relationships)
         let instanceStages = planned.compactMapValues(\.instances)

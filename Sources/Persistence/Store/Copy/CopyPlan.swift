@@ -2,12 +2,18 @@
 struct CopyPlan: Sendable {
     let model: ManagedObjectModel
     let source: StoreSchema
+    /// The source's externally stored binary attributes, when it is a store of Apple's
+    /// (``ExternalBinaryStorage``): the copy holds their bytes in their cells.
+    var externalBinaryStorage: ExternalBinaryStorage? = nil
+    var sourceURL: StoreURL? = nil
 
     /// A table's columns in both dialects, with the attribute type of each attribute column
     /// (keys and counters are plain integers).
     struct Table: Sendable {
         let sourceName: String
         let columns: [(source: String, type: AttributeType?)]
+        /// The indexes in `columns` of the externally stored binary attributes.
+        var externallyStored: Set<Int> = []
         /// The source columns to page by, in order: `Z_PK`, or both columns of a join table.
         let order: [String]
         let coreDataName: String
@@ -23,8 +29,13 @@ struct CopyPlan: Sendable {
                     if case .attribute(let type) = column.kind { return (column.name, type) }
                     return (column.name, nil)
                 }
-            tables.append(Table(sourceName: table.name, columns: columns, order: [d.name("Z_PK")],
-                                coreDataName: table.name.uppercased(), coreDataColumns: columns.map { $0.0.uppercased() }))
+            var copied = Table(sourceName: table.name, columns: columns, order: [d.name("Z_PK")],
+                               coreDataName: table.name.uppercased(), coreDataColumns: columns.map { $0.0.uppercased() })
+            let external = Set(model.entityAndDescendants(of: model.entity(named: table.rootEntityName)!).flatMap { entity in
+                entity.attributes.filter(\.allowsExternalBinaryDataStorage).compactMap { source.table(for: entity.name)?.column(for: $0.name)?.name }
+            })
+            copied.externallyStored = Set(columns.indices.filter { external.contains(columns[$0].0) })
+            tables.append(copied)
         }
         for join in source.allJoinTables {
             let columns: [(String, AttributeType?)] = join.columns.map { ($0, nil) }
@@ -63,9 +74,12 @@ struct CopyPlan: Sendable {
                     : "SELECT \(raw: list) FROM \(raw: table.sourceName) ORDER BY \(raw: order) LIMIT \(raw: String(batchSize)) OFFSET \(raw: String(offset))"
                 let rows = try await database.read { try $0.rows(literal: sql) }
                 if keyed, let key = table.columns.firstIndex(where: { $0.source == table.order[0] }), let final = rows.last { last = final[key] }
-                let batch = rows.map { row in
-                    table.columns.enumerated().map { index, column -> DatabaseValue in
+                let batch = try rows.map { row in
+                    try table.columns.enumerated().map { index, column -> DatabaseValue in
                         guard let type = column.type else { return row[index] }
+                        if let external = externalBinaryStorage, let sourceURL, table.externallyStored.contains(index) {
+                            return to.databaseValue(try external.value(of: row[index], store: sourceURL), type: type)
+                        }
                         // Each engine stores some types its own way (booleans, dates, UUIDs).
                         return to.databaseValue(ValueCoding.attributeValue(row[index], type: type), type: type)
                     }

@@ -50,7 +50,9 @@ public enum StoreCopy {
         do {
             var copied = metadata.isForeign ? metadata.migrated(to: model, storeType: destination.storeType) : metadata
             copied.storeType = destination.storeType
-            let plan = CopyPlan(model: model, source: store.schema)
+            var plan = CopyPlan(model: model, source: store.schema)
+            plan.externalBinaryStorage = store.externalBinaryStorage
+            plan.sourceURL = source
             let summary = try await destination.engine.copyTarget(replace: replace)
                 .fill(model: model, layout: store.schema.layout, metadata: copied) { target in try await plan.copy(from: store.database, to: target, batchSize: batchSize) }
             await store.close()
