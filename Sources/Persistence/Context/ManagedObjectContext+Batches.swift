@@ -65,7 +65,7 @@ extension ManagedObjectContext {
         let generation = state.withLock { $0.generation }
         let d = store.schema.dialect
         let query = SelectQuery(table: try layout(relationship.destinationEntityName).table, schema: store.schema)
-        let order: SQL = relationship.isOrdered ? orderColumn(for: relationship, in: first.entity).map { "t0.\(identifier: $0), " } ?? "" : ""
+        let order = orderPrefix(relationship.isOrdered ? orderColumn(for: relationship, in: first.entity) : nil, alias: "t0")
         let owners = objects.compactMap { object in object.objectID.primaryKey.map { ($0, object.objectID) } }
         var found: [ObjectID: [ManagedObject]] = Dictionary(uniqueKeysWithValues: owners.map { ($0.1, []) })
         var all: [ManagedObject] = []

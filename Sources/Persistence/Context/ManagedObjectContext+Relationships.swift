@@ -17,6 +17,10 @@ extension ManagedObjectContext {
         }
         guard oldID != newID else { return }
         noteChanged(object)
+        state.withLock { state in
+            state.toOneChangeOrder[objectID] = state.nextJoinChange
+            state.nextJoinChange += 1
+        }
 
         // One-to-one: both rows hold a foreign key; keep both ends pointing at each other.
         guard let inverse = model.inverse(of: relationship), !inverse.isToMany else { return }
@@ -147,7 +151,7 @@ extension ManagedObjectContext {
             if let prefetched = state.withLock({ $0.prefetchedToMany[PrefetchKey(owner: objectID, key: key)] }) {
                 saved = prefetched
             } else if let pk = objectID.primaryKey {
-                let order: SQL = relationship.isOrdered ? orderColumn(for: relationship, in: object.entity).map { "t0.\(identifier: $0), " } ?? "" : ""
+                let order = orderPrefix(relationship.isOrdered ? orderColumn(for: relationship, in: object.entity) : nil, alias: "t0")
                 let sql = query.sql(where: "t0.\(identifier: column) = \(pk)", orderBy: "\(order)t0.\(storeName: "Z_PK")", limit: nil, offset: 0)
                 try await store.buildDeferredIndexes()
                 let rows = try await store.database.read { try $0.rows(literal: sql) }
@@ -171,7 +175,7 @@ extension ManagedObjectContext {
             let theirs = fromSource ? table.destinationColumn : table.sourceColumn
             var saved: [ManagedObject] = []
             if let pk = objectID.primaryKey {
-                let order: SQL = table.orderColumn(fromSource: fromSource).map { "j.\(identifier: $0), " } ?? ""
+                let order = orderPrefix(table.orderColumn(fromSource: fromSource), alias: "j")
                 let sql = query.sql(
                     join: "JOIN \(identifier: table.name) j ON j.\(identifier: theirs) = t0.\(storeName: "Z_PK")",
                     where: "j.\(identifier: mine) = \(pk)", orderBy: "\(order)t0.\(storeName: "Z_PK")", limit: nil, offset: 0)
@@ -185,7 +189,7 @@ extension ManagedObjectContext {
             let order = schema.orderColumn(of: relationship, in: object.entity)
             var saved: [ManagedObject] = []
             if let pk = objectID.primaryKey {
-                let orderBy: SQL = order.map { "t0.\(identifier: $0), " } ?? ""
+                let orderBy = orderPrefix(order, alias: "t0")
                 let sql = query.sql(where: "t0.\(identifier: column) = \(pk)", orderBy: "\(orderBy)t0.\(storeName: "Z_PK")", limit: nil, offset: 0)
                 try await store.buildDeferredIndexes()
                 let rows = try await store.database.read { try $0.rows(literal: sql) }
@@ -203,6 +207,14 @@ extension ManagedObjectContext {
 
     func orderColumn(for relationship: RelationshipDescription, in entity: EntityDescription) -> String? {
         store.schema.orderColumn(of: relationship, in: entity)
+    }
+
+    /// `alias.column, ` to order an ordered relationship's rows by, keys without an order
+    /// first (as SQLite sorts NULL): earlier releases wrote none, and rows added since get
+    /// keys after them.
+    func orderPrefix(_ column: String?, alias: String) -> SQL {
+        guard let column else { return "" }
+        return "\(raw: alias).\(identifier: column)\(raw: store.schema.dialect.nullOrdering(ascending: true)), "
     }
 
     /// The saved destinations of one object's to-many kept in a join table or hidden key,

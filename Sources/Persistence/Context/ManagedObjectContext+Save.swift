@@ -90,7 +90,8 @@ extension ManagedObjectContext {
     func makePlan(validating: Bool) throws -> (SavePlan, [ObjectID: ManagedObject]) {
         let (inserted, updated, deleted, joinChanges, joinChangeOrder, pending) = state.withLock { state in
             (state.inserted.compactMap { state.registered[$0] },
-             state.updated.compactMap { state.registered[$0] },
+             // In the order their to-ones were set, for the order keys of ordered to-manys.
+             state.updated.sorted { state.toOneChangeOrder[$0] ?? 0 < state.toOneChangeOrder[$1] ?? 0 }.compactMap { state.registered[$0] },
              Array(state.deleted.keys),
              state.joinChanges,
              state.joinChangeOrder,
@@ -233,6 +234,7 @@ extension ManagedObjectContext {
             state.deleted = [:]
             state.joinChanges = [:]
             state.joinChangeOrder = [:]
+            state.toOneChangeOrder = [:]
             state.pendingIssues = []
             // What was prefetched described the store before this save.
             state.prefetchedToMany = [:]

@@ -28,6 +28,9 @@ public final class ManagedObjectContext: Sendable {
         /// When each pending pair was last changed: pairs added to an ordered relationship
         /// are saved, and read back before the save, in the order they were added.
         var joinChangeOrder: [JoinChange: UInt64] = [:]
+        /// When each saved object's to-one was last set: objects moved into an ordered
+        /// to-many (through its inverse) are put at its end in that order.
+        var toOneChangeOrder: [ObjectID: UInt64] = [:]
         var nextJoinChange: UInt64 = 0
         /// Problems found while changing objects (a misused key), reported by `save()`.
         var pendingIssues: [ValidationError.Issue] = []
@@ -186,6 +189,7 @@ public final class ManagedObjectContext: Sendable {
             state.deleted.removeAll(keepingCapacity: true)
             state.joinChanges.removeAll(keepingCapacity: true)
             state.joinChangeOrder.removeAll(keepingCapacity: true)
+            state.toOneChangeOrder.removeAll(keepingCapacity: true)
             state.pendingIssues.removeAll()
             state.prefetchedToMany.removeAll(keepingCapacity: true)
             state.generation += 1

@@ -12,6 +12,9 @@ struct SaveExecutor {
     let model: ManagedObjectModel
     var result = SaveResult()
     var issues: [ValidationError.Issue] = []
+    /// The last order key given in this save, by table, order column and owner: a save that
+    /// appends many rows to one owner reads the owner's last key once.
+    private var lastOrderKeys: [String: Int64] = [:]
 
     init(connection: any DatabaseConnection, schema: StoreSchema, model: ManagedObjectModel) {
         self.connection = connection
@@ -295,7 +298,7 @@ struct SaveExecutor {
 
     /// Writes one pair of a to-many relationship: a join table's row, or the hidden key on
     /// the destination's row. An ordered side gets the pair at its end.
-    private func writeJoin(_ change: ManagedObjectContext.JoinChange, add: Bool) throws {
+    private mutating func writeJoin(_ change: ManagedObjectContext.JoinChange, add: Bool) throws {
         guard let source = key(of: change.source), let destination = key(of: change.destination) else { return }
         switch change.link {
         case .join(let table):
@@ -305,10 +308,13 @@ struct SaveExecutor {
                     """)
                 return
             }
-            let exists = try connection.scalar(literal: """
-                SELECT 1 FROM \(identifier: table.name) WHERE \(identifier: table.sourceColumn) = \(source) AND \(identifier: table.destinationColumn) = \(destination)
-                """) != nil
-            guard !exists else { return }
+            // A pair already there keeps its place (and needs no order key).
+            if table.orderColumn != nil || table.inverseOrderColumn != nil {
+                let exists = try connection.scalar(literal: """
+                    SELECT 1 FROM \(identifier: table.name) WHERE \(identifier: table.sourceColumn) = \(source) AND \(identifier: table.destinationColumn) = \(destination)
+                    """) != nil
+                guard !exists else { return }
+            }
             var columns = [table.sourceColumn, table.destinationColumn]
             var values: [DatabaseValue] = [.integer(source), .integer(destination)]
             if let order = table.orderColumn {
@@ -331,7 +337,10 @@ struct SaveExecutor {
             }
             let current = try connection.scalar(literal: "SELECT \(identifier: hidden.column) FROM \(identifier: hidden.table) WHERE \(storeName: "Z_PK") = \(destination)")
             guard current?.int64 != source else { return }
-            let order: SQL = try hidden.orderColumn.map { ", \(identifier: $0) = \(try nextOrderKey($0, in: hidden.table, ownedBy: hidden.column, key: source))" } ?? ""
+            var order: SQL = ""
+            if let column = hidden.orderColumn {
+                order = ", \(identifier: column) = \(try nextOrderKey(column, in: hidden.table, ownedBy: hidden.column, key: source))"
+            }
             try connection.run(literal: """
                 UPDATE \(identifier: hidden.table) SET \(identifier: hidden.column) = \(source)\(order) WHERE \(storeName: "Z_PK") = \(destination)
                 """)
@@ -340,10 +349,19 @@ struct SaveExecutor {
 
     /// The order key of a row put at the end of one owner's ordered relationship: 1 024 after
     /// the owner's last, 2 048 for its first, as Core Data spaces them (`Z_FOK_…`).
-    private func nextOrderKey(_ column: String, in table: String, ownedBy owner: String, key: Int64, excluding row: Int64? = nil) throws -> Int64 {
-        let other: SQL = row.map { " AND \(storeName: "Z_PK") <> \($0)" } ?? ""
-        let last = try connection.scalar(literal: "SELECT max(\(identifier: column)) FROM \(identifier: table) WHERE \(identifier: owner) = \(key)\(other)")?.int64
-        return (last ?? Self.orderKeySpacing) + Self.orderKeySpacing
+    private mutating func nextOrderKey(_ column: String, in table: String, ownedBy owner: String, key: Int64, excluding row: Int64? = nil) throws -> Int64 {
+        let cacheKey = "\(table)|\(column)|\(key)"
+        let last: Int64
+        if let known = lastOrderKeys[cacheKey] {
+            last = known
+        } else {
+            let other: SQL = row.map { " AND \(storeName: "Z_PK") <> \($0)" } ?? ""
+            last = try connection.scalar(literal: "SELECT max(\(identifier: column)) FROM \(identifier: table) WHERE \(identifier: owner) = \(key)\(other)")?.int64
+                ?? Self.orderKeySpacing
+        }
+        let next = last + Self.orderKeySpacing
+        lastOrderKeys[cacheKey] = next
+        return next
     }
 
     /// How far apart Core Data puts the order keys of an ordered relationship's members.
@@ -351,16 +369,11 @@ struct SaveExecutor {
 
     /// Puts a row whose to-one was set at the end of the ordered to-many inverse of that
     /// to-one (a page added to a book's ordered pages), where the store keeps its order.
-    private func appendToOrderedInverses(_ write: SavePlan.RowWrite) throws {
-        guard let entity = model.entity(named: write.entityName), let table = schema.table(for: write.entityName),
-            let row = key(of: write.id)
-        else { return }
+    private mutating func appendToOrderedInverses(_ write: SavePlan.RowWrite) throws {
+        guard !schema.orderColumnsOfOrderedInverses.isEmpty, let table = schema.table(for: write.entityName), let row = key(of: write.id) else { return }
         for foreignKey in write.foreignKeys {
-            guard let destination = foreignKey.destination, let owner = key(of: destination),
-                let relationship = model.relationship(named: foreignKey.relationship, of: entity),
-                let inverse = model.inverse(of: relationship), inverse.isToMany, inverse.isOrdered,
-                let ownerEntity = model.entity(named: relationship.destinationEntityName),
-                let order = schema.orderColumn(of: inverse, in: ownerEntity)
+            guard let order = schema.orderColumnsOfOrderedInverses["\(write.entityName).\(foreignKey.relationship)"],
+                let destination = foreignKey.destination, let owner = key(of: destination)
             else { continue }
             let next = try nextOrderKey(order, in: table.name, ownedBy: foreignKey.column, key: owner, excluding: row)
             try connection.run(literal: "UPDATE \(identifier: table.name) SET \(identifier: order) = \(next) WHERE \(storeName: "Z_PK") = \(row)")

@@ -152,8 +152,28 @@ public final class ProgressiveMigrator: Sendable {
         // it themselves.
         let layout = try await url.engine.storeLayout(model: source)
         let plan = try plan(from: source, to: target, store: url, storeLayout: layout)
-        try refuseDroppingTables(of: url, in: plan)
+        if !plan.isEmpty {
+            try refuseExternalCells(of: url, metadata: metadata, source: source)
+            try refuseDroppingTables(of: url, in: plan)
+        }
         return plan
+    }
+
+    /// A store of Apple's keeps the values of attributes that allow external storage in
+    /// Core Data's cells (``ExternalBinaryStorage``), which only a store opened as Apple's
+    /// reads; every kind of step here would carry the cells, not the bytes, into a store
+    /// that no longer reads them so.
+    private func refuseExternalCells(of url: StoreURL, metadata: StoreMetadata, source: ManagedObjectModel) throws {
+        guard metadata.isForeign, try url.engine.appleStoreStructure() != nil else { return }
+        let external = source.entities.flatMap { entity in
+            entity.attributes.filter { $0.allowsExternalBinaryDataStorage && !$0.isTransient }.map { "\(entity.name).\($0.name)" }
+        }
+        guard !external.isEmpty else { return }
+        throw MigrationError(
+            .store,
+            "the store keeps \(external.joined(separator: ", ")) (Allows External Storage) as Core Data does, in its cells and in files beside it, which a migration here does not carry",
+            hint: "copy the store first (`persistence copy --models … --from \(url) --to …`): the copy holds the bytes in its cells and migrates; the store was not changed",
+            store: url.description)
     }
 
     /// Steps that rebuild a store write a new one from the model's tables: tables beside
@@ -167,7 +187,7 @@ public final class ProgressiveMigrator: Sendable {
         throw MigrationError(
             .wouldDropTables,
             "step \(first.source.name) → \(first.destination.name) rebuilds the store (\(first.strategy.rawValue)), and the store has tables beside the model's that a rebuild does not carry: \(names)",
-            hint: "migrate the store with Core Data, or drop those tables there first (turn persistent history or CloudKit off); the store was not changed",
+            hint: "migrate the store with the app that keeps those tables (Core Data, for persistent history or CloudKit, once they are turned off there), or drop them first; the store was not changed",
             store: url.description)
     }
 

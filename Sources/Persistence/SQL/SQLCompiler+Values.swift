@@ -52,7 +52,7 @@ extension SQLCompiler {
             // A new object starts with its defaults; a value expression's nil keeps the
             // default only where the attribute is required, as the streamed path does.
             if let defaultValue = attribute.defaultValue, expression == nil || !attribute.isOptional {
-                sql = "coalesce(\(sql), \(d.databaseValue(defaultValue, type: attribute.type)))"
+                sql = "coalesce(\(sql), \(d.typedConstant(d.databaseValue(defaultValue, type: attribute.type), type: attribute.type)))"
             }
             columns.append((column.name, sql))
         }
@@ -73,7 +73,7 @@ extension SQLCompiler {
             case .integer: return ("\(d.databaseValue(value, type: .integer64))", .integer64)
             case .double: return ("\(d.databaseValue(value, type: .double))", .double)
             case .string: return ("\(d.databaseValue(value, type: .string))", .string)
-            case .bool: return ("\(d.databaseValue(value, type: .boolean))", .boolean)
+            case .bool: return (d.typedConstant(d.databaseValue(value, type: .boolean), type: .boolean), .boolean)
             default: return nil
             }
         case .arithmetic(let op, let lhs, let rhs) where op == .add || op == .subtract || op == .multiply:

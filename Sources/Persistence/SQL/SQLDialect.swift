@@ -95,6 +95,10 @@ public protocol SQLDialect: Sendable {
     /// `lhs` and `rhs` differ, NULL being a value like any other (NSPredicate's `!=`).
     func isDistinct(_ lhs: SQL, _ rhs: SQL) -> SQL
 
+    /// A constant of an attribute's type where nothing around it says its type (an operand
+    /// of `coalesce` in an `INSERT … SELECT`): PostgreSQL would take a bound text for text.
+    func typedConstant(_ value: DatabaseValue, type: AttributeType) -> SQL
+
     /// `sql`, a string, compared and sorted by code point whatever the database's locale.
     func codePointOrdered(_ sql: SQL) -> SQL
 

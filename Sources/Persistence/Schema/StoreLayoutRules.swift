@@ -21,7 +21,10 @@
 ///   holding the destination row's `Z_ENT` (`n`: the destination's number).
 ///
 /// For a store that exists (`existing`), the names it has are taken; for a new one, Core
-/// Data's.
+/// Data's, except that for now a new store keeps a to-many without an inverse in a join
+/// table and has no entity-type columns (``newStoresJoinToManyWithoutInverse``,
+/// ``newStoresHaveEntityTypeColumns``): the migration steps that write new stores do not
+/// fill those yet.
 struct StoreLayoutRules {
     let model: ManagedObjectModel
     let numbers: [String: Int]
@@ -121,8 +124,9 @@ struct StoreLayoutRules {
         let firstReleasesOwner = (mine.entity, mine.relationship.name) <= (theirs.entity, theirs.relationship.name) ? (mine, theirs) : (theirs, mine)
         let coreData = coreDataNames(owner: coreDataOwner.0, other: coreDataOwner.1)
         guard let existing else { return coreData }
-        for candidate in [coreData, firstReleasesNames(owner: firstReleasesOwner.0, other: firstReleasesOwner.1)] where existing.has(table: candidate.table) {
-            return resolved(candidate, alternatives: [coreData, firstReleasesNames(owner: firstReleasesOwner.0, other: firstReleasesOwner.1)], in: existing)
+        let alternatives = [coreData, firstReleasesNames(owner: firstReleasesOwner.0, other: firstReleasesOwner.1)]
+        for candidate in alternatives where existing.has(table: candidate.table) {
+            return resolved(candidate, alternatives: alternatives, in: existing)
         }
         return coreData
     }
@@ -174,18 +178,22 @@ struct StoreLayoutRules {
         return resolved(names, alternatives: [names], in: existing)
     }
 
-    /// `names` with the columns the store's table has: each key column the first of the
-    /// alternatives' names for it that the table has, each order column likewise or none.
+    /// The alternative whose table the store has and whose two key columns it has, with
+    /// the order columns of that alternative the store has; `names` when none fits (the
+    /// store then lacks what the model needs, which recognition reports). Whole alternatives,
+    /// not column by column: an earlier release's `Z_1MEMBERS_1, Z_1MEMBERS` and Core Data's
+    /// `Z_1MEMBERS, Z_1MEMBERS1` share a name for different columns.
     private func resolved(_ names: JoinNames, alternatives: [JoinNames], in existing: ExistingTables) -> JoinNames {
-        var result = alternatives.first { $0.table == names.table } ?? names
-        let table = result.table
-        // The owner of the table is the side whose relationship names it.
-        if let owner = alternatives.first(where: { $0.table == table }) { result.owner = owner.owner }
-        let sameOwner = alternatives.filter { $0.owner == result.owner }
-        result.sourceColumn = existing.first(of: sameOwner.map(\.sourceColumn), in: table) ?? result.sourceColumn
-        result.destinationColumn = existing.first(of: sameOwner.map(\.destinationColumn), in: table) ?? result.destinationColumn
-        result.orderColumn = existing.first(of: sameOwner.compactMap(\.orderColumn), in: table)
-        result.inverseOrderColumn = existing.first(of: sameOwner.compactMap(\.inverseOrderColumn), in: table)
+        let fitting = alternatives.first { alternative in
+            alternative.table.uppercased() == names.table.uppercased() && alternative.sourceColumn != alternative.destinationColumn
+                && existing.has(column: alternative.sourceColumn, in: alternative.table) && existing.has(column: alternative.destinationColumn, in: alternative.table)
+        }
+        guard var result = fitting else { return names }
+        // Order columns by any name the same side had: an earlier release named the owner's
+        // `Z_FOK_<owner's number><REL>` where Core Data writes the destination's number.
+        let sameSide = [result] + alternatives.filter { $0.table == result.table && $0.owner == result.owner }
+        result.orderColumn = existing.first(of: sameSide.compactMap(\.orderColumn), in: result.table)
+        result.inverseOrderColumn = existing.first(of: sameSide.compactMap(\.inverseOrderColumn), in: result.table)
         return result
     }
 }

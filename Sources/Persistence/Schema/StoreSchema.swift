@@ -34,6 +34,10 @@ public struct StoreSchema: Sendable {
     let orderColumns: [String: String]
     /// Hidden foreign keys of to-many relationships without an inverse, by `entity.relationship`.
     let hiddenForeignKeys: [String: (table: String, column: String)]
+    /// The order column a to-one's row gets a key in when the to-one is set: the column of
+    /// the ordered to-many that is its inverse, by `entity.relationship` of the to-one, for
+    /// every entity that has the to-one.
+    let orderColumnsOfOrderedInverses: [String: String]
 
     /// The layout of `model`'s store with its entities numbered by `numbering`: a store's
     /// own (``EntityNumbering/stored(_:in:)``) for a store that exists, by default the
@@ -183,6 +187,16 @@ public struct StoreSchema: Sendable {
         self.joinTables = joinTables
         self.orderColumns = orderColumns
         self.hiddenForeignKeys = hiddenForeignKeys
+        var inverseOrders: [String: String] = [:]
+        for entity in model.entities {
+            for relationship in entity.relationships where relationship.isToMany && relationship.isOrdered {
+                guard let order = orderColumns["\(entity.name).\(relationship.name)"], let inverse = model.inverse(of: relationship), !inverse.isToMany,
+                    let destination = model.entity(named: relationship.destinationEntityName)
+                else { continue }
+                for holder in model.entityAndDescendants(of: destination) { inverseOrders["\(holder.name).\(inverse.name)"] = order }
+            }
+        }
+        self.orderColumnsOfOrderedInverses = inverseOrders
     }
 
     /// The numbering a new store of `model` is created with: Core Data's, so that the store

@@ -82,8 +82,17 @@ extension VersionedModel {
             throw StoreError(.unknownModelVersion, "the store was written by \(written) \(self.name) does not have: its entity version hashes match none of \(versionList)",
                              hint: "open it with the app that wrote it, or add that model version", store: url.description)
         }
-        if let model = versions.first(where: { $0.coreDataEntityVersionHashes == metadata.versionHashes }) {
+        // Versions that differ only in what Core Data's hashes leave out (defaults, delete
+        // rules) share them: the named one of those, else the only one.
+        let byHashes = versions.filter { $0.coreDataEntityVersionHashes == metadata.versionHashes }
+        if let model = byHashes.first(where: { $0.name == name }) ?? (byHashes.count == 1 ? byHashes.first : nil) {
             return try recognise(model, byCoreDataHashesOf: url, store: store, named: name)
+        }
+        if byHashes.count > 1, name == nil {
+            let names = byHashes.map { "'\($0.name)'" }.joined(separator: ", ")
+            throw StoreError(.ambiguousModelVersion,
+                             "the store's entity version hashes are the ones Core Data computes for several model versions: \(names); they differ only in what the hashes leave out",
+                             hint: "name the store's version explicitly: `storeVersion:` in Swift, or `persistence migrate --store-version \"\(byHashes[0].name)\"`", store: url.description)
         }
         if let name {
             guard let model = version(named: name) else {

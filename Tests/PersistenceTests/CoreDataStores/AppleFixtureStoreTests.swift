@@ -190,6 +190,29 @@ struct AppleFixtureStoreTests {
         }
     }
 
+    /// Feedback's first store migrates along the project's own Xcode mapping models to the
+    /// sixth version: its events and text messages (messages from version 5 on) and senders
+    /// arrive, counted from the source's own tables.
+    @Test(arguments: TestEngine.allCases)
+    func theFeedbackStoreMigratesAlongItsXcodeMappingModels(engine: TestEngine) async throws {
+        let store = AppleFixtures.feedback[0]
+        try await AppleFixtures.withStore(store, on: engine) { url, _ in
+            let source = try await Self.rowsByEntity(url)
+            let versions = try store.versionedModel()
+            let mappings = try MappingModel.load(directory: AppleFixtures.root.appendingPathComponent("Feedback/mappings"), versions: versions)
+            let migrator = ProgressiveMigrator(chain: MigrationChain(models: versions, mappingModels: mappings), logger: testLogger)
+            _ = try await migrator.migrateStore(at: url)
+            let migrated = try await withOpenStore(url, model: versions.current) { container in
+                let context = container.newContext()
+                return [try await context.count(for: FetchRequest(entityName: "ATEvent")), try await context.count(for: FetchRequest(entityName: "ATMessage")),
+                        try await context.count(for: FetchRequest(entityName: "ATMessageSender"))]
+            }
+            let messages = ["ATTextMessage", "ATAutomatedMessage", "ATFileMessage"].compactMap { source[$0] }.reduce(0, +)
+            #expect(migrated == [source["ATEvent"] ?? 0, messages, source["ATMessageSender"] ?? 0])
+            #expect(migrated.allSatisfy { $0 > 0 })
+        }
+    }
+
     /// Damaged on purpose upstream: the store's hashes are version 3's, its tables version
     /// 2's. Refused, saying so, and left as it was.
     @Test func aStoreThatContradictsItselfIsRefused() async throws {

@@ -261,6 +261,29 @@ struct AppleLayoutFeatureTests {
         }
     }
 
+    /// Every kind of step would carry Core Data's cells rather than the bytes into a store
+    /// that no longer reads them so: a migration of such a store is refused before it starts,
+    /// saying how to go on.
+    @Test func aStoreWithExternallyStoredCellsIsNotMigratedAsItIs() async throws {
+        let model = try ModelFixtures.model(Self.attachments)
+        let next = try ModelFixtures.model(Self.attachments.replacingOccurrences(
+            of: #"<attribute name="title""#, with: #"<attribute name="note" optional="YES" attributeType="String"/><attribute name="title""#))
+        let versions = try VersionedModel(name: "Attachments", versions: [model, ManagedObjectModel(xml: next.xmlData(), name: "Attachments 2", file: "Attachments 2")],
+                                          currentVersionName: "Attachments 2")
+        let folder = try ScenarioFolder()
+        let path = folder.url.appendingPathComponent("Store.sqlite").path
+        try AppleFormStore.write(at: path, statements: [
+            "CREATE TABLE ZATTACHMENT ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTITLE VARCHAR, ZDATA BLOB )",
+            "INSERT INTO ZATTACHMENT VALUES (1, 1, 1, 'inline', x'0168692e')",
+        ], entities: [(1, "Attachment", 0, 1)])
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let migrator = ProgressiveMigrator(chain: MigrationChain(models: versions), logger: testLogger)
+        let error = await #expect(throws: MigrationError.self) { try await migrator.migrateStore(at: .sqlite(path)) }
+        #expect(error?.message.contains("the store keeps Attachment.data (Allows External Storage) as Core Data does") == true, "\(String(describing: error))")
+        #expect(error?.hint?.contains("persistence copy") == true)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
     // MARK: A look that only reads
 
     /// `persistence inspect` of a store with its `-wal` and `-shm` leaves all three files

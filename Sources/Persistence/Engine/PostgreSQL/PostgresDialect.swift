@@ -121,6 +121,8 @@ public struct PostgresDialect: SQLDialect, Hashable {
     /// PostgreSQL sorts NULL last by default, Core Data first.
     public func nullOrdering(ascending: Bool) -> String { ascending ? " NULLS FIRST" : " NULLS LAST" }
 
+    public func typedConstant(_ value: DatabaseValue, type: AttributeType) -> SQL { "CAST(\(value) AS \(raw: columnType(for: type)))" }
+
     public var offsetWithoutLimit: String { "" }
 
     public func castToText(_ sql: SQL) -> SQL { "CAST(\(sql) AS text)" }

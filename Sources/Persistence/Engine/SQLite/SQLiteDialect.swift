@@ -102,6 +102,9 @@ public struct SQLiteDialect: SQLDialect, Hashable {
     /// NULL sorts first in SQLite already.
     public func nullOrdering(ascending: Bool) -> String { "" }
 
+    /// A value's storage class is its type on SQLite.
+    public func typedConstant(_ value: DatabaseValue, type: AttributeType) -> SQL { "\(value)" }
+
     public var offsetWithoutLimit: String { " LIMIT -1" }
 
     public func castToText(_ sql: SQL) -> SQL { sql }

@@ -45,6 +45,9 @@ extension InPlacePlanner {
         } else if let inverse = source.inverse(of: relationship), !inverse.isToMany {
             guard let column = otherTable.column(for: inverse.name) else { throw missing }
             storage = .foreignKey(host: .other, table: otherTable.name, column: column.name)
+        } else if case .hiddenForeignKey(_, let column)? = from.storage(of: relationship, in: declaring) {
+            // Core Data's hidden key of a to-many without an inverse: a key on the other table.
+            storage = .foreignKey(host: .other, table: otherTable.name, column: column)
         } else {
             guard let join = from.joinTable(entity: declaring.name, relationship: relationship.name) else { throw missing }
             let ownIsSource = join.sourceEntity == declaring.name && join.relationship == relationship.name
