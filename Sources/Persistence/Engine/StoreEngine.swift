@@ -64,8 +64,8 @@ protocol StoreEngine: Sendable {
     /// version by them; `nil` where Apple's Core Data writes no stores.
     func appleStoreStructure() throws -> StoreStructure?
 
-    /// How the store numbers `model`'s entities, read from outside; `nil` when the store
-    /// can only be read through an open ``PersistentStore``.
+    /// How the store is laid out for `model` (its entities' numbers, its tables' names),
+    /// read from outside; `nil` when the store can only be read through an open ``PersistentStore``.
     func storeLayout(model: ManagedObjectModel) async throws -> StoreLayout?
 }
 

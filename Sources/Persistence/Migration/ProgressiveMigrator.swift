@@ -100,7 +100,9 @@ public final class ProgressiveMigrator: Sendable {
     ///
     /// - Throws: ``MigrationError/Code/newerStore`` when a newer model than the chain knows
     ///   wrote it, ``MigrationError/Code/unknownStoreVersion`` when it matches no version,
-    ///   ``MigrationError/Code/ambiguousStoreVersion`` when its tables fit several.
+    ///   ``MigrationError/Code/ambiguousStoreVersion`` when its tables fit several; a store
+    ///   whose Core Data hashes name one version and whose tables are another's is an unknown
+    ///   version too, said as ``StoreError/Code/inconsistentStore`` says it.
     public func recognisedVersion(of metadata: StoreMetadata, store: StoreURL, named name: String? = nil) throws(MigrationError) -> RecognisedStoreVersion {
         if name == nil, let version = chain.models.version(matching: metadata) {
             return RecognisedStoreVersion(model: version, method: .versionHashes)
@@ -121,6 +123,8 @@ public final class ProgressiveMigrator: Sendable {
         } catch let error as StoreError where error.code == .ambiguousModelVersion {
             throw MigrationError(.ambiguousStoreVersion, error.message, hint: error.hint, store: store.description)
         } catch let error as StoreError where error.code == .unknownModelVersion {
+            throw MigrationError(.unknownStoreVersion, error.message, hint: error.hint, store: store.description)
+        } catch let error as StoreError where error.code == .inconsistentStore {
             throw MigrationError(.unknownStoreVersion, error.message, hint: error.hint, store: store.description)
         } catch {
             throw MigrationError(.store, "cannot read the store's tables to recognise its model version", hint: "check that the store is readable; it was not changed",

@@ -33,7 +33,7 @@ public struct StoreSchema: Sendable {
     /// declares the relationship.
     let orderColumns: [String: String]
     /// Hidden foreign keys of to-many relationships without an inverse, by `entity.relationship`.
-    let hiddenForeignKeys: [String: (table: String, column: String)]
+    let hiddenForeignKeys: [String: String]
     /// The order column a to-one's row gets a key in when the to-one is set: the column of
     /// the ordered to-many that is its inverse, by `entity.relationship` of the to-one, for
     /// every entity that has the to-one.
@@ -97,7 +97,7 @@ public struct StoreSchema: Sendable {
         // ordered one whose inverse is to-one, the hidden key (and order column) of one
         // without an inverse.
         var orderColumns: [String: String] = [:]
-        var hiddenForeignKeys: [String: (table: String, column: String)] = [:]
+        var hiddenForeignKeys: [String: String] = [:]
         for entity in model.entities {
             for relationship in entity.relationships where relationship.isToMany && !relationship.isTransient {
                 guard let destination = model.entity(named: relationship.destinationEntityName) else { continue }
@@ -114,7 +114,7 @@ public struct StoreSchema: Sendable {
                 case .hiddenKey(let column, let order):
                     let name = Self.uniqueName(column, used: &used)
                     columnsByRoot[root.name, default: [:]][key + "#hidden"] = Column(propertyName: relationship.name, name: name, kind: .hiddenForeignKey(source: entity.name))
-                    hiddenForeignKeys[key] = (dialect.name(destinationTable), dialect.name(name))
+                    hiddenForeignKeys[key] = dialect.name(name)
                     if let order {
                         let orderName = Self.uniqueName(order, used: &used)
                         columnsByRoot[root.name, default: [:]][key + "#order"] = Column(propertyName: relationship.name, name: orderName, kind: .orderKey)
@@ -254,7 +254,7 @@ public struct StoreSchema: Sendable {
             return .inverseForeignKey(table: destinationTable, column: column.name)
         }
         if let hidden = declared(relationship, in: entity, from: hiddenForeignKeys), let destinationTable = tables[relationship.destinationEntityName] {
-            return .hiddenForeignKey(table: destinationTable, column: hidden.column)
+            return .hiddenForeignKey(table: destinationTable, column: hidden)
         }
         guard let join = joinTable(entity: entity.name, relationship: relationship.name) else { return nil }
         // The side is the declaring entity's: a sub-entity uses its ancestor's relationship.

@@ -225,6 +225,11 @@ struct AppleFixtureStoreTests {
             #expect(error?.message.contains("the store's entity version hashes say 'ATDataModel 3' wrote it, but its tables are those of 'ATDataModel 2'") == true,
                     "\(String(describing: error))")
             #expect(error?.hint?.contains("damaged") == true)
+            // The command says the same, and only that.
+            let output = try await persistenceCommand.run(["inspect", "--store", "sqlite://\(path)", "--models", store.modelsURL.path])
+            #expect(output.status != 0)
+            #expect(output.stderr.contains("the store's entity version hashes say 'ATDataModel 3' wrote it, but its tables are those of 'ATDataModel 2'"), "\(output.stderr)")
+            #expect(!output.stderr.contains("cannot read"), "\(output.stderr)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         }
     }

@@ -105,7 +105,7 @@ extension PersistentStore {
     }
 
     /// The store's metadata (`nil` without a `z_metadata` table), the database's `LC_CTYPE`
-    /// and the store's entity numbering for `model` (`nil` without a store), in one read
+    /// and the store's layout for `model` (`nil` without a store), in one read
     /// transaction: opening costs one round of statements, not one per fact.
     private static func readOpeningFacts(_ database: PostgresDatabase, url: StoreURL, model: ManagedObjectModel) async throws
         -> (StoreMetadata?, String?, StoreLayout?)

@@ -11,8 +11,8 @@ import Foundation
 ///   the store is read in place, sharing the log as SQLite's readers do. Inside
 ///   ``PersistentStore/leavingFilesUntouched(_:)`` (an inspection, which must write nothing)
 ///   the log and shared memory are only read (`mode=ro&readonly_shm=1`), and all three files
-///   stay byte for byte as they were. Otherwise The connection is
-///   then opened for writing (where the file can be written) but writes nothing (`PRAGMA
+///   stay byte for byte as they were. Otherwise the connection is
+///   opened for writing (where the file can be written) but writes nothing (`PRAGMA
 ///   query_only`): SQLite writes the log back into the file and removes `-wal` and `-shm`
 ///   only when the last connection to close can write, and the look may be the last (a
 ///   migration's version check while the migrating process lets the store go). A read-only

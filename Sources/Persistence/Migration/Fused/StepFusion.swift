@@ -7,7 +7,7 @@ struct StepFusion {
     let downstream: MigrationPlan.Step
     let policies: MigrationPolicies
     let dialect: (any SQLDialect)?
-    /// How the upstream step's source store numbers its entities, for its first step.
+    /// How the upstream step's source store is laid out (numbers and names), for its first step.
     let sourceLayout: StoreLayout?
     /// The migrator's logger, which the managers made to plan the steps' stages are given.
     let logger: Logger
