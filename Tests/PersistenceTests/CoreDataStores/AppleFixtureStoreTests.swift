@@ -74,6 +74,29 @@ struct AppleFixtureStoreTests {
         }
     }
 
+    /// Version 4 made V3's ordered one-to-many `favorites` (inverse `favoriteFolder`) a
+    /// many-to-many: the favourites keep their order, read from the source's own order
+    /// column before the step.
+    @Test(arguments: TestEngine.allCases)
+    func anOrderedOneToManyThatBecomesAManyToManyKeepsItsOrder(engine: TestEngine) async throws {
+        let store = AppleFixtures.bookmarks[2]
+        try await AppleFixtures.withStore(store, on: engine) { url, _ in
+            let expected = try await storeRows(url, """
+                SELECT b.ZUUID FROM ZBOOKMARKENTITY b JOIN ZBOOKMARKENTITY f ON b.ZFAVORITEFOLDER = f.Z_PK \
+                WHERE f.ZUUID = 'favorites_root' ORDER BY b.Z_FOK_FAVORITEFOLDER
+                """).compactMap { $0[0].text }
+            #expect(expected.count == 5)
+            let versions = try store.versionedModel()
+            _ = try await ProgressiveMigrator(chain: MigrationChain(models: versions), logger: testLogger).migrateStore(at: url, to: "BookmarksModel 4")
+            let model = try #require(versions.version(named: "BookmarksModel 4"))
+            try await withOpenStore(url, model: model) { container in
+                let context = container.newContext()
+                let folder = try #require(try await context.fetch(FetchRequest(entityName: "BookmarkEntity", predicate: try Predicate(format: "uuid == 'favorites_root'"))).first)
+                #expect(try await folder.destinations(forKey: "favorites").map { $0.value(forKey: "uuid").text } == expected)
+            }
+        }
+    }
+
     /// What a save adds to an ordered relationship goes at its end, with the order key
     /// Core Data would give it (1 024 after the last), and reads back in that order.
     @Test(arguments: TestEngine.allCases)

@@ -39,15 +39,19 @@ extension InPlacePlanner {
             let otherTable = from.table(for: target.name)
         else { throw missing }
         let storage: SourceLink.Storage
+        var keyOrder: String?
         if !relationship.isToMany {
             guard let column = ownTable.column(for: relationship.name) else { throw missing }
             storage = .foreignKey(host: .own, table: ownTable.name, column: column.name)
+            keyOrder = source.inverse(of: relationship).flatMap { from.orderColumn(of: $0, in: target) }
         } else if let inverse = source.inverse(of: relationship), !inverse.isToMany {
             guard let column = otherTable.column(for: inverse.name) else { throw missing }
             storage = .foreignKey(host: .other, table: otherTable.name, column: column.name)
+            keyOrder = from.orderColumn(of: relationship, in: declaring)
         } else if case .hiddenForeignKey(_, let column)? = from.storage(of: relationship, in: declaring) {
             // Core Data's hidden key of a to-many without an inverse: a key on the other table.
             storage = .foreignKey(host: .other, table: otherTable.name, column: column)
+            keyOrder = from.orderColumn(of: relationship, in: declaring)
         } else {
             guard let join = from.joinTable(entity: declaring.name, relationship: relationship.name) else { throw missing }
             let ownIsSource = join.sourceEntity == declaring.name && join.relationship == relationship.name
@@ -56,7 +60,8 @@ extension InPlacePlanner {
                 otherColumn: ownIsSource ? join.destinationColumn : join.sourceColumn, orderColumn: join.orderColumn, ownIsSource: ownIsSource
             )
         }
-        return SourceLink(storage: storage, ownEntity: declaring.name, otherEntity: target.name, ownTable: ownTable.name, otherTable: otherTable.name)
+        return SourceLink(storage: storage, ownEntity: declaring.name, otherEntity: target.name, ownTable: ownTable.name, otherTable: otherTable.name,
+                          keyOrderColumn: keyOrder)
     }
 
     // MARK: Links that no longer fit

@@ -169,11 +169,24 @@ extension InPlacePlanner {
         let pk = d.name("Z_PK")
         var columns = [join.sourceColumn, join.destinationColumn]
         let select: String
+        // The own end is the table's owner. A key on the owner's rows came from a to-one whose
+        // inverse, the other end, was the to-many: its order orders the owners among the
+        // other's; a key on the other's rows, the reverse.
         switch link.storage {
         case let .foreignKey(.own, table, column):
-            select = "SELECT \(pk), \(column) FROM \(table) WHERE \(column) IS NOT NULL"
+            if let order = link.keyOrderColumn, let destinationOrder = join.inverseOrderColumn {
+                columns.append(destinationOrder)
+                select = "SELECT \(pk), \(column), \(order) FROM \(table) WHERE \(column) IS NOT NULL"
+            } else {
+                select = "SELECT \(pk), \(column) FROM \(table) WHERE \(column) IS NOT NULL"
+            }
         case let .foreignKey(.other, table, column):
-            select = "SELECT \(column), \(pk) FROM \(table) WHERE \(column) IS NOT NULL"
+            if let order = link.keyOrderColumn, let destinationOrder = join.orderColumn {
+                columns.append(destinationOrder)
+                select = "SELECT \(column), \(pk), \(order) FROM \(table) WHERE \(column) IS NOT NULL"
+            } else {
+                select = "SELECT \(column), \(pk) FROM \(table) WHERE \(column) IS NOT NULL"
+            }
         case let .join(table, own, other, order, _):
             if let order, let destinationOrder = join.orderColumn {
                 columns.append(destinationOrder)

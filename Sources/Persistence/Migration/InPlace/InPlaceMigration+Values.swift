@@ -26,6 +26,10 @@ extension InPlacePlanner {
         /// The (source) tables holding the rows of each end.
         var ownTable: String
         var otherTable: String
+        /// With a foreign key: the order column beside it (`Z_FOK_…`), the place of each row
+        /// holding the key among those holding the same key — the order of the ordered
+        /// to-many end.
+        var keyOrderColumn: String? = nil
 
         /// The same pairs, seen from the other end.
         var reversed: SourceLink {
@@ -36,7 +40,8 @@ extension InPlacePlanner {
             case let .join(table, own, other, order, ownIsSource):
                 flippedStorage = .join(table: table, ownColumn: other, otherColumn: own, orderColumn: order, ownIsSource: !ownIsSource)
             }
-            return SourceLink(storage: flippedStorage, ownEntity: otherEntity, otherEntity: ownEntity, ownTable: otherTable, otherTable: ownTable)
+            return SourceLink(storage: flippedStorage, ownEntity: otherEntity, otherEntity: ownEntity, ownTable: otherTable, otherTable: ownTable,
+                              keyOrderColumn: keyOrderColumn)
         }
 
         /// The table and column(s) the pairs live in: two links with the same identity share data.
