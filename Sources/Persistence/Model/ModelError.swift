@@ -46,6 +46,12 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
+        ModelError.located(message, file: file, line: line, entity: entity, property: property)
+    }
+
+    /// `file:line, entity 'E', property 'p': message`, each part where it is known: how
+    /// model errors and warnings say where they are.
+    static func located(_ message: String, file: String?, line: Int?, entity: String?, property: String?) -> String {
         var location: [String] = []
         if let file { location.append(line.map { "\(file):\($0)" } ?? file) }
         if let entity { location.append("entity \(quoted: entity)") }

@@ -26,10 +26,6 @@ public struct ModelWarning: Sendable, Hashable, CustomStringConvertible {
 
     /// `file:line, entity 'E', property 'p': message`, as ``ModelError`` says it.
     public var description: String {
-        var location: [String] = []
-        if let file { location.append(line.map { "\(file):\($0)" } ?? file) }
-        if let entity { location.append("entity \(quoted: entity)") }
-        if let property { location.append("property \(quoted: property)") }
-        return location.isEmpty ? message : "\(location.joined(separator: ", ")): \(message)"
+        ModelError.located(message, file: file, line: line, entity: entity, property: property)
     }
 }
