@@ -152,10 +152,7 @@ extension ManagedObjectContext {
                 saved = prefetched
             } else if let pk = objectID.primaryKey {
                 let order = orderPrefix(relationship.isOrdered ? orderColumn(for: relationship, in: object.entity) : nil, alias: "t0")
-                let sql = query.sql(where: "t0.\(identifier: column) = \(pk)", orderBy: "\(order)t0.\(storeName: "Z_PK")", limit: nil, offset: 0)
-                try await store.buildDeferredIndexes()
-                let rows = try await store.database.read { try $0.rows(literal: sql) }
-                saved = try rows.map { try materialize($0, query: query) }
+                saved = try await savedRows(query.sql(where: "t0.\(identifier: column) = \(pk)", orderBy: "\(order)t0.\(storeName: "Z_PK")", limit: nil, offset: 0), query: query)
             }
             // What the context changed since: objects moved away, objects added.
             var result = saved.filter { !$0.isDeleted && $0.destinationID(forKey: inverseName) == objectID }
@@ -176,12 +173,9 @@ extension ManagedObjectContext {
             var saved: [ManagedObject] = []
             if let pk = objectID.primaryKey {
                 let order = orderPrefix(table.orderColumn(fromSource: fromSource), alias: "j")
-                let sql = query.sql(
+                saved = try await savedRows(query.sql(
                     join: "JOIN \(identifier: table.name) j ON j.\(identifier: theirs) = t0.\(storeName: "Z_PK")",
-                    where: "j.\(identifier: mine) = \(pk)", orderBy: "\(order)t0.\(storeName: "Z_PK")", limit: nil, offset: 0)
-                try await store.buildDeferredIndexes()
-                let rows = try await store.database.read { try $0.rows(literal: sql) }
-                saved = try rows.map { try materialize($0, query: query) }
+                    where: "j.\(identifier: mine) = \(pk)", orderBy: "\(order)t0.\(storeName: "Z_PK")", limit: nil, offset: 0), query: query)
             }
             return withPendingChanges(to: saved, of: objectID, link: .join(table), fromSource: fromSource)
 
@@ -189,20 +183,24 @@ extension ManagedObjectContext {
             let order = schema.orderColumn(of: relationship, in: object.entity)
             var saved: [ManagedObject] = []
             if let pk = objectID.primaryKey {
-                let orderBy = orderPrefix(order, alias: "t0")
-                let sql = query.sql(where: "t0.\(identifier: column) = \(pk)", orderBy: "\(orderBy)t0.\(storeName: "Z_PK")", limit: nil, offset: 0)
-                try await store.buildDeferredIndexes()
-                let rows = try await store.database.read { try $0.rows(literal: sql) }
-                saved = try rows.map { try materialize($0, query: query) }
+                saved = try await savedRows(query.sql(where: "t0.\(identifier: column) = \(pk)", orderBy: "\(orderPrefix(order, alias: "t0"))t0.\(storeName: "Z_PK")",
+                                                      limit: nil, offset: 0), query: query)
             }
-            guard let link = ToManyLink(.hiddenForeignKey(table: destinationLayout.table, column: column), orderColumn: order,
-                                        sourceEntity: object.entity.name, relationship: relationship.name)
-            else { return saved }
+            let link = ToManyLink.hiddenKey(.init(table: destinationLayout.table.name, column: column, orderColumn: order,
+                                                  sourceEntity: object.entity.name, relationship: relationship.name))
             return withPendingChanges(to: saved, of: objectID, link: link, fromSource: true)
 
         default:
             throw ContextError("'\(key)' of \(object.entity.name) is not stored")
         }
+    }
+
+    /// The objects of the rows `sql` selects (a ``SelectQuery`` on a destination's table),
+    /// once any deferred indexes it may look rows up by exist.
+    private func savedRows(_ sql: SQL, query: SelectQuery) async throws -> [ManagedObject] {
+        try await store.buildDeferredIndexes()
+        let rows = try await store.database.read { try $0.rows(literal: sql) }
+        return try rows.map { try materialize($0, query: query) }
     }
 
     func orderColumn(for relationship: RelationshipDescription, in entity: EntityDescription) -> String? {

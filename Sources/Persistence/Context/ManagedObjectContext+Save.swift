@@ -91,7 +91,8 @@ extension ManagedObjectContext {
         let (inserted, updated, deleted, joinChanges, joinChangeOrder, pending) = state.withLock { state in
             (state.inserted.compactMap { state.registered[$0] },
              // In the order their to-ones were set, for the order keys of ordered to-manys.
-             state.updated.sorted { state.toOneChangeOrder[$0] ?? 0 < state.toOneChangeOrder[$1] ?? 0 }.compactMap { state.registered[$0] },
+             (state.toOneChangeOrder.isEmpty ? Array(state.updated)
+                 : state.updated.sorted { state.toOneChangeOrder[$0] ?? 0 < state.toOneChangeOrder[$1] ?? 0 }).compactMap { state.registered[$0] },
              Array(state.deleted.keys),
              state.joinChanges,
              state.joinChangeOrder,

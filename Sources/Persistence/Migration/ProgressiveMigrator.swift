@@ -156,9 +156,10 @@ public final class ProgressiveMigrator: Sendable {
         // it themselves.
         let layout = try await url.engine.storeLayout(model: source)
         let plan = try plan(from: source, to: target, store: url, storeLayout: layout)
-        if !plan.isEmpty {
+        // Read once for both: a SQLite store's tables (none for other engines).
+        if !plan.isEmpty, let tables = try url.engine.appleStoreStructure() {
             try refuseExternalCells(of: url, metadata: metadata, source: source)
-            try refuseDroppingTables(of: url, in: plan)
+            try refuseDroppingTables(tables.otherTables, of: url, in: plan)
         }
         return plan
     }
@@ -168,7 +169,7 @@ public final class ProgressiveMigrator: Sendable {
     /// reads; every kind of step here would carry the cells, not the bytes, into a store
     /// that no longer reads them so.
     private func refuseExternalCells(of url: StoreURL, metadata: StoreMetadata, source: ManagedObjectModel) throws {
-        guard metadata.isForeign, try url.engine.appleStoreStructure() != nil else { return }
+        guard metadata.isForeign else { return }
         let external = source.entities.flatMap { entity in
             entity.attributes.filter { $0.allowsExternalBinaryDataStorage && !$0.isTransient }.map { "\(entity.name).\($0.name)" }
         }
@@ -184,9 +185,8 @@ public final class ProgressiveMigrator: Sendable {
     /// them (persistent history's, CloudKit's, an app's own) would not be in it. Steps in
     /// place keep them. A PostgreSQL schema holding such tables is refused where a rebuild
     /// would drop it (``StoreError/Code/sharedSchema``).
-    private func refuseDroppingTables(of url: StoreURL, in plan: MigrationPlan) throws {
-        let rebuilding = plan.steps.filter { $0.strategy != .inPlace }
-        guard let first = rebuilding.first, let tables = try url.engine.appleStoreStructure()?.otherTables, !tables.isEmpty else { return }
+    private func refuseDroppingTables(_ tables: Set<String>, of url: StoreURL, in plan: MigrationPlan) throws {
+        guard let first = plan.steps.first(where: { $0.strategy != .inPlace }), !tables.isEmpty else { return }
         let names = tables.sorted().map { "\($0) (\(StoreStructure.owner(ofOtherTable: $0)))" }.joined(separator: ", ")
         throw MigrationError(
             .wouldDropTables,

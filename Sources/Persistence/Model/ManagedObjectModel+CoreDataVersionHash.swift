@@ -96,11 +96,11 @@ extension ManagedObjectModel {
         return Array(SHA256.hash(data: bytes))
     }
 
-    /// Whether the relationship, where the topmost entity declaring it declares it, names
-    /// itself as its inverse.
+    /// Whether the relationship, where an entity declares it, names itself as its inverse.
     private func isOwnInverse(_ relationship: RelationshipDescription, in entity: EntityDescription) -> Bool {
-        let declaring = (ancestors(of: entity).reversed() + [entity]).first { $0.relationships.contains { $0.name == relationship.name } } ?? entity
-        guard let declared = declaring.relationships.first(where: { $0.name == relationship.name }) else { return false }
+        guard let declaring = declaringEntity(ofRelationship: relationship.name, from: entity),
+            let declared = declaring.relationship(named: relationship.name)
+        else { return false }
         return declared.inverseName == declared.name && declared.destinationEntityName == declaring.name
     }
 

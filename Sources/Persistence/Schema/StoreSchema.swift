@@ -131,15 +131,11 @@ public struct StoreSchema: Sendable {
             let root = model.rootEntity(of: entity)
             let all = columnsByRoot[root.name] ?? [:]
             var byProperty: [String: Column] = [:]
-            for owner in model.ancestors(of: entity).reversed() + [entity] {
-                for (key, column) in all where key.hasPrefix(owner.name + ".") && column.kind.isProperty {
-                    byProperty[column.propertyName] = column
-                }
-            }
             var typeColumns: [String: Column] = [:]
             for owner in model.ancestors(of: entity).reversed() + [entity] {
-                for (key, column) in all where key.hasPrefix(owner.name + ".") && column.kind == .entityType {
-                    typeColumns[column.propertyName] = column
+                for (key, column) in all where key.hasPrefix(owner.name + ".") {
+                    if column.kind.isProperty { byProperty[column.propertyName] = column }
+                    if column.kind == .entityType { typeColumns[column.propertyName] = column }
                 }
             }
             let ordered = all.values.sorted { lhs, rhs in
