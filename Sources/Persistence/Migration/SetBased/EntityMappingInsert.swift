@@ -40,6 +40,16 @@ struct EntityMappingInsert: Sendable {
         columns.append((column, value))
     }
 
+    /// Sets the to-one `relationship`'s key column `column` to `key`, a key of rows of the
+    /// entity numbered `entityNumber`; where Core Data keeps the destination's entity beside
+    /// the key (a destination with sub-entities), that column gets the number wherever the
+    /// key is set.
+    mutating func setKey(of relationship: String, column: String, to key: SQL, entityNumber: Int) {
+        set(column, to: key)
+        guard let typeColumn = destinationTable.entityTypeColumn(for: relationship) else { return }
+        set(typeColumn.name, to: "CASE WHEN (\(key)) IS NULL THEN NULL ELSE \(raw: String(entityNumber)) END")
+    }
+
     /// The statement, its source table and key offsets still symbolic.
     var statement: SQL {
         let names: [SQL] = ["\(storeName: "Z_PK")", "\(storeName: "Z_ENT")", "\(storeName: "Z_OPT")"] + columns.map { "\(identifier: $0.column)" }

@@ -25,11 +25,32 @@ struct SetBasedMigration: Sendable {
         let select: SQL
     }
 
+    /// Core Data's hidden key of a to-many without an inverse (`ZMODIFIER.Z2MODIFIERS`), and
+    /// its order column when ordered: set on the destination's rows from (owner key `a`,
+    /// destination key `b`, order `o`) pairs once every row is written. The key holds one
+    /// owner, so a row paired with several keeps the smallest.
+    struct KeyUpdate: Sendable {
+        let table: String
+        let keyColumn: String
+        let orderColumn: String?
+        let pairs: SQL
+
+        var statement: SQL {
+            let order: SQL = orderColumn.map { ", \(identifier: $0) = p.o" } ?? ""
+            return """
+                UPDATE \(identifier: table) SET \(identifier: keyColumn) = p.a\(order) \
+                FROM (SELECT * FROM (SELECT q.*, row_number() OVER (PARTITION BY b ORDER BY a) AS n FROM (\(pairs)) q) r WHERE n = 1) p \
+                WHERE \(identifier: table).\(storeName: "Z_PK") = p.b
+                """
+        }
+    }
+
     let source: ManagedObjectModel
     let destination: ManagedObjectModel
     /// One per entity mapping: its instances, attributes and look-up foreign keys.
     let inserts: [EntityMappingInsert]
     let joinInserts: [JoinInsert]
+    let keyUpdates: [KeyUpdate]
 
     /// `sourceLayout` is how the source store is laid out: its entities' numbers and its tables' names (by default as a
     /// new store of `source` is).
@@ -76,6 +97,9 @@ struct SetBasedMigration: Sendable {
         for join in joinInserts {
             let sql: SQL = "INSERT INTO \(identifier: join.table) (\(identifier: join.ownerColumn), \(identifier: join.otherColumn)) \(join.select)"
             try connection.run(literal: resolved(sql, offsets))
+        }
+        for update in keyUpdates {
+            try connection.run(literal: resolved(update.statement, offsets))
         }
         // The key generator continues after the largest key of each table.
         let schema = StoreSchema(model: destination, dialect: d)

@@ -24,6 +24,7 @@ struct SetBasedPlanner {
         var inserts: [EntityMappingInsert] = []
         var joinInserts: [SetBasedMigration.JoinInsert] = []
         var joinTablesDone: Set<String> = []
+        var keyUpdates: [SetBasedMigration.KeyUpdate] = []
         for entityMapping in mapping.entityMappings {
             if entityMapping.policyName != nil || entityMapping.type == .custom { throw unsupported("\(entityMapping.name) runs a policy") }
             if entityMapping.sourceFilter != nil { throw unsupported("\(entityMapping.name) filters its source") }
@@ -45,7 +46,8 @@ struct SetBasedPlanner {
                 switch destinationSchema.storage(of: relationship, in: destinationEntity) {
                 case .foreignKey(let column)?:
                     guard let expression else { continue }
-                    insert.set(column, to: try foreignKey(expression, sourceEntity: sourceEntity, mappingName: entityMapping.name, property: relationship.name))
+                    let (key, entityNumber) = try foreignKey(expression, sourceEntity: sourceEntity, mappingName: entityMapping.name, property: relationship.name)
+                    insert.setKey(of: relationship.name, column: column, to: key, entityNumber: entityNumber)
                 case .inverseForeignKey?:
                     // Filled from the other side's foreign key; that side must map it.
                     guard expression != nil, let inverse = destination.inverse(of: relationship) else { continue }
@@ -55,9 +57,13 @@ struct SetBasedPlanner {
                             && other.propertyMapping(named: inverse.name)?.valueExpression != nil
                     }
                     if !inverseMapped { throw unsupported("\(entityMapping.name).\(relationship.name) is only mapped from its to-many side") }
-                case .hiddenForeignKey?:
-                    // Filled per destination row from its source's key: not written here yet.
-                    if expression != nil { throw unsupported("\(entityMapping.name).\(relationship.name) is kept on its destination's table (a to-many without an inverse)") }
+                case .hiddenForeignKey(let table, let column)?:
+                    // Core Data's hidden key on the destination's rows: set once they are all written.
+                    guard let expression else { continue }
+                    let orderColumn = destinationSchema.orderColumn(of: relationship, in: destinationEntity)
+                    let pairs = try pairs(expression, sourceEntity: sourceEntity, sourceTable: sourceTable, mappingName: entityMapping.name,
+                                          property: relationship.name, withOrder: orderColumn != nil)
+                    keyUpdates.append(SetBasedMigration.KeyUpdate(table: table.name, keyColumn: column, orderColumn: orderColumn, pairs: pairs))
                 case .joinTable(let join, let fromSource)?:
                     guard let expression, !joinTablesDone.contains(join.name) else { continue }
                     joinTablesDone.insert(join.name)
@@ -69,7 +75,7 @@ struct SetBasedPlanner {
             }
             inserts.append(insert)
         }
-        return SetBasedMigration(source: source, destination: destination, inserts: inserts, joinInserts: joinInserts)
+        return SetBasedMigration(source: source, destination: destination, inserts: inserts, joinInserts: joinInserts, keyUpdates: keyUpdates)
     }
 
     /// The entity mapping a `destinationInstances…` call names, and the source relationship it reads.
@@ -84,14 +90,19 @@ struct SetBasedPlanner {
         return (target, relationship)
     }
 
-    private func foreignKey(_ expression: Expression, sourceEntity: EntityDescription, mappingName: String, property: String) throws -> SQL {
+    /// A to-one's key over the source row `s`, and the number of the entity its rows are.
+    private func foreignKey(_ expression: Expression, sourceEntity: EntityDescription, mappingName: String, property: String) throws -> (SQL, Int) {
         let (target, relationship) = try lookup(expression, sourceEntity: sourceEntity, property: property)
+        guard let targetEntity = target.destinationEntityName, let entityNumber = destinationSchema.table(for: targetEntity)?.entityNumber else {
+            throw unsupported("\(mappingName).\(property) looks up \(target.name), whose instances the destination has no table for")
+        }
         switch sourceSchema.storage(of: relationship, in: sourceEntity) {
         case .foreignKey(let column)?:
-            return "s.\(identifier: column) + \(offsetOf: target.name)"
+            return ("s.\(identifier: column) + \(offsetOf: target.name)", entityNumber)
         case .inverseForeignKey(let table, let column)?, .hiddenForeignKey(let table, let column)?:
             // A to-many that became a to-one keeps its first destination.
-            return "(SELECT min(x.\(storeName: "Z_PK")) FROM \(sourceTable: table.name) x WHERE x.\(identifier: column) = s.\(storeName: "Z_PK")) + \(offsetOf: target.name)"
+            return ("(SELECT min(x.\(storeName: "Z_PK")) FROM \(sourceTable: table.name) x WHERE x.\(identifier: column) = s.\(storeName: "Z_PK")) + \(offsetOf: target.name)",
+                    entityNumber)
         default:
             throw unsupported("\(mappingName).\(property) reads a many-to-many relationship")
         }
@@ -99,32 +110,48 @@ struct SetBasedPlanner {
 
     private func joinRows(_ expression: Expression, join: JoinTable, fromOwner: Bool, sourceEntity: EntityDescription, sourceTable: EntityTable,
                           mappingName: String, property: String) throws -> SetBasedMigration.JoinInsert {
+        let pairs = try pairs(expression, sourceEntity: sourceEntity, sourceTable: sourceTable, mappingName: mappingName, property: property)
+        return SetBasedMigration.JoinInsert(
+            table: join.name, ownerColumn: join.sourceColumn, otherColumn: join.destinationColumn,
+            select: fromOwner ? "SELECT a, b FROM (\(pairs)) p" : "SELECT b, a FROM (\(pairs)) p")
+    }
+
+    /// The (this side's destination key `a`, the other side's destination key `b`) pairs of a
+    /// to-many look-up, from wherever the source keeps them; `withOrder`, with `o`, the
+    /// place of `b` among `a`'s destinations where the source orders them (else NULL).
+    private func pairs(_ expression: Expression, sourceEntity: EntityDescription, sourceTable: EntityTable, mappingName: String,
+                       property: String, withOrder: Bool = false) throws -> SQL {
         let (target, relationship) = try lookup(expression, sourceEntity: sourceEntity, property: property)
+        func order(_ row: String, _ column: String?) -> SQL {
+            guard withOrder else { return "" }
+            guard let column else { return ", NULL AS o" }
+            return ", \(raw: row).\(identifier: column) AS o"
+        }
         // (this side's key, the other side's key) pairs from the source's storage.
         let pairs: SQL
         switch sourceSchema.storage(of: relationship, in: sourceEntity) {
         case .foreignKey(let column)?:
             pairs = """
-                SELECT s.\(storeName: "Z_PK") + \(offsetOf: mappingName) AS a, s.\(identifier: column) + \(offsetOf: target.name) AS b \
+                SELECT s.\(storeName: "Z_PK") + \(offsetOf: mappingName) AS a, s.\(identifier: column) + \(offsetOf: target.name) AS b\(order("s", nil)) \
                 FROM \(sourceTable: sourceTable.name) s WHERE s.\(identifier: column) IS NOT NULL AND s.\(storeName: "Z_ENT") = \(raw: String(sourceTable.entityNumber))
                 """
         case .inverseForeignKey(let table, let column)?, .hiddenForeignKey(let table, let column)?:
             pairs = """
-                SELECT x.\(identifier: column) + \(offsetOf: mappingName) AS a, x.\(storeName: "Z_PK") + \(offsetOf: target.name) AS b \
+                SELECT x.\(identifier: column) + \(offsetOf: mappingName) AS a, x.\(storeName: "Z_PK") + \(offsetOf: target.name) AS b\
+                \(order("x", sourceSchema.orderColumn(of: relationship, in: sourceEntity))) \
                 FROM \(sourceTable: table.name) x WHERE x.\(identifier: column) IS NOT NULL
                 """
         case .joinTable(let sourceJoin, let sourceFromOwner)?:
             let mine = sourceFromOwner ? sourceJoin.sourceColumn : sourceJoin.destinationColumn
             let other = sourceFromOwner ? sourceJoin.destinationColumn : sourceJoin.sourceColumn
             pairs = """
-                SELECT j.\(identifier: mine) + \(offsetOf: mappingName) AS a, j.\(identifier: other) + \(offsetOf: target.name) AS b \
+                SELECT j.\(identifier: mine) + \(offsetOf: mappingName) AS a, j.\(identifier: other) + \(offsetOf: target.name) AS b\
+                \(order("j", sourceJoin.orderColumn(fromSource: sourceFromOwner))) \
                 FROM \(sourceTable: sourceJoin.name) j
                 """
         case nil:
             throw unsupported("\(mappingName).\(property) reads a transient relationship")
         }
-        return SetBasedMigration.JoinInsert(
-            table: join.name, ownerColumn: join.sourceColumn, otherColumn: join.destinationColumn,
-            select: fromOwner ? "SELECT a, b FROM (\(pairs)) p" : "SELECT b, a FROM (\(pairs)) p")
+        return pairs
     }
 }

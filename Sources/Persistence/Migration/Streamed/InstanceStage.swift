@@ -63,7 +63,11 @@ extension InstanceStage {
                 guard let column = destinationTable.column(for: lookup.relationship)?.name,
                     let sourceColumn = sourceTable.column(for: lookup.sourceRelationship)?.name
                 else { return .failure(SQLInsertUnsupported(reason: "\(lookup.relationship) has no foreign-key column")) }
-                insert.set(column, to: "s.\(identifier: sourceColumn) + \(offsetOf: lookup.targetMapping)")
+                guard let entityNumber = destinationSchema.table(for: lookup.targetEntity)?.entityNumber else {
+                    return .failure(SQLInsertUnsupported(reason: "\(lookup.relationship) leads to \(lookup.targetEntity), which the destination does not have"))
+                }
+                insert.setKey(of: lookup.relationship, column: column, to: "s.\(identifier: sourceColumn) + \(offsetOf: lookup.targetMapping)",
+                              entityNumber: entityNumber)
             }
         }
         return .success(insert)

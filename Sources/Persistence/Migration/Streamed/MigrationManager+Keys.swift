@@ -111,8 +111,10 @@ extension MigrationManager {
             guard let name = mapping.destinationEntityName, let table = destination.schema.table(for: name) else { continue }
             for lookup in lookups where !associations.coversEveryRow(of: lookup.targetMapping, sourceRows: sourceRows[lookup.targetMapping] ?? 0) {
                 guard let column = table.column(for: lookup.relationship)?.name, let target = destination.schema.table(for: lookup.targetRoot) else { continue }
+                // The destination's entity beside the key, where Core Data keeps it, goes with the key.
+                let typeColumn = table.entityTypeColumn(for: lookup.relationship).map { ", \($0.name) = NULL" } ?? ""
                 statements.append("""
-                    UPDATE \(table.name) SET \(column) = NULL WHERE \(d.name("Z_ENT")) IN (\(table.entityNumbers.map(String.init).joined(separator: ", "))) \
+                    UPDATE \(table.name) SET \(column) = NULL\(typeColumn) WHERE \(d.name("Z_ENT")) IN (\(table.entityNumbers.map(String.init).joined(separator: ", "))) \
                     AND \(column) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(target.name) t WHERE t.\(d.name("Z_PK")) = \(table.name).\(column))
                     """)
             }
