@@ -13,7 +13,7 @@ struct InPlacePlanner {
     /// The phases, in the order they run.
     enum Phase: Int, CaseIterable {
         case clearReferences, deleteRows, fillJoinTables, computeColumns, linkOneToOne, fixValues
-        case dropIndexes, dropColumns, dropTables, renameColumns, renameTables, renumberEntities, createTables, createIndexes
+        case dropIndexes, dropColumns, dropTables, renameColumns, renameTables, renumberEntities, createTables, fillEntityTypes, createIndexes
     }
 
     /// A source root table that becomes a destination root table in place.
@@ -55,7 +55,8 @@ struct InPlacePlanner {
     var carriedColumns: [String: [String: String]] = [:]
     /// Source join tables that continue as a destination join table.
     var claimedJoinTables: Set<String> = []
-    /// The values of foreign-key columns, by the destination relationship (`Entity.relationship`).
+    /// The values of foreign-key columns, by the destination relationship (`Entity.relationship`);
+    /// for a to-many without an inverse, of its hidden key on the destination's rows.
     var foreignKeyValues: [String: ColumnValue] = [:]
     /// The values of ordering columns, by destination table and column (`ZPAGE.Z_FOK_BOOK`).
     var orderValues: [String: ColumnValue] = [:]
@@ -110,6 +111,7 @@ struct InPlacePlanner {
         for rename in try RenameOrder.order(tableRenames, existing: tableNames) {
             for statement in d.renameTableStatements(from: rename.from, to: rename.to) { add(.renameTables, raw: statement) }
         }
+        planEntityTypeColumns()
         planIndexes()
         let roots = from.rootTables.map(\.name)
         return InPlaceMigration(

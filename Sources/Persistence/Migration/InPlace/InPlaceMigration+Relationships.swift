@@ -71,6 +71,8 @@ extension InPlacePlanner {
             if let order = orderColumnValue(a, b, link: linkA) {
                 orderValues[order.key] = order.value
             }
+        } else if b == nil, case .hiddenForeignKey(let table, _)? = to.storage(of: a.relationship, in: a.entity) {
+            planHiddenKey(a, table: table, orderColumn: to.orderColumn(of: a.relationship, in: a.entity), link: linkA)
         } else {
             try planJoinTable(a, b, link: linkA)
         }
@@ -120,6 +122,27 @@ extension InPlacePlanner {
             let sourceColumn = sourceTable.allColumns.first(where: { $0.kind == .orderKey && $0.propertyName == sourceName })
         else { return (key, .null) }
         return (key, .column(sourceColumn.name))
+    }
+
+    /// Core Data's hidden key of a to-many without an inverse, on the destination's rows: the
+    /// owner each row is linked to (the smallest, where the source linked it to several), and
+    /// its place among the owner's when the relationship is ordered and the source kept one.
+    private mutating func planHiddenKey(_ side: Side, table: EntityTable, orderColumn: String?, link: SourceLink?) {
+        // Seen from the destination's rows.
+        let fromRows = link?.reversed
+        foreignKeyValues[side.key] = foreignKeyValue(fromRows)
+        guard let orderColumn, let fromRows else { return }
+        let order: ColumnValue
+        switch fromRows.storage {
+        case .foreignKey(.own, _, _):
+            order = fromRows.keyOrderColumn.map(ColumnValue.column) ?? .null
+        case .join(_, _, _, let joinOrder?, false):
+            // The join table's order column orders the owner's destinations.
+            order = .firstLinkedOrder(fromRows, column: joinOrder)
+        default:
+            order = .null
+        }
+        orderValues["\(table.name).\(orderColumn)"] = order
     }
 
     // MARK: Join tables

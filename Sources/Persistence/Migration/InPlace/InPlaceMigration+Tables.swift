@@ -73,8 +73,21 @@ extension InPlacePlanner {
 
     /// The value a destination column takes for the rows of one continued entity.
     func value(of column: Column, in pair: TablePair, for entity: (source: EntityDescription, destination: EntityDescription)) -> ColumnValue {
-        if column.kind == .orderKey {
+        switch column.kind {
+        case .orderKey:
             return orderValues["\(pair.destinationTable.name).\(column.name)"] ?? .null
+        case .hiddenForeignKey(let owner):
+            // Only rows of the relationship's destination (or its sub-entities) have an owner.
+            guard let relationship = destination.entity(named: owner).flatMap({ destination.relationship(named: column.propertyName, of: $0) }),
+                let target = destination.entity(named: relationship.destinationEntityName), destination.entity(entity.destination, isKindOf: target)
+            else { return .null }
+            return foreignKeyValues["\(owner).\(column.propertyName)"] ?? .null
+        case .entityType:
+            // Kept while the data changes; set from the rows the keys name once they are
+            // renumbered (``planEntityTypeColumns()``).
+            return pair.sourceTable.allColumns.contains { $0.name == column.name && $0.kind == .entityType } ? .column(column.name) : .null
+        default:
+            break
         }
         guard let layout = to.table(for: entity.destination.name),
             let property = layout.columnsByProperty.first(where: { $0.value.name == column.name })?.key

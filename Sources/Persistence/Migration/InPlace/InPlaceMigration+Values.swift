@@ -76,6 +76,9 @@ extension InPlacePlanner {
         /// The smallest key at the other end of a source link: a to-many becoming a to-one, or
         /// a foreign key moving to the other side.
         case firstLinked(SourceLink)
+        /// The order column `column` of a join-table link, in the pair with the smallest key
+        /// at the other end (the pair ``firstLinked(_:)`` keeps).
+        case firstLinkedOrder(SourceLink, column: String)
         /// Filled later from the other side of a one-to-one relationship, once that side is final.
         case deferred
 
@@ -113,6 +116,12 @@ extension InPlacePlanner.ColumnValue {
             case let .join(linkTable, own, other, _, _):
                 return "(SELECT min(l.\(identifier: other)) FROM \(identifier: linkTable) l WHERE l.\(identifier: own) = \(identifier: table).\(storeName: "Z_PK"))"
             }
+        case .firstLinkedOrder(let link, let column):
+            guard case let .join(linkTable, own, other, _, _) = link.storage else { return "NULL" }
+            return """
+                (SELECT l.\(identifier: column) FROM \(identifier: linkTable) l WHERE l.\(identifier: own) = \(identifier: table).\(storeName: "Z_PK") \
+                ORDER BY l.\(identifier: other) LIMIT 1)
+                """
         }
     }
 }
