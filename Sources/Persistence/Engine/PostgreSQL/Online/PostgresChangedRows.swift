@@ -48,7 +48,14 @@ struct PostgresChangedRows: Sendable {
             }
             for table in layout.rootTables {
                 for column in table.allColumns {
-                    guard case .foreignKey(let destination) = column.kind, let target = root(of: destination) else { continue }
+                    // A to-one's key, or Core Data's hidden key of a to-many without an inverse
+                    // (its rows point at their owner).
+                    let pointsAt: String? = switch column.kind {
+                    case .foreignKey(let destination): destination
+                    case .hiddenForeignKey(let source): source
+                    default: nil
+                    }
+                    guard let pointsAt, let target = root(of: pointsAt) else { continue }
                     edges.append(Edge(table: d.name(table.name), column: d.name(column.name), target: target))
                 }
             }
