@@ -189,10 +189,35 @@ open class MigrationManager: @unchecked Sendable {
 
     /// The destination instances the named entity mapping made from `sourceInstances`, in
     /// their order: of this mapping model or of an earlier one of the step.
+    ///
+    /// In an inferred mapping model, a relationship's look-up names the mapping of the
+    /// relationship's destination entity; its instances of sub-entities were made by their
+    /// own entity's mapping, and are found there, as Core Data's inferred mapping finds
+    /// them by the source relationship.
     public func destinationInstances(forEntityMappingNamed name: String, sourceInstances: [ManagedObject]) async throws -> [ManagedObject] {
-        guard let mapping = entityMappingOfStep(named: name), let destinationName = mapping.destinationEntityName,
-            let destinationEntity = destinationModel.entity(named: destinationName)
-        else { throw MigrationError(.invalidMappingModel, "there is no entity mapping named '\(name)' with a destination", entityMapping: name) }
+        guard let mapping = entityMappingOfStep(named: name), mapping.destinationEntityName != nil else {
+            throw MigrationError(.invalidMappingModel, "there is no entity mapping named '\(name)' with a destination", entityMapping: name)
+        }
+        guard mappingModel.isInferred, let sourceName = mapping.sourceEntityName, sourceInstances.contains(where: { $0.objectID.entityName != sourceName }) else {
+            return try await destinations(of: mapping, for: sourceInstances).flatMap { $0 }
+        }
+        var byMapping: [String: [ManagedObject]] = [:]
+        for source in sourceInstances {
+            let own = mappingModel.entityMappings.first { $0.sourceEntityName == source.objectID.entityName && $0.destinationEntityName != nil }
+            byMapping[own?.name ?? name, default: []].append(source)
+        }
+        var found: [ObjectID: [ManagedObject]] = [:]
+        for (mappingName, sources) in byMapping {
+            guard let own = entityMappingOfStep(named: mappingName) else { continue }
+            for (source, destinations) in zip(sources, try await destinations(of: own, for: sources)) { found[source.objectID] = destinations }
+        }
+        return sourceInstances.flatMap { found[$0.objectID] ?? [] }
+    }
+
+    /// The destination instances `mapping` made from each of `sourceInstances`.
+    private func destinations(of mapping: EntityMapping, for sourceInstances: [ManagedObject]) async throws -> [[ManagedObject]] {
+        let name = mapping.name
+        guard let destinationName = mapping.destinationEntityName, let destinationEntity = destinationModel.entity(named: destinationName) else { return [] }
         let (pending, prefetched, associations) = state.withLock { state in
             (state.run?.batch.pendingBySource[name] ?? [:], state.run?.batch.prefetchedDestinations[name] ?? [:], state.run?.associations)
         }
@@ -208,7 +233,7 @@ open class MigrationManager: @unchecked Sendable {
             let objects = try await destinationContext.objects(rootEntityName: root, primaryKeys: Array(Set(pairs.values.joined())))
             for (source, destinations) in pairs { stored[source] = destinations.compactMap { objects[$0] } }
         }
-        return sourceInstances.flatMap { source in
+        return sourceInstances.map { source in
             pending[source.objectID] ?? source.objectID.primaryKey.flatMap { stored[$0] } ?? []
         }
     }
