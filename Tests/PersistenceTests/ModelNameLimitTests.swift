@@ -121,10 +121,15 @@ struct ModelNameLimitTests {
             if name.hasPrefix("x") {
                 described[0].attributes.append(AttributeDescription(name: name, type: .string))
             } else {
-                described[0].relationships.append(RelationshipDescription(name: name, destinationEntityName: "Tag", isToMany: true))
+                described[0].relationships.append(RelationshipDescription(name: name, destinationEntityName: "Tag", inverseName: "of" + name, isToMany: true))
             }
         }
-        if properties.contains("tags") { described.append(EntityDescription(name: "Tag")) }
+        if properties.contains("tags") {
+            // Many-to-many: each has a join table (a to-many without an inverse is a column, made unique like any other).
+            described.append(EntityDescription(name: "Tag", relationships: properties.map { name in
+                RelationshipDescription(name: "of" + name, destinationEntityName: "Shelf", inverseName: name, isToMany: true)
+            }))
+        }
         let error = try #require(ModelFixtures.error(described), "the model was accepted")
         #expect(error.code == .duplicateName)
         #expect(error.message.contains(expected), "\(error.message)")

@@ -20,22 +20,12 @@
 /// - A **to-one whose destination has sub-entities** has `Z<n>_<NAME>` beside its key,
 ///   holding the destination row's `Z_ENT` (`n`: the destination's number).
 ///
-/// For a store that exists (`existing`), the names it has are taken; for a new one, Core
-/// Data's, except that for now a new store keeps a to-many without an inverse in a join
-/// table and has no entity-type columns (``newStoresJoinToManyWithoutInverse``,
-/// ``newStoresHaveEntityTypeColumns``): the migration steps that write new stores do not
-/// fill those yet.
+/// For a store that exists (`existing`), the names it has are taken; for a new one (and the
+/// destination of every migration step), Core Data's, so that it opens on an Apple device.
 struct StoreLayoutRules {
     let model: ManagedObjectModel
     let numbers: [String: Int]
     let existing: ExistingTables?
-
-    /// Whether a new store keeps a to-many relationship without an inverse in a join table,
-    /// as the first releases did, rather than in Core Data's hidden key.
-    static let newStoresJoinToManyWithoutInverse = true
-    /// Whether a new store gets the entity-type column of a to-one whose destination has
-    /// sub-entities.
-    static let newStoresHaveEntityTypeColumns = false
 
     /// Where a to-many relationship is kept.
     enum ToManyStorage {
@@ -80,7 +70,7 @@ struct StoreLayoutRules {
                     && name.count > suffix.count + 1
             }.first
         }
-        guard Self.newStoresHaveEntityTypeColumns, hasSubentities(relationship.destinationEntityName) else { return nil }
+        guard hasSubentities(relationship.destinationEntityName) else { return nil }
         return "Z\(number(relationship.destinationEntityName))\(suffix)"
     }
 
@@ -104,7 +94,6 @@ struct StoreLayoutRules {
                 return .hiddenKey(column: hidden, order: relationship.isOrdered ? existing.first(of: [order], in: destinationTable) : nil)
             }
         }
-        if Self.newStoresJoinToManyWithoutInverse { return .joinTable }
         return .hiddenKey(column: hidden, order: relationship.isOrdered ? order : nil)
     }
 
