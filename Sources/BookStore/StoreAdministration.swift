@@ -31,7 +31,8 @@ public struct StoreAdministration: Sendable {
         let metadata = try await PersistentStore.metadata(at: url)
         let migrator = try BookStoreMigration.migrator(models: models, logger: logger)
         let model = try migrator.recognisedVersion(of: metadata, store: url).model
-        let plan = try migrator.plan(from: model, store: url)
+        // Planned from the store itself: its layout decides how each step can run.
+        let plan = try await migrator.plan(forStoreAt: url, storeVersion: model.name)
         return Status(store: url, storeModel: model, currentModel: models.current,
                       isCompatible: model.name == models.current.name, metadata: metadata, pendingSteps: plan.steps)
     }
