@@ -101,6 +101,23 @@ struct XcodeAcceptedModelTests {
         #expect(error.message.contains("Model Version"), "says how to set one: \(error.message)")
     }
 
+    // MARK: A model folder of Xcode 3
+
+    @Test("a model folder of Xcode 3 (an 'elements' archive, no 'contents') is refused, saying how to convert it")
+    func xcode3ModelFolder() throws {
+        let folder = try ModelFixtures.temporaryFolder().appendingPathComponent("Old.xcdatamodeld")
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        let version = folder.appendingPathComponent("Old.xcdatamodel")
+        try FileManager.default.createDirectory(at: version, withIntermediateDirectories: true)
+        // A binary property list's header, as an archive starts.
+        try Data("bplist00".utf8).write(to: version.appendingPathComponent("elements"))
+        try Data("bplist00".utf8).write(to: version.appendingPathComponent("layout"))
+        let error = try #require(ModelFixtures.versionedModelError(at: folder))
+        #expect(error.code == .missingFile)
+        #expect(error.file?.hasSuffix("Old.xcdatamodel") == true, "\(error.file ?? "")")
+        #expect(error.message.contains("Xcode 3") && error.message.contains("'elements'") && error.message.contains("save it"), "\(error.message)")
+    }
+
     // MARK: A transient without a type
 
     @Test("a transient saved without attributeType (Xcode's Undefined) loads, and is never stored")

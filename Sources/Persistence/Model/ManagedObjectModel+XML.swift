@@ -19,6 +19,18 @@ extension ManagedObjectModel {
         }
         let folder = isDirectory.boolValue ? url : url.deletingLastPathComponent()
         let contents = isDirectory.boolValue ? url.appendingPathComponent("contents") : url
+        if isDirectory.boolValue, !FileManager.default.fileExists(atPath: contents.path),
+            FileManager.default.fileExists(atPath: url.appendingPathComponent("elements").path)
+        {
+            // Xcode 3 kept the model as a compiled keyed archive (`elements`, `layout`), whose
+            // encoding of entities and properties Apple never documented; Xcode 4 and later
+            // read it and write the XML `contents` that every later model has.
+            throw ModelError(
+                .missingFile,
+                "this model folder was saved by Xcode 3: it holds 'elements', a compiled archive, and no 'contents' XML; "
+                    + "open the model once in Xcode 4 or later and save it, which writes 'contents' (Core Data loads the model the same)",
+                file: url.path)
+        }
         let data: Data
         do {
             data = try Data(contentsOf: contents)
