@@ -267,3 +267,119 @@ struct CoreDataLayoutMigrationTests {
         }
     }
 }
+
+enum BlogVersion: String, MigrationVersion, CaseIterable {
+    case v1 = "Blog 1", v2 = "Blog 2"
+    var modelName: String { rawValue }
+    func nextVersion() -> BlogVersion? { self == .v1 ? .v2 : nil }
+    var migrationManagerType: MigrationManager.Type { self == .v2 ? StreamingManager.self : MigrationManager.self }
+}
+
+/// An ordered many-to-many ordered on both sides keeps both orders through a step that
+/// renumbers its entities (so every join column and both order columns are renamed), however
+/// the step runs.
+@Suite("Ordered many-to-many through every kind of step")
+struct OrderedManyToManyMigrationTests {
+    enum Step: String, CaseIterable, CustomTestStringConvertible {
+        /// Inferred: in place on SQLite; PostgreSQL rebuilds a store whose every row is renumbered.
+        case inferred
+        case setBased
+        case streamed
+        var testDescription: String { rawValue }
+    }
+
+    static func model(_ version: Int) throws -> ManagedObjectModel {
+        let added = version == 2 ? #"<entity name="Archive" representedClassName="Archive"><attribute name="label" optional="YES" attributeType="String"/></entity>"# : ""
+        return try ManagedObjectModel(xml: ModelFixtures.xml("""
+            \(added)
+            <entity name="Author" representedClassName="Author">
+                <attribute name="name" optional="YES" attributeType="String"/>
+                <relationship name="entries" optional="YES" toMany="YES" ordered="YES" deletionRule="Nullify" destinationEntity="Post" inverseName="authors" inverseEntity="Post"/>
+            </entity>
+            <entity name="Post" representedClassName="Post">
+                <attribute name="title" optional="YES" attributeType="String"/>
+                <relationship name="authors" optional="YES" toMany="YES" ordered="YES" deletionRule="Nullify" destinationEntity="Author" inverseName="entries" inverseEntity="Author"/>
+            </entity>
+            """), name: "Blog \(version)", file: ModelFixtures.file)
+    }
+
+    /// The pairs, added one after the other from the authors' side: each author's entries and
+    /// each post's authors are in the order their pairs were added, unlike key order.
+    static let adds = [("Brontë", "Eins"), ("Ada", "Drei"), ("Brontë", "Zwei"), ("Ada", "Eins"), ("Brontë", "Drei")]
+    static let names = ["Ada", "Brontë", "Čapek"], titles = ["Eins", "Zwei", "Drei"]
+    static var entries: [String: [String]] { Dictionary(uniqueKeysWithValues: names.map { name in (name, adds.filter { $0.0 == name }.map(\.1)) }) }
+    static var authors: [String: [String]] { Dictionary(uniqueKeysWithValues: titles.map { title in (title, adds.filter { $0.1 == title }.map(\.0)) }) }
+
+    @Test(arguments: TestEngine.allCases, Step.allCases)
+    func bothOrdersSurviveRenumbering(engine: TestEngine, step: Step) async throws {
+        let v1 = try Self.model(1), v2 = try Self.model(2)
+        let models = try VersionedModel(name: "Blog", versions: [v1, v2], currentVersionName: "Blog 2")
+        try await engine.withStoreURL { url in
+            try await withOpenStore(url, model: v1, options: .createIfMissing) { container in
+                let context = container.newContext()
+                var authors: [String: ManagedObject] = [:], posts: [String: ManagedObject] = [:]
+                for name in Self.names {
+                    authors[name] = try context.insertObject(entityName: "Author")
+                    authors[name]?.setValue(.string(name), forKey: "name")
+                }
+                for title in Self.titles {
+                    posts[title] = try context.insertObject(entityName: "Post")
+                    posts[title]?.setValue(.string(title), forKey: "title")
+                }
+                try await context.save()
+                for (name, title) in Self.adds {
+                    try #require(authors[name]).addDestination(try #require(posts[title]), forKey: "entries")
+                    try await context.save()
+                }
+            }
+            try await Self.expectOrders(url, model: v1)
+            let chain: MigrationChain
+            switch step {
+            case .inferred:
+                chain = MigrationChain(models: models)
+            case .setBased:
+                var mapping = try MappingModel.inferred(from: v1, to: v2)
+                mapping.isInferred = false
+                chain = MigrationChain(models: models, mappingModels: [mapping])
+            case .streamed:
+                chain = try MigrationChain(BlogVersion.self, models: models)
+            }
+            let plan = try await ProgressiveMigrator(chain: chain, logger: testLogger).migrateStore(at: url)
+            let expected: MigrationPlan.Strategy = switch step {
+            case .inferred: engine == .sqlite ? .inPlace : .setBased
+            case .setBased: .setBased
+            case .streamed: .streamed
+            }
+            #expect(plan.steps.map(\.strategy) == [expected], "\(plan.steps.map(\.description))")
+            try await Self.expectOrders(url, model: v2, postsAuthorsKnownLost: step == .streamed)
+        }
+    }
+
+    /// `postsAuthorsKnownLost`: a streamed step sets each author's entries in order, and each
+    /// post's authors come out in the order the authors were visited: the context cannot yet
+    /// reorder an ordered relationship whose members stay the same.
+    static func expectOrders(_ url: StoreURL, model: ManagedObjectModel, postsAuthorsKnownLost: Bool = false,
+                             sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try await withOpenStore(url, model: model) { container in
+            let context = container.newContext()
+            for author in try await context.fetch(FetchRequest(entityName: "Author")) {
+                let name = try #require(author.value(forKey: "name").stringValue)
+                #expect(try await author.destinations(forKey: "entries").map { $0.value(forKey: "title").stringValue ?? "-" } == Self.entries[name],
+                        "\(name)'s entries", sourceLocation: sourceLocation)
+            }
+            var postsAuthors: [String: [String]] = [:]
+            for post in try await context.fetch(FetchRequest(entityName: "Post")) {
+                let title = try #require(post.value(forKey: "title").stringValue)
+                postsAuthors[title] = try await post.destinations(forKey: "authors").map { $0.value(forKey: "name").stringValue ?? "-" }
+            }
+            if postsAuthorsKnownLost {
+                #expect(postsAuthors.mapValues(Set.init) == Self.authors.mapValues(Set.init), "the same authors", sourceLocation: sourceLocation)
+                withKnownIssue("a streamed step does not yet reorder the inverse side of an ordered many-to-many") {
+                    #expect(postsAuthors == Self.authors, sourceLocation: sourceLocation)
+                }
+            } else {
+                #expect(postsAuthors == Self.authors, "the posts' authors", sourceLocation: sourceLocation)
+            }
+        }
+    }
+}

@@ -57,7 +57,8 @@ extension InPlacePlanner {
             let ownIsSource = join.sourceEntity == declaring.name && join.relationship == relationship.name
             storage = .join(
                 table: join.name, ownColumn: ownIsSource ? join.sourceColumn : join.destinationColumn,
-                otherColumn: ownIsSource ? join.destinationColumn : join.sourceColumn, orderColumn: join.orderColumn, ownIsSource: ownIsSource
+                otherColumn: ownIsSource ? join.destinationColumn : join.sourceColumn, orderColumn: join.orderColumn,
+                inverseOrderColumn: join.inverseOrderColumn, ownIsSource: ownIsSource
             )
         }
         return SourceLink(storage: storage, ownEntity: declaring.name, otherEntity: target.name, ownTable: ownTable.name, otherTable: otherTable.name,
@@ -88,7 +89,7 @@ extension InPlacePlanner {
                 }
             case let .foreignKey(_, table, column):
                 add(.clearReferences, raw: "UPDATE \(table) SET \(column) = NULL WHERE \(column) IN (\(rows))")
-            case let .join(table, own, other, _, _):
+            case let .join(table, own, other, _, _, _):
                 add(.clearReferences, raw: "DELETE FROM \(table) WHERE \(end == .own ? own : other) IN (\(rows))")
             }
         }

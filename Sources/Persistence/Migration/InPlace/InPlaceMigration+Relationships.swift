@@ -136,7 +136,7 @@ extension InPlacePlanner {
         switch fromRows.storage {
         case .foreignKey(.own, _, _):
             order = fromRows.keyOrderColumn.map(ColumnValue.column) ?? .null
-        case .join(_, _, _, let joinOrder?, false):
+        case .join(_, _, _, let joinOrder?, _, false):
             // The join table's order column orders the owner's destinations.
             order = .firstLinkedOrder(fromRows, column: joinOrder)
         default:
@@ -159,22 +159,25 @@ extension InPlacePlanner {
             add(.createTables, raw: to.createTableStatement(for: join))
             return
         }
-        if case let .join(table, own, other, order, ownIsSource) = link.storage, ownIsSource, !claimedJoinTables.contains(table) {
+        if case let .join(table, own, other, order, inverseOrder, ownIsSource) = link.storage, ownIsSource, !claimedJoinTables.contains(table) {
             claimedJoinTables.insert(table)
             var renames: [RenameOrder.Rename] = [(own, join.sourceColumn), (other, join.destinationColumn)]
             var columns = [own: join.sourceColumn, other: join.destinationColumn]
             var names: Set<String> = [own, other]
-            switch (order, join.orderColumn) {
-            case let (order?, destinationOrder?):
-                renames.append((order, destinationOrder))
-                columns[order] = destinationOrder
-                names.insert(order)
-            case let (order?, nil):
-                add(.dropColumns, raw: "ALTER TABLE \(table) DROP COLUMN \(order)")
-            case let (nil, destinationOrder?):
-                add(.createTables, raw: "ALTER TABLE \(join.name) ADD COLUMN \(destinationOrder) \(d.keyColumnType)")
-            case (nil, nil):
-                break
+            // Each side's order column continues, goes or is added empty.
+            for (order, destinationOrder) in [(order, join.orderColumn), (inverseOrder, join.inverseOrderColumn)] {
+                switch (order, destinationOrder) {
+                case let (order?, destinationOrder?):
+                    renames.append((order, destinationOrder))
+                    columns[order] = destinationOrder
+                    names.insert(order)
+                case let (order?, nil):
+                    add(.dropColumns, raw: "ALTER TABLE \(table) DROP COLUMN \(order)")
+                case let (nil, destinationOrder?):
+                    add(.createTables, raw: "ALTER TABLE \(join.name) ADD COLUMN \(destinationOrder) \(d.keyColumnType)")
+                case (nil, nil):
+                    break
+                }
             }
             for rename in try RenameOrder.order(renames, existing: names) {
                 add(.renameColumns, raw: "ALTER TABLE \(table) RENAME COLUMN \(rename.from) TO \(rename.to)")
@@ -210,13 +213,17 @@ extension InPlacePlanner {
             } else {
                 select = "SELECT \(column), \(pk) FROM \(table) WHERE \(column) IS NOT NULL"
             }
-        case let .join(table, own, other, order, _):
-            if let order, let destinationOrder = join.orderColumn {
+        case let .join(table, own, other, order, inverseOrder, ownIsSource):
+            // The source's order of the other end among the own end's (the destination's
+            // order column), and the reverse: which is which depends on which end owned it.
+            let (ordersOther, ordersOwn) = ownIsSource ? (order, inverseOrder) : (inverseOrder, order)
+            var selected = [own, other]
+            for (sourceOrder, destinationOrder) in [(ordersOther, join.orderColumn), (ordersOwn, join.inverseOrderColumn)] {
+                guard let sourceOrder, let destinationOrder else { continue }
                 columns.append(destinationOrder)
-                select = "SELECT \(own), \(other), \(order) FROM \(table)"
-            } else {
-                select = "SELECT \(own), \(other) FROM \(table)"
+                selected.append(sourceOrder)
             }
+            select = "SELECT \(selected.joined(separator: ", ")) FROM \(table)"
         }
         add(.fillJoinTables, raw: "INSERT INTO \(name) (\(columns.joined(separator: ", "))) \(select)")
     }

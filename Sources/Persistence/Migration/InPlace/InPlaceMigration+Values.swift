@@ -15,8 +15,10 @@ extension InPlacePlanner {
             /// are keys of the other end.
             case foreignKey(host: End, table: String, column: String)
             /// A join table: the own end's key in `ownColumn`, the other end's in `otherColumn`.
-            /// `ownIsSource` when `ownColumn` is the table's source column.
-            case join(table: String, ownColumn: String, otherColumn: String, orderColumn: String?, ownIsSource: Bool)
+            /// `ownIsSource` when `ownColumn` is the table's source column. As in ``JoinTable``,
+            /// `orderColumn` orders the destinations of each source row, `inverseOrderColumn`
+            /// the sources of each destination row.
+            case join(table: String, ownColumn: String, otherColumn: String, orderColumn: String?, inverseOrderColumn: String?, ownIsSource: Bool)
         }
 
         var storage: Storage
@@ -37,8 +39,8 @@ extension InPlacePlanner {
             switch storage {
             case let .foreignKey(host, table, column):
                 flippedStorage = .foreignKey(host: host.flipped, table: table, column: column)
-            case let .join(table, own, other, order, ownIsSource):
-                flippedStorage = .join(table: table, ownColumn: other, otherColumn: own, orderColumn: order, ownIsSource: !ownIsSource)
+            case let .join(table, own, other, order, inverseOrder, ownIsSource):
+                flippedStorage = .join(table: table, ownColumn: other, otherColumn: own, orderColumn: order, inverseOrderColumn: inverseOrder, ownIsSource: !ownIsSource)
             }
             return SourceLink(storage: flippedStorage, ownEntity: otherEntity, otherEntity: ownEntity, ownTable: otherTable, otherTable: ownTable,
                               keyOrderColumn: keyOrderColumn)
@@ -48,7 +50,7 @@ extension InPlacePlanner {
         var identity: String {
             switch storage {
             case let .foreignKey(_, table, column): "\(table).\(column)"
-            case let .join(table, _, _, _, _): table
+            case let .join(table, _, _, _, _, _): table
             }
         }
 
@@ -113,11 +115,11 @@ extension InPlacePlanner.ColumnValue {
                 return "\(identifier: column)"
             case let .foreignKey(.other, linkTable, column):
                 return "(SELECT min(l.\(storeName: "Z_PK")) FROM \(identifier: linkTable) l WHERE l.\(identifier: column) = \(identifier: table).\(storeName: "Z_PK"))"
-            case let .join(linkTable, own, other, _, _):
+            case let .join(linkTable, own, other, _, _, _):
                 return "(SELECT min(l.\(identifier: other)) FROM \(identifier: linkTable) l WHERE l.\(identifier: own) = \(identifier: table).\(storeName: "Z_PK"))"
             }
         case .firstLinkedOrder(let link, let column):
-            guard case let .join(linkTable, own, other, _, _) = link.storage else { return "NULL" }
+            guard case let .join(linkTable, own, other, _, _, _) = link.storage else { return "NULL" }
             return """
                 (SELECT l.\(identifier: column) FROM \(identifier: linkTable) l WHERE l.\(identifier: own) = \(identifier: table).\(storeName: "Z_PK") \
                 ORDER BY l.\(identifier: other) LIMIT 1)

@@ -17,11 +17,11 @@ struct SetBasedMigration: Sendable {
         var description: String { reason }
     }
 
-    /// One join table's rows: a SELECT of (owner key, other key) pairs from the source.
+    /// One join table's rows: a SELECT of (owner key, other key) pairs from the source, with
+    /// the values of its order columns where it has them.
     struct JoinInsert: Sendable {
         let table: String
-        let ownerColumn: String
-        let otherColumn: String
+        let columns: [String]
         let select: SQL
     }
 
@@ -95,7 +95,8 @@ struct SetBasedMigration: Sendable {
             written.append((insert.mapping, try connection.run(literal: resolved(insert.statement, offsets))))
         }
         for join in joinInserts {
-            let sql: SQL = "INSERT INTO \(identifier: join.table) (\(identifier: join.ownerColumn), \(identifier: join.otherColumn)) \(join.select)"
+            let columns: [SQL] = join.columns.map { "\(identifier: $0)" }
+            let sql: SQL = "INSERT INTO \(identifier: join.table) (\(columns.joined(separator: ", "))) \(join.select)"
             try connection.run(literal: resolved(sql, offsets))
         }
         for update in keyUpdates {

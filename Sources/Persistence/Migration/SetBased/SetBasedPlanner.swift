@@ -48,6 +48,14 @@ struct SetBasedPlanner {
                     guard let expression else { continue }
                     let (key, entityNumber) = try foreignKey(expression, sourceEntity: sourceEntity, mappingName: entityMapping.name, property: relationship.name)
                     insert.setKey(of: relationship.name, column: column, to: key, entityNumber: entityNumber)
+                    // The row's place among its destination's, when that side is ordered:
+                    // the source's, where the source ordered the same pairs beside the same key.
+                    if let inverse = destination.inverse(of: relationship), inverse.isToMany,
+                        let target = destination.entity(named: relationship.destinationEntityName),
+                        let orderColumn = destinationSchema.orderColumn(of: inverse, in: target)
+                    {
+                        insert.set(orderColumn, to: try sourceOrder(expression, sourceEntity: sourceEntity, property: relationship.name))
+                    }
                 case .inverseForeignKey?:
                     // Filled from the other side's foreign key; that side must map it.
                     guard expression != nil, let inverse = destination.inverse(of: relationship) else { continue }
@@ -108,37 +116,58 @@ struct SetBasedPlanner {
         }
     }
 
+    /// The source's order column beside the to-one key a look-up reads, over the source row `s`.
+    private func sourceOrder(_ expression: Expression, sourceEntity: EntityDescription, property: String) throws -> SQL {
+        let (_, relationship) = try lookup(expression, sourceEntity: sourceEntity, property: property)
+        guard case .foreignKey? = sourceSchema.storage(of: relationship, in: sourceEntity), let inverse = source.inverse(of: relationship),
+            let target = source.entity(named: relationship.destinationEntityName), let column = sourceSchema.orderColumn(of: inverse, in: target)
+        else { return "NULL" }
+        return "s.\(identifier: column)"
+    }
+
     private func joinRows(_ expression: Expression, join: JoinTable, fromOwner: Bool, sourceEntity: EntityDescription, sourceTable: EntityTable,
                           mappingName: String, property: String) throws -> SetBasedMigration.JoinInsert {
-        let pairs = try pairs(expression, sourceEntity: sourceEntity, sourceTable: sourceTable, mappingName: mappingName, property: property)
-        return SetBasedMigration.JoinInsert(
-            table: join.name, ownerColumn: join.sourceColumn, otherColumn: join.destinationColumn,
-            select: fromOwner ? "SELECT a, b FROM (\(pairs)) p" : "SELECT b, a FROM (\(pairs)) p")
+        let ordered = join.orderColumn != nil || join.inverseOrderColumn != nil
+        let pairs = try pairs(expression, sourceEntity: sourceEntity, sourceTable: sourceTable, mappingName: mappingName, property: property,
+                              withOrder: ordered)
+        // The owner's key, the other's, the other's place among the owner's, the owner's among the other's.
+        let (owner, other, ordersOther, ordersOwner) = fromOwner ? ("a", "b", "o", "io") : ("b", "a", "io", "o")
+        var columns = [join.sourceColumn, join.destinationColumn], selected = [owner, other]
+        for (column, value) in [(join.orderColumn, ordersOther), (join.inverseOrderColumn, ordersOwner)] {
+            guard let column else { continue }
+            columns.append(column)
+            selected.append(value)
+        }
+        return SetBasedMigration.JoinInsert(table: join.name, columns: columns, select: "SELECT \(raw: selected.joined(separator: ", ")) FROM (\(pairs)) p")
     }
 
     /// The (this side's destination key `a`, the other side's destination key `b`) pairs of a
     /// to-many look-up, from wherever the source keeps them; `withOrder`, with `o`, the
-    /// place of `b` among `a`'s destinations where the source orders them (else NULL).
+    /// place of `b` among `a`'s destinations, and `io`, the place of `a` among `b`'s, where
+    /// the source orders them (else NULL).
     private func pairs(_ expression: Expression, sourceEntity: EntityDescription, sourceTable: EntityTable, mappingName: String,
                        property: String, withOrder: Bool = false) throws -> SQL {
         let (target, relationship) = try lookup(expression, sourceEntity: sourceEntity, property: property)
-        func order(_ row: String, _ column: String?) -> SQL {
+        func order(_ row: String, _ column: String?, _ inverseColumn: String?) -> SQL {
             guard withOrder else { return "" }
-            guard let column else { return ", NULL AS o" }
-            return ", \(raw: row).\(identifier: column) AS o"
+            let values: [SQL] = [column, inverseColumn].map { column in column.map { "\(raw: row).\(identifier: $0)" } ?? "NULL" }
+            return ", \(values[0]) AS o, \(values[1]) AS io"
+        }
+        let inverseOrder = source.inverse(of: relationship).flatMap { inverse in
+            source.entity(named: relationship.destinationEntityName).flatMap { sourceSchema.orderColumn(of: inverse, in: $0) }
         }
         // (this side's key, the other side's key) pairs from the source's storage.
         let pairs: SQL
         switch sourceSchema.storage(of: relationship, in: sourceEntity) {
         case .foreignKey(let column)?:
             pairs = """
-                SELECT s.\(storeName: "Z_PK") + \(offsetOf: mappingName) AS a, s.\(identifier: column) + \(offsetOf: target.name) AS b\(order("s", nil)) \
+                SELECT s.\(storeName: "Z_PK") + \(offsetOf: mappingName) AS a, s.\(identifier: column) + \(offsetOf: target.name) AS b\(order("s", nil, inverseOrder)) \
                 FROM \(sourceTable: sourceTable.name) s WHERE s.\(identifier: column) IS NOT NULL AND s.\(storeName: "Z_ENT") = \(raw: String(sourceTable.entityNumber))
                 """
         case .inverseForeignKey(let table, let column)?, .hiddenForeignKey(let table, let column)?:
             pairs = """
                 SELECT x.\(identifier: column) + \(offsetOf: mappingName) AS a, x.\(storeName: "Z_PK") + \(offsetOf: target.name) AS b\
-                \(order("x", sourceSchema.orderColumn(of: relationship, in: sourceEntity))) \
+                \(order("x", sourceSchema.orderColumn(of: relationship, in: sourceEntity), nil)) \
                 FROM \(sourceTable: table.name) x WHERE x.\(identifier: column) IS NOT NULL
                 """
         case .joinTable(let sourceJoin, let sourceFromOwner)?:
@@ -146,7 +175,7 @@ struct SetBasedPlanner {
             let other = sourceFromOwner ? sourceJoin.destinationColumn : sourceJoin.sourceColumn
             pairs = """
                 SELECT j.\(identifier: mine) + \(offsetOf: mappingName) AS a, j.\(identifier: other) + \(offsetOf: target.name) AS b\
-                \(order("j", sourceJoin.orderColumn(fromSource: sourceFromOwner))) \
+                \(order("j", sourceJoin.orderColumn(fromSource: sourceFromOwner), sourceJoin.orderColumn(fromSource: !sourceFromOwner))) \
                 FROM \(sourceTable: sourceJoin.name) j
                 """
         case nil:
