@@ -150,8 +150,11 @@ private struct MappingInference {
         for relationship in destination.relationships(of: entity) where !relationship.isTransient {
             let match = MappingModel.matchProperty(relationship, among: candidates, name: \.name, identifier: \.migrationIdentifier)
             guard let match else {
-                if !relationship.isOptional {
-                    throw failure(entity.name, relationship.name, "the new relationship '\(relationship.name)' is required")
+                // A required to-many with no minimum count starts empty, as Core Data infers it;
+                // a required to-one, or a to-many needing members, has nothing to come from.
+                if !relationship.isOptional && !(relationship.isToMany && relationship.minCount == 0) {
+                    let need = relationship.isToMany ? "needs at least \(relationship.minCount) \(relationship.minCount == 1 ? "object" : "objects")" : "is required"
+                    throw failure(entity.name, relationship.name, "the new relationship '\(relationship.name)' \(need)")
                 }
                 result.append(PropertyMapping(name: relationship.name))
                 continue
