@@ -184,6 +184,19 @@ final class ServerProcess: Sendable {
         throw RawHTTPClient.Failure(description: "the server did not say where it listens within \(timeout): \(output)")
     }
 
+    /// Waits for an output line that satisfies `predicate`, throwing with the output when
+    /// none came within `timeout` or the server ended.
+    func waitForLine(_ what: String, timeout: Duration = .seconds(60), _ predicate: @escaping (Substring) -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !output.split(separator: "\n").contains(where: predicate) {
+            guard ContinuousClock.now < deadline, process.isRunning else {
+                throw RawHTTPClient.Failure(description: "no line \(what) within \(timeout); the server wrote:\n\(output.suffix(3000))")
+            }
+            // Polling pace only: the loop waits for the line.
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     /// Sends SIGTERM and waits for the exit status.
     func terminate(timeout: Duration = .seconds(60)) async throws -> Int32 {
         process.signal(SIGTERM)

@@ -207,17 +207,26 @@ import Testing
             var options = OnlineMigrationOptions()
             options.cutOverLockTimeout = .milliseconds(100)
             options.cutOverAttempts = 2
-            let migrator = try BookStoreMigration.migrator(models: try loadModels(), logger: quietLogger)
+            let log = LogRecorder()
+            let migrator = try BookStoreMigration.migrator(models: try loadModels(), logger: log.logger)
             let attempts = options
             let outcome = await withTaskGroup(of: (any Error)?.self) { group in
                 group.addTask {
                     do { try await migrator.migrateStoreOnline(at: url, options: attempts) } catch { return error }
                     return nil
                 }
-                // The capture's triggers go with the run; dropping them waits for the transaction.
+                // The capture's triggers go with the run; dropping them waits for the
+                // transaction, which ends once the last attempt has said it gave way.
                 group.addTask {
-                    try? await Task.sleep(for: .seconds(3))
-                    try? await holder.commit()
+                    do {
+                        try await log.waitFor("the second attempt given way") {
+                            $0.contains("kept the store's tables longer than the cut-over waits") && $0.contains("persistence.migration.attempt=2 of 2")
+                        }
+                    } catch {
+                        try? await holder.commit()
+                        return error
+                    }
+                    do { try await holder.commit() } catch { return error }
                     return nil
                 }
                 var failure: (any Error)?
@@ -225,7 +234,7 @@ import Testing
                 return failure
             }
             let error = outcome as? MigrationError
-            #expect(error?.code == .storeBusy, "\(String(describing: error))")
+            #expect(error?.code == .storeBusy, "\(String(describing: outcome))")
             #expect(error?.message.contains("2 attempts waited 0.1 seconds each") == true, "\(String(describing: error))")
             #expect(error?.hint?.contains("the store is as it was, at model version 'BookStore 4'") == true)
             try await expectStore(url, atVersion: 4, holds: expected)

@@ -185,6 +185,48 @@ struct OtherWriterTests {
         #expect(status == 0, "\(process.output)")
     }
 
+    /// Waits until `client` is blocked on the store's lock: on PostgreSQL its session waits
+    /// for a lock (`pg_stat_activity`); on SQLite the `sqlite3` process sits in its busy
+    /// handler's sleep (`/proc/<pid>/syscall`), the only sleep it makes. False after a minute
+    /// or when the client ended first (its write then did not wait).
+    static func waitUntilWaitingForTheStore(_ client: WatchedProcess, _ url: StoreURL) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline, client.isRunning {
+            switch url.kind {
+            case .postgres:
+                let waiting = try await PersistentStore.inspect(url) { connection in
+                    try connection.scalar("""
+                        SELECT count(*) FROM pg_stat_activity
+                        WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'UPDATE zpublication%'
+                        """)?.int64 ?? 0
+                }
+                if waiting > 0 { return true }
+            case .sqlite:
+                if sleepingInASystemCall(client.identifier) { return true }
+            case .memory:
+                preconditionFailure("an in-memory store has no other clients")
+            }
+            // Polling pace only: the event itself is what the loop tests.
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+
+    /// Whether process `pid` is in `nanosleep`/`clock_nanosleep` (what SQLite's busy
+    /// handler calls between attempts at a lock).
+    static func sleepingInASystemCall(_ pid: Int32) -> Bool {
+        #if arch(x86_64)
+        let sleeps: Set<Substring> = ["35", "230"]
+        #elseif arch(arm64)
+        let sleeps: Set<Substring> = ["101", "115"]
+        #else
+        let sleeps: Set<Substring> = []
+        #endif
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/syscall", encoding: .utf8),
+              let number = text.split(separator: " ").first else { return false }
+        return sleeps.contains(number)
+    }
+
     /// `bookstore migrate` of a store seeded at `seedVersion` with ``generated`` books,
     /// stopped (SIGSTOP) once its streamed step has read its first batch; the caller sends
     /// SIGCONT, and SIGKILL when done.
@@ -231,22 +273,27 @@ struct OtherWriterTests {
 
     private func writeWhileMigrating(_ url: StoreURL) async throws {
         // The migration is stopped as soon as its streamed step (BookStore 4 → 5, its custom
-        // manager) has read its first batch, so the other client's write surely comes while
-        // it runs; it goes on (SIGCONT) half a second later.
+        // manager) has read its first batch; it goes on (SIGCONT) only once the other
+        // client's write is seen waiting for the store the stopped migration holds.
         let process = try await Self.migrationStoppedInItsStreamedStep(url, seedVersion: 4)
         defer { process.signal(SIGKILL) }
 
         let keyList = Self.keys.map(String.init).joined(separator: ", ")
         let price = 101
-        async let update = Self.otherClient(url, "UPDATE zpublication SET zprice = \(price), z_opt = z_opt + 1 WHERE z_pk IN (\(keyList))")
-        try await Task.sleep(for: .milliseconds(500))
+        let (executable, arguments, prelude) = try Self.interactiveClient(url)
+        let client = try WatchedProcess(executable, arguments, readsInput: true)
+        defer { client.signal(SIGKILL) }
+        client.send(prelude + "UPDATE zpublication SET zprice = \(price), z_opt = z_opt + 1 WHERE z_pk IN (\(keyList));\n")
+        client.endInput()
+        let waiting = try await Self.waitUntilWaitingForTheStore(client, url)
+        #expect(waiting, "the other client's write was never seen waiting for the store: \(client.output)")
         #expect(process.isRunning, "the migration ended while stopped")
         process.signal(SIGCONT)
-        let written = try await update
+        let written = await client.waitUntilExit(timeout: .seconds(180))
         let status = await process.waitUntilExit(timeout: .seconds(180))
         #expect(status == 0, "\(process.output)")
         // The write waited for the migration (the clients wait up to a minute), then landed.
-        #expect(written.status == 0, "the write made during the migration failed: \(written.stderr)")
+        #expect(written == 0, "the write made during the migration failed: \(client.output)")
         let expected = price
 
         let rows = try await PersistentStore.inspect(url) { connection in

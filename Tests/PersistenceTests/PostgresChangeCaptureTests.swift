@@ -217,14 +217,14 @@ struct PostgresChangeCaptureTests {
     /// install's timeout still comes from its own session's (the server's) setting, and an
     /// install that waited past that would be ended by its own check instead (not 55P03).
     @Test func aWriterCaughtBetweenTwoTablesGoesOnAndTheInstallGivesWay() async throws {
-        try await withStore { migration, writer, _ in
+        try await withStore { migration, writer, configuration in
             try await migration.writeWithoutTransaction { try $0.execute("BEGIN; LOCK bookstore.zpublication IN SHARE ROW EXCLUSIVE MODE") }
             try await writer.writeWithoutTransaction { try $0.execute("SET deadlock_timeout = '20s'; BEGIN; INSERT INTO bookstore.z_1authors VALUES (1, 1)") }
             async let written: (any Error)? = Self.error {
                 try await writer.writeWithoutTransaction { try $0.execute("INSERT INTO bookstore.zpublication (z_pk) VALUES (1); COMMIT") }
             }
             // The writer waits first, as it would once the first trigger is made.
-            try await Task.sleep(for: .milliseconds(200))
+            try await Self.waitUntilASessionWaitsForALock(running: "INSERT INTO bookstore.zpublication", configuration)
             let refusal = await Self.error {
                 try await migration.writeWithoutTransaction { connection in
                     do {
@@ -284,6 +284,30 @@ struct PostgresChangeCaptureTests {
         } catch {
             return error
         }
+    }
+
+    /// Waits until a session whose statement begins with `statement` waits for a lock
+    /// (`pg_locks`), seen from a session of its own; fails after a minute.
+    static func waitUntilASessionWaitsForALock(running statement: String, _ configuration: PostgresConfiguration) async throws {
+        let observer = try await PostgresDatabase.open(configuration, readerCount: 0)
+        let deadline = ContinuousClock.now + .seconds(60)
+        var waiting = false
+        do {
+            while !waiting, ContinuousClock.now < deadline {
+                waiting = try await observer.writeWithoutTransaction { connection in
+                    try connection.scalar("""
+                        SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE NOT l.granted AND a.query LIKE $1
+                        """, [.text(statement + "%")])?.int64 ?? 0
+                } > 0
+                // Polling pace only: the loop waits for the lock wait itself.
+                if !waiting { try await Task.sleep(for: .milliseconds(10)) }
+            }
+        } catch {
+            await observer.close()
+            throw error
+        }
+        await observer.close()
+        try #require(waiting, "no session running \(statement) waited for a lock within a minute")
     }
 
     static func triggers(on database: PostgresDatabase) async throws -> Int64 {
