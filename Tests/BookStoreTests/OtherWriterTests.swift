@@ -169,7 +169,10 @@ struct OtherWriterTests {
         let (directory, cleanUp) = temporaryDirectory()
         defer { cleanUp() }
         let url = sqliteStoreURL(in: directory)
-        guard case .sqlite(let path) = url.kind else { return }
+        guard case .sqlite(let path) = url.kind else {
+            Issue.record("not a SQLite store: \(url.kind)")
+            return
+        }
         // Stopped in its streamed pass, after the copy the in-place step ran on.
         let process = try await Self.migrationStoppedInItsStreamedStep(url, seedVersion: 2)
         defer { process.signal(SIGKILL) }

@@ -117,7 +117,10 @@ struct StorageFaultTests {
         let url = sqliteStoreURL(in: directory)
         let seed = try await BookStoreProcess.running(["seed", "--model-version", "1", "--count", "500", "--store", url.description])
         #expect(seed.status == 0, "\(seed.stderr)")
-        guard case .sqlite(let path) = url.kind else { return }
+        guard case .sqlite(let path) = url.kind else {
+            Issue.record("not a SQLite store: \(url.kind)")
+            return
+        }
         // The schema's page intact, the rest overwritten.
         let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
         try handle.seek(toOffset: 8_192)
