@@ -102,7 +102,9 @@ struct StorageFaultTests {
         Self.expectNoBugReportOrRawText(migrate.stderr)
 
         let serve = try WatchedProcess(try BookStoreProcess.executable, ["serve", "--store", store, "--port", "0"], on: small)
-        let status = await serve.waitUntilExit(timeout: .seconds(20))
+        // A serve that did not refuse would listen until stopped: the bound catches that,
+        // however slow the machine (what proves "before listening" is the output below).
+        let status = await serve.waitUntilExit(timeout: Self.hangBound)
         let output = serve.output
         #expect(status == 1, "\(output)")
         #expect(output.contains("error: \(store): the store file cannot be written: Read-only file system"), "\(output)")
@@ -160,13 +162,21 @@ struct StorageFaultTests {
         let store = "sqlite://\(path)"
         for arguments in [["status"], ["migrate"], ["serve", "--port", "0"]] {
             let process = try WatchedProcess(try BookStoreProcess.executable, arguments + ["--store", store])
-            let status = await process.waitUntilExit(timeout: .seconds(10))
+            // Nothing ever writes the FIFO (or connects to the socket, or listens to the
+            // device): a command that waited for one would wait forever, so it refused without
+            // waiting if it ended at all. The bound only ends a hang; it does not time the
+            // refusal, which a busy machine may take a while to reach.
+            let status = await process.waitUntilExit(timeout: Self.hangBound)
             let output = process.output
             #expect(status == 1, "\(arguments[0]) did not refuse at once: \(output)")
             #expect(output.contains("error: \(store): \(path) is \(what), not a store file"), "\(arguments[0]): \(output)")
             #expect(!output.contains("listening"), "\(arguments[0]): \(output)")
         }
     }
+
+    /// How long a command that should end by itself may take before it is taken for hung:
+    /// long enough for a debug build on a loaded machine, short of forever.
+    static let hangBound: Duration = .seconds(300)
 
     /// What the store's tables take on the server's disk, their indexes included.
     private static func postgresTableBytes(_ url: StoreURL) async throws -> Int {
