@@ -51,13 +51,29 @@ struct KeysetPaginationTests {
             let byPrice = try await client.send(.get, "/publications?limit=100&sort=-price,id").json["items"]?.array ?? []
             let pairs = byPrice.map { (price: $0["price"]?.number ?? -1, id: $0["id"]?.int ?? 0) }
             #expect(pairs.map(\.id) == pairs.sorted { $0.price != $1.price ? $0.price > $1.price : $0.id < $1.id }.map(\.id))
+            // And by title, the order computed here from the rows' titles (mixed case,
+            // accented, CJK): case folded, then by code point, ties by id.
+            let rows = (try await client.send(.get, "/publications?limit=100&sort=id").json["items"]?.array ?? [])
+                .map { (id: $0["id"]?.int ?? 0, title: $0["title"]?.string ?? "") }
+            #expect(rows.count == Self.publications.count + 4)
+            for (sort, descending) in [("title", false), ("-title", true)] {
+                let expected = rows.sorted { a, b in
+                    let (x, y) = (a.title.lowercased().unicodeScalars.map(\.value), b.title.lowercased().unicodeScalars.map(\.value))
+                    if x != y { return descending ? y.lexicographicallyPrecedes(x) : x.lexicographicallyPrecedes(y) }
+                    return a.id < b.id
+                }.map(\.id)
+                let listed = Self.ids(try await client.send(.get, "/publications?limit=100&sort=\(sort)").json)
+                #expect(listed == expected, "sort '\(sort)': listed \(listed), by the titles \(expected)")
+                let walked = try await Self.walk(client, "/publications?limit=7&sort=\(sort)")
+                #expect(walked == expected, "sort '\(sort)': walked \(walked), by the titles \(expected)")
+            }
         }
     }
 
     /// The longest values a row may hold, in the worst characters for a cursor's JSON
     /// (4-byte, escaped), make a cursor that `after` still takes.
-    @Test(arguments: TestEngine.allCases)
-    func theCursorOfTheLongestValuesIsTakenBack(_ backend: TestEngine) async throws {
+    @Test(arguments: TestBackend.allCases)
+    func theCursorOfTheLongestValuesIsTakenBack(_ backend: TestBackend) async throws {
         try await withReadyService(backend) { client in
             // Each piece is one character of the stored text, written in the body's JSON.
             for (index, piece) in ["𝄞", "\\\"", "\\u0001", "é"].enumerated() {
