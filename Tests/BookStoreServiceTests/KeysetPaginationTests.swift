@@ -27,8 +27,8 @@ struct KeysetPaginationTests {
     static let sorts = ["", "id", "-id", "title", "-title", "-price,title", "price,-id", "lastName,firstName", "-lastName", "-firstName,title",
                         "pageCount,-price", "-pageCount", "title,id,price", "title,-title,price,price"]
 
-    @Test(arguments: TestEngine.allCases)
-    func walkingKeysetPagesGivesTheWholeListInItsOrder(_ backend: TestEngine) async throws {
+    @Test(arguments: TestBackend.allCases)
+    func walkingKeysetPagesGivesTheWholeListInItsOrder(_ backend: TestBackend) async throws {
         try await withReadyService(backend) { client in
             for (index, body) in Self.publications.enumerated() {
                 let created = try await client.send(.post, "/publications", json: body)
@@ -90,8 +90,8 @@ struct KeysetPaginationTests {
         }
     }
 
-    @Test(arguments: TestEngine.allCases)
-    func aPublicationsPagesPageByKeysetToo(_ backend: TestEngine) async throws {
+    @Test(arguments: TestBackend.allCases)
+    func aPublicationsPagesPageByKeysetToo(_ backend: TestBackend) async throws {
         try await withReadyService(backend) { client in
             for number in [5, 3, 3, 9, 1, 7, 7, 7, 2, 8, 4] {
                 _ = try await client.send(.post, "/publications/1/pages", json: #"{"number": \#(number), "text": "n\#(number)"}"#)
@@ -105,8 +105,8 @@ struct KeysetPaginationTests {
         }
     }
 
-    @Test(arguments: TestEngine.allCases)
-    func aCursorOutlivesItsRowAnIdWorksInEveryOrderAndAWrongOneIsRefused(_ backend: TestEngine) async throws {
+    @Test(arguments: TestBackend.allCases)
+    func aCursorOutlivesItsRowAnIdWorksInEveryOrderAndAWrongOneIsRefused(_ backend: TestBackend) async throws {
         try await withReadyService(backend) { client in
             for body in Self.publications.prefix(9) { _ = try await client.send(.post, "/publications", json: body) }
             let expected = try await client.send(.get, "/publications?limit=100&sort=-price,title").json["items"]?.array.compactMap { $0["id"]?.int } ?? []
