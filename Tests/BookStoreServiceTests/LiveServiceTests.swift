@@ -68,7 +68,11 @@ struct LiveServiceTests {
         try await backend.withStoreURL { url in
             try await seed(url)
             let log = LogRecorder()
-            let application = try makeService(url, address: .unixSocket(path: socket), logger: log.logger).makeApplication()
+            // The body's clock ten minutes rather than 30 s: what may end the request here is
+            // the shutdown, not a loaded machine's slow steps between the body's two halves.
+            var configuration = try makeService(url, address: .unixSocket(path: socket), logger: log.logger).configuration
+            configuration.timeouts = HTTPTimeouts(requestBody: .seconds(600))
+            let application = try BookStoreService(configuration: configuration, logger: log.logger).makeApplication()
             let group = ServiceGroup(configuration: .init(services: [application], logger: quietLogger))
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
@@ -89,7 +93,9 @@ struct LiveServiceTests {
 
                 await group.triggerGracefulShutdown()
                 // The listener closes first: a new connection is refused while the request is under way.
-                let deadline = ContinuousClock.now + .seconds(30)
+                // Five minutes bound a hang: the in-process service shares the test process's
+                // two cooperative threads with every test running beside it.
+                let deadline = ContinuousClock.now + .seconds(300)
                 while (try? RawHTTPClient.Connection(to: .unixSocket(socket))) != nil, ContinuousClock.now < deadline {
                     try await Task.sleep(for: .milliseconds(10))
                 }
@@ -231,8 +237,10 @@ final class ServerProcess: Sendable {
     }
 }
 
-/// Polls `/health` until it answers 200 (the store open and current).
-func waitUntilHealthy(_ target: RawHTTPClient.Target, timeout: Duration = .seconds(60)) async throws -> RawHTTPClient.Response {
+/// Polls `/health` until it answers 200 (the store open and current). Five minutes at
+/// most, as ``waitUntilReady(_:timeout:)``: the limit catches a service that never gets
+/// healthy, not a slow one on a loaded machine.
+func waitUntilHealthy(_ target: RawHTTPClient.Target, timeout: Duration = .seconds(300)) async throws -> RawHTTPClient.Response {
     let deadline = ContinuousClock.now + timeout
     while true {
         if let health = try? await RawHTTPClient.send("GET", "/health", to: target), health.status == 200 { return health }
