@@ -90,15 +90,17 @@ import Testing
     }
 
     /// Waits (blocking its thread: the migration's hook is synchronous) until a session
-    /// waits for a lock with an update of the publications; false after a minute.
+    /// waits for a lock with an update of the publications; false after five minutes (a hang,
+    /// not a slow machine), the last look after the time is up.
     static func waitUntilAnUpdateWaits(_ configuration: PostgresConfiguration) -> Bool {
         guard let observer = try? PostgresConnection(configuration: configuration) else { return false }
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline {
+        let deadline = ContinuousClock.now + .seconds(300)
+        while true {
             let waiting = try? observer.scalar("""
                 SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE NOT l.granted AND a.query LIKE 'UPDATE %zpublication SET ztitle%'
                 """)?.int64
             if (waiting ?? 0) > 0 { return true }
+            guard ContinuousClock.now < deadline else { break }
             // Polling pace only: the loop waits for the lock wait itself.
             usleep(10_000)
         }

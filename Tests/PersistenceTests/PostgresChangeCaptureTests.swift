@@ -291,27 +291,29 @@ struct PostgresChangeCaptureTests {
     }
 
     /// Waits until a session whose statement begins with `statement` waits for a lock
-    /// (`pg_locks`), seen from a session of its own; fails after a minute.
+    /// (`pg_locks`), seen from a session of its own; fails after five minutes (a hang, not a
+    /// slow machine), the last look after the time is up.
     static func waitUntilASessionWaitsForALock(running statement: String, _ configuration: PostgresConfiguration) async throws {
         let observer = try await PostgresDatabase.open(configuration, readerCount: 0)
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + .seconds(300)
         var waiting = false
         do {
-            while !waiting, ContinuousClock.now < deadline {
+            while true {
                 waiting = try await observer.writeWithoutTransaction { connection in
                     try connection.scalar("""
                         SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE NOT l.granted AND a.query LIKE $1
                         """, [.text(statement + "%")])?.int64 ?? 0
                 } > 0
+                guard !waiting, ContinuousClock.now < deadline else { break }
                 // Polling pace only: the loop waits for the lock wait itself.
-                if !waiting { try await Task.sleep(for: .milliseconds(10)) }
+                try await Task.sleep(for: .milliseconds(10))
             }
         } catch {
             await observer.close()
             throw error
         }
         await observer.close()
-        try #require(waiting, "no session running \(statement) waited for a lock within a minute")
+        try #require(waiting, "no session running \(statement) waited for a lock within five minutes")
     }
 
     static func triggers(on database: PostgresDatabase) async throws -> Int64 {
