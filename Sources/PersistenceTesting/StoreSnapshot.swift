@@ -65,15 +65,27 @@ public struct StoreSnapshot: Sendable, Equatable, CustomStringConvertible {
                     SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' AND nspname <> 'information_schema' ORDER BY 1
                     """).compactMap { $0[0].text }
                 var tables: [String: [String]] = [:]
-                let names = try connection.rows("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1", [.text(schema)])
-                    .compactMap { $0[0].text }
+                // Tables only (views are schema objects, by their definition).
+                let names = try connection.rows("""
+                    SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                    WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') ORDER BY 1
+                    """, [.text(schema)]).compactMap { $0[0].text }
                 for table in names {
+                    // The full type with its modifiers (varchar(40), numeric(12,2), timestamp(3)),
+                    // which information_schema's data_type leaves out, and a collation of the
+                    // column's own.
                     let columns = try connection.rows("""
-                        SELECT column_name, data_type, is_nullable, column_default FROM information_schema.columns
-                        WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position
+                        SELECT a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull::int, pg_get_expr(d.adbin, d.adrelid),
+                               CASE WHEN a.attcollation <> t.typcollation THEN co.collname END
+                        FROM pg_attribute a
+                        JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+                        JOIN pg_type t ON t.oid = a.atttypid
+                        LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+                        LEFT JOIN pg_collation co ON co.oid = a.attcollation
+                        WHERE n.nspname = $1 AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum
                         """, [.text(schema), .text(table)]).map { column in
-                        "\(column[0].text ?? "?") \(column[1].text ?? "?")\(column[2].text == "NO" ? " NOT NULL" : "")"
-                            + (column[3].text.map { " DEFAULT \($0)" } ?? "")
+                        "\(column[0].text ?? "?") \(column[1].text ?? "?")" + (column[4].text.map { " COLLATE \($0)" } ?? "")
+                            + (column[2].int64 == 1 ? " NOT NULL" : "") + (column[3].text.map { " DEFAULT \($0)" } ?? "")
                     }
                     let qualified = PostgresConfiguration.qualifiedName(table, inSchema: schema)
                     let order = (1...max(columns.count, 1)).map(String.init).joined(separator: ", ")
@@ -108,7 +120,24 @@ public struct StoreSnapshot: Sendable, Equatable, CustomStringConvertible {
             JOIN pg_class r ON r.oid = t.tgrelid JOIN pg_namespace n ON n.oid = r.relnamespace
             WHERE n.nspname = $1 AND NOT t.tgisinternal
             """, [.text(schema)]).map { "trigger \($0[1].text ?? "") on \($0[0].text ?? ""): \($0[2].text ?? "")" }
-        return (indexes + constraints + sequences + triggers).sorted()
+        // Logged or not, and who may do what, of each table, view and sequence.
+        let relations = try connection.rows("""
+            SELECT c.relname, c.relkind::text, c.relpersistence::text, coalesce(c.relacl::text, '(default)') FROM pg_class c
+            JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'S')
+            """, [.text(schema)]).map { row in
+            "relation \(row[0].text ?? "") (\(row[1].text ?? "")): \(row[2].text == "u" ? "unlogged" : row[2].text == "t" ? "temporary" : "logged"), grants \(row[3].text ?? "")"
+        }
+        let views = try connection.rows("""
+            SELECT c.relname, pg_get_viewdef(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = $1 AND c.relkind IN ('v', 'm')
+            """, [.text(schema)]).map { "view \($0[0].text ?? ""): \($0[1].text ?? "")" }
+        let functions = try connection.rows("""
+            SELECT p.oid::regprocedure::text, pg_get_functiondef(p.oid), coalesce(p.proacl::text, '(default)') FROM pg_proc p
+            JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.prokind IN ('f', 'p')
+            """, [.text(schema)]).map { "function \($0[0].text ?? ""), grants \($0[2].text ?? ""): \($0[1].text ?? "")" }
+        let schemaGrants = try connection.rows("SELECT coalesce(nspacl::text, '(default)') FROM pg_namespace WHERE nspname = $1", [.text(schema)])
+            .map { "schema grants: \($0[0].text ?? "")" }
+        return (indexes + constraints + sequences + triggers + relations + views + functions + schemaGrants).sorted()
     }
 
     /// The metadata as one line: what a store's identity and version are made of.

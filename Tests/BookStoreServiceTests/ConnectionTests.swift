@@ -210,13 +210,16 @@ struct ConnectionTests {
     @Test func aSlowUploadDoesNotHoldUpShutdownPastTheGracePeriod() async throws {
         try await TestEngine.sqlite.withStoreURL { url in
             try await seed(url)
-            let server = try ServerProcess(["serve", "--store", url.description, "--port", "0", "--shutdown-grace", "1", "--body-timeout", "600"])
+            // At trace level the server logs each request it has begun (its head read).
+            let server = try ServerProcess(["serve", "--store", url.description, "--port", "0", "--shutdown-grace", "1", "--body-timeout", "600",
+                                            "--log-level", "trace"])
             defer { server.kill() }
             let port = try await server.port()
             _ = try await waitUntilHealthy(.tcp(port: port))
             let upload = try await connect(.tcp(port: port), sending: "POST /publications HTTP/1.1\r\nHost: localhost\r\n"
                 + "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"title\": ")
-            try await Task.sleep(for: .milliseconds(300))
+            // In flight: the server has read the head and waits for the body's 990 bytes more.
+            try await server.waitForLine("the upload's request started") { $0.contains("request started") && $0.contains("http.method=POST") }
             // The upload's own clock is ten minutes: stopping within two proves the server
             // did not wait for it (the wait throws, saying so, past two minutes).
             let status = try await server.terminate(timeout: .seconds(120))

@@ -27,8 +27,8 @@ struct KeysetPaginationTests {
     static let sorts = ["", "id", "-id", "title", "-title", "-price,title", "price,-id", "lastName,firstName", "-lastName", "-firstName,title",
                         "pageCount,-price", "-pageCount", "title,id,price", "title,-title,price,price"]
 
-    @Test(arguments: TestEngine.allCases)
-    func walkingKeysetPagesGivesTheWholeListInItsOrder(_ backend: TestEngine) async throws {
+    @Test(arguments: TestBackend.allCases)
+    func walkingKeysetPagesGivesTheWholeListInItsOrder(_ backend: TestBackend) async throws {
         try await withReadyService(backend) { client in
             for (index, body) in Self.publications.enumerated() {
                 let created = try await client.send(.post, "/publications", json: body)
@@ -51,13 +51,29 @@ struct KeysetPaginationTests {
             let byPrice = try await client.send(.get, "/publications?limit=100&sort=-price,id").json["items"]?.array ?? []
             let pairs = byPrice.map { (price: $0["price"]?.number ?? -1, id: $0["id"]?.int ?? 0) }
             #expect(pairs.map(\.id) == pairs.sorted { $0.price != $1.price ? $0.price > $1.price : $0.id < $1.id }.map(\.id))
+            // And by title, the order computed here from the rows' titles (mixed case,
+            // accented, CJK): case folded, then by code point, ties by id.
+            let rows = (try await client.send(.get, "/publications?limit=100&sort=id").json["items"]?.array ?? [])
+                .map { (id: $0["id"]?.int ?? 0, title: $0["title"]?.string ?? "") }
+            #expect(rows.count == Self.publications.count + 4)
+            for (sort, descending) in [("title", false), ("-title", true)] {
+                let expected = rows.sorted { a, b in
+                    let (x, y) = (a.title.lowercased().unicodeScalars.map(\.value), b.title.lowercased().unicodeScalars.map(\.value))
+                    if x != y { return descending ? y.lexicographicallyPrecedes(x) : x.lexicographicallyPrecedes(y) }
+                    return a.id < b.id
+                }.map(\.id)
+                let listed = Self.ids(try await client.send(.get, "/publications?limit=100&sort=\(sort)").json)
+                #expect(listed == expected, "sort '\(sort)': listed \(listed), by the titles \(expected)")
+                let walked = try await Self.walk(client, "/publications?limit=7&sort=\(sort)")
+                #expect(walked == expected, "sort '\(sort)': walked \(walked), by the titles \(expected)")
+            }
         }
     }
 
     /// The longest values a row may hold, in the worst characters for a cursor's JSON
     /// (4-byte, escaped), make a cursor that `after` still takes.
-    @Test(arguments: TestEngine.allCases)
-    func theCursorOfTheLongestValuesIsTakenBack(_ backend: TestEngine) async throws {
+    @Test(arguments: TestBackend.allCases)
+    func theCursorOfTheLongestValuesIsTakenBack(_ backend: TestBackend) async throws {
         try await withReadyService(backend) { client in
             // Each piece is one character of the stored text, written in the body's JSON.
             for (index, piece) in ["𝄞", "\\\"", "\\u0001", "é"].enumerated() {
@@ -74,8 +90,8 @@ struct KeysetPaginationTests {
         }
     }
 
-    @Test(arguments: TestEngine.allCases)
-    func aPublicationsPagesPageByKeysetToo(_ backend: TestEngine) async throws {
+    @Test(arguments: TestBackend.allCases)
+    func aPublicationsPagesPageByKeysetToo(_ backend: TestBackend) async throws {
         try await withReadyService(backend) { client in
             for number in [5, 3, 3, 9, 1, 7, 7, 7, 2, 8, 4] {
                 _ = try await client.send(.post, "/publications/1/pages", json: #"{"number": \#(number), "text": "n\#(number)"}"#)
@@ -89,8 +105,8 @@ struct KeysetPaginationTests {
         }
     }
 
-    @Test(arguments: TestEngine.allCases)
-    func aCursorOutlivesItsRowAnIdWorksInEveryOrderAndAWrongOneIsRefused(_ backend: TestEngine) async throws {
+    @Test(arguments: TestBackend.allCases)
+    func aCursorOutlivesItsRowAnIdWorksInEveryOrderAndAWrongOneIsRefused(_ backend: TestBackend) async throws {
         try await withReadyService(backend) { client in
             for body in Self.publications.prefix(9) { _ = try await client.send(.post, "/publications", json: body) }
             let expected = try await client.send(.get, "/publications?limit=100&sort=-price,title").json["items"]?.array.compactMap { $0["id"]?.int } ?? []

@@ -68,7 +68,11 @@ struct LiveServiceTests {
         try await backend.withStoreURL { url in
             try await seed(url)
             let log = LogRecorder()
-            let application = try makeService(url, address: .unixSocket(path: socket), logger: log.logger).makeApplication()
+            // The body's clock ten minutes rather than 30 s: what may end the request here is
+            // the shutdown, not a loaded machine's slow steps between the body's two halves.
+            var configuration = try makeService(url, address: .unixSocket(path: socket), logger: log.logger).configuration
+            configuration.timeouts = HTTPTimeouts(requestBody: .seconds(600))
+            let application = try BookStoreService(configuration: configuration, logger: log.logger).makeApplication()
             let group = ServiceGroup(configuration: .init(services: [application], logger: quietLogger))
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
@@ -89,7 +93,9 @@ struct LiveServiceTests {
 
                 await group.triggerGracefulShutdown()
                 // The listener closes first: a new connection is refused while the request is under way.
-                let deadline = ContinuousClock.now + .seconds(30)
+                // Five minutes bound a hang: the in-process service shares the test process's
+                // two cooperative threads with every test running beside it.
+                let deadline = ContinuousClock.now + .seconds(300)
                 while (try? RawHTTPClient.Connection(to: .unixSocket(socket))) != nil, ContinuousClock.now < deadline {
                     try await Task.sleep(for: .milliseconds(10))
                 }
@@ -123,15 +129,17 @@ struct LiveServiceTests {
             defer { server.kill() }
             let port = try await server.port()
             var health: RawHTTPClient.Response?
-            let deadline = ContinuousClock.now + .seconds(60)
-            while health?.status != 200, ContinuousClock.now < deadline {
+            // Five minutes bound a hang (a migration that never ends), not a slow one; one
+            // more look after the time is up.
+            let deadline = ContinuousClock.now + .seconds(300)
+            while true {
                 health = try await RawHTTPClient.send("GET", "/health", to: .tcp(port: port))
-                if health?.status != 200 {
-                    #expect(health?.status == 503)
-                    try await Task.sleep(for: .milliseconds(20))
-                }
+                guard health?.status != 200, ContinuousClock.now < deadline else { break }
+                #expect(health?.status == 503)
+                // Polling pace only.
+                try await Task.sleep(for: .milliseconds(20))
             }
-            #expect(health?.status == 200, "not ready a minute after it listened: \(health?.body ?? "")")
+            #expect(health?.status == 200, "not ready five minutes after it listened: \(health?.body ?? "")")
             #expect(health.flatMap { try? JSONValue(parsing: Data($0.body.utf8)) } == ["status": "ok", "model": "BookStore 5", "store": .string(backend.rawValue)])
             let list = try await RawHTTPClient.send("GET", "/publications", to: .tcp(port: port))
             // Version 1 knew no authors: firstName and lastName are there, null; the synopsis is the title.
@@ -169,19 +177,36 @@ final class ServerProcess: Sendable {
 
     var output: String { process.output }
 
-    /// The port from the server's "listening on http://127.0.0.1:PORT" line.
-    func port(timeout: Duration = .seconds(60)) async throws -> Int {
+    /// The port from the server's "listening on http://127.0.0.1:PORT" line. The output is
+    /// looked at once more after the time is up: a test process kept from running past the
+    /// deadline (two cooperative threads shared by every test) still finds a line that came.
+    /// Five minutes bound a hang, not a slow start.
+    func port(timeout: Duration = .seconds(300)) async throws -> Int {
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        while true {
             if let line = output.split(separator: "\n").first(where: { $0.contains("listening on http://") }),
                 let port = line.split(separator: ":").last.flatMap({ Int($0.prefix { $0.isNumber }) })
             {
                 return port
             }
-            guard process.isRunning else { break }
+            guard process.isRunning, ContinuousClock.now < deadline else { break }
+            // Polling pace only: the loop waits for the line.
             try await Task.sleep(for: .milliseconds(20))
         }
         throw RawHTTPClient.Failure(description: "the server did not say where it listens within \(timeout): \(output)")
+    }
+
+    /// Waits for an output line that satisfies `predicate`, throwing with the output when
+    /// none came within `timeout` or the server ended.
+    func waitForLine(_ what: String, timeout: Duration = .seconds(60), _ predicate: @escaping (Substring) -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !output.split(separator: "\n").contains(where: predicate) {
+            guard ContinuousClock.now < deadline, process.isRunning else {
+                throw RawHTTPClient.Failure(description: "no line \(what) within \(timeout); the server wrote:\n\(output.suffix(3000))")
+            }
+            // Polling pace only: the loop waits for the line.
+            try await Task.sleep(for: .milliseconds(10))
+        }
     }
 
     /// Sends SIGTERM and waits for the exit status.
@@ -218,8 +243,10 @@ final class ServerProcess: Sendable {
     }
 }
 
-/// Polls `/health` until it answers 200 (the store open and current).
-func waitUntilHealthy(_ target: RawHTTPClient.Target, timeout: Duration = .seconds(60)) async throws -> RawHTTPClient.Response {
+/// Polls `/health` until it answers 200 (the store open and current). Five minutes at
+/// most, as ``waitUntilReady(_:timeout:)``: the limit catches a service that never gets
+/// healthy, not a slow one on a loaded machine.
+func waitUntilHealthy(_ target: RawHTTPClient.Target, timeout: Duration = .seconds(300)) async throws -> RawHTTPClient.Response {
     let deadline = ContinuousClock.now + timeout
     while true {
         if let health = try? await RawHTTPClient.send("GET", "/health", to: target), health.status == 200 { return health }

@@ -39,15 +39,35 @@ func makeService(_ url: StoreURL, address: ServiceConfiguration.Address = .tcp(h
 
 /// Runs `body` against the service in-process (Hummingbird's router test framework, which
 /// runs the store service too) once `/health` says it is ready.
-func withReadyService<T: Sendable>(_ backend: TestEngine, seedVersion: Int? = 5,
+///
+/// The routes' tests run on every backend, the in-memory store too (`TestBackend`): the
+/// service serves `memory:NAME` as any store. The service tests that run `bookstore` as a
+/// process of its own, or reach the store from another process or session (a migration,
+/// a full disk, a second replica), run on the two engines only (`TestEngine`): an in-memory
+/// store is the memory of the one process that opened it.
+func withReadyService<T: Sendable>(_ backend: TestBackend, seedVersion: Int? = 5,
                                    _ body: @escaping @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
     try await backend.withStoreURL { url in
+        // An in-memory store is gone when its last connection closes: one of the test's own
+        // keeps it from the seed to the end.
+        let keeper: SQLiteConnection? = if case .memory(let name) = url.kind {
+            try SQLiteConnection(path: "file:\(name)?mode=memory&cache=shared", mode: .readWriteCreate)
+        } else {
+            nil
+        }
+        defer { keeper?.close() }
         if let seedVersion { try await seed(url, version: seedVersion) }
         return try await makeService(url).makeApplication().test(.router) { client in
             try await waitUntilReady(client)
             return try await body(client)
         }
     }
+}
+
+/// ``withReadyService(_:seedVersion:_:)`` on an engine's store.
+func withReadyService<T: Sendable>(_ engine: TestEngine, seedVersion: Int? = 5,
+                                   _ body: @escaping @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
+    try await withReadyService(engine.backend, seedVersion: seedVersion, body)
 }
 
 /// Polls `/health` until it answers 200.

@@ -98,7 +98,10 @@ struct CopyCommandTests {
         defer { cleanUp() }
         let source = try copyFixture(version: 1, into: directory)
         try await TestEngine.sqlite.withFixture(version: 4) { target, _ in
-            guard case .sqlite(let path) = target.kind else { return }
+            guard case .sqlite(let path) = target.kind else {
+                Issue.record("not a SQLite store: \(target.kind)")
+                return
+            }
             // Open as the service opens a store: in WAL mode, reading.
             let other = try SQLiteConnection(path: path, mode: .readWrite)
             defer { other.close() }

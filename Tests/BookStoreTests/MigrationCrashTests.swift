@@ -59,7 +59,10 @@ struct MigrationCrashTests {
             // The kill must land before the step is swapped in, however fast the step runs on
             // a given machine: a transaction of the test's own holds a share lock on a table the
             // swap drops, so the swap's transaction waits for it and never commits before the kill.
-            guard case .postgres(let configuration) = url.kind else { return }
+            guard case .postgres(let configuration) = url.kind else {
+                Issue.record("not a PostgreSQL store: \(url.kind)")
+                return
+            }
             let holder = try PostgresConnection(configuration: configuration)
             try holder.execute("BEGIN")
             try holder.execute("LOCK TABLE \(configuration.quotedSchema).zpublication IN ACCESS SHARE MODE")
@@ -114,7 +117,10 @@ struct MigrationCrashTests {
 enum PostgresShadow {
     /// A shadow schema of the store's that holds publications: a streamed step is under way.
     static func writing(of url: StoreURL) async throws -> String? {
-        guard case .postgres(let configuration) = url.kind else { return nil }
+        guard case .postgres(let configuration) = url.kind else {
+            Issue.record("not a PostgreSQL store: \(url.kind)")
+            return nil
+        }
         let prefix = "\(configuration.schema)_migrating_"
         return try await PersistentStore.inspect(url) { connection in
             for shadow in try connection.rows("SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)", [.text(prefix)]).compactMap({ $0[0].text }) {

@@ -17,10 +17,14 @@ import Testing
 /// online migration of one is refused (tested below).
 @Suite(.serialized) struct OnlineMigrationTests {
     static let books = 300
+    /// The phases' matrix runs on stores of several batches (1 000 rows at the default
+    /// batch size) of publications and more of pages, so the copy, the bulk migration and
+    /// the rounds each run whole batches and a partial one, as a real store's do.
+    static let batchSizedBooks = 2_500
 
     @Test(arguments: [2, 4])
     func writesMadeInEveryPhaseAreInTheMigratedStore(from version: Int) async throws {
-        try await TestEngine.postgres.withSeededStore(books: Self.books, version: version) { url in
+        try await TestEngine.postgres.withSeededStore(books: Self.batchSizedBooks, version: version) { url in
             let writer = try await PreviousRelease(url, version: version)
             let expected = Mutex<ExpectedBookStore?>(nil)
             let phases = Mutex<[OnlineMigrationPhase]>([])
@@ -57,11 +61,19 @@ import Testing
             let plan = try await migrator.migrateStoreOnline(at: url, options: options)
             #expect(plan.targetVersion.name == "BookStore 5")
 
-            let seen = phases.withLock { $0 }
-            #expect(seen.first == .captureInstalled && seen.contains(.cutOverLocked), "\(seen)")
+            // Every phase the test writes in was seen, in this order (a round's phases may come again).
+            let seen = phases.withLock { $0 }.map(Self.phaseName)
+            let everyPhase = ["capture installed", "store copied", "copy migrated", "round 1 migrated", "round 1 caught up", "cut-over attempt 1", "cut-over locked"]
+            #expect(Self.inOrder(everyPhase, in: seen), "\(seen)")
             let state = try #require(expected.withLock { $0 }, "the cut-over never held the writers off: \(seen)")
             try await expectStore(url, atVersion: 5, holds: state)
             try await expectNoLeftovers(url)
+            // Each phase's writes, by what the test wrote (not only through the expected store).
+            let migratedTitles = Set(try await PersistentStore.inspect(url) { try $0.rows("SELECT ZTITLE FROM ZPUBLICATION").compactMap { $0[0].text } })
+            for title in ["Ünïcode before the copy", "Retitled before the copy", "Ça coûte 19,99 €", "After the bulk — 新しい本", "During the catch-up",
+                          "Just before the cut-over", "Last word"] {
+                #expect(migratedTitles.contains(title), "the write of '\(title)' is not in the migrated store")
+            }
 
             // The previous release's next save says what happened, even one that would fit
             // the new tables (BookStore 4's new publication and pages are BookStore 5's
@@ -84,7 +96,7 @@ import Testing
     /// makes of its last state, read while the cut-over holds writers off.
     @Test(arguments: [4, 2])
     func aWriterProcessOfThePreviousReleaseWritesThroughEveryPhase(from version: Int) async throws {
-        try await TestEngine.postgres.withSeededStore(books: Self.books, version: version) { url in
+        try await TestEngine.postgres.withSeededStore(books: Self.batchSizedBooks, version: version) { url in
             let writer = try WatchedProcess(try BuiltCommand("bookstore-benchmark").executable(), [
                 "write", "--store", url.description, "--model-version", "\(version)", "--rate", "150", "--seed", "\(version * 11)",
             ])
@@ -132,7 +144,7 @@ import Testing
     @Test(arguments: ["capture installed", "store copied", "copy migrated", "catch-up round 1: migrated, not merged", "catch-up round 1",
                       "cut-over: writers held off", "swapping"])
     func aRunKilledInAnyPhaseLeavesTheStoreWholeAndTheNextCompletes(phase: String) async throws {
-        try await TestEngine.postgres.withSeededStore(books: Self.books, version: 4) { url in
+        try await TestEngine.postgres.withSeededStore(books: Self.batchSizedBooks, version: 4) { url in
             let writer = try await PreviousRelease(url, version: 4)
             var options = OnlineMigrationOptions()
             options.changesLeftForCutOver = 0
@@ -207,17 +219,26 @@ import Testing
             var options = OnlineMigrationOptions()
             options.cutOverLockTimeout = .milliseconds(100)
             options.cutOverAttempts = 2
-            let migrator = try BookStoreMigration.migrator(models: try loadModels(), logger: quietLogger)
+            let log = LogRecorder()
+            let migrator = try BookStoreMigration.migrator(models: try loadModels(), logger: log.logger)
             let attempts = options
             let outcome = await withTaskGroup(of: (any Error)?.self) { group in
                 group.addTask {
                     do { try await migrator.migrateStoreOnline(at: url, options: attempts) } catch { return error }
                     return nil
                 }
-                // The capture's triggers go with the run; dropping them waits for the transaction.
+                // The capture's triggers go with the run; dropping them waits for the
+                // transaction, which ends once the last attempt has said it gave way.
                 group.addTask {
-                    try? await Task.sleep(for: .seconds(3))
-                    try? await holder.commit()
+                    do {
+                        try await log.waitFor("the second attempt given way") {
+                            $0.contains("kept the store's tables longer than the cut-over waits") && $0.contains("persistence.migration.attempt=2 of 2")
+                        }
+                    } catch {
+                        try? await holder.commit()
+                        return error
+                    }
+                    do { try await holder.commit() } catch { return error }
                     return nil
                 }
                 var failure: (any Error)?
@@ -225,7 +246,7 @@ import Testing
                 return failure
             }
             let error = outcome as? MigrationError
-            #expect(error?.code == .storeBusy, "\(String(describing: error))")
+            #expect(error?.code == .storeBusy, "\(String(describing: outcome))")
             #expect(error?.message.contains("2 attempts waited 0.1 seconds each") == true, "\(String(describing: error))")
             #expect(error?.hint?.contains("the store is as it was, at model version 'BookStore 4'") == true)
             try await expectStore(url, atVersion: 4, holds: expected)
@@ -310,6 +331,7 @@ import Testing
             let writer = try await PreviousRelease(url, version: 4)
             let expected = Mutex<ExpectedBookStore?>(nil)
             let cuttingOver = Mutex(false)
+            let roundsWrittenIn = Mutex<[Int]>([])
             var options = OnlineMigrationOptions()
             options.changesLeftForCutOver = 0
             options.maximumRoundsWithoutProgress = 3
@@ -323,6 +345,7 @@ import Testing
                     for write in 0..<(unevenly && round % 2 == 0 ? 2 : 1) {
                         try await writer.update(nth: (round + write) % 10 + 2, title: "Runde \(round).\(write)", price: Double(round) + 0.5)
                     }
+                    roundsWrittenIn.withLock { $0.append(round) }
                 case .cutOverLocking:
                     cuttingOver.withLock { $0 = true }
                 case .cutOverLocked:
@@ -332,7 +355,17 @@ import Testing
                 }
             }
             try await BookStoreMigration.migrator(models: try loadModels(), logger: quietLogger).migrateStoreOnline(at: url, options: options)
+            // Rounds ran with the writer keeping pace, round after round (unevenly: the second
+            // round's two changes after the first's one).
+            let rounds = roundsWrittenIn.withLock { $0 }
+            #expect(rounds.count >= 2, "the writer kept pace with \(rounds.count) rounds: \(rounds)")
             try await expectStore(url, atVersion: 5, holds: try #require(expected.withLock { $0 }))
+            // The last round's writes, by the titles the test gave them.
+            let last = try #require(rounds.last)
+            let titles = Set(try await PersistentStore.inspect(url) { try $0.rows("SELECT ZTITLE FROM ZPUBLICATION WHERE ZTITLE LIKE 'Runde %'").compactMap { $0[0].text } })
+            for write in 0..<(unevenly && last % 2 == 0 ? 2 : 1) {
+                #expect(titles.contains("Runde \(last).\(write)"), "\(titles.sorted())")
+            }
             try await expectNoLeftovers(url)
             await writer.close()
         }
@@ -558,6 +591,26 @@ import Testing
         try await expectStore(url, atVersion: 5, holds: try #require(expected.withLock { $0 }))
         try await expectNoLeftovers(url)
         await writer.close()
+    }
+
+    /// A phase's name without its change count (which depends on the writes' timing).
+    static func phaseName(_ phase: OnlineMigrationPhase) -> String {
+        switch phase {
+        case .captureInstalled: "capture installed"
+        case .copied: "store copied"
+        case .bulkMigrated: "copy migrated"
+        case .roundMigrated(let round): "round \(round) migrated"
+        case .caughtUp(let round, _): "round \(round) caught up"
+        case .cutOverLocking(let attempt): "cut-over attempt \(attempt)"
+        case .cutOverLocked: "cut-over locked"
+        }
+    }
+
+    /// Whether `wanted` appears in `seen` in its order (other names between them).
+    static func inOrder(_ wanted: [String], in seen: [String]) -> Bool {
+        var rest = wanted[...]
+        for name in seen where name == rest.first { rest = rest.dropFirst() }
+        return rest.isEmpty
     }
 
     /// Whether an autovacuum of `table` runs in the store's database now.

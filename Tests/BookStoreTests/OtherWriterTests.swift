@@ -48,12 +48,14 @@ struct OtherWriterTests {
         client.send(prelude + "UPDATE zbook SET zprice = 201, z_opt = z_opt + 1 WHERE z_pk = 5;\n")
         // The client has the store open, and its first write is in.
         var first: Double?
-        let deadline = ContinuousClock.now + .seconds(60)
+        // Five minutes bound a hang, however loaded the machine; the loop waits for the write.
+        let deadline = ContinuousClock.now + .seconds(300)
         while first != 201, ContinuousClock.now < deadline {
             first = try await PersistentStore.inspect(url) { try $0.scalar("SELECT ZPRICE FROM ZBOOK WHERE Z_PK = 5")?.double }
+            // Polling pace only.
             try await Task.sleep(for: .milliseconds(20))
         }
-        #expect(first == 201, "the client's first write had not arrived a minute after it was sent: \(client.output)")
+        #expect(first == 201, "the client's first write had not arrived five minutes after it was sent: \(client.output)")
 
         let migrate = try await BookStoreProcess.running(["migrate", "--store", store])
         #expect(migrate.status == 0, "\(migrate.stderr)")
@@ -169,7 +171,10 @@ struct OtherWriterTests {
         let (directory, cleanUp) = temporaryDirectory()
         defer { cleanUp() }
         let url = sqliteStoreURL(in: directory)
-        guard case .sqlite(let path) = url.kind else { return }
+        guard case .sqlite(let path) = url.kind else {
+            Issue.record("not a SQLite store: \(url.kind)")
+            return
+        }
         // Stopped in its streamed pass, after the copy the in-place step ran on.
         let process = try await Self.migrationStoppedInItsStreamedStep(url, seedVersion: 2)
         defer { process.signal(SIGKILL) }
@@ -183,6 +188,50 @@ struct OtherWriterTests {
         process.signal(SIGCONT)
         let status = await process.waitUntilExit(timeout: .seconds(180))
         #expect(status == 0, "\(process.output)")
+    }
+
+    /// Waits until `client` is blocked on the store's lock: on PostgreSQL its session waits
+    /// for a lock (`pg_stat_activity`); on SQLite the `sqlite3` process sits in its busy
+    /// handler's sleep (`/proc/<pid>/syscall`), the only sleep it makes. False after five
+    /// minutes (a hang, not a slow machine) or when the client ended first (its write then
+    /// did not wait); the last look comes after the time is up.
+    static func waitUntilWaitingForTheStore(_ client: WatchedProcess, _ url: StoreURL) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(300)
+        while client.isRunning {
+            switch url.kind {
+            case .postgres:
+                let waiting = try await PersistentStore.inspect(url) { connection in
+                    try connection.scalar("""
+                        SELECT count(*) FROM pg_stat_activity
+                        WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'UPDATE zpublication%'
+                        """)?.int64 ?? 0
+                }
+                if waiting > 0 { return true }
+            case .sqlite:
+                if sleepingInASystemCall(client.identifier) { return true }
+            case .memory:
+                preconditionFailure("an in-memory store has no other clients")
+            }
+            guard ContinuousClock.now < deadline else { break }
+            // Polling pace only: the event itself is what the loop tests.
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+
+    /// Whether process `pid` is in `nanosleep`/`clock_nanosleep` (what SQLite's busy
+    /// handler calls between attempts at a lock).
+    static func sleepingInASystemCall(_ pid: Int32) -> Bool {
+        #if arch(x86_64)
+        let sleeps: Set<Substring> = ["35", "230"]
+        #elseif arch(arm64)
+        let sleeps: Set<Substring> = ["101", "115"]
+        #else
+        let sleeps: Set<Substring> = []
+        #endif
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/syscall", encoding: .utf8),
+              let number = text.split(separator: " ").first else { return false }
+        return sleeps.contains(number)
     }
 
     /// `bookstore migrate` of a store seeded at `seedVersion` with ``generated`` books,
@@ -231,22 +280,27 @@ struct OtherWriterTests {
 
     private func writeWhileMigrating(_ url: StoreURL) async throws {
         // The migration is stopped as soon as its streamed step (BookStore 4 → 5, its custom
-        // manager) has read its first batch, so the other client's write surely comes while
-        // it runs; it goes on (SIGCONT) half a second later.
+        // manager) has read its first batch; it goes on (SIGCONT) only once the other
+        // client's write is seen waiting for the store the stopped migration holds.
         let process = try await Self.migrationStoppedInItsStreamedStep(url, seedVersion: 4)
         defer { process.signal(SIGKILL) }
 
         let keyList = Self.keys.map(String.init).joined(separator: ", ")
         let price = 101
-        async let update = Self.otherClient(url, "UPDATE zpublication SET zprice = \(price), z_opt = z_opt + 1 WHERE z_pk IN (\(keyList))")
-        try await Task.sleep(for: .milliseconds(500))
+        let (executable, arguments, prelude) = try Self.interactiveClient(url)
+        let client = try WatchedProcess(executable, arguments, readsInput: true)
+        defer { client.signal(SIGKILL) }
+        client.send(prelude + "UPDATE zpublication SET zprice = \(price), z_opt = z_opt + 1 WHERE z_pk IN (\(keyList));\n")
+        client.endInput()
+        let waiting = try await Self.waitUntilWaitingForTheStore(client, url)
+        #expect(waiting, "the other client's write was never seen waiting for the store: \(client.output)")
         #expect(process.isRunning, "the migration ended while stopped")
         process.signal(SIGCONT)
-        let written = try await update
+        let written = await client.waitUntilExit(timeout: .seconds(180))
         let status = await process.waitUntilExit(timeout: .seconds(180))
         #expect(status == 0, "\(process.output)")
         // The write waited for the migration (the clients wait up to a minute), then landed.
-        #expect(written.status == 0, "the write made during the migration failed: \(written.stderr)")
+        #expect(written == 0, "the write made during the migration failed: \(client.output)")
         let expected = price
 
         let rows = try await PersistentStore.inspect(url) { connection in

@@ -9,7 +9,8 @@ import Testing
 @Suite("Concurrency")
 struct ConcurrencyTests {
     /// Eight contexts, each changing its own book again and again at the same time: no
-    /// save is refused as a conflict, since no two change the same row.
+    /// save is refused as a conflict, since no two change the same row. A round counts only
+    /// when two read-change-save cycles were under way at once; otherwise it runs again.
     @Test(arguments: TestBackend.allCases)
     func savesOfDifferentRowsAtOnceNeverConflict(backend: TestBackend) async throws {
         try await withContainer(backend, model: try LibraryModel.make()) { (container: PersistentContainer) async throws in
@@ -21,29 +22,34 @@ struct ConcurrencyTests {
             }
             try await setup.save()
             let ids = books.map(\.objectID)
-            let conflicts = try await withThrowingTaskGroup(of: Int.self) { group in
-                for id in ids {
-                    group.addTask { try await Self.changePrice(of: id, times: 40, in: container) }
+            try await raceUntilOverlapping("saves of different rows") { _, overlap in
+                let conflicts = try await withThrowingTaskGroup(of: Int.self) { group in
+                    for id in ids {
+                        group.addTask { try await Self.changePrice(of: id, times: 40, in: container, overlap: overlap) }
+                    }
+                    return try await group.reduce(0, +)
                 }
-                return try await group.reduce(0, +)
+                #expect(conflicts == 0, "\(conflicts) of 320 saves of rows no one else changed were refused as conflicts")
+                let prices = try await container.newContext().fetch(FetchRequest(entityName: "Book")).compactMap { $0.value(forKey: "price").doubleValue }
+                #expect(prices.count == 8 && prices.allSatisfy { $0 == 39 })
             }
-            #expect(conflicts == 0, "\(conflicts) of 320 saves of rows no one else changed were refused as conflicts")
-            let prices = try await container.newContext().fetch(FetchRequest(entityName: "Book")).compactMap { $0.value(forKey: "price").doubleValue }
-            #expect(prices.count == 8 && prices.allSatisfy { $0 == 39 })
         }
     }
 
-    /// Sets the book's price to 0, 1, … in a new context each time; returns how many saves were refused as conflicts.
-    private static func changePrice(of id: ObjectID, times: Int, in container: PersistentContainer) async throws -> Int {
+    /// Sets the book's price to 0, 1, … in a new context each time, each cycle inside
+    /// `overlap`; returns how many saves were refused as conflicts.
+    private static func changePrice(of id: ObjectID, times: Int, in container: PersistentContainer, overlap: RaceOverlap) async throws -> Int {
         var conflicts = 0
         for price in 0..<times {
-            let context = container.newContext()
-            let book = try await context.existingObject(with: id)
-            book.setValue(.double(Double(price)), forKey: "price")
-            do {
-                try await context.save()
-            } catch let error as StoreError where error.code == .conflict {
-                conflicts += 1
+            try await overlap.inside {
+                let context = container.newContext()
+                let book = try await context.existingObject(with: id)
+                book.setValue(.double(Double(price)), forKey: "price")
+                do {
+                    try await context.save()
+                } catch let error as StoreError where error.code == .conflict {
+                    conflicts += 1
+                }
             }
         }
         return conflicts
@@ -92,35 +98,42 @@ struct ConcurrencyTests {
         }
     }
 
+    /// Twenty contexts save five books and pages each at once: every key is used once. A
+    /// round counts only when two saves were under way at once; otherwise it runs again,
+    /// with the keys after the last round's.
     @Test(arguments: TestBackend.allCases)
     func manyContextsSaveAtOnce(backend: TestBackend) async throws {
         try await withContainer(backend, model: try LibraryModel.make()) { container in
             let contexts = 20, booksEach = 5
-            try await withThrowingTaskGroup(of: [Int64].self) { group in
-                for c in 0..<contexts {
-                    group.addTask {
-                        let context = container.newContext()
-                        var books: [ManagedObject] = []
-                        for b in 0..<booksEach {
-                            let book = try context.insertObject(entityName: "Book")
-                            book.setValue(.string("c\(c)-b\(b)"), forKey: "title")
-                            let page = try context.insertObject(entityName: "Page")
-                            page.setValue(1, forKey: "number")
-                            page.setDestination(book, forKey: "book")
-                            books.append(book)
+            let perRound = Int64(contexts * booksEach)
+            let rounds = try await raceUntilOverlapping("twenty saves") { round, overlap in
+                try await withThrowingTaskGroup(of: [Int64].self) { group in
+                    for c in 0..<contexts {
+                        group.addTask {
+                            let context = container.newContext()
+                            var books: [ManagedObject] = []
+                            for b in 0..<booksEach {
+                                let book = try context.insertObject(entityName: "Book")
+                                book.setValue(.string("r\(round)-c\(c)-b\(b)"), forKey: "title")
+                                let page = try context.insertObject(entityName: "Page")
+                                page.setValue(1, forKey: "number")
+                                page.setDestination(book, forKey: "book")
+                                books.append(book)
+                            }
+                            try await overlap.inside { try await context.save() }
+                            return books.compactMap(\.objectID.primaryKey)
                         }
-                        try await context.save()
-                        return books.compactMap(\.objectID.primaryKey)
                     }
+                    var keys: [Int64] = []
+                    for try await batch in group {
+                        #expect(batch.count == booksEach)
+                        keys += batch
+                    }
+                    let before = Int64(round - 1) * perRound
+                    #expect(keys.sorted() == Array(before + 1...before + perRound), "every key used once")
                 }
-                var keys: [Int64] = []
-                for try await batch in group {
-                    #expect(batch.count == booksEach)
-                    keys += batch
-                }
-                #expect(keys.sorted() == Array(1...Int64(contexts * booksEach)), "every key used once")
             }
-            let total = Int64(contexts * booksEach)
+            let total = Int64(rounds) * perRound
             #expect(try await container.count("ZBOOK") == total)
             #expect(try await container.count("ZPAGE") == total)
             #expect(try await container.zMax("Book") == total)

@@ -17,7 +17,10 @@ struct PostgresChangeCaptureTests {
     /// sessions on it: the migration's and another writer's.
     func withStore(_ body: (_ migration: PostgresDatabase, _ writer: PostgresDatabase, _ configuration: PostgresConfiguration) async throws -> Void) async throws {
         try await TestPostgres.withDatabase { url in
-            guard case .postgres(var configuration) = url.kind else { return }
+            guard case .postgres(var configuration) = url.kind else {
+                Issue.record("not a PostgreSQL store: \(url)")
+                return
+            }
             configuration.schema = "bookstore"
             let migration = try await PostgresDatabase.open(configuration, readerCount: 0)
             let writer: PostgresDatabase
@@ -120,8 +123,9 @@ struct PostgresChangeCaptureTests {
                 let writer = try await PostgresDatabase.open(other, readerCount: 0)
                 do {
                     _ = try await writer.write { try $0.run("INSERT INTO bookstore.zpublication (z_pk, ztitle) VALUES (9, 'Čapek')", []) }
-                    let readByTheRole = try? await writer.write { try capture.pendingCount(on: $0) }
-                    #expect(readByTheRole == nil, "the role cannot read the capture itself")
+                    // Refused for want of the right (42501), not for any other failure.
+                    let refusal = await Self.error { _ = try await writer.write { try capture.pendingCount(on: $0) } }
+                    #expect((refusal as? DatabaseError)?.sqlState == "42501", "the role cannot read the capture itself: \(String(describing: refusal))")
                 } catch {
                     await writer.close()
                     throw error
@@ -217,14 +221,14 @@ struct PostgresChangeCaptureTests {
     /// install's timeout still comes from its own session's (the server's) setting, and an
     /// install that waited past that would be ended by its own check instead (not 55P03).
     @Test func aWriterCaughtBetweenTwoTablesGoesOnAndTheInstallGivesWay() async throws {
-        try await withStore { migration, writer, _ in
+        try await withStore { migration, writer, configuration in
             try await migration.writeWithoutTransaction { try $0.execute("BEGIN; LOCK bookstore.zpublication IN SHARE ROW EXCLUSIVE MODE") }
             try await writer.writeWithoutTransaction { try $0.execute("SET deadlock_timeout = '20s'; BEGIN; INSERT INTO bookstore.z_1authors VALUES (1, 1)") }
             async let written: (any Error)? = Self.error {
                 try await writer.writeWithoutTransaction { try $0.execute("INSERT INTO bookstore.zpublication (z_pk) VALUES (1); COMMIT") }
             }
             // The writer waits first, as it would once the first trigger is made.
-            try await Task.sleep(for: .milliseconds(200))
+            try await Self.waitUntilASessionWaitsForALock(running: "INSERT INTO bookstore.zpublication", configuration)
             let refusal = await Self.error {
                 try await migration.writeWithoutTransaction { connection in
                     do {
@@ -284,6 +288,32 @@ struct PostgresChangeCaptureTests {
         } catch {
             return error
         }
+    }
+
+    /// Waits until a session whose statement begins with `statement` waits for a lock
+    /// (`pg_locks`), seen from a session of its own; fails after five minutes (a hang, not a
+    /// slow machine), the last look after the time is up.
+    static func waitUntilASessionWaitsForALock(running statement: String, _ configuration: PostgresConfiguration) async throws {
+        let observer = try await PostgresDatabase.open(configuration, readerCount: 0)
+        let deadline = ContinuousClock.now + .seconds(300)
+        var waiting = false
+        do {
+            while true {
+                waiting = try await observer.writeWithoutTransaction { connection in
+                    try connection.scalar("""
+                        SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE NOT l.granted AND a.query LIKE $1
+                        """, [.text(statement + "%")])?.int64 ?? 0
+                } > 0
+                guard !waiting, ContinuousClock.now < deadline else { break }
+                // Polling pace only: the loop waits for the lock wait itself.
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        } catch {
+            await observer.close()
+            throw error
+        }
+        await observer.close()
+        try #require(waiting, "no session running \(statement) waited for a lock within five minutes")
     }
 
     static func triggers(on database: PostgresDatabase) async throws -> Int64 {

@@ -38,7 +38,10 @@ struct PostgresStoreTests {
         // A connect_timeout of ten minutes: failing within one proves it was not waited out.
         let url = try StoreURL("postgres://bookstore:s3cret-pw@127.0.0.1:\(port)/bookstore?connect_timeout=600")
         // Timed on a thread of its own: libpq's time, not the time a busy test run takes to resume the test.
-        guard case .postgres(let configuration) = url.kind else { return }
+        guard case .postgres(let configuration) = url.kind else {
+            Issue.record("not a PostgreSQL store: \(url.kind)")
+            return
+        }
         let connecting: Duration = await withCheckedContinuation { continuation in
             DispatchQueue(label: "tests.postgres.connect").async {
                 let started = ContinuousClock.now
@@ -84,7 +87,10 @@ struct PostgresStoreTests {
 
     @Test func storesInSchemasOfTheirOwn() async throws {
         try await TestPostgres.withDatabase { url in
-            guard case .postgres(var shop) = url.kind else { return }
+            guard case .postgres(var shop) = url.kind else {
+                Issue.record("not a PostgreSQL store: \(url.kind)")
+                return
+            }
             shop.schema = "Shop Floor"
             let model = try LibraryModel.make()
             let created = try await PersistentStore.open(.postgres(shop), model: model, options: .createIfMissing, logger: testLogger)
@@ -112,7 +118,10 @@ struct PostgresStoreTests {
     /// Runs `body` on a connection to a fresh database.
     func withConnection(_ body: @escaping @Sendable (any DatabaseConnection) throws -> Void) async throws {
         try await TestPostgres.withDatabase { url in
-            guard case .postgres(let configuration) = url.kind else { return }
+            guard case .postgres(let configuration) = url.kind else {
+                Issue.record("not a PostgreSQL store: \(url.kind)")
+                return
+            }
             let database = try await PostgresDatabase.open(configuration, readerCount: 0)
             do {
                 try await database.writeWithoutTransaction(body)

@@ -146,7 +146,10 @@ struct StatementLimitTests {
     @Test func aStatementAtTheArgumentLimitRuns() async throws {
         let limit = PostgresDialect().parameterLimit
         try await TestPostgres.withDatabase { url in
-            guard case .postgres(let configuration) = url.kind else { return }
+            guard case .postgres(let configuration) = url.kind else {
+                Issue.record("not a PostgreSQL store: \(url.kind)")
+                return
+            }
             func sum(_ count: Int) throws -> Int64? {
                 let connection = try PostgresConnection(configuration: configuration)
                 defer { connection.close() }

@@ -267,35 +267,38 @@ struct UniquenessConstraintTests {
 
     /// Two writers on their own connections save a thousand objects each at once, one value
     /// shared: the constraint lets exactly one save in whole, and the other is refused naming
-    /// the shared value and the row the first one stored.
+    /// the shared value and the row the first one stored. A round counts only when the two
+    /// saves were under way at once; otherwise it runs again on a fresh store.
     @Test(arguments: TestEngine.allCases)
     func twoWritersAtOnceSharingOneValueLandOneWholeSaveAndNameTheClash(engine: TestEngine) async throws {
         let model = try Self.shelfVersions().versions[1]
-        try await engine.withStoreURL { url in
-            try await withOpenStore(url, model: model, options: .createIfMissing) { _ in }
-            let first = try await PersistentContainer.open(model: model, store: url, logger: testLogger)
-            let second = try await PersistentContainer.open(model: model, store: url, logger: testLogger)
-            @Sendable func write(_ container: PersistentContainer, codes: Range<Int>) async -> (any Error)? {
-                do {
-                    let context = container.newContext()
-                    for code in codes { try context.insertObject(entityName: "Shelf").setValue(.string("Ø-\(code)"), forKey: "code") }
-                    try await context.save()
-                    return nil
-                } catch {
-                    return error
+        try await raceUntilOverlapping("two saves sharing a value") { _, overlap in
+            try await engine.withStoreURL { url in
+                try await withOpenStore(url, model: model, options: .createIfMissing) { _ in }
+                let first = try await PersistentContainer.open(model: model, store: url, logger: testLogger)
+                let second = try await PersistentContainer.open(model: model, store: url, logger: testLogger)
+                @Sendable func write(_ container: PersistentContainer, codes: Range<Int>) async -> (any Error)? {
+                    do {
+                        let context = container.newContext()
+                        for code in codes { try context.insertObject(entityName: "Shelf").setValue(.string("Ø-\(code)"), forKey: "code") }
+                        try await overlap.inside { try await context.save() }
+                        return nil
+                    } catch {
+                        return error
+                    }
                 }
+                async let a = write(first, codes: 0..<1_000)
+                async let b = write(second, codes: 999..<1_999)
+                let errors = await [a, b].compactMap { $0 }
+                await first.store.close()
+                await second.store.close()
+                #expect(errors.count == 1, "\(errors)")
+                let conflict = try #require((errors.first as? ConstraintConflictError)?.conflicts.first, "\(errors)")
+                #expect(conflict.values == [.attribute(.string("Ø-999"))] && conflict.isInStore)
+                #expect(try await storeRows(url, "SELECT COUNT(*) FROM ZSHELF") == [[.integer(1_000)]])
+                let stored = try await storeRows(url, "SELECT Z_PK FROM ZSHELF WHERE ZCODE = 'Ø-999'")
+                #expect(stored == [[.integer(try #require(conflict.conflictingObjectID.primaryKey))]])
             }
-            async let a = write(first, codes: 0..<1_000)
-            async let b = write(second, codes: 999..<1_999)
-            let errors = await [a, b].compactMap { $0 }
-            await first.store.close()
-            await second.store.close()
-            #expect(errors.count == 1, "\(errors)")
-            let conflict = try #require((errors.first as? ConstraintConflictError)?.conflicts.first, "\(errors)")
-            #expect(conflict.values == [.attribute(.string("Ø-999"))] && conflict.isInStore)
-            #expect(try await storeRows(url, "SELECT COUNT(*) FROM ZSHELF") == [[.integer(1_000)]])
-            let stored = try await storeRows(url, "SELECT Z_PK FROM ZSHELF WHERE ZCODE = 'Ø-999'")
-            #expect(stored == [[.integer(try #require(conflict.conflictingObjectID.primaryKey))]])
         }
     }
 }

@@ -76,6 +76,8 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
     /// What else killed runs left (shadows beside shadows, replaced tables), removed by
     /// ``removeAbandoned()``.
     private var otherLeftovers: [String] = []
+    /// The new stores of steps that failed or were fused away, dropped once the fence lets go.
+    private var discarded: [String] = []
     private var logger: Logger { fence.logger }
     /// Whether the store is served once migrated, so gets the planner's statistics and the
     /// store's owners and grants: not an online migration's copy or round store, which the
@@ -182,17 +184,39 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
         }
     }
 
+    /// Drops a step's new store at once, on a session of its own while the fence holds
+    /// writers off (in the fence's transaction the drop would be rolled back with it), else on
+    /// the fence's session. A new session may not start on a full disk: it first rewrites the
+    /// database's relation cache file when the steps' DDL made it stale, as happens when no
+    /// other session has started since. The drop is then made on the fence's session, open
+    /// since before the run wrote anything, once the fence lets go.
     func discard(_ output: StoreURL) async {
         guard let schema = try? configuration(of: output).schema else { return }
+        guard fence.isHeld else { return await drop(schema) }
         do {
             try await withDatabase(store, isDurable: true) { database in
                 _ = try await database.writeWithoutTransaction { try $0.execute("DROP SCHEMA IF EXISTS \(PostgresConfiguration.quoteIdentifier(schema)) CASCADE") }
             }
         } catch {
-            // A full disk can keep the drop from running: a new session may first have to
-            // rewrite the database's relation cache file, and the catalog is on that disk
-            // too. The store is whole, and the next run removes what is left beside it.
-            // Said, so that nobody wonders what it is.
+            logger.debug("a new session could not remove a store this migration made; the fence's session removes it once it lets go", metadata: [
+                LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(schema)", "persistence.error": "\(error)",
+            ])
+            discarded.append(schema)
+        }
+    }
+
+    private func dropDiscarded() async {
+        let schemas = discarded
+        discarded = []
+        for schema in schemas { await drop(schema) }
+    }
+
+    private func drop(_ schema: String) async {
+        do {
+            _ = try await fence.holder.writeWithoutTransaction { try $0.execute("DROP SCHEMA IF EXISTS \(PostgresConfiguration.quoteIdentifier(schema)) CASCADE") }
+        } catch {
+            // The session lost, say: the store is whole, and the next run removes what is
+            // left beside it. Said, so that nobody wonders what it is.
             logger.warning("could not remove a store this migration made beside the store; the next migration removes it", metadata: [
                 LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(schema)", "persistence.error": "\(error)",
             ])
@@ -204,11 +228,15 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
     func finish(with current: StoreURL, lockLetGo: @escaping @Sendable () throws -> Void, swapping: @escaping @Sendable () throws -> Void) async throws {}
 
     func cleanUp() async {
+        await fence.letGo()
+        await dropDiscarded()
         await fence.release()
         await removeAbandoned()
     }
 
     func abandon() async {
+        await fence.letGo()
+        await dropDiscarded()
         await fence.release()
     }
 
