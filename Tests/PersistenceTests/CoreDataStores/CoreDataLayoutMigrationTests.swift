@@ -250,22 +250,6 @@ struct CoreDataLayoutMigrationTests {
         }
         #expect(try await storeRows(url, "SELECT count(*) FROM Z_\(n)TRACKS") == [[.integer(Int64(playlistTracks.flatMap(\.tracks).count))]])
     }
-
-    /// Runs `body` on a writable connection of its own to the store at `url`.
-    static func inspectWritable(_ url: StoreURL, _ body: (any DatabaseConnection) throws -> Void) async throws {
-        switch url.kind {
-        case .sqlite(let path):
-            let connection = try SQLiteConnection(path: path, mode: .readWrite)
-            defer { connection.close() }
-            try body(connection)
-        case .postgres(let configuration):
-            let connection = try PostgresConnection(configuration: configuration)
-            defer { connection.close() }
-            try body(connection)
-        case .memory:
-            Issue.record("an in-memory store has no connection of its own")
-        }
-    }
 }
 
 enum BlogVersion: String, MigrationVersion, CaseIterable {

@@ -98,20 +98,4 @@ struct EarlierReleaseLayoutTests {
                     == [[.integer(1), .integer(2)], [.integer(1), .integer(3)], [.integer(2), .integer(3)]])
         }
     }
-
-    /// Runs `body` on a writable connection of its own to the store at `url`.
-    private func inspectWritable(_ url: StoreURL, _ body: (any DatabaseConnection) throws -> Void) async throws {
-        switch url.kind {
-        case .sqlite(let path):
-            let connection = try SQLiteConnection(path: path, mode: .readWrite)
-            defer { connection.close() }
-            try body(connection)
-        case .postgres(let configuration):
-            let connection = try PostgresConnection(configuration: configuration)
-            defer { connection.close() }
-            try body(connection)
-        case .memory:
-            Issue.record("an in-memory store has no connection of its own")
-        }
-    }
 }

@@ -93,6 +93,23 @@ func storeRows(_ url: StoreURL, _ sql: String, _ arguments: [DatabaseValue] = []
     return try await inspectStore(url) { try $0.rows(sql, arguments).map(\.values) }
 }
 
+/// Runs `body` on a writable connection of its own to the store at `url`: to put a store
+/// into a shape the framework would not write (an earlier release's, a damaged one).
+func inspectWritable(_ url: StoreURL, _ body: (any DatabaseConnection) throws -> Void) async throws {
+    switch url.kind {
+    case .sqlite(let path):
+        let connection = try SQLiteConnection(path: path, mode: .readWrite)
+        defer { connection.close() }
+        try body(connection)
+    case .postgres(let configuration):
+        let connection = try PostgresConnection(configuration: configuration)
+        defer { connection.close() }
+        try body(connection)
+    case .memory:
+        Issue.record("an in-memory store has no connection of its own")
+    }
+}
+
 /// Opens the store at `url` with `model` (an existing one, unless `options` say otherwise),
 /// runs `body`, and closes the store.
 func withOpenStore<T>(_ url: StoreURL, model: ManagedObjectModel, options: PersistentStore.Options = .existingOnly,
