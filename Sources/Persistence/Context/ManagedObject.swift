@@ -154,6 +154,26 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
         managedObjectContext?.changeToMany(self, key: key, destination: destination, add: true)
     }
 
+    /// Sets a to-many relationship to exactly these objects, keeping the inverse in step:
+    /// those not among them leave it, the others join it, and an ordered relationship takes
+    /// their order (Core Data's `setValue(NSOrderedSet(array:), forKey:)`), also when its
+    /// members stay the same. The save gives the members order keys 2 048, 3 072, … as Core
+    /// Data spaces them.
+    ///
+    /// ```swift
+    /// let steps = try await recipe.destinations(forKey: "steps")
+    /// try await recipe.setDestinations(steps.reversed(), forKey: "steps")
+    /// try await context.save()
+    /// ```
+    ///
+    /// - Throws: ``ContextError`` when the object has no context or `key` is not a to-many
+    ///   relationship; the store's error when its current members cannot be read.
+    public func setDestinations(_ destinations: [ManagedObject], forKey key: String) async throws {
+        guard let context = managedObjectContext else { throw ContextError.detached(objectID) }
+        let current = try await context.destinations(of: self, key: key)
+        context.setToMany(self, key: key, to: destinations, replacing: current)
+    }
+
     /// Removes an object from a to-many relationship, keeping the inverse in step.
     public func removeDestination(_ destination: ManagedObject, forKey key: String) {
         managedObjectContext?.changeToMany(self, key: key, destination: destination, add: false)

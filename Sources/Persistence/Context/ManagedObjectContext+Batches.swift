@@ -82,7 +82,7 @@ extension ManagedObjectContext {
         state.withLock { state in
             // A save or reset while the rows were read: they may describe the store before it.
             guard state.generation == generation else { return }
-            for (owner, destinations) in found { state.prefetchedToMany[PrefetchKey(owner: owner, key: key)] = destinations }
+            for (owner, destinations) in found { state.prefetchedToMany[RelationshipKey(owner: owner, key: key)] = destinations }
         }
         return all
     }

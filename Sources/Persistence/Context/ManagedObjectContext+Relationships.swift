@@ -128,11 +128,18 @@ extension ManagedObjectContext {
         }
     }
 
-    /// The destinations of a to-many relationship: the saved ones, adjusted by unsaved changes.
+    /// The destinations of a to-many relationship: the saved ones, adjusted by unsaved
+    /// changes, in the order last set where one was (``ManagedObject/setDestinations(_:forKey:)``).
     func destinations(of object: ManagedObject, key: String) async throws -> [ManagedObject] {
         guard let relationship = object.layout.relationships[key], relationship.isToMany else {
             throw ContextError("'\(key)' is not a to-many relationship of \(object.entity.name)")
         }
+        let destinations = try await withUnsavedChanges(relationship, of: object)
+        return relationship.isOrdered ? withPendingOrder(destinations, of: object, key: key) : destinations
+    }
+
+    private func withUnsavedChanges(_ relationship: RelationshipDescription, of object: ManagedObject) async throws -> [ManagedObject] {
+        let key = relationship.name
         // The objects of a save in flight are forgotten and not in the store yet: the answer
         // would miss them, so it is refused rather than given short.
         if !object.isInserted, state.withLock({ $0.savesInFlight > 0 }) {
@@ -148,7 +155,7 @@ extension ManagedObjectContext {
         case .inverseForeignKey(_, let column)?:
             let inverseName = model.inverse(of: relationship)!.name
             var saved: [ManagedObject] = []
-            if let prefetched = state.withLock({ $0.prefetchedToMany[PrefetchKey(owner: objectID, key: key)] }) {
+            if let prefetched = state.withLock({ $0.prefetchedToMany[RelationshipKey(owner: objectID, key: key)] }) {
                 saved = prefetched
             } else if let pk = objectID.primaryKey {
                 let order = orderPrefix(relationship.isOrdered ? orderColumn(for: relationship, in: object.entity) : nil, alias: "t0")

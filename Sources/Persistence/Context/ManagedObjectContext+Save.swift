@@ -157,6 +157,7 @@ extension ManagedObjectContext {
         guard unstorable.isEmpty else { throw ValidationError(issues: unstorable) }
         plan.deletes = deleted
         plan.joinChanges = joinChanges.map { ($0.key, $0.value) }.sorted { joinChangeOrder[$0.change] ?? 0 < joinChangeOrder[$1.change] ?? 0 }
+        plan.reorders = pendingReorders()
         // A changed join row also changes the objects at both ends, whose counts may now be off.
         for (change, _) in plan.joinChanges {
             for (id, relationship) in [(change.source, change.link.relationship), (change.destination, change.link.inverseRelationship)] {
@@ -236,6 +237,7 @@ extension ManagedObjectContext {
             state.joinChanges = [:]
             state.joinChangeOrder = [:]
             state.toOneChangeOrder = [:]
+            state.orderChanges = [:]
             state.pendingIssues = []
             // What was prefetched described the store before this save.
             state.prefetchedToMany = [:]
@@ -315,6 +317,11 @@ extension ManagedObjectContext {
             }
             state.joinChanges = Dictionary(state.joinChanges.map { (renamed($0), $1) }, uniquingKeysWith: { _, last in last })
             state.joinChangeOrder = Dictionary(state.joinChangeOrder.map { (renamed($0), $1) }, uniquingKeysWith: { first, last in max(first, last) })
+        }
+        if !state.orderChanges.isEmpty {
+            state.orderChanges = Dictionary(state.orderChanges.map { owner, members in
+                (RelationshipKey(owner: permanent[owner.owner] ?? owner.owner, key: owner.key), members.map { permanent[$0] ?? $0 })
+            }, uniquingKeysWith: { _, last in last })
         }
     }
 }

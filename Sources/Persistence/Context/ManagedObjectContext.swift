@@ -32,12 +32,15 @@ public final class ManagedObjectContext: Sendable {
         /// to-many (through its inverse) are put at its end in that order.
         var toOneChangeOrder: [ObjectID: UInt64] = [:]
         var nextJoinChange: UInt64 = 0
+        /// Ordered to-many relationships given a whole new order (``ManagedObject/setDestinations(_:forKey:)``):
+        /// the members in their order, written over the stored order keys by the save.
+        var orderChanges: [RelationshipKey: [ObjectID]] = [:]
         /// Problems found while changing objects (a misused key), reported by `save()`.
         var pendingIssues: [ValidationError.Issue] = []
         var nextTemporaryID: UInt64 = 1
         /// Saved destinations of to-many relationships loaded ahead (`prefetchDestinations`),
         /// dropped by the next save.
-        var prefetchedToMany: [PrefetchKey: [ManagedObject]] = [:]
+        var prefetchedToMany: [RelationshipKey: [ManagedObject]] = [:]
         /// Moves on with every save and reset: what was read before one of them is not kept after it.
         var generation: UInt64 = 0
         /// Saves begun and not yet ended (``beginSave(assignedKeys:insertsInBulk:)``): their
@@ -46,7 +49,7 @@ public final class ManagedObjectContext: Sendable {
     }
 
     /// A to-many relationship of one object.
-    struct PrefetchKey: Hashable {
+    struct RelationshipKey: Hashable {
         let owner: ObjectID
         let key: String
     }

@@ -21,6 +21,8 @@ struct SavePlan: Sendable {
     var updates: [RowWrite] = []
     var deletes: [ObjectID] = []
     var joinChanges: [(change: ManagedObjectContext.JoinChange, add: Bool)] = []
+    /// Ordered to-many relationships given a whole new order, written after the pairs.
+    var reorders: [OrderedMembers] = []
     var countChecks: [CountCheck] = []
     /// Keys chosen by the caller for some inserted objects (a migration's identity keys);
     /// the others get keys from `Z_PRIMARYKEY`.
@@ -34,7 +36,7 @@ struct SavePlan: Sendable {
     /// migration's batches, which point at rows of their own output, which nothing else writes.
     var checksDestinations = true
 
-    var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && joinChanges.isEmpty }
+    var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && joinChanges.isEmpty && reorders.isEmpty }
 }
 
 /// What a save did, for bringing the context's objects up to date after the commit.

@@ -375,7 +375,10 @@ open class MigrationManager: @unchecked Sendable {
         value.isNull && !attribute.isOptional && attribute.defaultValue != nil
     }
 
-    /// Sets a relationship from an evaluated value: one object for a to-one, the objects for a to-many.
+    /// Sets a relationship from an evaluated value: one object for a to-one, the objects for
+    /// a to-many. An ordered to-many takes the objects' order, also where they are there
+    /// already: the other side of an ordered many-to-many adds its pairs before this side is
+    /// visited, in that side's order.
     public func assignRelationship(_ value: MigrationValue, to destination: ManagedObject, key: String, mapping: EntityMapping) throws {
         guard let relationship = destinationModel.relationship(named: key, of: destination.entity) else {
             throw MigrationError(.evaluationFailed, "\(destination.entity.name) has no relationship '\(key)'", entityMapping: mapping.name, property: key)
@@ -385,7 +388,9 @@ open class MigrationManager: @unchecked Sendable {
                                  file: mappingModel.file, entityMapping: mapping.name, property: key)
         }
         if relationship.isToMany {
-            for object in objects { destination.addDestination(object, forKey: key) }
+            // Nothing leaves: the destination instance was made by this migration and holds
+            // what this migration gave it.
+            destination.managedObjectContext?.setToMany(destination, key: key, to: objects, replacing: nil)
         } else {
             // A to-many that became a to-one keeps its first destination.
             destination.setDestination(objects.first, forKey: key)
