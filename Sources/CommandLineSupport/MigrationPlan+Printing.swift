@@ -26,6 +26,7 @@ extension MigrationPlan {
             print("The store is at \(targetVersion.name); nothing to do.")
             return
         }
+        print("Route:                \(route)")
         print("Steps:")
         for (index, step) in steps.enumerated() {
             print("  \(index + 1). \(step)")

@@ -6,10 +6,13 @@ import Persistence
 struct MigrateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
-        abstract: "Migrate a store through the model's versions, in name order, to the current one (or --to a given one).",
+        abstract: "Migrate a store from its version to the current one (or --to a given one), as Core Data does, or through --chain.",
         discussion: """
-            Each step uses the mapping files in --mappings that map its two versions, or an inferred \
-            mapping. Steps that need Swift (a custom entity migration policy) cannot run here and are refused \
+            As Core Data migrates, the versions have no order: the store's version is found by its hashes \
+            and the store migrates straight to the target in one step, by the mapping files in --mappings \
+            that map the two versions or by an inferred mapping; where no file maps the two but the files lead \
+            from one to the other (v1 to v2, v2 to v3, …), through those. With --chain the store goes through \
+            the versions named, in that order, each step by its mapping files or inferred. --plan says which. Steps that need Swift (a custom entity migration policy) cannot run here and are refused \
             before anything changes: run them from the app that registers the policy. With --plan it lists \
             the steps, how each runs and what each drops (with the rows concerned in the first), and changes nothing. A failed or interrupted migration leaves a SQLite store as it was and a PostgreSQL \
             store at its last completed step. SIGINT or SIGTERM cancel it: the running statement is interrupted, the \
@@ -39,6 +42,9 @@ struct MigrateCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The store's model version, for a store of Apple's Core Data whose tables fit several.", valueName: "name"))
     var storeVersion: String?
 
+    @Option(name: .long, help: ArgumentHelp("The versions a store goes through, in the order the app shipped them: names or numbers, comma-separated (\"1,2,10\").", valueName: "versions"))
+    var chain: String?
+
     @Flag(name: .long, help: "List the steps without running them.")
     var plan = false
 
@@ -51,7 +57,11 @@ struct MigrateCommand: AsyncParsableCommand {
             let versions = try loadModels(models)
             let mappingModels = try mappings.map { try MappingModel.load(directory: URL(fileURLWithPath: $0), versions: versions) } ?? []
             guard batchSize > 0 else { throw CommandError("--batch-size must be at least 1, not \(batchSize)", hint: "pass a positive number, such as 1000") }
-            let migrator = ProgressiveMigrator(chain: MigrationChain(models: versions, mappingModels: mappingModels), batchSize: batchSize, logger: logger)
+            let migrationChain = try chain.map { list in
+                try MigrationChain(models: versions, through: list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) },
+                                   mappingModels: mappingModels)
+            } ?? MigrationChain(models: versions, mappingModels: mappingModels)
+            let migrator = ProgressiveMigrator(chain: migrationChain, batchSize: batchSize, logger: logger)
             var steps = try await migrator.plan(forStoreAt: url, to: to, storeVersion: storeVersion)
             // The first step's warnings counted on the store, for a plan shown before deciding.
             if plan { steps = try await steps.countingAffectedRows(in: url, logger: logger) }

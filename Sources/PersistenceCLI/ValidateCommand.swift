@@ -70,10 +70,19 @@ struct ValidateCommand: AsyncParsableCommand {
                     policies.append(contentsOf: mapping.policyNames.map { "\(mapping.file ?? mapping.name) names the policy '\($0)': the step needs the app that registers it" })
                     policies.append(contentsOf: mapping.notes.map { "\(mapping.file ?? mapping.name): \($0)" })
                 }
-                // Each step as a SQLite store would run it: how, and what it drops. Shown only
-                // when every mapping file loaded: without one, its step would seem inferred.
-                let migrator = ProgressiveMigrator(chain: MigrationChain(models: versions, mappingModels: mappingModels), logger: options.makeLogger())
-                for (index, (source, destination)) in zip(versions.versions, versions.versions.dropFirst()).enumerated() {
+                // Each step `persistence migrate` runs from a store of each version to the
+                // current one, as a SQLite store would run it: how, and what it drops. Shown
+                // only when every mapping file loaded: without one, its step would seem inferred.
+                let chain = MigrationChain(models: versions, mappingModels: mappingModels)
+                let migrator = ProgressiveMigrator(chain: chain, logger: options.makeLogger())
+                var pairs: [(ManagedObjectModel, ManagedObjectModel)] = []
+                for version in versions.versions where version.name != versions.current.name {
+                    let path = [version] + chain.straightPath(from: version, to: versions.current).versions
+                    for (source, destination) in zip(path, path.dropFirst()) where !pairs.contains(where: { $0.0.name == source.name && $0.1.name == destination.name }) {
+                        pairs.append((source, destination))
+                    }
+                }
+                for (index, (source, destination)) in pairs.enumerated() {
                     do {
                         let step = try migrator.step(from: source, to: destination, dialect: .sqlite)
                         if found.isEmpty { steps.append((index + 1, step)) }

@@ -21,6 +21,12 @@ enum ShopModels {
             <entity name="Item"><attribute name="name" attributeType="String"/><attribute name="price" optional="YES" attributeType="Double" defaultValueString="0"/><attribute name="label" optional="YES" attributeType="String"/></entity>
             """)
     }
+    /// A version 3 that adds a required `code` with no default: not inferable.
+    static func v3WithANewRequiredCode() throws -> ManagedObjectModel {
+        try model("Shop 3", "3", """
+            <entity name="Item"><attribute name="name" optional="YES" attributeType="String"/><attribute name="price" optional="YES" attributeType="Double" defaultValueString="0"/><attribute name="label" optional="YES" attributeType="String"/><attribute name="code" attributeType="String"/></entity>
+            """)
+    }
     /// A version 3 that only adds an optional `note`: what a chain may reach from 1 in one jump.
     static func v3Optional() throws -> ManagedObjectModel {
         try model("Shop 3", "3", """
@@ -191,13 +197,13 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
         }
     }
 
-    @Test func aRequiredAttributeWithoutDefaultCannotBeInferred() throws {
+    @Test func aNewRequiredAttributeWithoutDefaultCannotBeInferred() throws {
         let error = #expect(throws: MigrationError.self) {
-            try MappingModel.inferred(from: try ShopModels.v2(), to: try ShopModels.v3())
+            try MappingModel.inferred(from: try ShopModels.v2(), to: try ShopModels.v3WithANewRequiredCode())
         }
         #expect(error?.code == .cannotInferMapping)
         #expect(error?.entityMapping == "Item")
-        #expect(error?.property == "name")
+        #expect(error?.property == "code")
         #expect(error?.description.contains("mapping model") == true)
     }
 

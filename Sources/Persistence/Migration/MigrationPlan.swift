@@ -98,10 +98,32 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
         }
     }
 
+    /// How the steps were found.
+    public enum Route: Sendable, Hashable, CustomStringConvertible {
+        /// Through the versions the app's chain names, each to the one it names next.
+        case chain
+        /// In one step from the store's version to the target, as Core Data migrates: by
+        /// the mapping models that map the two, or inferred.
+        case straight
+        /// Through the versions the mapping models lead to, none of them mapping the
+        /// store's version to the target; inferred from where they end to the target.
+        case mappingModels
+
+        public var description: String {
+            switch self {
+            case .chain: "through the versions the app's chain names, in its order"
+            case .straight: "straight to the target in one step, as Core Data migrates (no order of versions)"
+            case .mappingModels: "through the versions the mapping models lead to (none maps the store's version to the target), inferred from where they end"
+            }
+        }
+    }
+
     /// The store's model version.
     public let storeVersion: ManagedObjectModel
     /// The version the plan ends at.
     public let targetVersion: ManagedObjectModel
+    /// How the steps were found.
+    public let route: Route
     public let steps: [Step]
 
     /// Whether the store is already at the target version.

@@ -38,20 +38,32 @@ extension MigrationVersion {
     public var mappingModelNames: [String] { [] }
 }
 
-/// Everything a progressive migration needs: the model versions, the chain between them,
-/// the mapping models and the policies they name.
+/// Everything a migration needs: the model versions, the way between them, the mapping
+/// models and the policies they name.
+///
+/// The way is the app's where it gives one (a ``MigrationVersion`` whose cases name the
+/// version each migrates to next: a progressive migration); without one it is Core Data's,
+/// which has no order of versions: straight from the store's version to the target.
 ///
 /// ```swift
+/// // The app's progressive chain.
 /// let chain = try MigrationChain(BookStoreVersion.self, models: models,
 ///                                mappingModels: MappingModel.load(directory: mappingsURL, versions: models),
 ///                                policies: policies)
+/// // Core Data's way: one step to the current version, by the mapping model that maps it or inferred.
+/// let straight = MigrationChain(models: models, mappingModels: mappings)
 /// ```
 public struct MigrationChain: Sendable {
     public let models: VersionedModel
     public let mappingModels: [MappingModel]
     public let policies: MigrationPolicies
-    /// Model name → the model name its stores migrate to next.
-    public let next: [String: String]
+    /// How a store's steps are found.
+    public let route: Route
+    /// Model name → the model name its stores migrate to next; empty for a chain without
+    /// an order of versions (``Route/straight``).
+    public var next: [String: String] {
+        if case .versions(let next) = route { next } else { [:] }
+    }
     /// Destination model name → the manager that runs the step into it.
     let managers: [String: MigrationManager.Type]
     /// Destination model name → the names of the step's mapping models, in order, where the
@@ -78,30 +90,58 @@ public struct MigrationChain: Sendable {
         self.models = models
         self.mappingModels = mappingModels
         self.policies = policies
-        self.next = next
+        self.route = .versions(next: next)
         self.managers = managers
         self.mappingOrder = mappingOrder
     }
 
-    /// A chain through every version of `models` in order (`Model` → `Model 2` → …), each
-    /// step run by ``MigrationManager``: for models that only have the `.xcdatamodeld`
-    /// folder and mapping files, such as the `persistence` command's.
+    /// Core Data's way, for models that only have the `.xcdatamodeld` folder and mapping
+    /// files (such as the `persistence` command's): no order of versions. A store migrates
+    /// straight from its version (found by its hashes) to the target, by the mapping models
+    /// that map those two or inferred; where no mapping model maps them but the mapping
+    /// models lead from one to the other (`v1 to v2`, `v2 to v3`, …), through those.
+    /// Every step is run by ``MigrationManager``.
     ///
     /// ```swift
     /// let chain = MigrationChain(models: models, mappingModels: try MappingModel.load(directory: mappings, versions: models))
     /// ```
     public init(models: VersionedModel, mappingModels: [MappingModel] = [], policies: MigrationPolicies = MigrationPolicies()) {
-        var next: [String: String] = [:]
-        var managers: [String: MigrationManager.Type] = [:]
-        for (index, version) in models.versions.enumerated() {
-            if index + 1 < models.versions.count { next[version.name] = models.versions[index + 1].name }
-            managers[version.name] = MigrationManager.self
+        self.models = models
+        self.mappingModels = mappingModels
+        self.policies = policies
+        self.route = .straight
+        self.managers = Dictionary(uniqueKeysWithValues: models.versions.map { ($0.name, MigrationManager.self) })
+        self.mappingOrder = [:]
+    }
+
+    /// A progressive chain through `versions` in their order, each step run by
+    /// ``MigrationManager``: the app's order of versions, for models that only have the
+    /// `.xcdatamodeld` folder and mapping files (`persistence migrate --chain`).
+    ///
+    /// ```swift
+    /// let chain = try MigrationChain(models: models, through: ["App 1", "App 2", "App 10"])
+    /// ```
+    ///
+    /// - Throws: ``MigrationError/Code/noPath`` naming a version `models` does not have, or
+    ///   one named twice.
+    public init(models: VersionedModel, through versions: [String], mappingModels: [MappingModel] = [],
+                policies: MigrationPolicies = MigrationPolicies()) throws(MigrationError) {
+        var names: [String] = []
+        for text in versions {
+            guard let model = models.version(namedOrNumbered: text) else {
+                throw MigrationError(.noPath, "the version chain names '\(text)', which \(models.name) does not have",
+                                     hint: "known versions: \(models.versions.map(\.name).joined(separator: ", "))")
+            }
+            guard !names.contains(model.name) else {
+                throw MigrationError(.noPath, "the version chain names '\(model.name)' twice", hint: "name each version once, in the order the app shipped them")
+            }
+            names.append(model.name)
         }
         self.models = models
         self.mappingModels = mappingModels
         self.policies = policies
-        self.next = next
-        self.managers = managers
+        self.route = .versions(next: Dictionary(uniqueKeysWithValues: zip(names, names.dropFirst()).map { ($0, $1) }))
+        self.managers = Dictionary(uniqueKeysWithValues: models.versions.map { ($0.name, MigrationManager.self) })
         self.mappingOrder = [:]
     }
 

@@ -42,6 +42,8 @@ public final class ProgressiveMigrator: Sendable {
     /// Paces the streamed steps' batches and SQL chunks: an online migration's bulk run
     /// (``OnlineMigrationOptions/maximumRowsPerSecond``); `nil` writes as fast as it can.
     let throttle: MigrationThrottle?
+    /// How every step runs where tests force it; `nil` lets the plan choose.
+    let forcedStrategy: MigrationPlan.Strategy?
 
     /// - Parameter fusesSteps: run consecutive streamed steps as one pass where they can be
     ///   (the default); `false` runs every step on its own, writing each version in turn.
@@ -58,8 +60,17 @@ public final class ProgressiveMigrator: Sendable {
                   throttle: nil)
     }
 
+    /// A migrator whose every step runs as `strategy` says, for tests that run one
+    /// migration through each kind of step the plan can choose: `.inPlace` and `.setBased`
+    /// where the step allows them (else the plan's choice, which the test then sees),
+    /// `.streamed` always.
+    @_spi(Testing) public convenience init(chain: MigrationChain, batchSize: Int = 1_000, logger: Logger, forcing strategy: MigrationPlan.Strategy) {
+        self.init(chain: chain, batchSize: batchSize, lockTimeout: .seconds(600), fusesSteps: true, logger: logger, faultInjection: nil,
+                  throttle: nil, forcedStrategy: strategy)
+    }
+
     init(chain: MigrationChain, batchSize: Int, lockTimeout: Duration, fusesSteps: Bool, logger: Logger, faultInjection: MigrationFaultInjection?,
-         throttle: MigrationThrottle?) {
+         throttle: MigrationThrottle?, forcedStrategy: MigrationPlan.Strategy? = nil) {
         self.chain = chain
         self.batchSize = max(1, batchSize)
         self.lockTimeout = lockTimeout
@@ -67,6 +78,7 @@ public final class ProgressiveMigrator: Sendable {
         self.logger = logger
         self.faultInjection = faultInjection
         self.throttle = throttle
+        self.forcedStrategy = forcedStrategy
     }
 
     /// Calls the fault injection, if any, at `checkpoint`.
@@ -209,13 +221,10 @@ public final class ProgressiveMigrator: Sendable {
         } else {
             targetModel = chain.models.current
         }
+        let (path, route) = try path(from: source, to: targetModel, store: store)
         var steps: [MigrationPlan.Step] = []
         var current = source
-        var visited: Set<String> = [source.name]
-        while current.name != targetModel.name {
-            guard let nextName = chain.next[current.name], let next = chain.models.version(named: nextName), visited.insert(nextName).inserted else {
-                throw noPath(from: source, at: current, to: targetModel, store: store)
-            }
+        for next in path {
             steps.append(try makeStep(from: current, to: next, dialect: store.engine.migrationDialect, sourceLayout: steps.isEmpty ? storeLayout : nil))
             current = next
         }
@@ -237,7 +246,24 @@ public final class ProgressiveMigrator: Sendable {
                 .fromLastBatch
             }
         }
-        return MigrationPlan(storeVersion: source, targetVersion: targetModel, steps: steps)
+        return MigrationPlan(storeVersion: source, targetVersion: targetModel, route: route, steps: steps)
+    }
+
+    /// The versions a store of `source` passes through to `target`, `target` last, and how
+    /// they were found: the app's order where the chain has one, else Core Data's way.
+    private func path(from source: ManagedObjectModel, to target: ManagedObjectModel, store: StoreURL) throws -> ([ManagedObjectModel], MigrationPlan.Route) {
+        guard case .versions(let next) = chain.route else { return chain.straightPath(from: source, to: target) }
+        var path: [ManagedObjectModel] = []
+        var current = source
+        var visited: Set<String> = [source.name]
+        while current.name != target.name {
+            guard let nextName = next[current.name], let nextVersion = chain.models.version(named: nextName), visited.insert(nextName).inserted else {
+                throw noPath(from: source, at: current, to: target, store: store)
+            }
+            path.append(nextVersion)
+            current = nextVersion
+        }
+        return (path, .chain)
     }
 
     /// Why the chain has no way from `source` (stuck at `current`) to `target`, in the
@@ -291,13 +317,14 @@ public final class ProgressiveMigrator: Sendable {
         guard mappings.count == 1 else { return streamed(because: "the step has \(mappings.count) mapping models") }
         // A custom manager may hook into every instance: the step goes through it.
         guard managerType == MigrationManager.self else { return streamed(because: "its migration manager is \(String(describing: managerType))") }
+        if forcedStrategy == .streamed { return streamed(because: "the migrator is forced to stream every step") }
         var reason = ""
-        if mappings[0].isInferred {
+        if mappings[0].isInferred, forcedStrategy != .setBased {
             switch InPlaceMigration.plan(mapping: mappings[0], source: source, destination: destination, dialect: dialect, sourceLayout: sourceLayout) {
             case .success(let inPlace):
                 // Where renumbering every row costs more than writing new tables, a rebuild;
                 // not where the step checks values first, which the rebuild would not.
-                if inPlace.rewritesEveryRow, inPlace.checks.isEmpty, inPlace.countChecks.isEmpty, dialect.rebuildsRatherThanRewritingEveryRow,
+                if forcedStrategy == nil, inPlace.rewritesEveryRow, inPlace.checks.isEmpty, inPlace.countChecks.isEmpty, dialect.rebuildsRatherThanRewritingEveryRow,
                     case .success(let setBased) = SetBasedMigration.plan(mapping: mappings[0], source: source, destination: destination, dialect: dialect,
                                                                          sourceLayout: sourceLayout)
                 {

@@ -34,7 +34,7 @@ extension MigrationPlan {
             first.dataLossWarnings[index].affectedRows = try? await Self.count(first.dataLossWarnings[index].counting, in: store, logger: logger)
         }
         await store.close()
-        return MigrationPlan(storeVersion: storeVersion, targetVersion: targetVersion, steps: [first] + steps.dropFirst())
+        return MigrationPlan(storeVersion: storeVersion, targetVersion: targetVersion, route: route, steps: [first] + steps.dropFirst())
     }
 
     private static func count(_ counting: RowCount, in store: PersistentStore, logger: Logger) async throws -> Int? {
