@@ -59,13 +59,21 @@ import Testing
         #expect(error?.message.contains("Integer 16 to String") == true)
     }
 
-    @Test func becomingRequiredNeedsADefault() throws {
+    /// Core Data infers an attribute that becomes required with or without a default; the
+    /// rows without a value get the default, or fail the step (`InferenceRulesTests`). A
+    /// new required attribute with no default has nothing to come from.
+    @Test func becomingRequiredIsInferredANewRequiredAttributeNeedsADefault() throws {
         let (a, b) = try pair(#"<entity name="E"><attribute name="n" optional="YES" attributeType="String"/></entity>"#,
                               #"<entity name="E"><attribute name="n" attributeType="String" defaultValueString="none"/></entity>"#)
         #expect(try MappingModel.inferred(from: a, to: b).entityMappings[0].propertyMapping(named: "n")?.valueExpression == .variable("source", keyPath: ["n"]))
         let (c, d) = try pair(#"<entity name="E"><attribute name="n" optional="YES" attributeType="String"/></entity>"#,
                               #"<entity name="E"><attribute name="n" attributeType="String"/></entity>"#)
-        #expect(throws: MigrationError.self) { try MappingModel.inferred(from: c, to: d) }
+        #expect(try MappingModel.inferred(from: c, to: d).entityMappings[0].propertyMapping(named: "n")?.valueExpression == .variable("source", keyPath: ["n"]))
+        let (e, f) = try pair(#"<entity name="E"><attribute name="n" optional="YES" attributeType="String"/></entity>"#,
+                              #"<entity name="E"><attribute name="n" optional="YES" attributeType="String"/><attribute name="m" attributeType="String"/></entity>"#)
+        let error = #expect(throws: MigrationError.self) { try MappingModel.inferred(from: e, to: f) }
+        #expect(error?.property == "m")
+        #expect(error?.message.contains("the new attribute 'm' is required and has no default value") == true, "\(String(describing: error))")
     }
 
     @Test func toOneMayBecomeToManyThroughARenamingIdentifier() throws {

@@ -616,7 +616,7 @@ struct ValueExpressionTypeChecker {
     ///
     /// Numbers fit every numeric type and Booleans (as Core Data stores an NSNumber in a
     /// BOOL attribute: 0 is false, any other number true; Xcode's mapping models give `0` and
-    /// `1` for them), `nil` fits optional attributes, anything else only its own type.
+    /// `1` for them), Booleans every numeric type (1 and 0), `nil` fits optional attributes, anything else only its own type.
     static func problem(filling attribute: AttributeDescription, with type: ValueExpressionType, expression: Expression) -> Problem? {
         let fits: Bool
         switch type {
@@ -632,7 +632,7 @@ struct ValueExpressionTypeChecker {
         case .value(let given):
             // Binary data fills a Transformable attribute and the other way round: both are the stored bytes.
             let bytes: Set<AttributeType> = [.binary, .transformable]
-            fits = given == attribute.type || (given.isNumeric && (attribute.type.isNumeric || attribute.type == .boolean))
+            fits = given == attribute.type || (given.isNumberOrBoolean && attribute.type.isNumberOrBoolean)
                 || (bytes.contains(given) && bytes.contains(attribute.type))
         case .objects, .collection: fits = false
         }

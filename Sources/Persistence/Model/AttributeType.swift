@@ -43,6 +43,10 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 
+    /// A number or a Boolean: what Core Data keeps as an `NSNumber`, and a lightweight
+    /// migration turns into one another.
+    public var isNumberOrBoolean: Bool { isNumeric || self == .boolean }
+
     /// The range an integer attribute of this type can hold.
     public var integerRange: ClosedRange<Int64>? {
         switch self {

@@ -26,6 +26,12 @@ extension SQLCompiler {
         if type == .boolean, sourceType.storageClass == .integer || sourceType.storageClass == .real, sourceType.isNumeric {
             return "(\(sql) <> 0)"
         }
+        // A Boolean for a number: 1 or 0, NULL staying NULL, from SQLite's 0/1 and
+        // PostgreSQL's boolean alike.
+        if sourceType == .boolean, type.isNumeric, type.storageClass == .integer || type.storageClass == .real {
+            let number: SQL = "(CASE WHEN \(sql) THEN 1 WHEN NOT \(sql) THEN 0 END)"
+            return type.storageClass == .integer ? number : "CAST(\(number) AS \(raw: d.doubleType))"
+        }
         guard sourceType.isNumeric, type.isNumeric else { return nil }
         switch (sourceType.storageClass, type.storageClass) {
         case (.integer, .integer): return sql

@@ -6,8 +6,10 @@
 /// afterwards could never name the objects.
 ///
 /// Inference already guarantees what it can (a new required attribute has a default that
-/// fills every row); what is left is an attribute whose rules tighten: a narrower integer
-/// type, a new or tighter minimum or maximum (a length for strings).
+/// fills every row); what is left is a property whose rules tighten: an attribute or to-one
+/// that becomes required with no default (Core Data infers it, and its migration fails on
+/// the rows without a value), a narrower integer type, a new or tighter minimum or maximum
+/// (a length for strings).
 extension InPlaceMigration {
     /// One rule over one attribute's column.
     struct Check: Sendable, Hashable {
@@ -57,6 +59,9 @@ extension InPlaceMigration {
                         check(.valueTooLarge, "\(column) < \(raw: String(range.lowerBound)) OR \(column) > \(raw: String(range.upperBound))")
                     }
                 }
+                if !attribute.isOptional, old.isOptional, attribute.defaultValue == nil {
+                    check(.missingValue, "\(column) IS NULL")
+                }
                 let measure: SQL = attribute.type == .string ? "length(\(column))" : column
                 let boundType: AttributeType = attribute.type == .string ? .integer64 : attribute.type
                 if let minimum = attribute.minValue, minimum != old.minValue || attribute.type != old.type {
@@ -65,6 +70,14 @@ extension InPlaceMigration {
                 if let maximum = attribute.maxValue, maximum != old.maxValue || attribute.type != old.type {
                     check(attribute.type == .string ? .stringTooLong : .valueTooLarge, "\(measure) > \(d.databaseValue(maximum, type: boundType))")
                 }
+            }
+            for relationship in destination.relationships(of: destination.entity(named: destinationName)!) where !relationship.isToMany && !relationship.isOptional {
+                guard let path = entityMapping.propertyMapping(named: relationship.name)?.valueExpression?.destinationInstancesCall?.sources.sourceKeyPath,
+                    path.count == 1, let old = source.relationship(named: path[0], of: sourceEntity), old.isOptional,
+                    let name = table.column(for: relationship.name)?.name
+                else { continue }
+                checks.append(Check(entity: destinationName, key: relationship.name, code: .missingValue,
+                                    sql: "SELECT \(storeName: "Z_PK") FROM \(identifier: table.name) WHERE \(rows) AND \(identifier: name) IS NULL LIMIT 5"))
             }
         }
         return checks

@@ -133,12 +133,13 @@ private struct MappingInference {
                 result.append(PropertyMapping(name: attribute.name))
                 continue
             }
-            if match.type != attribute.type && !(match.type.isNumeric && attribute.type.isNumeric) {
+            // Numbers and Booleans are stored alike (Core Data's NSNumber): one becomes the
+            // other, a Boolean 1 or 0, a number true where it is not 0.
+            if match.type != attribute.type && !(match.type.isNumberOrBoolean && attribute.type.isNumberOrBoolean) {
                 throw failure(entity.name, attribute.name, "'\(attribute.name)' changes type from \(match.type.rawValue) to \(attribute.type.rawValue)")
             }
-            if match.isOptional && !attribute.isOptional && attribute.defaultValue == nil {
-                throw failure(entity.name, attribute.name, "'\(attribute.name)' becomes required but has no default value for the rows without one")
-            }
+            // Becoming required with no default is inferred, as Core Data infers it: the
+            // migration fails, naming them, if rows have no value (the step's validation).
             result.append(PropertyMapping(name: attribute.name, valueExpression: .variable("source", keyPath: [match.name])))
         }
         return result
@@ -168,9 +169,7 @@ private struct MappingInference {
             else {
                 throw failure(entity.name, relationship.name, "'\(relationship.name)' now leads to \(relationship.destinationEntityName), which \(match.destinationEntityName) does not become")
             }
-            if match.isOptional && !relationship.isOptional && !relationship.isToMany {
-                throw failure(entity.name, relationship.name, "'\(relationship.name)' becomes required, but some \(sourceEntity.name) rows may have none")
-            }
+            // A to-one that becomes required is inferred alike: rows without one fail the step.
             result.append(PropertyMapping(
                 name: relationship.name,
                 valueExpression: .destinationInstances(forEntityMappingNamed: mappingName, sourceInstances: .variable("source", keyPath: [match.name]))

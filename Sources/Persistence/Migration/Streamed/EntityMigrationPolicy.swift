@@ -131,7 +131,7 @@ open class EntityMigrationPolicy: @unchecked Sendable {
                 // `$source.<attribute>`, by far the most common value, needs no evaluator.
                 let value = source.value(atSlot: from)
                 if MigrationManager.keepsDefault(attribute, over: value) { continue }
-                destination.setValue(value, forKey: key, slot: to)
+                destination.setValue(MigrationManager.boolean(value, for: attribute), forKey: key, slot: to)
             case .evaluate(let attributeMapping, let expression):
                 let value = try await manager.evaluate(expression, source: source, destination: destination,
                                                        entityMapping: mapping, propertyMapping: attributeMapping, policy: self)
