@@ -105,15 +105,15 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
         /// In one step from the store's version to the target, as Core Data migrates: by
         /// the mapping models that map the two, or inferred.
         case straight
-        /// Through the versions the mapping models lead to, none of them mapping the
-        /// store's version to the target; inferred from where they end to the target.
+        /// Through the versions the mapping models lead through, none of them mapping the
+        /// store's version to the target; a gap between them inferred.
         case mappingModels
 
         public var description: String {
             switch self {
             case .chain: "through the versions the app's chain names, in its order"
             case .straight: "straight to the target in one step, as Core Data migrates (no order of versions)"
-            case .mappingModels: "through the versions the mapping models lead to (none maps the store's version to the target), inferred from where they end"
+            case .mappingModels: "through the versions the mapping models lead through (none maps the store's version to the target), any gap inferred"
             }
         }
     }

@@ -47,6 +47,28 @@ struct PersistenceCommandTests {
         #expect(error.map { !"\($0)".contains("Migrations/") && "\($0)".contains(".xcmappingmodel") } == true, "\(String(describing: error))")
     }
 
+    /// Without `--chain` the plan is Core Data's (straight, or along the mapping files);
+    /// `--chain` names the app's order, and a version it does not know is refused before
+    /// anything is read. Only plans: the store is left as it was.
+    @Test func migrateSaysItsRouteAndTakesAChain() async throws {
+        try await CoreDataFixtures.withCopy(of: CoreDataFixtures.stores[0]) { url in
+            let before = try await StoreSnapshot(url)
+            let straight = try await persistenceCommand.run(["migrate", "--models", models, "--mappings", mappings, "--store", url.description, "--plan"])
+            #expect(straight.stdout.contains("Route:                through the versions the mapping models lead through"), "\(straight.stdout)")
+            let chained = try await persistenceCommand.run(["migrate", "--models", models, "--mappings", mappings, "--store", url.description, "--plan",
+                                                            "--chain", "1, 2, 3, CoreDataMigration_Example 4"])
+            #expect(chained.stdout.contains("Route:                through the versions the app's chain names, in its order"), "\(chained.stdout)")
+            #expect(chained.stdout.contains("  3. CoreDataMigration_Example 3 → CoreDataMigration_Example 4 (in place: inferred mapping)"), "\(chained.stdout)")
+            // Two versions straight: one inferred step, as Core Data would take it.
+            let skipping = try await persistenceCommand.run(["migrate", "--models", models, "--store", url.description, "--plan", "--to", "2"])
+            #expect(skipping.stdout.contains("Route:                straight to the target in one step"), "\(skipping.stdout)")
+            let unknown = try await persistenceCommand.run(["migrate", "--models", models, "--store", url.description, "--plan", "--chain", "1,7"])
+            #expect(unknown.status != 0)
+            #expect(unknown.stderr.contains("the version chain names '7'"), "\(unknown.stderr)")
+            try await expectUnchanged(url, since: before)
+        }
+    }
+
     /// On each engine: Apple's store as it is (SQLite), or copied with `persistence copy`.
     @Test(arguments: TestEngine.allCases)
     func migrateRefusesAStepThatNeedsAPolicyAndChangesNothing(engine: TestEngine) async throws {
