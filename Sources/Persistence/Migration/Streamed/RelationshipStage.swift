@@ -44,6 +44,9 @@ enum RelationshipStage: Sendable {
                         return destination.entity(otherEntity, isKindOf: inverseTarget) && other.propertyMapping(named: inverse.name)?.valueExpression != nil
                     })
                 else { return .perInstance(reason: "\(name) is a to-many relationship that no mapping sets from its to-one side") }
+                // The other side's key says which, not in what order: this side sets the
+                // order, as the source has it, one instance at a time.
+                if relationship.isOrdered { return .perInstance(reason: "\(name) is ordered, and its order is set from this side") }
                 continue
             }
             if let inverse = destination.inverse(of: relationship), !inverse.isToMany {
