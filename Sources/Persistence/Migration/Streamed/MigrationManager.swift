@@ -201,10 +201,14 @@ open class MigrationManager: @unchecked Sendable {
         guard mappingModel.isInferred, let sourceName = mapping.sourceEntityName, sourceInstances.contains(where: { $0.objectID.entityName != sourceName }) else {
             return try await destinations(of: mapping, for: sourceInstances).flatMap { $0 }
         }
+        // Each source entity's own mapping, the first that has a destination.
+        var ownMapping: [String: String] = [:]
+        for entityMapping in mappingModel.entityMappings where entityMapping.destinationEntityName != nil {
+            if let source = entityMapping.sourceEntityName, ownMapping[source] == nil { ownMapping[source] = entityMapping.name }
+        }
         var byMapping: [String: [ManagedObject]] = [:]
         for source in sourceInstances {
-            let own = mappingModel.entityMappings.first { $0.sourceEntityName == source.objectID.entityName && $0.destinationEntityName != nil }
-            byMapping[own?.name ?? name, default: []].append(source)
+            byMapping[ownMapping[source.objectID.entityName] ?? name, default: []].append(source)
         }
         var found: [ObjectID: [ManagedObject]] = [:]
         for (mappingName, sources) in byMapping {
