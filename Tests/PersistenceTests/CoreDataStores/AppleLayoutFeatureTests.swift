@@ -1,7 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
-@testable import Persistence
+@_spi(Testing) @testable import Persistence
 
 /// Layouts Core Data writes that no fixture store has, each in a store the test writes in
 /// Apple's exact form (``AppleFormStore``): recognised by its tables, read and saved through
@@ -63,6 +63,35 @@ struct AppleLayoutFeatureTests {
                 twin.setValue("75", forKey: "code")
                 twin.setValue("FR", forKey: "region")
                 twin.setValue("Île-de-France", forKey: "name")
+                await #expect(throws: (any Error).self) { try await context.save() }
+            }
+            #expect(try await storeRows(url, "SELECT count(*) FROM ZPLACE") == [[.integer(2)]])
+        }
+    }
+
+    /// A store whose uniqueness constraint is a table constraint migrates by every kind of
+    /// step with its rows, and the migrated store still refuses a second row with the same
+    /// values.
+    @Test(arguments: TestEngine.allCases.flatMap { engine in [MigrationPlan.Strategy.inPlace, .setBased, .streamed].map { (engine, $0) } })
+    func aTableConstraintStoreMigratesKeepingItsRule(engine: TestEngine, strategy: MigrationPlan.Strategy) async throws {
+        let v1 = try ModelFixtures.model(Self.places)
+        let v2 = try ManagedObjectModel(xml: ModelFixtures.xml(Self.places.replacingOccurrences(
+            of: #"<attribute name="region""#, with: #"<attribute name="note" optional="YES" attributeType="String"/><attribute name="region""#)),
+                                        name: "Test 2", file: ModelFixtures.file)
+        try await withAppleStore(v1, statements: [
+            "CREATE TABLE ZPLACE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCODE VARCHAR, ZNAME VARCHAR, ZREGION VARCHAR, CONSTRAINT ZCODE_ZREGION UNIQUE (ZCODE, ZREGION) )",
+            "INSERT INTO ZPLACE VALUES (1, 1, 1, '75', 'Paris', 'FR'), (2, 1, 1, '75', 'Sankt Gallen', 'CH')",
+        ], entities: [(1, "Place", 0, 2)], on: engine) { url, _ in
+            let models = try VersionedModel(name: "Test", versions: [v1, v2], currentVersionName: "Test 2")
+            let plan = try await ProgressiveMigrator(chain: MigrationChain(models: models), logger: testLogger, forcing: strategy).migrateStore(at: url)
+            #expect(plan.steps.map(\.strategy) == [strategy])
+            try await withOpenStore(url, model: v2) { container in
+                let context = container.newContext()
+                let places = try await context.fetch(FetchRequest(entityName: "Place"))
+                #expect(Set(places.compactMap { $0.value(forKey: "name").stringValue }) == ["Paris", "Sankt Gallen"])
+                let twin = try context.insertObject(entityName: "Place")
+                twin.setValue("75", forKey: "code")
+                twin.setValue("CH", forKey: "region")
                 await #expect(throws: (any Error).self) { try await context.save() }
             }
             #expect(try await storeRows(url, "SELECT count(*) FROM ZPLACE") == [[.integer(2)]])
