@@ -42,7 +42,7 @@ struct DifferentialMigrationTests {
                 if rows == 5_000 { width = min(width, 8) }
                 return Case(number: kindIndex * rowCounts.count + rowIndex, kind: kind, width: width, rows: rows,
                             bulkInsert: PostgresConfiguration.BulkInsertMethod.allCases[rowIndex % 3],
-                            shapes: .forCase(kind: kind, kindIndex: kindIndex, rowIndex: rowIndex))
+                            shapes: .forCase(kind: kind, kindIndex: kindIndex, rowIndex: rowIndex, rows: rows))
             }
         }
     }
