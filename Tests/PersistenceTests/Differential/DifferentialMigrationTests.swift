@@ -9,8 +9,10 @@ import Testing
 ///
 /// The cases cross the four kinds of step with 0, 1, 999, 1 000, 1 001 and 5 000 items
 /// (around the batch size of 1 000); each kind meets entities of 1, 8, 64 and 200
-/// attributes, and PostgreSQL writes each case's stores by the bulk path the case forces
-/// (`bulk_insert=automatic|copy|parameters`), the migration's writes included.
+/// attributes, every shape of relationship (``DifferentialModel``) with each of its
+/// relationships ordered and not (``DifferentialShapes``), and PostgreSQL writes each
+/// case's stores by the bulk path the case forces (`bulk_insert=automatic|copy|parameters`),
+/// the migration's writes included.
 ///
 /// One case at a time: each generates and migrates thousands of rows on the test process's
 /// cooperative threads; two at once took both of a two-core machine's threads from the tests
@@ -23,20 +25,24 @@ struct DifferentialMigrationTests {
         let width: Int
         let rows: Int
         let bulkInsert: PostgresConfiguration.BulkInsertMethod
+        let shapes: DifferentialShapes
 
-        var testDescription: String { "\(kind.rawValue), \(width) attributes, \(rows) items, PostgreSQL by \(bulkInsert.rawValue)" }
+        var testDescription: String {
+            "\(kind.rawValue), \(width) attributes, \(rows) items, \(shapes.testDescription), PostgreSQL by \(bulkInsert.rawValue)"
+        }
 
         static let rowCounts = [0, 1, 999, 1_000, 1_001, 5_000]
         static let widths = [1, 8, 64, 200]
 
-        /// Every kind with every row count; the widths and bulk paths turn so that each kind
-        /// meets each of them (5 000 items take at most 8 attributes, to keep the run short; 64 and 200 meet 999 to 1 001 items).
+        /// Every kind with every row count; the widths, bulk paths and orders turn so that each
+        /// kind meets each of them (5 000 items take at most 8 attributes, to keep the run short; 64 and 200 meet 999 to 1 001 items).
         static let all: [Case] = DifferentialStepKind.allCases.enumerated().flatMap { kindIndex, kind in
             rowCounts.enumerated().map { rowIndex, rows in
                 var width = widths[(kindIndex + rowIndex) % widths.count]
                 if rows == 5_000 { width = min(width, 8) }
                 return Case(number: kindIndex * rowCounts.count + rowIndex, kind: kind, width: width, rows: rows,
-                            bulkInsert: PostgresConfiguration.BulkInsertMethod.allCases[rowIndex % 3])
+                            bulkInsert: PostgresConfiguration.BulkInsertMethod.allCases[rowIndex % 3],
+                            shapes: .forCase(kind: kind, kindIndex: kindIndex, rowIndex: rowIndex, rows: rows))
             }
         }
     }
@@ -44,7 +50,7 @@ struct DifferentialMigrationTests {
     @Test(arguments: Case.all)
     func everyEngineMigratesToWhatTheRowsSay(_ testCase: Case) async throws {
         var rng = DifferentialSeed.generator(forCase: testCase.number)
-        let store = DifferentialStore(width: testCase.width, rows: testCase.rows, using: &rng)
+        let store = DifferentialStore(width: testCase.width, rows: testCase.rows, shapes: testCase.shapes, using: &rng)
         let expected = store.expected(after: testCase.kind)
         var results: [(backend: TestBackend, contents: DifferentialContents)] = []
         for backend in TestBackend.allCases {
@@ -85,7 +91,7 @@ struct DifferentialMigrationTests {
         #expect(plan.steps.map(\.strategy) == [kind.strategy], "\(url.testEngine.rawValue) ran \(plan.steps)")
         try await expectNoLeftovers(url)
         return try await withOpenStore(url, model: try store.model(version: 2)) { container in
-            try await DifferentialContents(reading: container.newContext(), attributeNames: store.attributeNames)
+            try await DifferentialContents(reading: container.newContext(), attributeNames: store.attributeNames, shapes: store.shapes)
         }
     }
 
@@ -108,7 +114,7 @@ struct DifferentialMigrationTests {
                 sourceModel: try store.model(version: 1), destinationModel: try store.model(version: 2),
                 mappingModel: try kind.managerMapping(store), policies: kind.policies, logger: testLogger))
             try await manager.migrateStore(from: url, to: destinationURL)
-            let contents = try await DifferentialContents(reading: destination.newContext(), attributeNames: store.attributeNames)
+            let contents = try await DifferentialContents(reading: destination.newContext(), attributeNames: store.attributeNames, shapes: store.shapes)
             await destination.store.close()
             await source.store.close()
             return contents

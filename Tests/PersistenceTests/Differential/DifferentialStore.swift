@@ -3,12 +3,13 @@ import PersistenceTesting
 import Testing
 @testable import Persistence
 
-/// The model of a differential case, version 1 and 2, and the rows its store holds.
+/// The rows of a differential case's store, drawn from the case's generator, and what a
+/// version 2 store must hold after each kind of step migrated them (see
+/// ``DifferentialModel`` for the model).
 ///
-/// `Item` has `width` attributes of every type (`a0`, `a1`, …), a to-one `owner` (whose
-/// inverse, `Owner.items`, is to-many) and a many-to-many `tags` with `Tag.items`. Version 2
-/// renames `a0` to `renamed` (renaming identifier `a0`) and adds an optional `note`: every
-/// kind of step can run it, and each kind's `note` says which ran (see ``DifferentialStepKind``).
+/// Every relationship's members are drawn in an order unlike their keys (a shuffle), and
+/// are added in that order: an ordered relationship must keep it, an unordered one only its
+/// members.
 struct DifferentialStore: Sendable {
     static let typeCycle: [AttributeType] = [
         .double, .string, .integer64, .date, .float, .boolean, .binary, .integer16,
@@ -17,72 +18,106 @@ struct DifferentialStore: Sendable {
 
     /// The types of `Item`'s attributes, `a0` first.
     let types: [AttributeType]
+    let shapes: DifferentialShapes
     /// Each item's values, in the order of `types`.
     let items: [[AttributeValue]]
-    /// Each item's owner, an index into `owners`, or none.
-    let itemOwners: [Int?]
-    /// Each item's tags, indexes into `tags`, ascending.
-    let itemTags: [[Int]]
     let owners: [AttributeValue]
     let tags: [AttributeValue]
+    let notes: [DifferentialNote]
+    let profiles: [AttributeValue]
+    /// Each owner's items (indexes into `items`), in the order they are added.
+    let ownerItems: [[Int]]
+    /// Each item's tags (indexes into `tags`), in the order they are added.
+    let itemTags: [[Int]]
+    /// Each tag's items, in the order `Tag.items` is given when it is ordered.
+    let tagItems: [[Int]]
+    /// Each owner's favourite items, in the order they are added; an item is the favourite
+    /// of one owner at most, as a to-many without an inverse (a key on the item) keeps it.
+    let favourites: [[Int]]
+    /// Each item's related items, in the order they are added; never the item itself.
+    let related: [[Int]]
+    /// Each item's note (an index into `notes`), or none.
+    let itemAbout: [Int?]
+    /// Each owner's profile (an index into `profiles`), or none; some profiles have no owner.
+    let ownerProfile: [Int?]
 
     /// The store of a case: its attribute types and rows drawn from the case's generator.
-    init(width: Int, rows: Int, using rng: inout SeededGenerator) {
+    init(width: Int, rows: Int, shapes: DifferentialShapes, using rng: inout SeededGenerator) {
+        self.shapes = shapes
         let offset = Int(rng.next() % UInt64(Self.typeCycle.count))
         types = (0..<width).map { Self.typeCycle[($0 + offset) % Self.typeCycle.count] }
         let ownerCount = rows == 0 ? 0 : rows / 10 + 1
         let tagCount = rows == 0 ? 0 : min(rows, 12)
+        let noteCount = rows == 0 ? 0 : rows / 25 + 3
         owners = (0..<ownerCount).map { _ in rng.oneIn(10) ? .null : .string(DifferentialValues.text(using: &rng)) }
         tags = (0..<tagCount).map { _ in .string(DifferentialValues.text(using: &rng)) }
+        // The first a plain `Note`, so that a case whose items point at plain notes only has one.
+        let notes = (0..<noteCount).map { index in DifferentialNote.draw(entityName: index == 0 ? "Note" : nil, using: &rng) }
+        self.notes = notes
+        let aboutTargets: [Int] = switch shapes.about {
+        case .anyNote: Array(notes.indices)
+        case .plainNotes: notes.indices.filter { notes[$0].entityName == "Note" }
+        case .absent: []
+        }
+        profiles = (0..<(rows == 0 ? 0 : ownerCount / 2 + 1)).map { _ in .string(DifferentialValues.text(using: &rng)) }
         var items: [[AttributeValue]] = []
         var itemOwners: [Int?] = []
         var itemTags: [[Int]] = []
+        var related: [[Int]] = []
+        var itemAbout: [Int?] = []
+        var favouriteOf: [Int?] = []
         for row in 0..<rows {
             let types = types
             // The second row is NULL everywhere; the others NULL once in eight.
             items.append(row == 1 ? types.map { _ in .null } : types.map { DifferentialValues.value(of: $0, using: &rng) })
             itemOwners.append(rng.oneIn(5) ? nil : Int.random(in: 0..<ownerCount, using: &rng))
-            let tagged = (0..<Int(rng.next() % 4)).map { _ in Int.random(in: 0..<tagCount, using: &rng) }
-            itemTags.append(Set(tagged).sorted())
+            itemTags.append(Self.distinct((0..<Int(rng.next() % 4)).map { _ in Int.random(in: 0..<tagCount, using: &rng) }))
+            let relatedCount = shapes.hasRelated && rows > 1 && rng.oneIn(3) ? Int(rng.next() % 3 + 1) : 0
+            related.append(Self.distinct((0..<relatedCount).map { _ in Int.random(in: 0..<rows, using: &rng) }.filter { $0 != row }))
+            itemAbout.append(aboutTargets.isEmpty || rng.oneIn(3) ? nil : rng.pick(aboutTargets))
+            favouriteOf.append(rng.oneIn(4) ? Int.random(in: 0..<ownerCount, using: &rng) : nil)
         }
-        (self.items, self.itemOwners, self.itemTags) = (items, itemOwners, itemTags)
+        (self.items, self.itemTags, self.related, self.itemAbout) = (items, itemTags, related, itemAbout)
+        ownerItems = Self.members(of: ownerCount, from: itemOwners, using: &rng)
+        favourites = Self.members(of: ownerCount, from: favouriteOf, using: &rng)
+        tagItems = Self.grouped(count: tagCount, itemTags).map { $0.shuffled(using: &rng) }
+        var unclaimed = Array(profiles.indices).shuffled(using: &rng)
+        ownerProfile = (0..<ownerCount).map { _ in rng.oneIn(2) ? unclaimed.popLast() : nil }
+    }
+
+    /// `values` without repeats, in the order each first came.
+    private static func distinct(_ values: [Int]) -> [Int] {
+        var seen = Set<Int>()
+        return values.filter { seen.insert($0).inserted }
+    }
+
+    /// For each of `count` groups, the indexes of `lists` that name it, ascending.
+    private static func grouped(count: Int, _ lists: [[Int]]) -> [[Int]] {
+        var groups = Array(repeating: [Int](), count: count)
+        for (index, list) in lists.enumerated() { for group in list { groups[group].append(index) } }
+        return groups
+    }
+
+    /// Each of `count` owners' members (the indexes whose `owner` names it), in a shuffled order.
+    private static func members(of count: Int, from owner: [Int?], using rng: inout SeededGenerator) -> [[Int]] {
+        grouped(count: count, owner.map { $0.map { [$0] } ?? [] }).map { $0.shuffled(using: &rng) }
     }
 
     var attributeNames: [String] { types.indices.map { "a\($0)" } }
 
-    // MARK: Models
+    var model: DifferentialModel { DifferentialModel(types: types, shapes: shapes) }
 
-    func model(version: Int) throws -> ManagedObjectModel {
-        var attributes = types.enumerated().map { index, type in
-            AttributeDescription(name: "a\(index)", type: type)
-        }
-        if version == 2 {
-            attributes[0] = AttributeDescription(name: "renamed", type: types[0], renamingIdentifier: "a0")
-            attributes.append(AttributeDescription(name: "note", type: .string))
-        }
-        return try ManagedObjectModel(name: Self.modelName(version), versionIdentifier: "\(version)", entities: [
-            EntityDescription(name: "Item", attributes: attributes, relationships: [
-                RelationshipDescription(name: "owner", destinationEntityName: "Owner", inverseName: "items", deleteRule: .nullify),
-                RelationshipDescription(name: "tags", destinationEntityName: "Tag", inverseName: "items", isToMany: true, deleteRule: .nullify),
-            ]),
-            EntityDescription(name: "Owner", attributes: [AttributeDescription(name: "name", type: .string)], relationships: [
-                RelationshipDescription(name: "items", destinationEntityName: "Item", inverseName: "owner", isToMany: true, deleteRule: .nullify),
-            ]),
-            EntityDescription(name: "Tag", attributes: [AttributeDescription(name: "label", type: .string)], relationships: [
-                RelationshipDescription(name: "items", destinationEntityName: "Item", inverseName: "tags", isToMany: true, deleteRule: .nullify),
-            ]),
-        ])
-    }
+    func model(version: Int) throws -> ManagedObjectModel { try model.model(version: version) }
 
-    static func modelName(_ version: Int) -> String { version == 1 ? "Differential" : "Differential \(version)" }
+    func versions() throws -> VersionedModel { try model.versions() }
 
-    func versions() throws -> VersionedModel {
-        try VersionedModel(name: "Differential", versions: [model(version: 1), model(version: 2)], currentVersionName: Self.modelName(2))
-    }
+    // MARK: Writing
 
-    // MARK: Writing and reading
-
-    /// Inserts the store's objects into `context` and saves them.
+    /// Inserts the store's objects into `context` and saves them: every relationship's
+    /// members added one by one in their drawn order, as an app adds them. `Tag.items`, when
+    /// ordered, is given its own order afterwards (its members came in the items' order), as
+    /// is `Owner.items`, in a second save: a save puts the items it inserts into an ordered
+    /// one-to-many in the order they were inserted, not the order they were added to it.
     func fill(_ context: ManagedObjectContext) async throws {
         let owners = try self.owners.map { name in
             let owner = try context.insertObject(entityName: "Owner")
@@ -94,123 +129,59 @@ struct DifferentialStore: Sendable {
             tag.setValue(label, forKey: "label")
             return tag
         }
+        let notes = try self.notes.map { try $0.insert(into: context) }
+        let profiles = try self.profiles.map { bio in
+            let profile = try context.insertObject(entityName: "Profile")
+            profile.setValue(bio, forKey: "bio")
+            return profile
+        }
         let names = attributeNames
-        for (index, values) in items.enumerated() {
+        let items = try self.items.enumerated().map { index, values in
             let item = try context.insertObject(entityName: "Item")
             for (name, value) in zip(names, values) { item.setValue(value, forKey: name) }
-            if let owner = itemOwners[index] { item.setDestination(owners[owner], forKey: "owner") }
             for tag in itemTags[index] { item.addDestination(tags[tag], forKey: "tags") }
+            if let note = itemAbout[index] { item.setDestination(notes[note], forKey: "about") }
+            return item
         }
+        for (index, item) in items.enumerated() {
+            for other in related[index] { item.addDestination(items[other], forKey: "related") }
+        }
+        for (index, owner) in owners.enumerated() {
+            for item in ownerItems[index] { owner.addDestination(items[item], forKey: "items") }
+            for item in favourites[index] { owner.addDestination(items[item], forKey: "favourites") }
+            if let profile = ownerProfile[index] { owner.setDestination(profiles[profile], forKey: "profile") }
+        }
+        if shapes.tagItemsOrdered {
+            for (index, tag) in tags.enumerated() { try await tag.setDestinations(tagItems[index].map { items[$0] }, forKey: "items") }
+        }
+        try await context.save()
+        // Once saved: before, finding an owner's members takes a look at every object inserted.
+        guard shapes.ownerItemsOrdered else { return }
+        for (index, owner) in owners.enumerated() { try await owner.setDestinations(ownerItems[index].map { items[$0] }, forKey: "items") }
         try await context.save()
     }
 
+    // MARK: Expected contents
+
     /// What a version 2 store holds after `kind` migrated this one, computed from the rows
-    /// alone: the same values (`a0` as `renamed`), relationships and owners and tags, and
-    /// the note the kind writes.
+    /// alone: the same values (`a0` as `renamed`) and the note the kind writes, the same
+    /// objects around them, and every relationship's members, in their order where it is
+    /// ordered and ascending where it is not.
     func expected(after kind: DifferentialStepKind) -> DifferentialContents {
-        DifferentialContents(
+        func inOrder(_ lists: [[Int]], if ordered: Bool) -> [[Int]] { ordered ? lists : lists.map { $0.sorted() } }
+        var itemOwners = [Int?](repeating: nil, count: items.count)
+        for (owner, members) in ownerItems.enumerated() { for item in members { itemOwners[item] = owner } }
+        var profileOwner = [Int?](repeating: nil, count: profiles.count)
+        for (owner, profile) in ownerProfile.enumerated() { if let profile { profileOwner[profile] = owner } }
+        return DifferentialContents(
             items: items.map { $0 + [kind.note(forSourceValues: $0)] },
-            itemOwners: itemOwners, itemTags: itemTags, owners: owners, tags: tags)
-    }
-}
-
-/// What a store at version 2 holds, objects in primary-key order, relationships as
-/// positions in that order: two stores with the same contents hold the same objects, values
-/// and relationships whatever keys each engine gave them.
-struct DifferentialContents: Equatable, Sendable {
-    var items: [[AttributeValue]]
-    var itemOwners: [Int?]
-    var itemTags: [[Int]]
-    var owners: [AttributeValue]
-    var tags: [AttributeValue]
-
-    /// `Item`'s attributes at version 2, in the order its values are kept: `a0` renamed,
-    /// the others, then the added `note`.
-    static func version2Names(_ attributeNames: [String]) -> [String] {
-        ["renamed"] + attributeNames.dropFirst() + ["note"]
-    }
-
-    /// Reads a version 2 store through `context`.
-    init(reading context: ManagedObjectContext, attributeNames: [String]) async throws {
-        func inKeyOrder(_ entity: String) async throws -> [ManagedObject] {
-            try await context.fetch(FetchRequest(entityName: entity)).sorted { ($0.objectID.primaryKey ?? 0) < ($1.objectID.primaryKey ?? 0) }
-        }
-        let items = try await inKeyOrder("Item")
-        let owners = try await inKeyOrder("Owner")
-        let tags = try await inKeyOrder("Tag")
-        let ownerPosition = Dictionary(uniqueKeysWithValues: owners.enumerated().map { ($1.objectID, $0) })
-        let itemPosition = Dictionary(uniqueKeysWithValues: items.enumerated().map { ($1.objectID, $0) })
-        let names = Self.version2Names(attributeNames)
-        self.items = items.map { item in names.map { item.value(forKey: $0) } }
-        itemOwners = items.map { $0.destinationID(forKey: "owner").map { ownerPosition[$0] ?? -1 } }
-        var itemTags = Array(repeating: [Int](), count: items.count)
-        for (position, tag) in tags.enumerated() {
-            for item in try await tag.destinations(forKey: "items") {
-                guard let index = itemPosition[item.objectID] else { continue }
-                itemTags[index].append(position)
-            }
-        }
-        self.itemTags = itemTags.map { $0.sorted() }
-        self.owners = owners.map { $0.value(forKey: "name") }
-        self.tags = tags.map { $0.value(forKey: "label") }
-    }
-
-    init(items: [[AttributeValue]], itemOwners: [Int?], itemTags: [[Int]], owners: [AttributeValue], tags: [AttributeValue]) {
-        (self.items, self.itemOwners, self.itemTags, self.owners, self.tags) = (items, itemOwners, itemTags, owners, tags)
-    }
-
-    /// The same contents as `backend` keeps them: PostgreSQL's `timestamp with time zone`
-    /// holds a date to the nearest microsecond, the other engines hold its every bit.
-    func kept(by backend: TestBackend) -> DifferentialContents {
-        guard backend == .postgres else { return self }
-        var kept = self
-        kept.items = items.map { values in
-            values.map { value in
-                guard case .date(let date) = value else { return value }
-                let microseconds = (date.timeIntervalSinceReferenceDate * 1_000_000).rounded()
-                return .date(Date(timeIntervalSinceReferenceDate: microseconds / 1_000_000))
-            }
-        }
-        return kept
-    }
-
-    /// The first few differences from `expected`, each saying where: an empty list when the
-    /// two are equal.
-    func differences(from expected: DifferentialContents, attributeNames: [String], limit: Int = 5) -> [String] {
-        var found: [String] = []
-        func note(_ text: String) { if found.count < limit { found.append(text) } }
-        if items.count != expected.items.count { note("\(items.count) items, expected \(expected.items.count)") }
-        if owners != expected.owners { note("owners \(Self.first(owners, expected.owners))") }
-        if tags != expected.tags { note("tags \(Self.first(tags, expected.tags))") }
-        let names = Self.version2Names(attributeNames)
-        for (row, (actual, wanted)) in zip(items, expected.items).enumerated() where actual != wanted {
-            for (name, (value, expectedValue)) in zip(names, zip(actual, wanted)) where value != expectedValue {
-                note("item \(row + 1) \(name): \(Self.short(value)), expected \(Self.short(expectedValue))")
-            }
-        }
-        for (row, (owner, wanted)) in zip(itemOwners, expected.itemOwners).enumerated() where owner != wanted {
-            note("item \(row + 1) owner: \(owner.map(String.init) ?? "none"), expected \(wanted.map(String.init) ?? "none")")
-        }
-        for (row, (tags, wanted)) in zip(itemTags, expected.itemTags).enumerated() where tags != wanted {
-            note("item \(row + 1) tags: \(tags), expected \(wanted)")
-        }
-        return found
-    }
-
-    private static func first(_ actual: [AttributeValue], _ expected: [AttributeValue]) -> String {
-        guard actual.count == expected.count else { return "\(actual.count), expected \(expected.count)" }
-        guard let index = actual.indices.first(where: { actual[$0] != expected[$0] }) else { return "equal" }
-        return "\(index + 1): \(short(actual[index])), expected \(short(expected[index]))"
-    }
-
-    /// A value as a message shows it: long text and data cut.
-    static func short(_ value: AttributeValue) -> String {
-        switch value {
-        case .string(let text) where text.count > 60: "\"\(text.prefix(60))…\" (\(text.count) characters)"
-        case .binary(let data): "\(data.count) bytes \(data.prefix(8).map { String(format: "%02x", $0) }.joined())…"
-        case .double(let number): "\(number) (bits \(String(number.bitPattern, radix: 16)))"
-        case .date(let date): "date \(date.timeIntervalSinceReferenceDate)"
-        default: "\(value)"
-        }
+            owners: owners, tags: tags, notes: notes, profiles: profiles,
+            itemOwners: itemOwners,
+            ownerItems: inOrder(ownerItems, if: shapes.ownerItemsOrdered),
+            itemTags: inOrder(itemTags, if: shapes.itemTagsOrdered),
+            tagItems: inOrder(tagItems, if: shapes.tagItemsOrdered),
+            favourites: inOrder(favourites, if: shapes.favouritesOrdered),
+            related: inOrder(related, if: shapes.relatedOrdered),
+            itemAbout: itemAbout, ownerProfile: ownerProfile, profileOwner: profileOwner)
     }
 }
