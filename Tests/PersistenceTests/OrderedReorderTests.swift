@@ -113,6 +113,35 @@ struct OrderedReorderTests {
         }
     }
 
+    /// Objects inserted in one order and added to an ordered relationship in another are
+    /// saved in the order they were added, as Core Data's ordered set has them: on the
+    /// destination's rows (an ordered one-to-many), in a join table and beside a hidden key.
+    @Test(arguments: TestEngine.allCases)
+    func insertedMembersKeepTheOrderTheyWereAdded(engine: TestEngine) async throws {
+        try await engine.withStoreURL { url in
+            try await withOpenStore(url, model: Self.model, options: .createIfMissing) { container in
+                let context = container.newContext()
+                let recipe = try context.insertObject(entityName: "Recipe")
+                let added = [2, 0, 3, 1]
+                for (key, member) in Self.relationships {
+                    let objects = try Self.names.map { name in
+                        let object = try context.insertObject(entityName: member)
+                        object.setValue(.string(name), forKey: "name")
+                        return object
+                    }
+                    for index in added { recipe.addDestination(objects[index], forKey: key) }
+                }
+                try await context.save()
+
+                let fresh = container.newContext()
+                let stored = try #require(try await fresh.fetch(FetchRequest(entityName: "Recipe")).first)
+                for (key, _) in Self.relationships {
+                    #expect(try Self.names(try await stored.destinations(forKey: key)) == added.map { Self.names[$0] }, "\(key)")
+                }
+            }
+        }
+    }
+
     /// The keys the store holds for the recipe's members of `key`, in its order.
     static func storedOrderKeys(_ container: PersistentContainer, key: String) async throws -> [Int64] {
         let schema = container.store.schema

@@ -88,7 +88,7 @@ extension ManagedObjectContext {
 
     /// Checks the objects and copies their changes out.
     func makePlan(validating: Bool) throws -> (SavePlan, [ObjectID: ManagedObject]) {
-        let (inserted, updated, deleted, joinChanges, joinChangeOrder, pending) = state.withLock { state in
+        let (inserted, updated, deleted, joinChanges, joinChangeOrder, toOneChangeOrder, pending) = state.withLock { state in
             (state.inserted.compactMap { state.registered[$0] },
              // In the order their to-ones were set, for the order keys of ordered to-manys.
              (state.toOneChangeOrder.isEmpty ? Array(state.updated)
@@ -96,6 +96,7 @@ extension ManagedObjectContext {
              Array(state.deleted.keys),
              state.joinChanges,
              state.joinChangeOrder,
+             state.toOneChangeOrder,
              state.pendingIssues)
         }
         var issues = pending
@@ -158,6 +159,7 @@ extension ManagedObjectContext {
         plan.deletes = deleted
         plan.joinChanges = joinChanges.map { ($0.key, $0.value) }.sorted { joinChangeOrder[$0.change] ?? 0 < joinChangeOrder[$1.change] ?? 0 }
         plan.reorders = pendingReorders()
+        plan.toOneChangeOrder = toOneChangeOrder
         // A changed join row also changes the objects at both ends, whose counts may now be off.
         for (change, _) in plan.joinChanges {
             for (id, relationship) in [(change.source, change.link.relationship), (change.destination, change.link.inverseRelationship)] {

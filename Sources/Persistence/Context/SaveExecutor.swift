@@ -39,9 +39,15 @@ struct SaveExecutor {
         }
         for write in plan.updates { try update(write) }
         try delete(plan.deletes)
-        for write in (plan.insertsInBulk ? [] : plan.inserts) + plan.updates {
-            try keepOneToOnePairs(write)
-            try appendToOrderedInverses(write)
+        let written = (plan.insertsInBulk ? [] : plan.inserts) + plan.updates
+        for write in written { try keepOneToOnePairs(write) }
+        // In the order their to-ones were set, which is the order they were added to an
+        // ordered to-many, not the order they were inserted.
+        if !schema.orderColumnsOfOrderedInverses.isEmpty {
+            let appended = written.enumerated().sorted { lhs, rhs in
+                (plan.toOneChangeOrder[lhs.element.id] ?? 0, lhs.offset) < (plan.toOneChangeOrder[rhs.element.id] ?? 0, rhs.offset)
+            }
+            for (_, write) in appended { try appendToOrderedInverses(write) }
         }
         for (change, add) in plan.joinChanges { try writeJoin(change, add: add) }
         for reorder in plan.reorders { try writeOrder(reorder) }

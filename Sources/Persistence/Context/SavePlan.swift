@@ -23,6 +23,9 @@ struct SavePlan: Sendable {
     var joinChanges: [(change: ManagedObjectContext.JoinChange, add: Bool)] = []
     /// Ordered to-many relationships given a whole new order, written after the pairs.
     var reorders: [OrderedMembers] = []
+    /// When each written object's to-one was last set: objects put into an ordered to-many
+    /// through its inverse take their places at its end in that order, inserted or not.
+    var toOneChangeOrder: [ObjectID: UInt64] = [:]
     var countChecks: [CountCheck] = []
     /// Keys chosen by the caller for some inserted objects (a migration's identity keys);
     /// the others get keys from `Z_PRIMARYKEY`.
