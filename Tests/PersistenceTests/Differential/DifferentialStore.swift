@@ -115,9 +115,7 @@ struct DifferentialStore: Sendable {
 
     /// Inserts the store's objects into `context` and saves them: every relationship's
     /// members added one by one in their drawn order, as an app adds them. `Tag.items`, when
-    /// ordered, is given its own order afterwards (its members came in the items' order), as
-    /// is `Owner.items`, in a second save: a save puts the items it inserts into an ordered
-    /// one-to-many in the order they were inserted, not the order they were added to it.
+    /// ordered, is given its own order afterwards (its members came in the items' order).
     func fill(_ context: ManagedObjectContext) async throws {
         let owners = try self.owners.map { name in
             let owner = try context.insertObject(entityName: "Owner")
@@ -154,10 +152,6 @@ struct DifferentialStore: Sendable {
         if shapes.tagItemsOrdered {
             for (index, tag) in tags.enumerated() { try await tag.setDestinations(tagItems[index].map { items[$0] }, forKey: "items") }
         }
-        try await context.save()
-        // Once saved: before, finding an owner's members takes a look at every object inserted.
-        guard shapes.ownerItemsOrdered else { return }
-        for (index, owner) in owners.enumerated() { try await owner.setDestinations(ownerItems[index].map { items[$0] }, forKey: "items") }
         try await context.save()
     }
 
