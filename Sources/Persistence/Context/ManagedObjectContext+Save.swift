@@ -90,9 +90,9 @@ extension ManagedObjectContext {
     func makePlan(validating: Bool) throws -> (SavePlan, [ObjectID: ManagedObject]) {
         let (inserted, updated, deleted, joinChanges, joinChangeOrder, toOneChangeOrder, pending) = state.withLock { state in
             (state.inserted.compactMap { state.registered[$0] },
-             // In the order their to-ones were set, for the order keys of ordered to-manys.
-             (state.toOneChangeOrder.isEmpty ? Array(state.updated)
-                 : state.updated.sorted { state.toOneChangeOrder[$0] ?? 0 < state.toOneChangeOrder[$1] ?? 0 }).compactMap { state.registered[$0] },
+             // The save puts them in the order their to-ones were set where that counts
+             // (`toOneChangeOrder`, for the order keys of ordered to-manys).
+             state.updated.compactMap { state.registered[$0] },
              Array(state.deleted.keys),
              state.joinChanges,
              state.joinChangeOrder,

@@ -70,20 +70,9 @@ extension InstanceStage {
                               entityNumber: entityNumber)
                 // The row's place among its destination's, where that side is ordered: the
                 // source's, beside the same key (as the set-based step sets it).
-                if let relationship = destination.relationship(named: lookup.relationship, of: destinationEntity),
-                    let inverse = destination.inverse(of: relationship), inverse.isToMany,
-                    let target = destination.entity(named: relationship.destinationEntityName),
-                    let orderColumn = destinationSchema.orderColumn(of: inverse, in: target)
-                {
-                    var order: SQL = "NULL"
-                    if let sourceRelationship = source.relationship(named: lookup.sourceRelationship, of: sourceEntity),
-                        let sourceInverse = source.inverse(of: sourceRelationship),
-                        let sourceTarget = source.entity(named: sourceRelationship.destinationEntityName),
-                        let sourceOrder = sourceSchema.orderColumn(of: sourceInverse, in: sourceTarget)
-                    {
-                        order = "s.\(identifier: sourceOrder)"
-                    }
-                    insert.set(orderColumn, to: order)
+                if let orderColumn = destinationSchema.orderColumnsOfOrderedInverses["\(destinationName).\(lookup.relationship)"] {
+                    let sourceOrder = sourceSchema.orderColumnsOfOrderedInverses["\(sourceName).\(lookup.sourceRelationship)"]
+                    insert.set(orderColumn, to: sourceOrder.map { "s.\(identifier: $0)" } ?? "NULL")
                 }
             }
         }
