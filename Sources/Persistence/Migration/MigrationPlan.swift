@@ -58,7 +58,7 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
         /// The mapping models, run one after the other (usually one).
         public let mappingModels: [MappingModel]
         let managerType: MigrationManager.Type
-        let work: Work
+        var work: Work
         /// What the step drops or refuses, found before it runs; see
         /// ``MigrationPlan/countingAffectedRows(in:logger:)`` for the rows concerned.
         public internal(set) var dataLossWarnings: [DataLossWarning] = []
@@ -93,6 +93,9 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
             let policies = mappingModels.flatMap(\.policyNames)
             if !policies.isEmpty { extras.append("policy \(policies.joined(separator: ", "))") }
             if managerType != MigrationManager.self { extras.append("manager \(String(describing: managerType))") }
+            if case .inPlace(let inPlace) = work, let external = inPlace.externallyStoredValues {
+                extras.append("Core Data's externally stored values of \(external.attributes.joined(separator: ", ")) moved into their cells")
+            }
             let detail = ([mappings] + extras).joined(separator: ", ")
             return "\(source.name) → \(destination.name) (\(strategy.rawValue): \(detail))"
         }

@@ -167,30 +167,39 @@ public final class ProgressiveMigrator: Sendable {
         // earlier release's). An in-memory store is migrated through open stores, which read
         // it themselves.
         let layout = try await url.engine.storeLayout(model: source)
-        let plan = try plan(from: source, to: target, store: url, storeLayout: layout)
-        // Read once for both: a SQLite store's tables (none for other engines).
+        let external = ExternallyStoredValues(storeAt: url, metadata: metadata, model: source, layout: layout)
+        let plan = try plan(from: source, to: target, store: url, storeLayout: layout, carrying: external)
         if !plan.isEmpty, let tables = try url.engine.appleStoreStructure() {
-            try refuseExternalCells(of: url, metadata: metadata, source: source)
             try refuseDroppingTables(tables.otherTables, of: url, in: plan)
         }
         return plan
     }
 
     /// A store of Apple's keeps the values of attributes that allow external storage in
-    /// Core Data's cells (``ExternalBinaryStorage``), which only a store opened as Apple's
-    /// reads; every kind of step here would carry the cells, not the bytes, into a store
-    /// that no longer reads them so.
-    private func refuseExternalCells(of url: StoreURL, metadata: StoreMetadata, source: ManagedObjectModel) throws {
-        guard metadata.isForeign else { return }
-        let external = source.entities.flatMap { entity in
-            entity.attributes.filter { $0.allowsExternalBinaryDataStorage && !$0.isTransient }.map { "\(entity.name).\($0.name)" }
+    /// Core Data's cells, which a migrated store no longer reads so: the first step makes
+    /// them plain, in place. Where that step is not in place, a step in place from the
+    /// store's version to itself runs first, and the step after it reads a store laid out
+    /// as a new one of that version.
+    private func carry(_ external: ExternallyStoredValues, into steps: inout [MigrationPlan.Step], source: ManagedObjectModel,
+                       dialect: any SQLDialect, storeLayout: StoreLayout?) throws {
+        guard let first = steps.first else { return }
+        if case .inPlace(var inPlace) = first.work {
+            inPlace.externallyStoredValues = external
+            steps[0].work = .inPlace(inPlace)
+            return
         }
-        guard !external.isEmpty else { return }
-        throw MigrationError(
-            .store,
-            "the store keeps \(external.joined(separator: ", ")) (Allows External Storage) as Core Data does, in its cells and in files beside it, which a migration here does not carry",
-            hint: "copy the store first (`persistence copy --models … --from \(url) --to …`): the copy holds the bytes in its cells and migrates; the store was not changed",
-            store: url.description)
+        let mapping = try MappingModel.inferred(from: source, to: source)
+        guard case .success(var inPlace) = InPlaceMigration.plan(mapping: mapping, source: source, destination: source, dialect: dialect, sourceLayout: storeLayout)
+        else {
+            throw MigrationError(
+                .store,
+                "the store keeps \(external.attributes.joined(separator: ", ")) (Allows External Storage) as Core Data does, in its cells and in files beside it, and its tables cannot be laid out anew in place to carry them",
+                hint: "copy the store first (`persistence copy --models … --from \(external.store) --to …`): the copy holds the bytes in its cells and migrates; the store was not changed",
+                store: external.store.description)
+        }
+        inPlace.externallyStoredValues = external
+        steps[0] = try makeStep(from: source, to: first.destination, dialect: dialect)
+        steps.insert(MigrationPlan.Step(source: source, destination: source, mappingModels: [mapping], managerType: MigrationManager.self, work: .inPlace(inPlace)), at: 0)
     }
 
     /// Steps that rebuild a store write a new one from the model's tables: tables beside
@@ -211,6 +220,11 @@ public final class ProgressiveMigrator: Sendable {
     /// `Z_PRIMARYKEY`'s numbers, its tables' names; ``StoreLayout``), by default as a new
     /// store of `source` is; every step leaves it laid out as a new store of its destination.
     public func plan(from source: ManagedObjectModel, to target: String? = nil, store: StoreURL, storeLayout: StoreLayout? = nil) throws -> MigrationPlan {
+        try plan(from: source, to: target, store: store, storeLayout: storeLayout, carrying: nil)
+    }
+
+    private func plan(from source: ManagedObjectModel, to target: String?, store: StoreURL, storeLayout: StoreLayout?,
+                      carrying external: ExternallyStoredValues?) throws -> MigrationPlan {
         let targetModel: ManagedObjectModel
         if let target {
             guard let model = chain.models.version(namedOrNumbered: target) else {
@@ -227,6 +241,9 @@ public final class ProgressiveMigrator: Sendable {
         for next in path {
             steps.append(try makeStep(from: current, to: next, dialect: store.engine.migrationDialect, sourceLayout: steps.isEmpty ? storeLayout : nil))
             current = next
+        }
+        if let external, let dialect = store.engine.migrationDialect {
+            try carry(external, into: &steps, source: source, dialect: dialect, storeLayout: storeLayout)
         }
         for index in steps.indices.dropLast() {
             steps[index].fusionWithNext = fusesSteps

@@ -290,27 +290,73 @@ struct AppleLayoutFeatureTests {
         }
     }
 
-    /// Every kind of step would carry Core Data's cells rather than the bytes into a store
-    /// that no longer reads them so: a migration of such a store is refused before it starts,
-    /// saying how to go on.
-    @Test func aStoreWithExternallyStoredCellsIsNotMigratedAsItIs() async throws {
+    /// A store of Apple's whose binary attribute allows external storage migrates by every
+    /// kind of step with its values: the bytes behind a `1`, the bytes of the file a `2`
+    /// names (one whose bytes start with a 1 themselves), an empty value and none. The
+    /// migrated store keeps them in its cells; the files beside it are left as they were.
+    /// (Apple's stores are SQLite files; their copies in PostgreSQL hold plain cells, see
+    /// `externallyStoredBinaryDataIsReadWhereCoreDataPutIt`.)
+    @Test(arguments: [MigrationPlan.Strategy.inPlace, .setBased, .streamed])
+    func aStoreWithExternallyStoredCellsMigratesWithItsValues(strategy: MigrationPlan.Strategy) async throws {
+        let versions = try Self.attachmentVersions()
+        let inline = Data("a small note, inline — çà".utf8)
+        let large = Data([1, 2]) + Data((0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let name = "3B8E1D52-7A40-4C16-9E2F-5D0C8B7A6F31"
+        let folder = try ScenarioFolder()
+        let path = folder.url.appendingPathComponent("Store.sqlite").path
+        try AppleFormStore.write(at: path, statements: [
+            "CREATE TABLE ZATTACHMENT ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTITLE VARCHAR, ZDATA BLOB )",
+            "INSERT INTO ZATTACHMENT VALUES (1, 1, 1, 'inline', x'01\(inline.hex)'), (2, 1, 1, 'beside', x'02\(Data(name.utf8).hex)00'), (3, 1, 1, 'none', NULL), (4, 1, 1, 'empty', x'01')",
+        ], entities: [(1, "Attachment", 0, 4)])
+        let file = folder.url.appendingPathComponent(".Store_SUPPORT/_EXTERNAL_DATA/\(name)")
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try large.write(to: file)
+        let migrator = ProgressiveMigrator(chain: MigrationChain(models: versions), logger: testLogger, forcing: strategy)
+        let plan = try await migrator.migrateStore(at: .sqlite(path))
+        // A first step not in place is preceded by one from the store's version to itself.
+        #expect(plan.steps.map(\.strategy) == (strategy == .inPlace ? [.inPlace] : [.inPlace, strategy]), "\(plan)")
+        #expect(plan.steps[0].description.contains("externally stored values of Attachment.data"), "\(plan)")
+        #expect(plan.steps.last?.destination.name == "Attachments 2")
+        try await withOpenStore(.sqlite(path), model: versions.current) { container in
+            let context = container.newContext()
+            let all = try await context.fetch(FetchRequest(entityName: "Attachment", sortDescriptors: [.init(key: "title")]))
+            #expect(all.map { $0.value(forKey: "title").stringValue } == ["beside", "empty", "inline", "none"])
+            #expect(all.map { $0.value(forKey: "data") } == [.binary(large), .binary(Data()), .binary(inline), .null])
+        }
+        #expect(try await storeRows(.sqlite(path), "SELECT ZDATA FROM ZATTACHMENT WHERE Z_PK = 2") == [[.blob(large)]])
+        #expect(try Data(contentsOf: file) == large)
+    }
+
+    /// A cell naming a missing file stops the migration before it writes anything, naming
+    /// the attribute, the row and the file.
+    @Test func aMissingExternalFileStopsTheMigration() async throws {
+        let versions = try Self.attachmentVersions()
+        let name = "9C2A6E14-3F5B-4D70-8A1E-7B6C5D4E3F20"
+        let folder = try ScenarioFolder()
+        let path = folder.url.appendingPathComponent("Store.sqlite").path
+        try AppleFormStore.write(at: path, statements: [
+            "CREATE TABLE ZATTACHMENT ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTITLE VARCHAR, ZDATA BLOB )",
+            "INSERT INTO ZATTACHMENT VALUES (1, 1, 1, 'inline', x'0168692e'), (2, 1, 1, 'gone', x'02\(Data(name.utf8).hex)00')",
+        ], entities: [(1, "Attachment", 0, 2)])
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        for strategy in [MigrationPlan.Strategy.inPlace, .setBased] {
+            let migrator = ProgressiveMigrator(chain: MigrationChain(models: versions), logger: testLogger, forcing: strategy)
+            let error = await #expect(throws: MigrationError.self) { try await migrator.migrateStore(at: .sqlite(path)) }
+            #expect(error?.message.contains("Attachment.data of row 2") == true, "\(String(describing: error))")
+            #expect(error?.message.contains("_EXTERNAL_DATA/\(name)") == true, "\(String(describing: error))")
+            #expect(error?.hint?.contains("the store was not changed") == true, "\(String(describing: error))")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        }
+    }
+
+    /// Versions "Attachments" and "Attachments 2" (a new optional attribute).
+    private static func attachmentVersions() throws -> VersionedModel {
         let model = try ModelFixtures.model(Self.attachments)
         let next = try ModelFixtures.model(Self.attachments.replacingOccurrences(
             of: #"<attribute name="title""#, with: #"<attribute name="note" optional="YES" attributeType="String"/><attribute name="title""#))
         let versions = try VersionedModel(name: "Attachments", versions: [model, ManagedObjectModel(xml: next.xmlData(), name: "Attachments 2", file: "Attachments 2")],
                                           currentVersionName: "Attachments 2")
-        let folder = try ScenarioFolder()
-        let path = folder.url.appendingPathComponent("Store.sqlite").path
-        try AppleFormStore.write(at: path, statements: [
-            "CREATE TABLE ZATTACHMENT ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTITLE VARCHAR, ZDATA BLOB )",
-            "INSERT INTO ZATTACHMENT VALUES (1, 1, 1, 'inline', x'0168692e')",
-        ], entities: [(1, "Attachment", 0, 1)])
-        let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        let migrator = ProgressiveMigrator(chain: MigrationChain(models: versions), logger: testLogger)
-        let error = await #expect(throws: MigrationError.self) { try await migrator.migrateStore(at: .sqlite(path)) }
-        #expect(error?.message.contains("the store keeps Attachment.data (Allows External Storage) as Core Data does") == true, "\(String(describing: error))")
-        #expect(error?.hint?.contains("persistence copy") == true)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        return versions
     }
 
     // MARK: A look that only reads

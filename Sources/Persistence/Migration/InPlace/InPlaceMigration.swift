@@ -52,6 +52,8 @@ struct InPlaceMigration: Sendable {
     var checks: [Check] = []
     var countChecks: [RelationshipCountCheck] = []
     var destination: ManagedObjectModel?
+    /// The cells of a store of Apple's to make plain before anything else (the first step's).
+    var externallyStoredValues: ExternallyStoredValues?
 
     /// Plans the statements that turn a store of `source` into one of `destination`.
     ///
@@ -106,6 +108,7 @@ struct InPlaceMigration: Sendable {
             for row in try connection.rows("SELECT \(d.name("Z_NAME")), \(d.name("Z_MAX")) FROM \(d.name("Z_PRIMARYKEY"))") {
                 if let name = row[0].text { maxima[name] = max(maxima[name] ?? 0, row[1].int64 ?? 0) }
             }
+            try externallyStoredValues?.run(on: connection)
             if let destination { try runChecks(on: connection, destination: destination, beforeSteps: true) }
             // Names the rows that keep a new uniqueness constraint's index from being built.
             let destinationSchema = destination.map { StoreSchema(model: $0, dialect: d) }
