@@ -152,6 +152,12 @@ public protocol SQLDialect: Sendable {
     /// A query listing every column of every table of the store as rows (table, column).
     var columnListingQuery: String { get }
 
+    /// A query listing the tables that keep a uniqueness constraint as a table constraint
+    /// inside `CREATE TABLE` (as older releases of Core Data wrote them), one row each; `nil`
+    /// where the engine's stores are only ever written by this framework, which keeps
+    /// uniqueness in named unique indexes.
+    var uniqueTableConstraintListingQuery: String? { get }
+
     /// The statements that rename a table, with whatever the engine names after it.
     func renameTableStatements(from: String, to: String) -> [String]
 

@@ -15,12 +15,17 @@
 public struct ExistingTables: Sendable, Hashable {
     /// Table name → its column names, all upper case.
     public let columns: [String: Set<String>]
+    /// The tables that keep a uniqueness constraint as a table constraint inside `CREATE
+    /// TABLE`, as older releases of Core Data wrote it, upper case: a step in place rebuilds
+    /// them so that the constraint takes the form a new store has, a named unique index.
+    public let tablesWithUniqueTableConstraints: Set<String>
 
     /// `columns` with its names in any case; they are kept upper case.
-    public init(columns: [String: Set<String>]) {
+    public init(columns: [String: Set<String>], tablesWithUniqueTableConstraints: Set<String> = []) {
         var upper: [String: Set<String>] = [:]
         for (table, names) in columns { upper[table.uppercased(), default: []].formUnion(names.map { $0.uppercased() }) }
         self.columns = upper
+        self.tablesWithUniqueTableConstraints = Set(tablesWithUniqueTableConstraints.map { $0.uppercased() })
     }
 
     /// Whether the store has the table, named in any case.
@@ -52,6 +57,7 @@ public struct ExistingTables: Sendable, Hashable {
             guard let table = row[0].text, let column = row[1].text else { continue }
             columns[table, default: []].insert(column)
         }
-        return ExistingTables(columns: columns)
+        let constrained = try connection.dialect.uniqueTableConstraintListingQuery.map { try connection.rows($0).compactMap { $0[0].text } } ?? []
+        return ExistingTables(columns: columns, tablesWithUniqueTableConstraints: Set(constrained))
     }
 }

@@ -67,7 +67,7 @@ public struct StoreStructure: Sendable, Hashable {
     public var existingTables: ExistingTables {
         var columns: [String: Set<String>] = joinTables
         for (table, types) in entityTables { columns[table] = Set(types.keys) }
-        return ExistingTables(columns: columns)
+        return ExistingTables(columns: columns, tablesWithUniqueTableConstraints: Set(uniqueTableConstraints.map(Self.table(of:))))
     }
 
     public init(entityTables: [String: [String: TypeClass]], joinTables: [String: Set<String>], entities: [Int: String], indexedColumns: Set<String>,

@@ -95,6 +95,58 @@ struct AppleLayoutFeatureTests {
                 await #expect(throws: (any Error).self) { try await context.save() }
             }
             #expect(try await storeRows(url, "SELECT count(*) FROM ZPLACE") == [[.integer(2)]])
+            // In the form a new store of the destination has: a named unique index.
+            #expect(try await Self.uniquenessForms(of: url, engine: engine) == .init(tableConstraints: 0, uniqueIndexes: 1))
+        }
+    }
+
+    /// A table constraint the next version no longer has goes with the step, whichever kind:
+    /// the migrated store takes a second row with the same values.
+    @Test(arguments: TestEngine.allCases.flatMap { engine in [MigrationPlan.Strategy.inPlace, .setBased, .streamed].map { (engine, $0) } })
+    func aTableConstraintTheNextVersionDropsNoLongerHolds(engine: TestEngine, strategy: MigrationPlan.Strategy) async throws {
+        let v1 = try ModelFixtures.model(Self.places)
+        let unconstrained = Self.places.replacingOccurrences(
+            of: #"<uniquenessConstraints><uniquenessConstraint><constraint value="code"/><constraint value="region"/></uniquenessConstraint></uniquenessConstraints>"#,
+            with: "")
+        let v2 = try ManagedObjectModel(xml: ModelFixtures.xml(unconstrained), name: "Test 2", file: ModelFixtures.file)
+        try await withAppleStore(v1, statements: [
+            "CREATE TABLE ZPLACE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCODE VARCHAR, ZNAME VARCHAR, ZREGION VARCHAR, CONSTRAINT ZCODE_ZREGION UNIQUE (ZCODE, ZREGION) )",
+            "INSERT INTO ZPLACE VALUES (1, 1, 1, '75', 'Paris', 'FR'), (2, 1, 1, '75', 'Sankt Gallen', 'CH')",
+        ], entities: [(1, "Place", 0, 2)], on: engine) { url, _ in
+            let models = try VersionedModel(name: "Test", versions: [v1, v2], currentVersionName: "Test 2")
+            // Both versions fit the tables (a constraint more than the model has decides nothing).
+            let plan = try await ProgressiveMigrator(chain: MigrationChain(models: models), logger: testLogger, forcing: strategy)
+                .migrateStore(at: url, storeVersion: "Test")
+            #expect(plan.steps.map(\.strategy) == [strategy])
+            #expect(try await Self.uniquenessForms(of: url, engine: engine) == .init(tableConstraints: 0, uniqueIndexes: 0))
+            try await withOpenStore(url, model: v2) { container in
+                let context = container.newContext()
+                let twin = try context.insertObject(entityName: "Place")
+                twin.setValue("75", forKey: "code")
+                twin.setValue("CH", forKey: "region")
+                twin.setValue("Zürich, again", forKey: "name")
+                try await context.save()
+            }
+            #expect(try await storeRows(url, "SELECT ZNAME FROM ZPLACE WHERE ZREGION = 'CH' ORDER BY Z_PK") == [[.text("Sankt Gallen")], [.text("Zürich, again")]])
+        }
+    }
+
+    struct UniquenessForms: Equatable {
+        var tableConstraints: Int
+        var uniqueIndexes: Int
+    }
+
+    /// How the store keeps uniqueness on `ZPLACE`: table constraints inside `CREATE TABLE`,
+    /// and unique indexes other than the primary key's.
+    private static func uniquenessForms(of url: StoreURL, engine: TestEngine) async throws -> UniquenessForms {
+        switch engine {
+        case .sqlite:
+            let rows = try await storeRows(url, "SELECT i.origin FROM pragma_index_list('ZPLACE') i WHERE i.\"unique\" = 1")
+            return UniquenessForms(tableConstraints: rows.filter { $0[0] == .text("u") }.count, uniqueIndexes: rows.filter { $0[0] == .text("c") }.count)
+        case .postgres:
+            let constraints = try await storeRows(url, "SELECT count(*) FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid JOIN pg_namespace n ON n.oid = t.relnamespace WHERE n.nspname = current_schema() AND t.relname = 'zplace' AND c.contype = 'u'")
+            let indexes = try await storeRows(url, "SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'zplace' AND indexdef LIKE 'CREATE UNIQUE INDEX%' AND indexname <> 'zplace_pkey'")
+            return UniquenessForms(tableConstraints: Int(constraints[0][0].int64 ?? -1), uniqueIndexes: Int(indexes[0][0].int64 ?? -1))
         }
     }
 

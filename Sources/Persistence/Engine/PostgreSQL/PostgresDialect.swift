@@ -214,6 +214,10 @@ public struct PostgresDialect: SQLDialect, Hashable {
         """
     }
 
+    /// Stores in PostgreSQL are created by this framework (a store of Apple's is copied in),
+    /// with named unique indexes.
+    public var uniqueTableConstraintListingQuery: String? { nil }
+
     /// The primary key's index is named after the table, as a fresh store names it.
     public func renameTableStatements(from: String, to: String) -> [String] {
         ["ALTER TABLE \(from) RENAME TO \(to)", "ALTER INDEX IF EXISTS \(from)_pkey RENAME TO \(to)_pkey"]

@@ -169,6 +169,11 @@ public struct SQLiteDialect: SQLDialect, Hashable {
         "SELECT m.name, c.name FROM sqlite_master m, pragma_table_info(m.name) c WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
     }
 
+    /// A `UNIQUE` table constraint is an index of origin `u`.
+    public var uniqueTableConstraintListingQuery: String? {
+        "SELECT DISTINCT m.name FROM sqlite_master m, pragma_index_list(m.name) i WHERE m.type = 'table' AND i.origin = 'u'"
+    }
+
     public func renameTableStatements(from: String, to: String) -> [String] { ["ALTER TABLE \(from) RENAME TO \(to)"] }
 
     public func implicitNames(ofTable table: String) -> [(name: String, role: String)] { [] }

@@ -13,7 +13,8 @@ struct InPlacePlanner {
     /// The phases, in the order they run.
     enum Phase: Int, CaseIterable {
         case clearReferences, deleteRows, fillJoinTables, computeColumns, linkOneToOne, fixValues
-        case dropIndexes, dropColumns, dropTables, renameColumns, renameTables, renumberEntities, createTables, fillEntityTypes, createIndexes
+        case dropIndexes, dropColumns, dropTables, renameColumns, renameTables, renumberEntities, createTables, fillEntityTypes, rebuildTables
+        case createIndexes
     }
 
     /// A source root table that becomes a destination root table in place.
@@ -65,12 +66,18 @@ struct InPlacePlanner {
     /// Where a destination column (`ZTABLE.ZCOLUMN`) is while the data changes: its table's
     /// source name and the column's current name.
     var locations: [String: (table: String, column: String)] = [:]
+    /// Source tables (upper case) that keep a uniqueness constraint inside `CREATE TABLE`.
+    let tablesWithUniqueTableConstraints: Set<String>
+    /// Destination tables written anew at the end (``planTableRebuilds()``): none of their
+    /// indexes is kept.
+    var rebuiltTables: Set<String> = []
 
     init(analysis: InPlaceMappingAnalysis, dialect: any SQLDialect, sourceLayout: StoreLayout? = nil) {
         self.analysis = analysis
         self.d = dialect
         self.from = StoreSchema(model: analysis.source, dialect: dialect, layout: sourceLayout)
         self.to = StoreSchema(model: analysis.destination, dialect: dialect)
+        self.tablesWithUniqueTableConstraints = sourceLayout?.existing.tablesWithUniqueTableConstraints ?? []
         let bookkeeping = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"].map(dialect.name)
         tableNames = Set(from.rootTables.map(\.name) + from.allJoinTables.map(\.name) + bookkeeping)
     }
@@ -112,6 +119,7 @@ struct InPlacePlanner {
             for statement in d.renameTableStatements(from: rename.from, to: rename.to) { add(.renameTables, raw: statement) }
         }
         planEntityTypeColumns()
+        planTableRebuilds()
         planIndexes()
         let roots = from.rootTables.map(\.name)
         return InPlaceMigration(
@@ -186,6 +194,27 @@ struct InPlacePlanner {
         }
     }
 
+    // MARK: Table constraints
+
+    /// A table that keeps a uniqueness constraint inside `CREATE TABLE`, as older releases
+    /// of Core Data wrote it, is written anew once it has the destination's columns (SQLite
+    /// drops no constraint from a table): the constraint then takes the form a new store of
+    /// the destination has, a named unique index, or goes where the destination has none.
+    /// Rows keep their keys; the table's indexes go with it and are created at the end.
+    mutating func planTableRebuilds() {
+        for pair in tablePairs where tablesWithUniqueTableConstraints.contains(pair.sourceTable.name.uppercased()) {
+            let table = pair.destinationTable
+            let temporary = RenameOrder.temporaryName(for: table.name, avoiding: tableNames, suffix: "_REBUILT")
+            tableNames.insert(temporary)
+            let columns = ([d.name("Z_PK"), d.name("Z_ENT"), d.name("Z_OPT")] + table.allColumns.map(\.name)).map { SQL("\(identifier: $0)") }.joined(separator: ", ")
+            add(.rebuildTables, raw: to.createTableStatement(for: table, named: temporary))
+            add(.rebuildTables, "INSERT INTO \(identifier: temporary) (\(columns)) SELECT \(columns) FROM \(identifier: table.name)")
+            add(.rebuildTables, "DROP TABLE \(identifier: table.name)")
+            for statement in d.renameTableStatements(from: temporary, to: table.name) { add(.rebuildTables, raw: statement) }
+            rebuiltTables.insert(table.name)
+        }
+    }
+
     // MARK: Indexes
 
     /// Keeps an index only when it already has the destination's name, table and columns;
@@ -202,7 +231,7 @@ struct InPlacePlanner {
             for index in sourceIndexes[table] ?? [] {
                 let mapped = index.columns.map { columns[$0] }
                 // A partial index names entity numbers, which the step may change: built anew.
-                let matches = index.entityNumbers == nil && destinationIndexes.contains { candidate in
+                let matches = index.entityNumbers == nil && !rebuiltTables.contains(finalName) && destinationIndexes.contains { candidate in
                     candidate.name == index.name && candidate.table == finalName && candidate.columns.map(Optional.some) == mapped
                         && candidate.purpose == index.purpose && candidate.entityNumbers == nil
                         && candidate.descendingColumns == Set(index.descendingColumns.compactMap { columns[$0] })
