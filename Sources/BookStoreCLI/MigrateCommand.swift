@@ -22,9 +22,11 @@ struct MigrateCommand: AsyncParsableCommand {
     @OptionGroup var online: OnlineMigrationArguments
 
     func run() async throws {
-        try await runReportingErrors(missingStore: BookStoreCommand.missingStoreHint) {
+        try await runReportingErrors(missingStore: BookStoreCommand.missingStoreHint, directMigration: BookStoreCommand.directMigrationHint) {
             let logger = options.makeLogger()
-            let url = try options.storeURL()
+            // The whole command over the migration's URL: it holds the lock, and the plan
+            // it prints is the one it runs.
+            let url = try options.migrationURL()
             let administration = StoreAdministration(models: try BookStoreModels.load(), logger: logger)
             let target = try to.map { try administration.versionName($0) }
             var steps = try await administration.migrationPlan(for: url, to: target)

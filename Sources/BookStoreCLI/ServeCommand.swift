@@ -96,10 +96,10 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await runReportingErrors(missingStore: BookStoreCommand.missingStoreHint) {
+        try await runReportingErrors(missingStore: BookStoreCommand.missingStoreHint, directMigration: BookStoreCommand.directMigrationHint) {
             let logger = options.makeLogger()
             let configuration = ServiceConfiguration(
-                store: try options.storeURL(), models: try BookStoreModels.load(),
+                store: try options.storeURL(), migrationStore: try options.migrationURL(), models: try BookStoreModels.load(),
                 address: unixSocket.map { .unixSocket(path: $0) } ?? .tcp(host: host, port: port),
                 writeAccess: try writeAccess(), migrate: !noMigrate, onlineMigration: online ? OnlineMigrationOptions() : nil, timeouts: timeouts)
             try await BookStoreService(configuration: configuration, logger: logger).run()

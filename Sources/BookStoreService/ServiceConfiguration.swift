@@ -48,6 +48,11 @@ public struct ServiceConfiguration: Sendable {
     }
 
     public var store: StoreURL
+    /// Where migrations reach the store, when ``store`` goes through a connection pooler in
+    /// transaction mode (PgBouncer's `pool_mode = transaction`): a URL to the server itself,
+    /// or a pooler in session mode, since a migration holds a session lock. By default the
+    /// store's own URL.
+    public var migrationStore: StoreURL
     /// Who may write: by default anyone, on loopback only (see ``WriteAccess``).
     public var writeAccess: WriteAccess
     public var models: BookStoreModels
@@ -71,12 +76,13 @@ public struct ServiceConfiguration: Sendable {
     public var beforeMigration: @Sendable (MigrationPlan) async throws -> Void
 
     public init(
-        store: StoreURL, models: BookStoreModels, address: Address = .tcp(host: "127.0.0.1", port: 8080),
+        store: StoreURL, migrationStore: StoreURL? = nil, models: BookStoreModels, address: Address = .tcp(host: "127.0.0.1", port: 8080),
         writeAccess: WriteAccess = .anonymousOnLoopback, migrate: Bool = true, onlineMigration: OnlineMigrationOptions? = nil,
         migrationPollInterval: Duration = .seconds(2), retryAfterSeconds: Int = 5, timeouts: HTTPTimeouts = HTTPTimeouts(),
         beforeMigration: @escaping @Sendable (MigrationPlan) async throws -> Void = { _ in }
     ) {
         self.store = store
+        self.migrationStore = migrationStore ?? store
         self.models = models
         self.address = address
         self.writeAccess = writeAccess

@@ -69,7 +69,7 @@ struct ThrowawayPostgresServer: Sendable {
     }
 
     /// The `postgres` user to run the server as when this process is root; `nil` otherwise.
-    private static func serverUser() throws(TestPostgresError) -> (uid: uid_t, gid: gid_t)? {
+    static func serverUser() throws(TestPostgresError) -> (uid: uid_t, gid: gid_t)? {
         guard geteuid() == 0 else { return nil }
         guard let entry = getpwnam("postgres") else {
             throw TestPostgresError("running as root, the server must run as the 'postgres' user, and there is none")
@@ -78,7 +78,7 @@ struct ThrowawayPostgresServer: Sendable {
     }
 
     /// A port no one listens on now (the kernel's pick).
-    private static func freePort() throws(TestPostgresError) -> Int {
+    static func freePort() throws(TestPostgresError) -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestPostgresError("cannot open a socket to find a free port") }
         defer { close(fd) }
@@ -117,17 +117,28 @@ struct ThrowawayPostgresServer: Sendable {
         return (termination.shellStatus, (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "")
     }
 
-    /// Stops the server and removes its folder when the process exits: an `atexit` hook for
-    /// a normal exit, and a watchdog in a session of its own for a process killed outright.
+    /// Stops the server (and whatever else registered, a pooler in front of it) and removes
+    /// its folder when the process exits: an `atexit` hook for a normal exit, and a watchdog
+    /// in a session of its own for a process killed outright.
     enum Cleanup {
-        private static let command = Mutex<String?>(nil)
+        /// Shell commands run at exit, the last registered first.
+        private static let commands = Mutex<[String]>([])
 
         static func register(binaries: String, folder: String, asPostgres: Bool) {
             let stop = (asPostgres ? "/usr/sbin/runuser -u postgres -- " : "") + "\(quote(binaries + "/pg_ctl")) stop -D \(quote(folder + "/data")) -m immediate"
-            let script = "\(stop) >/dev/null 2>&1; rm -rf \(quote(folder))"
-            command.withLock { $0 = script }
-            atexit {
-                if let script = ThrowawayPostgresServer.Cleanup.command.withLock({ $0 }) { _ = system(script) }
+            register("\(stop) >/dev/null 2>&1; rm -rf \(quote(folder))")
+        }
+
+        /// Runs `script` when the process exits, however it exits.
+        static func register(_ script: String) {
+            let isFirst = commands.withLock { commands in
+                commands.append(script)
+                return commands.count == 1
+            }
+            if isFirst {
+                atexit {
+                    for script in ThrowawayPostgresServer.Cleanup.commands.withLock({ $0 }).reversed() { _ = system(script) }
+                }
             }
             // In a session of its own and detached (the shell's `&`), so neither a signal to this
             // process group nor this process's end stops it before it has cleaned up.

@@ -96,7 +96,7 @@ struct StoreService: Service {
             online = nil
         }
         let ran = try await StoreAdministration(models: configuration.models, logger: logger)
-            .migrate(configuration.store, online: online) { gate.report($0) }
+            .migrate(configuration.migrationStore, online: online) { gate.report($0) }
         if ran.isEmpty {
             logger.info("another process migrated the store meanwhile", metadata: [LoggingKeys.store: "\(configuration.store)"])
         }

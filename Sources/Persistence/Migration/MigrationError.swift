@@ -48,6 +48,10 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
         /// A step would rebuild the store, and the store has tables beside the model's
         /// (persistent history, CloudKit's, an app's own) that a rebuild would not carry.
         public static let wouldDropTables = Code(base: "wouldDropTables")
+        /// The store URL reaches PostgreSQL through a pooler in transaction mode, through
+        /// which the session lock that keeps migrations apart cannot hold: a migration
+        /// needs a URL that reaches the server directly (or a pooler in session mode).
+        public static let needsDirectConnection = Code(base: "needsDirectConnection")
     }
 
     public var code: Code

@@ -12,9 +12,11 @@ import Foundation
 /// ```
 ///
 /// Query parameters: `schema` (the store's tables live there; default `public`), `host`,
-/// `port`, `user`, `password`, `dbname`, `connect_timeout` (seconds, default 10), and any
-/// `bulk_insert` (`automatic`, `copy` or `parameters`: see ``BulkInsertMethod``), and any
-/// other libpq connection parameter (`sslmode`, `application_name`, …), passed on as is.
+/// `port`, `user`, `password`, `dbname`, `connect_timeout` (seconds, default 10),
+/// `bulk_insert` (`automatic`, `copy` or `parameters`: see ``BulkInsertMethod``),
+/// `pool_mode` (`session`, `transaction`: see ``PoolMode``; found out when not given), and
+/// any other libpq connection parameter (`sslmode`, `sslrootcert`, `application_name`, …),
+/// passed on as is.
 /// ``description`` never shows the password.
 public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// A host name or address, or a folder holding the server's Unix socket when it starts
@@ -32,6 +34,8 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     public var connectTimeout: Int
     /// How batches of rows are written: `COPY` or multi-row `INSERT`s.
     public var bulkInsert: BulkInsertMethod
+    /// How a pooler in front of the server hands out sessions; `nil`: found out on connecting.
+    public var poolMode: PoolMode?
     /// Other libpq connection parameters, such as `sslmode`.
     public var parameters: [String: String]
 
@@ -62,7 +66,7 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
 
     public init(host: String? = nil, port: Int? = nil, user: String? = nil, password: String? = nil, database: String? = nil,
                 schema: String = PostgresConfiguration.defaultSchema, connectTimeout: Int = PostgresConfiguration.defaultConnectTimeout,
-                bulkInsert: BulkInsertMethod = .automatic, parameters: [String: String] = [:]) {
+                bulkInsert: BulkInsertMethod = .automatic, poolMode: PoolMode? = nil, parameters: [String: String] = [:]) {
         self.host = host
         self.port = port
         self.user = user
@@ -71,6 +75,7 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
         self.schema = schema
         self.connectTimeout = connectTimeout
         self.bulkInsert = bulkInsert
+        self.poolMode = poolMode
         self.parameters = parameters
     }
 
@@ -156,6 +161,15 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
                 throw Self.invalid(url, "bulk_insert must be one of \(BulkInsertMethod.allCases.map(\.rawValue).joined(separator: ", ")), got '\(value)'")
             }
             bulkInsert = method
+        case "pool_mode":
+            guard let mode = PoolMode(rawValue: value) else {
+                throw Self.invalid(url, "pool_mode must be one of \(PoolMode.allCases.map(\.rawValue).joined(separator: ", ")), got '\(value)'")
+            }
+            guard mode != .statement else {
+                throw StoreError(.invalidURL, "the PostgreSQL store URL names pool_mode=statement: \(Self.statementPoolingRefusal.reason)",
+                                 hint: Self.statementPoolingRefusal.hint)
+            }
+            poolMode = mode
         default: parameters[name] = value
         }
     }
@@ -208,6 +222,7 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
         if schema != Self.defaultSchema { query.append(("schema", schema)) }
         if connectTimeout != Self.defaultConnectTimeout { query.append(("connect_timeout", String(connectTimeout))) }
         if bulkInsert != .automatic { query.append(("bulk_insert", bulkInsert.rawValue)) }
+        if let poolMode { query.append(("pool_mode", poolMode.rawValue)) }
         // `sslpassword` and the like are secrets too.
         query += parameters.filter { !$0.key.contains("password") }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         if !query.isEmpty { text += "?" + query.map { "\(encodeQuery($0.0))=\(encodeQuery($0.1))" }.joined(separator: "&") }
@@ -220,7 +235,7 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     public var customMirror: Mirror {
         Mirror(self, children: [
             "host": host as Any, "port": port as Any, "user": user as Any, "password": password.map { _ in "***" } as Any,
-            "database": database as Any, "schema": schema, "connectTimeout": connectTimeout, "bulkInsert": bulkInsert,
+            "database": database as Any, "schema": schema, "connectTimeout": connectTimeout, "bulkInsert": bulkInsert, "poolMode": poolMode as Any,
             "parameters": parameters.mapValues { _ in "***" }.merging(parameters.filter { !$0.key.contains("password") }) { $1 },
         ], displayStyle: .struct)
     }

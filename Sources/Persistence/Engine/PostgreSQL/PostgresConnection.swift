@@ -16,6 +16,12 @@ import Synchronization
 /// Statements run through ``run(_:_:)`` and ``query(_:_:_:)`` are prepared once per SQL
 /// (and argument types) and reused. Every session works in UTC with ISO dates, and only
 /// warnings and errors reach the client.
+///
+/// Behind a connection pooler that hands each transaction to whichever server session is
+/// free (``PostgresConfiguration/PoolMode/transaction``), nothing may outlive a
+/// transaction: statements go unnamed (parsed with each run), every transaction sets the
+/// store's schema itself (`SET LOCAL`), and a statement outside a transaction runs in one of
+/// its own (``keepsSession``).
 public final class PostgresConnection: DatabaseConnection, InterruptibleConnection {
     let handle: OpaquePointer
     public let configuration: PostgresConfiguration
@@ -28,6 +34,14 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
     /// Prepared keys, oldest first, so the cache can drop the oldest when it is full.
     private var statementOrder: [PostgresStatement.Key] = []
     private var statementCounter = 0
+    /// Whether every statement of this connection runs in the same server session: a direct
+    /// connection, or a pooler in session mode. Otherwise (a pooler in transaction mode) no
+    /// statement is prepared by name and no setting is made for the session.
+    public private(set) var keepsSession = true
+    /// Behind a pooler in transaction mode: the result format each statement takes (binary
+    /// where every column's type has a binary reader), learnt from its first run; kept here,
+    /// not on a server session.
+    private var resultFormats: [PostgresStatement.Key: Int32] = [:]
     /// Whether ``close()`` ran; a closed connection refuses every call.
     private(set) var isClosed = false
     /// What `PQcancel` needs to stop the session's running statement from another thread
@@ -129,22 +143,44 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
         }
     }
 
-    /// The settings every session starts with, and the store's schema as the search path.
+    /// The settings every session starts with, and the store's schema as the search path;
+    /// finds out whether a pooler stands between (``keepsSession``).
+    ///
+    /// PgBouncer gives `TimeZone` and `DateStyle` to whichever server session a transaction
+    /// gets, so they are set for the session in every case; the others only where the
+    /// session is this connection's own, and otherwise in each transaction.
     private func startSession() throws(DatabaseError) {
-        var settings = [
-            "SET TimeZone = 'UTC'",
-            "SET DateStyle = 'ISO'",
-            "SET client_min_messages = warning",
-            "SET search_path TO \(configuration.quotedSchema)",
-        ]
+        // Not through `execute`: an interruption must not leave a session without its
+        // settings, where unqualified tables would be another schema's.
+        let probe = "SET TimeZone = 'UTC'; SET DateStyle = 'ISO'; SELECT pg_backend_pid()"
+        let result = PQexec(handle, probe)
+        defer { PQclear(result) }
+        try check(result, sql: probe, arguments: [])
+        let serverProcess = PQntuples(result) == 1 ? Int32(String(cString: PQgetvalue(result, 0, 0))) : nil
+        // A pooler answers the connection with a process id of its own making.
+        let pooled = serverProcess != PQbackendPID(handle)
+        keepsSession = switch configuration.poolMode {
+        case .session: true
+        case .transaction: false
+        case .statement, nil: !pooled
+        }
+        guard keepsSession else { return }
+        var settings = ["SET client_min_messages = warning", "SET search_path TO \(configuration.quotedSchema)"]
         if readOnly { settings.append("SET default_transaction_read_only = on") }
         if !isDurable { settings.append("SET synchronous_commit = off") }
-        // Not through `execute`: an interruption must not leave a session without its
-        // search path, where unqualified tables would be another schema's.
         let sql = settings.joined(separator: "; ")
-        let result = PQexec(handle, sql)
-        defer { PQclear(result) }
-        try check(result, sql: sql, arguments: [])
+        let set = PQexec(handle, sql)
+        defer { PQclear(set) }
+        try check(set, sql: sql, arguments: [])
+    }
+
+    /// Where the connection does not keep its session: what each transaction sets first,
+    /// which the session would otherwise have.
+    private var transactionSettings: String {
+        var settings = ["SET LOCAL search_path TO \(configuration.quotedSchema)", "SET LOCAL client_min_messages = warning"]
+        if readOnly { settings.append("SET TRANSACTION READ ONLY") }
+        if !isDurable { settings.append("SET LOCAL synchronous_commit = off") }
+        return settings.joined(separator: "; ")
     }
 
     /// A connection the server dropped (restart, idle time-out) is reset once before use;
@@ -167,6 +203,15 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
 
     public func execute(_ sql: String) throws(DatabaseError) {
         try checkUsable(sql)
+        guard !keepsSession, !isInTransaction else { return try executeInSession(sql) }
+        // One round trip either way: a `BEGIN` with the transaction's settings, or the
+        // statement after them in the implicit transaction of one query string.
+        let starts = sql.uppercased().hasPrefix("BEGIN") || sql.uppercased().hasPrefix("START TRANSACTION")
+        try executeInSession(starts ? "\(sql); \(transactionSettings)" : "\(transactionSettings); \(sql)")
+    }
+
+    /// Runs `sql` as it is, in whatever transaction state the session is in.
+    private func executeInSession(_ sql: String) throws(DatabaseError) {
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
         try check(result, sql: sql, arguments: [])
@@ -191,12 +236,22 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
 
     @discardableResult
     public func run(_ sql: String, _ arguments: [DatabaseValue]) throws(DatabaseError) -> Int {
+        if !keepsSession, !isInTransaction {
+            do {
+                return try transaction { try run(sql, arguments) }
+            } catch let error as DatabaseError {
+                throw error
+            } catch {
+                throw DatabaseError(resultCode: 0, message: "\(error)", sql: sql)
+            }
+        }
         let result = try executePrepared(sql, arguments)
         defer { PQclear(result) }
         return Int(String(cString: PQcmdTuples(result))) ?? 0
     }
 
     public func query(_ sql: String, _ arguments: [DatabaseValue], _ body: (Row) throws -> Void) throws {
+        if !keepsSession, !isInTransaction { return try transaction { try query(sql, arguments, body) } }
         let result = try executePrepared(sql, arguments)
         defer { PQclear(result) }
         let columns = Int32(PQnfields(result))
@@ -349,6 +404,7 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
     /// Runs `sql` with arguments laid out already; `values` are what error messages redact.
     private func executePrepared(_ sql: String, _ arguments: PostgresArguments, values: [DatabaseValue]) throws(DatabaseError) -> OpaquePointer? {
         try checkUsable(sql)
+        guard keepsSession else { return try executeUnnamed(sql, arguments, values: values) }
         let statement = try prepared(sql, types: arguments.types)
         guard statement.parameterCount == arguments.count else {
             throw DatabaseError(resultCode: 0, message: "statement takes \(statement.parameterCount) arguments, got \(arguments.count)", sql: sql)
@@ -365,6 +421,34 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
         } catch {
             PQclear(result)
             throw error
+        }
+        return result
+    }
+
+    /// Runs `sql` as the unnamed statement, parsed with this run: nothing stays on the server
+    /// session, which the next transaction may not have. One round trip, as a prepared one.
+    private func executeUnnamed(_ sql: String, _ arguments: PostgresArguments, values: [DatabaseValue]) throws(DatabaseError) -> OpaquePointer? {
+        let key = PostgresStatement.Key(sql: sql, parameterTypes: arguments.types)
+        let result = arguments.withValuePointers { pointers in
+            arguments.lengths.withUnsafeBufferPointer { lengths in
+                arguments.formats.withUnsafeBufferPointer { formats in
+                    arguments.types.withUnsafeBufferPointer { types in
+                        PQexecParams(handle, sql, Int32(arguments.count), types.baseAddress, pointers, lengths.baseAddress, formats.baseAddress,
+                                     resultFormats[key] ?? 0)
+                    }
+                }
+            }
+        }
+        do {
+            try check(result, sql: sql, arguments: values)
+        } catch {
+            PQclear(result)
+            throw error
+        }
+        if resultFormats[key] == nil {
+            if resultFormats.count >= Self.statementCacheCapacity { resultFormats.removeAll() }
+            let columnTypes = (0..<PQnfields(result)).map { PQftype(result, $0) }
+            resultFormats[key] = PostgresStatement(name: "", parameterCount: arguments.count, columnTypes: columnTypes).resultFormat
         }
         return result
     }
@@ -439,12 +523,31 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
         // An error the server sent has its SQLSTATE; one libpq raised itself has none.
         if let result, let state = PQresultErrorField(result, clibpq_diag_sqlstate()).map({ String(cString: $0) }) {
             let primary = PQresultErrorField(result, clibpq_diag_message_primary()).map { String(cString: $0) }
-            let message = primary ?? Self.tidy(String(cString: PQresultErrorMessage(result)))
+            var message = primary ?? Self.tidy(String(cString: PQresultErrorMessage(result)))
+            if let pooling = Self.poolingExplanation(sqlState: state, message: message, keepsSession: keepsSession) { message += pooling }
             throw DatabaseError(resultCode: 0, message: Self.redacting(arguments, from: message), sql: sql, sqlState: state, argumentCount: argumentCount)
         }
         let raw = result.map { String(cString: PQresultErrorMessage($0)) } ?? ""
-        let message = Self.tidy(raw.isEmpty ? String(cString: PQerrorMessage(handle)) : raw)
+        let session = String(cString: PQerrorMessage(handle))
+        // What the server (or a pooler) said before it closed the session, a FATAL line, is
+        // in the session's message only.
+        var message = Self.tidy(raw.isEmpty || (session.count > raw.count && session.hasSuffix(raw)) ? session : raw)
+        if let pooling = Self.poolingExplanation(sqlState: "", message: message, keepsSession: false) { message += pooling }
         throw Self.clientError(message, sessionLost: PQstatus(handle) == CONNECTION_BAD, sql: sql, argumentCount: argumentCount)
+    }
+
+    /// What a server's error means when it comes from a pooler the connection did not take
+    /// for one: a prepared statement gone or there twice (the session changed under it, a
+    /// pooler in transaction mode that passes the server's process id on), or PgBouncer
+    /// refusing a transaction in statement mode.
+    static func poolingExplanation(sqlState: String, message: String, keepsSession: Bool) -> String? {
+        if message.contains("statement pooling mode") {
+            let refusal = PostgresConfiguration.statementPoolingRefusal
+            return ": \(refusal.reason); \(refusal.hint)"
+        }
+        guard keepsSession, sqlState == "42P05" || sqlState == "26000", message.contains("prepared statement") else { return nil }
+        return ": the connection's server session changed between two statements, as behind a pooler in transaction mode "
+            + "(PgBouncer's pool_mode = transaction); add pool_mode=transaction to the store URL"
     }
 
     /// An error libpq raised itself. A session the server ended (a restart, a shutdown, a

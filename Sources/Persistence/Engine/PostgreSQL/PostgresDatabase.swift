@@ -68,6 +68,12 @@ public final class PostgresDatabase: Database {
         }
     }
 
+    /// Whether the writer's statements all run in one server session: directly connected, or
+    /// through a pooler in session mode (``PostgresConnection/keepsSession``).
+    public var keepsSession: Bool {
+        get async throws { try await writer.run { $0.keepsSession } }
+    }
+
     public func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
         try await writer.run(body)
     }

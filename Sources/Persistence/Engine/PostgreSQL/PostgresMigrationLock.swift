@@ -27,6 +27,9 @@ final class PostgresMigrationLock: MigrationLock, Sendable {
         let deadline = ContinuousClock.now + timeout
         var announced = false
         do {
+            if try await !database.keepsSession {
+                return try await waitThroughPooler(database, key: key, store: store, deadline: deadline, timeout: timeout, logger: logger, orStoreAt: destination)
+            }
             while true {
                 let locked = try await database.writeWithoutTransaction { connection in
                     try connection.scalar("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", [.text(key)])?.int64 == 1
@@ -70,6 +73,44 @@ final class PostgresMigrationLock: MigrationLock, Sendable {
         } catch {
             await database.close()
             throw error
+        }
+    }
+
+    /// Behind a pooler in transaction mode the lock would belong to whichever server session
+    /// the statement got, and stay there for anyone: no migration runs through it. One that
+    /// another process runs over a direct URL (its lock held) is waited for until the store
+    /// is at `destination`; with none running, the migration is refused before it writes.
+    private static func waitThroughPooler(_ database: PostgresDatabase, key: String, store: StoreURL, deadline: ContinuousClock.Instant,
+                                          timeout: Duration, logger: Logger, orStoreAt destination: ManagedObjectModel?) async throws -> MigrationLockWait {
+        var announced = false
+        while true {
+            if let destination, let metadata = try? await database.read({ try StoreMetadata.read(from: $0) }), destination.isCompatible(with: metadata) {
+                await database.close()
+                return .storeReached
+            }
+            let held = try await database.read { connection in
+                try connection.scalar("""
+                    SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted \
+                    AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) \
+                    AND (l.classid::bigint << 32 | l.objid::bigint) = hashtextextended($1, 0)
+                    """, [.text(key)]) != nil
+            }
+            guard held, destination != nil else {
+                throw MigrationError(
+                    .needsDirectConnection,
+                    "the store URL reaches PostgreSQL through a connection pooler in transaction mode, and a migration holds a session lock for its whole run, which the pooler would hand to other clients between transactions",
+                    hint: "migrate over a URL that reaches the server directly, or a pooler in session mode (pool_mode=session); the store was not changed",
+                    store: store.description)
+            }
+            guard ContinuousClock.now < deadline else {
+                throw MigrationError(.storeBusy, "another migration of the store is running and did not finish in \(timeout)",
+                                     hint: "wait for it to finish, or stop it; the store was not changed", store: store.description)
+            }
+            if !announced {
+                logger.notice("waiting for another migration of the store to finish", metadata: [LoggingKeys.store: "\(store)"])
+                announced = true
+            }
+            try await Task.sleep(for: .milliseconds(100))
         }
     }
 
