@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system libraries the package links against (Debian/Ubuntu), if missing,
 # PostgreSQL's server, which the tests start a throwaway instance of, and PgBouncer, which
-# they start in front of it for the tests of a store behind a connection pooler.
+# they start in front of it for the tests of a store behind a connection pooler (and
+# openssl, which makes the certificates of their TLS-only server).
 #
 #   scripts/setup.sh                  install what is missing, keep what is installed
 #   scripts/setup.sh --oldest-libpq   also put libpq at the oldest version the project
@@ -25,7 +26,7 @@ esac
 sudo_cmd=""
 [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
 
-packages=(pkg-config libsqlite3-dev libpq-dev postgresql sqlite3 pgbouncer)
+packages=(pkg-config libsqlite3-dev libpq-dev postgresql sqlite3 pgbouncer openssl)
 install=()
 for package in "${packages[@]}"; do
     dpkg -s "$package" >/dev/null 2>&1 || install+=("$package")

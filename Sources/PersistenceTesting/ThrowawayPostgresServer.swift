@@ -15,7 +15,15 @@ struct ThrowawayPostgresServer: Sendable {
     let superuser = "postgres"
 
     /// Starts a server; blocks for the few seconds `initdb` and start-up take.
-    static func start() throws(TestPostgresError) -> ThrowawayPostgresServer {
+    ///
+    /// - Parameters:
+    ///   - settings: more `-c name=value` settings (a TLS server's `ssl=on` and files).
+    ///   - accessRules: the server's `pg_hba.conf` in place of `initdb`'s (trust every local
+    ///     connection), such as a TLS server's `hostssl` lines.
+    ///   - prepare: runs on the new folder before the server starts (files it reads).
+    static func start(settings: [String] = [], accessRules: String? = nil,
+                      prepare: (_ folder: String, _ owner: (uid: uid_t, gid: gid_t)?) throws(TestPostgresError) -> Void = { _, _ in })
+        throws(TestPostgresError) -> ThrowawayPostgresServer {
         let binaries = try findBinaries()
         let owner = try serverUser()
         var template = Array("/tmp/persistence-postgres-XXXXXX".utf8CString)
@@ -37,15 +45,23 @@ struct ThrowawayPostgresServer: Sendable {
             let result = run(initdb, asPostgres: owner != nil)
             guard result.status == 0 else { throw TestPostgresError("initdb failed: \(result.output.suffix(2000))") }
         }
+        if let accessRules {
+            do {
+                try accessRules.write(toFile: data + "/pg_hba.conf", atomically: false, encoding: .utf8)
+            } catch {
+                throw TestPostgresError("cannot write the server's pg_hba.conf: \(error)")
+            }
+        }
+        try prepare(folder, owner)
         var lastFailure = ""
         for _ in 0..<3 {
             let port = try freePort()
-            let options = [
+            let options = ([
                 "-c listen_addresses=127.0.0.1", "-p \(port)", "-k \(folder)",
                 // A test server needs no durability, and many test databases run at once, each
                 // with a writer, readers and a migration's sessions: hundreds at a busy moment.
                 "-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off", "-c max_connections=1000",
-            ].joined(separator: " ")
+            ] + settings.map { "-c \($0)" }).joined(separator: " ")
             let result = run(["\(binaries)/pg_ctl", "-D", data, "-l", log, "-w", "-t", "60", "-o", options, "start"], asPostgres: owner != nil)
             if result.status == 0 { return ThrowawayPostgresServer(port: port, folder: folder) }
             let serverLog = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""

@@ -27,8 +27,8 @@ struct KeysetPaginationTests {
     static let sorts = ["", "id", "-id", "title", "-title", "-price,title", "price,-id", "lastName,firstName", "-lastName", "-firstName,title",
                         "pageCount,-price", "-pageCount", "title,id,price", "title,-title,price,price"]
 
-    @Test(arguments: TestBackend.allCases)
-    func walkingKeysetPagesGivesTheWholeListInItsOrder(_ backend: TestBackend) async throws {
+    @Test(arguments: RouteStore.allCases)
+    func walkingKeysetPagesGivesTheWholeListInItsOrder(_ backend: RouteStore) async throws {
         try await withReadyService(backend) { client in
             for (index, body) in Self.publications.enumerated() {
                 let created = try await client.send(.post, "/publications", json: body)
@@ -72,8 +72,8 @@ struct KeysetPaginationTests {
 
     /// The longest values a row may hold, in the worst characters for a cursor's JSON
     /// (4-byte, escaped), make a cursor that `after` still takes.
-    @Test(arguments: TestBackend.allCases)
-    func theCursorOfTheLongestValuesIsTakenBack(_ backend: TestBackend) async throws {
+    @Test(arguments: RouteStore.allCases)
+    func theCursorOfTheLongestValuesIsTakenBack(_ backend: RouteStore) async throws {
         try await withReadyService(backend) { client in
             // Each piece is one character of the stored text, written in the body's JSON.
             for (index, piece) in ["𝄞", "\\\"", "\\u0001", "é"].enumerated() {
@@ -90,8 +90,8 @@ struct KeysetPaginationTests {
         }
     }
 
-    @Test(arguments: TestBackend.allCases)
-    func aPublicationsPagesPageByKeysetToo(_ backend: TestBackend) async throws {
+    @Test(arguments: RouteStore.allCases)
+    func aPublicationsPagesPageByKeysetToo(_ backend: RouteStore) async throws {
         try await withReadyService(backend) { client in
             for number in [5, 3, 3, 9, 1, 7, 7, 7, 2, 8, 4] {
                 _ = try await client.send(.post, "/publications/1/pages", json: #"{"number": \#(number), "text": "n\#(number)"}"#)
@@ -105,8 +105,8 @@ struct KeysetPaginationTests {
         }
     }
 
-    @Test(arguments: TestBackend.allCases)
-    func aCursorOutlivesItsRowAnIdWorksInEveryOrderAndAWrongOneIsRefused(_ backend: TestBackend) async throws {
+    @Test(arguments: RouteStore.allCases)
+    func aCursorOutlivesItsRowAnIdWorksInEveryOrderAndAWrongOneIsRefused(_ backend: RouteStore) async throws {
         try await withReadyService(backend) { client in
             for body in Self.publications.prefix(9) { _ = try await client.send(.post, "/publications", json: body) }
             let expected = try await client.send(.get, "/publications?limit=100&sort=-price,title").json["items"]?.array.compactMap { $0["id"]?.int } ?? []

@@ -6,11 +6,11 @@ import PersistenceTesting
 import Testing
 @testable import BookStoreService
 
-/// `/publications/{id}/pages` and `/pages/{id}`, in-process, on every backend.
+/// `/publications/{id}/pages` and `/pages/{id}`, in-process, on every backend and through a connection pooler.
 @Suite("page routes")
 struct PageRoutesTests {
-    @Test(arguments: TestBackend.allCases)
-    func listsAPublicationsPages(_ backend: TestBackend) async throws {
+    @Test(arguments: RouteStore.allCases)
+    func listsAPublicationsPages(_ backend: RouteStore) async throws {
         try await withReadyService(backend) { client in
             let response = try await client.send(.get, "/publications/1/pages")
             #expect(response.status == .ok)
@@ -28,8 +28,8 @@ struct PageRoutesTests {
         }
     }
 
-    @Test(arguments: TestBackend.allCases)
-    func addsChangesAndDeletesPages(_ backend: TestBackend) async throws {
+    @Test(arguments: RouteStore.allCases)
+    func addsChangesAndDeletesPages(_ backend: RouteStore) async throws {
         try await withReadyService(backend) { client in
             let next = try await client.send(.post, "/publications/2/pages", json: #"{"text": "An epilogue."}"#)
             #expect(next.status == .created, "\(next.text)")
@@ -54,8 +54,8 @@ struct PageRoutesTests {
         }
     }
 
-    @Test(arguments: TestBackend.allCases)
-    func refusedPagesAre4xxProblemsAndChangeNothing(_ backend: TestBackend) async throws {
+    @Test(arguments: RouteStore.allCases)
+    func refusedPagesAre4xxProblemsAndChangeNothing(_ backend: RouteStore) async throws {
         try await withReadyService(backend) { client in
             let before = try await client.send(.get, "/publications/1/pages").text
             for (json, fields) in [

@@ -6,11 +6,11 @@ import PersistenceTesting
 import Testing
 @testable import BookStoreService
 
-/// `/publications` and `/publications/{id}`, in-process, on every backend.
+/// `/publications` and `/publications/{id}`, in-process, on every backend and through a connection pooler.
 @Suite("publication routes")
 struct PublicationRoutesTests {
-    @Test(arguments: TestBackend.allCases)
-    func listsTheFourBooksWithSynopsesAndAuthors(_ backend: TestBackend) async throws {
+    @Test(arguments: RouteStore.allCases)
+    func listsTheFourBooksWithSynopsesAndAuthors(_ backend: RouteStore) async throws {
         try await withReadyService(backend) { client in
             let response = try await client.send(.get, "/publications")
             #expect(response.status == .ok)
@@ -27,8 +27,8 @@ struct PublicationRoutesTests {
         }
     }
 
-    @Test(arguments: TestBackend.allCases)
-    func listsSortFilterAndPage(_ backend: TestBackend) async throws {
+    @Test(arguments: RouteStore.allCases)
+    func listsSortFilterAndPage(_ backend: RouteStore) async throws {
         try await withReadyService(backend) { client in
             func titles(_ query: String) async throws -> [String] {
                 let response = try await client.send(.get, "/publications?\(query)")
@@ -55,8 +55,8 @@ struct PublicationRoutesTests {
         }
     }
 
-    @Test(arguments: TestBackend.allCases)
-    func badQueryValuesAre400sNamingEachParameter(_ backend: TestBackend) async throws {
+    @Test(arguments: RouteStore.allCases)
+    func badQueryValuesAre400sNamingEachParameter(_ backend: RouteStore) async throws {
         try await withReadyService(backend) { client in
             for (query, fields) in [
                 ("limit=0", ["limit"]), ("limit=101", ["limit"]), ("limit=ten", ["limit"]), ("offset=-1", ["offset"]),
@@ -69,8 +69,8 @@ struct PublicationRoutesTests {
         }
     }
 
-    @Test(arguments: TestBackend.allCases)
-    func readsOneAndAnswers404ForUnknownIDs(_ backend: TestBackend) async throws {
+    @Test(arguments: RouteStore.allCases)
+    func readsOneAndAnswers404ForUnknownIDs(_ backend: RouteStore) async throws {
         try await withReadyService(backend) { client in
             let response = try await client.send(.get, "/publications/2")
             #expect(response.status == .ok)
@@ -88,8 +88,8 @@ struct PublicationRoutesTests {
         }
     }
 
-    @Test(arguments: TestBackend.allCases)
-    func createsAPublication(_ backend: TestBackend) async throws {
+    @Test(arguments: RouteStore.allCases)
+    func createsAPublication(_ backend: RouteStore) async throws {
         try await withReadyService(backend) { client in
             let response = try await client.send(.post, "/publications",
                                                  json: #"{"title": "The fifth book", "price": 9.99, "firstName": "Ann", "lastName": "Lee", "synopsis": null}"#)
@@ -108,8 +108,8 @@ struct PublicationRoutesTests {
         }
     }
 
-    @Test(arguments: TestBackend.allCases)
-    func refusedBodiesAre4xxProblemsAndChangeNothing(_ backend: TestBackend) async throws {
+    @Test(arguments: RouteStore.allCases)
+    func refusedBodiesAre4xxProblemsAndChangeNothing(_ backend: RouteStore) async throws {
         try await withReadyService(backend) { client in
             let before = try await client.send(.get, "/publications?limit=100").text
             // 400: not JSON, not an object, unknown, read-only or mistyped fields.
@@ -154,8 +154,8 @@ struct PublicationRoutesTests {
     }
 
     /// On both engines: PostgreSQL's `real` column meets prices like 1e308 and -1e-320 too.
-    @Test(arguments: TestBackend.allCases)
-    func oddInputIsNeverA500(_ backend: TestBackend) async throws {
+    @Test(arguments: RouteStore.allCases)
+    func oddInputIsNeverA500(_ backend: RouteStore) async throws {
         try await withReadyService(backend) { client in
             let bodies = [
                 String(repeating: "[", count: 100_000), String(repeating: "{\"a\":", count: 50_000) + "1" + String(repeating: "}", count: 50_000),
@@ -185,8 +185,8 @@ struct PublicationRoutesTests {
         }
     }
 
-    @Test(arguments: TestBackend.allCases)
-    func replacesAndUpdates(_ backend: TestBackend) async throws {
+    @Test(arguments: RouteStore.allCases)
+    func replacesAndUpdates(_ backend: RouteStore) async throws {
         try await withReadyService(backend) { client in
             let replaced = try await client.send(.put, "/publications/1", json: #"{"title": "The first book, revised", "price": 30}"#)
             #expect(replaced.status == .ok, "\(replaced.text)")
@@ -205,8 +205,8 @@ struct PublicationRoutesTests {
         }
     }
 
-    @Test(arguments: TestBackend.allCases)
-    func deletingAPublicationCascadesToItsPages(_ backend: TestBackend) async throws {
+    @Test(arguments: RouteStore.allCases)
+    func deletingAPublicationCascadesToItsPages(_ backend: RouteStore) async throws {
         try await withReadyService(backend) { client in
             let pages = try await client.send(.get, "/publications/3/pages").json["items"]?.array.compactMap { $0["id"]?.int } ?? []
             #expect(pages.count == 2)
@@ -223,8 +223,8 @@ struct PublicationRoutesTests {
         }
     }
 
-    @Test(arguments: TestBackend.allCases)
-    func otherMethodsAre405sWithAllow(_ backend: TestBackend) async throws {
+    @Test(arguments: RouteStore.allCases)
+    func otherMethodsAre405sWithAllow(_ backend: RouteStore) async throws {
         try await withReadyService(backend) { client in
             for (method, path, allow) in [
                 (HTTPRequest.Method.delete, "/publications", "GET, POST, HEAD"), (.put, "/publications", "GET, POST, HEAD"),
@@ -241,8 +241,8 @@ struct PublicationRoutesTests {
         }
     }
 
-    @Test(arguments: TestBackend.allCases)
-    func everyResponseCarriesARequestID(_ backend: TestBackend) async throws {
+    @Test(arguments: RouteStore.allCases)
+    func everyResponseCarriesARequestID(_ backend: RouteStore) async throws {
         try await withReadyService(backend) { client in
             let generated = try await client.send(.get, "/publications")
             #expect(generated.headers[.requestID]?.isEmpty == false)

@@ -64,6 +64,36 @@ func withReadyService<T: Sendable>(_ backend: TestBackend, seedVersion: Int? = 5
     }
 }
 
+/// Where the routes' tests run: every backend, and PostgreSQL through PgBouncer in
+/// transaction mode (``TestPgBouncer``), as replicas behind a pooler reach it, with their
+/// migrations over the server itself.
+enum RouteStore: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite, memory, postgres
+    case pgbouncer = "postgres through pgbouncer"
+
+    var testDescription: String { rawValue }
+}
+
+/// ``withReadyService(_:seedVersion:_:)`` on a route store.
+func withReadyService<T: Sendable>(_ store: RouteStore, seedVersion: Int? = 5,
+                                   _ body: @escaping @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
+    switch store {
+    case .sqlite: try await withReadyService(TestBackend.sqlite, seedVersion: seedVersion, body)
+    case .memory: try await withReadyService(TestBackend.memory, seedVersion: seedVersion, body)
+    case .postgres: try await withReadyService(TestBackend.postgres, seedVersion: seedVersion, body)
+    case .pgbouncer:
+        try await TestPgBouncer.withDatabase(mode: .transaction) { pooled, direct in
+            if let seedVersion { try await seed(pooled, version: seedVersion) }
+            let service = BookStoreService(configuration: ServiceConfiguration(store: pooled, migrationStore: direct, models: try loadModels(), retryAfterSeconds: 5),
+                                           logger: quietLogger)
+            return try await service.makeApplication().test(.router) { client in
+                try await waitUntilReady(client)
+                return try await body(client)
+            }
+        }
+    }
+}
+
 /// ``withReadyService(_:seedVersion:_:)`` on an engine's store.
 func withReadyService<T: Sendable>(_ engine: TestEngine, seedVersion: Int? = 5,
                                    _ body: @escaping @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {

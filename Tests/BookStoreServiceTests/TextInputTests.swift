@@ -9,8 +9,8 @@ import Testing
 /// limit too (422), and the OpenAPI document says both; nothing refused is stored.
 @Suite("text input")
 struct TextInputTests {
-    @Test(arguments: TestBackend.allCases)
-    func nulInABodyOrAFilterIsRefusedNamingTheField(_ backend: TestBackend) async throws {
+    @Test(arguments: RouteStore.allCases)
+    func nulInABodyOrAFilterIsRefusedNamingTheField(_ backend: RouteStore) async throws {
         try await withReadyService(backend) { client in
             let before = try await client.send(.get, "/publications").json["total"]?.int
             let body = try await client.send(.post, "/publications", json: #"{"title": "a\u0000b", "synopsis": "fine"}"#)
@@ -27,8 +27,8 @@ struct TextInputTests {
         }
     }
 
-    @Test(arguments: TestBackend.allCases)
-    func textOverItsLimitIsA422NamingEachFieldAndTextAtItIsStored(_ backend: TestBackend) async throws {
+    @Test(arguments: RouteStore.allCases)
+    func textOverItsLimitIsA422NamingEachFieldAndTextAtItIsStored(_ backend: RouteStore) async throws {
         try await withReadyService(backend) { client in
             func body(_ fields: [String: Int]) -> String {
                 let members = fields.sorted { $0.key < $1.key }.map { "\"\($0.key)\": \"\(String(repeating: "é", count: $0.value))\"" }
@@ -88,8 +88,8 @@ struct TextInputTests {
 /// script, and request ids tell nothing about other clients.
 @Suite("addresses and headers")
 struct AddressAndHeaderTests {
-    @Test(arguments: TestBackend.allCases)
-    func nonCanonicalIdsAndPathsAre404(_ backend: TestBackend) async throws {
+    @Test(arguments: RouteStore.allCases)
+    func nonCanonicalIdsAndPathsAre404(_ backend: RouteStore) async throws {
         try await withReadyService(backend) { client in
             #expect(try await client.send(.get, "/publications/1").status == .ok)
             for path in ["/publications/+1", "/publications/01", "/publications/1/", "/publications//1", "//publications/1",

@@ -7,7 +7,7 @@ import Testing
 /// Runs the built `bookstore` executable, as a user would, without the test shell's
 /// `BOOKSTORE_STORE`.
 enum BookStoreProcess {
-    static let command = BuiltCommand("bookstore", unsetEnvironment: ["BOOKSTORE_STORE", "BOOKSTORE_WRITE_KEY_FILE"])
+    static let command = BuiltCommand("bookstore", unsetEnvironment: ["BOOKSTORE_STORE", "BOOKSTORE_MIGRATION_STORE", "BOOKSTORE_WRITE_KEY_FILE"])
 
     static var executable: URL {
         get throws { try command.executable() }

@@ -115,6 +115,21 @@ struct PostgresStoreTests {
 
     // MARK: The wire
 
+    /// A `real` reads back as the same double whether its statement's results come in
+    /// binary (every column binary-readable) or in text (a `numeric` beside it; every
+    /// statement's first run behind a pooler in transaction mode): "12.3" is the float
+    /// 12.3, not the double. A keyset page's cursor compares the value it read.
+    @Test(arguments: [12.3, 0.1, 1e-7, 3.4028234e38, -2.5])
+    func aRealReadsTheSameInTextAsInBinary(value: Double) async throws {
+        let database = try await TestPostgres.makeDatabase()
+        defer { Task { try? await database.drop() } }
+        let connection = try PostgresConnection(configuration: database.configuration)
+        let binary = try connection.scalar("SELECT $1::real", [.double(value)])
+        let text = try connection.rows("SELECT $1::real, DATE '2026-11-29'", [.double(value)]).first?[0]
+        #expect(binary == .double(Double(Float(value))))
+        #expect(text == binary)
+    }
+
     /// Runs `body` on a connection to a fresh database.
     func withConnection(_ body: @escaping @Sendable (any DatabaseConnection) throws -> Void) async throws {
         try await TestPostgres.withDatabase { url in

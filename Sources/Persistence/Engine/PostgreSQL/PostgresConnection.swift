@@ -203,11 +203,19 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
 
     public func execute(_ sql: String) throws(DatabaseError) {
         try checkUsable(sql)
-        guard !keepsSession, !isInTransaction else { return try executeInSession(sql) }
+        guard !keepsSession, !isInTransaction, !Self.runsOnlyOutsideTransactions(sql) else { return try executeInSession(sql) }
         // One round trip either way: a `BEGIN` with the transaction's settings, or the
         // statement after them in the implicit transaction of one query string.
         let starts = sql.uppercased().hasPrefix("BEGIN") || sql.uppercased().hasPrefix("START TRANSACTION")
         try executeInSession(starts ? "\(sql); \(transactionSettings)" : "\(transactionSettings); \(sql)")
+    }
+
+    /// Statements PostgreSQL runs only outside a transaction block: they read no table by its
+    /// unqualified name, so they need no search path either.
+    static func runsOnlyOutsideTransactions(_ sql: String) -> Bool {
+        let upper = sql.drop { $0.isWhitespace }.uppercased()
+        return ["CREATE DATABASE", "DROP DATABASE", "VACUUM", "CREATE INDEX CONCURRENTLY", "DROP INDEX CONCURRENTLY", "REINDEX", "ALTER SYSTEM",
+                "CREATE TABLESPACE", "DROP TABLESPACE"].contains(where: upper.hasPrefix)
     }
 
     /// Runs `sql` as it is, in whatever transaction state the session is in.
@@ -600,6 +608,21 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
         return DatabaseError(
             resultCode: 0,
             message: "cannot connect to PostgreSQL at \(configuration.serverDescription), database '\(configuration.databaseDescription)'\(user): \(reason)"
+                + (tlsExplanation(reason, configuration: configuration) ?? "")
         )
+    }
+
+    /// What a TLS failure means, with the URL parameters that decide it: libpq says "SSL"
+    /// and "certificate" in the words of the library underneath.
+    static func tlsExplanation(_ reason: String, configuration: PostgresConfiguration) -> String? {
+        let mode = configuration.parameters["sslmode"].map { "sslmode=\($0)" } ?? "sslmode"
+        if reason.contains("certificate verify failed") || reason.contains("does not match host name") || reason.contains("root certificate file") {
+            return " (TLS: the server's certificate was not accepted under \(mode); check that sslrootcert names the CA that signed it and that the host is the name it was issued for)"
+        }
+        if reason.contains("no encryption") || reason.contains("SSL off") {
+            return " (TLS: the server accepts only encrypted connections; set sslmode=require, or verify-full with sslrootcert)"
+        }
+        if reason.contains("SSL") { return " (TLS, under \(mode))" }
+        return nil
     }
 }

@@ -112,7 +112,10 @@ enum PostgresType {
         switch type {
         case bool: return .integer(value == "t" ? 1 : 0)
         case int2, int4, int8, oid: return Int64(value).map(DatabaseValue.integer) ?? .text(value)
-        case float4, float8: return Double(value).map(DatabaseValue.double) ?? .text(value)
+        // A `real`'s text is the shortest that reads back as that float: read as a float,
+        // it is the double its binary form gives.
+        case float4: return Float(value).map { DatabaseValue.double(Double($0)) } ?? .text(value)
+        case float8: return Double(value).map(DatabaseValue.double) ?? .text(value)
         case bytea: return hexBytes(value).map(DatabaseValue.blob) ?? .text(value)
         case timestamp, timestamptz: return PostgresTimestamp.secondsSinceReferenceDate(text: value).map(DatabaseValue.double) ?? .text(value)
         default: return .text(value)
