@@ -11,6 +11,9 @@ struct HTTPBenchmark: Sendable {
     let models: BookStoreModels
     let books: Int
     let load: WrkRunner
+    /// PostgreSQL: how the servers reach the store, as behind a pooler in this mode (`nil`:
+    /// as the URL says).
+    var poolMode: PostgresConfiguration.PoolMode? = nil
     let logger: Logger
 
     static let sourceVersion = 2
@@ -31,18 +34,26 @@ struct HTTPBenchmark: Sendable {
         try await SourceStoreWriter(model: try models.model(version: Self.sourceVersion), books: books, logger: logger).write(to: store)
         progress("migrating it to \(models.current.name)")
         try await BookStoreMigration.migrator(models: models, logger: logger).migrateStore(at: store)
+        let served = served(store)
 
         // Opened as the service opens its store: a writer and two readers.
-        let database = try await BareHandler.openDatabase(store)
+        let database = try await BareHandler.openDatabase(served)
         let measured: HTTPBenchmarkResult.Measured
         do {
-            measured = try await serveAndLoad(store: store, database: database)
+            measured = try await serveAndLoad(store: served, database: database)
         } catch {
             await database.close()
             throw error
         }
         await database.close()
         return HTTPBenchmarkResult(backend: backend.name, books: books, load: load, measured: measured)
+    }
+
+    /// The store as the servers reach it: in ``poolMode`` where one is named.
+    private func served(_ store: StoreURL) -> StoreURL {
+        guard let poolMode, case .postgres(var configuration) = store.kind else { return store }
+        configuration.poolMode = poolMode
+        return .postgres(configuration)
     }
 
     /// Runs both servers in one service group while wrk loads them, then shuts the group down.

@@ -2,6 +2,7 @@ import ArgumentParser
 import BookStore
 import Foundation
 import Logging
+import Persistence
 
 struct HTTPBenchmarkCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -47,6 +48,11 @@ struct HTTPBenchmarkCommand: AsyncParsableCommand {
 
     @OptionGroup var postgres: PostgresOptions
 
+    @Option(name: .long, help: ArgumentHelp(
+        "PostgreSQL: serve (the service and the bare handler alike) as behind a pooler in this mode, on the same server: with transaction, every statement runs unnamed and every transaction sets the schema; the store is written and migrated over the server itself.",
+        valueName: "mode"))
+    var poolMode: PostgresConfiguration.PoolMode?
+
     @Option(name: .long, help: "The framework's and the servers' log level.")
     var logLevel: Logger.Level = .warning
 
@@ -59,6 +65,7 @@ struct HTTPBenchmarkCommand: AsyncParsableCommand {
         guard threads >= 1, connections >= threads else {
             throw ValidationError("--threads must be at least 1 and --connections at least --threads, got \(threads) and \(connections)")
         }
+        if poolMode == .statement { throw ValidationError("--pool-mode statement: a store runs no statement outside a transaction; name session or transaction") }
         guard FileManager.default.isExecutableFile(atPath: wrk) else {
             throw ValidationError("there is no wrk at \(wrk); install it (`apt-get install wrk`) or name it with --wrk")
         }
@@ -77,7 +84,7 @@ struct HTTPBenchmarkCommand: AsyncParsableCommand {
             }
             let result: HTTPBenchmarkResult
             do {
-                result = try await HTTPBenchmark(backend: backend, models: models, books: books, load: load, logger: logger).run()
+                result = try await HTTPBenchmark(backend: backend, models: models, books: books, load: load, poolMode: poolMode, logger: logger).run()
             } catch {
                 await backend.removeAll()
                 throw error
@@ -87,3 +94,5 @@ struct HTTPBenchmarkCommand: AsyncParsableCommand {
         }
     }
 }
+
+extension PostgresConfiguration.PoolMode: ExpressibleByArgument {}

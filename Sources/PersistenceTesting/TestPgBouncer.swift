@@ -23,8 +23,14 @@ public enum TestPgBouncer {
 
     /// The URL of `database`'s `public` schema through the pooler in `mode`.
     public static func url(of database: TestPostgresDatabase, mode: PostgresConfiguration.PoolMode) async throws -> StoreURL {
+        try await url(for: database.url, mode: mode)
+    }
+
+    /// The store at `direct`, a URL of the test server's, through the pooler in `mode`: the
+    /// same database and schema.
+    public static func url(for direct: StoreURL, mode: PostgresConfiguration.PoolMode) async throws -> StoreURL {
+        guard case .postgres(var configuration) = direct.kind else { throw TestPostgresError("\(direct) is not a store of the test server") }
         let pooler = try await Pooler.shared(mode)
-        var configuration = database.configuration
         configuration.host = "127.0.0.1"
         configuration.port = pooler.port
         configuration.password = nil

@@ -93,12 +93,15 @@ import Testing
     /// and moves pages between publications at 150 writes a second through the capture, the
     /// copy, the bulk migration and the catch-up (each phase waits for ten more of its
     /// writes), and stops before the cut-over. The migrated store equals what the design
-    /// makes of its last state, read while the cut-over holds writers off.
-    @Test(arguments: [4, 2])
-    func aWriterProcessOfThePreviousReleaseWritesThroughEveryPhase(from version: Int) async throws {
+    /// makes of its last state, read while the cut-over holds writers off. The writer also
+    /// writes through PgBouncer in transaction mode, as replicas behind a pooler do, while
+    /// the migration runs over the server itself.
+    @Test(arguments: [(4, false), (2, false), (4, true)])
+    func aWriterProcessOfThePreviousReleaseWritesThroughEveryPhase(from version: Int, throughPooler: Bool) async throws {
         try await TestEngine.postgres.withSeededStore(books: Self.batchSizedBooks, version: version) { url in
+            let writerURL = throughPooler ? try await TestPgBouncer.url(for: url, mode: .transaction) : url
             let writer = try WatchedProcess(try BuiltCommand("bookstore-benchmark").executable(), [
-                "write", "--store", url.description, "--model-version", "\(version)", "--rate", "150", "--seed", "\(version * 11)",
+                "write", "--store", writerURL.description, "--model-version", "\(version)", "--rate", "150", "--seed", "\(version * 11)",
             ])
             defer { writer.signal(SIGKILL) }
             @Sendable func acknowledged() -> Int { writer.output.split(separator: "\n").filter { $0.hasPrefix("ok ") }.count }
