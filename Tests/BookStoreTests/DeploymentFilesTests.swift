@@ -40,7 +40,28 @@ struct DeploymentFilesTests {
         #expect(postgres["condition"] as? String == "service_healthy")
     }
 
-    @Test func bookstoreStoreURLReachesThePostgresServiceWithItsCredentials() throws {
+    /// Migrations reach the `postgres` service itself with its credentials.
+    @Test func bookstoreMigrationURLReachesThePostgresServiceWithItsCredentials() throws {
+        let compose = try ComposeFile.load()
+        let environment = try compose.environment(of: "bookstore")
+        let database = try compose.environment(of: "postgres")
+        let url = try StoreURL(try #require(environment["BOOKSTORE_MIGRATION_STORE"], "BOOKSTORE_MIGRATION_STORE must be set"))
+        guard case .postgres(let configuration) = url.kind else {
+            Issue.record("BOOKSTORE_MIGRATION_STORE must be a PostgreSQL URL, is \(url)")
+            return
+        }
+        #expect(configuration.host == "postgres", "the host is the compose service's name")
+        #expect(configuration.port == nil || configuration.port == 5432)
+        #expect(configuration.user == database["POSTGRES_USER"])
+        #expect(configuration.password == database["POSTGRES_PASSWORD"])
+        #expect(configuration.database == database["POSTGRES_DB"])
+    }
+
+    /// Reads and saves go through the `pgbouncer` service, whose configuration (built from
+    /// deploy/pgbouncer/) listens where the store URL points, sends the store's database to
+    /// the `postgres` service, pools transactions and knows the user with the password the
+    /// URL and PostgreSQL have.
+    @Test func bookstoreStoreURLGoesThroughThePoolerToThePostgresService() throws {
         let compose = try ComposeFile.load()
         let environment = try compose.environment(of: "bookstore")
         let database = try compose.environment(of: "postgres")
@@ -49,11 +70,25 @@ struct DeploymentFilesTests {
             Issue.record("BOOKSTORE_STORE must be a PostgreSQL URL, is \(url)")
             return
         }
-        #expect(configuration.host == "postgres", "the host is the compose service's name")
-        #expect(configuration.port == nil || configuration.port == 5432)
+        let pgbouncer = try compose.service("pgbouncer")
+        let build = try #require(pgbouncer["build"] as? [String: Any])
+        let folder = packageRoot.appendingPathComponent(try #require(build["context"] as? String))
+        let ini = try String(contentsOf: folder.appendingPathComponent("pgbouncer.ini"), encoding: .utf8)
+        func setting(_ name: String) -> String? {
+            ini.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.hasPrefix(name + " ") || $0.hasPrefix(name + "=") }
+                .map { $0.split(separator: "=", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" }
+        }
+        #expect(configuration.host == "pgbouncer", "the host is the pooler's compose service")
+        #expect(configuration.port.map(String.init) == setting("listen_port"))
+        #expect(setting("pool_mode") == "transaction")
+        #expect(setting(try #require(configuration.database)) == "host=postgres port=5432 dbname=\(try #require(database["POSTGRES_DB"]))")
         #expect(configuration.user == database["POSTGRES_USER"])
         #expect(configuration.password == database["POSTGRES_PASSWORD"])
-        #expect(configuration.database == database["POSTGRES_DB"])
+        let users = try String(contentsOf: folder.appendingPathComponent("userlist.txt"), encoding: .utf8)
+        #expect(users.contains("\"\(try #require(configuration.user))\" \"\(try #require(configuration.password))\""))
+        let dockerfile = try String(contentsOf: folder.appendingPathComponent("Dockerfile"), encoding: .utf8)
+        #expect(dockerfile.contains("FROM debian:bookworm") && dockerfile.contains("apt-get install -y --no-install-recommends pgbouncer"))
+        #expect(dockerfile.contains("pgbouncer.ini userlist.txt /etc/pgbouncer/"))
     }
 
     /// The compose file's replicas migrate an outdated store online, and `serve` reads the
