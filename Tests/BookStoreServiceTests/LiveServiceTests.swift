@@ -171,6 +171,7 @@ final class ServerProcess: Sendable {
     init(_ arguments: [String], on small: SmallFileSystem? = nil) throws {
         var environment = ProcessInfo.processInfo.environment
         environment["BOOKSTORE_STORE"] = nil
+        environment["BOOKSTORE_MIGRATION_STORE"] = nil
         environment["BOOKSTORE_WRITE_KEY_FILE"] = nil
         process = try WatchedProcess(try Self.executable, arguments, environment: environment, on: small)
     }
