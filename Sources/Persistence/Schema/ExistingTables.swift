@@ -48,16 +48,18 @@ public struct ExistingTables: Sendable, Hashable {
     }
 
     /// Reads the tables and columns of the store `connection` is open on (a SQLite file, a
-    /// PostgreSQL schema); only reads.
+    /// PostgreSQL schema); only reads. `forMigration`: also which tables keep a uniqueness
+    /// constraint inside `CREATE TABLE`, which only a migration's plan asks.
     ///
     /// - Throws: ``DatabaseError`` when the catalogue cannot be read.
-    public static func read(from connection: any DatabaseConnection) throws -> ExistingTables {
+    public static func read(from connection: any DatabaseConnection, forMigration: Bool = false) throws -> ExistingTables {
         var columns: [String: Set<String>] = [:]
         for row in try connection.rows(connection.dialect.columnListingQuery) {
             guard let table = row[0].text, let column = row[1].text else { continue }
             columns[table, default: []].insert(column)
         }
-        let constrained = try connection.dialect.uniqueTableConstraintListingQuery.map { try connection.rows($0).compactMap { $0[0].text } } ?? []
+        let query = forMigration ? connection.dialect.uniqueTableConstraintListingQuery : nil
+        let constrained = try query.map { try connection.rows($0).compactMap { $0[0].text } } ?? []
         return ExistingTables(columns: columns, tablesWithUniqueTableConstraints: Set(constrained))
     }
 }

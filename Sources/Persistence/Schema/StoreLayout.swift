@@ -15,10 +15,12 @@ public struct StoreLayout: Sendable, Hashable {
     }
 
     /// The layout of the store `connection` is open on, for `model`; only reads.
+    /// `forMigration`: with what only a migration's plan asks (``ExistingTables/read(from:forMigration:)``).
     ///
     /// - Throws: ``DatabaseError`` when `Z_PRIMARYKEY` or the catalogue cannot be read.
-    public static func read(from connection: any DatabaseConnection, model: ManagedObjectModel) throws -> StoreLayout {
-        StoreLayout(numbering: try EntityNumbering.read(from: connection, model: model), existing: try ExistingTables.read(from: connection))
+    public static func read(from connection: any DatabaseConnection, model: ManagedObjectModel, forMigration: Bool = false) throws -> StoreLayout {
+        StoreLayout(numbering: try EntityNumbering.read(from: connection, model: model),
+                    existing: try ExistingTables.read(from: connection, forMigration: forMigration))
     }
 }
 

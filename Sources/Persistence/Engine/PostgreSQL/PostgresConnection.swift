@@ -150,28 +150,34 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
     /// gets, so they are set for the session in every case; the others only where the
     /// session is this connection's own, and otherwise in each transaction.
     private func startSession() throws(DatabaseError) {
+        var settings = ["SET TimeZone = 'UTC'", "SET DateStyle = 'ISO'"]
+        if let mode = configuration.poolMode {
+            keepsSession = mode == .session
+        } else {
+            // A pooler answers the connection with a process id of its own making.
+            let probe = settings.joined(separator: "; ") + "; SELECT pg_backend_pid()"
+            let serverProcess = try sessionQuery(probe) { PQntuples($0) == 1 ? Int32(String(cString: PQgetvalue($0, 0, 0))) : nil }
+            keepsSession = serverProcess == PQbackendPID(handle)
+            settings = []
+        }
+        if keepsSession {
+            settings += ["SET client_min_messages = warning", "SET search_path TO \(configuration.quotedSchema)"]
+            if readOnly { settings.append("SET default_transaction_read_only = on") }
+            if !isDurable { settings.append("SET synchronous_commit = off") }
+        }
+        guard !settings.isEmpty else { return }
         // Not through `execute`: an interruption must not leave a session without its
         // settings, where unqualified tables would be another schema's.
-        let probe = "SET TimeZone = 'UTC'; SET DateStyle = 'ISO'; SELECT pg_backend_pid()"
-        let result = PQexec(handle, probe)
+        try sessionQuery(settings.joined(separator: "; ")) { _ in }
+    }
+
+    /// Runs `sql` as it is with libpq's simple protocol and reads its last result.
+    @discardableResult
+    private func sessionQuery<T>(_ sql: String, _ read: (OpaquePointer?) -> T) throws(DatabaseError) -> T {
+        let result = PQexec(handle, sql)
         defer { PQclear(result) }
-        try check(result, sql: probe, arguments: [])
-        let serverProcess = PQntuples(result) == 1 ? Int32(String(cString: PQgetvalue(result, 0, 0))) : nil
-        // A pooler answers the connection with a process id of its own making.
-        let pooled = serverProcess != PQbackendPID(handle)
-        keepsSession = switch configuration.poolMode {
-        case .session: true
-        case .transaction: false
-        case .statement, nil: !pooled
-        }
-        guard keepsSession else { return }
-        var settings = ["SET client_min_messages = warning", "SET search_path TO \(configuration.quotedSchema)"]
-        if readOnly { settings.append("SET default_transaction_read_only = on") }
-        if !isDurable { settings.append("SET synchronous_commit = off") }
-        let sql = settings.joined(separator: "; ")
-        let set = PQexec(handle, sql)
-        defer { PQclear(set) }
-        try check(set, sql: sql, arguments: [])
+        try check(result, sql: sql, arguments: [])
+        return read(result)
     }
 
     /// Where the connection does not keep its session: what each transaction sets first,
@@ -206,7 +212,8 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
         guard !keepsSession, !isInTransaction, !Self.runsOnlyOutsideTransactions(sql) else { return try executeInSession(sql) }
         // One round trip either way: a `BEGIN` with the transaction's settings, or the
         // statement after them in the implicit transaction of one query string.
-        let starts = sql.uppercased().hasPrefix("BEGIN") || sql.uppercased().hasPrefix("START TRANSACTION")
+        let upper = sql.uppercased()
+        let starts = upper.hasPrefix("BEGIN") || upper.hasPrefix("START TRANSACTION")
         try executeInSession(starts ? "\(sql); \(transactionSettings)" : "\(transactionSettings); \(sql)")
     }
 

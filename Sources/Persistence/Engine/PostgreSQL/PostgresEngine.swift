@@ -79,6 +79,6 @@ struct PostgresEngine: StoreEngine {
     func appleStoreStructure() throws -> StoreStructure? { nil }
 
     func storeLayout(model: ManagedObjectModel) async throws -> StoreLayout? {
-        try await inspect { try StoreLayout.read(from: $0, model: model) }
+        try await inspect { try StoreLayout.read(from: $0, model: model, forMigration: true) }
     }
 }

@@ -48,17 +48,7 @@ final class PostgresMigrationLock: MigrationLock, Sendable {
                     try await Task.sleep(for: .milliseconds(100))
                     continue
                 }
-                let holder = (try? await database.writeWithoutTransaction { connection in
-                    try connection.rows("""
-                        SELECT a.pid, a.application_name, coalesce(host(a.client_addr), 'local') FROM pg_locks l \
-                        JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted \
-                        AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) \
-                        AND (l.classid::bigint << 32 | l.objid::bigint) = hashtextextended($1, 0) LIMIT 1
-                        """, [.text(key)]).first.map { row in
-                            let application = row[1].text.flatMap { $0.isEmpty ? nil : "\($0), " } ?? ""
-                            return "server process \(row[0].int64 ?? 0), \(application)client \(row[2].text ?? "unknown")"
-                        }
-                }) ?? nil
+                let holder = await holder(of: key, on: database)
                 let who = holder ?? "another session"
                 guard !timedOut else {
                     throw MigrationError(.storeBusy, "another migration of the store is running (\(who)) and did not finish in \(timeout)",
@@ -88,14 +78,8 @@ final class PostgresMigrationLock: MigrationLock, Sendable {
                 await database.close()
                 return .storeReached
             }
-            let held = try await database.read { connection in
-                try connection.scalar("""
-                    SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted \
-                    AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) \
-                    AND (l.classid::bigint << 32 | l.objid::bigint) = hashtextextended($1, 0)
-                    """, [.text(key)]) != nil
-            }
-            guard held, destination != nil else {
+            let holder = await holder(of: key, on: database)
+            guard holder != nil, destination != nil else {
                 throw MigrationError(
                     .needsDirectConnection,
                     "the store URL reaches PostgreSQL through a connection pooler in transaction mode, and a migration holds a session lock for its whole run, which the pooler would hand to other clients between transactions",
@@ -103,15 +87,31 @@ final class PostgresMigrationLock: MigrationLock, Sendable {
                     store: store.description)
             }
             guard ContinuousClock.now < deadline else {
-                throw MigrationError(.storeBusy, "another migration of the store is running and did not finish in \(timeout)",
+                throw MigrationError(.storeBusy, "another migration of the store is running (\(holder ?? "another session")) and did not finish in \(timeout)",
                                      hint: "wait for it to finish, or stop it; the store was not changed", store: store.description)
             }
             if !announced {
-                logger.notice("waiting for another migration of the store to finish", metadata: [LoggingKeys.store: "\(store)"])
+                logger.notice("waiting for another migration of the store to finish", metadata: [LoggingKeys.store: "\(store)", "persistence.migration.holder": "\(holder ?? "another session")"])
                 announced = true
             }
             try await Task.sleep(for: .milliseconds(100))
         }
+    }
+
+    /// Who holds the lock (its server process, application and client), `nil` when no one
+    /// does or it cannot be read.
+    private static func holder(of key: String, on database: PostgresDatabase) async -> String? {
+        (try? await database.writeWithoutTransaction { connection in
+            try connection.rows("""
+                SELECT a.pid, a.application_name, coalesce(host(a.client_addr), 'local') FROM pg_locks l \
+                JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted \
+                AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) \
+                AND (l.classid::bigint << 32 | l.objid::bigint) = hashtextextended($1, 0) LIMIT 1
+                """, [.text(key)]).first.map { row in
+                    let application = row[1].text.flatMap { $0.isEmpty ? nil : "\($0), " } ?? ""
+                    return "server process \(row[0].int64 ?? 0), \(application)client \(row[2].text ?? "unknown")"
+                }
+        }) ?? nil
     }
 
     /// Gives the lock up; closing the session would too, even if the process dies.

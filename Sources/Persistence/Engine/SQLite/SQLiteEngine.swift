@@ -118,6 +118,6 @@ struct SQLiteEngine: StoreEngine {
     }
 
     func storeLayout(model: ManagedObjectModel) async throws -> StoreLayout? {
-        try await inspect { try StoreLayout.read(from: $0, model: model) }
+        try await inspect { try StoreLayout.read(from: $0, model: model, forMigration: true) }
     }
 }
