@@ -13,6 +13,9 @@ public protocol Database: Sendable {
     /// Runs `body` on the writer connection; `body` manages transactions itself.
     func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T
 
+    /// How many connections are open, running work and waited for, at this moment.
+    var connectionUsage: ConnectionUsage { get }
+
     /// Closes the connections now rather than when the last reference goes; later calls fail.
     func close() async
 }

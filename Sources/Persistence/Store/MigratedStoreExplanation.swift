@@ -20,6 +20,7 @@ struct MigratedStoreExplanation: Database {
     let writeCheck: ModelVersionCheck?
 
     var dialect: any SQLDialect { base.dialect }
+    var connectionUsage: ConnectionUsage { base.connectionUsage }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
         try await explaining { try await base.read(body) }

@@ -78,6 +78,10 @@ public final class PostgresDatabase: Database {
         try await writer.run(body)
     }
 
+    public var connectionUsage: ConnectionUsage {
+        ConnectionUsage(readers: readers?.counts ?? ConnectionUsage.Counts(), writer: writer.load.counts)
+    }
+
     /// Ends every session, readers first; later calls fail.
     public func close() async {
         await readers?.close()

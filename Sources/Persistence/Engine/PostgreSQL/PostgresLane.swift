@@ -6,6 +6,7 @@ final class PostgresLane: @unchecked Sendable {
     // The connection is touched only on `queue`, which is what makes this Sendable.
     private let connection: PostgresConnection
     private let queue: DispatchQueue
+    let load = LaneLoad()
 
     private init(connection: PostgresConnection, queue: DispatchQueue) {
         self.connection = connection
@@ -26,7 +27,7 @@ final class PostgresLane: @unchecked Sendable {
 
     /// Runs `body` on the lane's queue; cancelling the calling task interrupts it.
     func run<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
-        try await queue.runInterruptibly(connection, body)
+        try await load.counting { try await queue.runInterruptibly(connection, body) }
     }
 
     /// Closes the connection once the work queued before has run.

@@ -91,6 +91,13 @@ final class PostgresLanePool: Sendable {
         waiter?.resume(returning: .lane(lane))
     }
 
+    /// The lanes open, those lent out, and the callers waiting for one.
+    var counts: ConnectionUsage.Counts {
+        state.withLock { state in
+            ConnectionUsage.Counts(open: state.all.count, inUse: state.all.count - state.idle.count, waiting: state.waiters.count)
+        }
+    }
+
     /// Closes every lane (each after the work queued on it); later calls fail.
     func close() async {
         let (lanes, waiters) = state.withLock { state in
@@ -98,6 +105,7 @@ final class PostgresLanePool: Sendable {
             defer {
                 state.waiters.removeAll()
                 state.idle.removeAll()
+                state.all.removeAll()
             }
             return (state.all, state.waiters)
         }

@@ -22,6 +22,7 @@ public final class SQLiteDatabase: Database {
         /// SQLite removes the `-wal` and `-shm` files only when the last connection to
         /// close can write. Closed after a read-only reader, they would stay beside the store.
         private let closesAfter: Lane?
+        let load = LaneLoad()
 
         init(connection: SQLiteConnection, label: String, closesAfter: Lane? = nil) {
             self.connection = connection
@@ -31,7 +32,7 @@ public final class SQLiteDatabase: Database {
 
         /// Runs `body` on the lane's queue; cancelling the calling task interrupts it.
         func run<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
-            try await queue.runInterruptibly(connection, body)
+            try await load.counting { try await queue.runInterruptibly(connection, body) }
         }
     }
 
@@ -119,6 +120,10 @@ public final class SQLiteDatabase: Database {
 
     public func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
         try await writer.run(body)
+    }
+
+    public var connectionUsage: ConnectionUsage {
+        ConnectionUsage(readers: readers.map(\.load.counts).reduce(ConnectionUsage.Counts(), +), writer: writer.load.counts)
     }
 
     /// Closes every connection, readers first; later calls fail. SQLite writes the WAL back
