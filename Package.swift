@@ -22,6 +22,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
+        // The service's /metrics: swift-metrics' API, Prometheus' text format.
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         // Tests only: reads docker-compose.yml.
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
     ],
@@ -77,6 +80,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 // The write keys' digests.
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         // What the commands share: logging set-up, error reporting, the progress bar, stopping
@@ -101,6 +106,8 @@ let package = Package(
                 "Persistence",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                // `serve` bootstraps swift-metrics for its /metrics.
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
         // The framework's own command: inspect, migrate and validate stores, models and
@@ -129,6 +136,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
         // What the BookStore test targets share: paths, models, the built executable.

@@ -2,6 +2,7 @@ import ArgumentParser
 import CommandLineSupport
 import BookStore
 import BookStoreService
+import CoreMetrics
 import Foundation
 import Persistence
 
@@ -17,7 +18,10 @@ struct ServeCommand: AsyncParsableCommand {
             --header-timeout or --body-timeout gets 408 and its connection is closed. \
             Writes (POST, PUT, PATCH, DELETE) need `Authorization: Bearer <key>` with a key of --write-key-file; without \
             one, anyone may write and the service listens on loopback or a Unix domain socket only, unless \
-            --allow-anonymous-writes says that is deliberate.
+            --allow-anonymous-writes says that is deliberate. \
+            GET /metrics answers in Prometheus' text format: requests by route, method and status with their durations, \
+            the store's state and connections, and a migration's step, stage, fraction done, rows per second and time \
+            left (--no-metrics turns it off).
             """
     )
 
@@ -53,6 +57,13 @@ struct ServeCommand: AsyncParsableCommand {
 
     private var online: Bool {
         migrateOnline || ProcessInfo.processInfo.environment["BOOKSTORE_MIGRATE_ONLINE"] == "1"
+    }
+
+    @Flag(name: .long, help: "Serve no GET /metrics and record no request metrics (BOOKSTORE_METRICS=0).")
+    var noMetrics = false
+
+    private var servesMetrics: Bool {
+        !noMetrics && ProcessInfo.processInfo.environment["BOOKSTORE_METRICS"] != "0"
     }
 
     @Option(name: .long, help: ArgumentHelp("Close a connection with no request under way after this long.", valueName: "seconds"))
@@ -98,10 +109,14 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         try await runReportingErrors(missingStore: BookStoreCommand.missingStoreHint, directMigration: BookStoreCommand.directMigrationHint) {
             let logger = options.makeLogger()
+            let metrics = servesMetrics ? ServiceMetrics() : nil
+            // The process's one bootstrap: the request metrics then land where /metrics reads.
+            if let metrics { MetricsSystem.bootstrap(metrics.factory) }
             let configuration = ServiceConfiguration(
                 store: try options.storeURL(), migrationStore: try options.migrationURL(), models: try BookStoreModels.load(),
                 address: unixSocket.map { .unixSocket(path: $0) } ?? .tcp(host: host, port: port),
-                writeAccess: try writeAccess(), migrate: !noMigrate, onlineMigration: online ? OnlineMigrationOptions() : nil, timeouts: timeouts)
+                writeAccess: try writeAccess(), migrate: !noMigrate, onlineMigration: online ? OnlineMigrationOptions() : nil, timeouts: timeouts,
+                metrics: metrics)
             try await BookStoreService(configuration: configuration, logger: logger).run()
         }
     }

@@ -40,17 +40,20 @@ public struct BookStoreService: Sendable {
         let health = HealthRoutes(gate: gate)
         health.add(to: &table)
         StatusPage(health: health).add(to: &table)
-        OpenAPIDocument.add(to: &table, writeAccess: configuration.writeAccess)
+        if let metrics = configuration.metrics { MetricsRoute(gate: gate, metrics: metrics).add(to: &table) }
+        OpenAPIDocument.add(to: &table, writeAccess: configuration.writeAccess, servesMetrics: configuration.metrics != nil)
         return table
     }
 
-    /// The router: request ids and access log, problem responses, the write key check,
-    /// canonical paths, then the routes.
+    /// The router: request ids and access log, request metrics (where configured), problem
+    /// responses, the write key check, canonical paths, then the routes.
     func makeRouter() -> Router<BookStoreRequestContext> {
         let routes = self.routes
         // HEAD answers as GET without the body (`curl -I`).
         let router = Router(context: BookStoreRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: RequestIDMiddleware())
+        // Outside the problem middleware: it counts every refusal with the status it answered.
+        if configuration.metrics != nil { router.add(middleware: MetricsMiddleware()) }
         router.add(middleware: ProblemMiddleware(routes: routes))
         if case .keys(let keys) = configuration.writeAccess {
             router.add(middleware: WriteAuthorizationMiddleware(keys: keys))

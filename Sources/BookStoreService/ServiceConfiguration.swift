@@ -71,6 +71,9 @@ public struct ServiceConfiguration: Sendable {
     public var retryAfterSeconds: Int
     /// How long the server waits for clients, and for its requests when it stops.
     public var timeouts: HTTPTimeouts
+    /// Where `GET /metrics` reads from; `nil` (the default): no metrics route, no request
+    /// metrics. The process bootstraps swift-metrics with its ``ServiceMetrics/factory``.
+    public var metrics: ServiceMetrics?
     /// Called when a migration is planned and published as progress, before its first
     /// step runs. Tests hold the migration here to watch the service answer 503s.
     public var beforeMigration: @Sendable (MigrationPlan) async throws -> Void
@@ -79,7 +82,7 @@ public struct ServiceConfiguration: Sendable {
         store: StoreURL, migrationStore: StoreURL? = nil, models: BookStoreModels, address: Address = .tcp(host: "127.0.0.1", port: 8080),
         writeAccess: WriteAccess = .anonymousOnLoopback, migrate: Bool = true, onlineMigration: OnlineMigrationOptions? = nil,
         migrationPollInterval: Duration = .seconds(2), retryAfterSeconds: Int = 5, timeouts: HTTPTimeouts = HTTPTimeouts(),
-        beforeMigration: @escaping @Sendable (MigrationPlan) async throws -> Void = { _ in }
+        metrics: ServiceMetrics? = nil, beforeMigration: @escaping @Sendable (MigrationPlan) async throws -> Void = { _ in }
     ) {
         self.store = store
         self.migrationStore = migrationStore ?? store
@@ -91,6 +94,7 @@ public struct ServiceConfiguration: Sendable {
         self.migrationPollInterval = migrationPollInterval
         self.retryAfterSeconds = retryAfterSeconds
         self.timeouts = timeouts
+        self.metrics = metrics
         self.beforeMigration = beforeMigration
     }
 }

@@ -1,3 +1,4 @@
+import BookStoreTesting
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -80,6 +81,14 @@ struct OpenAPITests {
         let routes = Set(service.routes.routes.map { "\($0.method.rawValue) \($0.path)" })
         #expect(routes == Checker(document: OpenAPIDocument.document).operations)
         #expect(OpenAPIDocument.document["openapi"]?.string == "3.1.0")
+
+        // With metrics, /metrics is one more route, and the document lists it.
+        var configuration = service.configuration
+        configuration.metrics = ServiceMetrics()
+        let measured = BookStoreService(configuration: configuration, logger: quietLogger)
+        let measuredRoutes = Set(measured.routes.routes.map { "\($0.method.rawValue) \($0.path)" })
+        #expect(measuredRoutes == routes.union(["GET /metrics"]))
+        #expect(measuredRoutes == Checker(document: OpenAPIDocument.document(writeAccess: configuration.writeAccess, servesMetrics: true)).operations)
     }
 
     @Test(arguments: TestEngine.allCases)

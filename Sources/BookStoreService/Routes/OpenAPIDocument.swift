@@ -10,9 +10,29 @@ import Persistence
 enum OpenAPIDocument {
     /// Serves the document of a service with `writeAccess`: where writes need a key, its
     /// write operations declare the bearer scheme and their 401.
-    static func add(to table: inout RouteTable, writeAccess: WriteAccess) {
-        let served = writeAccess.requiresKey ? documentWithWriteKeys : document
+    static func add(to table: inout RouteTable, writeAccess: WriteAccess, servesMetrics: Bool) {
+        let served = document(writeAccess: writeAccess, servesMetrics: servesMetrics)
         table.add(.get, "/openapi.json") { _, _ in .json(served) }
+    }
+
+    /// The document of a service with `writeAccess`, listing `/metrics` where it serves them.
+    static func document(writeAccess: WriteAccess, servesMetrics: Bool) -> JSONValue {
+        let base = writeAccess.requiresKey ? documentWithWriteKeys : document
+        return servesMetrics ? addingMetrics(to: base) : base
+    }
+
+    /// `document` with `GET /metrics`, for a service configured with ``ServiceMetrics``.
+    static func addingMetrics(to document: JSONValue) -> JSONValue {
+        guard case .object(var root) = document, case .object(var paths) = root["paths"] ?? .null else { return document }
+        paths["/metrics"] = [
+            "get": [
+                "operationId": "metrics",
+                "summary": "Requests by route, method and status with their durations, the store's state and connections, and a running migration's progress, in Prometheus' text format",
+                "responses": ["200": ["description": "The metrics", "content": ["text/plain": ["schema": ["type": "string"]]]]],
+            ],
+        ]
+        root["paths"] = .object(paths)
+        return .object(root)
     }
 
     /// ``document`` with the bearer scheme (`writeKey`) required by every operation that

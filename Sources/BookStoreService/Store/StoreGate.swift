@@ -59,6 +59,27 @@ public final class StoreGate: Sendable {
         public let startedAt: ContinuousClock.Instant
         /// When ``progress`` was reported.
         public var reportedAt: ContinuousClock.Instant
+        /// The first report of the current step, stage and subject: where its rate counts from.
+        var rateBase: (instancesDone: Int, reportedAt: ContinuousClock.Instant)
+
+        /// Rows (instances) a second in the current stage and subject, since its first
+        /// report; `nil` until a later report of it has counted some.
+        public var rowsPerSecond: Double? {
+            let rows = progress.instancesDone - rateBase.instancesDone
+            let seconds = Double((reportedAt - rateBase.reportedAt) / .milliseconds(1)) / 1000
+            guard rows > 0, seconds > 0 else { return nil }
+            return Double(rows) / seconds
+        }
+
+        /// This report followed by `next`, reported at `now`: the rate keeps its base while
+        /// the step, stage and subject stay the same.
+        func followed(by next: MigrationProgress, at now: ContinuousClock.Instant) -> MigrationReport {
+            var report = MigrationReport(next, startedAt: startedAt, reportedAt: now)
+            if (next.step, next.stage, next.subject) == (progress.step, progress.stage, progress.subject), next.instancesDone >= rateBase.instancesDone {
+                report.rateBase = rateBase
+            }
+            return report
+        }
 
         /// Before the migrator's first report: the plan's first step, nothing done.
         public init(startOf plan: MigrationPlan, at now: ContinuousClock.Instant = .now) {
@@ -69,6 +90,7 @@ public final class StoreGate: Sendable {
             self.progress = progress
             self.startedAt = startedAt
             self.reportedAt = reportedAt
+            self.rateBase = (progress.instancesDone, reportedAt)
         }
 
         /// The progress as of `now`.
@@ -89,7 +111,7 @@ public final class StoreGate: Sendable {
     /// migration is over already (reports arrive on their own task and may trail the end).
     func report(_ progress: MigrationProgress, now: ContinuousClock.Instant = .now) {
         state.withLock { phase in
-            if case .migrating(let current) = phase { phase = .migrating(MigrationReport(progress, startedAt: current.startedAt, reportedAt: now)) }
+            if case .migrating(let current) = phase { phase = .migrating(current.followed(by: progress, at: now)) }
         }
     }
 
