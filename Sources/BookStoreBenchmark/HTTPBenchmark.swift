@@ -14,6 +14,8 @@ struct HTTPBenchmark: Sendable {
     /// PostgreSQL: how the servers reach the store, as behind a pooler in this mode (`nil`:
     /// as the URL says).
     var poolMode: PostgresConfiguration.PoolMode? = nil
+    /// The service's metrics (`nil`: served without).
+    var metrics: ServiceMetrics? = nil
     let logger: Logger
 
     static let sourceVersion = 2
@@ -46,7 +48,7 @@ struct HTTPBenchmark: Sendable {
             throw error
         }
         await database.close()
-        return HTTPBenchmarkResult(backend: backend.name, books: books, load: load, measured: measured)
+        return HTTPBenchmarkResult(backend: backend.name, books: books, metrics: metrics != nil, load: load, measured: measured)
     }
 
     /// The store as the servers reach it: in ``poolMode`` where one is named.
@@ -60,7 +62,7 @@ struct HTTPBenchmark: Sendable {
     private func serveAndLoad(store: StoreURL, database: any Database) async throws -> HTTPBenchmarkResult.Measured {
         let ports = try LoopbackSocket.freePorts(2, host: Self.host)
         let service = BookStoreService(
-            configuration: ServiceConfiguration(store: store, models: models, address: .tcp(host: Self.host, port: ports[0])),
+            configuration: ServiceConfiguration(store: store, models: models, address: .tcp(host: Self.host, port: ports[0]), metrics: metrics),
             logger: logger)
         let bare = BareHandler(database: database, queries: BareQueries(schema: StoreSchema(model: models.current, dialect: backend.dialect)))
         let servers = ServiceGroup(configuration: .init(

@@ -1,5 +1,7 @@
 import ArgumentParser
 import BookStore
+import BookStoreService
+import CoreMetrics
 import Foundation
 import Logging
 import Persistence
@@ -53,6 +55,9 @@ struct HTTPBenchmarkCommand: AsyncParsableCommand {
         valueName: "mode"))
     var poolMode: PostgresConfiguration.PoolMode?
 
+    @Flag(name: .long, help: "Serve without metrics (as `bookstore serve --no-metrics`); by default the service records request metrics and serves /metrics, as `bookstore serve` does.")
+    var noMetrics = false
+
     @Option(name: .long, help: "The framework's and the servers' log level.")
     var logLevel: Logger.Level = .warning
 
@@ -75,6 +80,9 @@ struct HTTPBenchmarkCommand: AsyncParsableCommand {
         postgres.apply()
         let logger = Logger.benchmark(level: logLevel)
         let models = try BookStoreModels.load()
+        let metrics = noMetrics ? nil : ServiceMetrics()
+        // As `bookstore serve` does: the process's one bootstrap.
+        if let metrics { MetricsSystem.bootstrap(metrics.factory) }
         let load = WrkRunner(executable: wrk, threads: threads, connections: connections,
                              duration: duration, warmup: warmup, books: books, rounds: rounds)
         for name in backend {
@@ -84,7 +92,7 @@ struct HTTPBenchmarkCommand: AsyncParsableCommand {
             }
             let result: HTTPBenchmarkResult
             do {
-                result = try await HTTPBenchmark(backend: backend, models: models, books: books, load: load, poolMode: poolMode, logger: logger).run()
+                result = try await HTTPBenchmark(backend: backend, models: models, books: books, load: load, poolMode: poolMode, metrics: metrics, logger: logger).run()
             } catch {
                 await backend.removeAll()
                 throw error

@@ -79,6 +79,8 @@ struct HTTPBenchmarkResult: Encodable {
     var benchmark = "http"
     var backend: String
     var books: Int
+    /// Whether the service recorded request metrics and served /metrics.
+    var metrics: Bool
     var connections: Int
     var threads: Int
     var durationSeconds: Int
@@ -86,9 +88,10 @@ struct HTTPBenchmarkResult: Encodable {
     var requests: [Request]
     var keysetPageAgainstOnePublication: PageAgainstOne?
 
-    init(backend: String, books: Int, load: WrkRunner, measured: Measured) {
+    init(backend: String, books: Int, metrics: Bool, load: WrkRunner, measured: Measured) {
         self.backend = backend
         self.books = books
+        self.metrics = metrics
         connections = load.connections
         threads = load.threads
         durationSeconds = load.duration
@@ -101,7 +104,7 @@ struct HTTPBenchmarkResult: Encodable {
 
     func printReport() {
         func milliseconds(_ value: Double) -> String { String(format: "%9.2f ms", value) }
-        print("\nThe service against a bare handler on \(backend): \(books) books, wrk -t\(threads) -c\(connections) -d\(durationSeconds)s, median of \(rounds) round\(rounds == 1 ? "" : "s")")
+        print("\nThe service (metrics \(metrics ? "on" : "off")) against a bare handler on \(backend): \(books) books, wrk -t\(threads) -c\(connections) -d\(durationSeconds)s, median of \(rounds) round\(rounds == 1 ? "" : "s")")
         print("request                                  service req/s  bare req/s   ratio  service p99     bare p99")
         for request in requests {
             let name = request.request.padding(toLength: 40, withPad: " ", startingAt: 0)
