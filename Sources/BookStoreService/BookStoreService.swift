@@ -53,7 +53,7 @@ public struct BookStoreService: Sendable {
         let router = Router(context: BookStoreRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: RequestIDMiddleware())
         // Outside the problem middleware: it counts every refusal with the status it answered.
-        if configuration.metrics != nil { router.add(middleware: MetricsMiddleware()) }
+        if configuration.metrics != nil { router.add(middleware: RequestMetricsMiddleware()) }
         router.add(middleware: ProblemMiddleware(routes: routes))
         if case .keys(let keys) = configuration.writeAccess {
             router.add(middleware: WriteAuthorizationMiddleware(keys: keys))

@@ -31,6 +31,8 @@ struct MetricsTests {
             #expect(try await send("GET", "/nowhere") == 404)
             #expect(try await send("POST", "/publications", body: #"{"title": "Gezählt", "price": 4.99}"#) == 201)
             #expect(try await send("POST", "/publications", body: #"{"title": "#) == 400)
+            // A list past an offset is streamed, counted once its last row is written.
+            for _ in 0..<2 { #expect(try await send("GET", "/publications?offset=1") == 200) }
 
             let scrape = try await RawHTTPClient.send("GET", "/metrics", to: .tcp(port: port))
             #expect(scrape.status == 200 && scrape.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8")
@@ -43,6 +45,8 @@ struct MetricsTests {
             #expect(requests("NotFound", "GET", 404) == 1)
             #expect(requests("/publications", "POST", 201) == 1)
             #expect(requests("/publications", "POST", 400) == 1)
+            #expect(requests("/publications", "GET", 200) == 2)
+            #expect(metrics.value("http_server_request_duration_seconds_count", ["http_route": "/publications", "http_request_method": "GET"]) == 2)
             #expect(metrics.types["http_server_requests_total"] == "counter")
             let durations = ["http_route": "/publications/{id}", "http_request_method": "GET", "http_response_status_code": "200"]
             #expect(metrics.types["http_server_request_duration_seconds"] == "histogram")

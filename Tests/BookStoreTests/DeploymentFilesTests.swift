@@ -118,6 +118,25 @@ struct DeploymentFilesTests {
         #expect(FileManager.default.fileExists(atPath: dockerfile.path), "\(dockerfile.lastPathComponent) is missing")
     }
 
+    /// The `monitoring` profile's Prometheus scrapes the service where it listens, at the
+    /// path the service serves its metrics, with the configuration file it is given.
+    @Test func prometheusScrapesEveryReplicaWhereTheServiceListens() throws {
+        let compose = try ComposeFile.load()
+        let prometheus = try compose.service("prometheus")
+        #expect((prometheus["image"] as? String)?.hasPrefix("prom/prometheus:") == true)
+        #expect(prometheus["profiles"] as? [String] == ["monitoring"], "Prometheus starts only when asked for")
+        let mount = try #require((prometheus["volumes"] as? [String])?.first { $0.hasSuffix(":/etc/prometheus/prometheus.yml:ro") })
+        let file = packageRoot.appendingPathComponent(String(mount.split(separator: ":")[0]))
+        let configuration = try #require(try Yams.load(yaml: String(contentsOf: file, encoding: .utf8)) as? [String: Any])
+        let job = try #require((configuration["scrape_configs"] as? [[String: Any]])?.first { $0["job_name"] as? String == "bookstore" })
+        #expect(job["metrics_path"] as? String ?? "/metrics" == "/metrics")
+        let discovery = try #require((job["dns_sd_configs"] as? [[String: Any]])?.first)
+        #expect(discovery["names"] as? [String] == ["bookstore"], "the service's name, which compose's DNS answers with every replica")
+        let environment = try compose.environment(of: "bookstore")
+        #expect((discovery["port"] as? Int).map(String.init) == environment["BOOKSTORE_PORT"])
+        #expect(environment["BOOKSTORE_METRICS"] != "0", "the service serves /metrics")
+    }
+
     /// Listening on 0.0.0.0 the service needs write keys: a compose secret, mounted where
     /// BOOKSTORE_WRITE_KEY_FILE says, whose file git and the image's build context leave out.
     @Test func bookstoreReadsItsWriteKeysFromASecretKeptOutOfGitAndTheImage() throws {

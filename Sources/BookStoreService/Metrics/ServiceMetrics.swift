@@ -2,9 +2,9 @@ import CoreMetrics
 import Prometheus
 
 /// The service's metrics, served at `GET /metrics` in Prometheus' text format: requests
-/// by route, method and status with their durations (Hummingbird's `MetricsMiddleware`,
-/// through swift-metrics), the store's state and connections, and a migration's step,
-/// stage, fraction done, rows per second and time left.
+/// by route, method and status with their durations (through swift-metrics, with the
+/// labels of Hummingbird's `MetricsMiddleware`), the store's state and connections, and a
+/// migration's step, stage, fraction done, rows per second and time left.
 ///
 /// The store's figures are read when `/metrics` is asked for, never on the way of a
 /// request. The request metrics go through swift-metrics, which the process bootstraps
@@ -25,8 +25,8 @@ public struct ServiceMetrics: Sendable {
     }
 
     /// The swift-metrics factory writing into ``registry``: request durations in buckets
-    /// from half a millisecond (most requests take under one) to ten seconds, and
-    /// Hummingbird's metric names as Prometheus' conventions have them (a counter ends in
+    /// from half a millisecond (most requests take under one) to ten seconds, and the
+    /// request metrics named as Prometheus' conventions have them (a counter ends in
     /// `_total`, a duration in `_seconds`).
     public var factory: PrometheusMetricsFactory {
         var factory = PrometheusMetricsFactory(registry: registry)
@@ -36,14 +36,13 @@ public struct ServiceMetrics: Sendable {
         return factory
     }
 
-    /// The label of Hummingbird's request timer.
+    /// The label of the request timer.
     static let requestDurationLabel = "http.server.request.duration"
 
-    /// Hummingbird's labels and the names `/metrics` gives them (the others only have their
-    /// dots made underscores: `http_server_active_requests`).
+    /// The request metrics' swift-metrics labels and the names `/metrics` gives them (the
+    /// others only have their dots made underscores: `http_server_active_requests`).
     static let prometheusNames = [
-        "hb.requests": "http_server_requests_total",
-        "hb.request.errors": "http_server_request_errors_total",
+        "http.server.requests": "http_server_requests_total",
         requestDurationLabel: "http_server_request_duration_seconds",
     ]
 
