@@ -98,10 +98,3 @@ public struct ServiceConfiguration: Sendable {
         self.beforeMigration = beforeMigration
     }
 }
-
-extension StoreURL {
-    /// Whether the store is a PostgreSQL schema, which other processes may share.
-    var isPostgreSQL: Bool {
-        if case .postgres = kind { true } else { false }
-    }
-}

@@ -41,11 +41,7 @@ public final class StoreGate: Sendable {
     static let versionCheckInterval: Duration = .seconds(2)
 
     public init(store: StoreURL, modelName: String, retryAfterSeconds: Int = 5) {
-        switch store.kind {
-        case .sqlite: storeKind = "sqlite"
-        case .postgres: storeKind = "postgres"
-        case .memory: storeKind = "memory"
-        }
+        storeKind = store.scheme
         self.modelName = modelName
         self.retryAfterSeconds = retryAfterSeconds
     }

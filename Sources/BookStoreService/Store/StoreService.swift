@@ -89,9 +89,9 @@ struct StoreService: Service {
         try await configuration.beforeMigration(plan)
         let gate = self.gate
         var online = configuration.onlineMigration
-        if online != nil, !configuration.store.isPostgreSQL {
+        if online != nil, !configuration.store.migratesOnline {
             // An embedded store has one process, this one: nothing serves it meanwhile.
-            logger.notice("online migration asked for, but the store is migrated offline: its engine has none (a SQLite store is served by this process alone)",
+            logger.notice("online migration asked for, but the store is migrated offline: its engine has none (an embedded store is served by this process alone)",
                           metadata: [LoggingKeys.store: "\(configuration.store)"])
             online = nil
         }

@@ -24,6 +24,9 @@ protocol StoreEngine: Sendable {
     /// The store's type as written in its metadata (`NSStoreType`).
     var storeType: String { get }
 
+    /// The URL's scheme: `sqlite`, `postgres`, `memory`.
+    var scheme: String { get }
+
     /// The URL without a password.
     var displayURL: String { get }
 

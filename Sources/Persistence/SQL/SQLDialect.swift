@@ -58,6 +58,12 @@ public protocol SQLDialect: Sendable {
     /// A primary key the engine numbers itself, for tables of the framework's own.
     var generatedKeyColumnType: String { get }
 
+    /// Whether a Float or a Date reads back rounded from what was written: PostgreSQL keeps
+    /// a Float as a 4-byte `real` and a Date to the microsecond; SQLite keeps both as the
+    /// double written. A fused pass carries such a value in memory only where the next step
+    /// rounds it alike.
+    var storesFloatsAndDatesRounded: Bool { get }
+
     /// The type a `CAST` to a double names.
     var doubleType: String { get }
 

@@ -62,6 +62,21 @@ public struct StoreURL: Sendable, Hashable, CustomStringConvertible {
     /// The store's type as written in its metadata (`NSStoreType`): `SQLite`, `PostgreSQL`, `InMemory`.
     public var storeType: String { engine.storeType }
 
+    /// The URL's scheme, which names its engine: `sqlite`, `postgres`, `memory`.
+    public var scheme: String { engine.scheme }
+
+    /// Whether a store here can be migrated online, while other processes read and write it
+    /// (``ProgressiveMigrator/migrateStoreOnline(at:to:storeVersion:options:progress:)``):
+    /// where several processes share it (PostgreSQL), not where one process serves it.
+    ///
+    /// ```swift
+    /// let online = store.migratesOnline ? OnlineMigrationOptions() : nil
+    /// ```
+    public var migratesOnline: Bool {
+        guard let backend = try? engine.migrationBackend() else { return false }
+        return backend.onlineRefusal == nil
+    }
+
     /// The URL without a password.
     public var description: String { engine.displayURL }
 }

@@ -77,6 +77,7 @@ public struct PostgresDialect: SQLDialect, Hashable {
     public var keyColumnType: String { "bigint" }
     public var entityColumnType: String { "integer" }
     public var generatedKeyColumnType: String { "BIGSERIAL PRIMARY KEY" }
+    public var storesFloatsAndDatesRounded: Bool { true }
     public var doubleType: String { "double precision" }
     public var integerCastRounds: Bool { true }
     public var storesDecimalsAsText: Bool { false }

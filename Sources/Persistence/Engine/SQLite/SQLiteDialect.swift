@@ -70,6 +70,7 @@ public struct SQLiteDialect: SQLDialect, Hashable {
     public var keyColumnType: String { "INTEGER" }
     public var entityColumnType: String { "INTEGER" }
     public var generatedKeyColumnType: String { "INTEGER PRIMARY KEY" }
+    public var storesFloatsAndDatesRounded: Bool { false }
     public var doubleType: String { "REAL" }
     public var integerCastRounds: Bool { false }
     public var storesDecimalsAsText: Bool { true }

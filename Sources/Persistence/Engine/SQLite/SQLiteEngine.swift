@@ -10,6 +10,7 @@ struct SQLiteEngine: StoreEngine {
 
     var dialect: any SQLDialect { SQLiteDialect() }
     var storeType: String { "SQLite" }
+    var scheme: String { "sqlite" }
     var displayURL: String { "sqlite://\(path)" }
 
     func open(model: ManagedObjectModel, options: PersistentStore.Options, logger: Logger) async throws -> PersistentStore {

@@ -117,11 +117,11 @@ struct StepFusion {
                 throw Refusal(reason: "\(reader.name).\(attributeMapping.name)'s value expression may read more of \(name) than its stored attributes")
             }
         }
-        if dialect is PostgresDialect { try checkRounding(of: entity, by: reader) }
+        if dialect.storesFloatsAndDatesRounded { try checkRounding(of: entity, by: reader) }
         return MigrationPlan.CarriedMapping(upstream: mapping.name, downstream: reader.name, entityName: name)
     }
 
-    /// PostgreSQL stores a Float as `real` and a Date to the microsecond: a value read back
+    /// Where the engine stores a Float or a Date rounded (PostgreSQL: `real`, microseconds), a value read back
     /// from the intermediate store is rounded, a carried one is not. Copied into an
     /// attribute of the same type, it is rounded alike when the next step stores it; read
     /// into anything else, it would differ.
