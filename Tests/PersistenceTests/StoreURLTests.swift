@@ -79,6 +79,14 @@ struct StoreURLTests {
         #expect(try StoreURL("postgres://h/db").storeType == "PostgreSQL")
     }
 
+    /// What a caller asks of a URL instead of switching on its kind: the scheme it was
+    /// written with, and whether its engine migrates online.
+    @Test func schemesAndOnlineMigrations() throws {
+        let urls = try ["sqlite:///tmp/a.sqlite", "postgres://h/db?schema=shop", "postgresql://h/db", "memory:"].map(StoreURL.init)
+        #expect(urls.map(\.scheme) == ["sqlite", "postgres", "postgres", "memory"])
+        #expect(urls.map(\.migratesOnline) == [false, true, true, false])
+    }
+
     /// `sqlite://data/books.sqlite` (two slashes) names a host, `data`, in any URL reader's
     /// eyes: the one who wrote it meant `/data/books.sqlite` or `./data/books.sqlite`, and is
     /// told so rather than given a store somewhere else.

@@ -117,7 +117,7 @@ struct StepFusion {
                 throw Refusal(reason: "\(reader.name).\(attributeMapping.name)'s value expression may read more of \(name) than its stored attributes")
             }
         }
-        if dialect.storesFloatsAndDatesRounded { try checkRounding(of: entity, by: reader) }
+        if dialect?.storesFloatsAndDatesRounded == true { try checkRounding(of: entity, by: reader) }
         return MigrationPlan.CarriedMapping(upstream: mapping.name, downstream: reader.name, entityName: name)
     }
 
