@@ -35,17 +35,14 @@ public enum GeneratedBooks {
               let author = book.column(for: "author"), let price = book.column(for: "price"), let title = book.column(for: "title"),
               let owner = page.column(for: "book"), let number = page.column(for: "number"), let text = page.column(for: "text")
         else { preconditionFailure("BookStore 2 has Book (title, price, author) and Page (number, text, book)") }
-        let series = { (count: Int) in
-            d is PostgresDialect
-                ? "SELECT i FROM generate_series(1, CAST(\(count) AS bigint)) AS s(i)"
-                : "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < \(count)) SELECT i FROM s"
-        }
+        let series = d.integerSeries(through:)
         func choice(_ names: [String], _ index: String) -> String {
             "CASE \(index) " + names.enumerated().map { "WHEN \($0.offset) THEN '\($0.element)'" }.joined(separator: " ") + " END"
         }
-        // As the seeder stores `price(_:)`: a double on SQLite, rounded to a float on PostgreSQL.
+        // As the seeder stores `price(_:)`: the double cents / 100, as the engine stores a Float
+        // (rounded to 4 bytes on PostgreSQL, kept as it is on SQLite).
         let cents = "(i * 7919) % 100000"
-        let priceValue = d is PostgresDialect ? "CAST(CAST(\(cents) AS double precision) / 100 AS real)" : "CAST(\(cents) AS REAL) / 100"
+        let priceValue = "CAST(CAST(\(cents) AS \(d.doubleType)) / 100 AS \(d.columnType(for: .float)))"
         let authorValue = "CASE WHEN i % 7 = 0 THEN NULL ELSE ltrim((\(choice(firstNames, "i % 10"))) || ' ' || (\(choice(lastNames, "(i / 10) % 10")))) END"
         let pk = d.name("Z_PK"), ent = d.name("Z_ENT"), opt = d.name("Z_OPT"), max = d.name("Z_MAX")
         return [

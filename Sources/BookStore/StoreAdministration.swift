@@ -71,12 +71,12 @@ public struct StoreAdministration: Sendable {
     ///
     /// - Throws: when a store already exists at `url`; nothing is changed then.
     public func seed(_ url: StoreURL, version: Int, count: Int, catalogue: Catalogue) async throws -> Seeder.Summary {
-        if case .sqlite(let path) = url.kind, FileManager.default.fileExists(atPath: path) {
-            throw BookStoreError("a store already exists at \(path)",
-                                 hint: "use `bookstore reset --yes --model-version \(version) --seed` to replace it")
-        }
-        if case .postgres = url.kind, (try? await PersistentStore.metadata(at: url)) != nil {
-            throw BookStoreError("a store already exists at \(url)", hint: "seed an empty database or schema (?schema=NAME)")
+        // A file that is there, store or not, is not overwritten; elsewhere a store is one
+        // whose metadata reads.
+        let exists = if let path = url.filePath { FileManager.default.fileExists(atPath: path) } else { (try? await PersistentStore.metadata(at: url)) != nil }
+        if exists {
+            throw BookStoreError("a store already exists at \(url)",
+                                 hint: "use `bookstore reset --yes --model-version \(version) --seed` to replace it, or seed another store (a new file, or a schema: ?schema=NAME)")
         }
         let model = try models.model(version: version)
         let container = try await PersistentContainer.open(model: model, store: url, options: .createIfMissing, logger: logger)

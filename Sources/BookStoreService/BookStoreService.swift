@@ -141,7 +141,8 @@ public struct BookStoreService: Sendable {
     /// Work that must finish before listening rather than before requests: a refusal here
     /// leaves nothing to shut down.
     static func checkStore(_ url: StoreURL) async throws {
-        guard case .sqlite = url.kind else { return }
+        // A server's store is reached once the server listens; a file is checked here.
+        guard url.filePath != nil else { return }
         try PersistentStore.checkWritable(url)
         do {
             _ = try await PersistentStore.metadata(at: url)

@@ -85,6 +85,7 @@ struct StoreURLTests {
         let urls = try ["sqlite:///tmp/a.sqlite", "postgres://h/db?schema=shop", "postgresql://h/db", "memory:"].map(StoreURL.init)
         #expect(urls.map(\.scheme) == ["sqlite", "postgres", "postgres", "memory"])
         #expect(urls.map(\.migratesOnline) == [false, true, true, false])
+        #expect(urls.map(\.filePath) == ["/tmp/a.sqlite", nil, nil, nil])
     }
 
     /// `sqlite://data/books.sqlite` (two slashes) names a host, `data`, in any URL reader's

@@ -27,6 +27,10 @@ protocol StoreEngine: Sendable {
     /// The URL's scheme: `sqlite`, `postgres`, `memory`.
     var scheme: String { get }
 
+    /// The file the store is, for an engine that keeps one; `nil` for a server's store or
+    /// one in memory.
+    var filePath: String? { get }
+
     /// The URL without a password.
     var displayURL: String { get }
 

@@ -64,6 +64,10 @@ public protocol SQLDialect: Sendable {
     /// rounds it alike.
     var storesFloatsAndDatesRounded: Bool { get }
 
+    /// A query of one integer column, `i`, holding 1 through `count` in order: generated
+    /// rows written in one statement (`INSERT … SELECT … FROM (series)`).
+    func integerSeries(through count: Int) -> String
+
     /// The type a `CAST` to a double names.
     var doubleType: String { get }
 

@@ -65,6 +65,14 @@ public struct StoreURL: Sendable, Hashable, CustomStringConvertible {
     /// The URL's scheme, which names its engine: `sqlite`, `postgres`, `memory`.
     public var scheme: String { engine.scheme }
 
+    /// The file the store is (SQLite), which this process reads and checks itself; `nil`
+    /// for a store a server keeps (PostgreSQL) or one in memory.
+    ///
+    /// ```swift
+    /// try StoreURL("sqlite://./bookstore.sqlite").filePath   // "./bookstore.sqlite"
+    /// ```
+    public var filePath: String? { engine.filePath }
+
     /// Whether a store here can be migrated online, while other processes read and write it
     /// (``ProgressiveMigrator/migrateStoreOnline(at:to:storeVersion:options:progress:)``):
     /// where several processes share it (PostgreSQL), not where one process serves it.

@@ -78,6 +78,7 @@ public struct PostgresDialect: SQLDialect, Hashable {
     public var entityColumnType: String { "integer" }
     public var generatedKeyColumnType: String { "BIGSERIAL PRIMARY KEY" }
     public var storesFloatsAndDatesRounded: Bool { true }
+    public func integerSeries(through count: Int) -> String { "SELECT i FROM generate_series(1, CAST(\(count) AS bigint)) AS s(i)" }
     public var doubleType: String { "double precision" }
     public var integerCastRounds: Bool { true }
     public var storesDecimalsAsText: Bool { false }

@@ -10,6 +10,7 @@ struct PostgresEngine: StoreEngine {
     var dialect: any SQLDialect { PostgresDialect() }
     var storeType: String { "PostgreSQL" }
     var scheme: String { "postgres" }
+    var filePath: String? { nil }
     var displayURL: String { configuration.description }
 
     func open(model: ManagedObjectModel, options: PersistentStore.Options, logger: Logger) async throws -> PersistentStore {

@@ -10,6 +10,7 @@ struct InMemoryEngine: StoreEngine {
     var dialect: any SQLDialect { SQLiteDialect() }
     var storeType: String { "InMemory" }
     var scheme: String { "memory" }
+    var filePath: String? { nil }
     var displayURL: String { "memory:\(name)" }
 
     func open(model: ManagedObjectModel, options: PersistentStore.Options, logger: Logger) async throws -> PersistentStore {

@@ -71,6 +71,9 @@ public struct SQLiteDialect: SQLDialect, Hashable {
     public var entityColumnType: String { "INTEGER" }
     public var generatedKeyColumnType: String { "INTEGER PRIMARY KEY" }
     public var storesFloatsAndDatesRounded: Bool { false }
+    public func integerSeries(through count: Int) -> String {
+        "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < \(count)) SELECT i FROM s"
+    }
     public var doubleType: String { "REAL" }
     public var integerCastRounds: Bool { false }
     public var storesDecimalsAsText: Bool { true }

@@ -11,6 +11,7 @@ struct SQLiteEngine: StoreEngine {
     var dialect: any SQLDialect { SQLiteDialect() }
     var storeType: String { "SQLite" }
     var scheme: String { "sqlite" }
+    var filePath: String? { path }
     var displayURL: String { "sqlite://\(path)" }
 
     func open(model: ManagedObjectModel, options: PersistentStore.Options, logger: Logger) async throws -> PersistentStore {
