@@ -26,10 +26,10 @@ struct ExternallyStoredValues: Sendable {
     let columns: [Column]
 
     /// The values to carry for a store at `url` of `model`'s version laid out as `layout`:
-    /// `nil` unless it is a SQLite store written by Apple's Core Data with attributes that
-    /// allow external storage.
+    /// `nil` unless it is a store file written by Apple's Core Data (whose files lie beside
+    /// it) with attributes that allow external storage.
     init?(storeAt url: StoreURL, metadata: StoreMetadata, model: ManagedObjectModel, layout: StoreLayout?) {
-        guard metadata.isForeign, case .sqlite(let path) = url.kind, let dialect = url.engine.migrationDialect else { return nil }
+        guard metadata.isForeign, let path = url.filePath, let dialect = url.engine.migrationDialect else { return nil }
         let schema = StoreSchema(model: model, dialect: dialect, layout: layout)
         var columns: [Column] = []
         for entity in model.entities {
