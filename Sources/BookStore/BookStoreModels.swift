@@ -10,10 +10,12 @@ import Persistence
 /// try models.model(version: 1) // BookStore
 /// ```
 public struct BookStoreModels: Sendable {
+    /// The five versions of `Migrations/BookStore.xcdatamodeld`, oldest first.
     public let versions: VersionedModel
     /// The mapping models of `Migrations/Mappings`.
     public let mappingModels: [MappingModel]
 
+    /// Models already read (``load(from:)`` reads them from the `Migrations` folder).
     public init(versions: VersionedModel, mappingModels: [MappingModel] = []) {
         self.versions = versions
         self.mappingModels = mappingModels
@@ -49,14 +51,18 @@ public struct BookStoreModels: Sendable {
 
 /// An error of the BookStore domain, with what to do about it.
 public struct BookStoreError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, naming the store, file or version.
     public var message: String
+    /// What to do about it.
     public var hint: String?
 
+    /// An error saying `message`, and `hint` what to do.
     public init(_ message: String, hint: String? = nil) {
         self.message = message
         self.hint = hint
     }
 
+    /// The message and the hint, as one line for a terminal.
     public var description: String {
         hint.map { "\(message). " + $0.prefix(1).uppercased() + $0.dropFirst() } ?? message
     }

@@ -1,6 +1,7 @@
 /// How BookStore's entities and properties are named at each model version, so seeding
 /// and reading code can work on any version.
 public struct BookStoreVersionShape: Sendable, Hashable {
+    /// How a version keeps a book's author.
     public enum AuthorStyle: Sendable, Hashable {
         /// Version 1: no author.
         case none
@@ -10,14 +11,18 @@ public struct BookStoreVersionShape: Sendable, Hashable {
         case split
     }
 
+    /// The version's number, 1 to 5.
     public let version: Int
     /// `Book` up to version 2, `Publication` from version 3.
     public let bookEntity: String
     /// `Page.book` up to version 2, `Page.publication` from version 3.
     public let pageToBook: String
+    /// How the version keeps the author.
     public let authorStyle: AuthorStyle
+    /// Whether the version has `Publication.synopsis` (version 5).
     public let hasSynopsis: Bool
 
+    /// The shape of version `version` (1 to 5).
     public init(version: Int) {
         self.version = version
         bookEntity = version >= 3 ? "Publication" : "Book"

@@ -11,6 +11,7 @@ public enum GeneratedBooks {
     static let firstNames = ["Ada", "Alan", "Grace", "Edsger", "Barbara", "Émilie", "Søren", "Zoë", "Donald", ""]
     static let lastNames = ["Lovelace", "Turing", "Hopper", "Dijkstra", "Liskov", "Gödel", "Erdős", "Łukasiewicz", "Knuth", "Backus"]
 
+    /// The title of generated book `number`: `Generated book 7`.
     public static func title(_ number: Int) -> String { "Generated book \(number)" }
 
     /// From 0.00 to 999.99, with cents.
@@ -23,6 +24,7 @@ public enum GeneratedBooks {
         return first.isEmpty ? last : "\(first) \(last)"
     }
 
+    /// The two pages of generated book `number`, numbered 1 and 2.
     public static func pages(_ number: Int) -> [(number: Int, text: String)] {
         [(1, "Page 1 of generated book \(number)."), (2, "Page 2 of generated book \(number).")]
     }

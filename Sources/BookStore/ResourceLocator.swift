@@ -6,6 +6,9 @@ import Foundation
 /// current directory and its parents, the executable's folder and its parents, and the
 /// source tree the binary was built from.
 public enum ResourceLocator {
+    /// The folder `name` holding `marker`, looked for in the places above.
+    ///
+    /// - Throws: ``BookStoreError`` listing where it looked, when none holds it.
     public static func directory(named name: String, containing marker: String) throws -> URL {
         let fileManager = FileManager.default
         var roots: [URL] = []

@@ -8,16 +8,21 @@ import Persistence
 ///     .seed(container, version: 3, generatedCount: 100)
 /// ```
 public struct Seeder: Sendable {
+    /// What a seed wrote.
     public struct Summary: Sendable, Hashable {
+        /// Books (publications) written.
         public var books: Int
+        /// Pages written.
         public var pages: Int
     }
 
+    /// The books seeded before the generated ones.
     public let catalogue: Catalogue
     let logger: Logger
     /// Books saved per transaction for generated data.
     public var batchSize = 2_000
 
+    /// A seeder of `catalogue`, logging to `logger`.
     public init(catalogue: Catalogue, logger: Logger) {
         self.catalogue = catalogue
         self.logger = logger

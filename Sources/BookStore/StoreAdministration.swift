@@ -6,18 +6,25 @@ import Persistence
 public struct StoreAdministration: Sendable {
     /// What `status` reports.
     public struct Status: Sendable {
+        /// The store looked at.
         public var store: StoreURL
+        /// The model version that wrote the store.
         public var storeModel: ManagedObjectModel
+        /// The model version this release serves (`BookStore 5`).
         public var currentModel: ManagedObjectModel
+        /// Whether the store is at the current version and needs no migration.
         public var isCompatible: Bool
+        /// The store's metadata as read.
         public var metadata: StoreMetadata
         /// The migration steps that would bring the store to the current version.
         public var pendingSteps: [MigrationPlan.Step]
     }
 
+    /// BookStore's model versions and mapping models.
     public let models: BookStoreModels
     let logger: Logger
 
+    /// Chores on stores of `models`, logging to `logger`.
     public init(models: BookStoreModels, logger: Logger) {
         self.models = models
         self.logger = logger

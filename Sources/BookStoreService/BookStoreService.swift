@@ -18,6 +18,7 @@ import ServiceLifecycle
 /// in flight; a migration in progress is cancelled, which leaves the store as it was at its
 /// last completed step; then the store is closed.
 public struct BookStoreService: Sendable {
+    /// How the service runs: store, address, write access, migration, metrics.
     public let configuration: ServiceConfiguration
     /// Where the store is; the routes go through it.
     public let gate: StoreGate
@@ -25,6 +26,7 @@ public struct BookStoreService: Sendable {
     /// How the store service ends the group when the store cannot be served.
     let failure = StoreFailureRelay()
 
+    /// A service run as `configuration` says, logging to `logger`.
     public init(configuration: ServiceConfiguration, logger: Logger) {
         self.configuration = configuration
         self.gate = StoreGate(store: configuration.store, modelName: configuration.models.current.name,

@@ -20,6 +20,7 @@ public struct ServiceConfiguration: Sendable {
         case tcp(host: String, port: Int)
         case unixSocket(path: String)
 
+        /// `http://host:port` or `unix:/path`.
         public var description: String {
             switch self {
             case .tcp(let host, let port): "http://\(host):\(port)"
@@ -47,6 +48,7 @@ public struct ServiceConfiguration: Sendable {
         }
     }
 
+    /// The store served (and migrated on start-up, unless ``migrationStore`` says where).
     public var store: StoreURL
     /// Where migrations reach the store, when ``store`` goes through a connection pooler in
     /// transaction mode (PgBouncer's `pool_mode = transaction`): a URL to the server itself,
@@ -55,7 +57,9 @@ public struct ServiceConfiguration: Sendable {
     public var migrationStore: StoreURL
     /// Who may write: by default anyone, on loopback only (see ``WriteAccess``).
     public var writeAccess: WriteAccess
+    /// BookStore's model versions: the current one is served, the others migrated from.
     public var models: BookStoreModels
+    /// Where the server listens.
     public var address: Address
     /// Migrate an outdated store on start-up (the default); otherwise wait for another
     /// process (`bookstore migrate`) to do it, answering 503 meanwhile.
@@ -78,6 +82,7 @@ public struct ServiceConfiguration: Sendable {
     /// step runs. Tests hold the migration here to watch the service answer 503s.
     public var beforeMigration: @Sendable (MigrationPlan) async throws -> Void
 
+    /// A configuration; every parameter but the store and the models has the default documented on its property.
     public init(
         store: StoreURL, migrationStore: StoreURL? = nil, models: BookStoreModels, address: Address = .tcp(host: "127.0.0.1", port: 8080),
         writeAccess: WriteAccess = .anonymousOnLoopback, migrate: Bool = true, onlineMigration: OnlineMigrationOptions? = nil,

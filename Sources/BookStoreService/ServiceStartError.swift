@@ -14,6 +14,7 @@ public enum ServiceStartError: Error, Sendable, CustomStringConvertible {
     /// (``WriteAccess/anonymousOnLoopback``).
     case anonymousWritesBeyondLoopback(ServiceConfiguration.Address)
 
+    /// What stopped the service from starting, and what to do.
     public var description: String {
         switch self {
         case .addressInUse(let address):

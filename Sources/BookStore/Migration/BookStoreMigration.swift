@@ -20,6 +20,7 @@ public enum BookStoreMigration {
         try MigrationChain(BookStoreVersion.self, models: models.versions, mappingModels: models.mappingModels, policies: policies)
     }
 
+    /// The migrator of BookStore's chain: 1 → 2 → … → 5, with its mapping models, policy and manager.
     public static func migrator(models: BookStoreModels, logger: Logger) throws -> ProgressiveMigrator {
         ProgressiveMigrator(chain: try chain(models: models), logger: logger)
     }

@@ -12,8 +12,10 @@ public enum BookStoreVersion: String, MigrationVersion, CaseIterable {
     case v4 = "BookStore 4"
     case v5 = "BookStore 5"
 
+    /// The model version's name in the `.xcdatamodeld`: `BookStore 3`.
     public var modelName: String { rawValue }
 
+    /// The version after this one; `nil` for the current one.
     public func nextVersion() -> BookStoreVersion? {
         switch self {
         case .v1: .v2

@@ -24,6 +24,7 @@ public final class SynopsisMigrationManager: MigrationManager, @unchecked Sendab
     /// interrupted step continues from its last batch.
     public override class var resumesAfterInterruption: Bool { true }
 
+    /// Sets the new publication's `synopsis` to its title.
     public override func associate(sourceInstance: ManagedObject, withDestinationInstance destination: ManagedObject, for mapping: EntityMapping) {
         super.associate(sourceInstance: sourceInstance, withDestinationInstance: destination, for: mapping)
         if mapping.destinationEntityName == "Publication" {
@@ -31,6 +32,7 @@ public final class SynopsisMigrationManager: MigrationManager, @unchecked Sendab
         }
     }
 
+    /// Logs the step's percentage each time it moves on by a whole point.
     public override func progressDidChange(_ progress: MigrationProgress) {
         super.progressDidChange(progress)
         let percent = Int((progress.stepFractionCompleted * 100).rounded(.down))

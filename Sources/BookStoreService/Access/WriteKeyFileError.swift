@@ -17,6 +17,7 @@ public struct WriteKeyFileError: Error, Sendable, CustomStringConvertible {
         case unusableCharacters
     }
 
+    /// Why the file was refused.
     public let reason: Reason
     /// The key file; `nil` for keys given in code.
     public let file: String?
@@ -31,6 +32,7 @@ public struct WriteKeyFileError: Error, Sendable, CustomStringConvertible {
 
     static let howToMakeOne = "`openssl rand -base64 32` prints a good one"
 
+    /// What is wrong with which file (never a key), and what to do.
     public var description: String {
         let place = file.map { "the write key file \($0)" + (line.map { ", line \($0)" } ?? "") }
             ?? "the write keys given" + (line.map { ", key \($0)" } ?? "")

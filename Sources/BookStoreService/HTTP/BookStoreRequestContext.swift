@@ -4,10 +4,12 @@ import Hummingbird
 /// The request context of the BookStore service: Hummingbird's core context with the
 /// service's body limit.
 public struct BookStoreRequestContext: RequestContext {
+    /// Hummingbird's own part of the context.
     public var coreContext: CoreRequestContextStorage
     /// The request's id (``RequestIDMiddleware`` sets it), also on the logger's lines.
     public var requestID = ""
 
+    /// The context of a request arriving on `source`'s channel.
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
     }

@@ -20,6 +20,7 @@ public struct ServiceMetrics: Sendable {
     /// What `/metrics` emits.
     public let registry: PrometheusCollectorRegistry
 
+    /// Metrics kept in `registry` (a new one by default).
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
     }

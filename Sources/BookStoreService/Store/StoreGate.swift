@@ -13,6 +13,7 @@ import Synchronization
 /// let container = try gate.container()   // or a 503 Problem with Retry-After
 /// ```
 public final class StoreGate: Sendable {
+    /// Where the store is on its way to being served.
     public enum Phase: Sendable {
         /// Reading the store's metadata, creating it when missing, opening it.
         case starting
@@ -40,6 +41,7 @@ public final class StoreGate: Sendable {
     /// How often, at most, ``checkStillCurrent()`` reads the store's metadata.
     static let versionCheckInterval: Duration = .seconds(2)
 
+    /// A gate for `store`, served at `modelName`, starting.
     public init(store: StoreURL, modelName: String, retryAfterSeconds: Int = 5) {
         storeKind = store.scheme
         self.modelName = modelName
@@ -50,6 +52,7 @@ public final class StoreGate: Sendable {
     /// from when the service planned the migration (before it waited for the lock), so it
     /// never goes back from one report to the next, and both times move on between reports.
     public struct MigrationReport: Sendable {
+        /// The progress as the migrator last reported it.
         public var progress: MigrationProgress
         /// When the service began the migration (planned it).
         public let startedAt: ContinuousClock.Instant
@@ -82,6 +85,7 @@ public final class StoreGate: Sendable {
             self.init(MigrationProgress(startOf: plan), startedAt: now, reportedAt: now)
         }
 
+        /// A report of `progress`, for a migration begun at `startedAt`, made at `reportedAt`.
         public init(_ progress: MigrationProgress, startedAt: ContinuousClock.Instant, reportedAt: ContinuousClock.Instant = .now) {
             self.progress = progress
             self.startedAt = startedAt
@@ -97,6 +101,7 @@ public final class StoreGate: Sendable {
         }
     }
 
+    /// The phase now.
     public var phase: Phase { state.withLock { $0 } }
 
     func move(to phase: Phase) {

@@ -20,6 +20,7 @@ public struct HTTPTimeouts: Sendable, Hashable {
     /// cut and the server exits (10 s).
     public var shutdownGrace: Duration
 
+    /// Timeouts, each by default as its property says.
     public init(idle: Duration = .seconds(60), requestHead: Duration = .seconds(10), requestBody: Duration = .seconds(30),
                 shutdownGrace: Duration = .seconds(10)) {
         self.idle = idle
