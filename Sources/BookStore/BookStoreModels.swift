@@ -37,8 +37,10 @@ public struct BookStoreModels: Sendable {
     public func model(version number: Int) throws -> ManagedObjectModel {
         let name = number == 1 ? "BookStore" : "BookStore \(number)"
         guard let model = versions.version(named: name) else {
-            throw BookStoreError("there is no model version \(number)",
-                                 hint: "known versions: \(versions.versions.map(\.name).joined(separator: ", "))")
+            throw BookStoreError(
+                "there is no model version \(number)",
+                hint: "known versions: \(versions.versions.map(\.name).joined(separator: ", "))"
+            )
         }
         return model
     }

@@ -40,7 +40,10 @@ public struct Catalogue: Sendable, Codable, Hashable {
         do {
             return try JSONDecoder().decode(Catalogue.self, from: Data(contentsOf: file))
         } catch {
-            throw BookStoreError("cannot read the seed catalogue \(file.path): \(error)", hint: "check the file is valid JSON of the documented shape")
+            throw BookStoreError(
+                "cannot read the seed catalogue \(file.path): \(error)",
+                hint: "check the file is valid JSON of the documented shape"
+            )
         }
     }
 }

@@ -20,7 +20,8 @@ public enum GeneratedBooks {
     /// `nil` for every seventh book.
     public static func author(_ number: Int) -> String? {
         guard number % 7 != 0 else { return nil }
-        let first = firstNames[number % 10], last = lastNames[(number / 10) % 10]
+        let first = firstNames[number % 10]
+        let last = lastNames[(number / 10) % 10]
         return first.isEmpty ? last : "\(first) \(last)"
     }
 
@@ -34,8 +35,8 @@ public enum GeneratedBooks {
     public static func insertStatements(count: Int, schema: StoreSchema) -> [String] {
         let d = schema.dialect
         guard let book = schema.table(for: "Book"), let page = schema.table(for: "Page"),
-              let author = book.column(for: "author"), let price = book.column(for: "price"), let title = book.column(for: "title"),
-              let owner = page.column(for: "book"), let number = page.column(for: "number"), let text = page.column(for: "text")
+            let author = book.column(for: "author"), let price = book.column(for: "price"), let title = book.column(for: "title"),
+            let owner = page.column(for: "book"), let number = page.column(for: "number"), let text = page.column(for: "text")
         else { preconditionFailure("BookStore 2 has Book (title, price, author) and Page (number, text, book)") }
         let series = d.integerSeries(through:)
         func choice(_ names: [String], _ index: String) -> String {
@@ -45,8 +46,12 @@ public enum GeneratedBooks {
         // (rounded to 4 bytes on PostgreSQL, kept as it is on SQLite).
         let cents = "(i * 7919) % 100000"
         let priceValue = "CAST(CAST(\(cents) AS \(d.doubleType)) / 100 AS \(d.columnType(for: .float)))"
-        let authorValue = "CASE WHEN i % 7 = 0 THEN NULL ELSE ltrim((\(choice(firstNames, "i % 10"))) || ' ' || (\(choice(lastNames, "(i / 10) % 10")))) END"
-        let pk = d.name("Z_PK"), ent = d.name("Z_ENT"), opt = d.name("Z_OPT"), max = d.name("Z_MAX")
+        let authorValue =
+            "CASE WHEN i % 7 = 0 THEN NULL ELSE ltrim((\(choice(firstNames, "i % 10"))) || ' ' || (\(choice(lastNames, "(i / 10) % 10")))) END"
+        let pk = d.name("Z_PK")
+        let ent = d.name("Z_ENT")
+        let opt = d.name("Z_OPT")
+        let max = d.name("Z_MAX")
         return [
             "INSERT INTO \(book.name) (\(pk), \(ent), \(opt), \(author.name), \(price.name), \(title.name)) "
                 + "SELECT i, \(book.entityNumber), 1, \(authorValue), \(priceValue), 'Generated book ' || i FROM (\(series(count))) n",

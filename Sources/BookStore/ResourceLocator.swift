@@ -16,7 +16,9 @@ public enum ResourceLocator {
             roots.append(URL(fileURLWithPath: configured))
         }
         roots.append(contentsOf: ancestors(of: URL(fileURLWithPath: fileManager.currentDirectoryPath)))
-        roots.append(contentsOf: ancestors(of: URL(fileURLWithPath: CommandLine.arguments.first ?? ".").deletingLastPathComponent().standardizedFileURL))
+        roots.append(
+            contentsOf: ancestors(of: URL(fileURLWithPath: CommandLine.arguments.first ?? ".").deletingLastPathComponent().standardizedFileURL)
+        )
         // Sources/BookStore/ResourceLocator.swift → the package root.
         roots.append(URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent())
         for root in roots {
@@ -25,8 +27,10 @@ public enum ResourceLocator {
                 return candidate
             }
         }
-        throw BookStoreError("cannot find the \(name) folder (looked for \(name)/\(marker) here, above the current directory and beside the executable)",
-                             hint: "run from the project folder or set BOOKSTORE_RESOURCES to the folder that holds \(name)/")
+        throw BookStoreError(
+            "cannot find the \(name) folder (looked for \(name)/\(marker) here, above the current directory and beside the executable)",
+            hint: "run from the project folder or set BOOKSTORE_RESOURCES to the folder that holds \(name)/"
+        )
     }
 
     private static func ancestors(of url: URL) -> [URL] {

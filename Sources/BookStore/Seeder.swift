@@ -35,8 +35,14 @@ public struct Seeder: Sendable {
         var summary = Summary(books: 0, pages: 0)
         for book in catalogue.books {
             let revision = version >= 3 ? book.fromVersion3 : nil
-            try insert(into: context, shape: shape, title: book.title, price: revision?.price ?? book.price,
-                       author: revision?.author, pages: book.pages.map { ($0.number, $0.text) })
+            try insert(
+                into: context,
+                shape: shape,
+                title: book.title,
+                price: revision?.price ?? book.price,
+                author: revision?.author,
+                pages: book.pages.map { ($0.number, $0.text) }
+            )
             summary.books += 1
             summary.pages += book.pages.count
         }
@@ -48,8 +54,14 @@ public struct Seeder: Sendable {
             let end = min(index + batchSize, generatedCount)
             for number in (index + 1)...end {
                 let book = Self.generatedBook(number)
-                try insert(into: context, shape: shape, title: book.title, price: book.price,
-                           author: version >= 2 ? book.author : nil, pages: book.pages)
+                try insert(
+                    into: context,
+                    shape: shape,
+                    title: book.title,
+                    price: book.price,
+                    author: version >= 2 ? book.author : nil,
+                    pages: book.pages
+                )
                 summary.books += 1
                 summary.pages += book.pages.count
             }
@@ -63,11 +75,20 @@ public struct Seeder: Sendable {
 
     /// The `number`th generated book: the same every time (see ``GeneratedBooks``).
     public static func generatedBook(_ number: Int) -> (title: String, price: Double, author: String?, pages: [(Int, String)]) {
-        (GeneratedBooks.title(number), GeneratedBooks.price(number), GeneratedBooks.author(number), GeneratedBooks.pages(number).map { ($0.number, $0.text) })
+        (
+            GeneratedBooks.title(number), GeneratedBooks.price(number), GeneratedBooks.author(number),
+            GeneratedBooks.pages(number).map { ($0.number, $0.text) }
+        )
     }
 
-    private func insert(into context: ManagedObjectContext, shape: BookStoreVersionShape, title: String, price: Double,
-                        author: String?, pages: [(Int, String)]) throws {
+    private func insert(
+        into context: ManagedObjectContext,
+        shape: BookStoreVersionShape,
+        title: String,
+        price: Double,
+        author: String?,
+        pages: [(Int, String)]
+    ) throws {
         let book = try context.insertObject(entityName: shape.bookEntity)
         book.setValue(.string(title), forKey: "title")
         book.setValue(.double(price), forKey: "price")

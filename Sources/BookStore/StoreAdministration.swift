@@ -40,8 +40,14 @@ public struct StoreAdministration: Sendable {
         let model = try migrator.recognisedVersion(of: metadata, store: url).model
         // Planned from the store itself: its layout decides how each step can run.
         let plan = try await migrator.plan(forStoreAt: url, storeVersion: model.name)
-        return Status(store: url, storeModel: model, currentModel: models.current,
-                      isCompatible: model.name == models.current.name, metadata: metadata, pendingSteps: plan.steps)
+        return Status(
+            store: url,
+            storeModel: model,
+            currentModel: models.current,
+            isCompatible: model.name == models.current.name,
+            metadata: metadata,
+            pendingSteps: plan.steps
+        )
     }
 
     /// The migration steps from the store's version to `target` (the current version by
@@ -55,8 +61,12 @@ public struct StoreAdministration: Sendable {
     ///
     /// `online`: while other processes keep writing the store at its version, held off only
     /// for the cut-over (PostgreSQL; see ``ProgressiveMigrator/migrateStoreOnline(at:to:storeVersion:options:progress:)``).
-    public func migrate(_ url: StoreURL, to target: String? = nil, online: OnlineMigrationOptions? = nil,
-                        progress: @escaping @Sendable (MigrationProgress) -> Void = { _ in }) async throws -> MigrationPlan {
+    public func migrate(
+        _ url: StoreURL,
+        to target: String? = nil,
+        online: OnlineMigrationOptions? = nil,
+        progress: @escaping @Sendable (MigrationProgress) -> Void = { _ in }
+    ) async throws -> MigrationPlan {
         let migrator = try BookStoreMigration.migrator(models: models, logger: logger)
         if let online {
             return try await migrator.migrateStoreOnline(at: url, to: target, options: online, progress: progress)
@@ -68,8 +78,10 @@ public struct StoreAdministration: Sendable {
     public func versionName(_ text: String) throws -> String {
         if let number = Int(text) { return try models.model(version: number).name }
         guard models.versions.version(named: text) != nil else {
-            throw BookStoreError("there is no model version '\(text)'",
-                                 hint: "name one of \(models.versions.versions.map(\.name).joined(separator: ", ")), or its number")
+            throw BookStoreError(
+                "there is no model version '\(text)'",
+                hint: "name one of \(models.versions.versions.map(\.name).joined(separator: ", ")), or its number"
+            )
         }
         return text
     }
@@ -80,10 +92,14 @@ public struct StoreAdministration: Sendable {
     public func seed(_ url: StoreURL, version: Int, count: Int, catalogue: Catalogue) async throws -> Seeder.Summary {
         // A file that is there, store or not, is not overwritten; elsewhere a store is one
         // whose metadata reads.
-        let exists = if let path = url.filePath { FileManager.default.fileExists(atPath: path) } else { (try? await PersistentStore.metadata(at: url)) != nil }
+        let exists =
+            if let path = url.filePath { FileManager.default.fileExists(atPath: path) } else { (try? await PersistentStore.metadata(at: url)) != nil }
         if exists {
-            throw BookStoreError("a store already exists at \(url)",
-                                 hint: "use `bookstore reset --yes --model-version \(version) --seed` to replace it, or seed another store (a new file, or a schema: ?schema=NAME)")
+            throw BookStoreError(
+                "a store already exists at \(url)",
+                hint:
+                    "use `bookstore reset --yes --model-version \(version) --seed` to replace it, or seed another store (a new file, or a schema: ?schema=NAME)"
+            )
         }
         let model = try models.model(version: version)
         let container = try await PersistentContainer.open(model: model, store: url, options: .createIfMissing, logger: logger)

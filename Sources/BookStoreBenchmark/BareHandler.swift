@@ -1,5 +1,5 @@
-import Foundation
 import BookStoreService
+import Foundation
 import Hummingbird
 import Logging
 import Persistence

@@ -54,8 +54,16 @@ struct BarePublication: Sendable, Encodable, JSONWritable {
 
     /// As the service writes its `PublicationResource`.
     func writeJSON(into buffer: inout ByteBuffer) throws {
-        try PublicationResource(id: id, title: title, price: price, firstName: firstName, lastName: lastName, synopsis: synopsis, pageCount: pageCount)
-            .writeJSON(into: &buffer)
+        try PublicationResource(
+            id: id,
+            title: title,
+            price: price,
+            firstName: firstName,
+            lastName: lastName,
+            synopsis: synopsis,
+            pageCount: pageCount
+        )
+        .writeJSON(into: &buffer)
     }
 
     init(_ row: Row, pageCount: Int) {

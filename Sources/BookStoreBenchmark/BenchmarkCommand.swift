@@ -17,9 +17,13 @@ struct BenchmarkCommand: AsyncParsableCommand {
 
 /// Where the benchmark's PostgreSQL databases come from.
 struct PostgresOptions: ParsableArguments {
-    @Option(name: .customLong("postgres-url"), help: ArgumentHelp(
-        "A PostgreSQL server whose user may create databases (postgres://user@host:port/postgres). Without it a throwaway server is started.",
-        valueName: "url"))
+    @Option(
+        name: .customLong("postgres-url"),
+        help: ArgumentHelp(
+            "A PostgreSQL server whose user may create databases (postgres://user@host:port/postgres). Without it a throwaway server is started.",
+            valueName: "url"
+        )
+    )
     var url: String?
 
     /// Hands the URL to the throwaway-server helper, which reads it from the environment.

@@ -63,11 +63,15 @@ struct HTTPBenchmark: Sendable {
         let ports = try LoopbackSocket.freePorts(2, host: Self.host)
         let service = BookStoreService(
             configuration: ServiceConfiguration(store: store, models: models, address: .tcp(host: Self.host, port: ports[0]), metrics: metrics),
-            logger: logger)
+            logger: logger
+        )
         let bare = BareHandler(database: database, queries: BareQueries(schema: StoreSchema(model: models.current, dialect: backend.dialect)))
-        let servers = ServiceGroup(configuration: .init(
-            services: [try service.makeApplication(), bare.makeApplication(host: Self.host, port: ports[1], logger: logger)],
-            logger: logger))
+        let servers = ServiceGroup(
+            configuration: .init(
+                services: [try service.makeApplication(), bare.makeApplication(host: Self.host, port: ports[1], logger: logger)],
+                logger: logger
+            )
+        )
         // The measurements' outcome comes back as a value, so that the servers shut down
         // gracefully whether they succeeded or not.
         return try await withThrowingTaskGroup(of: Result<HTTPBenchmarkResult.Measured, any Error>?.self) { tasks in

@@ -50,12 +50,20 @@ struct HTTPBenchmarkCommand: AsyncParsableCommand {
 
     @OptionGroup var postgres: PostgresOptions
 
-    @Option(name: .long, help: ArgumentHelp(
-        "PostgreSQL: serve (the service and the bare handler alike) as behind a pooler in this mode, on the same server: with transaction, every statement runs unnamed and every transaction sets the schema; the store is written and migrated over the server itself.",
-        valueName: "mode"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "PostgreSQL: serve (the service and the bare handler alike) as behind a pooler in this mode, on the same server: with transaction, every statement runs unnamed and every transaction sets the schema; the store is written and migrated over the server itself.",
+            valueName: "mode"
+        )
+    )
     var poolMode: PostgresConfiguration.PoolMode?
 
-    @Flag(name: .long, help: "Serve without metrics (as `bookstore serve --no-metrics`); by default the service records request metrics and serves /metrics, as `bookstore serve` does.")
+    @Flag(
+        name: .long,
+        help:
+            "Serve without metrics (as `bookstore serve --no-metrics`); by default the service records request metrics and serves /metrics, as `bookstore serve` does."
+    )
     var noMetrics = false
 
     @Option(name: .long, help: "The framework's and the servers' log level.")
@@ -70,7 +78,9 @@ struct HTTPBenchmarkCommand: AsyncParsableCommand {
         guard threads >= 1, connections >= threads else {
             throw ValidationError("--threads must be at least 1 and --connections at least --threads, got \(threads) and \(connections)")
         }
-        if poolMode == .statement { throw ValidationError("--pool-mode statement: a store runs no statement outside a transaction; name session or transaction") }
+        if poolMode == .statement {
+            throw ValidationError("--pool-mode statement: a store runs no statement outside a transaction; name session or transaction")
+        }
         guard FileManager.default.isExecutableFile(atPath: wrk) else {
             throw ValidationError("there is no wrk at \(wrk); install it (`apt-get install wrk`) or name it with --wrk")
         }
@@ -83,16 +93,32 @@ struct HTTPBenchmarkCommand: AsyncParsableCommand {
         let metrics = noMetrics ? nil : ServiceMetrics()
         // As `bookstore serve` does: the process's one bootstrap.
         if let metrics { MetricsSystem.bootstrap(metrics.factory) }
-        let load = WrkRunner(executable: wrk, threads: threads, connections: connections,
-                             duration: duration, warmup: warmup, books: books, rounds: rounds)
+        let load = WrkRunner(
+            executable: wrk,
+            threads: threads,
+            connections: connections,
+            duration: duration,
+            warmup: warmup,
+            books: books,
+            rounds: rounds
+        )
         for name in backend {
-            let backend: any BenchmarkBackend = switch name {
-            case .sqlite: try SQLiteBenchmarkBackend(folder: workFolder)
-            case .postgres: PostgresBenchmarkBackend()
-            }
+            let backend: any BenchmarkBackend =
+                switch name {
+                case .sqlite: try SQLiteBenchmarkBackend(folder: workFolder)
+                case .postgres: PostgresBenchmarkBackend()
+                }
             let result: HTTPBenchmarkResult
             do {
-                result = try await HTTPBenchmark(backend: backend, models: models, books: books, load: load, poolMode: poolMode, metrics: metrics, logger: logger).run()
+                result = try await HTTPBenchmark(
+                    backend: backend,
+                    models: models,
+                    books: books,
+                    load: load,
+                    poolMode: poolMode,
+                    metrics: metrics,
+                    logger: logger
+                ).run()
             } catch {
                 await backend.removeAll()
                 throw error

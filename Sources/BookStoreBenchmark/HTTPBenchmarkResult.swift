@@ -33,7 +33,8 @@ struct HTTPBenchmarkResult: Encodable {
         var bareRounds: [Double]
 
         init(request: String, rounds: [(service: WrkReport, bare: WrkReport)]) {
-            let service = Self.median(rounds.map(\.service)), bare = Self.median(rounds.map(\.bare))
+            let service = Self.median(rounds.map(\.service))
+            let bare = Self.median(rounds.map(\.bare))
             self.request = request
             serviceRequestsPerSecond = service.requestsPerSecond
             bareRequestsPerSecond = bare.requestsPerSecond
@@ -63,7 +64,9 @@ struct HTTPBenchmarkResult: Encodable {
         var bare: Double
 
         init?(_ measured: Measured) {
-            guard let one = measured.rounds[.publication], let page = measured.rounds[.keyset], one.count == page.count, !one.isEmpty else { return nil }
+            guard let one = measured.rounds[.publication], let page = measured.rounds[.keyset], one.count == page.count, !one.isEmpty else {
+                return nil
+            }
             service = HTTPBenchmarkResult.median(zip(one, page).map { $0.service.requestsPerSecond / max($1.service.requestsPerSecond, 1e-9) })
             bare = HTTPBenchmarkResult.median(zip(one, page).map { $0.bare.requestsPerSecond / max($1.bare.requestsPerSecond, 1e-9) })
         }
@@ -71,7 +74,8 @@ struct HTTPBenchmarkResult: Encodable {
 
     /// The median of ratios, to two places: the mean of the middle two of an even count.
     static func median(_ ratios: [Double]) -> Double {
-        let sorted = ratios.sorted(), middle = sorted.count / 2
+        let sorted = ratios.sorted()
+        let middle = sorted.count / 2
         let value = sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
         return value.rounded(places: 2)
     }
@@ -104,17 +108,25 @@ struct HTTPBenchmarkResult: Encodable {
 
     func printReport() {
         func milliseconds(_ value: Double) -> String { String(format: "%9.2f ms", value) }
-        print("\nThe service (metrics \(metrics ? "on" : "off")) against a bare handler on \(backend): \(books) books, wrk -t\(threads) -c\(connections) -d\(durationSeconds)s, median of \(rounds) round\(rounds == 1 ? "" : "s")")
+        print(
+            "\nThe service (metrics \(metrics ? "on" : "off")) against a bare handler on \(backend): \(books) books, wrk -t\(threads) -c\(connections) -d\(durationSeconds)s, median of \(rounds) round\(rounds == 1 ? "" : "s")"
+        )
         print("request                                  service req/s  bare req/s   ratio  service p99     bare p99")
         for request in requests {
             let name = request.request.padding(toLength: 40, withPad: " ", startingAt: 0)
-            print("\(name) \(String(format: "%13.0f %11.0f %6.2f×", request.serviceRequestsPerSecond, request.bareRequestsPerSecond, request.ratio)) \(milliseconds(request.serviceP99Milliseconds)) \(milliseconds(request.bareP99Milliseconds))")
+            print(
+                "\(name) \(String(format: "%13.0f %11.0f %6.2f×", request.serviceRequestsPerSecond, request.bareRequestsPerSecond, request.ratio)) \(milliseconds(request.serviceP99Milliseconds)) \(milliseconds(request.bareP99Milliseconds))"
+            )
         }
         if let page = keysetPageAgainstOnePublication {
-            print("A keyset page of 20 against one publication (the median of the rounds' ratios of requests/s): service \(String(format: "%.2f", page.service))×, bare \(String(format: "%.2f", page.bare))×")
+            print(
+                "A keyset page of 20 against one publication (the median of the rounds' ratios of requests/s): service \(String(format: "%.2f", page.service))×, bare \(String(format: "%.2f", page.bare))×"
+            )
         }
         for request in requests where request.serviceErrors + request.bareErrors > 0 {
-            print("ERRORS on \(request.request): \(request.serviceErrors) from the service, \(request.bareErrors) from the bare handler (non-2xx answers and socket errors)")
+            print(
+                "ERRORS on \(request.request): \(request.serviceErrors) from the service, \(request.bareErrors) from the bare handler (non-2xx answers and socket errors)"
+            )
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -1,4 +1,5 @@
 import Dispatch
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -21,7 +22,9 @@ enum HTTPProbe {
             if last == expected { return }
             try await Task.sleep(for: .milliseconds(100))
         }
-        throw HTTPBenchmark.Failure("GET http://\(host):\(port)\(path) did not answer \(expected) within \(timeout) (last: \(last.map(String.init) ?? "no answer"))")
+        throw HTTPBenchmark.Failure(
+            "GET http://\(host):\(port)\(path) did not answer \(expected) within \(timeout) (last: \(last.map(String.init) ?? "no answer"))"
+        )
     }
 
     /// The response's status code; `nil` when the server does not answer (yet).

@@ -42,18 +42,38 @@ struct HandWrittenMigration {
                 "ALTER TABLE \(n("ZPUBLICATION")) DROP COLUMN \(n("ZAUTHOR"))",
             ]
         case (3, .rebuild):
-            rebuild(from: "ZPUBLICATION", to: "ZPUBLICATION", columns: publication(names: true),
-                    select: "Z_PK, Z_ENT, Z_OPT, \(firstName), \(lastName), ZPRICE, ZTITLE")
-                + rebuild(from: "ZPAGE", to: "ZPAGE", columns: page, select: "Z_PK, Z_ENT, Z_OPT, ZPUBLICATION, ZNUMBER, ZTEXT", index: "ZPUBLICATION")
+            rebuild(
+                from: "ZPUBLICATION",
+                to: "ZPUBLICATION",
+                columns: publication(names: true),
+                select: "Z_PK, Z_ENT, Z_OPT, \(firstName), \(lastName), ZPRICE, ZTITLE"
+            )
+                + rebuild(
+                    from: "ZPAGE",
+                    to: "ZPAGE",
+                    columns: page,
+                    select: "Z_PK, Z_ENT, Z_OPT, ZPUBLICATION, ZNUMBER, ZTEXT",
+                    index: "ZPUBLICATION"
+                )
         case (4, .inPlace):
             [
                 "ALTER TABLE \(n("ZPUBLICATION")) ADD COLUMN \(n("ZSYNOPSIS")) \(dialect.columnType(for: .string))",
                 "UPDATE \(n("ZPUBLICATION")) SET \(n("ZSYNOPSIS")) = \(n("ZTITLE"))",
             ]
         case (4, .rebuild):
-            rebuild(from: "ZPUBLICATION", to: "ZPUBLICATION", columns: publication(names: true, synopsis: true),
-                    select: "Z_PK, Z_ENT, Z_OPT, ZFIRSTNAME, ZLASTNAME, ZPRICE, ZTITLE, ZTITLE")
-                + rebuild(from: "ZPAGE", to: "ZPAGE", columns: page, select: "Z_PK, Z_ENT, Z_OPT, ZPUBLICATION, ZNUMBER, ZTEXT", index: "ZPUBLICATION")
+            rebuild(
+                from: "ZPUBLICATION",
+                to: "ZPUBLICATION",
+                columns: publication(names: true, synopsis: true),
+                select: "Z_PK, Z_ENT, Z_OPT, ZFIRSTNAME, ZLASTNAME, ZPRICE, ZTITLE, ZTITLE"
+            )
+                + rebuild(
+                    from: "ZPAGE",
+                    to: "ZPAGE",
+                    columns: page,
+                    select: "Z_PK, Z_ENT, Z_OPT, ZPUBLICATION, ZNUMBER, ZTEXT",
+                    index: "ZPUBLICATION"
+                )
         default:
             preconditionFailure("BookStore has no step from version \(version)")
         }
@@ -62,8 +82,12 @@ struct HandWrittenMigration {
     /// BookStore 2 → 5 as one rebuild per table: `Book` becomes `Publication` with the
     /// author split and the synopsis set from the title; pages point at it.
     func wholeChainStatements() -> [String] {
-        rebuild(from: "ZBOOK", to: "ZPUBLICATION", columns: publication(names: true, synopsis: true),
-                select: "Z_PK, 2, Z_OPT, \(firstName), \(lastName), ZPRICE, ZTITLE, ZTITLE")
+        rebuild(
+            from: "ZBOOK",
+            to: "ZPUBLICATION",
+            columns: publication(names: true, synopsis: true),
+            select: "Z_PK, 2, Z_OPT, \(firstName), \(lastName), ZPRICE, ZTITLE, ZTITLE"
+        )
             + rebuild(from: "ZPAGE", to: "ZPAGE", columns: page, select: "Z_PK, 1, Z_OPT, ZBOOK, ZNUMBER, ZTEXT", index: "ZPUBLICATION")
     }
 
@@ -104,8 +128,10 @@ struct HandWrittenMigration {
     }
 
     private var page: [String] {
-        ["Z_PK \(key)", "Z_ENT \(integer)", "Z_OPT \(integer)", "ZPUBLICATION \(foreignKey)",
-         "ZNUMBER \(dialect.columnType(for: .integer16))", "ZTEXT \(dialect.columnType(for: .string))"]
+        [
+            "Z_PK \(key)", "Z_ENT \(integer)", "Z_OPT \(integer)", "ZPUBLICATION \(foreignKey)",
+            "ZNUMBER \(dialect.columnType(for: .integer16))", "ZTEXT \(dialect.columnType(for: .string))",
+        ]
     }
 
     /// A new table filled from the old one, which is dropped; then the new one takes the

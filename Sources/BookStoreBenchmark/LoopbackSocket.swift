@@ -16,7 +16,7 @@ enum LoopbackSocket {
     /// process could take one before the servers bind it, which on a test machine it does not.
     static func freePorts(_ count: Int, host: String) throws -> [Int] {
         var sockets: [Int32] = []
-        defer { sockets.forEach { _ = close($0) } }
+        defer { for socket in sockets { _ = close(socket) } }
         var ports: [Int] = []
         for _ in 0..<count {
             let fd = try newSocket()
@@ -25,10 +25,15 @@ enum LoopbackSocket {
             guard withSocketAddress(&address, { bind(fd, $0, $1) }) == 0 else {
                 throw Failure(description: "cannot bind a socket to \(host): errno \(errno)")
             }
-            guard withSocketAddress(&address, { pointer, _ in
-                var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-                return getsockname(fd, pointer, &length)
-            }) == 0 else {
+            guard
+                withSocketAddress(
+                    &address,
+                    { pointer, _ in
+                        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+                        return getsockname(fd, pointer, &length)
+                    }
+                ) == 0
+            else {
                 throw Failure(description: "cannot read the port bound on \(host): errno \(errno)")
             }
             ports.append(Int(UInt16(bigEndian: address.sin_port)))

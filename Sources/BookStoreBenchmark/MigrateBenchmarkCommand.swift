@@ -38,7 +38,10 @@ struct MigrateBenchmarkCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "PostgreSQL: migrate online while a writer of the store's version writes it, against the same migration offline.")
     var online = false
 
-    @Option(name: .long, help: ArgumentHelp("With --online: the store's and the writer's model version, 2 (the whole chain) to 4.", valueName: "version"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("With --online: the store's and the writer's model version, 2 (the whole chain) to 4.", valueName: "version")
+    )
     var fromVersion = 2
 
     @Option(name: .long, help: ArgumentHelp("With --online: the writer's writes per second.", valueName: "count"))
@@ -54,17 +57,24 @@ struct MigrateBenchmarkCommand: AsyncParsableCommand {
             }
             if backend.contains(.sqlite) { FileHandle.standardError.write(Data("[sqlite] no online migration on SQLite: skipped\n".utf8)) }
             let backend = PostgresBenchmarkBackend()
-            let result = try await OnlineMigrationBenchmark(backend: backend, models: models, books: books, fromVersion: fromVersion,
-                                                            writerRate: writerRate, logger: logger).run()
+            let result = try await OnlineMigrationBenchmark(
+                backend: backend,
+                models: models,
+                books: books,
+                fromVersion: fromVersion,
+                writerRate: writerRate,
+                logger: logger
+            ).run()
             await backend.removeAll()
             result.printReport()
             return
         }
         for name in backend {
-            let backend: any BenchmarkBackend = switch name {
-            case .sqlite: try SQLiteBenchmarkBackend(folder: workFolder)
-            case .postgres: PostgresBenchmarkBackend()
-            }
+            let backend: any BenchmarkBackend =
+                switch name {
+                case .sqlite: try SQLiteBenchmarkBackend(folder: workFolder)
+                case .postgres: PostgresBenchmarkBackend()
+                }
             let result = try await MigrationBenchmark(backend: backend, models: models, books: books, fusesSteps: !stepByStep, logger: logger).run()
             await backend.removeAll()
             result.printReport()

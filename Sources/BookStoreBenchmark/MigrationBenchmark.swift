@@ -48,17 +48,34 @@ struct MigrationBenchmark {
         let steps = framework.passes.map { pass in
             MigrationBenchmarkResult.Step(
                 name: "BookStore \(Self.firstVersion + pass.steps.lowerBound) → BookStore \(Self.firstVersion + pass.steps.upperBound)",
-                strategy: pass.strategy, rows: rows, seconds: pass.seconds,
-                inPlaceSQLSeconds: inPlace[pass.steps].reduce(0, +), rebuildSQLSeconds: rebuild[pass.steps].reduce(0, +))
+                strategy: pass.strategy,
+                rows: rows,
+                seconds: pass.seconds,
+                inPlaceSQLSeconds: inPlace[pass.steps].reduce(0, +),
+                rebuildSQLSeconds: rebuild[pass.steps].reduce(0, +)
+            )
         }
         return MigrationBenchmarkResult(
-            backend: backend.name, books: books, pages: 2 * books, steps: steps,
-            chain: .init(name: "BookStore \(Self.firstVersion) → BookStore \(Self.lastVersion)", strategy: "chain", rows: rows,
-                         seconds: framework.total, inPlaceSQLSeconds: inPlace.reduce(0, +), rebuildSQLSeconds: rebuild.reduce(0, +),
-                         onePassSQLSeconds: onePass),
-            peakResidentBytes: framework.peakResidentBytes, residentBytesBefore: framework.residentBytesBefore,
-            sameRowsAsRebuild: difference == nil, sameRowsAsOnePass: onePassDifference == nil, difference: difference ?? onePassDifference,
-            opening: opening)
+            backend: backend.name,
+            books: books,
+            pages: 2 * books,
+            steps: steps,
+            chain: .init(
+                name: "BookStore \(Self.firstVersion) → BookStore \(Self.lastVersion)",
+                strategy: "chain",
+                rows: rows,
+                seconds: framework.total,
+                inPlaceSQLSeconds: inPlace.reduce(0, +),
+                rebuildSQLSeconds: rebuild.reduce(0, +),
+                onePassSQLSeconds: onePass
+            ),
+            peakResidentBytes: framework.peakResidentBytes,
+            residentBytesBefore: framework.residentBytesBefore,
+            sameRowsAsRebuild: difference == nil,
+            sameRowsAsOnePass: onePassDifference == nil,
+            difference: difference ?? onePassDifference,
+            opening: opening
+        )
     }
 
     private func progress(_ message: String) {

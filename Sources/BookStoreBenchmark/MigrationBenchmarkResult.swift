@@ -21,8 +21,15 @@ struct MigrationBenchmarkResult: Encodable {
         var onePassSQLSeconds: Double?
         var ratioToOnePassSQL: Double?
 
-        init(name: String, strategy: String, rows: Int, seconds: Double, inPlaceSQLSeconds: Double, rebuildSQLSeconds: Double,
-             onePassSQLSeconds: Double? = nil) {
+        init(
+            name: String,
+            strategy: String,
+            rows: Int,
+            seconds: Double,
+            inPlaceSQLSeconds: Double,
+            rebuildSQLSeconds: Double,
+            onePassSQLSeconds: Double? = nil
+        ) {
             self.name = name
             self.strategy = strategy
             self.rows = rows
@@ -62,16 +69,30 @@ struct MigrationBenchmarkResult: Encodable {
         for step in steps + [chain] {
             let name = step.name.padding(toLength: 30, withPad: " ", startingAt: 0)
             let strategy = step.strategy.padding(toLength: 10, withPad: " ", startingAt: 0)
-            print("\(name)\(strategy) \(seconds(step.seconds)) \(String(format: "%10.0f", step.rowsPerSecond)) \(seconds(step.inPlaceSQLSeconds)) \(ratio(step.ratioToInPlaceSQL)) \(seconds(step.rebuildSQLSeconds)) \(ratio(step.ratioToRebuildSQL))")
+            print(
+                "\(name)\(strategy) \(seconds(step.seconds)) \(String(format: "%10.0f", step.rowsPerSecond)) \(seconds(step.inPlaceSQLSeconds)) \(ratio(step.ratioToInPlaceSQL)) \(seconds(step.rebuildSQLSeconds)) \(ratio(step.ratioToRebuildSQL))"
+            )
         }
         if let onePass = chain.onePassSQLSeconds, let ratio = chain.ratioToOnePassSQL {
             print("\(chain.name) against one hand-written pass for the whole chain: \(seconds(onePass)), ratio \(String(format: "%.2f×", ratio))")
         }
-        print(String(format: "peak resident memory while migrating: %.1f MB (%.1f MB before)", Double(peakResidentBytes) / 1_048_576, Double(residentBytesBefore) / 1_048_576))
+        print(
+            String(
+                format: "peak resident memory while migrating: %.1f MB (%.1f MB before)",
+                Double(peakResidentBytes) / 1_048_576,
+                Double(residentBytesBefore) / 1_048_576
+            )
+        )
         print("same rows as the hand-written rebuild: \(sameRowsAsRebuild ? "yes" : "NO — \(difference ?? "")")")
         print("same rows as the hand-written one pass: \(sameRowsAsOnePass ? "yes" : "NO — \(difference ?? "")")")
-        print(String(format: "opening the current store: %.2f ms; the bare database: %.2f ms; overhead %.2f ms",
-                     opening.storeMilliseconds, opening.databaseMilliseconds, opening.overheadMilliseconds))
+        print(
+            String(
+                format: "opening the current store: %.2f ms; the bare database: %.2f ms; overhead %.2f ms",
+                opening.storeMilliseconds,
+                opening.databaseMilliseconds,
+                opening.overheadMilliseconds
+            )
+        )
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         if let data = try? encoder.encode(self), let line = String(data: data, encoding: .utf8) { print(line) }

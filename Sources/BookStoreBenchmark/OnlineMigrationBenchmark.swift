@@ -57,7 +57,10 @@ struct OnlineMigrationBenchmark {
             // The writer in its stride before the migration starts, and after it ends.
             try await Task.sleep(for: .seconds(1))
             started = .now
-            try await ProgressiveMigrator(chain: try BookStoreMigration.chain(models: models), logger: logger).migrateStoreOnline(at: onlineStore, options: options)
+            try await ProgressiveMigrator(chain: try BookStoreMigration.chain(models: models), logger: logger).migrateStoreOnline(
+                at: onlineStore,
+                options: options
+            )
             ended = .now
             try await Task.sleep(for: .seconds(1))
             stop.raise()
@@ -77,8 +80,12 @@ struct OnlineMigrationBenchmark {
         let failedBefore = all.filter { $0.failure != nil && $0.ended < locked }
         let failedAfter = all.filter { $0.failure != nil && $0.ended >= locked }
         return OnlineMigrationBenchmarkResult(
-            books: books, pages: 2 * books, from: "BookStore \(fromVersion)", writerRate: writerRate,
-            offlineSeconds: offline, onlineSeconds: (ended - started).seconds,
+            books: books,
+            pages: 2 * books,
+            from: "BookStore \(fromVersion)",
+            writerRate: writerRate,
+            offlineSeconds: offline,
+            onlineSeconds: (ended - started).seconds,
             captureSeconds: ((at { $0 == .captureInstalled } ?? started) - started).seconds,
             copySeconds: ((at { $0 == .copied } ?? started) - (at { $0 == .captureInstalled } ?? started)).seconds,
             bulkSeconds: ((at { $0 == .bulkMigrated } ?? started) - (at { $0 == .copied } ?? started)).seconds,
@@ -86,10 +93,16 @@ struct OnlineMigrationBenchmark {
             catchUpRounds: seen.filter { if case .caughtUp = $0.phase { true } else { false } }.count,
             cutOverSeconds: (ended - lockingStarted).seconds,
             cutOverAttempts: seen.filter { if case .cutOverLocking = $0.phase { true } else { false } }.count,
-            writesAcknowledged: acknowledged.count, longestWriteMilliseconds: longest * 1_000,
-            errorsBeforeCutOver: failedBefore.count, firstErrorBeforeCutOver: failedBefore.first?.failure,
-            errorsAfterCutOver: failedAfter.count, firstErrorAfterCutOver: failedAfter.first?.failure,
-            journalEntries: writer.journal.count, missingWrites: missing.count, firstMissing: missing.first)
+            writesAcknowledged: acknowledged.count,
+            longestWriteMilliseconds: longest * 1_000,
+            errorsBeforeCutOver: failedBefore.count,
+            firstErrorBeforeCutOver: failedBefore.first?.failure,
+            errorsAfterCutOver: failedAfter.count,
+            firstErrorAfterCutOver: failedAfter.first?.failure,
+            journalEntries: writer.journal.count,
+            missingWrites: missing.count,
+            firstMissing: missing.first
+        )
     }
 
     /// Writes at `rate` until `stop`, or until told the store was migrated, noting each write.
@@ -160,13 +173,32 @@ struct OnlineMigrationBenchmarkResult: Codable {
     func printReport() {
         print("\n\(from) → BookStore 5 online on postgres: \(books) books, \(pages) pages, a \(from) writer at \(Int(writerRate)) writes/s")
         print(String(format: "offline (no writer) %.3f s; online %.3f s: %.2f× offline", offlineSeconds, onlineSeconds, ratioToOffline))
-        print(String(format: "phases: capture %.3f s, copy %.3f s, bulk %.3f s, catch-up %.3f s (%d rounds), cut-over %.3f s (%d attempts)",
-                     captureSeconds, copySeconds, bulkSeconds, catchUpSeconds, catchUpRounds, cutOverSeconds, cutOverAttempts))
-        print(String(format: "writer: %d writes acknowledged, longest write (failed ones too) %.1f ms, %d errors before the cut-over, %d after",
-                     writesAcknowledged, longestWriteMilliseconds, errorsBeforeCutOver, errorsAfterCutOver))
+        print(
+            String(
+                format: "phases: capture %.3f s, copy %.3f s, bulk %.3f s, catch-up %.3f s (%d rounds), cut-over %.3f s (%d attempts)",
+                captureSeconds,
+                copySeconds,
+                bulkSeconds,
+                catchUpSeconds,
+                catchUpRounds,
+                cutOverSeconds,
+                cutOverAttempts
+            )
+        )
+        print(
+            String(
+                format: "writer: %d writes acknowledged, longest write (failed ones too) %.1f ms, %d errors before the cut-over, %d after",
+                writesAcknowledged,
+                longestWriteMilliseconds,
+                errorsBeforeCutOver,
+                errorsAfterCutOver
+            )
+        )
         if let firstErrorBeforeCutOver { print("first error before the cut-over: \(firstErrorBeforeCutOver)") }
         if let firstErrorAfterCutOver { print("first error after the cut-over: \(firstErrorAfterCutOver)") }
-        print("every acknowledged write in the migrated store: \(missingWrites == 0 ? "yes" : "NO, \(missingWrites) missing — \(firstMissing ?? "")") (\(journalEntries) objects written)")
+        print(
+            "every acknowledged write in the migrated store: \(missingWrites == 0 ? "yes" : "NO, \(missingWrites) missing — \(firstMissing ?? "")") (\(journalEntries) objects written)"
+        )
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         if let data = try? encoder.encode(self), let line = String(data: data, encoding: .utf8) { print(line) }

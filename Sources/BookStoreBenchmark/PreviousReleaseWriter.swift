@@ -45,8 +45,10 @@ final class PreviousReleaseWriter: Sendable {
         random = Mutex(SplitMix64(seed: seed))
         let (publications, pages) = (version >= 3 ? "ZPUBLICATION" : "ZBOOK", "ZPAGE")
         let keys = try await container.store.database.read { connection in
-            (try connection.scalar("SELECT coalesce(max(Z_PK), 0) FROM \(publications)")?.int64 ?? 0,
-             try connection.scalar("SELECT coalesce(max(Z_PK), 0) FROM \(pages)")?.int64 ?? 0)
+            (
+                try connection.scalar("SELECT coalesce(max(Z_PK), 0) FROM \(publications)")?.int64 ?? 0,
+                try connection.scalar("SELECT coalesce(max(Z_PK), 0) FROM \(pages)")?.int64 ?? 0
+            )
         }
         largest = Mutex((keys.0, keys.1))
     }
@@ -62,14 +64,15 @@ final class PreviousReleaseWriter: Sendable {
         /// Recorded once the save returned, with the keys it gave.
         var record: [() -> Void] = []
         let roll = next(100)
-        let operation: Operation = switch roll {
-        case ..<25: .insertPublication
-        case ..<55: .updatePublication
-        case ..<65: .deletePublication
-        case ..<75: .movePage
-        case ..<90: .retextPage
-        default: .deletePage
-        }
+        let operation: Operation =
+            switch roll {
+            case ..<25: .insertPublication
+            case ..<55: .updatePublication
+            case ..<65: .deletePublication
+            case ..<75: .movePage
+            case ..<90: .retextPage
+            default: .deletePage
+            }
         switch operation {
         case .insertPublication:
             let publication = try context.insertObject(entityName: publicationEntity)
@@ -81,7 +84,9 @@ final class PreviousReleaseWriter: Sendable {
                 page.setValue(AttributeValue.string(text), forKey: "text")
                 page.setDestination(publication, forKey: owner)
                 record.append { [journal] in
-                    if let key = page.objectID.primaryKey { journal.wrote(page: key, owner: .some(publication.objectID.primaryKey), text: .some(text)) }
+                    if let key = page.objectID.primaryKey {
+                        journal.wrote(page: key, owner: .some(publication.objectID.primaryKey), text: .some(text))
+                    }
                 }
             }
         case .updatePublication:
@@ -89,7 +94,9 @@ final class PreviousReleaseWriter: Sendable {
             record.append(noting(publication, details: setDetails(of: publication, sequence: sequence)))
         case .deletePublication:
             guard let publication = try await existing(publicationEntity, below: largest.withLock { $0.publication }, in: context) else { return nil }
-            let (key, pages) = (publication.objectID.primaryKey, try await publication.destinations(forKey: "pages").compactMap(\.objectID.primaryKey))
+            let (key, pages) = (
+                publication.objectID.primaryKey, try await publication.destinations(forKey: "pages").compactMap(\.objectID.primaryKey)
+            )
             context.delete(publication)
             record.append { [journal] in if let key { journal.deleted(publication: key, pages: pages) } }
         case .movePage:

@@ -42,7 +42,8 @@ struct SavesBenchmark {
         func printReport() {
             print("[\(backend)] \(saves) saves of each kind, one object each, in a store of \(books) books (medians)")
             for kind in kinds {
-                let line = "  \(kind.kind.padding(toLength: 16, withPad: " ", startingAt: 0))"
+                let line =
+                    "  \(kind.kind.padding(toLength: 16, withPad: " ", startingAt: 0))"
                     + " framework \(kind.frameworkMicroseconds) µs  hand-written \(kind.handWrittenMicroseconds) µs  ratio \(kind.ratio)×"
                 print(line)
             }
@@ -84,15 +85,22 @@ struct SavesBenchmark {
                 sequence += 1
                 let key = publications[half + sequence % (publications.count - half)].objectID.primaryKey ?? 1
                 timings.handUpdates.append(try await Self.microseconds { try await hand.updatePrice(of: key, to: Self.price(sequence)) })
-                timings.handInserts.append(try await Self.microseconds { try await hand.insert(title: "Saved by hand \(sequence)", price: Self.price(sequence)) })
+                timings.handInserts.append(
+                    try await Self.microseconds { try await hand.insert(title: "Saved by hand \(sequence)", price: Self.price(sequence)) }
+                )
             }
         }
         await database.close()
         await container.store.close()
-        return Result(backend: backend.name, books: books, saves: perBlock * Self.blocks, kinds: [
-            .init(kind: "update a price", framework: timings.frameworkUpdates, handWritten: timings.handUpdates),
-            .init(kind: "insert one", framework: timings.frameworkInserts, handWritten: timings.handInserts),
-        ])
+        return Result(
+            backend: backend.name,
+            books: books,
+            saves: perBlock * Self.blocks,
+            kinds: [
+                .init(kind: "update a price", framework: timings.frameworkUpdates, handWritten: timings.handUpdates),
+                .init(kind: "insert one", framework: timings.frameworkInserts, handWritten: timings.handInserts),
+            ]
+        )
     }
 
     /// A price with cents.
@@ -120,18 +128,24 @@ struct HandWrittenSaves: Sendable {
 
     static func prepare(on database: any Database, dialect d: any SQLDialect) async throws -> HandWrittenSaves {
         let entity = try await database.read { connection in
-            try connection.scalar("SELECT \(d.name("Z_ENT")) FROM \(d.name("Z_PRIMARYKEY")) WHERE \(d.name("Z_NAME")) = \(d.placeholder(1))",
-                                  [.text("Publication")])?.int64
+            try connection.scalar(
+                "SELECT \(d.name("Z_ENT")) FROM \(d.name("Z_PRIMARYKEY")) WHERE \(d.name("Z_NAME")) = \(d.placeholder(1))",
+                [.text("Publication")]
+            )?.int64
         }
         guard let entity else { throw HTTPBenchmark.Failure("the store has no Publication entity") }
         return HandWrittenSaves(
-            database: database, entity: entity,
+            database: database,
+            entity: entity,
             updateSQL: "UPDATE \(d.name("ZPUBLICATION")) SET \(d.name("ZPRICE")) = \(d.placeholder(1)), \(d.name("Z_OPT")) = \(d.name("Z_OPT")) + 1 "
                 + "WHERE \(d.name("Z_PK")) = \(d.placeholder(2))",
-            counterSQL: "UPDATE \(d.name("Z_PRIMARYKEY")) SET \(d.name("Z_MAX")) = \(d.name("Z_MAX")) + 1 WHERE \(d.name("Z_ENT")) = \(d.placeholder(1)) "
+            counterSQL:
+                "UPDATE \(d.name("Z_PRIMARYKEY")) SET \(d.name("Z_MAX")) = \(d.name("Z_MAX")) + 1 WHERE \(d.name("Z_ENT")) = \(d.placeholder(1)) "
                 + "RETURNING \(d.name("Z_MAX"))",
-            insertSQL: "INSERT INTO \(d.name("ZPUBLICATION")) (\(d.name("Z_PK")), \(d.name("Z_ENT")), \(d.name("Z_OPT")), \(d.name("ZTITLE")), \(d.name("ZPRICE"))) "
-                + "VALUES (\(d.placeholder(1)), \(d.placeholder(2)), 1, \(d.placeholder(3)), \(d.placeholder(4)))")
+            insertSQL:
+                "INSERT INTO \(d.name("ZPUBLICATION")) (\(d.name("Z_PK")), \(d.name("Z_ENT")), \(d.name("Z_OPT")), \(d.name("ZTITLE")), \(d.name("ZPRICE"))) "
+                + "VALUES (\(d.placeholder(1)), \(d.placeholder(2)), 1, \(d.placeholder(3)), \(d.placeholder(4)))"
+        )
     }
 
     func updatePrice(of key: Int64, to price: Double) async throws {
@@ -142,7 +156,9 @@ struct HandWrittenSaves: Sendable {
     func insert(title: String, price: Double) async throws {
         let (counterSQL, insertSQL, entity) = (self.counterSQL, self.insertSQL, self.entity)
         try await database.write { connection in
-            guard let key = try connection.scalar(counterSQL, [.integer(entity)])?.int64 else { throw HTTPBenchmark.Failure("Z_PRIMARYKEY has no Publication row") }
+            guard let key = try connection.scalar(counterSQL, [.integer(entity)])?.int64 else {
+                throw HTTPBenchmark.Failure("Z_PRIMARYKEY has no Publication row")
+            }
             try connection.run(insertSQL, [.integer(key), .integer(entity), .text(title), .double(price)])
         }
     }

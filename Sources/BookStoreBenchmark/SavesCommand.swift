@@ -35,10 +35,11 @@ struct SavesCommand: AsyncParsableCommand {
         let logger = Logger.benchmark(level: .warning)
         let models = try BookStoreModels.load()
         for name in backend {
-            let backend: any BenchmarkBackend = switch name {
-            case .sqlite: try SQLiteBenchmarkBackend(folder: workFolder)
-            case .postgres: PostgresBenchmarkBackend()
-            }
+            let backend: any BenchmarkBackend =
+                switch name {
+                case .sqlite: try SQLiteBenchmarkBackend(folder: workFolder)
+                case .postgres: PostgresBenchmarkBackend()
+                }
             let result: SavesBenchmark.Result
             do {
                 result = try await SavesBenchmark(backend: backend, models: models, books: books, saves: saves, logger: logger).run()

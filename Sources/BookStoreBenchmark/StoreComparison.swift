@@ -12,14 +12,20 @@ struct StoreComparison {
     func difference(_ first: StoreURL, _ second: StoreURL) async throws -> String? {
         let a = try await backend.openDatabase(first)
         let b = try await backend.openDatabase(second)
-        defer { Task { await a.close(); await b.close() } }
+        defer {
+            Task {
+                await a.close()
+                await b.close()
+            }
+        }
         let schema = StoreSchema(model: model, dialect: backend.dialect)
         let d = schema.dialect
         for table in schema.rootTables {
             let columns = [d.name("Z_PK"), d.name("Z_ENT")] + table.allColumns.map(\.name)
             var last: Int64 = 0
             while true {
-                let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(table.name) WHERE \(d.name("Z_PK")) > \(d.placeholder(1)) ORDER BY \(d.name("Z_PK")) LIMIT \(Self.chunk)"
+                let sql =
+                    "SELECT \(columns.joined(separator: ", ")) FROM \(table.name) WHERE \(d.name("Z_PK")) > \(d.placeholder(1)) ORDER BY \(d.name("Z_PK")) LIMIT \(Self.chunk)"
                 let arguments = [DatabaseValue.integer(last)]
                 let rowsA = try await a.read { try $0.rows(sql, arguments) }
                 let rowsB = try await b.read { try $0.rows(sql, arguments) }
@@ -28,7 +34,8 @@ struct StoreComparison {
                 }
                 for (rowA, rowB) in zip(rowsA, rowsB) where rowA != rowB {
                     let differing = columns.indices.filter { rowA[$0] != rowB[$0] }.map { columns[$0] }
-                    return "\(table.name) row Z_PK \(rowA[0].int64 ?? 0) differs in \(differing.joined(separator: ", ")): \(rowA.values) against \(rowB.values)"
+                    return
+                        "\(table.name) row Z_PK \(rowA[0].int64 ?? 0) differs in \(differing.joined(separator: ", ")): \(rowA.values) against \(rowB.values)"
                 }
                 guard let end = rowsA.last?[0].int64 else { break }
                 last = end

@@ -93,8 +93,10 @@ struct WriteCommand: AsyncParsableCommand {
                 try? await Task.sleep(for: .milliseconds(50))
             }
         }
-        say("stopped: \(acknowledged) writes acknowledged, \(failed) failed, longest write \(Self.milliseconds(longestWrite)) ms, "
-            + "longest gap between acknowledgements \(Self.milliseconds(longestGap)) ms")
+        say(
+            "stopped: \(acknowledged) writes acknowledged, \(failed) failed, longest write \(Self.milliseconds(longestWrite)) ms, "
+                + "longest gap between acknowledgements \(Self.milliseconds(longestGap)) ms"
+        )
         return told
     }
 

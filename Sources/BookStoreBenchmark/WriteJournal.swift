@@ -68,9 +68,12 @@ final class WriteJournal: Sendable {
         let entries = entries.withLock { $0 }
         return try await PersistentStore.inspect(url) { connection in
             var missing: [String] = []
-            let publications = Dictionary(try connection.rows("SELECT Z_PK, ZTITLE, ZPRICE, ZFIRSTNAME, ZLASTNAME FROM ZPUBLICATION").compactMap { row in
-                row[0].int64.map { ($0, (title: row[1].text, price: row[2].double, firstName: row[3].text, lastName: row[4].text)) }
-            }, uniquingKeysWith: { first, _ in first })
+            let publications = Dictionary(
+                try connection.rows("SELECT Z_PK, ZTITLE, ZPRICE, ZFIRSTNAME, ZLASTNAME FROM ZPUBLICATION").compactMap { row in
+                    row[0].int64.map { ($0, (title: row[1].text, price: row[2].double, firstName: row[3].text, lastName: row[4].text)) }
+                },
+                uniquingKeysWith: { first, _ in first }
+            )
             for (key, expected) in entries.publications {
                 switch (expected, publications[key]) {
                 case (nil, nil): break
@@ -78,23 +81,34 @@ final class WriteJournal: Sendable {
                 case (let written?, nil): missing.append("publication \(key) ('\(written.title)') is missing")
                 case (let written?, let found?):
                     if found.title != written.title || found.price.map(Float.init) != Float(written.price) {
-                        missing.append("publication \(key) holds '\(found.title ?? "NULL")' at \(found.price ?? -1), not '\(written.title)' at \(written.price)")
+                        missing.append(
+                            "publication \(key) holds '\(found.title ?? "NULL")' at \(found.price ?? -1), not '\(written.title)' at \(written.price)"
+                        )
                     } else if found.firstName != written.firstName || found.lastName != written.lastName {
-                        missing.append("publication \(key) is by \(found.firstName ?? "NULL") \(found.lastName ?? "NULL"), not \(written.firstName ?? "NULL") \(written.lastName ?? "NULL")")
+                        missing.append(
+                            "publication \(key) is by \(found.firstName ?? "NULL") \(found.lastName ?? "NULL"), not \(written.firstName ?? "NULL") \(written.lastName ?? "NULL")"
+                        )
                     }
                 }
             }
-            let pages = Dictionary(try connection.rows("SELECT Z_PK, ZPUBLICATION, ZTEXT FROM ZPAGE").compactMap { row in
-                row[0].int64.map { ($0, (owner: row[1].int64, text: row[2].text)) }
-            }, uniquingKeysWith: { first, _ in first })
+            let pages = Dictionary(
+                try connection.rows("SELECT Z_PK, ZPUBLICATION, ZTEXT FROM ZPAGE").compactMap { row in
+                    row[0].int64.map { ($0, (owner: row[1].int64, text: row[2].text)) }
+                },
+                uniquingKeysWith: { first, _ in first }
+            )
             for (key, expected) in entries.pages {
                 switch (expected, pages[key]) {
                 case (nil, nil): break
                 case (nil, _?): missing.append("page \(key) was deleted but is there")
                 case (_?, nil): missing.append("page \(key) is missing")
                 case (let written?, let found?):
-                    if let owner = written.owner, owner != found.owner { missing.append("page \(key) belongs to \(found.owner.map(String.init) ?? "none"), not \(owner.map(String.init) ?? "none")") }
-                    if let text = written.text, text != found.text { missing.append("page \(key) reads \(found.text ?? "NULL"), not \(text ?? "NULL")") }
+                    if let owner = written.owner, owner != found.owner {
+                        missing.append("page \(key) belongs to \(found.owner.map(String.init) ?? "none"), not \(owner.map(String.init) ?? "none")")
+                    }
+                    if let text = written.text, text != found.text {
+                        missing.append("page \(key) reads \(found.text ?? "NULL"), not \(text ?? "NULL")")
+                    }
                 }
             }
             return missing.sorted()

@@ -21,7 +21,9 @@ struct WrkReport: Sendable, Encodable {
     var errors: Int
 
     init(parsing output: String) throws {
-        var requests: Int?, perSecond: Double?, percentiles: [String: Double] = [:]
+        var requests: Int?
+        var perSecond: Double?
+        var percentiles: [String: Double] = [:]
         var errors = 0
         var inDistribution = false
         for line in output.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) {

@@ -43,11 +43,12 @@ struct WrkRunner: Sendable {
     /// A `request` function that formats each request with a new random id or offset;
     /// each wrk thread seeds its own generator, so the threads do not repeat each other.
     private func script(for target: Target) -> String {
-        let path = switch target {
-        case .publication: "\"/publications/\" .. math.random(1, \(books))"
-        case .list: "\"/publications?limit=20&offset=\" .. math.random(0, \(max(books - 21, 0)))"
-        case .keyset: "\"/publications?limit=20&after=\" .. math.random(0, \(max(books - 21, 0)))"
-        }
+        let path =
+            switch target {
+            case .publication: "\"/publications/\" .. math.random(1, \(books))"
+            case .list: "\"/publications?limit=20&offset=\" .. math.random(0, \(max(books - 21, 0)))"
+            case .keyset: "\"/publications?limit=20&after=\" .. math.random(0, \(max(books - 21, 0)))"
+            }
         return """
             local threads = 0
             function setup(thread)

@@ -10,5 +10,6 @@ struct BookStoreCommand: AsyncParsableCommand {
 
     /// What to do about a store that is not there, in this tool's terms.
     static let missingStoreHint = "check --store, or create the store with `bookstore seed`"
-    static let directMigrationHint = "give the migration a URL that reaches the server directly (or a pooler in session mode): --migration-store URL or BOOKSTORE_MIGRATION_STORE; the store was not changed"
+    static let directMigrationHint =
+        "give the migration a URL that reaches the server directly (or a pooler in session mode): --migration-store URL or BOOKSTORE_MIGRATION_STORE; the store was not changed"
 }

@@ -1,6 +1,6 @@
 import ArgumentParser
-import CommandLineSupport
 import BookStore
+import CommandLineSupport
 import Foundation
 import Logging
 import Persistence
@@ -9,7 +9,8 @@ struct CopyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "copy",
         abstract: "Copy a store to another backend (SQLite ↔ PostgreSQL), keeping its model version, rows and keys.",
-        discussion: "An existing destination store is refused unless --replace; the copy is written in one transaction, so a failure leaves the destination as it was. Migrate the copy afterwards with `bookstore migrate --store <destination>`."
+        discussion:
+            "An existing destination store is refused unless --replace; the copy is written in one transaction, so a failure leaves the destination as it was. Migrate the copy afterwards with `bookstore migrate --store <destination>`."
     )
 
     @Option(name: .long, help: ArgumentHelp("The store to copy.", valueName: "url"))
@@ -27,9 +28,15 @@ struct CopyCommand: AsyncParsableCommand {
     func run() async throws {
         try await runReportingErrors(missingStore: BookStoreCommand.missingStoreHint) {
             let logger = CommandLogging.bootstrap(label: "bookstore", level: logLevel)
-            let source = try StoreURL(from), destination = try StoreURL(to)
-            let summary = try await StoreCopy.copy(from: source, to: destination, versions: try BookStoreModels.load().versions,
-                                                   replace: replace, logger: logger)
+            let source = try StoreURL(from)
+            let destination = try StoreURL(to)
+            let summary = try await StoreCopy.copy(
+                from: source,
+                to: destination,
+                versions: try BookStoreModels.load().versions,
+                replace: replace,
+                logger: logger
+            )
             print("Copied \(source) to \(destination): model version \(summary.modelVersion), \(summary.totalRows) rows.")
         }
     }

@@ -1,6 +1,6 @@
 import ArgumentParser
-import CommandLineSupport
 import BookStore
+import CommandLineSupport
 import Foundation
 import Persistence
 
@@ -8,7 +8,8 @@ struct MigrateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
         abstract: "Migrate a store to the current model version (or --to a given one), step by step.",
-        discussion: "With --plan it lists the steps, how each runs and what each drops (with the rows concerned in the first), and changes nothing. A failed or interrupted migration leaves the store as it was (on PostgreSQL, at its last completed step). SIGINT or SIGTERM cancel it: the running statement is interrupted, the migration's work removed, the store's version printed, and the command exits with 130 or 143; a second signal stops it at once, the store still whole. With --online (PostgreSQL) the previous release keeps reading and writing the store while it migrates, and is held off only for the cut-over."
+        discussion:
+            "With --plan it lists the steps, how each runs and what each drops (with the rows concerned in the first), and changes nothing. A failed or interrupted migration leaves the store as it was (on PostgreSQL, at its last completed step). SIGINT or SIGTERM cancel it: the running statement is interrupted, the migration's work removed, the store's version printed, and the command exits with 130 or 143; a second signal stops it at once, the store still whole. With --online (PostgreSQL) the previous release keeps reading and writing the store while it migrates, and is held off only for the cut-over."
     )
 
     @OptionGroup var options: GlobalOptions

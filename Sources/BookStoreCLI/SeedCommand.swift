@@ -1,6 +1,6 @@
 import ArgumentParser
-import CommandLineSupport
 import BookStore
+import CommandLineSupport
 
 struct SeedCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

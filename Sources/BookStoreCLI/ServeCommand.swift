@@ -1,7 +1,7 @@
 import ArgumentParser
-import CommandLineSupport
 import BookStore
 import BookStoreService
+import CommandLineSupport
 import CoreMetrics
 import Foundation
 import Persistence
@@ -36,9 +36,13 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Listen on this Unix domain socket instead of TCP.", valueName: "path"))
     var unixSocket: String?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "A file of write keys, one per line (BOOKSTORE_WRITE_KEY_FILE): writes then need `Authorization: Bearer <key>` with one of them. Make one with `openssl rand -base64 32`.",
-        valueName: "path"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A file of write keys, one per line (BOOKSTORE_WRITE_KEY_FILE): writes then need `Authorization: Bearer <key>` with one of them. Make one with `openssl rand -base64 32`.",
+            valueName: "path"
+        )
+    )
     var writeKeyFile: String?
 
     /// --write-key-file, else BOOKSTORE_WRITE_KEY_FILE when set and not empty.
@@ -52,7 +56,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Do not migrate an outdated store; answer 503 until another process (`bookstore migrate`) has.")
     var noMigrate = false
 
-    @Flag(name: .long, help: "Migrate an outdated PostgreSQL store online (BOOKSTORE_MIGRATE_ONLINE=1): the previous release's replicas keep serving it meanwhile.")
+    @Flag(
+        name: .long,
+        help: "Migrate an outdated PostgreSQL store online (BOOKSTORE_MIGRATE_ONLINE=1): the previous release's replicas keep serving it meanwhile."
+    )
     var migrateOnline = false
 
     private var online: Bool {
@@ -69,10 +76,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Close a connection with no request under way after this long.", valueName: "seconds"))
     var idleTimeout = Self.seconds(HTTPTimeouts().idle)
 
-    @Option(name: .long, help: ArgumentHelp("Answer 408 and close when a request's head takes longer than this from its first byte.", valueName: "seconds"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Answer 408 and close when a request's head takes longer than this from its first byte.", valueName: "seconds")
+    )
     var headerTimeout = Self.seconds(HTTPTimeouts().requestHead)
 
-    @Option(name: .long, help: ArgumentHelp("Answer 408 and close when a request's body takes longer than this after its head.", valueName: "seconds"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Answer 408 and close when a request's body takes longer than this after its head.", valueName: "seconds")
+    )
     var bodyTimeout = Self.seconds(HTTPTimeouts().requestBody)
 
     @Option(name: .long, help: ArgumentHelp("On SIGINT or SIGTERM, cut requests still in flight after this long.", valueName: "seconds"))
@@ -80,13 +93,18 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         if keyFile != nil, allowAnonymousWrites {
-            throw ValidationError("--allow-anonymous-writes and a write key file (--write-key-file or BOOKSTORE_WRITE_KEY_FILE) contradict each other; give one")
+            throw ValidationError(
+                "--allow-anonymous-writes and a write key file (--write-key-file or BOOKSTORE_WRITE_KEY_FILE) contradict each other; give one"
+            )
         }
         if online, noMigrate {
             throw ValidationError("--migrate-online (or BOOKSTORE_MIGRATE_ONLINE=1) and --no-migrate contradict each other; give one")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535, got \(port)") }
-        for (name, value) in [("--idle-timeout", idleTimeout), ("--header-timeout", headerTimeout), ("--body-timeout", bodyTimeout), ("--shutdown-grace", shutdownGrace)] {
+        for (name, value) in [
+            ("--idle-timeout", idleTimeout), ("--header-timeout", headerTimeout), ("--body-timeout", bodyTimeout),
+            ("--shutdown-grace", shutdownGrace),
+        ] {
             guard value >= 0.001, value <= 86_400 else { throw ValidationError("\(name) must be from 0.001 to 86400 seconds, got \(value)") }
         }
     }
@@ -102,8 +120,12 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     private var timeouts: HTTPTimeouts {
-        HTTPTimeouts(idle: .seconds(idleTimeout), requestHead: .seconds(headerTimeout), requestBody: .seconds(bodyTimeout),
-                     shutdownGrace: .seconds(shutdownGrace))
+        HTTPTimeouts(
+            idle: .seconds(idleTimeout),
+            requestHead: .seconds(headerTimeout),
+            requestBody: .seconds(bodyTimeout),
+            shutdownGrace: .seconds(shutdownGrace)
+        )
     }
 
     func run() async throws {
@@ -113,10 +135,16 @@ struct ServeCommand: AsyncParsableCommand {
             // The process's one bootstrap: the request metrics then land where /metrics reads.
             if let metrics { MetricsSystem.bootstrap(metrics.factory) }
             let configuration = ServiceConfiguration(
-                store: try options.storeURL(), migrationStore: try options.migrationURL(), models: try BookStoreModels.load(),
+                store: try options.storeURL(),
+                migrationStore: try options.migrationURL(),
+                models: try BookStoreModels.load(),
                 address: unixSocket.map { .unixSocket(path: $0) } ?? .tcp(host: host, port: port),
-                writeAccess: try writeAccess(), migrate: !noMigrate, onlineMigration: online ? OnlineMigrationOptions() : nil, timeouts: timeouts,
-                metrics: metrics)
+                writeAccess: try writeAccess(),
+                migrate: !noMigrate,
+                onlineMigration: online ? OnlineMigrationOptions() : nil,
+                timeouts: timeouts,
+                metrics: metrics
+            )
             try await BookStoreService(configuration: configuration, logger: logger).run()
         }
     }

@@ -29,8 +29,11 @@ public struct BookStoreService: Sendable {
     /// A service run as `configuration` says, logging to `logger`.
     public init(configuration: ServiceConfiguration, logger: Logger) {
         self.configuration = configuration
-        self.gate = StoreGate(store: configuration.store, modelName: configuration.models.current.name,
-                              retryAfterSeconds: configuration.retryAfterSeconds)
+        self.gate = StoreGate(
+            store: configuration.store,
+            modelName: configuration.models.current.name,
+            retryAfterSeconds: configuration.retryAfterSeconds
+        )
         self.logger = logger
     }
 
@@ -80,10 +83,11 @@ public struct BookStoreService: Sendable {
         case .anonymousOnLoopback:
             break
         }
-        let address: BindAddress = switch configuration.address {
-        case .tcp(let host, let port): .hostname(host, port: port)
-        case .unixSocket(let path): .unixDomainSocket(path: path)
-        }
+        let address: BindAddress =
+            switch configuration.address {
+            case .tcp(let host, let port): .hostname(host, port: port)
+            case .unixSocket(let path): .unixDomainSocket(path: path)
+            }
         let logger = self.logger
         let configured = configuration.address
         return Application(

@@ -1,10 +1,11 @@
 import BookStore
+import Persistence
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Persistence
 
 /// How to run the BookStore service: where its store is, where it listens, who may write,
 /// whether it migrates the store on start-up.
@@ -84,10 +85,18 @@ public struct ServiceConfiguration: Sendable {
 
     /// A configuration; every parameter but the store and the models has the default documented on its property.
     public init(
-        store: StoreURL, migrationStore: StoreURL? = nil, models: BookStoreModels, address: Address = .tcp(host: "127.0.0.1", port: 8080),
-        writeAccess: WriteAccess = .anonymousOnLoopback, migrate: Bool = true, onlineMigration: OnlineMigrationOptions? = nil,
-        migrationPollInterval: Duration = .seconds(2), retryAfterSeconds: Int = 5, timeouts: HTTPTimeouts = HTTPTimeouts(),
-        metrics: ServiceMetrics? = nil, beforeMigration: @escaping @Sendable (MigrationPlan) async throws -> Void = { _ in }
+        store: StoreURL,
+        migrationStore: StoreURL? = nil,
+        models: BookStoreModels,
+        address: Address = .tcp(host: "127.0.0.1", port: 8080),
+        writeAccess: WriteAccess = .anonymousOnLoopback,
+        migrate: Bool = true,
+        onlineMigration: OnlineMigrationOptions? = nil,
+        migrationPollInterval: Duration = .seconds(2),
+        retryAfterSeconds: Int = 5,
+        timeouts: HTTPTimeouts = HTTPTimeouts(),
+        metrics: ServiceMetrics? = nil,
+        beforeMigration: @escaping @Sendable (MigrationPlan) async throws -> Void = { _ in }
     ) {
         self.store = store
         self.migrationStore = migrationStore ?? store

@@ -15,7 +15,8 @@ public enum CommandLogging {
         // On a terminal, log lines go above the progress bar rather than into it.
         let terminal = isatty(STDERR_FILENO) == 1
         LoggingSystem.bootstrap { label in
-            var handler = terminal
+            var handler =
+                terminal
                 ? StreamLogHandler(label: label, stream: TerminalStatusLineStream(terminal: .standardError))
                 : StreamLogHandler.standardError(label: label)
             handler.logLevel = level

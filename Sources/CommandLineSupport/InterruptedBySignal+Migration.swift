@@ -11,7 +11,9 @@ extension InterruptedBySignal {
     /// SIGTERM received: cancelling the migration and removing its work (a second signal stops at once; the store stays whole)
     /// ```
     public static func announceMigrationCancel(_ signal: UnixSignal) {
-        FileHandle.standardError.write(Data("\n\(signal) received: cancelling the migration and removing its work (a second signal stops at once; the store stays whole)\n".utf8))
+        FileHandle.standardError.write(
+            Data("\n\(signal) received: cancelling the migration and removing its work (a second signal stops at once; the store stays whole)\n".utf8)
+        )
     }
 
     /// Reports a migration a signal stopped, with `standing` (the store's plan planned again
@@ -25,7 +27,8 @@ extension InterruptedBySignal {
     public func reportMigration(standing: MigrationPlan?) -> ExitCode {
         FileHandle.standardError.write(Data("error: \(self)\n".utf8))
         if let standing {
-            let remaining = standing.isEmpty
+            let remaining =
+                standing.isEmpty
                 ? "the migration had completed"
                 : "\(standing.steps.count) step\(standing.steps.count == 1 ? "" : "s") remain\(standing.steps.count == 1 ? "s" : "") to \(standing.targetVersion.name)"
             print("The store is at model version \(standing.storeVersion.name); \(remaining).")
@@ -45,7 +48,8 @@ extension InterruptedBySignal {
 /// }
 /// ```
 public func migratingUntilSignalled(
-    standing: () async -> MigrationPlan?, _ migrate: @escaping @Sendable () async throws -> MigrationPlan
+    standing: () async -> MigrationPlan?,
+    _ migrate: @escaping @Sendable () async throws -> MigrationPlan
 ) async throws -> MigrationPlan {
     do {
         return try await cancellingOnSignals(announce: InterruptedBySignal.announceMigrationCancel, migrate)

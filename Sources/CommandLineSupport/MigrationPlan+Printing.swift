@@ -42,7 +42,9 @@ extension MigrationPlan {
             return
         }
         let elapsed = ContinuousClock.now - started
-        print("Migrated \(url) from \(storeVersion.name) to \(targetVersion.name) in \(steps.count) step\(steps.count == 1 ? "" : "s") (\(elapsed.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))).")
+        print(
+            "Migrated \(url) from \(storeVersion.name) to \(targetVersion.name) in \(steps.count) step\(steps.count == 1 ? "" : "s") (\(elapsed.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow))))."
+        )
     }
 }
 

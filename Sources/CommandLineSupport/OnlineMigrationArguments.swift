@@ -8,13 +8,29 @@ import Persistence
 /// let options = online.options()   // nil without --online
 /// ```
 public struct OnlineMigrationArguments: ParsableArguments {
-    @Flag(name: .long, help: "Migrate while other processes keep reading and writing the store at its version; they are held off only for the cut-over (PostgreSQL only).")
+    @Flag(
+        name: .long,
+        help:
+            "Migrate while other processes keep reading and writing the store at its version; they are held off only for the cut-over (PostgreSQL only)."
+    )
     public var online = false
 
-    @Option(name: .long, help: ArgumentHelp("With --online: how long the cut-over waits for other sessions' write transactions before it lets go and tries again (at most 80 % of the server's deadlock_timeout).", valueName: "ms"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "With --online: how long the cut-over waits for other sessions' write transactions before it lets go and tries again (at most 80 % of the server's deadlock_timeout).",
+            valueName: "ms"
+        )
+    )
     public var cutOverLockTimeout: Int?
 
-    @Option(name: .long, help: ArgumentHelp("With --online: at most this many rows a second copied, migrated and caught up, to leave the server room.", valueName: "count"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "With --online: at most this many rows a second copied, migrated and caught up, to leave the server room.",
+            valueName: "count"
+        )
+    )
     public var maxRowsPerSecond: Int?
 
     public init() {}
@@ -30,7 +46,9 @@ public struct OnlineMigrationArguments: ParsableArguments {
             throw ValidationError("--max-rows-per-second must be at least 1, not \(rows)")
         }
         if let milliseconds = cutOverLockTimeout, !(1...60_000).contains(milliseconds) {
-            throw ValidationError("--cut-over-lock-timeout must be between 1 and 60000 milliseconds, not \(milliseconds): pass the longest wait a writer may bear, such as 500")
+            throw ValidationError(
+                "--cut-over-lock-timeout must be between 1 and 60000 milliseconds, not \(milliseconds): pass the longest wait a writer may bear, such as 500"
+            )
         }
     }
 

@@ -23,7 +23,8 @@ public final class ProgressBar: Sendable {
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
         let percent = Int((progress.fractionCompleted * 100).rounded(.down))
         let left = progress.estimatedTimeRemaining.map { ", ~\(Self.text($0)) left" } ?? ""
-        let line = "\(bar) \(percent)%  step \(progress.step)/\(progress.stepCount) \(progress.destinationVersion): \(progress.stage.rawValue)"
+        let line =
+            "\(bar) \(percent)%  step \(progress.step)/\(progress.stepCount) \(progress.destinationVersion): \(progress.stage.rawValue)"
             + "  (\(Self.text(progress.elapsed))\(left))"
         terminal.show(line)
     }

@@ -26,7 +26,10 @@ struct CopyCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Where to write the copy.", valueName: "url"))
     var to: String
 
-    @Option(name: .long, help: ArgumentHelp("The store's model version, for a store of Apple's Core Data whose tables fit several.", valueName: "name"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("The store's model version, for a store of Apple's Core Data whose tables fit several.", valueName: "name")
+    )
     var storeVersion: String?
 
     @Flag(name: .long, help: "Replace a store that exists at the destination.")
@@ -35,9 +38,16 @@ struct CopyCommand: AsyncParsableCommand {
     func run() async throws {
         try await runReportingErrors {
             let logger = options.makeLogger()
-            let source = try StoreURL(from), destination = try StoreURL(to)
-            let summary = try await StoreCopy.copy(from: source, to: destination, versions: try loadModels(models), replace: replace,
-                                                   storeVersion: storeVersion, logger: logger)
+            let source = try StoreURL(from)
+            let destination = try StoreURL(to)
+            let summary = try await StoreCopy.copy(
+                from: source,
+                to: destination,
+                versions: try loadModels(models),
+                replace: replace,
+                storeVersion: storeVersion,
+                logger: logger
+            )
             print("Copied \(source) to \(destination): model version \(summary.modelVersion), \(summary.totalRows) rows.")
         }
     }

@@ -64,7 +64,9 @@ struct InspectCommand: AsyncParsableCommand {
         let versions = try loadModels(models)
         let migrator = ProgressiveMigrator(chain: MigrationChain(models: versions), logger: logger)
         let recognised = try migrator.recognisedVersion(of: metadata, store: url, named: storeVersion)
-        print("Model:          \(versions.name) (\(versions.versions.count) version\(versions.versions.count == 1 ? "" : "s"), current \(versions.current.name))")
+        print(
+            "Model:          \(versions.name) (\(versions.versions.count) version\(versions.versions.count == 1 ? "" : "s"), current \(versions.current.name))"
+        )
         print("Model version:  \(recognised.model.name)")
         print("Decided by:     \(Self.explain(recognised.method))")
         if !recognised.notes.isEmpty {
@@ -90,7 +92,8 @@ struct InspectCommand: AsyncParsableCommand {
     static func explain(_ method: RecognisedStoreVersion.Method) -> String {
         switch method {
         case .versionHashes: "version hashes (the store's entity version hashes are this version's)"
-        case .coreDataVersionHashes: "Core Data's version hashes (a store of Apple's Core Data: its entity version hashes are the ones Core Data computes for this version, and its tables are this version's)"
+        case .coreDataVersionHashes:
+            "Core Data's version hashes (a store of Apple's Core Data: its entity version hashes are the ones Core Data computes for this version, and its tables are this version's)"
         case .structure: "structure (a store of Apple's Core Data: its hashes are Apple's; its tables are this version's and no other's)"
         case .named: "named with --store-version (the store's tables fit it)"
         }

@@ -33,16 +33,31 @@ struct MigrateCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The store URL: sqlite:///path or postgres://user@host/database[?schema=NAME].", valueName: "url"))
     var store: String
 
-    @Option(name: .long, help: ArgumentHelp("The model version to migrate to: a name (\"Shop 3\") or a number (3); the current version by default.", valueName: "version"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The model version to migrate to: a name (\"Shop 3\") or a number (3); the current version by default.",
+            valueName: "version"
+        )
+    )
     var to: String?
 
     @Option(name: .long, help: ArgumentHelp("Source instances a streamed step reads, creates and saves at a time.", valueName: "count"))
     var batchSize: Int = 1_000
 
-    @Option(name: .long, help: ArgumentHelp("The store's model version, for a store of Apple's Core Data whose tables fit several.", valueName: "name"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("The store's model version, for a store of Apple's Core Data whose tables fit several.", valueName: "name")
+    )
     var storeVersion: String?
 
-    @Option(name: .long, help: ArgumentHelp("The versions a store goes through, in the order the app shipped them: names or numbers, comma-separated (\"1,2,10\").", valueName: "versions"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The versions a store goes through, in the order the app shipped them: names or numbers, comma-separated (\"1,2,10\").",
+            valueName: "versions"
+        )
+    )
     var chain: String?
 
     @Flag(name: .long, help: "List the steps without running them.")
@@ -56,11 +71,17 @@ struct MigrateCommand: AsyncParsableCommand {
             let url = try StoreURL(store)
             let versions = try loadModels(models)
             let mappingModels = try mappings.map { try MappingModel.load(directory: URL(fileURLWithPath: $0), versions: versions) } ?? []
-            guard batchSize > 0 else { throw CommandError("--batch-size must be at least 1, not \(batchSize)", hint: "pass a positive number, such as 1000") }
-            let migrationChain = try chain.map { list in
-                try MigrationChain(models: versions, through: list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) },
-                                   mappingModels: mappingModels)
-            } ?? MigrationChain(models: versions, mappingModels: mappingModels)
+            guard batchSize > 0 else {
+                throw CommandError("--batch-size must be at least 1, not \(batchSize)", hint: "pass a positive number, such as 1000")
+            }
+            let migrationChain =
+                try chain.map { list in
+                    try MigrationChain(
+                        models: versions,
+                        through: list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) },
+                        mappingModels: mappingModels
+                    )
+                } ?? MigrationChain(models: versions, mappingModels: mappingModels)
             let migrator = ProgressiveMigrator(chain: migrationChain, batchSize: batchSize, logger: logger)
             var steps = try await migrator.plan(forStoreAt: url, to: to, storeVersion: storeVersion)
             // The first step's warnings counted on the store, for a plan shown before deciding.
@@ -78,7 +99,9 @@ struct MigrateCommand: AsyncParsableCommand {
                 let files = step.mappingModels.compactMap(\.file).joined(separator: ", ")
                 let error = CommandError(
                     "step \(index + 1), \(step.source.name) → \(step.destination.name), needs the custom entity migration policy \(policies) (named in \(files)), which is Swift code this command does not have",
-                    hint: "run that step from the app that registers the policy (ProgressiveMigrator with MigrationPolicies); the store was not changed")
+                    hint:
+                        "run that step from the app that registers the policy (ProgressiveMigrator with MigrationPolicies); the store was not changed"
+                )
                 if plan {
                     print("Cannot run here: \(error)")
                     return

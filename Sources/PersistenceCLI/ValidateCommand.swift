@@ -57,7 +57,9 @@ struct ValidateCommand: AsyncParsableCommand {
                     mappingFiles = MappingModel.mappingFileNames((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
                         .map { directory.appendingPathComponent($0) }
                 } else {
-                    problems.append("\(mappings): there is no folder of mapping files here. Name the folder that holds the mapping models (*.json, *.xcmappingmodel)")
+                    problems.append(
+                        "\(mappings): there is no folder of mapping files here. Name the folder that holds the mapping models (*.json, *.xcmappingmodel)"
+                    )
                 }
             }
             var policies: [String] = []
@@ -67,7 +69,11 @@ struct ValidateCommand: AsyncParsableCommand {
                 let (mappingModels, found) = MappingModel.read(filesAt: mappingFiles, versions: versions)
                 problems.append(contentsOf: found.map { "\($0)" })
                 for mapping in mappingModels {
-                    policies.append(contentsOf: mapping.policyNames.map { "\(mapping.file ?? mapping.name) names the policy '\($0)': the step needs the app that registers it" })
+                    policies.append(
+                        contentsOf: mapping.policyNames.map {
+                            "\(mapping.file ?? mapping.name) names the policy '\($0)': the step needs the app that registers it"
+                        }
+                    )
                     policies.append(contentsOf: mapping.notes.map { "\(mapping.file ?? mapping.name): \($0)" })
                 }
                 // Each step `persistence migrate` runs from a store of each version to the
@@ -78,7 +84,8 @@ struct ValidateCommand: AsyncParsableCommand {
                 var pairs: [(ManagedObjectModel, ManagedObjectModel)] = []
                 for version in versions.versions where version.name != versions.current.name {
                     let path = [version] + chain.straightPath(from: version, to: versions.current).versions
-                    for (source, destination) in zip(path, path.dropFirst()) where !pairs.contains(where: { $0.0.name == source.name && $0.1.name == destination.name }) {
+                    for (source, destination) in zip(path, path.dropFirst())
+                    where !pairs.contains(where: { $0.0.name == source.name && $0.1.name == destination.name }) {
                         pairs.append((source, destination))
                     }
                 }
@@ -105,7 +112,8 @@ struct ValidateCommand: AsyncParsableCommand {
             for warning in warnings { print("warning: \(warning)") }
             for problem in problems { print("error: \(problem)") }
             for note in policies { print("note: \(note)") }
-            let summary = "\(names.count) model version\(names.count == 1 ? "" : "s"), \(mappingFiles.count) mapping file\(mappingFiles.count == 1 ? "" : "s")"
+            let summary =
+                "\(names.count) model version\(names.count == 1 ? "" : "s"), \(mappingFiles.count) mapping file\(mappingFiles.count == 1 ? "" : "s")"
             if problems.isEmpty {
                 print("Checked \(summary): no problems.")
             } else {

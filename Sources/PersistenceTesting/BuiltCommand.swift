@@ -96,13 +96,20 @@ public struct BuiltCommand: Sendable {
 
     /// Runs it to the end on the calling thread.
     public func runBlocking(_ arguments: [String]) throws -> Output {
-        let launched = try fileSystem?.launching(try executable(), arguments, in: Self.packageRoot) ?? (executable: try executable(), arguments: arguments)
+        let launched =
+            try fileSystem?.launching(try executable(), arguments, in: Self.packageRoot) ?? (executable: try executable(), arguments: arguments)
         var environment = ProcessInfo.processInfo.environment
         for variable in unsetEnvironment { environment[variable] = nil }
         environment.merge(self.environment) { $1 }
         let (out, err) = (ChildProcess.Pipe(), ChildProcess.Pipe())
-        let child = try ChildProcess(executable: launched.executable, arguments: launched.arguments, environment: environment,
-                                     workingDirectory: workingDirectory, output: out.writing, error: err.writing)
+        let child = try ChildProcess(
+            executable: launched.executable,
+            arguments: launched.arguments,
+            environment: environment,
+            workingDirectory: workingDirectory,
+            output: out.writing,
+            error: err.writing
+        )
         // The child holds the writing ends now; reading sees the end when it (and any child
         // of its own that kept them) ends.
         try? out.writing.close()
@@ -119,8 +126,11 @@ public struct BuiltCommand: Sendable {
         let stdout = out.reading.readDataToEndOfFile()
         readErrors.wait()
         let termination = child.waitUntilExit()
-        return Output(status: termination.shellStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr.withLock { $0 }, as: UTF8.self))
+        return Output(
+            status: termination.shellStatus,
+            stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr.withLock { $0 }, as: UTF8.self)
+        )
     }
 
     /// The executable was not found where a build puts it.

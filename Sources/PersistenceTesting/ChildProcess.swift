@@ -67,8 +67,15 @@ public final class ChildProcess: Sendable {
     ///   - input, output, error: what its standard input, output and error are (the child's
     ///     end of a ``Pipe``, say); `/dev/null` when `nil`. The caller closes its copy of the
     ///     child's ends once this returns, so that reading sees the end when the child ends.
-    public init(executable: URL, arguments: [String], environment: [String: String]? = nil, workingDirectory: URL? = nil,
-                input: FileHandle? = nil, output: FileHandle? = nil, error: FileHandle? = nil) throws {
+    public init(
+        executable: URL,
+        arguments: [String],
+        environment: [String: String]? = nil,
+        workingDirectory: URL? = nil,
+        input: FileHandle? = nil,
+        output: FileHandle? = nil,
+        error: FileHandle? = nil
+    ) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -83,10 +90,10 @@ public final class ChildProcess: Sendable {
         _ = Self.addCloseFrom(&actions, 3)
 
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for pointer in argv { free(pointer) } }
         let variables = environment ?? ProcessInfo.processInfo.environment
         let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { envp.forEach { free($0) } }
+        defer { for pointer in envp { free(pointer) } }
         var pid: pid_t = 0
         let spawned = ChildProcessLaunch.withLock { posix_spawn(&pid, executable.path, &actions, nil, argv, envp) }
         guard spawned == 0 else {

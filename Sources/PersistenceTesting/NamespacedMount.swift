@@ -41,9 +41,13 @@ final class NamespacedMount: @unchecked Sendable {
 
     init(bytes: Int, mountPoint: String) throws {
         let (toHelper, fromHelper, errors) = (ChildProcess.Pipe(), ChildProcess.Pipe(), ChildProcess.Pipe())
-        helper = try ChildProcess(executable: try BuiltCommand(systemTool: "unshare").executable(),
-                                  arguments: ["--user", "--map-root-user", "--mount", "sh", "-c", Self.script, "sh", "\(bytes)", mountPoint],
-                                  input: toHelper.reading, output: fromHelper.writing, error: errors.writing)
+        helper = try ChildProcess(
+            executable: try BuiltCommand(systemTool: "unshare").executable(),
+            arguments: ["--user", "--map-root-user", "--mount", "sh", "-c", Self.script, "sh", "\(bytes)", mountPoint],
+            input: toHelper.reading,
+            output: fromHelper.writing,
+            error: errors.writing
+        )
         try? toHelper.reading.close()
         try? fromHelper.writing.close()
         try? errors.writing.close()
@@ -54,12 +58,14 @@ final class NamespacedMount: @unchecked Sendable {
             let ended = helper.waitUntilExit()
             let why = String(decoding: errors.reading.readDataToEndOfFile(), as: UTF8.self)
                 .trimmingCharacters(in: .whitespacesAndNewlines)
-            throw SmallFileSystemError("""
+            throw SmallFileSystemError(
+                """
                 mounting a small file system without root failed: `unshare --user --map-root-user --mount` then \
                 `mount -t tmpfs` said \(why.isEmpty ? "nothing (exit status \(ended.shellStatus))" : "'\(why)'"). \
                 Run the tests as root, or allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, \
                 user.max_user_namespaces > 0)
-                """)
+                """
+            )
         }
         path = "/proc/\(pid)/root" + mountPoint
     }
@@ -79,8 +85,13 @@ final class NamespacedMount: @unchecked Sendable {
     /// without the mount).
     func launching(_ executable: URL, _ arguments: [String], in workingDirectory: URL) throws -> (executable: URL, arguments: [String]) {
         let enter = try BuiltCommand(systemTool: "nsenter").executable()
-        return (enter, ["--target", "\(helper.identifier)", "--user", "--mount", "--preserve-credentials",
-                        "--wd=\(workingDirectory.path)", "--", executable.path] + arguments)
+        return (
+            enter,
+            [
+                "--target", "\(helper.identifier)", "--user", "--mount", "--preserve-credentials",
+                "--wd=\(workingDirectory.path)", "--", executable.path,
+            ] + arguments
+        )
     }
 
     /// Ends the helper, and with it the file system.

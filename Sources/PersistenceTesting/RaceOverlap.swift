@@ -40,8 +40,12 @@ public final class RaceOverlap: Sendable {
 /// sides overlapped, at most `rounds` times, and records an issue naming `what` when they
 /// never did. Returns how many rounds ran.
 @discardableResult
-public func raceUntilOverlapping(_ what: String, rounds: Int = 10, sourceLocation: SourceLocation = #_sourceLocation,
-                                 _ round: (_ number: Int, _ overlap: RaceOverlap) async throws -> Void) async throws -> Int {
+public func raceUntilOverlapping(
+    _ what: String,
+    rounds: Int = 10,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ round: (_ number: Int, _ overlap: RaceOverlap) async throws -> Void
+) async throws -> Int {
     for number in 1...rounds {
         let overlap = RaceOverlap()
         try await round(number, overlap)

@@ -39,8 +39,10 @@ public enum TestPgBouncer {
 
     /// Runs `body` with the URL of a new, empty database through the pooler in `mode` and its
     /// URL on the server itself (as a migration takes it), dropped afterwards.
-    public static func withDatabase<T>(mode: PostgresConfiguration.PoolMode = .transaction,
-                                       _ body: (_ pooled: StoreURL, _ direct: StoreURL) async throws -> T) async throws -> T {
+    public static func withDatabase<T>(
+        mode: PostgresConfiguration.PoolMode = .transaction,
+        _ body: (_ pooled: StoreURL, _ direct: StoreURL) async throws -> T
+    ) async throws -> T {
         let database = try await TestPostgres.makeDatabase()
         do {
             let result = try await body(try await url(of: database, mode: mode), database.url)
@@ -86,7 +88,9 @@ public enum TestPgBouncer {
 
         private static func start(_ mode: PostgresConfiguration.PoolMode, in server: PostgresConfiguration) throws(TestPostgresError) -> Pooler {
             guard let binary = ["/usr/sbin/pgbouncer", "/usr/bin/pgbouncer"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
-                throw TestPostgresError("pgbouncer is not installed, which the tests of a store behind a connection pooler start (Debian/Ubuntu: `apt-get install pgbouncer`, or run scripts/setup.sh)")
+                throw TestPostgresError(
+                    "pgbouncer is not installed, which the tests of a store behind a connection pooler start (Debian/Ubuntu: `apt-get install pgbouncer`, or run scripts/setup.sh)"
+                )
             }
             // PgBouncer refuses to run as root, as the server does.
             let owner = try ThrowawayPostgresServer.serverUser()
@@ -127,7 +131,9 @@ public enum TestPgBouncer {
             for file in ["/pgbouncer.ini", "/users.txt"] { if let owner { chown(folder + file, owner.uid, owner.gid) } }
             let runAs = owner != nil ? "/usr/sbin/runuser -u postgres -- " : ""
             let quote = ThrowawayPostgresServer.Cleanup.quote
-            ThrowawayPostgresServer.Cleanup.register("\(runAs)/bin/sh -c \(quote("kill $(cat \(quote(folder + "/pgbouncer.pid")))")) >/dev/null 2>&1; rm -rf \(quote(folder))")
+            ThrowawayPostgresServer.Cleanup.register(
+                "\(runAs)/bin/sh -c \(quote("kill $(cat \(quote(folder + "/pgbouncer.pid")))")) >/dev/null 2>&1; rm -rf \(quote(folder))"
+            )
             // `-d` goes on in the background before it listens: ready once it takes a connection.
             let result = ThrowawayPostgresServer.run([binary, "-d", folder + "/pgbouncer.ini"], asPostgres: owner != nil)
             let deadline = ContinuousClock.now + .seconds(30)

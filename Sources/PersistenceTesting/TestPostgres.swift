@@ -128,7 +128,9 @@ extension TestPostgresDatabase {
     public func copy() async throws -> TestPostgresDatabase {
         guard let template = configuration.database else { throw TestPostgresError("the database to copy has no name") }
         let name = "persistence_test_" + UUID().uuidString.prefix(13).lowercased().replacingOccurrences(of: "-", with: "_")
-        try await server.administer("CREATE DATABASE \(PostgresConfiguration.quoteIdentifier(name)) TEMPLATE \(PostgresConfiguration.quoteIdentifier(template))")
+        try await server.administer(
+            "CREATE DATABASE \(PostgresConfiguration.quoteIdentifier(name)) TEMPLATE \(PostgresConfiguration.quoteIdentifier(template))"
+        )
         var copied = configuration
         copied.database = name
         return TestPostgresDatabase(configuration: copied, server: server)

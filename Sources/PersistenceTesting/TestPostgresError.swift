@@ -9,10 +9,10 @@ public struct TestPostgresError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         let reason = self.reason.last.map { ".?!".contains($0) } == true ? self.reason : self.reason + "."
         return """
-        PostgreSQL tests need a server, and none could be had: \(reason) \
-        Install PostgreSQL (Debian/Ubuntu: `apt-get install postgresql`, or run scripts/setup.sh) so the tests \
-        start a throwaway server of their own, or set \(TestPostgres.environmentVariable) to a server whose user \
-        may create databases, e.g. postgres://postgres@127.0.0.1:5432/postgres
-        """
+            PostgreSQL tests need a server, and none could be had: \(reason) \
+            Install PostgreSQL (Debian/Ubuntu: `apt-get install postgresql`, or run scripts/setup.sh) so the tests \
+            start a throwaway server of their own, or set \(TestPostgres.environmentVariable) to a server whose user \
+            may create databases, e.g. postgres://postgres@127.0.0.1:5432/postgres
+            """
     }
 }

@@ -53,8 +53,13 @@ public struct TestPostgresTLS: Sendable {
     /// A certificate authority, a server certificate it signs for `localhost` and
     /// 127.0.0.1 (in the server's data folder, its key readable by the server's user only),
     /// and a second authority.
-    private static func makeCertificates(in folder: String, serverData: String, owner: (uid: uid_t, gid: gid_t)?)
-        throws(TestPostgresError) -> (authority: String, other: String) {
+    private static func makeCertificates(
+        in folder: String,
+        serverData: String,
+        owner: (uid: uid_t, gid: gid_t)?
+    )
+        throws(TestPostgresError) -> (authority: String, other: String)
+    {
         let names = "subjectAltName=DNS:localhost,IP:127.0.0.1"
         do {
             try names.write(toFile: folder + "/server.ext", atomically: true, encoding: .utf8)
@@ -62,18 +67,29 @@ public struct TestPostgresTLS: Sendable {
             throw TestPostgresError("cannot write the certificate's names in \(folder): \(error)")
         }
         let commands: [[String]] = [
-            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=Persistence test CA",
-             "-keyout", folder + "/ca.key", "-out", folder + "/ca.crt"],
-            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=Persistence other CA",
-             "-keyout", folder + "/other.key", "-out", folder + "/other.crt"],
-            ["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-keyout", serverData + "/server.key", "-out", folder + "/server.csr"],
-            ["x509", "-req", "-in", folder + "/server.csr", "-CA", folder + "/ca.crt", "-CAkey", folder + "/ca.key", "-CAcreateserial",
-             "-days", "2", "-extfile", folder + "/server.ext", "-out", serverData + "/server.crt"],
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=Persistence test CA",
+                "-keyout", folder + "/ca.key", "-out", folder + "/ca.crt",
+            ],
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=Persistence other CA",
+                "-keyout", folder + "/other.key", "-out", folder + "/other.crt",
+            ],
+            [
+                "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-keyout", serverData + "/server.key", "-out",
+                folder + "/server.csr",
+            ],
+            [
+                "x509", "-req", "-in", folder + "/server.csr", "-CA", folder + "/ca.crt", "-CAkey", folder + "/ca.key", "-CAcreateserial",
+                "-days", "2", "-extfile", folder + "/server.ext", "-out", serverData + "/server.crt",
+            ],
         ]
         for arguments in commands {
             let result = ThrowawayPostgresServer.run(["/usr/bin/openssl"] + arguments, asPostgres: false)
             guard result.status == 0 else {
-                throw TestPostgresError("openssl \(arguments.prefix(2).joined(separator: " ")) failed (the TLS tests need the `openssl` package): \(result.output.suffix(1000))")
+                throw TestPostgresError(
+                    "openssl \(arguments.prefix(2).joined(separator: " ")) failed (the TLS tests need the `openssl` package): \(result.output.suffix(1000))"
+                )
             }
         }
         // The server refuses a key others may read.

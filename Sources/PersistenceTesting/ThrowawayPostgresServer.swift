@@ -21,9 +21,13 @@ struct ThrowawayPostgresServer: Sendable {
     ///   - accessRules: the server's `pg_hba.conf` in place of `initdb`'s (trust every local
     ///     connection), such as a TLS server's `hostssl` lines.
     ///   - prepare: runs on the new folder before the server starts (files it reads).
-    static func start(settings: [String] = [], accessRules: String? = nil,
-                      prepare: (_ folder: String, _ owner: (uid: uid_t, gid: gid_t)?) throws(TestPostgresError) -> Void = { _, _ in })
-        throws(TestPostgresError) -> ThrowawayPostgresServer {
+    static func start(
+        settings: [String] = [],
+        accessRules: String? = nil,
+        prepare: (_ folder: String, _ owner: (uid: uid_t, gid: gid_t)?) throws(TestPostgresError) -> Void = { _, _ in }
+    )
+        throws(TestPostgresError) -> ThrowawayPostgresServer
+    {
         let binaries = try findBinaries()
         let owner = try serverUser()
         var template = Array("/tmp/persistence-postgres-XXXXXX".utf8CString)
@@ -56,12 +60,13 @@ struct ThrowawayPostgresServer: Sendable {
         var lastFailure = ""
         for _ in 0..<3 {
             let port = try freePort()
-            let options = ([
-                "-c listen_addresses=127.0.0.1", "-p \(port)", "-k \(folder)",
-                // A test server needs no durability, and many test databases run at once, each
-                // with a writer, readers and a migration's sessions: hundreds at a busy moment.
-                "-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off", "-c max_connections=1000",
-            ] + settings.map { "-c \($0)" }).joined(separator: " ")
+            let options =
+                ([
+                    "-c listen_addresses=127.0.0.1", "-p \(port)", "-k \(folder)",
+                    // A test server needs no durability, and many test databases run at once, each
+                    // with a writer, readers and a migration's sessions: hundreds at a busy moment.
+                    "-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off", "-c max_connections=1000",
+                ] + settings.map { "-c \($0)" }).joined(separator: " ")
             let result = run(["\(binaries)/pg_ctl", "-D", data, "-l", log, "-w", "-t", "60", "-o", options, "start"], asPostgres: owner != nil)
             if result.status == 0 { return ThrowawayPostgresServer(port: port, folder: folder) }
             let serverLog = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
@@ -131,8 +136,12 @@ struct ThrowawayPostgresServer: Sendable {
         defer { try? output.close() }
         let termination: ChildProcess.Termination
         do {
-            termination = try ChildProcess(executable: URL(fileURLWithPath: command[0]), arguments: Array(command.dropFirst()),
-                                           output: output, error: output).waitUntilExit()
+            termination = try ChildProcess(
+                executable: URL(fileURLWithPath: command[0]),
+                arguments: Array(command.dropFirst()),
+                output: output,
+                error: output
+            ).waitUntilExit()
         } catch {
             return (-1, "\(error)")
         }
@@ -147,7 +156,9 @@ struct ThrowawayPostgresServer: Sendable {
         private static let commands = Mutex<[String]>([])
 
         static func register(binaries: String, folder: String, asPostgres: Bool) {
-            let stop = (asPostgres ? "/usr/sbin/runuser -u postgres -- " : "") + "\(quote(binaries + "/pg_ctl")) stop -D \(quote(folder + "/data")) -m immediate"
+            let stop =
+                (asPostgres ? "/usr/sbin/runuser -u postgres -- " : "")
+                + "\(quote(binaries + "/pg_ctl")) stop -D \(quote(folder + "/data")) -m immediate"
             register("\(stop) >/dev/null 2>&1; rm -rf \(quote(folder))")
         }
 

@@ -44,13 +44,26 @@ public final class WatchedProcess: Sendable {
     ///   - environment: the child's environment; this process's when `nil`.
     ///   - readsInput: the child's standard input is a pipe the test writes with ``send(_:)``.
     ///   - small: it runs where that file system is mounted, for a store on it.
-    public init(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil, trigger: Trigger? = nil,
-                readsInput: Bool = false, on small: SmallFileSystem? = nil) throws {
+    public init(
+        _ executable: URL,
+        _ arguments: [String],
+        environment: [String: String]? = nil,
+        trigger: Trigger? = nil,
+        readsInput: Bool = false,
+        on small: SmallFileSystem? = nil
+    ) throws {
         let launched = try small?.launching(executable, arguments, in: BuiltCommand.packageRoot) ?? (executable: executable, arguments: arguments)
         let output = ChildProcess.Pipe()
         let input = readsInput ? ChildProcess.Pipe() : nil
-        child = try ChildProcess(executable: launched.executable, arguments: launched.arguments, environment: environment,
-                                 workingDirectory: BuiltCommand.packageRoot, input: input?.reading, output: output.writing, error: output.writing)
+        child = try ChildProcess(
+            executable: launched.executable,
+            arguments: launched.arguments,
+            environment: environment,
+            workingDirectory: BuiltCommand.packageRoot,
+            input: input?.reading,
+            output: output.writing,
+            error: output.writing
+        )
         try? output.writing.close()
         try? input?.reading.close()
         self.input = input?.writing

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import PersistenceTesting
 import Testing
+
 @testable import BookStoreService
 @testable import Persistence
 
@@ -15,7 +16,8 @@ struct ConflictTests {
         try await backend.withStoreURL { url in
             try await seed(url)
             let container = try await PersistentContainer.open(model: try loadModels().current, store: url, logger: quietLogger)
-            let first = container.newContext(), second = container.newContext()
+            let first = container.newContext()
+            let second = container.newContext()
             let id = try first.objectID(entityName: "Publication", primaryKey: 1)
             let stale = try await first.existingObject(with: id)
             let fresh = try await second.existingObject(with: id)
@@ -37,9 +39,12 @@ struct ConflictTests {
     /// A save that breaks a uniqueness constraint is a 409 whose detail names the values.
     @Test(arguments: TestEngine.allCases)
     func aUniquenessConstraintsClashIsA409NamingTheValues(_ backend: TestEngine) async throws {
-        let model = try ManagedObjectModel(name: "Shelves", entities: [
-            EntityDescription(name: "Shelf", attributes: [AttributeDescription(name: "code", type: .string)], uniquenessConstraints: [["code"]]),
-        ])
+        let model = try ManagedObjectModel(
+            name: "Shelves",
+            entities: [
+                EntityDescription(name: "Shelf", attributes: [AttributeDescription(name: "code", type: .string)], uniquenessConstraints: [["code"]])
+            ]
+        )
         try await backend.withStoreURL { url in
             let container = try await PersistentContainer.open(model: model, store: url, options: .createIfMissing, logger: quietLogger)
             let first = container.newContext()

@@ -1,8 +1,9 @@
 import BookStoreTesting
 import Foundation
-import ServiceLifecycle
 import PersistenceTesting
+import ServiceLifecycle
 import Testing
+
 @testable import BookStoreService
 
 /// Connections over real sockets under slow, idle and old clients: each is closed when its
@@ -18,8 +19,11 @@ import Testing
 @Suite("connections")
 struct ConnectionTests {
     /// The service on a TCP port of its own, with `timeouts`.
-    private func withLiveService(_ timeouts: HTTPTimeouts, log: LogRecorder = LogRecorder(),
-                                 _ body: @escaping @Sendable (RawHTTPClient.Target) async throws -> Void) async throws {
+    private func withLiveService(
+        _ timeouts: HTTPTimeouts,
+        log: LogRecorder = LogRecorder(),
+        _ body: @escaping @Sendable (RawHTTPClient.Target) async throws -> Void
+    ) async throws {
         try await TestEngine.sqlite.withStoreURL { url in
             try await seed(url)
             var configuration = try makeService(url, logger: log.logger).configuration
@@ -101,8 +105,11 @@ struct ConnectionTests {
     @Test func aSlowBodyIsA408ItsConnectionIsClosedAndNothingIsLoggedAsAnError() async throws {
         let log = LogRecorder()
         try await withLiveService(HTTPTimeouts(idle: .seconds(600), requestHead: .seconds(600), requestBody: .seconds(2)), log: log) { target in
-            let slow = try await connect(target, sending: "POST /publications HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
-                + "Content-Length: 100\r\n\r\n{\"title\": ")
+            let slow = try await connect(
+                target,
+                sending: "POST /publications HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: 100\r\n\r\n{\"title\": "
+            )
             let (text, closed) = try await read(slow, for: .seconds(60))
             #expect(closed, "the connection was still open a minute after a body that never ended")
             #expect(text.hasPrefix("HTTP/1.1 408"), "\(text)")
@@ -185,7 +192,10 @@ struct ConnectionTests {
                 try await seed(url)
                 let second = try makeService(url, address: .tcp(host: "127.0.0.1", port: port))
                 let error = await #expect(throws: ServiceStartError.self) { try await second.run() }
-                #expect(error?.description == "cannot listen on http://127.0.0.1:\(port): another process is listening there; stop it, or pick another --port (or --host)")
+                #expect(
+                    error?.description
+                        == "cannot listen on http://127.0.0.1:\(port): another process is listening there; stop it, or pick another --port (or --host)"
+                )
             }
         }
     }
@@ -211,13 +221,18 @@ struct ConnectionTests {
         try await TestEngine.sqlite.withStoreURL { url in
             try await seed(url)
             // At trace level the server logs each request it has begun (its head read).
-            let server = try ServerProcess(["serve", "--store", url.description, "--port", "0", "--shutdown-grace", "1", "--body-timeout", "600",
-                                            "--log-level", "trace"])
+            let server = try ServerProcess([
+                "serve", "--store", url.description, "--port", "0", "--shutdown-grace", "1", "--body-timeout", "600",
+                "--log-level", "trace",
+            ])
             defer { server.kill() }
             let port = try await server.port()
             _ = try await waitUntilHealthy(.tcp(port: port))
-            let upload = try await connect(.tcp(port: port), sending: "POST /publications HTTP/1.1\r\nHost: localhost\r\n"
-                + "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"title\": ")
+            let upload = try await connect(
+                .tcp(port: port),
+                sending: "POST /publications HTTP/1.1\r\nHost: localhost\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"title\": "
+            )
             // In flight: the server has read the head and waits for the body's 990 bytes more.
             try await server.waitForLine("the upload's request started") { $0.contains("request started") && $0.contains("http.method=POST") }
             // The upload's own clock is ten minutes: stopping within two proves the server

@@ -1,13 +1,16 @@
 import Foundation
 import Testing
+
 @testable import BookStoreService
 
 /// Request bodies are parsed as RFC 8259 says, no more leniently.
 @Suite("JSON parser")
 struct JSONParserTests {
     static let valid: [(String, JSONValue)] = [
-        (#"{"title": "x", "price": 9.5, "tags": [true, false, null], "n": -0.5e-3}"#,
-         ["title": "x", "price": 9.5, "tags": [true, false, nil], "n": -0.0005]),
+        (
+            #"{"title": "x", "price": 9.5, "tags": [true, false, null], "n": -0.5e-3}"#,
+            ["title": "x", "price": 9.5, "tags": [true, false, nil], "n": -0.0005]
+        ),
         (#" {} "#, [:]), ("[]", []), ("0", 0), ("-12", -12), ("1E2", 100), (#""a""#, "a"),
         (#""\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00""#, "\"\\/\u{08}\u{0C}\n\r\té😀"), ("\"é\"", "é"),
     ]

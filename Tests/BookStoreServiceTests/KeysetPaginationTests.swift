@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import PersistenceTesting
 import Testing
+
 @testable import BookStoreService
 
 /// Keyset pages (`after=<next>`): walked to the end in every order, they give the rows of
@@ -12,20 +13,26 @@ import Testing
 struct KeysetPaginationTests {
     /// Publications shaped like users' data: equal prices, prices with cents, titles that
     /// differ in case only, non-ASCII, no author, and several page counts.
-    static let publications: [String] = [
-        #"{"title": "alpha", "price": 9.99, "firstName": "Ana", "lastName": "Ñúñez"}"#,
-        #"{"title": "Alpha", "price": 9.99, "firstName": "ana", "lastName": "ñúñez"}"#,
-        #"{"title": "ALPHA", "price": 9.99}"#,
-        #"{"title": "Éclair", "price": 0.01, "lastName": "Zürich"}"#,
-        #"{"title": "éclair", "price": 0, "firstName": "Zoë"}"#,
-        #"{"title": "Zürich", "price": 1000}"#,
-        #"{"title": "中文书", "price": 12.5, "firstName": "李", "lastName": "王"}"#,
-        #"{"title": "Ünter", "price": 12.5, "lastName": "Doe"}"#,
-        #"{"title": "beta", "price": 12.5, "firstName": "Jo", "lastName": "doe"}"#,
-    ] + (1...24).map { #"{"title": "Book \#($0 % 5)", "price": \#(Double($0 % 4) * 2.25), "lastName": \#($0 % 3 == 0 ? "null" : "\"Name\($0 % 2)\"")}"# }
+    static let publications: [String] =
+        [
+            #"{"title": "alpha", "price": 9.99, "firstName": "Ana", "lastName": "Ñúñez"}"#,
+            #"{"title": "Alpha", "price": 9.99, "firstName": "ana", "lastName": "ñúñez"}"#,
+            #"{"title": "ALPHA", "price": 9.99}"#,
+            #"{"title": "Éclair", "price": 0.01, "lastName": "Zürich"}"#,
+            #"{"title": "éclair", "price": 0, "firstName": "Zoë"}"#,
+            #"{"title": "Zürich", "price": 1000}"#,
+            #"{"title": "中文书", "price": 12.5, "firstName": "李", "lastName": "王"}"#,
+            #"{"title": "Ünter", "price": 12.5, "lastName": "Doe"}"#,
+            #"{"title": "beta", "price": 12.5, "firstName": "Jo", "lastName": "doe"}"#,
+        ]
+        + (1...24).map {
+            #"{"title": "Book \#($0 % 5)", "price": \#(Double($0 % 4) * 2.25), "lastName": \#($0 % 3 == 0 ? "null" : "\"Name\($0 % 2)\"")}"#
+        }
 
-    static let sorts = ["", "id", "-id", "title", "-title", "-price,title", "price,-id", "lastName,firstName", "-lastName", "-firstName,title",
-                        "pageCount,-price", "-pageCount", "title,id,price", "title,-title,price,price"]
+    static let sorts = [
+        "", "id", "-id", "title", "-title", "-price,title", "price,-id", "lastName,firstName", "-lastName", "-firstName,title",
+        "pageCount,-price", "-pageCount", "title,id,price", "title,-title,price,price",
+    ]
 
     @Test(arguments: RouteStore.allCases)
     func walkingKeysetPagesGivesTheWholeListInItsOrder(_ backend: RouteStore) async throws {
@@ -42,7 +49,8 @@ struct KeysetPaginationTests {
                 let expected = whole["items"]?.array.compactMap { $0["id"]?.int } ?? []
                 #expect(expected.count == Self.publications.count + 4 && whole["total"]?.int == expected.count, "\(sort)")
                 for filter in ["", "&minPrice=2&maxPrice=20"] {
-                    let wanted = filter.isEmpty ? expected : Self.ids(try await client.send(.get, "/publications?limit=100\(sortQuery)\(filter)").json)
+                    let wanted =
+                        filter.isEmpty ? expected : Self.ids(try await client.send(.get, "/publications?limit=100\(sortQuery)\(filter)").json)
                     let walked = try await Self.walk(client, "/publications?limit=7\(sortQuery)\(filter)")
                     #expect(walked == wanted, "sort '\(sort)'\(filter): keyset \(walked) against offset \(wanted)")
                 }
@@ -109,7 +117,8 @@ struct KeysetPaginationTests {
     func aCursorOutlivesItsRowAnIdWorksInEveryOrderAndAWrongOneIsRefused(_ backend: RouteStore) async throws {
         try await withReadyService(backend) { client in
             for body in Self.publications.prefix(9) { _ = try await client.send(.post, "/publications", json: body) }
-            let expected = try await client.send(.get, "/publications?limit=100&sort=-price,title").json["items"]?.array.compactMap { $0["id"]?.int } ?? []
+            let expected =
+                try await client.send(.get, "/publications?limit=100&sort=-price,title").json["items"]?.array.compactMap { $0["id"]?.int } ?? []
             let first = try await client.send(.get, "/publications?limit=5&sort=-price,title").json
             let next = try #require(first["next"]?.string)
             let last = try #require(first["items"]?.array.last?["id"]?.int)
@@ -136,7 +145,9 @@ struct KeysetPaginationTests {
             let json = #"{"id":"1","sort":"title","values":["a\u0000b"]}"#
             let handMade = Data(json.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
                 .replacingOccurrences(of: "=", with: "")
-            for query in ["after=\(next)&sort=title", "after=\(next)", "after=eyJzzzz", "sort=title&after=\(handMade)", "sort=title&after=9999999999999999999"] {
+            for query in [
+                "after=\(next)&sort=title", "after=\(next)", "after=eyJzzzz", "sort=title&after=\(handMade)", "sort=title&after=9999999999999999999",
+            ] {
                 expectProblem(try await client.send(.get, "/publications?\(query)"), .notFound)
             }
             // A page that is not full has no next.
@@ -158,8 +169,10 @@ struct KeysetPaginationTests {
                     #expect(try await client.send(.post, "/publications", json: body).status == .created)
                 }
                 var items: [String: [JSONValue]] = [:]
-                for (uri, rows, sentWhole) in [("/publications?limit=20", 20, true), ("/publications?limit=3&after=2", 3, true),
-                                               ("/publications?limit=25", 25, false), ("/publications?limit=25&after=3", 25, false)] {
+                for (uri, rows, sentWhole) in [
+                    ("/publications?limit=20", 20, true), ("/publications?limit=3&after=2", 3, true),
+                    ("/publications?limit=25", 25, false), ("/publications?limit=25&after=3", 25, false),
+                ] {
                     let response = try await client.send(.get, uri)
                     items[uri] = response.json["items"]?.array
                     #expect(response.status == .ok, "\(uri): \(response.text)")
@@ -173,9 +186,11 @@ struct KeysetPaginationTests {
                     }
                 }
                 // The same items either way: the whole page is the streamed one's first rows.
-                let whole = items["/publications?limit=20"] ?? [], streamed = items["/publications?limit=25"] ?? []
+                let whole = items["/publications?limit=20"] ?? []
+                let streamed = items["/publications?limit=25"] ?? []
                 #expect(!whole.isEmpty && whole == Array(streamed.prefix(whole.count)))
-                let wholeAfter = items["/publications?limit=3&after=2"] ?? [], streamedAfter = items["/publications?limit=25&after=3"] ?? []
+                let wholeAfter = items["/publications?limit=3&after=2"] ?? []
+                let streamedAfter = items["/publications?limit=25&after=3"] ?? []
                 #expect(!wholeAfter.isEmpty && Array(wholeAfter.dropFirst()) == Array(streamedAfter.prefix(2)))
             }
         }
@@ -209,8 +224,10 @@ struct KeysetCursorShapeTests {
     @Test func theDocumentsPatternIsTheShapeTheServiceTakes() throws {
         let pattern = try Regex(ListCursor.pattern)
         let cursor = ListCursor(sort: "-price,title", values: [.double(9.99), .string("Ñ \"q\"")], id: 7).text
-        for text in ["0", "1", "42", "9223372036854775807", "9999999999999999999", cursor, "eyJ", "eyJa", "eyJ_-",
-                     "", "00", "01", "-1", "1.5", "abc", "eyJ+", "eyJ=", "1e3", "10000000000000000000", " 1"] {
+        for text in [
+            "0", "1", "42", "9223372036854775807", "9999999999999999999", cursor, "eyJ", "eyJa", "eyJ_-",
+            "", "00", "01", "-1", "1.5", "abc", "eyJ+", "eyJ=", "1e3", "10000000000000000000", " 1",
+        ] {
             #expect((text.wholeMatch(of: pattern) != nil) == ListCursor.isWellFormed(text), "'\(text)'")
         }
         #expect(ListCursor.isWellFormed(cursor))

@@ -2,6 +2,7 @@ import BookStoreTesting
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import BookStoreService
 
 /// What many clients listing the largest rows the service accepts cost the server in memory:
@@ -43,8 +44,10 @@ struct ListMemoryTests {
                 try await clients.waitForAll()
             }
             let peak = try server.peakResidentBytes()
-            #expect(peak < Self.peakBound,
-                    "\(backend), limit \(limit): peak resident memory \(peak / 1_048_576) MiB (before the lists \(beforeLists / 1_048_576) MiB), bound \(Self.peakBound / 1_048_576) MiB")
+            #expect(
+                peak < Self.peakBound,
+                "\(backend), limit \(limit): peak resident memory \(peak / 1_048_576) MiB (before the lists \(beforeLists / 1_048_576) MiB), bound \(Self.peakBound / 1_048_576) MiB"
+            )
 
             // A client that leaves in the middle of a list cuts it short; that is no error of the server's.
             let read = try await RawHTTPClient.onThread {
@@ -67,7 +70,8 @@ struct ListMemoryTests {
     /// Returns the id of that publication.
     private static func fillWithTheLargestRows(_ target: RawHTTPClient.Target) async throws -> Int {
         func text(_ count: Int) -> String { String(repeating: "𝄞", count: count) }
-        let publication = #"{"title":"\#(text(TextLimit.title))","price":1,"firstName":"\#(text(TextLimit.name))","#
+        let publication =
+            #"{"title":"\#(text(TextLimit.title))","price":1,"firstName":"\#(text(TextLimit.name))","#
             + #""lastName":"\#(text(TextLimit.name))","synopsis":"\#(text(TextLimit.synopsis))"}"#
         let page = #"{"text":"\#(text(TextLimit.pageText))"}"#
         var owner = 0

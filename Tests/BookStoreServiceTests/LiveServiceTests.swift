@@ -1,15 +1,16 @@
 import BookStoreTesting
 import Foundation
-import PersistenceTesting
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import Persistence
+import PersistenceTesting
 import ServiceLifecycle
 import Synchronization
 import Testing
+
 @testable import BookStoreService
-import Persistence
 
 /// The service over real sockets: TCP, a Unix domain socket, and the `bookstore serve`
 /// executable stopped with SIGTERM.
@@ -84,8 +85,10 @@ struct LiveServiceTests {
                 let half = body.utf8.count / 2
                 let connection = try await RawHTTPClient.onThread { try RawHTTPClient.Connection(to: .unixSocket(socket)) }
                 try await RawHTTPClient.onThread {
-                    try connection.write("POST /publications HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
-                        + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + String(body.utf8.prefix(half))!)
+                    try connection.write(
+                        "POST /publications HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+                            + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + String(body.utf8.prefix(half))!
+                    )
                 }
                 try await log.waitFor("request started POST /publications") {
                     $0.contains("request started") && $0.contains("http.method=POST") && $0.contains("http.path=/publications")
@@ -99,7 +102,10 @@ struct LiveServiceTests {
                 while (try? RawHTTPClient.Connection(to: .unixSocket(socket))) != nil, ContinuousClock.now < deadline {
                     try await Task.sleep(for: .milliseconds(10))
                 }
-                #expect((try? RawHTTPClient.Connection(to: .unixSocket(socket))) == nil, "the server still accepts connections after the shutdown began")
+                #expect(
+                    (try? RawHTTPClient.Connection(to: .unixSocket(socket))) == nil,
+                    "the server still accepts connections after the shutdown began"
+                )
 
                 let response = try await RawHTTPClient.onThread { () throws -> RawHTTPClient.Response in
                     try connection.write(String(body.utf8.dropFirst(half))!)
@@ -140,7 +146,11 @@ struct LiveServiceTests {
                 try await Task.sleep(for: .milliseconds(20))
             }
             #expect(health?.status == 200, "not ready five minutes after it listened: \(health?.body ?? "")")
-            #expect(health.flatMap { try? JSONValue(parsing: Data($0.body.utf8)) } == ["status": "ok", "model": "BookStore 5", "store": .string(backend.rawValue)])
+            #expect(
+                health.flatMap { try? JSONValue(parsing: Data($0.body.utf8)) } == [
+                    "status": "ok", "model": "BookStore 5", "store": .string(backend.rawValue),
+                ]
+            )
             let list = try await RawHTTPClient.send("GET", "/publications", to: .tcp(port: port))
             // Version 1 knew no authors: firstName and lastName are there, null; the synopsis is the title.
             let items = try JSONValue(parsing: Data(list.body.utf8))["items"]?.array ?? []
@@ -157,7 +167,9 @@ struct LiveServiceTests {
             let stages = server.output.split(separator: "\n").filter { $0.contains("migration stage") }
             #expect(stages.count >= 10)
             #expect(stages.allSatisfy { $0.contains("persistence.migration.step=") && $0.contains("persistence.duration_ms=") })
-            #expect(stages.contains { $0.contains("persistence.migration.entity_mapping=PublicationToPublication") && $0.contains("persistence.rows=4") })
+            #expect(
+                stages.contains { $0.contains("persistence.migration.entity_mapping=PublicationToPublication") && $0.contains("persistence.rows=4") }
+            )
             #expect(server.output.contains("hb.request.id="))
         }
     }

@@ -7,6 +7,7 @@ import Persistence
 import PersistenceTesting
 import Synchronization
 import Testing
+
 @testable import BookStoreService
 
 /// `GET /metrics`: what a dashboard reads off the service — the requests it answered, the
@@ -38,7 +39,10 @@ struct MetricsTests {
             #expect(scrape.status == 200 && scrape.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8")
             let metrics = try PrometheusText(scrape.body)
             func requests(_ route: String, _ method: String, _ status: Int) -> Double? {
-                metrics.value("http_server_requests_total", ["http_route": route, "http_request_method": method, "http_response_status_code": "\(status)"])
+                metrics.value(
+                    "http_server_requests_total",
+                    ["http_route": route, "http_request_method": method, "http_response_status_code": "\(status)"]
+                )
             }
             #expect(requests("/publications/{id}", "GET", 200) == 3)
             #expect(requests("/publications/{id}", "GET", 404) == 2)
@@ -98,7 +102,10 @@ struct MetricsTests {
                 #expect(during.value("bookstore_store_state", ["state": "ready"]) == 0)
                 #expect(during.value("bookstore_migration_step") == 1)
                 #expect(during.value("bookstore_migration_steps") == Double(plan.steps.count))
-                #expect(during.value("bookstore_migration_info", ["source": plan.steps[0].source.name, "destination": plan.steps[0].destination.name]) == 1)
+                #expect(
+                    during.value("bookstore_migration_info", ["source": plan.steps[0].source.name, "destination": plan.steps[0].destination.name])
+                        == 1
+                )
                 #expect(during.value("bookstore_migration_stage", ["stage": "starting"]) == 1)
                 #expect(during.samples.filter { $0.name == "bookstore_migration_stage" }.map(\.value).reduce(0, +) == 1)
                 #expect(during.value("bookstore_migration_fraction_completed") == 0)
@@ -126,9 +133,19 @@ struct MetricsTests {
         let gate = StoreGate(store: .sqlite("/nonexistent/store.sqlite"), modelName: "BookStore 5")
         let start = ContinuousClock.now
         func progress(_ stage: MigrationProgress.Stage, done: Int, left: Duration? = nil) -> MigrationProgress {
-            MigrationProgress(fractionCompleted: 0.25, stepFractionCompleted: 0.5, step: 2, stepCount: 3, sourceVersion: "BookStore 3",
-                              destinationVersion: "BookStore 4", stage: stage, subject: .entityMapping("PublicationToPublication"),
-                              instancesDone: done, instancesTotal: 10_000, estimatedTimeRemaining: left)
+            MigrationProgress(
+                fractionCompleted: 0.25,
+                stepFractionCompleted: 0.5,
+                step: 2,
+                stepCount: 3,
+                sourceVersion: "BookStore 3",
+                destinationVersion: "BookStore 4",
+                stage: stage,
+                subject: .entityMapping("PublicationToPublication"),
+                instancesDone: done,
+                instancesTotal: 10_000,
+                estimatedTimeRemaining: left
+            )
         }
         gate.move(to: .migrating(StoreGate.MigrationReport(progress(.createInstances, done: 1_000), startedAt: start, reportedAt: start)))
         func samples(at now: ContinuousClock.Instant) -> [String: Double] {
@@ -150,7 +167,11 @@ struct MetricsTests {
         gate.report(progress(.createRelationships, done: 0), now: start + .seconds(3))
         let next = gate.metricSamples(now: start + .seconds(3))
         #expect(!next.contains { $0.name == "bookstore_migration_rows_per_second" || $0.name == "bookstore_migration_remaining_seconds" })
-        #expect(next.filter { $0.name == "bookstore_migration_stage" && $0.value == 1 }.map(\.labels) == [[.init(name: "stage", value: "create_relationships")]])
+        #expect(
+            next.filter { $0.name == "bookstore_migration_stage" && $0.value == 1 }.map(\.labels) == [
+                [.init(name: "stage", value: "create_relationships")]
+            ]
+        )
         gate.report(progress(.createRelationships, done: 600), now: start + .seconds(4))
         #expect(samples(at: start + .seconds(4))["bookstore_migration_rows_per_second"] == 600)
     }

@@ -7,6 +7,7 @@ import HummingbirdTesting
 import Persistence
 import PersistenceTesting
 import Testing
+
 @testable import BookStoreService
 
 /// A replica of the previous release (a service whose current model is BookStore 4) whose
@@ -19,11 +20,16 @@ import Testing
     @Test func theServiceOfThePreviousReleaseFailsItsHealthOnceTheStoreIsMigrated() async throws {
         let models = try loadModels()
         let previous = try VersionedModel(name: "BookStore", versions: Array(models.versions.versions.prefix(4)), currentVersionName: "BookStore 4")
-        let previousModels = BookStoreModels(versions: previous, mappingModels: models.mappingModels.filter { $0.destinationModelName != "BookStore 5" })
+        let previousModels = BookStoreModels(
+            versions: previous,
+            mappingModels: models.mappingModels.filter { $0.destinationModelName != "BookStore 5" }
+        )
         try await TestPostgres.withDatabase { url in
             try await seed(url, version: 4)
-            let service = BookStoreService(configuration: ServiceConfiguration(store: url, models: previousModels, address: .tcp(host: "127.0.0.1", port: 0)),
-                                           logger: quietLogger)
+            let service = BookStoreService(
+                configuration: ServiceConfiguration(store: url, models: previousModels, address: .tcp(host: "127.0.0.1", port: 0)),
+                logger: quietLogger
+            )
             try await service.makeApplication().test(.router) { client in
                 try await waitUntilReady(client)
                 let ready = try await client.send(.get, "/health")
@@ -39,8 +45,12 @@ import Testing
                 }
                 #expect(health.status == .serviceUnavailable)
                 #expect(health.json["status"]?.string == "outdated", "\(health.json)")
-                #expect(health.json["reason"]?.string?.contains("the store was migrated to model version 'BookStore 5' since this process opened it; this process runs 'BookStore 4'") == true,
-                        "\(health.json)")
+                #expect(
+                    health.json["reason"]?.string?.contains(
+                        "the store was migrated to model version 'BookStore 5' since this process opened it; this process runs 'BookStore 4'"
+                    ) == true,
+                    "\(health.json)"
+                )
                 #expect(health.json["reason"]?.string?.contains("deploy the new release") == true)
                 #expect(health.headers[.retryAfter] == nil, "a replica that will not recover is not asked to be retried")
                 let list = try await client.send(.get, "/publications")
@@ -56,16 +66,25 @@ import Testing
         try await TestPostgres.withDatabase { url in
             try await seed(url, version: 4)
             let log = LogRecorder()
-            let service = BookStoreService(configuration: ServiceConfiguration(store: url, models: try loadModels(), address: .tcp(host: "127.0.0.1", port: 0),
-                                                                               onlineMigration: OnlineMigrationOptions()),
-                                           logger: log.logger)
+            let service = BookStoreService(
+                configuration: ServiceConfiguration(
+                    store: url,
+                    models: try loadModels(),
+                    address: .tcp(host: "127.0.0.1", port: 0),
+                    onlineMigration: OnlineMigrationOptions()
+                ),
+                logger: log.logger
+            )
             try await service.makeApplication().test(.router) { client in
                 try await waitUntilReady(client)
                 let health = try await client.send(.get, "/health")
                 #expect(health.json["model"]?.string == "BookStore 5")
             }
             #expect(log.all.contains { $0.contains("migrating online while the previous release serves") }, "\(log.all.prefix(5))")
-            #expect(log.all.contains { $0.contains("online migration phase") && $0.contains("cut-over") }, "\(log.all.filter { $0.contains("online") })")
+            #expect(
+                log.all.contains { $0.contains("online migration phase") && $0.contains("cut-over") },
+                "\(log.all.filter { $0.contains("online") })"
+            )
             try await expectNoLeftovers(url)
         }
     }
@@ -76,9 +95,15 @@ import Testing
         try await TestEngine.sqlite.withStoreURL { url in
             try await seed(url, version: 4)
             let log = LogRecorder()
-            let service = BookStoreService(configuration: ServiceConfiguration(store: url, models: try loadModels(), address: .tcp(host: "127.0.0.1", port: 0),
-                                                                               onlineMigration: OnlineMigrationOptions()),
-                                           logger: log.logger)
+            let service = BookStoreService(
+                configuration: ServiceConfiguration(
+                    store: url,
+                    models: try loadModels(),
+                    address: .tcp(host: "127.0.0.1", port: 0),
+                    onlineMigration: OnlineMigrationOptions()
+                ),
+                logger: log.logger
+            )
             try await service.makeApplication().test(.router) { client in
                 try await waitUntilReady(client)
                 #expect(try await client.send(.get, "/health").json["model"]?.string == "BookStore 5")

@@ -6,6 +6,7 @@ import HummingbirdTesting
 import PersistenceTesting
 import Synchronization
 import Testing
+
 @testable import BookStoreService
 
 /// The OpenAPI document and the routes, kept in step: every operation is exercised, and
@@ -60,7 +61,11 @@ struct OpenAPITests {
             }
             if let headers = declared["headers"]?.objectValue {
                 for header in headers.keys {
-                    #expect(response.headers[HTTPField.Name(header)!] != nil, "\(name) \(status): no \(header) header", sourceLocation: sourceLocation)
+                    #expect(
+                        response.headers[HTTPField.Name(header)!] != nil,
+                        "\(name) \(status): no \(header) header",
+                        sourceLocation: sourceLocation
+                    )
                 }
             }
         }
@@ -101,7 +106,12 @@ struct OpenAPITests {
                 let served = try await client.send(.get, "/openapi.json")
                 #expect(served.status == .ok && served.json == OpenAPIDocument.document)
                 let checker = Checker(document: served.json)
-                func call(_ method: HTTPRequest.Method, _ path: String, json: String? = nil, contentType: String? = "application/json") async throws -> TestResponse {
+                func call(
+                    _ method: HTTPRequest.Method,
+                    _ path: String,
+                    json: String? = nil,
+                    contentType: String? = "application/json"
+                ) async throws -> TestResponse {
                     let response = try await client.send(method, path, json: json, contentType: contentType)
                     checker.check(method, path, response)
                     return response

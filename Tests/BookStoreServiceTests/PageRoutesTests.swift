@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import PersistenceTesting
 import Testing
+
 @testable import BookStoreService
 
 /// `/publications/{id}/pages` and `/pages/{id}`, in-process, on every backend and through a connection pooler.
@@ -66,10 +67,17 @@ struct PageRoutesTests {
                 expectProblem(try await client.send(.post, "/publications/1/pages", json: json), .badRequest, fields: fields)
                 expectProblem(try await client.send(.patch, "/pages/1", json: json), .badRequest, fields: fields)
             }
-            expectProblem(try await client.send(.post, "/publications/1/pages", json: #"{"number": null}"#), .unprocessableContent, fields: ["number"])
+            expectProblem(
+                try await client.send(.post, "/publications/1/pages", json: #"{"number": null}"#),
+                .unprocessableContent,
+                fields: ["number"]
+            )
             expectProblem(try await client.send(.patch, "/pages/1", json: #"{"number": null}"#), .unprocessableContent, fields: ["number"])
             expectProblem(try await client.send(.post, "/publications/99/pages", json: #"{"number": 1}"#), .notFound)
-            expectProblem(try await client.send(.post, "/publications/1/pages", json: #"{"number": 1}"#, contentType: "text/plain"), .unsupportedMediaType)
+            expectProblem(
+                try await client.send(.post, "/publications/1/pages", json: #"{"number": 1}"#, contentType: "text/plain"),
+                .unsupportedMediaType
+            )
             expectProblem(try await client.send(.get, "/pages/0"), .notFound)
             expectProblem(try await client.send(.get, "/pages/x"), .notFound)
             let after = try await client.send(.get, "/publications/1/pages").text

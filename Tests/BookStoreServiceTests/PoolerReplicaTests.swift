@@ -2,6 +2,7 @@ import BookStoreTesting
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// `bookstore serve` replicas deployed behind PgBouncer in transaction mode, as
@@ -17,7 +18,9 @@ struct PoolerReplicaTests {
             try await seed(pooled, version: 1)
             let books = try await PersistentStore.inspect(direct) { try $0.scalar("SELECT count(*) FROM ZBOOK")?.int64 }
             let replicas = try (0..<3).map { _ in
-                try ServerProcess(["serve", "--store", pooled.description, "--migration-store", direct.description, "--port", "0", "--log-level", "info"])
+                try ServerProcess([
+                    "serve", "--store", pooled.description, "--migration-store", direct.description, "--port", "0", "--log-level", "info",
+                ])
             }
             defer { for replica in replicas { replica.kill() } }
             var totals: [String] = []

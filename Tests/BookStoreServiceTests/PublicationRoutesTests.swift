@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import PersistenceTesting
 import Testing
+
 @testable import BookStoreService
 
 /// `/publications` and `/publications/{id}`, in-process, on every backend and through a connection pooler.
@@ -19,7 +20,11 @@ struct PublicationRoutesTests {
             #expect(body["total"]?.int == 4 && body["limit"]?.int == 20 && body["offset"]?.int == 0)
             let items = body["items"]?.array ?? []
             #expect(items.map { $0["title"]?.string ?? "" } == ["The first book", "The second book", "The third book", "The fourth book"])
-            #expect(items.map { "\($0["firstName"]?.string ?? "") \($0["lastName"]?.string ?? "")" } == ["Bill Smith", "John Doe", "Jane Doe", "Jack Brown"])
+            #expect(
+                items.map { "\($0["firstName"]?.string ?? "") \($0["lastName"]?.string ?? "")" } == [
+                    "Bill Smith", "John Doe", "Jane Doe", "Jack Brown",
+                ]
+            )
             #expect(items.map { $0["price"]?.number ?? -1 } == [22, 20, 21, 23])
             #expect(items.allSatisfy { $0["synopsis"] == $0["title"] })
             #expect(items.map { $0["pageCount"]?.int ?? 0 } == [3, 3, 2, 4])
@@ -74,12 +79,16 @@ struct PublicationRoutesTests {
         try await withReadyService(backend) { client in
             let response = try await client.send(.get, "/publications/2")
             #expect(response.status == .ok)
-            #expect(response.json == [
-                "id": 2, "title": "The second book", "price": 20, "firstName": "John", "lastName": "Doe",
-                "synopsis": "The second book", "pageCount": 3,
-            ])
-            for path in ["/publications/99", "/publications/0", "/publications/abc", "/publications/99999999999999999999",
-                         "/publications/99/pages", "/nowhere"] {
+            #expect(
+                response.json == [
+                    "id": 2, "title": "The second book", "price": 20, "firstName": "John", "lastName": "Doe",
+                    "synopsis": "The second book", "pageCount": 3,
+                ]
+            )
+            for path in [
+                "/publications/99", "/publications/0", "/publications/abc", "/publications/99999999999999999999",
+                "/publications/99/pages", "/nowhere",
+            ] {
                 expectProblem(try await client.send(.get, path), .notFound)
             }
             expectProblem(try await client.send(.put, "/publications/99", json: #"{"title": "x"}"#), .notFound)
@@ -91,17 +100,29 @@ struct PublicationRoutesTests {
     @Test(arguments: RouteStore.allCases)
     func createsAPublication(_ backend: RouteStore) async throws {
         try await withReadyService(backend) { client in
-            let response = try await client.send(.post, "/publications",
-                                                 json: #"{"title": "The fifth book", "price": 9.99, "firstName": "Ann", "lastName": "Lee", "synopsis": null}"#)
+            let response = try await client.send(
+                .post,
+                "/publications",
+                json: #"{"title": "The fifth book", "price": 9.99, "firstName": "Ann", "lastName": "Lee", "synopsis": null}"#
+            )
             #expect(response.status == .created, "\(response.text)")
             let created = response.json
             let id = try #require(created["id"]?.int)
             #expect(response.headers[.location] == "/publications/\(id)")
-            #expect(created == ["id": .number(Double(id)), "title": "The fifth book", "price": 9.99, "firstName": "Ann", "lastName": "Lee",
-                                "synopsis": nil, "pageCount": 0])
+            #expect(
+                created == [
+                    "id": .number(Double(id)), "title": "The fifth book", "price": 9.99, "firstName": "Ann", "lastName": "Lee",
+                    "synopsis": nil, "pageCount": 0,
+                ]
+            )
             #expect(try await client.send(.get, "/publications/\(id)").json == created)
             // Only a title: the model's defaults for the rest.
-            let minimal = try await client.send(.post, "/publications", json: #"{"title": "Untitled"}"#, contentType: "application/json; charset=utf-8")
+            let minimal = try await client.send(
+                .post,
+                "/publications",
+                json: #"{"title": "Untitled"}"#,
+                contentType: "application/json; charset=utf-8"
+            )
             #expect(minimal.status == .created)
             #expect(minimal.json["price"]?.number == 0 && minimal.json["firstName"] == .null)
             #expect(try await client.send(.get, "/publications").json["total"]?.int == 6)
@@ -139,10 +160,15 @@ struct PublicationRoutesTests {
             expectProblem(try await client.send(.patch, "/publications/1", json: #"{"title": null}"#), .unprocessableContent, fields: ["title"])
             // 415: anything but JSON.
             for contentType in ["text/plain", "application/x-www-form-urlencoded", nil] {
-                expectProblem(try await client.send(.post, "/publications", json: #"{"title": "x"}"#, contentType: contentType), .unsupportedMediaType)
+                expectProblem(
+                    try await client.send(.post, "/publications", json: #"{"title": "x"}"#, contentType: contentType),
+                    .unsupportedMediaType
+                )
             }
-            expectProblem(try await client.send(.put, "/publications/1", json: #"{"title": "x"}"#, contentType: "application/merge-patch+json"),
-                          .unsupportedMediaType)
+            expectProblem(
+                try await client.send(.put, "/publications/1", json: #"{"title": "x"}"#, contentType: "application/merge-patch+json"),
+                .unsupportedMediaType
+            )
             // 413: over 1 MiB.
             let large = #"{"title": ""# + String(repeating: "a", count: 1 << 20) + #""}"#
             expectProblem(try await client.send(.post, "/publications", json: large), .contentTooLarge)
@@ -164,19 +190,25 @@ struct PublicationRoutesTests {
                 String(decoding: [0xFF, 0xFE, 0x7B, 0x7D], as: UTF8.self),
             ]
             for body in bodies {
-                for (method, path) in [(HTTPRequest.Method.post, "/publications"), (.put, "/publications/2"), (.patch, "/pages/2"), (.post, "/publications/2/pages")] {
+                for (method, path) in [
+                    (HTTPRequest.Method.post, "/publications"), (.put, "/publications/2"), (.patch, "/pages/2"), (.post, "/publications/2/pages"),
+                ] {
                     let response = try await client.send(method, path, json: body)
                     #expect(response.status.code < 500, "\(method) \(path) \(body.prefix(40)): \(response.text.prefix(300))")
                     if response.status.code >= 400 { #expect(response.contentType == "application/problem+json") }
                 }
             }
-            for query in ["q=%FF%FE", "q=%", "q=%27%3B--", "lastName=%00", "sort=", "limit=", "offset=99999999999", "minPrice=1e999",
-                          "sort=-", "sort=title%2C-price", "q=" + String(repeating: "a", count: 10_000)] {
+            for query in [
+                "q=%FF%FE", "q=%", "q=%27%3B--", "lastName=%00", "sort=", "limit=", "offset=99999999999", "minPrice=1e999",
+                "sort=-", "sort=title%2C-price", "q=" + String(repeating: "a", count: 10_000),
+            ] {
                 let response = try await client.send(.get, "/publications?\(query)")
                 #expect(response.status.code < 500, "\(query): \(response.text.prefix(300))")
             }
-            for path in ["/publications/-1", "/publications/1.5", "/publications/%31", "/publications//pages", "/pages/9223372036854775807",
-                         "/publications/1/pages/2", "/PUBLICATIONS"] {
+            for path in [
+                "/publications/-1", "/publications/1.5", "/publications/%31", "/publications//pages", "/pages/9223372036854775807",
+                "/publications/1/pages/2", "/PUBLICATIONS",
+            ] {
                 let response = try await client.send(.get, path)
                 #expect(response.status.code < 500, "\(path): \(response.text.prefix(300))")
             }
@@ -191,13 +223,26 @@ struct PublicationRoutesTests {
             let replaced = try await client.send(.put, "/publications/1", json: #"{"title": "The first book, revised", "price": 30}"#)
             #expect(replaced.status == .ok, "\(replaced.text)")
             // Fields left out of a PUT get the model's defaults: the names and synopsis are gone.
-            #expect(replaced.json == ["id": 1, "title": "The first book, revised", "price": 30, "firstName": nil, "lastName": nil,
-                                      "synopsis": nil, "pageCount": 3])
+            #expect(
+                replaced.json == [
+                    "id": 1, "title": "The first book, revised", "price": 30, "firstName": nil, "lastName": nil,
+                    "synopsis": nil, "pageCount": 3,
+                ]
+            )
             let patched = try await client.send(.patch, "/publications/2", json: #"{"price": 10.99, "firstName": null}"#)
             #expect(patched.status == .ok)
-            #expect(patched.json == ["id": 2, "title": "The second book", "price": 10.99, "firstName": nil, "lastName": "Doe",
-                                     "synopsis": "The second book", "pageCount": 3])
-            let merged = try await client.send(.patch, "/publications/2", json: #"{"synopsis": "A sequel."}"#, contentType: "application/merge-patch+json")
+            #expect(
+                patched.json == [
+                    "id": 2, "title": "The second book", "price": 10.99, "firstName": nil, "lastName": "Doe",
+                    "synopsis": "The second book", "pageCount": 3,
+                ]
+            )
+            let merged = try await client.send(
+                .patch,
+                "/publications/2",
+                json: #"{"synopsis": "A sequel."}"#,
+                contentType: "application/merge-patch+json"
+            )
             #expect(merged.json["synopsis"]?.string == "A sequel." && merged.json["price"]?.number == 10.99)
             #expect(try await client.send(.get, "/publications/2").json == merged.json)
             let empty = try await client.send(.patch, "/publications/3", json: "{}")

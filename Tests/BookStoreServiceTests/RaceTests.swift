@@ -4,6 +4,7 @@ import HummingbirdTesting
 import PersistenceTesting
 import Synchronization
 import Testing
+
 @testable import BookStoreService
 
 /// Requests that race one another over the same rows: whatever the order they land in, no
@@ -30,10 +31,19 @@ struct RaceTests {
                             var answers: [RaceEvent.Add] = []
                             for number in 1...200 {
                                 let started = ContinuousClock.now
-                                let response = try await client.send(.post, "/publications/\(publication)/pages",
-                                                                     json: #"{"number": \#(worker * 1000 + number), "text": "Racing"}"#)
-                                answers.append(.init(status: response.status, page: response.status == .created ? response.json["id"]?.int : nil,
-                                                     started: started, ended: .now))
+                                let response = try await client.send(
+                                    .post,
+                                    "/publications/\(publication)/pages",
+                                    json: #"{"number": \#(worker * 1000 + number), "text": "Racing"}"#
+                                )
+                                answers.append(
+                                    .init(
+                                        status: response.status,
+                                        page: response.status == .created ? response.json["id"]?.int : nil,
+                                        started: started,
+                                        ended: .now
+                                    )
+                                )
                                 if response.status == .created { pagesIn.add() } else { break }
                             }
                             return .adds(answers)
@@ -45,7 +55,8 @@ struct RaceTests {
                         let status = try await client.send(.delete, "/publications/\(publication)").status
                         return .delete(status: status, started: started, ended: .now)
                     }
-                    var adds: [RaceEvent.Add] = [], deletion: (status: HTTPResponse.Status, started: ContinuousClock.Instant, ended: ContinuousClock.Instant)?
+                    var adds: [RaceEvent.Add] = []
+                    var deletion: (status: HTTPResponse.Status, started: ContinuousClock.Instant, ended: ContinuousClock.Instant)?
                     for try await event in group {
                         switch event {
                         case .adds(let some): adds += some

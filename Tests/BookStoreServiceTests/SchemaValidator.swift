@@ -15,11 +15,12 @@ struct SchemaValidator {
         }
         var found: [String] = []
         if let type = schema["type"] {
-            let allowed: [String] = switch type {
-            case .string(let name): [name]
-            case .array(let names): names.compactMap { if case .string(let name) = $0 { name } else { nil } }
-            default: []
-            }
+            let allowed: [String] =
+                switch type {
+                case .string(let name): [name]
+                case .array(let names): names.compactMap { if case .string(let name) = $0 { name } else { nil } }
+                default: []
+                }
             guard allowed.contains(where: { Self.value(value, is: $0) }) else {
                 return ["\(path): expected \(allowed.joined(separator: " or ")), got \(value.kindName)"]
             }

@@ -1,12 +1,13 @@
 import BookStoreTesting
 import Foundation
-import PersistenceTesting
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Persistence
+import PersistenceTesting
 import Synchronization
 import Testing
+
 @testable import BookStoreService
 
 /// Holds a migration before its first step until the test lets it go.
@@ -73,12 +74,26 @@ struct StartupMigrationTests {
                 #expect(ready.json == ["status": "ok", "model": "BookStore 5", "store": .string(backend.rawValue)])
                 // Version 1 knew no authors: the names are there, empty; the synopsis is the title.
                 let items = try await client.send(.get, "/publications").json["items"]?.array ?? []
-                #expect(items == [
-                    ["id": 1, "title": "The first book", "price": 10, "firstName": nil, "lastName": nil, "synopsis": "The first book", "pageCount": 3],
-                    ["id": 2, "title": "The second book", "price": 15, "firstName": nil, "lastName": nil, "synopsis": "The second book", "pageCount": 3],
-                    ["id": 3, "title": "The third book", "price": 10, "firstName": nil, "lastName": nil, "synopsis": "The third book", "pageCount": 2],
-                    ["id": 4, "title": "The fourth book", "price": 12, "firstName": nil, "lastName": nil, "synopsis": "The fourth book", "pageCount": 4],
-                ])
+                #expect(
+                    items == [
+                        [
+                            "id": 1, "title": "The first book", "price": 10, "firstName": nil, "lastName": nil, "synopsis": "The first book",
+                            "pageCount": 3,
+                        ],
+                        [
+                            "id": 2, "title": "The second book", "price": 15, "firstName": nil, "lastName": nil, "synopsis": "The second book",
+                            "pageCount": 3,
+                        ],
+                        [
+                            "id": 3, "title": "The third book", "price": 10, "firstName": nil, "lastName": nil, "synopsis": "The third book",
+                            "pageCount": 2,
+                        ],
+                        [
+                            "id": 4, "title": "The fourth book", "price": 12, "firstName": nil, "lastName": nil, "synopsis": "The fourth book",
+                            "pageCount": 4,
+                        ],
+                    ]
+                )
             }
             let metadata = try await PersistentStore.metadata(at: url)
             #expect(try loadModels().current.isCompatible(with: metadata))
@@ -148,9 +163,20 @@ struct StartupMigrationTests {
 @Suite("migration status")
 struct MigrationStatusTests {
     static func progress(stage: MigrationProgress.Stage, subject: MigrationProgress.Subject?) -> MigrationProgress {
-        MigrationProgress(fractionCompleted: 0.4, stepFractionCompleted: 0.2, step: 3, stepCount: 4, sourceVersion: "BookStore 3",
-                          destinationVersion: "BookStore 4", stage: stage, subject: subject, instancesDone: 300, instancesTotal: 1_000,
-                          elapsed: .seconds(10), estimatedTimeRemaining: .seconds(20))
+        MigrationProgress(
+            fractionCompleted: 0.4,
+            stepFractionCompleted: 0.2,
+            step: 3,
+            stepCount: 4,
+            sourceVersion: "BookStore 3",
+            destinationVersion: "BookStore 4",
+            stage: stage,
+            subject: subject,
+            instancesDone: 300,
+            instancesTotal: 1_000,
+            elapsed: .seconds(10),
+            estimatedTimeRemaining: .seconds(20)
+        )
     }
 
     static func members(_ progress: MigrationProgress) -> [String: JSONValue] {
@@ -159,8 +185,11 @@ struct MigrationStatusTests {
 
     @Test func theTimesMoveOnBetweenReports() {
         let reported = ContinuousClock.now
-        let report = StoreGate.MigrationReport(Self.progress(stage: .createInstances, subject: .entityMapping("PublicationToPublication")),
-                                               startedAt: reported - .seconds(10), reportedAt: reported)
+        let report = StoreGate.MigrationReport(
+            Self.progress(stage: .createInstances, subject: .entityMapping("PublicationToPublication")),
+            startedAt: reported - .seconds(10),
+            reportedAt: reported
+        )
         let members = Self.members(report.progress(at: reported + .milliseconds(5_500)))
         #expect(members["elapsedSeconds"] == 15 && members["estimatedSecondsRemaining"] == 14)
         #expect(members["entityMapping"] == "PublicationToPublication" && members["entity"] == .null)
@@ -209,7 +238,10 @@ extension MigrationStatusTests {
         var report = Self.progress(stage: .createInstances, subject: .entityMapping("PublicationToPublication"))
         report.elapsed = .seconds(1)
         gate.report(report, now: started + .seconds(5))
-        guard case .migrating(let current) = gate.phase else { Issue.record("not migrating: \(gate.phase)"); return }
+        guard case .migrating(let current) = gate.phase else {
+            Issue.record("not migrating: \(gate.phase)")
+            return
+        }
         #expect(current.startedAt == started)
         #expect(Self.members(current.progress(at: started + .seconds(6)))["elapsedSeconds"] == 6)
     }

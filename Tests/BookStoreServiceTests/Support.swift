@@ -8,6 +8,7 @@ import Logging
 import PersistenceTesting
 import Synchronization
 import Testing
+
 @testable import BookStoreService
 @testable import Persistence
 
@@ -29,12 +30,26 @@ func copyFixture(version: Int, to url: StoreURL) async throws {
     }
 }
 
-func makeService(_ url: StoreURL, address: ServiceConfiguration.Address = .tcp(host: "127.0.0.1", port: 0), migrate: Bool = true,
-                 writeAccess: WriteAccess = .anonymousOnLoopback, logger: Logger = quietLogger,
-                 beforeMigration: @escaping @Sendable (MigrationPlan) async throws -> Void = { _ in }) throws -> BookStoreService {
-    BookStoreService(configuration: ServiceConfiguration(store: url, models: try loadModels(), address: address, writeAccess: writeAccess, migrate: migrate,
-                                                         retryAfterSeconds: 5, beforeMigration: beforeMigration),
-                     logger: logger)
+func makeService(
+    _ url: StoreURL,
+    address: ServiceConfiguration.Address = .tcp(host: "127.0.0.1", port: 0),
+    migrate: Bool = true,
+    writeAccess: WriteAccess = .anonymousOnLoopback,
+    logger: Logger = quietLogger,
+    beforeMigration: @escaping @Sendable (MigrationPlan) async throws -> Void = { _ in }
+) throws -> BookStoreService {
+    BookStoreService(
+        configuration: ServiceConfiguration(
+            store: url,
+            models: try loadModels(),
+            address: address,
+            writeAccess: writeAccess,
+            migrate: migrate,
+            retryAfterSeconds: 5,
+            beforeMigration: beforeMigration
+        ),
+        logger: logger
+    )
 }
 
 /// Runs `body` against the service in-process (Hummingbird's router test framework, which
@@ -45,16 +60,20 @@ func makeService(_ url: StoreURL, address: ServiceConfiguration.Address = .tcp(h
 /// process of its own, or reach the store from another process or session (a migration,
 /// a full disk, a second replica), run on the two engines only (`TestEngine`): an in-memory
 /// store is the memory of the one process that opened it.
-func withReadyService<T: Sendable>(_ backend: TestBackend, seedVersion: Int? = 5,
-                                   _ body: @escaping @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
+func withReadyService<T: Sendable>(
+    _ backend: TestBackend,
+    seedVersion: Int? = 5,
+    _ body: @escaping @Sendable (any TestClientProtocol) async throws -> T
+) async throws -> T {
     try await backend.withStoreURL { url in
         // An in-memory store is gone when its last connection closes: one of the test's own
         // keeps it from the seed to the end.
-        let keeper: SQLiteConnection? = if case .memory(let name) = url.kind {
-            try SQLiteConnection(path: "file:\(name)?mode=memory&cache=shared", mode: .readWriteCreate)
-        } else {
-            nil
-        }
+        let keeper: SQLiteConnection? =
+            if case .memory(let name) = url.kind {
+                try SQLiteConnection(path: "file:\(name)?mode=memory&cache=shared", mode: .readWriteCreate)
+            } else {
+                nil
+            }
         defer { keeper?.close() }
         if let seedVersion { try await seed(url, version: seedVersion) }
         return try await makeService(url).makeApplication().test(.router) { client in
@@ -75,8 +94,11 @@ enum RouteStore: String, CaseIterable, CustomTestStringConvertible, Sendable {
 }
 
 /// ``withReadyService(_:seedVersion:_:)`` on a route store.
-func withReadyService<T: Sendable>(_ store: RouteStore, seedVersion: Int? = 5,
-                                   _ body: @escaping @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
+func withReadyService<T: Sendable>(
+    _ store: RouteStore,
+    seedVersion: Int? = 5,
+    _ body: @escaping @Sendable (any TestClientProtocol) async throws -> T
+) async throws -> T {
     switch store {
     case .sqlite: try await withReadyService(TestBackend.sqlite, seedVersion: seedVersion, body)
     case .memory: try await withReadyService(TestBackend.memory, seedVersion: seedVersion, body)
@@ -84,8 +106,10 @@ func withReadyService<T: Sendable>(_ store: RouteStore, seedVersion: Int? = 5,
     case .pgbouncer:
         try await TestPgBouncer.withDatabase(mode: .transaction) { pooled, direct in
             if let seedVersion { try await seed(pooled, version: seedVersion) }
-            let service = BookStoreService(configuration: ServiceConfiguration(store: pooled, migrationStore: direct, models: try loadModels(), retryAfterSeconds: 5),
-                                           logger: quietLogger)
+            let service = BookStoreService(
+                configuration: ServiceConfiguration(store: pooled, migrationStore: direct, models: try loadModels(), retryAfterSeconds: 5),
+                logger: quietLogger
+            )
             return try await service.makeApplication().test(.router) { client in
                 try await waitUntilReady(client)
                 return try await body(client)
@@ -95,8 +119,11 @@ func withReadyService<T: Sendable>(_ store: RouteStore, seedVersion: Int? = 5,
 }
 
 /// ``withReadyService(_:seedVersion:_:)`` on an engine's store.
-func withReadyService<T: Sendable>(_ engine: TestEngine, seedVersion: Int? = 5,
-                                   _ body: @escaping @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
+func withReadyService<T: Sendable>(
+    _ engine: TestEngine,
+    seedVersion: Int? = 5,
+    _ body: @escaping @Sendable (any TestClientProtocol) async throws -> T
+) async throws -> T {
     try await withReadyService(engine.backend, seedVersion: seedVersion, body)
 }
 
@@ -132,8 +159,13 @@ func waitUntilMigrating(_ client: some TestClientProtocol) async throws -> TestR
 
 extension TestClientProtocol {
     /// Sends `json` (any JSON text) with `Content-Type: application/json` unless told otherwise.
-    func send(_ method: HTTPRequest.Method, _ uri: String, json: String? = nil, contentType: String? = "application/json",
-              headers: HTTPFields = [:]) async throws -> TestResponse {
+    func send(
+        _ method: HTTPRequest.Method,
+        _ uri: String,
+        json: String? = nil,
+        contentType: String? = "application/json",
+        headers: HTTPFields = [:]
+    ) async throws -> TestResponse {
         var headers = headers
         if json != nil, let contentType { headers[.contentType] = contentType }
         return try await execute(uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) })
@@ -166,8 +198,13 @@ extension JSONValue {
 }
 
 /// Checks a refusal: the status, `application/problem+json`, and the problem members.
-func expectProblem(_ response: TestResponse, _ status: HTTPResponse.Status, fields: [String] = [], checkBody: Bool = true,
-                   sourceLocation: SourceLocation = #_sourceLocation) {
+func expectProblem(
+    _ response: TestResponse,
+    _ status: HTTPResponse.Status,
+    fields: [String] = [],
+    checkBody: Bool = true,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     #expect(response.status == status, "\(response.text)", sourceLocation: sourceLocation)
     #expect(response.contentType == "application/problem+json", sourceLocation: sourceLocation)
     // A HEAD response has the headers of the GET one and no body.
@@ -178,7 +215,10 @@ func expectProblem(_ response: TestResponse, _ status: HTTPResponse.Status, fiel
     #expect(body["detail"]?.string?.isEmpty == false, sourceLocation: sourceLocation)
     #expect(body["type"]?.string?.isEmpty == false, sourceLocation: sourceLocation)
     if !fields.isEmpty {
-        #expect(Set(body["errors"]?.array.compactMap { $0["field"]?.string } ?? []) == Set(fields), "\(response.text)", sourceLocation: sourceLocation)
+        #expect(
+            Set(body["errors"]?.array.compactMap { $0["field"]?.string } ?? []) == Set(fields),
+            "\(response.text)",
+            sourceLocation: sourceLocation
+        )
     }
 }
-

@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdTesting
 import PersistenceTesting
 import Testing
+
 @testable import BookStoreService
 
 /// Text a client sends: NUL is refused naming the field (400), text over its documented
@@ -34,23 +35,41 @@ struct TextInputTests {
                 let members = fields.sorted { $0.key < $1.key }.map { "\"\($0.key)\": \"\(String(repeating: "é", count: $0.value))\"" }
                 return "{" + members.joined(separator: ", ") + "}"
             }
-            let over = try await client.send(.post, "/publications", json: body([
-                "title": TextLimit.title + 1, "firstName": TextLimit.name + 1, "lastName": TextLimit.name, "synopsis": TextLimit.synopsis + 1,
-            ]))
+            let over = try await client.send(
+                .post,
+                "/publications",
+                json: body([
+                    "title": TextLimit.title + 1, "firstName": TextLimit.name + 1, "lastName": TextLimit.name, "synopsis": TextLimit.synopsis + 1,
+                ])
+            )
             expectProblem(over, .unprocessableContent, fields: ["title", "firstName", "synopsis"])
             #expect(over.json["errors"]?.array.allSatisfy { $0["code"]?.string == "stringTooLong" } == true)
-            let atLimit = try await client.send(.post, "/publications", json: body([
-                "title": TextLimit.title, "firstName": TextLimit.name, "lastName": TextLimit.name, "synopsis": TextLimit.synopsis,
-            ]))
+            let atLimit = try await client.send(
+                .post,
+                "/publications",
+                json: body([
+                    "title": TextLimit.title, "firstName": TextLimit.name, "lastName": TextLimit.name, "synopsis": TextLimit.synopsis,
+                ])
+            )
             #expect(atLimit.status == .created, "\(atLimit.text)")
             #expect(atLimit.json["synopsis"]?.string?.count == TextLimit.synopsis)
             let id = try #require(atLimit.json["id"]?.int)
-            expectProblem(try await client.send(.post, "/publications/\(id)/pages", json: body(["text": TextLimit.pageText + 1])),
-                          .unprocessableContent, fields: ["text"])
-            expectProblem(try await client.send(.get, "/publications?q=" + String(repeating: "a", count: TextLimit.filter + 1)),
-                          .badRequest, fields: ["q"])
+            expectProblem(
+                try await client.send(.post, "/publications/\(id)/pages", json: body(["text": TextLimit.pageText + 1])),
+                .unprocessableContent,
+                fields: ["text"]
+            )
+            expectProblem(
+                try await client.send(.get, "/publications?q=" + String(repeating: "a", count: TextLimit.filter + 1)),
+                .badRequest,
+                fields: ["q"]
+            )
             // A body that is wrong in kind as well is a 400 listing everything.
-            let mixed = try await client.send(.post, "/publications", json: #"{"title": "\#(String(repeating: "a", count: TextLimit.title + 1))", "price": "free"}"#)
+            let mixed = try await client.send(
+                .post,
+                "/publications",
+                json: #"{"title": "\#(String(repeating: "a", count: TextLimit.title + 1))", "price": "free"}"#
+            )
             expectProblem(mixed, .badRequest, fields: ["title", "price"])
         }
     }
@@ -60,11 +79,16 @@ struct TextInputTests {
     @Test func theDocumentStatesTheLimitsTheServiceChecks() async throws {
         let document = OpenAPIDocument.document
         let schemas = try #require(document["components"]?["schemas"])
-        for (schema, field, limit) in [("PublicationInput", "title", TextLimit.title), ("PublicationInput", "firstName", TextLimit.name),
-                                       ("PublicationPatch", "synopsis", TextLimit.synopsis), ("PageInput", "text", TextLimit.pageText)] {
+        for (schema, field, limit) in [
+            ("PublicationInput", "title", TextLimit.title), ("PublicationInput", "firstName", TextLimit.name),
+            ("PublicationPatch", "synopsis", TextLimit.synopsis), ("PageInput", "text", TextLimit.pageText),
+        ] {
             let property = schemas[schema]?["properties"]?[field]
             #expect(property?["maxLength"]?.int == limit, "\(schema).\(field)")
-            #expect(property?["pattern"]?.string.map { "a\u{0}b".range(of: $0, options: .regularExpression) == nil } == true, "\(schema).\(field) excludes NUL")
+            #expect(
+                property?["pattern"]?.string.map { "a\u{0}b".range(of: $0, options: .regularExpression) == nil } == true,
+                "\(schema).\(field) excludes NUL"
+            )
         }
         func parameter(_ path: String, _ name: String) -> JSONValue? {
             document["paths"]?[path]?["get"]?["parameters"]?.array.first { $0["name"]?.string == name }?["schema"]
@@ -92,8 +116,10 @@ struct AddressAndHeaderTests {
     func nonCanonicalIdsAndPathsAre404(_ backend: RouteStore) async throws {
         try await withReadyService(backend) { client in
             #expect(try await client.send(.get, "/publications/1").status == .ok)
-            for path in ["/publications/+1", "/publications/01", "/publications/1/", "/publications//1", "//publications/1",
-                         "/publications/1/pages/", "/pages/+1", "/publications/", "/publications/0x1"] {
+            for path in [
+                "/publications/+1", "/publications/01", "/publications/1/", "/publications//1", "//publications/1",
+                "/publications/1/pages/", "/pages/+1", "/publications/", "/publications/0x1",
+            ] {
                 expectProblem(try await client.send(.get, path), .notFound)
             }
             expectProblem(try await client.send(.delete, "/publications/01"), .notFound)

@@ -1,5 +1,7 @@
 import Foundation
+
 @testable import BookStoreService
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,7 +21,13 @@ enum RawHTTPClient {
         case tcp(port: Int)
     }
 
-    static func send(_ method: String, _ path: String, to target: Target, body: String? = nil, headers: [String: String] = [:]) async throws -> Response {
+    static func send(
+        _ method: String,
+        _ path: String,
+        to target: Target,
+        body: String? = nil,
+        headers: [String: String] = [:]
+    ) async throws -> Response {
         try await onThread { try sendBlocking(method, path, to: target, body: body, headers: headers) }
     }
 
@@ -27,7 +35,8 @@ enum RawHTTPClient {
         var description: String
     }
 
-    private static func sendBlocking(_ method: String, _ path: String, to target: Target, body: String?, headers: [String: String]) throws -> Response {
+    private static func sendBlocking(_ method: String, _ path: String, to target: Target, body: String?, headers: [String: String]) throws -> Response
+    {
         let connection = try Connection(to: target)
         var request = "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { request += "\(name): \(value)\r\n" }
@@ -142,7 +151,8 @@ enum RawHTTPClient {
             while true {
                 let text = String(decoding: received, as: UTF8.self)
                 if let split = text.range(of: "\r\n\r\n") {
-                    let length = text[..<split.lowerBound].split(separator: "\r\n")
+                    let length =
+                        text[..<split.lowerBound].split(separator: "\r\n")
                         .first { $0.lowercased().hasPrefix("content-length:") }
                         .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
                     if text[split.upperBound...].utf8.count >= length { return text }

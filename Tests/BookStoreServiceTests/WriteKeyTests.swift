@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import PersistenceTesting
 import Testing
+
 @testable import BookStoreService
 @testable import Persistence
 
@@ -42,7 +43,10 @@ struct WriteKeyTests {
                     let missing = try await client.send(write.method, write.path, json: write.json)
                     expectProblem(missing, .unauthorized)
                     #expect(missing.headers[.wwwAuthenticate] == #"Bearer realm="bookstore""#, "\(name)")
-                    for header in ["Bearer \(Self.wrongKey)", "Bearer \(Self.oldKey)x", "Bearer \(Self.oldKey.dropLast())", "Basic \(Self.oldKey)", "Bearer", "\(Self.newKey)"] {
+                    for header in [
+                        "Bearer \(Self.wrongKey)", "Bearer \(Self.oldKey)x", "Bearer \(Self.oldKey.dropLast())", "Basic \(Self.oldKey)", "Bearer",
+                        "\(Self.newKey)",
+                    ] {
                         let refused = try await client.send(write.method, write.path, json: write.json, headers: [.authorization: header])
                         expectProblem(refused, .unauthorized)
                         #expect(refused.headers[.wwwAuthenticate]?.hasPrefix("Bearer realm=\"bookstore\", error=") == true, "\(name) with \(header)")
@@ -79,7 +83,12 @@ struct WriteKeyTests {
                 for (index, key) in [Self.oldKey, Self.newKey].enumerated() {
                     // The scheme's case does not matter.
                     let authorization: HTTPFields = [.authorization: (index == 0 ? "Bearer " : "bearer ") + key]
-                    let created = try await client.send(.post, "/publications", json: #"{"title": "Key \#(index)", "price": 1.25}"#, headers: authorization)
+                    let created = try await client.send(
+                        .post,
+                        "/publications",
+                        json: #"{"title": "Key \#(index)", "price": 1.25}"#,
+                        headers: authorization
+                    )
                     #expect(created.status == .created, "\(created.text)")
                     let id = try #require(created.json["id"]?.int)
                     #expect(try await client.send(.patch, "/publications/\(id)", json: #"{"price": 2.5}"#, headers: authorization).status == .ok)
@@ -136,7 +145,13 @@ struct WriteKeyTests {
             let body = #"{"title": "Über den Schlüssel", "price": 12.99}"#
             let anonymous = try await RawHTTPClient.send("POST", "/publications", to: .tcp(port: port), body: body)
             #expect(anonymous.status == 401 && anonymous.headers["www-authenticate"] == #"Bearer realm="bookstore""#)
-            let keyed = try await RawHTTPClient.send("POST", "/publications", to: .tcp(port: port), body: body, headers: ["Authorization": "Bearer \(Self.newKey)"])
+            let keyed = try await RawHTTPClient.send(
+                "POST",
+                "/publications",
+                to: .tcp(port: port),
+                body: body,
+                headers: ["Authorization": "Bearer \(Self.newKey)"]
+            )
             #expect(keyed.status == 201, "\(keyed.body)")
             let list = try await RawHTTPClient.send("GET", "/publications", to: .tcp(port: port))
             #expect(try JSONValue(parsing: Data(list.body.utf8))["total"]?.int == 5)

@@ -1,6 +1,7 @@
 import BookStoreTesting
 import Foundation
 import Testing
+
 @testable import BookStore
 @testable import Persistence
 

@@ -2,6 +2,7 @@ import BookStoreTesting
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// Runs the built `bookstore` executable, as a user would, without the test shell's
@@ -36,10 +37,12 @@ struct CommandLineTests {
             #expect(seed.stdout.contains("4 books"))
 
             let (titles, pages, keys, metadata) = try await PersistentStore.inspect(url) { connection in
-                (try connection.rows("SELECT ZTITLE, ZPRICE FROM ZBOOK ORDER BY Z_PK").map { "\($0[0].text ?? "") \($0[1].double ?? -1)" },
-                 try connection.scalar("SELECT count(*) FROM ZPAGE WHERE ZBOOK IS NOT NULL")?.int64,
-                 try connection.rows("SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { "\($0[0].text ?? "")=\($0[1].int64 ?? -1)" },
-                 try connection.scalar("SELECT count(*) FROM Z_METADATA")?.int64)
+                (
+                    try connection.rows("SELECT ZTITLE, ZPRICE FROM ZBOOK ORDER BY Z_PK").map { "\($0[0].text ?? "") \($0[1].double ?? -1)" },
+                    try connection.scalar("SELECT count(*) FROM ZPAGE WHERE ZBOOK IS NOT NULL")?.int64,
+                    try connection.rows("SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { "\($0[0].text ?? "")=\($0[1].int64 ?? -1)" },
+                    try connection.scalar("SELECT count(*) FROM Z_METADATA")?.int64
+                )
             }
             #expect(titles == ["The first book 10.0", "The second book 15.0", "The third book 10.0", "The fourth book 12.0"])
             #expect(pages == 12)
@@ -50,17 +53,19 @@ struct CommandLineTests {
 
     @Test(arguments: TestEngine.allCases)
     func statusNamesTheVersionOfEverySeededStore(engine: TestEngine) async throws {
-        for version in 1...5 { try await engine.withStoreURL { store in
-            let url = store.description
-            let seed = try await BookStoreProcess.running(["seed", "--model-version", "\(version)", "--store", url])
-            #expect(seed.status == 0, "\(seed.stderr)")
-            let status = try await BookStoreProcess.running(["status", "--store", url])
-            #expect(status.status == 0, "\(status.stderr)")
-            let name = version == 1 ? "BookStore" : "BookStore \(version)"
-            #expect(status.stdout.contains("Store model version:   \(name)\n"))
-            #expect(status.stdout.contains("Current model version: BookStore 5"))
-            #expect(status.stdout.contains("Compatible:            \(version == 5 ? "yes" : "no")"))
-        } }
+        for version in 1...5 {
+            try await engine.withStoreURL { store in
+                let url = store.description
+                let seed = try await BookStoreProcess.running(["seed", "--model-version", "\(version)", "--store", url])
+                #expect(seed.status == 0, "\(seed.stderr)")
+                let status = try await BookStoreProcess.running(["status", "--store", url])
+                #expect(status.status == 0, "\(status.stderr)")
+                let name = version == 1 ? "BookStore" : "BookStore \(version)"
+                #expect(status.stdout.contains("Store model version:   \(name)\n"))
+                #expect(status.stdout.contains("Current model version: BookStore 5"))
+                #expect(status.stdout.contains("Compatible:            \(version == 5 ? "yes" : "no")"))
+            }
+        }
     }
 
     /// SQLite: files that are no store (missing, noise, another app's database). A PostgreSQL
@@ -97,25 +102,29 @@ struct CommandLineTests {
     }
 
     @Test(arguments: TestEngine.allCases)
-    func resetRefusesWithoutYesAndSeedRefusesToOverwrite(engine: TestEngine) async throws { try await engine.withStoreURL { store in
-        let url = store.description
-        #expect(try await BookStoreProcess.running(["seed", "--model-version", "2", "--store", url]).status == 0)
+    func resetRefusesWithoutYesAndSeedRefusesToOverwrite(engine: TestEngine) async throws {
+        try await engine.withStoreURL { store in
+            let url = store.description
+            #expect(try await BookStoreProcess.running(["seed", "--model-version", "2", "--store", url]).status == 0)
 
-        let refused = try await BookStoreProcess.running(["reset", "--store", url])
-        #expect(refused.status != 0)
-        #expect(refused.stderr.contains("--yes"))
-        #expect(try await BookStoreProcess.running(["status", "--store", url]).stdout.contains("BookStore 2\n"))
+            let refused = try await BookStoreProcess.running(["reset", "--store", url])
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("--yes"))
+            #expect(try await BookStoreProcess.running(["status", "--store", url]).stdout.contains("BookStore 2\n"))
 
-        let again = try await BookStoreProcess.running(["seed", "--model-version", "3", "--store", url])
-        #expect(again.status != 0)
-        #expect(again.stderr.contains("already exists"))
+            let again = try await BookStoreProcess.running(["seed", "--model-version", "3", "--store", url])
+            #expect(again.status != 0)
+            #expect(again.stderr.contains("already exists"))
 
-        let reset = try await BookStoreProcess.running(["reset", "--yes", "--model-version", "4", "--seed", "--store", url])
-        #expect(reset.status == 0, "\(reset.stderr)")
-        #expect(try await BookStoreProcess.running(["status", "--store", url]).stdout.contains("BookStore 4\n"))
-        let titles = try await PersistentStore.inspect(store) { try $0.rows("SELECT ZTITLE FROM ZPUBLICATION ORDER BY Z_PK").compactMap { $0[0].text } }
-        #expect(titles == ["The first book", "The second book", "The third book", "The fourth book"])
-    } }
+            let reset = try await BookStoreProcess.running(["reset", "--yes", "--model-version", "4", "--seed", "--store", url])
+            #expect(reset.status == 0, "\(reset.stderr)")
+            #expect(try await BookStoreProcess.running(["status", "--store", url]).stdout.contains("BookStore 4\n"))
+            let titles = try await PersistentStore.inspect(store) {
+                try $0.rows("SELECT ZTITLE FROM ZPUBLICATION ORDER BY Z_PK").compactMap { $0[0].text }
+            }
+            #expect(titles == ["The first book", "The second book", "The third book", "The fourth book"])
+        }
+    }
 
     /// SQLite only: `reset` unlinks the store's files, and a process that still has them open
     /// writes on into files no path leads to any more — its writes were acknowledged and lost.
@@ -128,7 +137,10 @@ struct CommandLineTests {
             let container = try await PersistentContainer.open(model: try loadModels().current, store: store, logger: quietLogger)
             let refused = try await BookStoreProcess.running(["reset", "--yes", "--store", store.description])
             #expect(refused.status != 0)
-            #expect(refused.stderr.contains("is open in another") && refused.stderr.lowercased().contains("stop what has it open"), "says what is in the way and what to do: \(refused.stderr)")
+            #expect(
+                refused.stderr.contains("is open in another") && refused.stderr.lowercased().contains("stop what has it open"),
+                "says what is in the way and what to do: \(refused.stderr)"
+            )
             // Still the store the open container writes to: a row saved now is in the file.
             let context = container.newContext()
             let publication = try context.insertObject(entityName: "Publication")

@@ -2,6 +2,7 @@ import BookStoreTesting
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 @Suite("bookstore copy")
@@ -37,8 +38,11 @@ struct CopyCommandTests {
             #expect(copied == original, "differs: \(Set(copied).symmetricDifference(original).sorted().prefix(6))")
             let (copiedMetadata, originalMetadata) = (try await PersistentStore.metadata(at: target), try await PersistentStore.metadata(at: source))
             #expect(copiedMetadata.storeType == (engine == .sqlite ? "SQLite" : "PostgreSQL"))
-            #expect(copiedMetadata.versionHashes == originalMetadata.versionHashes && copiedMetadata.versionIdentifiers == originalMetadata.versionIdentifiers
-                && copiedMetadata.storeUUID == originalMetadata.storeUUID && copiedMetadata.modelVersionName == originalMetadata.modelVersionName)
+            #expect(
+                copiedMetadata.versionHashes == originalMetadata.versionHashes
+                    && copiedMetadata.versionIdentifiers == originalMetadata.versionIdentifiers
+                    && copiedMetadata.storeUUID == originalMetadata.storeUUID && copiedMetadata.modelVersionName == originalMetadata.modelVersionName
+            )
             #expect(try Data(contentsOf: URL(fileURLWithPath: sourcePath)) == before, "the source is only read")
 
             let again = try await BookStoreProcess.running(["copy", "--from", source.description, "--to", target.description])
@@ -67,9 +71,11 @@ struct CopyCommandTests {
             let status = try await BookStoreProcess.running(["status", "--store", target.description])
             #expect(status.stdout.contains("Store model version:   BookStore\n"), "\(status.stdout)\(status.stderr)")
             let tables = try await PersistentStore.inspect(target) { connection in
-                try connection.rows(connection.dialect is PostgresDialect
-                    ? "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
-                    : "SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0[0].text?.uppercased() }.sorted()
+                try connection.rows(
+                    connection.dialect is PostgresDialect
+                        ? "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
+                        : "SELECT name FROM sqlite_master WHERE type = 'table'"
+                ).compactMap { $0[0].text?.uppercased() }.sorted()
             }
             #expect(!tables.contains("ZPUBLICATION") && tables.contains("ZBOOK"), "version 4's tables are gone: \(tables)")
             let books = try await PersistentStore.inspect(target) { try $0.scalar("SELECT count(*) FROM ZBOOK")?.int64 }

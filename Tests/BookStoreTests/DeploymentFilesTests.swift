@@ -2,6 +2,7 @@ import BookStoreTesting
 import Foundation
 import Testing
 import Yams
+
 @testable import Persistence
 
 /// docker-compose.yml and the Dockerfile cannot be run here (no Docker engine), so these
@@ -100,7 +101,10 @@ struct DeploymentFilesTests {
         command.environment = ["BOOKSTORE_MIGRATE_ONLINE": "1"]
         let refused = try await command.run(["serve", "--no-migrate", "--store", "sqlite:///nonexistent/never.sqlite"])
         #expect(refused.status != 0)
-        #expect(refused.stderr.contains("--migrate-online (or BOOKSTORE_MIGRATE_ONLINE=1) and --no-migrate contradict each other"), "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains("--migrate-online (or BOOKSTORE_MIGRATE_ONLINE=1) and --no-migrate contradict each other"),
+            "\(refused.stderr)"
+        )
     }
 
     @Test func bookstoreListensOnAllInterfacesAtThePublishedPort() throws {
@@ -177,10 +181,14 @@ struct DeploymentFilesTests {
         let runtime = try #require(stages.last)
         #expect(build.image.hasPrefix("swift:"), "the build stage uses the official Swift image, not \(build.image)")
         let swiftVersion = build.image.dropFirst("swift:".count).prefix { $0.isNumber || $0 == "." }
-        let toolsVersion = try #require(try String(contentsOf: packageRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
-            .firstMatch(of: /swift-tools-version:\s*([0-9.]+)/)?.1)
-        #expect(swiftVersion.compare(toolsVersion, options: .numeric) != .orderedAscending,
-                "Swift \(swiftVersion) in the image is older than the package's tools version \(toolsVersion)")
+        let toolsVersion = try #require(
+            try String(contentsOf: packageRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
+                .firstMatch(of: /swift-tools-version:\s*([0-9.]+)/)?.1
+        )
+        #expect(
+            swiftVersion.compare(toolsVersion, options: .numeric) != .orderedAscending,
+            "Swift \(swiftVersion) in the image is older than the package's tools version \(toolsVersion)"
+        )
         #expect(runtime.image.hasSuffix("-slim"), "the runtime is a slim image, not \(runtime.image)")
     }
 
@@ -223,8 +231,14 @@ struct DeploymentFilesTests {
         }
         let entrypoint = try #require(runtime.entrypoint.first)
         #expect(entrypoint.hasSuffix("/bookstore"))
-        #expect(runtime.copies.contains { $0.fromStage == build.name && entrypoint.hasPrefix($0.destination) }, "\(entrypoint) is not copied from the build stage")
-        #expect(try StoreURL(try #require(runtime.environment["BOOKSTORE_STORE"])).storeType == "SQLite", "the image alone runs on the embedded default")
+        #expect(
+            runtime.copies.contains { $0.fromStage == build.name && entrypoint.hasPrefix($0.destination) },
+            "\(entrypoint) is not copied from the build stage"
+        )
+        #expect(
+            try StoreURL(try #require(runtime.environment["BOOKSTORE_STORE"])).storeType == "SQLite",
+            "the image alone runs on the embedded default"
+        )
     }
 }
 
@@ -250,10 +264,13 @@ private struct ComposeFile {
         case let mapping as [String: Any]:
             return mapping.mapValues { "\($0)" }
         case let list as [String]:
-            return Dictionary(list.map { line in
-                let parts = line.split(separator: "=", maxSplits: 1)
-                return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
-            }, uniquingKeysWith: { $1 })
+            return Dictionary(
+                list.map { line in
+                    let parts = line.split(separator: "=", maxSplits: 1)
+                    return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
+                },
+                uniquingKeysWith: { $1 }
+            )
         default:
             return [:]
         }

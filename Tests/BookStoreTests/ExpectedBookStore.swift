@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Persistence
 
 /// What a BookStore store holds at a version, computed by this test code from the rows of
@@ -41,16 +42,24 @@ struct ExpectedBookStore: Equatable, CustomStringConvertible {
     /// The rows of the store at `url`, read with plain SQL, as a store of `version` lays them out.
     static func read(_ url: StoreURL, version: Int) async throws -> (publications: [Publication], pages: [Page], maxima: [String: Int64]) {
         let owner = version >= 3 ? "ZPUBLICATION" : "ZBOOK"
-        let nameColumns = switch version {
-        case 1: "NULL, NULL, NULL"
-        case 2, 3: "ZAUTHOR, NULL, NULL"
-        default: "NULL, ZFIRSTNAME, ZLASTNAME"
-        }
+        let nameColumns =
+            switch version {
+            case 1: "NULL, NULL, NULL"
+            case 2, 3: "ZAUTHOR, NULL, NULL"
+            default: "NULL, ZFIRSTNAME, ZLASTNAME"
+            }
         let synopsis = version >= 5 ? "ZSYNOPSIS" : "NULL"
         return try await PersistentStore.inspect(url) { connection in
             let publications = try connection.rows("SELECT Z_PK, ZTITLE, ZPRICE, \(nameColumns), \(synopsis) FROM \(owner)").map { row in
-                Publication(key: row[0].int64 ?? -1, title: row[1].text, price: row[2].double, author: row[3].text,
-                            firstName: row[4].text, lastName: row[5].text, synopsis: row[6].text)
+                Publication(
+                    key: row[0].int64 ?? -1,
+                    title: row[1].text,
+                    price: row[2].double,
+                    author: row[3].text,
+                    firstName: row[4].text,
+                    lastName: row[5].text,
+                    synopsis: row[6].text
+                )
             }
             let pages = try connection.rows("SELECT Z_PK, \(owner), ZNUMBER, ZTEXT FROM ZPAGE").map { row in
                 Page(key: row[0].int64 ?? -1, owner: row[1].int64, number: row[2].int64, text: row[3].text)
@@ -100,15 +109,22 @@ struct ExpectedBookStore: Equatable, CustomStringConvertible {
     static func entityNumbers(_ url: StoreURL, version: Int) async throws -> (publication: Set<Int64>, page: Set<Int64>) {
         let owner = version >= 3 ? "ZPUBLICATION" : "ZBOOK"
         return try await PersistentStore.inspect(url) { connection in
-            (Set(try connection.rows("SELECT DISTINCT Z_ENT FROM \(owner)").compactMap { $0[0].int64 }),
-             Set(try connection.rows("SELECT DISTINCT Z_ENT FROM ZPAGE").compactMap { $0[0].int64 }))
+            (
+                Set(try connection.rows("SELECT DISTINCT Z_ENT FROM \(owner)").compactMap { $0[0].int64 }),
+                Set(try connection.rows("SELECT DISTINCT Z_ENT FROM ZPAGE").compactMap { $0[0].int64 })
+            )
         }
     }
 
     /// The lines of each table. `entities`: the numbers found in the store; the design's
     /// numbering when `nil`.
-    static func layout(_ publications: [Publication], _ pages: [Page], maxima: [String: Int64], version: Int,
-                       entities: (publication: Set<Int64>, page: Set<Int64>)? = nil) -> ExpectedBookStore {
+    static func layout(
+        _ publications: [Publication],
+        _ pages: [Page],
+        maxima: [String: Int64],
+        version: Int,
+        entities: (publication: Set<Int64>, page: Set<Int64>)? = nil
+    ) -> ExpectedBookStore {
         func text(_ value: String?) -> String { value.map { "'\($0)'" } ?? "NULL" }
         let price: (Double?) -> String = { $0.map { "\(Float($0))" } ?? "NULL" }
         let owner = version >= 3 ? "ZPUBLICATION" : "ZBOOK"
@@ -135,7 +151,8 @@ struct ExpectedBookStore: Equatable, CustomStringConvertible {
     /// How `actual` differs from this expectation: the first few differing lines per table.
     func differences(from actual: ExpectedBookStore) -> [String] {
         Set(tables.keys).union(actual.tables.keys).sorted().compactMap { table in
-            let expected = tables[table] ?? [], found = actual.tables[table] ?? []
+            let expected = tables[table] ?? []
+            let found = actual.tables[table] ?? []
             guard expected != found else { return nil }
             let missing = Set(expected).subtracting(found).sorted().prefix(3)
             let extra = Set(found).subtracting(expected).sorted().prefix(3)
@@ -147,10 +164,17 @@ struct ExpectedBookStore: Equatable, CustomStringConvertible {
 }
 
 /// Expects the store at `url` to hold, at `version`, exactly `expected`.
-func expectStore(_ url: StoreURL, atVersion version: Int, holds expected: ExpectedBookStore,
-                 sourceLocation: SourceLocation = #_sourceLocation) async throws {
+func expectStore(
+    _ url: StoreURL,
+    atVersion version: Int,
+    holds expected: ExpectedBookStore,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async throws {
     let actual = try await ExpectedBookStore.actual(url, version: version)
     let differences = expected.differences(from: actual)
-    #expect(differences.isEmpty, "the store at version \(version) differs from what the design gives: \(differences.joined(separator: "; "))",
-            sourceLocation: sourceLocation)
+    #expect(
+        differences.isEmpty,
+        "the store at version \(version) differs from what the design gives: \(differences.joined(separator: "; "))",
+        sourceLocation: sourceLocation
+    )
 }

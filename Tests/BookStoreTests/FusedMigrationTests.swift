@@ -3,6 +3,7 @@ import Foundation
 import PersistenceTesting
 import Synchronization
 import Testing
+
 @testable import BookStore
 @testable import Persistence
 
@@ -43,7 +44,10 @@ import Testing
                 #expect(fusedRows.keys.sorted() == stepByStepRows.keys.sorted())
                 for table in stepByStepRows.keys.sorted() {
                     let (fusedTable, stepByStepTable) = (Set(fusedRows[table] ?? []), Set(stepByStepRows[table] ?? []))
-                    #expect(fusedTable == stepByStepTable, "\(table): \(fusedTable.subtracting(stepByStepTable).sorted().prefix(3)) fused, \(stepByStepTable.subtracting(fusedTable).sorted().prefix(3)) step by step")
+                    #expect(
+                        fusedTable == stepByStepTable,
+                        "\(table): \(fusedTable.subtracting(stepByStepTable).sorted().prefix(3)) fused, \(stepByStepTable.subtracting(fusedTable).sorted().prefix(3)) step by step"
+                    )
                     #expect(fusedRows[table]?.count == stepByStepRows[table]?.count)
                 }
                 // And both are what the design gives at version 5.

@@ -2,6 +2,7 @@ import BookStoreTesting
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import BookStore
 @_spi(Testing) @testable import Persistence
 
@@ -26,8 +27,10 @@ import Testing
             let expected = try await ExpectedBookStore.migrating(url, from: 3, to: 5)
             try await StepResumptionTests.kill(url, at: .rowsCreated(step: 2, entityMapping: "PublicationToPublication", rows: 2_000))
             let (lines, created) = try await StepResumptionTests.migrateCountingSteps(url)
-            #expect(lines.contains { $0.contains("resuming \(Self.pass) at batch 3 of 5 of PublicationToPublication") },
-                    "\(lines.filter { $0.hasPrefix("notice") })")
+            #expect(
+                lines.contains { $0.contains("resuming \(Self.pass) at batch 3 of 5 of PublicationToPublication") },
+                "\(lines.filter { $0.hasPrefix("notice") })"
+            )
             // From the third batch on, by both steps, in one pass: the first two were neither
             // handed over nor written again, and the pass did not fall back to step by step.
             #expect(created == [1: Self.lastThreeBatches, 2: Self.lastThreeBatches], "\(created)")
@@ -46,8 +49,10 @@ import Testing
             try await StepResumptionTests.kill(url, at: .rowsCreated(step: 3, entityMapping: "PublicationToPublication", rows: 2_000))
             let (lines, createdBySteps) = try await StepResumptionTests.migrateCountingSteps(url)
             let pass = engine == .sqlite ? "steps 2+3/3 BookStore 3 → BookStore 4, BookStore 4 → BookStore 5" : Self.pass
-            #expect(lines.contains { $0.contains("resuming \(pass) at batch 3 of 5 of PublicationToPublication") },
-                    "\(lines.filter { $0.hasPrefix("notice") })")
+            #expect(
+                lines.contains { $0.contains("resuming \(pass) at batch 3 of 5 of PublicationToPublication") },
+                "\(lines.filter { $0.hasPrefix("notice") })"
+            )
             let created = createdBySteps[createdBySteps.keys.max() ?? 0] ?? []
             #expect(created == Self.lastThreeBatches, "\(createdBySteps)")
             try await expectFinishedInOnePass(url, lines: lines, holds: expected)
@@ -78,8 +83,10 @@ import Testing
             let expected = try await ExpectedBookStore.migrating(url, from: 3, to: 5)
             try await StepResumptionTests.kill(url, at: .rowsCreated(step: 1, entityMapping: "PageToPage", rows: 5_000), batchSize: 100)
             let (lines, pages) = try await StepResumptionTests.migrateCountingSteps(url, entityMapping: "PageToPage", batchSize: 100)
-            #expect(lines.contains { $0.contains("resuming \(Self.pass) at batch 51 of ") && $0.contains(" of PageToPage") },
-                    "\(lines.filter { $0.hasPrefix("notice") })")
+            #expect(
+                lines.contains { $0.contains("resuming \(Self.pass) at batch 51 of ") && $0.contains(" of PageToPage") },
+                "\(lines.filter { $0.hasPrefix("notice") })"
+            )
             // The first step's one chunk left, reported with the rows of both; the second
             // step's pages in chunks from its first.
             #expect(pages[1]?.count == 1 && pages[1]![0] > 5_000 && pages[2]?.first == 5_000, "\(pages)")
@@ -92,10 +99,15 @@ import Testing
     func aPassKilledAfterItsInstancesCreatesNoneAgain(engine: TestEngine) async throws {
         try await engine.withSeededStore(books: Self.books, version: 3) { url in
             let expected = try await ExpectedBookStore.migrating(url, from: 3, to: 5)
-            try await StepResumptionTests.kill(url, at: .stageFinished(step: 2, stage: .createRelationships, entityMapping: "PublicationToPublication"))
+            try await StepResumptionTests.kill(
+                url,
+                at: .stageFinished(step: 2, stage: .createRelationships, entityMapping: "PublicationToPublication")
+            )
             let (lines, created) = try await StepResumptionTests.migrateCountingSteps(url)
-            #expect(lines.contains { $0.contains("resuming \(Self.pass) after PageToPage, PublicationToPublication") },
-                    "\(lines.filter { $0.hasPrefix("notice") })")
+            #expect(
+                lines.contains { $0.contains("resuming \(Self.pass) after PageToPage, PublicationToPublication") },
+                "\(lines.filter { $0.hasPrefix("notice") })"
+            )
             // Neither step: the first hands nothing over, the second makes nothing.
             #expect(created.isEmpty, "\(created)")
             try await expectNoLeftovers(url)
@@ -113,8 +125,10 @@ import Testing
             let expected = try await ExpectedBookStore.migrating(url, from: 3, to: 5)
 
             let (lines, created) = try await StepResumptionTests.migrate(url, step: 2)
-            #expect(lines.contains { $0.contains("starting \(Self.pass) from their first row") && $0.contains("the store was written to since") },
-                    "\(lines.filter { $0.hasPrefix("notice") })")
+            #expect(
+                lines.contains { $0.contains("starting \(Self.pass) from their first row") && $0.contains("the store was written to since") },
+                "\(lines.filter { $0.hasPrefix("notice") })"
+            )
             #expect(created.first == 1_000, "\(created)")
             try await expectNoLeftovers(url)
             try await expectStore(url, atVersion: 5, holds: expected)
@@ -123,8 +137,12 @@ import Testing
 
     /// The run kept to one pass (no fall-back to step by step), left nothing beside the
     /// store, and the store holds what a run never killed makes.
-    private func expectFinishedInOnePass(_ url: StoreURL, lines: [String], holds expected: ExpectedBookStore,
-                                         sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    private func expectFinishedInOnePass(
+        _ url: StoreURL,
+        lines: [String],
+        holds expected: ExpectedBookStore,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         #expect(!lines.contains { $0.contains("steps run one after the other") }, sourceLocation: sourceLocation)
         try await expectNoLeftovers(url, sourceLocation: sourceLocation)
         try await expectStore(url, atVersion: 5, holds: expected, sourceLocation: sourceLocation)
@@ -140,6 +158,10 @@ import Testing
         let fused = MigrationPlan.resumptionFingerprints(fusedPass: steps)
         #expect(Set(fused + steps.map(\.resumptionFingerprint)).count == 4)
         #expect(MigrationPlan.whyNotResumable(fusedPass: steps, policies: BookStoreMigration.policies) == nil)
-        #expect(MigrationPlan.whyNotResumable(fusedPass: steps + [steps[1]], policies: BookStoreMigration.policies)?.contains("a pass of two is continued") == true)
+        #expect(
+            MigrationPlan.whyNotResumable(fusedPass: steps + [steps[1]], policies: BookStoreMigration.policies)?.contains(
+                "a pass of two is continued"
+            ) == true
+        )
     }
 }

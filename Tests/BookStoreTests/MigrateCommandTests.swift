@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// `bookstore migrate` and `status` as a user runs them, on a SQLite file and on a
@@ -19,18 +20,38 @@ struct MigrateCommandTests {
             // Streamed steps say why, and how each entity mapping runs.
             let details = lines.filter { $0.hasPrefix("     ") }.map { $0.trimmingCharacters(in: .whitespaces) }
             #expect(details.contains("streamed, because PublicationToPublication runs a policy"))
-            #expect(details.contains("PublicationToPublication: instances one by one, because the policy PublicationToPublicationMigrationPolicy overrides createDestinationInstances; relationships as SQL"))
+            #expect(
+                details.contains(
+                    "PublicationToPublication: instances one by one, because the policy PublicationToPublicationMigrationPolicy overrides createDestinationInstances; relationships as SQL"
+                )
+            )
             #expect(details.filter { $0 == "PageToPage: instances as SQL; relationships as SQL" }.count == 2)
-            #expect(details.contains("PublicationToPublication: instances one by one, because the migration manager's associate hook takes its instances; relationships as SQL"))
+            #expect(
+                details.contains(
+                    "PublicationToPublication: instances one by one, because the migration manager's associate hook takes its instances; relationships as SQL"
+                )
+            )
             // The streamed steps run as one pass, and only they say whether they are fused.
             #expect(details.filter { $0.contains("fused with the next step") } == ["fused with the next step: Publication carried in memory"])
             // A fused pass of two is continued after a kill, both its steps.
-            #expect(details.filter { $0.hasPrefix("after a kill:") }
-                    == Array(repeating: "after a kill: continued from its last batch, unless the store was written to since or a streamed step ran before it",
-                             count: 2))
+            #expect(
+                details.filter { $0.hasPrefix("after a kill:") }
+                    == Array(
+                        repeating:
+                            "after a kill: continued from its last batch, unless the store was written to since or a streamed step ran before it",
+                        count: 2
+                    )
+            )
             #expect(steps.first?.contains("1. BookStore → BookStore 2 (") == true)
-            #expect(steps.dropFirst(2).first?.contains("3. BookStore 3 → BookStore 4 (streamed: mapping Model3To4, policy PublicationToPublicationMigrationPolicy)") == true)
-            #expect(steps.dropFirst(3).first?.contains("4. BookStore 4 → BookStore 5 (streamed: inferred mapping, manager SynopsisMigrationManager)") == true)
+            #expect(
+                steps.dropFirst(2).first?.contains(
+                    "3. BookStore 3 → BookStore 4 (streamed: mapping Model3To4, policy PublicationToPublicationMigrationPolicy)"
+                ) == true
+            )
+            #expect(
+                steps.dropFirst(3).first?.contains("4. BookStore 4 → BookStore 5 (streamed: inferred mapping, manager SynopsisMigrationManager)")
+                    == true
+            )
             try await expectUnchanged(url, since: before)
         }
     }

@@ -3,6 +3,7 @@ import Foundation
 import PersistenceTesting
 import Synchronization
 import Testing
+
 @testable import Persistence
 
 /// SIGINT and SIGTERM stop `bookstore migrate` cleanly: the migration is cancelled (a
@@ -44,7 +45,8 @@ struct MigrateSignalTests {
         }
         // SQLite: the signal goes as soon as the first streamed step has created its new store,
         // from the thread that reads the output, whatever the tests beside this one keep busy.
-        let trigger: WatchedProcess.Trigger? = engine == .sqlite
+        let trigger: WatchedProcess.Trigger? =
+            engine == .sqlite
             ? WatchedProcess.Trigger(signal: signal) { $0.contains("step1.sqlite") && $0.contains("created store") }
             : nil
         let process = try WatchedProcess(try BookStoreProcess.executable, ["migrate", "--store", store, "--log-level", "info"], trigger: trigger)
@@ -76,9 +78,13 @@ struct MigrateSignalTests {
         let again = try await BookStoreProcess.running(["migrate", "--store", store, "--log-level", "warning"])
         #expect(again.status == 0, "\(again.stderr)")
         try await expectNoLeftovers(url)
-        let counts = try await PersistentStore.inspect(url) { try $0.rows("""
-            SELECT (SELECT count(*) FROM ZPUBLICATION WHERE ZSYNOPSIS = ZTITLE), (SELECT count(*) FROM ZPAGE WHERE ZPUBLICATION IS NOT NULL)
-            """).map(\.values) }
+        let counts = try await PersistentStore.inspect(url) {
+            try $0.rows(
+                """
+                SELECT (SELECT count(*) FROM ZPUBLICATION WHERE ZSYNOPSIS = ZTITLE), (SELECT count(*) FROM ZPAGE WHERE ZPUBLICATION IS NOT NULL)
+                """
+            ).map(\.values)
+        }
         #expect(counts.first?.map(\.int64) == [Int64(Self.generated + 4), Int64(2 * Self.generated + 12)])
     }
 
@@ -87,7 +93,8 @@ struct MigrateSignalTests {
         let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
             let waiting = try await PersistentStore.inspect(url) { connection in
-                try connection.scalar("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()")?.int64 ?? 0
+                try connection.scalar("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()")?.int64
+                    ?? 0
             }
             if waiting > 0 { return true }
             try await Task.sleep(for: .milliseconds(10))

@@ -2,6 +2,7 @@ import BookStoreTesting
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// A migration killed with SIGKILL halfway — no clean-up code runs — leaves the store as it
@@ -92,7 +93,10 @@ struct MigrationCrashTests {
             #expect(after.tables == before.tables, "the store must be as it was")
             // The fused pass's output and its intermediate schema (what step 3 → 4 wrote as SQL).
             let abandoned = after.schemas.filter { !before.schemas.contains($0) }
-            #expect(abandoned.contains(writing) && abandoned.allSatisfy { $0.hasPrefix("public_migrating_") }, "the killed run's shadow schemas are left behind")
+            #expect(
+                abandoned.contains(writing) && abandoned.allSatisfy { $0.hasPrefix("public_migrating_") },
+                "the killed run's shadow schemas are left behind"
+            )
             let status = try await BookStoreProcess.running(["status", "--store", store])
             #expect(status.stdout.contains("Store model version:   BookStore 3"), "\(status.stdout)\(status.stderr)")
 
@@ -101,13 +105,20 @@ struct MigrationCrashTests {
             // The fused pass is continued from the killed run's shadow schemas when the kill
             // landed while it wrote its publications; once its output was complete (the swap
             // is held off, not the steps), the checkpoint is gone and the schemas are removed.
-            #expect(again.stderr.contains("resuming steps 1+2/2 BookStore 3 → BookStore 4, BookStore 4 → BookStore 5")
-                    || again.stderr.contains("removed the shadow schema of an interrupted migration"), "\(again.stderr)")
+            #expect(
+                again.stderr.contains("resuming steps 1+2/2 BookStore 3 → BookStore 4, BookStore 4 → BookStore 5")
+                    || again.stderr.contains("removed the shadow schema of an interrupted migration"),
+                "\(again.stderr)"
+            )
             let done = try await StoreSnapshot(url)
             #expect(done.schemas == before.schemas, "no shadow schema is left")
-            let counts = try await PersistentStore.inspect(url) { try $0.rows("""
-                SELECT (SELECT count(*) FROM zpublication WHERE zsynopsis = ztitle), (SELECT count(*) FROM zpage WHERE zpublication IS NOT NULL)
-                """).map(\.values) }
+            let counts = try await PersistentStore.inspect(url) {
+                try $0.rows(
+                    """
+                    SELECT (SELECT count(*) FROM zpublication WHERE zsynopsis = ztitle), (SELECT count(*) FROM zpage WHERE zpublication IS NOT NULL)
+                    """
+                ).map(\.values)
+            }
             #expect(counts.first?.map(\.int64) == [Int64(generated + 4), Int64(2 * generated + 12)])
         }
     }
@@ -123,10 +134,15 @@ enum PostgresShadow {
         }
         let prefix = "\(configuration.schema)_migrating_"
         return try await PersistentStore.inspect(url) { connection in
-            for shadow in try connection.rows("SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)", [.text(prefix)]).compactMap({ $0[0].text }) {
-                let columns = try connection.rows("""
+            for shadow in try connection.rows("SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)", [.text(prefix)]).compactMap({
+                $0[0].text
+            }) {
+                let columns = try connection.rows(
+                    """
                     SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'zpublication'
-                    """, [.text(shadow)]).compactMap { $0[0].text }
+                    """,
+                    [.text(shadow)]
+                ).compactMap { $0[0].text }
                 guard !columns.isEmpty else { continue }
                 let rows = try connection.scalar("SELECT count(*) FROM \(PostgresConfiguration.quoteIdentifier(shadow)).zpublication")?.int64 ?? 0
                 if rows > 0 { return shadow }

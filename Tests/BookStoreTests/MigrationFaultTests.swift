@@ -3,6 +3,7 @@ import Foundation
 import PersistenceTesting
 import Synchronization
 import Testing
+
 @testable import BookStore
 @_spi(Testing) @testable import Persistence
 
@@ -126,8 +127,12 @@ import Testing
     /// The store at `url` is at a version of the chain holding, row for row, what the design
     /// gives at that version (on SQLite: the very store it was); then a plain run migrates it
     /// to what the design gives at the current version, nothing beside it.
-    static func expectWholeAndCompleting(_ url: StoreURL, engine: TestEngine, before: [String: [String]],
-                                         expected: [Int: ExpectedBookStore]) async throws {
+    static func expectWholeAndCompleting(
+        _ url: StoreURL,
+        engine: TestEngine,
+        before: [String: [String]],
+        expected: [Int: ExpectedBookStore]
+    ) async throws {
         let models = try loadModels()
         let metadata = try await PersistentStore.metadata(at: url)
         let version = try #require(models.versions.version(matching: metadata), "the store is at no version of the chain")
@@ -148,8 +153,11 @@ import Testing
     /// store's own UUID, which another store of the same rows does not share).
     static func tableContents(_ url: StoreURL, includingMetadata: Bool = false) async throws -> [String: [String]] {
         try await PersistentStore.inspect(url) { connection in
-            let names = connection.dialect is PostgresDialect
-                ? try connection.rows("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()").compactMap { $0[0].text }
+            let names =
+                connection.dialect is PostgresDialect
+                ? try connection.rows("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()").compactMap {
+                    $0[0].text
+                }
                 : try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0[0].text }
             var contents: [String: [String]] = [:]
             for name in names where includingMetadata || name.uppercased() != "Z_METADATA" {

@@ -3,6 +3,7 @@ import Foundation
 import PersistenceTesting
 import Synchronization
 import Testing
+
 @testable import BookStore
 @testable import Persistence
 
@@ -58,7 +59,9 @@ extension TestEngine {
         #expect(try await context.count(for: FetchRequest(entityName: bookEntity)) == 4)
         #expect(try await context.count(for: FetchRequest(entityName: "Page")) == 12)
 
-        let first = try #require(try await context.fetch(FetchRequest(entityName: bookEntity, predicate: try Predicate(format: "title == %@", "The first book"))).first)
+        let first = try #require(
+            try await context.fetch(FetchRequest(entityName: bookEntity, predicate: try Predicate(format: "title == %@", "The first book"))).first
+        )
         // Version 3 and later stores carry the authors and prices the book assigns.
         #expect(first.value(forKey: "price") == (from >= 3 ? 22.0 : 10.0))
         if to == 2 || to == 3 {
@@ -71,7 +74,9 @@ extension TestEngine {
         if to == 5 {
             #expect(first.value(forKey: "synopsis") == "The first book")
         }
-        let pages = try await first.destinations(forKey: "pages").sorted { ($0.value(forKey: "number").integerValue ?? 0) < ($1.value(forKey: "number").integerValue ?? 0) }
+        let pages = try await first.destinations(forKey: "pages").sorted {
+            ($0.value(forKey: "number").integerValue ?? 0) < ($1.value(forKey: "number").integerValue ?? 0)
+        }
         #expect(pages.count == 3)
         let page = try #require(pages.first)
         #expect(page.value(forKey: "number") == 1)
@@ -110,10 +115,12 @@ extension TestEngine {
             await store.close()
             return rows
         }
-        #expect(rows.map { [$0[0].text, $0[1].text, $0[2].text] } == [
-            ["The second book", "John", "Doe"], ["The third book", "Jane", "Doe"],
-            ["The first book", "Bill", "Smith"], ["The fourth book", "Jack", "Brown"],
-        ])
+        #expect(
+            rows.map { [$0[0].text, $0[1].text, $0[2].text] } == [
+                ["The second book", "John", "Doe"], ["The third book", "Jane", "Doe"],
+                ["The first book", "Bill", "Smith"], ["The fourth book", "Jack", "Brown"],
+            ]
+        )
         #expect(rows.map { $0[3] } == [.double(20), .double(21), .double(22), .double(23)])
     }
 
@@ -122,9 +129,11 @@ extension TestEngine {
         try await engine.withFixture(version: 1) { url, _ in
             let before = try await StoreSnapshot(url)
             let plan = try await StoreAdministration(models: try loadModels(), logger: quietLogger).migrationPlan(for: url)
-            #expect(plan.steps.map { "\($0.source.name) → \($0.destination.name)" } == [
-                "BookStore → BookStore 2", "BookStore 2 → BookStore 3", "BookStore 3 → BookStore 4", "BookStore 4 → BookStore 5",
-            ])
+            #expect(
+                plan.steps.map { "\($0.source.name) → \($0.destination.name)" } == [
+                    "BookStore → BookStore 2", "BookStore 2 → BookStore 3", "BookStore 3 → BookStore 4", "BookStore 4 → BookStore 5",
+                ]
+            )
             #expect(plan.steps[2].mappingModels.map(\.name) == ["Model3To4"])
             #expect(plan.steps[2].strategy == .streamed)
             #expect(plan.steps[3].strategy == .streamed)
@@ -188,7 +197,10 @@ extension TestEngine {
 
     private static func expectWeighedProgress(_ all: [MigrationProgress], plan: MigrationPlan, engine: TestEngine) throws {
         // PostgreSQL rebuilds 2 → 3 (it renumbers every row's entity) rather than rewrite each row.
-        #expect(plan.steps.map(\.strategy) == (engine == .postgres ? [.inPlace, .setBased, .streamed, .streamed] : [.inPlace, .inPlace, .streamed, .streamed]))
+        #expect(
+            plan.steps.map(\.strategy)
+                == (engine == .postgres ? [.inPlace, .setBased, .streamed, .streamed] : [.inPlace, .inPlace, .streamed, .streamed])
+        )
         // The passes over the rows the design gives each kind of step, stated here rather than
         // read from the framework: in place one (the ALTERs and UPDATEs), set-based two (the
         // new tables filled, then their relationships), streamed three (objects created, their

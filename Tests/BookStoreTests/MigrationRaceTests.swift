@@ -2,6 +2,7 @@ import BookStoreTesting
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// Several processes migrating one store at once: one migrates, the others wait for its
@@ -22,7 +23,9 @@ struct MigrationRaceTests {
                 #expect(race.migrated == 1)
                 raced = race.waited > 0
                 try await expectNoLeftovers(url)
-                let synopses = try await PersistentStore.inspect(url) { try $0.scalar("SELECT count(*) FROM ZPUBLICATION WHERE ZSYNOPSIS = ZTITLE")?.int64 }
+                let synopses = try await PersistentStore.inspect(url) {
+                    try $0.scalar("SELECT count(*) FROM ZPUBLICATION WHERE ZSYNOPSIS = ZTITLE")?.int64
+                }
                 #expect(synopses == 4)
             }
         }
@@ -40,7 +43,8 @@ func raceMigrations(of url: StoreURL, processes count: Int) async throws -> (mig
         }
         return try await group.reduce(into: []) { $0.append($1) }
     }
-    var migrated = 0, waited = 0
+    var migrated = 0
+    var waited = 0
     for output in outputs {
         #expect(output.status == 0, "\(output.stderr)")
         if output.stdout.contains("Migrated \(url)") {

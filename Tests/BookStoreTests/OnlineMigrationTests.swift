@@ -3,6 +3,7 @@ import Foundation
 import PersistenceTesting
 import Synchronization
 import Testing
+
 @testable import BookStore
 @_spi(Testing) @testable import Persistence
 
@@ -63,15 +64,22 @@ import Testing
 
             // Every phase the test writes in was seen, in this order (a round's phases may come again).
             let seen = phases.withLock { $0 }.map(Self.phaseName)
-            let everyPhase = ["capture installed", "store copied", "copy migrated", "round 1 migrated", "round 1 caught up", "cut-over attempt 1", "cut-over locked"]
+            let everyPhase = [
+                "capture installed", "store copied", "copy migrated", "round 1 migrated", "round 1 caught up", "cut-over attempt 1",
+                "cut-over locked",
+            ]
             #expect(Self.inOrder(everyPhase, in: seen), "\(seen)")
             let state = try #require(expected.withLock { $0 }, "the cut-over never held the writers off: \(seen)")
             try await expectStore(url, atVersion: 5, holds: state)
             try await expectNoLeftovers(url)
             // Each phase's writes, by what the test wrote (not only through the expected store).
-            let migratedTitles = Set(try await PersistentStore.inspect(url) { try $0.rows("SELECT ZTITLE FROM ZPUBLICATION").compactMap { $0[0].text } })
-            for title in ["Ünïcode before the copy", "Retitled before the copy", "Ça coûte 19,99 €", "After the bulk — 新しい本", "During the catch-up",
-                          "Just before the cut-over", "Last word"] {
+            let migratedTitles = Set(
+                try await PersistentStore.inspect(url) { try $0.rows("SELECT ZTITLE FROM ZPUBLICATION").compactMap { $0[0].text } }
+            )
+            for title in [
+                "Ünïcode before the copy", "Retitled before the copy", "Ça coûte 19,99 €", "After the bulk — 新しい本", "During the catch-up",
+                "Just before the cut-over", "Last word",
+            ] {
                 #expect(migratedTitles.contains(title), "the write of '\(title)' is not in the migrated store")
             }
 
@@ -82,7 +90,9 @@ import Testing
                 try await writer.insertPublication(title: "Written after the cut-over", price: 2.5, pages: 1)
             }
             #expect(error?.code == .migratedSinceOpened, "\(String(describing: error))")
-            let titles = try await PersistentStore.inspect(url) { try $0.rows("SELECT ZTITLE FROM ZPUBLICATION WHERE ZTITLE = 'Written after the cut-over'").count }
+            let titles = try await PersistentStore.inspect(url) {
+                try $0.rows("SELECT ZTITLE FROM ZPUBLICATION WHERE ZTITLE = 'Written after the cut-over'").count
+            }
             #expect(titles == 0)
             await writer.close()
         }
@@ -100,9 +110,12 @@ import Testing
     func aWriterProcessOfThePreviousReleaseWritesThroughEveryPhase(from version: Int, throughPooler: Bool) async throws {
         try await TestEngine.postgres.withSeededStore(books: Self.batchSizedBooks, version: version) { url in
             let writerURL = throughPooler ? try await TestPgBouncer.url(for: url, mode: .transaction) : url
-            let writer = try WatchedProcess(try BuiltCommand("bookstore-benchmark").executable(), [
-                "write", "--store", writerURL.description, "--model-version", "\(version)", "--rate", "150", "--seed", "\(version * 11)",
-            ])
+            let writer = try WatchedProcess(
+                try BuiltCommand("bookstore-benchmark").executable(),
+                [
+                    "write", "--store", writerURL.description, "--model-version", "\(version)", "--rate", "150", "--seed", "\(version * 11)",
+                ]
+            )
             defer { writer.signal(SIGKILL) }
             @Sendable func acknowledged() -> Int { writer.output.split(separator: "\n").filter { $0.hasPrefix("ok ") }.count }
             @Sendable func writes(_ more: Int) async throws {
@@ -133,7 +146,10 @@ import Testing
             #expect(errors.isEmpty, "the writer's errors: \(errors.prefix(3).joined(separator: " | "))")
             #expect(acknowledged() >= 40, "\(lines.suffix(3))")
             let kinds = Set(lines.filter { $0.hasPrefix("ok ") }.compactMap { $0.split(separator: " ").dropFirst(2).first.map(String.init) })
-            #expect(kinds.isSuperset(of: ["insert-publication", "update-publication", "delete-publication", "move-page", "retext-page", "delete-page"]), "\(kinds)")
+            #expect(
+                kinds.isSuperset(of: ["insert-publication", "update-publication", "delete-publication", "move-page", "retext-page", "delete-page"]),
+                "\(kinds)"
+            )
             let state = try #require(expected.withLock { $0 })
             try await expectStore(url, atVersion: 5, holds: state)
             try await expectNoLeftovers(url)
@@ -144,8 +160,10 @@ import Testing
     /// gone): the store is whole at its version with every write in, the previous release
     /// writes on (into the killed run's capture, which records on), and the next run
     /// removes what the killed one left and migrates every write.
-    @Test(arguments: ["capture installed", "store copied", "copy migrated", "catch-up round 1: migrated, not merged", "catch-up round 1",
-                      "cut-over: writers held off", "swapping"])
+    @Test(arguments: [
+        "capture installed", "store copied", "copy migrated", "catch-up round 1: migrated, not merged", "catch-up round 1",
+        "cut-over: writers held off", "swapping",
+    ])
     func aRunKilledInAnyPhaseLeavesTheStoreWholeAndTheNextCompletes(phase: String) async throws {
         try await TestEngine.postgres.withSeededStore(books: Self.batchSizedBooks, version: 4) { url in
             let writer = try await PreviousRelease(url, version: 4)
@@ -235,7 +253,8 @@ import Testing
                 group.addTask {
                     do {
                         try await log.waitFor("the second attempt given way") {
-                            $0.contains("kept the store's tables longer than the cut-over waits") && $0.contains("persistence.migration.attempt=2 of 2")
+                            $0.contains("kept the store's tables longer than the cut-over waits")
+                                && $0.contains("persistence.migration.attempt=2 of 2")
                         }
                     } catch {
                         try? await holder.commit()
@@ -264,7 +283,8 @@ import Testing
         try await TestEngine.postgres.withSeededStore(books: Self.books, version: 4) { url in
             let expected = try await ExpectedBookStore.migrating(url, from: 4, to: 5)
             let copied = try await PersistentStore.inspect(url) { connection in
-                (try connection.scalar("SELECT count(*) FROM ZPUBLICATION")?.int64 ?? 0) + (try connection.scalar("SELECT count(*) FROM ZPAGE")?.int64 ?? 0)
+                (try connection.scalar("SELECT count(*) FROM ZPUBLICATION")?.int64 ?? 0)
+                    + (try connection.scalar("SELECT count(*) FROM ZPAGE")?.int64 ?? 0)
             }
             var options = OnlineMigrationOptions()
             options.maximumRowsPerSecond = 1_000
@@ -292,8 +312,12 @@ import Testing
                 try await ProgressiveMigrator(chain: chain, logger: quietLogger).migrateStoreOnline(at: url)
             }
             #expect(error?.code == .cannotMigrateOnline)
-            #expect(error?.message.contains("the policy PublicationToPublicationMigrationPolicy of PublicationToPublication in BookStore 3 → BookStore 4 may fetch from the stores") == true,
-                    "\(String(describing: error))")
+            #expect(
+                error?.message.contains(
+                    "the policy PublicationToPublicationMigrationPolicy of PublicationToPublication in BookStore 3 → BookStore 4 may fetch from the stores"
+                ) == true,
+                "\(String(describing: error))"
+            )
             #expect(error?.hint?.contains("migrate offline") == true)
             try await expectUnchanged(url, since: before)
         }
@@ -307,7 +331,12 @@ import Testing
             var configuration = try #require((base.engine as? PostgresEngine)?.configuration)
             configuration.schema = "bücherei_" + String(repeating: "x", count: 30)
             let url = StoreURL.postgres(configuration)
-            _ = try await StoreAdministration(models: try loadModels(), logger: quietLogger).seed(url, version: 4, count: 3_000, catalogue: try loadCatalogue())
+            _ = try await StoreAdministration(models: try loadModels(), logger: quietLogger).seed(
+                url,
+                version: 4,
+                count: 3_000,
+                catalogue: try loadCatalogue()
+            )
             let expected = try await ExpectedBookStore.migrating(url, from: 4, to: 5)
             let migrator = ProgressiveMigrator(chain: try BookStoreMigration.chain(models: try loadModels()), logger: quietLogger) { checkpoint in
                 if case .rowsCreated(_, "PublicationToPublication", 2_000) = checkpoint { throw MigrationAbort() }
@@ -365,7 +394,11 @@ import Testing
             try await expectStore(url, atVersion: 5, holds: try #require(expected.withLock { $0 }))
             // The last round's writes, by the titles the test gave them.
             let last = try #require(rounds.last)
-            let titles = Set(try await PersistentStore.inspect(url) { try $0.rows("SELECT ZTITLE FROM ZPUBLICATION WHERE ZTITLE LIKE 'Runde %'").compactMap { $0[0].text } })
+            let titles = Set(
+                try await PersistentStore.inspect(url) {
+                    try $0.rows("SELECT ZTITLE FROM ZPUBLICATION WHERE ZTITLE LIKE 'Runde %'").compactMap { $0[0].text }
+                }
+            )
             for write in 0..<(unevenly && last % 2 == 0 ? 2 : 1) {
                 #expect(titles.contains("Runde \(last).\(write)"), "\(titles.sorted())")
             }
@@ -398,7 +431,9 @@ import Testing
             #expect(error?.message.contains("faster than the online migration catches up") == true, "\(String(describing: error))")
             #expect(try await PersistentStore.metadata(at: url).modelVersionName == "BookStore 4")
             // The last round's four writes at least (earlier ones may be written over).
-            let written = try await PersistentStore.inspect(url) { try $0.scalar("SELECT count(*) FROM zpublication WHERE ztitle LIKE 'Runde %'")?.int64 }
+            let written = try await PersistentStore.inspect(url) {
+                try $0.scalar("SELECT count(*) FROM zpublication WHERE ztitle LIKE 'Runde %'")?.int64
+            }
             #expect((written ?? 0) >= 4, "the writes made while the rounds ran are not in the store")
             try await expectNoLeftovers(url)
             await writer.close()
@@ -448,7 +483,13 @@ import Testing
             let first = Mutex(true)
             let migrator = ProgressiveMigrator(chain: try BookStoreMigration.chain(models: try loadModels()), logger: quietLogger) { checkpoint in
                 // Each blocks one thread of the pool, for as long as the test takes to go on.
-                if case .rowsCreated = checkpoint, first.withLock({ let was = $0; $0 = false; return was }) {
+                if case .rowsCreated = checkpoint,
+                    first.withLock({
+                        let was = $0
+                        $0 = false
+                        return was
+                    })
+                {
                     reached.yield("migrating")
                     _ = secondWaits.wait(timeout: .now() + 60)
                 }
@@ -466,7 +507,11 @@ import Testing
                 do { return .success(try await body()) } catch { return .failure(error) }
             }
             let log = LogRecorder()
-            let waiting = ProgressiveMigrator(chain: try BookStoreMigration.chain(models: try loadModels()), lockTimeout: .seconds(10), logger: log.logger)
+            let waiting = ProgressiveMigrator(
+                chain: try BookStoreMigration.chain(models: try loadModels()),
+                lockTimeout: .seconds(10),
+                logger: log.logger
+            )
             async let second = attempt { online ? try await waiting.migrateStoreOnline(at: url) : try await waiting.migrateStore(at: url) }
             var began: (any Error)?
             do {
@@ -474,7 +519,11 @@ import Testing
             } catch { began = error }
             secondWaits.signal()
             #expect(await stages.next() == "committed")
-            let third = ProgressiveMigrator(chain: try BookStoreMigration.chain(models: try loadModels()), lockTimeout: .seconds(10), logger: quietLogger)
+            let third = ProgressiveMigrator(
+                chain: try BookStoreMigration.chain(models: try loadModels()),
+                lockTimeout: .seconds(10),
+                logger: quietLogger
+            )
             let starting = await attempt { try await third.migrateStore(at: url) }
             let waited = await second
             released.signal()
@@ -522,15 +571,18 @@ import Testing
     @Test func anAutovacuumOfAStoreTableGivesWayToTheCutOver() async throws {
         try await TestEngine.postgres.withSeededStore(books: 2_000, version: 4) { url in
             // A vacuum of the pages' table that runs at once and lasts (a pause after each page).
-            try await Self.execute([
-                """
-                ALTER TABLE zpage SET (autovacuum_vacuum_threshold = 0, autovacuum_vacuum_scale_factor = 0, \
-                autovacuum_vacuum_cost_delay = 100, autovacuum_vacuum_cost_limit = 1)
-                """,
-                "UPDATE zpage SET ztext = ztext WHERE z_pk % 2 = 0",
-                "ALTER SYSTEM SET autovacuum_naptime = '1s'",
-                "SELECT pg_reload_conf()",
-            ], at: url)
+            try await Self.execute(
+                [
+                    """
+                    ALTER TABLE zpage SET (autovacuum_vacuum_threshold = 0, autovacuum_vacuum_scale_factor = 0, \
+                    autovacuum_vacuum_cost_delay = 100, autovacuum_vacuum_cost_limit = 1)
+                    """,
+                    "UPDATE zpage SET ztext = ztext WHERE z_pk % 2 = 0",
+                    "ALTER SYSTEM SET autovacuum_naptime = '1s'",
+                    "SELECT pg_reload_conf()",
+                ],
+                at: url
+            )
             do {
                 try await Self.migrateOnlineDuringAnAutovacuum(url)
             } catch {
@@ -574,7 +626,9 @@ import Testing
             case .captureInstalled:
                 // Cancelled, not waited for until it ended.
                 let vacuumed = try await PersistentStore.inspect(url) {
-                    try $0.scalar("SELECT (last_autovacuum IS NOT NULL)::int FROM pg_stat_user_tables WHERE schemaname = 'public' AND relname = 'zpage'")?.int64
+                    try $0.scalar(
+                        "SELECT (last_autovacuum IS NOT NULL)::int FROM pg_stat_user_tables WHERE schemaname = 'public' AND relname = 'zpage'"
+                    )?.int64
                 }
                 #expect(vacuumed == 0, "the capture's install waited for the vacuum to end")
             case .bulkMigrated:
@@ -619,9 +673,12 @@ import Testing
     /// Whether an autovacuum of `table` runs in the store's database now.
     static func autovacuumRuns(on table: String, at url: StoreURL) async throws -> Bool {
         try await PersistentStore.inspect(url) { connection in
-            try connection.scalar("""
+            try connection.scalar(
+                """
                 SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'autovacuum worker' AND query LIKE $1
-                """, [.text("%.\(table)%")])?.int64 ?? 0
+                """,
+                [.text("%.\(table)%")]
+            )?.int64 ?? 0
         } > 0
     }
 
@@ -637,9 +694,12 @@ import Testing
     /// The schemas of the database other than PostgreSQL's own, `public` and `schema`.
     static func otherSchemas(than schema: String, at url: StoreURL) async throws -> [String] {
         try await PersistentStore.inspect(url) { connection in
-            try connection.rows("""
+            try connection.rows(
+                """
                 SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' AND nspname NOT IN ('public', 'information_schema', $1) ORDER BY nspname
-                """, [.text(schema)]).compactMap { $0[0].text }
+                """,
+                [.text(schema)]
+            ).compactMap { $0[0].text }
         }
     }
 

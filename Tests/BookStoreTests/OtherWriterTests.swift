@@ -2,6 +2,7 @@ import BookStoreTesting
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// Another client writes the store while `bookstore migrate` runs its streamed step: the
@@ -84,8 +85,11 @@ struct OtherWriterTests {
             #expect(migrate.status == 0, "\(migrate.stderr)")
             let error = await #expect(throws: StoreError.self) { _ = try await context.fetch(FetchRequest(entityName: "Book")) }
             #expect(error?.code == .migratedSinceOpened)
-            #expect(error?.message.contains("migrated to model version 'BookStore 5' since this process opened it; this process runs 'BookStore 2'") == true,
-                    "\(String(describing: error))")
+            #expect(
+                error?.message.contains("migrated to model version 'BookStore 5' since this process opened it; this process runs 'BookStore 2'")
+                    == true,
+                "\(String(describing: error))"
+            )
             #expect(error?.hint?.contains("deploy the release that runs model version 'BookStore 5'") == true)
             await store.close()
         }
@@ -117,8 +121,11 @@ struct OtherWriterTests {
             late.setValue(.double(12.5), forKey: "price")
             let error = await #expect(throws: StoreError.self) { try await context.save() }
             #expect(error?.code == .migratedSinceOpened, "\(String(describing: error))")
-            #expect(error?.message.contains("migrated to model version 'BookStore 5' since this process opened it; this process runs 'BookStore 4'") == true,
-                    "\(String(describing: error))")
+            #expect(
+                error?.message.contains("migrated to model version 'BookStore 5' since this process opened it; this process runs 'BookStore 4'")
+                    == true,
+                "\(String(describing: error))"
+            )
             await store.close()
 
             let titles = try await PersistentStore.inspect(url) { connection in
@@ -154,8 +161,10 @@ struct OtherWriterTests {
         reader.endInput()
         _ = await reader.waitUntilExit(timeout: .seconds(60))
         let (price, version) = try await PersistentStore.inspect(url) { connection in
-            (try connection.scalar("SELECT ZPRICE FROM ZPUBLICATION WHERE Z_PK = 7")?.double,
-             try connection.scalar("SELECT count(*) FROM ZPUBLICATION WHERE ZSYNOPSIS IS NOT NULL")?.int64)
+            (
+                try connection.scalar("SELECT ZPRICE FROM ZPUBLICATION WHERE Z_PK = 7")?.double,
+                try connection.scalar("SELECT count(*) FROM ZPUBLICATION WHERE ZSYNOPSIS IS NOT NULL")?.int64
+            )
         }
         #expect(price == 303.25, "the commit the reader kept in the WAL is not in the migrated store")
         #expect(version == 104, "the store was not migrated to BookStore 5 whole")
@@ -182,8 +191,13 @@ struct OtherWriterTests {
         #expect(process.output.contains("copied the store's bytes"), "the in-place copy was not the store's bytes: \(process.output)")
         let reader = try await BuiltCommand(systemTool: "sqlite3").run([path, "SELECT count(*) FROM zbook"])
         #expect(reader.status == 0, "\(reader.stderr)")
-        #expect(FileManager.default.fileExists(atPath: path + "-shm"), "a process that closed the store took it for its own and removed its shared memory")
-        let writer = try await BuiltCommand(systemTool: "sqlite3").run(["-bail", "-cmd", ".timeout 200", path, "UPDATE zbook SET zprice = 1 WHERE z_pk = 7"])
+        #expect(
+            FileManager.default.fileExists(atPath: path + "-shm"),
+            "a process that closed the store took it for its own and removed its shared memory"
+        )
+        let writer = try await BuiltCommand(systemTool: "sqlite3").run([
+            "-bail", "-cmd", ".timeout 200", path, "UPDATE zbook SET zprice = 1 WHERE z_pk = 7",
+        ])
         #expect(writer.status != 0 && writer.stderr.contains("locked"), "a writer got into the store the migration holds: \(writer.stderr)")
         process.signal(SIGCONT)
         let status = await process.waitUntilExit(timeout: .seconds(180))
@@ -201,10 +215,12 @@ struct OtherWriterTests {
             switch url.kind {
             case .postgres:
                 let waiting = try await PersistentStore.inspect(url) { connection in
-                    try connection.scalar("""
+                    try connection.scalar(
+                        """
                         SELECT count(*) FROM pg_stat_activity
                         WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'UPDATE zpublication%'
-                        """)?.int64 ?? 0
+                        """
+                    )?.int64 ?? 0
                 }
                 if waiting > 0 { return true }
             case .sqlite:
@@ -230,7 +246,8 @@ struct OtherWriterTests {
         let sleeps: Set<Substring> = []
         #endif
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/syscall", encoding: .utf8),
-              let number = text.split(separator: " ").first else { return false }
+            let number = text.split(separator: " ").first
+        else { return false }
         return sleeps.contains(number)
     }
 
@@ -253,8 +270,10 @@ struct OtherWriterTests {
         case .sqlite(let path):
             return (try BuiltCommand(systemTool: "sqlite3").executable(), ["-bail", path], ".timeout 60000\n")
         case .postgres(let configuration):
-            var arguments = ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", configuration.host ?? "127.0.0.1", "-p", "\(configuration.port ?? 5432)",
-                             "-d", configuration.database ?? "postgres"]
+            var arguments = [
+                "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", configuration.host ?? "127.0.0.1", "-p", "\(configuration.port ?? 5432)",
+                "-d", configuration.database ?? "postgres",
+            ]
             if let user = configuration.user { arguments += ["-U", user] }
             return (try BuiltCommand(systemTool: "psql").executable(), arguments, "SET search_path TO \(configuration.quotedSchema);\n")
         case .memory:
@@ -269,8 +288,10 @@ struct OtherWriterTests {
         case .sqlite(let path):
             return try await BuiltCommand(systemTool: "sqlite3").run(["-bail", "-cmd", ".timeout 60000", path, sql])
         case .postgres(let configuration):
-            var arguments = ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", configuration.host ?? "127.0.0.1", "-p", "\(configuration.port ?? 5432)",
-                             "-d", configuration.database ?? "postgres", "-c", "SET search_path TO \(configuration.quotedSchema); \(sql)"]
+            var arguments = [
+                "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", configuration.host ?? "127.0.0.1", "-p", "\(configuration.port ?? 5432)",
+                "-d", configuration.database ?? "postgres", "-c", "SET search_path TO \(configuration.quotedSchema); \(sql)",
+            ]
             if let user = configuration.user { arguments += ["-U", user] }
             return try await BuiltCommand(systemTool: "psql").run(arguments)
         case .memory:
@@ -308,7 +329,10 @@ struct OtherWriterTests {
         }
         #expect(rows.count == Self.keys.count)
         for row in rows {
-            #expect(row[1].double == Double(expected), "row \(row[0]): price \(String(describing: row[1].double)), the acknowledged write set \(expected)")
+            #expect(
+                row[1].double == Double(expected),
+                "row \(row[0]): price \(String(describing: row[1].double)), the acknowledged write set \(expected)"
+            )
             #expect(row[2].text != nil, "row \(row[0]) was not migrated")
         }
     }

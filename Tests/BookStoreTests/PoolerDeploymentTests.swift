@@ -2,6 +2,7 @@ import BookStoreTesting
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// `bookstore` deployed behind PgBouncer in transaction mode (``TestPgBouncer``): the store
@@ -19,8 +20,10 @@ struct PoolerDeploymentTests {
             let outputs = try await withThrowingTaskGroup(of: BuiltCommand.Output.self) { group in
                 for _ in 0..<3 {
                     group.addTask {
-                        try await BookStoreProcess.command.run(["migrate", "--store", pooled.description, "--migration-store", direct.description,
-                                                                 "--log-level", "notice"])
+                        try await BookStoreProcess.command.run([
+                            "migrate", "--store", pooled.description, "--migration-store", direct.description,
+                            "--log-level", "notice",
+                        ])
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }

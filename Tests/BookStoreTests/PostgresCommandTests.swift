@@ -2,6 +2,7 @@ import BookStoreTesting
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// The bookstore command on PostgreSQL stores, as a user would run it, beside SQLite where
@@ -11,7 +12,9 @@ struct PostgresCommandTests {
     func publications(_ url: StoreURL) async throws -> [[String]] {
         let store = try await PersistentStore.open(url, model: try loadModels().current, options: .readOnly, logger: quietLogger)
         let rows = try await store.database.read {
-            try $0.rows("SELECT ztitle, zfirstname, zlastname, zsynopsis FROM zpublication ORDER BY z_pk").map { row in (0..<4).map { row[$0].text ?? "" } }
+            try $0.rows("SELECT ztitle, zfirstname, zlastname, zsynopsis FROM zpublication ORDER BY z_pk").map { row in
+                (0..<4).map { row[$0].text ?? "" }
+            }
         }
         await store.close()
         return rows
@@ -42,7 +45,10 @@ struct PostgresCommandTests {
             let seed = try await BookStoreProcess.running(["seed", "--model-version", "1", "--store", url.description])
             #expect(seed.status == 0, "\(seed.stderr)")
             let misplaced = try await BookStoreProcess.running(["migrate", "--cut-over-lock-timeout", "300", "--store", url.description])
-            #expect(misplaced.status != 0 && misplaced.stderr.contains("--cut-over-lock-timeout applies to an online migration only"), "\(misplaced.stderr)")
+            #expect(
+                misplaced.status != 0 && misplaced.stderr.contains("--cut-over-lock-timeout applies to an online migration only"),
+                "\(misplaced.stderr)"
+            )
             let migrate = try await BookStoreProcess.running(["migrate", "--online", "--cut-over-lock-timeout", "300", "--store", url.description])
             switch engine {
             case .postgres:
@@ -79,16 +85,20 @@ struct PostgresCommandTests {
             #expect(again.status != 0 && again.stderr.contains("--replace"))
             let migrate = try await BookStoreProcess.running(["migrate", "--store", target.description])
             #expect(migrate.status == 0, "\(migrate.stderr)")
-            #expect(try await publications(target).map { "\($0[0]): \($0[1]) \($0[2])" } == [
-                "The first book: Bill Smith", "The second book: John Doe", "The third book: Jane Doe", "The fourth book: Jack Brown",
-            ])
+            #expect(
+                try await publications(target).map { "\($0[0]): \($0[1]) \($0[2])" } == [
+                    "The first book: Bill Smith", "The second book: John Doe", "The third book: Jane Doe", "The fourth book: Jack Brown",
+                ]
+            )
             // And back to SQLite, every row and key with it.
             let back = directory.appendingPathComponent("back.sqlite").path
             let copyBack = try await BookStoreProcess.running(["copy", "--from", target.description, "--to", "sqlite://\(back)"])
             #expect(copyBack.status == 0, "\(copyBack.stderr)")
             let connection = try SQLiteConnection(path: back, mode: .readOnly)
-            #expect(try connection.rows("SELECT Z_PK, ZFIRSTNAME FROM ZPUBLICATION ORDER BY Z_PK").map { "\($0[0].int64 ?? 0) \($0[1].text ?? "")" }
-                == ["1 Bill", "2 John", "3 Jane", "4 Jack"])
+            #expect(
+                try connection.rows("SELECT Z_PK, ZFIRSTNAME FROM ZPUBLICATION ORDER BY Z_PK").map { "\($0[0].int64 ?? 0) \($0[1].text ?? "")" }
+                    == ["1 Bill", "2 John", "3 Jane", "4 Jack"]
+            )
             #expect(try connection.scalar("SELECT count(*) FROM ZPAGE WHERE ZPUBLICATION IS NOT NULL")?.int64 == 12)
         }
     }

@@ -2,6 +2,7 @@ import BookStoreTesting
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// A deployment where the service connects as a role of its own, granted what it needs on
@@ -32,7 +33,10 @@ struct PostgresPrivilegesTests {
         let password = "Pässwort-\(UUID().uuidString.prefix(6))"
     }
 
-    @Test(arguments: [(4, false, true), (4, true, true), (2, false, true), (2, true, true), (4, false, false), (4, true, false), (2, false, false), (2, true, false)])
+    @Test(arguments: [
+        (4, false, true), (4, true, true), (2, false, true), (2, true, true), (4, false, false), (4, true, false), (2, false, false),
+        (2, true, false),
+    ])
     func aServiceRoleUsesTheMigratedStore(from version: Int, online: Bool, asSuperuser: Bool) async throws {
         try await TestPostgres.withDatabase { url in
             let roles = Roles()
@@ -116,19 +120,25 @@ struct PostgresPrivilegesTests {
     static func grantTheStore(_ url: StoreURL, to roles: Roles) throws {
         guard case .postgres(let admin) = url.kind else { preconditionFailure("a PostgreSQL store URL") }
         let quoted = roles.all.map(PostgresConfiguration.quoteIdentifier)
-        try execute(url, """
+        try execute(
+            url,
+            """
             CREATE ROLE \(quoted[0]) NOLOGIN;
             CREATE ROLE \(quoted[1]) LOGIN PASSWORD '\(roles.password)';
             CREATE ROLE \(quoted[2]) LOGIN PASSWORD '\(roles.password)';
             CREATE ROLE \(quoted[3]) LOGIN NOSUPERUSER PASSWORD 'migrator-\(roles.suffix)' IN ROLE \(quoted[0]);
-            """)
+            """
+        )
         do {
-            try execute(url, """
+            try execute(
+                url,
+                """
                 ALTER DATABASE \(PostgresConfiguration.quoteIdentifier(admin.database ?? "")) OWNER TO \(quoted[3]);
                 GRANT USAGE ON SCHEMA public TO \(quoted[1]), \(quoted[2]);
                 GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO \(quoted[1]);
                 GRANT SELECT ON zpage TO \(quoted[2]);
-                """)
+                """
+            )
             for table in try tables(url) {
                 try execute(url, "ALTER TABLE public.\(PostgresConfiguration.quoteIdentifier(table)) OWNER TO \(quoted[0])")
             }
@@ -209,10 +219,15 @@ struct PostgresPrivilegesTests {
             FROM \(from) LEFT JOIN LATERAL aclexplode(\(acl)) a ON true
             """
         }
-        let schema = try connection.rows(grants(name: "n.nspname", owner: "n.nspowner", acl: "n.nspacl", from: "pg_namespace n") + " WHERE n.nspname = $1",
-                                         [.text(configuration.schema)])
-        let tables = try connection.rows(grants(name: "c.relname", owner: "c.relowner", acl: "c.relacl", from: "pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace")
-                                         + " WHERE n.nspname = $1 AND c.relkind = 'r'", [.text(configuration.schema)])
+        let schema = try connection.rows(
+            grants(name: "n.nspname", owner: "n.nspowner", acl: "n.nspacl", from: "pg_namespace n") + " WHERE n.nspname = $1",
+            [.text(configuration.schema)]
+        )
+        let tables = try connection.rows(
+            grants(name: "c.relname", owner: "c.relowner", acl: "c.relacl", from: "pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace")
+                + " WHERE n.nspname = $1 AND c.relkind = 'r'",
+            [.text(configuration.schema)]
+        )
         return Privileges(schema: described(schema)[configuration.schema] ?? [], tables: described(tables))
     }
 
@@ -224,6 +239,7 @@ struct PostgresPrivilegesTests {
     static func tables(_ url: StoreURL) throws -> [String] {
         guard case .postgres(let configuration) = url.kind else { preconditionFailure("a PostgreSQL store URL") }
         let connection = try PostgresConnection(configuration: configuration)
-        return try connection.rows("SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename", [.text(configuration.schema)]).compactMap { $0[0].text }
+        return try connection.rows("SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename", [.text(configuration.schema)])
+            .compactMap { $0[0].text }
     }
 }

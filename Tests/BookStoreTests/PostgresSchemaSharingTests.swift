@@ -2,6 +2,7 @@ import BookStoreTesting
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// A PostgreSQL store keeps its schema to itself, as a SQLite store its file: a migration
@@ -24,7 +25,8 @@ struct PostgresSchemaSharingTests {
     func tables(_ url: StoreURL) throws -> [String] {
         guard case .postgres(let configuration) = url.kind else { preconditionFailure("a PostgreSQL store URL") }
         let connection = try PostgresConnection(configuration: configuration)
-        return try connection.rows("SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename", [.text(configuration.schema)]).compactMap { $0[0].text }
+        return try connection.rows("SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename", [.text(configuration.schema)])
+            .compactMap { $0[0].text }
     }
 
     /// A schema whose name is as long as PostgreSQL takes (63 bytes, non-ASCII): the shadow
@@ -44,8 +46,10 @@ struct PostgresSchemaSharingTests {
             #expect(status.stdout.contains("Store model version:   BookStore 5\n"), "\(status.stdout)")
             #expect(try await storeValues(url, "SELECT count(*) FROM zpublication") == ["44"])
             let connection = try PostgresConnection(configuration: configuration)
-            let schemas = try connection.rows("SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg_%' AND nspname NOT IN ('public', 'information_schema') ORDER BY 1")
-                .compactMap { $0[0].text }
+            let schemas = try connection.rows(
+                "SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg_%' AND nspname NOT IN ('public', 'information_schema') ORDER BY 1"
+            )
+            .compactMap { $0[0].text }
             #expect(schemas == [configuration.schema], "only the store's schema is left: \(schemas)")
         }
     }

@@ -2,6 +2,7 @@ import BookStoreTesting
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import BookStore
 @testable import Persistence
 
@@ -23,16 +24,22 @@ struct PostgresStatisticsTests {
             let plan = online ? try await migrator.migrateStoreOnline(at: url) : try await migrator.migrateStore(at: url)
             #expect(!plan.isEmpty)
             let (unanalyzed, columns) = try await PersistentStore.inspect(url) { connection in
-                let unanalyzed = try connection.rows("""
+                let unanalyzed = try connection.rows(
+                    """
                     SELECT c.relname FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relkind = 'r' AND c.reltuples < 0 ORDER BY 1
-                    """).compactMap { $0[0].text }
-                let columns = try connection.rows("SELECT attname FROM pg_stats WHERE schemaname = 'public' AND tablename = 'zpublication' ORDER BY 1")
-                    .compactMap { $0[0].text }
+                    """
+                ).compactMap { $0[0].text }
+                let columns = try connection.rows(
+                    "SELECT attname FROM pg_stats WHERE schemaname = 'public' AND tablename = 'zpublication' ORDER BY 1"
+                )
+                .compactMap { $0[0].text }
                 return (unanalyzed, columns)
             }
             #expect(unanalyzed.isEmpty, "tables never analyzed: \(unanalyzed)")
             #expect(columns.contains("ztitle") && columns.contains("zprice"), "the publications' column statistics: \(columns)")
-            let publications = try await PersistentStore.inspect(url) { try $0.scalar("SELECT reltuples FROM pg_class WHERE oid = 'public.zpublication'::regclass")?.double }
+            let publications = try await PersistentStore.inspect(url) {
+                try $0.scalar("SELECT reltuples FROM pg_class WHERE oid = 'public.zpublication'::regclass")?.double
+            }
             #expect(publications ?? 0 >= 300, "the publications' row count: \(publications ?? -1)")
         }
     }
@@ -42,18 +49,25 @@ struct PostgresStatisticsTests {
     /// is logged: a crash after the cut-over loses nothing.
     @Test func anOnlineMigrationInPlaceLeavesTheStoreLogged() async throws {
         try await TestEngine.postgres.withSeededStore(books: 300, version: 1) { url in
-            let plan = try await BookStoreMigration.migrator(models: try loadModels(), logger: quietLogger).migrateStoreOnline(at: url, to: "BookStore 2")
+            let plan = try await BookStoreMigration.migrator(models: try loadModels(), logger: quietLogger).migrateStoreOnline(
+                at: url,
+                to: "BookStore 2"
+            )
             guard case .inPlace = try #require(plan.steps.first).work else {
                 Issue.record("BookStore 1 → 2 was meant to run in place: \(plan.steps.map(\.work))")
                 return
             }
             let unlogged = try await PersistentStore.inspect(url) { connection in
-                try connection.rows("""
+                try connection.rows(
+                    """
                     SELECT relname FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind = 'r' AND relpersistence <> 'p' ORDER BY 1
-                    """).compactMap { $0[0].text }
+                    """
+                ).compactMap { $0[0].text }
             }
             #expect(unlogged.isEmpty, "tables of the store a crash would empty: \(unlogged)")
-            let tables = try await PersistentStore.inspect(url) { try $0.scalar("SELECT count(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind = 'r'")?.int64 }
+            let tables = try await PersistentStore.inspect(url) {
+                try $0.scalar("SELECT count(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind = 'r'")?.int64
+            }
             #expect(tables ?? 0 >= 4)
         }
     }

@@ -4,6 +4,7 @@ import Foundation
 import PersistenceTesting
 import Synchronization
 import Testing
+
 @testable import Persistence
 
 /// On a terminal the migration's progress bar stays on a line of its own, beneath the log

@@ -3,6 +3,7 @@ import Foundation
 import PersistenceTesting
 import Synchronization
 import Testing
+
 @testable import BookStore
 @_spi(Testing) @testable import Persistence
 
@@ -26,7 +27,12 @@ import Testing
             let migrator = ProgressiveMigrator(chain: try BookStoreMigration.chain(models: try loadModels()), logger: recorder.logger) { checkpoint in
                 guard checkpoint == .lockLetGo, case .sqlite(let path) = url.kind else { return }
                 // Once: another process's commit, as the lock is free.
-                guard written.withLock({ count in defer { count += 1 }; return count == 0 }) else { return }
+                guard
+                    written.withLock({ count in
+                        defer { count += 1 }
+                        return count == 0
+                    })
+                else { return }
                 let other = try SQLiteConnection(path: path, mode: .readWrite)
                 defer { other.close() }
                 try other.execute("UPDATE ZPUBLICATION SET ZTITLE = '\(Self.title)' WHERE Z_PK = 1")
@@ -35,7 +41,10 @@ import Testing
             #expect(try await PersistentStore.metadata(at: url).modelVersionName == "BookStore 5")
             try await expectNoLeftovers(url)
             #expect(written.withLock { $0 } == 2, "the lock is let go once per run: two runs")
-            #expect(recorder.all.contains { $0.contains("migrating again") && $0.contains("2 of 3") }, "\(recorder.all.filter { $0.hasPrefix("notice") })")
+            #expect(
+                recorder.all.contains { $0.contains("migrating again") && $0.contains("2 of 3") },
+                "\(recorder.all.filter { $0.hasPrefix("notice") })"
+            )
             // The write went through the migration: BookStore 5's synopsis is the title.
             let row = try await PersistentStore.inspect(url) { connection in
                 try connection.rows("SELECT ZTITLE, ZSYNOPSIS FROM ZPUBLICATION WHERE Z_PK = 1").first
@@ -96,9 +105,11 @@ import Testing
         guard let observer = try? PostgresConnection(configuration: configuration) else { return false }
         let deadline = ContinuousClock.now + .seconds(300)
         while true {
-            let waiting = try? observer.scalar("""
+            let waiting = try? observer.scalar(
+                """
                 SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE NOT l.granted AND a.query LIKE 'UPDATE %zpublication SET ztitle%'
-                """)?.int64
+                """
+            )?.int64
             if (waiting ?? 0) > 0 { return true }
             guard ContinuousClock.now < deadline else { break }
             // Polling pace only: the loop waits for the lock wait itself.

@@ -2,6 +2,7 @@ import BookStoreTesting
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import BookStore
 @testable import Persistence
 
@@ -21,7 +22,9 @@ struct SeedTests {
 
             let shape = BookStoreVersionShape(version: version)
             let context = container.newContext()
-            let books = try await context.fetch(FetchRequest(entityName: shape.bookEntity, sortDescriptors: [FetchRequest.SortDescriptor(key: "title")]))
+            let books = try await context.fetch(
+                FetchRequest(entityName: shape.bookEntity, sortDescriptors: [FetchRequest.SortDescriptor(key: "title")])
+            )
             #expect(books.count == 7)
             let second = try #require(books.first { $0.value(forKey: "title") == "The second book" })
             let pages = try await second.destinations(forKey: "pages")
@@ -69,16 +72,18 @@ struct SeedTests {
     }
 
     @Test(arguments: [TestBackend.sqlite, .postgres], versions)
-    func eachVersionsStoreIsCompatibleWithExactlyItsOwnModel(backend: TestBackend, version: Int) async throws { try await backend.withStoreURL { url in
-        let models = try loadModels()
-        let administration = StoreAdministration(models: models, logger: quietLogger)
-        _ = try await administration.seed(url, version: version, count: 0, catalogue: try loadCatalogue())
-        let status = try await administration.status(of: url)
-        #expect(status.storeModel.name == (version == 1 ? "BookStore" : "BookStore \(version)"))
-        #expect(status.isCompatible == (version == 5))
-        let compatible = models.versions.versions.filter { $0.isCompatible(with: status.metadata) }.map(\.name)
-        #expect(compatible == [status.storeModel.name])
-    } }
+    func eachVersionsStoreIsCompatibleWithExactlyItsOwnModel(backend: TestBackend, version: Int) async throws {
+        try await backend.withStoreURL { url in
+            let models = try loadModels()
+            let administration = StoreAdministration(models: models, logger: quietLogger)
+            _ = try await administration.seed(url, version: version, count: 0, catalogue: try loadCatalogue())
+            let status = try await administration.status(of: url)
+            #expect(status.storeModel.name == (version == 1 ? "BookStore" : "BookStore \(version)"))
+            #expect(status.isCompatible == (version == 5))
+            let compatible = models.versions.versions.filter { $0.isCompatible(with: status.metadata) }.map(\.name)
+            #expect(compatible == [status.storeModel.name])
+        }
+    }
 
     /// The benchmark writes generated books by SQL on the server; they are the seeder's,
     /// value for value, shaped like users' data. (Not in memory: the benchmark writes a
@@ -89,12 +94,15 @@ struct SeedTests {
         let count = 140
         func books(_ url: StoreURL) async throws -> [[DatabaseValue]] {
             try await PersistentStore.inspect(url) { connection in
-                try connection.rows("""
+                try connection.rows(
+                    """
                     SELECT b.ZTITLE, b.ZPRICE, b.ZAUTHOR, p.ZNUMBER, p.ZTEXT FROM ZBOOK b JOIN ZPAGE p ON p.ZBOOK = b.Z_PK                     WHERE b.ZTITLE LIKE 'Generated book %' ORDER BY b.ZTITLE, p.ZNUMBER
-                    """).map(\.values)
+                    """
+                ).map(\.values)
             }
         }
-        var seeded: [[DatabaseValue]] = [], written: [[DatabaseValue]] = []
+        var seeded: [[DatabaseValue]] = []
+        var written: [[DatabaseValue]] = []
         try await backend.withStoreURL { url in
             let container = try await PersistentContainer.open(model: model, store: url, options: .createIfMissing, logger: quietLogger)
             _ = try await Seeder(catalogue: try loadCatalogue(), logger: quietLogger).seed(container, version: 2, generatedCount: count)

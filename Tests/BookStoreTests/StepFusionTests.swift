@@ -1,6 +1,7 @@
 import BookStoreTesting
 import PersistenceTesting
 import Testing
+
 @testable import BookStore
 @testable import Persistence
 
@@ -38,11 +39,15 @@ import Testing
             try setAttribute("price", of: "PublicationToPublication", in: &down, to: "$source.price * 2")
         },
         Variant(name: "titles unique in BookStore 4", refusal: "uniqueness constraints") { _, _, v4 in
-            v4 = try ManagedObjectModel(name: v4.name, versionIdentifier: v4.versionIdentifier, entities: v4.entities.map { entity in
-                var entity = entity
-                if entity.name == "Publication" { entity.uniquenessConstraints = [["title"]] }
-                return entity
-            })
+            v4 = try ManagedObjectModel(
+                name: v4.name,
+                versionIdentifier: v4.versionIdentifier,
+                entities: v4.entities.map { entity in
+                    var entity = entity
+                    if entity.name == "Publication" { entity.uniquenessConstraints = [["title"]] }
+                    return entity
+                }
+            )
         },
     ]
 
@@ -61,13 +66,21 @@ import Testing
             let fusion = StepFusion(
                 upstream: .init(source: v3, destination: v4, mappingModels: [up], managerType: upstream.managerType, work: upstream.work),
                 downstream: .init(source: v4, destination: v5, mappingModels: [down], managerType: downstream.managerType, work: downstream.work),
-                policies: migrator.chain.policies, dialect: dialect, sourceLayout: nil, logger: quietLogger
+                policies: migrator.chain.policies,
+                dialect: dialect,
+                sourceLayout: nil,
+                logger: quietLogger
             ).fusion()
             if let refusal = variant.refusal, variant.engines.contains(engine) {
                 #expect(!fusion.isFused && fusion.description.contains(refusal), "\(dialect.engineName): \(fusion)")
             } else {
-                #expect(fusion == .fused(carried: [.init(upstream: "PublicationToPublication", downstream: "PublicationToPublication", entityName: "Publication")]),
-                        "\(dialect.engineName): \(fusion)")
+                #expect(
+                    fusion
+                        == .fused(carried: [
+                            .init(upstream: "PublicationToPublication", downstream: "PublicationToPublication", entityName: "Publication")
+                        ]),
+                    "\(dialect.engineName): \(fusion)"
+                )
             }
         }
     }

@@ -3,6 +3,7 @@ import Foundation
 import PersistenceTesting
 import Synchronization
 import Testing
+
 @testable import BookStore
 @_spi(Testing) @testable import Persistence
 
@@ -23,8 +24,10 @@ import Testing
             let expected = try await ExpectedBookStore.migrating(url, from: 4, to: 5)
             try await Self.kill(url, at: Self.killedAt)
             let (lines, created) = try await Self.migrate(url)
-            #expect(lines.contains { $0.contains("resuming step 1/1 BookStore 4 → BookStore 5 at batch 3 of 5 of PublicationToPublication") },
-                    "\(lines.filter { $0.hasPrefix("notice") })")
+            #expect(
+                lines.contains { $0.contains("resuming step 1/1 BookStore 4 → BookStore 5 at batch 3 of 5 of PublicationToPublication") },
+                "\(lines.filter { $0.hasPrefix("notice") })"
+            )
             // The next batch written is the third: the first two were not made again.
             #expect(created.first == 3_000, "\(created)")
             try await expectNoLeftovers(url)
@@ -40,8 +43,10 @@ import Testing
             let expected = try await ExpectedBookStore.migrating(url, from: 4, to: 5)
             try await Self.kill(url, at: .rowsCreated(step: 1, entityMapping: "PageToPage", rows: 5_000), batchSize: 100)
             let (lines, created) = try await Self.migrateCountingSteps(url, entityMapping: "PageToPage", batchSize: 100)
-            #expect(lines.contains { $0.contains("resuming step 1/1 BookStore 4 → BookStore 5 at batch 51 of ") && $0.contains(" of PageToPage") },
-                    "\(lines.filter { $0.hasPrefix("notice") })")
+            #expect(
+                lines.contains { $0.contains("resuming step 1/1 BookStore 4 → BookStore 5 at batch 51 of ") && $0.contains(" of PageToPage") },
+                "\(lines.filter { $0.hasPrefix("notice") })"
+            )
             // One chunk left, reported with the rows of both.
             #expect(created[1]?.count == 1 && created[1]![0] > 5_000, "\(created)")
             try await expectNoLeftovers(url)
@@ -57,8 +62,10 @@ import Testing
             let expected = try await ExpectedBookStore.migrating(url, from: 4, to: 5)
             try await Self.kill(url, at: .stageFinished(step: 1, stage: .createRelationships, entityMapping: "PageToPage"))
             let (lines, created) = try await Self.migrate(url)
-            #expect(lines.contains { $0.contains("resuming step 1/1 BookStore 4 → BookStore 5 after PageToPage, PublicationToPublication") },
-                    "\(lines.filter { $0.hasPrefix("notice") })")
+            #expect(
+                lines.contains { $0.contains("resuming step 1/1 BookStore 4 → BookStore 5 after PageToPage, PublicationToPublication") },
+                "\(lines.filter { $0.hasPrefix("notice") })"
+            )
             #expect(created.isEmpty, "\(created)")
             try await expectNoLeftovers(url)
             try await expectStore(url, atVersion: 5, holds: expected)
@@ -75,8 +82,12 @@ import Testing
             let expected = try await ExpectedBookStore.migrating(url, from: 4, to: 5)
 
             let (lines, created) = try await Self.migrate(url)
-            #expect(lines.contains { $0.contains("starting step 1/1 BookStore 4 → BookStore 5 from its first row") && $0.contains("the store was written to since") },
-                    "\(lines.filter { $0.hasPrefix("notice") })")
+            #expect(
+                lines.contains {
+                    $0.contains("starting step 1/1 BookStore 4 → BookStore 5 from its first row") && $0.contains("the store was written to since")
+                },
+                "\(lines.filter { $0.hasPrefix("notice") })"
+            )
             #expect(created.first == 1_000, "\(created)")
             try await expectNoLeftovers(url)
             try await expectStore(url, atVersion: 5, holds: expected)
@@ -100,7 +111,10 @@ import Testing
             } else {
                 let (lines, created) = try await Self.migrate(url)
                 #expect(created.isEmpty)
-                #expect(engine == .postgres || lines.contains { $0.contains("removed what a migration killed after it migrated the store left") }, "\(lines)")
+                #expect(
+                    engine == .postgres || lines.contains { $0.contains("removed what a migration killed after it migrated the store left") },
+                    "\(lines)"
+                )
             }
             try await expectNoLeftovers(url)
             try await expectStore(url, atVersion: 5, holds: expected)
@@ -114,9 +128,13 @@ import Testing
         try await Self.withStoreAtVersion4(engine) { url in
             let output = try await BookStoreProcess.running(["migrate", "--plan", "--store", url.description, "--log-level", "warning"])
             #expect(output.status == 0, "\(output.stderr)")
-            let details = output.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.hasPrefix("after a kill:") }
-            #expect(details == ["after a kill: continued from its last batch, unless the store was written to since or a streamed step ran before it"],
-                    "\(output.stdout)")
+            let details = output.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+                $0.hasPrefix("after a kill:")
+            }
+            #expect(
+                details == ["after a kill: continued from its last batch, unless the store was written to since or a streamed step ran before it"],
+                "\(output.stdout)"
+            )
         }
     }
 
@@ -165,7 +183,8 @@ import Testing
     /// Migrates until `checkpoint`, then stops as a killed process does.
     static func kill(_ url: StoreURL, at checkpoint: MigrationCheckpoint, batchSize: Int = 1_000) async throws {
         let reached = Mutex(false)
-        let migrator = ProgressiveMigrator(chain: try BookStoreMigration.chain(models: try loadModels()), batchSize: batchSize, logger: quietLogger) { passed in
+        let migrator = ProgressiveMigrator(chain: try BookStoreMigration.chain(models: try loadModels()), batchSize: batchSize, logger: quietLogger) {
+            passed in
             guard passed == checkpoint else { return }
             reached.withLock { $0 = true }
             throw MigrationAbort()
@@ -183,12 +202,18 @@ import Testing
 
     /// ``migrate(_:step:)`` for every step: the rows of publications each step reported
     /// created, by step number.
-    static func migrateCountingSteps(_ url: StoreURL, entityMapping: String = "PublicationToPublication",
-                                     batchSize: Int = 1_000) async throws -> (lines: [String], created: [Int: [Int]]) {
+    static func migrateCountingSteps(
+        _ url: StoreURL,
+        entityMapping: String = "PublicationToPublication",
+        batchSize: Int = 1_000
+    ) async throws -> (lines: [String], created: [Int: [Int]]) {
         let recorder = LogRecorder()
         let created = Mutex<[Int: [Int]]>([:])
-        let migrator = ProgressiveMigrator(chain: try BookStoreMigration.chain(models: try loadModels()), batchSize: batchSize,
-                                           logger: recorder.logger) { passed in
+        let migrator = ProgressiveMigrator(
+            chain: try BookStoreMigration.chain(models: try loadModels()),
+            batchSize: batchSize,
+            logger: recorder.logger
+        ) { passed in
             if case .rowsCreated(let step, entityMapping, let rows) = passed { created.withLock { $0[step, default: []].append(rows) } }
         }
         try await migrator.migrateStore(at: url)

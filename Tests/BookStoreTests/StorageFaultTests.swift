@@ -2,6 +2,7 @@ import BookStoreTesting
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// Errors the store's surroundings cause — a full disk, a read-only folder, a damaged file,
@@ -69,12 +70,16 @@ struct StorageFaultTests {
         #expect(again.status == 0, "\(again.stderr)")
         let leftAfter = try await StoreSnapshot(url).leftovers.filter { $0 != "filler" }
         #expect(leftAfter.isEmpty, "left beside the store after the next run: \(leftAfter)")
-        let counts = "SELECT (SELECT count(*) FROM ZPUBLICATION WHERE ZSYNOPSIS = ZTITLE), (SELECT count(*) FROM ZPAGE WHERE ZPUBLICATION IS NOT NULL)"
+        let counts =
+            "SELECT (SELECT count(*) FROM ZPUBLICATION WHERE ZSYNOPSIS = ZTITLE), (SELECT count(*) FROM ZPAGE WHERE ZPUBLICATION IS NOT NULL)"
         if case .sqlite(let path) = url.kind {
             // Through the sqlite3 shell where the file system is mounted (SQLite in this
             // process would not find a store on it when it is mounted without root).
             let query = try await BuiltCommand(systemTool: "sqlite3").runningOn(small).run([path, counts])
-            #expect(query.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "\(Self.generated + 4)|\(2 * Self.generated + 12)", "\(query.stderr)")
+            #expect(
+                query.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "\(Self.generated + 4)|\(2 * Self.generated + 12)",
+                "\(query.stderr)"
+            )
         } else {
             let rows = try await PersistentStore.inspect(url) { try $0.rows(counts).map(\.values) }
             #expect(rows.first?.map(\.int64) == [Int64(Self.generated + 4), Int64(2 * Self.generated + 12)])
@@ -178,11 +183,15 @@ struct StorageFaultTests {
     /// What the store's tables take on the server's disk, their indexes included.
     private static func postgresTableBytes(_ url: StoreURL) async throws -> Int {
         try await PersistentStore.inspect(url) { connection in
-            Int(try connection.scalar("""
+            Int(
+                try connection.scalar(
+                    """
 
-                SELECT sum(pg_total_relation_size(c.oid))::bigint FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
-                WHERE n.nspname = current_schema() AND c.relkind = 'r'
-                """)?.int64 ?? 0)
+                    SELECT sum(pg_total_relation_size(c.oid))::bigint FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
+                    WHERE n.nspname = current_schema() AND c.relkind = 'r'
+                    """
+                )?.int64 ?? 0
+            )
         }
     }
 

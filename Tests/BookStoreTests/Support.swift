@@ -1,9 +1,10 @@
+import BookStoreTesting
 import Foundation
 import Logging
 import PersistenceTesting
 import Testing
+
 @testable import BookStore
-import BookStoreTesting
 @testable import Persistence
 
 /// A SQLite store's URL in `directory`.

@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// Every attribute type through a save and a fetch in a fresh context.
@@ -83,7 +84,7 @@ struct AttributeRoundTripTests {
     func minimumValues(backend: TestBackend) async throws {
         try await withContainer(backend, model: try LibraryModel.make()) { container in
             let decimal = try #require(Decimal(string: "-0.000000000000000000000000000001", locale: Locale(identifier: "en_US_POSIX")))
-            let date = Date(timeIntervalSinceReferenceDate: -978_307_200.5) // before 1970
+            let date = Date(timeIntervalSinceReferenceDate: -978_307_200.5)  // before 1970
             let (_, fetched) = try await roundTrip(container) { s in
                 s[Sample.i16] = Int16.min
                 s[Sample.i32] = Int32.min
@@ -125,9 +126,12 @@ struct AttributeRoundTripTests {
                 #expect(fetched.value(forKey: key) == .null, "\(key) comes back nil")
             }
             let pk = try #require(saved.objectID.primaryKey)
-            let row = try #require(try await container.sql(
-                "SELECT ZI16, ZI32, ZI64, ZDOUBLE, ZFLOAT, ZDECIMAL, ZSTRING, ZFLAG, ZDATE, ZDATA, ZUUID, ZURI FROM ZSAMPLE WHERE Z_PK = ?",
-                [.integer(pk)]).first)
+            let row = try #require(
+                try await container.sql(
+                    "SELECT ZI16, ZI32, ZI64, ZDOUBLE, ZFLOAT, ZDECIMAL, ZSTRING, ZFLAG, ZDATE, ZDATA, ZUUID, ZURI FROM ZSAMPLE WHERE Z_PK = ?",
+                    [.integer(pk)]
+                ).first
+            )
             let allNull = row.values.allSatisfy { $0.isNull }
             #expect(allNull, "every column is SQL NULL: \(row.values)")
         }
@@ -150,9 +154,12 @@ struct AttributeRoundTripTests {
             let pk = try #require(saved.objectID.primaryKey)
             if backend == .postgres {
                 // The columns' own types: a timestamp, a uuid, a boolean, an exact numeric.
-                let row = try #require(try await container.sql(
-                    "SELECT ZDATE, ZDATE::text, ZUUID::text, ZFLAG::text, ZDECIMAL::text, pg_typeof(ZDECIMAL)::text, ZURI, ZI16 FROM ZSAMPLE WHERE Z_PK = ?",
-                    [.integer(pk)]).first)
+                let row = try #require(
+                    try await container.sql(
+                        "SELECT ZDATE, ZDATE::text, ZUUID::text, ZFLAG::text, ZDECIMAL::text, pg_typeof(ZDECIMAL)::text, ZURI, ZI16 FROM ZSAMPLE WHERE Z_PK = ?",
+                        [.integer(pk)]
+                    ).first
+                )
                 #expect(row[0] == .double(date.timeIntervalSinceReferenceDate), "read back as seconds since 2001-01-01")
                 #expect(row[1] == .text("2001-01-01 03:25:45.6789+00"))
                 #expect(row[2] == .text("00112233-4455-6677-8899-aabbccddeeff"))
@@ -163,8 +170,12 @@ struct AttributeRoundTripTests {
                 #expect(row[7] == .integer(-7))
                 return
             }
-            let row = try #require(try await container.sql(
-                "SELECT ZDATE, typeof(ZDATE), ZUUID, ZFLAG, ZDECIMAL, typeof(ZDECIMAL), ZURI, ZI16 FROM ZSAMPLE WHERE Z_PK = ?", [.integer(pk)]).first)
+            let row = try #require(
+                try await container.sql(
+                    "SELECT ZDATE, typeof(ZDATE), ZUUID, ZFLAG, ZDECIMAL, typeof(ZDECIMAL), ZURI, ZI16 FROM ZSAMPLE WHERE Z_PK = ?",
+                    [.integer(pk)]
+                ).first
+            )
             // Core Data's conventions: seconds since 2001-01-01, sub-second precision kept.
             #expect(row[0] == .double(date.timeIntervalSinceReferenceDate))
             #expect(row[1] == .text("real"))

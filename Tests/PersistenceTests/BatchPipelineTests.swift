@@ -2,6 +2,7 @@ import Foundation
 import PersistenceTesting
 import Synchronization
 import Testing
+
 @testable import Persistence
 
 /// Records, in order, each source instance associated and each report of instances written.
@@ -101,13 +102,28 @@ final class AuthorBooksReadingPolicy: AuthorObjectsLookupPolicy, @unchecked Send
     @Test(arguments: TestEngine.allCases)
     func theNextBatchIsMadeWhileTheOneBeforeIsWrittenWhenNothingReadsTheStores(engine: TestEngine) async throws {
         let v1 = try MigrationProgressTests.model("Notes", noteAttributes: #"<attribute name="text" optional="YES" attributeType="String"/>"#)
-        let v2 = try MigrationProgressTests.model("Notes 2", noteAttributes: #"<attribute name="text" optional="YES" attributeType="String"/><attribute name="title" optional="YES" attributeType="String"/>"#)
-        let mapping = MappingModel(name: "Notes1To2", source: v1, destination: v2, entityMappings: [
-            EntityMapping(name: "NoteToNote", type: .copy, sourceEntityName: "Note", destinationEntityName: "Note", attributeMappings: [
-                PropertyMapping(name: "text", valueExpression: .variable("source", keyPath: ["text"])),
-                PropertyMapping(name: "title", valueExpression: .variable("source", keyPath: ["text"])),
-            ]),
-        ])
+        let v2 = try MigrationProgressTests.model(
+            "Notes 2",
+            noteAttributes:
+                #"<attribute name="text" optional="YES" attributeType="String"/><attribute name="title" optional="YES" attributeType="String"/>"#
+        )
+        let mapping = MappingModel(
+            name: "Notes1To2",
+            source: v1,
+            destination: v2,
+            entityMappings: [
+                EntityMapping(
+                    name: "NoteToNote",
+                    type: .copy,
+                    sourceEntityName: "Note",
+                    destinationEntityName: "Note",
+                    attributeMappings: [
+                        PropertyMapping(name: "text", valueExpression: .variable("source", keyPath: ["text"])),
+                        PropertyMapping(name: "title", valueExpression: .variable("source", keyPath: ["text"])),
+                    ]
+                )
+            ]
+        )
         for managerType in [BatchOrderManager.self, FetchingBatchOrderManager.self] {
             try await engine.withStoreURL { url in
                 try await engine.withStoreURL(fileName: "destination.sqlite") { destination in
@@ -116,8 +132,15 @@ final class AuthorBooksReadingPolicy: AuthorObjectsLookupPolicy, @unchecked Send
                         for index in 0..<30 { try context.insertObject(entityName: "Note").setValue(.string("Ñote \(index) €"), forKey: "text") }
                         try await context.save()
                     }
-                    let manager = managerType.init(configuration: .init(
-                        sourceModel: v1, destinationModel: v2, mappingModel: mapping, batchSize: 10, logger: testLogger))
+                    let manager = managerType.init(
+                        configuration: .init(
+                            sourceModel: v1,
+                            destinationModel: v2,
+                            mappingModel: mapping,
+                            batchSize: 10,
+                            logger: testLogger
+                        )
+                    )
                     try await manager.migrateStore(from: url, to: destination)
 
                     let events = manager.events.withLock { $0 }
@@ -130,7 +153,10 @@ final class AuthorBooksReadingPolicy: AuthorObjectsLookupPolicy, @unchecked Send
                     } else {
                         #expect(eleventh < firstWritten, "batch 2 is made while batch 1 is written: \(events)")
                     }
-                    #expect(events.filter { if case .written = $0 { true } else { false } } == [.written(10), .written(20), .written(30)], "\(events)")
+                    #expect(
+                        events.filter { if case .written = $0 { true } else { false } } == [.written(10), .written(20), .written(30)],
+                        "\(events)"
+                    )
 
                     try await withOpenStore(destination, model: v2) { container in
                         let context = container.newContext()
@@ -167,11 +193,15 @@ final class AuthorBooksReadingPolicy: AuthorObjectsLookupPolicy, @unchecked Send
 
             let context = try await Scenario.open(try Scenario.version("Books 2", of: try Books.models()), at: url)
             let authors = try await Scenario.all("Author", in: context)
-            #expect(Scenario.strings(authors, "name") == Books.authors.map { $0 + PipelinedAuthorEditsPolicy.mark }.sorted(),
-                    "the placeholder deleted, every author renamed once")
+            #expect(
+                Scenario.strings(authors, "name") == Books.authors.map { $0 + PipelinedAuthorEditsPolicy.mark }.sorted(),
+                "the placeholder deleted, every author renamed once"
+            )
             for (index, name) in Books.authors.enumerated() {
                 let author = try await Scenario.one("Author", "name", name + PipelinedAuthorEditsPolicy.mark, in: context)
-                #expect(Scenario.strings(try await author.destinations(forKey: "books"), "title") == Books.expectedTitles(ofAuthor: index, books: count))
+                #expect(
+                    Scenario.strings(try await author.destinations(forKey: "books"), "title") == Books.expectedTitles(ofAuthor: index, books: count)
+                )
             }
             #expect(try await Scenario.count("Book", in: context) == count + Books.anonymous.count)
             let marked = try await Scenario.all("Book", in: context, where: "title ENDSWITH %@", .string(PipelinedAuthorEditsPolicy.mark))
@@ -181,7 +211,12 @@ final class AuthorBooksReadingPolicy: AuthorObjectsLookupPolicy, @unchecked Send
 
     /// Seeds `count` books at `url` and migrates them to Books 2 in one step with `policy`
     /// as the books' policy; returns the progress reported.
-    static func migrateBooks(at url: StoreURL, books count: Int, policy: AuthorObjectsLookupPolicy.Type, batchSize: Int) async throws -> [MigrationProgress] {
+    static func migrateBooks(
+        at url: StoreURL,
+        books count: Int,
+        policy: AuthorObjectsLookupPolicy.Type,
+        batchSize: Int
+    ) async throws -> [MigrationProgress] {
         try await Books.seed(at: url, books: count)
         var policies = Books.policies
         policies.register(policy, as: "BookToBookAuthorPolicy")
@@ -199,7 +234,10 @@ final class AuthorBooksReadingPolicy: AuthorObjectsLookupPolicy, @unchecked Send
                 _ = try await Self.migrateBooks(at: url, books: 100, policy: AuthorBooksReadingPolicy.self, batchSize: 10)
             }
             let message = error.map(String.init(describing:)) ?? ""
-            #expect(message.contains("'books' of Author was read while a migration batch is written") && message.contains("fetchesFromStores"), "\(message)")
+            #expect(
+                message.contains("'books' of Author was read while a migration batch is written") && message.contains("fetchesFromStores"),
+                "\(message)"
+            )
             let context = try await Scenario.open(try Scenario.version("Books", of: try Books.models()), at: url)
             #expect(try await Scenario.count("Book", in: context) == 100 + Books.anonymous.count, "still the Books store it was")
         }

@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// A migration's batch of thousands of rows goes to the store in bulk (on PostgreSQL as one
@@ -44,8 +45,10 @@ struct BulkInsertTests {
         for index in 0..<count {
             let sample = try context.insertObject(entityName: "Sample")
             fill(sample, index)
-            rows.append([.integer(Int64(index + 1)), .integer(Int64(table.entityNumber)), .integer(1)]
-                + attributes.map { schema.dialect.databaseValue(sample.value(forKey: $0.name), type: $0.type) })
+            rows.append(
+                [.integer(Int64(index + 1)), .integer(Int64(table.entityNumber)), .integer(1)]
+                    + attributes.map { schema.dialect.databaseValue(sample.value(forKey: $0.name), type: $0.type) }
+            )
         }
         try await container.store.database.write { [rows] in try $0.insertRows(into: table.name, columns: columns, rows: rows) }
         let fresh = container.newContext()
@@ -96,7 +99,8 @@ struct BulkInsertTests {
     }
 
     @Test func copyTextTakesOnlyValuesThatReadBackExactly() {
-        let real = PostgresType.float4, double = PostgresType.float8
+        let real = PostgresType.float4
+        let double = PostgresType.float8
         #expect(PostgresCopyText.canEncode(.double(0.5), into: real))
         #expect(PostgresCopyText.canEncode(.double(Double(Float(0.1))), into: real))
         #expect(!PostgresCopyText.canEncode(.double(0.1), into: real), "0.1 lies between two floats: a real column could round its text differently")

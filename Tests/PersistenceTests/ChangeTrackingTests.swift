@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// What a context knows about its unsaved changes, what a save does with them, and
@@ -115,8 +116,10 @@ struct ChangeTrackingTests {
 
             author.setValue("Åsa Larsson (SE)", forKey: "name")
             try await context.save()
-            #expect(try await container.sql("SELECT ZNAME, Z_OPT FROM ZAUTHOR WHERE Z_PK = ?", [.integer(pk)]).map(\.values)
-                    == [[.text("Åsa Larsson (SE)"), .integer(2)]])
+            #expect(
+                try await container.sql("SELECT ZNAME, Z_OPT FROM ZAUTHOR WHERE Z_PK = ?", [.integer(pk)]).map(\.values)
+                    == [[.text("Åsa Larsson (SE)"), .integer(2)]]
+            )
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// `@sum`, `@avg`, `@min` and `@max` after a to-many relationship in fetch predicates: as
@@ -45,7 +46,9 @@ struct CollectionOperatorFetchTests {
                 ("shelves.@min.width == nil", ["Çorum"]),  // of none: nil
             ]
             // Decimal prices (text on SQLite) are summed and averaged as numbers.
-            let shelves: [(String, Int)] = [("books.@sum.price > 23.4 AND books.@sum.price < 23.5", 1), ("books.@avg.price == 5.25", 1), ("books.@max.price > 5", 2)]
+            let shelves: [(String, Int)] = [
+                ("books.@sum.price > 23.4 AND books.@sum.price < 23.5", 1), ("books.@avg.price == 5.25", 1), ("books.@max.price > 5", 2),
+            ]
             // Unsaved: answered on the objects; saved: answered by the store's SQL.
             for (label, fetching) in [("unsaved", context), ("saved", container.newContext())] {
                 if label == "saved" { try await context.save() }

@@ -3,6 +3,7 @@ import Foundation
 import PersistenceTesting
 import Synchronization
 import Testing
+
 @testable import Persistence
 
 /// Readers beside a writer, and many contexts saving at once.
@@ -30,7 +31,9 @@ struct ConcurrencyTests {
                     return try await group.reduce(0, +)
                 }
                 #expect(conflicts == 0, "\(conflicts) of 320 saves of rows no one else changed were refused as conflicts")
-                let prices = try await container.newContext().fetch(FetchRequest(entityName: "Book")).compactMap { $0.value(forKey: "price").doubleValue }
+                let prices = try await container.newContext().fetch(FetchRequest(entityName: "Book")).compactMap {
+                    $0.value(forKey: "price").doubleValue
+                }
                 #expect(prices.count == 8 && prices.allSatisfy { $0 == 39 })
             }
         }
@@ -73,8 +76,10 @@ struct ConcurrencyTests {
             let writer = Task {
                 try await container.store.database.write { connection in
                     for i in 0..<50 {
-                        try connection.run(connection.dialect.numberingPlaceholders("INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZPRICE) VALUES (?, 2, 1, ?, 0)"),
-                                           [.integer(Int64(1000 + i)), .text("Uncommitted \(i)")])
+                        try connection.run(
+                            connection.dialect.numberingPlaceholders("INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZPRICE) VALUES (?, 2, 1, ?, 0)"),
+                            [.integer(Int64(1000 + i)), .text("Uncommitted \(i)")]
+                        )
                     }
                     startedContinuation.yield()
                     // Never forever: if the reader were blocked on us, give up and let the test fail.
@@ -104,7 +109,8 @@ struct ConcurrencyTests {
     @Test(arguments: TestBackend.allCases)
     func manyContextsSaveAtOnce(backend: TestBackend) async throws {
         try await withContainer(backend, model: try LibraryModel.make()) { container in
-            let contexts = 20, booksEach = 5
+            let contexts = 20
+            let booksEach = 5
             let perRound = Int64(contexts * booksEach)
             let rounds = try await raceUntilOverlapping("twenty saves") { round, overlap in
                 try await withThrowingTaskGroup(of: [Int64].self) { group in

@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// A connection's own transactions, on both engines: one commits, one that throws rolls
@@ -9,11 +10,12 @@ import Testing
     @Test(arguments: TestEngine.allCases)
     func transactionsCommitRollBackAndDoNotNest(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
-            let database: any Database = switch url.kind {
-            case .postgres(let configuration): try await PostgresDatabase.open(configuration, readerCount: 0)
-            case .sqlite(let path): try await SQLiteDatabase.open(path: path, mode: .readWriteCreate, readerCount: 0)
-            case .memory: preconditionFailure("no in-memory engine here")
-            }
+            let database: any Database =
+                switch url.kind {
+                case .postgres(let configuration): try await PostgresDatabase.open(configuration, readerCount: 0)
+                case .sqlite(let path): try await SQLiteDatabase.open(path: path, mode: .readWriteCreate, readerCount: 0)
+                case .memory: preconditionFailure("no in-memory engine here")
+                }
             do {
                 try await database.writeWithoutTransaction { connection in
                     try connection.execute("CREATE TABLE t (i integer)")

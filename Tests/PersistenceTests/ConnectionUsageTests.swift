@@ -2,6 +2,7 @@ import Dispatch
 import PersistenceTesting
 import Synchronization
 import Testing
+
 @testable import Persistence
 
 /// A database's connection usage, read while reads and saves are held on their
@@ -22,16 +23,18 @@ import Testing
     @Test(arguments: TestEngine.allCases)
     func usageCountsHeldAndQueuedWork(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
-            let database: any Database = switch url.kind {
-            case .postgres(let configuration): try await PostgresDatabase.open(configuration, readerCount: 1)
-            case .sqlite(let path): try await SQLiteDatabase.open(path: path, mode: .readWriteCreate, readerCount: 1)
-            case .memory: preconditionFailure("no in-memory engine here")
-            }
+            let database: any Database =
+                switch url.kind {
+                case .postgres(let configuration): try await PostgresDatabase.open(configuration, readerCount: 1)
+                case .sqlite(let path): try await SQLiteDatabase.open(path: path, mode: .readWriteCreate, readerCount: 1)
+                case .memory: preconditionFailure("no in-memory engine here")
+                }
             do {
                 try await database.read { _ in () }
                 #expect(database.connectionUsage == ConnectionUsage(readers: .init(open: 1), writer: .init(open: 1)))
 
-                let firstRead = Hold(), firstSave = Hold()
+                let firstRead = Hold()
+                let firstSave = Hold()
                 async let heldRead: Void = database.read { _ in firstRead.occupy() }
                 async let heldSave: Void = database.write { _ in firstSave.occupy() }
                 await Self.waitUntil { firstRead.started.wait(timeout: .now()) == .success }

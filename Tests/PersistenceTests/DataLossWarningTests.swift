@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// What a step will lose, found from its models and mapping models and counted on a store:
@@ -17,7 +18,9 @@ import Testing
         </entity>
         """
 
-    static let v1 = model("Notes", """
+    static let v1 = model(
+        "Notes",
+        """
         <entity name="Note" syncable="YES">
             <attribute name="title" optional="YES" attributeType="String"/>
             <attribute name="draft" optional="YES" attributeType="String"/>
@@ -34,9 +37,12 @@ import Testing
         <entity name="Scrap" syncable="YES">
             <attribute name="text" optional="YES" attributeType="String"/>
         </entity>
-        """)
+        """
+    )
 
-    static let v2 = model("Notes 2", """
+    static let v2 = model(
+        "Notes 2",
+        """
         <entity name="Note" syncable="YES">
             <attribute name="title" optional="YES" maxValueString="10" attributeType="String"/>
             <attribute name="priority" optional="YES" attributeType="Integer 16" usesScalarValueType="YES"/>
@@ -47,7 +53,8 @@ import Testing
         <entity name="Folder" syncable="YES">
             <attribute name="name" optional="YES" attributeType="String"/>
         </entity>
-        """)
+        """
+    )
 
     /// A version from its entities, kept as a result so that the fixtures can be static.
     static func model(_ name: String, _ entities: String) -> Result<ManagedObjectModel, any Error> {
@@ -120,15 +127,18 @@ import Testing
             let long = Seeded.titles.compactMap { $0 }.filter { $0.count > 10 }.count
             let outside = Seeded.priorities.compactMap { $0 }.filter { $0 < -32_768 || $0 > 32_767 }.count
             let fractional = Seeded.scores.compactMap { $0 }.filter { $0.rounded() != $0 }.count
-            #expect(Self.lines(warnings).sorted() == [
-                "warning: Folder.notes and its inverse Note.folder are not carried: no relationship mapping of FolderToFolder or of the inverse's entity reads either — \(Seeded.folders.compactMap { $0 }.count) links",
-                "warning: Note.draft is not carried: no property mapping of NoteToNote reads it — \(Seeded.drafts.compactMap { $0 }.count) rows have a value",
-                "warning: Note.priority fills Note.priority in NoteToNote, but values outside -32768…32767 do not fit Integer 16: validation refuses such rows and the step fails, leaving the store as it was — \(outside) rows do not fit",
-                "warning: Note.score fills Note.score in NoteToNote, but Double values with a fraction do not fit Integer 32; values outside -2147483648…2147483647 do not fit Integer 32: validation refuses such rows and the step fails, leaving the store as it was — \(fractional) rows do not fit",
-                "warning: Note.tags is to-many but fills the to-one Note.tags in NoteToNote: objects with several keep one — \(Seeded.tags.filter { $0.count > 1 }.count) rows have more than one",
-                "warning: Note.title fills Note.title in NoteToNote, but title must be …10 characters long: validation refuses such rows and the step fails, leaving the store as it was — \(long) rows do not fit",
-                "warning: the entity Scrap is removed: no entity mapping of the step migrates its rows — \(Seeded.scraps) rows",
-            ], "\(Self.lines(warnings).sorted().joined(separator: "\n"))")
+            #expect(
+                Self.lines(warnings).sorted() == [
+                    "warning: Folder.notes and its inverse Note.folder are not carried: no relationship mapping of FolderToFolder or of the inverse's entity reads either — \(Seeded.folders.compactMap { $0 }.count) links",
+                    "warning: Note.draft is not carried: no property mapping of NoteToNote reads it — \(Seeded.drafts.compactMap { $0 }.count) rows have a value",
+                    "warning: Note.priority fills Note.priority in NoteToNote, but values outside -32768…32767 do not fit Integer 16: validation refuses such rows and the step fails, leaving the store as it was — \(outside) rows do not fit",
+                    "warning: Note.score fills Note.score in NoteToNote, but Double values with a fraction do not fit Integer 32; values outside -2147483648…2147483647 do not fit Integer 32: validation refuses such rows and the step fails, leaving the store as it was — \(fractional) rows do not fit",
+                    "warning: Note.tags is to-many but fills the to-one Note.tags in NoteToNote: objects with several keep one — \(Seeded.tags.filter { $0.count > 1 }.count) rows have more than one",
+                    "warning: Note.title fills Note.title in NoteToNote, but title must be …10 characters long: validation refuses such rows and the step fails, leaving the store as it was — \(long) rows do not fit",
+                    "warning: the entity Scrap is removed: no entity mapping of the step migrates its rows — \(Seeded.scraps) rows",
+                ],
+                "\(Self.lines(warnings).sorted().joined(separator: "\n"))"
+            )
             // Counting reads only.
             try await expectUnchanged(url, since: before)
         }
@@ -150,8 +160,18 @@ import Testing
             let lines = Self.lines(plan.steps[0].dataLossWarnings)
             // NOT (priority > 0) as the store answers it: zero, negative, or no priority.
             let left = Seeded.priorities.filter { ($0 ?? 0) <= 0 }.count
-            #expect(lines.contains("note: NoteToNote migrates only the Note rows matching its source filter 'priority > 0'; the others are dropped (unless its policy NoteToNotePolicy carries it) — \(left) rows do not match"), "\(lines)")
-            #expect(lines.contains("note: Note.draft is not carried: no property mapping of NoteToNote reads it (unless its policy NoteToNotePolicy carries it) — \(Seeded.drafts.compactMap { $0 }.count) rows have a value"), "\(lines)")
+            #expect(
+                lines.contains(
+                    "note: NoteToNote migrates only the Note rows matching its source filter 'priority > 0'; the others are dropped (unless its policy NoteToNotePolicy carries it) — \(left) rows do not match"
+                ),
+                "\(lines)"
+            )
+            #expect(
+                lines.contains(
+                    "note: Note.draft is not carried: no property mapping of NoteToNote reads it (unless its policy NoteToNotePolicy carries it) — \(Seeded.drafts.compactMap { $0 }.count) rows have a value"
+                ),
+                "\(lines)"
+            )
             #expect(plan.steps[0].streamingReason?.contains("NoteToNote") == true, "\(String(describing: plan.steps[0].streamingReason))")
         }
     }
@@ -161,10 +181,13 @@ import Testing
     @Test(arguments: TestEngine.allCases)
     func aSubEntityWithoutAMappingOfItsOwnIsRemovedAndAWiderBoundWarnsOfNothing(engine: TestEngine) async throws {
         func shelf(_ name: String, maxLength: Int) throws -> ManagedObjectModel {
-            try Self.model(name, """
+            try Self.model(
+                name,
+                """
                 <entity name="Item" syncable="YES"><attribute name="name" optional="YES" maxValueString="\(maxLength)" attributeType="String"/></entity>
                 <entity name="Book" parentEntity="Item" syncable="YES"><attribute name="isbn" optional="YES" attributeType="String"/></entity>
-                """).get()
+                """
+            ).get()
         }
         let (v1, v2) = (try shelf("Shelf", maxLength: 20), try shelf("Shelf 2", maxLength: 40))
         var mapping = try MappingModel.inferred(from: v1, to: v2)
@@ -181,15 +204,23 @@ import Testing
             }
             let migrator = ProgressiveMigrator(chain: MigrationChain(models: versions, mappingModels: [mapping]), logger: testLogger)
             let plan = try await migrator.plan(forStoreAt: url).countingAffectedRows(in: url, logger: testLogger)
-            #expect(Self.lines(plan.steps[0].dataLossWarnings) == ["warning: the entity Book is removed: no entity mapping of the step migrates its rows — 2 rows"],
-                    "\(Self.lines(plan.steps[0].dataLossWarnings))")
+            #expect(
+                Self.lines(plan.steps[0].dataLossWarnings) == [
+                    "warning: the entity Book is removed: no entity mapping of the step migrates its rows — 2 rows"
+                ],
+                "\(Self.lines(plan.steps[0].dataLossWarnings))"
+            )
         }
     }
 
     @Test func aStepThatDropsNothingWarnsOfNothing() throws {
         let models = try Self.versions()
         let v1 = try Self.v1.get()
-        let same = try VersionedModel(name: "Notes", versions: [v1, try ManagedObjectModel(xml: v1.xmlData(), name: "Notes 2")], currentVersionName: "Notes 2")
+        let same = try VersionedModel(
+            name: "Notes",
+            versions: [v1, try ManagedObjectModel(xml: v1.xmlData(), name: "Notes 2")],
+            currentVersionName: "Notes 2"
+        )
         let migrator = ProgressiveMigrator(chain: MigrationChain(models: same), logger: testLogger)
         #expect(try migrator.step(from: v1, to: same.current, dialect: .sqlite).dataLossWarnings.isEmpty)
         #expect(models.versions.count == 2)
@@ -205,17 +236,28 @@ import Testing
         // Warnings are not problems.
         #expect(output.status == 0, "\(output.stdout)\(output.stderr)")
         #expect(output.stdout.contains("step 1: Notes → Notes 2 ("), "\(output.stdout)")
-        #expect(output.stdout.contains("\n  warning: the entity Scrap is removed: no entity mapping of the step migrates its rows\n"), "\(output.stdout)")
-        #expect(output.stdout.contains("\n  warning: Note.tags is to-many but fills the to-one Note.tags in NoteToNote: objects with several keep one\n"))
+        #expect(
+            output.stdout.contains("\n  warning: the entity Scrap is removed: no entity mapping of the step migrates its rows\n"),
+            "\(output.stdout)"
+        )
+        #expect(
+            output.stdout.contains("\n  warning: Note.tags is to-many but fills the to-one Note.tags in NoteToNote: objects with several keep one\n")
+        )
         #expect(output.stdout.contains("Checked 2 model versions, 0 mapping files: no problems."))
 
         // A step of two mapping models, the second looking up the first's: sound, and streamed for that.
         let scenario = Scenario.fixtures.appendingPathComponent("CustomMigrations")
-        let passes = try await persistenceCommand.run(["validate", "--models", scenario.appendingPathComponent("Books.xcdatamodeld").path,
-                                                      "--mappings", scenario.appendingPathComponent("PassLookupMappings").path])
+        let passes = try await persistenceCommand.run([
+            "validate", "--models", scenario.appendingPathComponent("Books.xcdatamodeld").path,
+            "--mappings", scenario.appendingPathComponent("PassLookupMappings").path,
+        ])
         #expect(passes.status == 0, "\(passes.stdout)\(passes.stderr)")
-        #expect(passes.stdout.contains("step 2: Books 2 → Books 3 (streamed: mapping Books2To3Part1, mapping Books2To3Part2, policy BookToBookFilePolicy)\n  streamed, because the step has 2 mapping models\n"),
-                "\(passes.stdout)")
+        #expect(
+            passes.stdout.contains(
+                "step 2: Books 2 → Books 3 (streamed: mapping Books2To3Part1, mapping Books2To3Part2, policy BookToBookFilePolicy)\n  streamed, because the step has 2 mapping models\n"
+            ),
+            "\(passes.stdout)"
+        )
         #expect(passes.stdout.contains("Checked 3 model versions, 2 mapping files: no problems."), "\(passes.stdout)")
     }
 
@@ -229,7 +271,12 @@ import Testing
             let before = try await StoreSnapshot(url)
             let output = try await persistenceCommand.run(["migrate", "--models", folder.path, "--store", url.description, "--plan"])
             #expect(output.status == 0, "\(output.stdout)\(output.stderr)")
-            #expect(output.stdout.contains("\n     warning: the entity Scrap is removed: no entity mapping of the step migrates its rows — \(Seeded.scraps) rows\n"), "\(output.stdout)")
+            #expect(
+                output.stdout.contains(
+                    "\n     warning: the entity Scrap is removed: no entity mapping of the step migrates its rows — \(Seeded.scraps) rows\n"
+                ),
+                "\(output.stdout)"
+            )
             #expect(output.stdout.contains("— 2 rows have more than one\n"))
             try await expectUnchanged(url, since: before)
         }

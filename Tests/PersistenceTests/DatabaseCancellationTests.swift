@@ -1,7 +1,8 @@
 import Foundation
-import Synchronization
 import PersistenceTesting
+import Synchronization
 import Testing
+
 @testable import Persistence
 
 /// Cancelling a task reaches the database: a running statement is interrupted

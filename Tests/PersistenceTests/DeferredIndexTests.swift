@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// A store opened with ``PersistentStore/Options/defersIndexes`` (a migration's workspace)

@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// Cascade, nullify, deny and no-action delete rules, checked in the store's rows.
@@ -193,14 +194,31 @@ struct DeleteRuleTests: LibraryObjects {
 
     /// Owner.pets has delete rule No Action: deleting an owner leaves the pets pointing at it.
     static func noActionModel() throws -> ManagedObjectModel {
-        try ManagedObjectModel(name: "Pets", entities: [
-            EntityDescription(name: "Owner", attributes: [AttributeDescription(name: "name", type: .string)], relationships: [
-                RelationshipDescription(name: "pets", destinationEntityName: "Pet", inverseName: "owner", isToMany: true, deleteRule: .noAction),
-            ]),
-            EntityDescription(name: "Pet", attributes: [AttributeDescription(name: "name", type: .string)], relationships: [
-                RelationshipDescription(name: "owner", destinationEntityName: "Owner", inverseName: "pets", deleteRule: .nullify),
-            ]),
-        ])
+        try ManagedObjectModel(
+            name: "Pets",
+            entities: [
+                EntityDescription(
+                    name: "Owner",
+                    attributes: [AttributeDescription(name: "name", type: .string)],
+                    relationships: [
+                        RelationshipDescription(
+                            name: "pets",
+                            destinationEntityName: "Pet",
+                            inverseName: "owner",
+                            isToMany: true,
+                            deleteRule: .noAction
+                        )
+                    ]
+                ),
+                EntityDescription(
+                    name: "Pet",
+                    attributes: [AttributeDescription(name: "name", type: .string)],
+                    relationships: [
+                        RelationshipDescription(name: "owner", destinationEntityName: "Owner", inverseName: "pets", deleteRule: .nullify)
+                    ]
+                ),
+            ]
+        )
     }
 
     @Test(arguments: TestBackend.allCases)
@@ -218,8 +236,10 @@ struct DeleteRuleTests: LibraryObjects {
             try await fresh.save()
             #expect(try await container.count("ZOWNER") == 0)
             #expect(try await container.count("ZPET") == 2, "no action deletes nothing else")
-            #expect(try await container.int("SELECT count(*) FROM ZPET WHERE ZOWNER = ?", [.integer(ownerKey)]) == 2,
-                    "and leaves the pets' foreign keys as they were")
+            #expect(
+                try await container.int("SELECT count(*) FROM ZPET WHERE ZOWNER = ?", [.integer(ownerKey)]) == 2,
+                "and leaves the pets' foreign keys as they were"
+            )
         }
     }
 }

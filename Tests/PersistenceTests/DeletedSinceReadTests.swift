@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// Saves that meet a row another writer deleted since it was read: a new row may not point
@@ -12,7 +13,10 @@ struct DeletedSinceReadTests: LibraryObjects {
     private func orphanPages(_ container: PersistentContainer) async throws -> Int64 {
         let d = container.store.schema.dialect
         return try await container.store.database.read {
-            try $0.scalar("SELECT count(*) FROM \(d.name("ZPAGE")) WHERE \(d.name("ZBOOK")) IS NOT NULL AND \(d.name("ZBOOK")) NOT IN (SELECT \(d.name("Z_PK")) FROM \(d.name("ZBOOK")))", [])?.int64 ?? -1
+            try $0.scalar(
+                "SELECT count(*) FROM \(d.name("ZPAGE")) WHERE \(d.name("ZBOOK")) IS NOT NULL AND \(d.name("ZBOOK")) NOT IN (SELECT \(d.name("Z_PK")) FROM \(d.name("ZBOOK")))",
+                []
+            )?.int64 ?? -1
         }
     }
 
@@ -87,8 +91,10 @@ struct DeletedSinceReadTests: LibraryObjects {
             context.delete(other)
             let error = await #expect(throws: StoreError.self) { try await context.save() }
             #expect(error?.code == .objectNotFound)
-            #expect(try await container.newContext().count(for: FetchRequest(entityName: "Book")) == 1,
-                    "the save was refused whole: the other book is still there")
+            #expect(
+                try await container.newContext().count(for: FetchRequest(entityName: "Book")) == 1,
+                "the save was refused whole: the other book is still there"
+            )
         }
     }
 
@@ -158,8 +164,10 @@ struct DeletedSinceReadTests: LibraryObjects {
                 totals.saved += outcome.saved
                 totals.refusedAfterRead += outcome.refusedAfterRead
                 #expect(try await orphanPages(container) == 0, "\(outcome.saved) pages were saved; none may point at a deleted book")
-                #expect(try await container.newContext().count(for: FetchRequest(entityName: "Page")) == 0,
-                        "every book was deleted, with its pages")
+                #expect(
+                    try await container.newContext().count(for: FetchRequest(entityName: "Page")) == 0,
+                    "every book was deleted, with its pages"
+                )
             }
             await second.store.close()
             #expect(raced, "in twenty rounds none had a page saved and one refused after its book was read (in all: \(totals))")
@@ -177,8 +185,11 @@ struct DeletedSinceReadTests: LibraryObjects {
     }
 
     /// Six page saves per book through `second` and each book's delete through `container`, all at once.
-    func race(addingPagesTo bookIDs: [ObjectID], through second: PersistentContainer,
-                     deletingThrough container: PersistentContainer) async throws -> PageRace {
+    func race(
+        addingPagesTo bookIDs: [ObjectID],
+        through second: PersistentContainer,
+        deletingThrough container: PersistentContainer
+    ) async throws -> PageRace {
         try await withThrowingTaskGroup(of: PageRace.self) { group in
             for bookID in bookIDs {
                 for number in 1...6 {

@@ -22,14 +22,22 @@ struct DeprecatedNamesTests {
     }
 
     @Test func literalUserInfoStillCompilesAsValues() {
-        let entity = EntityMapping(name: "BookToBook", type: .copy, sourceEntityName: "Book", destinationEntityName: "Book", userInfo: ["format": "short"])
+        let entity = EntityMapping(
+            name: "BookToBook",
+            type: .copy,
+            sourceEntityName: "Book",
+            destinationEntityName: "Book",
+            userInfo: ["format": "short"]
+        )
         #expect(entity.userInfo["format"] == .string("short"))
         #expect(EntityMapping(name: "BookToBook", type: .copy, sourceEntityName: "Book", destinationEntityName: "Book").userInfo.isEmpty)
     }
 
     @available(*, deprecated)
     @Test func valueCodingAsksTheDialect() {
-        #expect(ValueCoding.databaseValue(.bool(true), type: .boolean, dialect: .postgres) == PostgresDialect().databaseValue(.bool(true), type: .boolean))
+        #expect(
+            ValueCoding.databaseValue(.bool(true), type: .boolean, dialect: .postgres) == PostgresDialect().databaseValue(.bool(true), type: .boolean)
+        )
         #expect(ValueCoding.postgresValue(.bool(true), type: .boolean) == .text("true"))
         #expect(ValueCoding.databaseValue(.bool(true), type: .boolean, dialect: .sqlite) == .integer(1))
     }

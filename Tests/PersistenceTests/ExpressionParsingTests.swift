@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Persistence
 
 @Suite("Expression parsing")
@@ -7,7 +8,7 @@ struct ExpressionParsingTests {
     static let literals: [(String, AttributeValue)] = [
         ("42", .integer(42)), ("-7", .integer(-7)), ("0", .integer(0)),
         ("9223372036854775807", .integer(.max)), ("-9223372036854775808", .integer(.min)),
-        ("18446744073709551616", .double(18446744073709551616)),
+        ("18446744073709551616", .double(18_446_744_073_709_551_616)),
         ("1.5", .double(1.5)), ("-0.25", .double(-0.25)), ("1e3", .double(1000)),
         ("2.5E-3", .double(0.0025)), ("1e+2", .double(100)), ("1e999", .double(.infinity)),
         ("0x1F", .integer(31)), ("0XfF", .integer(255)), ("0o17", .integer(15)), ("0b101", .integer(5)),
@@ -29,26 +30,38 @@ struct ExpressionParsingTests {
 
     @Test func castLiterals() throws {
         #expect(try Expression(format: #"CAST(0, "NSDate")"#) == const(.date(Date(timeIntervalSinceReferenceDate: 0))))
-        #expect(try Expression(format: #"CAST(722000000.5, "NSDate")"#)
-            == const(.date(Date(timeIntervalSinceReferenceDate: 722000000.5))))
+        #expect(
+            try Expression(format: #"CAST(722000000.5, "NSDate")"#)
+                == const(.date(Date(timeIntervalSinceReferenceDate: 722000000.5)))
+        )
         #expect(try Expression(format: #"CAST("1.04", "NSDecimalNumber")"#) == const(.decimal(Decimal(string: "1.04")!)))
         let uuid = UUID()
         #expect(try Expression(format: "CAST('\(uuid.uuidString)', 'NSUUID')") == const(.uuid(uuid)))
-        #expect(try Expression(format: #"CAST("https://example.com/a?b=c", "NSURL")"#)
-            == const(.uri(URL(string: "https://example.com/a?b=c")!)))
+        #expect(
+            try Expression(format: #"CAST("https://example.com/a?b=c", "NSURL")"#)
+                == const(.uri(URL(string: "https://example.com/a?b=c")!))
+        )
         #expect(try Expression(format: #"CAST("AAEC", "NSData")"#) == const(.binary(Data([0, 1, 2]))))
-        #expect(try Expression(format: #"CAST("Book/p12", "NSManagedObjectID")"#)
-            == .object(.permanent(entityName: "Book", primaryKey: 12)))
+        #expect(
+            try Expression(format: #"CAST("Book/p12", "NSManagedObjectID")"#)
+                == .object(.permanent(entityName: "Book", primaryKey: 12))
+        )
         // A cast of something that is not a literal stays a function.
-        #expect(try Expression(format: #"CAST(created, "NSDate")"#)
-            == .function("castObject:toType", [key("created"), const("NSDate")]))
-        #expect(try Expression(format: #"castObject:toType:(created, "NSDate")"#)
-            == .function("castObject:toType", [key("created"), const("NSDate")]))
+        #expect(
+            try Expression(format: #"CAST(created, "NSDate")"#)
+                == .function("castObject:toType", [key("created"), const("NSDate")])
+        )
+        #expect(
+            try Expression(format: #"castObject:toType:(created, "NSDate")"#)
+                == .function("castObject:toType", [key("created"), const("NSDate")])
+        )
     }
 
     @Test func aggregates() throws {
-        #expect(try Expression(format: "{1, 'a', b.c, {}}")
-            == .aggregate([const(1), const("a"), key("b.c"), .aggregate([])]))
+        #expect(
+            try Expression(format: "{1, 'a', b.c, {}}")
+                == .aggregate([const(1), const("a"), key("b.c"), .aggregate([])])
+        )
     }
 
     @Test func arithmeticPrecedence() throws {
@@ -56,8 +69,10 @@ struct ExpressionParsingTests {
         #expect(try Expression(format: "1 + 2 * 3") == .arithmetic(.add, n(1), .arithmetic(.multiply, n(2), n(3))))
         #expect(try Expression(format: "(1 + 2) * 3") == .arithmetic(.multiply, .arithmetic(.add, n(1), n(2)), n(3)))
         #expect(try Expression(format: "10 - 4 - 3") == .arithmetic(.subtract, .arithmetic(.subtract, n(10), n(4)), n(3)))
-        #expect(try Expression(format: "a / b * c")
-            == .arithmetic(.multiply, .arithmetic(.divide, key("a"), key("b")), key("c")))
+        #expect(
+            try Expression(format: "a / b * c")
+                == .arithmetic(.multiply, .arithmetic(.divide, key("a"), key("b")), key("c"))
+        )
         #expect(try Expression(format: "2 ** 3 ** 2") == .arithmetic(.power, n(2), .arithmetic(.power, n(3), n(2))))
         #expect(try Expression(format: "2 * 3 ** 2") == .arithmetic(.multiply, n(2), .arithmetic(.power, n(3), n(2))))
         #expect(try Expression(format: "-a") == .arithmetic(.subtract, n(0), key("a")))
@@ -79,9 +94,14 @@ struct ExpressionParsingTests {
         #expect(try Expression(format: "$source.pages.@count") == .variable("source", keyPath: ["pages", "@count"]))
         #expect(try Expression(format: "($source).title") == .variable("source", keyPath: ["title"]))
         #expect(try Expression(format: "(a).b") == key("a.b"))
-        #expect(try Expression(format: "uppercase(title).length.x")
-            == .functionCall(target: .function("uppercase", [key("title")]), selector: "valueForKeyPath:",
-                             arguments: [const("length.x")]))
+        #expect(
+            try Expression(format: "uppercase(title).length.x")
+                == .functionCall(
+                    target: .function("uppercase", [key("title")]),
+                    selector: "valueForKeyPath:",
+                    arguments: [const("length.x")]
+                )
+        )
     }
 
     @Test func functionsInBothSpellings() throws {
@@ -98,25 +118,40 @@ struct ExpressionParsingTests {
     }
 
     @Test func functionCall() throws {
-        let e = try Expression(format: #"FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "PersonToPerson", $source.staff)"#)
-        #expect(e == .functionCall(target: .variable("manager", keyPath: []),
-                                   selector: "destinationInstancesForEntityMappingNamed:sourceInstances:",
-                                   arguments: [const("PersonToPerson"), .variable("source", keyPath: ["staff"])]))
-        #expect(try Expression(format: "function(SELF, 'description')")
-            == .functionCall(target: .evaluatedObject, selector: "description", arguments: []))
+        let e = try Expression(
+            format: #"FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "PersonToPerson", $source.staff)"#
+        )
+        #expect(
+            e
+                == .functionCall(
+                    target: .variable("manager", keyPath: []),
+                    selector: "destinationInstancesForEntityMappingNamed:sourceInstances:",
+                    arguments: [const("PersonToPerson"), .variable("source", keyPath: ["staff"])]
+                )
+        )
+        #expect(
+            try Expression(format: "function(SELF, 'description')")
+                == .functionCall(target: .evaluatedObject, selector: "description", arguments: [])
+        )
     }
 
     @Test func mappingValueExpressions() throws {
-        #expect(try Expression(format: "$source.price * 1.04")
-            == .arithmetic(.multiply, .variable("source", keyPath: ["price"]), const(1.04)))
+        #expect(
+            try Expression(format: "$source.price * 1.04")
+                == .arithmetic(.multiply, .variable("source", keyPath: ["price"]), const(1.04))
+        )
         #expect(try Expression(format: "$source.title") == .variable("source", keyPath: ["title"]))
     }
 
     @Test func placeholderArguments() throws {
-        #expect(try Expression(format: "%K * %f", arguments: ["price", 1.04])
-            == .arithmetic(.multiply, key("price"), const(1.04)))
-        #expect(try Expression(format: "%@ + %d", .value(.decimal(2)), 3)
-            == .arithmetic(.add, const(.decimal(2)), const(3)))
+        #expect(
+            try Expression(format: "%K * %f", arguments: ["price", 1.04])
+                == .arithmetic(.multiply, key("price"), const(1.04))
+        )
+        #expect(
+            try Expression(format: "%@ + %d", .value(.decimal(2)), 3)
+                == .arithmetic(.add, const(.decimal(2)), const(3))
+        )
         #expect(try Expression(format: "%K", .value(.string("a.b"))) == key("a.b"))
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// A manager whose association hook needs no instance: its step streams, and within it every
@@ -14,7 +15,8 @@ final class FastPathManager: MigrationManager, @unchecked Sendable {
 final class PerInstancePolicy: EntityMigrationPolicy, @unchecked Sendable {}
 
 enum FastPathLibraryVersion: String, MigrationVersion, CaseIterable {
-    case v1 = "Library", v2 = "Library 2"
+    case v1 = "Library"
+    case v2 = "Library 2"
     var modelName: String { rawValue }
     func nextVersion() -> FastPathLibraryVersion? { self == .v1 ? .v2 : nil }
     var migrationManagerType: MigrationManager.Type { self == .v2 ? FastPathManager.self : MigrationManager.self }
@@ -36,11 +38,15 @@ enum FastPathLibraryVersion: String, MigrationVersion, CaseIterable {
 
     static let v1 = Result { try LibraryModel.make() }
     static let v2 = Result {
-        try ManagedObjectModel(name: "Library 2", versionIdentifier: "2", entities: try v1.get().entities.map { entity in
-            var entity = entity
-            entity.versionHashModifier = "2"
-            return entity
-        })
+        try ManagedObjectModel(
+            name: "Library 2",
+            versionIdentifier: "2",
+            entities: try v1.get().entities.map { entity in
+                var entity = entity
+                entity.versionHashModifier = "2"
+                return entity
+            }
+        )
     }
 
     /// Library 1 → 2 mapped entity by entity; with `filter`, only books priced above 5
@@ -127,10 +133,12 @@ enum FastPathLibraryVersion: String, MigrationVersion, CaseIterable {
         policies.register(PerInstancePolicy.self)
         let models = try VersionedModel(name: "Library", versions: [try Self.v1.get(), try Self.v2.get()], currentVersionName: "Library 2")
         let mapping = try mapping(filter: filter, perInstancePolicies: path == .perInstance)
-        let chain = switch path {
-        case .sql: try MigrationChain(FastPathLibraryVersion.self, models: models, mappingModels: [mapping], policies: policies)
-        case .keyArithmetic, .perInstance: try MigrationChain(StreamedLibraryVersion.self, models: models, mappingModels: [mapping], policies: policies)
-        }
+        let chain =
+            switch path {
+            case .sql: try MigrationChain(FastPathLibraryVersion.self, models: models, mappingModels: [mapping], policies: policies)
+            case .keyArithmetic, .perInstance:
+                try MigrationChain(StreamedLibraryVersion.self, models: models, mappingModels: [mapping], policies: policies)
+            }
         return try await ProgressiveMigrator(chain: chain, logger: testLogger).migrateStore(at: url)
     }
 
@@ -144,7 +152,8 @@ enum FastPathLibraryVersion: String, MigrationVersion, CaseIterable {
             try await expectEveryIndex(referenceURL, of: try Self.v2.get())
             let schema = StoreSchema(model: try Self.v2.get(), dialect: referenceURL.testEngine.dialect)
             // Z_OPT counts saves, which differ between the paths; everything else must not.
-            let queries = schema.rootTables.map { "SELECT Z_PK, Z_ENT, \($0.allColumns.map(\.name).joined(separator: ", ")) FROM \($0.name) ORDER BY 1" }
+            let queries =
+                schema.rootTables.map { "SELECT Z_PK, Z_ENT, \($0.allColumns.map(\.name).joined(separator: ", ")) FROM \($0.name) ORDER BY 1" }
                 + schema.allJoinTables.map { "SELECT * FROM \($0.name) ORDER BY 1, 2" }
             var reference: [String: [[DatabaseValue]]] = [:]
             for query in queries { reference[query] = try await storeRows(referenceURL, query) }
@@ -166,8 +175,10 @@ enum FastPathLibraryVersion: String, MigrationVersion, CaseIterable {
             for path in Path.allCases {
                 let url = referenceURL.sibling("numbered_\(path.rawValue)")
                 try await makeLibrary(at: url, numbering: otherNumbering)
-                #expect(try await storeRows(url, "SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Tool'").first?.first?.int64
-                    == Int64(otherNumbering.number(of: "Tool")!))
+                #expect(
+                    try await storeRows(url, "SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Tool'").first?.first?.int64
+                        == Int64(otherNumbering.number(of: "Tool")!)
+                )
                 _ = try await migrate(url, path: path, filter: filter)
                 try await expectNoLeftovers(url)
                 for query in queries {
@@ -176,7 +187,10 @@ enum FastPathLibraryVersion: String, MigrationVersion, CaseIterable {
             }
             if filter {
                 // Pages of books priced 5 or less lost their book; no key names a missing row.
-                let dangling = try await storeRows(referenceURL, "SELECT count(*) FROM ZPAGE p WHERE p.ZBOOK IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ZBOOK b WHERE b.Z_PK = p.ZBOOK)")
+                let dangling = try await storeRows(
+                    referenceURL,
+                    "SELECT count(*) FROM ZPAGE p WHERE p.ZBOOK IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ZBOOK b WHERE b.Z_PK = p.ZBOOK)"
+                )
                 #expect(dangling == [[.integer(0)]])
                 let bookless = try await storeRows(referenceURL, "SELECT count(*) FROM ZPAGE WHERE ZBOOK IS NULL")
                 #expect((bookless.first?.first?.int64 ?? 0) > 1)
@@ -186,24 +200,59 @@ enum FastPathLibraryVersion: String, MigrationVersion, CaseIterable {
 
     /// The plan of a step tells which entity mappings run as SQL and why the others do not.
     @Test func sqlInstancesNeedNoHookPerInstance() throws {
-        let v1 = try Self.v1.get(), v2 = try Self.v2.get()
+        let v1 = try Self.v1.get()
+        let v2 = try Self.v2.get()
         let mapping = try mapping(filter: true, perInstancePolicies: false)
         let book = try #require(mapping.entityMappings.first { $0.sourceEntityName == "Book" })
         let page = try #require(mapping.entityMappings.first { $0.sourceEntityName == "Page" })
         let relationships = RelationshipStage.plan(page, in: mapping, source: v1, destination: v2, hooks: [])
-        guard case .foreignKeys(let lookups) = relationships else { Issue.record("Page's book should be key arithmetic"); return }
-        #expect(lookups.map(\.relationship) == ["book"])
-        guard case .sql = InstanceStage.plan(page, source: v1, destination: v2, dialect: .sqlite, hooks: [], associationCalls: false, relationships: relationships) else {
-            Issue.record("PageToPage should run as SQL"); return
+        guard case .foreignKeys(let lookups) = relationships else {
+            Issue.record("Page's book should be key arithmetic")
+            return
         }
-        guard case .perInstance(let reason) = InstanceStage.plan(book, source: v1, destination: v2, dialect: .sqlite, hooks: [], associationCalls: false,
-                                                                  relationships: .foreignKeys([])) else {
-            Issue.record("a filtered mapping should go instance by instance"); return
+        #expect(lookups.map(\.relationship) == ["book"])
+        guard
+            case .sql = InstanceStage.plan(
+                page,
+                source: v1,
+                destination: v2,
+                dialect: .sqlite,
+                hooks: [],
+                associationCalls: false,
+                relationships: relationships
+            )
+        else {
+            Issue.record("PageToPage should run as SQL")
+            return
+        }
+        guard
+            case .perInstance(let reason) = InstanceStage.plan(
+                book,
+                source: v1,
+                destination: v2,
+                dialect: .sqlite,
+                hooks: [],
+                associationCalls: false,
+                relationships: .foreignKeys([])
+            )
+        else {
+            Issue.record("a filtered mapping should go instance by instance")
+            return
         }
         #expect(reason.contains("filters"))
-        guard case .perInstance(let hookReason) = InstanceStage.plan(page, source: v1, destination: v2, dialect: .sqlite, hooks: .all, associationCalls: false,
-                                                                      relationships: relationships) else {
-            Issue.record("a policy overriding the instance hook should go instance by instance"); return
+        guard
+            case .perInstance(let hookReason) = InstanceStage.plan(
+                page,
+                source: v1,
+                destination: v2,
+                dialect: .sqlite,
+                hooks: .all,
+                associationCalls: false,
+                relationships: relationships
+            )
+        else {
+            Issue.record("a policy overriding the instance hook should go instance by instance")
+            return
         }
         #expect(hookReason.contains("createDestinationInstances"))
     }

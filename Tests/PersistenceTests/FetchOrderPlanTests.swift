@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// A window in the objects' own order (`SELF`, the primary key), as a keyset page reads it,
@@ -33,9 +34,15 @@ struct FetchOrderPlanTests {
             let layout = try context.layout("Book")
             // `self` is the same key path as `SELF`.
             for (ascending, key) in [(true, "SELF"), (false, "SELF"), (true, "self")] {
-                for after in [nil, Predicate.comparison(Comparison(.evaluatedObject, ascending ? .greaterThan : .lessThan, .constant(.integer(10_000))))] {
-                    let request = FetchRequest(entityName: "Book", predicate: after,
-                                               sortDescriptors: [FetchRequest.SortDescriptor(key: key, ascending: ascending)], fetchLimit: 20)
+                for after in [
+                    nil, Predicate.comparison(Comparison(.evaluatedObject, ascending ? .greaterThan : .lessThan, .constant(.integer(10_000)))),
+                ] {
+                    let request = FetchRequest(
+                        entityName: "Book",
+                        predicate: after,
+                        sortDescriptors: [FetchRequest.SortDescriptor(key: key, ascending: ascending)],
+                        fetchLimit: 20
+                    )
                     let (_, sql) = try context.storedRowsSQL(request, layout, after, limit: 20, offset: 0, selecting: .objects)
                     let explain: SQL = engine == .postgres ? "EXPLAIN \(sql)" : "EXPLAIN QUERY PLAN \(sql)"
                     let plan = try await store.database.read { try $0.rows(literal: explain) }
@@ -44,12 +51,13 @@ struct FetchOrderPlanTests {
                     #expect(!sorts, "ascending \(ascending), after \(after != nil): the plan sorts\n\(plan)")
                     // The window is the right one.
                     let keys = try await context.fetchObjectIDs(request).compactMap(\.primaryKey)
-                    let expected: [Int64] = switch (ascending, after != nil) {
-                    case (true, false): Array(1...20)
-                    case (true, true): Array(10_001...10_020)
-                    case (false, false): Array((19_981...20_000).reversed())
-                    case (false, true): Array((9_980...9_999).reversed())
-                    }
+                    let expected: [Int64] =
+                        switch (ascending, after != nil) {
+                        case (true, false): Array(1...20)
+                        case (true, true): Array(10_001...10_020)
+                        case (false, false): Array((19_981...20_000).reversed())
+                        case (false, true): Array((9_980...9_999).reversed())
+                        }
                     #expect(keys == expected)
                 }
             }

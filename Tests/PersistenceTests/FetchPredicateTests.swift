@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// Fetches with predicates, checked against the same question answered in Swift over
@@ -167,7 +168,8 @@ struct FetchPredicateTests {
 
     /// NSPredicate's LIKE: `*` any run, `?` one character.
     static func like(_ text: String, _ pattern: String) -> Bool {
-        let t = Array(text), p = Array(pattern)
+        let t = Array(text)
+        let p = Array(pattern)
         var row = [Bool](repeating: false, count: p.count + 1)
         row[0] = true
         for j in 0..<p.count where p[j] == "*" && row[j] { row[j + 1] = true }
@@ -199,15 +201,25 @@ struct FetchPredicateTests {
     }
 
     /// Fetches books with `format` and expects exactly the seeded books `expected` picks, in `Z_PK` order.
-    func check(_ context: ManagedObjectContext, _ format: String, _ arguments: [FormatArgument] = [],
-               sourceLocation: SourceLocation = #_sourceLocation, expected: (SeedBook) throws -> Bool) async throws {
+    func check(
+        _ context: ManagedObjectContext,
+        _ format: String,
+        _ arguments: [FormatArgument] = [],
+        sourceLocation: SourceLocation = #_sourceLocation,
+        expected: (SeedBook) throws -> Bool
+    ) async throws {
         let got = try await bookTitles(context, format, arguments)
         let want = try Self.books.filter(expected).map(\.title)
         #expect(got == want, "\(format) \(arguments)", sourceLocation: sourceLocation)
     }
 
-    func checkPages(_ context: ManagedObjectContext, _ format: String, _ arguments: [FormatArgument] = [],
-                    sourceLocation: SourceLocation = #_sourceLocation, expected: (SeedPage) throws -> Bool) async throws {
+    func checkPages(
+        _ context: ManagedObjectContext,
+        _ format: String,
+        _ arguments: [FormatArgument] = [],
+        sourceLocation: SourceLocation = #_sourceLocation,
+        expected: (SeedPage) throws -> Bool
+    ) async throws {
         let request = FetchRequest(entityName: "Page", predicate: try Predicate(format: format, arguments: arguments))
         let got = titles(try await context.fetch(request), key: "text")
         let want = try Self.pages.filter(expected).map(\.text)
@@ -233,7 +245,9 @@ struct FetchPredicateTests {
             try await check(c, "price >= 10 AND price <= 15 AND title BEGINSWITH 'The'") { (10...15).contains($0.price) && $0.title.hasPrefix("The") }
             try await check(c, "NOT (price < 20)") { !($0.price < 20) }
             try await check(c, "NOT price < 20 AND NOT price > 30") { !($0.price < 20) && !($0.price > 30) }
-            try await check(c, "(price < 6 OR price > 99) AND NOT title CONTAINS 'star'") { ($0.price < 6 || $0.price > 99) && !$0.title.contains("star") }
+            try await check(c, "(price < 6 OR price > 99) AND NOT title CONTAINS 'star'") {
+                ($0.price < 6 || $0.price > 99) && !$0.title.contains("star")
+            }
             try await check(c, "price BETWEEN {10, 15}") { (10...15).contains($0.price) }
             try await check(c, "price BETWEEN %@", [.list([.double(5.5), .integer(9)])]) { (5.5...9).contains($0.price) }
             try await check(c, "price IN {10, 12, 1000}") { [10, 12, 1000].contains($0.price) }
@@ -375,7 +389,10 @@ struct FetchPredicateTests {
             let c = try await Self.seed(container, seeding)
             let indexed = Array(Self.books.enumerated())
 
-            var request = FetchRequest(entityName: "Book", sortDescriptors: [FetchRequest.SortDescriptor(key: "price"), FetchRequest.SortDescriptor(key: "title", ascending: false)])
+            var request = FetchRequest(
+                entityName: "Book",
+                sortDescriptors: [FetchRequest.SortDescriptor(key: "price"), FetchRequest.SortDescriptor(key: "title", ascending: false)]
+            )
             var want = indexed.sorted { a, b in
                 if a.element.price != b.element.price { return a.element.price < b.element.price }
                 if a.element.title != b.element.title { return a.element.title > b.element.title }
@@ -394,7 +411,8 @@ struct FetchPredicateTests {
 
             request.sortDescriptors = [FetchRequest.SortDescriptor(key: "title", caseInsensitive: true)]
             want = indexed.sorted { a, b in
-                let l = a.element.title.lowercased(), r = b.element.title.lowercased()
+                let l = a.element.title.lowercased()
+                let r = b.element.title.lowercased()
                 return l != r ? l < r : a.offset < b.offset
             }.map(\.element.title)
             #expect(titles(try await c.fetch(request)) == want)
@@ -402,28 +420,37 @@ struct FetchPredicateTests {
             // nil sorts first.
             request.sortDescriptors = [FetchRequest.SortDescriptor(key: "isbn"), FetchRequest.SortDescriptor(key: "price")]
             want = indexed.sorted { a, b in
-                let l = a.element.isbn ?? "", r = b.element.isbn ?? ""
+                let l = a.element.isbn ?? ""
+                let r = b.element.isbn ?? ""
                 if l != r { return l < r }
                 return a.element.price != b.element.price ? a.element.price < b.element.price : a.offset < b.offset
             }.map(\.element.title)
             #expect(titles(try await c.fetch(request)) == want)
 
             // Through a to-one relationship; orphan pages have no book and come first.
-            let pageRequest = FetchRequest(entityName: "Page", sortDescriptors: [
-                FetchRequest.SortDescriptor(key: "book.title", ascending: true), FetchRequest.SortDescriptor(key: "number", ascending: false),
-            ])
+            let pageRequest = FetchRequest(
+                entityName: "Page",
+                sortDescriptors: [
+                    FetchRequest.SortDescriptor(key: "book.title", ascending: true), FetchRequest.SortDescriptor(key: "number", ascending: false),
+                ]
+            )
             let wantPages = Array(Self.pages.enumerated()).sorted { a, b in
-                let l = a.element.book.map { Self.books[$0].title } ?? "", r = b.element.book.map { Self.books[$0].title } ?? ""
+                let l = a.element.book.map { Self.books[$0].title } ?? ""
+                let r = b.element.book.map { Self.books[$0].title } ?? ""
                 if l != r { return l < r }
                 return a.element.number != b.element.number ? a.element.number > b.element.number : a.offset < b.offset
             }.map(\.element.text)
             #expect(titles(try await c.fetch(pageRequest), key: "text") == wantPages)
 
             // With a predicate too.
-            let filtered = FetchRequest(entityName: "Page", predicate: try Predicate(format: "book.price > 20"),
-                                        sortDescriptors: [FetchRequest.SortDescriptor(key: "book.price", ascending: false), FetchRequest.SortDescriptor(key: "number")])
+            let filtered = FetchRequest(
+                entityName: "Page",
+                predicate: try Predicate(format: "book.price > 20"),
+                sortDescriptors: [FetchRequest.SortDescriptor(key: "book.price", ascending: false), FetchRequest.SortDescriptor(key: "number")]
+            )
             let wantFiltered = Self.pages.filter { ($0.book.map { Self.books[$0].price } ?? 0) > 20 }.sorted { a, b in
-                let l = Self.books[a.book!].price, r = Self.books[b.book!].price
+                let l = Self.books[a.book!].price
+                let r = Self.books[b.book!].price
                 if l != r { return l > r }
                 if a.number != b.number { return a.number < b.number }
                 return a.book! < b.book!
@@ -485,11 +512,17 @@ struct FetchPredicateTests {
             for needle in Self.hostile {
                 let equal = try await bookTitles(c, "title == %@", [.string(needle)])
                 #expect(equal == [needle], "== \(needle)")
-                #expect(try await bookTitles(c, "title BEGINSWITH %@", [.string(needle)]) == all.filter { $0.hasPrefix(needle) }, "BEGINSWITH \(needle)")
+                #expect(
+                    try await bookTitles(c, "title BEGINSWITH %@", [.string(needle)]) == all.filter { $0.hasPrefix(needle) },
+                    "BEGINSWITH \(needle)"
+                )
                 #expect(try await bookTitles(c, "title ENDSWITH %@", [.string(needle)]) == all.filter { $0.hasSuffix(needle) }, "ENDSWITH \(needle)")
                 #expect(try await bookTitles(c, "title CONTAINS %@", [.string(needle)]) == all.filter { $0.contains(needle) }, "CONTAINS \(needle)")
-                #expect(try await bookTitles(c, "title CONTAINS[c] %@", [.string(needle)])
-                    == all.filter { $0.range(of: needle, options: .caseInsensitive) != nil }, "CONTAINS[c] \(needle)")
+                #expect(
+                    try await bookTitles(c, "title CONTAINS[c] %@", [.string(needle)])
+                        == all.filter { $0.range(of: needle, options: .caseInsensitive) != nil },
+                    "CONTAINS[c] \(needle)"
+                )
                 #expect(try await bookTitles(c, "title IN %@", [.list([.string(needle), "nothing"])]) == [needle], "IN \(needle)")
                 #expect(try await bookTitles(c, "%K == %@", ["title", .string(needle)]) == [needle])
             }

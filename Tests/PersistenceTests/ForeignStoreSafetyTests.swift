@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Persistence
 
 /// What keeps a store of Apple's Core Data, and of ours, from being changed wrongly:
@@ -26,8 +27,11 @@ struct ForeignStoreSafetyTests {
 
     @Test func appleKeysAreDroppedFromForeignStoresOnlyWhenMigrated() throws {
         let model = try ModelFixtures.model(Self.attachmentModel)
-        let apple = StoreMetadata(versionHashes: ["Attachment": Data(count: 32)], storeType: "SQLite",
-                                  additional: ["NSPersistenceFrameworkVersion": .integer(847), "_NSAutoVacuumLevel": .string("2"), "AppKey": .string("kept")])
+        let apple = StoreMetadata(
+            versionHashes: ["Attachment": Data(count: 32)],
+            storeType: "SQLite",
+            additional: ["NSPersistenceFrameworkVersion": .integer(847), "_NSAutoVacuumLevel": .string("2"), "AppKey": .string("kept")]
+        )
         let fromApple = apple.migrated(to: model, storeType: "SQLite")
         #expect(fromApple.additional["NSPersistenceFrameworkVersion"] == nil && fromApple.additional["_NSAutoVacuumLevel"] == nil)
         #expect(fromApple.additional["AppKey"] == .string("kept"))

@@ -19,7 +19,9 @@ import Testing
             try await context.save()
             let byName = try await context.fetch(FetchRequest(entityName: "Item", sortDescriptors: [.init(key: "name", caseInsensitive: true)]))
             #expect(byName.map { $0.value(forKey: "name") } == ["A", "b", "c"])
-            let byPrice = try await context.fetch(FetchRequest(entityName: "Item", sortDescriptors: [FetchRequest.SortDescriptor(key: "price", ascending: false)]))
+            let byPrice = try await context.fetch(
+                FetchRequest(entityName: "Item", sortDescriptors: [FetchRequest.SortDescriptor(key: "price", ascending: false)])
+            )
             #expect(byPrice.map { $0.value(forKey: "name") } == ["A", "b", "c"])
             await container.store.close()
             // Foundation's SortDescriptor, in the same file.

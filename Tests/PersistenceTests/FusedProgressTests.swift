@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+
 @testable import Persistence
 
 /// A fused pass's steps report from tasks of their own; the whole is reported as if they

@@ -1,16 +1,19 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 enum CounterVersion: String, MigrationVersion, CaseIterable {
-    case v1 = "Counter", v2 = "Counter 2"
+    case v1 = "Counter"
+    case v2 = "Counter 2"
     var modelName: String { rawValue }
     func nextVersion() -> CounterVersion? { self == .v1 ? .v2 : nil }
 }
 
 enum StreamedCounterVersion: String, MigrationVersion, CaseIterable {
-    case v1 = "Counter", v2 = "Counter 2"
+    case v1 = "Counter"
+    case v2 = "Counter 2"
     var modelName: String { rawValue }
     func nextVersion() -> StreamedCounterVersion? { self == .v1 ? .v2 : nil }
     var migrationManagerType: MigrationManager.Type { self == .v2 ? StreamingManager.self : MigrationManager.self }
@@ -58,7 +61,9 @@ enum StreamedCounterVersion: String, MigrationVersion, CaseIterable {
             try await ProgressiveMigrator(chain: try MigrationChain(CounterVersion.self, models: versions), logger: testLogger).migrateStore(at: url)
             try await expectNoLeftovers(url)
             let counts = try await withOpenStore(url, model: versions.current) { container in
-                try await container.newContext().fetch(FetchRequest(entityName: "Tally", sortDescriptors: [FetchRequest.SortDescriptor(key: "count")]))
+                try await container.newContext().fetch(
+                    FetchRequest(entityName: "Tally", sortDescriptors: [FetchRequest.SortDescriptor(key: "count")])
+                )
             }
             #expect(counts.map { $0.value(forKey: "count") } == [1, 30_000])
         }
@@ -67,10 +72,14 @@ enum StreamedCounterVersion: String, MigrationVersion, CaseIterable {
     /// Shelves whose `books` must number at least one from version 2 on.
     func shelfModels() throws -> VersionedModel {
         func model(_ name: String, _ identifier: String, minCount: String) throws -> ManagedObjectModel {
-            try ShopModels.model(name, identifier, """
+            try ShopModels.model(
+                name,
+                identifier,
+                """
                 <entity name="Shelf"><attribute name="label" optional="YES" attributeType="String"/><relationship name="books" optional="YES" toMany="YES" \(minCount) deletionRule="Nullify" destinationEntity="Book" inverseName="shelf" inverseEntity="Book"/></entity>
                 <entity name="Book"><attribute name="title" optional="YES" attributeType="String"/><relationship name="shelf" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Shelf" inverseName="books" inverseEntity="Shelf"/></entity>
-                """)
+                """
+            )
         }
         return try ShopModels.versioned([model("Counter", "1", minCount: ""), model("Counter 2", "2", minCount: #"minCount="1""#)])
     }
@@ -88,7 +97,9 @@ enum StreamedCounterVersion: String, MigrationVersion, CaseIterable {
                 try await context.save()
             }
             let before = try await StoreSnapshot(url)
-            let chain = streamed ? try MigrationChain(StreamedCounterVersion.self, models: versions) : try MigrationChain(CounterVersion.self, models: versions)
+            let chain =
+                streamed
+                ? try MigrationChain(StreamedCounterVersion.self, models: versions) : try MigrationChain(CounterVersion.self, models: versions)
             let migrator = ProgressiveMigrator(chain: chain, logger: testLogger)
             #expect(try migrator.plan(from: versions.versions[0], store: url).steps.map(\.strategy) == [streamed ? .streamed : .inPlace])
             let error = await #expect(throws: MigrationError.self) { try await migrator.migrateStore(at: url) }
@@ -103,10 +114,11 @@ enum StreamedCounterVersion: String, MigrationVersion, CaseIterable {
     func doubleToDecimalDoesNotRunInPlace(engine: TestEngine) throws {
         let versions = try models("Double", "Decimal")
         let migrator = ProgressiveMigrator(chain: try MigrationChain(CounterVersion.self, models: versions), logger: testLogger)
-        let url: StoreURL = switch engine {
-        case .sqlite: .sqlite("/nonexistent.sqlite")
-        case .postgres: .postgres(try PostgresConfiguration(url: "postgres://localhost/nonexistent"))
-        }
+        let url: StoreURL =
+            switch engine {
+            case .sqlite: .sqlite("/nonexistent.sqlite")
+            case .postgres: .postgres(try PostgresConfiguration(url: "postgres://localhost/nonexistent"))
+            }
         #expect(try migrator.plan(from: versions.versions[0], store: url).steps.map(\.strategy) == [.streamed])
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// The lightweight steps of the real BookStore model chain, run in place on SQLite and PostgreSQL.
@@ -41,7 +42,9 @@ struct InPlaceMigrationBookStoreTests {
         try await F.expectFreshSchema(url, model)
         let container = try await F.open(url, model)
         let context = container.newContext()
-        let books = try await context.fetch(FetchRequest(entityName: entity, sortDescriptors: [FetchRequest.SortDescriptor(key: "price"), FetchRequest.SortDescriptor(key: "title")]))
+        let books = try await context.fetch(
+            FetchRequest(entityName: entity, sortDescriptors: [FetchRequest.SortDescriptor(key: "price"), FetchRequest.SortDescriptor(key: "title")])
+        )
         #expect(titles(books) == ["The first book", "The third book", "The fourth book", "The second book"])
         #expect(books.map { $0.value(forKey: "price") } == [10.0, 10.0, 12.0, 15.0])
         if let authors {
@@ -83,17 +86,27 @@ struct InPlaceMigrationBookStoreTests {
             // On PostgreSQL the primary key's index follows the table too.
             let sql = SQLSpelling(migration, engine)
             let pkeyRename = engine == .postgres ? ["ALTER INDEX IF EXISTS ZBOOK_PKEY RENAME TO ZPUBLICATION_PKEY"] : []
-            #expect(Set(sql.statements) == Set([
-                "DROP INDEX ZPAGE_ZBOOK_INDEX",
-                "ALTER TABLE ZPAGE RENAME COLUMN ZBOOK TO ZPUBLICATION",
-                "ALTER TABLE ZBOOK RENAME TO ZPUBLICATION",
-                "UPDATE ZPUBLICATION SET Z_ENT = 2 WHERE Z_ENT = 1",
-                "UPDATE ZPAGE SET Z_ENT = 1 WHERE Z_ENT = 2",
-                "CREATE INDEX ZPAGE_ZPUBLICATION_INDEX ON ZPAGE (ZPUBLICATION)",
-            ] + pkeyRename))
+            #expect(
+                Set(sql.statements)
+                    == Set(
+                        [
+                            "DROP INDEX ZPAGE_ZBOOK_INDEX",
+                            "ALTER TABLE ZPAGE RENAME COLUMN ZBOOK TO ZPUBLICATION",
+                            "ALTER TABLE ZBOOK RENAME TO ZPUBLICATION",
+                            "UPDATE ZPUBLICATION SET Z_ENT = 2 WHERE Z_ENT = 1",
+                            "UPDATE ZPAGE SET Z_ENT = 1 WHERE Z_ENT = 2",
+                            "CREATE INDEX ZPAGE_ZPUBLICATION_INDEX ON ZPAGE (ZPUBLICATION)",
+                        ] + pkeyRename
+                    )
+            )
             #expect(sql.statements.count == 6 + pkeyRename.count)
-            try await expectBooks(at: url, model: v[2], entity: "Publication", toOne: "publication",
-                                  authors: ["Author 1", "Author 3", "Author 4", "Author 2"])
+            try await expectBooks(
+                at: url,
+                model: v[2],
+                entity: "Publication",
+                toOne: "publication",
+                authors: ["Author 1", "Author 3", "Author 4", "Author 2"]
+            )
             let metadata = try await PersistentStore.metadata(at: url)
             #expect(metadata.storeUUID == metadataBefore.storeUUID)
             #expect(metadata.modelVersionName == "BookStore 3")

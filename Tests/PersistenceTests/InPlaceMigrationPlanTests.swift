@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// What runs in place and what does not, how a failure leaves the store (on both engines),
@@ -11,31 +12,43 @@ struct InPlaceMigrationPlanTests {
 
     @Test func hierarchyChangesThatMoveRowsAreLeftToStreaming() throws {
         // Two tables into one: their primary keys overlap.
-        let separate = try F.model("V1", """
+        let separate = try F.model(
+            "V1",
+            """
             <entity name="Book"><attribute name="title" optional="YES" attributeType="String"/></entity>
             <entity name="Magazine"><attribute name="title" optional="YES" attributeType="String"/></entity>
-            """)
-        let merged = try F.model("V2", """
+            """
+        )
+        let merged = try F.model(
+            "V2",
+            """
             <entity name="Publication" isAbstract="YES"><attribute name="title" optional="YES" attributeType="String"/></entity>
             <entity name="Book" parentEntity="Publication"/>
             <entity name="Magazine" parentEntity="Publication"/>
-            """)
+            """
+        )
         let merging = try #require(try F.unsupported(separate, merged))
         #expect(merging.reason.contains("share the table of Publication"))
 
         // One table into two.
-        let split = try F.model("V2", """
+        let split = try F.model(
+            "V2",
+            """
             <entity name="Item" isAbstract="YES"><attribute name="name" optional="YES" attributeType="String"/></entity>
             <entity name="Gadget" parentEntity="Item"><attribute name="voltage" optional="YES" attributeType="Integer 32"/></entity>
             <entity name="Tool"><attribute name="name" optional="YES" attributeType="String"/><attribute name="weight" optional="YES" attributeType="Double"/></entity>
-            """)
+            """
+        )
         let splitting = try #require(try F.unsupported(try F.model("V1", InPlaceMigrationTests.items), split))
         #expect(splitting.reason.contains("split"))
     }
 
     @Test func onlyInferredMappingsWithoutPoliciesRunInPlace() throws {
         let v1 = try F.model("V1", #"<entity name="Book"><attribute name="title" optional="YES" attributeType="String"/></entity>"#)
-        let v2 = try F.model("V2", #"<entity name="Book"><attribute name="title" optional="YES" attributeType="String"/><attribute name="author" optional="YES" attributeType="String"/></entity>"#)
+        let v2 = try F.model(
+            "V2",
+            #"<entity name="Book"><attribute name="title" optional="YES" attributeType="String"/><attribute name="author" optional="YES" attributeType="String"/></entity>"#
+        )
         let inferred = try MappingModel.inferred(from: v1, to: v2)
         #expect(throws: Never.self) { try InPlaceMigration.plan(mapping: inferred, source: v1, destination: v2, dialect: .sqlite).get() }
 
@@ -59,7 +72,10 @@ struct InPlaceMigrationPlanTests {
     @Test(arguments: TestEngine.allCases)
     func failingStatementLeavesTheStoreAsItWas(engine: TestEngine) async throws {
         let v1 = try F.model("V1", #"<entity name="Book"><attribute name="title" optional="YES" attributeType="String"/></entity>"#)
-        let v2 = try F.model("V2", #"<entity name="Publication" elementID="Book"><attribute name="title" optional="YES" attributeType="String"/><attribute name="pages" attributeType="Integer 32" defaultValueString="1"/></entity>"#)
+        let v2 = try F.model(
+            "V2",
+            #"<entity name="Publication" elementID="Book"><attribute name="title" optional="YES" attributeType="String"/><attribute name="pages" attributeType="Integer 32" defaultValueString="1"/></entity>"#
+        )
         try await engine.withStoreURL { url in
             try await makeClosedStore(at: url, model: v1) { container in
                 let context = container.newContext()
@@ -71,7 +87,8 @@ struct InPlaceMigrationPlanTests {
             // Everything the plan does, then a statement that fails.
             let failing = InPlaceMigration(
                 steps: planned.steps + [InPlaceMigration.Step(sql: "UPDATE ZMISSING SET ZTITLE = NULL")],
-                primaryKeyRows: planned.primaryKeyRows, dialect: engine.dialect
+                primaryKeyRows: planned.primaryKeyRows,
+                dialect: engine.dialect
             )
             let error = await #expect(throws: MigrationError.self) { try await F.run(failing, on: url, destination: v2) }
             let count = failing.steps.count
@@ -97,17 +114,23 @@ struct InPlaceMigrationPlanTests {
     }
 
     @Test func plansUseTheDialect() throws {
-        let v1 = try F.model("V1", """
+        let v1 = try F.model(
+            "V1",
+            """
             <entity name="Book"><attribute name="title" optional="YES" attributeType="String"/></entity>
             <entity name="Page"><relationship name="book" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Book"/></entity>
-            """)
-        let v2 = try F.model("V2", """
+            """
+        )
+        let v2 = try F.model(
+            "V2",
+            """
             <entity name="Publication" elementID="Book">
                 <attribute name="title" attributeType="String" defaultValueString="Untitled"/>
                 <attribute name="price" attributeType="Double" defaultValueString="9.5"/>
             </entity>
             <entity name="Page"><relationship name="publication" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Publication" elementID="book"/></entity>
-            """)
+            """
+        )
         let mapping = try MappingModel.inferred(from: v1, to: v2)
         let migration = try InPlaceMigration.plan(mapping: mapping, source: v1, destination: v2, dialect: .postgres).get()
         #expect(migration.statements.contains("ALTER TABLE zbook RENAME TO zpublication"))

@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// Inferred mappings run as SQL inside a SQLite store: attributes and entities.
@@ -27,12 +28,17 @@ struct InPlaceMigrationTests {
 
     @Test(arguments: TestEngine.allCases)
     func addedAttributesStartAtTheirDefaults(engine: TestEngine) async throws {
-        let v1 = try F.model("V1", Self.items + """
-            <entity name="Note">
-                <attribute name="text" optional="YES" attributeType="String"/>
-            </entity>
-            """)
-        let v2 = try F.model("V2", """
+        let v1 = try F.model(
+            "V1",
+            Self.items + """
+                <entity name="Note">
+                    <attribute name="text" optional="YES" attributeType="String"/>
+                </entity>
+                """
+        )
+        let v2 = try F.model(
+            "V2",
+            """
             <entity name="Item" isAbstract="YES">
                 <attribute name="name" optional="YES" attributeType="String"/>
                 <attribute name="stock" attributeType="Integer 32" defaultValueString="5"/>
@@ -50,7 +56,8 @@ struct InPlaceMigrationTests {
                 <attribute name="rating" optional="YES" attributeType="Decimal" defaultValueString="2.5"/>
                 <attribute name="tag" optional="YES" attributeType="String"/>
             </entity>
-            """)
+            """
+        )
         try await engine.withStoreURL { url in
             try await makeClosedStore(at: url, model: v1) { container in
                 let context = container.newContext()
@@ -96,7 +103,9 @@ struct InPlaceMigrationTests {
 
     @Test(arguments: TestEngine.allCases)
     func removedAndRenamedAttributes(engine: TestEngine) async throws {
-        let v1 = try F.model("V1", """
+        let v1 = try F.model(
+            "V1",
+            """
             <entity name="Book">
                 <attribute name="title" attributeType="String"/>
                 <attribute name="subtitle" optional="YES" attributeType="String"/>
@@ -104,16 +113,20 @@ struct InPlaceMigrationTests {
                 <attribute name="first" optional="YES" attributeType="String"/>
                 <attribute name="last" optional="YES" attributeType="String"/>
             </entity>
-            """)
+            """
+        )
         // `code` continues `isbn`; `first` and `last` swap names, a cycle of renames.
-        let v2 = try F.model("V2", """
+        let v2 = try F.model(
+            "V2",
+            """
             <entity name="Book">
                 <attribute name="title" attributeType="String"/>
                 <attribute name="code" optional="YES" attributeType="String" elementID="isbn"/>
                 <attribute name="first" optional="YES" attributeType="String" elementID="last"/>
                 <attribute name="last" optional="YES" attributeType="String" elementID="first"/>
             </entity>
-            """)
+            """
+        )
         try await engine.withStoreURL { url in
             try await makeClosedStore(at: url, model: v1) { container in
                 let context = container.newContext()
@@ -145,18 +158,24 @@ struct InPlaceMigrationTests {
 
     @Test(arguments: TestEngine.allCases)
     func optionalAttributeBecomesRequiredWithDefault(engine: TestEngine) async throws {
-        let v1 = try F.model("V1", """
+        let v1 = try F.model(
+            "V1",
+            """
             <entity name="Book">
                 <attribute name="title" optional="YES" attributeType="String"/>
                 <attribute name="copies" optional="YES" attributeType="Integer 16"/>
             </entity>
-            """)
-        let v2 = try F.model("V2", """
+            """
+        )
+        let v2 = try F.model(
+            "V2",
+            """
             <entity name="Book">
                 <attribute name="title" attributeType="String" defaultValueString="Untitled"/>
                 <attribute name="copies" attributeType="Integer 16" defaultValueString="1"/>
             </entity>
-            """)
+            """
+        )
         try await engine.withStoreURL { url in
             try await makeClosedStore(at: url, model: v1) { container in
                 let context = container.newContext()
@@ -180,7 +199,9 @@ struct InPlaceMigrationTests {
 
     @Test(arguments: TestEngine.allCases)
     func numericTypeChangesConvertTheStoredValues(engine: TestEngine) async throws {
-        let v1 = try F.model("V1", """
+        let v1 = try F.model(
+            "V1",
+            """
             <entity name="Sample">
                 <attribute name="label" optional="YES" attributeType="String"/>
                 <attribute name="f" optional="YES" attributeType="Float"/>
@@ -189,8 +210,11 @@ struct InPlaceMigrationTests {
                 <attribute name="big" optional="YES" attributeType="Integer 64"/>
                 <attribute name="dec" optional="YES" attributeType="Decimal"/>
             </entity>
-            """)
-        let v2 = try F.model("V2", """
+            """
+        )
+        let v2 = try F.model(
+            "V2",
+            """
             <entity name="Sample">
                 <attribute name="label" optional="YES" attributeType="String"/>
                 <attribute name="f" optional="YES" attributeType="Integer 32"/>
@@ -199,7 +223,8 @@ struct InPlaceMigrationTests {
                 <attribute name="big" optional="YES" attributeType="Integer 16"/>
                 <attribute name="dec" optional="YES" attributeType="Double"/>
             </entity>
-            """)
+            """
+        )
         try await engine.withStoreURL { url in
             try await makeClosedStore(at: url, model: v1) { container in
                 let context = container.newContext()
@@ -248,7 +273,9 @@ struct InPlaceMigrationTests {
 
     @Test(arguments: TestEngine.allCases)
     func renamedEntityIsRenumbered(engine: TestEngine) async throws {
-        let v1 = try F.model("V1", """
+        let v1 = try F.model(
+            "V1",
+            """
             <entity name="Author">
                 <attribute name="name" attributeType="String"/>
                 <relationship name="books" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Book" inverseName="author" inverseEntity="Book"/>
@@ -257,9 +284,12 @@ struct InPlaceMigrationTests {
                 <attribute name="title" attributeType="String"/>
                 <relationship name="author" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Author" inverseName="books" inverseEntity="Author"/>
             </entity>
-            """)
+            """
+        )
         // Writer sorts after Book: Z_ENT 1 ↔ 2 swap.
-        let v2 = try F.model("V2", """
+        let v2 = try F.model(
+            "V2",
+            """
             <entity name="Writer" elementID="Author">
                 <attribute name="name" attributeType="String"/>
                 <relationship name="books" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Book" inverseName="author" inverseEntity="Book"/>
@@ -268,7 +298,8 @@ struct InPlaceMigrationTests {
                 <attribute name="title" attributeType="String"/>
                 <relationship name="author" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Writer" inverseName="books" inverseEntity="Writer"/>
             </entity>
-            """)
+            """
+        )
         try await engine.withStoreURL { url in
             try await makeClosedStore(at: url, model: v1) { container in
                 let context = container.newContext()
@@ -289,7 +320,10 @@ struct InPlaceMigrationTests {
             #expect(sql.statements.contains("UPDATE ZBOOK SET Z_ENT = 1 WHERE Z_ENT = 2"))
             #expect(!sql.statements.contains { $0.contains("CREATE INDEX") || $0.contains("DROP INDEX") }, "ZBOOK_ZAUTHOR_INDEX keeps its name")
             if engine == .postgres {
-                #expect(sql.statements.contains("ALTER INDEX IF EXISTS ZAUTHOR_PKEY RENAME TO ZWRITER_PKEY"), "the primary key's index follows the table")
+                #expect(
+                    sql.statements.contains("ALTER INDEX IF EXISTS ZAUTHOR_PKEY RENAME TO ZWRITER_PKEY"),
+                    "the primary key's index follows the table"
+                )
             }
             try await F.expectFreshSchema(url, v2)
             let snapshot = try await SchemaSnapshot(url)
@@ -313,7 +347,9 @@ struct InPlaceMigrationTests {
 
     @Test(arguments: TestEngine.allCases)
     func entitiesAddedAndRemoved(engine: TestEngine) async throws {
-        let v1 = try F.model("V1", """
+        let v1 = try F.model(
+            "V1",
+            """
             <entity name="Item" isAbstract="YES">
                 <attribute name="name" optional="YES" attributeType="String"/>
                 <relationship name="shelf" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Shelf" inverseName="items" inverseEntity="Shelf"/>
@@ -332,9 +368,12 @@ struct InPlaceMigrationTests {
             <entity name="Note">
                 <attribute name="text" optional="YES" attributeType="String"/>
             </entity>
-            """)
+            """
+        )
         // Gadget and Note go; Widget joins the Item hierarchy; Tag is a new table.
-        let v2 = try F.model("V2", """
+        let v2 = try F.model(
+            "V2",
+            """
             <entity name="Item" isAbstract="YES">
                 <attribute name="name" optional="YES" attributeType="String"/>
                 <relationship name="shelf" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Shelf" inverseName="items" inverseEntity="Shelf"/>
@@ -353,7 +392,8 @@ struct InPlaceMigrationTests {
             <entity name="Tag">
                 <attribute name="label" optional="YES" attributeType="String"/>
             </entity>
-            """)
+            """
+        )
         try await engine.withStoreURL { url in
             try await makeClosedStore(at: url, model: v1) { container in
                 let context = container.newContext()
@@ -388,7 +428,10 @@ struct InPlaceMigrationTests {
             // The rows left in ZITEM take their entities' new numbers (Tool 3 → 2).
             let (toolBefore, toolAfter) = (try #require(from.number(of: "Tool")), try #require(to.number(of: "Tool")))
             #expect(toolBefore != toolAfter)
-            #expect(sql.statements.contains { $0.hasPrefix("UPDATE ZITEM SET Z_ENT") && $0.contains("\(toolBefore)") && $0.contains("\(toolAfter)") }, "\(sql.statements)")
+            #expect(
+                sql.statements.contains { $0.hasPrefix("UPDATE ZITEM SET Z_ENT") && $0.contains("\(toolBefore)") && $0.contains("\(toolAfter)") },
+                "\(sql.statements)"
+            )
             #expect(try await storeRows(url, "SELECT DISTINCT Z_ENT FROM ZITEM") == [[.integer(Int64(toolAfter))]])
             try await F.expectFreshSchema(url, v2)
             let snapshot = try await SchemaSnapshot(url)
@@ -414,7 +457,9 @@ struct InPlaceMigrationTests {
 
     @Test(arguments: TestEngine.allCases)
     func attributeMovedUpTheHierarchyIsComputedPerEntity(engine: TestEngine) async throws {
-        let v1 = try F.model("V1", """
+        let v1 = try F.model(
+            "V1",
+            """
             <entity name="Item" isAbstract="YES"/>
             <entity name="Tool" parentEntity="Item">
                 <attribute name="name" optional="YES" attributeType="String"/>
@@ -424,7 +469,8 @@ struct InPlaceMigrationTests {
                 <attribute name="name" optional="YES" attributeType="String"/>
                 <attribute name="voltage" optional="YES" attributeType="Integer 32"/>
             </entity>
-            """)
+            """
+        )
         let v2 = try F.model("V2", Self.items)
         try await engine.withStoreURL { url in
             try await makeClosedStore(at: url, model: v1) { container in
@@ -436,7 +482,11 @@ struct InPlaceMigrationTests {
             // Each sub-entity had its own column (ZNAME, ZNAME1); the parent's attribute has one.
             let migration = try await F.migrate(url, from: v1, to: v2)
             let (gadget, tool) = (EntityNumbering.coreData(v1).number(of: "Gadget") ?? 0, EntityNumbering.coreData(v1).number(of: "Tool") ?? 0)
-            #expect(SQLSpelling(migration, engine).statements.contains { $0.contains("CASE WHEN Z_ENT = \(gadget) THEN ZNAME WHEN Z_ENT = \(tool) THEN ZNAME1 END") })
+            #expect(
+                SQLSpelling(migration, engine).statements.contains {
+                    $0.contains("CASE WHEN Z_ENT = \(gadget) THEN ZNAME WHEN Z_ENT = \(tool) THEN ZNAME1 END")
+                }
+            )
             try await F.expectFreshSchema(url, v2)
 
             let container = try await F.open(url, v2)
@@ -449,10 +499,13 @@ struct InPlaceMigrationTests {
     @Test(arguments: TestEngine.allCases)
     func newSubEntityAddsColumnsToItsRootTable(engine: TestEngine) async throws {
         let v1 = try F.model("V1", #"<entity name="Book"><attribute name="title" optional="YES" attributeType="String"/></entity>"#)
-        let v2 = try F.model("V2", """
+        let v2 = try F.model(
+            "V2",
+            """
             <entity name="Book"><attribute name="title" optional="YES" attributeType="String"/></entity>
             <entity name="EBook" parentEntity="Book"><attribute name="format" attributeType="String" defaultValueString="epub"/></entity>
-            """)
+            """
+        )
         try await engine.withStoreURL { url in
             try await makeClosedStore(at: url, model: v1) { container in
                 let context = container.newContext()
@@ -462,10 +515,12 @@ struct InPlaceMigrationTests {
             let migration = try await F.migrate(url, from: v1, to: v2)
             // The table now holds two entities, so it gets its Z_ENT index; no row is an e-book yet.
             let sql = SQLSpelling(migration, engine)
-            #expect(sql.statements == [
-                "ALTER TABLE ZBOOK ADD COLUMN ZFORMAT \(sql.type(.string))",
-                "CREATE INDEX ZBOOK_Z_ENT_INDEX ON ZBOOK (Z_ENT)",
-            ])
+            #expect(
+                sql.statements == [
+                    "ALTER TABLE ZBOOK ADD COLUMN ZFORMAT \(sql.type(.string))",
+                    "CREATE INDEX ZBOOK_Z_ENT_INDEX ON ZBOOK (Z_ENT)",
+                ]
+            )
             try await F.expectFreshSchema(url, v2)
 
             let container = try await F.open(url, v2)
@@ -482,14 +537,20 @@ struct InPlaceMigrationTests {
 
     @Test(arguments: TestEngine.allCases)
     func entitiesSwappingNamesSwapTables(engine: TestEngine) async throws {
-        let v1 = try F.model("V1", """
+        let v1 = try F.model(
+            "V1",
+            """
             <entity name="Alpha"><attribute name="first" optional="YES" attributeType="String"/></entity>
             <entity name="Beta"><attribute name="second" optional="YES" attributeType="Integer 32"/></entity>
-            """)
-        let v2 = try F.model("V2", """
+            """
+        )
+        let v2 = try F.model(
+            "V2",
+            """
             <entity name="Alpha" elementID="Beta"><attribute name="second" optional="YES" attributeType="Integer 32"/></entity>
             <entity name="Beta" elementID="Alpha"><attribute name="first" optional="YES" attributeType="String"/></entity>
-            """)
+            """
+        )
         try await engine.withStoreURL { url in
             try await makeClosedStore(at: url, model: v1) { container in
                 let context = container.newContext()
@@ -498,7 +559,11 @@ struct InPlaceMigrationTests {
                 try await context.save()
             }
             let migration = try await F.migrate(url, from: v1, to: v2)
-            #expect(SQLSpelling(migration, engine).statements.contains { $0.contains("RENAME TO ZALPHA_MIGRATING") || $0.contains("RENAME TO ZBETA_MIGRATING") })
+            #expect(
+                SQLSpelling(migration, engine).statements.contains {
+                    $0.contains("RENAME TO ZALPHA_MIGRATING") || $0.contains("RENAME TO ZBETA_MIGRATING")
+                }
+            )
             try await F.expectFreshSchema(url, v2)
 
             let container = try await F.open(url, v2)

@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @_spi(Testing) @testable import Persistence
 
 /// Each rule of `docs/INFERENCE.md`: a change between two versions, rows written at the
@@ -24,49 +25,64 @@ struct InferenceRulesTests {
             name: "Boolean becomes Integer 32",
             before: #"<attribute name="value" optional="YES" attributeType="Boolean" usesScalarValueType="YES"/>"#,
             after: #"<attribute name="value" optional="YES" attributeType="Integer 32" usesScalarValueType="YES"/>"#,
-            rows: [("ja", .bool(true), .integer(1)), ("nein", .bool(false), .integer(0)), ("weiß nicht", .null, .null)]),
+            rows: [("ja", .bool(true), .integer(1)), ("nein", .bool(false), .integer(0)), ("weiß nicht", .null, .null)]
+        ),
         AttributeRule(
             name: "Integer 32 becomes Boolean",
             before: #"<attribute name="value" optional="YES" attributeType="Integer 32" usesScalarValueType="YES"/>"#,
             after: #"<attribute name="value" optional="YES" attributeType="Boolean" usesScalarValueType="YES"/>"#,
-            rows: [("null", .integer(0), .bool(false)), ("eins", .integer(1), .bool(true)), ("sieben", .integer(7), .bool(true)),
-                   ("minus drei", .integer(-3), .bool(true)), ("leer", .null, .null)]),
+            rows: [
+                ("null", .integer(0), .bool(false)), ("eins", .integer(1), .bool(true)), ("sieben", .integer(7), .bool(true)),
+                ("minus drei", .integer(-3), .bool(true)), ("leer", .null, .null),
+            ]
+        ),
         AttributeRule(
             name: "Integer 16 becomes Double",
             before: #"<attribute name="value" optional="YES" attributeType="Integer 16" usesScalarValueType="YES"/>"#,
             after: #"<attribute name="value" optional="YES" attributeType="Double" usesScalarValueType="YES"/>"#,
-            rows: [("Cent", .integer(1_299), .double(1_299)), ("leer", .null, .null), ("negativ", .integer(-45), .double(-45))]),
+            rows: [("Cent", .integer(1_299), .double(1_299)), ("leer", .null, .null), ("negativ", .integer(-45), .double(-45))]
+        ),
         AttributeRule(
             name: "optional becomes required with no default, every row has a value",
             before: #"<attribute name="value" optional="YES" attributeType="String"/>"#,
             after: #"<attribute name="value" attributeType="String"/>"#,
-            rows: [("a", .string("Grüße"), .string("Grüße")), ("b", .string(""), .string(""))]),
+            rows: [("a", .string("Grüße"), .string("Grüße")), ("b", .string(""), .string(""))]
+        ),
         AttributeRule(
             name: "optional becomes required with a default",
             before: #"<attribute name="value" optional="YES" attributeType="String"/>"#,
             after: #"<attribute name="value" attributeType="String" defaultValueString="unbekannt"/>"#,
-            rows: [("a", .string("Grüße"), .string("Grüße")), ("b", .null, .string("unbekannt"))]),
+            rows: [("a", .string("Grüße"), .string("Grüße")), ("b", .null, .string("unbekannt"))]
+        ),
         AttributeRule(
             name: "required becomes optional",
             before: #"<attribute name="value" attributeType="Integer 64" defaultValueString="0" usesScalarValueType="YES"/>"#,
             after: #"<attribute name="value" optional="YES" attributeType="Integer 64" usesScalarValueType="YES"/>"#,
-            rows: [("a", .integer(9_000_000_000), .integer(9_000_000_000)), ("b", .integer(0), .integer(0))]),
+            rows: [("a", .integer(9_000_000_000), .integer(9_000_000_000)), ("b", .integer(0), .integer(0))]
+        ),
         AttributeRule(
             name: "renamed by its renaming identifier",
             before: #"<attribute name="old" optional="YES" attributeType="String"/>"#,
             after: #"<attribute name="value" optional="YES" attributeType="String" elementID="old"/>"#,
-            rows: [("a", .string("Ünïcode ☾"), .string("Ünïcode ☾")), ("b", .null, .null)]),
+            rows: [("a", .string("Ünïcode ☾"), .string("Ünïcode ☾")), ("b", .null, .null)]
+        ),
     ]
 
     static let strategies: [MigrationPlan.Strategy] = [.inPlace, .setBased, .streamed]
 
     static func model(_ version: Int, value: String) throws -> ManagedObjectModel {
-        try ManagedObjectModel(xml: ModelFixtures.xml("""
-            <entity name="Item" representedClassName="Item">
-                <attribute name="label" optional="YES" attributeType="String"/>
-                \(value)
-            </entity>
-            """), name: "Rules \(version)", file: ModelFixtures.file)
+        try ManagedObjectModel(
+            xml: ModelFixtures.xml(
+                """
+                <entity name="Item" representedClassName="Item">
+                    <attribute name="label" optional="YES" attributeType="String"/>
+                    \(value)
+                </entity>
+                """
+            ),
+            name: "Rules \(version)",
+            file: ModelFixtures.file
+        )
     }
 
     /// The key the rule's rows are written under at version 1.
@@ -74,7 +90,8 @@ struct InferenceRulesTests {
 
     @Test(arguments: attributeRules, TestEngine.allCases.flatMap { engine in strategies.map { (engine, $0) } })
     func attributeChange(rule: AttributeRule, kind: (engine: TestEngine, strategy: MigrationPlan.Strategy)) async throws {
-        let v1 = try Self.model(1, value: rule.before), v2 = try Self.model(2, value: rule.after)
+        let v1 = try Self.model(1, value: rule.before)
+        let v2 = try Self.model(2, value: rule.after)
         let models = try VersionedModel(name: "Rules", versions: [v1, v2], currentVersionName: "Rules 2")
         try await kind.engine.withStoreURL { url in
             try await withOpenStore(url, model: v1, options: .createIfMissing) { container in
@@ -128,22 +145,32 @@ struct InferenceRulesTests {
 
     /// Shelves and their books, `Book.shelf` ↔ `Shelf.books` as each version has them.
     static func shelves(_ version: Int, shelf: String, books: String) throws -> ManagedObjectModel {
-        try ManagedObjectModel(xml: ModelFixtures.xml("""
-            <entity name="Shelf" representedClassName="Shelf">
-                <attribute name="name" optional="YES" attributeType="String"/>
-                \(books)
-            </entity>
-            <entity name="Book" representedClassName="Book">
-                <attribute name="title" optional="YES" attributeType="String"/>
-                \(shelf)
-            </entity>
-            """), name: "Shelves \(version)", file: ModelFixtures.file)
+        try ManagedObjectModel(
+            xml: ModelFixtures.xml(
+                """
+                <entity name="Shelf" representedClassName="Shelf">
+                    <attribute name="name" optional="YES" attributeType="String"/>
+                    \(books)
+                </entity>
+                <entity name="Book" representedClassName="Book">
+                    <attribute name="title" optional="YES" attributeType="String"/>
+                    \(shelf)
+                </entity>
+                """
+            ),
+            name: "Shelves \(version)",
+            file: ModelFixtures.file
+        )
     }
 
-    static let optionalShelf = #"<relationship name="shelf" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Shelf" inverseName="books" inverseEntity="Shelf"/>"#
-    static let requiredShelf = #"<relationship name="shelf" minCount="1" maxCount="1" deletionRule="Nullify" destinationEntity="Shelf" inverseName="books" inverseEntity="Shelf"/>"#
-    static let books = #"<relationship name="books" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Book" inverseName="shelf" inverseEntity="Book"/>"#
-    static let orderedBooks = #"<relationship name="books" optional="YES" toMany="YES" ordered="YES" deletionRule="Nullify" destinationEntity="Book" inverseName="shelf" inverseEntity="Book"/>"#
+    static let optionalShelf =
+        #"<relationship name="shelf" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Shelf" inverseName="books" inverseEntity="Shelf"/>"#
+    static let requiredShelf =
+        #"<relationship name="shelf" minCount="1" maxCount="1" deletionRule="Nullify" destinationEntity="Shelf" inverseName="books" inverseEntity="Shelf"/>"#
+    static let books =
+        #"<relationship name="books" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Book" inverseName="shelf" inverseEntity="Book"/>"#
+    static let orderedBooks =
+        #"<relationship name="books" optional="YES" toMany="YES" ordered="YES" deletionRule="Nullify" destinationEntity="Book" inverseName="shelf" inverseEntity="Book"/>"#
 
     /// Shelf name → its books' titles in the order added (unlike key order: added last first).
     static let shelving: [(shelf: String, books: [String])] = [("Küche", ["Kochbuch ☕", "Brot"]), ("Flur", ["Atlas", "Straßen", "Zeitung"])]
@@ -190,7 +217,10 @@ struct InferenceRulesTests {
         ("a to-one becomes required, every row has one", (optionalShelf, books), (requiredShelf, books)),
         ("a to-many becomes ordered", (optionalShelf, books), (optionalShelf, orderedBooks)),
         ("an ordered to-many becomes unordered", (optionalShelf, orderedBooks), (optionalShelf, books)),
-        ("an ordered to-many stays ordered", (optionalShelf, orderedBooks), (optionalShelf, orderedBooks.replacingOccurrences(of: "Nullify", with: "Cascade"))),
+        (
+            "an ordered to-many stays ordered", (optionalShelf, orderedBooks),
+            (optionalShelf, orderedBooks.replacingOccurrences(of: "Nullify", with: "Cascade"))
+        ),
     ]
 
     @Test(arguments: relationshipRules.indices, TestEngine.allCases.flatMap { engine in strategies.map { (engine, $0) } })
@@ -208,9 +238,11 @@ struct InferenceRulesTests {
             let orderedBefore = v1.relationship(named: "books", of: try #require(v1.entity(named: "Shelf")))?.isOrdered == true
             // An order comes through where there was one; a relationship that becomes ordered
             // starts in key order (the books were inserted last first).
-            let expected = Dictionary(uniqueKeysWithValues: Self.shelving.map { shelf in
-                (shelf.shelf, !ordered ? shelf.books.sorted() : orderedBefore ? shelf.books : shelf.books.reversed())
-            })
+            let expected = Dictionary(
+                uniqueKeysWithValues: Self.shelving.map { shelf in
+                    (shelf.shelf, !ordered ? shelf.books.sorted() : orderedBefore ? shelf.books : shelf.books.reversed())
+                }
+            )
             let read = try await Self.readShelves(url, model: v2)
             #expect(read == expected, "\(rule.name): \(read)")
         }
@@ -241,15 +273,27 @@ struct InferenceRulesTests {
     @Test(arguments: TestEngine.allCases)
     func anOrderedOneToManyThroughTwoStreamedSteps(engine: TestEngine) async throws {
         let v1 = try Self.shelves(1, shelf: Self.optionalShelf, books: Self.orderedBooks)
-        let v2 = try Self.shelves(2, shelf: Self.optionalShelf, books: Self.orderedBooks + #"<attribute name="room" optional="YES" attributeType="String"/>"#)
-        let v3 = try Self.shelves(3, shelf: Self.optionalShelf, books: Self.orderedBooks + #"<attribute name="room" optional="YES" attributeType="String"/><attribute name="floor" optional="YES" attributeType="Integer 16" usesScalarValueType="YES"/>"#)
+        let v2 = try Self.shelves(
+            2,
+            shelf: Self.optionalShelf,
+            books: Self.orderedBooks + #"<attribute name="room" optional="YES" attributeType="String"/>"#
+        )
+        let v3 = try Self.shelves(
+            3,
+            shelf: Self.optionalShelf,
+            books: Self.orderedBooks
+                + #"<attribute name="room" optional="YES" attributeType="String"/><attribute name="floor" optional="YES" attributeType="Integer 16" usesScalarValueType="YES"/>"#
+        )
         let models = try VersionedModel(name: "Shelves", versions: [v1, v2, v3], currentVersionName: "Shelves 3")
         try await engine.withStoreURL { url in
             try await Self.writeShelves(url, model: v1)
             let plan = try await ProgressiveMigrator(chain: try MigrationChain(ShelvesVersion.self, models: models), batchSize: 2, logger: testLogger)
                 .migrateStore(at: url)
             #expect(plan.steps.map(\.strategy) == [.streamed, .streamed])
-            #expect(plan.steps[0].fusionWithNext?.description.contains("books is ordered") == true, "\(String(describing: plan.steps[0].fusionWithNext))")
+            #expect(
+                plan.steps[0].fusionWithNext?.description.contains("books is ordered") == true,
+                "\(String(describing: plan.steps[0].fusionWithNext))"
+            )
             #expect(try await Self.readShelves(url, model: v3) == Dictionary(uniqueKeysWithValues: Self.shelving.map { ($0.shelf, $0.books) }))
         }
     }
@@ -259,7 +303,9 @@ struct InferenceRulesTests {
     /// Books and magazines, separate entities at version 1, sub-entities of a new
     /// `Publication` at version 2 (its `title` moved up to it).
     static func publications(_ version: Int) throws -> ManagedObjectModel {
-        let body = version == 1 ? """
+        let body =
+            version == 1
+            ? """
             <entity name="Book" representedClassName="Book">
                 <attribute name="title" optional="YES" attributeType="String"/>
                 <attribute name="pages" optional="YES" attributeType="Integer 32" usesScalarValueType="YES"/>
@@ -268,7 +314,8 @@ struct InferenceRulesTests {
                 <attribute name="title" optional="YES" attributeType="String"/>
                 <attribute name="issue" optional="YES" attributeType="Integer 16" usesScalarValueType="YES"/>
             </entity>
-            """ : """
+            """
+            : """
             <entity name="Publication" representedClassName="Publication" isAbstract="YES">
                 <attribute name="title" optional="YES" attributeType="String"/>
             </entity>
@@ -286,9 +333,11 @@ struct InferenceRulesTests {
     /// the parent finds them all.
     @Test(arguments: TestEngine.allCases.flatMap { engine in strategies.map { (engine, $0) } })
     func entitiesGetAParent(engine: TestEngine, strategy: MigrationPlan.Strategy) async throws {
-        let v1 = try Self.publications(1), v2 = try Self.publications(2)
+        let v1 = try Self.publications(1)
+        let v2 = try Self.publications(2)
         let models = try VersionedModel(name: "Publications", versions: [v1, v2], currentVersionName: "Publications 2")
-        let books: [(String?, Int64)] = [("Der Zauberberg", 1_008), (nil, 12)], magazines: [(String?, Int64)] = [("Die Zeit №1", 1), ("Ästhetik", 7)]
+        let books: [(String?, Int64)] = [("Der Zauberberg", 1_008), (nil, 12)]
+        let magazines: [(String?, Int64)] = [("Die Zeit №1", 1), ("Ästhetik", 7)]
         try await engine.withStoreURL { url in
             try await withOpenStore(url, model: v1, options: .createIfMissing) { container in
                 let context = container.newContext()
@@ -301,7 +350,9 @@ struct InferenceRulesTests {
                 }
                 try await context.save()
             }
-            let plan = try await ProgressiveMigrator(chain: MigrationChain(models: models), logger: testLogger, forcing: strategy).migrateStore(at: url)
+            let plan = try await ProgressiveMigrator(chain: MigrationChain(models: models), logger: testLogger, forcing: strategy).migrateStore(
+                at: url
+            )
             // In place cannot move rows between tables: the plan says so and rebuilds.
             #expect(plan.steps.count == 1)
             if strategy != .inPlace { #expect(plan.steps.map(\.strategy) == [strategy]) }
@@ -321,7 +372,9 @@ struct InferenceRulesTests {
 
 /// Both steps through a custom manager that reads only what it is given, so they fuse.
 enum ShelvesVersion: String, MigrationVersion, CaseIterable {
-    case v1 = "Shelves 1", v2 = "Shelves 2", v3 = "Shelves 3"
+    case v1 = "Shelves 1"
+    case v2 = "Shelves 2"
+    case v3 = "Shelves 3"
     var modelName: String { rawValue }
     func nextVersion() -> ShelvesVersion? { self == .v1 ? .v2 : self == .v2 ? .v3 : nil }
     var migrationManagerType: MigrationManager.Type { self == .v1 ? MigrationManager.self : SelfContainedStreamingManager.self }

@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// An abstract entity with sub-entities, sharing the root's table.
@@ -24,10 +25,12 @@ struct InheritanceTests {
             let schema = container.store.schema
             let toolNumber = try #require(schema.table(for: "Tool")?.entityNumber)
             let gadgetNumber = try #require(schema.table(for: "Gadget")?.entityNumber)
-            #expect(rows.map(\.values) == [
-                [.integer(1), .integer(Int64(toolNumber)), .text("Hammer"), .double(1.5), .null],
-                [.integer(2), .integer(Int64(gadgetNumber)), .text("Radio"), .null, .integer(12)],
-            ])
+            #expect(
+                rows.map(\.values) == [
+                    [.integer(1), .integer(Int64(toolNumber)), .text("Hammer"), .double(1.5), .null],
+                    [.integer(2), .integer(Int64(gadgetNumber)), .text("Radio"), .null, .integer(12)],
+                ]
+            )
 
             let fresh = container.newContext()
             let items = try await fresh.fetch(FetchRequest(entityName: "Item", sortDescriptors: [FetchRequest.SortDescriptor(key: "name")]))
@@ -83,7 +86,9 @@ struct InheritanceTests {
             }
             let stored = try await storeRows(url, "SELECT ZNAME, Z_ENT FROM ZITEM ORDER BY Z_PK").map { [$0[0].text ?? "", "\($0[1].int64 ?? 0)"] }
             #expect(stored == [["Hammer", "\(numbering.number(of: "Tool")!)"], ["Radio", "\(numbering.number(of: "Gadget")!)"]])
-            let maxima = try await storeRows(url, "SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_MAX > 0").map { "\($0[0].text ?? "") \($0[1].int64 ?? 0)" }
+            let maxima = try await storeRows(url, "SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_MAX > 0").map {
+                "\($0[0].text ?? "") \($0[1].int64 ?? 0)"
+            }
             // Keys are counted on the root's row alone; a sub-entity's stays 0, as in Apple's stores.
             #expect(maxima == ["Item 2"], "\(maxima)")
             try await withOpenStore(url, model: model) { container in
@@ -98,14 +103,22 @@ struct InheritanceTests {
 
     /// `v1`'s next version, `<name> 2`, in which `entityName` gains an optional `colour` (an
     /// inferred, in-place step), and the two as one versioned model.
-    static func nextVersion(of v1: ManagedObjectModel, named name: String, addingColourTo entityName: String) throws
+    static func nextVersion(
+        of v1: ManagedObjectModel,
+        named name: String,
+        addingColourTo entityName: String
+    ) throws
         -> (ManagedObjectModel, VersionedModel)
     {
-        let v2 = try ManagedObjectModel(name: "\(name) 2", versionIdentifier: "2", entities: v1.entities.map { entity in
-            var entity = entity
-            if entity.name == entityName { entity.attributes.append(AttributeDescription(name: "colour", type: .string)) }
-            return entity
-        })
+        let v2 = try ManagedObjectModel(
+            name: "\(name) 2",
+            versionIdentifier: "2",
+            entities: v1.entities.map { entity in
+                var entity = entity
+                if entity.name == entityName { entity.attributes.append(AttributeDescription(name: "colour", type: .string)) }
+                return entity
+            }
+        )
         return (v2, try VersionedModel(name: name, versions: [v1, v2], currentVersionName: v2.name))
     }
 
@@ -136,15 +149,19 @@ struct InheritanceTests {
                 let plan = try await ProgressiveMigrator(chain: MigrationChain(models: models), logger: testLogger).migrateStore(at: url)
                 #expect(plan.steps.map(\.strategy) == [.inPlace])
             }
-            let queries = ["SELECT Z_PK, Z_ENT, ZNAME, ZWEIGHT, ZVOLTAGE, ZCOLOUR FROM ZITEM ORDER BY Z_PK",
-                           "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT"]
+            let queries = [
+                "SELECT Z_PK, Z_ENT, ZNAME, ZWEIGHT, ZVOLTAGE, ZCOLOUR FROM ZITEM ORDER BY Z_PK",
+                "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT",
+            ]
             for query in queries {
                 let expected = try await storeRows(reference, query)
                 #expect(expected.count >= 3)
                 #expect(try await storeRows(numbered, query) == expected, "\(query)")
             }
             try await withOpenStore(numbered, model: v2) { container in
-                let items = try await container.newContext().fetch(FetchRequest(entityName: "Item", sortDescriptors: [FetchRequest.SortDescriptor(key: "name")]))
+                let items = try await container.newContext().fetch(
+                    FetchRequest(entityName: "Item", sortDescriptors: [FetchRequest.SortDescriptor(key: "name")])
+                )
                 #expect(items.map(\.entity.name) == ["Tool", "Gadget", "Tool"])
             }
         }
@@ -172,7 +189,9 @@ struct InheritanceTests {
         let v1 = try ModelFixtures.model(Self.taggedTools)
         let (v2, models) = try Self.nextVersion(of: v1, named: "Test", addingColourTo: "Tag")
         let legacy = try legacyNumbering(of: v1)
-        let oldJoin = try #require(StoreSchema(model: v1, dialect: engine.dialect, numbering: legacy).joinTable(entity: "Tool", relationship: "tags")?.name)
+        let oldJoin = try #require(
+            StoreSchema(model: v1, dialect: engine.dialect, numbering: legacy).joinTable(entity: "Tool", relationship: "tags")?.name
+        )
         let newJoin = try #require(StoreSchema(model: v2, dialect: engine.dialect).joinTable(entity: "Tool", relationship: "tags")?.name)
         #expect(oldJoin != newJoin)
         try await engine.withStoreURL { url in
@@ -202,7 +221,9 @@ struct InheritanceTests {
                 let context = container.newContext()
                 let tools = try await context.fetch(FetchRequest(entityName: "Tool", sortDescriptors: [FetchRequest.SortDescriptor(key: "name")]))
                 var labels: [[String]] = []
-                for tool in tools { labels.append(try await tool.destinations(forKey: "tags").compactMap { $0.value(forKey: "label").stringValue }.sorted()) }
+                for tool in tools {
+                    labels.append(try await tool.destinations(forKey: "tags").compactMap { $0.value(forKey: "label").stringValue }.sorted())
+                }
                 #expect(labels == [["heavy", "iron"], ["iron"]])
             }
         }
@@ -214,7 +235,9 @@ struct InheritanceTests {
         let model = try ModelFixtures.model(Self.taggedTools)
         let models = try VersionedModel(name: "Test", versions: [model], currentVersionName: model.name)
         let otherNumbering = try legacyNumbering(of: model)
-        let joinTable = try #require(StoreSchema(model: model, dialect: .sqlite, numbering: otherNumbering).joinTable(entity: "Tool", relationship: "tags")?.name)
+        let joinTable = try #require(
+            StoreSchema(model: model, dialect: .sqlite, numbering: otherNumbering).joinTable(entity: "Tool", relationship: "tags")?.name
+        )
         #expect(joinTable != StoreSchema(model: model, dialect: .sqlite).joinTable(entity: "Tool", relationship: "tags")?.name)
         try await TestEngine.sqlite.withStoreURL { source in
             try createStore(at: source, model: model, numbering: otherNumbering)
@@ -228,8 +251,10 @@ struct InheritanceTests {
                 try context.insertObject(entityName: "Gadget").setValue("Radio", forKey: "name")
                 try await context.save()
             }
-            let queries = ["SELECT Z_PK, Z_ENT, ZNAME FROM ZITEM ORDER BY Z_PK", "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT",
-                           "SELECT * FROM \(joinTable)"]
+            let queries = [
+                "SELECT Z_PK, Z_ENT, ZNAME FROM ZITEM ORDER BY Z_PK", "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT",
+                "SELECT * FROM \(joinTable)",
+            ]
             var expected: [[[DatabaseValue]]] = []
             for query in queries { expected.append(try await storeRows(source, query)) }
             #expect(expected[2].count == 1)

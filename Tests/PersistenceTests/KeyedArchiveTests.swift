@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Persistence
 
 /// Binary property lists and keyed archives of `NSExpression`, as Xcode stores value
@@ -13,7 +14,10 @@ import Testing
         ]
         let data = try PropertyListSerialization.data(fromPropertyList: value, format: .binary, options: 0)
         let read = try BinaryPropertyList.read(data)
-        guard case .dictionary(let entries) = read else { Issue.record("not a dictionary: \(read)"); return }
+        guard case .dictionary(let entries) = read else {
+            Issue.record("not a dictionary: \(read)")
+            return
+        }
         #expect(entries["text"] == .string("plain"))
         #expect(entries["unicode"] == .string("Grüße, 世界"))
         #expect(entries["long"] == .string(String(repeating: "x", count: 300)))
@@ -28,9 +32,11 @@ import Testing
     }
 
     @Test func theTestWriterWritesWhatFoundationReads() throws {
-        let data = BinaryPropertyListWriter.data(.dictionary([
-            "s": .string("Grüße"), "n": .integer(-3), "r": .real(0.5), "d": .data(Data(repeating: 7, count: 20)), "a": .array([.bool(true)]),
-        ]))
+        let data = BinaryPropertyListWriter.data(
+            .dictionary([
+                "s": .string("Grüße"), "n": .integer(-3), "r": .real(0.5), "d": .data(Data(repeating: 7, count: 20)), "a": .array([.bool(true)]),
+            ])
+        )
         let object = try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
         #expect(object?["s"] as? String == "Grüße")
         #expect(object?["n"] as? Int == -3)
@@ -42,7 +48,9 @@ import Testing
     @Test func damagedPropertyListsAreRefusedNotFollowed() throws {
         // One array that contains itself: bplist00, [0xA1, ref 0], offset table [8], trailer.
         var looping = Array("bplist00".utf8) + [0xA1, 0x00, 0x08]
-        looping += [0, 0, 0, 0, 0, 0, 1, 1] + BinaryPropertyListWriter.bigEndian(1, 8) + BinaryPropertyListWriter.bigEndian(0, 8) + BinaryPropertyListWriter.bigEndian(10, 8)
+        looping +=
+            [0, 0, 0, 0, 0, 0, 1, 1] + BinaryPropertyListWriter.bigEndian(1, 8) + BinaryPropertyListWriter.bigEndian(0, 8)
+            + BinaryPropertyListWriter.bigEndian(10, 8)
         #expect(throws: BinaryPropertyList.Failure.self) { try BinaryPropertyList.read(Data(looping)) }
 
         let good = BinaryPropertyListWriter.data(.array([.string("a"), .string("b")]))
@@ -61,7 +69,9 @@ import Testing
 
     @Test func xcodesArchiveOfSourceColorIsTheKeyPath() throws {
         let document = try XcodeMappingDocument.parse(
-            Data(contentsOf: CoreDataFixtures.xcodeMappings.appendingPathComponent("Migration1to2.xcmappingmodel/xcmapping.xml")), file: nil)
+            Data(contentsOf: CoreDataFixtures.xcodeMappings.appendingPathComponent("Migration1to2.xcmappingmodel/xcmapping.xml")),
+            file: nil
+        )
         let hexColor = try #require(document.objects.first { $0.attributes["name"] == "hexColor" })
         let data = try #require(hexColor.data("valueexpressiondata") ?? nil)
         #expect(try Expression(keyedArchive: data) == .variable("source", keyPath: ["color"]))
@@ -89,9 +99,12 @@ import Testing
             archive.constant(archive.add(.data(Data([1, 2])))),
         ])
         let decoded = try Expression(keyedArchive: archive.data(root: root))
-        #expect(decoded == .aggregate([
-            .constant(.date(Date(timeIntervalSinceReferenceDate: 526_914_238.5))), .constant(.null), .constant(.binary(Data([1, 2]))),
-        ]))
+        #expect(
+            decoded
+                == .aggregate([
+                    .constant(.date(Date(timeIntervalSinceReferenceDate: 526_914_238.5))), .constant(.null), .constant(.binary(Data([1, 2]))),
+                ])
+        )
     }
 
     @Test func kindsValueExpressionsDoNotHaveAreRefusedByName() throws {
@@ -105,7 +118,10 @@ import Testing
         expectRefusal(unknownFunction.data(root: call), mentioning: "frobnicate:")
 
         var classConstant = KeyedArchiveBuilder()
-        let constant = classConstant.object(["NSConstantValueExpression", "NSExpression"], ["NSConstantValueClassName": classConstant.string("NSString")])
+        let constant = classConstant.object(
+            ["NSConstantValueExpression", "NSExpression"],
+            ["NSConstantValueClassName": classConstant.string("NSString")]
+        )
         expectRefusal(classConstant.data(root: constant), mentioning: "class")
 
         var dictionaryConstant = KeyedArchiveBuilder()

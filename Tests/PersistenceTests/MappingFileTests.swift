@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Persistence
 
 /// Mapping files written into a temporary `Mappings` folder and loaded against BookStore's
@@ -81,7 +82,8 @@ struct MappingFileTests {
     @Test("the Core Data book's 3 → 4 mapping loads against BookStore's versions")
     func loadsModel3To4() throws {
         let mapping = try MappingFixtures.load(MappingFixtures.model3To4)
-        let v3 = try MappingFixtures.version("BookStore 3"), v4 = try MappingFixtures.version("BookStore 4")
+        let v3 = try MappingFixtures.version("BookStore 3")
+        let v4 = try MappingFixtures.version("BookStore 4")
         #expect(mapping.name == "Model3To4")
         #expect(mapping.file == "Mappings/Model3To4.json")
         #expect(mapping.sourceModelName == "BookStore 3" && mapping.destinationModelName == "BookStore 4")
@@ -101,8 +103,10 @@ struct MappingFileTests {
         // The destination entity's order (firstName, lastName, price, title), not the file's.
         #expect(publication.attributeMappings.map(\.name) == ["price", "title"])
         #expect(publication.propertyMapping(named: "title")?.valueExpression == .variable("source", keyPath: ["title"]))
-        #expect(publication.propertyMapping(named: "pages")?.valueExpression
-            == .destinationInstances(forEntityMappingNamed: "PageToPage", sourceInstances: .variable("source", keyPath: ["pages"])))
+        #expect(
+            publication.propertyMapping(named: "pages")?.valueExpression
+                == .destinationInstances(forEntityMappingNamed: "PageToPage", sourceInstances: .variable("source", keyPath: ["pages"]))
+        )
 
         let page = try #require(mapping.entityMapping(named: "PageToPage"))
         #expect(page.type == .copy && page.attributeMappings.isEmpty && page.relationshipMappings.isEmpty)
@@ -111,28 +115,39 @@ struct MappingFileTests {
 
     @Test("a property is an expression string, null, or an object with value and userInfo")
     func propertyForms() throws {
-        let mapping = try MappingFixtures.load(MappingFixtures.publicationMapping(#"""
-            "type": "transform", "source": "Publication", "destination": "Publication",
-            "attributes": {
-              "title": { "value": "uppercase:($source.title)", "userInfo": { "why": "shouting" } },
-              "firstName": null,
-              "lastName": { "userInfo": { "set": "by the policy" } },
-              "price": "$source.price * 1.04"
-            }
-            """#))
+        let mapping = try MappingFixtures.load(
+            MappingFixtures.publicationMapping(
+                #"""
+                "type": "transform", "source": "Publication", "destination": "Publication",
+                "attributes": {
+                  "title": { "value": "uppercase:($source.title)", "userInfo": { "why": "shouting" } },
+                  "firstName": null,
+                  "lastName": { "userInfo": { "set": "by the policy" } },
+                  "price": "$source.price * 1.04"
+                }
+                """#
+            )
+        )
         let entity = try #require(mapping.entityMappings.first)
         #expect(entity.attributeMappings.map(\.name) == ["firstName", "lastName", "price", "title"])
         #expect(entity.attributeMappings[0] == PropertyMapping(name: "firstName"))
         #expect(entity.attributeMappings[1] == PropertyMapping(name: "lastName", userInfo: ["set": "by the policy"]))
         #expect(entity.attributeMappings[2].valueExpression == (try Expression(format: "$source.price * 1.04")))
-        #expect(entity.attributeMappings[3] == PropertyMapping(
-            name: "title", valueExpression: .function("uppercase", [.variable("source", keyPath: ["title"])]), userInfo: ["why": "shouting"]))
+        #expect(
+            entity.attributeMappings[3]
+                == PropertyMapping(
+                    name: "title",
+                    valueExpression: .function("uppercase", [.variable("source", keyPath: ["title"])]),
+                    userInfo: ["why": "shouting"]
+                )
+        )
     }
 
     @Test("every key survives writing and loading again")
     func roundTrip() throws {
         let folder = try MappingFixtures.folder()
-        let json = MappingFixtures.publicationMapping(#"""
+        let json = MappingFixtures.publicationMapping(
+            #"""
             "type": "custom", "source": "Publication", "destination": "Publication",
             "policy": "PublicationToPublicationMigrationPolicy",
             "sourceFilter": "price >= 0 AND title != nil",
@@ -144,11 +159,16 @@ struct MappingFileTests {
             },
             "relationships": { "pages": { "value": "FUNCTION($manager, \"destinationInstancesForEntityMappingNamed:sourceInstances:\", \"PageToPage\", $source.pages)", "userInfo": { "b": "2" } } },
             "userInfo": { "note": "all \"keys\"\n\ttabs, é, \u0001", "z": "", "a": "first", "batch": 250, "ratio": 0.25, "strict": true }
-            """#)
+            """#
+        )
         let original = try MappingModel(contentsOf: MappingFixtures.write(json, named: "Original", in: folder), versions: MappingFixtures.versions())
-        #expect(original.entityMappings[0].userInfo == [
-            "note": "all \"keys\"\n\ttabs, é, \u{1}", "z": "", "a": "first", "batch": .integer(250), "ratio": .double(0.25), "strict": .bool(true),
-        ], "numbers and Booleans stay what they are")
+        #expect(
+            original.entityMappings[0].userInfo == [
+                "note": "all \"keys\"\n\ttabs, é, \u{1}", "z": "", "a": "first", "batch": .integer(250), "ratio": .double(0.25),
+                "strict": .bool(true),
+            ],
+            "numbers and Booleans stay what they are"
+        )
         let copyURL = folder.appendingPathComponent("Copy.json")
         try original.write(to: copyURL)
         let copy = try MappingModel(contentsOf: copyURL, versions: MappingFixtures.versions())
@@ -162,7 +182,9 @@ struct MappingFileTests {
         let written = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: copyURL)) as? [String: Any])
         #expect(Set(written.keys) == ["source", "destination", "entityMappings"])
         let entries = try #require(written["entityMappings"] as? [[String: Any]])
-        #expect(Set(entries[0].keys) == ["name", "type", "source", "destination", "policy", "sourceFilter", "attributes", "relationships", "userInfo"])
+        #expect(
+            Set(entries[0].keys) == ["name", "type", "source", "destination", "policy", "sourceFilter", "attributes", "relationships", "userInfo"]
+        )
         #expect(Set(entries[1].keys) == ["name", "type", "source", "destination"])
         let attributes = try #require(entries[0]["attributes"] as? [String: Any])
         #expect(attributes["price"] as? String == "$source.price * 1.04")
@@ -177,9 +199,15 @@ struct MappingFileTests {
     func writtenLayout() throws {
         let mapping = try MappingFixtures.load(MappingFixtures.model3To4)
         let text = String(decoding: mapping.fileData(), as: UTF8.self)
-        #expect(text.hasPrefix("{\n  \"source\": \"BookStore 3\",\n  \"destination\": \"BookStore 4\",\n  \"entityMappings\": [\n    {\n      \"name\": \"PublicationToPublication\",\n      \"type\": \"custom\",\n"))
-        let keys = ["\"source\": \"Publication\"", "\"destination\": \"Publication\"", "\"policy\"", "\"sourceFilter\"", "\"attributes\"",
-                    "\"price\": \"$source.price\"", "\"title\": \"$source.title\"", "\"relationships\"", "\"userInfo\"", "\"name\": \"PageToPage\""]
+        #expect(
+            text.hasPrefix(
+                "{\n  \"source\": \"BookStore 3\",\n  \"destination\": \"BookStore 4\",\n  \"entityMappings\": [\n    {\n      \"name\": \"PublicationToPublication\",\n      \"type\": \"custom\",\n"
+            )
+        )
+        let keys = [
+            "\"source\": \"Publication\"", "\"destination\": \"Publication\"", "\"policy\"", "\"sourceFilter\"", "\"attributes\"",
+            "\"price\": \"$source.price\"", "\"title\": \"$source.title\"", "\"relationships\"", "\"userInfo\"", "\"name\": \"PageToPage\"",
+        ]
         let positions = keys.map { text.range(of: $0)?.lowerBound }
         #expect(positions.allSatisfy { $0 != nil })
         #expect(positions.compactMap { $0 } == positions.compactMap { $0 }.sorted())
@@ -197,10 +225,13 @@ struct MappingFileTests {
         #expect(mapping.policyNames == ["PublicationToPublicationMigrationPolicy"])
     }
 
-    @Test("inferred mappings written as files load back to the same entity mappings", arguments: [
-        ("BookStore", "BookStore 2"), ("BookStore 2", "BookStore 3"), ("BookStore", "BookStore 3"),
-        ("BookStore 3", "BookStore 4"), ("BookStore 4", "BookStore 5"),
-    ])
+    @Test(
+        "inferred mappings written as files load back to the same entity mappings",
+        arguments: [
+            ("BookStore", "BookStore 2"), ("BookStore 2", "BookStore 3"), ("BookStore", "BookStore 3"),
+            ("BookStore 3", "BookStore 4"), ("BookStore 4", "BookStore 5"),
+        ]
+    )
     func inferredRoundTrip(source: String, destination: String) throws {
         let inferred = try MappingModel.inferred(from: MappingFixtures.version(source), to: MappingFixtures.version(destination))
         let url = try MappingFixtures.folder().appendingPathComponent("Inferred.json")
@@ -244,8 +275,12 @@ struct MappingFileTests {
         try MappingFixtures.write(MappingFixtures.model3To4, named: "B", in: folder)
         let error = #expect(throws: MigrationError.self) { try MappingModel.load(directory: folder, versions: versions) }
         #expect(error?.file == "\(folder.lastPathComponent)/A.json" && error?.entityMapping == "PublicationToPublication")
-        #expect(error?.description.contains("the entity mapping 'PageToPage' has the name of one in \(folder.lastPathComponent)/B.json, another mapping model of the step") == true,
-                "\(String(describing: error))")
+        #expect(
+            error?.description.contains(
+                "the entity mapping 'PageToPage' has the name of one in \(folder.lastPathComponent)/B.json, another mapping model of the step"
+            ) == true,
+            "\(String(describing: error))"
+        )
     }
 
     // MARK: Errors
@@ -263,13 +298,15 @@ struct MappingFileTests {
 
     @Test("malformed JSON: the position of the mistake")
     func malformedJSON() throws {
-        let error = try MappingFixtures.error("""
+        let error = try MappingFixtures.error(
+            """
             {
               "source": "BookStore 3",
               "destination": "BookStore 4",
               "entityMappings": [ { "name": "PageToPage", "type": "copy" "source": "Page" } ]
             }
-            """)
+            """
+        )
         #expect(error.code == .invalidMappingModel)
         #expect(error.file == "Mappings/Bad.json")
         #expect(error.entityMapping == nil && error.property == nil)
@@ -282,12 +319,14 @@ struct MappingFileTests {
     /// where the file ends and what is still open, rather than pointing at no position.
     @Test("truncated JSON: where the file ends, and what is still open")
     func truncatedJSON() throws {
-        let error = try MappingFixtures.error("""
+        let error = try MappingFixtures.error(
+            """
             {
               "source": "BookStore 3",
               "destination": "BookStore 4",
               "entityMappings": [ { "name": "PageToPage", "type": "copy
-            """)
+            """
+        )
         #expect(error.code == .invalidMappingModel)
         #expect(error.message.contains("not valid JSON"))
         #expect(error.message.contains("the file ends at line 4, column 60, inside a string, with '{', '[', '{' still open"), "\(error)")
@@ -297,9 +336,13 @@ struct MappingFileTests {
 
     @Test("a value of the wrong type: the key path")
     func wrongType() throws {
-        let error = try MappingFixtures.error(MappingFixtures.publicationMapping(#"""
-            "type": "transform", "source": "Publication", "destination": "Publication", "attributes": { "title": 42 }
-            """#))
+        let error = try MappingFixtures.error(
+            MappingFixtures.publicationMapping(
+                #"""
+                "type": "transform", "source": "Publication", "destination": "Publication", "attributes": { "title": 42 }
+                """#
+            )
+        )
         #expect(error.code == .invalidMappingModel)
         #expect(error.file == "Mappings/Bad.json")
         #expect(error.entityMapping == "PublicationToPublication")
@@ -310,9 +353,13 @@ struct MappingFileTests {
 
     @Test("a missing key: which one, and what it may be")
     func missingKey() throws {
-        let error = try MappingFixtures.error(MappingFixtures.publicationMapping(#"""
-            "source": "Publication", "destination": "Publication"
-            """#))
+        let error = try MappingFixtures.error(
+            MappingFixtures.publicationMapping(
+                #"""
+                "source": "Publication", "destination": "Publication"
+                """#
+            )
+        )
         #expect(error.code == .invalidMappingModel)
         #expect(error.file == "Mappings/Bad.json")
         #expect(error.entityMapping == "PublicationToPublication")
@@ -323,9 +370,13 @@ struct MappingFileTests {
 
     @Test("a misspelt key is not ignored")
     func unknownKey() throws {
-        let error = try MappingFixtures.error(MappingFixtures.publicationMapping(#"""
-            "type": "transform", "source": "Publication", "destination": "Publication", "sourcefilter": "price > 0"
-            """#))
+        let error = try MappingFixtures.error(
+            MappingFixtures.publicationMapping(
+                #"""
+                "type": "transform", "source": "Publication", "destination": "Publication", "sourcefilter": "price > 0"
+                """#
+            )
+        )
         #expect(error.code == .invalidMappingModel)
         #expect(error.entityMapping == "PublicationToPublication")
         #expect(error.message.contains("unknown key 'sourcefilter'") && error.message.contains("\"sourceFilter\""))
@@ -342,7 +393,11 @@ struct MappingFileTests {
         #expect(error.file == "Mappings/Bad.json")
         #expect(error.entityMapping == nil && error.property == nil)
         #expect(error.message.contains(#"the destination version "BookStore 9""#))
-        #expect(error.description.contains(#"Set "destination" to one of BookStore's versions: "BookStore", "BookStore 2", "BookStore 3", "BookStore 4", "BookStore 5""#))
+        #expect(
+            error.description.contains(
+                #"Set "destination" to one of BookStore's versions: "BookStore", "BookStore 2", "BookStore 3", "BookStore 4", "BookStore 5""#
+            )
+        )
 
         let withExtension = try MappingFixtures.error(#"{ "source": "BookStore 3.xcdatamodel", "destination": "BookStore 4", "entityMappings": [] }"#)
         #expect(withExtension.description.contains(#"Did you mean "BookStore 3"?"#))
@@ -350,9 +405,14 @@ struct MappingFileTests {
 
     @Test("an unknown entity lists the model's entities")
     func unknownEntity() throws {
-        let error = try MappingFixtures.error(MappingFixtures.publicationMapping(#"""
-            "type": "transform", "source": "Book", "destination": "Publication"
-            """#, name: "BookToPublication"))
+        let error = try MappingFixtures.error(
+            MappingFixtures.publicationMapping(
+                #"""
+                "type": "transform", "source": "Book", "destination": "Publication"
+                """#,
+                name: "BookToPublication"
+            )
+        )
         #expect(error.code == .invalidMappingModel)
         #expect(error.file == "Mappings/Bad.json")
         #expect(error.entityMapping == "BookToPublication")
@@ -364,9 +424,13 @@ struct MappingFileTests {
 
     @Test("an unknown mapping type lists the types")
     func unknownType() throws {
-        let error = try MappingFixtures.error(MappingFixtures.publicationMapping(#"""
-            "type": "Transform", "source": "Publication", "destination": "Publication"
-            """#))
+        let error = try MappingFixtures.error(
+            MappingFixtures.publicationMapping(
+                #"""
+                "type": "Transform", "source": "Publication", "destination": "Publication"
+                """#
+            )
+        )
         #expect(error.code == .invalidMappingModel)
         #expect(error.file == "Mappings/Bad.json")
         #expect(error.entityMapping == "PublicationToPublication")
@@ -377,10 +441,14 @@ struct MappingFileTests {
 
     @Test("an unknown destination property lists the entity's attributes")
     func unknownProperty() throws {
-        let error = try MappingFixtures.error(MappingFixtures.publicationMapping(#"""
-            "type": "transform", "source": "Publication", "destination": "Publication",
-            "attributes": { "author": "$source.author", "title": "$source.title" }
-            """#))
+        let error = try MappingFixtures.error(
+            MappingFixtures.publicationMapping(
+                #"""
+                "type": "transform", "source": "Publication", "destination": "Publication",
+                "attributes": { "author": "$source.author", "title": "$source.title" }
+                """#
+            )
+        )
         #expect(error.code == .invalidMappingModel)
         #expect(error.file == "Mappings/Bad.json")
         #expect(error.entityMapping == "PublicationToPublication")
@@ -391,10 +459,14 @@ struct MappingFileTests {
 
     @Test("a relationship listed under attributes")
     func propertyOfTheOtherKind() throws {
-        let error = try MappingFixtures.error(MappingFixtures.publicationMapping(#"""
-            "type": "transform", "source": "Publication", "destination": "Publication",
-            "attributes": { "pages": "$source.pages" }
-            """#))
+        let error = try MappingFixtures.error(
+            MappingFixtures.publicationMapping(
+                #"""
+                "type": "transform", "source": "Publication", "destination": "Publication",
+                "attributes": { "pages": "$source.pages" }
+                """#
+            )
+        )
         #expect(error.code == .invalidMappingModel)
         #expect(error.entityMapping == "PublicationToPublication" && error.property == "pages")
         #expect(error.message.contains("'pages' is a relationship of Publication, not an attribute"))
@@ -403,10 +475,14 @@ struct MappingFileTests {
 
     @Test("a value expression that does not parse: the column")
     func expressionSyntax() throws {
-        let error = try MappingFixtures.error(MappingFixtures.publicationMapping(#"""
-            "type": "transform", "source": "Publication", "destination": "Publication",
-            "attributes": { "price": "$source.price *" }
-            """#))
+        let error = try MappingFixtures.error(
+            MappingFixtures.publicationMapping(
+                #"""
+                "type": "transform", "source": "Publication", "destination": "Publication",
+                "attributes": { "price": "$source.price *" }
+                """#
+            )
+        )
         #expect(error.code == .invalidMappingModel)
         #expect(error.file == "Mappings/Bad.json")
         #expect(error.entityMapping == "PublicationToPublication")
@@ -418,9 +494,13 @@ struct MappingFileTests {
 
     @Test("a source filter that does not parse: the column")
     func filterSyntax() throws {
-        let error = try MappingFixtures.error(MappingFixtures.publicationMapping(#"""
-            "type": "transform", "source": "Publication", "destination": "Publication", "sourceFilter": "price >> 0"
-            """#))
+        let error = try MappingFixtures.error(
+            MappingFixtures.publicationMapping(
+                #"""
+                "type": "transform", "source": "Publication", "destination": "Publication", "sourceFilter": "price >> 0"
+                """#
+            )
+        )
         #expect(error.code == .invalidMappingModel)
         #expect(error.entityMapping == "PublicationToPublication" && error.property == nil)
         #expect(error.message.contains("the source filter does not parse") && error.message.contains("column"))
@@ -429,9 +509,14 @@ struct MappingFileTests {
 
     @Test("property mappings in a mapping without a destination entity")
     func propertiesWithoutDestination() throws {
-        let error = try MappingFixtures.error(MappingFixtures.publicationMapping(#"""
-            "type": "remove", "source": "Publication", "attributes": { "title": null }
-            """#, name: "PublicationToNothing"))
+        let error = try MappingFixtures.error(
+            MappingFixtures.publicationMapping(
+                #"""
+                "type": "remove", "source": "Publication", "attributes": { "title": null }
+                """#,
+                name: "PublicationToNothing"
+            )
+        )
         #expect(error.code == .invalidMappingModel)
         #expect(error.file == "Mappings/Bad.json")
         #expect(error.entityMapping == "PublicationToNothing" && error.property == nil)
@@ -441,10 +526,14 @@ struct MappingFileTests {
 
     @Test("several problems in a file are reported together")
     func severalProblems() throws {
-        let error = try MappingFixtures.error(MappingFixtures.publicationMapping(#"""
-            "type": "transform", "source": "Publication", "destination": "Publication",
-            "attributes": { "author": "$source.author", "price": "$source.price *" }
-            """#))
+        let error = try MappingFixtures.error(
+            MappingFixtures.publicationMapping(
+                #"""
+                "type": "transform", "source": "Publication", "destination": "Publication",
+                "attributes": { "author": "$source.author", "price": "$source.price *" }
+                """#
+            )
+        )
         #expect(error.code == .invalidMappingModel)
         #expect(error.entityMapping == "PublicationToPublication" && error.property == "author")
         #expect(error.message.hasPrefix("2 problems"))

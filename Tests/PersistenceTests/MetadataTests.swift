@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// Reading a store's metadata, model compatibility, and refusing stores that cannot be
@@ -20,34 +21,39 @@ struct MetadataTests {
     /// LibraryModel with one more entity.
     static func addedEntityModel() throws -> ManagedObjectModel {
         let model = try LibraryModel.make()
-        return try ManagedObjectModel(name: "Library plus", versionIdentifier: "2",
-                                      entities: model.entities + [EntityDescription(name: "Review", attributes: [AttributeDescription(name: "text", type: .string)])])
+        return try ManagedObjectModel(
+            name: "Library plus",
+            versionIdentifier: "2",
+            entities: model.entities + [EntityDescription(name: "Review", attributes: [AttributeDescription(name: "text", type: .string)])]
+        )
     }
 
     @Test(arguments: TestEngine.allCases)
-    func metadataReadsWithoutWriting(engine: TestEngine) async throws { try await engine.withStoreURL { url in
-        let model = try LibraryModel.make()
-        try await makeClosedStore(at: url, model: model) { container in
-            let context = container.newContext()
-            try context.insertObject(entityName: "Book").setValue("Stored", forKey: "title")
-            try await context.save()
+    func metadataReadsWithoutWriting(engine: TestEngine) async throws {
+        try await engine.withStoreURL { url in
+            let model = try LibraryModel.make()
+            try await makeClosedStore(at: url, model: model) { container in
+                let context = container.newContext()
+                try context.insertObject(entityName: "Book").setValue("Stored", forKey: "title")
+                try await context.save()
+            }
+            let before = try await StoreSnapshot(url)
+            #expect(before.leftovers.isEmpty, "the closed store is alone: \(before.leftovers)")
+            let metadata = try await PersistentStore.metadata(at: url)
+            try await expectUnchanged(url, since: before)
+
+            #expect(metadata.storeType == (engine == .sqlite ? "SQLite" : "PostgreSQL"))
+            #expect(UUID(uuidString: metadata.storeUUID) != nil)
+            #expect(metadata.versionHashes == model.entityVersionHashes)
+            #expect(metadata.modelVersionName == "Library")
+            #expect(metadata.versionIdentifiers == ["1"])
+            #expect(model.isCompatible(with: metadata))
+
+            // Reading twice gives the same; the UUID is the one Z_METADATA.Z_UUID holds.
+            #expect(try await PersistentStore.metadata(at: url) == metadata)
+            #expect(try await storeRows(url, "SELECT Z_UUID FROM Z_METADATA").first?.first?.text == metadata.storeUUID)
         }
-        let before = try await StoreSnapshot(url)
-        #expect(before.leftovers.isEmpty, "the closed store is alone: \(before.leftovers)")
-        let metadata = try await PersistentStore.metadata(at: url)
-        try await expectUnchanged(url, since: before)
-
-        #expect(metadata.storeType == (engine == .sqlite ? "SQLite" : "PostgreSQL"))
-        #expect(UUID(uuidString: metadata.storeUUID) != nil)
-        #expect(metadata.versionHashes == model.entityVersionHashes)
-        #expect(metadata.modelVersionName == "Library")
-        #expect(metadata.versionIdentifiers == ["1"])
-        #expect(model.isCompatible(with: metadata))
-
-        // Reading twice gives the same; the UUID is the one Z_METADATA.Z_UUID holds.
-        #expect(try await PersistentStore.metadata(at: url) == metadata)
-        #expect(try await storeRows(url, "SELECT Z_UUID FROM Z_METADATA").first?.first?.text == metadata.storeUUID)
-    } }
+    }
 
     @Test func compatibility() async throws {
         let model = try LibraryModel.make()
@@ -63,18 +69,20 @@ struct MetadataTests {
     }
 
     @Test(arguments: TestEngine.allCases, [false, true])
-    func incompatibleModelIsRefusedAndStoreUntouched(engine: TestEngine, typeChange: Bool) async throws { try await engine.withStoreURL { url in
-        try await makeClosedStore(at: url, model: try LibraryModel.make())
-        let before = try await StoreSnapshot(url)
-        let other = typeChange ? try Self.changedTypeModel() : try Self.addedEntityModel()
-        let open = {
-            _ = try await PersistentContainer.open(model: other, store: url, options: .createIfMissing, logger: testLogger)
+    func incompatibleModelIsRefusedAndStoreUntouched(engine: TestEngine, typeChange: Bool) async throws {
+        try await engine.withStoreURL { url in
+            try await makeClosedStore(at: url, model: try LibraryModel.make())
+            let before = try await StoreSnapshot(url)
+            let other = typeChange ? try Self.changedTypeModel() : try Self.addedEntityModel()
+            let open = {
+                _ = try await PersistentContainer.open(model: other, store: url, options: .createIfMissing, logger: testLogger)
+            }
+            let error = await #expect(throws: StoreError.self) { try await open() }
+            #expect(error?.code == .incompatibleModel)
+            #expect(error?.description.contains("Library") == true, "the error names the model")
+            try await expectUnchanged(url, since: before)
         }
-        let error = await #expect(throws: StoreError.self) { try await open() }
-        #expect(error?.code == .incompatibleModel)
-        #expect(error?.description.contains("Library") == true, "the error names the model")
-        try await expectUnchanged(url, since: before)
-    } }
+    }
 
     @Test func inMemoryStoreRemembersItsModel() async throws {
         let url = StoreURL(kind: .memory(name: "metadata-\(UUID().uuidString)"))
@@ -103,7 +111,12 @@ struct MetadataTests {
         let before = try FileSnapshot(path: path)
 
         let error = await #expect(throws: StoreError.self) {
-            _ = try await PersistentContainer.open(model: try LibraryModel.make(), store: .sqlite(path), options: .createIfMissing, logger: testLogger)
+            _ = try await PersistentContainer.open(
+                model: try LibraryModel.make(),
+                store: .sqlite(path),
+                options: .createIfMissing,
+                logger: testLogger
+            )
         }
         #expect(error?.code == .notAStore)
         let metadataError = await #expect(throws: StoreError.self) { try await PersistentStore.metadata(at: .sqlite(path)) }
@@ -121,49 +134,63 @@ struct MetadataTests {
         }
         let before = try FileSnapshot(path: path)
         let error = await #expect(throws: StoreError.self) {
-            _ = try await PersistentContainer.open(model: try LibraryModel.make(), store: .sqlite(path), options: .createIfMissing, logger: testLogger)
+            _ = try await PersistentContainer.open(
+                model: try LibraryModel.make(),
+                store: .sqlite(path),
+                options: .createIfMissing,
+                logger: testLogger
+            )
         }
         #expect(error?.code == .notAStore)
         try expectUnchanged(path, since: before)
     }
 
     @Test(arguments: TestEngine.allCases)
-    func missingStoreIsNotCreated(engine: TestEngine) async throws { try await engine.withStoreURL { url in
-        let error = await #expect(throws: StoreError.self) {
-            _ = try await PersistentContainer.open(model: try LibraryModel.make(), store: url, options: .existingOnly, logger: testLogger)
-        }
-        #expect(error?.code == .storeNotFound)
-        if engine == .postgres { #expect(error.map { "\($0)".contains("schema 'public'") } == true, "the schema is named") }
-        let metadataError = await #expect(throws: StoreError.self) { try await PersistentStore.metadata(at: url) }
-        #expect(metadataError?.code == .storeNotFound)
-        switch url.kind {
-        case .sqlite(let path):
-            let folder = (path as NSString).deletingLastPathComponent
-            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty, "nothing was created")
-        default:
-            #expect(try await storeRows(url, "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'").first?.first?.int64 == 0,
-                    "nothing was created")
-        }
+    func missingStoreIsNotCreated(engine: TestEngine) async throws {
+        try await engine.withStoreURL { url in
+            let error = await #expect(throws: StoreError.self) {
+                _ = try await PersistentContainer.open(model: try LibraryModel.make(), store: url, options: .existingOnly, logger: testLogger)
+            }
+            #expect(error?.code == .storeNotFound)
+            if engine == .postgres { #expect(error.map { "\($0)".contains("schema 'public'") } == true, "the schema is named") }
+            let metadataError = await #expect(throws: StoreError.self) { try await PersistentStore.metadata(at: url) }
+            #expect(metadataError?.code == .storeNotFound)
+            switch url.kind {
+            case .sqlite(let path):
+                let folder = (path as NSString).deletingLastPathComponent
+                #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty, "nothing was created")
+            default:
+                #expect(
+                    try await storeRows(url, "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'").first?.first?.int64 == 0,
+                    "nothing was created"
+                )
+            }
 
-        // With createIfMissing it is created, and then opens without it.
-        try await makeClosedStore(at: url, model: try LibraryModel.make())
-        let reopened = try await PersistentContainer.open(model: try LibraryModel.make(), store: url, options: .existingOnly, logger: testLogger)
-        #expect(try await reopened.count("ZBOOK") == 0)
-        await reopened.store.close()
-    } }
+            // With createIfMissing it is created, and then opens without it.
+            try await makeClosedStore(at: url, model: try LibraryModel.make())
+            let reopened = try await PersistentContainer.open(model: try LibraryModel.make(), store: url, options: .existingOnly, logger: testLogger)
+            #expect(try await reopened.count("ZBOOK") == 0)
+            await reopened.store.close()
+        }
+    }
 
     @Test(arguments: TestEngine.allCases)
-    func readOnlyStoresRefuseWrites(engine: TestEngine) async throws { try await engine.withStoreURL { url in
-        let model = try LibraryModel.make()
-        try await makeClosedStore(at: url, model: model)
-        let before = try await StoreSnapshot(url)
-        let store = try await PersistentStore.open(url, model: model, options: .readOnly, logger: testLogger)
-        let context = ManagedObjectContext(store: store, logger: testLogger)
-        try context.insertObject(entityName: "Book").setValue("Refused", forKey: "title")
-        let error = await #expect(throws: (any Error).self) { try await context.save() }
-        #expect("\(String(describing: error))".contains("read-only") || "\(String(describing: error))".contains("readonly"), "\(String(describing: error))")
-        #expect(try await ManagedObjectContext(store: store, logger: testLogger).count(for: FetchRequest(entityName: "Book")) == 0)
-        await store.close()
-        try await expectUnchanged(url, since: before)
-    } }
+    func readOnlyStoresRefuseWrites(engine: TestEngine) async throws {
+        try await engine.withStoreURL { url in
+            let model = try LibraryModel.make()
+            try await makeClosedStore(at: url, model: model)
+            let before = try await StoreSnapshot(url)
+            let store = try await PersistentStore.open(url, model: model, options: .readOnly, logger: testLogger)
+            let context = ManagedObjectContext(store: store, logger: testLogger)
+            try context.insertObject(entityName: "Book").setValue("Refused", forKey: "title")
+            let error = await #expect(throws: (any Error).self) { try await context.save() }
+            #expect(
+                "\(String(describing: error))".contains("read-only") || "\(String(describing: error))".contains("readonly"),
+                "\(String(describing: error))"
+            )
+            #expect(try await ManagedObjectContext(store: store, logger: testLogger).count(for: FetchRequest(entityName: "Book")) == 0)
+            await store.close()
+            try await expectUnchanged(url, since: before)
+        }
+    }
 }

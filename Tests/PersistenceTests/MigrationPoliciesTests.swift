@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Persistence
 
 final class RegisteredMarkerPolicy: EntityMigrationPolicy, @unchecked Sendable {}

@@ -1,7 +1,8 @@
 import Foundation
-import Synchronization
 import PersistenceTesting
+import Synchronization
 import Testing
+
 @testable import Persistence
 
 enum NotesVersion: String, MigrationVersion, CaseIterable {
@@ -16,31 +17,60 @@ enum NotesVersion: String, MigrationVersion, CaseIterable {
 /// Progress of a step that runs several mapping models, one after the other.
 @Suite struct MigrationProgressTests {
     static func model(_ name: String, noteAttributes: String) throws -> ManagedObjectModel {
-        try ManagedObjectModel(xml: Data("""
-            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
-                <entity name="Note" syncable="YES">\(noteAttributes)</entity>
-                <entity name="Tag" syncable="YES"><attribute name="name" optional="YES" attributeType="String"/></entity>
-            </model>
-            """.utf8), name: name)
+        try ManagedObjectModel(
+            xml: Data(
+                """
+                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+                    <entity name="Note" syncable="YES">\(noteAttributes)</entity>
+                    <entity name="Tag" syncable="YES"><attribute name="name" optional="YES" attributeType="String"/></entity>
+                </model>
+                """.utf8
+            ),
+            name: name
+        )
     }
 
     @Test(arguments: TestEngine.allCases)
     func aStepOfTwoMappingModelsReportsProgressThatNeverGoesBack(engine: TestEngine) async throws {
         let v1 = try Self.model("Notes", noteAttributes: #"<attribute name="text" optional="YES" attributeType="String"/>"#)
-        let v2 = try Self.model("Notes 2", noteAttributes: #"<attribute name="text" optional="YES" attributeType="String"/><attribute name="title" optional="YES" attributeType="String"/>"#)
+        let v2 = try Self.model(
+            "Notes 2",
+            noteAttributes:
+                #"<attribute name="text" optional="YES" attributeType="String"/><attribute name="title" optional="YES" attributeType="String"/>"#
+        )
         let versions = try VersionedModel(name: "Notes", versions: [v1, v2], currentVersionName: "Notes 2")
         let source = PropertyMapping(name: "text", valueExpression: .variable("source", keyPath: ["text"]))
         let title = PropertyMapping(name: "title", valueExpression: .variable("source", keyPath: ["text"]))
         let name = PropertyMapping(name: "name", valueExpression: .variable("source", keyPath: ["name"]))
-        let chain = try MigrationChain(NotesVersion.self, models: versions, mappingModels: [
-            MappingModel(name: "Notes1To2 B", source: v1, destination: v2, entityMappings: [
-                EntityMapping(name: "TagToTag", type: .copy, sourceEntityName: "Tag", destinationEntityName: "Tag", attributeMappings: [name]),
-            ]),
-            MappingModel(name: "Notes1To2 A", source: v1, destination: v2, entityMappings: [
-                EntityMapping(name: "NoteToNote", type: .transform, sourceEntityName: "Note", destinationEntityName: "Note", attributeMappings: [source, title]),
-            ]),
-        ])
+        let chain = try MigrationChain(
+            NotesVersion.self,
+            models: versions,
+            mappingModels: [
+                MappingModel(
+                    name: "Notes1To2 B",
+                    source: v1,
+                    destination: v2,
+                    entityMappings: [
+                        EntityMapping(name: "TagToTag", type: .copy, sourceEntityName: "Tag", destinationEntityName: "Tag", attributeMappings: [name])
+                    ]
+                ),
+                MappingModel(
+                    name: "Notes1To2 A",
+                    source: v1,
+                    destination: v2,
+                    entityMappings: [
+                        EntityMapping(
+                            name: "NoteToNote",
+                            type: .transform,
+                            sourceEntityName: "Note",
+                            destinationEntityName: "Note",
+                            attributeMappings: [source, title]
+                        )
+                    ]
+                ),
+            ]
+        )
 
         try await engine.withStoreURL { url in
             try await makeClosedStore(at: url, model: v1) { container in
@@ -89,7 +119,11 @@ enum NotesVersion: String, MigrationVersion, CaseIterable {
     @Test(arguments: TestEngine.allCases)
     func aManagerHoldsItsRunOnlyWhileItRuns(engine: TestEngine) async throws {
         let v1 = try Self.model("Notes", noteAttributes: #"<attribute name="text" optional="YES" attributeType="String"/>"#)
-        let v2 = try Self.model("Notes 2", noteAttributes: #"<attribute name="text" optional="YES" attributeType="String"/><attribute name="title" optional="YES" attributeType="String"/>"#)
+        let v2 = try Self.model(
+            "Notes 2",
+            noteAttributes:
+                #"<attribute name="text" optional="YES" attributeType="String"/><attribute name="title" optional="YES" attributeType="String"/>"#
+        )
         try await engine.withStoreURL { url in
             try await engine.withStoreURL(fileName: "destination.sqlite") { destination in
                 try await makeClosedStore(at: url, model: v1) { container in
@@ -97,8 +131,14 @@ enum NotesVersion: String, MigrationVersion, CaseIterable {
                     for index in 0..<5 { try context.insertObject(entityName: "Note").setValue(.string("note \(index)"), forKey: "text") }
                     try await context.save()
                 }
-                let manager = WatchingManager(configuration: .init(
-                    sourceModel: v1, destinationModel: v2, mappingModel: try MappingModel.inferred(from: v1, to: v2), logger: testLogger))
+                let manager = WatchingManager(
+                    configuration: .init(
+                        sourceModel: v1,
+                        destinationModel: v2,
+                        mappingModel: try MappingModel.inferred(from: v1, to: v2),
+                        logger: testLogger
+                    )
+                )
                 #expect(manager.currentEntityMapping == nil && manager.migrationProgress == 0)
                 try await manager.migrateStore(from: url, to: destination)
                 #expect(manager.seen.withLock { $0 }.contains("NoteToNote"), "\(manager.seen.withLock { $0 })")

@@ -1,5 +1,6 @@
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// A migration step's SQL names its source tables and key offsets symbolically, and the

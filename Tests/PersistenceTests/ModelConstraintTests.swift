@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Persistence
 
 /// Uniqueness constraints and fetch indexes as Xcode writes them (`<uniquenessConstraints>`,
@@ -10,9 +11,16 @@ struct ModelConstraintTests {
         let model = try #require(try CarsFixtures.versionedModel().version(named: "SampleModel2"))
         let car = try #require(model.entity(named: "Car"))
         #expect(car.uniquenessConstraints == [["numberPlate"]])
-        #expect(car.fetchIndexes == [FetchIndex(name: "byMakerAndNumberPlate", elements: [
-            FetchIndex.Element(property: "maker"), FetchIndex.Element(property: "numberPlate"),
-        ])])
+        #expect(
+            car.fetchIndexes == [
+                FetchIndex(
+                    name: "byMakerAndNumberPlate",
+                    elements: [
+                        FetchIndex.Element(property: "maker"), FetchIndex.Element(property: "numberPlate"),
+                    ]
+                )
+            ]
+        )
         #expect(model.entity(named: "Person")?.uniquenessConstraints == [["firstName", "lastName"]])
         #expect(model.entity(named: "SportCar")?.uniquenessConstraints == [])
     }
@@ -20,17 +28,22 @@ struct ModelConstraintTests {
     @Test func theyAreWrittenBackAsXcodeWritesThem() throws {
         let model = try #require(try CarsFixtures.versionedModel().version(named: "SampleModel2"))
         let written = model.xmlString()
-        #expect(written.contains("""
-                    <fetchIndex name="byMakerAndNumberPlate">
-                        <fetchIndexElement property="maker" type="Binary" order="ascending"/>
-                        <fetchIndexElement property="numberPlate" type="Binary" order="ascending"/>
-                    </fetchIndex>
-                    <uniquenessConstraints>
-                        <uniquenessConstraint>
-                            <constraint value="numberPlate"/>
-                        </uniquenessConstraint>
-                    </uniquenessConstraints>
-            """), "\(written)")
+        #expect(
+            written.contains(
+                """
+                        <fetchIndex name="byMakerAndNumberPlate">
+                            <fetchIndexElement property="maker" type="Binary" order="ascending"/>
+                            <fetchIndexElement property="numberPlate" type="Binary" order="ascending"/>
+                        </fetchIndex>
+                        <uniquenessConstraints>
+                            <uniquenessConstraint>
+                                <constraint value="numberPlate"/>
+                            </uniquenessConstraint>
+                        </uniquenessConstraints>
+                """
+            ),
+            "\(written)"
+        )
         let again = try ManagedObjectModel(xml: Data(written.utf8), name: model.name)
         #expect(again.entities == model.entities)
     }
@@ -38,7 +51,8 @@ struct ModelConstraintTests {
     /// An index with an element on an expression is not carried whole, so not at all: the
     /// property elements alone would make another index.
     @Test func aFetchIndexWithAnExpressionElementIsNotCarried() throws {
-        let model = try ModelFixtures.model("""
+        let model = try ModelFixtures.model(
+            """
             <entity name="Car">
                 <attribute name="maker" optional="YES" attributeType="String"/>
                 <fetchIndex name="byMakerAndLength">
@@ -47,25 +61,37 @@ struct ModelConstraintTests {
                 </fetchIndex>
                 <fetchIndex name="byMaker"><fetchIndexElement property="maker" type="Binary" order="descending"/></fetchIndex>
             </entity>
-            """)
-        #expect(model.entity(named: "Car")?.fetchIndexes == [FetchIndex(name: "byMaker", elements: [FetchIndex.Element(property: "maker", isAscending: false)])])
+            """
+        )
+        #expect(
+            model.entity(named: "Car")?.fetchIndexes == [
+                FetchIndex(name: "byMaker", elements: [FetchIndex.Element(property: "maker", isAscending: false)])
+            ]
+        )
     }
 
     @Test func aConstraintOrIndexOnAPropertyTheEntityLacksIsRefusedNamingIt() throws {
-        let constraint = ModelFixtures.error("""
+        let constraint = ModelFixtures.error(
+            """
             <entity name="Car">
                 <attribute name="plate" optional="YES" attributeType="String"/>
                 <uniquenessConstraints><uniquenessConstraint><constraint value="numberPlate"/></uniquenessConstraint></uniquenessConstraints>
             </entity>
-            """)
+            """
+        )
         #expect(constraint?.code == .missingProperty)
-        #expect(constraint?.message.contains("'numberPlate'") == true && constraint?.message.contains("'Car'") == true, "\(String(describing: constraint))")
-        let index = ModelFixtures.error("""
+        #expect(
+            constraint?.message.contains("'numberPlate'") == true && constraint?.message.contains("'Car'") == true,
+            "\(String(describing: constraint))"
+        )
+        let index = ModelFixtures.error(
+            """
             <entity name="Car">
                 <relationship name="owners" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Car"/>
                 <fetchIndex name="byOwners"><fetchIndexElement property="owners" type="Binary" order="ascending"/></fetchIndex>
             </entity>
-            """)
+            """
+        )
         #expect(index?.code == .missingProperty)
         #expect(index?.message.contains("fetch index 'byOwners'") == true, "\(String(describing: index))")
     }

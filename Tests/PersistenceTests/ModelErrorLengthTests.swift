@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Persistence
 
 /// An error about a model stays a line long whatever the model holds: a name or value of
@@ -19,32 +20,43 @@ struct ModelErrorLengthTests {
 
     @Test("model descriptions with a 5 MB name")
     func describedModels() throws {
-        let twice = EntityDescription(name: "Book", attributes: [
-            AttributeDescription(name: Self.huge, type: .string), AttributeDescription(name: Self.huge, type: .string),
-        ])
+        let twice = EntityDescription(
+            name: "Book",
+            attributes: [
+                AttributeDescription(name: Self.huge, type: .string), AttributeDescription(name: Self.huge, type: .string),
+            ]
+        )
         try Self.expectShort(ModelFixtures.error([twice]), .duplicateName)
         let nowhere = EntityDescription(name: "Book", relationships: [RelationshipDescription(name: "shelf", destinationEntityName: Self.huge)])
         try Self.expectShort(ModelFixtures.error([nowhere]), .missingEntity)
         let orphan = EntityDescription(name: "Book", parentName: Self.huge)
         try Self.expectShort(ModelFixtures.error([orphan]), .missingEntity)
-        let books = EntityDescription(name: Self.huge, relationships: [RelationshipDescription(name: "shelf", destinationEntityName: "Shelf", inverseName: "books")])
+        let books = EntityDescription(
+            name: Self.huge,
+            relationships: [RelationshipDescription(name: "shelf", destinationEntityName: "Shelf", inverseName: "books")]
+        )
         try Self.expectShort(ModelFixtures.error([books, EntityDescription(name: "Shelf")]), .missingInverse)
     }
 
     /// The huge value replaces `HUGE` in the test, so that the test's name, which names its
     /// arguments, stays short.
-    @Test("model files with a 5 MB value", arguments: [
-        (#"<attribute name="title" attributeType="HUGE"/>"#, ModelError.Code.unknownAttributeType),
-        (#"<attribute name="count" attributeType="Integer 32" defaultValueString="HUGE"/>"#, .invalidValue),
-        (#"<relationship name="shelf" destinationEntity="Shelf" maxCount="HUGE"/>"#, .invalidValue),
-        (#"<relationship name="shelf" destinationEntity="Shelf" deletionRule="HUGE"/>"#, .invalidValue),
-    ])
+    @Test(
+        "model files with a 5 MB value",
+        arguments: [
+            (#"<attribute name="title" attributeType="HUGE"/>"#, ModelError.Code.unknownAttributeType),
+            (#"<attribute name="count" attributeType="Integer 32" defaultValueString="HUGE"/>"#, .invalidValue),
+            (#"<relationship name="shelf" destinationEntity="Shelf" maxCount="HUGE"/>"#, .invalidValue),
+            (#"<relationship name="shelf" destinationEntity="Shelf" deletionRule="HUGE"/>"#, .invalidValue),
+        ]
+    )
     func modelFiles(element: String, code: ModelError.Code) throws {
-        let error = ModelFixtures.error("""
+        let error = ModelFixtures.error(
+            """
             <entity name="Book">
                 \(element.replacingOccurrences(of: "HUGE", with: Self.huge))
             </entity>
-            """)
+            """
+        )
         try Self.expectShort(error, code)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// Stores of a model whose names are as long as the store's limit allows: they are created,
@@ -21,7 +22,8 @@ struct ModelNameLimitStoreTests {
 
     static func body(renamed: Bool = false) -> String {
         // Renamed, `first` and `last` swap names: a cycle of renames through a temporary name.
-        let attributes = renamed
+        let attributes =
+            renamed
             ? """
                 <attribute name="\(first)" optional="YES" attributeType="String" elementID="\(last)"/>
                 <attribute name="\(last)" optional="YES" attributeType="String" elementID="\(first)"/>

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+
 @testable import Persistence
+
 extension ModelTests {
     /// Writing a model as Xcode's XML and reading it back gives the same model, and real
     /// Xcode files read.
@@ -9,43 +11,121 @@ extension ModelTests {
         /// A model that uses every feature the XML can carry.
         static func richModel() throws -> ManagedObjectModel {
             let attributes: [AttributeDescription] = [
-                AttributeDescription(name: "i16", type: .integer16, isOptional: false, defaultValue: .integer(-3), minValue: .integer(-10), maxValue: .integer(10)),
+                AttributeDescription(
+                    name: "i16",
+                    type: .integer16,
+                    isOptional: false,
+                    defaultValue: .integer(-3),
+                    minValue: .integer(-10),
+                    maxValue: .integer(10)
+                ),
                 AttributeDescription(name: "i32", type: .integer32, defaultValue: .integer(70_000), renamingIdentifier: "int32"),
                 AttributeDescription(name: "i64", type: .integer64, minValue: .integer(Int64.min), maxValue: .integer(Int64.max)),
-                AttributeDescription(name: "double", type: .double, defaultValue: .double(0.1), minValue: .double(-1e300), maxValue: .double(123.456)),
-                AttributeDescription(name: "float", type: .float, isOptional: false, defaultValue: .double(0), minValue: .double(0), maxValue: .double(1000)),
-                AttributeDescription(name: "decimal", type: .decimal, defaultValue: .decimal(Decimal(string: "-12.345678901234567890123")!),
-                                     minValue: .decimal(Decimal(string: "0.01")!), maxValue: .decimal(1_000_000)),
-                AttributeDescription(name: "string", type: .string, defaultValue: .string("a <b> & \"c\"\n\ttab 'q' é ✓"),
-                                     minValue: .integer(1), maxValue: .integer(200), versionHashModifier: "s1"),
+                AttributeDescription(
+                    name: "double",
+                    type: .double,
+                    defaultValue: .double(0.1),
+                    minValue: .double(-1e300),
+                    maxValue: .double(123.456)
+                ),
+                AttributeDescription(
+                    name: "float",
+                    type: .float,
+                    isOptional: false,
+                    defaultValue: .double(0),
+                    minValue: .double(0),
+                    maxValue: .double(1000)
+                ),
+                AttributeDescription(
+                    name: "decimal",
+                    type: .decimal,
+                    defaultValue: .decimal(Decimal(string: "-12.345678901234567890123")!),
+                    minValue: .decimal(Decimal(string: "0.01")!),
+                    maxValue: .decimal(1_000_000)
+                ),
+                AttributeDescription(
+                    name: "string",
+                    type: .string,
+                    defaultValue: .string("a <b> & \"c\"\n\ttab 'q' é ✓"),
+                    minValue: .integer(1),
+                    maxValue: .integer(200),
+                    versionHashModifier: "s1"
+                ),
                 AttributeDescription(name: "empty", type: .string, defaultValue: .string("")),
                 AttributeDescription(name: "yes", type: .boolean, defaultValue: .bool(true)),
                 AttributeDescription(name: "no", type: .boolean, isOptional: false, defaultValue: .bool(false)),
-                AttributeDescription(name: "date", type: .date, defaultValue: .date(Date(timeIntervalSinceReferenceDate: 123.5)),
-                                     minValue: .date(Date(timeIntervalSinceReferenceDate: -978_307_200)), maxValue: .date(Date(timeIntervalSinceReferenceDate: 1e9))),
+                AttributeDescription(
+                    name: "date",
+                    type: .date,
+                    defaultValue: .date(Date(timeIntervalSinceReferenceDate: 123.5)),
+                    minValue: .date(Date(timeIntervalSinceReferenceDate: -978_307_200)),
+                    maxValue: .date(Date(timeIntervalSinceReferenceDate: 1e9))
+                ),
                 AttributeDescription(name: "binary", type: .binary, minValue: .integer(0), maxValue: .integer(4096)),
                 AttributeDescription(name: "uuid", type: .uuid, defaultValue: .uuid(UUID(uuidString: "123E4567-E89B-12D3-A456-426614174000")!)),
                 AttributeDescription(name: "uri", type: .uri, defaultValue: .uri(URL(string: "https://example.com/a?b=c&d=e#f")!)),
                 AttributeDescription(name: "scratch", type: .string, isTransient: true, userInfo: ["why": "UI state", "a&b": "<x>"]),
             ]
-            return try ManagedObjectModel(name: "Rich", versionIdentifier: "7.1 \"beta\"", entities: [
-                EntityDescription(name: "Item", isAbstract: true, attributes: [AttributeDescription(name: "name", type: .string, isOptional: false)],
-                                  relationships: [RelationshipDescription(name: "shelf", destinationEntityName: "Shelf", inverseName: "items", isOptional: false, deleteRule: .nullify)],
-                                  representedClassName: "Item", userInfo: ["kind": "base"]),
-                EntityDescription(name: "Everything", parentName: "Item", attributes: attributes,
-                                  relationships: [
-                                    RelationshipDescription(name: "related", destinationEntityName: "Everything", inverseName: "related", isToMany: true, deleteRule: .noAction),
-                                    RelationshipDescription(name: "transientLink", destinationEntityName: "Shelf", isTransient: true),
-                                  ],
-                                  renamingIdentifier: "AllTypes", versionHashModifier: "e2", representedClassName: "EverythingMO"),
-                EntityDescription(name: "Shelf", relationships: [
-                    RelationshipDescription(name: "items", destinationEntityName: "Item", inverseName: "shelf", isToMany: true, isOrdered: true,
-                                            minCount: 1, maxCount: 50, deleteRule: .cascade, renamingIdentifier: "things",
-                                            versionHashModifier: "r1", userInfo: ["order": "manual"]),
-                    RelationshipDescription(name: "guard", destinationEntityName: "Shelf", isOptional: true, deleteRule: .deny),
-                    RelationshipDescription(name: "odd", destinationEntityName: "Shelf", minCount: 2, maxCount: 3),
-                ]),
-            ])
+            return try ManagedObjectModel(
+                name: "Rich",
+                versionIdentifier: "7.1 \"beta\"",
+                entities: [
+                    EntityDescription(
+                        name: "Item",
+                        isAbstract: true,
+                        attributes: [AttributeDescription(name: "name", type: .string, isOptional: false)],
+                        relationships: [
+                            RelationshipDescription(
+                                name: "shelf",
+                                destinationEntityName: "Shelf",
+                                inverseName: "items",
+                                isOptional: false,
+                                deleteRule: .nullify
+                            )
+                        ],
+                        representedClassName: "Item",
+                        userInfo: ["kind": "base"]
+                    ),
+                    EntityDescription(
+                        name: "Everything",
+                        parentName: "Item",
+                        attributes: attributes,
+                        relationships: [
+                            RelationshipDescription(
+                                name: "related",
+                                destinationEntityName: "Everything",
+                                inverseName: "related",
+                                isToMany: true,
+                                deleteRule: .noAction
+                            ),
+                            RelationshipDescription(name: "transientLink", destinationEntityName: "Shelf", isTransient: true),
+                        ],
+                        renamingIdentifier: "AllTypes",
+                        versionHashModifier: "e2",
+                        representedClassName: "EverythingMO"
+                    ),
+                    EntityDescription(
+                        name: "Shelf",
+                        relationships: [
+                            RelationshipDescription(
+                                name: "items",
+                                destinationEntityName: "Item",
+                                inverseName: "shelf",
+                                isToMany: true,
+                                isOrdered: true,
+                                minCount: 1,
+                                maxCount: 50,
+                                deleteRule: .cascade,
+                                renamingIdentifier: "things",
+                                versionHashModifier: "r1",
+                                userInfo: ["order": "manual"]
+                            ),
+                            RelationshipDescription(name: "guard", destinationEntityName: "Shelf", isOptional: true, deleteRule: .deny),
+                            RelationshipDescription(name: "odd", destinationEntityName: "Shelf", minCount: 2, maxCount: 3),
+                        ]
+                    ),
+                ]
+            )
         }
 
         @Test("a model using every feature survives writing and reading back")
@@ -69,12 +149,32 @@ extension ModelTests {
             #expect(lines[1].hasPrefix(#"<model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" "#))
             #expect(lines[1].contains(#"userDefinedModelVersionIdentifier="7.1 &quot;beta&quot;""#))
             #expect(lines.last == "</model>")
-            #expect(lines.contains(#"    <entity name="Everything" representedClassName="EverythingMO" parentEntity="Item" elementID="AllTypes" versionHashModifier="e2" syncable="YES">"#))
+            #expect(
+                lines.contains(
+                    #"    <entity name="Everything" representedClassName="EverythingMO" parentEntity="Item" elementID="AllTypes" versionHashModifier="e2" syncable="YES">"#
+                )
+            )
             #expect(lines.contains(#"    <entity name="Item" representedClassName="Item" isAbstract="YES" syncable="YES">"#))
-            #expect(lines.contains(#"        <attribute name="float" attributeType="Float" minValueString="0" maxValueString="1000" defaultValueString="0" usesScalarValueType="YES" syncable="YES"/>"#))
-            #expect(lines.contains(#"        <attribute name="date" optional="YES" attributeType="Date" minDateTimeInterval="-978307200" maxDateTimeInterval="1000000000" defaultDateTimeInterval="123.5" usesScalarValueType="NO" syncable="YES"/>"#))
-            #expect(lines.contains(#"        <relationship name="items" optional="YES" toMany="YES" minCount="1" maxCount="50" deletionRule="Cascade" ordered="YES" destinationEntity="Item" inverseName="shelf" inverseEntity="Item" elementID="things" versionHashModifier="r1" syncable="YES">"#))
-            #expect(lines.contains(#"        <relationship name="shelf" maxCount="1" deletionRule="Nullify" destinationEntity="Shelf" inverseName="items" inverseEntity="Shelf" syncable="YES"/>"#))
+            #expect(
+                lines.contains(
+                    #"        <attribute name="float" attributeType="Float" minValueString="0" maxValueString="1000" defaultValueString="0" usesScalarValueType="YES" syncable="YES"/>"#
+                )
+            )
+            #expect(
+                lines.contains(
+                    #"        <attribute name="date" optional="YES" attributeType="Date" minDateTimeInterval="-978307200" maxDateTimeInterval="1000000000" defaultDateTimeInterval="123.5" usesScalarValueType="NO" syncable="YES"/>"#
+                )
+            )
+            #expect(
+                lines.contains(
+                    #"        <relationship name="items" optional="YES" toMany="YES" minCount="1" maxCount="50" deletionRule="Cascade" ordered="YES" destinationEntity="Item" inverseName="shelf" inverseEntity="Item" elementID="things" versionHashModifier="r1" syncable="YES">"#
+                )
+            )
+            #expect(
+                lines.contains(
+                    #"        <relationship name="shelf" maxCount="1" deletionRule="Nullify" destinationEntity="Shelf" inverseName="items" inverseEntity="Shelf" syncable="YES"/>"#
+                )
+            )
             #expect(lines.contains(#"                <entry key="order" value="manual"/>"#))
             #expect(lines.contains("    <elements>"))
             #expect(lines.contains(#"        <element name="Shelf" positionX="297" positionY="-18" width="128" height="90"/>"#))
@@ -108,13 +208,16 @@ extension ModelTests {
             let folder = ModelFixtures.colourPosts
             try #require(
                 FileManager.default.fileExists(atPath: folder.path),
-                "the shared fixture \(folder.path) is missing; the Xcode model fixtures must be present next to the repository")
+                "the shared fixture \(folder.path) is missing; the Xcode model fixtures must be present next to the repository"
+            )
             let versions = try VersionedModel(contentsOf: folder)
             #expect(versions.name == "CoreDataMigration_Example")
-            #expect(versions.versions.map(\.name) == [
-                "CoreDataMigration_Example", "CoreDataMigration_Example 2",
-                "CoreDataMigration_Example 3", "CoreDataMigration_Example 4",
-            ])
+            #expect(
+                versions.versions.map(\.name) == [
+                    "CoreDataMigration_Example", "CoreDataMigration_Example 2",
+                    "CoreDataMigration_Example 3", "CoreDataMigration_Example 4",
+                ]
+            )
             #expect(versions.current.name == "CoreDataMigration_Example 4")
 
             let v1 = try #require(versions.version(named: "CoreDataMigration_Example")?.entity(named: "Post"))

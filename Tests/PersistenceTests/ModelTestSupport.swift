@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Persistence
 
 /// Paths and helpers shared by the model tests.
@@ -11,7 +12,8 @@ enum ModelFixtures {
     static let bookStore = repositoryRoot.appendingPathComponent("Migrations/BookStore.xcdatamodeld")
 
     /// Real Xcode-written models, with the stores Core Data wrote for them (`Tests/Fixtures/CoreData/ColourPosts`).
-    static let colourPosts = repositoryRoot
+    static let colourPosts =
+        repositoryRoot
         .appendingPathComponent("Tests/Fixtures/CoreData/ColourPosts/models/CoreDataMigration_Example.xcdatamodeld")
 
     static let file = "Test.xcdatamodel/contents"
@@ -19,12 +21,14 @@ enum ModelFixtures {
     /// A `contents` document around `body`. The header takes lines 1–2, so the first
     /// line of `body` is line 3 of the document.
     static func xml(_ body: String, identifier: String = "") -> Data {
-        Data("""
+        Data(
+            """
             <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
             <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" userDefinedModelVersionIdentifier="\(identifier)">
             \(body)
             </model>
-            """.utf8)
+            """.utf8
+        )
     }
 
     static func model(_ body: String, identifier: String = "") throws -> ManagedObjectModel {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Persistence
 
 /// Reading Xcode's `contents` XML: every attribute type, optionality, relationships,
@@ -16,40 +17,86 @@ struct ModelTests {
     }
 
     static let typeCases: [TypeCase] = [
-        TypeCase(type: .integer16, xml: #"minValueString="-5" maxValueString="300" defaultValueString="7""#,
-                 defaultValue: .integer(7), minValue: .integer(-5), maxValue: .integer(300)),
-        TypeCase(type: .integer32, xml: #"minValueString="0" maxValueString="100000" defaultValueString="70000""#,
-                 defaultValue: .integer(70000), minValue: .integer(0), maxValue: .integer(100000)),
-        TypeCase(type: .integer64, xml: #"minValueString="-9000000000" maxValueString="9000000000" defaultValueString="8000000000""#,
-                 defaultValue: .integer(8_000_000_000), minValue: .integer(-9_000_000_000), maxValue: .integer(9_000_000_000)),
-        TypeCase(type: .double, xml: #"minValueString="-1.5" maxValueString="1e10" defaultValueString="2.5""#,
-                 defaultValue: .double(2.5), minValue: .double(-1.5), maxValue: .double(1e10)),
-        TypeCase(type: .float, xml: #"minValueString="0" maxValueString="1000" defaultValueString="0.25""#,
-                 defaultValue: .double(0.25), minValue: .double(0), maxValue: .double(1000)),
-        TypeCase(type: .decimal, xml: #"minValueString="0" maxValueString="99999.99" defaultValueString="12.345678901234567890123""#,
-                 defaultValue: .decimal(Decimal(string: "12.345678901234567890123")!), minValue: .decimal(0),
-                 maxValue: .decimal(Decimal(string: "99999.99")!)),
-        TypeCase(type: .string, xml: #"minValueString="1" maxValueString="50" defaultValueString="Untitled &amp; &quot;new&quot;""#,
-                 defaultValue: .string("Untitled & \"new\""), minValue: .integer(1), maxValue: .integer(50)),
+        TypeCase(
+            type: .integer16,
+            xml: #"minValueString="-5" maxValueString="300" defaultValueString="7""#,
+            defaultValue: .integer(7),
+            minValue: .integer(-5),
+            maxValue: .integer(300)
+        ),
+        TypeCase(
+            type: .integer32,
+            xml: #"minValueString="0" maxValueString="100000" defaultValueString="70000""#,
+            defaultValue: .integer(70000),
+            minValue: .integer(0),
+            maxValue: .integer(100000)
+        ),
+        TypeCase(
+            type: .integer64,
+            xml: #"minValueString="-9000000000" maxValueString="9000000000" defaultValueString="8000000000""#,
+            defaultValue: .integer(8_000_000_000),
+            minValue: .integer(-9_000_000_000),
+            maxValue: .integer(9_000_000_000)
+        ),
+        TypeCase(
+            type: .double,
+            xml: #"minValueString="-1.5" maxValueString="1e10" defaultValueString="2.5""#,
+            defaultValue: .double(2.5),
+            minValue: .double(-1.5),
+            maxValue: .double(1e10)
+        ),
+        TypeCase(
+            type: .float,
+            xml: #"minValueString="0" maxValueString="1000" defaultValueString="0.25""#,
+            defaultValue: .double(0.25),
+            minValue: .double(0),
+            maxValue: .double(1000)
+        ),
+        TypeCase(
+            type: .decimal,
+            xml: #"minValueString="0" maxValueString="99999.99" defaultValueString="12.345678901234567890123""#,
+            defaultValue: .decimal(Decimal(string: "12.345678901234567890123")!),
+            minValue: .decimal(0),
+            maxValue: .decimal(Decimal(string: "99999.99")!)
+        ),
+        TypeCase(
+            type: .string,
+            xml: #"minValueString="1" maxValueString="50" defaultValueString="Untitled &amp; &quot;new&quot;""#,
+            defaultValue: .string("Untitled & \"new\""),
+            minValue: .integer(1),
+            maxValue: .integer(50)
+        ),
         TypeCase(type: .boolean, xml: #"defaultValueString="YES""#, defaultValue: .bool(true)),
-        TypeCase(type: .date, xml: #"minDateTimeInterval="-978307200" maxDateTimeInterval="1000000" defaultDateTimeInterval="0""#,
-                 defaultValue: .date(Date(timeIntervalSinceReferenceDate: 0)),
-                 minValue: .date(Date(timeIntervalSince1970: 0)), maxValue: .date(Date(timeIntervalSinceReferenceDate: 1_000_000))),
+        TypeCase(
+            type: .date,
+            xml: #"minDateTimeInterval="-978307200" maxDateTimeInterval="1000000" defaultDateTimeInterval="0""#,
+            defaultValue: .date(Date(timeIntervalSinceReferenceDate: 0)),
+            minValue: .date(Date(timeIntervalSince1970: 0)),
+            maxValue: .date(Date(timeIntervalSinceReferenceDate: 1_000_000))
+        ),
         TypeCase(type: .binary, xml: #"minValueString="0" maxValueString="1024""#, minValue: .integer(0), maxValue: .integer(1024)),
-        TypeCase(type: .uuid, xml: #"defaultValueString="123E4567-E89B-12D3-A456-426614174000""#,
-                 defaultValue: .uuid(UUID(uuidString: "123E4567-E89B-12D3-A456-426614174000")!)),
-        TypeCase(type: .uri, xml: #"defaultValueString="https://example.com/books?id=1""#,
-                 defaultValue: .uri(URL(string: "https://example.com/books?id=1")!)),
+        TypeCase(
+            type: .uuid,
+            xml: #"defaultValueString="123E4567-E89B-12D3-A456-426614174000""#,
+            defaultValue: .uuid(UUID(uuidString: "123E4567-E89B-12D3-A456-426614174000")!)
+        ),
+        TypeCase(
+            type: .uri,
+            xml: #"defaultValueString="https://example.com/books?id=1""#,
+            defaultValue: .uri(URL(string: "https://example.com/books?id=1")!)
+        ),
         TypeCase(type: .transformable, xml: #"valueTransformerName="ColorTransformer" customClassName="UIColor""#),
     ]
 
     @Test("every attribute type with its default, minimum and maximum", arguments: typeCases)
     func attributeType(_ typeCase: TypeCase) throws {
-        let model = try ModelFixtures.model("""
+        let model = try ModelFixtures.model(
+            """
             <entity name="Thing" syncable="YES">
                 <attribute name="value" attributeType="\(typeCase.type.rawValue)" \(typeCase.xml) usesScalarValueType="YES" syncable="YES"/>
             </entity>
-            """)
+            """
+        )
         let attribute = try #require(model.entity(named: "Thing")?.attribute(named: "value"))
         #expect(attribute.type == typeCase.type)
         #expect(attribute.defaultValue == typeCase.defaultValue)
@@ -66,12 +113,14 @@ struct ModelTests {
 
     @Test("Boolean defaults read YES and NO")
     func booleanDefaults() throws {
-        let model = try ModelFixtures.model("""
+        let model = try ModelFixtures.model(
+            """
             <entity name="Flags">
                 <attribute name="on" attributeType="Boolean" defaultValueString="YES"/>
                 <attribute name="off" attributeType="Boolean" defaultValueString="NO"/>
             </entity>
-            """)
+            """
+        )
         let flags = try #require(model.entity(named: "Flags"))
         #expect(flags.attribute(named: "on")?.defaultValue == .bool(true))
         #expect(flags.attribute(named: "off")?.defaultValue == .bool(false))
@@ -79,12 +128,14 @@ struct ModelTests {
 
     @Test("a Date default comes from defaultDateTimeInterval; Xcode's defaultValueString text beside it is ignored")
     func dateDefault() throws {
-        let model = try ModelFixtures.model("""
+        let model = try ModelFixtures.model(
+            """
             <entity name="Event">
                 <attribute name="at" optional="YES" attributeType="Date" defaultDateTimeInterval="362848762.79173" defaultValueString="now" syncable="YES"/>
                 <attribute name="optional" optional="NO" attributeType="Date"/>
             </entity>
-            """)
+            """
+        )
         let event = try #require(model.entity(named: "Event"))
         #expect(event.attribute(named: "at")?.defaultValue == .date(Date(timeIntervalSinceReferenceDate: 362_848_762.79173)))
         #expect(event.attribute(named: "optional")?.defaultValue == nil)
@@ -93,7 +144,8 @@ struct ModelTests {
 
     @Test("optional is YES only when written; transient; renaming ID, hash modifier and user info")
     func attributeFlags() throws {
-        let model = try ModelFixtures.model("""
+        let model = try ModelFixtures.model(
+            """
             <entity name="Book">
                 <attribute name="title" attributeType="String"/>
                 <attribute name="subtitle" optional="YES" attributeType="String" elementID="caption" versionHashModifier="2"/>
@@ -104,7 +156,8 @@ struct ModelTests {
                     </userInfo>
                 </attribute>
             </entity>
-            """)
+            """
+        )
         let book = try #require(model.entity(named: "Book"))
         let title = try #require(book.attribute(named: "title"))
         #expect(!title.isOptional && !title.isTransient)
@@ -123,7 +176,8 @@ struct ModelTests {
 
     @Test("a relationship with every field")
     func relationshipFields() throws {
-        let model = try ModelFixtures.model("""
+        let model = try ModelFixtures.model(
+            """
             <entity name="Shelf">
                 <relationship name="books" optional="YES" toMany="YES" minCount="1" maxCount="20" deletionRule="Deny" ordered="YES" destinationEntity="Book" inverseName="shelf" inverseEntity="Book" elementID="items" versionHashModifier="v2">
                     <userInfo>
@@ -135,7 +189,8 @@ struct ModelTests {
                 <relationship name="shelf" maxCount="1" deletionRule="Nullify" destinationEntity="Shelf" inverseName="books" inverseEntity="Shelf"/>
                 <relationship name="notes" optional="YES" transient="YES" toMany="YES" deletionRule="No Action" destinationEntity="Book"/>
             </entity>
-            """)
+            """
+        )
         let books = try #require(model.entity(named: "Shelf")?.relationship(named: "books"))
         #expect(books.destinationEntityName == "Book")
         #expect(books.inverseName == "shelf")
@@ -158,25 +213,31 @@ struct ModelTests {
         #expect(notes.maxCount == 0)
     }
 
-    @Test("deletionRule spellings; absent means Nullify", arguments: [
-        (#"deletionRule="Nullify""#, DeleteRule.nullify),
-        (#"deletionRule="Cascade""#, .cascade),
-        (#"deletionRule="Deny""#, .deny),
-        (#"deletionRule="No Action""#, .noAction),
-        ("", .nullify),
-    ])
+    @Test(
+        "deletionRule spellings; absent means Nullify",
+        arguments: [
+            (#"deletionRule="Nullify""#, DeleteRule.nullify),
+            (#"deletionRule="Cascade""#, .cascade),
+            (#"deletionRule="Deny""#, .deny),
+            (#"deletionRule="No Action""#, .noAction),
+            ("", .nullify),
+        ]
+    )
     func deleteRule(xml: String, expected: DeleteRule) throws {
-        let model = try ModelFixtures.model("""
+        let model = try ModelFixtures.model(
+            """
             <entity name="Node">
                 <relationship name="next" optional="YES" maxCount="1" \(xml) destinationEntity="Node"/>
             </entity>
-            """)
+            """
+        )
         #expect(model.entity(named: "Node")?.relationship(named: "next")?.deleteRule == expected)
     }
 
     @Test("inheritance: an abstract parent and a sub-entity that inherits its properties")
     func inheritance() throws {
-        let model = try ModelFixtures.model("""
+        let model = try ModelFixtures.model(
+            """
             <entity name="Item" representedClassName="Item" isAbstract="YES" syncable="YES">
                 <attribute name="name" attributeType="String"/>
                 <relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Owner" inverseName="items" inverseEntity="Owner"/>
@@ -190,7 +251,8 @@ struct ModelTests {
             <entity name="Owner">
                 <relationship name="items" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Item" inverseName="owner" inverseEntity="Item"/>
             </entity>
-            """)
+            """
+        )
         let item = try #require(model.entity(named: "Item"))
         let book = try #require(model.entity(named: "Book"))
         #expect(item.isAbstract && item.parentName == nil)
@@ -214,7 +276,8 @@ struct ModelTests {
 
     @Test("unknown XML attributes and elements are skipped, including user info inside them")
     func ignoresUnknown() throws {
-        let model = try ModelFixtures.model("""
+        let model = try ModelFixtures.model(
+            """
             <entity name="Post" representedClassName="Post" syncable="YES" codeGenerationType="class">
                 <attribute name="date" optional="YES" attributeType="Date" usesScalarValueType="NO" customClassName="X" syncable="YES"/>
                 <fetchedProperty name="recent" optional="YES">
@@ -236,7 +299,8 @@ struct ModelTests {
             <elements>
                 <element name="Post" positionX="-63" positionY="-18" width="128" height="90"/>
             </elements>
-            """)
+            """
+        )
         let post = try #require(model.entity(named: "Post"))
         #expect(post.attributes.map(\.name) == ["date"])
         #expect(post.relationships.isEmpty)

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+
 @testable import Persistence
+
 extension ModelTests {
     /// Entity version hashes change exactly when the stored shape of an entity changes.
     @Suite("Entity version hashes")
@@ -12,11 +14,15 @@ extension ModelTests {
                 AttributeDescription(name: "price", type: .float, isOptional: false, defaultValue: 0, minValue: 0.0, maxValue: 1000.0),
                 AttributeDescription(name: "scratch", type: .string, isTransient: true),
             ],
-            relationships: [RelationshipDescription(name: "pages", destinationEntityName: "Page", inverseName: "book", isToMany: true, deleteRule: .cascade)])
+            relationships: [
+                RelationshipDescription(name: "pages", destinationEntityName: "Page", inverseName: "book", isToMany: true, deleteRule: .cascade)
+            ]
+        )
         static let page = EntityDescription(
             name: "Page",
             attributes: [AttributeDescription(name: "number", type: .integer16, isOptional: false)],
-            relationships: [RelationshipDescription(name: "book", destinationEntityName: "Book", inverseName: "pages")])
+            relationships: [RelationshipDescription(name: "book", destinationEntityName: "Book", inverseName: "pages")]
+        )
 
         static func hash(of book: EntityDescription, page: EntityDescription = page) throws -> Data {
             let model = try ManagedObjectModel(name: "M", entities: [book, page])
@@ -75,14 +81,25 @@ extension ModelTests {
             Change(testDescription: "attribute renaming identifier") { $0.attributes[0].renamingIdentifier = "name" },
             Change(testDescription: "entity renaming identifier") { $0.renamingIdentifier = "Volume" },
             Change(testDescription: "default value") { $0.attributes[1].defaultValue = .double(9.99) },
-            Change(testDescription: "minimum and maximum") { $0.attributes[1].minValue = nil; $0.attributes[1].maxValue = .double(5) },
-            Change(testDescription: "user info") { $0.userInfo = ["a": "b"]; $0.attributes[0].userInfo = ["c": "d"] },
+            Change(testDescription: "minimum and maximum") {
+                $0.attributes[1].minValue = nil
+                $0.attributes[1].maxValue = .double(5)
+            },
+            Change(testDescription: "user info") {
+                $0.userInfo = ["a": "b"]
+                $0.attributes[0].userInfo = ["c": "d"]
+            },
             Change(testDescription: "represented class name") { $0.representedClassName = "BookMO" },
             Change(testDescription: "delete rule") { $0.relationships[0].deleteRule = .deny },
-            Change(testDescription: "relationship counts") { $0.relationships[0].minCount = 1; $0.relationships[0].maxCount = 9 },
+            Change(testDescription: "relationship counts") {
+                $0.relationships[0].minCount = 1
+                $0.relationships[0].maxCount = 9
+            },
             Change(testDescription: "relationship renaming identifier") { $0.relationships[0].renamingIdentifier = "leaves" },
             Change(testDescription: "transient attribute's type") { $0.attributes[2].type = .integer64 },
-            Change(testDescription: "transient attribute added") { $0.attributes.append(AttributeDescription(name: "cache", type: .binary, isTransient: true)) },
+            Change(testDescription: "transient attribute added") {
+                $0.attributes.append(AttributeDescription(name: "cache", type: .binary, isTransient: true))
+            },
             Change(testDescription: "property order") { $0.attributes.reverse() },
         ]
 
@@ -99,16 +116,22 @@ extension ModelTests {
             let b = try ManagedObjectModel(name: "B", entities: [EntityDescription(name: "Volume")])
             #expect(a.entityVersionHashes["Book"] != b.entityVersionHashes["Volume"])
 
-            let withParent = try ManagedObjectModel(name: "C", entities: [
-                EntityDescription(name: "Base", isAbstract: true), EntityDescription(name: "Book", parentName: "Base"),
-            ])
+            let withParent = try ManagedObjectModel(
+                name: "C",
+                entities: [
+                    EntityDescription(name: "Base", isAbstract: true), EntityDescription(name: "Book", parentName: "Base"),
+                ]
+            )
             #expect(withParent.entityVersionHashes["Book"] != a.entityVersionHashes["Book"])
 
             func link(to destination: String) throws -> Data? {
-                try ManagedObjectModel(name: "D", entities: [
-                    EntityDescription(name: "X", relationships: [RelationshipDescription(name: "r", destinationEntityName: destination)]),
-                    EntityDescription(name: "Y"), EntityDescription(name: "Z"),
-                ]).entityVersionHashes["X"]
+                try ManagedObjectModel(
+                    name: "D",
+                    entities: [
+                        EntityDescription(name: "X", relationships: [RelationshipDescription(name: "r", destinationEntityName: destination)]),
+                        EntityDescription(name: "Y"), EntityDescription(name: "Z"),
+                    ]
+                ).entityVersionHashes["X"]
             }
             #expect(try link(to: "Y") != link(to: "Z"))
         }
@@ -116,26 +139,42 @@ extension ModelTests {
         @Test("a sub-entity's hash covers inherited properties")
         func inherited() throws {
             func subHash(parentAttributeType: AttributeType) throws -> Data? {
-                try ManagedObjectModel(name: "M", entities: [
-                    EntityDescription(name: "Base", isAbstract: true, attributes: [AttributeDescription(name: "name", type: parentAttributeType)]),
-                    EntityDescription(name: "Book", parentName: "Base", attributes: [AttributeDescription(name: "title", type: .string)]),
-                ]).entityVersionHashes["Book"]
+                try ManagedObjectModel(
+                    name: "M",
+                    entities: [
+                        EntityDescription(
+                            name: "Base",
+                            isAbstract: true,
+                            attributes: [AttributeDescription(name: "name", type: parentAttributeType)]
+                        ),
+                        EntityDescription(name: "Book", parentName: "Base", attributes: [AttributeDescription(name: "title", type: .string)]),
+                    ]
+                ).entityVersionHashes["Book"]
             }
             #expect(try subHash(parentAttributeType: .string) != subHash(parentAttributeType: .uri))
         }
 
         @Test("the encoding is unambiguous: moving a character between names changes the hash")
         func unambiguous() throws {
-            let ab = try ManagedObjectModel(name: "M", entities: [
-                EntityDescription(name: "Ab", attributes: [AttributeDescription(name: "c", type: .string)]),
-            ]).entityVersionHashes["Ab"]
-            let a = try ManagedObjectModel(name: "M", entities: [
-                EntityDescription(name: "A", attributes: [AttributeDescription(name: "bc", type: .string)]),
-            ]).entityVersionHashes["A"]
+            let ab = try ManagedObjectModel(
+                name: "M",
+                entities: [
+                    EntityDescription(name: "Ab", attributes: [AttributeDescription(name: "c", type: .string)])
+                ]
+            ).entityVersionHashes["Ab"]
+            let a = try ManagedObjectModel(
+                name: "M",
+                entities: [
+                    EntityDescription(name: "A", attributes: [AttributeDescription(name: "bc", type: .string)])
+                ]
+            ).entityVersionHashes["A"]
             #expect(ab != a)
-            var first = VersionHashEncoder(), second = VersionHashEncoder()
-            first.string("ab"); first.string("c")
-            second.string("a"); second.string("bc")
+            var first = VersionHashEncoder()
+            var second = VersionHashEncoder()
+            first.string("ab")
+            first.string("c")
+            second.string("a")
+            second.string("bc")
             #expect(first.bytes != second.bytes)
         }
 

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+
 @testable import Persistence
+
 extension ModelTests {
     /// Loading an `.xcdatamodeld` bundle: every version, in natural order, and the current one.
     @Suite("Versioned models")
@@ -71,10 +73,13 @@ extension ModelTests {
             #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("Shop 11.xcdatamodel/contents").path))
         }
 
-        @Test("natural comparison", arguments: [
-            ("BookStore", "BookStore 2", true), ("BookStore 2", "BookStore 10", true),
-            ("BookStore 10", "BookStore 9", false), ("A 1 b", "A 1 c", true), ("Model", "Model", false),
-        ])
+        @Test(
+            "natural comparison",
+            arguments: [
+                ("BookStore", "BookStore 2", true), ("BookStore 2", "BookStore 10", true),
+                ("BookStore 10", "BookStore 9", false), ("A 1 b", "A 1 c", true), ("Model", "Model", false),
+            ]
+        )
         func naturallyPrecedes(lhs: String, rhs: String, expected: Bool) {
             #expect(VersionedModel.naturallyPrecedes(lhs, rhs) == expected)
         }
@@ -137,11 +142,14 @@ extension ModelTests {
         }
 
         // A missing one is no error for one version (XcodeAcceptedModelTests).
-        @Test("a broken or incomplete .xccurrentversion", arguments: [
-            ("this is not a plist <<<", ModelError.Code.malformedXML),
-            (ModelTests.Versioned.plist("<dict><key>Other</key><string>Shop.xcdatamodel</string></dict>"), .missingAttribute),
-            (ModelTests.Versioned.plist("<array/>"), .missingAttribute),
-        ])
+        @Test(
+            "a broken or incomplete .xccurrentversion",
+            arguments: [
+                ("this is not a plist <<<", ModelError.Code.malformedXML),
+                (ModelTests.Versioned.plist("<dict><key>Other</key><string>Shop.xcdatamodel</string></dict>"), .missingAttribute),
+                (ModelTests.Versioned.plist("<array/>"), .missingAttribute),
+            ]
+        )
         func brokenCurrentVersion(text: String, code: ModelError.Code) throws {
             let folder = try Self.bundle(current: text)
             defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }

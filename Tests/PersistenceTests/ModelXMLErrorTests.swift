@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Persistence
 
 #if canImport(FoundationXML)
@@ -31,7 +32,11 @@ struct ModelXMLErrorTests {
     static func expectWords(_ error: ModelError, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(error.code == .malformedXML, sourceLocation: sourceLocation)
         #expect(error.message.hasPrefix("the model file is not well-formed XML: "), "\(error.message)", sourceLocation: sourceLocation)
-        #expect(!error.message.contains("parser error") && !error.message.contains("by its number"), "\(error.message)", sourceLocation: sourceLocation)
+        #expect(
+            !error.message.contains("parser error") && !error.message.contains("by its number"),
+            "\(error.message)",
+            sourceLocation: sourceLocation
+        )
     }
 
     @Test("a model file cut in half says it is not well-formed XML and looks cut off, at its last line")
@@ -69,40 +74,65 @@ struct ModelXMLErrorTests {
         Data((header + "<model>\n" + body + "\n</model>\n").utf8)
     }
 
-    @Test("broken XML of every kind is said in words", arguments: [
-        ("garbage bytes", Data([0x00, 0xFF, 0x13, 0x88, 0x42, 0x00, 0x01]), "the file holds no XML: it is empty, or it does not begin with '<'"),
-        ("garbage after the header", Data((header + "<model>\n").utf8) + Data([0xFF, 0xFE, 0x00, 0x01]) + Data("\n</model>".utf8), "bytes that are not UTF-8"),
-        ("invalid UTF-8", Data((header + "<model>\n<entity name=\"").utf8) + Data([0xC3, 0x28]) + Data("\"/>\n</model>".utf8), "bytes that are not UTF-8"),
-        ("a NUL byte", Data((header + "<model>\n").utf8) + Data([0]) + Data("\n</model>".utf8), "a character XML does not allow"),
-        ("an unclosed attribute value", document("<entity name=\"Book/>"), "a '<' inside an attribute value"),
-        ("an unquoted attribute value", document("<entity name=Book/>"), "an attribute value is not in quotes"),
-        ("an attribute without '='", document("<entity name \"Book\"/>"), "an attribute has no value"),
-        ("an attribute given twice", document("<entity name=\"A\" name=\"B\"/>"), "an attribute is given twice"),
-        ("a lone '<'", document("<"), "a '<' or '&' is not followed by a name"),
-        ("a lone '&'", document("<entity name=\"A & B\"/>"), "a '<' or '&' is not followed by a name"),
-        ("text after the root element", Data((header + "<model>\n</model>\nleft over").utf8), "there is more after the </model> that ends the document"),
-        ("an element after the root element", Data((header + "<model>\n</model>\n<model/>").utf8), "there is more after the </model> that ends the document"),
-        ("an undefined entity", document("<entity name=\"&book;\"/>"), "names an entity that is not defined"),
-        ("entities that expand too much", Data((header + """
-            <!DOCTYPE model [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">\
-            <!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;"><!ENTITY e "&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;"><!ENTITY f "&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;">\
-            <!ENTITY g "&f;&f;&f;&f;&f;&f;&f;&f;&f;&f;"><!ENTITY h "&g;&g;&g;&g;&g;&g;&g;&g;&g;&g;">]>
-            <model>
-            <entity name="&h;"/>
-            </model>
-            """).utf8), "entities refer to themselves or expand too much"),
-        ("an entity that refers to itself", Data((header + """
-            <!DOCTYPE model [<!ENTITY a "&b;"><!ENTITY b "&a;">]>
-            <model>
-            <entity name="&a;"/>
-            </model>
-            """).utf8), "entities refer to themselves or expand too much"),
-        ("a mismatched end tag", document("<entity name=\"Book\">\n</model>"), "an end tag does not match its start tag"),
-        ("a '--' in a comment", document("<!-- a -- b -->"), "a comment holds '--'"),
-        ("an XML declaration after the start", Data(("\n\n" + header + "<model/>").utf8), "must come first"),
-        ("an undeclared namespace prefix", Data((header + "<x:model>\n</x:model>").utf8), "a namespace prefix (prefix:name) is not declared"),
-        ("an unknown encoding", Data("<?xml version=\"1.0\" encoding=\"klingon\"?>\n<model/>".utf8), "the file's encoding is not supported"),
-    ] as [(String, Data, String)])
+    @Test(
+        "broken XML of every kind is said in words",
+        arguments: [
+            ("garbage bytes", Data([0x00, 0xFF, 0x13, 0x88, 0x42, 0x00, 0x01]), "the file holds no XML: it is empty, or it does not begin with '<'"),
+            (
+                "garbage after the header", Data((header + "<model>\n").utf8) + Data([0xFF, 0xFE, 0x00, 0x01]) + Data("\n</model>".utf8),
+                "bytes that are not UTF-8"
+            ),
+            (
+                "invalid UTF-8", Data((header + "<model>\n<entity name=\"").utf8) + Data([0xC3, 0x28]) + Data("\"/>\n</model>".utf8),
+                "bytes that are not UTF-8"
+            ),
+            ("a NUL byte", Data((header + "<model>\n").utf8) + Data([0]) + Data("\n</model>".utf8), "a character XML does not allow"),
+            ("an unclosed attribute value", document("<entity name=\"Book/>"), "a '<' inside an attribute value"),
+            ("an unquoted attribute value", document("<entity name=Book/>"), "an attribute value is not in quotes"),
+            ("an attribute without '='", document("<entity name \"Book\"/>"), "an attribute has no value"),
+            ("an attribute given twice", document("<entity name=\"A\" name=\"B\"/>"), "an attribute is given twice"),
+            ("a lone '<'", document("<"), "a '<' or '&' is not followed by a name"),
+            ("a lone '&'", document("<entity name=\"A & B\"/>"), "a '<' or '&' is not followed by a name"),
+            (
+                "text after the root element", Data((header + "<model>\n</model>\nleft over").utf8),
+                "there is more after the </model> that ends the document"
+            ),
+            (
+                "an element after the root element", Data((header + "<model>\n</model>\n<model/>").utf8),
+                "there is more after the </model> that ends the document"
+            ),
+            ("an undefined entity", document("<entity name=\"&book;\"/>"), "names an entity that is not defined"),
+            (
+                "entities that expand too much",
+                Data(
+                    (header + """
+                        <!DOCTYPE model [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">\
+                        <!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;"><!ENTITY e "&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;"><!ENTITY f "&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;">\
+                        <!ENTITY g "&f;&f;&f;&f;&f;&f;&f;&f;&f;&f;"><!ENTITY h "&g;&g;&g;&g;&g;&g;&g;&g;&g;&g;">]>
+                        <model>
+                        <entity name="&h;"/>
+                        </model>
+                        """).utf8
+                ), "entities refer to themselves or expand too much"
+            ),
+            (
+                "an entity that refers to itself",
+                Data(
+                    (header + """
+                        <!DOCTYPE model [<!ENTITY a "&b;"><!ENTITY b "&a;">]>
+                        <model>
+                        <entity name="&a;"/>
+                        </model>
+                        """).utf8
+                ), "entities refer to themselves or expand too much"
+            ),
+            ("a mismatched end tag", document("<entity name=\"Book\">\n</model>"), "an end tag does not match its start tag"),
+            ("a '--' in a comment", document("<!-- a -- b -->"), "a comment holds '--'"),
+            ("an XML declaration after the start", Data(("\n\n" + header + "<model/>").utf8), "must come first"),
+            ("an undeclared namespace prefix", Data((header + "<x:model>\n</x:model>").utf8), "a namespace prefix (prefix:name) is not declared"),
+            ("an unknown encoding", Data("<?xml version=\"1.0\" encoding=\"klingon\"?>\n<model/>".utf8), "the file's encoding is not supported"),
+        ] as [(String, Data, String)]
+    )
     func brokenXML(kind: String, data: Data, expected: String) throws {
         let error = try Self.loadError(data)
         Self.expectWords(error)

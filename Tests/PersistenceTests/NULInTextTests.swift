@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// A string holding NUL (U+0000): kept byte for byte where the engine can hold it (SQLite),
@@ -21,7 +22,9 @@ struct NULInTextTests {
             let reader = container.newContext()
             let titles = try await reader.fetch(FetchRequest(entityName: "Book")).compactMap { $0.value(forKey: "title").stringValue }
             #expect(Set(titles) == [Self.withNUL, "a", "ab"])
-            let stored = try await container.store.database.read { try $0.scalar("SELECT length(CAST(ZTITLE AS BLOB)) FROM ZBOOK WHERE Z_PK = 1", []) }
+            let stored = try await container.store.database.read {
+                try $0.scalar("SELECT length(CAST(ZTITLE AS BLOB)) FROM ZBOOK WHERE Z_PK = 1", [])
+            }
             #expect(stored?.int64 == 3, "all three bytes are in the store")
 
             let equal = FetchRequest(entityName: "Book", predicate: try Predicate(format: "title == %@", .string(Self.withNUL)))
@@ -36,7 +39,10 @@ struct NULInTextTests {
                 ("title BEGINSWITH[c] %@", "A", [Self.withNUL, "a", "ab"]), ("title ENDSWITH %@", "", [Self.withNUL, "a", "ab"]),
             ] {
                 let request = FetchRequest(entityName: "Book", predicate: try Predicate(format: format, .string(needle)))
-                #expect(Set(try await reader.fetch(request).compactMap { $0.value(forKey: "title").stringValue }) == Set(matches), "\(format) \(needle.debugDescription)")
+                #expect(
+                    Set(try await reader.fetch(request).compactMap { $0.value(forKey: "title").stringValue }) == Set(matches),
+                    "\(format) \(needle.debugDescription)"
+                )
             }
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// A new required to-many relationship with no minimum count is inferred, as Core Data infers
@@ -8,29 +9,42 @@ import Testing
 @Suite("A new required to-many relationship")
 struct NewRequiredToManyTests {
     static func model(_ version: Int, minCount: Int = 0) throws -> ManagedObjectModel {
-        let books = version == 1 ? "" : """
+        let books =
+            version == 1
+            ? ""
+            : """
             <relationship name="books" toMany="YES" minCount="\(minCount)" deletionRule="Nullify" destinationEntity="Book" inverseName="shelf" inverseEntity="Book"/>
             """
-        let book = version == 1 ? "" : """
+        let book =
+            version == 1
+            ? ""
+            : """
             <entity name="Book" representedClassName="Book">
                 <attribute name="title" optional="YES" attributeType="String"/>
                 <relationship name="shelf" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Shelf" inverseName="books" inverseEntity="Shelf"/>
             </entity>
             """
-        return try ManagedObjectModel(xml: ModelFixtures.xml("""
-            <entity name="Shelf" representedClassName="Shelf">
-                <attribute name="name" optional="YES" attributeType="String"/>
-                \(books)
-            </entity>
-            \(book)
-            """), name: "Shelves \(version)", file: ModelFixtures.file)
+        return try ManagedObjectModel(
+            xml: ModelFixtures.xml(
+                """
+                <entity name="Shelf" representedClassName="Shelf">
+                    <attribute name="name" optional="YES" attributeType="String"/>
+                    \(books)
+                </entity>
+                \(book)
+                """
+            ),
+            name: "Shelves \(version)",
+            file: ModelFixtures.file
+        )
     }
 
     static let names = ["Küche", "Flur", "Arbeitszimmer"]
 
     @Test(arguments: TestEngine.allCases)
     func isInferredEmpty(engine: TestEngine) async throws {
-        let v1 = try Self.model(1), v2 = try Self.model(2)
+        let v1 = try Self.model(1)
+        let v2 = try Self.model(2)
         let models = try VersionedModel(name: "Shelves", versions: [v1, v2], currentVersionName: "Shelves 2")
         try await engine.withStoreURL { url in
             try await withOpenStore(url, model: v1, options: .createIfMissing) { container in

@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// `fetchObjectIDs` (Core Data's `managedObjectIDResultType`) and `existingObjects(with:)`:
@@ -15,8 +16,17 @@ struct ObjectIDFetchTests {
             let requests = [
                 FetchRequest(entityName: "Book", sortDescriptors: byPrice),
                 FetchRequest(entityName: "Book", sortDescriptors: byPrice, fetchLimit: 7, fetchOffset: 5),
-                FetchRequest(entityName: "Book", predicate: try Predicate(format: "price < 20"), sortDescriptors: [.init(key: "title", caseInsensitive: true)]),
-                FetchRequest(entityName: "Page", predicate: try Predicate(format: "book.price > 10"), sortDescriptors: [.init(key: "number")], fetchLimit: 9),
+                FetchRequest(
+                    entityName: "Book",
+                    predicate: try Predicate(format: "price < 20"),
+                    sortDescriptors: [.init(key: "title", caseInsensitive: true)]
+                ),
+                FetchRequest(
+                    entityName: "Page",
+                    predicate: try Predicate(format: "book.price > 10"),
+                    sortDescriptors: [.init(key: "number")],
+                    fetchLimit: 9
+                ),
                 FetchRequest(entityName: "Book", fetchOffset: 1_000),
             ]
             for request in requests {

@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// An object and its ID outlive the save that wrote the object: a temporary ID kept

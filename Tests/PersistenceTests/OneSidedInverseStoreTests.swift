@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// How a store keeps a relationship whose inverse does not name it back, which Xcode warns
@@ -9,14 +10,25 @@ import Testing
 struct OneSidedInverseStoreTests {
     /// `Book.pages` names `Page.book` as its inverse; `Page.book` names none.
     static func pagesModel() throws -> ManagedObjectModel {
-        try ManagedObjectModel(name: "Pages", entities: [
-            EntityDescription(name: "Book", attributes: [AttributeDescription(name: "title", type: .string)], relationships: [
-                RelationshipDescription(name: "pages", destinationEntityName: "Page", inverseName: "book", isToMany: true),
-            ]),
-            EntityDescription(name: "Page", attributes: [AttributeDescription(name: "number", type: .integer32)], relationships: [
-                RelationshipDescription(name: "book", destinationEntityName: "Book"),
-            ]),
-        ])
+        try ManagedObjectModel(
+            name: "Pages",
+            entities: [
+                EntityDescription(
+                    name: "Book",
+                    attributes: [AttributeDescription(name: "title", type: .string)],
+                    relationships: [
+                        RelationshipDescription(name: "pages", destinationEntityName: "Page", inverseName: "book", isToMany: true)
+                    ]
+                ),
+                EntityDescription(
+                    name: "Page",
+                    attributes: [AttributeDescription(name: "number", type: .integer32)],
+                    relationships: [
+                        RelationshipDescription(name: "book", destinationEntityName: "Book")
+                    ]
+                ),
+            ]
+        )
     }
 
     @Test("the to-many is kept in its named inverse's foreign key", arguments: TestBackend.allCases)
@@ -46,14 +58,22 @@ struct OneSidedInverseStoreTests {
     /// saying what to change, rather than loaded into a store that cannot keep it.
     @Test("a one-sided many-to-many is refused", arguments: [("Author", "Book"), ("Writer", "Book")])
     func oneSidedManyToMany(named: String, other: String) throws {
-        let error = try #require(ModelFixtures.error([
-            EntityDescription(name: named, relationships: [
-                RelationshipDescription(name: "works", destinationEntityName: other, inverseName: "makers", isToMany: true),
-            ]),
-            EntityDescription(name: other, relationships: [
-                RelationshipDescription(name: "makers", destinationEntityName: named, isToMany: true),
-            ]),
-        ]))
+        let error = try #require(
+            ModelFixtures.error([
+                EntityDescription(
+                    name: named,
+                    relationships: [
+                        RelationshipDescription(name: "works", destinationEntityName: other, inverseName: "makers", isToMany: true)
+                    ]
+                ),
+                EntityDescription(
+                    name: other,
+                    relationships: [
+                        RelationshipDescription(name: "makers", destinationEntityName: named, isToMany: true)
+                    ]
+                ),
+            ])
+        )
         #expect(error.code == .inconsistentInverse && error.entity == named && error.property == "works")
         #expect(error.message.contains("many-to-many") && error.message.contains("'\(other).makers'"), "\(error.message)")
     }

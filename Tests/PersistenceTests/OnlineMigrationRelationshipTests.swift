@@ -2,6 +2,7 @@ import Foundation
 import PersistenceTesting
 import Synchronization
 import Testing
+
 @testable import Persistence
 
 /// An online migration of ``LibraryModel`` whose mapping reads related objects
@@ -25,7 +26,10 @@ import Testing
         }
         let v2 = try ManagedObjectModel(name: "Library 2", versionIdentifier: "2", entities: entities)
         var mapping = try MappingModel.inferred(from: v1, to: v2)
-        let expressions = ["Page": ("bookTitle", "$source.book.title"), "Book": ("pageCount", "$source.pages.@count"), "Author": ("bookCount", "$source.books.@count")]
+        let expressions = [
+            "Page": ("bookTitle", "$source.book.title"), "Book": ("pageCount", "$source.pages.@count"),
+            "Author": ("bookCount", "$source.books.@count"),
+        ]
         for index in mapping.entityMappings.indices {
             guard let name = mapping.entityMappings[index].destinationEntityName, let (attribute, format) = expressions[name] else { continue }
             mapping.entityMappings[index].attributeMappings.removeAll { $0.name == attribute }
@@ -165,24 +169,31 @@ import Testing
     /// SQL of the test's own from the copy's rows (a page's book's title, a book's pages, an
     /// author's books: the mapping's expressions), and expects the store at `url`, migrated
     /// online, to hold the same rows in every table; returns the computed ones.
-    static func expectOnlineMatchesTheComputedState(_ url: StoreURL, model: ManagedObjectModel,
-                                                    sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String: [String]] {
+    static func expectOnlineMatchesTheComputedState(
+        _ url: StoreURL,
+        model: ManagedObjectModel,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> [String: [String]] {
         let configuration = try #require((url.engine as? PostgresEngine)?.configuration)
         let schema = configuration.schema
-        let join = try #require(StoreSchema(model: model, dialect: PostgresDialect()).allJoinTables.first { $0.relationship == "authors" || $0.relationship == "books" })
+        let join = try #require(
+            StoreSchema(model: model, dialect: PostgresDialect()).allJoinTables.first { $0.relationship == "authors" || $0.relationship == "books" }
+        )
         let authorColumn = (join.sourceEntity == "Author" ? join.sourceColumn : join.destinationColumn).lowercased()
         let database = try await PostgresDatabase.open(configuration, readerCount: 0)
         do {
             try await database.write { connection in
                 let state = PostgresConfiguration.quoteIdentifier(lastState)
-                try connection.execute("""
+                try connection.execute(
+                    """
                     ALTER TABLE \(state).zpage ADD COLUMN zbooktitle text;
                     UPDATE \(state).zpage p SET zbooktitle = b.ztitle FROM \(state).zbook b WHERE b.z_pk = p.zbook;
                     ALTER TABLE \(state).zbook ADD COLUMN zpagecount integer;
                     UPDATE \(state).zbook b SET zpagecount = (SELECT count(*) FROM \(state).zpage p WHERE p.zbook = b.z_pk);
                     ALTER TABLE \(state).zauthor ADD COLUMN zbookcount integer;
                     UPDATE \(state).zauthor a SET zbookcount = (SELECT count(*) FROM \(state).\(join.name.lowercased()) j WHERE j.\(authorColumn) = a.z_pk)
-                    """)
+                    """
+                )
             }
         } catch {
             await database.close()
@@ -193,7 +204,11 @@ import Testing
         let computed = try await rows(of: lastState, model: model, at: url)
         #expect(online.keys.sorted() == computed.keys.sorted(), sourceLocation: sourceLocation)
         for table in computed.keys.sorted() {
-            #expect(online[table] == computed[table], "\(table): online \(online[table] ?? []) computed \(computed[table] ?? [])", sourceLocation: sourceLocation)
+            #expect(
+                online[table] == computed[table],
+                "\(table): online \(online[table] ?? []) computed \(computed[table] ?? [])",
+                sourceLocation: sourceLocation
+            )
         }
         return computed
     }
@@ -205,9 +220,12 @@ import Testing
             try await database.write { connection in
                 let (from, to) = (PostgresConfiguration.quoteIdentifier(schema), PostgresConfiguration.quoteIdentifier(copy))
                 try connection.execute("CREATE SCHEMA \(to)")
-                for table in try connection.rows("SELECT tablename FROM pg_tables WHERE schemaname = $1", [.text(schema)]).compactMap({ $0[0].text }) {
+                for table in try connection.rows("SELECT tablename FROM pg_tables WHERE schemaname = $1", [.text(schema)]).compactMap({ $0[0].text })
+                {
                     let name = PostgresConfiguration.quoteIdentifier(table)
-                    try connection.execute("CREATE TABLE \(to).\(name) (LIKE \(from).\(name) INCLUDING ALL); INSERT INTO \(to).\(name) SELECT * FROM \(from).\(name)")
+                    try connection.execute(
+                        "CREATE TABLE \(to).\(name) (LIKE \(from).\(name) INCLUDING ALL); INSERT INTO \(to).\(name) SELECT * FROM \(from).\(name)"
+                    )
                 }
             }
         } catch {
@@ -224,7 +242,9 @@ import Testing
         return try await PersistentStore.inspect(url) { connection in
             var result: [String: [String]] = [:]
             for table in tables {
-                let rows = try connection.rows("SELECT to_jsonb(t) - 'z_opt' FROM \(PostgresConfiguration.quoteIdentifier(schema)).\(PostgresConfiguration.quoteIdentifier(table)) t")
+                let rows = try connection.rows(
+                    "SELECT to_jsonb(t) - 'z_opt' FROM \(PostgresConfiguration.quoteIdentifier(schema)).\(PostgresConfiguration.quoteIdentifier(table)) t"
+                )
                 result[table] = rows.compactMap { $0[0].text }.sorted()
             }
             return result

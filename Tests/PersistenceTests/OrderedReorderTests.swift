@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// `setDestinations(_:forKey:)` gives an ordered to-many a whole new order, also when its
@@ -105,9 +106,13 @@ struct OrderedReorderTests {
                     #expect(try Self.names(try await stored.destinations(forKey: key)) == [2, 3, 0].map { Self.names[$0] }, "\(key)")
                 }
                 // The member that left is still there, in nothing; a cook's own side is in step.
-                let backstage = try await fresh.fetch(FetchRequest(entityName: "Cook", predicate: try Predicate(format: "name == %@", .string(Self.names[1]))))
+                let backstage = try await fresh.fetch(
+                    FetchRequest(entityName: "Cook", predicate: try Predicate(format: "name == %@", .string(Self.names[1])))
+                )
                 #expect(try await backstage.first?.destinations(forKey: "recipes").count == 0)
-                let step = try await fresh.fetch(FetchRequest(entityName: "Step", predicate: try Predicate(format: "name == %@", .string(Self.names[1]))))
+                let step = try await fresh.fetch(
+                    FetchRequest(entityName: "Step", predicate: try Predicate(format: "name == %@", .string(Self.names[1])))
+                )
                 #expect(step.first?.destinationID(forKey: "recipe") == nil)
             }
         }

@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// The change capture of online migrations. PostgreSQL only: it records other sessions'
@@ -15,7 +16,9 @@ struct PostgresChangeCaptureTests {
 
     /// A store-like schema `bookstore` with a publication table and a join table, and two
     /// sessions on it: the migration's and another writer's.
-    func withStore(_ body: (_ migration: PostgresDatabase, _ writer: PostgresDatabase, _ configuration: PostgresConfiguration) async throws -> Void) async throws {
+    func withStore(
+        _ body: (_ migration: PostgresDatabase, _ writer: PostgresDatabase, _ configuration: PostgresConfiguration) async throws -> Void
+    ) async throws {
         try await TestPostgres.withDatabase { url in
             guard case .postgres(var configuration) = url.kind else {
                 Issue.record("not a PostgreSQL store: \(url)")
@@ -26,11 +29,13 @@ struct PostgresChangeCaptureTests {
             let writer: PostgresDatabase
             do {
                 try await migration.writeWithoutTransaction { connection in
-                    try connection.execute("""
+                    try connection.execute(
+                        """
                         CREATE SCHEMA bookstore;
                         CREATE TABLE bookstore.zpublication (z_pk bigint PRIMARY KEY, z_opt integer, ztitle text, zprice double precision);
                         CREATE TABLE bookstore.z_1authors (z_1publications bigint NOT NULL, z_2authors bigint NOT NULL, PRIMARY KEY (z_1publications, z_2authors))
-                        """)
+                        """
+                    )
                 }
                 writer = try await PostgresDatabase.open(configuration, readerCount: 0)
             } catch {
@@ -57,7 +62,10 @@ struct PostgresChangeCaptureTests {
         try await withStore { migration, writer, _ in
             let capture = try await Self.install(on: migration)
             _ = try await writer.write { connection in
-                try connection.run("INSERT INTO bookstore.zpublication VALUES (1, 1, 'Smilla''s Sense of Snow', 12.99), (2, 1, 'Frøken Smillas fornemmelse for sne', NULL)", [])
+                try connection.run(
+                    "INSERT INTO bookstore.zpublication VALUES (1, 1, 'Smilla''s Sense of Snow', 12.99), (2, 1, 'Frøken Smillas fornemmelse for sne', NULL)",
+                    []
+                )
             }
             _ = try await writer.write { try $0.run("UPDATE bookstore.zpublication SET ztitle = 'Smilla — Ausgabe 2', z_opt = 2 WHERE z_pk = 1", []) }
             _ = try await writer.write { try $0.run("DELETE FROM bookstore.zpublication WHERE z_pk = 2", []) }
@@ -77,10 +85,12 @@ struct PostgresChangeCaptureTests {
             let pending = try await migration.write { try capture.pendingCount(on: $0) }
             #expect(pending == 8)
             let changes = try await migration.write { try capture.claim(limit: 100, on: $0) }
-            #expect(changes.map { "\($0.kind.rawValue) \($0.table) \($0.keys.map(String.init).joined(separator: ","))" } == [
-                "I zpublication 1", "I zpublication 2", "U zpublication 1", "D zpublication 2",
-                "I z_1authors 1,7", "D z_1authors 1,7", "D zpublication 1", "U zpublication 4",
-            ])
+            #expect(
+                changes.map { "\($0.kind.rawValue) \($0.table) \($0.keys.map(String.init).joined(separator: ","))" } == [
+                    "I zpublication 1", "I zpublication 2", "U zpublication 1", "D zpublication 2",
+                    "I z_1authors 1,7", "D z_1authors 1,7", "D zpublication 1", "U zpublication 4",
+                ]
+            )
             #expect(try await migration.write { try capture.claim(limit: 100, on: $0) }.isEmpty, "each change is claimed once")
         }
     }
@@ -89,7 +99,9 @@ struct PostgresChangeCaptureTests {
         try await withStore { migration, writer, _ in
             let capture = try await Self.install(on: migration)
             for key in 1...5 {
-                _ = try await writer.write { try $0.run("INSERT INTO bookstore.zpublication (z_pk, ztitle) VALUES ($1, 'Ω')", [.integer(Int64(key))]) }
+                _ = try await writer.write {
+                    try $0.run("INSERT INTO bookstore.zpublication (z_pk, ztitle) VALUES ($1, 'Ω')", [.integer(Int64(key))])
+                }
             }
             let claimed = await Self.fails {
                 try await migration.write { connection -> Void in
@@ -111,11 +123,13 @@ struct PostgresChangeCaptureTests {
             let capture = try await Self.install(on: migration)
             let role = "bookstore_writer_\(UUID().uuidString.prefix(8).lowercased())"
             try await migration.writeWithoutTransaction { connection in
-                try connection.execute("""
+                try connection.execute(
+                    """
                     CREATE ROLE \(role) LOGIN;
                     GRANT USAGE ON SCHEMA bookstore TO \(role);
                     GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA bookstore TO \(role)
-                    """)
+                    """
+                )
             }
             var other = configuration
             other.user = role
@@ -125,7 +139,10 @@ struct PostgresChangeCaptureTests {
                     _ = try await writer.write { try $0.run("INSERT INTO bookstore.zpublication (z_pk, ztitle) VALUES (9, 'Čapek')", []) }
                     // Refused for want of the right (42501), not for any other failure.
                     let refusal = await Self.error { _ = try await writer.write { try capture.pendingCount(on: $0) } }
-                    #expect((refusal as? DatabaseError)?.sqlState == "42501", "the role cannot read the capture itself: \(String(describing: refusal))")
+                    #expect(
+                        (refusal as? DatabaseError)?.sqlState == "42501",
+                        "the role cannot read the capture itself: \(String(describing: refusal))"
+                    )
                 } catch {
                     await writer.close()
                     throw error
@@ -159,10 +176,12 @@ struct PostgresChangeCaptureTests {
             let first = try await Self.install(on: migration)
             let second = try await Self.install(on: migration)
             try await migration.writeWithoutTransaction { connection in
-                try connection.execute("""
+                try connection.execute(
+                    """
                     CREATE SCHEMA bookstore2; CREATE TABLE bookstore2.zpublication (z_pk bigint PRIMARY KEY);
                     CREATE SCHEMA bookstore_capturing_archive; CREATE TABLE bookstore_capturing_archive.kept (id bigint)
-                    """)
+                    """
+                )
             }
             let neighbour = try await migration.write {
                 try PostgresChangeCapture.install(tables: [.init(name: "zpublication", keyColumns: ["z_pk"])], storeSchema: "bookstore2", on: $0)
@@ -171,8 +190,10 @@ struct PostgresChangeCaptureTests {
             let removed = try await migration.write { try PostgresChangeCapture.removeAbandoned(beside: "bookstore", on: $0) }
             #expect(Set(removed) == [first.captureSchema, second.captureSchema])
             #expect(try await Self.triggers(on: migration) == 1)
-            #expect(try await Self.captureSchemas(on: migration) == ["bookstore_capturing_archive", neighbour.captureSchema].sorted(),
-                    "a schema of the user's named alike, and another store's capture, are kept")
+            #expect(
+                try await Self.captureSchemas(on: migration) == ["bookstore_capturing_archive", neighbour.captureSchema].sorted(),
+                "a schema of the user's named alike, and another store's capture, are kept"
+            )
             _ = try await writer.write { try $0.run("INSERT INTO bookstore.zpublication (z_pk) VALUES (1)", []) }
         }
     }
@@ -182,7 +203,9 @@ struct PostgresChangeCaptureTests {
     /// which the bulk copy then reads.
     @Test func aWriteInFlightHoldsTheInstallOffForItsLockTimeoutOnly() async throws {
         try await withStore { migration, writer, _ in
-            try await writer.writeWithoutTransaction { try $0.execute("BEGIN; INSERT INTO bookstore.zpublication (z_pk, ztitle) VALUES (1, 'in flight')") }
+            try await writer.writeWithoutTransaction {
+                try $0.execute("BEGIN; INSERT INTO bookstore.zpublication (z_pk, ztitle) VALUES (1, 'in flight')")
+            }
             let started = ContinuousClock.now
             let refusal = await Self.error {
                 _ = try await migration.write {
@@ -223,7 +246,9 @@ struct PostgresChangeCaptureTests {
     @Test func aWriterCaughtBetweenTwoTablesGoesOnAndTheInstallGivesWay() async throws {
         try await withStore { migration, writer, configuration in
             try await migration.writeWithoutTransaction { try $0.execute("BEGIN; LOCK bookstore.zpublication IN SHARE ROW EXCLUSIVE MODE") }
-            try await writer.writeWithoutTransaction { try $0.execute("SET deadlock_timeout = '20s'; BEGIN; INSERT INTO bookstore.z_1authors VALUES (1, 1)") }
+            try await writer.writeWithoutTransaction {
+                try $0.execute("SET deadlock_timeout = '20s'; BEGIN; INSERT INTO bookstore.z_1authors VALUES (1, 1)")
+            }
             async let written: (any Error)? = Self.error {
                 try await writer.writeWithoutTransaction { try $0.execute("INSERT INTO bookstore.zpublication (z_pk) VALUES (1); COMMIT") }
             }
@@ -265,7 +290,9 @@ struct PostgresChangeCaptureTests {
         try await withStore { migration, _, _ in
             for keys in [[], ["a", "b", "c"]] {
                 let error = await #expect(throws: PostgresChangeCaptureError.self) {
-                    try await migration.write { try PostgresChangeCapture.install(tables: [.init(name: "zpublication", keyColumns: keys)], storeSchema: "bookstore", on: $0) }
+                    try await migration.write {
+                        try PostgresChangeCapture.install(tables: [.init(name: "zpublication", keyColumns: keys)], storeSchema: "bookstore", on: $0)
+                    }
                 }
                 let message = error.map(String.init(describing:)) ?? ""
                 #expect(message.contains("zpublication is named by \(keys.count) key columns"), "\(message)")
@@ -299,11 +326,15 @@ struct PostgresChangeCaptureTests {
         var waiting = false
         do {
             while true {
-                waiting = try await observer.writeWithoutTransaction { connection in
-                    try connection.scalar("""
-                        SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE NOT l.granted AND a.query LIKE $1
-                        """, [.text(statement + "%")])?.int64 ?? 0
-                } > 0
+                waiting =
+                    try await observer.writeWithoutTransaction { connection in
+                        try connection.scalar(
+                            """
+                            SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE NOT l.granted AND a.query LIKE $1
+                            """,
+                            [.text(statement + "%")]
+                        )?.int64 ?? 0
+                    } > 0
                 guard !waiting, ContinuousClock.now < deadline else { break }
                 // Polling pace only: the loop waits for the lock wait itself.
                 try await Task.sleep(for: .milliseconds(10))
@@ -318,10 +349,12 @@ struct PostgresChangeCaptureTests {
 
     static func triggers(on database: PostgresDatabase) async throws -> Int64 {
         try await database.write { connection in
-            try connection.scalar("""
+            try connection.scalar(
+                """
                 SELECT count(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace \
                 WHERE NOT t.tgisinternal AND n.nspname IN ('bookstore', 'bookstore2')
-                """)?.int64 ?? -1
+                """
+            )?.int64 ?? -1
         }
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import PersistenceTesting
 import Synchronization
 import Testing
+
 @_spi(Testing) @testable import Persistence
 
 /// A PostgreSQL store reached through PgBouncer (Debian's package, ``TestPgBouncer``), as
@@ -21,9 +22,16 @@ struct PostgresPoolerTests {
 
     static func versions() throws -> VersionedModel {
         let v1 = try ManagedObjectModel(xml: ModelFixtures.xml(notes), name: "Notes", file: ModelFixtures.file)
-        let v2 = try ManagedObjectModel(xml: ModelFixtures.xml(notes.replacingOccurrences(
-            of: #"<attribute name="title""#, with: #"<attribute name="tag" optional="YES" attributeType="String"/><attribute name="title""#)),
-                                        name: "Notes 2", file: ModelFixtures.file)
+        let v2 = try ManagedObjectModel(
+            xml: ModelFixtures.xml(
+                notes.replacingOccurrences(
+                    of: #"<attribute name="title""#,
+                    with: #"<attribute name="tag" optional="YES" attributeType="String"/><attribute name="title""#
+                )
+            ),
+            name: "Notes 2",
+            file: ModelFixtures.file
+        )
         return try VersionedModel(name: "Notes", versions: [v1, v2], currentVersionName: "Notes 2")
     }
 
@@ -82,8 +90,10 @@ struct PostgresPoolerTests {
                 let read = stored.map { "\($0.value(forKey: "cents")) \($0.value(forKey: "title"))" }.sorted()
                 #expect(read == expected.map { "\($0.cents) \($0.title)" }.sorted())
             }
-            #expect(try await storeRows(directDatabase, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'") == [[.integer(0)]],
-                    "nothing of the store in another schema")
+            #expect(
+                try await storeRows(directDatabase, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'") == [[.integer(0)]],
+                "nothing of the store in another schema"
+            )
         }
     }
 
@@ -153,7 +163,9 @@ struct PostgresPoolerTests {
             // The replica starts once the lock is held: with none held, it would be refused.
             try await holding.waitFor("the holder migrating under its lock") { $0.contains("migrating store") }
             let log = LogRecorder()
-            let replica = Task { try await ProgressiveMigrator(chain: MigrationChain(models: versions), logger: log.logger).migrateStore(at: pooled, to: "Notes 2") }
+            let replica = Task {
+                try await ProgressiveMigrator(chain: MigrationChain(models: versions), logger: log.logger).migrateStore(at: pooled, to: "Notes 2")
+            }
             try await log.waitFor("the replica waiting") { $0.contains("waiting for another migration of the store to finish") }
             release.signal()
             #expect(try await holder.value.steps.count == 1)
@@ -179,7 +191,10 @@ struct PostgresPoolerTests {
                 try context.insertObject(entityName: "Note").setValue(.string("Smørrebrød"), forKey: "title")
                 try await context.save()
             }
-            let plan = try await ProgressiveMigrator(chain: MigrationChain(models: versions), logger: testLogger).migrateStore(at: pooled, to: "Notes 2")
+            let plan = try await ProgressiveMigrator(chain: MigrationChain(models: versions), logger: testLogger).migrateStore(
+                at: pooled,
+                to: "Notes 2"
+            )
             #expect(plan.steps.count == 1)
             #expect(try await storeRows(pooled, "SELECT ztitle FROM znote") == [[.text("Smørrebrød")]])
         }

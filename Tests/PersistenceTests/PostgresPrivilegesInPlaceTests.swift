@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// An in-place step on PostgreSQL that adds an entity and a relationship to it (after the others, so no row is renumbered) makes the
@@ -17,12 +18,15 @@ struct PostgresPrivilegesInPlaceTests {
 
     @Test func aServiceRoleUsesTheTablesAnInPlaceStepMade() async throws {
         let v1 = try F.model("Library", #"<entity name="Book"><attribute name="title" optional="YES" attributeType="String"/></entity>"#)
-        let v2 = try F.model("Library 2", """
+        let v2 = try F.model(
+            "Library 2",
+            """
             <entity name="Book"><attribute name="title" optional="YES" attributeType="String"/>\
             <relationship name="author" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Writer" inverseName="books" inverseEntity="Writer"/></entity>
             <entity name="Writer"><attribute name="name" optional="YES" attributeType="String"/>\
             <relationship name="books" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Book" inverseName="author" inverseEntity="Book"/></entity>
-            """)
+            """
+        )
         try await TestEngine.postgres.withStoreURL { url in
             guard case .postgres(let configuration) = url.kind else { preconditionFailure("a PostgreSQL store URL") }
             try await makeClosedStore(at: url, model: v1) { container in
@@ -34,15 +38,19 @@ struct PostgresPrivilegesInPlaceTests {
             let (service, reader, password) = ("library_service_\(suffix)", "library_reader_\(suffix)", "Hasło-\(suffix)")
             let admin = try PostgresConnection(configuration: configuration)
             let roles = "\(PostgresConfiguration.quoteIdentifier(service)), \(PostgresConfiguration.quoteIdentifier(reader))"
-            try admin.execute("""
+            try admin.execute(
+                """
                 CREATE ROLE \(PostgresConfiguration.quoteIdentifier(service)) LOGIN PASSWORD '\(password)';
                 CREATE ROLE \(PostgresConfiguration.quoteIdentifier(reader)) LOGIN PASSWORD '\(password)';
                 GRANT USAGE ON SCHEMA \(configuration.quotedSchema) TO \(roles);
                 GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA \(configuration.quotedSchema) TO \(PostgresConfiguration.quoteIdentifier(service));
                 GRANT SELECT ON zbook TO \(PostgresConfiguration.quoteIdentifier(reader));
-                """)
+                """
+            )
             defer {
-                do { try admin.execute("DROP OWNED BY \(roles); DROP ROLE \(roles)") } catch { Issue.record("the test's roles were left on the server: \(error)") }
+                do { try admin.execute("DROP OWNED BY \(roles); DROP ROLE \(roles)") } catch {
+                    Issue.record("the test's roles were left on the server: \(error)")
+                }
             }
 
             let models = try VersionedModel(name: "Library", versions: [v1, v2], currentVersionName: "Library 2")
@@ -51,7 +59,8 @@ struct PostgresPrivilegesInPlaceTests {
                 Issue.record("the step was meant to run in place: \(plan.steps.map(\.work))")
                 return
             }
-            let tables = try admin.rows("SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY 1", [.text(configuration.schema)]).compactMap { $0[0].text }
+            let tables = try admin.rows("SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY 1", [.text(configuration.schema)]).compactMap
+            { $0[0].text }
             #expect(tables.contains("zwriter"), "the step made the writer's table: \(tables)")
 
             var asService = configuration
@@ -66,7 +75,10 @@ struct PostgresPrivilegesInPlaceTests {
             await container.store.close()
 
             for table in tables {
-                let granted = try admin.scalar("SELECT has_table_privilege($1, $2, 'SELECT')::text", [.text(reader), .text("\(configuration.quotedSchema).\(table)")])?.text
+                let granted = try admin.scalar(
+                    "SELECT has_table_privilege($1, $2, 'SELECT')::text",
+                    [.text(reader), .text("\(configuration.quotedSchema).\(table)")]
+                )?.text
                 #expect(granted == (table == "zbook" ? "true" : "false"), "the report's SELECT on \(table): \(granted ?? "nil")")
             }
         }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Persistence
 
 /// The names of a migration's schemas beside a PostgreSQL store fit PostgreSQL's 63 bytes,
@@ -8,8 +9,10 @@ struct PostgresShadowNameTests {
     @Test func everyNameFitsIsApartFromTheStoresAndKeepsItsPrefix() {
         #expect(PostgresShadowName.prefix(of: "public", kind: .migrating) == "public_migrating_")
         #expect(PostgresShadowName.prefix(of: "public", kind: .replaced) == "public_replaced_")
-        let schemas = ["public", String(repeating: "a", count: 44), String(repeating: "a", count: 45), String(repeating: "a", count: 63),
-                       String(repeating: "ß", count: 31) + "x", String(repeating: "书", count: 21), String(repeating: "a", count: 62) + "b"]
+        let schemas = [
+            "public", String(repeating: "a", count: 44), String(repeating: "a", count: 45), String(repeating: "a", count: 63),
+            String(repeating: "ß", count: 31) + "x", String(repeating: "书", count: 21), String(repeating: "a", count: 62) + "b",
+        ]
         for schema in schemas {
             for kind in PostgresShadowName.Kind.allCases {
                 let prefix = PostgresShadowName.prefix(of: schema, kind: kind)
@@ -21,7 +24,8 @@ struct PostgresShadowNameTests {
             }
         }
         // Two long names that begin alike keep prefixes apart.
-        let a = String(repeating: "a", count: 62) + "b", b = String(repeating: "a", count: 62) + "c"
+        let a = String(repeating: "a", count: 62) + "b"
+        let b = String(repeating: "a", count: 62) + "c"
         #expect(PostgresShadowName.prefix(of: a, kind: .migrating) != PostgresShadowName.prefix(of: b, kind: .migrating))
     }
 

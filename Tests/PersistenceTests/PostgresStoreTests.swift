@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// What is PostgreSQL's own: connecting and failing to, schemas, the wire types, errors.
@@ -107,7 +108,9 @@ struct PostgresStoreTests {
             let reopened = try await PersistentStore.open(.postgres(shop), model: model, logger: testLogger)
             let books = try await ManagedObjectContext(store: reopened, logger: testLogger).fetch(FetchRequest(entityName: "Book"))
             #expect(books.map { $0.value(forKey: "title") } == ["In the schema"])
-            let schemas = try await reopened.database.read { try $0.rows("SELECT table_schema, count(*) FROM information_schema.tables WHERE table_name LIKE 'z%' GROUP BY table_schema") }
+            let schemas = try await reopened.database.read {
+                try $0.rows("SELECT table_schema, count(*) FROM information_schema.tables WHERE table_name LIKE 'z%' GROUP BY table_schema")
+            }
             #expect(schemas.map(\.values) == [[.text("Shop Floor"), .integer(11)]])
             await reopened.close()
         }
@@ -150,20 +153,30 @@ struct PostgresStoreTests {
 
     @Test func valuesComeBackByType() async throws {
         try await withConnection { connection in
-            let row = try #require(try connection.rows("""
-                SELECT 7::smallint, 2147483647::integer, '-9223372036854775808'::bigint, 1.5::real, 0.1::double precision,
-                       123456789012345678901234567890.000000000000000000000000000001::numeric, 'x'::varchar, 'y'::text,
-                       '\\x00ff'::bytea, ''::bytea, true, false, '00112233-4455-6677-8899-aabbccddeeff'::uuid,
-                       '1969-12-31 23:59:59.999999+00'::timestamptz, '0.0001'::numeric, '-10000'::numeric, 0::numeric
-                """).first)
-            #expect(row.values == [
-                .integer(7), .integer(2_147_483_647), .integer(Int64.min), .double(1.5), .double(0.1),
-                .text("123456789012345678901234567890.000000000000000000000000000001"), .text("x"), .text("y"),
-                .blob(Data([0x00, 0xFF])), .blob(Data()), .integer(1), .integer(0), .text("00112233-4455-6677-8899-aabbccddeeff"),
-                .double(-978_307_200.000_001), .text("0.0001"), .text("-10000"), .text("0"),
-            ])
+            let row = try #require(
+                try connection.rows(
+                    """
+                    SELECT 7::smallint, 2147483647::integer, '-9223372036854775808'::bigint, 1.5::real, 0.1::double precision,
+                           123456789012345678901234567890.000000000000000000000000000001::numeric, 'x'::varchar, 'y'::text,
+                           '\\x00ff'::bytea, ''::bytea, true, false, '00112233-4455-6677-8899-aabbccddeeff'::uuid,
+                           '1969-12-31 23:59:59.999999+00'::timestamptz, '0.0001'::numeric, '-10000'::numeric, 0::numeric
+                    """
+                ).first
+            )
+            #expect(
+                row.values == [
+                    .integer(7), .integer(2_147_483_647), .integer(Int64.min), .double(1.5), .double(0.1),
+                    .text("123456789012345678901234567890.000000000000000000000000000001"), .text("x"), .text("y"),
+                    .blob(Data([0x00, 0xFF])), .blob(Data()), .integer(1), .integer(0), .text("00112233-4455-6677-8899-aabbccddeeff"),
+                    .double(-978_307_200.000_001), .text("0.0001"), .text("-10000"), .text("0"),
+                ]
+            )
             // A column without a binary reader (date) makes the whole row text; the values are the same.
-            let text = try #require(try connection.rows("SELECT '2001-01-01'::date, 42::integer, true, '\\x01'::bytea, 2.5::numeric, '2001-01-01 00:00:01.5+00'::timestamptz").first)
+            let text = try #require(
+                try connection.rows(
+                    "SELECT '2001-01-01'::date, 42::integer, true, '\\x01'::bytea, 2.5::numeric, '2001-01-01 00:00:01.5+00'::timestamptz"
+                ).first
+            )
             #expect(text.values == [.text("2001-01-01"), .integer(42), .integer(1), .blob(Data([1])), .text("2.5"), .double(1.5)])
         }
     }
@@ -171,16 +184,24 @@ struct PostgresStoreTests {
     @Test func argumentsBindByKind() async throws {
         try await withConnection { connection in
             try connection.execute("CREATE TABLE t (i smallint, b boolean, u uuid, d timestamptz, n numeric, x bytea, f real)")
-            try connection.run("INSERT INTO t VALUES ($1, $2, $3, $4, $5, $6, $7)", [
-                .integer(-3), .text("true"), .text("00112233-4455-6677-8899-aabbccddeeff"),
-                .text(PostgresTimestamp.text(secondsSinceReferenceDate: -0.5)), .text("1.000000000000000000001"), .blob(Data()), .double(0.25),
-            ])
+            try connection.run(
+                "INSERT INTO t VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                [
+                    .integer(-3), .text("true"), .text("00112233-4455-6677-8899-aabbccddeeff"),
+                    .text(PostgresTimestamp.text(secondsSinceReferenceDate: -0.5)), .text("1.000000000000000000001"), .blob(Data()), .double(0.25),
+                ]
+            )
             try connection.run("INSERT INTO t VALUES ($1, $2, $3, $4, $5, $6, $7)", Array(repeating: .null, count: 7))
             let rows = try connection.rows("SELECT i, b, u, d, n, x, f FROM t ORDER BY i NULLS LAST")
-            #expect(rows.map(\.values) == [
-                [.integer(-3), .integer(1), .text("00112233-4455-6677-8899-aabbccddeeff"), .double(-0.5), .text("1.000000000000000000001"), .blob(Data()), .double(0.25)],
-                Array(repeating: .null, count: 7),
-            ])
+            #expect(
+                rows.map(\.values) == [
+                    [
+                        .integer(-3), .integer(1), .text("00112233-4455-6677-8899-aabbccddeeff"), .double(-0.5), .text("1.000000000000000000001"),
+                        .blob(Data()), .double(0.25),
+                    ],
+                    Array(repeating: .null, count: 7),
+                ]
+            )
             // One SQL, arguments of other kinds: prepared again for the new types.
             #expect(try connection.scalar("SELECT count(*) FROM t WHERE i = $1", [.integer(-3)]) == .integer(1))
             #expect(try connection.scalar("SELECT count(*) FROM t WHERE i = $1", [.text("-3")]) == .integer(1))
@@ -217,7 +238,9 @@ struct PostgresStoreTests {
 
     @Test func sessionsRunInUTCWithISODates() async throws {
         try await withConnection { connection in
-            let row = try #require(try connection.rows("SELECT current_setting('TimeZone'), current_setting('DateStyle'), current_setting('client_min_messages')").first)
+            let row = try #require(
+                try connection.rows("SELECT current_setting('TimeZone'), current_setting('DateStyle'), current_setting('client_min_messages')").first
+            )
             #expect(row.values == [.text("UTC"), .text("ISO, MDY"), .text("warning")])
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// A store on a server that takes TLS connections only (``TestPostgresTLS``), as managed
@@ -46,7 +47,10 @@ struct PostgresTLSTests {
         let tls = try await TestPostgresTLS.shared()
         let model = try ModelFixtures.model(Self.notes)
         let refusals: [(parameters: String, host: String, says: String)] = [
-            ("sslmode=verify-full&sslrootcert=\(tls.otherAuthorityFile)", "localhost", "the server's certificate was not accepted under sslmode=verify-full"),
+            (
+                "sslmode=verify-full&sslrootcert=\(tls.otherAuthorityFile)", "localhost",
+                "the server's certificate was not accepted under sslmode=verify-full"
+            ),
             // Reached at 127.0.0.1 under a name the certificate was not issued for.
             ("sslmode=verify-full&sslrootcert=\(tls.authorityFile)&hostaddr=127.0.0.1", "db.wrong.example", "check that sslrootcert names the CA"),
             ("sslmode=disable", "localhost", "the server accepts only encrypted connections"),

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Persistence
 
 @Suite("Predicate errors")
@@ -50,11 +51,20 @@ struct PredicateErrorTests {
         Case(format: "a == $", code: .syntax, offset: 5, message: "name after '$'"),
         Case(format: "a. == 1", code: .syntax, offset: 3, message: "expected a key"),
         Case(format: "a == {1, 2", code: .syntax, offset: 10, message: "expected ',' or '}'"),
-        Case(format: "SUBQUERY(pages, $p, $p.number > 1).@count > 0", code: .unsupported, offset: 0,
-             message: "SUBQUERY is not supported"),
+        Case(
+            format: "SUBQUERY(pages, $p, $p.number > 1).@count > 0",
+            code: .unsupported,
+            offset: 0,
+            message: "SUBQUERY is not supported"
+        ),
         Case(format: "title == %@", code: .missingArgument, offset: 9, message: "missing argument for %@"),
-        Case(format: "a == %@ AND b == %@", arguments: [1], code: .missingArgument, offset: 17,
-             message: "missing argument for %@: 1 given"),
+        Case(
+            format: "a == %@ AND b == %@",
+            arguments: [1],
+            code: .missingArgument,
+            offset: 17,
+            message: "missing argument for %@: 1 given"
+        ),
         Case(format: "%K == 1", code: .missingArgument, offset: 0, message: "missing argument for %K"),
         Case(format: "a == %@", arguments: [1, 2], code: .badArgument, offset: 7, message: "too many arguments"),
         Case(format: "TRUEPREDICATE", arguments: ["x"], code: .badArgument, offset: 13, message: "too many arguments"),

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Persistence
 
 /// Feeds thousands of random and mutated format strings to the parser. Each must parse or
@@ -10,9 +11,10 @@ struct PredicateFuzzTests {
     /// SplitMix64: a fixed seed keeps failures reproducible.
     typealias Generator = SeededGenerator
 
-    static let seeds = PredicateRoundTripTests.predicates + [
-        "title == %@ AND %K BEGINSWITH[cd] %@", "n == %d OR x < %f", "$source.price * 1.04 > 3",
-    ]
+    static let seeds =
+        PredicateRoundTripTests.predicates + [
+            "title == %@ AND %K BEGINSWITH[cd] %@", "n == %d OR x < %f", "$source.price * 1.04 > 3",
+        ]
 
     static let fragments = [
         "(", ")", "{", "}", "[c]", "[cd]", "[", "]", ",", ".", ":", "'", "\"", "\\", "\\u", "\\u{",
@@ -29,18 +31,18 @@ struct PredicateFuzzTests {
         for _ in 0..<Int.random(in: 1...2, using: &rng) {
             let at = Int.random(in: 0...scalars.count, using: &rng)
             switch Int.random(in: 0..<4, using: &rng) {
-            case 0: // insert a grammar fragment
+            case 0:  // insert a grammar fragment
                 scalars.insert(contentsOf: fragments.randomElement(using: &rng)!.unicodeScalars, at: at)
-            case 1: // delete a run
+            case 1:  // delete a run
                 if at < scalars.count {
                     scalars.removeSubrange(at..<min(scalars.count, at + Int.random(in: 1...5, using: &rng)))
                 }
-            case 2: // duplicate a run
+            case 2:  // duplicate a run
                 if at < scalars.count {
                     let run = scalars[at..<min(scalars.count, at + Int.random(in: 1...8, using: &rng))]
                     scalars.insert(contentsOf: Array(run), at: at)
                 }
-            default: // a random scalar, printable or not
+            default:  // a random scalar, printable or not
                 let value = UInt32.random(in: 0...0x2FF, using: &rng)
                 if let scalar = Unicode.Scalar(value) { scalars.insert(scalar, at: at) }
             }
@@ -79,11 +81,13 @@ struct PredicateFuzzTests {
         var parsed = 0
         var failed = 0
         for round in 0..<4000 {
-            let format = round.isMultiple(of: 3)
+            let format =
+                round.isMultiple(of: 3)
                 ? Self.randomFragments(using: &rng)
                 : Self.mutate(Self.seeds.randomElement(using: &rng)!, using: &rng)
             // Mostly arguments that fit the placeholders, so that parsing gets past them.
-            let arguments = round.isMultiple(of: 4)
+            let arguments =
+                round.isMultiple(of: 4)
                 ? (0..<Int.random(in: 0...3, using: &rng)).map { _ in Self.argumentPool.randomElement(using: &rng)! }
                 : Self.fittingArguments(for: format, using: &rng)
             let length = format.unicodeScalars.count

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Persistence
 
 @Suite("Predicate format round trip")
@@ -76,10 +77,18 @@ struct PredicateRoundTripTests {
     @Test func handBuiltTreesRoundTrip() throws {
         let trees: [Predicate] = [
             .and([.or([compare(key("a"), .equal, const(1)), .true]), .not(.and([.false, .false]))]),
-            compare(.arithmetic(.subtract, const(0), .arithmetic(.add, key("a"), const(-1))), .lessThan,
-                    .arithmetic(.power, const(-2.5), .arithmetic(.power, const(2), const(-1)))),
-            compare(.variable("source", keyPath: ["pages", "@count"]), .between,
-                    .aggregate([const(1), .function("now", [])]), options: [.caseInsensitive], modifier: .all),
+            compare(
+                .arithmetic(.subtract, const(0), .arithmetic(.add, key("a"), const(-1))),
+                .lessThan,
+                .arithmetic(.power, const(-2.5), .arithmetic(.power, const(2), const(-1)))
+            ),
+            compare(
+                .variable("source", keyPath: ["pages", "@count"]),
+                .between,
+                .aggregate([const(1), .function("now", [])]),
+                options: [.caseInsensitive],
+                modifier: .all
+            ),
             compare(.keyPath(["select", "from", "where"]), .like, const("*"), options: .diacriticInsensitive),
         ]
         for tree in trees {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Persistence
 
 // Foundation has its own `Predicate` and `Expression`; in this test module the names mean ours.
@@ -9,8 +10,13 @@ typealias Expression = Persistence.Expression
 /// Shorthands for expected trees.
 func key(_ path: String) -> Expression { .keyPath(path.split(separator: ".").map(String.init)) }
 func const(_ value: AttributeValue) -> Expression { .constant(value) }
-func compare(_ lhs: Expression, _ op: ComparisonOperator, _ rhs: Expression,
-             options: ComparisonOptions = [], modifier: ComparisonModifier = .direct) -> Predicate {
+func compare(
+    _ lhs: Expression,
+    _ op: ComparisonOperator,
+    _ rhs: Expression,
+    options: ComparisonOptions = [],
+    modifier: ComparisonModifier = .direct
+) -> Predicate {
     .comparison(Comparison(lhs, op, rhs, options: options, modifier: modifier))
 }
 
@@ -55,15 +61,21 @@ struct PredicateTests {
     }
 
     @Test func between() throws {
-        #expect(try Predicate(format: "price BETWEEN {1, 5.5}")
-            == compare(key("price"), .between, .aggregate([const(1), const(5.5)])))
-        #expect(try Predicate(format: "price between %@", .list([2, 3]))
-            == compare(key("price"), .between, .aggregate([const(2), const(3)])))
+        #expect(
+            try Predicate(format: "price BETWEEN {1, 5.5}")
+                == compare(key("price"), .between, .aggregate([const(1), const(5.5)]))
+        )
+        #expect(
+            try Predicate(format: "price between %@", .list([2, 3]))
+                == compare(key("price"), .between, .aggregate([const(2), const(3)]))
+        )
     }
 
     @Test func inAggregate() throws {
-        #expect(try Predicate(format: "author IN {'Ann', \"Bo\"}")
-            == compare(key("author"), .in, .aggregate([const("Ann"), const("Bo")])))
+        #expect(
+            try Predicate(format: "author IN {'Ann', \"Bo\"}")
+                == compare(key("author"), .in, .aggregate([const("Ann"), const("Bo")]))
+        )
     }
 
     @Test func truePredicates() throws {
@@ -99,21 +111,35 @@ struct PredicateTests {
     @Test func placeholders() throws {
         let id = ObjectID.permanent(entityName: "Book", primaryKey: 7)
         let date = Date(timeIntervalSince1970: 1_000_000)
-        #expect(try Predicate(format: "%K == %@", "title", "Dune")
-            == compare(key("title"), .equal, const("Dune")))
-        #expect(try Predicate(format: "%K < %@", "book.price", .value(.double(9.5)))
-            == compare(key("book.price"), .lessThan, const(9.5)))
-        #expect(try Predicate(format: "created > %@", .value(.date(date)))
-            == compare(key("created"), .greaterThan, const(.date(date))))
+        #expect(
+            try Predicate(format: "%K == %@", "title", "Dune")
+                == compare(key("title"), .equal, const("Dune"))
+        )
+        #expect(
+            try Predicate(format: "%K < %@", "book.price", .value(.double(9.5)))
+                == compare(key("book.price"), .lessThan, const(9.5))
+        )
+        #expect(
+            try Predicate(format: "created > %@", .value(.date(date)))
+                == compare(key("created"), .greaterThan, const(.date(date)))
+        )
         #expect(try Predicate(format: "author == %@", nil) == compare(key("author"), .equal, const(.null)))
         #expect(try Predicate(format: "book == %@", .object(id)) == compare(key("book"), .equal, .object(id)))
-        #expect(try Predicate(format: "n IN %@", .list([1, "two"]))
-            == compare(key("n"), .in, .aggregate([const(1), const("two")])))
-        #expect(try Predicate(format: "n == %d OR n == %i OR n == %ld", 1, 2, 3)
-            == .or([compare(key("n"), .equal, const(1)), compare(key("n"), .equal, const(2)),
-                    compare(key("n"), .equal, const(3))]))
-        #expect(try Predicate(format: "x > %f AND y < %lf", 1.5, 2)
-            == .and([compare(key("x"), .greaterThan, const(1.5)), compare(key("y"), .lessThan, const(2.0))]))
+        #expect(
+            try Predicate(format: "n IN %@", .list([1, "two"]))
+                == compare(key("n"), .in, .aggregate([const(1), const("two")]))
+        )
+        #expect(
+            try Predicate(format: "n == %d OR n == %i OR n == %ld", 1, 2, 3)
+                == .or([
+                    compare(key("n"), .equal, const(1)), compare(key("n"), .equal, const(2)),
+                    compare(key("n"), .equal, const(3)),
+                ])
+        )
+        #expect(
+            try Predicate(format: "x > %f AND y < %lf", 1.5, 2)
+                == .and([compare(key("x"), .greaterThan, const(1.5)), compare(key("y"), .lessThan, const(2.0))])
+        )
     }
 
     static let hostileStrings = [
@@ -132,11 +158,21 @@ struct PredicateTests {
 
     @Test func variablesSubstitute() throws {
         let p = try Predicate(format: "price < $MAX AND title == $title")
-        #expect(p == .and([compare(key("price"), .lessThan, .variable("MAX", keyPath: [])),
-                           compare(key("title"), .equal, .variable("title", keyPath: []))]))
+        #expect(
+            p
+                == .and([
+                    compare(key("price"), .lessThan, .variable("MAX", keyPath: [])),
+                    compare(key("title"), .equal, .variable("title", keyPath: [])),
+                ])
+        )
         let bound = try p.substituting(["MAX": 10.5, "title": "Dune", "unused": 1])
-        #expect(bound == .and([compare(key("price"), .lessThan, const(10.5)),
-                               compare(key("title"), .equal, const("Dune"))]))
+        #expect(
+            bound
+                == .and([
+                    compare(key("price"), .lessThan, const(10.5)),
+                    compare(key("title"), .equal, const("Dune")),
+                ])
+        )
     }
 
     @Test func unboundVariableIsAnError() throws {
@@ -148,8 +184,10 @@ struct PredicateTests {
 
     @Test func variableWithKeyPathIsLeftAloneUnlessBound() throws {
         let p = try Predicate(format: "$source.title == $title")
-        #expect(try p.substituting(["title": "x"])
-            == compare(.variable("source", keyPath: ["title"]), .equal, const("x")))
+        #expect(
+            try p.substituting(["title": "x"])
+                == compare(.variable("source", keyPath: ["title"]), .equal, const("x"))
+        )
         let error = #expect(throws: ExpressionError.self) { try p.substituting(["title": "x", "source": 1]) }
         #expect(error?.code == .typeMismatch)
     }

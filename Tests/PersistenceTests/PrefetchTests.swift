@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// Prefetched to-many destinations answer as the store would: the same objects in the
@@ -23,7 +24,9 @@ struct PrefetchTests {
             try await writer.save()
 
             let fresh = container.newContext()
-            let expected = try await books.asyncMap { try await fresh.existingObject(with: $0.objectID).destinations(forKey: "pages").map(\.objectID) }
+            let expected = try await books.asyncMap {
+                try await fresh.existingObject(with: $0.objectID).destinations(forKey: "pages").map(\.objectID)
+            }
             let context = container.newContext()
             var loaded: [ManagedObject] = []
             for book in books { loaded.append(try await context.existingObject(with: book.objectID)) }

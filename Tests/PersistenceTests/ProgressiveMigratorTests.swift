@@ -1,37 +1,58 @@
 import Foundation
-import Synchronization
 import PersistenceTesting
+import Synchronization
 import Testing
+
 @testable import Persistence
 
 /// The shop's three versions: v2 adds an optional `label`, v3 makes `name` required.
 enum ShopModels {
     static func v1() throws -> ManagedObjectModel {
-        try model("Shop", "1", """
+        try model(
+            "Shop",
+            "1",
+            """
             <entity name="Item"><attribute name="name" optional="YES" attributeType="String"/><attribute name="price" optional="YES" attributeType="Double" defaultValueString="0"/></entity>
-            """)
+            """
+        )
     }
     static func v2() throws -> ManagedObjectModel {
-        try model("Shop 2", "2", """
+        try model(
+            "Shop 2",
+            "2",
+            """
             <entity name="Item"><attribute name="name" optional="YES" attributeType="String"/><attribute name="price" optional="YES" attributeType="Double" defaultValueString="0"/><attribute name="label" optional="YES" attributeType="String"/></entity>
-            """)
+            """
+        )
     }
     static func v3() throws -> ManagedObjectModel {
-        try model("Shop 3", "3", """
+        try model(
+            "Shop 3",
+            "3",
+            """
             <entity name="Item"><attribute name="name" attributeType="String"/><attribute name="price" optional="YES" attributeType="Double" defaultValueString="0"/><attribute name="label" optional="YES" attributeType="String"/></entity>
-            """)
+            """
+        )
     }
     /// A version 3 that adds a required `code` with no default: not inferable.
     static func v3WithANewRequiredCode() throws -> ManagedObjectModel {
-        try model("Shop 3", "3", """
+        try model(
+            "Shop 3",
+            "3",
+            """
             <entity name="Item"><attribute name="name" optional="YES" attributeType="String"/><attribute name="price" optional="YES" attributeType="Double" defaultValueString="0"/><attribute name="label" optional="YES" attributeType="String"/><attribute name="code" attributeType="String"/></entity>
-            """)
+            """
+        )
     }
     /// A version 3 that only adds an optional `note`: what a chain may reach from 1 in one jump.
     static func v3Optional() throws -> ManagedObjectModel {
-        try model("Shop 3", "3", """
+        try model(
+            "Shop 3",
+            "3",
+            """
             <entity name="Item"><attribute name="name" optional="YES" attributeType="String"/><attribute name="price" optional="YES" attributeType="Double" defaultValueString="0"/><attribute name="label" optional="YES" attributeType="String"/><attribute name="note" optional="YES" attributeType="String"/></entity>
-            """)
+            """
+        )
     }
     static func model(_ name: String, _ identifier: String, _ body: String) throws -> ManagedObjectModel {
         try ManagedObjectModel(xml: ModelFixtures.xml(body, identifier: identifier), name: name, file: "\(name).xcdatamodel/contents")
@@ -42,14 +63,17 @@ enum ShopModels {
 }
 
 enum ShopVersion: String, MigrationVersion, CaseIterable {
-    case v1 = "Shop", v2 = "Shop 2"
+    case v1 = "Shop"
+    case v2 = "Shop 2"
     var modelName: String { rawValue }
     func nextVersion() -> ShopVersion? { self == .v1 ? .v2 : nil }
 }
 
 /// A chain that jumps from version 1 straight to 3, skipping 2.
 enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
-    case v1 = "Shop", v2 = "Shop 2", v3 = "Shop 3"
+    case v1 = "Shop"
+    case v2 = "Shop 2"
+    case v3 = "Shop 3"
     var modelName: String { rawValue }
     func nextVersion() -> SkippingShopVersion? { self == .v1 ? .v3 : nil }
 }
@@ -96,7 +120,11 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
     @Test(arguments: TestEngine.allCases)
     func aStoreOfAnUnknownModelIsRefusedAndLeftUntouched(engine: TestEngine) async throws {
         try await engine.withStoreURL { url in
-            let other = try ShopModels.model("Other", "", #"<entity name="Thing"><attribute name="x" optional="YES" attributeType="String"/></entity>"#)
+            let other = try ShopModels.model(
+                "Other",
+                "",
+                #"<entity name="Thing"><attribute name="x" optional="YES" attributeType="String"/></entity>"#
+            )
             try await makeStore(at: url, other, names: [])
             let before = try await StoreSnapshot(url)
             let chain = try MigrationChain(ShopVersion.self, models: try ShopModels.versioned([ShopModels.v1(), ShopModels.v2()]))
@@ -186,12 +214,18 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
             try migrator.plan(from: try #require(models.version(named: "Shop 2")), to: "Shop 3", store: store)
         }
         #expect(missing?.code == .noPath)
-        #expect(missing?.message == "no step of the chain leads from 'Shop 2' to 'Shop 3': no version follows 'Shop 2'", "\(String(describing: missing))")
+        #expect(
+            missing?.message == "no step of the chain leads from 'Shop 2' to 'Shop 3': no version follows 'Shop 2'",
+            "\(String(describing: missing))"
+        )
         let backward = #expect(throws: MigrationError.self) {
             try migrator.plan(from: try #require(models.version(named: "Shop 3")), to: "Shop", store: store)
         }
         #expect(backward?.code == .noPath)
-        #expect(backward?.message == "the store is at 'Shop 3', after 'Shop': a store only migrates forward, to later versions", "\(String(describing: backward))")
+        #expect(
+            backward?.message == "the store is at 'Shop 3', after 'Shop': a store only migrates forward, to later versions",
+            "\(String(describing: backward))"
+        )
         for error in [missing, backward] {
             #expect(error.map { !"\($0)".contains("nextVersion") } == true, "\(String(describing: error))")
         }
@@ -209,13 +243,25 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
 
     /// A mapping that copies `name` as it is, so rows without a name break v3's rule.
     func nameCopyingMapping() throws -> MappingModel {
-        let source = try ShopModels.v2(), destination = try ShopModels.v3()
-        return MappingModel(name: "Shop2ToShop3", source: source, destination: destination, entityMappings: [
-            EntityMapping(name: "ItemToItem", type: .transform, sourceEntityName: "Item", destinationEntityName: "Item", attributeMappings: [
-                PropertyMapping(name: "name", valueExpression: try Expression(format: "$source.name")),
-                PropertyMapping(name: "price", valueExpression: try Expression(format: "$source.price * 2")),
-            ]),
-        ])
+        let source = try ShopModels.v2()
+        let destination = try ShopModels.v3()
+        return MappingModel(
+            name: "Shop2ToShop3",
+            source: source,
+            destination: destination,
+            entityMappings: [
+                EntityMapping(
+                    name: "ItemToItem",
+                    type: .transform,
+                    sourceEntityName: "Item",
+                    destinationEntityName: "Item",
+                    attributeMappings: [
+                        PropertyMapping(name: "name", valueExpression: try Expression(format: "$source.name")),
+                        PropertyMapping(name: "price", valueExpression: try Expression(format: "$source.price * 2")),
+                    ]
+                )
+            ]
+        )
     }
 
     @Test(arguments: TestEngine.allCases)
@@ -258,7 +304,11 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
             mapping.isInferred = false
             mapping.entityMappings[0].type = .custom
             mapping.entityMappings[0].policyName = "Shop.MissingPolicy"
-            let chain = try MigrationChain(ShopVersion.self, models: try ShopModels.versioned([ShopModels.v1(), ShopModels.v2()]), mappingModels: [mapping])
+            let chain = try MigrationChain(
+                ShopVersion.self,
+                models: try ShopModels.versioned([ShopModels.v1(), ShopModels.v2()]),
+                mappingModels: [mapping]
+            )
             let error = await #expect(throws: MigrationError.self) {
                 try await ProgressiveMigrator(chain: chain, logger: testLogger).migrateStore(at: url)
             }
@@ -277,8 +327,14 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
             return ({ held.release() }, "pid \(getpid())")
         case .postgres(var configuration):
             configuration.parameters["application_name"] = "shop-migrator"
-            let held = try await PostgresMigrationBackend(store: url, configuration: configuration).acquireLock(timeout: .seconds(1), logger: testLogger)
-            let pid = try await storeRows(url, "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'shop-migrator'")
+            let held = try await PostgresMigrationBackend(store: url, configuration: configuration).acquireLock(
+                timeout: .seconds(1),
+                logger: testLogger
+            )
+            let pid = try await storeRows(
+                url,
+                "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'shop-migrator'"
+            )
             #expect(pid.count == 1, "one session holds the lock")
             return ({ await held.release() }, "server process \(pid.first?.first?.int64 ?? -1), shop-migrator")
         case .memory:
@@ -318,8 +374,12 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
             mapping.entityMappings[0].policyName = "BlockingPolicy"
             var policies = MigrationPolicies()
             policies.register(BlockingPolicy.self)
-            let chain = try MigrationChain(ShopVersion.self, models: try ShopModels.versioned([ShopModels.v1(), ShopModels.v2()]),
-                                           mappingModels: [mapping], policies: policies)
+            let chain = try MigrationChain(
+                ShopVersion.self,
+                models: try ShopModels.versioned([ShopModels.v1(), ShopModels.v2()]),
+                mappingModels: [mapping],
+                policies: policies
+            )
             let migrator = ProgressiveMigrator(chain: chain, logger: testLogger)
             let updates = migrator.progressUpdates()
             let task = Task { try await migrator.migrateStore(at: url) }
@@ -340,7 +400,8 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
 }
 
 enum ShopVersion2To3: String, MigrationVersion, CaseIterable {
-    case v2 = "Shop 2", v3 = "Shop 3"
+    case v2 = "Shop 2"
+    case v3 = "Shop 3"
     var modelName: String { rawValue }
     func nextVersion() -> ShopVersion2To3? { self == .v2 ? .v3 : nil }
 }

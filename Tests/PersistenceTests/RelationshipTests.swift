@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// Relationships keep their inverses in step, in the context before a save and in the
@@ -188,12 +189,19 @@ struct RelationshipTests {
     /// destination a permanent ID moves the reference along, as it does a stored one's.
     @Test(arguments: TestBackend.allCases)
     func aTransientToOneFollowsItsDestinationThroughASave(backend: TestBackend) async throws {
-        let model = try ManagedObjectModel(name: "Links", entities: [
-            EntityDescription(name: "Note", attributes: [AttributeDescription(name: "text", type: .string)], relationships: [
-                RelationshipDescription(name: "draft", destinationEntityName: "Note", isTransient: true),
-                RelationshipDescription(name: "next", destinationEntityName: "Note"),
-            ]),
-        ])
+        let model = try ManagedObjectModel(
+            name: "Links",
+            entities: [
+                EntityDescription(
+                    name: "Note",
+                    attributes: [AttributeDescription(name: "text", type: .string)],
+                    relationships: [
+                        RelationshipDescription(name: "draft", destinationEntityName: "Note", isTransient: true),
+                        RelationshipDescription(name: "next", destinationEntityName: "Note"),
+                    ]
+                )
+            ]
+        )
         try await withContainer(backend, model: model) { container in
             let context = container.newContext()
             let first = try context.insertObject(entityName: "Note")

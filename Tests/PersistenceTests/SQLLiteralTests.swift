@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// A SQL literal carries its values with its text: each engine numbers the placeholders,
@@ -55,18 +56,28 @@ struct SQLLiteralTests {
             let capitalised = "Regal"
             let rows: [(Int64, String?, Double?)] = [(1, "Ænima — l'été", 19.99), (2, nil, 0.01), (3, "O'Brien; DROP TABLE x", nil)]
             try await database.write { connection in
-                try connection.run(literal: "CREATE TABLE \(identifier: table) (k \(raw: connection.dialect.keyColumnType), t \(raw: connection.dialect.columnType(for: .string)), p \(raw: connection.dialect.columnType(for: .double)))")
+                try connection.run(
+                    literal:
+                        "CREATE TABLE \(identifier: table) (k \(raw: connection.dialect.keyColumnType), t \(raw: connection.dialect.columnType(for: .string)), p \(raw: connection.dialect.columnType(for: .double)))"
+                )
                 for (key, text, price) in rows {
-                    try connection.run(literal: "INSERT INTO \(identifier: table) (k, t, p) VALUES (\(key), \(text.map(DatabaseValue.text) ?? .null), \(price.map(DatabaseValue.double) ?? .null))")
+                    try connection.run(
+                        literal:
+                            "INSERT INTO \(identifier: table) (k, t, p) VALUES (\(key), \(text.map(DatabaseValue.text) ?? .null), \(price.map(DatabaseValue.double) ?? .null))"
+                    )
                 }
             }
             let read = try await database.read { connection in
-                try connection.rows(literal: "SELECT k, t, p FROM \(identifier: table) WHERE k >= \(Int64(1)) ORDER BY k").map { ($0[0].int64, $0[1].text, $0[2].double) }
+                try connection.rows(literal: "SELECT k, t, p FROM \(identifier: table) WHERE k >= \(Int64(1)) ORDER BY k").map {
+                    ($0[0].int64, $0[1].text, $0[2].double)
+                }
             }
             #expect(read.map(\.0) == rows.map { Optional($0.0) })
             #expect(read.map(\.1) == rows.map(\.1))
             #expect(read.map(\.2) == rows.map(\.2))
-            let count = try await database.read { try $0.scalar(literal: "SELECT count(*) FROM \(identifier: table) WHERE t = \("O'Brien; DROP TABLE x")") }
+            let count = try await database.read {
+                try $0.scalar(literal: "SELECT count(*) FROM \(identifier: table) WHERE t = \("O'Brien; DROP TABLE x")")
+            }
             #expect(count?.int64 == 1)
             // A name with capitals is the same table wherever it is named.
             try await database.write { try $0.run(literal: "CREATE TABLE \(identifier: capitalised) (k \(raw: $0.dialect.keyColumnType))") }
@@ -82,7 +93,9 @@ struct SQLLiteralTests {
         try await withContainer(backend, model: try LibraryModel.make()) { (container: PersistentContainer) async throws in
             let database = container.store.database
             let limit = database.dialect.parameterLimit
-            @Sendable func query(_ count: Int) -> SQL { "SELECT count(*) FROM \(storeName: "Z_PRIMARYKEY") WHERE \(storeName: "Z_ENT") IN (\(list: (0..<count).map { DatabaseValue.integer(Int64($0)) }))" }
+            @Sendable func query(_ count: Int) -> SQL {
+                "SELECT count(*) FROM \(storeName: "Z_PRIMARYKEY") WHERE \(storeName: "Z_ENT") IN (\(list: (0..<count).map { DatabaseValue.integer(Int64($0)) }))"
+            }
             let atLimit = try await database.read { try $0.scalar(literal: query(limit)) }
             #expect(atLimit?.int64 ?? 0 > 0)
             do {
@@ -104,7 +117,9 @@ struct SQLLiteralTests {
             let database = container.store.database
             for (table, column) in [("order", "group"), ("user", "limit"), ("select", "from")] {
                 try await database.write { connection in
-                    try connection.run(literal: "CREATE TABLE \(identifier: table) (\(identifier: column) \(raw: connection.dialect.columnType(for: .string)))")
+                    try connection.run(
+                        literal: "CREATE TABLE \(identifier: table) (\(identifier: column) \(raw: connection.dialect.columnType(for: .string)))"
+                    )
                     try connection.run(literal: "INSERT INTO \(identifier: table) (\(identifier: column)) VALUES (\("Ærø"))")
                 }
                 let read = try await database.read { try $0.scalar(literal: "SELECT \(identifier: column) FROM \(identifier: table)") }

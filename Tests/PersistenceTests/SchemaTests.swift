@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// The store's tables, as `sqlite3 store.sqlite .schema` (or psql's `\\d`) shows them:
@@ -34,7 +35,8 @@ struct SchemaTests {
     }
 
     func tables(_ container: PersistentContainer) async throws -> Set<String> {
-        let sql = isPostgres(container)
+        let sql =
+            isPostgres(container)
             ? "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
             : "SELECT name FROM sqlite_master WHERE type = 'table'"
         return Set(try await inspect(container, sql).compactMap { $0[0].text })
@@ -43,9 +45,13 @@ struct SchemaTests {
     /// The columns of a table, in order, with their declared types; names as Core Data
     /// spells them (PostgreSQL stores them in lower case).
     func columnsAndTypes(_ container: PersistentContainer, _ table: String) async throws -> [(name: String, type: String)] {
-        let rows = isPostgres(container)
-            ? try await inspect(container, "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position",
-                                [.text(name(container, table))])
+        let rows =
+            isPostgres(container)
+            ? try await inspect(
+                container,
+                "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position",
+                [.text(name(container, table))]
+            )
             : try await inspect(container, "PRAGMA table_info(\(table))").map { Row([$0[1], $0[2]]) }
         return rows.map { (($0[0].text ?? "").uppercased(), $0[1].text ?? "") }
     }
@@ -61,22 +67,29 @@ struct SchemaTests {
     /// Index name → table, for the indexes the store created (not those of primary keys),
     /// as Core Data spells them.
     func indexes(_ container: PersistentContainer) async throws -> [String: String] {
-        let sql = isPostgres(container)
+        let sql =
+            isPostgres(container)
             ? "SELECT indexname, tablename FROM pg_indexes WHERE schemaname = current_schema() AND indexname NOT LIKE '%_pkey'"
             : "SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
-        return Dictionary(uniqueKeysWithValues: try await inspect(container, sql).map { (($0[0].text ?? "").uppercased(), ($0[1].text ?? "").uppercased()) })
+        return Dictionary(
+            uniqueKeysWithValues: try await inspect(container, sql).map { (($0[0].text ?? "").uppercased(), ($0[1].text ?? "").uppercased()) }
+        )
     }
 
     /// The columns an index covers, in order.
     func indexColumns(_ container: PersistentContainer, _ index: String) async throws -> [String] {
         if isPostgres(container) {
-            return try await inspect(container, """
+            return try await inspect(
+                container,
+                """
                 SELECT a.attname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
                 JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = current_schema()
                 JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, position) ON true
                 JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
                 WHERE c.relname = ? ORDER BY k.position
-                """, [.text(name(container, index))]).compactMap { $0[0].text?.uppercased() }
+                """,
+                [.text(name(container, index))]
+            ).compactMap { $0[0].text?.uppercased() }
         }
         return try await inspect(container, "PRAGMA index_info(\(index))").compactMap { $0[2].text }
     }
@@ -84,11 +97,15 @@ struct SchemaTests {
     /// The primary key's columns of a table.
     func primaryKey(_ container: PersistentContainer, _ table: String) async throws -> [String] {
         if isPostgres(container) {
-            return try await inspect(container, """
+            return try await inspect(
+                container,
+                """
                 SELECT k.column_name FROM information_schema.table_constraints t
                 JOIN information_schema.key_column_usage k ON k.constraint_name = t.constraint_name AND k.table_schema = t.table_schema
                 WHERE t.table_schema = current_schema() AND t.table_name = ? AND t.constraint_type = 'PRIMARY KEY' ORDER BY k.ordinal_position
-                """, [.text(name(container, table))]).compactMap { $0[0].text?.uppercased() }
+                """,
+                [.text(name(container, table))]
+            ).compactMap { $0[0].text?.uppercased() }
         }
         return try await inspect(container, "PRAGMA table_info(\(table))").filter { ($0[5].int64 ?? 0) > 0 }.compactMap { $0[1].text }
     }
@@ -97,10 +114,15 @@ struct SchemaTests {
     func tablesAreCoreDataNamed(backend: TestBackend) async throws {
         try await withContainer(backend, model: try LibraryModel.make()) { container in
             let tables = try await tables(container)
-            #expect(tables == Set([
-                "ZAUTHOR", "ZBOOK", "ZITEM", "ZPAGE", "ZPORTRAIT", "ZSAMPLE", "ZSHELF",
-                "Z_1BOOKS", "Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE",
-            ].map { name(container, $0) }))
+            #expect(
+                tables
+                    == Set(
+                        [
+                            "ZAUTHOR", "ZBOOK", "ZITEM", "ZPAGE", "ZPORTRAIT", "ZSAMPLE", "ZSHELF",
+                            "Z_1BOOKS", "Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE",
+                        ].map { name(container, $0) }
+                    )
+            )
             // Sub-entities share their root's table.
             #expect(!tables.contains(name(container, "ZTOOL")) && !tables.contains(name(container, "ZGADGET")))
         }
@@ -125,10 +147,12 @@ struct SchemaTests {
             #expect(Set(try await columns(container, "ZAUTHOR")) == ["Z_PK", "Z_ENT", "Z_OPT", "ZPORTRAIT", "ZBORN", "ZNAME"])
             #expect(Set(try await columns(container, "ZPORTRAIT")) == ["Z_PK", "Z_ENT", "Z_OPT", "ZAUTHOR", "ZIMAGE"])
             #expect(Set(try await columns(container, "ZSHELF")) == ["Z_PK", "Z_ENT", "Z_OPT", "ZLABEL"])
-            #expect(Set(try await columns(container, "ZSAMPLE")) == [
-                "Z_PK", "Z_ENT", "Z_OPT", "ZI16", "ZI32", "ZI64", "ZDOUBLE", "ZFLOAT", "ZDECIMAL",
-                "ZSTRING", "ZFLAG", "ZDATE", "ZDATA", "ZUUID", "ZURI",
-            ])
+            #expect(
+                Set(try await columns(container, "ZSAMPLE")) == [
+                    "Z_PK", "Z_ENT", "Z_OPT", "ZI16", "ZI32", "ZI64", "ZDOUBLE", "ZFLOAT", "ZDECIMAL",
+                    "ZSTRING", "ZFLAG", "ZDATE", "ZDATA", "ZUUID", "ZURI",
+                ]
+            )
             let sample = try await columnTypes(container, "ZSAMPLE")
             if pg {
                 // PostgreSQL's own types, so values keep their meaning for other clients.
@@ -205,10 +229,12 @@ struct SchemaTests {
             let described = rows.map { "\($0[0].int64 ?? -1) \($0[1].text ?? "?") \($0[2].int64 ?? -1) \($0[3].int64 ?? -1)" }
             // Entities numbered as Core Data numbers them: each inheritance tree from its root,
             // roots and siblings in name order; a sub-entity's Z_SUPER is its parent's number.
-            #expect(described == [
-                "1 Author 0 0", "2 Book 0 0", "3 Item 0 0", "4 Gadget 3 0", "5 Tool 3 0",
-                "6 Page 0 0", "7 Portrait 0 0", "8 Sample 0 0", "9 Shelf 0 0",
-            ])
+            #expect(
+                described == [
+                    "1 Author 0 0", "2 Book 0 0", "3 Item 0 0", "4 Gadget 3 0", "5 Tool 3 0",
+                    "6 Page 0 0", "7 Portrait 0 0", "8 Sample 0 0", "9 Shelf 0 0",
+                ]
+            )
             let item = rows.first { $0[1].text == "Item" }?[0].int64
             let toolSuper = rows.first { $0[1].text == "Tool" }?[2].int64
             #expect(item != nil && toolSuper == item)

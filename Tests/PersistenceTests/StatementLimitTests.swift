@@ -1,7 +1,8 @@
-import Foundation
 import CLibPQ
+import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// Bulk writes within every engine's argument limit, with the oldest client library the
@@ -17,17 +18,25 @@ struct StatementLimitTests {
 
         var testDescription: String { method.map { "\(backend.rawValue), \($0.rawValue)" } ?? backend.rawValue }
 
-        static let all: [BulkCase] = [BulkCase(backend: .sqlite, method: nil), BulkCase(backend: .memory, method: nil)]
+        static let all: [BulkCase] =
+            [BulkCase(backend: .sqlite, method: nil), BulkCase(backend: .memory, method: nil)]
             + PostgresConfiguration.BulkInsertMethod.allCases.map { BulkCase(backend: .postgres, method: $0) }
     }
 
     /// One entity of `columns` attributes: three doubles for every float.
     static func wideModel(columns: Int) throws -> ManagedObjectModel {
-        try ManagedObjectModel(name: "Wide", versionIdentifier: "1", entities: [
-            EntityDescription(name: "Wide", attributes: (0..<columns).map { index in
-                AttributeDescription(name: "v\(index)", type: index % 4 == 3 ? .float : .double)
-            }),
-        ])
+        try ManagedObjectModel(
+            name: "Wide",
+            versionIdentifier: "1",
+            entities: [
+                EntityDescription(
+                    name: "Wide",
+                    attributes: (0..<columns).map { index in
+                        AttributeDescription(name: "v\(index)", type: index % 4 == 3 ? .float : .double)
+                    }
+                )
+            ]
+        )
     }
 
     /// Doubles of every precision, the same for a given row and column: shortest texts of
@@ -66,62 +75,64 @@ struct StatementLimitTests {
     func aThousandRowsOfDoublesComeBackExactly(bulk: BulkCase, columns: Int) async throws {
         let model = try Self.wideModel(columns: columns)
         try await bulk.backend.withStoreURL(fileName: "store.sqlite") { url in
-        var storeURL = url
-        if case .postgres(var configuration) = url.kind, let method = bulk.method {
-            configuration.bulkInsert = method
-            storeURL = .postgres(configuration)
-        }
-        let container = try await PersistentContainer.open(model: model, store: storeURL, options: .createIfMissing, logger: testLogger)
-        do {
-            let schema = container.store.schema
-            let table = try #require(schema.table(for: "Wide"))
-            let attributes = container.store.model.attributes(of: try #require(model.entity(named: "Wide")))
-            let names = ["Z_PK", "Z_ENT", "Z_OPT"].map(schema.dialect.name) + attributes.compactMap { table.column(for: $0.name)?.name }
-            #expect(names.count == columns + 3)
-            let rowCount = 1_000
-            let rows: [[DatabaseValue]] = (0..<rowCount).map { row in
-                [.integer(Int64(row + 1)), .integer(Int64(table.entityNumber)), .integer(1)]
-                    + (0..<columns).map { column in
-                        column % 4 == 3 ? .double(Double(Self.float(row: row, column: column))) : .double(Self.double(row: row, column: column))
-                    }
+            var storeURL = url
+            if case .postgres(var configuration) = url.kind, let method = bulk.method {
+                configuration.bulkInsert = method
+                storeURL = .postgres(configuration)
             }
-            let prepared = try await container.store.database.write { [rows] connection -> [Int] in
-                try connection.insertRows(into: table.name, columns: names, rows: rows)
-                guard connection.dialect is PostgresDialect else { return [] }
-                // The multi-row INSERTs this session prepared, by their number of arguments.
-                return try connection.rows("SELECT cardinality(parameter_types) FROM pg_prepared_statements WHERE statement LIKE $1",
-                                           [.text("INSERT INTO \(table.name) %")])
+            let container = try await PersistentContainer.open(model: model, store: storeURL, options: .createIfMissing, logger: testLogger)
+            do {
+                let schema = container.store.schema
+                let table = try #require(schema.table(for: "Wide"))
+                let attributes = container.store.model.attributes(of: try #require(model.entity(named: "Wide")))
+                let names = ["Z_PK", "Z_ENT", "Z_OPT"].map(schema.dialect.name) + attributes.compactMap { table.column(for: $0.name)?.name }
+                #expect(names.count == columns + 3)
+                let rowCount = 1_000
+                let rows: [[DatabaseValue]] = (0..<rowCount).map { row in
+                    [.integer(Int64(row + 1)), .integer(Int64(table.entityNumber)), .integer(1)]
+                        + (0..<columns).map { column in
+                            column % 4 == 3 ? .double(Double(Self.float(row: row, column: column))) : .double(Self.double(row: row, column: column))
+                        }
+                }
+                let prepared = try await container.store.database.write { [rows] connection -> [Int] in
+                    try connection.insertRows(into: table.name, columns: names, rows: rows)
+                    guard connection.dialect is PostgresDialect else { return [] }
+                    // The multi-row INSERTs this session prepared, by their number of arguments.
+                    return try connection.rows(
+                        "SELECT cardinality(parameter_types) FROM pg_prepared_statements WHERE statement LIKE $1",
+                        [.text("INSERT INTO \(table.name) %")]
+                    )
                     .compactMap { $0[0].int64.map(Int.init) }
-            }
-            if bulk.backend == .postgres {
-                #expect(prepared.allSatisfy { $0 <= PostgresDialect().parameterLimit }, "statements of \(prepared) arguments")
-                switch bulk.method {
-                case .parameters?: #expect(!prepared.isEmpty, "the rows went by bound arguments")
-                default: #expect(prepared.isEmpty, "a batch of \(rowCount) rows goes by COPY, not by \(prepared.count) INSERTs")
                 }
-            }
-            let columnList = names.joined(separator: ", ")
-            let stored = try await container.store.database.read { connection in
-                try connection.rows("SELECT \(columnList) FROM \(table.name) ORDER BY \(names[0])")
-            }
-            #expect(stored.count == rowCount)
-            var mismatches = 0
-            for (row, values) in stored.enumerated() {
-                for column in 0..<columns {
-                    let expected = column % 4 == 3 ? Double(Self.float(row: row, column: column)) : Self.double(row: row, column: column)
-                    let value = values[column + 3].double
-                    // Exactly; SQLite keeps −0 as 0, as Core Data's stores do.
-                    if value != expected, mismatches < 10 {
-                        mismatches += 1
-                        Issue.record("row \(row + 1), v\(column): \(String(describing: value)) instead of \(expected)")
+                if bulk.backend == .postgres {
+                    #expect(prepared.allSatisfy { $0 <= PostgresDialect().parameterLimit }, "statements of \(prepared) arguments")
+                    switch bulk.method {
+                    case .parameters?: #expect(!prepared.isEmpty, "the rows went by bound arguments")
+                    default: #expect(prepared.isEmpty, "a batch of \(rowCount) rows goes by COPY, not by \(prepared.count) INSERTs")
                     }
                 }
+                let columnList = names.joined(separator: ", ")
+                let stored = try await container.store.database.read { connection in
+                    try connection.rows("SELECT \(columnList) FROM \(table.name) ORDER BY \(names[0])")
+                }
+                #expect(stored.count == rowCount)
+                var mismatches = 0
+                for (row, values) in stored.enumerated() {
+                    for column in 0..<columns {
+                        let expected = column % 4 == 3 ? Double(Self.float(row: row, column: column)) : Self.double(row: row, column: column)
+                        let value = values[column + 3].double
+                        // Exactly; SQLite keeps −0 as 0, as Core Data's stores do.
+                        if value != expected, mismatches < 10 {
+                            mismatches += 1
+                            Issue.record("row \(row + 1), v\(column): \(String(describing: value)) instead of \(expected)")
+                        }
+                    }
+                }
+            } catch {
+                await container.store.close()
+                throw error
             }
-        } catch {
             await container.store.close()
-            throw error
-        }
-        await container.store.close()
         }
     }
 
@@ -174,8 +185,12 @@ struct StatementLimitTests {
     /// and a statement of thousands of arguments is quoted by its start and size.
     @Test func aClientLibraryFailureIsNotTheServerGoingDown() throws {
         let sql = "INSERT INTO zbook (z_pk) VALUES " + (1...8_000).map { "($\($0))" }.joined(separator: ", ")
-        let error = PostgresConnection.clientError("lost synchronization with server: got message type \"t\", length 32006",
-                                                   sessionLost: true, sql: sql, argumentCount: 8_000)
+        let error = PostgresConnection.clientError(
+            "lost synchronization with server: got message type \"t\", length 32006",
+            sessionLost: true,
+            sql: sql,
+            argumentCount: 8_000
+        )
         #expect(error.sqlState == nil)
         #expect(error.clientLibrary == PostgresConnection.libraryVersion)
         #expect(PostgresConnection.libraryVersion.hasPrefix("libpq 1"))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Persistence
 
 /// The engines' codes for faults around a store map to what the user is told, wherever in
@@ -50,11 +51,24 @@ struct StorageFaultClassificationTests {
 
     @Test func theMigrationsErrorSaysWhatWhereAndWhatToDoWithoutRawText() throws {
         let engine = DatabaseError(resultCode: 13, message: "database or disk is full", sql: "COMMIT")
-        let wrapped = MigrationError(.store, "PublicationToPublication: writing migrated objects failed", underlying: StoreError(.database, "the save failed", underlying: engine))
-        let error = try #require(MigrationError.storage(wrapped, doing: "step BookStore 3 → BookStore 4 failed", store: .sqlite("/stores/bookstore.sqlite"),
-                                                         afterwards: "the store was not changed"))
+        let wrapped = MigrationError(
+            .store,
+            "PublicationToPublication: writing migrated objects failed",
+            underlying: StoreError(.database, "the save failed", underlying: engine)
+        )
+        let error = try #require(
+            MigrationError.storage(
+                wrapped,
+                doing: "step BookStore 3 → BookStore 4 failed",
+                store: .sqlite("/stores/bookstore.sqlite"),
+                afterwards: "the store was not changed"
+            )
+        )
         #expect(error.code == .storage)
-        #expect(error.description == "sqlite:///stores/bookstore.sqlite: the disk is full: step BookStore 3 → BookStore 4 failed (database error 13: database or disk is full — while executing `COMMIT`). Free space on the disk that holds the store (a migration writes the new store beside the old one) and try again; the store was not changed")
+        #expect(
+            error.description
+                == "sqlite:///stores/bookstore.sqlite: the disk is full: step BookStore 3 → BookStore 4 failed (database error 13: database or disk is full — while executing `COMMIT`). Free space on the disk that holds the store (a migration writes the new store beside the old one) and try again; the store was not changed"
+        )
         let cocoa = NSError(domain: NSCocoaErrorDomain, code: NSFileWriteOutOfSpaceError)
         let fromCocoa = try #require(MigrationError.storage(cocoa, doing: nil, store: .sqlite("/s.sqlite"), afterwards: "the store was not changed"))
         #expect(!fromCocoa.description.contains("NSCocoaErrorDomain"), "\(fromCocoa)")

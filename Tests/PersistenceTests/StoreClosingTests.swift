@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Persistence
 
 /// A SQLite store that was opened, read and let go is one file again: SQLite removes the

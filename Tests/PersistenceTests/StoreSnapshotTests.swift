@@ -1,5 +1,6 @@
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// `StoreSnapshot`, which the migration tests hold a refused or failed migration's store to
@@ -53,8 +54,11 @@ struct StoreSnapshotTests {
             let before = try await StoreSnapshot(url)
             let after = try await StoreSnapshot(url)
             #expect(after.differences(from: before).isEmpty, "\(after.differences(from: before))")
-            #expect(after.tables["zbook"]?.first == "z_pk bigint NOT NULL, ztitle character varying(40), zprice numeric(12,2), zsaved timestamp(3) without time zone",
-                    "\(String(describing: after.tables["zbook"]))")
+            #expect(
+                after.tables["zbook"]?.first
+                    == "z_pk bigint NOT NULL, ztitle character varying(40), zprice numeric(12,2), zsaved timestamp(3) without time zone",
+                "\(String(describing: after.tables["zbook"]))"
+            )
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Persistence
 
 /// Store URLs, above all PostgreSQL's as libpq reads them, and that no description shows a password.
@@ -50,7 +51,8 @@ struct StoreURLTests {
     @Test func descriptionsNeverShowThePassword() throws {
         let urls = [
             "postgres://shop:s3cret@db.internal:5433/bookstore": "postgres://shop@db.internal:5433/bookstore",
-            "postgres://shop:s3cret@/bookstore?host=/var/run/postgresql&schema=shop": "postgres://shop@/bookstore?host=/var/run/postgresql&schema=shop",
+            "postgres://shop:s3cret@/bookstore?host=/var/run/postgresql&schema=shop":
+                "postgres://shop@/bookstore?host=/var/run/postgresql&schema=shop",
             "postgres://shop@h/db?password=s3cret&sslpassword=s3cret&sslmode=require": "postgres://shop@h/db?sslmode=require",
         ]
         for (url, expected) in urls {
@@ -65,8 +67,10 @@ struct StoreURLTests {
     }
 
     @Test func invalidURLsAreRefusedWithoutEchoingThem() throws {
-        for url in ["postgres://shop:s3cret@h:99999/db", "postgres://shop:s3cret@h/db?connect_timeout=soon", "postgres://shop:s3cret@[::1/db",
-                    "postgres://shop:s3cret@h/db?schema="] {
+        for url in [
+            "postgres://shop:s3cret@h:99999/db", "postgres://shop:s3cret@h/db?connect_timeout=soon", "postgres://shop:s3cret@[::1/db",
+            "postgres://shop:s3cret@h/db?schema=",
+        ] {
             let error = #expect(throws: StoreError.self) { try StoreURL(url) }
             #expect(error?.code == .invalidURL)
             #expect(error.map { !"\($0)".contains("s3cret") } == true, "\(String(describing: error))")

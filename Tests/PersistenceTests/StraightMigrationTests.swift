@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// Without a chain of the app's, a store migrates as Core Data migrates it: the versions
@@ -11,21 +12,29 @@ import Testing
 struct StraightMigrationTests {
     /// Shipped as "Cellar" → "Cellar 2" → "Attic" (current): in name order "Attic" comes first.
     static func model(_ name: String) throws -> ManagedObjectModel {
-        let extra = switch name {
-        case "Cellar": ""
-        case "Cellar 2": #"<attribute name="vintage" optional="YES" attributeType="Integer 32" usesScalarValueType="YES"/>"#
-        default: """
-            <attribute name="vintage" optional="YES" attributeType="Integer 32" usesScalarValueType="YES"/>
-            <attribute name="note" optional="YES" attributeType="String"/>
-            """
-        }
-        return try ManagedObjectModel(xml: ModelFixtures.xml("""
-            <entity name="Bottle" representedClassName="Bottle">
-                <attribute name="label" optional="YES" attributeType="String"/>
-                <attribute name="cents" optional="YES" attributeType="Integer 64" usesScalarValueType="YES"/>
-                \(extra)
-            </entity>
-            """), name: name, file: ModelFixtures.file)
+        let extra =
+            switch name {
+            case "Cellar": ""
+            case "Cellar 2": #"<attribute name="vintage" optional="YES" attributeType="Integer 32" usesScalarValueType="YES"/>"#
+            default:
+                """
+                <attribute name="vintage" optional="YES" attributeType="Integer 32" usesScalarValueType="YES"/>
+                <attribute name="note" optional="YES" attributeType="String"/>
+                """
+            }
+        return try ManagedObjectModel(
+            xml: ModelFixtures.xml(
+                """
+                <entity name="Bottle" representedClassName="Bottle">
+                    <attribute name="label" optional="YES" attributeType="String"/>
+                    <attribute name="cents" optional="YES" attributeType="Integer 64" usesScalarValueType="YES"/>
+                    \(extra)
+                </entity>
+                """
+            ),
+            name: name,
+            file: ModelFixtures.file
+        )
     }
 
     static func models() throws -> VersionedModel {
@@ -56,8 +65,10 @@ struct StraightMigrationTests {
             try await withOpenStore(url, model: models.current) { container in
                 let rows = try await container.newContext().fetch(FetchRequest(entityName: "Bottle"))
                 let found = rows.map { ($0.value(forKey: "label").stringValue, $0.value(forKey: "cents").integerValue) }
-                #expect(found.map { "\($0.0 ?? "-")|\($0.1.map(String.init) ?? "-")" }.sorted()
-                    == Self.bottles.map { "\($0.label ?? "-")|\($0.cents.map(String.init) ?? "-")" }.sorted())
+                #expect(
+                    found.map { "\($0.0 ?? "-")|\($0.1.map(String.init) ?? "-")" }.sorted()
+                        == Self.bottles.map { "\($0.label ?? "-")|\($0.cents.map(String.init) ?? "-")" }.sorted()
+                )
             }
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// A transformer of the kind apps register: tags as JSON.
@@ -10,13 +11,15 @@ struct TagsTransformer: AttributeValueTransformer {
 }
 
 enum VaultVersion: String, MigrationVersion, CaseIterable {
-    case v1 = "Vault", v2 = "Vault 2"
+    case v1 = "Vault"
+    case v2 = "Vault 2"
     var modelName: String { rawValue }
     func nextVersion() -> VaultVersion? { self == .v1 ? .v2 : nil }
 }
 
 enum StreamedVaultVersion: String, MigrationVersion, CaseIterable {
-    case v1 = "Vault", v2 = "Vault 2"
+    case v1 = "Vault"
+    case v2 = "Vault 2"
     var modelName: String { rawValue }
     func nextVersion() -> StreamedVaultVersion? { self == .v1 ? .v2 : nil }
     var migrationManagerType: MigrationManager.Type { self == .v2 ? StreamingManager.self : MigrationManager.self }
@@ -27,17 +30,22 @@ enum StreamedVaultVersion: String, MigrationVersion, CaseIterable {
 /// value transformers.
 @Suite struct TransformableTests {
     static func model(_ name: String, note: Bool) throws -> ManagedObjectModel {
-        try ManagedObjectModel(xml: Data("""
-            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" userDefinedModelVersionIdentifier="">
-                <entity name="Item" representedClassName="Item" syncable="YES">
-                    <attribute name="name" optional="YES" attributeType="String"/>
-                    \(note ? #"<attribute name="note" optional="YES" attributeType="String"/>"# : "")
-                    <attribute name="settings" optional="YES" attributeType="Transformable" customClassName="NSDictionary"/>
-                    <attribute name="tags" optional="YES" attributeType="Transformable" valueTransformerName="TagsTransformer" customClassName="[String]"/>
-                </entity>
-            </model>
-            """.utf8), name: name)
+        try ManagedObjectModel(
+            xml: Data(
+                """
+                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" userDefinedModelVersionIdentifier="">
+                    <entity name="Item" representedClassName="Item" syncable="YES">
+                        <attribute name="name" optional="YES" attributeType="String"/>
+                        \(note ? #"<attribute name="note" optional="YES" attributeType="String"/>"# : "")
+                        <attribute name="settings" optional="YES" attributeType="Transformable" customClassName="NSDictionary"/>
+                        <attribute name="tags" optional="YES" attributeType="Transformable" valueTransformerName="TagsTransformer" customClassName="[String]"/>
+                    </entity>
+                </model>
+                """.utf8
+            ),
+            name: name
+        )
     }
 
     static func versions() throws -> VersionedModel {
@@ -98,10 +106,17 @@ enum StreamedVaultVersion: String, MigrationVersion, CaseIterable {
             #expect(try fetched.transformedValue(forKey: "settings", as: PropertyListValue.self, in: Self.transformers) == Self.expectedSettings)
 
             // The built-in transformer writes what it reads.
-            try fetched.setTransformedValue(PropertyListValue.array([.string("x"), .null, .url(URL(string: "https://example.com")!)]), forKey: "settings", using: SecureUnarchiveFromDataTransformer())
+            try fetched.setTransformedValue(
+                PropertyListValue.array([.string("x"), .null, .url(URL(string: "https://example.com")!)]),
+                forKey: "settings",
+                using: SecureUnarchiveFromDataTransformer()
+            )
             try await fresh.save()
             let again = try #require(try await container.newContext().fetch(FetchRequest(entityName: "Item")).first)
-            #expect(try again.transformedValue(forKey: "settings", using: SecureUnarchiveFromDataTransformer()) == .array([.string("x"), .null, .url(URL(string: "https://example.com")!)]))
+            #expect(
+                try again.transformedValue(forKey: "settings", using: SecureUnarchiveFromDataTransformer())
+                    == .array([.string("x"), .null, .url(URL(string: "https://example.com")!)])
+            )
         }
     }
 
@@ -122,7 +137,10 @@ enum StreamedVaultVersion: String, MigrationVersion, CaseIterable {
                 _ = try item.transformedValue(forKey: "settings", as: PropertyListValue.self, in: Self.transformers)
                 Issue.record("bytes that are no archive were read")
             } catch {
-                #expect(error.message.contains("Item.settings: the value transformer NSSecureUnarchiveFromData cannot read the 14 stored bytes"), "\(error)")
+                #expect(
+                    error.message.contains("Item.settings: the value transformer NSSecureUnarchiveFromData cannot read the 14 stored bytes"),
+                    "\(error)"
+                )
             }
             do throws(ContextError) {
                 _ = try item.transformedValue(forKey: "name", using: TagsTransformer())
@@ -179,9 +197,13 @@ enum StreamedVaultVersion: String, MigrationVersion, CaseIterable {
                 let rows = try await storeRows(url, "SELECT ZNAME, ZSETTINGS, ZTAGS FROM ZITEM ORDER BY Z_PK")
                 #expect(rows.map { $0[1].blob } == [random, Self.appleSettings], "\(strategy): the bytes changed")
                 try await withOpenStore(url, model: v2) { container in
-                    let items = try await container.newContext().fetch(FetchRequest(entityName: "Item", sortDescriptors: [FetchRequest.SortDescriptor(key: "settings", ascending: true)]))
+                    let items = try await container.newContext().fetch(
+                        FetchRequest(entityName: "Item", sortDescriptors: [FetchRequest.SortDescriptor(key: "settings", ascending: true)])
+                    )
                     let apple = try #require(items.first { $0.value(forKey: "settings") == .binary(Self.appleSettings) })
-                    #expect(try apple.transformedValue(forKey: "settings", as: PropertyListValue.self, in: Self.transformers) == Self.expectedSettings)
+                    #expect(
+                        try apple.transformedValue(forKey: "settings", as: PropertyListValue.self, in: Self.transformers) == Self.expectedSettings
+                    )
                     #expect(try apple.transformedValue(forKey: "tags", as: [String].self, in: Self.transformers) == ["apple"])
                 }
             }

@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// Uniqueness constraints and fetch indexes in the store: created as Core Data creates them,
@@ -11,7 +12,8 @@ struct UniquenessConstraintTests {
     /// sub-entity `SportCar` (unique racingNumber among sport cars only); `Person` unique by
     /// first and last name; `Garage` unique by its to-one `owner`.
     static func model() throws -> ManagedObjectModel {
-        try ModelFixtures.model("""
+        try ModelFixtures.model(
+            """
             <entity name="Car">
                 <attribute name="maker" optional="YES" attributeType="String"/>
                 <attribute name="numberPlate" optional="YES" attributeType="String"/>
@@ -38,11 +40,18 @@ struct UniquenessConstraintTests {
                 <relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Person" inverseName="garage" inverseEntity="Person"/>
                 <uniquenessConstraints><uniquenessConstraint><constraint value="owner"/></uniquenessConstraint></uniquenessConstraints>
             </entity>
-            """)
+            """
+        )
     }
 
     @discardableResult
-    static func insertCar(_ context: ManagedObjectContext, _ entity: String = "Car", plate: String?, maker: String = "Škoda", racing: Int64? = nil) throws -> ManagedObject {
+    static func insertCar(
+        _ context: ManagedObjectContext,
+        _ entity: String = "Car",
+        plate: String?,
+        maker: String = "Škoda",
+        racing: Int64? = nil
+    ) throws -> ManagedObject {
         let car = try context.insertObject(entityName: entity)
         car.setValue(plate.map(AttributeValue.string) ?? .null, forKey: "numberPlate")
         car.setValue(.string(maker), forKey: "maker")
@@ -54,8 +63,13 @@ struct UniquenessConstraintTests {
     func aStoreHasTheConstraintAndFetchIndexesByCoreDataNames(backend: TestBackend) async throws {
         try await withContainer(backend, model: try Self.model()) { container in
             let names = try await indexNames(container)
-            #expect(names.isSuperset(of: ["z_car_unique_numberplate", "z_car_bymakerandnumberplate", "z_sportcar_unique_racingnumber",
-                                          "z_person_unique_firstname_lastname", "z_garage_unique_owner"]), "\(names.sorted())")
+            #expect(
+                names.isSuperset(of: [
+                    "z_car_unique_numberplate", "z_car_bymakerandnumberplate", "z_sportcar_unique_racingnumber",
+                    "z_person_unique_firstname_lastname", "z_garage_unique_owner",
+                ]),
+                "\(names.sorted())"
+            )
         }
     }
 
@@ -75,7 +89,10 @@ struct UniquenessConstraintTests {
             #expect(conflict.entity == "Car" && conflict.properties == ["numberPlate"])
             #expect(conflict.values == [.attribute(.string("B-ÄÖ 123"))])
             #expect(conflict.objectID == clash.objectID && conflict.conflictingObjectID == stored.objectID && conflict.isInStore)
-            #expect(error.description.contains("Car's uniqueness constraint on numberPlate") && error.description.contains("\"B-ÄÖ 123\""), "\(error)")
+            #expect(
+                error.description.contains("Car's uniqueness constraint on numberPlate") && error.description.contains("\"B-ÄÖ 123\""),
+                "\(error)"
+            )
             #expect(error.description.contains("nothing was saved"), "\(error)")
 
             // Nothing of the save is in the store; with the value changed, all of it is.
@@ -148,18 +165,27 @@ struct UniquenessConstraintTests {
             let second = try other.insertObject(entityName: "Garage")
             second.setDestination(try await other.existingObject(with: owner.objectID), forKey: "owner")
             let error = try await #require(throws: ConstraintConflictError.self) { try await other.save() }
-            #expect(error.conflicts.first?.values == [.object(owner.objectID)] && error.conflicts.first?.conflictingObjectID == garage.objectID, "\(error)")
+            #expect(
+                error.conflicts.first?.values == [.object(owner.objectID)] && error.conflicts.first?.conflictingObjectID == garage.objectID,
+                "\(error)"
+            )
         }
     }
 
     /// Apple's Core Data writes a constraint's index so; a store made here says the same.
     @Test func theSQLiteIndexesReadAsAppleWritesThem() async throws {
         let model = try #require(try CarsFixtures.versionedModel().version(named: "SampleModel2"))
-        let apple = try await storeRows(.sqlite(CarsFixtures.version2.url.path), "SELECT name, sql FROM sqlite_master WHERE name LIKE 'Z\\_%' ESCAPE '\\' AND type = 'index' ORDER BY name")
+        let apple = try await storeRows(
+            .sqlite(CarsFixtures.version2.url.path),
+            "SELECT name, sql FROM sqlite_master WHERE name LIKE 'Z\\_%' ESCAPE '\\' AND type = 'index' ORDER BY name"
+        )
         #expect(apple.count == 3, "\(apple)")
         try await TestEngine.sqlite.withStoreURL { url in
             try createStore(at: url, model: model, numbering: .coreData(model))
-            let ours = try await storeRows(url, "SELECT name, sql FROM sqlite_master WHERE name LIKE 'Z\\_%' ESCAPE '\\' AND type = 'index' ORDER BY name")
+            let ours = try await storeRows(
+                url,
+                "SELECT name, sql FROM sqlite_master WHERE name LIKE 'Z\\_%' ESCAPE '\\' AND type = 'index' ORDER BY name"
+            )
             #expect(ours == apple)
         }
     }
@@ -168,7 +194,8 @@ struct UniquenessConstraintTests {
     /// a hash of the whole, so two long names stay two.
     @Test func aLongIndexNameIsShortenedApartOnPostgreSQL() throws {
         let long = String(repeating: "Z", count: 50)
-        let model = try ModelFixtures.model("""
+        let model = try ModelFixtures.model(
+            """
             <entity name="Car">
                 <attribute name="\(long)One" optional="YES" attributeType="String"/>
                 <attribute name="\(long)Two" optional="YES" attributeType="String"/>
@@ -177,17 +204,21 @@ struct UniquenessConstraintTests {
                     <uniquenessConstraint><constraint value="\(long)Two"/></uniquenessConstraint>
                 </uniquenessConstraints>
             </entity>
-            """)
+            """
+        )
         let postgres = StoreSchema(model: model, dialect: .postgres)
         let names = postgres.modelIndexes(of: try #require(postgres.table(for: "Car"))).map(\.name)
         #expect(names.count == 2 && Set(names).count == 2 && names.allSatisfy { $0.utf8.count == 63 }, "\(names)")
         #expect(names.allSatisfy { $0.hasPrefix("z_car_unique_zzzz") })
         let sqlite = StoreSchema(model: model, dialect: .sqlite)
-        #expect(sqlite.modelIndexes(of: try #require(sqlite.table(for: "Car"))).map(\.name) == ["Z_Car_UNIQUE_\(long)One", "Z_Car_UNIQUE_\(long)Two"])
+        #expect(
+            sqlite.modelIndexes(of: try #require(sqlite.table(for: "Car"))).map(\.name) == ["Z_Car_UNIQUE_\(long)One", "Z_Car_UNIQUE_\(long)Two"]
+        )
     }
 
     private func indexNames(_ container: PersistentContainer) async throws -> Set<String> {
-        let sql = container.store.schema.dialect is PostgresDialect
+        let sql =
+            container.store.schema.dialect is PostgresDialect
             ? "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()"
             : "SELECT name FROM sqlite_master WHERE type = 'index'"
         return Set(try await container.sql(sql).compactMap { $0[0].text?.lowercased() })
@@ -197,16 +228,26 @@ struct UniquenessConstraintTests {
     /// the constraint, the values and the index, and the store stays as it was.
     /// `Shelves 1` (a code) and `Shelves 2`, whose codes are unique.
     static func shelfVersions() throws -> VersionedModel {
-        let v1 = try ManagedObjectModel(xml: ModelFixtures.xml("""
-            <entity name="Shelf"><attribute name="code" optional="YES" attributeType="String"/></entity>
-            """), name: "Shelves 1")
-        let v2 = try ManagedObjectModel(xml: ModelFixtures.xml("""
-            <entity name="Shelf">
-                <attribute name="code" optional="YES" attributeType="String"/>
-                <attribute name="note" optional="YES" attributeType="String"/>
-                <uniquenessConstraints><uniquenessConstraint><constraint value="code"/></uniquenessConstraint></uniquenessConstraints>
-            </entity>
-            """), name: "Shelves 2")
+        let v1 = try ManagedObjectModel(
+            xml: ModelFixtures.xml(
+                """
+                <entity name="Shelf"><attribute name="code" optional="YES" attributeType="String"/></entity>
+                """
+            ),
+            name: "Shelves 1"
+        )
+        let v2 = try ManagedObjectModel(
+            xml: ModelFixtures.xml(
+                """
+                <entity name="Shelf">
+                    <attribute name="code" optional="YES" attributeType="String"/>
+                    <attribute name="note" optional="YES" attributeType="String"/>
+                    <uniquenessConstraints><uniquenessConstraint><constraint value="code"/></uniquenessConstraint></uniquenessConstraints>
+                </entity>
+                """
+            ),
+            name: "Shelves 2"
+        )
         return try VersionedModel(name: "Shelves", versions: [v1, v2], currentVersionName: v2.name)
     }
 
@@ -223,11 +264,25 @@ struct UniquenessConstraintTests {
     @Test(arguments: TestEngine.allCases)
     func aSetBasedStepBuildsTheConstraintsIndexAndRefusesRowsItMakesAlike(engine: TestEngine) async throws {
         let versions = try Self.shelfVersions()
-        let mapping = MappingModel(name: "Shelves1To2", source: versions.versions[0], destination: versions.versions[1], entityMappings: [
-            EntityMapping(name: "ShelfToShelf", type: .transform, sourceEntityName: "Shelf", destinationEntityName: "Shelf", attributeMappings: [
-                PropertyMapping(name: "code", valueExpression: try Expression(format: #"FUNCTION($source.code, "stringByAppendingString:", " (ø)")"#)),
-            ]),
-        ])
+        let mapping = MappingModel(
+            name: "Shelves1To2",
+            source: versions.versions[0],
+            destination: versions.versions[1],
+            entityMappings: [
+                EntityMapping(
+                    name: "ShelfToShelf",
+                    type: .transform,
+                    sourceEntityName: "Shelf",
+                    destinationEntityName: "Shelf",
+                    attributeMappings: [
+                        PropertyMapping(
+                            name: "code",
+                            valueExpression: try Expression(format: #"FUNCTION($source.code, "stringByAppendingString:", " (ø)")"#)
+                        )
+                    ]
+                )
+            ]
+        )
         let migrator = ProgressiveMigrator(chain: MigrationChain(models: versions, mappingModels: [mapping]), logger: testLogger)
         try await engine.withStoreURL { url in
             try await Self.shelfStore(at: url, codes: ["ø-1", "Ø-2"], versions: versions)
@@ -251,7 +306,9 @@ struct UniquenessConstraintTests {
         try await engine.withStoreURL { url in
             try await Self.shelfStore(at: url, codes: ["Ö-1", "Ö-2", "Ö-1"], versions: versions)
             let error = await #expect(throws: (any Error).self) {
-                _ = try await ProgressiveMigrator(chain: MigrationChain(models: versions, mappingModels: []), logger: testLogger).migrateStore(at: url)
+                _ = try await ProgressiveMigrator(chain: MigrationChain(models: versions, mappingModels: []), logger: testLogger).migrateStore(
+                    at: url
+                )
             }
             let text = String(describing: error)
             #expect(text.contains("Shelf's uniqueness constraint on code allows one Shelf with code \"Ö-1\""), "\(text)")

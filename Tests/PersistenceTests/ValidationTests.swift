@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// The model's rules, checked by save: every failure code, every invalid object reported,
@@ -43,28 +44,52 @@ struct ValidationTests {
             let cases: [(String, (ManagedObjectContext) throws -> Void, Found)] = [
                 ("missing title", { c in _ = try c.insertObject(entityName: "Book") }, Found(entity: "Book", key: "title", code: .missingValue)),
                 ("price nil", { c in try validBook(c).setValue(.null, forKey: "price") }, Found(entity: "Book", key: "price", code: .missingValue)),
-                ("title of the wrong type", { c in try validBook(c).setValue(5, forKey: "title") }, Found(entity: "Book", key: "title", code: .wrongType)),
-                ("price of the wrong type", { c in try validBook(c).setValue("cheap", forKey: "price") }, Found(entity: "Book", key: "price", code: .wrongType)),
-                ("Integer 16 overflow", { c in
-                    let page = try c.insertObject(entityName: "Page")
-                    page.setValue(.integer(Int64(Int16.max) + 1), forKey: "number")
-                }, Found(entity: "Page", key: "number", code: .wrongType)),
+                (
+                    "title of the wrong type", { c in try validBook(c).setValue(5, forKey: "title") },
+                    Found(entity: "Book", key: "title", code: .wrongType)
+                ),
+                (
+                    "price of the wrong type", { c in try validBook(c).setValue("cheap", forKey: "price") },
+                    Found(entity: "Book", key: "price", code: .wrongType)
+                ),
+                (
+                    "Integer 16 overflow",
+                    { c in
+                        let page = try c.insertObject(entityName: "Page")
+                        page.setValue(.integer(Int64(Int16.max) + 1), forKey: "number")
+                    }, Found(entity: "Page", key: "number", code: .wrongType)
+                ),
                 ("price -1", { c in try validBook(c).setValue(-1.0, forKey: "price") }, Found(entity: "Book", key: "price", code: .valueTooSmall)),
                 ("price 1001", { c in try validBook(c).setValue(1001, forKey: "price") }, Found(entity: "Book", key: "price", code: .valueTooLarge)),
-                ("empty name", { c in try c.insertObject(entityName: "Author").setValue("", forKey: "name") }, Found(entity: "Author", key: "name", code: .stringTooShort)),
-                ("41-character name", { c in
-                    try c.insertObject(entityName: "Author").setValue(.string(String(repeating: "x", count: 41)), forKey: "name")
-                }, Found(entity: "Author", key: "name", code: .stringTooLong)),
+                (
+                    "empty name", { c in try c.insertObject(entityName: "Author").setValue("", forKey: "name") },
+                    Found(entity: "Author", key: "name", code: .stringTooShort)
+                ),
+                (
+                    "41-character name",
+                    { c in
+                        try c.insertObject(entityName: "Author").setValue(.string(String(repeating: "x", count: 41)), forKey: "name")
+                    }, Found(entity: "Author", key: "name", code: .stringTooLong)
+                ),
                 ("missing name", { c in _ = try c.insertObject(entityName: "Author") }, Found(entity: "Author", key: "name", code: .missingValue)),
-                ("unknown attribute", { c in try validBook(c).setValue("x", forKey: "subtitle") }, Found(entity: "Book", key: "subtitle", code: .unknownKey)),
-                ("unknown relationship", { c in
-                    let book = try validBook(c)
-                    book.setDestination(try c.insertObject(entityName: "Shelf"), forKey: "publisher")
-                }, Found(entity: "Book", key: "publisher", code: .unknownKey)),
-                ("to-many key used as to-one", { c in
-                    let book = try validBook(c)
-                    book.setDestination(try c.insertObject(entityName: "Shelf"), forKey: "pages")
-                }, Found(entity: "Book", key: "pages", code: .unknownKey)),
+                (
+                    "unknown attribute", { c in try validBook(c).setValue("x", forKey: "subtitle") },
+                    Found(entity: "Book", key: "subtitle", code: .unknownKey)
+                ),
+                (
+                    "unknown relationship",
+                    { c in
+                        let book = try validBook(c)
+                        book.setDestination(try c.insertObject(entityName: "Shelf"), forKey: "publisher")
+                    }, Found(entity: "Book", key: "publisher", code: .unknownKey)
+                ),
+                (
+                    "to-many key used as to-one",
+                    { c in
+                        let book = try validBook(c)
+                        book.setDestination(try c.insertObject(entityName: "Shelf"), forKey: "pages")
+                    }, Found(entity: "Book", key: "pages", code: .unknownKey)
+                ),
             ]
             for (name, make, expected) in cases {
                 let context = container.newContext()
@@ -119,14 +144,37 @@ struct ValidationTests {
 
     /// Chapter.book is a required to-one.
     static func requiredToOneModel() throws -> ManagedObjectModel {
-        try ManagedObjectModel(name: "Chapters", entities: [
-            EntityDescription(name: "Novel", attributes: [AttributeDescription(name: "title", type: .string)], relationships: [
-                RelationshipDescription(name: "chapters", destinationEntityName: "Chapter", inverseName: "novel", isToMany: true, deleteRule: .cascade),
-            ]),
-            EntityDescription(name: "Chapter", attributes: [AttributeDescription(name: "title", type: .string)], relationships: [
-                RelationshipDescription(name: "novel", destinationEntityName: "Novel", inverseName: "chapters", isOptional: false, deleteRule: .nullify),
-            ]),
-        ])
+        try ManagedObjectModel(
+            name: "Chapters",
+            entities: [
+                EntityDescription(
+                    name: "Novel",
+                    attributes: [AttributeDescription(name: "title", type: .string)],
+                    relationships: [
+                        RelationshipDescription(
+                            name: "chapters",
+                            destinationEntityName: "Chapter",
+                            inverseName: "novel",
+                            isToMany: true,
+                            deleteRule: .cascade
+                        )
+                    ]
+                ),
+                EntityDescription(
+                    name: "Chapter",
+                    attributes: [AttributeDescription(name: "title", type: .string)],
+                    relationships: [
+                        RelationshipDescription(
+                            name: "novel",
+                            destinationEntityName: "Novel",
+                            inverseName: "chapters",
+                            isOptional: false,
+                            deleteRule: .nullify
+                        )
+                    ]
+                ),
+            ]
+        )
     }
 
     @Test(arguments: TestBackend.allCases)
@@ -166,13 +214,15 @@ struct ValidationTests {
             let good = try validBook(context, "Fine")
 
             let found = await refusal(context)
-            #expect(found == [
-                Found(entity: "Book", key: "title", code: .missingValue),
-                Found(entity: "Book", key: "price", code: .valueTooLarge),
-                Found(entity: "Author", key: "name", code: .stringTooLong),
-                Found(entity: "Page", key: "number", code: .wrongType),
-                Found(entity: "Book", key: "price", code: .valueTooSmall),
-            ])
+            #expect(
+                found == [
+                    Found(entity: "Book", key: "title", code: .missingValue),
+                    Found(entity: "Book", key: "price", code: .valueTooLarge),
+                    Found(entity: "Author", key: "name", code: .stringTooLong),
+                    Found(entity: "Page", key: "number", code: .wrongType),
+                    Found(entity: "Book", key: "price", code: .valueTooSmall),
+                ]
+            )
             #expect(try await container.dump() == before, "a refused save writes nothing")
 
             // The context keeps every change: fix them one by one, and the save goes through.

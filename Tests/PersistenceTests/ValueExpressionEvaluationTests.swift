@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// Value expressions evaluated against real objects of a real store, on every backend.
@@ -37,9 +38,14 @@ import Testing
             let reader = container.newContext()
             let source = try await reader.existingObject(with: book.objectID)
             let model = try LibraryModel.make()
-            let manager = MigrationManager(configuration: .init(
-                sourceModel: model, destinationModel: model,
-                mappingModel: try MappingModel.inferred(from: model, to: model), logger: testLogger))
+            let manager = MigrationManager(
+                configuration: .init(
+                    sourceModel: model,
+                    destinationModel: model,
+                    mappingModel: try MappingModel.inferred(from: model, to: model),
+                    logger: testLogger
+                )
+            )
             let evaluator = ValueExpressionEvaluator(variables: ["source": .object(source), "manager": .manager(manager)], manager: manager)
             try await body(Evaluator(context: reader, evaluator: evaluator))
         }
@@ -64,8 +70,13 @@ import Testing
             #expect(try await book.value("uppercase:($source.title)") == "THE FIRST BOOK")
             #expect(try await book.value("length:($source.title)") == 14)
             #expect(try await book.value(#"FUNCTION($source.title, "substringToIndex:", 4)"#) == "The ")
-            #expect(try await book.value(#"FUNCTION(FUNCTION($source.title, "substringToIndex:", 4), "stringByAppendingString:", "...")"#) == "The ...")
-            #expect(try await book.value(#"FUNCTION($source.title, "stringByReplacingOccurrencesOfString:withString:", "first", "1st")"#) == "The 1st book")
+            #expect(
+                try await book.value(#"FUNCTION(FUNCTION($source.title, "substringToIndex:", 4), "stringByAppendingString:", "...")"#) == "The ..."
+            )
+            #expect(
+                try await book.value(#"FUNCTION($source.title, "stringByReplacingOccurrencesOfString:withString:", "first", "1st")"#)
+                    == "The 1st book"
+            )
             #expect(try await book.value("sum:($source.pages.number)") == 3.0)
             #expect(try await book.value("max:($source.pages.number)") == 2.0)
             if case .list(let parts) = try await book.evaluate(#"FUNCTION($source.title, "componentsSeparatedByString:", " ")"#) {

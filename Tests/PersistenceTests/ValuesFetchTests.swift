@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// `fetchValues` (Core Data's dictionary result type): the properties of a window read in one
@@ -22,7 +23,11 @@ struct ValuesFetchTests {
             let requests = [
                 FetchRequest(entityName: "Book", sortDescriptors: byPrice),
                 FetchRequest(entityName: "Book", sortDescriptors: byPrice, fetchLimit: 7, fetchOffset: 5),
-                FetchRequest(entityName: "Book", predicate: try Predicate(format: "price < 20 AND shelf.label != nil"), sortDescriptors: [.init(key: "title", caseInsensitive: true)]),
+                FetchRequest(
+                    entityName: "Book",
+                    predicate: try Predicate(format: "price < 20 AND shelf.label != nil"),
+                    sortDescriptors: [.init(key: "title", caseInsensitive: true)]
+                ),
                 FetchRequest(entityName: "Book", fetchOffset: 1_000),
             ]
             var compared = 0
@@ -47,8 +52,10 @@ struct ValuesFetchTests {
                 }
             }
             #expect(compared > 20)
-            let pages = try await context.fetchValues(FetchRequest(entityName: "Page", sortDescriptors: [.init(key: "number")]),
-                                                      properties: ["number", "book", .init("book.title", as: "bookTitle")])
+            let pages = try await context.fetchValues(
+                FetchRequest(entityName: "Page", sortDescriptors: [.init(key: "number")]),
+                properties: ["number", "book", .init("book.title", as: "bookTitle")]
+            )
             let pageObjects = try await saved.fetch(FetchRequest(entityName: "Page", sortDescriptors: [.init(key: "number")]))
             #expect(pages.map { $0.destinationID(forKey: "book") } == pageObjects.map { $0.destinationID(forKey: "book") })
             for (row, page) in zip(pages, pageObjects) {
@@ -72,8 +79,10 @@ struct ValuesFetchTests {
                 book.setValue(isbn.map(AttributeValue.string) ?? .null, forKey: "isbn")
             }
             try await context.save()
-            let rows = try await container.newContext().fetchValues(FetchRequest(entityName: "Book", sortDescriptors: [.init(key: "title")]),
-                                                                   properties: ["title", "price", "isbn", .init("pages.@count", as: "pageCount")])
+            let rows = try await container.newContext().fetchValues(
+                FetchRequest(entityName: "Book", sortDescriptors: [.init(key: "title")]),
+                properties: ["title", "price", "isbn", .init("pages.@count", as: "pageCount")]
+            )
             let expected = saved.sorted { $0.0.unicodeScalars.lexicographicallyPrecedes($1.0.unicodeScalars) }
             #expect(rows.map { $0.value(forKey: "title").stringValue } == expected.map(\.0))
             // `price` is a Float attribute: compared as the Float it holds.
@@ -90,7 +99,9 @@ struct ValuesFetchTests {
         try await withContainer(backend, model: try LibraryModel.make()) { (container: PersistentContainer) async throws in
             let context = container.newContext()
             let request = FetchRequest(entityName: "Book")
-            for (properties, named) in [(["cached"], "cached"), (["pages"], "pages"), (["nothing"], "nothing"), (["title", .init("isbn", as: "title")], "title")]
+            for (properties, named) in [
+                (["cached"], "cached"), (["pages"], "pages"), (["nothing"], "nothing"), (["title", .init("isbn", as: "title")], "title"),
+            ]
                 as [([FetchRequest.Property], String)]
             {
                 let error = await #expect(throws: ExpressionError.self) { try await context.fetchValues(request, properties: properties) }
@@ -105,8 +116,10 @@ struct ValuesFetchTests {
     func aHierarchysRowsNameTheirOwnEntities(backend: TestBackend) async throws {
         try await withContainer(backend, model: try LibraryModel.make()) { (container: PersistentContainer) async throws in
             let context = container.newContext()
-            for (entity, name, key, value) in [("Tool", "Hammer", "weight", AttributeValue.double(1.25)), ("Gadget", "Radio", "voltage", .integer(12)),
-                                               ("Tool", "Saw", "weight", .double(0.5))] {
+            for (entity, name, key, value) in [
+                ("Tool", "Hammer", "weight", AttributeValue.double(1.25)), ("Gadget", "Radio", "voltage", .integer(12)),
+                ("Tool", "Saw", "weight", .double(0.5)),
+            ] {
                 let item = try context.insertObject(entityName: entity)
                 item.setValue(.string(name), forKey: "name")
                 item.setValue(value, forKey: key)
@@ -114,8 +127,15 @@ struct ValuesFetchTests {
             try await context.save()
             let reading = container.newContext()
             let items = try await reading.fetchValues(FetchRequest(entityName: "Item", sortDescriptors: [.init(key: "name")]), properties: ["name"])
-            #expect(items.map { "\($0.objectID.entityName) \($0.value(forKey: "name").stringValue ?? "")" } == ["Tool Hammer", "Gadget Radio", "Tool Saw"])
-            let tools = try await reading.fetchValues(FetchRequest(entityName: "Tool", sortDescriptors: [.init(key: "weight")]), properties: ["name", "weight"])
+            #expect(
+                items.map { "\($0.objectID.entityName) \($0.value(forKey: "name").stringValue ?? "")" } == [
+                    "Tool Hammer", "Gadget Radio", "Tool Saw",
+                ]
+            )
+            let tools = try await reading.fetchValues(
+                FetchRequest(entityName: "Tool", sortDescriptors: [.init(key: "weight")]),
+                properties: ["name", "weight"]
+            )
             #expect(tools.map { $0.value(forKey: "weight") } == [.double(0.5), .double(1.25)])
             var onlyItems = FetchRequest(entityName: "Item")
             onlyItems.includesSubentities = false
@@ -129,8 +149,10 @@ struct ValuesFetchTests {
     func aggregatesOfAToManyAddUpAsTheObjectsDo(backend: TestBackend) async throws {
         try await withContainer(backend, model: try LibraryModel.make()) { (container: PersistentContainer) async throws in
             _ = try await FetchPredicateTests.seed(container)
-            let properties: [FetchRequest.Property] = [.init("pages.@sum.number", as: "sum"), .init("pages.@min.number", as: "min"),
-                                                        .init("pages.@avg.number", as: "avg")]
+            let properties: [FetchRequest.Property] = [
+                .init("pages.@sum.number", as: "sum"), .init("pages.@min.number", as: "min"),
+                .init("pages.@avg.number", as: "avg"),
+            ]
             let saved = container.newContext()
             let request = FetchRequest(entityName: "Book", sortDescriptors: [.init(key: "title")])
             let rows = try await saved.fetchValues(request, properties: properties)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Persistence
 
 /// Models that Xcode saves and Apple's Core Data loads, although a strict reader of the file
@@ -43,15 +44,20 @@ struct XcodeAcceptedModelTests {
         #expect(output.stdout.contains(line), "\(output.stdout)\(output.stderr)")
     }
 
-    @Test("a Boolean word as an integer's default reads as Core Data reads it, 0", arguments: [
-        ("Integer 16", "YES"), ("Integer 32", "NO"), ("Integer 64", "yes"), ("Integer 32", "true"), ("Integer 16", "FALSE"),
-    ])
+    @Test(
+        "a Boolean word as an integer's default reads as Core Data reads it, 0",
+        arguments: [
+            ("Integer 16", "YES"), ("Integer 32", "NO"), ("Integer 64", "yes"), ("Integer 32", "true"), ("Integer 16", "FALSE"),
+        ]
+    )
     func booleanWordAsIntegerDefault(type: String, text: String) throws {
-        let model = try ModelFixtures.model("""
+        let model = try ModelFixtures.model(
+            """
             <entity name="Message">
                 <attribute name="state" attributeType="\(type)" defaultValueString="\(text)"/>
             </entity>
-            """)
+            """
+        )
         let state = try #require(model.entity(named: "Message")?.attribute(named: "state"))
         #expect(state.defaultValue == .integer(0))
         let warning = try #require(model.warnings.first)
@@ -62,11 +68,15 @@ struct XcodeAcceptedModelTests {
 
     @Test("text that is neither a whole number nor a Boolean word stays an error", arguments: ["maybe", "1.5", "0x10", "Y", ""])
     func garbageIntegerDefault(text: String) throws {
-        let error = try #require(ModelFixtures.error("""
-            <entity name="Message">
-                <attribute name="state" attributeType="Integer 32" defaultValueString="\(text)"/>
-            </entity>
-            """))
+        let error = try #require(
+            ModelFixtures.error(
+                """
+                <entity name="Message">
+                    <attribute name="state" attributeType="Integer 32" defaultValueString="\(text)"/>
+                </entity>
+                """
+            )
+        )
         #expect(error.code == .invalidValue)
         #expect(error.line == 4 && error.entity == "Message" && error.property == "state")
         #expect(error.message.contains("whole number"), "\(error.message)")
@@ -74,9 +84,12 @@ struct XcodeAcceptedModelTests {
 
     // MARK: One version without .xccurrentversion
 
-    @Test("a model folder with one version and no .xccurrentversion loads, that version current", arguments: [
-        ("Cart/CartStorage.xcdatamodeld", "CartStorage"), ("Contentful/Test.xcdatamodeld", "Test"),
-    ])
+    @Test(
+        "a model folder with one version and no .xccurrentversion loads, that version current",
+        arguments: [
+            ("Cart/CartStorage.xcdatamodeld", "CartStorage"), ("Contentful/Test.xcdatamodeld", "Test"),
+        ]
+    )
     func singleVersionWithoutCurrentVersionFile(path: String, version: String) throws {
         let folder = Self.fixtures.appendingPathComponent(path)
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(".xccurrentversion").path))
@@ -122,12 +135,14 @@ struct XcodeAcceptedModelTests {
 
     @Test("a transient saved without attributeType (Xcode's Undefined) loads, and is never stored")
     func untypedTransient() throws {
-        let model = try ModelFixtures.model("""
+        let model = try ModelFixtures.model(
+            """
             <entity name="Book">
                 <attribute name="title" optional="YES" attributeType="String"/>
                 <attribute name="scratch" optional="YES" transient="YES"/>
             </entity>
-            """)
+            """
+        )
         let scratch = try #require(model.entity(named: "Book")?.attribute(named: "scratch"))
         #expect(scratch.isTransient && scratch.isOptional)
         #expect(scratch.type == .undefined)
@@ -141,26 +156,36 @@ struct XcodeAcceptedModelTests {
 
     @Test("an Undefined attribute that is not transient is refused, from a file or from descriptions")
     func undefinedStoredAttribute() throws {
-        let error = try #require(ModelFixtures.error("""
-            <entity name="Book">
-                <attribute name="scratch" optional="YES" attributeType="Undefined"/>
-            </entity>
-            """))
+        let error = try #require(
+            ModelFixtures.error(
+                """
+                <entity name="Book">
+                    <attribute name="scratch" optional="YES" attributeType="Undefined"/>
+                </entity>
+                """
+            )
+        )
         #expect(error.code == .unknownAttributeType && error.line == 4 && error.property == "scratch")
         #expect(error.message.contains("transient"), "\(error.message)")
-        let described = try #require(ModelFixtures.error([
-            EntityDescription(name: "Book", attributes: [AttributeDescription(name: "scratch", type: .undefined)]),
-        ]))
+        let described = try #require(
+            ModelFixtures.error([
+                EntityDescription(name: "Book", attributes: [AttributeDescription(name: "scratch", type: .undefined)])
+            ])
+        )
         #expect(described.code == .unknownAttributeType && described.property == "scratch")
     }
 
     @Test("a stored attribute without attributeType stays an error")
     func untypedStoredAttribute() throws {
-        let error = try #require(ModelFixtures.error("""
-            <entity name="Book">
-                <attribute name="title" optional="YES"/>
-            </entity>
-            """))
+        let error = try #require(
+            ModelFixtures.error(
+                """
+                <entity name="Book">
+                    <attribute name="title" optional="YES"/>
+                </entity>
+                """
+            )
+        )
         #expect(error.code == .missingAttribute)
         #expect(error.line == 4 && error.property == "title")
         #expect(error.message.contains("attributeType"))
@@ -191,7 +216,8 @@ struct XcodeAcceptedModelTests {
 
     @Test("two relationships naming the same inverse load; the inverse names one of them")
     func inverseNamedTwice() throws {
-        let model = try ModelFixtures.model("""
+        let model = try ModelFixtures.model(
+            """
             <entity name="Book">
                 <relationship name="pages" optional="YES" toMany="YES" destinationEntity="Page" inverseName="book"/>
                 <relationship name="cover" optional="YES" maxCount="1" destinationEntity="Page" inverseName="book"/>
@@ -199,7 +225,8 @@ struct XcodeAcceptedModelTests {
             <entity name="Page">
                 <relationship name="book" optional="YES" maxCount="1" destinationEntity="Book" inverseName="pages"/>
             </entity>
-            """)
+            """
+        )
         let entity = try #require(model.entity(named: "Book"))
         let book = try #require(model.entity(named: "Page")?.relationship(named: "book"))
         #expect(model.inverse(of: try #require(entity.relationship(named: "cover"))) == book)

@@ -21,7 +21,11 @@ public final class PublicationToPublicationMigrationPolicy: EntityMigrationPolic
     public override class var resumesAfterInterruption: Bool { true }
 
     /// Makes the publication, setting `firstName` and `lastName` from the source's `author`.
-    public override func createDestinationInstances(forSource source: ManagedObject, in mapping: EntityMapping, manager: MigrationManager) async throws {
+    public override func createDestinationInstances(
+        forSource source: ManagedObject,
+        in mapping: EntityMapping,
+        manager: MigrationManager
+    ) async throws {
         try await super.createDestinationInstances(forSource: source, in: mapping, manager: manager)
         let destinations = try await manager.destinationInstances(forEntityMappingNamed: mapping.name, sourceInstances: [source])
         guard case .string(let author) = source.value(forKey: "author") else { return }

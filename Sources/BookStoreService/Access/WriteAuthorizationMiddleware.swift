@@ -49,16 +49,24 @@ extension Problem {
     /// A 401 for a write without a usable key, with the `WWW-Authenticate` challenge
     /// (RFC 6750 section 3: `invalid_token` once a token was sent).
     static func unauthorized(_ reason: MissingAuthorization) -> Problem {
-        let (detail, challenge): (String, String) = switch reason {
-        case .missing:
-            ("writes need a key: send Authorization: Bearer <key> with one of the service's write keys", #"Bearer realm="bookstore""#)
-        case .notBearer:
-            ("the Authorization header is not `Bearer <key>`; send the write key as a bearer token",
-             #"Bearer realm="bookstore", error="invalid_request""#)
-        case .wrongKey:
-            ("the key sent is not one of the service's write keys; nothing was written", #"Bearer realm="bookstore", error="invalid_token""#)
-        }
-        return Problem(.unauthorized, type: .unauthorized, title: "A write key is needed", detail: detail,
-                       headers: [.wwwAuthenticate: challenge])
+        let (detail, challenge): (String, String) =
+            switch reason {
+            case .missing:
+                ("writes need a key: send Authorization: Bearer <key> with one of the service's write keys", #"Bearer realm="bookstore""#)
+            case .notBearer:
+                (
+                    "the Authorization header is not `Bearer <key>`; send the write key as a bearer token",
+                    #"Bearer realm="bookstore", error="invalid_request""#
+                )
+            case .wrongKey:
+                ("the key sent is not one of the service's write keys; nothing was written", #"Bearer realm="bookstore", error="invalid_token""#)
+            }
+        return Problem(
+            .unauthorized,
+            type: .unauthorized,
+            title: "A write key is needed",
+            detail: detail,
+            headers: [.wwwAuthenticate: challenge]
+        )
     }
 }

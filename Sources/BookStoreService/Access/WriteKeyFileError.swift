@@ -34,7 +34,8 @@ public struct WriteKeyFileError: Error, Sendable, CustomStringConvertible {
 
     /// What is wrong with which file (never a key), and what to do.
     public var description: String {
-        let place = file.map { "the write key file \($0)" + (line.map { ", line \($0)" } ?? "") }
+        let place =
+            file.map { "the write key file \($0)" + (line.map { ", line \($0)" } ?? "") }
             ?? "the write keys given" + (line.map { ", key \($0)" } ?? "")
         switch reason {
         case .unreadable(let reason):
@@ -42,9 +43,11 @@ public struct WriteKeyFileError: Error, Sendable, CustomStringConvertible {
         case .noKey:
             return "\(place) holds no key; write one key per line; \(Self.howToMakeOne)"
         case .tooShort(let length):
-            return "\(place): a key of \(length) characters is too short; make keys of at least \(WriteKeys.minimumLength) characters; \(Self.howToMakeOne)"
+            return
+                "\(place): a key of \(length) characters is too short; make keys of at least \(WriteKeys.minimumLength) characters; \(Self.howToMakeOne)"
         case .unusableCharacters:
-            return "\(place): the key has characters a bearer token cannot carry (spaces, quotes, non-ASCII); use letters, digits and -._~+/=; \(Self.howToMakeOne)"
+            return
+                "\(place): the key has characters a bearer token cannot carry (spaces, quotes, non-ASCII); use letters, digits and -._~+/=; \(Self.howToMakeOne)"
         }
     }
 }

@@ -54,9 +54,15 @@ struct JSONParser {
         case UInt8(ascii: "{"): return try object(depth: depth)
         case UInt8(ascii: "["): return try array(depth: depth)
         case UInt8(ascii: "\""): return .string(try string())
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
         default: throw failure("expected a value")
         }
@@ -84,7 +90,10 @@ struct JSONParser {
             skipWhitespace()
             members[name] = try value(depth: depth + 1)
             skipWhitespace()
-            if current == UInt8(ascii: ",") { index += 1; continue }
+            if current == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
             try expect(UInt8(ascii: "}"), "',' or '}'")
             return .object(members)
         }
@@ -102,7 +111,10 @@ struct JSONParser {
             skipWhitespace()
             elements.append(try value(depth: depth + 1))
             skipWhitespace()
-            if current == UInt8(ascii: ",") { index += 1; continue }
+            if current == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
             try expect(UInt8(ascii: "]"), "',' or ']'")
             return .array(elements)
         }

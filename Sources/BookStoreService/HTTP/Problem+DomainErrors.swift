@@ -18,23 +18,44 @@ extension Problem {
             self = problem
         case let error as ValidationError:
             let entity = error.issues.first?.entity.lowercased() ?? "object"
-            self.init(.unprocessableContent, type: .validationFailed, title: "The \(entity) breaks the model's rules",
-                      detail: error.issues.map(\.message).joined(separator: "; "),
-                      errors: error.issues.map { .init(field: $0.key ?? $0.entity, code: $0.code.rawValue, message: $0.message) })
+            self.init(
+                .unprocessableContent,
+                type: .validationFailed,
+                title: "The \(entity) breaks the model's rules",
+                detail: error.issues.map(\.message).joined(separator: "; "),
+                errors: error.issues.map { .init(field: $0.key ?? $0.entity, code: $0.code.rawValue, message: $0.message) }
+            )
         case let error as ConstraintConflictError:
-            self.init(.conflict, type: .conflict, title: "Another resource has these values",
-                      detail: error.conflicts.map(\.description).joined(separator: "; "))
+            self.init(
+                .conflict,
+                type: .conflict,
+                title: "Another resource has these values",
+                detail: error.conflicts.map(\.description).joined(separator: "; ")
+            )
         case let error as StoreError where error.code == .objectNotFound:
             self = .notFound(error.message)
         case let error as StoreError where error.code == .conflict:
-            self.init(.conflict, type: .conflict, title: "The resource was changed meanwhile",
-                      detail: "another request changed it since it was read; read it again and retry")
+            self.init(
+                .conflict,
+                type: .conflict,
+                title: "The resource was changed meanwhile",
+                detail: "another request changed it since it was read; read it again and retry"
+            )
         case let error as StoreError where error.code == .migratedSinceOpened:
-            self.init(.serviceUnavailable, type: .storeUnusable, title: "The store was migrated to a newer release",
-                      detail: "nothing was saved: \(error.message); deploy the new release")
+            self.init(
+                .serviceUnavailable,
+                type: .storeUnusable,
+                title: "The store was migrated to a newer release",
+                detail: "nothing was saved: \(error.message); deploy the new release"
+            )
         case let error as StoreError where error.code == .connectionFailed:
-            self.init(.serviceUnavailable, type: .unavailable, title: "The store cannot be reached",
-                      detail: "the database server does not answer; retry later", headers: [.retryAfter: "5"])
+            self.init(
+                .serviceUnavailable,
+                type: .unavailable,
+                title: "The store cannot be reached",
+                detail: "the database server does not answer; retry later",
+                headers: [.retryAfter: "5"]
+            )
         case let error where StorageFault(error) != nil:
             self.init(storageFault: StorageFault(error) ?? .inputOutput)
         case let error as HTTPError:
@@ -52,14 +73,27 @@ extension Problem {
     private init(storageFault fault: StorageFault) {
         switch fault {
         case .diskFull:
-            self.init(.init(code: 507, reasonPhrase: "Insufficient Storage"), type: .insufficientStorage, title: "The store's disk is full",
-                      detail: "nothing was saved: the disk that holds the store is full; retry once space has been freed")
+            self.init(
+                .init(code: 507, reasonPhrase: "Insufficient Storage"),
+                type: .insufficientStorage,
+                title: "The store's disk is full",
+                detail: "nothing was saved: the disk that holds the store is full; retry once space has been freed"
+            )
         case .serverUnavailable, .serverResources:
-            self.init(.serviceUnavailable, type: .unavailable, title: "The store cannot be reached",
-                      detail: "nothing was saved: \(fault); retry later", headers: [.retryAfter: "5"])
+            self.init(
+                .serviceUnavailable,
+                type: .unavailable,
+                title: "The store cannot be reached",
+                detail: "nothing was saved: \(fault); retry later",
+                headers: [.retryAfter: "5"]
+            )
         case .notWritable, .damaged, .inputOutput, .cannotOpen, .clientLibrary:
-            self.init(.serviceUnavailable, type: .storeUnusable, title: "The store cannot be used",
-                      detail: "nothing was saved: \(fault); the operator must fix this before a retry can succeed")
+            self.init(
+                .serviceUnavailable,
+                type: .storeUnusable,
+                title: "The store cannot be used",
+                detail: "nothing was saved: \(fault); the operator must fix this before a retry can succeed"
+            )
         }
     }
 
@@ -68,8 +102,12 @@ extension Problem {
     private init(httpError status: HTTPResponse.Status, detail: String?) {
         switch status {
         case .contentTooLarge:
-            self.init(status, type: .bodyTooLarge, title: "The request body is too large",
-                      detail: detail ?? "bodies of at most \(RequestBodyReader.maximumSize) bytes (1 MiB) are accepted")
+            self.init(
+                status,
+                type: .bodyTooLarge,
+                title: "The request body is too large",
+                detail: detail ?? "bodies of at most \(RequestBodyReader.maximumSize) bytes (1 MiB) are accepted"
+            )
         case .notFound:
             self = .notFound(detail ?? "there is no resource here")
         default:
@@ -79,7 +117,11 @@ extension Problem {
 
     /// A 500 that says no more than that: the log has the error, under the request's id.
     static func internalError(requestID: String) -> Problem {
-        Problem(.internalServerError, type: .internalError, title: "Internal server error",
-                detail: "the service failed to answer; the log has the details under request id \(requestID)")
+        Problem(
+            .internalServerError,
+            type: .internalError,
+            title: "Internal server error",
+            detail: "the service failed to answer; the log has the details under request id \(requestID)"
+        )
     }
 }

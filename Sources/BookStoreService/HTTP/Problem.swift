@@ -66,8 +66,15 @@ public struct Problem: Error, HTTPResponseError, Sendable, CustomStringConvertib
     public var extensions: [String: JSONValue]
     public var headers: HTTPFields
 
-    public init(_ status: HTTPResponse.Status, type kind: Kind, title: String, detail: String, errors: [FieldError] = [],
-                extensions: [String: JSONValue] = [:], headers: HTTPFields = [:]) {
+    public init(
+        _ status: HTTPResponse.Status,
+        type kind: Kind,
+        title: String,
+        detail: String,
+        errors: [FieldError] = [],
+        extensions: [String: JSONValue] = [:],
+        headers: HTTPFields = [:]
+    ) {
         self.status = status
         self.kind = kind
         self.title = title
@@ -78,7 +85,8 @@ public struct Problem: Error, HTTPResponseError, Sendable, CustomStringConvertib
     }
 
     public var description: String {
-        "\(status.code) \(title): \(detail)" + (errors.isEmpty ? "" : " (" + errors.map { "\($0.field): \($0.message)" }.joined(separator: "; ") + ")")
+        "\(status.code) \(title): \(detail)"
+            + (errors.isEmpty ? "" : " (" + errors.map { "\($0.field): \($0.message)" }.joined(separator: "; ") + ")")
     }
 
     /// The body as JSON.
@@ -114,7 +122,12 @@ extension Problem {
 
     /// A 400 for query parameters that are unknown or whose values do not parse.
     static func invalidQuery(_ errors: [FieldError]) -> Problem {
-        Problem(.badRequest, type: .invalidQuery, title: "The query is invalid",
-                detail: errors.map(\.message).joined(separator: "; "), errors: errors)
+        Problem(
+            .badRequest,
+            type: .invalidQuery,
+            title: "The query is invalid",
+            detail: errors.map(\.message).joined(separator: "; "),
+            errors: errors
+        )
     }
 }

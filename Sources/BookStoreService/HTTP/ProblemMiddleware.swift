@@ -25,9 +25,13 @@ struct ProblemMiddleware: RouterMiddleware {
             // No route of the table takes the request, so the router answered it: a path
             // of a known shape is a 405 naming what it takes, any other a 404.
             if !allowed.isEmpty {
-                return Problem(.methodNotAllowed, type: .methodNotAllowed, title: "Method not allowed",
-                               detail: "\(request.uri.path) takes \(allowed.map(\.rawValue).joined(separator: ", ")), not \(request.method.rawValue)",
-                               headers: [.allow: allowed.map(\.rawValue).joined(separator: ", ")])
+                return Problem(
+                    .methodNotAllowed,
+                    type: .methodNotAllowed,
+                    title: "Method not allowed",
+                    detail: "\(request.uri.path) takes \(allowed.map(\.rawValue).joined(separator: ", ")), not \(request.method.rawValue)",
+                    headers: [.allow: allowed.map(\.rawValue).joined(separator: ", ")]
+                )
             }
             return .notFound("there is no resource at \(request.uri.path)")
         }

@@ -14,8 +14,13 @@ struct QueryReader {
     init(_ parameters: [(String, String)], allowed: [String]) throws(Problem) {
         for (name, value) in parameters {
             guard allowed.contains(name) else {
-                errors.append(.init(field: name, code: "unknownParameter",
-                                    message: "'\(name)' is not a parameter of this list; use \(allowed.joined(separator: ", "))"))
+                errors.append(
+                    .init(
+                        field: name,
+                        code: "unknownParameter",
+                        message: "'\(name)' is not a parameter of this list; use \(allowed.joined(separator: ", "))"
+                    )
+                )
                 continue
             }
             guard values[name] == nil else {

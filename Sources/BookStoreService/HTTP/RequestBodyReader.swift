@@ -21,10 +21,14 @@ enum RequestBodyReader {
         let accepted = acceptedTypes(for: request.method)
         let mediaType = request.headers[.contentType].map(Self.mediaType)
         guard let mediaType, accepted.contains(mediaType) else {
-            throw Problem(.unsupportedMediaType, type: .unsupportedMediaType, title: "Unsupported content type",
-                          detail: mediaType.map { "the body is \($0); send \(accepted.joined(separator: " or "))" }
-                              ?? "the request has no Content-Type; send \(accepted.joined(separator: " or "))",
-                          headers: [.accept: accepted.joined(separator: ", ")])
+            throw Problem(
+                .unsupportedMediaType,
+                type: .unsupportedMediaType,
+                title: "Unsupported content type",
+                detail: mediaType.map { "the body is \($0); send \(accepted.joined(separator: " or "))" }
+                    ?? "the request has no Content-Type; send \(accepted.joined(separator: " or "))",
+                headers: [.accept: accepted.joined(separator: ", ")]
+            )
         }
         // A declared length over the limit is refused before reading a byte of it.
         if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumSize {
@@ -41,8 +45,12 @@ enum RequestBodyReader {
         } catch {
             // The client went away or was too slow (the request clock closed the
             // connection): its fault, not the service's, and nobody reads the answer.
-            throw Problem(.badRequest, type: .invalidBody, title: "The request body was cut off",
-                          detail: "the connection ended before the whole body was received")
+            throw Problem(
+                .badRequest,
+                type: .invalidBody,
+                title: "The request body was cut off",
+                detail: "the connection ended before the whole body was received"
+            )
         }
         let value: JSONValue
         do {
@@ -57,8 +65,12 @@ enum RequestBodyReader {
     }
 
     private static var tooLarge: Problem {
-        Problem(.contentTooLarge, type: .bodyTooLarge, title: "The request body is too large",
-                detail: "bodies of at most \(maximumSize) bytes (1 MiB) are accepted")
+        Problem(
+            .contentTooLarge,
+            type: .bodyTooLarge,
+            title: "The request body is too large",
+            detail: "bodies of at most \(maximumSize) bytes (1 MiB) are accepted"
+        )
     }
 
     /// `application/json; charset=utf-8` → `application/json`.

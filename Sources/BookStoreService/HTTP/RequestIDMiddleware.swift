@@ -26,9 +26,12 @@ struct RequestIDMiddleware: RouterMiddleware {
         context.requestID = id
         let started = ContinuousClock.now
         // At trace level: shows which requests were under way when a server stopped or hung.
-        context.logger.trace("request started", metadata: [
-            "http.method": .string(request.method.rawValue), "http.path": .string(request.uri.path),
-        ])
+        context.logger.trace(
+            "request started",
+            metadata: [
+                "http.method": .string(request.method.rawValue), "http.path": .string(request.uri.path),
+            ]
+        )
         var response: Response
         do {
             response = try await next(request, context)
@@ -41,12 +44,15 @@ struct RequestIDMiddleware: RouterMiddleware {
         // Every body is what its Content-Type says; a browser is not to guess otherwise.
         response.headers[.contentTypeOptions] = "nosniff"
         let elapsed = ContinuousClock.now - started
-        context.logger.info("request", metadata: [
-            "http.method": .string(request.method.rawValue),
-            "http.path": .string(request.uri.path),
-            "http.status": .stringConvertible(response.status.code),
-            "http.duration_ms": .stringConvertible(Int((elapsed / .milliseconds(1)).rounded())),
-        ])
+        context.logger.info(
+            "request",
+            metadata: [
+                "http.method": .string(request.method.rawValue),
+                "http.path": .string(request.uri.path),
+                "http.status": .stringConvertible(response.status.code),
+                "http.duration_ms": .stringConvertible(Int((elapsed / .milliseconds(1)).rounded())),
+            ]
+        )
         return response
     }
 

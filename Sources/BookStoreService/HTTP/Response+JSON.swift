@@ -37,4 +37,3 @@ extension Response {
         Response(status: status, headers: [.contentType: contentType], body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }
-

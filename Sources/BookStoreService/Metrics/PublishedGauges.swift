@@ -45,8 +45,13 @@ final class PublishedGauges: Sendable {
         published.withLock { published in
             var current: [GaugeSample.Key: Gauge] = [:]
             for sample in samples {
-                let gauge = published[sample.key] ?? registry.makeGauge(
-                    name: sample.name, labels: sample.labels.map { ($0.name, $0.value) }, help: Self.help[sample.name] ?? "")
+                let gauge =
+                    published[sample.key]
+                    ?? registry.makeGauge(
+                        name: sample.name,
+                        labels: sample.labels.map { ($0.name, $0.value) },
+                        help: Self.help[sample.name] ?? ""
+                    )
                 gauge.set(sample.value)
                 current[sample.key] = gauge
             }
@@ -59,7 +64,8 @@ final class PublishedGauges: Sendable {
 
     /// What each gauge means, on its `# HELP` line.
     static let help: [String: String] = [
-        "bookstore_store_state": "1 for the state the store is in (starting, migrating, waiting_for_migration, ready, outdated, stopped), 0 for the others",
+        "bookstore_store_state":
+            "1 for the state the store is in (starting, migrating, waiting_for_migration, ready, outdated, stopped), 0 for the others",
         "bookstore_store_connections_open": "Store connections open, by role (reader, writer)",
         "bookstore_store_connections_in_use": "Store connections running a request's work, by role",
         "bookstore_store_connections_waiting": "Callers waiting for a store connection, by role",

@@ -103,17 +103,23 @@ final class RouteMetrics: Sendable {
     }
 
     private func recorders(for key: Key) -> Recorders {
-        let cache = threadCache.currentValue ?? {
-            let cache = ThreadCache()
-            threadCache.currentValue = cache
-            return cache
-        }()
+        let cache =
+            threadCache.currentValue
+            ?? {
+                let cache = ThreadCache()
+                threadCache.currentValue = cache
+                return cache
+            }()
         if let recorders = cache.recorders[key] { return recorders }
         let recorders = shared.withLock { shared in
             if let existing = shared[key] { return existing }
-            let dimensions = [("http.route", key.route), ("http.request.method", key.method.rawValue), ("http.response.status_code", String(key.status))]
-            let made = Recorders(requests: Counter(label: "http.server.requests", dimensions: dimensions),
-                                 duration: Timer(label: "http.server.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds))
+            let dimensions = [
+                ("http.route", key.route), ("http.request.method", key.method.rawValue), ("http.response.status_code", String(key.status)),
+            ]
+            let made = Recorders(
+                requests: Counter(label: "http.server.requests", dimensions: dimensions),
+                duration: Timer(label: "http.server.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds)
+            )
             shared[key] = made
             return made
         }

@@ -49,17 +49,20 @@ extension StoreGate {
 
     /// The gate's phases as `bookstore_store_state` labels them.
     enum StoreState: String, CaseIterable {
-        case starting, migrating, waitingForMigration = "waiting_for_migration", ready, outdated, stopped
+        case starting, migrating
+        case waitingForMigration = "waiting_for_migration"
+        case ready, outdated, stopped
 
         init(_ phase: Phase) {
-            self = switch phase {
-            case .starting: .starting
-            case .migrating: .migrating
-            case .waitingForMigration: .waitingForMigration
-            case .ready: .ready
-            case .outdated: .outdated
-            case .stopped: .stopped
-            }
+            self =
+                switch phase {
+                case .starting: .starting
+                case .migrating: .migrating
+                case .waitingForMigration: .waitingForMigration
+                case .ready: .ready
+                case .outdated: .outdated
+                case .stopped: .stopped
+                }
         }
     }
 }

@@ -31,8 +31,13 @@ struct FieldReader {
             if readOnly.contains(name) {
                 errors.append(.init(field: name, code: "readOnly", message: "\(name) is read-only; leave it out"))
             } else {
-                errors.append(.init(field: name, code: "unknownField",
-                                    message: "a \(resource) has no field '\(name)'; the writable fields are \(writable.joined(separator: ", "))"))
+                errors.append(
+                    .init(
+                        field: name,
+                        code: "unknownField",
+                        message: "a \(resource) has no field '\(name)'; the writable fields are \(writable.joined(separator: ", "))"
+                    )
+                )
             }
         }
     }
@@ -82,7 +87,14 @@ struct FieldReader {
         case .null: return .null
         case .value(let number):
             guard number.rounded() == number, let whole = Int64(exactly: number), range.contains(whole) else {
-                errors.append(.init(field: name, code: "wrongType", message: "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), got \(JSONValue.number(number).description)"))
+                errors.append(
+                    .init(
+                        field: name,
+                        code: "wrongType",
+                        message:
+                            "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), got \(JSONValue.number(number).description)"
+                    )
+                )
                 return .absent
             }
             return .value(whole)
@@ -101,8 +113,13 @@ struct FieldReader {
             throw Problem.invalidBody("the body is not a \(resource): " + all.map(\.message).joined(separator: "; "), errors: all)
         }
         guard tooLong.isEmpty else {
-            throw Problem(.unprocessableContent, type: .validationFailed, title: "The \(resource) breaks the API's limits",
-                          detail: tooLong.map(\.message).joined(separator: "; "), errors: tooLong)
+            throw Problem(
+                .unprocessableContent,
+                type: .validationFailed,
+                title: "The \(resource) breaks the API's limits",
+                detail: tooLong.map(\.message).joined(separator: "; "),
+                errors: tooLong
+            )
         }
     }
 }

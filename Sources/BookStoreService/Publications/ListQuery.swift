@@ -122,8 +122,12 @@ struct ListQuery: Sendable {
         }
         // Bounds that cross (maxPrice below minPrice) are a range nothing is in, as the
         // document allows them: an empty list, not a refusal.
-        if let minPrice = reader.number("minPrice") { query.predicates.append(try Persistence.Predicate(format: "price >= %@", .value(.double(minPrice)))) }
-        if let maxPrice = reader.number("maxPrice") { query.predicates.append(try Persistence.Predicate(format: "price <= %@", .value(.double(maxPrice)))) }
+        if let minPrice = reader.number("minPrice") {
+            query.predicates.append(try Persistence.Predicate(format: "price >= %@", .value(.double(minPrice))))
+        }
+        if let maxPrice = reader.number("maxPrice") {
+            query.predicates.append(try Persistence.Predicate(format: "price <= %@", .value(.double(maxPrice))))
+        }
         try reader.finish()
         try query.refuseNowhere()
         return query
@@ -150,8 +154,11 @@ struct ListQuery: Sendable {
                 let descending = term.hasPrefix("-")
                 let name = descending ? String(term.dropFirst()) : String(term)
                 guard let field = fields.first(where: { $0.name == name }) else {
-                    reader.refuse("sort", code: "unknownSortField",
-                                  "sort: '\(name)' is not a field to sort by; use \(fields.map(\.name).joined(separator: ", ")), each optionally prefixed with '-'")
+                    reader.refuse(
+                        "sort",
+                        code: "unknownSortField",
+                        "sort: '\(name)' is not a field to sort by; use \(fields.map(\.name).joined(separator: ", ")), each optionally prefixed with '-'"
+                    )
                     continue
                 }
                 terms.append(SortTerm(field: field, ascending: !descending))
@@ -174,7 +181,9 @@ struct ListQuery: Sendable {
     /// A 404 for an `after` that names no place in this list.
     private func refuseNowhere() throws(Problem) {
         guard case .nowhere? = after else { return }
-        throw Problem.notFound("after names no place in this list: it is not the next of a page sorted by '\(sort.isEmpty ? "id" : sort)'; start again from the first page")
+        throw Problem.notFound(
+            "after names no place in this list: it is not the next of a page sorted by '\(sort.isEmpty ? "id" : sort)'; start again from the first page"
+        )
     }
 
     /// The rows after ``after`` in the order: for terms k1, k2, … and the cursor's values
@@ -212,8 +221,13 @@ struct ListQuery: Sendable {
     /// values first (``PublicationRepository``): here it starts after nothing.
     func fetchRequest(entityName: String, extra: [Persistence.Predicate] = []) -> FetchRequest {
         let window: [Persistence.Predicate] = if case .cursor(let cursor)? = after { [keysetPredicate(cursor)] } else { [] }
-        return FetchRequest(entityName: entityName, predicate: predicate(extra + window), sortDescriptors: sortDescriptors,
-                            fetchLimit: limit, fetchOffset: offset)
+        return FetchRequest(
+            entityName: entityName,
+            predicate: predicate(extra + window),
+            sortDescriptors: sortDescriptors,
+            fetchLimit: limit,
+            fetchOffset: offset
+        )
     }
 
     /// The request for those of `ids` that match this query's filters (and `extra`), whatever

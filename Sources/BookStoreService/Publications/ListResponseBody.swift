@@ -71,14 +71,22 @@ struct ListResponseBody<Item: JSONWritable & Sendable>: Sendable {
             writeClosing(into: &buffer)
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: buffer))
         case .inBatches(let ids, let load):
-            return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-                try await write(ids, load: load, to: &writer, logger: logger)
-            })
+            return Response(
+                status: .ok,
+                headers: headers,
+                body: ResponseBody { writer in
+                    try await write(ids, load: load, to: &writer, logger: logger)
+                }
+            )
         }
     }
 
-    private func write(_ ids: [ObjectID], load: @Sendable ([ObjectID]) async throws -> [Item],
-                       to writer: inout any ResponseBodyWriter, logger: Logger) async throws {
+    private func write(
+        _ ids: [ObjectID],
+        load: @Sendable ([ObjectID]) async throws -> [Item],
+        to writer: inout any ResponseBodyWriter,
+        logger: Logger
+    ) async throws {
         var buffer = ByteBuffer()
         writeOpening(into: &buffer)
         var isFirst = true

@@ -31,16 +31,25 @@ struct PublicationRepository: Sendable {
     /// limit's) that skips no rows (a keyset page, the first page) is read whole in one
     /// statement; any other as IDs first, then in batches as it is written, so that long
     /// texts never sit in memory a hundred rows at a time.
-    private func list<Item: JSONWritable & Sendable>(_ entityName: String, _ query: ListQuery, extra: [Persistence.Predicate] = [],
-                                      properties: [FetchRequest.Property],
-                                      make: @escaping @Sendable (FetchedValues) -> Item) async throws -> ListResponseBody<Item> {
+    private func list<Item: JSONWritable & Sendable>(
+        _ entityName: String,
+        _ query: ListQuery,
+        extra: [Persistence.Predicate] = [],
+        properties: [FetchRequest.Property],
+        make: @escaping @Sendable (FetchedValues) -> Item
+    ) async throws -> ListResponseBody<Item> {
         let context = container.newContext()
         var query = query
         if case .id(let id)? = query.after {
             // After a row in another order than the id's: after its values now.
-            let row = FetchRequest(entityName: entityName, predicate: .comparison(Comparison(.evaluatedObject, .equal, .object(try context.objectID(entityName: entityName, primaryKey: id)))))
+            let row = FetchRequest(
+                entityName: entityName,
+                predicate: .comparison(Comparison(.evaluatedObject, .equal, .object(try context.objectID(entityName: entityName, primaryKey: id))))
+            )
             guard let values = try await context.fetchValues(row, properties: query.cursorProperties).first else {
-                throw Problem.notFound("there is no \(entityName.lowercased()) with id \(id) to continue after; a page's next carries its place even once its row is gone")
+                throw Problem.notFound(
+                    "there is no \(entityName.lowercased()) with id \(id) to continue after; a page's next carries its place even once its row is gone"
+                )
             }
             query.after = .cursor(query.cursor(after: values))
         }
@@ -49,7 +58,9 @@ struct PublicationRepository: Sendable {
         // for every row it skips, where the IDs alone cost nothing.
         let readsWhole = query.limit <= 2 * ListResponseBody<Item>.batchSize && query.offset == 0
         // The cursor's values beside the item's, each name once.
-        let read = readsWhole ? properties + query.cursorProperties.filter { property in !properties.contains { $0.name == property.name } }
+        let read =
+            readsWhole
+            ? properties + query.cursorProperties.filter { property in !properties.contains { $0.name == property.name } }
             : query.cursorProperties
         let rows = try await context.fetchValues(query.fetchRequest(entityName: entityName, extra: extra), properties: read)
         let next = rows.count == query.limit ? rows.last.map { query.cursor(after: $0).text } : nil
@@ -66,9 +77,17 @@ struct PublicationRepository: Sendable {
     /// What the resources show of a batch of a list's IDs that still match its filters, in
     /// the IDs' order: one read, without managed objects, so that one batch's rows are
     /// released before the next is read.
-    private func values(_ batch: [ObjectID], of entityName: String, _ query: ListQuery, properties: [FetchRequest.Property],
-                        extra: [Persistence.Predicate] = []) async throws -> [FetchedValues] {
-        let found = try await container.newContext().fetchValues(query.batchRequest(entityName: entityName, ids: batch, extra: extra), properties: properties)
+    private func values(
+        _ batch: [ObjectID],
+        of entityName: String,
+        _ query: ListQuery,
+        properties: [FetchRequest.Property],
+        extra: [Persistence.Predicate] = []
+    ) async throws -> [FetchedValues] {
+        let found = try await container.newContext().fetchValues(
+            query.batchRequest(entityName: entityName, ids: batch, extra: extra),
+            properties: properties
+        )
         let byID = Dictionary(found.map { ($0.objectID, $0) }, uniquingKeysWith: { first, _ in first })
         return batch.compactMap { byID[$0] }
     }

@@ -22,7 +22,11 @@ public struct PublicationResource: Sendable, Hashable, Encodable, JSONWritable {
 
     /// A publication read without making its object (``properties``).
     init(_ values: FetchedValues) {
-        self.init(id: values.objectID.primaryKey ?? 0, pageCount: Int(values.value(forKey: "pageCount").integerValue ?? 0), value: values.value(forKey:))
+        self.init(
+            id: values.objectID.primaryKey ?? 0,
+            pageCount: Int(values.value(forKey: "pageCount").integerValue ?? 0),
+            value: values.value(forKey:)
+        )
     }
 
     init(_ object: ManagedObject, pageCount: Int) {
@@ -147,7 +151,9 @@ extension PublicationResource {
     /// let publication = PublicationResource(id: 1, title: "Dune", price: 9.99, firstName: "Frank", lastName: "Herbert", synopsis: nil, pageCount: 412)
     /// ```
     public init(id: Int64, title: String, price: Double, firstName: String?, lastName: String?, synopsis: String?, pageCount: Int) {
-        (self.id, self.title, self.price, self.firstName, self.lastName, self.synopsis, self.pageCount) = (id, title, price, firstName, lastName, synopsis, pageCount)
+        (self.id, self.title, self.price, self.firstName, self.lastName, self.synopsis, self.pageCount) = (
+            id, title, price, firstName, lastName, synopsis, pageCount
+        )
     }
 }
 

@@ -34,8 +34,13 @@ enum TextLimit {
 
     static func refusal(of text: String, field: String, maximum: Int) -> Refusal? {
         if text.utf8.contains(0) {
-            return .invalidCharacter(.init(field: field, code: "invalidCharacter",
-                                           message: "\(field) holds a NUL character (U+0000), which the store does not keep; remove it"))
+            return .invalidCharacter(
+                .init(
+                    field: field,
+                    code: "invalidCharacter",
+                    message: "\(field) holds a NUL character (U+0000), which the store does not keep; remove it"
+                )
+            )
         }
         let length = text.unicodeScalars.count
         if length > maximum {

@@ -27,9 +27,10 @@ enum OpenAPIDocument {
         paths["/metrics"] = [
             "get": [
                 "operationId": "metrics",
-                "summary": "Requests by route, method and status with their durations, the store's state and connections, and a running migration's progress, in Prometheus' text format",
+                "summary":
+                    "Requests by route, method and status with their durations, the store's state and connections, and a running migration's progress, in Prometheus' text format",
                 "responses": ["200": ["description": "The metrics", "content": ["text/plain": ["schema": ["type": "string"]]]]],
-            ],
+            ]
         ]
         root["paths"] = .object(paths)
         return .object(root)
@@ -46,17 +47,21 @@ enum OpenAPIDocument {
             for (method, operation) in operations where ["post", "put", "patch", "delete"].contains(method) {
                 guard case .object(var members) = operation, case .object(var responses) = members["responses"] ?? .null else { continue }
                 members["security"] = [["writeKey": []]]
-                responses["401"] = ["description": "No write key was sent, or not one of the service's: nothing was written",
-                                    "headers": ["WWW-Authenticate": ["description": "The bearer challenge (RFC 6750)", "schema": ["type": "string"]]],
-                                    "content": ["application/problem+json": ["schema": ref("Problem")]]]
+                responses["401"] = [
+                    "description": "No write key was sent, or not one of the service's: nothing was written",
+                    "headers": ["WWW-Authenticate": ["description": "The bearer challenge (RFC 6750)", "schema": ["type": "string"]]],
+                    "content": ["application/problem+json": ["schema": ref("Problem")]],
+                ]
                 members["responses"] = .object(responses)
                 operations[method] = .object(members)
             }
             paths[path] = .object(operations)
         }
         components["securitySchemes"] = [
-            "writeKey": ["type": "http", "scheme": "bearer",
-                         "description": "One of the service's write keys (its --write-key-file); reads need none"],
+            "writeKey": [
+                "type": "http", "scheme": "bearer",
+                "description": "One of the service's write keys (its --write-key-file); reads need none",
+            ]
         ]
         root["paths"] = .object(paths)
         root["components"] = .object(components)
@@ -68,72 +73,128 @@ enum OpenAPIDocument {
         "info": [
             "title": "BookStore",
             "version": "5",
-            "description": "Publications and their pages, in a store of the BookStore 5 model. Every refusal is application/problem+json (RFC 9457). While the store is migrated on start-up, data operations answer 503 with Retry-After and the migration's progress.",
+            "description":
+                "Publications and their pages, in a store of the BookStore 5 model. Every refusal is application/problem+json (RFC 9457). While the store is migrated on start-up, data operations answer 503 with Retry-After and the migration's progress.",
         ],
         "paths": [
             "/publications": [
-                "get": operation("listPublications", "List publications", parameters: listParameters(sortFields: ListQuery.publicationSortFields) + publicationFilters,
-                                 responses: ["200": json("PublicationList", "A page of publications"), "400": problem("A query parameter is unknown, repeated or does not parse"),
-                                             "404": problem("after names no place in the list: no such publication, or a cursor of another order")]),
-                "post": operation("createPublication", "Create a publication", body: "PublicationInput",
-                                  responses: ["201": created("Publication"), "400": problem("The body is not a publication"), "413": problem("The body is over 1 MiB"),
-                                              "415": problem("The body is not application/json"), "422": problem("The publication breaks the model's rules")]),
+                "get": operation(
+                    "listPublications",
+                    "List publications",
+                    parameters: listParameters(sortFields: ListQuery.publicationSortFields) + publicationFilters,
+                    responses: [
+                        "200": json("PublicationList", "A page of publications"),
+                        "400": problem("A query parameter is unknown, repeated or does not parse"),
+                        "404": problem("after names no place in the list: no such publication, or a cursor of another order"),
+                    ]
+                ),
+                "post": operation(
+                    "createPublication",
+                    "Create a publication",
+                    body: "PublicationInput",
+                    responses: [
+                        "201": created("Publication"), "400": problem("The body is not a publication"), "413": problem("The body is over 1 MiB"),
+                        "415": problem("The body is not application/json"), "422": problem("The publication breaks the model's rules"),
+                    ]
+                ),
             ],
             "/publications/{id}": [
                 "parameters": [idParameter("publication")],
-                "get": operation("getPublication", "Read a publication",
-                                 responses: ["200": json("Publication", "The publication"), "404": problem("There is no such publication")]),
-                "put": operation("replacePublication", "Replace a publication's fields (fields left out get the model's defaults)", body: "PublicationInput",
-                                 responses: writeResponses("Publication")),
-                "patch": operation("updatePublication", "Change some of a publication's fields (a JSON merge patch)", body: "PublicationPatch",
-                                   mergePatch: true, responses: writeResponses("Publication")),
-                "delete": operation("deletePublication", "Delete a publication and, as the model's cascade rule says, its pages",
-                                    responses: ["204": ["description": "Deleted"], "404": problem("There is no such publication"),
-                                                "409": problem("The publication was changed meanwhile")]),
+                "get": operation(
+                    "getPublication",
+                    "Read a publication",
+                    responses: ["200": json("Publication", "The publication"), "404": problem("There is no such publication")]
+                ),
+                "put": operation(
+                    "replacePublication",
+                    "Replace a publication's fields (fields left out get the model's defaults)",
+                    body: "PublicationInput",
+                    responses: writeResponses("Publication")
+                ),
+                "patch": operation(
+                    "updatePublication",
+                    "Change some of a publication's fields (a JSON merge patch)",
+                    body: "PublicationPatch",
+                    mergePatch: true,
+                    responses: writeResponses("Publication")
+                ),
+                "delete": operation(
+                    "deletePublication",
+                    "Delete a publication and, as the model's cascade rule says, its pages",
+                    responses: [
+                        "204": ["description": "Deleted"], "404": problem("There is no such publication"),
+                        "409": problem("The publication was changed meanwhile"),
+                    ]
+                ),
             ],
             "/publications/{id}/pages": [
                 "parameters": [idParameter("publication")],
-                "get": operation("listPages", "List a publication's pages", parameters: listParameters(sortFields: ListQuery.pageSortFields),
-                                 responses: ["200": json("PageList", "A page of pages"), "400": problem("A query parameter is unknown, repeated or does not parse"),
-                                             "404": problem("There is no such publication, or after names no place in its pages")]),
-                "post": operation("createPage", "Add a page to a publication (without a number it becomes the next page)", body: "PageInput",
-                                  responses: ["201": created("Page"), "400": problem("The body is not a page"), "404": problem("There is no such publication"),
-                                              "413": problem("The body is over 1 MiB"), "415": problem("The body is not application/json"),
-                                              "422": problem("The page breaks the model's rules")]),
+                "get": operation(
+                    "listPages",
+                    "List a publication's pages",
+                    parameters: listParameters(sortFields: ListQuery.pageSortFields),
+                    responses: [
+                        "200": json("PageList", "A page of pages"), "400": problem("A query parameter is unknown, repeated or does not parse"),
+                        "404": problem("There is no such publication, or after names no place in its pages"),
+                    ]
+                ),
+                "post": operation(
+                    "createPage",
+                    "Add a page to a publication (without a number it becomes the next page)",
+                    body: "PageInput",
+                    responses: [
+                        "201": created("Page"), "400": problem("The body is not a page"), "404": problem("There is no such publication"),
+                        "413": problem("The body is over 1 MiB"), "415": problem("The body is not application/json"),
+                        "422": problem("The page breaks the model's rules"),
+                    ]
+                ),
             ],
             "/pages/{id}": [
                 "parameters": [idParameter("page")],
                 "get": operation("getPage", "Read a page", responses: ["200": json("Page", "The page"), "404": problem("There is no such page")]),
-                "patch": operation("updatePage", "Change some of a page's fields (a JSON merge patch)", body: "PageInput", mergePatch: true,
-                                   responses: writeResponses("Page")),
-                "delete": operation("deletePage", "Delete a page",
-                                    responses: ["204": ["description": "Deleted"], "404": problem("There is no such page"), "409": problem("The page was changed meanwhile")]),
+                "patch": operation(
+                    "updatePage",
+                    "Change some of a page's fields (a JSON merge patch)",
+                    body: "PageInput",
+                    mergePatch: true,
+                    responses: writeResponses("Page")
+                ),
+                "delete": operation(
+                    "deletePage",
+                    "Delete a page",
+                    responses: [
+                        "204": ["description": "Deleted"], "404": problem("There is no such page"), "409": problem("The page was changed meanwhile"),
+                    ]
+                ),
             ],
             "/health": [
                 "get": [
                     "operationId": "health", "summary": "Whether the store is open and current; during a start-up migration, its progress",
                     "responses": [
                         "200": ["description": "Ready", "content": ["application/json": ["schema": ref("Health")]]],
-                        "503": ["description": "Starting, migrating, waiting for a migration, outdated (another process migrated the store to a newer release), or stopping",
-                                "headers": ["Retry-After": retryAfter], "content": ["application/json": ["schema": ref("Health")]]],
+                        "503": [
+                            "description":
+                                "Starting, migrating, waiting for a migration, outdated (another process migrated the store to a newer release), or stopping",
+                            "headers": ["Retry-After": retryAfter], "content": ["application/json": ["schema": ref("Health")]],
+                        ],
                     ],
-                ],
+                ]
             ],
             "/status": [
                 "get": [
                     "operationId": "statusPage", "summary": "An HTML page with the store's state and a migration progress bar that updates itself",
                     "responses": ["200": ["description": "The page", "content": ["text/html": ["schema": ["type": "string"]]]]],
-                ],
+                ]
             ],
             "/openapi.json": [
                 "get": [
                     "operationId": "openAPI", "summary": "This document",
                     "responses": ["200": ["description": "The OpenAPI document", "content": ["application/json": ["schema": ["type": "object"]]]]],
-                ],
+                ]
             ],
         ],
         "components": [
-            "schemas": schemas,
+            "schemas": schemas
         ],
     ]
 
@@ -148,8 +209,10 @@ enum OpenAPIDocument {
     }
 
     private static func created(_ schema: String) -> JSONValue {
-        ["description": "Created", "headers": ["Location": ["description": "The new resource's path", "schema": ["type": "string"]]],
-         "content": ["application/json": ["schema": ref(schema)]]]
+        [
+            "description": "Created", "headers": ["Location": ["description": "The new resource's path", "schema": ["type": "string"]]],
+            "content": ["application/json": ["schema": ref(schema)]],
+        ]
     }
 
     private static func problem(_ description: String) -> JSONValue {
@@ -157,18 +220,29 @@ enum OpenAPIDocument {
     }
 
     private static func writeResponses(_ schema: String) -> [String: JSONValue] {
-        ["200": json(schema, "The changed resource"), "400": problem("The body is not valid for this resource"),
-         "404": problem("There is no such resource"), "409": problem("The resource was changed meanwhile"),
-         "413": problem("The body is over 1 MiB"), "415": problem("The body is not JSON"), "422": problem("The change breaks the model's rules")]
+        [
+            "200": json(schema, "The changed resource"), "400": problem("The body is not valid for this resource"),
+            "404": problem("There is no such resource"), "409": problem("The resource was changed meanwhile"),
+            "413": problem("The body is over 1 MiB"), "415": problem("The body is not JSON"), "422": problem("The change breaks the model's rules"),
+        ]
     }
 
     /// An operation on the store: every one of them may answer 503 while the store is
     /// migrated, with Retry-After.
-    private static func operation(_ id: String, _ summary: String, parameters: [JSONValue] = [], body: String? = nil, mergePatch: Bool = false,
-                                  responses: [String: JSONValue]) -> JSONValue {
+    private static func operation(
+        _ id: String,
+        _ summary: String,
+        parameters: [JSONValue] = [],
+        body: String? = nil,
+        mergePatch: Bool = false,
+        responses: [String: JSONValue]
+    ) -> JSONValue {
         var responses = responses
-        responses["503"] = ["description": "The store is being migrated (or opened); the body has the migration's progress. Or the store cannot be used (read-only, damaged, its server going down): nothing was saved",
-                            "headers": ["Retry-After": retryAfter], "content": ["application/problem+json": ["schema": ref("Problem")]]]
+        responses["503"] = [
+            "description":
+                "The store is being migrated (or opened); the body has the migration's progress. Or the store cannot be used (read-only, damaged, its server going down): nothing was saved",
+            "headers": ["Retry-After": retryAfter], "content": ["application/problem+json": ["schema": ref("Problem")]],
+        ]
         responses["507"] = problem("The disk that holds the store is full: nothing was saved")
         var operation: [String: JSONValue] = ["operationId": .string(id), "summary": .string(summary), "responses": .object(responses)]
         if !parameters.isEmpty { operation["parameters"] = .array(parameters) }
@@ -194,12 +268,29 @@ enum OpenAPIDocument {
         let names = sortFields.map(\.name)
         let term = "-?(" + names.joined(separator: "|") + ")"
         return [
-            query("limit", "How many items to return", ["type": "integer", "minimum": 1, "maximum": .number(Double(ListQuery.maximumLimit)), "default": .number(Double(ListQuery.defaultLimit))]),
-            query("offset", "How many matching items to skip (after the place after names, with it)", ["type": "integer", "minimum": 0, "maximum": .number(Double(ListQuery.maximumOffset)), "default": 0]),
-            query("after", "Continue after the page whose next this is, or after the row with this id (a keyset page: no rows are skipped one by one; with the same sort and filters). An id that names no row, or a cursor of another order, is a 404",
-                  ["type": "string", "pattern": .string(ListCursor.pattern), "maxLength": .number(Double(TextLimit.cursor))]),
-            query("sort", "Comma-separated fields to sort by, each optionally prefixed with '-' for descending: \(names.joined(separator: ", "))",
-                  ["type": "string", "pattern": .string("^\(term)(,\(term))*$"), "maxLength": .number(Double(TextLimit.filter))]),
+            query(
+                "limit",
+                "How many items to return",
+                [
+                    "type": "integer", "minimum": 1, "maximum": .number(Double(ListQuery.maximumLimit)),
+                    "default": .number(Double(ListQuery.defaultLimit)),
+                ]
+            ),
+            query(
+                "offset",
+                "How many matching items to skip (after the place after names, with it)",
+                ["type": "integer", "minimum": 0, "maximum": .number(Double(ListQuery.maximumOffset)), "default": 0]
+            ),
+            query(
+                "after",
+                "Continue after the page whose next this is, or after the row with this id (a keyset page: no rows are skipped one by one; with the same sort and filters). An id that names no row, or a cursor of another order, is a 404",
+                ["type": "string", "pattern": .string(ListCursor.pattern), "maxLength": .number(Double(TextLimit.cursor))]
+            ),
+            query(
+                "sort",
+                "Comma-separated fields to sort by, each optionally prefixed with '-' for descending: \(names.joined(separator: ", "))",
+                ["type": "string", "pattern": .string("^\(term)(,\(term))*$"), "maxLength": .number(Double(TextLimit.filter))]
+            ),
         ]
     }
 
@@ -276,8 +367,10 @@ enum OpenAPIDocument {
         ],
         "MigrationProgress": [
             "type": "object", "additionalProperties": false,
-            "required": ["step", "stepCount", "sourceVersion", "destinationVersion", "stage", "entityMapping", "entity", "instancesDone", "instancesTotal",
-                         "percent", "fractionCompleted", "stepFractionCompleted", "elapsedSeconds", "estimatedSecondsRemaining"],
+            "required": [
+                "step", "stepCount", "sourceVersion", "destinationVersion", "stage", "entityMapping", "entity", "instancesDone", "instancesTotal",
+                "percent", "fractionCompleted", "stepFractionCompleted", "elapsedSeconds", "estimatedSecondsRemaining",
+            ],
             "properties": migrationProperties,
         ],
         "Health": [
@@ -318,7 +411,8 @@ enum OpenAPIDocument {
     private static func list(_ item: String) -> JSONValue {
         [
             "type": "object", "additionalProperties": false, "required": ["items", "limit", "next"],
-            "description": "A page of the list. A page at an offset also has offset and total; a keyset page (after) has neither: counting every match would read them all.",
+            "description":
+                "A page of the list. A page at an offset also has offset and total; a keyset page (after) has neither: counting every match would read them all.",
             "properties": [
                 "items": ["type": "array", "items": ref(item)],
                 "total": ["type": "integer", "minimum": 0, "description": "How many items match in all (pages at an offset)"],

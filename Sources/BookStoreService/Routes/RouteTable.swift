@@ -13,8 +13,11 @@ struct RouteTable: Sendable {
 
     private(set) var routes: [Route] = []
 
-    mutating func add(_ method: HTTPRequest.Method, _ path: String,
-                      _ handler: @escaping @Sendable (Request, BookStoreRequestContext) async throws -> Response) {
+    mutating func add(
+        _ method: HTTPRequest.Method,
+        _ path: String,
+        _ handler: @escaping @Sendable (Request, BookStoreRequestContext) async throws -> Response
+    ) {
         routes.append(Route(method: method, path: path, handler: handler))
     }
 

@@ -74,7 +74,9 @@ public final class StoreGate: Sendable {
         /// the step, stage and subject stay the same.
         func followed(by next: MigrationProgress, at now: ContinuousClock.Instant) -> MigrationReport {
             var report = MigrationReport(next, startedAt: startedAt, reportedAt: now)
-            if (next.step, next.stage, next.subject) == (progress.step, progress.stage, progress.subject), next.instancesDone >= rateBase.instancesDone {
+            if (next.step, next.stage, next.subject) == (progress.step, progress.stage, progress.subject),
+                next.instancesDone >= rateBase.instancesDone
+            {
                 report.rateBase = rateBase
             }
             return report
@@ -146,22 +148,47 @@ public final class StoreGate: Sendable {
         switch phase {
         case .migrating(let report):
             let progress = report.progress()
-            return Problem(.serviceUnavailable, type: .unavailable, title: "The store is being migrated",
-                           detail: "the store is migrating to \(modelName): step \(progress.step) of \(progress.stepCount), \(progress.sourceVersion) → \(progress.destinationVersion), \(progress.stage.rawValue), \(progress.percent)%, \(progress.timesText); retry in \(retryAfterSeconds) seconds",
-                           extensions: ["migration": JSONValue(encoding: progress)], headers: headers)
+            return Problem(
+                .serviceUnavailable,
+                type: .unavailable,
+                title: "The store is being migrated",
+                detail:
+                    "the store is migrating to \(modelName): step \(progress.step) of \(progress.stepCount), \(progress.sourceVersion) → \(progress.destinationVersion), \(progress.stage.rawValue), \(progress.percent)%, \(progress.timesText); retry in \(retryAfterSeconds) seconds",
+                extensions: ["migration": JSONValue(encoding: progress)],
+                headers: headers
+            )
         case .waitingForMigration(let version):
-            return Problem(.serviceUnavailable, type: .unavailable, title: "The store needs migrating",
-                           detail: "the store is at \(version) and this service serves \(modelName); it was started with --no-migrate, so it waits for `bookstore migrate` to migrate the store",
-                           headers: headers)
+            return Problem(
+                .serviceUnavailable,
+                type: .unavailable,
+                title: "The store needs migrating",
+                detail:
+                    "the store is at \(version) and this service serves \(modelName); it was started with --no-migrate, so it waits for `bookstore migrate` to migrate the store",
+                headers: headers
+            )
         case .outdated(let error):
-            return Problem(.serviceUnavailable, type: .storeUnusable, title: "The store was migrated to a newer release",
-                           detail: "\(error.message); deploy the new release")
+            return Problem(
+                .serviceUnavailable,
+                type: .storeUnusable,
+                title: "The store was migrated to a newer release",
+                detail: "\(error.message); deploy the new release"
+            )
         case .starting:
-            return Problem(.serviceUnavailable, type: .unavailable, title: "The service is starting",
-                           detail: "the store is being opened; retry in \(retryAfterSeconds) seconds", headers: headers)
+            return Problem(
+                .serviceUnavailable,
+                type: .unavailable,
+                title: "The service is starting",
+                detail: "the store is being opened; retry in \(retryAfterSeconds) seconds",
+                headers: headers
+            )
         case .stopped, .ready:
-            return Problem(.serviceUnavailable, type: .unavailable, title: "The service is shutting down",
-                           detail: "the store is closed", headers: headers)
+            return Problem(
+                .serviceUnavailable,
+                type: .unavailable,
+                title: "The service is shutting down",
+                detail: "the store is closed",
+                headers: headers
+            )
         }
     }
 }

@@ -30,10 +30,12 @@ struct StoreService: Service {
         let container: PersistentContainer
         do {
             container = try await cancelWhenGracefulShutdown { try await self.open() }
-        } catch where Self.isCancellation(error) {
+        } catch  where Self.isCancellation(error) {
             gate.move(to: .stopped)
-            logger.notice("shut down before the store was ready; the store is as it was at its last completed migration step",
-                          metadata: [LoggingKeys.store: "\(configuration.store)"])
+            logger.notice(
+                "shut down before the store was ready; the store is as it was at its last completed migration step",
+                metadata: [LoggingKeys.store: "\(configuration.store)"]
+            )
             return
         } catch {
             gate.move(to: .stopped)
@@ -66,7 +68,10 @@ struct StoreService: Service {
         do {
             plan = try await migrator.plan(forStoreAt: url)
         } catch let error as StoreError where error.code == .storeNotFound {
-            logger.notice("no store yet; creating an empty one", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(models.current.name)"])
+            logger.notice(
+                "no store yet; creating an empty one",
+                metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(models.current.name)"]
+            )
             return try await PersistentContainer.open(model: models.current, store: url, options: .createIfMissing, logger: logger)
         }
         if !plan.isEmpty && !configuration.migrate {
@@ -80,19 +85,24 @@ struct StoreService: Service {
 
     private func migrate(_ plan: MigrationPlan) async throws {
         gate.move(to: .migrating(StoreGate.MigrationReport(startOf: plan)))
-        logger.notice(configuration.onlineMigration == nil
-                      ? "the store needs migrating; data requests get 503 until it is done"
-                      : "the store needs migrating; migrating online while the previous release serves, data requests here get 503 until it is done", metadata: [
-            LoggingKeys.store: "\(configuration.store)", LoggingKeys.modelVersion: "\(plan.storeVersion.name)",
-            "bookstore.migration.steps": "\(plan.steps.map(\.description).joined(separator: "; "))",
-        ])
+        logger.notice(
+            configuration.onlineMigration == nil
+                ? "the store needs migrating; data requests get 503 until it is done"
+                : "the store needs migrating; migrating online while the previous release serves, data requests here get 503 until it is done",
+            metadata: [
+                LoggingKeys.store: "\(configuration.store)", LoggingKeys.modelVersion: "\(plan.storeVersion.name)",
+                "bookstore.migration.steps": "\(plan.steps.map(\.description).joined(separator: "; "))",
+            ]
+        )
         try await configuration.beforeMigration(plan)
         let gate = self.gate
         var online = configuration.onlineMigration
         if online != nil, !configuration.store.migratesOnline {
             // An embedded store has one process, this one: nothing serves it meanwhile.
-            logger.notice("online migration asked for, but the store is migrated offline: its engine has none (an embedded store is served by this process alone)",
-                          metadata: [LoggingKeys.store: "\(configuration.store)"])
+            logger.notice(
+                "online migration asked for, but the store is migrated offline: its engine has none (an embedded store is served by this process alone)",
+                metadata: [LoggingKeys.store: "\(configuration.store)"]
+            )
             online = nil
         }
         let ran = try await StoreAdministration(models: configuration.models, logger: logger)
@@ -106,9 +116,12 @@ struct StoreService: Service {
     private func waitForMigration(_ plan: MigrationPlan, migrator: ProgressiveMigrator) async throws -> MigrationPlan {
         var plan = plan
         gate.move(to: .waitingForMigration(storeVersion: plan.storeVersion.name))
-        logger.warning("the store needs migrating and --no-migrate was given; waiting for `bookstore migrate`", metadata: [
-            LoggingKeys.store: "\(configuration.store)", LoggingKeys.modelVersion: "\(plan.storeVersion.name)",
-        ])
+        logger.warning(
+            "the store needs migrating and --no-migrate was given; waiting for `bookstore migrate`",
+            metadata: [
+                LoggingKeys.store: "\(configuration.store)", LoggingKeys.modelVersion: "\(plan.storeVersion.name)",
+            ]
+        )
         while !plan.isEmpty {
             try await Task.sleep(for: configuration.migrationPollInterval)
             plan = try await migrator.plan(forStoreAt: configuration.store)

@@ -56,7 +56,9 @@ final class EntityLayout: Sendable {
         // them to their destination's permanent ID as it does the others.
         let toOneBySlot = allRelationships.filter { !$0.isToMany && named.insert($0.name).inserted }
         self.attributesBySlot = attributesBySlot
-        self.externallyStoredSlots = Set(attributesBySlot.indices.filter { attributesBySlot[$0].allowsExternalBinaryDataStorage && !attributesBySlot[$0].isTransient })
+        self.externallyStoredSlots = Set(
+            attributesBySlot.indices.filter { attributesBySlot[$0].allowsExternalBinaryDataStorage && !attributesBySlot[$0].isTransient }
+        )
         let attributeSlots = PropertySlots(names: attributesBySlot.map(\.name))
         let toOneSlots = PropertySlots(names: toOneBySlot.map(\.name))
         self.attributeSlots = attributeSlots

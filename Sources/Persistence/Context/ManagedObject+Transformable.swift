@@ -80,7 +80,8 @@ extension ManagedObject {
         let name = try transformableAttribute(key).valueTransformerName
         guard let transformer = transformers.transformer(named: name) else {
             throw ContextError(
-                "\(entity.name).\(key) names the value transformer \(name ?? ""), which is not registered; register it with ValueTransformers.register(_:as:) (registered: \(transformers.names.joined(separator: ", ")))")
+                "\(entity.name).\(key) names the value transformer \(name ?? ""), which is not registered; register it with ValueTransformers.register(_:as:) (registered: \(transformers.names.joined(separator: ", ")))"
+            )
         }
         return transformer
     }

@@ -16,8 +16,13 @@ extension ManagedObjectContext {
         if query.entityFilter() == nil, layout.table.entityNumbers.count > 1 {
             conditions.append("t0.\(storeName: "Z_ENT") = \(raw: String(layout.table.entityNumber))")
         }
-        let sql = query.sql(join: compiler.joinClause, where: conditions.map { "(\($0))" as SQL }.joined(separator: " AND "),
-                            orderBy: "t0.\(storeName: "Z_PK")", limit: limit, offset: 0)
+        let sql = query.sql(
+            join: compiler.joinClause,
+            where: conditions.map { "(\($0))" as SQL }.joined(separator: " AND "),
+            orderBy: "t0.\(storeName: "Z_PK")",
+            limit: limit,
+            offset: 0
+        )
         let rows = try await store.database.read { try $0.rows(literal: sql) }
         return try rows.map { try materialize($0, query: query) }
     }
@@ -71,7 +76,12 @@ extension ManagedObjectContext {
         var all: [ManagedObject] = []
         for chunk in d.statementChunks(owners, limit: 500) {
             let keys = chunk.map { DatabaseValue.integer($0.0) }
-            let sql = query.sql(where: "t0.\(identifier: column) IN (\(list: keys))", orderBy: "\(order)t0.\(storeName: "Z_PK")", limit: nil, offset: 0)
+            let sql = query.sql(
+                where: "t0.\(identifier: column) IN (\(list: keys))",
+                orderBy: "\(order)t0.\(storeName: "Z_PK")",
+                limit: nil,
+                offset: 0
+            )
             let rows = try await store.database.read { try $0.rows(literal: sql) }
             for row in rows {
                 let destination = try materialize(row, query: query)

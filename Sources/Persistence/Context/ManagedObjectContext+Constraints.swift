@@ -6,7 +6,10 @@ extension ManagedObjectContext {
     ///
     /// A value that is `nil` never clashes (both engines' unique indexes let `NULL`s be), nor
     /// does a row that the save deletes or changes (its values are the save's).
-    func uniquenessConflicts(among objects: [ObjectID: ManagedObject], deleting deleted: [ObjectID]) async throws -> [ConstraintConflictError.Conflict] {
+    func uniquenessConflicts(
+        among objects: [ObjectID: ManagedObject],
+        deleting deleted: [ObjectID]
+    ) async throws -> [ConstraintConflictError.Conflict] {
         let schema = store.schema
         let dialect = schema.dialect
         let indexes = schema.rootTables.flatMap { schema.modelIndexes(of: $0) }
@@ -37,7 +40,9 @@ extension ManagedObjectContext {
                 }
                 guard key.count == properties.count else { continue }
                 if let other = seen[key] {
-                    conflicts.append(.init(entity: entity, properties: properties, values: key, objectID: id, conflictingObjectID: other, isInStore: false))
+                    conflicts.append(
+                        .init(entity: entity, properties: properties, values: key, objectID: id, conflictingObjectID: other, isInStore: false)
+                    )
                     continue
                 }
                 seen[key] = id
@@ -46,9 +51,16 @@ extension ManagedObjectContext {
                 if let numbers = index.entityNumbers {
                     conditions.append("\(storeName: "Z_ENT") IN (\(raw: numbers.map(String.init).joined(separator: ", ")))")
                 }
-                let sql: SQL = "SELECT \(storeName: "Z_PK"), \(storeName: "Z_ENT") FROM \(identifier: index.table) WHERE \(conditions.joined(separator: " AND "))"
-                let pending = ConstraintConflictError.Conflict(entity: entity, properties: properties, values: key, objectID: id, conflictingObjectID: id,
-                                                                isInStore: true)
+                let sql: SQL =
+                    "SELECT \(storeName: "Z_PK"), \(storeName: "Z_ENT") FROM \(identifier: index.table) WHERE \(conditions.joined(separator: " AND "))"
+                let pending = ConstraintConflictError.Conflict(
+                    entity: entity,
+                    properties: properties,
+                    values: key,
+                    objectID: id,
+                    conflictingObjectID: id,
+                    isInStore: true
+                )
                 lookups.append((pending, sql))
             }
         }

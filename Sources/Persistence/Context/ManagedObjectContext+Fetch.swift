@@ -44,8 +44,14 @@ extension ManagedObjectContext {
             return try await fetch(request).map(\.objectID)
         }
         let predicate = try request.predicate.map { try $0.substituting(request.substitutionVariables) }
-        let (query, rows) = try await storedRows(request, layout, predicate, limit: request.fetchLimit, offset: request.fetchOffset,
-                                                 selecting: .objectIDs)
+        let (query, rows) = try await storedRows(
+            request,
+            layout,
+            predicate,
+            limit: request.fetchLimit,
+            offset: request.fetchOffset,
+            selecting: .objectIDs
+        )
         return try rows.map { row in
             let (primaryKey, layout) = try identity(of: row, query: query)
             return ObjectID(entityName: layout.entity.name, rootEntityName: layout.table.rootEntityName, key: .permanent(primaryKey))
@@ -54,24 +60,47 @@ extension ManagedObjectContext {
 
     /// The saved rows matching a request's predicate and order in a window.
     /// A `compiler` given has compiled the selection's columns, and holds the joins they need.
-    func storedRows(_ request: FetchRequest, _ layout: EntityLayout, _ predicate: Predicate?, limit: Int?, offset: Int,
-                    selecting selection: SelectQuery.Selection, compiler: SQLCompiler? = nil) async throws -> (SelectQuery, [Row]) {
+    func storedRows(
+        _ request: FetchRequest,
+        _ layout: EntityLayout,
+        _ predicate: Predicate?,
+        limit: Int?,
+        offset: Int,
+        selecting selection: SelectQuery.Selection,
+        compiler: SQLCompiler? = nil
+    ) async throws -> (SelectQuery, [Row]) {
         let (query, sql) = try storedRowsSQL(request, layout, predicate, limit: limit, offset: offset, selecting: selection, compiler: compiler)
         try await store.buildDeferredIndexes()
         return (query, try await store.database.read { try $0.rows(literal: sql) })
     }
 
     /// The `SELECT` of ``storedRows(_:_:_:limit:offset:selecting:compiler:)``.
-    func storedRowsSQL(_ request: FetchRequest, _ layout: EntityLayout, _ predicate: Predicate?, limit: Int?, offset: Int,
-                       selecting selection: SelectQuery.Selection, compiler: SQLCompiler? = nil) throws -> (SelectQuery, SQL) {
+    func storedRowsSQL(
+        _ request: FetchRequest,
+        _ layout: EntityLayout,
+        _ predicate: Predicate?,
+        limit: Int?,
+        offset: Int,
+        selecting selection: SelectQuery.Selection,
+        compiler: SQLCompiler? = nil
+    ) throws -> (SelectQuery, SQL) {
         let query = SelectQuery(table: layout.table, schema: store.schema, includesSubentities: request.includesSubentities)
         var compiler = compiler ?? SQLCompiler(schema: store.schema, entity: layout.entity)
         let condition = try predicate.map { try compiler.condition($0) }
         var order = try request.sortDescriptors.map { try compiler.sortTerm($0) }
         // The primary key last makes the order total, so pages never overlap.
         order.append("t0.\(storeName: "Z_PK")")
-        return (query, query.sql(selecting: selection, join: compiler.joinClause, where: condition, orderBy: order.joined(separator: ", "),
-                                 limit: limit, offset: offset))
+        return (
+            query,
+            query.sql(
+                selecting: selection,
+                join: compiler.joinClause,
+                where: condition,
+                orderBy: order.joined(separator: ", "),
+                limit: limit,
+                offset: offset
+            )
+        )
     }
 
     /// How many objects match a request (limit and offset applied), unsaved changes
@@ -80,8 +109,13 @@ extension ManagedObjectContext {
         let layout = try layout(request.entityName)
         let predicate = try request.predicate.map { try $0.substituting(request.substitutionVariables) }
         guard request.includesPendingChanges, let pending = pendingChanges(for: layout, includesSubentities: request.includesSubentities) else {
-            return try await storeCount(layout, predicate, includesSubentities: request.includesSubentities,
-                                        limit: request.fetchLimit, offset: request.fetchOffset)
+            return try await storeCount(
+                layout,
+                predicate,
+                includesSubentities: request.includesSubentities,
+                limit: request.fetchLimit,
+                offset: request.fetchOffset
+            )
         }
         var total = try await storeCount(layout, predicate, includesSubentities: request.includesSubentities)
         // Rows whose saved values no longer tell are counted on their objects instead.
@@ -94,8 +128,14 @@ extension ManagedObjectContext {
     }
 
     /// The number of saved rows matching `predicate`, in a window, or among some primary keys.
-    private func storeCount(_ layout: EntityLayout, _ predicate: Predicate?, includesSubentities: Bool,
-                            limit: Int? = nil, offset: Int = 0, among keys: [Int64]? = nil) async throws -> Int {
+    private func storeCount(
+        _ layout: EntityLayout,
+        _ predicate: Predicate?,
+        includesSubentities: Bool,
+        limit: Int? = nil,
+        offset: Int = 0,
+        among keys: [Int64]? = nil
+    ) async throws -> Int {
         let query = SelectQuery(table: layout.table, schema: store.schema, includesSubentities: includesSubentities)
         var compiler = SQLCompiler(schema: store.schema, entity: layout.entity)
         var conditions = try predicate.map { [try compiler.condition($0)] } ?? []
@@ -142,8 +182,17 @@ extension ManagedObjectContext {
                 }
                 return existing
             }
-            let object = ManagedObject(layout: layout, state: .init(
-                objectID: id, values: values, toOne: toOne, version: version, isInserted: false, context: self))
+            let object = ManagedObject(
+                layout: layout,
+                state: .init(
+                    objectID: id,
+                    values: values,
+                    toOne: toOne,
+                    version: version,
+                    isInserted: false,
+                    context: self
+                )
+            )
             state.registered[id] = object
             return object
         }
@@ -154,7 +203,12 @@ extension ManagedObjectContext {
         guard let pk = row[0].int64, let entityNumber = row[1].int64,
             let entityName = store.schema.entityNames[Int(entityNumber)]
         else {
-            throw StoreError(.database, "a row of \(query.table.name) has no valid Z_PK or Z_ENT", hint: "the store is damaged", store: store.url.description)
+            throw StoreError(
+                .database,
+                "a row of \(query.table.name) has no valid Z_PK or Z_ENT",
+                hint: "the store is damaged",
+                store: store.url.description
+            )
         }
         return (pk, try layout(entityName))
     }

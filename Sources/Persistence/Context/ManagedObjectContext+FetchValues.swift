@@ -31,8 +31,15 @@ extension ManagedObjectContext {
             return .init(compiler: compiler, columns: columns, positions: positions)
         }
         let (selected, positions) = (selection.columns, selection.positions)
-        let (query, rows) = try await storedRows(request, layout, predicate, limit: request.fetchLimit, offset: request.fetchOffset,
-                                                 selecting: .columns(selected.map(\.sql)), compiler: selection.compiler)
+        let (query, rows) = try await storedRows(
+            request,
+            layout,
+            predicate,
+            limit: request.fetchLimit,
+            offset: request.fetchOffset,
+            selecting: .columns(selected.map(\.sql)),
+            compiler: selection.compiler
+        )
         return try rows.map { row in
             let (primaryKey, layout) = try identity(of: row, query: query)
             let objectID = ObjectID(entityName: layout.entity.name, rootEntityName: layout.table.rootEntityName, key: .permanent(primaryKey))

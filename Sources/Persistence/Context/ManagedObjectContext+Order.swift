@@ -16,8 +16,15 @@ extension ManagedObjectContext {
     /// `nil` nothing leaves (an object a migration has just made holds nothing else).
     func setToMany(_ object: ManagedObject, key: String, to destinations: [ManagedObject], replacing current: [ManagedObject]?) {
         guard let relationship = object.layout.relationships[key], relationship.isToMany else {
-            noteIssue(.init(code: .unknownKey, entity: object.entity.name, objectID: object.objectID, key: key,
-                            message: "'\(key)' is not a to-many relationship of \(object.entity.name)"))
+            noteIssue(
+                .init(
+                    code: .unknownKey,
+                    entity: object.entity.name,
+                    objectID: object.objectID,
+                    key: key,
+                    message: "'\(key)' is not a to-many relationship of \(object.entity.name)"
+                )
+            )
             return
         }
         var wanted: [ManagedObject] = []
@@ -60,13 +67,24 @@ extension ManagedObjectContext {
             switch schema.storage(of: relationship, in: object.entity) {
             case .inverseForeignKey(let table, let column)?, .hiddenForeignKey(let table, let column)?:
                 guard let order = schema.orderColumn(of: relationship, in: object.entity) else { return nil }
-                return OrderedMembers(owner: owner.owner, members: members, table: table.name, ownerColumn: column,
-                                      memberColumn: schema.dialect.name("Z_PK"), orderColumn: order)
+                return OrderedMembers(
+                    owner: owner.owner,
+                    members: members,
+                    table: table.name,
+                    ownerColumn: column,
+                    memberColumn: schema.dialect.name("Z_PK"),
+                    orderColumn: order
+                )
             case .joinTable(let join, let fromSource)?:
                 guard let order = join.orderColumn(fromSource: fromSource) else { return nil }
-                return OrderedMembers(owner: owner.owner, members: members, table: join.name,
-                                      ownerColumn: fromSource ? join.sourceColumn : join.destinationColumn,
-                                      memberColumn: fromSource ? join.destinationColumn : join.sourceColumn, orderColumn: order)
+                return OrderedMembers(
+                    owner: owner.owner,
+                    members: members,
+                    table: join.name,
+                    ownerColumn: fromSource ? join.sourceColumn : join.destinationColumn,
+                    memberColumn: fromSource ? join.destinationColumn : join.sourceColumn,
+                    orderColumn: order
+                )
             case .foreignKey?, nil:
                 return nil
             }

@@ -45,8 +45,12 @@ extension ManagedObjectContext {
 
     /// The store's rows (in the request's order, from its first row) with the stale ones
     /// left out and the unsaved matches put in their places, then the request's window.
-    func merge(_ stored: [ManagedObject], with pending: PendingChanges, predicate: Predicate?,
-               request: FetchRequest) async throws -> [ManagedObject] {
+    func merge(
+        _ stored: [ManagedObject],
+        with pending: PendingChanges,
+        predicate: Predicate?,
+        request: FetchRequest
+    ) async throws -> [ManagedObject] {
         let order = FetchOrder(descriptors: request.sortDescriptors, evaluator: PredicateEvaluator(context: self))
         var saved: [FetchOrder.Keyed] = []
         for object in stored where !pending.stale.contains(object.objectID) {

@@ -3,8 +3,15 @@ extension ManagedObjectContext {
     /// registered objects; the save applies the same rule to rows not loaded.
     func setToOne(_ object: ManagedObject, key: String, destination: ManagedObject?) {
         guard let relationship = object.layout.relationships[key], !relationship.isToMany else {
-            noteIssue(.init(code: .unknownKey, entity: object.entity.name, objectID: object.objectID, key: key,
-                            message: "'\(key)' is not a to-one relationship of \(object.entity.name)"))
+            noteIssue(
+                .init(
+                    code: .unknownKey,
+                    entity: object.entity.name,
+                    objectID: object.objectID,
+                    key: key,
+                    message: "'\(key)' is not a to-one relationship of \(object.entity.name)"
+                )
+            )
             return
         }
         let objectID = object.objectID
@@ -54,8 +61,15 @@ extension ManagedObjectContext {
     /// Adds `destination` to (or removes it from) `object.key`, a to-many.
     func changeToMany(_ object: ManagedObject, key: String, destination: ManagedObject, add: Bool) {
         guard let relationship = object.layout.relationships[key], relationship.isToMany else {
-            noteIssue(.init(code: .unknownKey, entity: object.entity.name, objectID: object.objectID, key: key,
-                            message: "'\(key)' is not a to-many relationship of \(object.entity.name)"))
+            noteIssue(
+                .init(
+                    code: .unknownKey,
+                    entity: object.entity.name,
+                    objectID: object.objectID,
+                    key: key,
+                    message: "'\(key)' is not a to-many relationship of \(object.entity.name)"
+                )
+            )
             return
         }
         if let inverse = model.inverse(of: relationship), !inverse.isToMany {
@@ -68,12 +82,18 @@ extension ManagedObjectContext {
             return
         }
         let storage = store.schema.storage(of: relationship, in: object.entity)
-        guard let link = ToManyLink(storage, orderColumn: store.schema.orderColumn(of: relationship, in: object.entity),
-                                    sourceEntity: object.entity.name, relationship: relationship.name)
+        guard
+            let link = ToManyLink(
+                storage,
+                orderColumn: store.schema.orderColumn(of: relationship, in: object.entity),
+                sourceEntity: object.entity.name,
+                relationship: relationship.name
+            )
         else { return }
         // A join row is named from the table's owning side; a hidden key from the relationship's.
         let fromSource = if case .joinTable(_, let fromSource)? = storage { fromSource } else { true }
-        let change = fromSource
+        let change =
+            fromSource
             ? JoinChange(link: link, source: object.objectID, destination: destination.objectID)
             : JoinChange(link: link, source: destination.objectID, destination: object.objectID)
         state.withLock { state in
@@ -144,7 +164,8 @@ extension ManagedObjectContext {
         // would miss them, so it is refused rather than given short.
         if !object.isInserted, state.withLock({ $0.savesInFlight > 0 }) {
             throw ContextError(
-                "'\(key)' of \(object.entity.name) was read while a migration batch is written: the store does not hold that batch yet, so its objects would be missing; a policy or migration manager that reads to-many relationships of objects earlier batches made must not say `fetchesFromStores` is false")
+                "'\(key)' of \(object.entity.name) was read while a migration batch is written: the store does not hold that batch yet, so its objects would be missing; a policy or migration manager that reads to-many relationships of objects earlier batches made must not say `fetchesFromStores` is false"
+            )
         }
         let schema = store.schema
         let objectID = object.objectID
@@ -159,7 +180,10 @@ extension ManagedObjectContext {
                 saved = prefetched
             } else if let pk = objectID.primaryKey {
                 let order = orderPrefix(relationship.isOrdered ? orderColumn(for: relationship, in: object.entity) : nil, alias: "t0")
-                saved = try await savedRows(query.sql(where: "t0.\(identifier: column) = \(pk)", orderBy: "\(order)t0.\(storeName: "Z_PK")", limit: nil, offset: 0), query: query)
+                saved = try await savedRows(
+                    query.sql(where: "t0.\(identifier: column) = \(pk)", orderBy: "\(order)t0.\(storeName: "Z_PK")", limit: nil, offset: 0),
+                    query: query
+                )
             }
             // What the context changed since: objects moved away, objects added.
             var result = saved.filter { !$0.isDeleted && $0.destinationID(forKey: inverseName) == objectID }
@@ -180,9 +204,16 @@ extension ManagedObjectContext {
             var saved: [ManagedObject] = []
             if let pk = objectID.primaryKey {
                 let order = orderPrefix(table.orderColumn(fromSource: fromSource), alias: "j")
-                saved = try await savedRows(query.sql(
-                    join: "JOIN \(identifier: table.name) j ON j.\(identifier: theirs) = t0.\(storeName: "Z_PK")",
-                    where: "j.\(identifier: mine) = \(pk)", orderBy: "\(order)t0.\(storeName: "Z_PK")", limit: nil, offset: 0), query: query)
+                saved = try await savedRows(
+                    query.sql(
+                        join: "JOIN \(identifier: table.name) j ON j.\(identifier: theirs) = t0.\(storeName: "Z_PK")",
+                        where: "j.\(identifier: mine) = \(pk)",
+                        orderBy: "\(order)t0.\(storeName: "Z_PK")",
+                        limit: nil,
+                        offset: 0
+                    ),
+                    query: query
+                )
             }
             return withPendingChanges(to: saved, of: objectID, link: .join(table), fromSource: fromSource)
 
@@ -190,11 +221,25 @@ extension ManagedObjectContext {
             let order = schema.orderColumn(of: relationship, in: object.entity)
             var saved: [ManagedObject] = []
             if let pk = objectID.primaryKey {
-                saved = try await savedRows(query.sql(where: "t0.\(identifier: column) = \(pk)", orderBy: "\(orderPrefix(order, alias: "t0"))t0.\(storeName: "Z_PK")",
-                                                      limit: nil, offset: 0), query: query)
+                saved = try await savedRows(
+                    query.sql(
+                        where: "t0.\(identifier: column) = \(pk)",
+                        orderBy: "\(orderPrefix(order, alias: "t0"))t0.\(storeName: "Z_PK")",
+                        limit: nil,
+                        offset: 0
+                    ),
+                    query: query
+                )
             }
-            let link = ToManyLink.hiddenKey(.init(table: destinationLayout.table.name, column: column, orderColumn: order,
-                                                  sourceEntity: object.entity.name, relationship: relationship.name))
+            let link = ToManyLink.hiddenKey(
+                .init(
+                    table: destinationLayout.table.name,
+                    column: column,
+                    orderColumn: order,
+                    sourceEntity: object.entity.name,
+                    relationship: relationship.name
+                )
+            )
             return withPendingChanges(to: saved, of: objectID, link: link, fromSource: true)
 
         default:
@@ -233,7 +278,8 @@ extension ManagedObjectContext {
         }
         var result: [ManagedObject] = []
         for candidate in saved where !candidate.isDeleted && !movedAway.contains(candidate.objectID) {
-            let change = fromSource
+            let change =
+                fromSource
                 ? JoinChange(link: link, source: objectID, destination: candidate.objectID)
                 : JoinChange(link: link, source: candidate.objectID, destination: objectID)
             if changes[change] != false { result.append(candidate) }

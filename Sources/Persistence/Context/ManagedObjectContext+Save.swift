@@ -28,8 +28,13 @@ extension ManagedObjectContext {
     /// ``forgetObjectsNotHeldElsewhere()`` before it uses the context again, which registers
     /// what it keeps under the objects' new IDs. A migration batch is forgotten so, and
     /// registering each of its objects a second time, only to forget it, was wasted.
-    func save(validating: Bool, assignedKeys: [ObjectID: Int64] = [:], insertsInBulk: Bool = false, registeringSaved: Bool = true,
-              alsoWriting: AlsoWriting? = nil) async throws {
+    func save(
+        validating: Bool,
+        assignedKeys: [ObjectID: Int64] = [:],
+        insertsInBulk: Bool = false,
+        registeringSaved: Bool = true,
+        alsoWriting: AlsoWriting? = nil
+    ) async throws {
         var (planned, objects) = try makePlan(validating: validating)
         planned.assignedKeys = assignedKeys
         planned.insertsInBulk = insertsInBulk
@@ -74,11 +79,14 @@ extension ManagedObjectContext {
     }
 
     func logSaved(_ plan: SavePlan, result: SaveResult, since started: ContinuousClock.Instant) {
-        logger.debug("saved", metadata: [
-            LoggingKeys.store: "\(store.url)",
-            LoggingKeys.rows: "\(plan.inserts.count + plan.updates.count + result.deleted.count)",
-            LoggingKeys.durationMilliseconds: "\(Self.milliseconds(since: started))",
-        ])
+        logger.debug(
+            "saved",
+            metadata: [
+                LoggingKeys.store: "\(store.url)",
+                LoggingKeys.rows: "\(plan.inserts.count + plan.updates.count + result.deleted.count)",
+                LoggingKeys.durationMilliseconds: "\(Self.milliseconds(since: started))",
+            ]
+        )
     }
 
     static func milliseconds(since start: ContinuousClock.Instant) -> Int64 {
@@ -89,15 +97,17 @@ extension ManagedObjectContext {
     /// Checks the objects and copies their changes out.
     func makePlan(validating: Bool) throws -> (SavePlan, [ObjectID: ManagedObject]) {
         let (inserted, updated, deleted, joinChanges, joinChangeOrder, toOneChangeOrder, pending) = state.withLock { state in
-            (state.inserted.compactMap { state.registered[$0] },
-             // The save puts them in the order their to-ones were set where that counts
-             // (`toOneChangeOrder`, for the order keys of ordered to-manys).
-             state.updated.compactMap { state.registered[$0] },
-             Array(state.deleted.keys),
-             state.joinChanges,
-             state.joinChangeOrder,
-             state.toOneChangeOrder,
-             state.pendingIssues)
+            (
+                state.inserted.compactMap { state.registered[$0] },
+                // The save puts them in the order their to-ones were set where that counts
+                // (`toOneChangeOrder`, for the order keys of ordered to-manys).
+                state.updated.compactMap { state.registered[$0] },
+                Array(state.deleted.keys),
+                state.joinChanges,
+                state.joinChangeOrder,
+                state.toOneChangeOrder,
+                state.pendingIssues
+            )
         }
         var issues = pending
         for object in inserted + updated where validating {
@@ -124,8 +134,15 @@ extension ManagedObjectContext {
                 var value = dialect.databaseValue(snapshot.values.values[slot], type: type)
                 if let external = store.externalBinaryStorage, layout.externallyStoredSlots.contains(slot) { value = external.cell(for: value) }
                 if validating, !dialect.textHoldsNUL, case .text(let text) = value, text.utf8.contains(0) {
-                    unstorable.append(.init(code: .unstorableCharacter, entity: layout.entity.name, objectID: snapshot.objectID, key: attribute,
-                                            message: "\(attribute) holds a NUL character (U+0000), which PostgreSQL text cannot store"))
+                    unstorable.append(
+                        .init(
+                            code: .unstorableCharacter,
+                            entity: layout.entity.name,
+                            objectID: snapshot.objectID,
+                            key: attribute,
+                            message: "\(attribute) holds a NUL character (U+0000), which PostgreSQL text cannot store"
+                        )
+                    )
                 }
                 values.append((column, value))
             }
@@ -138,11 +155,18 @@ extension ManagedObjectContext {
                 let number = snapshot.toOne.values[slot].flatMap { store.schema.table(for: $0.entityName)?.entityNumber }
                 values.append((column, number.map { .integer(Int64($0)) } ?? .null))
             }
-            let write = SavePlan.RowWrite(id: snapshot.objectID, entityName: layout.entity.name, values: values,
-                                          foreignKeys: foreignKeys, expectedVersion: snapshot.version)
+            let write = SavePlan.RowWrite(
+                id: snapshot.objectID,
+                entityName: layout.entity.name,
+                values: values,
+                foreignKeys: foreignKeys,
+                expectedVersion: snapshot.version
+            )
             if isInsert { plan.inserts.append(write) } else if !values.isEmpty || !foreignKeys.isEmpty { plan.updates.append(write) }
-            for relationship in layout.relationships.values where relationship.isToMany && !relationship.isTransient
-            && (relationship.minCount > 0 || relationship.maxCount > 0 || !relationship.isOptional) {
+            for relationship in layout.relationships.values
+            where relationship.isToMany && !relationship.isTransient
+                && (relationship.minCount > 0 || relationship.maxCount > 0 || !relationship.isOptional)
+            {
                 plan.countChecks.append(.init(id: snapshot.objectID, entityName: layout.entity.name, relationship: relationship.name))
             }
             // A to-one whose inverse is a limited to-many changes the count at the destination,
@@ -284,7 +308,10 @@ extension ManagedObjectContext {
             if !deleted.isEmpty {
                 for id in Array(state.registered.keys) where deleted.contains(id.permanentID ?? id) {
                     if let object = state.registered.removeValue(forKey: id) {
-                        object.state.withLock { $0.isDeleted = true; $0.context = nil }
+                        object.state.withLock {
+                            $0.isDeleted = true
+                            $0.context = nil
+                        }
                     }
                 }
             }
@@ -315,15 +342,22 @@ extension ManagedObjectContext {
         }
         if !state.joinChanges.isEmpty {
             func renamed(_ change: JoinChange) -> JoinChange {
-                JoinChange(link: change.link, source: permanent[change.source] ?? change.source, destination: permanent[change.destination] ?? change.destination)
+                JoinChange(
+                    link: change.link,
+                    source: permanent[change.source] ?? change.source,
+                    destination: permanent[change.destination] ?? change.destination
+                )
             }
             state.joinChanges = Dictionary(state.joinChanges.map { (renamed($0), $1) }, uniquingKeysWith: { _, last in last })
             state.joinChangeOrder = Dictionary(state.joinChangeOrder.map { (renamed($0), $1) }, uniquingKeysWith: { first, last in max(first, last) })
         }
         if !state.orderChanges.isEmpty {
-            state.orderChanges = Dictionary(state.orderChanges.map { owner, members in
-                (RelationshipKey(owner: permanent[owner.owner] ?? owner.owner, key: owner.key), members.map { permanent[$0] ?? $0 })
-            }, uniquingKeysWith: { _, last in last })
+            state.orderChanges = Dictionary(
+                state.orderChanges.map { owner, members in
+                    (RelationshipKey(owner: permanent[owner.owner] ?? owner.owner, key: owner.key), members.map { permanent[$0] ?? $0 })
+                },
+                uniquingKeysWith: { _, last in last }
+            )
         }
     }
 }

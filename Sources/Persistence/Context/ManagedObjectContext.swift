@@ -128,9 +128,18 @@ public final class ManagedObjectContext: Sendable {
         return state.withLock { state in
             let id = ObjectID(entityName: entityName, rootEntityName: layout.table.rootEntityName, key: .temporary(.init(state.nextTemporaryID)))
             state.nextTemporaryID += 1
-            let object = ManagedObject(layout: layout, state: .init(
-                objectID: id, values: values, toOne: toOne,
-                changedKeys: layout.attributeKeys, version: 0, isInserted: true, context: self))
+            let object = ManagedObject(
+                layout: layout,
+                state: .init(
+                    objectID: id,
+                    values: values,
+                    toOne: toOne,
+                    changedKeys: layout.attributeKeys,
+                    version: 0,
+                    isInserted: true,
+                    context: self
+                )
+            )
             state.registered[id] = object
             state.inserted.append(id)
             return object

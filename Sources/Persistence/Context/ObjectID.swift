@@ -81,7 +81,8 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     var permanentID: ObjectID? {
         switch key {
         case .permanent: self
-        case .temporary(let temporary): temporary.primaryKey.map { ObjectID(entityName: entityName, rootEntityName: rootEntityName, key: .permanent($0)) }
+        case .temporary(let temporary):
+            temporary.primaryKey.map { ObjectID(entityName: entityName, rootEntityName: rootEntityName, key: .permanent($0)) }
         }
     }
 

@@ -21,7 +21,12 @@ public final class PersistentContainer: Sendable {
     /// Opens (or creates) the store at `url` for `model`.
     ///
     /// - Throws: ``StoreError``; see ``PersistentStore/open(_:model:options:logger:)``.
-    public static func open(model: ManagedObjectModel, store url: StoreURL, options: PersistentStore.Options = .existingOnly, logger: Logger) async throws -> PersistentContainer {
+    public static func open(
+        model: ManagedObjectModel,
+        store url: StoreURL,
+        options: PersistentStore.Options = .existingOnly,
+        logger: Logger
+    ) async throws -> PersistentContainer {
         let store = try await PersistentStore.open(url, model: model, options: options, logger: logger)
         return PersistentContainer(store: store, logger: logger)
     }

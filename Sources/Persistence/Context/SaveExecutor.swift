@@ -67,10 +67,16 @@ struct SaveExecutor {
         let byRoot = Dictionary(grouping: inserts) { $0.id.rootEntityName }
         for (root, writes) in byRoot.sorted(by: { $0.key < $1.key }) {
             guard let rootNumber = schema.table(for: root)?.entityNumber else { continue }
-            try connection.run(literal: """
-                UPDATE \(storeName: "Z_PRIMARYKEY") SET \(storeName: "Z_MAX") = \(storeName: "Z_MAX") + \(writes.count) WHERE \(storeName: "Z_ENT") = \(rootNumber)
-                """)
-            guard let last = try connection.scalar(literal: "SELECT \(storeName: "Z_MAX") FROM \(storeName: "Z_PRIMARYKEY") WHERE \(storeName: "Z_ENT") = \(rootNumber)")?.int64 else {
+            try connection.run(
+                literal: """
+                    UPDATE \(storeName: "Z_PRIMARYKEY") SET \(storeName: "Z_MAX") = \(storeName: "Z_MAX") + \(writes.count) WHERE \(storeName: "Z_ENT") = \(rootNumber)
+                    """
+            )
+            guard
+                let last = try connection.scalar(
+                    literal: "SELECT \(storeName: "Z_MAX") FROM \(storeName: "Z_PRIMARYKEY") WHERE \(storeName: "Z_ENT") = \(rootNumber)"
+                )?.int64
+            else {
                 throw StoreError(.database, "Z_PRIMARYKEY has no row for \(root)", hint: "the store is damaged")
             }
             // Keys are counted on the root's row alone: Core Data leaves a sub-entity's Z_MAX 0.
@@ -125,9 +131,11 @@ struct SaveExecutor {
             guard let missing = wanted.first(where: { !found.contains($0) }) else { continue }
             let id = pointedAtBy.keys.first { $0.rootEntityName == root && $0.primaryKey == missing }
             let from = id.flatMap { pointedAtBy[$0] }
-            throw StoreError(.objectNotFound,
-                             "the \(id?.entityName ?? root) with primary key \(missing)\(from.map { ", which a \($0.entity)'s \($0.relationship) is to point at," } ?? "") no longer exists: it was deleted since it was read",
-                             hint: "nothing was saved; fetch it again to see whether it is still there")
+            throw StoreError(
+                .objectNotFound,
+                "the \(id?.entityName ?? root) with primary key \(missing)\(from.map { ", which a \($0.entity)'s \($0.relationship) is to point at," } ?? "") no longer exists: it was deleted since it was read",
+                hint: "nothing was saved; fetch it again to see whether it is still there"
+            )
         }
     }
 
@@ -140,9 +148,11 @@ struct SaveExecutor {
 
     private mutating func insert(_ write: SavePlan.RowWrite) throws {
         guard let table = schema.table(for: write.entityName), let key = result.primaryKeys[write.id] else { return }
-        let columns: [SQL] = ["\(storeName: "Z_PK")", "\(storeName: "Z_ENT")", "\(storeName: "Z_OPT")"]
+        let columns: [SQL] =
+            ["\(storeName: "Z_PK")", "\(storeName: "Z_ENT")", "\(storeName: "Z_OPT")"]
             + (write.values.map(\.column) + write.foreignKeys.map(\.column)).map { "\(identifier: $0)" }
-        let values: [DatabaseValue] = [.integer(key), .integer(Int64(table.entityNumber)), .integer(1)]
+        let values: [DatabaseValue] =
+            [.integer(key), .integer(Int64(table.entityNumber)), .integer(1)]
             + write.values.map(\.value) + write.foreignKeys.map { foreignKeyValue($0.destination) }
         try connection.run(literal: "INSERT INTO \(identifier: table.name) (\(columns.joined(separator: ", "))) VALUES (\(list: values))")
     }
@@ -162,7 +172,8 @@ struct SaveExecutor {
             let entityNumber = DatabaseValue.integer(Int64(table.entityNumber))
             let rows = writes.compactMap { write -> [DatabaseValue]? in
                 guard let key = result.primaryKeys[write.id] else { return nil }
-                return [.integer(key), entityNumber, .integer(1)] + write.values.map(\.value) + write.foreignKeys.map { foreignKeyValue($0.destination) }
+                return [.integer(key), entityNumber, .integer(1)] + write.values.map(\.value)
+                    + write.foreignKeys.map { foreignKeyValue($0.destination) }
             }
             try connection.insertRows(into: table.name, columns: columns, rows: rows)
         }
@@ -170,17 +181,25 @@ struct SaveExecutor {
 
     private mutating func update(_ write: SavePlan.RowWrite) throws {
         guard let table = schema.table(for: write.entityName), let key = write.id.primaryKey else { return }
-        let values = zip(write.values.map(\.column) + write.foreignKeys.map(\.column),
-                         write.values.map(\.value) + write.foreignKeys.map { foreignKeyValue($0.destination) })
-        let assignments = values.map { column, value -> SQL in "\(identifier: column) = \(value)" }
+        let values = zip(
+            write.values.map(\.column) + write.foreignKeys.map(\.column),
+            write.values.map(\.value) + write.foreignKeys.map { foreignKeyValue($0.destination) }
+        )
+        let assignments =
+            values.map { column, value -> SQL in "\(identifier: column) = \(value)" }
             + ["\(storeName: "Z_OPT") = \(storeName: "Z_OPT") + 1"]
-        let changed = try connection.run(literal: """
-            UPDATE \(identifier: table.name) SET \(assignments.joined(separator: ", ")) \
-            WHERE \(storeName: "Z_PK") = \(key) AND \(storeName: "Z_OPT") = \(write.expectedVersion)
-            """)
+        let changed = try connection.run(
+            literal: """
+                UPDATE \(identifier: table.name) SET \(assignments.joined(separator: ", ")) \
+                WHERE \(storeName: "Z_PK") = \(key) AND \(storeName: "Z_OPT") = \(write.expectedVersion)
+                """
+        )
         guard changed == 1 else {
-            throw StoreError(.conflict, "\(write.id) was changed or deleted by someone else since it was read",
-                             hint: "fetch it again, reapply the change and save")
+            throw StoreError(
+                .conflict,
+                "\(write.id) was changed or deleted by someone else since it was read",
+                hint: "fetch it again, reapply the change and save"
+            )
         }
     }
 
@@ -202,13 +221,18 @@ struct SaveExecutor {
             // Locked before its relationships are read: a writer about to point a new row at
             // it waits for this commit and then finds it gone (see `holdDestinations`), or
             // commits first and its row is among those read below.
-            let number = try connection.scalar(literal: """
-                SELECT \(storeName: "Z_ENT") FROM \(identifier: rootTable.name) WHERE \(storeName: "Z_PK") = \(rowKey)\(raw: d.lockingClause(.forDeleting))
-                """)?.int64
+            let number = try connection.scalar(
+                literal: """
+                    SELECT \(storeName: "Z_ENT") FROM \(identifier: rootTable.name) WHERE \(storeName: "Z_PK") = \(rowKey)\(raw: d.lockingClause(.forDeleting))
+                    """
+            )?.int64
             guard let number else {
                 guard !requestedRows.contains(id) else {
-                    throw StoreError(.objectNotFound, "the \(id.entityName) with primary key \(rowKey) no longer exists: it was deleted since it was read",
-                                     hint: "nothing was saved; fetch it again to see whether it is still there")
+                    throw StoreError(
+                        .objectNotFound,
+                        "the \(id.entityName) with primary key \(rowKey) no longer exists: it was deleted since it was read",
+                        hint: "nothing was saved; fetch it again to see whether it is still there"
+                    )
                 }
                 continue
             }
@@ -223,7 +247,10 @@ struct SaveExecutor {
                         queue.append(destination)
                     }
                     if case .joinTable(let join, let fromSource) = storage {
-                        try connection.run(literal: "DELETE FROM \(identifier: join.name) WHERE \(identifier: fromSource ? join.sourceColumn : join.destinationColumn) = \(rowKey)")
+                        try connection.run(
+                            literal:
+                                "DELETE FROM \(identifier: join.name) WHERE \(identifier: fromSource ? join.sourceColumn : join.destinationColumn) = \(rowKey)"
+                        )
                     }
                 case .nullify:
                     try nullify(rowKey, via: storage, relationship: relationship)
@@ -239,42 +266,66 @@ struct SaveExecutor {
         for denial in denied {
             let blocking = denial.destinations.filter { !result.deleted.contains($0) }
             guard !blocking.isEmpty else { continue }
-            issues.append(.init(code: .deleteDenied, entity: denial.entity, objectID: denial.id, key: denial.relationship,
-                                message: "cannot delete while \(denial.relationship) has \(blocking.count) object\(blocking.count == 1 ? "" : "s") (delete rule Deny)"))
+            issues.append(
+                .init(
+                    code: .deleteDenied,
+                    entity: denial.entity,
+                    objectID: denial.id,
+                    key: denial.relationship,
+                    message:
+                        "cannot delete while \(denial.relationship) has \(blocking.count) object\(blocking.count == 1 ? "" : "s") (delete rule Deny)"
+                )
+            )
         }
     }
 
-    private func destinations(of key: Int64, via storage: RelationshipStorage, table: EntityTable, relationship: RelationshipDescription) throws -> [ObjectID] {
+    private func destinations(
+        of key: Int64,
+        via storage: RelationshipStorage,
+        table: EntityTable,
+        relationship: RelationshipDescription
+    ) throws -> [ObjectID] {
         guard let destination = schema.table(for: relationship.destinationEntityName) else { return [] }
         func id(_ value: DatabaseValue) -> ObjectID? {
             value.int64.map { ObjectID(entityName: destination.entityName, rootEntityName: destination.rootEntityName, key: .permanent($0)) }
         }
         switch storage {
         case .foreignKey(let column):
-            let value = try connection.scalar(literal: "SELECT \(identifier: column) FROM \(identifier: table.name) WHERE \(storeName: "Z_PK") = \(key)")
+            let value = try connection.scalar(
+                literal: "SELECT \(identifier: column) FROM \(identifier: table.name) WHERE \(storeName: "Z_PK") = \(key)"
+            )
             return value.flatMap(id).map { [$0] } ?? []
         case .inverseForeignKey(let destinationTable, let column), .hiddenForeignKey(let destinationTable, let column):
-            return try connection.rows(literal: "SELECT \(storeName: "Z_PK") FROM \(identifier: destinationTable.name) WHERE \(identifier: column) = \(key)").compactMap { id($0[0]) }
+            return try connection.rows(
+                literal: "SELECT \(storeName: "Z_PK") FROM \(identifier: destinationTable.name) WHERE \(identifier: column) = \(key)"
+            ).compactMap { id($0[0]) }
         case .joinTable(let join, let fromSource):
             let mine = fromSource ? join.sourceColumn : join.destinationColumn
             let theirs = fromSource ? join.destinationColumn : join.sourceColumn
-            return try connection.rows(literal: "SELECT \(identifier: theirs) FROM \(identifier: join.name) WHERE \(identifier: mine) = \(key)").compactMap { id($0[0]) }
+            return try connection.rows(literal: "SELECT \(identifier: theirs) FROM \(identifier: join.name) WHERE \(identifier: mine) = \(key)")
+                .compactMap { id($0[0]) }
         }
     }
 
     private func nullify(_ key: Int64, via storage: RelationshipStorage, relationship: RelationshipDescription) throws {
         switch storage {
         case .inverseForeignKey(let destinationTable, let column), .hiddenForeignKey(let destinationTable, let column):
-            try connection.run(literal: "UPDATE \(identifier: destinationTable.name) SET \(identifier: column) = NULL WHERE \(identifier: column) = \(key)")
+            try connection.run(
+                literal: "UPDATE \(identifier: destinationTable.name) SET \(identifier: column) = NULL WHERE \(identifier: column) = \(key)"
+            )
         case .joinTable(let join, let fromSource):
-            try connection.run(literal: "DELETE FROM \(identifier: join.name) WHERE \(identifier: fromSource ? join.sourceColumn : join.destinationColumn) = \(key)")
+            try connection.run(
+                literal: "DELETE FROM \(identifier: join.name) WHERE \(identifier: fromSource ? join.sourceColumn : join.destinationColumn) = \(key)"
+            )
         case .foreignKey:
             // One-to-one: the destination points back with a foreign key of its own.
             guard let inverse = model.inverse(of: relationship), !inverse.isToMany,
                 let destination = schema.table(for: relationship.destinationEntityName),
                 let column = destination.column(for: inverse.name)
             else { return }
-            try connection.run(literal: "UPDATE \(identifier: destination.name) SET \(identifier: column.name) = NULL WHERE \(identifier: column.name) = \(key)")
+            try connection.run(
+                literal: "UPDATE \(identifier: destination.name) SET \(identifier: column.name) = NULL WHERE \(identifier: column.name) = \(key)"
+            )
         }
     }
 
@@ -293,12 +344,21 @@ struct SaveExecutor {
             else { continue }
             let target = foreignKey.destination.flatMap { self.key(of: $0) }
             if let target {
-                let destinationTable: SQL = "\(identifier: destination.name)", inverse: SQL = "\(identifier: inverseColumn)", own: SQL = "\(identifier: foreignKey.column)"
-                try connection.run(literal: "UPDATE \(destinationTable) SET \(inverse) = NULL WHERE \(inverse) = \(key) AND \(storeName: "Z_PK") <> \(target)")
+                let destinationTable: SQL = "\(identifier: destination.name)"
+                let inverse: SQL = "\(identifier: inverseColumn)"
+                let own: SQL = "\(identifier: foreignKey.column)"
+                try connection.run(
+                    literal: "UPDATE \(destinationTable) SET \(inverse) = NULL WHERE \(inverse) = \(key) AND \(storeName: "Z_PK") <> \(target)"
+                )
                 try connection.run(literal: "UPDATE \(destinationTable) SET \(inverse) = \(key) WHERE \(storeName: "Z_PK") = \(target)")
-                try connection.run(literal: "UPDATE \(identifier: ownTable.name) SET \(own) = NULL WHERE \(own) = \(target) AND \(storeName: "Z_PK") <> \(key)")
+                try connection.run(
+                    literal: "UPDATE \(identifier: ownTable.name) SET \(own) = NULL WHERE \(own) = \(target) AND \(storeName: "Z_PK") <> \(key)"
+                )
             } else {
-                try connection.run(literal: "UPDATE \(identifier: destination.name) SET \(identifier: inverseColumn) = NULL WHERE \(identifier: inverseColumn) = \(key)")
+                try connection.run(
+                    literal:
+                        "UPDATE \(identifier: destination.name) SET \(identifier: inverseColumn) = NULL WHERE \(identifier: inverseColumn) = \(key)"
+                )
             }
         }
     }
@@ -310,16 +370,21 @@ struct SaveExecutor {
         switch change.link {
         case .join(let table):
             guard add else {
-                try connection.run(literal: """
-                    DELETE FROM \(identifier: table.name) WHERE \(identifier: table.sourceColumn) = \(source) AND \(identifier: table.destinationColumn) = \(destination)
-                    """)
+                try connection.run(
+                    literal: """
+                        DELETE FROM \(identifier: table.name) WHERE \(identifier: table.sourceColumn) = \(source) AND \(identifier: table.destinationColumn) = \(destination)
+                        """
+                )
                 return
             }
             // A pair already there keeps its place (and needs no order key).
             if table.orderColumn != nil || table.inverseOrderColumn != nil {
-                let exists = try connection.scalar(literal: """
-                    SELECT 1 FROM \(identifier: table.name) WHERE \(identifier: table.sourceColumn) = \(source) AND \(identifier: table.destinationColumn) = \(destination)
-                    """) != nil
+                let exists =
+                    try connection.scalar(
+                        literal: """
+                            SELECT 1 FROM \(identifier: table.name) WHERE \(identifier: table.sourceColumn) = \(source) AND \(identifier: table.destinationColumn) = \(destination)
+                            """
+                    ) != nil
                 guard !exists else { return }
             }
             var columns = [table.sourceColumn, table.destinationColumn]
@@ -336,34 +401,49 @@ struct SaveExecutor {
         case .hiddenKey(let hidden):
             guard add else {
                 let clearOrder: SQL = hidden.orderColumn.map { ", \(identifier: $0) = NULL" } ?? ""
-                try connection.run(literal: """
-                    UPDATE \(identifier: hidden.table) SET \(identifier: hidden.column) = NULL\(clearOrder) \
-                    WHERE \(storeName: "Z_PK") = \(destination) AND \(identifier: hidden.column) = \(source)
-                    """)
+                try connection.run(
+                    literal: """
+                        UPDATE \(identifier: hidden.table) SET \(identifier: hidden.column) = NULL\(clearOrder) \
+                        WHERE \(storeName: "Z_PK") = \(destination) AND \(identifier: hidden.column) = \(source)
+                        """
+                )
                 return
             }
-            let current = try connection.scalar(literal: "SELECT \(identifier: hidden.column) FROM \(identifier: hidden.table) WHERE \(storeName: "Z_PK") = \(destination)")
+            let current = try connection.scalar(
+                literal: "SELECT \(identifier: hidden.column) FROM \(identifier: hidden.table) WHERE \(storeName: "Z_PK") = \(destination)"
+            )
             guard current?.int64 != source else { return }
             var order: SQL = ""
             if let column = hidden.orderColumn {
                 order = ", \(identifier: column) = \(try nextOrderKey(column, in: hidden.table, ownedBy: hidden.column, key: source))"
             }
-            try connection.run(literal: """
-                UPDATE \(identifier: hidden.table) SET \(identifier: hidden.column) = \(source)\(order) WHERE \(storeName: "Z_PK") = \(destination)
-                """)
+            try connection.run(
+                literal: """
+                    UPDATE \(identifier: hidden.table) SET \(identifier: hidden.column) = \(source)\(order) WHERE \(storeName: "Z_PK") = \(destination)
+                    """
+            )
         }
     }
 
     /// The order key of a row put at the end of one owner's ordered relationship: 1 024 after
     /// the owner's last, 2 048 for its first, as Core Data spaces them (`Z_FOK_…`).
-    private mutating func nextOrderKey(_ column: String, in table: String, ownedBy owner: String, key: Int64, excluding row: Int64? = nil) throws -> Int64 {
+    private mutating func nextOrderKey(
+        _ column: String,
+        in table: String,
+        ownedBy owner: String,
+        key: Int64,
+        excluding row: Int64? = nil
+    ) throws -> Int64 {
         let cacheKey = "\(table)|\(column)|\(key)"
         let last: Int64
         if let known = lastOrderKeys[cacheKey] {
             last = known
         } else {
             let other: SQL = row.map { " AND \(storeName: "Z_PK") <> \($0)" } ?? ""
-            last = try connection.scalar(literal: "SELECT max(\(identifier: column)) FROM \(identifier: table) WHERE \(identifier: owner) = \(key)\(other)")?.int64
+            last =
+                try connection.scalar(
+                    literal: "SELECT max(\(identifier: column)) FROM \(identifier: table) WHERE \(identifier: owner) = \(key)\(other)"
+                )?.int64
                 ?? Self.orderKeySpacing
         }
         let next = last + Self.orderKeySpacing
@@ -382,10 +462,12 @@ struct SaveExecutor {
                 orderKey += Self.orderKeySpacing
                 return "WHEN \(member) THEN \(orderKey)"
             }
-            try connection.run(literal: """
-                UPDATE \(identifier: reorder.table) SET \(identifier: reorder.orderColumn) = CASE \(identifier: reorder.memberColumn) \(cases.joined(separator: " ")) END \
-                WHERE \(identifier: reorder.ownerColumn) = \(owner) AND \(identifier: reorder.memberColumn) IN (\(list: chunk.map(DatabaseValue.integer)))
-                """)
+            try connection.run(
+                literal: """
+                    UPDATE \(identifier: reorder.table) SET \(identifier: reorder.orderColumn) = CASE \(identifier: reorder.memberColumn) \(cases.joined(separator: " ")) END \
+                    WHERE \(identifier: reorder.ownerColumn) = \(owner) AND \(identifier: reorder.memberColumn) IN (\(list: chunk.map(DatabaseValue.integer)))
+                    """
+            )
         }
         // Members not given (a migration's objects keep any) may hold later keys: read again.
         lastOrderKeys["\(reorder.table)|\(reorder.orderColumn)|\(owner)"] = nil
@@ -397,7 +479,9 @@ struct SaveExecutor {
     /// Puts a row whose to-one was set at the end of the ordered to-many inverse of that
     /// to-one (a page added to a book's ordered pages), where the store keeps its order.
     private mutating func appendToOrderedInverses(_ write: SavePlan.RowWrite) throws {
-        guard !schema.orderColumnsOfOrderedInverses.isEmpty, let table = schema.table(for: write.entityName), let row = key(of: write.id) else { return }
+        guard !schema.orderColumnsOfOrderedInverses.isEmpty, let table = schema.table(for: write.entityName), let row = key(of: write.id) else {
+            return
+        }
         for foreignKey in write.foreignKeys {
             guard let order = schema.orderColumnsOfOrderedInverses["\(write.entityName).\(foreignKey.relationship)"],
                 let destination = foreignKey.destination, let owner = key(of: destination)
@@ -417,21 +501,41 @@ struct SaveExecutor {
         case .inverseForeignKey(let table, let column), .hiddenForeignKey(let table, let column):
             count = try connection.scalar(literal: "SELECT count(*) FROM \(identifier: table.name) WHERE \(identifier: column) = \(key)")?.int64 ?? 0
         case .joinTable(let join, let fromSource):
-            count = try connection.scalar(literal: """
-                SELECT count(*) FROM \(identifier: join.name) WHERE \(identifier: fromSource ? join.sourceColumn : join.destinationColumn) = \(key)
-                """)?.int64 ?? 0
+            count =
+                try connection.scalar(
+                    literal: """
+                        SELECT count(*) FROM \(identifier: join.name) WHERE \(identifier: fromSource ? join.sourceColumn : join.destinationColumn) = \(key)
+                        """
+                )?.int64 ?? 0
         case .foreignKey:
             return
         }
-        let id = result.primaryKeys[check.id].map { ObjectID(entityName: check.id.entityName, rootEntityName: check.id.rootEntityName, key: .permanent($0)) } ?? check.id
+        let id =
+            result.primaryKeys[check.id].map {
+                ObjectID(entityName: check.id.entityName, rootEntityName: check.id.rootEntityName, key: .permanent($0))
+            } ?? check.id
         let minimum = max(relationship.minCount, relationship.isOptional ? 0 : 1)
         if count < minimum {
-            issues.append(.init(code: .tooFewObjects, entity: check.entityName, objectID: id, key: relationship.name,
-                                message: "\(relationship.name) must have at least \(minimum) object\(minimum == 1 ? "" : "s"), has \(count)"))
+            issues.append(
+                .init(
+                    code: .tooFewObjects,
+                    entity: check.entityName,
+                    objectID: id,
+                    key: relationship.name,
+                    message: "\(relationship.name) must have at least \(minimum) object\(minimum == 1 ? "" : "s"), has \(count)"
+                )
+            )
         }
         if relationship.maxCount > 0, count > relationship.maxCount {
-            issues.append(.init(code: .tooManyObjects, entity: check.entityName, objectID: id, key: relationship.name,
-                                message: "\(relationship.name) must have at most \(relationship.maxCount) objects, has \(count)"))
+            issues.append(
+                .init(
+                    code: .tooManyObjects,
+                    entity: check.entityName,
+                    objectID: id,
+                    key: relationship.name,
+                    message: "\(relationship.name) must have at most \(relationship.maxCount) objects, has \(count)"
+                )
+            )
         }
     }
 }

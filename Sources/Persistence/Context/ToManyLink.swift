@@ -21,7 +21,9 @@ enum ToManyLink: Sendable, Hashable {
         case .joinTable(let join, _)?:
             self = .join(join)
         case .hiddenForeignKey(let table, let column)?:
-            self = .hiddenKey(HiddenKey(table: table.name, column: column, orderColumn: orderColumn, sourceEntity: sourceEntity, relationship: relationship))
+            self = .hiddenKey(
+                HiddenKey(table: table.name, column: column, orderColumn: orderColumn, sourceEntity: sourceEntity, relationship: relationship)
+            )
         default:
             return nil
         }

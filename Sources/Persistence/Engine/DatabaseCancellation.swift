@@ -111,7 +111,8 @@ extension DispatchQueue {
     /// Runs `body` with `connection` on this queue (the connection's own), waiting without
     /// blocking the cooperative pool; cancelling the calling task interrupts it.
     func runInterruptibly<C: InterruptibleConnection, T: Sendable>(
-        _ connection: C, _ body: @escaping @Sendable (C) throws -> T
+        _ connection: C,
+        _ body: @escaping @Sendable (C) throws -> T
     ) async throws -> T {
         // The connection is touched only on this queue, or through `interrupt()`, which is
         // made for other threads.

@@ -28,8 +28,15 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     /// doing, so waiting for the server does not help. `nil` for the engine's own errors.
     public var clientLibrary: String?
 
-    public init(resultCode: Int32, message: String, sql: String? = nil, sqlState: String? = nil, systemErrorCode: Int32? = nil,
-                argumentCount: Int? = nil, clientLibrary: String? = nil) {
+    public init(
+        resultCode: Int32,
+        message: String,
+        sql: String? = nil,
+        sqlState: String? = nil,
+        systemErrorCode: Int32? = nil,
+        argumentCount: Int? = nil,
+        clientLibrary: String? = nil
+    ) {
         self.resultCode = resultCode
         self.message = message
         self.sql = sql

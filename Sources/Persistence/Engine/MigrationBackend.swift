@@ -123,7 +123,11 @@ protocol MigrationWorkspace: AnyObject {
     /// called where the writers' lock is let go for an instant (SQLite's copy of the
     /// migrated store, which must take it itself): another writer may commit there, and
     /// the copy is then refused (``StoreWrittenDuringReplacement``).
-    func finish(with current: StoreURL, lockLetGo: @escaping @Sendable () throws -> Void, swapping: @escaping @Sendable () throws -> Void) async throws
+    func finish(
+        with current: StoreURL,
+        lockLetGo: @escaping @Sendable () throws -> Void,
+        swapping: @escaping @Sendable () throws -> Void
+    ) async throws
 
     /// Removes the workspace, after success or failure.
     func cleanUp() async

@@ -42,8 +42,13 @@ protocol OnlineMigrationWorkspace: AnyObject {
     /// `finalCatchUp`, then replaces the store by `migrated` in the transaction that holds
     /// the writers, calling `swapping` inside it, and `committed` once it has committed,
     /// before the old tables and the capture are removed.
-    func cutOver(to migrated: StoreURL, lockTimeout: Duration, finalCatchUp: () async throws -> Void,
-                 swapping: @escaping @Sendable () throws -> Void, committed: () throws -> Void) async throws -> Bool
+    func cutOver(
+        to migrated: StoreURL,
+        lockTimeout: Duration,
+        finalCatchUp: () async throws -> Void,
+        swapping: @escaping @Sendable () throws -> Void,
+        committed: () throws -> Void
+    ) async throws -> Bool
 
     /// Removes the capture, the copy and the round stores that are left.
     func cleanUp() async

@@ -9,6 +9,10 @@ protocol StoreCopyTarget {
     ///
     /// - Throws: ``StoreError/Code/alreadyExists`` when a store is there and `replace` is
     ///   not set, and the errors of writing.
-    func fill(model: ManagedObjectModel, layout: StoreLayout, metadata: StoreMetadata,
-              rows: (any Database) async throws -> [String: Int]) async throws -> StoreCopy.Summary
+    func fill(
+        model: ManagedObjectModel,
+        layout: StoreLayout,
+        metadata: StoreMetadata,
+        rows: (any Database) async throws -> [String: Int]
+    ) async throws -> StoreCopy.Summary
 }

@@ -162,7 +162,10 @@ struct PredicateEvaluator {
                     let attribute = path[path.index(after: path.startIndex)]
                     let values = try destinations.compactMap { destination -> AttributeValue? in
                         guard destination.layout.attributes[attribute] != nil else {
-                            throw ExpressionError(.unknownKeyPath, "the entity \(destination.entity.name) has no attribute '\(attribute)' for \(operation.rawValue)")
+                            throw ExpressionError(
+                                .unknownKeyPath,
+                                "the entity \(destination.entity.name) has no attribute '\(attribute)' for \(operation.rawValue)"
+                            )
                         }
                         let value = destination.value(forKey: attribute)
                         // Not `value.isNull ? nil : value`: that `nil` would be AttributeValue's own.

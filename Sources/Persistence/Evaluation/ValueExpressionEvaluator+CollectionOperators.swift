@@ -3,8 +3,12 @@ extension ValueExpressionEvaluator {
     /// `objects` with the rest of the path as its argument, as Key-Value Coding does:
     /// `$source.shelves.@distinctUnionOfSets.books` is every shelf's books, each once.
     /// After `@count` the rest goes on from the number; the unions flatten collections.
-    func collectionOperator(_ key: String, _ rest: ArraySlice<String>, on objects: [ManagedObject],
-                            walk: (MigrationValue, ArraySlice<String>) async throws -> MigrationValue) async throws -> MigrationValue {
+    func collectionOperator(
+        _ key: String,
+        _ rest: ArraySlice<String>,
+        on objects: [ManagedObject],
+        walk: (MigrationValue, ArraySlice<String>) async throws -> MigrationValue
+    ) async throws -> MigrationValue {
         guard let operation = CollectionOperator(rawValue: key) else {
             throw failure("the collection operator \(key) is not supported; use one of \(CollectionOperator.names)")
         }
@@ -31,7 +35,8 @@ extension ValueExpressionEvaluator {
             }
         }
         if operation.isDistinct {
-            var seenObjects = Set<ObjectIdentifier>(), seenValues = Set<AttributeValue>()
+            var seenObjects = Set<ObjectIdentifier>()
+            var seenValues = Set<AttributeValue>()
             items = items.filter { item in
                 switch item {
                 case .object(let object): seenObjects.insert(ObjectIdentifier(object)).inserted

@@ -11,11 +11,12 @@ extension ValueExpressionEvaluator {
         if case .decimal(let a) = l, let b = decimal(r) { return try .value(.decimal(decimalArithmetic(op, a, b))) }
         if case .decimal(let b) = r, let a = decimal(l) { return try .value(.decimal(decimalArithmetic(op, a, b))) }
         if let a = l.integerValue, let b = r.integerValue, op != .divide, op != .power {
-            let (result, overflow): (Int64, Bool) = switch op {
-            case .add: a.addingReportingOverflow(b)
-            case .subtract: a.subtractingReportingOverflow(b)
-            default: a.multipliedReportingOverflow(by: b)
-            }
+            let (result, overflow): (Int64, Bool) =
+                switch op {
+                case .add: a.addingReportingOverflow(b)
+                case .subtract: a.subtractingReportingOverflow(b)
+                default: a.multipliedReportingOverflow(by: b)
+                }
             if !overflow { return .value(.integer(result)) }
         }
         guard let a = l.doubleValue, let b = r.doubleValue else {
@@ -50,7 +51,9 @@ extension ValueExpressionEvaluator {
             guard !b.isZero else { throw failure("division by zero") }
             return a / b
         case .power:
-            guard let exponent = Int(exactly: NSDecimalNumber(decimal: b).doubleValue) else { throw failure("a decimal power needs a whole exponent") }
+            guard let exponent = Int(exactly: NSDecimalNumber(decimal: b).doubleValue) else {
+                throw failure("a decimal power needs a whole exponent")
+            }
             return pow(a, exponent)
         }
     }

@@ -110,10 +110,16 @@ struct ValueExpressionEvaluator {
         var allObjects = true
         for result in results {
             switch result {
-            case .object(let object): objects.append(object); values.append(result)
-            case .objects(let many): objects += many; values += many.map(MigrationValue.object)
+            case .object(let object):
+                objects.append(object)
+                values.append(result)
+            case .objects(let many):
+                objects += many
+                values += many.map(MigrationValue.object)
             case .value(.null): continue
-            default: allObjects = false; values.append(result)
+            default:
+                allObjects = false
+                values.append(result)
             }
         }
         return allObjects ? .objects(objects) : .list(values)

@@ -152,14 +152,17 @@ struct ValueExpressionTypeChecker {
                 throw Problem(
                     code: .unknownKeyPath,
                     message: "the key path '\(spelled)' has no object to start from: a value expression starts at a variable",
-                    hint: "Write $source.\(spelled) for the source instance's value, or $destination.\(spelled) for the new instance's")
+                    hint: "Write $source.\(spelled) for the source instance's value, or $destination.\(spelled) for the new instance's"
+                )
             }
             return try walk(path, from: try instance(.source, spelled: "SELF"), spelled: "SELF")
         case .evaluatedObject:
             guard bareKeyPathsStartAtSource else {
                 throw Problem(
-                    code: .unknownKeyPath, message: "SELF has no object in a value expression",
-                    hint: "Write $source for the source instance or $destination for the new one")
+                    code: .unknownKeyPath,
+                    message: "SELF has no object in a value expression",
+                    hint: "Write $source for the source instance or $destination for the new one"
+                )
             }
             return try instance(.source, spelled: "SELF")
         case .variable(let name, let path):
@@ -171,7 +174,8 @@ struct ValueExpressionTypeChecker {
                     throw Problem(
                         code: .typeMismatch,
                         message: "'\(op.rawValue)' needs numbers, but \(operand.format) is \(type)",
-                        hint: "Use numbers on both sides of '\(op.rawValue)'; join strings with FUNCTION(a, \"stringByAppendingString:\", b)")
+                        hint: "Use numbers on both sides of '\(op.rawValue)'; join strings with FUNCTION(a, \"stringByAppendingString:\", b)"
+                    )
                 }
             }
             return .number
@@ -185,8 +189,10 @@ struct ValueExpressionTypeChecker {
             return .collection(Self.common(types) ?? .unknown)
         case .object(let id):
             throw Problem(
-                code: .typeMismatch, message: "the object ID \(id) names a row of one store; a mapping model runs on any store",
-                hint: "Find the object through $source and its relationships instead")
+                code: .typeMismatch,
+                message: "the object ID \(id) names a row of one store; a mapping model runs on any store",
+                hint: "Find the object through $source and its relationships instead"
+            )
         }
     }
 
@@ -227,8 +233,10 @@ struct ValueExpressionTypeChecker {
             let known = Self.variables.map { "$" + $0 }.joined(separator: ", ")
             let close = Self.variables.first { $0.lowercased() == name.lowercased() || $0.hasPrefix(name) || name.hasPrefix($0) }
             throw Problem(
-                code: .unknownKeyPath, message: "unknown variable $\(name)",
-                hint: (close.map { "Did you mean $\($0)? " } ?? "") + "A value expression may use \(known)")
+                code: .unknownKeyPath,
+                message: "unknown variable $\(name)",
+                hint: (close.map { "Did you mean $\($0)? " } ?? "") + "A value expression may use \(known)"
+            )
         }
     }
 
@@ -241,7 +249,8 @@ struct ValueExpressionTypeChecker {
                 message: "\(spelled) has no instance: this \(entityMapping.type.rawValue) mapping has no \(side) entity",
                 hint: side == .source
                     ? "Set the mapping's source entity, or fill the property with a constant"
-                    : "Set the mapping's destination entity")
+                    : "Set the mapping's destination entity"
+            )
         }
         let model = side == .source ? source : destination
         // An unknown entity is reported once, for the mapping itself.
@@ -265,8 +274,10 @@ struct ValueExpressionTypeChecker {
                 if key.hasPrefix("@") {
                     guard toMany else {
                         throw Problem(
-                            code: .unknownKeyPath, message: "\(key) needs a to-many relationship, but \(spelled) is \(current)",
-                            hint: "Put \(key) right after a to-many relationship, as in $source.pages.@count")
+                            code: .unknownKeyPath,
+                            message: "\(key) needs a to-many relationship, but \(spelled) is \(current)",
+                            hint: "Put \(key) right after a to-many relationship, as in $source.pages.@count"
+                        )
                     }
                     if key == "@count" {
                         current = .value(.integer64)
@@ -283,14 +294,18 @@ struct ValueExpressionTypeChecker {
             case .collection:
                 guard key == "@count" else {
                     throw Problem(
-                        code: .unknownKeyPath, message: "\(spelled) is \(current); only @count may follow it, not '\(key)'",
-                        hint: "Count it with \(spelled).@count, or aggregate it with a function such as sum:(\(spelled))")
+                        code: .unknownKeyPath,
+                        message: "\(spelled) is \(current); only @count may follow it, not '\(key)'",
+                        hint: "Count it with \(spelled).@count, or aggregate it with a function such as sum:(\(spelled))"
+                    )
                 }
                 current = .value(.integer64)
             default:
                 throw Problem(
-                    code: .unknownKeyPath, message: "\(spelled) is \(current); it has no key '\(key)'",
-                    hint: "End the key path at \(spelled), or use a function on it such as length:(\(spelled))")
+                    code: .unknownKeyPath,
+                    message: "\(spelled) is \(current); it has no key '\(key)'",
+                    hint: "End the key path at \(spelled), or use a function on it such as length:(\(spelled))"
+                )
             }
             spelled += "." + key
             index += 1
@@ -300,14 +315,20 @@ struct ValueExpressionTypeChecker {
 
     /// `@sum.price`, `@avg.price`, `@min.date`, `@max.date` after a to-many relationship.
     private func collectionOperator(
-        _ key: String, rest: [String], side: ModelSide, entity: String, spelled: String
+        _ key: String,
+        rest: [String],
+        side: ModelSide,
+        entity: String,
+        spelled: String
     ) throws(Problem) -> ValueExpressionType {
         let supported = "@count, @sum, @avg, @min, @max, @unionOfObjects, @distinctUnionOfObjects, @unionOfSets and @distinctUnionOfSets"
         if ["@unionOfObjects", "@distinctUnionOfObjects", "@unionOfSets", "@distinctUnionOfSets"].contains(key) {
             guard !rest.isEmpty else {
                 throw Problem(
-                    code: .unknownKeyPath, message: "\(key) needs the key path of what to collect after it",
-                    hint: "Write \(spelled).\(key).<key path>, as in $source.shelves.\(key).books")
+                    code: .unknownKeyPath,
+                    message: "\(key) needs the key path of what to collect after it",
+                    hint: "Write \(spelled).\(key).<key path>, as in $source.shelves.\(key).books"
+                )
             }
             // Every instance's values (or objects) at the rest of the path, as one collection.
             switch try walk(rest, from: .objects(side, entity: entity, toMany: false), spelled: "\(spelled).\(key)") {
@@ -319,13 +340,17 @@ struct ValueExpressionTypeChecker {
         }
         guard ["@sum", "@avg", "@min", "@max"].contains(key) else {
             throw Problem(
-                code: .unknownKeyPath, message: "the collection operator \(key) is not supported",
-                hint: "Use one of \(supported)")
+                code: .unknownKeyPath,
+                message: "the collection operator \(key) is not supported",
+                hint: "Use one of \(supported)"
+            )
         }
         guard !rest.isEmpty else {
             throw Problem(
-                code: .unknownKeyPath, message: "\(key) needs the key path of an attribute after it",
-                hint: "Write \(spelled).\(key).<attribute>, as in $source.pages.\(key).number")
+                code: .unknownKeyPath,
+                message: "\(key) needs the key path of an attribute after it",
+                hint: "Write \(spelled).\(key).<attribute>, as in $source.pages.\(key).number"
+            )
         }
         var element = try walk(rest, from: .objects(side, entity: entity, toMany: false), spelled: "\(spelled).\(key)")
         if case .collection(let inner) = element { element = inner }
@@ -334,12 +359,14 @@ struct ValueExpressionTypeChecker {
         case (_, .unknown): return .unknown
         case ("@sum", _) where element.isNumeric, ("@avg", _) where element.isNumeric: return .number
         case ("@min", _) where element.isNumeric || element == .value(.date) || element.isString,
-             ("@max", _) where element.isNumeric || element == .value(.date) || element.isString:
+            ("@max", _) where element.isNumeric || element == .value(.date) || element.isString:
             return element
         default:
             throw Problem(
-                code: .typeMismatch, message: "\(key) needs numbers\(key == "@min" || key == "@max" ? " or dates" : ""), but \(path) is \(element)",
-                hint: "Apply \(key) to a numeric attribute, or count with @count")
+                code: .typeMismatch,
+                message: "\(key) needs numbers\(key == "@min" || key == "@max" ? " or dates" : ""), but \(path) is \(element)",
+                hint: "Apply \(key) to a numeric attribute, or count with @count"
+            )
         }
     }
 
@@ -353,8 +380,10 @@ struct ValueExpressionTypeChecker {
         }
         return Problem(
             code: .unknownKeyPath,
-            message: "\(spelled) is \(ValueExpressionType.objects(side, entity: entity.name, toMany: false)) (\(model.name)), which has no attribute or relationship '\(key)'",
-            hint: hint)
+            message:
+                "\(spelled) is \(ValueExpressionType.objects(side, entity: entity.name, toMany: false)) (\(model.name)), which has no attribute or relationship '\(key)'",
+            hint: hint
+        )
     }
 
     /// The source name of a destination property of this mapping's entity that was renamed.
@@ -378,8 +407,10 @@ struct ValueExpressionTypeChecker {
         func require(_ test: (ValueExpressionType) -> Bool, _ what: String) throws(Problem) {
             for (argument, type) in zip(arguments, types) where !test(type) {
                 throw Problem(
-                    code: .typeMismatch, message: "\(name) needs \(what), but \(argument.format) is \(type)",
-                    hint: "Pass \(what) to \(name)")
+                    code: .typeMismatch,
+                    message: "\(name) needs \(what), but \(argument.format) is \(type)",
+                    hint: "Pass \(what) to \(name)"
+                )
             }
         }
         switch name {
@@ -390,7 +421,7 @@ struct ValueExpressionTypeChecker {
             try require(\.isString, "a String")
             return .value(.integer64)
         case "add:to", "from:subtract", "multiply:by", "divide:by", "modulus:by", "raise:toPower",
-             "abs", "floor", "ceiling", "trunc", "sqrt", "log", "ln", "exp":
+            "abs", "floor", "ceiling", "trunc", "sqrt", "log", "ln", "exp":
             try require(\.isNumeric, "numbers")
             return .number
         case "now":
@@ -403,29 +434,37 @@ struct ValueExpressionTypeChecker {
             if ["min", "max", "mode"].contains(name) {
                 guard let common else {
                     throw Problem(
-                        code: .typeMismatch, message: "\(name) needs values of one type, but finds \(elements.map(\.description).joined(separator: ", "))",
-                        hint: "Pass \(name) numbers, or dates, or strings, not a mix")
+                        code: .typeMismatch,
+                        message: "\(name) needs values of one type, but finds \(elements.map(\.description).joined(separator: ", "))",
+                        hint: "Pass \(name) numbers, or dates, or strings, not a mix"
+                    )
                 }
                 return common
             }
             guard elements.allSatisfy(\.isNumeric) else {
                 throw Problem(
-                    code: .typeMismatch, message: "\(name) needs numbers, but finds \(elements.filter { !$0.isNumeric }[0])",
-                    hint: "Pass \(name) numbers, such as $source.pages.number")
+                    code: .typeMismatch,
+                    message: "\(name) needs numbers, but finds \(elements.filter { !$0.isNumeric }[0])",
+                    hint: "Pass \(name) numbers, such as $source.pages.number"
+                )
             }
             return .number
         case FunctionCatalog.cast:
             guard arguments.count == 2, case .constant(.string(let typeName)) = arguments[1] else { return .unknown }
             guard let type = Self.castTypes.first(where: { $0.name == typeName })?.type else {
                 throw Problem(
-                    code: .invalidMappingModel, message: "CAST to \"\(typeName)\" is not supported in a mapping model",
-                    hint: "Cast to one of \(Self.castTypes.map { "\"\($0.name)\"" }.joined(separator: ", "))")
+                    code: .invalidMappingModel,
+                    message: "CAST to \"\(typeName)\" is not supported in a mapping model",
+                    hint: "Cast to one of \(Self.castTypes.map { "\"\($0.name)\"" }.joined(separator: ", "))"
+                )
             }
             return type
         default:
             throw Problem(
-                code: .invalidMappingModel, message: "the function \(name) is not supported in a mapping model",
-                hint: "Use one of \(Self.supportedFunctions.joined(separator: ", "))")
+                code: .invalidMappingModel,
+                message: "the function \(name) is not supported in a mapping model",
+                hint: "Use one of \(Self.supportedFunctions.joined(separator: ", "))"
+            )
         }
     }
 
@@ -437,8 +476,10 @@ struct ValueExpressionTypeChecker {
             case .collection(let element): result.append(element)
             case .objects:
                 throw Problem(
-                    code: .typeMismatch, message: "\(name) needs values, but \(argument.format) is \(type)",
-                    hint: "Follow the relationship to an attribute, as in \(argument.format).price, or count with count:(\(argument.format))")
+                    code: .typeMismatch,
+                    message: "\(name) needs values, but \(argument.format) is \(type)",
+                    hint: "Follow the relationship to an attribute, as in \(argument.format).price, or count with count:(\(argument.format))"
+                )
             default: result.append(type)
             }
         }
@@ -461,7 +502,8 @@ struct ValueExpressionTypeChecker {
             throw Problem(
                 code: .invalidMappingModel,
                 message: "the selector \(selector) takes \(expected) argument\(expected == 1 ? "" : "s"), but FUNCTION passes \(arguments.count)",
-                hint: "Pass one argument after the selector for each ':' in it")
+                hint: "Pass one argument after the selector for each ':' in it"
+            )
         }
         if case .variable("manager", []) = target,
             selector == MigrationManager.destinationInstancesSelector || selector == MigrationManager.sourceInstancesSelector
@@ -483,19 +525,25 @@ struct ValueExpressionTypeChecker {
         }
         guard let entry = Self.stringSelectors.first(where: { $0.selector == selector }) else {
             throw Problem(
-                code: .invalidMappingModel, message: "the selector \(selector) is not supported in a mapping model",
-                hint: "Use one of the supported selectors: \(Self.supportedSelectors)")
+                code: .invalidMappingModel,
+                message: "the selector \(selector) is not supported in a mapping model",
+                hint: "Use one of the supported selectors: \(Self.supportedSelectors)"
+            )
         }
         guard targetType.isString else {
             throw Problem(
-                code: .typeMismatch, message: "\(selector) needs a String target, but \(target.format) is \(targetType)",
-                hint: "Call \(selector) on a String, such as $source.title")
+                code: .typeMismatch,
+                message: "\(selector) needs a String target, but \(target.format) is \(targetType)",
+                hint: "Call \(selector) on a String, such as $source.title"
+            )
         }
         let wantsInteger = selector.hasPrefix("substring")
         for (argument, type) in zip(arguments, types) where !(wantsInteger ? type.isInteger : type.isString) {
             throw Problem(
-                code: .typeMismatch, message: "\(selector) needs \(entry.arguments), but \(argument.format) is \(type)",
-                hint: "Pass \(entry.arguments) to \(selector)")
+                code: .typeMismatch,
+                message: "\(selector) needs \(entry.arguments), but \(argument.format) is \(type)",
+                hint: "Pass \(entry.arguments) to \(selector)"
+            )
         }
         return entry.result
     }
@@ -505,16 +553,22 @@ struct ValueExpressionTypeChecker {
     /// each instance's own entity mapping at run time).
     private func relationshipLookup(_ selector: String, _ arguments: [Expression]) throws(Problem) -> ValueExpressionType {
         let sourceEntity = entityMapping.sourceEntityName.flatMap { source.entity(named: $0) }
-        guard case .constant(.string(let name)) = arguments[0], let sourceEntity, let relationship = source.relationship(named: name, of: sourceEntity) else {
+        guard case .constant(.string(let name)) = arguments[0], let sourceEntity,
+            let relationship = source.relationship(named: name, of: sourceEntity)
+        else {
             throw Problem(
                 code: .invalidMappingModel,
-                message: "the first argument of \(selector) must name a relationship of the mapping's source entity in quotes, not \(arguments[0].format)",
-                hint: "Name one of " + (sourceEntity.map { source.relationships(of: $0).map(\.name).joined(separator: ", ") } ?? "its relationships"))
+                message:
+                    "the first argument of \(selector) must name a relationship of the mapping's source entity in quotes, not \(arguments[0].format)",
+                hint: "Name one of " + (sourceEntity.map { source.relationships(of: $0).map(\.name).joined(separator: ", ") } ?? "its relationships")
+            )
         }
         let instances = try type(of: arguments[1])
         let toMany: Bool
         if case .objects(_, _, let many) = instances { toMany = many } else { toMany = relationship.isToMany }
-        let mapping = mappingModel.entityMappings.first { $0.sourceEntityName == relationship.destinationEntityName && $0.destinationEntityName != nil }
+        let mapping = mappingModel.entityMappings.first {
+            $0.sourceEntityName == relationship.destinationEntityName && $0.destinationEntityName != nil
+        }
         guard let entity = mapping?.destinationEntityName else { return .unknown }
         return .objects(.destination, entity: entity, toMany: toMany)
     }
@@ -524,11 +578,14 @@ struct ValueExpressionTypeChecker {
     private func managerLookup(_ selector: String, _ arguments: [Expression]) throws(Problem) -> ValueExpressionType {
         let forward = selector == MigrationManager.destinationInstancesSelector
         let (fromSide, toSide): (ModelSide, ModelSide) = forward ? (.source, .destination) : (.destination, .source)
-        let choices = "Name one of " + (mappingModel.entityMappings + otherPasses.others.flatMap(\.entityMappings)).map(\.name).joined(separator: ", ")
+        let choices =
+            "Name one of " + (mappingModel.entityMappings + otherPasses.others.flatMap(\.entityMappings)).map(\.name).joined(separator: ", ")
         guard case .constant(.string(let name)) = arguments[0] else {
             throw Problem(
-                code: .invalidMappingModel, message: "the first argument of \(selector) must be an entity mapping's name in quotes, not \(arguments[0].format)",
-                hint: choices)
+                code: .invalidMappingModel,
+                message: "the first argument of \(selector) must be an entity mapping's name in quotes, not \(arguments[0].format)",
+                hint: choices
+            )
         }
         let instances = try type(of: arguments[1])
         // The mapping whose instances those are, for hints.
@@ -543,10 +600,12 @@ struct ValueExpressionTypeChecker {
             if !mayUseLaterMappings && index >= position {
                 throw Problem(
                     code: .invalidMappingModel,
-                    message: "an attribute's value looks up the instances of '\(name)', which \(index == position ? "is this very mapping" : "runs after this one"), so none exist yet",
+                    message:
+                        "an attribute's value looks up the instances of '\(name)', which \(index == position ? "is this very mapping" : "runs after this one"), so none exist yet",
                     hint: index == position
                         ? "Set the value in a relationship mapping or a policy instead"
-                        : "Move '\(name)' before '\(entityMapping.name)' in entityMappings, or set the value in a relationship mapping")
+                        : "Move '\(name)' before '\(entityMapping.name)' in entityMappings, or set the value in a relationship mapping"
+                )
             }
             target = mappingModel.entityMappings[index]
         } else if let other = otherPasses.entityMapping(named: name) {
@@ -556,9 +615,11 @@ struct ValueExpressionTypeChecker {
             return .unknown
         } else if case .alone = otherPasses {
             throw Problem(
-                code: .invalidMappingModel, message: "\(selector) names the entity mapping '\(name)', which this mapping model does not have",
+                code: .invalidMappingModel,
+                message: "\(selector) names the entity mapping '\(name)', which this mapping model does not have",
                 hint: choices + suggestion
-                    + ". If another mapping model of the same step has it, load the step's mapping models together (MappingModel.load(directory:)) and name their order (MigrationVersion.mappingModelNames)")
+                    + ". If another mapping model of the same step has it, load the step's mapping models together (MappingModel.load(directory:)) and name their order (MigrationVersion.mappingModelNames)"
+            )
         } else {
             var hint = choices + suggestion
             if case .after = otherPasses {
@@ -567,7 +628,8 @@ struct ValueExpressionTypeChecker {
             throw Problem(
                 code: .invalidMappingModel,
                 message: "\(selector) names the entity mapping '\(name)', which neither this mapping model nor \(otherPasses.othersDescription) has",
-                hint: hint)
+                hint: hint
+            )
         }
         let fromName = forward ? target.sourceEntityName : target.destinationEntityName
         let toName = forward ? target.destinationEntityName : target.sourceEntityName
@@ -582,8 +644,10 @@ struct ValueExpressionTypeChecker {
             guard let fromName, let fromEntity = fromModel.entity(named: fromName) else {
                 if fromName == nil {
                     throw Problem(
-                        code: .invalidMappingModel, message: "'\(name)' has no \(fromSide) entity, so it maps no \(entity) instances",
-                        hint: "Name the mapping whose \(fromSide) entity is \(entity)" + suggestion)
+                        code: .invalidMappingModel,
+                        message: "'\(name)' has no \(fromSide) entity, so it maps no \(entity) instances",
+                        hint: "Name the mapping whose \(fromSide) entity is \(entity)" + suggestion
+                    )
                 }
                 return .unknown
             }
@@ -593,18 +657,24 @@ struct ValueExpressionTypeChecker {
                 throw Problem(
                     code: .typeMismatch,
                     message: "'\(name)' maps \(fromName) instances, but \(arguments[1].format) is \(instances)",
-                    hint: "Name the mapping whose \(fromSide) entity is \(entity)" + suggestion + ", or pass \(fromName) instances")
+                    hint: "Name the mapping whose \(fromSide) entity is \(entity)" + suggestion + ", or pass \(fromName) instances"
+                )
             }
         default:
             throw Problem(
-                code: .typeMismatch, message: "\(selector) needs \(fromSide) instances, but \(arguments[1].format) is \(instances)",
-                hint: "Pass \(forward ? "$source" : "$destination") or one of its relationships, such as \(forward ? "$source" : "$destination").pages")
+                code: .typeMismatch,
+                message: "\(selector) needs \(fromSide) instances, but \(arguments[1].format) is \(instances)",
+                hint:
+                    "Pass \(forward ? "$source" : "$destination") or one of its relationships, such as \(forward ? "$source" : "$destination").pages"
+            )
         }
         guard let toName else {
             throw Problem(
                 code: .invalidMappingModel,
-                message: "'\(name)' is \(target.type == .add ? "an" : "a") \(target.type.rawValue) mapping without a \(toSide) entity, so it has no \(toSide) instances",
-                hint: "Name a mapping that has a \(toSide) entity")
+                message:
+                    "'\(name)' is \(target.type == .add ? "an" : "a") \(target.type.rawValue) mapping without a \(toSide) entity, so it has no \(toSide) instances",
+                hint: "Name a mapping that has a \(toSide) entity"
+            )
         }
         guard toModel.entity(named: toName) != nil else { return .unknown }
         return .objects(toSide, entity: toName, toMany: toMany)
@@ -624,15 +694,18 @@ struct ValueExpressionTypeChecker {
         case .null:
             guard attribute.isOptional else {
                 return Problem(
-                    code: .typeMismatch, message: "nil cannot fill '\(attribute.name)', which is required",
-                    hint: "Give '\(attribute.name)' a \(attribute.type.rawValue) value, or make it optional in the model")
+                    code: .typeMismatch,
+                    message: "nil cannot fill '\(attribute.name)', which is required",
+                    hint: "Give '\(attribute.name)' a \(attribute.type.rawValue) value, or make it optional in the model"
+                )
             }
             fits = true
         case .number: fits = attribute.type.isNumeric || attribute.type == .boolean
         case .value(let given):
             // Binary data fills a Transformable attribute and the other way round: both are the stored bytes.
             let bytes: Set<AttributeType> = [.binary, .transformable]
-            fits = given == attribute.type || (given.isNumberOrBoolean && attribute.type.isNumberOrBoolean)
+            fits =
+                given == attribute.type || (given.isNumberOrBoolean && attribute.type.isNumberOrBoolean)
                 || (bytes.contains(given) && bytes.contains(attribute.type))
         case .objects, .collection: fits = false
         }
@@ -648,7 +721,8 @@ struct ValueExpressionTypeChecker {
         return Problem(
             code: .typeMismatch,
             message: "'\(attribute.name)' is \(ValueExpressionType.value(attribute.type)) attribute, but \(expression.format) is \(type)",
-            hint: hint + ", or map it to an attribute of that type")
+            hint: hint + ", or map it to an attribute of that type"
+        )
     }
 
     /// Why a value of `type` cannot fill `relationship`, or `nil` if it can.
@@ -663,8 +737,10 @@ struct ValueExpressionTypeChecker {
         case .null:
             if relationship.isOptional || relationship.isToMany { return nil }
             return Problem(
-                code: .typeMismatch, message: "nil cannot fill '\(relationship.name)', which is required",
-                hint: "Give '\(relationship.name)' \(relationship.destinationEntityName) instances, or make it optional in the model")
+                code: .typeMismatch,
+                message: "nil cannot fill '\(relationship.name)', which is required",
+                hint: "Give '\(relationship.name)' \(relationship.destinationEntityName) instances, or make it optional in the model"
+            )
         case .objects(.destination, let entity, _):
             if let given = destination.entity(named: entity), let expected = destination.entity(named: relationship.destinationEntityName),
                 destination.entity(given, isKindOf: expected)
@@ -676,19 +752,24 @@ struct ValueExpressionTypeChecker {
                 code: .typeMismatch,
                 message: "'\(relationship.name)' leads to \(relationship.destinationEntityName), but \(expression.format) is \(type)",
                 hint: "Look up the destination instances of a mapping whose destination entity is \(relationship.destinationEntityName)"
-                    + (mapping.map { " (\($0.name))" } ?? ""))
+                    + (mapping.map { " (\($0.name))" } ?? "")
+            )
         case .objects(.source, let entity, _):
             let mapping = mappingModel.entityMappings.first { $0.sourceEntityName == entity }
-            let call = "FUNCTION($manager, \"\(MigrationManager.destinationInstancesSelector)\", \"\(mapping?.name ?? "\(entity)To\(relationship.destinationEntityName)")\", \(expression.format))"
+            let call =
+                "FUNCTION($manager, \"\(MigrationManager.destinationInstancesSelector)\", \"\(mapping?.name ?? "\(entity)To\(relationship.destinationEntityName)")\", \(expression.format))"
             return Problem(
                 code: .typeMismatch,
                 message: "'\(relationship.name)' needs destination instances, but \(expression.format) is \(type)",
-                hint: "Turn the source instances into their migrated instances: \(call)")
+                hint: "Turn the source instances into their migrated instances: \(call)"
+            )
         default:
             return Problem(
                 code: .typeMismatch,
                 message: "'\(relationship.name)' leads to \(relationship.destinationEntityName) objects, but \(expression.format) is \(type)",
-                hint: "Map a relationship with FUNCTION($manager, \"\(MigrationManager.destinationInstancesSelector)\", \"<mapping>\", $source.<relationship>)")
+                hint:
+                    "Map a relationship with FUNCTION($manager, \"\(MigrationManager.destinationInstancesSelector)\", \"<mapping>\", $source.<relationship>)"
+            )
         }
     }
 }

@@ -164,20 +164,34 @@ struct FormatLexer {
         }
         var text = ""
         var isInteger = true
-        while Self.isDigit(peek()) { text.unicodeScalars.append(chars[index]); index += 1 }
+        while Self.isDigit(peek()) {
+            text.unicodeScalars.append(chars[index])
+            index += 1
+        }
         // A fraction needs a digit after the dot: `1.foo` is the number 1 and a key path.
         if peek() == ".", Self.isDigit(peek(1)) {
             isInteger = false
-            text.append("."); index += 1
-            while Self.isDigit(peek()) { text.unicodeScalars.append(chars[index]); index += 1 }
+            text.append(".")
+            index += 1
+            while Self.isDigit(peek()) {
+                text.unicodeScalars.append(chars[index])
+                index += 1
+            }
         }
         if let e = peek(), e == "e" || e == "E" {
             let signed = peek(1) == "+" || peek(1) == "-"
             if Self.isDigit(peek(signed ? 2 : 1)) {
                 isInteger = false
-                text.append("e"); index += 1
-                if signed { text.unicodeScalars.append(chars[index]); index += 1 }
-                while Self.isDigit(peek()) { text.unicodeScalars.append(chars[index]); index += 1 }
+                text.append("e")
+                index += 1
+                if signed {
+                    text.unicodeScalars.append(chars[index])
+                    index += 1
+                }
+                while Self.isDigit(peek()) {
+                    text.unicodeScalars.append(chars[index])
+                    index += 1
+                }
             }
         }
         guard !Self.isIdentifierPart(peek()) else {

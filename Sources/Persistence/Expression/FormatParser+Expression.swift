@@ -19,7 +19,8 @@ extension FormatParser {
         try enter()
         defer { leave() }
         var result = try parseMultiplicative()
-        while let op = current.isSymbol("+") ? ArithmeticOperator.add
+        while let op = current.isSymbol("+")
+            ? ArithmeticOperator.add
             : current.isSymbol("-") ? .subtract : nil
         {
             advance()
@@ -30,7 +31,8 @@ extension FormatParser {
 
     private mutating func parseMultiplicative() throws(ExpressionError) -> Expression {
         var result = try parseUnary()
-        while let op = current.isSymbol("*") ? ArithmeticOperator.multiply
+        while let op = current.isSymbol("*")
+            ? ArithmeticOperator.multiply
             : current.isSymbol("/") ? .divide : nil
         {
             advance()
@@ -91,13 +93,19 @@ extension FormatParser {
             case .variable(let name, let path):
                 result = .variable(name, keyPath: path + [key])
             case .functionCall(let target, "valueForKeyPath:", let arguments)
-                where arguments.count == 1 && arguments[0].stringConstant != nil:
+            where arguments.count == 1 && arguments[0].stringConstant != nil:
                 let path = arguments[0].stringConstant! + "." + key
-                result = .functionCall(target: target, selector: "valueForKeyPath:",
-                                       arguments: [.constant(.string(path))])
+                result = .functionCall(
+                    target: target,
+                    selector: "valueForKeyPath:",
+                    arguments: [.constant(.string(path))]
+                )
             default:
-                result = .functionCall(target: result, selector: "valueForKeyPath:",
-                                       arguments: [.constant(.string(key))])
+                result = .functionCall(
+                    target: result,
+                    selector: "valueForKeyPath:",
+                    arguments: [.constant(.string(key))]
+                )
             }
         }
         return result
@@ -155,10 +163,18 @@ extension FormatParser {
     /// A bare name: a keyword literal, `SELF`, a function, `FUNCTION`, `CAST` or a key.
     private mutating func parseName(_ name: String, at token: FormatToken) throws(ExpressionError) -> Expression {
         switch name.uppercased() {
-        case "TRUE", "YES": advance(); return .constant(.bool(true))
-        case "FALSE", "NO": advance(); return .constant(.bool(false))
-        case "NIL", "NULL": advance(); return .constant(.null)
-        case "SELF": advance(); return .evaluatedObject
+        case "TRUE", "YES":
+            advance()
+            return .constant(.bool(true))
+        case "FALSE", "NO":
+            advance()
+            return .constant(.bool(false))
+        case "NIL", "NULL":
+            advance()
+            return .constant(.null)
+        case "SELF":
+            advance()
+            return .evaluatedObject
         case "FUNCTION" where peek().isSymbol("("): return try parseFunctionCall()
         case "CAST" where peek().isSymbol("("): return try parseCast()
         case "SUBQUERY", "FETCH", "ANYKEY", "FIRST", "LAST", "SIZE":

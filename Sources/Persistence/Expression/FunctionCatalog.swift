@@ -18,13 +18,17 @@ enum FunctionCatalog {
         for name in ["sum", "count", "min", "max", "average", "median", "mode", "stddev"] {
             table[name] = 1...Int.max
         }
-        for name in ["sqrt", "log", "ln", "exp", "floor", "ceiling", "abs", "trunc", "uppercase",
-                     "lowercase", "length", "noindex", "onesComplement", "randomn"] {
+        for name in [
+            "sqrt", "log", "ln", "exp", "floor", "ceiling", "abs", "trunc", "uppercase",
+            "lowercase", "length", "noindex", "onesComplement", "randomn",
+        ] {
             table[name] = 1...1
         }
-        for name in ["add:to", "from:subtract", "multiply:by", "divide:by", "modulus:by",
-                     "raise:toPower", "bitwiseAnd:with", "bitwiseOr:with", "bitwiseXor:with",
-                     "leftshift:by", "rightshift:by", "distanceToLocation:fromLocation", cast] {
+        for name in [
+            "add:to", "from:subtract", "multiply:by", "divide:by", "modulus:by",
+            "raise:toPower", "bitwiseAnd:with", "bitwiseOr:with", "bitwiseXor:with",
+            "leftshift:by", "rightshift:by", "distanceToLocation:fromLocation", cast,
+        ] {
             table[name] = 2...2
         }
         for name in ["now", "random"] { table[name] = 0...0 }
@@ -60,7 +64,7 @@ enum FunctionCatalog {
             return .constant(.date(Date(timeIntervalSinceReferenceDate: seconds)))
         case ("NSDecimalNumber", .constant(.string(let text))):
             guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), !decimal.isNaN,
-                  text.allSatisfy({ "0123456789.-+eE".contains($0) })
+                text.allSatisfy({ "0123456789.-+eE".contains($0) })
             else { throw fail("\"\(text)\" is not a decimal number") }
             return .constant(.decimal(decimal))
         case ("NSDecimalNumber", .constant(.integer(let v))):

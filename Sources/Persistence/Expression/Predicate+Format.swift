@@ -59,7 +59,8 @@ extension Comparison: CustomStringConvertible {
     public var format: String {
         var text = modifier == .direct ? "" : modifier.rawValue + " "
         text += "\(lhs.format) \(op.rawValue)"
-        let letters = (options.contains(.caseInsensitive) ? "c" : "")
+        let letters =
+            (options.contains(.caseInsensitive) ? "c" : "")
             + (options.contains(.diacriticInsensitive) ? "d" : "")
         if !letters.isEmpty { text += "[\(letters)]" }
         return text + " \(rhs.format)"

@@ -57,8 +57,10 @@ extension Expression {
                 return self
             }
             guard path.isEmpty else {
-                throw ExpressionError(.typeMismatch,
-                    "$\(name) is bound to a value, which has no key path '\(path.joined(separator: "."))'")
+                throw ExpressionError(
+                    .typeMismatch,
+                    "$\(name) is bound to a value, which has no key path '\(path.joined(separator: "."))'"
+                )
             }
             return .constant(value)
         case .arithmetic(let op, let lhs, let rhs):
@@ -66,8 +68,11 @@ extension Expression {
         case .function(let name, let arguments):
             return .function(name, try all(arguments))
         case .functionCall(let target, let selector, let arguments):
-            return .functionCall(target: try target.substituting(variables), selector: selector,
-                                 arguments: try all(arguments))
+            return .functionCall(
+                target: try target.substituting(variables),
+                selector: selector,
+                arguments: try all(arguments)
+            )
         case .aggregate(let items):
             return .aggregate(try all(items))
         }

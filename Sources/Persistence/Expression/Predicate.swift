@@ -20,8 +20,13 @@ public struct Comparison: Sendable, Hashable {
     public var options: ComparisonOptions
     public var modifier: ComparisonModifier
 
-    public init(_ lhs: Expression, _ op: ComparisonOperator, _ rhs: Expression,
-                options: ComparisonOptions = [], modifier: ComparisonModifier = .direct) {
+    public init(
+        _ lhs: Expression,
+        _ op: ComparisonOperator,
+        _ rhs: Expression,
+        options: ComparisonOptions = [],
+        modifier: ComparisonModifier = .direct
+    ) {
         self.lhs = lhs
         self.op = op
         self.rhs = rhs

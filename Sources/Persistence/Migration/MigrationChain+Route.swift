@@ -24,7 +24,10 @@ extension MigrationChain {
     /// ```swift
     /// let (versions, route) = chain.straightPath(from: storeVersion, to: models.current)
     /// ```
-    public func straightPath(from source: ManagedObjectModel, to target: ManagedObjectModel) -> (versions: [ManagedObjectModel], route: MigrationPlan.Route) {
+    public func straightPath(
+        from source: ManagedObjectModel,
+        to target: ManagedObjectModel
+    ) -> (versions: [ManagedObjectModel], route: MigrationPlan.Route) {
         guard source.name != target.name else { return ([], .straight) }
         let versions = models.versions.contains(where: { $0.name == source.name }) ? models.versions : [source] + models.versions
         let maps = { (from: ManagedObjectModel, to: ManagedObjectModel) in mappingModels.contains { $0.maps(from: from, to: to) } }
@@ -53,8 +56,11 @@ extension MigrationChain {
 
     /// The fewest-step paths from `start` along `edge`, by the name of where each ends;
     /// each path leaves out `start`.
-    private static func mappingPaths(from start: ManagedObjectModel, in versions: [ManagedObjectModel],
-                                     edge: (ManagedObjectModel, ManagedObjectModel) -> Bool) -> [String: [ManagedObjectModel]] {
+    private static func mappingPaths(
+        from start: ManagedObjectModel,
+        in versions: [ManagedObjectModel],
+        edge: (ManagedObjectModel, ManagedObjectModel) -> Bool
+    ) -> [String: [ManagedObjectModel]] {
         var paths: [String: [ManagedObjectModel]] = [:]
         var frontier = [start]
         while !frontier.isEmpty {

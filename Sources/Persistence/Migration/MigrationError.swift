@@ -72,8 +72,14 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
     public var underlying: (any Error & Sendable)?
 
     public init(
-        _ code: Code, _ message: String, hint: String? = nil, file: String? = nil, entityMapping: String? = nil,
-        property: String? = nil, store: String? = nil, underlying: (any Error & Sendable)? = nil
+        _ code: Code,
+        _ message: String,
+        hint: String? = nil,
+        file: String? = nil,
+        entityMapping: String? = nil,
+        property: String? = nil,
+        store: String? = nil,
+        underlying: (any Error & Sendable)? = nil
     ) {
         self.code = code
         self.message = message
@@ -96,8 +102,11 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
         var location: [String] = []
         if let store { location.append(store) }
         if let file { location.append(line.map { "\(file):\($0)" } ?? file) }
-        if let entityMapping { location.append(property.map { "\(entityMapping).\($0)" } ?? entityMapping) }
-        else if let property { location.append(property) }
+        if let entityMapping {
+            location.append(property.map { "\(entityMapping).\($0)" } ?? entityMapping)
+        } else if let property {
+            location.append(property)
+        }
         var text = location.isEmpty ? message : location.joined(separator: ": ") + ": " + message
         // A validation error's own text quotes the values; the message already names the issues.
         if let underlying, !(underlying is ValidationError) { text += " (\(underlying))" }

@@ -26,7 +26,9 @@ extension MigrationPlan.Step {
         var text = "source \(source.name)\n"
         for (entity, hash) in source.entityVersionHashes.sorted(by: { $0.key < $1.key }) { text += "  \(entity) \(hash.base64EncodedString())\n" }
         text += "destination \(destination.name)\n"
-        for (entity, hash) in destination.entityVersionHashes.sorted(by: { $0.key < $1.key }) { text += "  \(entity) \(hash.base64EncodedString())\n" }
+        for (entity, hash) in destination.entityVersionHashes.sorted(by: { $0.key < $1.key }) {
+            text += "  \(entity) \(hash.base64EncodedString())\n"
+        }
         text += "manager \(String(reflecting: managerType))\n"
         for mappingModel in mappingModels {
             text += "mapping model \(mappingModel.name)\n"

@@ -116,7 +116,8 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
             switch self {
             case .chain: "through the versions the app's chain names, in its order"
             case .straight: "straight to the target in one step, as Core Data migrates (no order of versions)"
-            case .mappingModels: "through the versions the mapping models lead through (none maps the store's version to the target), any gap inferred"
+            case .mappingModels:
+                "through the versions the mapping models lead through (none maps the store's version to the target), any gap inferred"
             }
         }
     }

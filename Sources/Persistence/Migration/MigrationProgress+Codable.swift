@@ -51,24 +51,28 @@ extension MigrationProgress: Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        let subject: Subject? = if let name = try container.decodeIfPresent(String.self, forKey: .entityMapping) {
-            .entityMapping(name)
-        } else if let name = try container.decodeIfPresent(String.self, forKey: .entity) {
-            .entity(name)
-        } else {
-            nil
-        }
+        let subject: Subject? =
+            if let name = try container.decodeIfPresent(String.self, forKey: .entityMapping) {
+                .entityMapping(name)
+            } else if let name = try container.decodeIfPresent(String.self, forKey: .entity) {
+                .entity(name)
+            } else {
+                nil
+            }
         let fraction = try container.decode(Double.self, forKey: .fractionCompleted)
         self.init(
             fractionCompleted: fraction,
             stepFractionCompleted: try container.decodeIfPresent(Double.self, forKey: .stepFractionCompleted) ?? fraction,
-            step: try container.decode(Int.self, forKey: .step), stepCount: try container.decode(Int.self, forKey: .stepCount),
+            step: try container.decode(Int.self, forKey: .step),
+            stepCount: try container.decode(Int.self, forKey: .stepCount),
             sourceVersion: try container.decode(String.self, forKey: .sourceVersion),
             destinationVersion: try container.decode(String.self, forKey: .destinationVersion),
-            stage: try container.decode(Stage.self, forKey: .stage), subject: subject,
+            stage: try container.decode(Stage.self, forKey: .stage),
+            subject: subject,
             instancesDone: try container.decode(Int.self, forKey: .instancesDone),
             instancesTotal: try container.decode(Int.self, forKey: .instancesTotal),
             elapsed: .seconds(try container.decode(Int64.self, forKey: .elapsedSeconds)),
-            estimatedTimeRemaining: try container.decodeIfPresent(Int64.self, forKey: .estimatedSecondsRemaining).map { .seconds($0) })
+            estimatedTimeRemaining: try container.decodeIfPresent(Int64.self, forKey: .estimatedSecondsRemaining).map { .seconds($0) }
+        )
     }
 }

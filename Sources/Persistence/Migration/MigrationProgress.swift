@@ -64,9 +64,18 @@ public struct MigrationProgress: Sendable, Hashable, CustomStringConvertible {
     }
 
     public init(
-        fractionCompleted: Double, stepFractionCompleted: Double, step: Int, stepCount: Int, sourceVersion: String,
-        destinationVersion: String, stage: Stage, subject: Subject? = nil, instancesDone: Int = 0, instancesTotal: Int = 0,
-        elapsed: Duration = .zero, estimatedTimeRemaining: Duration? = nil
+        fractionCompleted: Double,
+        stepFractionCompleted: Double,
+        step: Int,
+        stepCount: Int,
+        sourceVersion: String,
+        destinationVersion: String,
+        stage: Stage,
+        subject: Subject? = nil,
+        instancesDone: Int = 0,
+        instancesTotal: Int = 0,
+        elapsed: Duration = .zero,
+        estimatedTimeRemaining: Duration? = nil
     ) {
         self.fractionCompleted = fractionCompleted
         self.stepFractionCompleted = stepFractionCompleted
@@ -84,9 +93,15 @@ public struct MigrationProgress: Sendable, Hashable, CustomStringConvertible {
 
     /// A migration about to run `plan`: its first step, nothing done, no time spent.
     public init(startOf plan: MigrationPlan) {
-        self.init(fractionCompleted: 0, stepFractionCompleted: 0, step: 1, stepCount: max(plan.steps.count, 1),
-                  sourceVersion: plan.steps.first?.source.name ?? plan.storeVersion.name,
-                  destinationVersion: plan.steps.first?.destination.name ?? plan.targetVersion.name, stage: .starting)
+        self.init(
+            fractionCompleted: 0,
+            stepFractionCompleted: 0,
+            step: 1,
+            stepCount: max(plan.steps.count, 1),
+            sourceVersion: plan.steps.first?.source.name ?? plan.storeVersion.name,
+            destinationVersion: plan.steps.first?.destination.name ?? plan.targetVersion.name,
+            stage: .starting
+        )
     }
 
     /// The whole migration's percentage done, rounded down: 99 until it is finished.

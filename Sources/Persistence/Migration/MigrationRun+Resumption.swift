@@ -5,8 +5,11 @@ extension MigrationRun {
     /// an interrupted run of the same step on the same, unchanged store left, which the step
     /// then continues from its last batch (``StepCheckpoint``). What killed runs left and
     /// this one does not continue is removed, saying why.
-    func outputAndCheckpointing(forStep index: Int, from current: StoreURL,
-                                in workspace: any MigrationWorkspace) async throws -> (StoreURL, StepCheckpointing?) {
+    func outputAndCheckpointing(
+        forStep index: Int,
+        from current: StoreURL,
+        in workspace: any MigrationWorkspace
+    ) async throws -> (StoreURL, StepCheckpointing?) {
         let step = plan.steps[index]
         let abandoned = workspace.abandonedOutputs
         if let why = step.whyNotResumable(policies: migrator.chain.policies) {
@@ -15,7 +18,9 @@ extension MigrationRun {
             return (workspace.newOutput(forStep: index), nil)
         }
         guard let mark = try await workspace.sourceMark(of: current) else {
-            if !abandoned.isEmpty { logger.notice("starting step \(stepLabel(index)) from its first row: it reads what an earlier step of this run wrote") }
+            if !abandoned.isEmpty {
+                logger.notice("starting step \(stepLabel(index)) from its first row: it reads what an earlier step of this run wrote")
+            }
             await workspace.removeAbandoned()
             return (workspace.newOutput(forStep: index), nil)
         }
@@ -91,9 +96,12 @@ extension MigrationRun {
         } else {
             place = "at its first batch"
         }
-        logger.notice("resuming \(steps) \(place)", metadata: [
-            LoggingKeys.migrationStep: "\(steps)",
-            LoggingKeys.rows: "\(checkpoint.done)",
-        ])
+        logger.notice(
+            "resuming \(steps) \(place)",
+            metadata: [
+                LoggingKeys.migrationStep: "\(steps)",
+                LoggingKeys.rows: "\(checkpoint.done)",
+            ]
+        )
     }
 }

@@ -78,7 +78,12 @@ struct MigrationRun {
     }
 
     func cancelled(_ workspace: any MigrationWorkspace) -> MigrationError {
-        MigrationError(.cancelled, "the migration was cancelled", hint: "\(workspace.storeAfterFailure); run the migration again", store: store.description)
+        MigrationError(
+            .cancelled,
+            "the migration was cancelled",
+            hint: "\(workspace.storeAfterFailure); run the migration again",
+            store: store.description
+        )
     }
 
     /// What a failed step is reported as: once the run is cancelled, whatever failed failed
@@ -104,7 +109,12 @@ struct MigrationRun {
     }
 
     /// Runs consecutive in-place steps in one transaction; returns where they ran.
-    private func runInPlace(_ group: [Int], from current: StoreURL, in workspace: any MigrationWorkspace, original: StoreMetadata) async throws -> StoreURL {
+    private func runInPlace(
+        _ group: [Int],
+        from current: StoreURL,
+        in workspace: any MigrationWorkspace,
+        original: StoreMetadata
+    ) async throws -> StoreURL {
         let started = ContinuousClock.now
         let works = group.compactMap { index -> (inPlace: InPlaceMigration, metadata: StoreMetadata)? in
             guard case .inPlace(let inPlace) = plan.steps[index].work else { return nil }
@@ -125,16 +135,24 @@ struct MigrationRun {
         } catch {
             let names = group.map { "\(plan.steps[$0].source.name) → \(plan.steps[$0].destination.name)" }.joined(separator: ", ")
             throw failure(error, in: workspace, doing: "the in-place migration \(names) failed and was rolled back") {
-                MigrationError(.store, "the in-place migration \(names) failed and was rolled back",
-                               hint: "\(workspace.storeAfterFailure); report this with the output of `migrate --plan`", store: store.description, underlying: error)
+                MigrationError(
+                    .store,
+                    "the in-place migration \(names) failed and was rolled back",
+                    hint: "\(workspace.storeAfterFailure); report this with the output of `migrate --plan`",
+                    store: store.description,
+                    underlying: error
+                )
             }
         }
         for index in group {
-            logger.info("migration stage", metadata: [
-                LoggingKeys.migrationStep: "\(stepLabel(index))",
-                LoggingKeys.migrationStage: "\(MigrationProgress.Stage.inPlace.rawValue)",
-                LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
-            ])
+            logger.info(
+                "migration stage",
+                metadata: [
+                    LoggingKeys.migrationStep: "\(stepLabel(index))",
+                    LoggingKeys.migrationStage: "\(MigrationProgress.Stage.inPlace.rawValue)",
+                    LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
+                ]
+            )
             report(index, since: workload.start(ofStep: group[0], at: started), stage: .inPlace, fraction: 1)
             try migrator.pass(.stepFinished(step: index + 1))
         }
@@ -151,24 +169,37 @@ struct MigrationRun {
             if case .setBased(let setBased) = step.work {
                 try await runSetBased(setBased, index: index, from: current, to: output, in: workspace)
             } else {
-                try await runStreamed(index, from: current, to: output, options: workspace.outputOptions(checkpointed: checkpointing != nil),
-                                      checkpointing: checkpointing)
+                try await runStreamed(
+                    index,
+                    from: current,
+                    to: output,
+                    options: workspace.outputOptions(checkpointed: checkpointing != nil),
+                    checkpointing: checkpointing
+                )
             }
             try await completeOutput(output, of: index, in: workspace, original: original)
             let migrator = self.migrator
             let next = try await workspace.swapIn(output, replacing: current) { try migrator.pass(.swapping(step: index + 1)) }
-            logger.info("migration stage", metadata: [
-                LoggingKeys.migrationStep: "\(stepLabel(index))",
-                LoggingKeys.migrationStage: "\(step.strategy.rawValue)",
-                LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
-            ])
+            logger.info(
+                "migration stage",
+                metadata: [
+                    LoggingKeys.migrationStep: "\(stepLabel(index))",
+                    LoggingKeys.migrationStage: "\(step.strategy.rawValue)",
+                    LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
+                ]
+            )
             try migrator.pass(.stepFinished(step: index + 1))
             return next
         } catch {
             if !(error is MigrationAbort) { await DatabaseCancellation.shielded { await workspace.discard(output) } }
             throw failure(error, in: workspace, doing: "step \(step.source.name) → \(step.destination.name) failed") {
-                MigrationError(.store, "step \(step.source.name) → \(step.destination.name) failed", hint: workspace.storeAfterFailure,
-                               store: store.description, underlying: error)
+                MigrationError(
+                    .store,
+                    "step \(step.source.name) → \(step.destination.name) failed",
+                    hint: workspace.storeAfterFailure,
+                    store: store.description,
+                    underlying: error
+                )
             }
         }
     }
@@ -194,8 +225,13 @@ struct MigrationRun {
     }
 
     /// Each mapping model of the step in turn, through the step's migration manager.
-    private func runStreamed(_ index: Int, from current: StoreURL, to output: StoreURL, options: PersistentStore.Options,
-                             checkpointing: StepCheckpointing?) async throws {
+    private func runStreamed(
+        _ index: Int,
+        from current: StoreURL,
+        to output: StoreURL,
+        options: PersistentStore.Options,
+        checkpointing: StepCheckpointing?
+    ) async throws {
         let step = plan.steps[index]
         let stepCount = plan.steps.count
         let migrator = self.migrator
@@ -205,9 +241,14 @@ struct MigrationRun {
         var made = StepAssociations()
         for (pass, mapping) in step.mappingModels.enumerated() {
             var configuration = MigrationManager.Configuration(
-                sourceModel: step.source, destinationModel: step.destination, mappingModel: mapping,
-                policies: migrator.chain.policies, batchSize: migrator.batchSize, destinationOptions: options,
-                logger: migrator.logger(forStep: index, of: stepCount, step))
+                sourceModel: step.source,
+                destinationModel: step.destination,
+                mappingModel: mapping,
+                policies: migrator.chain.policies,
+                batchSize: migrator.batchSize,
+                destinationOptions: options,
+                logger: migrator.logger(forStep: index, of: stepCount, step)
+            )
             configuration.stepAssociations = made
             configuration.faultInjection = migrator.faultInjection
             configuration.throttle = migrator.throttle
@@ -224,13 +265,22 @@ struct MigrationRun {
 
     /// The step's `INSERT … SELECT` statements on the output's writer, which reads the
     /// source through ``SourceAccess``; then the validation.
-    private func runSetBased(_ setBased: SetBasedMigration, index: Int, from current: StoreURL, to output: StoreURL,
-                             in workspace: any MigrationWorkspace) async throws {
+    private func runSetBased(
+        _ setBased: SetBasedMigration,
+        index: Int,
+        from current: StoreURL,
+        to output: StoreURL,
+        in workspace: any MigrationWorkspace
+    ) async throws {
         let step = plan.steps[index]
         let started = ContinuousClock.now
         guard let access = SourceAccess(source: current, destination: output) else {
-            throw MigrationError(.store, "the set-based step \(step.source.name) → \(step.destination.name) cannot read its source from its output",
-                                 hint: "\(workspace.storeAfterFailure); report this with the output of `migrate --plan`", store: store.description)
+            throw MigrationError(
+                .store,
+                "the set-based step \(step.source.name) → \(step.destination.name) cannot read its source from its output",
+                hint: "\(workspace.storeAfterFailure); report this with the output of `migrate --plan`",
+                store: store.description
+            )
         }
         // Indexes the workspace defers are built once the rows are in, before the validation reads.
         let created = try await PersistentStore.open(output, model: step.destination, options: workspace.outputOptions, logger: logger)

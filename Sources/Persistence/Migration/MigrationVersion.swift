@@ -73,15 +73,22 @@ public struct MigrationChain: Sendable {
     /// A chain over the cases of `versions`; every case must name a version in `models`.
     ///
     /// - Throws: ``MigrationError/Code/noPath`` naming a case whose model is missing.
-    public init<Version: MigrationVersion>(_ versions: Version.Type, models: VersionedModel, mappingModels: [MappingModel] = [],
-                                           policies: MigrationPolicies = MigrationPolicies()) throws(MigrationError) {
+    public init<Version: MigrationVersion>(
+        _ versions: Version.Type,
+        models: VersionedModel,
+        mappingModels: [MappingModel] = [],
+        policies: MigrationPolicies = MigrationPolicies()
+    ) throws(MigrationError) {
         var next: [String: String] = [:]
         var managers: [String: MigrationManager.Type] = [:]
         var mappingOrder: [String: [String]] = [:]
         for version in Version.allCases {
             guard models.version(named: version.modelName) != nil else {
-                throw MigrationError(.noPath, "the version chain names '\(version.modelName)', which \(models.name) does not have",
-                                     hint: "known versions: \(models.versions.map(\.name).joined(separator: ", "))")
+                throw MigrationError(
+                    .noPath,
+                    "the version chain names '\(version.modelName)', which \(models.name) does not have",
+                    hint: "known versions: \(models.versions.map(\.name).joined(separator: ", "))"
+                )
             }
             if let successor = version.nextVersion() { next[version.modelName] = successor.modelName }
             managers[version.modelName] = version.migrationManagerType
@@ -124,16 +131,27 @@ public struct MigrationChain: Sendable {
     ///
     /// - Throws: ``MigrationError/Code/noPath`` naming a version `models` does not have, or
     ///   one named twice.
-    public init(models: VersionedModel, through versions: [String], mappingModels: [MappingModel] = [],
-                policies: MigrationPolicies = MigrationPolicies()) throws(MigrationError) {
+    public init(
+        models: VersionedModel,
+        through versions: [String],
+        mappingModels: [MappingModel] = [],
+        policies: MigrationPolicies = MigrationPolicies()
+    ) throws(MigrationError) {
         var names: [String] = []
         for text in versions {
             guard let model = models.version(namedOrNumbered: text) else {
-                throw MigrationError(.noPath, "the version chain names '\(text)', which \(models.name) does not have",
-                                     hint: "known versions: \(models.versions.map(\.name).joined(separator: ", "))")
+                throw MigrationError(
+                    .noPath,
+                    "the version chain names '\(text)', which \(models.name) does not have",
+                    hint: "known versions: \(models.versions.map(\.name).joined(separator: ", "))"
+                )
             }
             guard !names.contains(model.name) else {
-                throw MigrationError(.noPath, "the version chain names '\(model.name)' twice", hint: "name each version once, in the order the app shipped them")
+                throw MigrationError(
+                    .noPath,
+                    "the version chain names '\(model.name)' twice",
+                    hint: "name each version once, in the order the app shipped them"
+                )
             }
             names.append(model.name)
         }
@@ -160,15 +178,24 @@ public struct MigrationChain: Sendable {
         var ordered: [MappingModel] = []
         for name in names {
             guard let mapping = found.first(where: { $0.name == name }) else {
-                let available = found.isEmpty ? "none of the chain's mapping models maps it" : "the ones that map it: \(found.map(\.name).joined(separator: ", "))"
-                throw MigrationError(.invalidMappingModel, "the version \(destination.name) names the mapping model '\(name)' for the step \(step), but no mapping model of that name maps it",
-                                     hint: "correct mappingModelNames of \(destination.name), or give the chain that mapping model (\(available))")
+                let available =
+                    found.isEmpty
+                    ? "none of the chain's mapping models maps it" : "the ones that map it: \(found.map(\.name).joined(separator: ", "))"
+                throw MigrationError(
+                    .invalidMappingModel,
+                    "the version \(destination.name) names the mapping model '\(name)' for the step \(step), but no mapping model of that name maps it",
+                    hint: "correct mappingModelNames of \(destination.name), or give the chain that mapping model (\(available))"
+                )
             }
             ordered.append(mapping)
         }
         if let left = found.first(where: { !names.contains($0.name) }) {
-            throw MigrationError(.invalidMappingModel, "the mapping model '\(left.name)' maps the step \(step), but mappingModelNames of \(destination.name) leaves it out",
-                                 hint: "name it in mappingModelNames where it should run, or leave it out of the chain", file: left.file)
+            throw MigrationError(
+                .invalidMappingModel,
+                "the mapping model '\(left.name)' maps the step \(step), but mappingModelNames of \(destination.name) leaves it out",
+                hint: "name it in mappingModelNames where it should run, or leave it out of the chain",
+                file: left.file
+            )
         }
         return ordered
     }

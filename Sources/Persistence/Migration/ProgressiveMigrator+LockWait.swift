@@ -14,8 +14,12 @@ extension ProgressiveMigrator {
     /// (``MigrationBackend/acquireLock(timeout:logger:orStoreAt:)``). A store found at it
     /// is planned again: empty, the run is done; not (another destination than the plan
     /// found at first), the run waits for the lock.
-    func lockOrMigratedPlan(_ backend: any MigrationBackend, storeAt url: StoreURL, to target: String?,
-                            destination: ManagedObjectModel) async throws -> LockOutcome {
+    func lockOrMigratedPlan(
+        _ backend: any MigrationBackend,
+        storeAt url: StoreURL,
+        to target: String?,
+        destination: ManagedObjectModel
+    ) async throws -> LockOutcome {
         var destination: ManagedObjectModel? = destination
         // One deadline for the whole wait, however often the store is planned again.
         let deadline = ContinuousClock.now + lockTimeout
@@ -27,7 +31,10 @@ extension ProgressiveMigrator {
             case .storeReached:
                 let plan = try await plan(forStoreAt: url, to: target)
                 if plan.isEmpty {
-                    logger.info("store was migrated by another process meanwhile", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(plan.storeVersion.name)"])
+                    logger.info(
+                        "store was migrated by another process meanwhile",
+                        metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(plan.storeVersion.name)"]
+                    )
                     return .migratedMeanwhile(plan)
                 }
                 destination = nil

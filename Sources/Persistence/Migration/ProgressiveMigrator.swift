@@ -47,17 +47,35 @@ public final class ProgressiveMigrator: Sendable {
 
     /// - Parameter fusesSteps: run consecutive streamed steps as one pass where they can be
     ///   (the default); `false` runs every step on its own, writing each version in turn.
-    public convenience init(chain: MigrationChain, batchSize: Int = 1_000, lockTimeout: Duration = .seconds(600), fusesSteps: Bool = true,
-                            logger: Logger) {
+    public convenience init(
+        chain: MigrationChain,
+        batchSize: Int = 1_000,
+        lockTimeout: Duration = .seconds(600),
+        fusesSteps: Bool = true,
+        logger: Logger
+    ) {
         self.init(chain: chain, batchSize: batchSize, lockTimeout: lockTimeout, fusesSteps: fusesSteps, logger: logger, faultInjection: nil)
     }
 
     /// A migrator that calls `faultInjection` at each ``MigrationCheckpoint``, for tests
     /// that show what a failure at that point leaves.
-    @_spi(Testing) public convenience init(chain: MigrationChain, batchSize: Int = 1_000, lockTimeout: Duration = .seconds(600), fusesSteps: Bool = true,
-                                           logger: Logger, faultInjection: MigrationFaultInjection?) {
-        self.init(chain: chain, batchSize: batchSize, lockTimeout: lockTimeout, fusesSteps: fusesSteps, logger: logger, faultInjection: faultInjection,
-                  throttle: nil)
+    @_spi(Testing) public convenience init(
+        chain: MigrationChain,
+        batchSize: Int = 1_000,
+        lockTimeout: Duration = .seconds(600),
+        fusesSteps: Bool = true,
+        logger: Logger,
+        faultInjection: MigrationFaultInjection?
+    ) {
+        self.init(
+            chain: chain,
+            batchSize: batchSize,
+            lockTimeout: lockTimeout,
+            fusesSteps: fusesSteps,
+            logger: logger,
+            faultInjection: faultInjection,
+            throttle: nil
+        )
     }
 
     /// A migrator whose every step runs as `strategy` says, for tests that run one
@@ -65,12 +83,28 @@ public final class ProgressiveMigrator: Sendable {
     /// where the step allows them (else the plan's choice, which the test then sees),
     /// `.streamed` always.
     @_spi(Testing) public convenience init(chain: MigrationChain, batchSize: Int = 1_000, logger: Logger, forcing strategy: MigrationPlan.Strategy) {
-        self.init(chain: chain, batchSize: batchSize, lockTimeout: .seconds(600), fusesSteps: true, logger: logger, faultInjection: nil,
-                  throttle: nil, forcedStrategy: strategy)
+        self.init(
+            chain: chain,
+            batchSize: batchSize,
+            lockTimeout: .seconds(600),
+            fusesSteps: true,
+            logger: logger,
+            faultInjection: nil,
+            throttle: nil,
+            forcedStrategy: strategy
+        )
     }
 
-    init(chain: MigrationChain, batchSize: Int, lockTimeout: Duration, fusesSteps: Bool, logger: Logger, faultInjection: MigrationFaultInjection?,
-         throttle: MigrationThrottle?, forcedStrategy: MigrationPlan.Strategy? = nil) {
+    init(
+        chain: MigrationChain,
+        batchSize: Int,
+        lockTimeout: Duration,
+        fusesSteps: Bool,
+        logger: Logger,
+        faultInjection: MigrationFaultInjection?,
+        throttle: MigrationThrottle?,
+        forcedStrategy: MigrationPlan.Strategy? = nil
+    ) {
         self.chain = chain
         self.batchSize = max(1, batchSize)
         self.lockTimeout = lockTimeout
@@ -115,20 +149,30 @@ public final class ProgressiveMigrator: Sendable {
     ///   ``MigrationError/Code/ambiguousStoreVersion`` when its tables fit several; a store
     ///   whose Core Data hashes name one version and whose tables are another's is an unknown
     ///   version too, said as ``StoreError/Code/inconsistentStore`` says it.
-    public func recognisedVersion(of metadata: StoreMetadata, store: StoreURL, named name: String? = nil) throws(MigrationError) -> RecognisedStoreVersion {
+    public func recognisedVersion(
+        of metadata: StoreMetadata,
+        store: StoreURL,
+        named name: String? = nil
+    ) throws(MigrationError) -> RecognisedStoreVersion {
         if name == nil, let version = chain.models.version(matching: metadata) {
             return RecognisedStoreVersion(model: version, method: .versionHashes)
         }
         let written = metadata.modelVersionName.map { "'\($0)'" } ?? "an unnamed model version"
         if isNewer(metadata) {
             throw MigrationError(
-                .newerStore, "the store was written by \(written), which is newer than every version this app knows (the newest is '\(chain.models.current.name)')",
-                hint: "open it with the newer version of the app; the store was not changed", store: store.description)
+                .newerStore,
+                "the store was written by \(written), which is newer than every version this app knows (the newest is '\(chain.models.current.name)')",
+                hint: "open it with the newer version of the app; the store was not changed",
+                store: store.description
+            )
         }
         guard metadata.isForeign || name != nil else {
             throw MigrationError(
-                .unknownStoreVersion, "the store was written by \(written), whose entity version hashes match none of \(chain.models.versions.map(\.name).joined(separator: ", "))",
-                hint: "open it with the app that wrote it, or add that model version to the chain; the store was not changed", store: store.description)
+                .unknownStoreVersion,
+                "the store was written by \(written), whose entity version hashes match none of \(chain.models.versions.map(\.name).joined(separator: ", "))",
+                hint: "open it with the app that wrote it, or add that model version to the chain; the store was not changed",
+                store: store.description
+            )
         }
         do {
             return try chain.models.recogniseVersion(ofStoreAt: store, metadata: metadata, named: name)
@@ -139,8 +183,13 @@ public final class ProgressiveMigrator: Sendable {
         } catch let error as StoreError where error.code == .inconsistentStore {
             throw MigrationError(.unknownStoreVersion, error.message, hint: error.hint, store: store.description)
         } catch {
-            throw MigrationError(.store, "cannot read the store's tables to recognise its model version", hint: "check that the store is readable; it was not changed",
-                                 store: store.description, underlying: error)
+            throw MigrationError(
+                .store,
+                "cannot read the store's tables to recognise its model version",
+                hint: "check that the store is readable; it was not changed",
+                store: store.description,
+                underlying: error
+            )
         }
     }
 
@@ -180,8 +229,13 @@ public final class ProgressiveMigrator: Sendable {
     /// them plain, in place. Where that step is not in place, a step in place from the
     /// store's version to itself runs first, and the step after it reads a store laid out
     /// as a new one of that version.
-    private func carry(_ external: ExternallyStoredValues, into steps: inout [MigrationPlan.Step], source: ManagedObjectModel,
-                       dialect: any SQLDialect, storeLayout: StoreLayout?) throws {
+    private func carry(
+        _ external: ExternallyStoredValues,
+        into steps: inout [MigrationPlan.Step],
+        source: ManagedObjectModel,
+        dialect: any SQLDialect,
+        storeLayout: StoreLayout?
+    ) throws {
         guard let first = steps.first else { return }
         if case .inPlace(var inPlace) = first.work {
             inPlace.externallyStoredValues = external
@@ -189,17 +243,35 @@ public final class ProgressiveMigrator: Sendable {
             return
         }
         let mapping = try MappingModel.inferred(from: source, to: source)
-        guard case .success(var inPlace) = InPlaceMigration.plan(mapping: mapping, source: source, destination: source, dialect: dialect, sourceLayout: storeLayout)
+        guard
+            case .success(var inPlace) = InPlaceMigration.plan(
+                mapping: mapping,
+                source: source,
+                destination: source,
+                dialect: dialect,
+                sourceLayout: storeLayout
+            )
         else {
             throw MigrationError(
                 .store,
                 "the store keeps \(external.attributes.joined(separator: ", ")) (Allows External Storage) as Core Data does, in its cells and in files beside it, and its tables cannot be laid out anew in place to carry them",
-                hint: "copy the store first (`persistence copy --models … --from \(external.store) --to …`): the copy holds the bytes in its cells and migrates; the store was not changed",
-                store: external.store.description)
+                hint:
+                    "copy the store first (`persistence copy --models … --from \(external.store) --to …`): the copy holds the bytes in its cells and migrates; the store was not changed",
+                store: external.store.description
+            )
         }
         inPlace.externallyStoredValues = external
         steps[0] = try makeStep(from: source, to: first.destination, dialect: dialect)
-        steps.insert(MigrationPlan.Step(source: source, destination: source, mappingModels: [mapping], managerType: MigrationManager.self, work: .inPlace(inPlace)), at: 0)
+        steps.insert(
+            MigrationPlan.Step(
+                source: source,
+                destination: source,
+                mappingModels: [mapping],
+                managerType: MigrationManager.self,
+                work: .inPlace(inPlace)
+            ),
+            at: 0
+        )
     }
 
     /// Steps that rebuild a store write a new one from the model's tables: tables beside
@@ -212,24 +284,40 @@ public final class ProgressiveMigrator: Sendable {
         throw MigrationError(
             .wouldDropTables,
             "step \(first.source.name) → \(first.destination.name) rebuilds the store (\(first.strategy.rawValue)), and the store has tables beside the model's that a rebuild does not carry: \(names)",
-            hint: "migrate the store with the app that keeps those tables (Core Data, for persistent history or CloudKit, once they are turned off there), or drop them first; the store was not changed",
-            store: url.description)
+            hint:
+                "migrate the store with the app that keeps those tables (Core Data, for persistent history or CloudKit, once they are turned off there), or drop them first; the store was not changed",
+            store: url.description
+        )
     }
 
     /// The steps from `source` to `target`. `storeLayout` is how the store is laid out (its
     /// `Z_PRIMARYKEY`'s numbers, its tables' names; ``StoreLayout``), by default as a new
     /// store of `source` is; every step leaves it laid out as a new store of its destination.
-    public func plan(from source: ManagedObjectModel, to target: String? = nil, store: StoreURL, storeLayout: StoreLayout? = nil) throws -> MigrationPlan {
+    public func plan(
+        from source: ManagedObjectModel,
+        to target: String? = nil,
+        store: StoreURL,
+        storeLayout: StoreLayout? = nil
+    ) throws -> MigrationPlan {
         try plan(from: source, to: target, store: store, storeLayout: storeLayout, carrying: nil)
     }
 
-    private func plan(from source: ManagedObjectModel, to target: String?, store: StoreURL, storeLayout: StoreLayout?,
-                      carrying external: ExternallyStoredValues?) throws -> MigrationPlan {
+    private func plan(
+        from source: ManagedObjectModel,
+        to target: String?,
+        store: StoreURL,
+        storeLayout: StoreLayout?,
+        carrying external: ExternallyStoredValues?
+    ) throws -> MigrationPlan {
         let targetModel: ManagedObjectModel
         if let target {
             guard let model = chain.models.version(namedOrNumbered: target) else {
-                throw MigrationError(.noPath, "there is no model version named or numbered '\(target)'",
-                                     hint: "name one of \(chain.models.versions.map(\.name).joined(separator: ", ")), or its number", store: store.description)
+                throw MigrationError(
+                    .noPath,
+                    "there is no model version named or numbered '\(target)'",
+                    hint: "name one of \(chain.models.versions.map(\.name).joined(separator: ", ")), or its number",
+                    store: store.description
+                )
             }
             targetModel = model
         } else {
@@ -239,36 +327,50 @@ public final class ProgressiveMigrator: Sendable {
         var steps: [MigrationPlan.Step] = []
         var current = source
         for next in path {
-            steps.append(try makeStep(from: current, to: next, dialect: store.engine.migrationDialect, sourceLayout: steps.isEmpty ? storeLayout : nil))
+            steps.append(
+                try makeStep(from: current, to: next, dialect: store.engine.migrationDialect, sourceLayout: steps.isEmpty ? storeLayout : nil)
+            )
             current = next
         }
         if let external, let dialect = store.engine.migrationDialect {
             try carry(external, into: &steps, source: source, dialect: dialect, storeLayout: storeLayout)
         }
         for index in steps.indices.dropLast() {
-            steps[index].fusionWithNext = fusesSteps
-                ? StepFusion(upstream: steps[index], downstream: steps[index + 1], policies: chain.policies, dialect: store.engine.migrationDialect,
-                             sourceLayout: index == 0 ? storeLayout : nil, logger: logger).fusion()
+            steps[index].fusionWithNext =
+                fusesSteps
+                ? StepFusion(
+                    upstream: steps[index],
+                    downstream: steps[index + 1],
+                    policies: chain.policies,
+                    dialect: store.engine.migrationDialect,
+                    sourceLayout: index == 0 ? storeLayout : nil,
+                    logger: logger
+                ).fusion()
                 : .notFused(reason: "fusing steps is turned off")
         }
         for index in steps.indices where steps[index].strategy == .streamed {
             let pass = steps.fusedPass(containing: index)
-            steps[index].resumption = if pass.count > 1 {
-                MigrationPlan.whyNotResumable(fusedPass: Array(steps[pass]), policies: chain.policies).map {
-                    .startsAgain(reason: "it runs in one pass with its neighbour, and \($0)")
-                } ?? .fromLastBatch
-            } else if let why = steps[index].whyNotResumable(policies: chain.policies) {
-                .startsAgain(reason: why)
-            } else {
-                .fromLastBatch
-            }
+            steps[index].resumption =
+                if pass.count > 1 {
+                    MigrationPlan.whyNotResumable(fusedPass: Array(steps[pass]), policies: chain.policies).map {
+                        .startsAgain(reason: "it runs in one pass with its neighbour, and \($0)")
+                    } ?? .fromLastBatch
+                } else if let why = steps[index].whyNotResumable(policies: chain.policies) {
+                    .startsAgain(reason: why)
+                } else {
+                    .fromLastBatch
+                }
         }
         return MigrationPlan(storeVersion: source, targetVersion: targetModel, route: route, steps: steps)
     }
 
     /// The versions a store of `source` passes through to `target`, `target` last, and how
     /// they were found: the app's order where the chain has one, else Core Data's way.
-    private func path(from source: ManagedObjectModel, to target: ManagedObjectModel, store: StoreURL) throws -> ([ManagedObjectModel], MigrationPlan.Route) {
+    private func path(
+        from source: ManagedObjectModel,
+        to target: ManagedObjectModel,
+        store: StoreURL
+    ) throws -> ([ManagedObjectModel], MigrationPlan.Route) {
         guard case .versions(let next) = chain.route else { return chain.straightPath(from: source, to: target) }
         var path: [ManagedObjectModel] = []
         var current = source
@@ -286,15 +388,28 @@ public final class ProgressiveMigrator: Sendable {
     /// Why the chain has no way from `source` (stuck at `current`) to `target`, in the
     /// models' names: the target comes before the store's version, or no version follows
     /// `current` (or the chain turns in a circle there).
-    private func noPath(from source: ManagedObjectModel, at current: ManagedObjectModel, to target: ManagedObjectModel, store: StoreURL) -> MigrationError {
+    private func noPath(
+        from source: ManagedObjectModel,
+        at current: ManagedObjectModel,
+        to target: ManagedObjectModel,
+        store: StoreURL
+    ) -> MigrationError {
         let order = chain.models.versions.map(\.name)
         if let from = order.firstIndex(of: source.name), let to = order.firstIndex(of: target.name), to < from {
-            return MigrationError(.noPath, "the store is at '\(source.name)', after '\(target.name)': a store only migrates forward, to later versions",
-                                  hint: "open it with the release that has '\(source.name)', or a later one; the store was not changed", store: store.description)
+            return MigrationError(
+                .noPath,
+                "the store is at '\(source.name)', after '\(target.name)': a store only migrates forward, to later versions",
+                hint: "open it with the release that has '\(source.name)', or a later one; the store was not changed",
+                store: store.description
+            )
         }
         let stuck = chain.next[current.name] == nil ? "no version follows '\(current.name)'" : "the versions after '\(current.name)' lead back to it"
-        return MigrationError(.noPath, "no step of the chain leads from '\(source.name)' to '\(target.name)': \(stuck)",
-                              hint: "name the version that follows '\(current.name)' in the app's version list; the store was not changed", store: store.description)
+        return MigrationError(
+            .noPath,
+            "no step of the chain leads from '\(source.name)' to '\(target.name)': \(stuck)",
+            hint: "name the version that follows '\(current.name)' in the app's version list; the store was not changed",
+            store: store.description
+        )
     }
 
     /// The step from `source` to `destination` as a store of `dialect`'s engine would run
@@ -309,8 +424,12 @@ public final class ProgressiveMigrator: Sendable {
         try makeStep(from: source, to: destination, dialect: dialect)
     }
 
-    private func makeStep(from source: ManagedObjectModel, to destination: ManagedObjectModel, dialect: (any SQLDialect)?,
-                          sourceLayout: StoreLayout? = nil) throws -> MigrationPlan.Step {
+    private func makeStep(
+        from source: ManagedObjectModel,
+        to destination: ManagedObjectModel,
+        dialect: (any SQLDialect)?,
+        sourceLayout: StoreLayout? = nil
+    ) throws -> MigrationPlan.Step {
         let mappings = try chain.mappingModels(from: source, to: destination)
         // Each pass after the ones before it: look-ups may name their entity mappings.
         for (index, mapping) in mappings.enumerated() {
@@ -319,14 +438,27 @@ public final class ProgressiveMigrator: Sendable {
         let managerType = chain.managers[destination.name] ?? MigrationManager.self
         let warnings = StepDataLoss(source: source, destination: destination, mappingModels: mappings).warnings()
         func step(_ work: MigrationPlan.Work) -> MigrationPlan.Step {
-            MigrationPlan.Step(source: source, destination: destination, mappingModels: mappings, managerType: managerType, work: work,
-                               dataLossWarnings: warnings)
+            MigrationPlan.Step(
+                source: source,
+                destination: destination,
+                mappingModels: mappings,
+                managerType: managerType,
+                work: work,
+                dataLossWarnings: warnings
+            )
         }
         func streamed(because reason: String) -> MigrationPlan.Step {
             let passes = mappings.map { mapping in
-                managerType.init(configuration: MigrationManager.Configuration(
-                    sourceModel: source, destinationModel: destination, mappingModel: mapping, policies: chain.policies, logger: logger))
-                    .entityMappingPlans(dialect: dialect, sourceLayout: sourceLayout)
+                managerType.init(
+                    configuration: MigrationManager.Configuration(
+                        sourceModel: source,
+                        destinationModel: destination,
+                        mappingModel: mapping,
+                        policies: chain.policies,
+                        logger: logger
+                    )
+                )
+                .entityMappingPlans(dialect: dialect, sourceLayout: sourceLayout)
             }
             return step(.streamed(reason: reason, passes: passes))
         }
@@ -337,13 +469,20 @@ public final class ProgressiveMigrator: Sendable {
         if forcedStrategy == .streamed { return streamed(because: "the migrator is forced to stream every step") }
         var reason = ""
         if mappings[0].isInferred, forcedStrategy != .setBased {
-            switch InPlaceMigration.plan(mapping: mappings[0], source: source, destination: destination, dialect: dialect, sourceLayout: sourceLayout) {
+            switch InPlaceMigration.plan(mapping: mappings[0], source: source, destination: destination, dialect: dialect, sourceLayout: sourceLayout)
+            {
             case .success(let inPlace):
                 // Where renumbering every row costs more than writing new tables, a rebuild;
                 // not where the step checks values first, which the rebuild would not.
-                if forcedStrategy == nil, inPlace.rewritesEveryRow, inPlace.checks.isEmpty, inPlace.countChecks.isEmpty, dialect.rebuildsRatherThanRewritingEveryRow,
-                    case .success(let setBased) = SetBasedMigration.plan(mapping: mappings[0], source: source, destination: destination, dialect: dialect,
-                                                                         sourceLayout: sourceLayout)
+                if forcedStrategy == nil, inPlace.rewritesEveryRow, inPlace.checks.isEmpty, inPlace.countChecks.isEmpty,
+                    dialect.rebuildsRatherThanRewritingEveryRow,
+                    case .success(let setBased) = SetBasedMigration.plan(
+                        mapping: mappings[0],
+                        source: source,
+                        destination: destination,
+                        dialect: dialect,
+                        sourceLayout: sourceLayout
+                    )
                 {
                     return step(.setBased(setBased))
                 }
@@ -370,24 +509,37 @@ public final class ProgressiveMigrator: Sendable {
     /// `progress` is called with each report, on the migration's own task, as
     /// ``progressUpdates()`` yields it: for a caller that keeps the latest one.
     @discardableResult
-    public func migrateStore(at url: StoreURL, to target: String? = nil, storeVersion: String? = nil,
-                             progress: (@Sendable (MigrationProgress) -> Void)? = nil) async throws -> MigrationPlan {
+    public func migrateStore(
+        at url: StoreURL,
+        to target: String? = nil,
+        storeVersion: String? = nil,
+        progress: (@Sendable (MigrationProgress) -> Void)? = nil
+    ) async throws -> MigrationPlan {
         defer { broadcast.finish() }
         do {
             return try await migrateStoreUnclassified(at: url, to: target, storeVersion: storeVersion, progress: progress)
         } catch let error as MigrationError where error.code == .cancelled || error.code == .storage {
             throw error
-        } catch where Task.isCancelled && DatabaseCancellation.isCancellation(error) {
+        } catch  where Task.isCancelled && DatabaseCancellation.isCancellation(error) {
             // Cancelled while planning or waiting for the lock, before any step ran.
-            throw MigrationError(.cancelled, "the migration was cancelled", hint: "the store was not changed; run the migration again", store: url.description)
+            throw MigrationError(
+                .cancelled,
+                "the migration was cancelled",
+                hint: "the store was not changed; run the migration again",
+                store: url.description
+            )
         } catch {
             // What failed before a step ran (the lock, the work folder, the store's copy) left the store as it was.
             throw MigrationError.storage(error, doing: nil, store: url, afterwards: "the store was not changed") ?? error
         }
     }
 
-    private func migrateStoreUnclassified(at url: StoreURL, to target: String?, storeVersion: String?,
-                                          progress: (@Sendable (MigrationProgress) -> Void)?) async throws -> MigrationPlan {
+    private func migrateStoreUnclassified(
+        at url: StoreURL,
+        to target: String?,
+        storeVersion: String?,
+        progress: (@Sendable (MigrationProgress) -> Void)?
+    ) async throws -> MigrationPlan {
         // A current store is the common case: find out without taking the lock.
         let unlocked = try await plan(forStoreAt: url, to: target, storeVersion: storeVersion)
         guard !unlocked.isEmpty else {
@@ -415,9 +567,12 @@ public final class ProgressiveMigrator: Sendable {
                 } catch is StoreWrittenDuringReplacement where attempt < StoreWrittenDuringReplacement.attempts {
                     // The store is unchanged and holds that write: migrated again, it has it.
                     attempt += 1
-                    logger.notice("another process wrote to the store in the instant the migration let its lock go to write the migrated store in; migrating again", metadata: [
-                        LoggingKeys.store: "\(url)", "persistence.migration.attempt": "\(attempt) of \(StoreWrittenDuringReplacement.attempts)",
-                    ])
+                    logger.notice(
+                        "another process wrote to the store in the instant the migration let its lock go to write the migrated store in; migrating again",
+                        metadata: [
+                            LoggingKeys.store: "\(url)", "persistence.migration.attempt": "\(attempt) of \(StoreWrittenDuringReplacement.attempts)",
+                        ]
+                    )
                 }
             }
         } catch let written as StoreWrittenDuringReplacement {
@@ -448,7 +603,10 @@ public final class ProgressiveMigrator: Sendable {
         do {
             lock = try await backend.acquireLock(timeout: .zero, logger: logger)
         } catch let error as MigrationError where error.code == .storeBusy {
-            logger.debug("what a migration left beside the store is left to the migration that holds its lock", metadata: [LoggingKeys.store: "\(backend.store)"])
+            logger.debug(
+                "what a migration left beside the store is left to the migration that holds its lock",
+                metadata: [LoggingKeys.store: "\(backend.store)"]
+            )
             return
         }
         do {
@@ -463,25 +621,39 @@ public final class ProgressiveMigrator: Sendable {
     }
 
     /// Plans again under the lock (another process may have migrated meanwhile), then runs.
-    private func migrateLocked(_ url: StoreURL, to target: String?, storeVersion: String?, run: (MigrationPlan) async throws -> Void) async throws -> MigrationPlan {
+    private func migrateLocked(
+        _ url: StoreURL,
+        to target: String?,
+        storeVersion: String?,
+        run: (MigrationPlan) async throws -> Void
+    ) async throws -> MigrationPlan {
         // A store migrated meanwhile carries our hashes; a name given for the old version no longer applies.
         let metadata = try await PersistentStore.metadata(at: url)
         let named = metadata.isForeign ? storeVersion : nil
         let plan = try await self.plan(forStoreAt: url, to: target, storeVersion: named)
         guard !plan.isEmpty else {
-            logger.info("store was migrated by another process meanwhile", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(plan.storeVersion.name)"])
+            logger.info(
+                "store was migrated by another process meanwhile",
+                metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(plan.storeVersion.name)"]
+            )
             return plan
         }
-        logger.info("migrating store", metadata: [
-            LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(plan.storeVersion.name)",
-            "persistence.migration.target": "\(plan.targetVersion.name)", "persistence.migration.steps": "\(plan.steps.count)",
-        ])
+        logger.info(
+            "migrating store",
+            metadata: [
+                LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(plan.storeVersion.name)",
+                "persistence.migration.target": "\(plan.targetVersion.name)", "persistence.migration.steps": "\(plan.steps.count)",
+            ]
+        )
         let started = ContinuousClock.now
         try await run(plan)
-        logger.info("migrated store", metadata: [
-            LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(plan.targetVersion.name)",
-            LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
-        ])
+        logger.info(
+            "migrated store",
+            metadata: [
+                LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(plan.targetVersion.name)",
+                LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
+            ]
+        )
         return plan
     }
 
@@ -497,16 +669,30 @@ public final class ProgressiveMigrator: Sendable {
     /// fraction weighted by the step's share of the ``MigrationWorkload``, with the time
     /// spent and the time left. Returns the report its subscribers got.
     @discardableResult
-    func report(_ report: StepReport, step index: Int, of plan: MigrationPlan, workload: MigrationWorkload,
-                since start: MigrationWorkload.Start) -> MigrationProgress {
+    func report(
+        _ report: StepReport,
+        step index: Int,
+        of plan: MigrationPlan,
+        workload: MigrationWorkload,
+        since start: MigrationWorkload.Start
+    ) -> MigrationProgress {
         let now = ContinuousClock.now
         let step = plan.steps[index]
         let fraction = workload.fraction(step: index, stepFraction: report.fraction)
         let progress = MigrationProgress(
-            fractionCompleted: fraction, stepFractionCompleted: report.fraction, step: index + 1, stepCount: plan.steps.count,
-            sourceVersion: step.source.name, destinationVersion: step.destination.name, stage: report.stage, subject: report.subject,
-            instancesDone: report.done, instancesTotal: report.total, elapsed: now - workload.started,
-            estimatedTimeRemaining: workload.estimatedTimeRemaining(fraction: fraction, since: start, now: now))
+            fractionCompleted: fraction,
+            stepFractionCompleted: report.fraction,
+            step: index + 1,
+            stepCount: plan.steps.count,
+            sourceVersion: step.source.name,
+            destinationVersion: step.destination.name,
+            stage: report.stage,
+            subject: report.subject,
+            instancesDone: report.done,
+            instancesTotal: report.total,
+            elapsed: now - workload.started,
+            estimatedTimeRemaining: workload.estimatedTimeRemaining(fraction: fraction, since: start, now: now)
+        )
         broadcast.yield(progress)
         var metadata: Logger.Metadata = [
             LoggingKeys.migrationStep: "\(index + 1)/\(plan.steps.count) \(progress.sourceVersion) → \(progress.destinationVersion)",
@@ -560,7 +746,11 @@ extension ProgressiveMigrator {
     ///
     /// - Throws: ``StoreError`` from opening (``StoreError/Code/storeNotFound`` without
     ///   `createIfMissing`), ``MigrationError`` from migrating.
-    public func openStore(at url: StoreURL, options: PersistentStore.Options = .existingOnly, storeVersion: String? = nil) async throws -> PersistentStore {
+    public func openStore(
+        at url: StoreURL,
+        options: PersistentStore.Options = .existingOnly,
+        storeVersion: String? = nil
+    ) async throws -> PersistentStore {
         let store: PersistentStore
         do {
             store = try await PersistentStore.open(url, model: chain.models.current, options: options, logger: logger)

@@ -10,7 +10,11 @@ struct StoreWrittenDuringReplacement: Error, Sendable {
     static let attempts = 3
 
     var error: MigrationError {
-        MigrationError(.storeBusy, "another process wrote to the store in the instant the migration let its lock go to write the migrated store in, \(Self.attempts) times",
-                       hint: "the store was not changed and holds those writes; migrate again, when fewer writes arrive", store: store.description)
+        MigrationError(
+            .storeBusy,
+            "another process wrote to the store in the instant the migration let its lock go to write the migrated store in, \(Self.attempts) times",
+            hint: "the store was not changed and holds those writes; migrate again, when fewer writes arrive",
+            store: store.description
+        )
     }
 }

@@ -76,8 +76,12 @@ extension ManagedObjectModel {
     }
 
     private static func coreDataHash(of attribute: AttributeDescription) -> [UInt8] {
-        var bytes = baseHash(name: attribute.name, isOptional: attribute.isOptional, isTransient: attribute.isTransient,
-                             versionHashModifier: attribute.versionHashModifier)
+        var bytes = baseHash(
+            name: attribute.name,
+            isOptional: attribute.isOptional,
+            isTransient: attribute.isTransient,
+            versionHashModifier: attribute.versionHashModifier
+        )
         bytes += littleEndian(attribute.type.coreDataAttributeType)
         if attribute.allowsExternalBinaryDataStorage { bytes.append(1) }
         if attribute.preservesValueAfterDeletion { bytes.append(1) }
@@ -85,8 +89,12 @@ extension ManagedObjectModel {
     }
 
     private func coreDataHash(of relationship: RelationshipDescription, in entity: EntityDescription) -> [UInt8] {
-        var bytes = Self.baseHash(name: relationship.name, isOptional: relationship.isOptional, isTransient: relationship.isTransient,
-                                  versionHashModifier: relationship.versionHashModifier)
+        var bytes = Self.baseHash(
+            name: relationship.name,
+            isOptional: relationship.isOptional,
+            isTransient: relationship.isTransient,
+            versionHashModifier: relationship.versionHashModifier
+        )
         bytes += Array(relationship.destinationEntityName.utf8)
         if let inverse = relationship.inverseName, !isOwnInverse(relationship, in: entity) { bytes += Array(inverse.utf8) }
         let maximum = relationship.isToMany ? relationship.maxCount : max(relationship.maxCount, 1)

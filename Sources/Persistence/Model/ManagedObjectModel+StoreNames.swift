@@ -18,16 +18,36 @@ extension ManagedObjectModel {
         // a huge name is refused here, before a schema is built from it.
         for entity in declaredOrder {
             if entity.parentName == nil {
-                try checkLength(StoreName("Z" + entity.name.uppercased(), "the table of entity \(quoted: entity.name)",
-                                          entity: entity.name, madeOf: [entity.name]))
+                try checkLength(
+                    StoreName(
+                        "Z" + entity.name.uppercased(),
+                        "the table of entity \(quoted: entity.name)",
+                        entity: entity.name,
+                        madeOf: [entity.name]
+                    )
+                )
             }
             for attribute in entity.attributes where !attribute.isTransient {
-                try checkLength(StoreName("Z" + attribute.name.uppercased(), "the column of attribute \(quoted: attribute.name)",
-                                          entity: entity.name, property: attribute.name, madeOf: [attribute.name]))
+                try checkLength(
+                    StoreName(
+                        "Z" + attribute.name.uppercased(),
+                        "the column of attribute \(quoted: attribute.name)",
+                        entity: entity.name,
+                        property: attribute.name,
+                        madeOf: [attribute.name]
+                    )
+                )
             }
             for relationship in entity.relationships where !relationship.isTransient && !relationship.isToMany {
-                try checkLength(StoreName("Z" + relationship.name.uppercased(), "the column of relationship \(quoted: relationship.name)",
-                                          entity: entity.name, property: relationship.name, madeOf: [relationship.name]))
+                try checkLength(
+                    StoreName(
+                        "Z" + relationship.name.uppercased(),
+                        "the column of relationship \(quoted: relationship.name)",
+                        entity: entity.name,
+                        property: relationship.name,
+                        madeOf: [relationship.name]
+                    )
+                )
             }
         }
         // Then every name the schema makes, as each engine spells it.
@@ -60,7 +80,9 @@ extension ManagedObjectModel {
             .nameTooLong,
             "\(name.role) would be named \(quoted: name.name), \(bytes) bytes, and PostgreSQL keeps only the first "
                 + "\(Self.longestStoreName) bytes of a name (names that differ only after that would be one); \(fix)",
-            entity: name.entity, property: name.property)
+            entity: name.entity,
+            property: name.property
+        )
     }
 
     /// Two names the engine would take for one. The store spells names in capitals on
@@ -78,7 +100,9 @@ extension ManagedObjectModel {
             throw ModelError(
                 .duplicateName,
                 "\(first.role) and \(name.role) would both be named \(quoted: name.name)\(spelling); rename one of them",
-                entity: name.entity, property: name.property)
+                entity: name.entity,
+                property: name.property
+            )
         }
     }
 }
@@ -131,7 +155,8 @@ extension StoreSchema {
             var tableColumns = fixedColumns.map { StoreName($0, "the column '\($0)'", entity: root) }
             var columnNames: [String: StoreName] = [:]
             for column in table.allColumns {
-                let owner = owners["\(table.rootEntityName).\(column.name)"]
+                let owner =
+                    owners["\(table.rootEntityName).\(column.name)"]
                     ?? StoreName(column.name, "the column '\(column.name)' of the table of \(quoted: root)", entity: root)
                 tableColumns.append(owner)
                 columnNames[column.name] = owner
@@ -140,44 +165,94 @@ extension StoreSchema {
             for index in indexes(of: table) {
                 switch index.purpose {
                 case .uniqueness(let entity, let properties):
-                    relations.append(StoreName(index.name, "the unique index of \(quoted: entity)'s constraint on " + properties.joined(separator: ", "),
-                                               entity: entity, madeOf: [entity] + properties, isSecondaryIndex: true))
+                    relations.append(
+                        StoreName(
+                            index.name,
+                            "the unique index of \(quoted: entity)'s constraint on " + properties.joined(separator: ", "),
+                            entity: entity,
+                            madeOf: [entity] + properties,
+                            isSecondaryIndex: true
+                        )
+                    )
                     continue
                 case .fetchIndex(let entity, let name):
-                    relations.append(StoreName(index.name, "the index of \(quoted: entity)'s fetch index \(quoted: name)", entity: entity,
-                                               madeOf: [entity, name], isSecondaryIndex: true))
+                    relations.append(
+                        StoreName(
+                            index.name,
+                            "the index of \(quoted: entity)'s fetch index \(quoted: name)",
+                            entity: entity,
+                            madeOf: [entity, name],
+                            isSecondaryIndex: true
+                        )
+                    )
                     continue
                 case .lookup: break
                 }
                 if let column = index.columns.first.flatMap({ columnNames[$0] }), index.columns.count == 1, column.property != nil {
-                    relations.append(StoreName(index.name, "the index on \(column.role)", entity: column.entity, property: column.property,
-                                               madeOf: [root] + column.madeOf, isSecondaryIndex: true))
+                    relations.append(
+                        StoreName(
+                            index.name,
+                            "the index on \(column.role)",
+                            entity: column.entity,
+                            property: column.property,
+                            madeOf: [root] + column.madeOf,
+                            isSecondaryIndex: true
+                        )
+                    )
                 } else {
-                    relations.append(StoreName(index.name, "the index on \(d.name("Z_ENT")) of the table of entity \(quoted: root)",
-                                               entity: root, madeOf: [root], isSecondaryIndex: true))
+                    relations.append(
+                        StoreName(
+                            index.name,
+                            "the index on \(d.name("Z_ENT")) of the table of entity \(quoted: root)",
+                            entity: root,
+                            madeOf: [root],
+                            isSecondaryIndex: true
+                        )
+                    )
                 }
             }
         }
         for join in allJoinTables {
-            let entity = join.sourceEntity, property = join.relationship
+            let entity = join.sourceEntity
+            let property = join.relationship
             let relationship = "relationship \(quoted: entity + "." + property)"
             let parts = [property] + (join.inverseRelationship.map { [$0] } ?? [])
             let tableName = StoreName(join.name, "the join table of \(relationship)", entity: entity, property: property, madeOf: [property])
             relations.append(tableName)
             relations.append(contentsOf: primaryKeyIndex(of: tableName))
             var joinColumns = [
-                StoreName(join.sourceColumn, "the source column of the join table of \(relationship)", entity: entity, property: property,
-                          madeOf: [join.inverseRelationship ?? property]),
-                StoreName(join.destinationColumn, "the destination column of the join table of \(relationship)", entity: entity, property: property,
-                          madeOf: [property]),
+                StoreName(
+                    join.sourceColumn,
+                    "the source column of the join table of \(relationship)",
+                    entity: entity,
+                    property: property,
+                    madeOf: [join.inverseRelationship ?? property]
+                ),
+                StoreName(
+                    join.destinationColumn,
+                    "the destination column of the join table of \(relationship)",
+                    entity: entity,
+                    property: property,
+                    madeOf: [property]
+                ),
             ]
             if let order = join.orderColumn {
-                joinColumns.append(StoreName(order, "the order column of the join table of \(relationship)", entity: entity, property: property, madeOf: [property]))
+                joinColumns.append(
+                    StoreName(order, "the order column of the join table of \(relationship)", entity: entity, property: property, madeOf: [property])
+                )
             }
             columns[join.name] = joinColumns
             for index in indexes(of: join) {
-                relations.append(StoreName(index.name, "the index of the join table of \(relationship)", entity: entity, property: property, madeOf: parts,
-                                           isSecondaryIndex: true))
+                relations.append(
+                    StoreName(
+                        index.name,
+                        "the index of the join table of \(relationship)",
+                        entity: entity,
+                        property: property,
+                        madeOf: parts,
+                        isSecondaryIndex: true
+                    )
+                )
             }
         }
         return (relations, columns)
@@ -200,14 +275,22 @@ extension StoreSchema {
             for attribute in entity.attributes where !attribute.isTransient {
                 guard let column = table.column(for: attribute.name) else { continue }
                 owners["\(table.rootEntityName).\(column.name)"] = StoreName(
-                    column.name, "the column of attribute \(quoted: entity.name + "." + attribute.name)",
-                    entity: entity.name, property: attribute.name, madeOf: [attribute.name])
+                    column.name,
+                    "the column of attribute \(quoted: entity.name + "." + attribute.name)",
+                    entity: entity.name,
+                    property: attribute.name,
+                    madeOf: [attribute.name]
+                )
             }
             for relationship in entity.relationships where !relationship.isTransient {
                 if !relationship.isToMany, let column = table.column(for: relationship.name) {
                     owners["\(table.rootEntityName).\(column.name)"] = StoreName(
-                        column.name, "the column of relationship \(quoted: entity.name + "." + relationship.name)",
-                        entity: entity.name, property: relationship.name, madeOf: [relationship.name])
+                        column.name,
+                        "the column of relationship \(quoted: entity.name + "." + relationship.name)",
+                        entity: entity.name,
+                        property: relationship.name,
+                        madeOf: [relationship.name]
+                    )
                 }
                 // An ordered to-many relationship orders its destinations in a column of their table.
                 guard relationship.isOrdered, relationship.isToMany, let inverse = model.inverse(of: relationship), !inverse.isToMany,
@@ -216,8 +299,12 @@ extension StoreSchema {
                 let orderColumns = destination.allColumns.filter { $0.kind == .orderKey && $0.propertyName == relationship.name }
                 for column in orderColumns where owners["\(destination.rootEntityName).\(column.name)"] == nil {
                     owners["\(destination.rootEntityName).\(column.name)"] = StoreName(
-                        column.name, "the order column of relationship \(quoted: entity.name + "." + relationship.name)",
-                        entity: entity.name, property: relationship.name, madeOf: [inverse.name])
+                        column.name,
+                        "the order column of relationship \(quoted: entity.name + "." + relationship.name)",
+                        entity: entity.name,
+                        property: relationship.name,
+                        madeOf: [inverse.name]
+                    )
                 }
             }
         }

@@ -11,8 +11,10 @@ extension ManagedObjectModel {
         for entity in declaredOrder {
             guard seen.insert(entity.name).inserted else {
                 throw ModelError(
-                    .duplicateName, "two entities are named \(quoted: entity.name); rename or remove one",
-                    entity: entity.name)
+                    .duplicateName,
+                    "two entities are named \(quoted: entity.name); rename or remove one",
+                    entity: entity.name
+                )
             }
         }
         for entity in declaredOrder {
@@ -38,7 +40,8 @@ extension ManagedObjectModel {
     /// A uniqueness constraint or fetch index names stored properties of the entity or its
     /// ancestors: attributes, or to-one relationships (a store keeps both in a column).
     private func validateConstraintsAndIndexes(of entity: EntityDescription) throws(ModelError) {
-        let uses = entity.uniquenessConstraints.flatMap { $0.map { ("uniqueness constraint", $0) } }
+        let uses =
+            entity.uniquenessConstraints.flatMap { $0.map { ("uniqueness constraint", $0) } }
             + entity.fetchIndexes.flatMap { index in index.elements.map { ("fetch index \(quoted: index.name)", $0.property) } }
         for (what, name) in uses {
             if let attribute = attribute(named: name, of: entity), !attribute.isTransient { continue }
@@ -47,7 +50,8 @@ extension ManagedObjectModel {
                 .missingProperty,
                 "the \(what) of \(quoted: entity.name) names \(quoted: name), which is no stored attribute or to-one relationship of it; "
                     + "change it in Xcode's Constraints or Indexes, or add the property",
-                entity: entity.name)
+                entity: entity.name
+            )
         }
     }
 
@@ -57,7 +61,9 @@ extension ManagedObjectModel {
             throw ModelError(
                 .unknownAttributeType,
                 "an \(quoted: attribute.type.rawValue) attribute cannot be stored; make it transient or give it a type",
-                entity: entity.name, property: attribute.name)
+                entity: entity.name,
+                property: attribute.name
+            )
         }
     }
 
@@ -69,14 +75,16 @@ extension ManagedObjectModel {
                 throw ModelError(
                     .missingEntity,
                     "the parent entity \(quoted: parentName) of \(quoted: current.name) does not exist; add it or change parentEntity",
-                    entity: current.name)
+                    entity: current.name
+                )
             }
             guard !visited.contains(parentName) else {
                 let cycle = (visited + [parentName]).map(\.shortenedForMessage).joined(separator: " → ")
                 throw ModelError(
                     .inheritanceCycle,
                     "the entity inherits from itself (\(cycle)); remove one of the parent links",
-                    entity: entity.name)
+                    entity: entity.name
+                )
             }
             visited.append(parentName)
             current = parent
@@ -94,10 +102,14 @@ extension ManagedObjectModel {
         }
         for name in entity.attributes.map(\.name) + entity.relationships.map(\.name) {
             if let existing = owner[name] {
-                let where_ = existing == entity.name ? "twice in \(quoted: entity.name)" : "in \(quoted: entity.name) and its ancestor \(quoted: existing)"
+                let where_ =
+                    existing == entity.name ? "twice in \(quoted: entity.name)" : "in \(quoted: entity.name) and its ancestor \(quoted: existing)"
                 throw ModelError(
-                    .duplicateName, "the property name \(quoted: name) is used \(where_); rename or remove one",
-                    entity: entity.name, property: name)
+                    .duplicateName,
+                    "the property name \(quoted: name) is used \(where_); rename or remove one",
+                    entity: entity.name,
+                    property: name
+                )
             }
             owner[name] = entity.name
         }
@@ -112,25 +124,33 @@ extension ManagedObjectModel {
             throw ModelError(
                 .missingEntity,
                 "the destination entity \(quoted: relationship.destinationEntityName) does not exist; add it or change destinationEntity",
-                entity: entity.name, property: relationship.name)
+                entity: entity.name,
+                property: relationship.name
+            )
         }
         guard let inverseName = relationship.inverseName else { return nil }
         guard let inverse = self.relationship(named: inverseName, of: destination) else {
             throw ModelError(
                 .missingInverse,
                 "the inverse \(quoted: inverseName) is not a relationship of \(quoted: destination.name); add it there or change inverseName",
-                entity: entity.name, property: relationship.name)
+                entity: entity.name,
+                property: relationship.name
+            )
         }
         // The inverse may point at an ancestor of this entity: a sub-entity inherits relationships.
-        let pointsBack = entity.name == inverse.destinationEntityName
+        let pointsBack =
+            entity.name == inverse.destinationEntityName
             || ancestors(of: entity).contains { $0.name == inverse.destinationEntityName }
-        let actual = "\(quoted: destination.name + "." + inverseName) leads to \(quoted: inverse.destinationEntityName) with inverse \(quoted: inverse.inverseName ?? "none")"
+        let actual =
+            "\(quoted: destination.name + "." + inverseName) leads to \(quoted: inverse.destinationEntityName) with inverse \(quoted: inverse.inverseName ?? "none")"
         guard pointsBack else {
             // Rows of another entity cannot be this relationship's inverse: no store could keep both.
             throw ModelError(
                 .inconsistentInverse,
                 "the inverse does not point back: \(actual), expected \(quoted: entity.name) with inverse \(quoted: relationship.name); make both sides name each other",
-                entity: entity.name, property: relationship.name)
+                entity: entity.name,
+                property: relationship.name
+            )
         }
         guard inverse.inverseName == relationship.name else {
             // Both to-many: the pair would share one join table that only one side names, and
@@ -140,12 +160,16 @@ extension ManagedObjectModel {
                     .inconsistentInverse,
                     "the inverse is not reciprocal: \(actual); a many-to-many needs both sides to name each other to share one join table; "
                         + "set \(quoted: destination.name + "." + inverseName)'s inverse to \(quoted: relationship.name)",
-                    entity: entity.name, property: relationship.name)
+                    entity: entity.name,
+                    property: relationship.name
+                )
             }
             return ModelWarning(
                 "the inverse is not reciprocal: \(actual), not \(quoted: relationship.name); \(quoted: relationship.name) is kept through \(quoted: inverseName) "
                     + "but changing \(quoted: inverseName) does not change it, as in Core Data; make both sides name each other",
-                entity: entity.name, property: relationship.name)
+                entity: entity.name,
+                property: relationship.name
+            )
         }
         return nil
     }

@@ -39,22 +39,32 @@ extension ManagedObjectModel {
 
         var properties: [(name: String, encode: (inout VersionHashEncoder) -> Void)] = []
         for attribute in attributes(of: entity) where !attribute.isTransient {
-            properties.append((attribute.name, { encoder in
-                encoder.string("attribute")
-                encoder.string(attribute.type.rawValue)
-                encoder.bool(attribute.isOptional)
-                encoder.optional(attribute.versionHashModifier)
-            }))
+            properties.append(
+                (
+                    attribute.name,
+                    { encoder in
+                        encoder.string("attribute")
+                        encoder.string(attribute.type.rawValue)
+                        encoder.bool(attribute.isOptional)
+                        encoder.optional(attribute.versionHashModifier)
+                    }
+                )
+            )
         }
         for relationship in relationships(of: entity) where !relationship.isTransient {
-            properties.append((relationship.name, { encoder in
-                encoder.string("relationship")
-                encoder.string(relationship.destinationEntityName)
-                encoder.bool(relationship.isToMany)
-                encoder.bool(relationship.isOrdered)
-                encoder.bool(relationship.isOptional)
-                encoder.optional(relationship.versionHashModifier)
-            }))
+            properties.append(
+                (
+                    relationship.name,
+                    { encoder in
+                        encoder.string("relationship")
+                        encoder.string(relationship.destinationEntityName)
+                        encoder.bool(relationship.isToMany)
+                        encoder.bool(relationship.isOrdered)
+                        encoder.bool(relationship.isOptional)
+                        encoder.optional(relationship.versionHashModifier)
+                    }
+                )
+            )
         }
         properties.sort { $0.name < $1.name }
         encoder.count(properties.count)

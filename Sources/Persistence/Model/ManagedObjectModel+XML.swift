@@ -29,15 +29,18 @@ extension ManagedObjectModel {
                 .missingFile,
                 "this model folder was saved by Xcode 3: it holds 'elements', a compiled archive, and no 'contents' XML; "
                     + "open the model once in Xcode 4 or later and save it, which writes 'contents' (Core Data loads the model the same)",
-                file: url.path)
+                file: url.path
+            )
         }
         let data: Data
         do {
             data = try Data(contentsOf: contents)
         } catch {
             throw ModelError(
-                .missingFile, "cannot read the model's contents file (\(error.localizedDescription)); an .xcdatamodel folder holds a file named 'contents'",
-                file: contents.path)
+                .missingFile,
+                "cannot read the model's contents file (\(error.localizedDescription)); an .xcdatamodel folder holds a file named 'contents'",
+                file: contents.path
+            )
         }
         try self.init(xml: data, name: folder.deletingPathExtension().lastPathComponent, file: contents.path)
     }

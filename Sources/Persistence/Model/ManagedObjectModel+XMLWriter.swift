@@ -17,27 +17,35 @@ extension ManagedObjectModel {
     public func xmlString() -> String {
         var writer = XMLModelWriter()
         writer.line(0, #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"#)
-        writer.open(0, "model", [
-            ("type", "com.apple.IDECoreDataModeler.DataModel"),
-            ("documentVersion", "1.0"),
-            ("lastSavedToolsVersion", "22758"),
-            ("systemVersion", "23F79"),
-            ("minimumToolsVersion", "Automatic"),
-            ("sourceLanguage", "Swift"),
-            ("userDefinedModelVersionIdentifier", versionIdentifier),
-        ])
+        writer.open(
+            0,
+            "model",
+            [
+                ("type", "com.apple.IDECoreDataModeler.DataModel"),
+                ("documentVersion", "1.0"),
+                ("lastSavedToolsVersion", "22758"),
+                ("systemVersion", "23F79"),
+                ("minimumToolsVersion", "Automatic"),
+                ("sourceLanguage", "Swift"),
+                ("userDefinedModelVersionIdentifier", versionIdentifier),
+            ]
+        )
         for entity in entities { writer.write(entity) }
         // Xcode's editor keeps the diagram layout here; it needs an element per entity.
         writer.open(1, "elements")
         for (index, entity) in entities.enumerated() {
             let propertyCount = entity.attributes.count + entity.relationships.count
-            writer.empty(2, "element", [
-                ("name", entity.name),
-                ("positionX", String(-63 + 180 * (index % 4))),
-                ("positionY", String(-18 + 180 * (index / 4))),
-                ("width", "128"),
-                ("height", String(45 + 15 * propertyCount)),
-            ])
+            writer.empty(
+                2,
+                "element",
+                [
+                    ("name", entity.name),
+                    ("positionX", String(-63 + 180 * (index % 4))),
+                    ("positionY", String(-18 + 180 * (index / 4))),
+                    ("width", "128"),
+                    ("height", String(45 + 15 * propertyCount)),
+                ]
+            )
         }
         writer.close(1, "elements")
         writer.close(0, "model", newline: false)
@@ -66,21 +74,29 @@ struct XMLModelWriter {
     }
 
     mutating func write(_ entity: EntityDescription) {
-        open(1, "entity", [
-            ("name", entity.name),
-            ("representedClassName", entity.representedClassName),
-            ("parentEntity", entity.parentName),
-            ("isAbstract", entity.isAbstract ? "YES" : nil),
-            ("elementID", entity.renamingIdentifier),
-            ("versionHashModifier", entity.versionHashModifier),
-            ("syncable", "YES"),
-        ])
+        open(
+            1,
+            "entity",
+            [
+                ("name", entity.name),
+                ("representedClassName", entity.representedClassName),
+                ("parentEntity", entity.parentName),
+                ("isAbstract", entity.isAbstract ? "YES" : nil),
+                ("elementID", entity.renamingIdentifier),
+                ("versionHashModifier", entity.versionHashModifier),
+                ("syncable", "YES"),
+            ]
+        )
         for attribute in entity.attributes { write(attribute) }
         for relationship in entity.relationships { write(relationship) }
         for index in entity.fetchIndexes {
             open(2, "fetchIndex", [("name", index.name)])
             for element in index.elements {
-                empty(3, "fetchIndexElement", [("property", element.property), ("type", element.type), ("order", element.isAscending ? "ascending" : "descending")])
+                empty(
+                    3,
+                    "fetchIndexElement",
+                    [("property", element.property), ("type", element.type), ("order", element.isAscending ? "ascending" : "descending")]
+                )
             }
             close(2, "fetchIndex")
         }

@@ -43,7 +43,8 @@ extension VersionedModel {
                 .missingFile,
                 "the model has \(versions.count) versions (\(names)) and no \(currentVersionFile) naming the current one; "
                     + "choose it in Xcode (File inspector ▸ Model Version ▸ Current), which writes the file",
-                file: file.path)
+                file: file.path
+            )
         }
         let plist: Any
         do {
@@ -59,11 +60,12 @@ extension VersionedModel {
 
     /// Natural order: runs of digits compare as numbers, so "BookStore 2" < "BookStore 10".
     static func naturallyPrecedes(_ lhs: String, _ rhs: String) -> Bool {
-        let left = chunks(lhs), right = chunks(rhs)
+        let left = chunks(lhs)
+        let right = chunks(rhs)
         for (a, b) in zip(left, right) where a != b {
             if let x = UInt64(a), let y = UInt64(b) {
                 if x != y { return x < y }
-                continue // same number, different leading zeros: fall through to text order below
+                continue  // same number, different leading zeros: fall through to text order below
             }
             return a < b
         }

@@ -49,7 +49,11 @@ public struct VersionedModel: Sendable, Hashable {
         let folders = names.filter { $0.hasSuffix(".xcdatamodel") }
             .sorted { Self.naturallyPrecedes(String($0.dropLast(12)), String($1.dropLast(12))) }
         guard !folders.isEmpty else {
-            throw ModelError(.missingFile, "the folder holds no .xcdatamodel version; add one with Xcode's Editor ▸ Add Model Version", file: url.path)
+            throw ModelError(
+                .missingFile,
+                "the folder holds no .xcdatamodel version; add one with Xcode's Editor ▸ Add Model Version",
+                file: url.path
+            )
         }
         var versions: [ManagedObjectModel] = []
         for folder in folders {
@@ -61,7 +65,8 @@ public struct VersionedModel: Sendable, Hashable {
             throw ModelError(
                 .unknownVersion,
                 "the current version \(quoted: currentName) is not among the model's versions (\(known)); fix _XCCurrentVersionName",
-                file: url.appendingPathComponent(Self.currentVersionFile).path)
+                file: url.appendingPathComponent(Self.currentVersionFile).path
+            )
         }
         try self.init(name: url.deletingPathExtension().lastPathComponent, versions: versions, currentVersionName: currentName)
     }

@@ -94,7 +94,8 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
         guard delegate.sawModel else {
             // No element at all: any other root was refused above.
             let isBlank = data.allSatisfy { [0x20, 0x09, 0x0A, 0x0D].contains($0) }
-            let message = isBlank
+            let message =
+                isBlank
                 ? "the model file is empty; it should hold a <model> element, as Xcode writes it"
                 : "the model file is not well-formed XML: it has no root element, so it holds no <model> or ends before one starts, "
                     + "as a file that was cut off does; \(restore)"
@@ -106,8 +107,11 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
     // MARK: XMLParserDelegate
 
     func parser(
-        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-        qualifiedName qName: String?, attributes: [String: String] = [:]
+        _ parser: XMLParser,
+        didStartElement elementName: String,
+        namespaceURI: String?,
+        qualifiedName qName: String?,
+        attributes: [String: String] = [:]
     ) {
         guard error == nil else { return }
         if skippedDepth > 0 {
@@ -122,7 +126,12 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
                 result.versionIdentifier = attributes["userDefinedModelVersionIdentifier"] ?? ""
                 stack.append(.model)
             case (nil, _):
-                throw ModelError(.malformedXML, "the root element is <\(elementName.shortenedForMessage)>, not <model>; this is not a Core Data model file", file: file, line: line)
+                throw ModelError(
+                    .malformedXML,
+                    "the root element is <\(elementName.shortenedForMessage)>, not <model>; this is not a Core Data model file",
+                    file: file,
+                    line: line
+                )
             case (.model, "entity"):
                 let name = try required("name", in: attributes, element: "entity", line: line, entity: nil)
                 entity = EntityDescription(
@@ -131,7 +140,8 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
                     parentName: attributes["parentEntity"],
                     renamingIdentifier: attributes["elementID"],
                     versionHashModifier: attributes["versionHashModifier"],
-                    representedClassName: attributes["representedClassName"])
+                    representedClassName: attributes["representedClassName"]
+                )
                 result.entityLines[name] = line
                 stack.append(.entity)
             case (.entity, "attribute"):
@@ -154,8 +164,13 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
             case (.fetchIndex, "fetchIndexElement"):
                 // An element on an expression names no property: the index is not carried.
                 if let property = attributes["property"] {
-                    fetchIndex?.elements.append(FetchIndex.Element(property: property, type: attributes["type"] ?? "Binary",
-                                                                   isAscending: attributes["order"] != "descending"))
+                    fetchIndex?.elements.append(
+                        FetchIndex.Element(
+                            property: property,
+                            type: attributes["type"] ?? "Binary",
+                            isAscending: attributes["order"] != "descending"
+                        )
+                    )
                 } else {
                     fetchIndexHasExpression = true
                 }
@@ -219,12 +234,14 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
         let isTransient = xml["transient"] == "YES"
         // Xcode saves an "Undefined" transient without attributeType; Core Data loads it as
         // NSUndefinedAttributeType. A stored attribute needs a type: its column has one.
-        let typeName = isTransient && (xml["attributeType"] ?? "").isEmpty
+        let typeName =
+            isTransient && (xml["attributeType"] ?? "").isEmpty
             ? AttributeType.undefined.rawValue
             : try required("attributeType", in: xml, element: "attribute", line: line, entity: entityName, property: name)
         guard let type = AttributeType(rawValue: typeName), type != .undefined || isTransient else {
             let valid = AttributeType.storedCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
-            let what = typeName == AttributeType.undefined.rawValue
+            let what =
+                typeName == AttributeType.undefined.rawValue
                 ? "an \(quoted: typeName) attribute cannot be stored; make it transient or give it a type, one of \(valid)"
                 : "unknown attribute type \(quoted: typeName); use one of \(valid)"
             throw ModelError(.unknownAttributeType, what, file: file, line: line, entity: entityName, property: name)
@@ -235,7 +252,11 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
                 throw ModelError(
                     .invalidValue,
                     "\(key) \(quoted: text) is not valid for a \(type.rawValue) attribute\(Self.hint(for: type, key: key))",
-                    file: file, line: line, entity: entityName, property: name)
+                    file: file,
+                    line: line,
+                    entity: entityName,
+                    property: name
+                )
             }
             return value
         }
@@ -265,7 +286,8 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
             versionHashModifier: xml["versionHashModifier"],
             allowsExternalBinaryDataStorage: xml["allowsExternalBinaryDataStorage"] == "YES",
             valueTransformerName: type == .transformable ? xml["valueTransformerName"] : nil,
-            customClassName: type == .transformable ? xml["customClassName"] : nil)
+            customClassName: type == .transformable ? xml["customClassName"] : nil
+        )
         attribute.preservesValueAfterDeletion = xml["preserveAfterDeletion"] == "YES"
         return attribute
     }
@@ -281,10 +303,16 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
     /// Warned of, since `YES` reads as 0; `nil` for any other text, which is parsed strictly.
     private func integerDefaultFromBooleanWord(_ xml: [String: String], type: AttributeType, line: Int, property: String) -> AttributeValue? {
         guard type.isInteger, let text = xml["defaultValueString"], Self.booleanWords.contains(text.lowercased()) else { return nil }
-        result.warnings.append(ModelWarning(
-            "defaultValueString \(quoted: text) of a \(type.rawValue) attribute is not a number; Core Data reads it as 0 (as NSString's intValue does), "
-                + "whatever the word; write 0 or 1 in Xcode's Default Value",
-            file: file, line: line, entity: entity?.name, property: property))
+        result.warnings.append(
+            ModelWarning(
+                "defaultValueString \(quoted: text) of a \(type.rawValue) attribute is not a number; Core Data reads it as 0 (as NSString's intValue does), "
+                    + "whatever the word; write 0 or 1 in Xcode's Default Value",
+                file: file,
+                line: line,
+                entity: entity?.name,
+                property: property
+            )
+        )
         return .integer(0)
     }
 
@@ -296,8 +324,13 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
             guard let text = xml[key] else { return nil }
             guard let value = Int(text), value >= 0 else {
                 throw ModelError(
-                    .invalidValue, "\(key) \(quoted: text) is not a count; use a whole number ≥ 0 (0 means no limit)",
-                    file: file, line: line, entity: entityName, property: name)
+                    .invalidValue,
+                    "\(key) \(quoted: text) is not a count; use a whole number ≥ 0 (0 means no limit)",
+                    file: file,
+                    line: line,
+                    entity: entityName,
+                    property: name
+                )
             }
             return value
         }
@@ -306,8 +339,13 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
             guard let rule = DeleteRule(rawValue: text) else {
                 let valid = DeleteRule.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
                 throw ModelError(
-                    .invalidValue, "unknown deletionRule \(quoted: text); use one of \(valid)",
-                    file: file, line: line, entity: entityName, property: name)
+                    .invalidValue,
+                    "unknown deletionRule \(quoted: text); use one of \(valid)",
+                    file: file,
+                    line: line,
+                    entity: entityName,
+                    property: name
+                )
             }
             deleteRule = rule
         }
@@ -323,7 +361,8 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
             maxCount: try count("maxCount"),
             deleteRule: deleteRule,
             renamingIdentifier: xml["elementID"],
-            versionHashModifier: xml["versionHashModifier"])
+            versionHashModifier: xml["versionHashModifier"]
+        )
     }
 
     // MARK: Helpers
@@ -345,7 +384,8 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
             bytes[(open + 1)...].starts(with: elementName.utf8)
         else { return line }
         // The number of lines that start at or before the '<'.
-        var low = 0, high = lineStarts.count
+        var low = 0
+        var high = lineStarts.count
         while low < high {
             let middle = (low + high) / 2
             if lineStarts[middle] <= open { low = middle + 1 } else { high = middle }
@@ -354,12 +394,22 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
     }
 
     private func required(
-        _ key: String, in xml: [String: String], element: String, line: Int, entity: String?, property: String? = nil
+        _ key: String,
+        in xml: [String: String],
+        element: String,
+        line: Int,
+        entity: String?,
+        property: String? = nil
     ) throws(ModelError) -> String {
         guard let value = xml[key], !value.isEmpty else {
             throw ModelError(
-                .missingAttribute, "<\(element)> has no \(key)=\"…\"; every <\(element)> needs one",
-                file: file, line: line, entity: entity, property: property)
+                .missingAttribute,
+                "<\(element)> has no \(key)=\"…\"; every <\(element)> needs one",
+                file: file,
+                line: line,
+                entity: entity,
+                property: property
+            )
         }
         return value
     }
@@ -397,12 +447,20 @@ final class XMLModelParser: NSObject, XMLParserDelegate {
         let failure = XMLParser.describeFailure(error, in: bytes, line: line, root: "model", rootClosed: modelClosed)
         let fix = failure.isCutOff ? Self.restore : "fix the XML or re-save the model in Xcode"
         return ModelError(
-            .malformedXML, "the model file is not well-formed XML: \(failure.words); \(fix)",
-            file: file, line: max(line, 1))  // libxml2 says line 0 for an empty document
+            .malformedXML,
+            "the model file is not well-formed XML: \(failure.words); \(fix)",
+            file: file,
+            line: max(line, 1)
+        )  // libxml2 says line 0 for an empty document
     }
 
     fileprivate func cutOff(line: Int) -> ModelError {
-        ModelError(.malformedXML, "the model file is not well-formed XML: \(XMLParser.cutOffWords(root: "model")); \(Self.restore)", file: file, line: max(line, 1))
+        ModelError(
+            .malformedXML,
+            "the model file is not well-formed XML: \(XMLParser.cutOffWords(root: "model")); \(Self.restore)",
+            file: file,
+            line: max(line, 1)
+        )
     }
 
     private static let restore = "restore the whole file (e.g. from version control) or re-save the model in Xcode"

@@ -267,8 +267,11 @@ extension DatabaseConnection {
         guard rendered.arguments.count <= dialect.parameterLimit else {
             throw DatabaseError(
                 resultCode: 0,
-                message: "the statement binds \(rendered.arguments.count) values, more than the \(dialect.parameterLimit) \(dialect.engineName) takes in one statement; cut the values into runs with SQLDialect.statementChunks",
-                sql: rendered.text, argumentCount: rendered.arguments.count)
+                message:
+                    "the statement binds \(rendered.arguments.count) values, more than the \(dialect.parameterLimit) \(dialect.engineName) takes in one statement; cut the values into runs with SQLDialect.statementChunks",
+                sql: rendered.text,
+                argumentCount: rendered.arguments.count
+            )
         }
         return rendered
     }

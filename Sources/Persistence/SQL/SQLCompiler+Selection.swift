@@ -25,7 +25,9 @@ extension SQLCompiler {
         case .computed(let sql, let type): return .value(sql, type ?? .integer64)
         case .objectKey(let sql, let entity): return .object(sql, entity: entity, root: schema.table(for: entity)?.rootEntityName ?? entity)
         case .toMany(let relationship, _, _, _):
-            throw unsupported("'\(keyPath)' leads through the to-many relationship '\(relationship.name)'; fetch its @count or an aggregate such as @max.<attribute>")
+            throw unsupported(
+                "'\(keyPath)' leads through the to-many relationship '\(relationship.name)'; fetch its @count or an aggregate such as @max.<attribute>"
+            )
         case .constant, .object, .list:
             throw unsupported("'\(keyPath)' is not a property to fetch")
         }

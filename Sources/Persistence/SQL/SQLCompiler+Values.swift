@@ -46,8 +46,13 @@ extension SQLCompiler {
     /// new object keeps it. The one place the set-based and streamed steps translate attributes.
     ///
     /// - Throws: ``Untranslatable`` naming the first attribute whose expression has no SQL equivalent.
-    func attributeValues(of entityMapping: EntityMapping, into entity: EntityDescription, of destination: ManagedObjectModel,
-                         table: EntityTable, row: String) throws -> [(column: String, value: SQL)] {
+    func attributeValues(
+        of entityMapping: EntityMapping,
+        into entity: EntityDescription,
+        of destination: ManagedObjectModel,
+        table: EntityTable,
+        row: String
+    ) throws -> [(column: String, value: SQL)] {
         var columns: [(column: String, value: SQL)] = []
         for attribute in destination.attributes(of: entity) where !attribute.isTransient {
             guard let column = table.column(for: attribute.name) else { continue }

@@ -82,14 +82,16 @@ struct SQLCompiler {
             let inner = Comparison(rest.isEmpty ? .evaluatedObject : .keyPath(rest), c.op, c.rhs, options: c.options)
             switch c.modifier {
             case .all:
-                return try "NOT " + exists(relationship, owner: owner, alias: ownerAlias) { compiler, destination, sub in
-                    // A destination whose comparison is NULL (a nil value) fails ALL, as in NSPredicate.
-                    "(\(try compiler.comparison(inner, entity: destination, alias: sub))) IS NOT TRUE"
-                }
+                return try "NOT "
+                    + exists(relationship, owner: owner, alias: ownerAlias) { compiler, destination, sub in
+                        // A destination whose comparison is NULL (a nil value) fails ALL, as in NSPredicate.
+                        "(\(try compiler.comparison(inner, entity: destination, alias: sub))) IS NOT TRUE"
+                    }
             case .none:
-                return try "NOT " + exists(relationship, owner: owner, alias: ownerAlias) { compiler, destination, sub in
-                    try compiler.comparison(inner, entity: destination, alias: sub)
-                }
+                return try "NOT "
+                    + exists(relationship, owner: owner, alias: ownerAlias) { compiler, destination, sub in
+                        try compiler.comparison(inner, entity: destination, alias: sub)
+                    }
             case .any, .direct:
                 return try exists(relationship, owner: owner, alias: ownerAlias) { compiler, destination, sub in
                     try compiler.comparison(inner, entity: destination, alias: sub)
@@ -109,7 +111,9 @@ struct SQLCompiler {
 
     /// `EXISTS (SELECT 1 FROM <destination> WHERE <linked to owner> AND <body>)`.
     private mutating func exists(
-        _ relationship: RelationshipDescription, owner: EntityDescription, alias: String,
+        _ relationship: RelationshipDescription,
+        owner: EntityDescription,
+        alias: String,
         body: (inout SQLCompiler, EntityDescription, String) throws -> SQL
     ) throws -> SQL {
         "EXISTS (\(try correlatedSubquery(selecting: "1", relationship, owner: owner, alias: alias, body: body)))"
@@ -118,7 +122,10 @@ struct SQLCompiler {
     /// `SELECT <selection> FROM <destination> WHERE <linked to owner> AND <body>`: the rows
     /// a to-many relationship of the outer row reaches.
     private mutating func correlatedSubquery(
-        selecting selection: SQL, _ relationship: RelationshipDescription, owner: EntityDescription, alias: String,
+        selecting selection: SQL,
+        _ relationship: RelationshipDescription,
+        owner: EntityDescription,
+        alias: String,
         body: (inout SQLCompiler, EntityDescription, String) throws -> SQL
     ) throws -> SQL {
         try correlatedSubquery(selecting: { _ in selection }, relationship, owner: owner, alias: alias, body: body)
@@ -126,7 +133,10 @@ struct SQLCompiler {
 
     /// The subquery selecting what `selection` makes of the destination table's alias.
     private mutating func correlatedSubquery(
-        selecting selection: (String) -> SQL, _ relationship: RelationshipDescription, owner: EntityDescription, alias: String,
+        selecting selection: (String) -> SQL,
+        _ relationship: RelationshipDescription,
+        owner: EntityDescription,
+        alias: String,
         body: (inout SQLCompiler, EntityDescription, String) throws -> SQL
     ) throws -> SQL {
         guard let destination = model.entity(named: relationship.destinationEntityName),
@@ -223,7 +233,10 @@ struct SQLCompiler {
             }
             if let attribute = model.attribute(named: component, of: current) {
                 guard isLast else {
-                    throw ExpressionError(.unknownKeyPath, "'\(path.joined(separator: "."))': '\(component)' is an attribute, a key path cannot go past it")
+                    throw ExpressionError(
+                        .unknownKeyPath,
+                        "'\(path.joined(separator: "."))': '\(component)' is an attribute, a key path cannot go past it"
+                    )
                 }
                 guard !attribute.isTransient, let column = table.column(for: component) else {
                     throw ExpressionError(.unsupported, "'\(component)' of \(current.name) is transient and cannot be used in a fetch")
@@ -253,7 +266,9 @@ struct SQLCompiler {
                 currentAlias = existing
             } else {
                 let joined = nextAlias()
-                joins.append("LEFT JOIN \(identifier: destinationTable.name) \(raw: joined) ON \(raw: joined).\(storeName: "Z_PK") = \(raw: currentAlias).\(identifier: column.name)")
+                joins.append(
+                    "LEFT JOIN \(identifier: destinationTable.name) \(raw: joined) ON \(raw: joined).\(storeName: "Z_PK") = \(raw: currentAlias).\(identifier: column.name)"
+                )
                 joinAliases[key] = joined
                 currentAlias = joined
             }
@@ -266,22 +281,35 @@ struct SQLCompiler {
     /// Coding has it (SQL's `SUM` gives `NULL`); the others of none are `NULL`. A decimal
     /// column, text on SQLite, is aggregated as a number.
     private mutating func aggregateSubquery(
-        _ operation: CollectionOperator, of key: String, _ relationship: RelationshipDescription, owner: EntityDescription, alias: String
+        _ operation: CollectionOperator,
+        of key: String,
+        _ relationship: RelationshipDescription,
+        owner: EntityDescription,
+        alias: String
     ) throws -> Operand {
         guard let destination = model.entity(named: relationship.destinationEntityName),
             let attribute = model.attribute(named: key, of: destination), !attribute.isTransient,
             let column = schema.table(for: destination.name)?.column(for: key)
         else {
-            throw ExpressionError(.unknownKeyPath, "\(operation.rawValue) needs a stored attribute of \(relationship.destinationEntityName) after it, not '\(key)'")
+            throw ExpressionError(
+                .unknownKeyPath,
+                "\(operation.rawValue) needs a stored attribute of \(relationship.destinationEntityName) after it, not '\(key)'"
+            )
         }
         let asNumber = attribute.type == .decimal && d.storesDecimalsAsText
         let function = [CollectionOperator.sum: "sum", .average: "avg", .minimum: "min", .maximum: "max"][operation] ?? "max"
         let type: AttributeType = asNumber || operation == .average ? .double : attribute.type
         let doubleType = d.doubleType
-        let subquery = try correlatedSubquery(selecting: { sub in
-            let value: SQL = asNumber ? "CAST(\(raw: sub).\(identifier: column.name) AS \(raw: doubleType))" : "\(raw: sub).\(identifier: column.name)"
-            return "\(raw: function)(\(value))"
-        }, relationship, owner: owner, alias: alias) { _, _, _ in "1 = 1" }
+        let subquery = try correlatedSubquery(
+            selecting: { sub in
+                let value: SQL =
+                    asNumber ? "CAST(\(raw: sub).\(identifier: column.name) AS \(raw: doubleType))" : "\(raw: sub).\(identifier: column.name)"
+                return "\(raw: function)(\(value))"
+            },
+            relationship,
+            owner: owner,
+            alias: alias
+        ) { _, _, _ in "1 = 1" }
         return .computed(operation == .sum ? "COALESCE((\(subquery)), 0)" : "(\(subquery))", type)
     }
 

@@ -228,8 +228,12 @@ extension SQLDialect {
     ///     …
     /// }
     /// ```
-    public func statementChunks<Items: RandomAccessCollection>(_ items: Items, argumentsPerItem: Int = 1, reserved: Int = 0,
-                                                               limit: Int = 1_000) -> [Items.SubSequence] {
+    public func statementChunks<Items: RandomAccessCollection>(
+        _ items: Items,
+        argumentsPerItem: Int = 1,
+        reserved: Int = 0,
+        limit: Int = 1_000
+    ) -> [Items.SubSequence] {
         let size = rowsPerStatement(argumentsPerRow: argumentsPerItem, reserved: reserved, limit: limit)
         var chunks: [Items.SubSequence] = []
         var start = items.startIndex

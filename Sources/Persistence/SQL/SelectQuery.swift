@@ -46,8 +46,14 @@ struct SelectQuery: Sendable {
     }
 
     /// The `SELECT` of the entity's rows that meet `condition`, its arguments with it.
-    func sql(selecting selection: Selection = .objects, join: SQL = "", where condition: SQL?, orderBy: SQL?,
-             limit: Int?, offset: Int) -> SQL {
+    func sql(
+        selecting selection: Selection = .objects,
+        join: SQL = "",
+        where condition: SQL?,
+        orderBy: SQL?,
+        limit: Int?,
+        offset: Int
+    ) -> SQL {
         var sql: SQL = "SELECT \(selectList(selection)) FROM \(identifier: table.name) t0"
         if !join.isEmpty { sql += " \(join)" }
         let conditions = [entityFilter(), condition].compactMap { $0 }

@@ -63,7 +63,8 @@ public enum ValueCoding {
             if case .integer(let v) = value { return .decimal(Decimal(v)) }
             // A REAL (as Core Data stores decimals) through its shortest text, the value that
             // was written: Decimal(Double) would keep the binary noise (0.1 → 0.1000000000000000512).
-            return value.double.map { double in .decimal(Decimal(string: "\(double)", locale: Locale(identifier: "en_US_POSIX")) ?? Decimal(double)) } ?? .null
+            return value.double.map { double in .decimal(Decimal(string: "\(double)", locale: Locale(identifier: "en_US_POSIX")) ?? Decimal(double)) }
+                ?? .null
         case .string:
             return value.text.map(AttributeValue.string) ?? .null
         case .boolean:

@@ -20,8 +20,17 @@ public struct EntityTable: Sendable, Hashable {
     /// sub-entities.
     public let entityTypeColumns: [String: Column]
 
-    public init(entityName: String, entityNumber: Int, superNumber: Int, rootEntityName: String, name: String, columnsByProperty: [String: Column],
-                allColumns: [Column], entityNumbers: [Int], entityTypeColumns: [String: Column] = [:]) {
+    public init(
+        entityName: String,
+        entityNumber: Int,
+        superNumber: Int,
+        rootEntityName: String,
+        name: String,
+        columnsByProperty: [String: Column],
+        allColumns: [Column],
+        entityNumbers: [Int],
+        entityTypeColumns: [String: Column] = [:]
+    ) {
         self.entityName = entityName
         self.entityNumber = entityNumber
         self.superNumber = superNumber

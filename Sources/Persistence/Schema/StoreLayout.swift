@@ -19,8 +19,10 @@ public struct StoreLayout: Sendable, Hashable {
     ///
     /// - Throws: ``DatabaseError`` when `Z_PRIMARYKEY` or the catalogue cannot be read.
     public static func read(from connection: any DatabaseConnection, model: ManagedObjectModel, forMigration: Bool = false) throws -> StoreLayout {
-        StoreLayout(numbering: try EntityNumbering.read(from: connection, model: model),
-                    existing: try ExistingTables.read(from: connection, forMigration: forMigration))
+        StoreLayout(
+            numbering: try EntityNumbering.read(from: connection, model: model),
+            existing: try ExistingTables.read(from: connection, forMigration: forMigration)
+        )
     }
 }
 

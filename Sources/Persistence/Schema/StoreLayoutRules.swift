@@ -86,8 +86,10 @@ struct StoreLayoutRules {
             }
             return .inverseKey(order: order)
         }
-        let n = number(entity.name), name = relationship.name.uppercased()
-        let hidden = "Z\(n)\(name)", order = "Z_FOK_\(n)\(name)"
+        let n = number(entity.name)
+        let name = relationship.name.uppercased()
+        let hidden = "Z\(n)\(name)"
+        let order = "Z_FOK_\(n)\(name)"
         if let existing {
             if existing.has(table: "Z_\(n)\(name)") { return .joinTable }
             if existing.has(table: destinationTable) {
@@ -102,7 +104,11 @@ struct StoreLayoutRules {
         let destination = relationship.destinationEntityName
         guard let inverse = model.inverse(of: relationship) else {
             guard let destinationEntity = model.entity(named: destination),
-                case .joinTable = toManyStorage(of: relationship, in: entity, destinationTable: "Z" + model.rootEntity(of: destinationEntity).name.uppercased())
+                case .joinTable = toManyStorage(
+                    of: relationship,
+                    in: entity,
+                    destinationTable: "Z" + model.rootEntity(of: destinationEntity).name.uppercased()
+                )
             else { return nil }
             return withoutInverse(relationship, in: entity)
         }
@@ -139,10 +145,15 @@ struct StoreLayoutRules {
         var destination = "Z_\(other.number)\(owner.name)"
         if destination == source { destination += "1" }
         return JoinNames(
-            table: "Z_\(owner.number)\(owner.name)", owner: (owner.entity, owner.relationship.name), destinationEntity: other.entity,
-            inverse: other.relationship.name, sourceColumn: source, destinationColumn: destination,
+            table: "Z_\(owner.number)\(owner.name)",
+            owner: (owner.entity, owner.relationship.name),
+            destinationEntity: other.entity,
+            inverse: other.relationship.name,
+            sourceColumn: source,
+            destinationColumn: destination,
             orderColumn: owner.relationship.isOrdered ? "Z_FOK_" + destination.dropFirst(2) : nil,
-            inverseOrderColumn: other.relationship.isOrdered ? "Z_FOK_" + source.dropFirst(2) : nil)
+            inverseOrderColumn: other.relationship.isOrdered ? "Z_FOK_" + source.dropFirst(2) : nil
+        )
     }
 
     /// The names the first releases of this framework gave a many-to-many's join table.
@@ -151,18 +162,31 @@ struct StoreLayoutRules {
         let destination = "Z_\(other.number)\(owner.name)"
         if source == destination { source += "_1" }
         return JoinNames(
-            table: "Z_\(owner.number)\(owner.name)", owner: (owner.entity, owner.relationship.name), destinationEntity: other.entity,
-            inverse: other.relationship.name, sourceColumn: source, destinationColumn: destination,
-            orderColumn: owner.relationship.isOrdered ? "Z_FOK_\(owner.number)\(owner.name)" : nil, inverseOrderColumn: nil)
+            table: "Z_\(owner.number)\(owner.name)",
+            owner: (owner.entity, owner.relationship.name),
+            destinationEntity: other.entity,
+            inverse: other.relationship.name,
+            sourceColumn: source,
+            destinationColumn: destination,
+            orderColumn: owner.relationship.isOrdered ? "Z_FOK_\(owner.number)\(owner.name)" : nil,
+            inverseOrderColumn: nil
+        )
     }
 
     /// A to-many without an inverse kept in a join table, as the first releases did.
     private func withoutInverse(_ relationship: RelationshipDescription, in entity: EntityDescription) -> JoinNames {
-        let n = number(entity.name), name = relationship.name.uppercased()
+        let n = number(entity.name)
+        let name = relationship.name.uppercased()
         let names = JoinNames(
-            table: "Z_\(n)\(name)", owner: (entity.name, relationship.name), destinationEntity: relationship.destinationEntityName, inverse: nil,
-            sourceColumn: "Z_\(n)INVERSE_\(name)", destinationColumn: "Z_\(number(relationship.destinationEntityName))\(name)",
-            orderColumn: relationship.isOrdered ? "Z_FOK_\(n)\(name)" : nil, inverseOrderColumn: nil)
+            table: "Z_\(n)\(name)",
+            owner: (entity.name, relationship.name),
+            destinationEntity: relationship.destinationEntityName,
+            inverse: nil,
+            sourceColumn: "Z_\(n)INVERSE_\(name)",
+            destinationColumn: "Z_\(number(relationship.destinationEntityName))\(name)",
+            orderColumn: relationship.isOrdered ? "Z_FOK_\(n)\(name)" : nil,
+            inverseOrderColumn: nil
+        )
         guard let existing, existing.has(table: names.table) else { return names }
         return resolved(names, alternatives: [names], in: existing)
     }
@@ -175,7 +199,8 @@ struct StoreLayoutRules {
     private func resolved(_ names: JoinNames, alternatives: [JoinNames], in existing: ExistingTables) -> JoinNames {
         let fitting = alternatives.first { alternative in
             alternative.table.uppercased() == names.table.uppercased() && alternative.sourceColumn != alternative.destinationColumn
-                && existing.has(column: alternative.sourceColumn, in: alternative.table) && existing.has(column: alternative.destinationColumn, in: alternative.table)
+                && existing.has(column: alternative.sourceColumn, in: alternative.table)
+                && existing.has(column: alternative.destinationColumn, in: alternative.table)
         }
         guard var result = fitting else { return names }
         // Order columns by any name the same side had: an earlier release named the owner's

@@ -22,8 +22,14 @@ public struct StoreIndex: Sendable, Hashable {
     /// `nil` for every row of the table.
     public var entityNumbers: [Int]? = nil
 
-    public init(name: String, table: String, columns: [String], purpose: Purpose = .lookup, descendingColumns: Set<String> = [],
-                entityNumbers: [Int]? = nil) {
+    public init(
+        name: String,
+        table: String,
+        columns: [String],
+        purpose: Purpose = .lookup,
+        descendingColumns: Set<String> = [],
+        entityNumbers: [Int]? = nil
+    ) {
         self.name = name
         self.table = table
         self.columns = columns
@@ -83,7 +89,9 @@ extension StoreSchema {
     /// (a migration may create it under a temporary name first).
     func createTableStatement(for table: EntityTable, named name: String? = nil) -> String {
         let int = dialect.entityColumnType
-        var columns = ["\(dialect.name("Z_PK")) \(dialect.primaryKeyColumnType)", "\(dialect.name("Z_ENT")) \(int)", "\(dialect.name("Z_OPT")) \(int)"]
+        var columns = [
+            "\(dialect.name("Z_PK")) \(dialect.primaryKeyColumnType)", "\(dialect.name("Z_ENT")) \(int)", "\(dialect.name("Z_OPT")) \(int)",
+        ]
         columns.append(contentsOf: table.allColumns.map { "\($0.name) \(columnType(of: $0))" })
         return "CREATE TABLE \(name ?? table.name) ( \(columns.joined(separator: ", ")) )"
     }
@@ -125,16 +133,30 @@ extension StoreSchema {
             for properties in entity.uniquenessConstraints {
                 let columns = properties.compactMap { entityTable.column(for: $0)?.name }
                 guard columns.count == properties.count, !columns.isEmpty else { continue }
-                result.append(StoreIndex(name: modelIndexName("Z_\(entity.name)_UNIQUE_" + properties.joined(separator: "_")), table: table.name,
-                                         columns: columns, purpose: .uniqueness(entity: entity.name, properties: properties), entityNumbers: partial))
+                result.append(
+                    StoreIndex(
+                        name: modelIndexName("Z_\(entity.name)_UNIQUE_" + properties.joined(separator: "_")),
+                        table: table.name,
+                        columns: columns,
+                        purpose: .uniqueness(entity: entity.name, properties: properties),
+                        entityNumbers: partial
+                    )
+                )
             }
             for fetchIndex in entity.fetchIndexes {
                 let columns = fetchIndex.elements.compactMap { entityTable.column(for: $0.property)?.name }
                 guard columns.count == fetchIndex.elements.count, !columns.isEmpty else { continue }
                 let descending = fetchIndex.elements.filter { !$0.isAscending }.compactMap { entityTable.column(for: $0.property)?.name }
-                result.append(StoreIndex(name: modelIndexName("Z_\(entity.name)_\(fetchIndex.name)"), table: table.name, columns: columns,
-                                         purpose: .fetchIndex(entity: entity.name, name: fetchIndex.name), descendingColumns: Set(descending),
-                                         entityNumbers: partial))
+                result.append(
+                    StoreIndex(
+                        name: modelIndexName("Z_\(entity.name)_\(fetchIndex.name)"),
+                        table: table.name,
+                        columns: columns,
+                        purpose: .fetchIndex(entity: entity.name, name: fetchIndex.name),
+                        descendingColumns: Set(descending),
+                        entityNumbers: partial
+                    )
+                )
             }
         }
         return result
@@ -147,7 +169,13 @@ extension StoreSchema {
 
     /// The index of a join table on its destination column (the primary key covers the source).
     func indexes(of join: JoinTable) -> [StoreIndex] {
-        [StoreIndex(name: "\(join.name)_\(join.destinationColumn)_\(dialect.name("INDEX"))", table: join.name, columns: [join.destinationColumn, join.sourceColumn])]
+        [
+            StoreIndex(
+                name: "\(join.name)_\(join.destinationColumn)_\(dialect.name("INDEX"))",
+                table: join.name,
+                columns: [join.destinationColumn, join.sourceColumn]
+            )
+        ]
     }
 
     /// `CREATE INDEX` for `index`; a model index in the form Core Data writes on SQLite
@@ -157,7 +185,8 @@ extension StoreSchema {
             guard index.isModelIndex else { return column }
             return dialect.modelIndexColumn(column, descending: index.descendingColumns.contains(column))
         }
-        var statement = "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(ifNotExists ? "IF NOT EXISTS " : "")\(index.name) ON \(index.table) ("
+        var statement =
+            "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(ifNotExists ? "IF NOT EXISTS " : "")\(index.name) ON \(index.table) ("
             + columns.joined(separator: ", ") + ")"
         if let numbers = index.entityNumbers {
             statement += " WHERE \(dialect.name("Z_ENT")) IN (\(numbers.map(String.init).joined(separator: ", ")))"

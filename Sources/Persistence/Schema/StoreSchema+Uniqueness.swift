@@ -23,7 +23,9 @@ extension StoreSchema {
             if let savepoint { try connection.execute("ROLLBACK TO SAVEPOINT \(savepoint)") }
             let indexes = rootTables.flatMap { modelIndexes(of: $0) }
             guard let sql = error.sql, sql.hasPrefix("CREATE UNIQUE INDEX") else {
-                guard retrying, let savepoint, let index = indexes.first(where: { $0.isUnique && error.message.contains("\"\($0.name)\"") }) else { throw error }
+                guard retrying, let savepoint, let index = indexes.first(where: { $0.isUnique && error.message.contains("\"\($0.name)\"") }) else {
+                    throw error
+                }
                 try connection.execute("RELEASE SAVEPOINT \(savepoint)")
                 try connection.execute("DROP INDEX \(index.name)")
                 return try explainingUniqueIndexes(on: connection, retrying: false, body)
@@ -38,15 +40,22 @@ extension StoreSchema {
     }
 
     /// Two rows that share the values of `index`'s constraint, if any.
-    private func firstConflict(of index: StoreIndex, entity: String, properties: [String], on connection: any DatabaseConnection) throws
+    private func firstConflict(
+        of index: StoreIndex,
+        entity: String,
+        properties: [String],
+        on connection: any DatabaseConnection
+    ) throws
         -> ConstraintConflictError.Conflict?
     {
         guard let table = tables[entity] else { return nil }
-        let pk = dialect.name("Z_PK"), ent = dialect.name("Z_ENT")
+        let pk = dialect.name("Z_PK")
+        let ent = dialect.name("Z_ENT")
         var conditions = index.columns.map { "\($0) IS NOT NULL" }
         if let numbers = index.entityNumbers { conditions.append("\(ent) IN (\(numbers.map(String.init).joined(separator: ", ")))") }
         let columns = index.columns.joined(separator: ", ")
-        let sql = "SELECT MIN(\(pk)), MAX(\(pk)), \(columns) FROM \(index.table) WHERE \(conditions.joined(separator: " AND ")) "
+        let sql =
+            "SELECT MIN(\(pk)), MAX(\(pk)), \(columns) FROM \(index.table) WHERE \(conditions.joined(separator: " AND ")) "
             + "GROUP BY \(columns) HAVING COUNT(*) > 1 LIMIT 1"
         guard let row = try connection.rows(sql).first, let first = row[0].int64, let second = row[1].int64 else { return nil }
         var values: [ConstraintConflictError.ConstraintValue] = []
@@ -57,7 +66,11 @@ extension StoreSchema {
             } else if let relationship = model.entity(named: entity).flatMap({ model.relationship(named: property, of: $0) }),
                 let key = stored.int64, let destination = tables[relationship.destinationEntityName]
             {
-                values.append(.object(ObjectID(entityName: relationship.destinationEntityName, rootEntityName: destination.rootEntityName, key: .permanent(key))))
+                values.append(
+                    .object(
+                        ObjectID(entityName: relationship.destinationEntityName, rootEntityName: destination.rootEntityName, key: .permanent(key))
+                    )
+                )
             }
         }
         func id(_ key: Int64) -> ObjectID { ObjectID(entityName: entity, rootEntityName: table.rootEntityName, key: .permanent(key)) }

@@ -76,7 +76,11 @@ public struct StoreSchema: Sendable {
                     let key = "\(ancestor.name).\(relationship.name)"
                     guard columns[key] == nil else { continue }
                     let name = Self.uniqueName("Z" + relationship.name.uppercased(), used: &used)
-                    columns[key] = Column(propertyName: relationship.name, name: name, kind: .foreignKey(destination: relationship.destinationEntityName))
+                    columns[key] = Column(
+                        propertyName: relationship.name,
+                        name: name,
+                        kind: .foreignKey(destination: relationship.destinationEntityName)
+                    )
                     if let typeColumn = rules.entityTypeColumn(of: relationship, keyColumn: name, inTable: rootTable) {
                         used.insert(typeColumn)
                         columns[key + "#type"] = Column(propertyName: relationship.name, name: typeColumn, kind: .entityType)
@@ -113,11 +117,19 @@ public struct StoreSchema: Sendable {
                     orderColumns[key] = dialect.name(name)
                 case .hiddenKey(let column, let order):
                     let name = Self.uniqueName(column, used: &used)
-                    columnsByRoot[root.name, default: [:]][key + "#hidden"] = Column(propertyName: relationship.name, name: name, kind: .hiddenForeignKey(source: entity.name))
+                    columnsByRoot[root.name, default: [:]][key + "#hidden"] = Column(
+                        propertyName: relationship.name,
+                        name: name,
+                        kind: .hiddenForeignKey(source: entity.name)
+                    )
                     hiddenForeignKeys[key] = dialect.name(name)
                     if let order {
                         let orderName = Self.uniqueName(order, used: &used)
-                        columnsByRoot[root.name, default: [:]][key + "#order"] = Column(propertyName: relationship.name, name: orderName, kind: .orderKey)
+                        columnsByRoot[root.name, default: [:]][key + "#order"] = Column(
+                            propertyName: relationship.name,
+                            name: orderName,
+                            kind: .orderKey
+                        )
                         orderColumns[key] = dialect.name(orderName)
                     }
                 case .joinTable:
@@ -186,7 +198,8 @@ public struct StoreSchema: Sendable {
         var inverseOrders: [String: String] = [:]
         for entity in model.entities {
             for relationship in entity.relationships where relationship.isToMany && relationship.isOrdered {
-                guard let order = orderColumns["\(entity.name).\(relationship.name)"], let inverse = model.inverse(of: relationship), !inverse.isToMany,
+                guard let order = orderColumns["\(entity.name).\(relationship.name)"], let inverse = model.inverse(of: relationship),
+                    !inverse.isToMany,
                     let destination = model.entity(named: relationship.destinationEntityName)
                 else { continue }
                 for holder in model.entityAndDescendants(of: destination) { inverseOrders["\(holder.name).\(inverse.name)"] = order }
@@ -249,7 +262,8 @@ public struct StoreSchema: Sendable {
         {
             return .inverseForeignKey(table: destinationTable, column: column.name)
         }
-        if let hidden = declared(relationship, in: entity, from: hiddenForeignKeys), let destinationTable = tables[relationship.destinationEntityName] {
+        if let hidden = declared(relationship, in: entity, from: hiddenForeignKeys), let destinationTable = tables[relationship.destinationEntityName]
+        {
             return .hiddenForeignKey(table: destinationTable, column: hidden)
         }
         guard let join = joinTable(entity: entity.name, relationship: relationship.name) else { return nil }

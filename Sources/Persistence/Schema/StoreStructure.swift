@@ -30,13 +30,21 @@ public struct StoreStructure: Sendable, Hashable {
         /// The class of a declared type (`VARCHAR(255)` → text).
         public init(declaredType: String) {
             let type = declaredType.uppercased()
-            if type.contains("DECIMAL") || type.contains("NUMERIC") { self = .decimal }
-            else if type.contains("TIMESTAMP") || type.contains("DATE") { self = .timestamp }
-            else if type.contains("INT") || type == "BOOLEAN" { self = .integer }
-            else if type.contains("FLOAT") || type.contains("REAL") || type.contains("DOUBLE") { self = .real }
-            else if type.contains("CHAR") || type.contains("TEXT") || type.contains("CLOB") { self = .text }
-            else if type.contains("BLOB") { self = .blob }
-            else { self = .other }
+            if type.contains("DECIMAL") || type.contains("NUMERIC") {
+                self = .decimal
+            } else if type.contains("TIMESTAMP") || type.contains("DATE") {
+                self = .timestamp
+            } else if type.contains("INT") || type == "BOOLEAN" {
+                self = .integer
+            } else if type.contains("FLOAT") || type.contains("REAL") || type.contains("DOUBLE") {
+                self = .real
+            } else if type.contains("CHAR") || type.contains("TEXT") || type.contains("CLOB") {
+                self = .text
+            } else if type.contains("BLOB") {
+                self = .blob
+            } else {
+                self = .other
+            }
         }
     }
 
@@ -70,8 +78,13 @@ public struct StoreStructure: Sendable, Hashable {
         return ExistingTables(columns: columns, tablesWithUniqueTableConstraints: Set(uniqueTableConstraints.map(Self.table(of:))))
     }
 
-    public init(entityTables: [String: [String: TypeClass]], joinTables: [String: Set<String>], entities: [Int: String], indexedColumns: Set<String>,
-                otherTables: Set<String> = []) {
+    public init(
+        entityTables: [String: [String: TypeClass]],
+        joinTables: [String: Set<String>],
+        entities: [Int: String],
+        indexedColumns: Set<String>,
+        otherTables: Set<String> = []
+    ) {
         self.entityTables = entityTables
         self.joinTables = joinTables
         self.entities = entities
@@ -91,9 +104,12 @@ public struct StoreStructure: Sendable, Hashable {
             tables[table.name] = columns
             for index in schema.indexes(of: table) {
                 if index.isModelIndex {
-                    modelIndexes[index.name] = Self.definition(unique: index.isUnique, table: table.name,
-                                                               columns: index.columns.map { ($0, index.descendingColumns.contains($0)) },
-                                                               partial: index.entityNumbers != nil)
+                    modelIndexes[index.name] = Self.definition(
+                        unique: index.isUnique,
+                        table: table.name,
+                        columns: index.columns.map { ($0, index.descendingColumns.contains($0)) },
+                        partial: index.entityNumbers != nil
+                    )
                 } else if index.columns != [schema.dialect.name("Z_ENT")] {
                     indexed.insert("\(table.name).\(index.columns[0])")
                 }
@@ -143,8 +159,14 @@ public struct StoreStructure: Sendable, Hashable {
     public func differences(from expected: StoreStructure) -> [String] {
         var result: [String] = []
         for table in Set(entityTables.keys).union(expected.entityTables.keys).sorted() {
-            guard let columns = entityTables[table] else { result.append("the store lacks the table \(table)"); continue }
-            guard let wanted = expected.entityTables[table] else { result.append("the store has a table \(table) the model does not have"); continue }
+            guard let columns = entityTables[table] else {
+                result.append("the store lacks the table \(table)")
+                continue
+            }
+            guard let wanted = expected.entityTables[table] else {
+                result.append("the store has a table \(table) the model does not have")
+                continue
+            }
             for column in Set(columns.keys).union(wanted.keys).sorted() {
                 switch (columns[column], wanted[column]) {
                 case (let have?, nil): result.append("\(table) has a column \(column) (\(have.rawValue)) the model does not have")
@@ -160,11 +182,14 @@ public struct StoreStructure: Sendable, Hashable {
             case (nil, _): result.append("the store lacks the join table \(table)")
             case (_, nil): result.append("the store has a join table \(table) the model does not have")
             case (let have?, let want?) where have != want:
-                result.append("the join table \(table) has the columns \(have.sorted().joined(separator: ", ")), the model \(want.sorted().joined(separator: ", "))")
+                result.append(
+                    "the join table \(table) has the columns \(have.sorted().joined(separator: ", ")), the model \(want.sorted().joined(separator: ", "))"
+                )
             default: break
             }
         }
-        let sameEntities = Set(entities.keys) == Set(expected.entities.keys)
+        let sameEntities =
+            Set(entities.keys) == Set(expected.entities.keys)
             && entities.allSatisfy { $0.value == expected.entities[$0.key] || $0.value == expected.formerEntityNames[$0.key] }
         if !sameEntities {
             func list(_ entities: [Int: String]) -> String {

@@ -39,18 +39,30 @@ public struct ExternalBinaryStorage: Sendable, Hashable {
             let name = String(decoding: rest.prefix { $0 != 0 }, as: UTF8.self)
             let file = folder.appendingPathComponent(name)
             guard UUID(uuidString: name) != nil else {
-                throw StoreError(.database, "a cell of an externally stored attribute names '\(name)', which is not a file name Core Data gives",
-                                 hint: "the store is damaged", store: store.description)
+                throw StoreError(
+                    .database,
+                    "a cell of an externally stored attribute names '\(name)', which is not a file name Core Data gives",
+                    hint: "the store is damaged",
+                    store: store.description
+                )
             }
             guard let bytes = FileManager.default.contents(atPath: file.path) else {
-                throw StoreError(.objectNotFound, "the file \(file.path), which holds an externally stored value of the store, is missing or cannot be read",
-                                 hint: "copy the store with its \(folder.deletingLastPathComponent().lastPathComponent) folder, which Core Data keeps beside it; nothing was changed",
-                                 store: store.description)
+                throw StoreError(
+                    .objectNotFound,
+                    "the file \(file.path), which holds an externally stored value of the store, is missing or cannot be read",
+                    hint:
+                        "copy the store with its \(folder.deletingLastPathComponent().lastPathComponent) folder, which Core Data keeps beside it; nothing was changed",
+                    store: store.description
+                )
             }
             return .binary(bytes)
         default:
-            throw StoreError(.database, "a cell of an externally stored attribute starts with the byte \(marker), neither 1 (the bytes follow) nor 2 (a file beside the store)",
-                             hint: "the store is damaged", store: store.description)
+            throw StoreError(
+                .database,
+                "a cell of an externally stored attribute starts with the byte \(marker), neither 1 (the bytes follow) nor 2 (a file beside the store)",
+                hint: "the store is damaged",
+                store: store.description
+            )
         }
     }
 

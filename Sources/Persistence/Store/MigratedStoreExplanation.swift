@@ -65,13 +65,20 @@ struct MigratedStoreExplanation: Database {
 extension StoreError {
     /// The store at `store` was migrated to what `metadata` says since a process running
     /// `model` opened it.
-    static func migratedSinceOpened(to metadata: StoreMetadata, from model: ManagedObjectModel, store: StoreURL,
-                                    underlying: DatabaseError? = nil) -> StoreError {
+    static func migratedSinceOpened(
+        to metadata: StoreMetadata,
+        from model: ManagedObjectModel,
+        store: StoreURL,
+        underlying: DatabaseError? = nil
+    ) -> StoreError {
         let now = metadata.modelVersionName.map { "model version '\($0)'" } ?? "another model version"
         return StoreError(
-            .migratedSinceOpened, "the store was migrated to \(now) since this process opened it; this process runs '\(model.name)'",
+            .migratedSinceOpened,
+            "the store was migrated to \(now) since this process opened it; this process runs '\(model.name)'",
             hint: "deploy the release that runs \(now): this process cannot use the store any more",
-            store: store.description, underlying: underlying)
+            store: store.description,
+            underlying: underlying
+        )
     }
 }
 
@@ -85,7 +92,9 @@ extension PersistentStore {
     /// if let migrated = await store.migratedSinceOpened() { … }  // not ready: deploy the new release
     /// ```
     public func migratedSinceOpened() async -> StoreError? {
-        guard let metadata = try? await engineDatabase.read({ try StoreMetadata.read(from: $0) }), !model.isCompatible(with: metadata) else { return nil }
+        guard let metadata = try? await engineDatabase.read({ try StoreMetadata.read(from: $0) }), !model.isCompatible(with: metadata) else {
+            return nil
+        }
         return StoreError.migratedSinceOpened(to: metadata, from: model, store: url)
     }
 }

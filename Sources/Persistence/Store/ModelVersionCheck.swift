@@ -60,7 +60,9 @@ final class ModelVersionCheck: Sendable {
         guard let row = try connection.rows(metadataQuery).first, let plist = row[1].blob else { return }
         if accepted.withLock({ $0 == plist }) { return }
         let metadata = try StoreMetadata(propertyListData: plist, uuid: row[0].text)
-        guard model.isCompatible(with: metadata) || metadata.versionHashes == openedHashes else { throw StoreError.migratedSinceOpened(to: metadata, from: model, store: store) }
+        guard model.isCompatible(with: metadata) || metadata.versionHashes == openedHashes else {
+            throw StoreError.migratedSinceOpened(to: metadata, from: model, store: store)
+        }
         accepted.withLock { $0 = plist }
     }
 }

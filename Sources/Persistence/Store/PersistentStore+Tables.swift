@@ -22,7 +22,13 @@ extension PersistentStore {
                 }
             }
         } catch let error as DatabaseError {
-            throw StoreError(.database, "cannot read the tables of the store at \(url)", hint: "check that it is a store and readable", store: url.description, underlying: error)
+            throw StoreError(
+                .database,
+                "cannot read the tables of the store at \(url)",
+                hint: "check that it is a store and readable",
+                store: url.description,
+                underlying: error
+            )
         }
     }
 }

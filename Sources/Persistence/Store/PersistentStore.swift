@@ -40,7 +40,8 @@ public final class PersistentStore: Sendable {
         /// that may look rows up by them.
         public var defersIndexes: Bool
 
-        public init(createIfMissing: Bool = false, readerCount: Int = 2, readOnly: Bool = false, isDurable: Bool = true, defersIndexes: Bool = false) {
+        public init(createIfMissing: Bool = false, readerCount: Int = 2, readOnly: Bool = false, isDurable: Bool = true, defersIndexes: Bool = false)
+        {
             self.createIfMissing = createIfMissing
             self.readerCount = readerCount
             self.readOnly = readOnly
@@ -94,16 +95,29 @@ public final class PersistentStore: Sendable {
 
     /// A store open on `database`, laid out as `layout` says: the store's own
     /// (``StoreLayout/read(from:model:)``), or `nil` for a store just created.
-    init(url: StoreURL, model: ManagedObjectModel, database: any Database, metadata: StoreMetadata, layout: StoreLayout?, logger: Logger,
-         defersIndexes: Bool = false, checksModelVersion: Bool, externalBinaryStorage: ExternalBinaryStorage? = nil) {
+    init(
+        url: StoreURL,
+        model: ManagedObjectModel,
+        database: any Database,
+        metadata: StoreMetadata,
+        layout: StoreLayout?,
+        logger: Logger,
+        defersIndexes: Bool = false,
+        checksModelVersion: Bool,
+        externalBinaryStorage: ExternalBinaryStorage? = nil
+    ) {
         self.url = url
         self.externalBinaryStorage = externalBinaryStorage
         self.indexesDeferred = Mutex(defersIndexes)
         self.model = model
         let schema = StoreSchema(model: model, dialect: database.dialect, layout: layout)
         self.schema = schema
-        self.database = MigratedStoreExplanation(base: database, store: url, model: model,
-                                                 writeCheck: checksModelVersion ? ModelVersionCheck(model: model, opened: metadata, store: url, dialect: database.dialect) : nil)
+        self.database = MigratedStoreExplanation(
+            base: database,
+            store: url,
+            model: model,
+            writeCheck: checksModelVersion ? ModelVersionCheck(model: model, opened: metadata, store: url, dialect: database.dialect) : nil
+        )
         self.metadata = metadata
         self.logger = logger
         var layouts: [String: EntityLayout] = [:]
@@ -121,7 +135,12 @@ public final class PersistentStore: Sendable {
     /// - Throws: ``StoreError`` when the store is missing (and `createIfMissing` is off), is
     ///   not a store, or was written by another model version (``StoreError/Code/incompatibleModel``).
     ///   The store is not changed in any of these cases.
-    public static func open(_ url: StoreURL, model: ManagedObjectModel, options: Options = .existingOnly, logger: Logger) async throws -> PersistentStore {
+    public static func open(
+        _ url: StoreURL,
+        model: ManagedObjectModel,
+        options: Options = .existingOnly,
+        logger: Logger
+    ) async throws -> PersistentStore {
         try await url.engine.open(model: model, options: options, logger: logger)
     }
 

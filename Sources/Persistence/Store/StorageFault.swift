@@ -149,7 +149,8 @@ public enum StorageFault: Sendable, Hashable, CustomStringConvertible {
         case .cannotOpen: "check that the path names a store file and that its folder can be read and written"
         case .serverResources: "check the server's memory and connection limits, then try again"
         case .serverUnavailable: "wait until the server is up again and try again"
-        case .clientLibrary: "a retry fails the same way: install your system's newest libpq (Debian: apt-get install libpq5), and report this with the message above"
+        case .clientLibrary:
+            "a retry fails the same way: install your system's newest libpq (Debian: apt-get install libpq5), and report this with the message above"
         }
     }
 }

@@ -4,17 +4,24 @@ import Foundation
 enum StoreCreation {
     /// Creates the store's tables with its entities numbered by `numbering` (by default as a
     /// new store is), its `Z_PRIMARYKEY` and `Z_METADATA`.
-    static func create(model: ManagedObjectModel, metadata: StoreMetadata, on connection: any DatabaseConnection, includingIndexes: Bool = true,
-                       numbering: EntityNumbering? = nil) throws {
+    static func create(
+        model: ManagedObjectModel,
+        metadata: StoreMetadata,
+        on connection: any DatabaseConnection,
+        includingIndexes: Bool = true,
+        numbering: EntityNumbering? = nil
+    ) throws {
         let schema = StoreSchema(model: model, dialect: connection.dialect, numbering: numbering)
         for statement in schema.createStatements(includingIndexes: includingIndexes) {
             try connection.execute(statement)
         }
         for row in schema.primaryKeyRows() {
-            try connection.run(literal: """
-                INSERT INTO \(storeName: "Z_PRIMARYKEY") (\(storeName: "Z_ENT"), \(storeName: "Z_NAME"), \(storeName: "Z_SUPER"), \(storeName: "Z_MAX")) \
-                VALUES (\(row.entity), \(row.name), \(row.superEntity), 0)
-                """)
+            try connection.run(
+                literal: """
+                    INSERT INTO \(storeName: "Z_PRIMARYKEY") (\(storeName: "Z_ENT"), \(storeName: "Z_NAME"), \(storeName: "Z_SUPER"), \(storeName: "Z_MAX")) \
+                    VALUES (\(row.entity), \(row.name), \(row.superEntity), 0)
+                    """
+            )
         }
         try writeMetadata(metadata, on: connection)
     }
@@ -28,10 +35,12 @@ enum StoreCreation {
             try connection.run("DELETE FROM \(d.name("Z_MODELCACHE"))", [])
         }
         try connection.run("DELETE FROM \(d.name("Z_METADATA"))", [])
-        try connection.run(literal: """
-            INSERT INTO \(storeName: "Z_METADATA") (\(storeName: "Z_VERSION"), \(storeName: "Z_UUID"), \(storeName: "Z_PLIST")) \
-            VALUES (1, \(metadata.storeUUID), \(DatabaseValue.blob(try metadata.propertyListData())))
-            """)
+        try connection.run(
+            literal: """
+                INSERT INTO \(storeName: "Z_METADATA") (\(storeName: "Z_VERSION"), \(storeName: "Z_UUID"), \(storeName: "Z_PLIST")) \
+                VALUES (1, \(metadata.storeUUID), \(DatabaseValue.blob(try metadata.propertyListData())))
+                """
+        )
     }
 
     /// Whether the database has the bookkeeping table `name` (`Z_METADATA`).

@@ -18,10 +18,18 @@ extension StoreMetadata {
         do {
             object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
         } catch {
-            throw StoreError(.missingMetadata, "the store's metadata (Z_METADATA.Z_PLIST) is not a property list", hint: "the store is damaged; restore it from a backup")
+            throw StoreError(
+                .missingMetadata,
+                "the store's metadata (Z_METADATA.Z_PLIST) is not a property list",
+                hint: "the store is damaged; restore it from a backup"
+            )
         }
         guard let dictionary = PropertyListValue(foundation: object), case .dictionary(var values) = dictionary else {
-            throw StoreError(.missingMetadata, "the store's metadata (Z_METADATA.Z_PLIST) is not a dictionary", hint: "the store is damaged; restore it from a backup")
+            throw StoreError(
+                .missingMetadata,
+                "the store's metadata (Z_METADATA.Z_PLIST) is not a dictionary",
+                hint: "the store is damaged; restore it from a backup"
+            )
         }
         var hashes: [String: Data] = [:]
         if case .dictionary(let entries)? = values.removeValue(forKey: Self.versionHashesKey) {
@@ -39,7 +47,13 @@ extension StoreMetadata {
         if case .string(let value)? = values.removeValue(forKey: Self.storeTypeKey) { storeType = value }
         var versionName: String?
         if case .string(let value)? = values.removeValue(forKey: Self.modelVersionNameKey) { versionName = value }
-        self.init(versionHashes: hashes, versionIdentifiers: identifiers, storeUUID: storeUUID,
-                  storeType: storeType, modelVersionName: versionName, additional: values)
+        self.init(
+            versionHashes: hashes,
+            versionIdentifiers: identifiers,
+            storeUUID: storeUUID,
+            storeType: storeType,
+            modelVersionName: versionName,
+            additional: values
+        )
     }
 }

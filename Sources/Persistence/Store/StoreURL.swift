@@ -25,13 +25,20 @@ public struct StoreURL: Sendable, Hashable, CustomStringConvertible {
         if string.hasPrefix("sqlite://") {
             let rest = String(string.dropFirst("sqlite://".count))
             guard !rest.isEmpty else {
-                throw StoreError(.invalidURL, "the store URL '\(string)' names no file", hint: "write sqlite:///absolute/path.sqlite or sqlite://./relative.sqlite")
+                throw StoreError(
+                    .invalidURL,
+                    "the store URL '\(string)' names no file",
+                    hint: "write sqlite:///absolute/path.sqlite or sqlite://./relative.sqlite"
+                )
             }
             // sqlite:///abs → "/abs"; sqlite://./rel → "./rel". sqlite://rel names a host
             // (`rel`) to any URL reader: whoever wrote it meant one of the other two.
             guard rest.hasPrefix("/") || rest.hasPrefix("./") || rest.hasPrefix("../") else {
-                throw StoreError(.invalidURL, "the store URL 'sqlite://\(rest)' has two slashes before the file's path, where a URL's host would be",
-                                 hint: "write sqlite:///\(rest) for /\(rest), or sqlite://./\(rest) for \(rest) under the working directory")
+                throw StoreError(
+                    .invalidURL,
+                    "the store URL 'sqlite://\(rest)' has two slashes before the file's path, where a URL's host would be",
+                    hint: "write sqlite:///\(rest) for /\(rest), or sqlite://./\(rest) for \(rest) under the working directory"
+                )
             }
             kind = .sqlite(path: rest.removingPercentEncoding ?? rest)
         } else if string.hasPrefix("sqlite:") {
@@ -44,7 +51,8 @@ public struct StoreURL: Sendable, Hashable, CustomStringConvertible {
             kind = .sqlite(path: string)
         } else {
             // Only the scheme is named: the rest may hold a password.
-            let what = string.range(of: "://").map { "'\(string[..<$0.lowerBound])://…' is not a store URL: its scheme is not sqlite, postgres or memory" }
+            let what =
+                string.range(of: "://").map { "'\(string[..<$0.lowerBound])://…' is not a store URL: its scheme is not sqlite, postgres or memory" }
                 ?? "the store URL is empty"
             throw StoreError(.invalidURL, what, hint: "use sqlite:///path.sqlite, postgres://user@host/db or memory:")
         }

@@ -72,15 +72,23 @@ extension VersionedModel {
     public func recogniseVersion(ofStoreAt url: StoreURL, metadata: StoreMetadata, named name: String? = nil) throws -> RecognisedStoreVersion {
         if let model = version(matching: metadata) {
             if let name, name != model.name {
-                throw StoreError(.unknownModelVersion, "the store's version hashes are those of '\(model.name)', not of '\(name)'",
-                                 hint: "leave the store's version out, or name '\(model.name)'", store: url.description)
+                throw StoreError(
+                    .unknownModelVersion,
+                    "the store's version hashes are those of '\(model.name)', not of '\(name)'",
+                    hint: "leave the store's version out, or name '\(model.name)'",
+                    store: url.description
+                )
             }
             return RecognisedStoreVersion(model: model, method: .versionHashes)
         }
         let written = metadata.modelVersionName.map { "model version '\($0)'" } ?? "a model version"
         guard metadata.isForeign, let store = try url.engine.appleStoreStructure() else {
-            throw StoreError(.unknownModelVersion, "the store was written by \(written) \(self.name) does not have: its entity version hashes match none of \(versionList)",
-                             hint: "open it with the app that wrote it, or add that model version", store: url.description)
+            throw StoreError(
+                .unknownModelVersion,
+                "the store was written by \(written) \(self.name) does not have: its entity version hashes match none of \(versionList)",
+                hint: "open it with the app that wrote it, or add that model version",
+                store: url.description
+            )
         }
         // Versions that differ only in what Core Data's hashes leave out (defaults, delete
         // rules) share them: the named one of those, else the only one.
@@ -90,19 +98,32 @@ extension VersionedModel {
         }
         if byHashes.count > 1, name == nil {
             let names = byHashes.map { "'\($0.name)'" }.joined(separator: ", ")
-            throw StoreError(.ambiguousModelVersion,
-                             "the store's entity version hashes are the ones Core Data computes for several model versions: \(names); they differ only in what the hashes leave out",
-                             hint: "name the store's version explicitly: `storeVersion:` in Swift, or `persistence migrate --store-version \"\(byHashes[0].name)\"`", store: url.description)
+            throw StoreError(
+                .ambiguousModelVersion,
+                "the store's entity version hashes are the ones Core Data computes for several model versions: \(names); they differ only in what the hashes leave out",
+                hint:
+                    "name the store's version explicitly: `storeVersion:` in Swift, or `persistence migrate --store-version \"\(byHashes[0].name)\"`",
+                store: url.description
+            )
         }
         if let name {
             guard let model = version(named: name) else {
-                throw StoreError(.unknownModelVersion, "there is no model version named '\(name)'", hint: "name one of \(versionList)", store: url.description)
+                throw StoreError(
+                    .unknownModelVersion,
+                    "there is no model version named '\(name)'",
+                    hint: "name one of \(versionList)",
+                    store: url.description
+                )
             }
             let expected = model.storeStructure(laidOutAs: store)
             let differences = store.differences(from: expected)
             guard differences.isEmpty else {
-                throw StoreError(.unknownModelVersion, "the store's tables do not fit '\(name)': \(differences.joined(separator: "; "))",
-                                 hint: "name the version that wrote the store, or leave it out to have it recognised", store: url.description)
+                throw StoreError(
+                    .unknownModelVersion,
+                    "the store's tables do not fit '\(name)': \(differences.joined(separator: "; "))",
+                    hint: "name the version that wrote the store, or leave it out to have it recognised",
+                    store: url.description
+                )
             }
             return RecognisedStoreVersion(model: model, method: .named, notes: store.notes(comparedWith: expected))
         }
@@ -121,25 +142,41 @@ extension VersionedModel {
         }
         if fitting.count > 1 {
             let names = fitting.map { "'\($0.model.name)'" }.joined(separator: ", ")
-            throw StoreError(.ambiguousModelVersion,
-                             "the store was written by Apple's Core Data (its version hashes are not ours) and its tables fit several model versions: \(names); they differ only in what tables do not show",
-                             hint: "name the store's version explicitly: `storeVersion:` in Swift, or `persistence migrate --store-version \"\(fitting[0].model.name)\"`", store: url.description)
+            throw StoreError(
+                .ambiguousModelVersion,
+                "the store was written by Apple's Core Data (its version hashes are not ours) and its tables fit several model versions: \(names); they differ only in what tables do not show",
+                hint:
+                    "name the store's version explicitly: `storeVersion:` in Swift, or `persistence migrate --store-version \"\(fitting[0].model.name)\"`",
+                store: url.description
+            )
         }
         // The version with the fewest differences is most likely the one meant.
         let closest = compared.min { $0.differences.count < $1.differences.count }!
-        throw StoreError(.unknownModelVersion,
-                         "the store's version hashes match none of \(versionList), and its tables fit none of them; the closest, '\(closest.model.name)', differs: \(closest.differences.joined(separator: "; "))",
-                         hint: "add the model version that wrote the store; the store was not changed", store: url.description)
+        throw StoreError(
+            .unknownModelVersion,
+            "the store's version hashes match none of \(versionList), and its tables fit none of them; the closest, '\(closest.model.name)', differs: \(closest.differences.joined(separator: "; "))",
+            hint: "add the model version that wrote the store; the store was not changed",
+            store: url.description
+        )
     }
 
     private var versionList: String { versions.map { "'\($0.name)'" }.joined(separator: ", ") }
 
     /// A store of Apple's whose entity version hashes are the ones Core Data computes for
     /// `model`: its tables must be that version's too, or the store contradicts itself.
-    private func recognise(_ model: ManagedObjectModel, byCoreDataHashesOf url: StoreURL, store: StoreStructure, named name: String?) throws -> RecognisedStoreVersion {
+    private func recognise(
+        _ model: ManagedObjectModel,
+        byCoreDataHashesOf url: StoreURL,
+        store: StoreStructure,
+        named name: String?
+    ) throws -> RecognisedStoreVersion {
         if let name, name != model.name {
-            throw StoreError(.unknownModelVersion, "the store's entity version hashes are those Core Data computes for '\(model.name)', not for '\(name)'",
-                             hint: "leave the store's version out, or name '\(model.name)'", store: url.description)
+            throw StoreError(
+                .unknownModelVersion,
+                "the store's entity version hashes are those Core Data computes for '\(model.name)', not for '\(name)'",
+                hint: "leave the store's version out, or name '\(model.name)'",
+                store: url.description
+            )
         }
         let expected = model.storeStructure(laidOutAs: store)
         let differences = store.differences(from: expected)
@@ -149,8 +186,10 @@ extension VersionedModel {
             throw StoreError(
                 .inconsistentStore,
                 "the store's entity version hashes say '\(model.name)' wrote it, but its tables \(tables); against '\(model.name)' they differ: \(differences.joined(separator: "; "))",
-                hint: "the store is damaged, or was written by a version of the model edited after it shipped; restore it from a backup or open it with the app that wrote it. It was not changed",
-                store: url.description)
+                hint:
+                    "the store is damaged, or was written by a version of the model edited after it shipped; restore it from a backup or open it with the app that wrote it. It was not changed",
+                store: url.description
+            )
         }
         return RecognisedStoreVersion(model: model, method: .coreDataVersionHashes, notes: store.notes(comparedWith: expected))
     }

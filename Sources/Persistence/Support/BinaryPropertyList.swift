@@ -106,7 +106,9 @@ enum BinaryPropertyList {
             let width = 1 << Int(next & 0x0F)
             guard width <= 8 else { throw Failure(description: "a length at byte \(offset) of the binary property list is too large") }
             let value = Self.integer(try slice(offset + 2, width))
-            guard value <= UInt64(bytes.count) else { throw Failure(description: "a length at byte \(offset) of the binary property list is larger than the list") }
+            guard value <= UInt64(bytes.count) else {
+                throw Failure(description: "a length at byte \(offset) of the binary property list is larger than the list")
+            }
             return (Int(value), offset + 2 + width)
         }
 

@@ -12,13 +12,27 @@ extension EntityMapping {
     @available(*, deprecated, message: "pass userInfo as [String: AttributeValue]; a string literal is an AttributeValue")
     @_disfavoredOverload
     public init(
-        name: String, type: MappingType, sourceEntityName: String?, destinationEntityName: String?,
-        sourceFilter: Predicate? = nil, attributeMappings: [PropertyMapping] = [], relationshipMappings: [PropertyMapping] = [],
-        policyName: String? = nil, userInfo: [String: String]
+        name: String,
+        type: MappingType,
+        sourceEntityName: String?,
+        destinationEntityName: String?,
+        sourceFilter: Predicate? = nil,
+        attributeMappings: [PropertyMapping] = [],
+        relationshipMappings: [PropertyMapping] = [],
+        policyName: String? = nil,
+        userInfo: [String: String]
     ) {
-        self.init(name: name, type: type, sourceEntityName: sourceEntityName, destinationEntityName: destinationEntityName,
-                  sourceFilter: sourceFilter, attributeMappings: attributeMappings, relationshipMappings: relationshipMappings,
-                  policyName: policyName, userInfo: userInfo.mapValues(AttributeValue.string))
+        self.init(
+            name: name,
+            type: type,
+            sourceEntityName: sourceEntityName,
+            destinationEntityName: destinationEntityName,
+            sourceFilter: sourceFilter,
+            attributeMappings: attributeMappings,
+            relationshipMappings: relationshipMappings,
+            policyName: policyName,
+            userInfo: userInfo.mapValues(AttributeValue.string)
+        )
     }
 }
 

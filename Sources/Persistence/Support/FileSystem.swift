@@ -1,3 +1,5 @@
+import Dispatch
+
 #if canImport(Glibc)
 import Glibc
 private let systemRename = Glibc.rename
@@ -5,8 +7,6 @@ private let systemRename = Glibc.rename
 import Darwin
 private let systemRename = Darwin.rename
 #endif
-
-import Dispatch
 
 /// A system call that failed, with its `errno`: what a file error is underneath, said in
 /// words (`description` is the call and `strerror`).
@@ -49,8 +49,12 @@ enum FileSystem {
     static func rename(_ source: String, to destination: String) throws(MigrationError) {
         guard systemRename(source, destination) == 0 else {
             let error = SystemCallError("rename")
-            throw MigrationError(.store, "could not move the migrated store into place: \(error.reason)",
-                                 hint: "check that the folder is writable; the store was not changed", underlying: error)
+            throw MigrationError(
+                .store,
+                "could not move the migrated store into place: \(error.reason)",
+                hint: "check that the folder is writable; the store was not changed",
+                underlying: error
+            )
         }
     }
 
@@ -59,12 +63,22 @@ enum FileSystem {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else {
             let error = SystemCallError("open")
-            throw MigrationError(.store, "could not open \(path) to write it to disk: \(error.reason)", hint: "check the folder's permissions and free space", underlying: error)
+            throw MigrationError(
+                .store,
+                "could not open \(path) to write it to disk: \(error.reason)",
+                hint: "check the folder's permissions and free space",
+                underlying: error
+            )
         }
         defer { close(fd) }
         guard fsync(fd) == 0 else {
             let error = SystemCallError("fsync")
-            throw MigrationError(.store, "could not write \(path) to disk: \(error.reason)", hint: "check the disk and its free space", underlying: error)
+            throw MigrationError(
+                .store,
+                "could not write \(path) to disk: \(error.reason)",
+                hint: "check the disk and its free space",
+                underlying: error
+            )
         }
     }
 }

@@ -29,7 +29,8 @@ extension String {
     /// ```
     func prefix(utf8Bytes bytes: Int) -> String {
         guard utf8.count > bytes else { return self }
-        var end = unicodeScalars.startIndex, used = 0
+        var end = unicodeScalars.startIndex
+        var used = 0
         while end < unicodeScalars.endIndex, used + unicodeScalars[end].utf8.count <= bytes {
             used += unicodeScalars[end].utf8.count
             end = unicodeScalars.index(after: end)
@@ -40,7 +41,8 @@ extension String {
     /// Its longest end of at most `bytes` UTF-8 bytes that starts between characters.
     func suffix(utf8Bytes bytes: Int) -> String {
         guard utf8.count > bytes else { return self }
-        var start = unicodeScalars.endIndex, used = 0
+        var start = unicodeScalars.endIndex
+        var used = 0
         while start > unicodeScalars.startIndex {
             let previous = unicodeScalars.index(before: start)
             guard used + unicodeScalars[previous].utf8.count <= bytes else { break }

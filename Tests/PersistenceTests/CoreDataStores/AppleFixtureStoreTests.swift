@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// Every store Apple's Core Data wrote in the fixtures opens as it is: its version known by
@@ -12,7 +13,9 @@ struct AppleFixtureStoreTests {
     /// store's own `Z_PRIMARYKEY` names the numbers in `Z_ENT`.
     static func rowsByEntity(_ url: StoreURL) async throws -> [String: Int] {
         let entities = try await storeRows(url, "SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY")
-        let numbers = Dictionary(uniqueKeysWithValues: entities.compactMap { row in row[0].int64.flatMap { number in row[1].text.map { (Int(number), $0) } } })
+        let numbers = Dictionary(
+            uniqueKeysWithValues: entities.compactMap { row in row[0].int64.flatMap { number in row[1].text.map { (Int(number), $0) } } }
+        )
         let tables = try await PersistentStore.tables(at: url).map(\.name)
         var counts = Dictionary(uniqueKeysWithValues: numbers.values.map { ($0, 0) })
         for table in tables where table.uppercased().hasPrefix("Z") && !table.uppercased().hasPrefix("Z_") {
@@ -40,9 +43,11 @@ struct AppleFixtureStoreTests {
                 return counts
             }
             // A renamed entity is still under its old name in Apple's Z_PRIMARYKEY.
-            let renamed = Dictionary(uniqueKeysWithValues: expected.map { name, count in
-                (model.entities.first { $0.renamingIdentifier == name && model.entity(named: name) == nil }?.name ?? name, count)
-            })
+            let renamed = Dictionary(
+                uniqueKeysWithValues: expected.map { name, count in
+                    (model.entities.first { $0.renamingIdentifier == name && model.entity(named: name) == nil }?.name ?? name, count)
+                }
+            )
             #expect(counted == renamed)
         }
     }
@@ -56,10 +61,16 @@ struct AppleFixtureStoreTests {
         try await AppleFixtures.withStore(store, on: engine) { url, _ in
             try await withOpenStore(url, model: try store.model()) { container in
                 let context = container.newContext()
-                let root = try #require(try await context.fetch(FetchRequest(entityName: "BookmarkEntity", predicate: try Predicate(format: "uuid == 'bookmarks_root'"))).first)
+                let root = try #require(
+                    try await context.fetch(FetchRequest(entityName: "BookmarkEntity", predicate: try Predicate(format: "uuid == 'bookmarks_root'")))
+                        .first
+                )
                 let children = try await root.destinations(forKey: "children")
                 #expect(children.map { $0.value(forKey: "title").text } == ["1", "2", "3", "4", "5"])
-                let folder = try #require(try await context.fetch(FetchRequest(entityName: "BookmarkEntity", predicate: try Predicate(format: "uuid == 'favorites_root'"))).first)
+                let folder = try #require(
+                    try await context.fetch(FetchRequest(entityName: "BookmarkEntity", predicate: try Predicate(format: "uuid == 'favorites_root'")))
+                        .first
+                )
                 let favorites = try await folder.destinations(forKey: "favorites")
                 #expect(favorites.map { $0.value(forKey: "title").text } == ["5", "4", "33", "32", "2"])
                 if store.file.hasSuffix("V5.sqlite") {
@@ -81,17 +92,26 @@ struct AppleFixtureStoreTests {
     func anOrderedOneToManyThatBecomesAManyToManyKeepsItsOrder(engine: TestEngine) async throws {
         let store = AppleFixtures.bookmarks[2]
         try await AppleFixtures.withStore(store, on: engine) { url, _ in
-            let expected = try await storeRows(url, """
+            let expected = try await storeRows(
+                url,
+                """
                 SELECT b.ZUUID FROM ZBOOKMARKENTITY b JOIN ZBOOKMARKENTITY f ON b.ZFAVORITEFOLDER = f.Z_PK \
                 WHERE f.ZUUID = 'favorites_root' ORDER BY b.Z_FOK_FAVORITEFOLDER
-                """).compactMap { $0[0].text }
+                """
+            ).compactMap { $0[0].text }
             #expect(expected.count == 5)
             let versions = try store.versionedModel()
-            _ = try await ProgressiveMigrator(chain: MigrationChain(models: versions), logger: testLogger).migrateStore(at: url, to: "BookmarksModel 4")
+            _ = try await ProgressiveMigrator(chain: MigrationChain(models: versions), logger: testLogger).migrateStore(
+                at: url,
+                to: "BookmarksModel 4"
+            )
             let model = try #require(versions.version(named: "BookmarksModel 4"))
             try await withOpenStore(url, model: model) { container in
                 let context = container.newContext()
-                let folder = try #require(try await context.fetch(FetchRequest(entityName: "BookmarkEntity", predicate: try Predicate(format: "uuid == 'favorites_root'"))).first)
+                let folder = try #require(
+                    try await context.fetch(FetchRequest(entityName: "BookmarkEntity", predicate: try Predicate(format: "uuid == 'favorites_root'")))
+                        .first
+                )
                 #expect(try await folder.destinations(forKey: "favorites").map { $0.value(forKey: "uuid").text } == expected)
             }
         }
@@ -105,31 +125,54 @@ struct AppleFixtureStoreTests {
         try await AppleFixtures.withStore(store, on: engine) { url, _ in
             let model = try store.model()
             let lastChild = try #require(try await storeRows(url, "SELECT max(Z_FOK_PARENT) FROM ZBOOKMARKENTITY WHERE ZPARENT = 8").first?[0].int64)
-            let lastFavorite = try #require(try await storeRows(url, "SELECT max(Z_FOK_1FAVORITES) FROM Z_1FAVORITES WHERE Z_1FAVORITEFOLDERS = 6").first?[0].int64)
+            let lastFavorite = try #require(
+                try await storeRows(url, "SELECT max(Z_FOK_1FAVORITES) FROM Z_1FAVORITES WHERE Z_1FAVORITEFOLDERS = 6").first?[0].int64
+            )
             let (newKey, sixKey) = try await withOpenStore(url, model: model) { container in
                 let context = container.newContext()
-                let root = try #require(try await context.fetch(FetchRequest(entityName: "BookmarkEntity", predicate: try Predicate(format: "uuid == 'bookmarks_root'"))).first)
-                let folder = try #require(try await context.fetch(FetchRequest(entityName: "BookmarkEntity", predicate: try Predicate(format: "uuid == 'favorites_root'"))).first)
+                let root = try #require(
+                    try await context.fetch(FetchRequest(entityName: "BookmarkEntity", predicate: try Predicate(format: "uuid == 'bookmarks_root'")))
+                        .first
+                )
+                let folder = try #require(
+                    try await context.fetch(FetchRequest(entityName: "BookmarkEntity", predicate: try Predicate(format: "uuid == 'favorites_root'")))
+                        .first
+                )
                 let six = try context.insertObject(entityName: "BookmarkEntity")
                 six.setValue("6", forKey: "title")
                 six.setValue("six", forKey: "uuid")
                 six.setValue(false, forKey: "isFolder")
                 root.addDestination(six, forKey: "children")
                 // Key 4 is a bookmark under bookmarks_root, not yet a favourite.
-                let four = try #require(try await context.existingObjects(with: [ObjectID(entityName: "BookmarkEntity", rootEntityName: "BookmarkEntity", key: .permanent(4))]).first)
+                let four = try #require(
+                    try await context.existingObjects(with: [
+                        ObjectID(entityName: "BookmarkEntity", rootEntityName: "BookmarkEntity", key: .permanent(4))
+                    ]).first
+                )
                 folder.addDestination(four, forKey: "favorites")
                 folder.addDestination(six, forKey: "favorites")
                 try await context.save()
                 return (try #require(six.objectID.primaryKey), try #require(four.objectID.primaryKey))
             }
             #expect(try await storeRows(url, "SELECT Z_FOK_PARENT FROM ZBOOKMARKENTITY WHERE Z_PK = \(newKey)") == [[.integer(lastChild + 1_024)]])
-            #expect(try await storeRows(url, "SELECT Z_1FAVORITES, Z_FOK_1FAVORITES FROM Z_1FAVORITES WHERE Z_1FAVORITEFOLDERS = 6 AND Z_FOK_1FAVORITES > \(lastFavorite) ORDER BY Z_FOK_1FAVORITES")
-                    == [[.integer(sixKey), .integer(lastFavorite + 1_024)], [.integer(newKey), .integer(lastFavorite + 2_048)]])
+            #expect(
+                try await storeRows(
+                    url,
+                    "SELECT Z_1FAVORITES, Z_FOK_1FAVORITES FROM Z_1FAVORITES WHERE Z_1FAVORITEFOLDERS = 6 AND Z_FOK_1FAVORITES > \(lastFavorite) ORDER BY Z_FOK_1FAVORITES"
+                )
+                    == [[.integer(sixKey), .integer(lastFavorite + 1_024)], [.integer(newKey), .integer(lastFavorite + 2_048)]]
+            )
             try await withOpenStore(url, model: model) { container in
                 let context = container.newContext()
-                let root = try #require(try await context.fetch(FetchRequest(entityName: "BookmarkEntity", predicate: try Predicate(format: "uuid == 'bookmarks_root'"))).first)
+                let root = try #require(
+                    try await context.fetch(FetchRequest(entityName: "BookmarkEntity", predicate: try Predicate(format: "uuid == 'bookmarks_root'")))
+                        .first
+                )
                 #expect(try await root.destinations(forKey: "children").map { $0.value(forKey: "title").text } == ["1", "2", "3", "4", "5", "6"])
-                let folder = try #require(try await context.fetch(FetchRequest(entityName: "BookmarkEntity", predicate: try Predicate(format: "uuid == 'favorites_root'"))).first)
+                let folder = try #require(
+                    try await context.fetch(FetchRequest(entityName: "BookmarkEntity", predicate: try Predicate(format: "uuid == 'favorites_root'")))
+                        .first
+                )
                 #expect(try await folder.destinations(forKey: "favorites").compactMap(\.objectID.primaryKey) == [3, 1, 9, 2, 10, sixKey, newKey])
             }
         }
@@ -160,7 +203,10 @@ struct AppleFixtureStoreTests {
                 return added
             }
             let itemKey = try #require(try await storeRows(url, "SELECT Z_PK FROM ZCDCARTITEM").first?[0].int64)
-            #expect(try await storeRows(url, "SELECT Z_PK FROM ZCDCARTITEMMODIFIER WHERE Z2MODIFIERS = \(itemKey) ORDER BY Z_PK").map { $0[0] } == added.map(DatabaseValue.integer))
+            #expect(
+                try await storeRows(url, "SELECT Z_PK FROM ZCDCARTITEMMODIFIER WHERE Z2MODIFIERS = \(itemKey) ORDER BY Z_PK").map { $0[0] }
+                    == added.map(DatabaseValue.integer)
+            )
             try await withOpenStore(url, model: model) { container in
                 let context = container.newContext()
                 let item = try #require(try await context.fetch(FetchRequest(entityName: "CDCartItem")).first)
@@ -200,14 +246,23 @@ struct AppleFixtureStoreTests {
                 try await context.save()
                 return (try #require(author.objectID.primaryKey), try posts.map { try #require($0.objectID.primaryKey) })
             }
-            #expect(try await storeRows(url, "SELECT Z_4CREATEDENTRIES, Z_FOK_4CREATEDENTRIES, Z_FOK_2AUTHORS FROM Z_2CREATEDENTRIES WHERE Z_2AUTHORS = \(author) ORDER BY Z_FOK_4CREATEDENTRIES")
-                    == [[.integer(posts[2]), .integer(2_048), .integer(2_048)], [.integer(posts[0]), .integer(3_072), .integer(2_048)],
-                        [.integer(posts[1]), .integer(4_096), .integer(2_048)]])
+            #expect(
+                try await storeRows(
+                    url,
+                    "SELECT Z_4CREATEDENTRIES, Z_FOK_4CREATEDENTRIES, Z_FOK_2AUTHORS FROM Z_2CREATEDENTRIES WHERE Z_2AUTHORS = \(author) ORDER BY Z_FOK_4CREATEDENTRIES"
+                )
+                    == [
+                        [.integer(posts[2]), .integer(2_048), .integer(2_048)], [.integer(posts[0]), .integer(3_072), .integer(2_048)],
+                        [.integer(posts[1]), .integer(4_096), .integer(2_048)],
+                    ]
+            )
             try await withOpenStore(url, model: model) { container in
                 let context = container.newContext()
                 let read = try #require(try await context.fetch(FetchRequest(entityName: "Author")).first)
                 #expect(try await read.destinations(forKey: "createdEntries").map { $0.value(forKey: "title").text } == ["第三", "Erster", "Second"])
-                let post = try #require(try await context.fetch(FetchRequest(entityName: "Post", predicate: try Predicate(format: "title == 'Second'"))).first)
+                let post = try #require(
+                    try await context.fetch(FetchRequest(entityName: "Post", predicate: try Predicate(format: "title == 'Second'"))).first
+                )
                 #expect(try await post.destinations(forKey: "authors").compactMap(\.objectID.primaryKey) == [author])
             }
         }
@@ -227,8 +282,11 @@ struct AppleFixtureStoreTests {
             _ = try await migrator.migrateStore(at: url)
             let migrated = try await withOpenStore(url, model: versions.current) { container in
                 let context = container.newContext()
-                return [try await context.count(for: FetchRequest(entityName: "ATEvent")), try await context.count(for: FetchRequest(entityName: "ATMessage")),
-                        try await context.count(for: FetchRequest(entityName: "ATMessageSender"))]
+                return [
+                    try await context.count(for: FetchRequest(entityName: "ATEvent")),
+                    try await context.count(for: FetchRequest(entityName: "ATMessage")),
+                    try await context.count(for: FetchRequest(entityName: "ATMessageSender")),
+                ]
             }
             let messages = ["ATTextMessage", "ATAutomatedMessage", "ATFileMessage"].compactMap { source[$0] }.reduce(0, +)
             #expect(migrated == [source["ATEvent"] ?? 0, messages, source["ATMessageSender"] ?? 0])
@@ -245,13 +303,19 @@ struct AppleFixtureStoreTests {
             let before = try Data(contentsOf: URL(fileURLWithPath: path))
             let error = await #expect(throws: StoreError.self) { try await store.versionedModel().recogniseVersion(ofStoreAt: url) }
             #expect(error?.code == .inconsistentStore)
-            #expect(error?.message.contains("the store's entity version hashes say 'ATDataModel 3' wrote it, but its tables are those of 'ATDataModel 2'") == true,
-                    "\(String(describing: error))")
+            #expect(
+                error?.message.contains("the store's entity version hashes say 'ATDataModel 3' wrote it, but its tables are those of 'ATDataModel 2'")
+                    == true,
+                "\(String(describing: error))"
+            )
             #expect(error?.hint?.contains("damaged") == true)
             // The command says the same, and only that.
             let output = try await persistenceCommand.run(["inspect", "--store", "sqlite://\(path)", "--models", store.modelsURL.path])
             #expect(output.status != 0)
-            #expect(output.stderr.contains("the store's entity version hashes say 'ATDataModel 3' wrote it, but its tables are those of 'ATDataModel 2'"), "\(output.stderr)")
+            #expect(
+                output.stderr.contains("the store's entity version hashes say 'ATDataModel 3' wrote it, but its tables are those of 'ATDataModel 2'"),
+                "\(output.stderr)"
+            )
             #expect(!output.stderr.contains("cannot read"), "\(output.stderr)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         }
@@ -262,8 +326,12 @@ extension AppleFixtures {
     /// Runs `body` with the fixture store on `engine`: a copy of its files on SQLite, a copy
     /// into a new database on PostgreSQL (``StoreCopy``, which keeps every key and table
     /// name); and with the version the SQLite copy was recognised as.
-    static func withStore<T>(_ store: Store, on engine: TestEngine, sourceLocation: SourceLocation = #_sourceLocation,
-                             _ body: (StoreURL, RecognisedStoreVersion) async throws -> T) async throws -> T {
+    static func withStore<T>(
+        _ store: Store,
+        on engine: TestEngine,
+        sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: (StoreURL, RecognisedStoreVersion) async throws -> T
+    ) async throws -> T {
         try await withCopy(of: store, sourceLocation: sourceLocation) { url in
             let versions = try store.versionedModel()
             let recognised = try await versions.recogniseVersion(ofStoreAt: url)

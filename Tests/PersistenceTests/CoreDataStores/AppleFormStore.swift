@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Persistence
 
 /// A SQLite store written by hand in the exact form Apple's Core Data writes, for layouts no
@@ -17,8 +18,10 @@ enum AppleFormStore {
         for statement in statements { try connection.execute(statement) }
         try connection.execute("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
         for entity in entities {
-            try connection.run("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)",
-                               [.integer(Int64(entity.number)), .text(entity.name), .integer(Int64(entity.superNumber)), .integer(Int64(entity.max))])
+            try connection.run(
+                "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)",
+                [.integer(Int64(entity.number)), .text(entity.name), .integer(Int64(entity.superNumber)), .integer(Int64(entity.max))]
+            )
         }
         try connection.execute("CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
         let uuid = UUID().uuidString

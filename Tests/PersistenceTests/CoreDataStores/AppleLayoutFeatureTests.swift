@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @_spi(Testing) @testable import Persistence
 
 /// Layouts Core Data writes that no fixture store has, each in a store the test writes in
@@ -10,9 +11,14 @@ import Testing
 struct AppleLayoutFeatureTests {
     /// Runs `body` with a store written by `statements` (and `files` beside it) on `engine`:
     /// the file on SQLite, a copy in a new database on PostgreSQL.
-    private func withAppleStore(_ model: ManagedObjectModel, statements: [String], entities: [(number: Int, name: String, superNumber: Int, max: Int)],
-                                on engine: TestEngine, files: [String: Data] = [:],
-                                _ body: (StoreURL, RecognisedStoreVersion) async throws -> Void) async throws {
+    private func withAppleStore(
+        _ model: ManagedObjectModel,
+        statements: [String],
+        entities: [(number: Int, name: String, superNumber: Int, max: Int)],
+        on engine: TestEngine,
+        files: [String: Data] = [:],
+        _ body: (StoreURL, RecognisedStoreVersion) async throws -> Void
+    ) async throws {
         let folder = try ScenarioFolder()
         let path = folder.url.appendingPathComponent("Store.sqlite").path
         try AppleFormStore.write(at: path, statements: statements, entities: entities)
@@ -50,10 +56,15 @@ struct AppleLayoutFeatureTests {
     @Test(arguments: TestEngine.allCases)
     func aUniquenessConstraintAsATableConstraint(engine: TestEngine) async throws {
         let model = try ModelFixtures.model(Self.places)
-        try await withAppleStore(model, statements: [
-            "CREATE TABLE ZPLACE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCODE VARCHAR, ZNAME VARCHAR, ZREGION VARCHAR, CONSTRAINT ZCODE_ZREGION UNIQUE (ZCODE, ZREGION) )",
-            "INSERT INTO ZPLACE VALUES (1, 1, 1, '75', 'Paris', 'FR'), (2, 1, 1, '75', 'Sankt Gallen', 'CH')",
-        ], entities: [(1, "Place", 0, 2)], on: engine) { url, recognised in
+        try await withAppleStore(
+            model,
+            statements: [
+                "CREATE TABLE ZPLACE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCODE VARCHAR, ZNAME VARCHAR, ZREGION VARCHAR, CONSTRAINT ZCODE_ZREGION UNIQUE (ZCODE, ZREGION) )",
+                "INSERT INTO ZPLACE VALUES (1, 1, 1, '75', 'Paris', 'FR'), (2, 1, 1, '75', 'Sankt Gallen', 'CH')",
+            ],
+            entities: [(1, "Place", 0, 2)],
+            on: engine
+        ) { url, recognised in
             #expect(recognised.method == .structure)
             #expect(recognised.notes.isEmpty, "\(recognised.notes)")
             try await withOpenStore(url, model: model) { container in
@@ -75,15 +86,29 @@ struct AppleLayoutFeatureTests {
     @Test(arguments: TestEngine.allCases.flatMap { engine in [MigrationPlan.Strategy.inPlace, .setBased, .streamed].map { (engine, $0) } })
     func aTableConstraintStoreMigratesKeepingItsRule(engine: TestEngine, strategy: MigrationPlan.Strategy) async throws {
         let v1 = try ModelFixtures.model(Self.places)
-        let v2 = try ManagedObjectModel(xml: ModelFixtures.xml(Self.places.replacingOccurrences(
-            of: #"<attribute name="region""#, with: #"<attribute name="note" optional="YES" attributeType="String"/><attribute name="region""#)),
-                                        name: "Test 2", file: ModelFixtures.file)
-        try await withAppleStore(v1, statements: [
-            "CREATE TABLE ZPLACE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCODE VARCHAR, ZNAME VARCHAR, ZREGION VARCHAR, CONSTRAINT ZCODE_ZREGION UNIQUE (ZCODE, ZREGION) )",
-            "INSERT INTO ZPLACE VALUES (1, 1, 1, '75', 'Paris', 'FR'), (2, 1, 1, '75', 'Sankt Gallen', 'CH')",
-        ], entities: [(1, "Place", 0, 2)], on: engine) { url, _ in
+        let v2 = try ManagedObjectModel(
+            xml: ModelFixtures.xml(
+                Self.places.replacingOccurrences(
+                    of: #"<attribute name="region""#,
+                    with: #"<attribute name="note" optional="YES" attributeType="String"/><attribute name="region""#
+                )
+            ),
+            name: "Test 2",
+            file: ModelFixtures.file
+        )
+        try await withAppleStore(
+            v1,
+            statements: [
+                "CREATE TABLE ZPLACE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCODE VARCHAR, ZNAME VARCHAR, ZREGION VARCHAR, CONSTRAINT ZCODE_ZREGION UNIQUE (ZCODE, ZREGION) )",
+                "INSERT INTO ZPLACE VALUES (1, 1, 1, '75', 'Paris', 'FR'), (2, 1, 1, '75', 'Sankt Gallen', 'CH')",
+            ],
+            entities: [(1, "Place", 0, 2)],
+            on: engine
+        ) { url, _ in
             let models = try VersionedModel(name: "Test", versions: [v1, v2], currentVersionName: "Test 2")
-            let plan = try await ProgressiveMigrator(chain: MigrationChain(models: models), logger: testLogger, forcing: strategy).migrateStore(at: url)
+            let plan = try await ProgressiveMigrator(chain: MigrationChain(models: models), logger: testLogger, forcing: strategy).migrateStore(
+                at: url
+            )
             #expect(plan.steps.map(\.strategy) == [strategy])
             try await withOpenStore(url, model: v2) { container in
                 let context = container.newContext()
@@ -106,13 +131,20 @@ struct AppleLayoutFeatureTests {
     func aTableConstraintTheNextVersionDropsNoLongerHolds(engine: TestEngine, strategy: MigrationPlan.Strategy) async throws {
         let v1 = try ModelFixtures.model(Self.places)
         let unconstrained = Self.places.replacingOccurrences(
-            of: #"<uniquenessConstraints><uniquenessConstraint><constraint value="code"/><constraint value="region"/></uniquenessConstraint></uniquenessConstraints>"#,
-            with: "")
+            of:
+                #"<uniquenessConstraints><uniquenessConstraint><constraint value="code"/><constraint value="region"/></uniquenessConstraint></uniquenessConstraints>"#,
+            with: ""
+        )
         let v2 = try ManagedObjectModel(xml: ModelFixtures.xml(unconstrained), name: "Test 2", file: ModelFixtures.file)
-        try await withAppleStore(v1, statements: [
-            "CREATE TABLE ZPLACE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCODE VARCHAR, ZNAME VARCHAR, ZREGION VARCHAR, CONSTRAINT ZCODE_ZREGION UNIQUE (ZCODE, ZREGION) )",
-            "INSERT INTO ZPLACE VALUES (1, 1, 1, '75', 'Paris', 'FR'), (2, 1, 1, '75', 'Sankt Gallen', 'CH')",
-        ], entities: [(1, "Place", 0, 2)], on: engine) { url, _ in
+        try await withAppleStore(
+            v1,
+            statements: [
+                "CREATE TABLE ZPLACE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCODE VARCHAR, ZNAME VARCHAR, ZREGION VARCHAR, CONSTRAINT ZCODE_ZREGION UNIQUE (ZCODE, ZREGION) )",
+                "INSERT INTO ZPLACE VALUES (1, 1, 1, '75', 'Paris', 'FR'), (2, 1, 1, '75', 'Sankt Gallen', 'CH')",
+            ],
+            entities: [(1, "Place", 0, 2)],
+            on: engine
+        ) { url, _ in
             let models = try VersionedModel(name: "Test", versions: [v1, v2], currentVersionName: "Test 2")
             // Both versions fit the tables (a constraint more than the model has decides nothing).
             let plan = try await ProgressiveMigrator(chain: MigrationChain(models: models), logger: testLogger, forcing: strategy)
@@ -127,7 +159,11 @@ struct AppleLayoutFeatureTests {
                 twin.setValue("Zürich, again", forKey: "name")
                 try await context.save()
             }
-            #expect(try await storeRows(url, "SELECT ZNAME FROM ZPLACE WHERE ZREGION = 'CH' ORDER BY Z_PK") == [[.text("Sankt Gallen")], [.text("Zürich, again")]])
+            #expect(
+                try await storeRows(url, "SELECT ZNAME FROM ZPLACE WHERE ZREGION = 'CH' ORDER BY Z_PK") == [
+                    [.text("Sankt Gallen")], [.text("Zürich, again")],
+                ]
+            )
         }
     }
 
@@ -142,10 +178,19 @@ struct AppleLayoutFeatureTests {
         switch engine {
         case .sqlite:
             let rows = try await storeRows(url, "SELECT i.origin FROM pragma_index_list('ZPLACE') i WHERE i.\"unique\" = 1")
-            return UniquenessForms(tableConstraints: rows.filter { $0[0] == .text("u") }.count, uniqueIndexes: rows.filter { $0[0] == .text("c") }.count)
+            return UniquenessForms(
+                tableConstraints: rows.filter { $0[0] == .text("u") }.count,
+                uniqueIndexes: rows.filter { $0[0] == .text("c") }.count
+            )
         case .postgres:
-            let constraints = try await storeRows(url, "SELECT count(*) FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid JOIN pg_namespace n ON n.oid = t.relnamespace WHERE n.nspname = current_schema() AND t.relname = 'zplace' AND c.contype = 'u'")
-            let indexes = try await storeRows(url, "SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'zplace' AND indexdef LIKE 'CREATE UNIQUE INDEX%' AND indexname <> 'zplace_pkey'")
+            let constraints = try await storeRows(
+                url,
+                "SELECT count(*) FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid JOIN pg_namespace n ON n.oid = t.relnamespace WHERE n.nspname = current_schema() AND t.relname = 'zplace' AND c.contype = 'u'"
+            )
+            let indexes = try await storeRows(
+                url,
+                "SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'zplace' AND indexdef LIKE 'CREATE UNIQUE INDEX%' AND indexname <> 'zplace_pkey'"
+            )
             return UniquenessForms(tableConstraints: Int(constraints[0][0].int64 ?? -1), uniqueIndexes: Int(indexes[0][0].int64 ?? -1))
         }
     }
@@ -171,22 +216,31 @@ struct AppleLayoutFeatureTests {
     @Test(arguments: TestEngine.allCases)
     func aToOneKeepsItsDestinationsEntity(engine: TestEngine) async throws {
         let model = try ModelFixtures.model(Self.pets)
-        try await withAppleStore(model, statements: [
-            "CREATE TABLE ZPERSON ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCOMPANY VARCHAR, ZNAME VARCHAR )",
-            "CREATE TABLE ZPET ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZOWNER INTEGER, Z1_OWNER INTEGER, ZNAME VARCHAR )",
-            "CREATE INDEX ZPERSON_Z_ENT_INDEX ON ZPERSON (Z_ENT)",
-            "CREATE INDEX ZPET_ZOWNER_INDEX ON ZPET (ZOWNER)",
-            "INSERT INTO ZPERSON VALUES (1, 1, 1, NULL, 'Ada'), (2, 2, 1, 'Navy', 'Grace')",
-            "INSERT INTO ZPET VALUES (1, 3, 1, 2, 2, 'Rex'), (2, 3, 1, 1, 1, 'Tom')",
-        ], entities: [(1, "Person", 0, 2), (2, "Employee", 1, 0), (3, "Pet", 0, 2)], on: engine) { url, recognised in
+        try await withAppleStore(
+            model,
+            statements: [
+                "CREATE TABLE ZPERSON ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCOMPANY VARCHAR, ZNAME VARCHAR )",
+                "CREATE TABLE ZPET ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZOWNER INTEGER, Z1_OWNER INTEGER, ZNAME VARCHAR )",
+                "CREATE INDEX ZPERSON_Z_ENT_INDEX ON ZPERSON (Z_ENT)",
+                "CREATE INDEX ZPET_ZOWNER_INDEX ON ZPET (ZOWNER)",
+                "INSERT INTO ZPERSON VALUES (1, 1, 1, NULL, 'Ada'), (2, 2, 1, 'Navy', 'Grace')",
+                "INSERT INTO ZPET VALUES (1, 3, 1, 2, 2, 'Rex'), (2, 3, 1, 1, 1, 'Tom')",
+            ],
+            entities: [(1, "Person", 0, 2), (2, "Employee", 1, 0), (3, "Pet", 0, 2)],
+            on: engine
+        ) { url, recognised in
             #expect(recognised.method == .structure)
             #expect(recognised.notes.isEmpty, "\(recognised.notes)")
             let bella = try await withOpenStore(url, model: model) { container in
                 let context = container.newContext()
-                let rex = try #require(try await context.fetch(FetchRequest(entityName: "Pet", predicate: try Predicate(format: "name == 'Rex'"))).first)
+                let rex = try #require(
+                    try await context.fetch(FetchRequest(entityName: "Pet", predicate: try Predicate(format: "name == 'Rex'"))).first
+                )
                 let grace = try #require(try await rex.destination(forKey: "owner"))
                 #expect(grace.entity.name == "Employee")
-                let ada = try #require(try await context.fetch(FetchRequest(entityName: "Person", predicate: try Predicate(format: "name == 'Ada'"))).first)
+                let ada = try #require(
+                    try await context.fetch(FetchRequest(entityName: "Person", predicate: try Predicate(format: "name == 'Ada'"))).first
+                )
                 let bella = try context.insertObject(entityName: "Pet")
                 bella.setValue("Bella", forKey: "name")
                 bella.setDestination(grace, forKey: "owner")
@@ -194,8 +248,13 @@ struct AppleLayoutFeatureTests {
                 try await context.save()
                 return try #require(bella.objectID.primaryKey)
             }
-            #expect(try await storeRows(url, "SELECT ZNAME, ZOWNER, Z1_OWNER FROM ZPET ORDER BY Z_PK")
-                    == [[.text("Rex"), .integer(1), .integer(1)], [.text("Tom"), .integer(1), .integer(1)], [.text("Bella"), .integer(2), .integer(2)]])
+            #expect(
+                try await storeRows(url, "SELECT ZNAME, ZOWNER, Z1_OWNER FROM ZPET ORDER BY Z_PK")
+                    == [
+                        [.text("Rex"), .integer(1), .integer(1)], [.text("Tom"), .integer(1), .integer(1)],
+                        [.text("Bella"), .integer(2), .integer(2)],
+                    ]
+            )
             #expect(bella == 3)
         }
     }
@@ -214,26 +273,39 @@ struct AppleLayoutFeatureTests {
     @Test(arguments: TestEngine.allCases)
     func joinColumnsWhoseNamesWouldClashAreNumbered(engine: TestEngine) async throws {
         let model = try ModelFixtures.model(Self.groups)
-        try await withAppleStore(model, statements: [
-            "CREATE TABLE ZTEAM ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR )",
-            "CREATE TABLE Z_1MEMBERS ( Z_1MEMBERS INTEGER, Z_1MEMBERS1 INTEGER, PRIMARY KEY (Z_1MEMBERS, Z_1MEMBERS1) )",
-            "CREATE INDEX Z_1MEMBERS_Z_1MEMBERS1_INDEX ON Z_1MEMBERS (Z_1MEMBERS1, Z_1MEMBERS)",
-            "INSERT INTO ZTEAM VALUES (1, 1, 1, 'Core'), (2, 1, 1, 'Ränder'), (3, 1, 1, '周边')",
-            "INSERT INTO Z_1MEMBERS VALUES (1, 3), (1, 2)",
-        ], entities: [(1, "Team", 0, 3)], on: engine) { url, recognised in
+        try await withAppleStore(
+            model,
+            statements: [
+                "CREATE TABLE ZTEAM ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR )",
+                "CREATE TABLE Z_1MEMBERS ( Z_1MEMBERS INTEGER, Z_1MEMBERS1 INTEGER, PRIMARY KEY (Z_1MEMBERS, Z_1MEMBERS1) )",
+                "CREATE INDEX Z_1MEMBERS_Z_1MEMBERS1_INDEX ON Z_1MEMBERS (Z_1MEMBERS1, Z_1MEMBERS)",
+                "INSERT INTO ZTEAM VALUES (1, 1, 1, 'Core'), (2, 1, 1, 'Ränder'), (3, 1, 1, '周边')",
+                "INSERT INTO Z_1MEMBERS VALUES (1, 3), (1, 2)",
+            ],
+            entities: [(1, "Team", 0, 3)],
+            on: engine
+        ) { url, recognised in
             #expect(recognised.method == .structure)
             #expect(recognised.notes.isEmpty, "\(recognised.notes)")
             try await withOpenStore(url, model: model) { container in
                 let context = container.newContext()
-                let core = try #require(try await context.fetch(FetchRequest(entityName: "Team", predicate: try Predicate(format: "name == 'Core'"))).first)
+                let core = try #require(
+                    try await context.fetch(FetchRequest(entityName: "Team", predicate: try Predicate(format: "name == 'Core'"))).first
+                )
                 #expect(try await core.destinations(forKey: "members").compactMap(\.objectID.primaryKey) == [2, 3])
-                let edge = try #require(try await context.fetch(FetchRequest(entityName: "Team", predicate: try Predicate(format: "name == '周边'"))).first)
-                let borders = try #require(try await context.fetch(FetchRequest(entityName: "Team", predicate: try Predicate(format: "name == 'Ränder'"))).first)
+                let edge = try #require(
+                    try await context.fetch(FetchRequest(entityName: "Team", predicate: try Predicate(format: "name == '周边'"))).first
+                )
+                let borders = try #require(
+                    try await context.fetch(FetchRequest(entityName: "Team", predicate: try Predicate(format: "name == 'Ränder'"))).first
+                )
                 borders.addDestination(edge, forKey: "members")
                 try await context.save()
             }
-            #expect(try await storeRows(url, "SELECT Z_1MEMBERS, Z_1MEMBERS1 FROM Z_1MEMBERS ORDER BY Z_1MEMBERS, Z_1MEMBERS1")
-                    == [[.integer(1), .integer(2)], [.integer(1), .integer(3)], [.integer(2), .integer(3)]])
+            #expect(
+                try await storeRows(url, "SELECT Z_1MEMBERS, Z_1MEMBERS1 FROM Z_1MEMBERS ORDER BY Z_1MEMBERS, Z_1MEMBERS1")
+                    == [[.integer(1), .integer(2)], [.integer(1), .integer(3)], [.integer(2), .integer(3)]]
+            )
         }
     }
 
@@ -257,12 +329,20 @@ struct AppleLayoutFeatureTests {
             "INSERT INTO ANSCKRECORDMETADATA VALUES (1, 16004, 1, 1, 1, 'place-1')",
         ]
         let names = ["ACHANGE", "ANSCKRECORDMETADATA", "ATRANSACTION", "ATRANSACTIONSTRING"]
-        try await withAppleStore(model, statements: [
-            "CREATE TABLE ZPLACE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCODE VARCHAR, ZNAME VARCHAR, ZREGION VARCHAR )",
-            "CREATE UNIQUE INDEX Z_Place_UNIQUE_code_region ON ZPLACE (ZCODE COLLATE BINARY ASC, ZREGION COLLATE BINARY ASC)",
-            "INSERT INTO ZPLACE VALUES (1, 1, 1, '75', 'Paris', 'FR')",
-        ] + extra + rows, entities: [(1, "Place", 0, 1)], on: engine) { url, recognised in
-            #expect(recognised.notes.count == 4 && zip(recognised.notes, names).allSatisfy { $0.contains("a table \($1) beside") }, "\(recognised.notes)")
+        try await withAppleStore(
+            model,
+            statements: [
+                "CREATE TABLE ZPLACE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCODE VARCHAR, ZNAME VARCHAR, ZREGION VARCHAR )",
+                "CREATE UNIQUE INDEX Z_Place_UNIQUE_code_region ON ZPLACE (ZCODE COLLATE BINARY ASC, ZREGION COLLATE BINARY ASC)",
+                "INSERT INTO ZPLACE VALUES (1, 1, 1, '75', 'Paris', 'FR')",
+            ] + extra + rows,
+            entities: [(1, "Place", 0, 1)],
+            on: engine
+        ) { url, recognised in
+            #expect(
+                recognised.notes.count == 4 && zip(recognised.notes, names).allSatisfy { $0.contains("a table \($1) beside") },
+                "\(recognised.notes)"
+            )
             // A copy in PostgreSQL is the model's store; the tables are put beside it as an
             // app's own would be.
             if case .postgres(let configuration) = url.kind {
@@ -300,10 +380,16 @@ struct AppleLayoutFeatureTests {
         let inline = Data("a small note, inline".utf8)
         let large = Data((0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         let name = "0F6A2C3E-5B0E-4F3B-9C7E-2D6B1C5E8A90"
-        try await withAppleStore(model, statements: [
-            "CREATE TABLE ZATTACHMENT ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTITLE VARCHAR, ZDATA BLOB )",
-            "INSERT INTO ZATTACHMENT VALUES (1, 1, 1, 'inline', x'01\(inline.hex)'), (2, 1, 1, 'beside', x'02\(Data(name.utf8).hex)00'), (3, 1, 1, 'none', NULL)",
-        ], entities: [(1, "Attachment", 0, 3)], on: engine, files: [".Store_SUPPORT/_EXTERNAL_DATA/\(name)": large]) { url, _ in
+        try await withAppleStore(
+            model,
+            statements: [
+                "CREATE TABLE ZATTACHMENT ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTITLE VARCHAR, ZDATA BLOB )",
+                "INSERT INTO ZATTACHMENT VALUES (1, 1, 1, 'inline', x'01\(inline.hex)'), (2, 1, 1, 'beside', x'02\(Data(name.utf8).hex)00'), (3, 1, 1, 'none', NULL)",
+            ],
+            entities: [(1, "Attachment", 0, 3)],
+            on: engine,
+            files: [".Store_SUPPORT/_EXTERNAL_DATA/\(name)": large]
+        ) { url, _ in
             try await withOpenStore(url, model: model) { container in
                 let context = container.newContext()
                 let all = try await context.fetch(FetchRequest(entityName: "Attachment", sortDescriptors: [.init(key: "title")]))
@@ -321,10 +407,15 @@ struct AppleLayoutFeatureTests {
     @Test func aMissingExternalFileIsNamed() async throws {
         let model = try ModelFixtures.model(Self.attachments)
         let name = "7D1E9B40-1C2A-4E8B-A3F5-6B9C0D2E4F11"
-        try await withAppleStore(model, statements: [
-            "CREATE TABLE ZATTACHMENT ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTITLE VARCHAR, ZDATA BLOB )",
-            "INSERT INTO ZATTACHMENT VALUES (1, 1, 1, 'gone', x'02\(Data(name.utf8).hex)00')",
-        ], entities: [(1, "Attachment", 0, 1)], on: .sqlite) { url, _ in
+        try await withAppleStore(
+            model,
+            statements: [
+                "CREATE TABLE ZATTACHMENT ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTITLE VARCHAR, ZDATA BLOB )",
+                "INSERT INTO ZATTACHMENT VALUES (1, 1, 1, 'gone', x'02\(Data(name.utf8).hex)00')",
+            ],
+            entities: [(1, "Attachment", 0, 1)],
+            on: .sqlite
+        ) { url, _ in
             let before = try await storeRows(url, "SELECT * FROM ZATTACHMENT")
             let error = await #expect(throws: StoreError.self) {
                 try await withOpenStore(url, model: model) { try await $0.newContext().fetch(FetchRequest(entityName: "Attachment")) }
@@ -356,10 +447,14 @@ struct AppleLayoutFeatureTests {
         let name = "3B8E1D52-7A40-4C16-9E2F-5D0C8B7A6F31"
         let folder = try ScenarioFolder()
         let path = folder.url.appendingPathComponent("Store.sqlite").path
-        try AppleFormStore.write(at: path, statements: [
-            "CREATE TABLE ZATTACHMENT ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTITLE VARCHAR, ZDATA BLOB )",
-            "INSERT INTO ZATTACHMENT VALUES (1, 1, 1, 'inline', x'01\(inline.hex)'), (2, 1, 1, 'beside', x'02\(Data(name.utf8).hex)00'), (3, 1, 1, 'none', NULL), (4, 1, 1, 'empty', x'01')",
-        ], entities: [(1, "Attachment", 0, 4)])
+        try AppleFormStore.write(
+            at: path,
+            statements: [
+                "CREATE TABLE ZATTACHMENT ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTITLE VARCHAR, ZDATA BLOB )",
+                "INSERT INTO ZATTACHMENT VALUES (1, 1, 1, 'inline', x'01\(inline.hex)'), (2, 1, 1, 'beside', x'02\(Data(name.utf8).hex)00'), (3, 1, 1, 'none', NULL), (4, 1, 1, 'empty', x'01')",
+            ],
+            entities: [(1, "Attachment", 0, 4)]
+        )
         let file = folder.url.appendingPathComponent(".Store_SUPPORT/_EXTERNAL_DATA/\(name)")
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         try large.write(to: file)
@@ -386,10 +481,14 @@ struct AppleLayoutFeatureTests {
         let name = "9C2A6E14-3F5B-4D70-8A1E-7B6C5D4E3F20"
         let folder = try ScenarioFolder()
         let path = folder.url.appendingPathComponent("Store.sqlite").path
-        try AppleFormStore.write(at: path, statements: [
-            "CREATE TABLE ZATTACHMENT ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTITLE VARCHAR, ZDATA BLOB )",
-            "INSERT INTO ZATTACHMENT VALUES (1, 1, 1, 'inline', x'0168692e'), (2, 1, 1, 'gone', x'02\(Data(name.utf8).hex)00')",
-        ], entities: [(1, "Attachment", 0, 2)])
+        try AppleFormStore.write(
+            at: path,
+            statements: [
+                "CREATE TABLE ZATTACHMENT ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTITLE VARCHAR, ZDATA BLOB )",
+                "INSERT INTO ZATTACHMENT VALUES (1, 1, 1, 'inline', x'0168692e'), (2, 1, 1, 'gone', x'02\(Data(name.utf8).hex)00')",
+            ],
+            entities: [(1, "Attachment", 0, 2)]
+        )
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         for strategy in [MigrationPlan.Strategy.inPlace, .setBased] {
             let migrator = ProgressiveMigrator(chain: MigrationChain(models: versions), logger: testLogger, forcing: strategy)
@@ -404,10 +503,17 @@ struct AppleLayoutFeatureTests {
     /// Versions "Attachments" and "Attachments 2" (a new optional attribute).
     private static func attachmentVersions() throws -> VersionedModel {
         let model = try ModelFixtures.model(Self.attachments)
-        let next = try ModelFixtures.model(Self.attachments.replacingOccurrences(
-            of: #"<attribute name="title""#, with: #"<attribute name="note" optional="YES" attributeType="String"/><attribute name="title""#))
-        let versions = try VersionedModel(name: "Attachments", versions: [model, ManagedObjectModel(xml: next.xmlData(), name: "Attachments 2", file: "Attachments 2")],
-                                          currentVersionName: "Attachments 2")
+        let next = try ModelFixtures.model(
+            Self.attachments.replacingOccurrences(
+                of: #"<attribute name="title""#,
+                with: #"<attribute name="note" optional="YES" attributeType="String"/><attribute name="title""#
+            )
+        )
+        let versions = try VersionedModel(
+            name: "Attachments",
+            versions: [model, ManagedObjectModel(xml: next.xmlData(), name: "Attachments 2", file: "Attachments 2")],
+            currentVersionName: "Attachments 2"
+        )
         return versions
     }
 
@@ -422,7 +528,9 @@ struct AppleLayoutFeatureTests {
             let files = ["", "-wal", "-shm"].map { path + $0 }
             let before = try files.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
             #expect(before[1].count > 100_000, "the log holds rows")
-            for arguments in [["inspect", "--store", "sqlite://\(path)", "--models", store.modelsURL.path], ["inspect", "--store", "sqlite://\(path)"]] {
+            for arguments in [
+                ["inspect", "--store", "sqlite://\(path)", "--models", store.modelsURL.path], ["inspect", "--store", "sqlite://\(path)"],
+            ] {
                 let output = try await persistenceCommand.run(arguments)
                 #expect(output.status == 0, "\(output.stderr)")
                 #expect(try files.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } == before)

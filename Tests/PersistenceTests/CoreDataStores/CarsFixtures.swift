@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Persistence
 
 /// The stores Apple's Core Data wrote for a model with entity inheritance and uniqueness
@@ -25,7 +26,11 @@ enum CarsFixtures {
 
     /// Runs `body` with a writable copy of `store` in a new temporary folder, removed
     /// afterwards; the original is expected unchanged.
-    static func withCopy<T>(of store: Store, sourceLocation: SourceLocation = #_sourceLocation, _ body: (StoreURL) async throws -> T) async throws -> T {
+    static func withCopy<T>(
+        of store: Store,
+        sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: (StoreURL) async throws -> T
+    ) async throws -> T {
         let before = try Data(contentsOf: store.url)
         let folder = try ScenarioFolder()
         let copy = folder.url.appendingPathComponent("store.sqlite")

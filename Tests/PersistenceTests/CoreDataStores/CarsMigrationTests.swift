@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// The cars project's own facts (its README), on Apple's stores copied to each engine:
@@ -25,7 +26,11 @@ struct CarsMigrationTests {
         var policies = MigrationPolicies()
         policies.register(policy, as: "V2to3MakerPolicy")
         let models = try CarsFixtures.versionedModel()
-        let chain = MigrationChain(models: models, mappingModels: try MappingModel.load(directory: CarsFixtures.mappings, versions: models), policies: policies)
+        let chain = MigrationChain(
+            models: models,
+            mappingModels: try MappingModel.load(directory: CarsFixtures.mappings, versions: models),
+            policies: policies
+        )
         _ = try await ProgressiveMigrator(chain: chain, batchSize: batchSize, logger: testLogger).migrateStore(at: url, to: target)
     }
 
@@ -56,7 +61,10 @@ struct CarsMigrationTests {
                 #expect(try await context.count(for: FetchRequest(entityName: "Person")) == 20)
             }
             let indexes = try await storeIndexNames(url)
-            #expect(indexes.isSuperset(of: ["z_car_bymakerandnumberplate", "z_car_unique_numberplate", "z_person_unique_firstname_lastname"]), "\(indexes.sorted())")
+            #expect(
+                indexes.isSuperset(of: ["z_car_bymakerandnumberplate", "z_car_unique_numberplate", "z_person_unique_firstname_lastname"]),
+                "\(indexes.sorted())"
+            )
             if engine == .sqlite {
                 // As Apple's Core Data made it in its own second store.
                 let sql = "SELECT sql FROM sqlite_master WHERE name = 'Z_Car_byMakerAndNumberPlate'"
@@ -100,8 +108,12 @@ struct CarsMigrationTests {
     }
 
     /// Migrates a copy of `store` to `SampleModel3` with `policy` and expects the facts.
-    private func migratesToTheThird(from store: CarsFixtures.Store, on engine: TestEngine, batchSize: Int,
-                                    policy: V2to3MakerPolicy.Type = V2to3MakerPolicy.self) async throws {
+    private func migratesToTheThird(
+        from store: CarsFixtures.Store,
+        on engine: TestEngine,
+        batchSize: Int,
+        policy: V2to3MakerPolicy.Type = V2to3MakerPolicy.self
+    ) async throws {
         try await Self.withStore(store, on: engine) { url in
             let makers = try await Self.makers(in: url)
             try await Self.migrate(url, to: "SampleModel3", batchSize: batchSize, policy: policy)
@@ -112,7 +124,11 @@ struct CarsMigrationTests {
     /// 10 makers, 125 cars, each car made by the maker its source named; an owned car has
     /// its owner in `previousOwners` and is in the owner's `previousCars`; an unowned one
     /// has no `previousOwners`.
-    private func expectTheThirdVersionsFacts(_ url: StoreURL, makers: [String: String], sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    private func expectTheThirdVersionsFacts(
+        _ url: StoreURL,
+        makers: [String: String],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         #expect(makers.count == 125 && Set(makers.values).count == 10, sourceLocation: sourceLocation)
         let model = try #require(try CarsFixtures.versionedModel().version(named: "SampleModel3"))
         // The streamed step built every index, Maker's unique one among them.
@@ -124,7 +140,10 @@ struct CarsMigrationTests {
             #expect(Set(madeMakers.compactMap { $0.value(forKey: "name").stringValue }) == Set(makers.values), sourceLocation: sourceLocation)
             let cars = try await context.fetch(FetchRequest(entityName: "Car"))
             #expect(cars.count == 125 && cars.filter { $0.entity.name == "LuxuryCar" }.count == 5, sourceLocation: sourceLocation)
-            var wrongMaker: [String] = [], owned = 0, ownedKept = 0, unownedWithPrevious = 0
+            var wrongMaker: [String] = []
+            var owned = 0
+            var ownedKept = 0
+            var unownedWithPrevious = 0
             for car in cars {
                 let plate = car.value(forKey: "numberPlate").stringValue ?? "?"
                 let maker = try await car.destination(forKey: "createdBy")
@@ -139,7 +158,11 @@ struct CarsMigrationTests {
                 }
             }
             #expect(wrongMaker.isEmpty, "cars without their maker: \(wrongMaker.sorted())", sourceLocation: sourceLocation)
-            #expect(owned == 118 && ownedKept == owned && unownedWithPrevious == 0, "\(owned) owned, \(ownedKept) kept, \(unownedWithPrevious)", sourceLocation: sourceLocation)
+            #expect(
+                owned == 118 && ownedKept == owned && unownedWithPrevious == 0,
+                "\(owned) owned, \(ownedKept) kept, \(unownedWithPrevious)",
+                sourceLocation: sourceLocation
+            )
         }
     }
 }

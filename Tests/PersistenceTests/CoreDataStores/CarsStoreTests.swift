@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// Apple's stores of a model with entity inheritance: every car in `ZCAR`, told apart by
@@ -31,7 +32,9 @@ struct CarsStoreTests {
                 _ = try await StoreCopy.copy(from: url, to: postgres, versions: try CarsFixtures.versionedModel(), logger: testLogger)
                 #expect(try await storeRows(postgres, "SELECT Z_NAME FROM Z_PRIMARYKEY WHERE Z_ENT = 3") == [[.text("ExpensiveSportCar")]])
                 try await PersistentStore.destroy(at: postgres, logger: testLogger)
-                let left = try await PersistentStore.inspect(postgres) { try $0.rows("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()").count }
+                let left = try await PersistentStore.inspect(postgres) {
+                    try $0.rows("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()").count
+                }
                 #expect(left == 0)
             }
         }
@@ -66,10 +69,12 @@ struct CarsStoreTests {
             connection.close()
             let recognised = try await CarsFixtures.versionedModel().recogniseVersion(ofStoreAt: url)
             #expect(recognised.model.name == CarsFixtures.version2.versionName)
-            #expect(recognised.notes == [
-                "the store lacks the index Z_Car_byMakerAndNumberPlate on ZCAR (ZMAKER, ZNUMBERPLATE) of the model's constraints and fetch indexes",
-                "the store has the index Z_Car_leftBehind on ZCAR (ZMODEL), which the model's constraints and fetch indexes do not make",
-            ])
+            #expect(
+                recognised.notes == [
+                    "the store lacks the index Z_Car_byMakerAndNumberPlate on ZCAR (ZMAKER, ZNUMBERPLATE) of the model's constraints and fetch indexes",
+                    "the store has the index Z_Car_leftBehind on ZCAR (ZMODEL), which the model's constraints and fetch indexes do not make",
+                ]
+            )
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Persistence
 
 /// The example project's 2 → 3 policy, which `Mappings/Example2To3.json` names: the post

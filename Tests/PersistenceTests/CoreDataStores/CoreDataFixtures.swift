@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Persistence
 
 /// The stores Apple's Core Data wrote for the "Progressive Core Data Migrations" example
@@ -12,7 +13,9 @@ enum CoreDataFixtures {
     static let xcodeMappings = folder.appendingPathComponent("XcodeMappings")
 
     /// The example's versions, in chain order.
-    static let versionNames = ["CoreDataMigration_Example", "CoreDataMigration_Example 2", "CoreDataMigration_Example 3", "CoreDataMigration_Example 4"]
+    static let versionNames = [
+        "CoreDataMigration_Example", "CoreDataMigration_Example 2", "CoreDataMigration_Example 3", "CoreDataMigration_Example 4",
+    ]
 
     /// What each store holds, from the fixture's README.
     struct Store: Sendable, CustomTestStringConvertible {
@@ -49,7 +52,11 @@ enum CoreDataFixtures {
 
     /// Runs `body` with a copy of the store in a new temporary folder (removed afterwards),
     /// and expects the fixture files to be byte for byte what they were before.
-    static func withCopy<T>(of store: Store, sourceLocation: SourceLocation = #_sourceLocation, _ body: (StoreURL) async throws -> T) async throws -> T {
+    static func withCopy<T>(
+        of store: Store,
+        sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: (StoreURL) async throws -> T
+    ) async throws -> T {
         let before = try contents()
         let folder = try ScenarioFolder()
         let copy = folder.url.appendingPathComponent("store.sqlite")

@@ -1,10 +1,12 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 enum PlaylistVersion: String, MigrationVersion, CaseIterable {
-    case v1 = "Playlists 1", v2 = "Playlists 2"
+    case v1 = "Playlists 1"
+    case v2 = "Playlists 2"
     var modelName: String { rawValue }
     func nextVersion() -> PlaylistVersion? { self == .v1 ? .v2 : nil }
     var migrationManagerType: MigrationManager.Type { self == .v2 ? StreamingManager.self : MigrationManager.self }
@@ -103,7 +105,8 @@ struct CoreDataLayoutMigrationTests {
 
     @Test(arguments: cases)
     func everyStepWritesCoreDatasLayout(engine: TestEngine, step: Step) async throws {
-        let v1 = try Self.model(1, media: step.hasMedia), v2 = try Self.model(2, media: step.hasMedia)
+        let v1 = try Self.model(1, media: step.hasMedia)
+        let v2 = try Self.model(2, media: step.hasMedia)
         let models = try VersionedModel(name: "Playlists", versions: [v1, v2], currentVersionName: "Playlists 2")
         try await engine.withStoreURL { url in
             try await Self.write(url, model: v1, media: step.hasMedia)
@@ -118,13 +121,17 @@ struct CoreDataLayoutMigrationTests {
             case .setBased:
                 var mapping = try MappingModel.inferred(from: v1, to: v2)
                 mapping.isInferred = false
-                plan = try await ProgressiveMigrator(chain: MigrationChain(models: models, mappingModels: [mapping]), logger: testLogger).migrateStore(at: url)
+                plan = try await ProgressiveMigrator(chain: MigrationChain(models: models, mappingModels: [mapping]), logger: testLogger)
+                    .migrateStore(at: url)
             case .streamed:
                 let chain = try MigrationChain(PlaylistVersion.self, models: models)
                 plan = try await ProgressiveMigrator(chain: chain, logger: testLogger).migrateStore(at: url)
             case .online:
                 let chain = MigrationChain(models: models)
-                try await ProgressiveMigrator(chain: chain, batchSize: 2, logger: testLogger).migrateStoreOnline(at: url, options: OnlineMigrationOptions())
+                try await ProgressiveMigrator(chain: chain, batchSize: 2, logger: testLogger).migrateStoreOnline(
+                    at: url,
+                    options: OnlineMigrationOptions()
+                )
                 plan = nil
             }
             if let plan { #expect(plan.steps.map(\.strategy) == [step.strategy], "\(plan.steps.map(\.description))") }
@@ -177,28 +184,44 @@ struct CoreDataLayoutMigrationTests {
     /// Core Data's names; no join table holds a to-many without an inverse.
     static func expectCoreDataLayout(_ url: StoreURL, media: Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let n = try await number(of: "Playlist", in: url)
-        let pairs = try await storeRows(url, """
+        let pairs = try await storeRows(
+            url,
+            """
             SELECT p.ZNAME, t.ZTITLE FROM ZTRACK t JOIN ZPLAYLIST p ON p.Z_PK = t.Z\(n)TRACKS ORDER BY p.Z_PK, t.Z_FOK_\(n)TRACKS
-            """)
+            """
+        )
         let expected = playlistTracks.flatMap { entry in entry.tracks.map { [entry.name.map(DatabaseValue.text) ?? .null, .text(tracks[$0])] } }
         #expect(pairs == expected, sourceLocation: sourceLocation)
         let tags = try await storeRows(url, "SELECT p.ZNAME, t.ZLABEL FROM ZTAG t JOIN ZPLAYLIST p ON p.Z_PK = t.Z\(n)TAGS")
-        #expect(Set(tags.map { "\($0[0].text ?? "-")/\($0[1].text ?? "-")" })
-                    == Set(playlistTracks.flatMap { entry in entry.tags.map { "\(entry.name ?? "-")/\($0)" } }), sourceLocation: sourceLocation)
-        let joinTables = url.testEngine == .postgres
+        #expect(
+            Set(tags.map { "\($0[0].text ?? "-")/\($0[1].text ?? "-")" })
+                == Set(playlistTracks.flatMap { entry in entry.tags.map { "\(entry.name ?? "-")/\($0)" } }),
+            sourceLocation: sourceLocation
+        )
+        let joinTables =
+            url.testEngine == .postgres
             ? "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename LIKE 'z\\_%'"
             : "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name LIKE 'Z\\_%' ESCAPE '\\' AND name NOT IN ('Z_PRIMARYKEY', 'Z_METADATA', 'Z_MODELCACHE')"
         let bookkeeping = url.testEngine == .postgres ? 3 : 0
         #expect(try await storeRows(url, joinTables) == [[.integer(Int64(bookkeeping))]], "no join table", sourceLocation: sourceLocation)
         guard media else { return }
         let m = try await number(of: "Media", in: url)
-        let subjects = try await storeRows(url, """
+        let subjects = try await storeRows(
+            url,
+            """
             SELECT r.ZTEXT, e.Z_NAME, s.ZTITLE FROM ZREVIEW r JOIN Z_PRIMARYKEY e ON e.Z_ENT = r.Z\(m)_SUBJECT JOIN ZMEDIA s ON s.Z_PK = r.ZSUBJECT
-            """)
-        #expect(Set(subjects.map { $0.map { $0.text ?? "-" }.joined(separator: "/") })
-                    == Set(reviews.compactMap { review in review.subject.map { "\(review.text)/\($0.entity)/\($0.title)" } }), sourceLocation: sourceLocation)
-        #expect(try await storeRows(url, "SELECT count(*) FROM ZREVIEW WHERE ZSUBJECT IS NULL AND Z\(m)_SUBJECT IS NULL")
-                    == [[.integer(Int64(reviews.filter { $0.subject == nil }.count))]], sourceLocation: sourceLocation)
+            """
+        )
+        #expect(
+            Set(subjects.map { $0.map { $0.text ?? "-" }.joined(separator: "/") })
+                == Set(reviews.compactMap { review in review.subject.map { "\(review.text)/\($0.entity)/\($0.title)" } }),
+            sourceLocation: sourceLocation
+        )
+        #expect(
+            try await storeRows(url, "SELECT count(*) FROM ZREVIEW WHERE ZSUBJECT IS NULL AND Z\(m)_SUBJECT IS NULL")
+                == [[.integer(Int64(reviews.filter { $0.subject == nil }.count))]],
+            sourceLocation: sourceLocation
+        )
     }
 
     /// Read through a context: the tracks in their order, the tags, each review's subject.
@@ -209,7 +232,9 @@ struct CoreDataLayoutMigrationTests {
             #expect(playlists.count == playlistTracks.count)
             for entry in playlistTracks {
                 let playlist = try #require(playlists.first { $0.value(forKey: "name").stringValue == entry.name })
-                #expect(try await playlist.destinations(forKey: "tracks").map { $0.value(forKey: "title").stringValue } == entry.tracks.map { tracks[$0] })
+                #expect(
+                    try await playlist.destinations(forKey: "tracks").map { $0.value(forKey: "title").stringValue } == entry.tracks.map { tracks[$0] }
+                )
                 #expect(Set(try await playlist.destinations(forKey: "tags").compactMap { $0.value(forKey: "label").stringValue }) == Set(entry.tags))
             }
             guard media else { return }
@@ -232,13 +257,20 @@ struct CoreDataLayoutMigrationTests {
         for (name, table, ordered) in [("TRACKS", "ZTRACK", true), ("TAGS", "ZTAG", false)] {
             let d = try await number(of: table == "ZTRACK" ? "Track" : "Tag", in: url)
             let order = ordered ? ", Z_FOK_\(n)\(name) INTEGER" : ""
-            statements.append("CREATE TABLE Z_\(n)\(name) (Z_\(n)INVERSE_\(name) INTEGER, Z_\(d)\(name) INTEGER\(order), PRIMARY KEY (Z_\(n)INVERSE_\(name), Z_\(d)\(name)))")
-            statements.append("""
+            statements.append(
+                "CREATE TABLE Z_\(n)\(name) (Z_\(n)INVERSE_\(name) INTEGER, Z_\(d)\(name) INTEGER\(order), PRIMARY KEY (Z_\(n)INVERSE_\(name), Z_\(d)\(name)))"
+            )
+            statements.append(
+                """
                 INSERT INTO Z_\(n)\(name) SELECT Z\(n)\(name), Z_PK\(ordered ? ", Z_FOK_\(n)\(name)" : "") FROM \(table) WHERE Z\(n)\(name) IS NOT NULL
-                """)
+                """
+            )
             if url.testEngine != .postgres {
-                for index in try await storeRows(url, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql LIKE ?",
-                                                 [.text(table), .text("%Z\(n)\(name)%")]) {
+                for index in try await storeRows(
+                    url,
+                    "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql LIKE ?",
+                    [.text(table), .text("%Z\(n)\(name)%")]
+                ) {
                     statements.append("DROP INDEX \(index[0].text ?? "")")
                 }
             }
@@ -253,7 +285,8 @@ struct CoreDataLayoutMigrationTests {
 }
 
 enum BlogVersion: String, MigrationVersion, CaseIterable {
-    case v1 = "Blog 1", v2 = "Blog 2"
+    case v1 = "Blog 1"
+    case v2 = "Blog 2"
     var modelName: String { rawValue }
     func nextVersion() -> BlogVersion? { self == .v1 ? .v2 : nil }
     var migrationManagerType: MigrationManager.Type { self == .v2 ? StreamingManager.self : MigrationManager.self }
@@ -261,7 +294,9 @@ enum BlogVersion: String, MigrationVersion, CaseIterable {
 
 /// Two streamed steps through a manager that reads only what it is given.
 enum TwoStepBlogVersion: String, MigrationVersion, CaseIterable {
-    case v1 = "Blog 1", v2 = "Blog 2", v3 = "Blog 3"
+    case v1 = "Blog 1"
+    case v2 = "Blog 2"
+    case v3 = "Blog 3"
     var modelName: String { rawValue }
     func nextVersion() -> TwoStepBlogVersion? { self == .v1 ? .v2 : self == .v2 ? .v3 : nil }
     var migrationManagerType: MigrationManager.Type { self == .v1 ? MigrationManager.self : SelfContainedStreamingManager.self }
@@ -296,19 +331,29 @@ struct OrderedManyToManyMigrationTests {
     }
 
     static func model(_ version: Int) throws -> ManagedObjectModel {
-        let added = (version >= 2 ? #"<entity name="Archive" representedClassName="Archive"><attribute name="label" optional="YES" attributeType="String"/></entity>"# : "")
-            + (version >= 3 ? #"<entity name="Draft" representedClassName="Draft"><attribute name="text" optional="YES" attributeType="String"/></entity>"# : "")
-        return try ManagedObjectModel(xml: ModelFixtures.xml("""
-            \(added)
-            <entity name="Author" representedClassName="Author">
-                <attribute name="name" optional="YES" attributeType="String"/>
-                <relationship name="entries" optional="YES" toMany="YES" ordered="YES" deletionRule="Nullify" destinationEntity="Post" inverseName="authors" inverseEntity="Post"/>
-            </entity>
-            <entity name="Post" representedClassName="Post">
-                <attribute name="title" optional="YES" attributeType="String"/>
-                <relationship name="authors" optional="YES" toMany="YES" ordered="YES" deletionRule="Nullify" destinationEntity="Author" inverseName="entries" inverseEntity="Author"/>
-            </entity>
-            """), name: "Blog \(version)", file: ModelFixtures.file)
+        let added =
+            (version >= 2
+                ? #"<entity name="Archive" representedClassName="Archive"><attribute name="label" optional="YES" attributeType="String"/></entity>"#
+                : "")
+            + (version >= 3
+                ? #"<entity name="Draft" representedClassName="Draft"><attribute name="text" optional="YES" attributeType="String"/></entity>"# : "")
+        return try ManagedObjectModel(
+            xml: ModelFixtures.xml(
+                """
+                \(added)
+                <entity name="Author" representedClassName="Author">
+                    <attribute name="name" optional="YES" attributeType="String"/>
+                    <relationship name="entries" optional="YES" toMany="YES" ordered="YES" deletionRule="Nullify" destinationEntity="Post" inverseName="authors" inverseEntity="Post"/>
+                </entity>
+                <entity name="Post" representedClassName="Post">
+                    <attribute name="title" optional="YES" attributeType="String"/>
+                    <relationship name="authors" optional="YES" toMany="YES" ordered="YES" deletionRule="Nullify" destinationEntity="Author" inverseName="entries" inverseEntity="Author"/>
+                </entity>
+                """
+            ),
+            name: "Blog \(version)",
+            file: ModelFixtures.file
+        )
     }
 
     /// The pairs, added one after the other from the authors' side: each author's entries and
@@ -316,18 +361,24 @@ struct OrderedManyToManyMigrationTests {
     static let adds = [("Brontë", "Eins"), ("Ada", "Drei"), ("Brontë", "Zwei"), ("Ada", "Eins"), ("Brontë", "Drei")]
     static let names = ["Ada", "Brontë", "Čapek"], titles = ["Eins", "Zwei", "Drei"]
     static var entries: [String: [String]] { Dictionary(uniqueKeysWithValues: names.map { name in (name, adds.filter { $0.0 == name }.map(\.1)) }) }
-    static var authors: [String: [String]] { Dictionary(uniqueKeysWithValues: titles.map { title in (title, adds.filter { $0.1 == title }.map(\.0)) }) }
+    static var authors: [String: [String]] {
+        Dictionary(uniqueKeysWithValues: titles.map { title in (title, adds.filter { $0.1 == title }.map(\.0)) })
+    }
 
     @Test(arguments: cases)
     func bothOrdersSurviveRenumbering(engine: TestEngine, step: Step) async throws {
-        let v1 = try Self.model(1), v2 = try Self.model(2), v3 = try Self.model(3)
-        let models = step == .twoStreamed
+        let v1 = try Self.model(1)
+        let v2 = try Self.model(2)
+        let v3 = try Self.model(3)
+        let models =
+            step == .twoStreamed
             ? try VersionedModel(name: "Blog", versions: [v1, v2, v3], currentVersionName: "Blog 3")
             : try VersionedModel(name: "Blog", versions: [v1, v2], currentVersionName: "Blog 2")
         try await engine.withStoreURL { url in
             try await withOpenStore(url, model: v1, options: .createIfMissing) { container in
                 let context = container.newContext()
-                var authors: [String: ManagedObject] = [:], posts: [String: ManagedObject] = [:]
+                var authors: [String: ManagedObject] = [:]
+                var posts: [String: ManagedObject] = [:]
                 for name in Self.names {
                     authors[name] = try context.insertObject(entityName: "Author")
                     authors[name]?.setValue(.string(name), forKey: "name")
@@ -359,31 +410,39 @@ struct OrderedManyToManyMigrationTests {
                 chain = try MigrationChain(TwoStepBlogVersion.self, models: models)
             }
             let migrator = ProgressiveMigrator(chain: chain, batchSize: 2, logger: testLogger)
-            let plan = step == .online
+            let plan =
+                step == .online
                 ? try await migrator.migrateStoreOnline(at: url, options: OnlineMigrationOptions())
                 : try await migrator.migrateStore(at: url)
-            let expected: [MigrationPlan.Strategy] = switch step {
-            case .inferred: [engine == .sqlite ? .inPlace : .setBased]
-            case .setBased: [.setBased]
-            case .streamed: [.streamed]
-            // The bulk pass as the plan chooses it, then catch-up rounds.
-            case .online: [.setBased]
-            case .twoStreamed: [.streamed, .streamed]
-            }
+            let expected: [MigrationPlan.Strategy] =
+                switch step {
+                case .inferred: [engine == .sqlite ? .inPlace : .setBased]
+                case .setBased: [.setBased]
+                case .streamed: [.streamed]
+                // The bulk pass as the plan chooses it, then catch-up rounds.
+                case .online: [.setBased]
+                case .twoStreamed: [.streamed, .streamed]
+                }
             #expect(plan.steps.map(\.strategy) == expected, "\(plan.steps.map(\.description))")
             try await Self.expectOrders(url, model: models.current)
         }
     }
 
     /// Both sides of the ordered many-to-many read back in the order the test wrote.
-    static func expectOrders(_ url: StoreURL, model: ManagedObjectModel,
-                             sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    static func expectOrders(
+        _ url: StoreURL,
+        model: ManagedObjectModel,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         try await withOpenStore(url, model: model) { container in
             let context = container.newContext()
             for author in try await context.fetch(FetchRequest(entityName: "Author")) {
                 let name = try #require(author.value(forKey: "name").stringValue)
-                #expect(try await author.destinations(forKey: "entries").map { $0.value(forKey: "title").stringValue ?? "-" } == Self.entries[name],
-                        "\(name)'s entries", sourceLocation: sourceLocation)
+                #expect(
+                    try await author.destinations(forKey: "entries").map { $0.value(forKey: "title").stringValue ?? "-" } == Self.entries[name],
+                    "\(name)'s entries",
+                    sourceLocation: sourceLocation
+                )
             }
             var postsAuthors: [String: [String]] = [:]
             for post in try await context.fetch(FetchRequest(entityName: "Post")) {

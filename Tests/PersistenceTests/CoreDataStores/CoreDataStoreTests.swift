@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// Stores written by Apple's Core Data on iOS: their version is recognised from their
@@ -38,7 +39,11 @@ import Testing
             let v1 = try #require(try CoreDataFixtures.models().version(named: store.versionName))
             let (greatest, count) = try await withOpenStore(url, model: v1) { container in
                 let context = container.newContext()
-                let request = FetchRequest(entityName: "Post", sortDescriptors: [FetchRequest.SortDescriptor(key: "postID", ascending: false)], fetchLimit: 1)
+                let request = FetchRequest(
+                    entityName: "Post",
+                    sortDescriptors: [FetchRequest.SortDescriptor(key: "postID", ascending: false)],
+                    fetchLimit: 1
+                )
                 return (try #require(try await context.fetch(request).first), try await Scenario.count("Post", in: context))
             }
             #expect(count == store.posts)
@@ -136,7 +141,11 @@ import Testing
         #expect(try await Scenario.count("Post", in: context, where: "color == nil") == 0)
         #expect(try await Scenario.count("Color", in: context, where: "post == nil") == 0)
 
-        let greatest = try #require(try await context.fetch(FetchRequest(entityName: "Post", sortDescriptors: [FetchRequest.SortDescriptor(key: "postID", ascending: false)], fetchLimit: 1)).first)
+        let greatest = try #require(
+            try await context.fetch(
+                FetchRequest(entityName: "Post", sortDescriptors: [FetchRequest.SortDescriptor(key: "postID", ascending: false)], fetchLimit: 1)
+            ).first
+        )
         let colour = try #require(try await greatest.destination(forKey: "color"))
         #expect(try await colour.destination(forKey: "post") == greatest)
         switch store.number {
@@ -153,7 +162,10 @@ import Testing
         }
 
         // Both foreign keys, row by row: each post and its colour point at each other, once.
-        let pairs = try await storeRows(url, "SELECT ZPOST.Z_PK, ZPOST.ZCOLOR, ZCOLOR.Z_PK, ZCOLOR.ZPOST, ZCOLOR.ZCOLORID, ZCOLOR.ZHEX FROM ZPOST LEFT JOIN ZCOLOR ON ZCOLOR.Z_PK = ZPOST.ZCOLOR")
+        let pairs = try await storeRows(
+            url,
+            "SELECT ZPOST.Z_PK, ZPOST.ZCOLOR, ZCOLOR.Z_PK, ZCOLOR.ZPOST, ZCOLOR.ZCOLORID, ZCOLOR.ZHEX FROM ZPOST LEFT JOIN ZCOLOR ON ZCOLOR.Z_PK = ZPOST.ZCOLOR"
+        )
         #expect(pairs.count == store.posts)
         #expect(pairs.allSatisfy { $0[2] == $0[1] && $0[3] == $0[0] }, "a post and its colour do not point at each other")
         #expect(Set(pairs.map { $0[1] }).count == store.posts, "a colour is shared by several posts")

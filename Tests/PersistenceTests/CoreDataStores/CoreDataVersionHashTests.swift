@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Persistence
 
 /// Core Data's own entity version hashes, computed from the model files: every store Apple
@@ -29,10 +30,12 @@ struct CoreDataVersionHashTests {
     /// identifier leaves the hash as it was; optionality, an order, a count do not.
     @Test func onlyWhatStorageDependsOnChangesTheHash() throws {
         func hash(_ attributes: String, _ relationship: String = "") throws -> Data {
-            let model = try ModelFixtures.model("""
+            let model = try ModelFixtures.model(
+                """
                 <entity name="Book" representedClassName="Book">\(attributes)\(relationship)</entity>
                 <entity name="Page" representedClassName="Page"/>
-                """)
+                """
+            )
             return try #require(model.coreDataEntityVersionHashes["Book"])
         }
         let title = #"<attribute name="title" attributeType="String"/>"#

@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// Stores the first releases of this framework wrote keep their layout: an ordered one-to-many
@@ -79,7 +80,11 @@ struct EarlierReleaseLayoutTests {
                 teams[0].addDestination(teams[2], forKey: "members")
                 try await context.save()
             }
-            #expect(try await storeRows(url, "SELECT Z_1MEMBERS, Z_1MEMBERS1 FROM Z_1MEMBERS ORDER BY Z_1MEMBERS1") == [[.integer(1), .integer(2)], [.integer(1), .integer(3)]])
+            #expect(
+                try await storeRows(url, "SELECT Z_1MEMBERS, Z_1MEMBERS1 FROM Z_1MEMBERS ORDER BY Z_1MEMBERS1") == [
+                    [.integer(1), .integer(2)], [.integer(1), .integer(3)],
+                ]
+            )
             // As an earlier release named them.
             try await inspectWritable(url) { connection in
                 try connection.execute("ALTER TABLE Z_1MEMBERS RENAME COLUMN Z_1MEMBERS TO Z_1MEMBERS_1")
@@ -87,15 +92,23 @@ struct EarlierReleaseLayoutTests {
             }
             try await withOpenStore(url, model: model) { container in
                 let context = container.newContext()
-                let core = try #require(try await context.fetch(FetchRequest(entityName: "Team", predicate: try Predicate(format: "name == 'Core'"))).first)
+                let core = try #require(
+                    try await context.fetch(FetchRequest(entityName: "Team", predicate: try Predicate(format: "name == 'Core'"))).first
+                )
                 #expect(try await core.destinations(forKey: "members").map { $0.value(forKey: "name") } == ["Rand", "周边"])
-                let rand = try #require(try await context.fetch(FetchRequest(entityName: "Team", predicate: try Predicate(format: "name == 'Rand'"))).first)
-                let edge = try #require(try await context.fetch(FetchRequest(entityName: "Team", predicate: try Predicate(format: "name == '周边'"))).first)
+                let rand = try #require(
+                    try await context.fetch(FetchRequest(entityName: "Team", predicate: try Predicate(format: "name == 'Rand'"))).first
+                )
+                let edge = try #require(
+                    try await context.fetch(FetchRequest(entityName: "Team", predicate: try Predicate(format: "name == '周边'"))).first
+                )
                 rand.addDestination(edge, forKey: "members")
                 try await context.save()
             }
-            #expect(try await storeRows(url, "SELECT Z_1MEMBERS_1, Z_1MEMBERS FROM Z_1MEMBERS ORDER BY Z_1MEMBERS_1, Z_1MEMBERS")
-                    == [[.integer(1), .integer(2)], [.integer(1), .integer(3)], [.integer(2), .integer(3)]])
+            #expect(
+                try await storeRows(url, "SELECT Z_1MEMBERS_1, Z_1MEMBERS FROM Z_1MEMBERS ORDER BY Z_1MEMBERS_1, Z_1MEMBERS")
+                    == [[.integer(1), .integer(2)], [.integer(1), .integer(3)], [.integer(2), .integer(3)]]
+            )
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @_spi(Testing) @testable import Persistence
 
 /// Apple's stores migrated to their project's current version, on both engines: straight,
@@ -21,8 +22,13 @@ struct FixtureMigrationTests {
             (throughEveryVersion ? "through every version" : "straight") + (forcing.map { ", forced \($0.rawValue)" } ?? "")
         }
 
-        func migrator(models: VersionedModel, mappingModels: [MappingModel] = [], policies: MigrationPolicies = MigrationPolicies()) throws -> ProgressiveMigrator {
-            let chain = throughEveryVersion
+        func migrator(
+            models: VersionedModel,
+            mappingModels: [MappingModel] = [],
+            policies: MigrationPolicies = MigrationPolicies()
+        ) throws -> ProgressiveMigrator {
+            let chain =
+                throughEveryVersion
                 ? try MigrationChain(models: models, through: models.versions.map(\.name), mappingModels: mappingModels, policies: policies)
                 : MigrationChain(models: models, mappingModels: mappingModels, policies: policies)
             guard let forcing else { return ProgressiveMigrator(chain: chain, logger: testLogger) }
@@ -30,7 +36,8 @@ struct FixtureMigrationTests {
         }
     }
 
-    static let ways: [Way] = [Way(throughEveryVersion: true, forcing: nil)]
+    static let ways: [Way] =
+        [Way(throughEveryVersion: true, forcing: nil)]
         + [nil, .inPlace, .setBased, .streamed].map { Way(throughEveryVersion: false, forcing: $0) }
 
     // MARK: Bookmarks
@@ -45,10 +52,12 @@ struct FixtureMigrationTests {
                 let uuids = { (objects: [ManagedObject]) in objects.map { $0.value(forKey: "uuid").stringValue ?? "?" }.joined(separator: ",") }
                 let parent = try await bookmark.destination(forKey: "parent")?.value(forKey: "uuid").stringValue ?? "∅"
                 let folder = bookmark.value(forKey: "isFolder") == .bool(true)
-                result.append("""
+                result.append(
+                    """
                     \(text("uuid")) \(text("title")) \(text("url")) folder:\(folder) parent:\(parent) \
                     children:\(uuids(try await bookmark.destinations(forKey: "children"))) favorites:\(uuids(try await bookmark.destinations(forKey: "favorites")))
-                    """)
+                    """
+                )
             }
             return result.sorted()
         }
@@ -72,8 +81,11 @@ struct FixtureMigrationTests {
                 // The root's children by title, as the project's README says.
                 let root = try await withOpenStore(url, model: models.current) { container in
                     let context = container.newContext()
-                    let root = try #require(try await context.fetch(
-                        FetchRequest(entityName: "BookmarkEntity", predicate: try Predicate(format: "uuid == 'bookmarks_root'"))).first)
+                    let root = try #require(
+                        try await context.fetch(
+                            FetchRequest(entityName: "BookmarkEntity", predicate: try Predicate(format: "uuid == 'bookmarks_root'"))
+                        ).first
+                    )
                     return try await root.destinations(forKey: "children").map { $0.value(forKey: "title").stringValue ?? "-" }
                 }
                 #expect(root == ["1", "2", "3", "4", "5"], "\(engine)")
@@ -95,8 +107,10 @@ struct FixtureMigrationTests {
         }
     }
 
-    static let feedbackWays: [Way] = [Way(throughEveryVersion: true, forcing: nil), Way(throughEveryVersion: false, forcing: nil),
-                                      Way(throughEveryVersion: false, forcing: .streamed)]
+    static let feedbackWays: [Way] = [
+        Way(throughEveryVersion: true, forcing: nil), Way(throughEveryVersion: false, forcing: nil),
+        Way(throughEveryVersion: false, forcing: .streamed),
+    ]
 
     /// v1…v5 to v6 with the project's own Xcode mapping models as they are: the events, the
     /// messages (three kinds in v1…v4, one from v5 on) and their senders all kept.
@@ -108,7 +122,10 @@ struct FixtureMigrationTests {
                 let mappings = try MappingModel.load(directory: AppleFixtures.root.appendingPathComponent("Feedback/mappings"), versions: models)
                 let source = try await Self.feedbackCounts(url, model: try store.model())
                 let plan = try await way.migrator(models: models, mappingModels: mappings).migrateStore(at: url)
-                #expect(plan.steps.count == 6 - Int(store.versionName.split(separator: " ").last.flatMap { Int($0) } ?? 1), "\(plan.steps.map(\.description))")
+                #expect(
+                    plan.steps.count == 6 - Int(store.versionName.split(separator: " ").last.flatMap { Int($0) } ?? 1),
+                    "\(plan.steps.map(\.description))"
+                )
                 if way.forcing == .streamed { #expect(plan.steps.allSatisfy { $0.strategy == .streamed }) }
                 let migrated = try await Self.feedbackCounts(url, model: models.current)
                 let messages = ["ATTextMessage", "ATAutomatedMessage", "ATFileMessage", "ATMessage"].compactMap { source[$0] }.reduce(0, +)
@@ -122,8 +139,10 @@ struct FixtureMigrationTests {
 
     // MARK: Cars
 
-    static let carsWays: [Way] = [Way(throughEveryVersion: true, forcing: nil), Way(throughEveryVersion: false, forcing: nil),
-                                  Way(throughEveryVersion: false, forcing: .streamed)]
+    static let carsWays: [Way] = [
+        Way(throughEveryVersion: true, forcing: nil), Way(throughEveryVersion: false, forcing: nil),
+        Way(throughEveryVersion: false, forcing: .streamed),
+    ]
 
     /// Each car's plate → its maker, and how many cars, at the third version.
     @Test(arguments: [CarsFixtures.version1, CarsFixtures.version2], carsWays)
@@ -135,15 +154,23 @@ struct FixtureMigrationTests {
                 policies.register(V2to3MakerPolicy.self, as: "V2to3MakerPolicy")
                 let models = try CarsFixtures.versionedModel()
                 let mappings = try MappingModel.load(directory: CarsFixtures.mappings, versions: models)
-                let plan = try await way.migrator(models: models, mappingModels: mappings, policies: policies).migrateStore(at: url, to: "SampleModel3")
+                let plan = try await way.migrator(models: models, mappingModels: mappings, policies: policies).migrateStore(
+                    at: url,
+                    to: "SampleModel3"
+                )
                 // Both ways run the project's mapping model of the second to the third version.
-                #expect(plan.steps.last.map { $0.source.name == "SampleModel2" && !$0.mappingModels[0].isInferred } == true, "\(plan.steps.map(\.description))")
+                #expect(
+                    plan.steps.last.map { $0.source.name == "SampleModel2" && !$0.mappingModels[0].isInferred } == true,
+                    "\(plan.steps.map(\.description))"
+                )
                 let model = try #require(models.version(named: "SampleModel3"))
                 let found = try await withOpenStore(url, model: model) { container in
                     var found: [String: String] = [:]
                     let context = container.newContext()
                     for car in try await context.fetch(FetchRequest(entityName: "Car")) {
-                        found[car.value(forKey: "numberPlate").stringValue ?? "?"] = try await car.destination(forKey: "createdBy")?.value(forKey: "name").stringValue
+                        found[car.value(forKey: "numberPlate").stringValue ?? "?"] = try await car.destination(forKey: "createdBy")?.value(
+                            forKey: "name"
+                        ).stringValue
                     }
                     return found
                 }

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Persistence
 
 /// The cars project's `V2to3MakerPolicy`, ported as the README's guide says: the car as the
@@ -14,7 +15,8 @@ class V2to3MakerPolicy: EntityMigrationPolicy, @unchecked Sendable {
             throw ScenarioPolicyError("the car \(source.objectID) has no destination")
         }
         let context = manager.destinationContext
-        let maker = try await findMaker(named: name, in: context)
+        let maker =
+            try await findMaker(named: name, in: context)
             ?? {
                 let made = try context.insertObject(entityName: "Maker")
                 made.setValue(.string(name), forKey: "name")
@@ -46,7 +48,9 @@ final class ForgetfulMakerPolicy: V2to3MakerPolicy, @unchecked Sendable {
 /// the batch's unsaved objects (`includesPendingChanges`), and holds nothing.
 final class FetchingMakerPolicy: V2to3MakerPolicy, @unchecked Sendable {
     override func findMaker(named name: String, in context: ManagedObjectContext) async throws -> ManagedObject? {
-        try await context.fetch(FetchRequest(entityName: "Maker", predicate: try Predicate(format: "name == %@", .value(.string(name))), fetchLimit: 1)).first
+        try await context.fetch(
+            FetchRequest(entityName: "Maker", predicate: try Predicate(format: "name == %@", .value(.string(name))), fetchLimit: 1)
+        ).first
     }
 
     override func keep(_ maker: ManagedObject, named name: String, manager: MigrationManager) {}

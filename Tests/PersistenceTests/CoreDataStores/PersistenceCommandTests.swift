@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// The built `persistence` executable, run as a user would.
@@ -53,12 +54,19 @@ struct PersistenceCommandTests {
     @Test func migrateSaysItsRouteAndTakesAChain() async throws {
         try await CoreDataFixtures.withCopy(of: CoreDataFixtures.stores[0]) { url in
             let before = try await StoreSnapshot(url)
-            let straight = try await persistenceCommand.run(["migrate", "--models", models, "--mappings", mappings, "--store", url.description, "--plan"])
+            let straight = try await persistenceCommand.run([
+                "migrate", "--models", models, "--mappings", mappings, "--store", url.description, "--plan",
+            ])
             #expect(straight.stdout.contains("Route:                through the versions the mapping models lead through"), "\(straight.stdout)")
-            let chained = try await persistenceCommand.run(["migrate", "--models", models, "--mappings", mappings, "--store", url.description, "--plan",
-                                                            "--chain", "1, 2, 3, CoreDataMigration_Example 4"])
+            let chained = try await persistenceCommand.run([
+                "migrate", "--models", models, "--mappings", mappings, "--store", url.description, "--plan",
+                "--chain", "1, 2, 3, CoreDataMigration_Example 4",
+            ])
             #expect(chained.stdout.contains("Route:                through the versions the app's chain names, in its order"), "\(chained.stdout)")
-            #expect(chained.stdout.contains("  3. CoreDataMigration_Example 3 → CoreDataMigration_Example 4 (in place: inferred mapping)"), "\(chained.stdout)")
+            #expect(
+                chained.stdout.contains("  3. CoreDataMigration_Example 3 → CoreDataMigration_Example 4 (in place: inferred mapping)"),
+                "\(chained.stdout)"
+            )
             // Two versions straight: one inferred step, as Core Data would take it.
             let skipping = try await persistenceCommand.run(["migrate", "--models", models, "--store", url.description, "--plan", "--to", "2"])
             #expect(skipping.stdout.contains("Route:                straight to the target in one step"), "\(skipping.stdout)")
@@ -85,14 +93,27 @@ struct PersistenceCommandTests {
                 let before = try await StoreSnapshot(url)
                 let output = try await persistenceCommand.run(["migrate", "--models", models, "--mappings", mappings, "--store", url.description])
                 #expect(output.status != 0)
-                #expect(output.stdout.contains("  1. CoreDataMigration_Example → CoreDataMigration_Example 2 (set-based: mapping Example1To2)"), "\(output.stdout)")
-                #expect(output.stderr.contains("step 2, CoreDataMigration_Example 2 → CoreDataMigration_Example 3, needs the custom entity migration policy 'ColorFromPostMigrationPolicy'"), "\(output.stderr)")
+                #expect(
+                    output.stdout.contains("  1. CoreDataMigration_Example → CoreDataMigration_Example 2 (set-based: mapping Example1To2)"),
+                    "\(output.stdout)"
+                )
+                #expect(
+                    output.stderr.contains(
+                        "step 2, CoreDataMigration_Example 2 → CoreDataMigration_Example 3, needs the custom entity migration policy 'ColorFromPostMigrationPolicy'"
+                    ),
+                    "\(output.stderr)"
+                )
                 try await expectUnchanged(url, since: before)
 
                 // Up to the step before it, the command migrates.
-                let first = try await persistenceCommand.run(["migrate", "--models", models, "--mappings", mappings, "--store", url.description, "--to", "CoreDataMigration_Example 2"])
+                let first = try await persistenceCommand.run([
+                    "migrate", "--models", models, "--mappings", mappings, "--store", url.description, "--to", "CoreDataMigration_Example 2",
+                ])
                 #expect(first.status == 0, "\(first.stderr)")
-                #expect(first.stdout.contains("Migrated \(url) from CoreDataMigration_Example to CoreDataMigration_Example 2 in 1 step"), "\(first.stdout)")
+                #expect(
+                    first.stdout.contains("Migrated \(url) from CoreDataMigration_Example to CoreDataMigration_Example 2 in 1 step"),
+                    "\(first.stdout)"
+                )
                 let greatest = try await storeRows(url, "SELECT ZHEXCOLOR FROM ZPOST WHERE ZPOSTID = 'FFC75007-7B10-44B5-8B3D-C13FF9E47BAD'")
                 #expect(greatest.first?.first?.text == "259EB7")
                 #expect(try await storeRows(url, "SELECT count(*) FROM ZPOST").first?.first?.int64 == 1001)
@@ -106,10 +127,14 @@ struct PersistenceCommandTests {
             let path = try #require(source.filePath)
             try await engine.withStoreURL { destination in
                 if case .sqlite(let file) = destination.kind { try? FileManager.default.removeItem(atPath: file) }
-                let copy = try await persistenceCommand.run(["copy", "--models", models, "--from", "sqlite://\(path)", "--to", destination.description])
+                let copy = try await persistenceCommand.run([
+                    "copy", "--models", models, "--from", "sqlite://\(path)", "--to", destination.description,
+                ])
                 #expect(copy.status == 0, "\(copy.stderr)")
                 #expect(copy.stdout.contains("Copied sqlite://\(path) to \(destination): model version CoreDataMigration_Example,"), "\(copy.stdout)")
-                let again = try await persistenceCommand.run(["copy", "--models", models, "--from", "sqlite://\(path)", "--to", destination.description])
+                let again = try await persistenceCommand.run([
+                    "copy", "--models", models, "--from", "sqlite://\(path)", "--to", destination.description,
+                ])
                 #expect(again.status != 0)
                 #expect(again.stderr.contains("--replace"), "\(again.stderr)")
                 let inspect = try await persistenceCommand.run(["inspect", "--store", destination.description, "--models", models])
@@ -117,7 +142,9 @@ struct PersistenceCommandTests {
                 #expect(inspect.stdout.contains("Model version:  CoreDataMigration_Example\n"), "\(inspect.stdout)")
                 #expect(inspect.stdout.contains("  Post                 1001 rows\n"), "\(inspect.stdout)")
 
-                let refused = try await persistenceCommand.run(["migrate", "--models", models, "--store", destination.description, "--to", "2", "--batch-size", "0"])
+                let refused = try await persistenceCommand.run([
+                    "migrate", "--models", models, "--store", destination.description, "--to", "2", "--batch-size", "0",
+                ])
                 #expect(refused.status != 0)
                 #expect(refused.stderr.contains("--batch-size must be at least 1"), "\(refused.stderr)")
                 let unknown = try await persistenceCommand.run(["migrate", "--models", models, "--store", destination.description, "--to", "9"])
@@ -125,8 +152,10 @@ struct PersistenceCommandTests {
                 #expect(unknown.stderr.contains("no model version named or numbered '9'"), "\(unknown.stderr)")
 
                 // Version 2 by its number, seven posts at a time.
-                let migrate = try await persistenceCommand.run(["migrate", "--models", models, "--mappings", mappings, "--store", destination.description,
-                                                                "--to", "2", "--batch-size", "7"])
+                let migrate = try await persistenceCommand.run([
+                    "migrate", "--models", models, "--mappings", mappings, "--store", destination.description,
+                    "--to", "2", "--batch-size", "7",
+                ])
                 #expect(migrate.status == 0, "\(migrate.stderr)")
                 #expect(migrate.stdout.contains("from CoreDataMigration_Example to CoreDataMigration_Example 2 in 1 step"), "\(migrate.stdout)")
                 #expect(try await storeRows(destination, "SELECT count(*) FROM ZPOST").first?.first?.int64 == 1001)
@@ -154,7 +183,10 @@ struct PersistenceCommandTests {
             let plan = try await persistenceCommand.run(["migrate", "--models", models, "--store", "sqlite://\(path)", "--plan"])
             #expect(plan.status == 0, "\(plan.stderr)")
             #expect(plan.stdout.contains("Store model version:  CoreDataMigration_Example 3\n"))
-            #expect(plan.stdout.contains("  1. CoreDataMigration_Example 3 → CoreDataMigration_Example 4 (in place: inferred mapping)"), "\(plan.stdout)")
+            #expect(
+                plan.stdout.contains("  1. CoreDataMigration_Example 3 → CoreDataMigration_Example 4 (in place: inferred mapping)"),
+                "\(plan.stdout)"
+            )
 
             let output = try await persistenceCommand.run(["migrate", "--models", models, "--store", "sqlite://\(path)"])
             #expect(output.status == 0, "\(output.stderr)")
@@ -167,7 +199,9 @@ struct PersistenceCommandTests {
     }
 
     @Test func validateFindsNoProblemInTheBookStoreModelsAndMappings() async throws {
-        let output = try await persistenceCommand.run(["validate", "--models", "Migrations/BookStore.xcdatamodeld", "--mappings", "Migrations/Mappings"])
+        let output = try await persistenceCommand.run([
+            "validate", "--models", "Migrations/BookStore.xcdatamodeld", "--mappings", "Migrations/Mappings",
+        ])
         #expect(output.status == 0, "\(output.stdout)\(output.stderr)")
         #expect(output.stdout.contains("Checked 5 model versions, 1 mapping file: no problems."))
         #expect(output.stdout.contains("note: Mappings/Model3To4.json names the policy 'PublicationToPublicationMigrationPolicy'"))
@@ -194,7 +228,13 @@ struct PersistenceCommandTests {
         // Without Example2To3.json beside it, no mapping model leads from the first two
         // versions, and the step straight to the current one cannot be inferred.
         for version in ["CoreDataMigration_Example", "CoreDataMigration_Example 2"] {
-            #expect(lines.contains { $0.contains("step \(version) → CoreDataMigration_Example 4: Post.color:") && $0.contains("the new relationship 'color' is required") }, "\(lines)")
+            #expect(
+                lines.contains {
+                    $0.contains("step \(version) → CoreDataMigration_Example 4: Post.color:")
+                        && $0.contains("the new relationship 'color' is required")
+                },
+                "\(lines)"
+            )
         }
         #expect(output.stdout.contains("Checked 4 model versions, 1 mapping file: 4 problems."), "\(output.stdout)")
     }

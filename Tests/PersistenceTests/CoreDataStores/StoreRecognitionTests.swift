@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Persistence
 
 /// Recognising a Core Data store's version from its tables when Core Data's hashes do not
@@ -12,7 +13,10 @@ import Testing
     private func version1(modifiedBy modifier: String, named name: String) throws -> ManagedObjectModel {
         let file = ModelFixtures.colourPosts.appendingPathComponent("CoreDataMigration_Example.xcdatamodel/contents")
         let xml = String(decoding: try Data(contentsOf: file), as: UTF8.self)
-            .replacingOccurrences(of: #"<attribute name="postID" optional="YES""#, with: #"<attribute name="postID" versionHashModifier="\#(modifier)" optional="YES""#)
+            .replacingOccurrences(
+                of: #"<attribute name="postID" optional="YES""#,
+                with: #"<attribute name="postID" versionHashModifier="\#(modifier)" optional="YES""#
+            )
         return try ManagedObjectModel(xml: Data(xml.utf8), name: name, file: file.path)
     }
 
@@ -45,8 +49,12 @@ import Testing
             #expect(recognised.model.name == "CoreDataMigration_Example")
             #expect(recognised.method == .coreDataVersionHashes)
             let error = await #expect(throws: StoreError.self) { try await models.recogniseVersion(ofStoreAt: url, named: twin.name) }
-            #expect(error?.message.contains("the store's entity version hashes are those Core Data computes for 'CoreDataMigration_Example', not for 'CoreDataMigration_Example 1b'") == true,
-                    "\(String(describing: error))")
+            #expect(
+                error?.message.contains(
+                    "the store's entity version hashes are those Core Data computes for 'CoreDataMigration_Example', not for 'CoreDataMigration_Example 1b'"
+                ) == true,
+                "\(String(describing: error))"
+            )
         }
     }
 
@@ -70,7 +78,9 @@ import Testing
             #expect(plan.steps.map(\.destination.name) == [twin.name])
 
             // A name whose tables do not fit is refused with the differences.
-            let wrong = await #expect(throws: StoreError.self) { try await models.recogniseVersion(ofStoreAt: url, named: "CoreDataMigration_Example 2") }
+            let wrong = await #expect(throws: StoreError.self) {
+                try await models.recogniseVersion(ofStoreAt: url, named: "CoreDataMigration_Example 2")
+            }
             #expect(wrong?.code == .unknownModelVersion)
             #expect(wrong?.message.contains("ZPOST lacks the column ZHEXCOLOR (text)") == true)
         }
@@ -83,8 +93,12 @@ import Testing
             let migrator = ProgressiveMigrator(chain: MigrationChain(models: later), logger: testLogger)
             let error = await #expect(throws: MigrationError.self) { try await migrator.migrateStore(at: url) }
             #expect(error?.code == .unknownStoreVersion)
-            #expect(error?.message.contains("the closest, 'CoreDataMigration_Example 2', differs: ZPOST has a column ZCOLOR (text) the model does not have; ZPOST lacks the column ZHEXCOLOR (text)") == true,
-                    "\(String(describing: error))")
+            #expect(
+                error?.message.contains(
+                    "the closest, 'CoreDataMigration_Example 2', differs: ZPOST has a column ZCOLOR (text) the model does not have; ZPOST lacks the column ZHEXCOLOR (text)"
+                ) == true,
+                "\(String(describing: error))"
+            )
         }
     }
 
@@ -101,10 +115,12 @@ import Testing
             let before = try Data(contentsOf: URL(fileURLWithPath: path))
             let recognised = try await CoreDataFixtures.models().recogniseVersion(ofStoreAt: url)
             #expect(recognised.model.name == CoreDataFixtures.stores[0].versionName)
-            #expect(recognised.notes == [
-                "the store has a table ANSCKRECORDMETADATA beside Core Data's model tables (Core Data's CloudKit mirroring); it is kept as it is",
-                "the store has a table ATRANSACTION beside Core Data's model tables (Core Data's persistent history); it is kept as it is",
-            ])
+            #expect(
+                recognised.notes == [
+                    "the store has a table ANSCKRECORDMETADATA beside Core Data's model tables (Core Data's CloudKit mirroring); it is kept as it is",
+                    "the store has a table ATRANSACTION beside Core Data's model tables (Core Data's persistent history); it is kept as it is",
+                ]
+            )
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         }
     }
@@ -114,11 +130,15 @@ import Testing
         let expected = models.versions[0].storeStructure
         var store = expected
         // Apple's declared types: VARCHAR for strings, TIMESTAMP for dates, in its own order.
-        store.entityTables["ZPOST"] = ["Z_PK": .integer, "ZPOSTID": .init(declaredType: "VARCHAR(255)"), "Z_ENT": .integer,
-                                       "ZDATE": .init(declaredType: "TIMESTAMP"), "Z_OPT": .integer, "ZCOLOR": .init(declaredType: "VARCHAR")]
+        store.entityTables["ZPOST"] = [
+            "Z_PK": .integer, "ZPOSTID": .init(declaredType: "VARCHAR(255)"), "Z_ENT": .integer,
+            "ZDATE": .init(declaredType: "TIMESTAMP"), "Z_OPT": .integer, "ZCOLOR": .init(declaredType: "VARCHAR"),
+        ]
         store.indexedColumns.insert("ZPOST.ZDATE")
         #expect(store.differences(from: expected).isEmpty)
-        #expect(StoreStructure.TypeClass(declaredType: "DECIMAL") == StoreStructure.TypeClass(declaredType: SQLiteDialect().columnType(for: .decimal)))
+        #expect(
+            StoreStructure.TypeClass(declaredType: "DECIMAL") == StoreStructure.TypeClass(declaredType: SQLiteDialect().columnType(for: .decimal))
+        )
         store.entityTables["ZPOST"]?["ZDATE"] = .real
         #expect(store.differences(from: expected) == ["ZPOST.ZDATE holds real in the store, timestamp in the model"])
     }
@@ -155,8 +175,10 @@ import Testing
             let migrator = ProgressiveMigrator(chain: try CoreDataFixtures.chain(), logger: testLogger)
             let error = await #expect(throws: MigrationError.self) { try await migrator.migrateStore(at: url, to: "CoreDataMigration_Example 2") }
             #expect(error?.code == .wouldDropTables)
-            #expect(error?.message.contains("step CoreDataMigration_Example → CoreDataMigration_Example 2 rebuilds the store (set-based)") == true,
-                    "\(String(describing: error))")
+            #expect(
+                error?.message.contains("step CoreDataMigration_Example → CoreDataMigration_Example 2 rebuilds the store (set-based)") == true,
+                "\(String(describing: error))"
+            )
             #expect(error?.message.contains("ATRANSACTION (Core Data's persistent history)") == true)
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         }

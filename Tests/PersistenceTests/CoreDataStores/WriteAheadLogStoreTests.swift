@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// A store Apple's Core Data left with its rows still in the write-ahead log, handed over

@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// Feedback's version 4 to 5 mapping model, as Xcode saved it: its value expressions give
@@ -11,7 +12,8 @@ import Testing
     static let mapping = folder.appendingPathComponent("mappings/ATDataModel v4 to v5.xcmappingmodel")
 
     enum Version: String, MigrationVersion, CaseIterable {
-        case v4 = "ATDataModel 4", v5 = "ATDataModel 5"
+        case v4 = "ATDataModel 4"
+        case v5 = "ATDataModel 5"
         var modelName: String { rawValue }
         func nextVersion() -> Version? { self == .v4 ? .v5 : nil }
     }
@@ -19,7 +21,8 @@ import Testing
     /// The same two steps, run by a manager subclass: such a step goes object by object
     /// through the Swift evaluator rather than SQL.
     enum StreamedVersion: String, MigrationVersion, CaseIterable {
-        case v4 = "ATDataModel 4", v5 = "ATDataModel 5"
+        case v4 = "ATDataModel 4"
+        case v5 = "ATDataModel 5"
         var modelName: String { rawValue }
         func nextVersion() -> StreamedVersion? { self == .v4 ? .v5 : nil }
         var migrationManagerType: MigrationManager.Type { self == .v5 ? StreamingManager.self : MigrationManager.self }
@@ -36,9 +39,11 @@ import Testing
         let automated = mapping.entityMappings.compactMap { entityMapping in
             entityMapping.propertyMapping(named: "automated").map { (entityMapping.name, $0.valueExpression?.format) }
         }
-        #expect(Dictionary(uniqueKeysWithValues: automated) == [
-            "ATTextMessageToATMessage": "0", "ATFileMessageToATMessage": "0", "ATAutomatedMessageToATMessage": "1",
-        ])
+        #expect(
+            Dictionary(uniqueKeysWithValues: automated) == [
+                "ATTextMessageToATMessage": "0", "ATFileMessageToATMessage": "0", "ATAutomatedMessageToATMessage": "1",
+            ]
+        )
         let destination = try #require(models.version(named: "ATDataModel 5"))
         #expect(destination.attribute(named: "automated", of: try #require(destination.entity(named: "ATMessage")))?.type == .boolean)
     }
@@ -50,10 +55,13 @@ import Testing
     func theStoreMigratesWithBooleansFromNumbers(engine: TestEngine, streamed: Bool) async throws {
         let models = try Self.models()
         let mapping = try MappingModel(contentsOf: Self.mapping, versions: models)
-        let chain = streamed
+        let chain =
+            streamed
             ? try MigrationChain(StreamedVersion.self, models: models, mappingModels: [mapping])
             : try MigrationChain(Version.self, models: models, mappingModels: [mapping])
-        let kinds = [("text-1", "ATTextMessage"), ("automated-1", "ATAutomatedMessage"), ("text-2", "ATTextMessage"), ("automated-2", "ATAutomatedMessage")]
+        let kinds = [
+            ("text-1", "ATTextMessage"), ("automated-1", "ATAutomatedMessage"), ("text-2", "ATTextMessage"), ("automated-2", "ATAutomatedMessage"),
+        ]
         try await engine.withStoreURL { url in
             try await makeClosedStore(at: url, model: try #require(models.version(named: "ATDataModel 4"))) { container in
                 let context = container.newContext()

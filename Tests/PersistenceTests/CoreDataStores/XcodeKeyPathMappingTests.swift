@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// A mapping model as Xcode's editor saves one filled from key paths: relationship mappings
@@ -159,7 +160,10 @@ struct XcodeKeyPathMappingTests {
             let mapping = try #require(try MappingModel.load(directory: folder, versions: Self.versions()).first)
             let library = try #require(mapping.entityMapping(named: "LibraryToLibrary"))
             let books = try #require(library.relationshipMappings.first { $0.name == "books" }?.valueExpression)
-            #expect(books.format == #"FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "BookToBook", $source.shelves.@distinctUnionOfSets.books)"#)
+            #expect(
+                books.format
+                    == #"FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "BookToBook", $source.shelves.@distinctUnionOfSets.books)"#
+            )
             #expect(library.attributeMappings.first { $0.name == "shelfCount" }?.valueExpression?.format == "$source.shelves.@count")
             #expect(mapping.notes.count == 1)
             #expect(mapping.notes.first?.contains("a relationship mapping 'shelves' (z113) belongs to no entity mapping") == true, "\(mapping.notes)")
@@ -184,7 +188,9 @@ struct XcodeKeyPathMappingTests {
                     let books = try ["Die Blechtrommel", "Ærø og øen", "Les Misérables", "Ohne Regal"].enumerated().map { index, title in
                         try insert("Book", ["title": .string(title), "price": .decimal(Decimal(string: "1\(index).99")!)])
                     }
-                    for (code, library, width, shelved) in [("A-1", central, 1.25, [0, 1]), ("A-2", central, 0.75, [1, 2]), ("B-1", branch, 2.5, [2])] {
+                    for (code, library, width, shelved) in [
+                        ("A-1", central, 1.25, [0, 1]), ("A-2", central, 0.75, [1, 2]), ("B-1", branch, 2.5, [2]),
+                    ] {
                         let shelf = try insert("Shelf", ["code": .string(code), "width": .double(width)])
                         shelf.setDestination(library, forKey: "library")
                         for index in shelved { shelf.addDestination(books[index], forKey: "books") }
@@ -200,10 +206,15 @@ struct XcodeKeyPathMappingTests {
                     var figures: [String: [AttributeValue]] = [:]
                     for library in try await context.fetch(FetchRequest(entityName: "Library")) {
                         let name = library.value(forKey: "name").stringValue ?? "?"
-                        libraries[name] = try await library.destinations(forKey: "books").compactMap { $0.value(forKey: "title").stringValue }.sorted()
+                        libraries[name] = try await library.destinations(forKey: "books").compactMap { $0.value(forKey: "title").stringValue }
+                            .sorted()
                         figures[name] = ["shelfCount", "totalWidth", "averageWidth", "widest"].map { library.value(forKey: $0) }
                     }
-                    #expect(libraries == ["Zentralbibliothek": ["Die Blechtrommel", "Les Misérables", "Ærø og øen"], "Filiale Süd": ["Les Misérables"], "Leer": []])
+                    #expect(
+                        libraries == [
+                            "Zentralbibliothek": ["Die Blechtrommel", "Les Misérables", "Ærø og øen"], "Filiale Süd": ["Les Misérables"], "Leer": [],
+                        ]
+                    )
                     #expect(figures["Zentralbibliothek"] == [.integer(2), .double(2.0), .double(1.0), .double(1.25)])
                     #expect(figures["Filiale Süd"] == [.integer(1), .double(2.5), .double(2.5), .double(2.5)])
                     // Of no shelves: a count of 0, a sum of 0, no average and no widest.

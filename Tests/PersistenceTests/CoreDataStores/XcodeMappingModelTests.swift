@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// The example project's own mapping models, `.xcmappingmodel` folders as Xcode saved them,
@@ -15,7 +16,12 @@ import Testing
         let mapping = try load("Migration1to2.xcmappingmodel")
         #expect(mapping.name == "Migration1to2")
         #expect(mapping.file == "XcodeMappings/Migration1to2.xcmappingmodel")
-        #expect(mapping.maps(from: try #require(models.version(named: "CoreDataMigration_Example")), to: try #require(models.version(named: "CoreDataMigration_Example 2"))))
+        #expect(
+            mapping.maps(
+                from: try #require(models.version(named: "CoreDataMigration_Example")),
+                to: try #require(models.version(named: "CoreDataMigration_Example 2"))
+            )
+        )
         #expect(mapping.entityMappings.map(\.name) == ["PostToPost"])
         let post = try #require(mapping.entityMapping(named: "PostToPost"))
         #expect(post.type == .transform && post.sourceEntityName == "Post" && post.destinationEntityName == "Post" && post.policyName == nil)
@@ -51,7 +57,11 @@ import Testing
         ])
         #expect(output.status == 0, "\(output.stdout)\(output.stderr)")
         #expect(output.stdout.contains("Checked 4 model versions, 2 mapping files: no problems."), "\(output.stdout)")
-        #expect(output.stdout.contains("XcodeMappings/Migration2to3.xcmappingmodel names the policy 'CoreDataMigration_Example.Post2ToPost3MigrationPolicy'"))
+        #expect(
+            output.stdout.contains(
+                "XcodeMappings/Migration2to3.xcmappingmodel names the policy 'CoreDataMigration_Example.Post2ToPost3MigrationPolicy'"
+            )
+        )
     }
 
     /// Stores 1 and 2 migrate to version 4 through the Xcode mapping models and the ported
@@ -66,7 +76,9 @@ import Testing
     }
 
     private func migratedRows(
-        _ store: CoreDataFixtures.Store, engine: TestEngine, chain: MigrationChain
+        _ store: CoreDataFixtures.Store,
+        engine: TestEngine,
+        chain: MigrationChain
     ) async throws -> (posts: [[DatabaseValue]], colours: [[DatabaseValue]]) {
         try await CoreDataFixtures.withCopy(of: store) { copy in
             try await engine.withStoreURL { url in
@@ -92,7 +104,10 @@ import Testing
         let folder = try ScenarioFolder()
         let model = folder.url.appendingPathComponent("Broken.xcmappingmodel")
         try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
-        let original = try String(contentsOf: CoreDataFixtures.xcodeMappings.appendingPathComponent("Migration1to2.xcmappingmodel/xcmapping.xml"), encoding: .utf8)
+        let original = try String(
+            contentsOf: CoreDataFixtures.xcodeMappings.appendingPathComponent("Migration1to2.xcmappingmodel/xcmapping.xml"),
+            encoding: .utf8
+        )
         try Data(change(original).utf8).write(to: model.appendingPathComponent("xcmapping.xml"))
         try body(model)
     }
@@ -117,10 +132,14 @@ import Testing
         try withChangedCopy({
             $0.replacingOccurrences(
                 of: #"<attribute name="sourcename" type="string">Post</attribute>"#,
-                with: #"<attribute name="sourcename" type="string">Post</attribute><attribute name="userinfodata" type="binary">\#(userInfo)</attribute>"#)
+                with:
+                    #"<attribute name="sourcename" type="string">Post</attribute><attribute name="userinfodata" type="binary">\#(userInfo)</attribute>"#
+            )
             .replacingOccurrences(
                 of: #"<attribute name="name" type="string">hexColor</attribute>"#,
-                with: #"<attribute name="name" type="string">hexColor</attribute><attribute name="userinfodata" type="binary">\#(userInfo)</attribute>"#)
+                with:
+                    #"<attribute name="name" type="string">hexColor</attribute><attribute name="userinfodata" type="binary">\#(userInfo)</attribute>"#
+            )
         }) { url in
             let mapping = try MappingModel(contentsOf: url, versions: try CoreDataFixtures.models())
             let post = try #require(mapping.entityMapping(named: "PostToPost"))
@@ -144,7 +163,10 @@ import Testing
         let found = try problems { String($0.prefix($0.count / 2)) }
         #expect(found.count == 1)
         let message = found.first?.message ?? ""
-        #expect(message.hasPrefix("the mapping model is not well-formed XML: it ends before its </database>, as a file that was cut off does"), "\(message)")
+        #expect(
+            message.hasPrefix("the mapping model is not well-formed XML: it ends before its </database>, as a file that was cut off does"),
+            "\(message)"
+        )
         #expect(!message.contains("parser error"), "\(message)")
     }
 
@@ -154,7 +176,9 @@ import Testing
     }
 
     @Test func aModelPathOutsideTheVersionsIsNamed() throws {
-        let found = try problems { $0.replacingOccurrences(of: "CoreDataMigration_Example 2.xcdatamodel", with: "CoreDataMigration_Example 9.xcdatamodel") }
+        let found = try problems {
+            $0.replacingOccurrences(of: "CoreDataMigration_Example 2.xcdatamodel", with: "CoreDataMigration_Example 9.xcdatamodel")
+        }
         #expect(found.count == 1)
         let message = found.first?.description ?? ""
         #expect(message.contains("Broken.xcmappingmodel:"), "\(message)")
@@ -166,7 +190,8 @@ import Testing
         let found = try problems {
             $0.replacingOccurrences(
                 of: #"<attribute name="sourcename" type="string">Post</attribute>"#,
-                with: #"<attribute name="sourcename" type="string">Post</attribute><attribute name="sourcefetchlimit" type="int16">3</attribute>"#)
+                with: #"<attribute name="sourcename" type="string">Post</attribute><attribute name="sourcefetchlimit" type="int16">3</attribute>"#
+            )
         }
         #expect(found.count == 1)
         #expect(found.first?.entityMapping == "PostToPost")

@@ -1,5 +1,6 @@
 import Foundation
 import PersistenceTesting
+
 @testable import Persistence
 
 /// What a store at version 2 holds, objects of each entity in primary-key order and
@@ -29,12 +30,27 @@ struct DifferentialContents: Equatable, Sendable {
         ["renamed"] + attributeNames.dropFirst() + ["note"]
     }
 
-    init(items: [[AttributeValue]], owners: [AttributeValue], tags: [AttributeValue], notes: [DifferentialNote], profiles: [AttributeValue],
-         itemOwners: [Int?], ownerItems: [[Int]], itemTags: [[Int]], tagItems: [[Int]], favourites: [[Int]], related: [[Int]],
-         itemAbout: [Int?], ownerProfile: [Int?], profileOwner: [Int?]) {
+    init(
+        items: [[AttributeValue]],
+        owners: [AttributeValue],
+        tags: [AttributeValue],
+        notes: [DifferentialNote],
+        profiles: [AttributeValue],
+        itemOwners: [Int?],
+        ownerItems: [[Int]],
+        itemTags: [[Int]],
+        tagItems: [[Int]],
+        favourites: [[Int]],
+        related: [[Int]],
+        itemAbout: [Int?],
+        ownerProfile: [Int?],
+        profileOwner: [Int?]
+    ) {
         (self.items, self.owners, self.tags, self.notes, self.profiles) = (items, owners, tags, notes, profiles)
         (self.itemOwners, self.ownerItems, self.itemTags, self.tagItems) = (itemOwners, ownerItems, itemTags, tagItems)
-        (self.favourites, self.related, self.itemAbout, self.ownerProfile, self.profileOwner) = (favourites, related, itemAbout, ownerProfile, profileOwner)
+        (self.favourites, self.related, self.itemAbout, self.ownerProfile, self.profileOwner) = (
+            favourites, related, itemAbout, ownerProfile, profileOwner
+        )
     }
 
     /// Reads a version 2 store through `context`. A to-many is read from the side whose
@@ -76,10 +92,12 @@ struct DifferentialContents: Equatable, Sendable {
         ownerProfile = owners.map { profile($0.destinationID(forKey: "profile")) }
         profileOwner = profiles.map { owner($0.destinationID(forKey: "owner")) }
         tagItems = try await members(of: tags, "items", in: item, ordered: shapes.tagItemsOrdered)
-        itemTags = shapes.itemTagsOrdered
+        itemTags =
+            shapes.itemTagsOrdered
             ? try await members(of: items, "tags", in: tag, ordered: true)
             : Self.inverted(tagItems, count: items.count)
-        ownerItems = shapes.ownerItemsOrdered
+        ownerItems =
+            shapes.ownerItemsOrdered
             ? try await members(of: owners, "items", in: item, ordered: true)
             : Self.inverted(itemOwners.map { $0.map { [$0] } ?? [] }, count: owners.count)
         favourites = try await members(of: owners, "favourites", in: item, ordered: shapes.favouritesOrdered)

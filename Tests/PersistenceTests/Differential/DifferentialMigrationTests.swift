@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// Differential tests on realistic data: stores drawn from a seed (``DifferentialSeed``),
@@ -40,9 +41,14 @@ struct DifferentialMigrationTests {
             rowCounts.enumerated().map { rowIndex, rows in
                 var width = widths[(kindIndex + rowIndex) % widths.count]
                 if rows == 5_000 { width = min(width, 8) }
-                return Case(number: kindIndex * rowCounts.count + rowIndex, kind: kind, width: width, rows: rows,
-                            bulkInsert: PostgresConfiguration.BulkInsertMethod.allCases[rowIndex % 3],
-                            shapes: .forCase(kind: kind, kindIndex: kindIndex, rowIndex: rowIndex, rows: rows))
+                return Case(
+                    number: kindIndex * rowCounts.count + rowIndex,
+                    kind: kind,
+                    width: width,
+                    rows: rows,
+                    bulkInsert: PostgresConfiguration.BulkInsertMethod.allCases[rowIndex % 3],
+                    shapes: .forCase(kind: kind, kindIndex: kindIndex, rowIndex: rowIndex, rows: rows)
+                )
             }
         }
     }
@@ -56,13 +62,19 @@ struct DifferentialMigrationTests {
         for backend in TestBackend.allCases {
             let contents = try await migrated(store, on: backend, testCase)
             let differences = contents.differences(from: expected.kept(by: backend), attributeNames: store.attributeNames)
-            #expect(differences.isEmpty, "\(backend.rawValue) differs from the rows written: \(differences.joined(separator: "; ")) — \(DifferentialSeed.replay)")
+            #expect(
+                differences.isEmpty,
+                "\(backend.rawValue) differs from the rows written: \(differences.joined(separator: "; ")) — \(DifferentialSeed.replay)"
+            )
             results.append((backend, contents))
         }
         let (first, reference) = results[0]
         for (backend, contents) in results.dropFirst() {
             let differences = contents.differences(from: reference.kept(by: backend), attributeNames: store.attributeNames)
-            #expect(differences.isEmpty, "\(backend.rawValue) differs from \(first.rawValue): \(differences.joined(separator: "; ")) — \(DifferentialSeed.replay)")
+            #expect(
+                differences.isEmpty,
+                "\(backend.rawValue) differs from \(first.rawValue): \(differences.joined(separator: "; ")) — \(DifferentialSeed.replay)"
+            )
         }
     }
 
@@ -104,17 +116,32 @@ struct DifferentialMigrationTests {
         let destination: PersistentContainer
         do {
             try await store.fill(source.newContext())
-            destination = try await PersistentContainer.open(model: try store.model(version: 2), store: destinationURL, options: .createIfMissing, logger: testLogger)
+            destination = try await PersistentContainer.open(
+                model: try store.model(version: 2),
+                store: destinationURL,
+                options: .createIfMissing,
+                logger: testLogger
+            )
         } catch {
             await source.store.close()
             throw error
         }
         do {
-            let manager = kind.managerType.init(configuration: MigrationManager.Configuration(
-                sourceModel: try store.model(version: 1), destinationModel: try store.model(version: 2),
-                mappingModel: try kind.managerMapping(store), policies: kind.policies, logger: testLogger))
+            let manager = kind.managerType.init(
+                configuration: MigrationManager.Configuration(
+                    sourceModel: try store.model(version: 1),
+                    destinationModel: try store.model(version: 2),
+                    mappingModel: try kind.managerMapping(store),
+                    policies: kind.policies,
+                    logger: testLogger
+                )
+            )
             try await manager.migrateStore(from: url, to: destinationURL)
-            let contents = try await DifferentialContents(reading: destination.newContext(), attributeNames: store.attributeNames, shapes: store.shapes)
+            let contents = try await DifferentialContents(
+                reading: destination.newContext(),
+                attributeNames: store.attributeNames,
+                shapes: store.shapes
+            )
             await destination.store.close()
             await source.store.close()
             return contents

@@ -32,35 +32,88 @@ struct DifferentialModel: Sendable {
             attributes[0] = AttributeDescription(name: "renamed", type: types[0], renamingIdentifier: "a0")
             attributes.append(AttributeDescription(name: "note", type: .string))
         }
-        return try ManagedObjectModel(name: Self.name(version), versionIdentifier: "\(version)", entities: [
-            EntityDescription(name: "Item", attributes: attributes, relationships: itemRelationships),
-            EntityDescription(name: "Owner", attributes: [AttributeDescription(name: "name", type: .string)], relationships: [
-                RelationshipDescription(name: "items", destinationEntityName: "Item", inverseName: "owner", isToMany: true, isOrdered: shapes.ownerItemsOrdered),
-                RelationshipDescription(name: "favourites", destinationEntityName: "Item", isToMany: true, isOrdered: shapes.favouritesOrdered),
-                RelationshipDescription(name: "profile", destinationEntityName: "Profile", inverseName: "owner", deleteRule: .cascade),
-            ]),
-            EntityDescription(name: "Tag", attributes: [AttributeDescription(name: "label", type: .string)], relationships: [
-                RelationshipDescription(name: "items", destinationEntityName: "Item", inverseName: "tags", isToMany: true, isOrdered: shapes.tagItemsOrdered),
-            ]),
-            EntityDescription(name: "Note", attributes: [AttributeDescription(name: "text", type: .string)], relationships: shapes.about == .absent ? [] : [
-                RelationshipDescription(name: "subjects", destinationEntityName: "Item", inverseName: "about", isToMany: true),
-            ]),
-            EntityDescription(name: "Comment", parentName: "Note", attributes: [AttributeDescription(name: "author", type: .string)]),
-            EntityDescription(name: "Reminder", parentName: "Note", attributes: [AttributeDescription(name: "dueDay", type: .integer64)]),
-            EntityDescription(name: "Profile", attributes: [AttributeDescription(name: "bio", type: .string)], relationships: [
-                RelationshipDescription(name: "owner", destinationEntityName: "Owner", inverseName: "profile"),
-            ]),
-        ])
+        return try ManagedObjectModel(
+            name: Self.name(version),
+            versionIdentifier: "\(version)",
+            entities: [
+                EntityDescription(name: "Item", attributes: attributes, relationships: itemRelationships),
+                EntityDescription(
+                    name: "Owner",
+                    attributes: [AttributeDescription(name: "name", type: .string)],
+                    relationships: [
+                        RelationshipDescription(
+                            name: "items",
+                            destinationEntityName: "Item",
+                            inverseName: "owner",
+                            isToMany: true,
+                            isOrdered: shapes.ownerItemsOrdered
+                        ),
+                        RelationshipDescription(
+                            name: "favourites",
+                            destinationEntityName: "Item",
+                            isToMany: true,
+                            isOrdered: shapes.favouritesOrdered
+                        ),
+                        RelationshipDescription(name: "profile", destinationEntityName: "Profile", inverseName: "owner", deleteRule: .cascade),
+                    ]
+                ),
+                EntityDescription(
+                    name: "Tag",
+                    attributes: [AttributeDescription(name: "label", type: .string)],
+                    relationships: [
+                        RelationshipDescription(
+                            name: "items",
+                            destinationEntityName: "Item",
+                            inverseName: "tags",
+                            isToMany: true,
+                            isOrdered: shapes.tagItemsOrdered
+                        )
+                    ]
+                ),
+                EntityDescription(
+                    name: "Note",
+                    attributes: [AttributeDescription(name: "text", type: .string)],
+                    relationships: shapes.about == .absent
+                        ? []
+                        : [
+                            RelationshipDescription(name: "subjects", destinationEntityName: "Item", inverseName: "about", isToMany: true)
+                        ]
+                ),
+                EntityDescription(name: "Comment", parentName: "Note", attributes: [AttributeDescription(name: "author", type: .string)]),
+                EntityDescription(name: "Reminder", parentName: "Note", attributes: [AttributeDescription(name: "dueDay", type: .integer64)]),
+                EntityDescription(
+                    name: "Profile",
+                    attributes: [AttributeDescription(name: "bio", type: .string)],
+                    relationships: [
+                        RelationshipDescription(name: "owner", destinationEntityName: "Owner", inverseName: "profile")
+                    ]
+                ),
+            ]
+        )
     }
 
     /// `Item`'s relationships: `related` and `about` where the case has them.
     private var itemRelationships: [RelationshipDescription] {
         var relationships = [
             RelationshipDescription(name: "owner", destinationEntityName: "Owner", inverseName: "items"),
-            RelationshipDescription(name: "tags", destinationEntityName: "Tag", inverseName: "items", isToMany: true, isOrdered: shapes.itemTagsOrdered),
+            RelationshipDescription(
+                name: "tags",
+                destinationEntityName: "Tag",
+                inverseName: "items",
+                isToMany: true,
+                isOrdered: shapes.itemTagsOrdered
+            ),
         ]
         if shapes.hasRelated {
-            relationships.append(RelationshipDescription(name: "related", destinationEntityName: "Item", inverseName: "relatedBy", isToMany: true, isOrdered: shapes.relatedOrdered))
+            relationships.append(
+                RelationshipDescription(
+                    name: "related",
+                    destinationEntityName: "Item",
+                    inverseName: "relatedBy",
+                    isToMany: true,
+                    isOrdered: shapes.relatedOrdered
+                )
+            )
             relationships.append(RelationshipDescription(name: "relatedBy", destinationEntityName: "Item", inverseName: "related", isToMany: true))
         }
         if shapes.about != .absent {

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Persistence
 
 /// A row of the `Note` hierarchy: a `Note`, `Comment` or `Reminder`, all in `Note`'s table,
@@ -24,11 +25,12 @@ struct DifferentialNote: Equatable, Sendable {
     /// rows of each are spread among the others' keys.
     static func draw(entityName: String? = nil, using rng: inout SeededGenerator) -> DifferentialNote {
         let entityName = entityName ?? rng.pick(entities)
-        let extra: AttributeValue = switch entityName {
-        case "Comment": .string(DifferentialValues.text(using: &rng))
-        case "Reminder": .integer(DifferentialValues.integer(in: Int64.min...Int64.max, using: &rng))
-        default: .null
-        }
+        let extra: AttributeValue =
+            switch entityName {
+            case "Comment": .string(DifferentialValues.text(using: &rng))
+            case "Reminder": .integer(DifferentialValues.integer(in: Int64.min...Int64.max, using: &rng))
+            default: .null
+            }
         return DifferentialNote(entityName: entityName, text: .string(DifferentialValues.text(using: &rng)), extra: extra)
     }
 

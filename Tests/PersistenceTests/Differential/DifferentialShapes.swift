@@ -45,11 +45,12 @@ struct DifferentialShapes: Sendable, Equatable {
     static func forCase(kind: DifferentialStepKind, kindIndex: Int, rowIndex: Int, rows: Int) -> DifferentialShapes {
         let manyToMany = (kindIndex + rowIndex) % 4
         let readsItemByItem = rows < 5_000
-        let about: About = switch kind {
-        case .inferredInPlace: .anyNote
-        case .setBased: .absent
-        case .streamedWithPolicy, .streamedWithManager: .plainNotes
-        }
+        let about: About =
+            switch kind {
+            case .inferredInPlace: .anyNote
+            case .setBased: .absent
+            case .streamedWithPolicy, .streamedWithManager: .plainNotes
+            }
         return DifferentialShapes(
             about: about,
             hasRelated: rows > 1 && readsItemByItem && rowIndex % 2 == 0,
@@ -57,7 +58,8 @@ struct DifferentialShapes: Sendable, Equatable {
             itemTagsOrdered: readsItemByItem && (manyToMany == 1 || manyToMany == 3),
             tagItemsOrdered: manyToMany == 2 || manyToMany == 3,
             favouritesOrdered: (rowIndex / 2) % 2 == 1,
-            relatedOrdered: ((kindIndex + rowIndex) / 2) % 2 == 0)
+            relatedOrdered: ((kindIndex + rowIndex) / 2) % 2 == 0
+        )
     }
 
     /// The ordered relationships, as a case's description names them.

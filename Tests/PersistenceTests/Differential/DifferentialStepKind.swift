@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Persistence
 
 /// The four ways a step runs, each made to run `Differential` → `Differential 2`:
@@ -60,7 +61,9 @@ enum DifferentialStepKind: String, CaseIterable, Sendable {
         switch self {
         case .setBased:
             mapping.entityMappings[index].attributeMappings.removeAll { $0.name == "note" }
-            mapping.entityMappings[index].attributeMappings.append(PropertyMapping(name: "note", valueExpression: try Expression(format: #""set-based""#)))
+            mapping.entityMappings[index].attributeMappings.append(
+                PropertyMapping(name: "note", valueExpression: try Expression(format: #""set-based""#))
+            )
         case .streamedWithPolicy:
             mapping.entityMappings[index].policyName = "DifferentialNotePolicy"
         case .inferredInPlace, .streamedWithManager:
@@ -96,13 +99,15 @@ enum DifferentialStepKind: String, CaseIterable, Sendable {
 }
 
 enum DifferentialVersion: String, MigrationVersion, CaseIterable {
-    case v1 = "Differential", v2 = "Differential 2"
+    case v1 = "Differential"
+    case v2 = "Differential 2"
     var modelName: String { rawValue }
     func nextVersion() -> DifferentialVersion? { self == .v1 ? .v2 : nil }
 }
 
 enum DifferentialManagedVersion: String, MigrationVersion, CaseIterable {
-    case v1 = "Differential", v2 = "Differential 2"
+    case v1 = "Differential"
+    case v2 = "Differential 2"
     var modelName: String { rawValue }
     func nextVersion() -> DifferentialManagedVersion? { self == .v1 ? .v2 : nil }
     var migrationManagerType: MigrationManager.Type { self == .v2 ? DifferentialNoteManager.self : MigrationManager.self }

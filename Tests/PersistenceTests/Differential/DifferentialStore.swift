@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// The rows of a differential case's store, drawn from the case's generator, and what a
@@ -54,11 +55,12 @@ struct DifferentialStore: Sendable {
         // The first a plain `Note`, so that a case whose items point at plain notes only has one.
         let notes = (0..<noteCount).map { index in DifferentialNote.draw(entityName: index == 0 ? "Note" : nil, using: &rng) }
         self.notes = notes
-        let aboutTargets: [Int] = switch shapes.about {
-        case .anyNote: Array(notes.indices)
-        case .plainNotes: notes.indices.filter { notes[$0].entityName == "Note" }
-        case .absent: []
-        }
+        let aboutTargets: [Int] =
+            switch shapes.about {
+            case .anyNote: Array(notes.indices)
+            case .plainNotes: notes.indices.filter { notes[$0].entityName == "Note" }
+            case .absent: []
+            }
         profiles = (0..<(rows == 0 ? 0 : ownerCount / 2 + 1)).map { _ in .string(DifferentialValues.text(using: &rng)) }
         var items: [[AttributeValue]] = []
         var itemOwners: [Int?] = []
@@ -169,13 +171,19 @@ struct DifferentialStore: Sendable {
         for (owner, profile) in ownerProfile.enumerated() { if let profile { profileOwner[profile] = owner } }
         return DifferentialContents(
             items: items.map { $0 + [kind.note(forSourceValues: $0)] },
-            owners: owners, tags: tags, notes: notes, profiles: profiles,
+            owners: owners,
+            tags: tags,
+            notes: notes,
+            profiles: profiles,
             itemOwners: itemOwners,
             ownerItems: inOrder(ownerItems, if: shapes.ownerItemsOrdered),
             itemTags: inOrder(itemTags, if: shapes.itemTagsOrdered),
             tagItems: inOrder(tagItems, if: shapes.tagItemsOrdered),
             favourites: inOrder(favourites, if: shapes.favouritesOrdered),
             related: inOrder(related, if: shapes.relatedOrdered),
-            itemAbout: itemAbout, ownerProfile: ownerProfile, profileOwner: profileOwner)
+            itemAbout: itemAbout,
+            ownerProfile: ownerProfile,
+            profileOwner: profileOwner
+        )
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Persistence
 
 /// Values shaped like users' data, and the edges a store must keep: prices with cents and
@@ -113,9 +114,13 @@ enum DifferentialValues {
 
     static func uuid(using rng: inout SeededGenerator) -> UUID {
         let (a, b) = (rng.next(), rng.next())
-        return UUID(uuid: withUnsafeBytes(of: (a, b)) { bytes in
-            (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-             bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])
-        })
+        return UUID(
+            uuid: withUnsafeBytes(of: (a, b)) { bytes in
+                (
+                    bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                    bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+                )
+            }
+        )
     }
 }

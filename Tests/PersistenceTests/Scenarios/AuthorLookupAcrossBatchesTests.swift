@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 // "Custom Core Data Migrations" ported the three ways a Core Data developer writes its
@@ -122,8 +123,10 @@ final class AlternatingTitlePolicy: AuthorObjectsLookupPolicy, @unchecked Sendab
             let context = try await Scenario.open(try Scenario.version("Books 2", of: try Books.models()), at: url)
             let books = count + Books.anonymous.count
             #expect(try await Scenario.count("Book", in: context) == books)
-            #expect(try await Scenario.count("Book", in: context, where: "title == %@", .string("Untitled")) == (books + 1) / 2,
-                    "every odd-keyed book, and only those, took the changed mapping's title")
+            #expect(
+                try await Scenario.count("Book", in: context, where: "title == %@", .string("Untitled")) == (books + 1) / 2,
+                "every odd-keyed book, and only those, took the changed mapping's title"
+            )
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 // Colourful Posts, from William Boles' "Progressive Core Data Migrations":
@@ -62,8 +63,12 @@ enum ColourfulPosts {
         let models = try models()
         var policies = MigrationPolicies()
         policies.register(policy, as: "PostToPostMigrationPolicy")
-        return try MigrationChain(ColourfulPostsVersion.self, models: models,
-                                  mappingModels: try Scenario.mappingModels("ColourfulPosts", versions: models), policies: policies)
+        return try MigrationChain(
+            ColourfulPostsVersion.self,
+            models: models,
+            mappingModels: try Scenario.mappingModels("ColourfulPosts", versions: models),
+            policies: policies
+        )
     }
 
     static let colours = ["259EB7", "511ADB", "E23F3F", "47B36B", "F2A30F"]

@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 // "Custom Core Data Migrations" (objc.io issue 4):
@@ -92,7 +93,9 @@ final class BookToBookFilePolicy: EntityMigrationPolicy, @unchecked Sendable {
         let sourceUsers = try await source.destinations(forKey: "users")
         let users = try await manager.destinationInstances(forEntityMappingNamed: "UserToUser", sourceInstances: sourceUsers)
         guard users.count == sourceUsers.count else {
-            throw ScenarioPolicyError("the users of '\(source.value(forKey: "title").stringValue ?? "")' are not migrated yet: UserToUser must come before BookToBook")
+            throw ScenarioPolicyError(
+                "the users of '\(source.value(forKey: "title").stringValue ?? "")' are not migrated yet: UserToUser must come before BookToBook"
+            )
         }
         for user in users {
             let file = try manager.destinationContext.insertObject(entityName: "File")
@@ -223,7 +226,10 @@ enum Books {
         return policies
     }
 
-    static func chain(_ mappingModels: (VersionedModel) throws -> [MappingModel] = mappingModels, policies: MigrationPolicies = policies) throws -> MigrationChain {
+    static func chain(
+        _ mappingModels: (VersionedModel) throws -> [MappingModel] = mappingModels,
+        policies: MigrationPolicies = policies
+    ) throws -> MigrationChain {
         let models = try models()
         return try MigrationChain(BooksVersion.self, models: models, mappingModels: try mappingModels(models), policies: policies)
     }
@@ -235,7 +241,11 @@ enum Books {
     static func expectBooks2(at url: StoreURL, books count: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let context = try await Scenario.open(try Scenario.version("Books 2", of: try models()), at: url)
         #expect(try await Scenario.count("Book", in: context) == count + anonymous.count, sourceLocation: sourceLocation)
-        #expect(Scenario.strings(try await Scenario.all("Author", in: context), "name") == authors.sorted(), "one Author per name", sourceLocation: sourceLocation)
+        #expect(
+            Scenario.strings(try await Scenario.all("Author", in: context), "name") == authors.sorted(),
+            "one Author per name",
+            sourceLocation: sourceLocation
+        )
         for (index, name) in authors.enumerated() {
             let author = try await Scenario.one("Author", "name", name, in: context, sourceLocation: sourceLocation)
             let titles = Scenario.strings(try await author.destinations(forKey: "books"), "title")
@@ -246,11 +256,20 @@ enum Books {
 
         // One book from each side, and the users' many-to-many carried over.
         let book = try await Scenario.one("Book", "title", "Book 1234", in: context, sourceLocation: sourceLocation)
-        #expect(Scenario.strings(try await book.destinations(forKey: "authors"), "name") == [authors[1234 % authors.count]], sourceLocation: sourceLocation)
-        #expect(Scenario.strings(try await book.destinations(forKey: "users"), "name") == owners(1234).map { users[$0] }, sourceLocation: sourceLocation)
+        #expect(
+            Scenario.strings(try await book.destinations(forKey: "authors"), "name") == [authors[1234 % authors.count]],
+            sourceLocation: sourceLocation
+        )
+        #expect(
+            Scenario.strings(try await book.destinations(forKey: "users"), "name") == owners(1234).map { users[$0] },
+            sourceLocation: sourceLocation
+        )
         for (index, name) in users.enumerated() {
             let user = try await Scenario.one("User", "name", name, in: context, sourceLocation: sourceLocation)
-            #expect(Scenario.strings(try await user.destinations(forKey: "books"), "title") == expectedTitles(ofUser: index, books: count), sourceLocation: sourceLocation)
+            #expect(
+                Scenario.strings(try await user.destinations(forKey: "books"), "title") == expectedTitles(ofUser: index, books: count),
+                sourceLocation: sourceLocation
+            )
         }
     }
 
@@ -273,7 +292,10 @@ enum Books {
         let context = try await Scenario.open(v3, at: url)
         var summary = Summary()
         for author in try await Scenario.all("Author", in: context) {
-            summary.authors[author.value(forKey: "name").stringValue ?? "?"] = Scenario.strings(try await author.destinations(forKey: "books"), "title")
+            summary.authors[author.value(forKey: "name").stringValue ?? "?"] = Scenario.strings(
+                try await author.destinations(forKey: "books"),
+                "title"
+            )
         }
         for file in try await Scenario.all("File", in: context) {
             let user = try #require(try await file.destination(forKey: "user"))
@@ -359,8 +381,12 @@ enum Books {
             try await Books.seed(at: url, books: count)
             try await Books.seed(at: split, books: count)
 
-            let chain = try MigrationChain(SplitBooksVersion.self, models: models, mappingModels:
-                [try Books.mapping("Books1To2", in: try Books.mappingModels(models))] + passes.reversed(), policies: Books.policies)
+            let chain = try MigrationChain(
+                SplitBooksVersion.self,
+                models: models,
+                mappingModels: [try Books.mapping("Books1To2", in: try Books.mappingModels(models))] + passes.reversed(),
+                policies: Books.policies
+            )
             let (plan, progress) = try await Scenario.migrate(chain, store: split, batchSize: batchSize)
             #expect(plan.steps.map { $0.mappingModels.map(\.name) } == [["Books1To2"], ["Books2To3Part1", "Books2To3Part2"]])
             Scenario.checkProgress(progress, steps: 2)
@@ -463,14 +489,19 @@ enum Books {
     /// alone, but in a folder's files read together, and in the order the chain runs them.
     @Test func lookUpsIntoAnotherMappingModelOfTheStepAreCheckedInTheStepsOrder() throws {
         let models = try Books.models()
-        let (v1, v2, v3) = (try Scenario.version("Books", of: models), try Scenario.version("Books 2", of: models), try Scenario.version("Books 3", of: models))
+        let (v1, v2, v3) = (
+            try Scenario.version("Books", of: models), try Scenario.version("Books 2", of: models), try Scenario.version("Books 3", of: models)
+        )
         let folder = Scenario.fixtures.appendingPathComponent("CustomMigrations/PassLookupMappings")
         let (part1, part2) = (folder.appendingPathComponent("Books2To3Part1.json"), folder.appendingPathComponent("Books2To3Part2.json"))
 
         // Alone, Part2 names a mapping it does not have, and says how to load it with its step.
         let alone = #expect(throws: MigrationError.self) { try MappingModel(contentsOf: part2, versions: models) }
         #expect(alone?.code == .invalidMappingModel && alone?.entityMapping == "BookToBook" && alone?.property == "authors")
-        #expect(alone?.message.contains("names the entity mapping 'AuthorToAuthor', which this mapping model does not have") == true, "\(String(describing: alone))")
+        #expect(
+            alone?.message.contains("names the entity mapping 'AuthorToAuthor', which this mapping model does not have") == true,
+            "\(String(describing: alone))"
+        )
         #expect(alone?.hint?.contains("MappingModel.load(directory:)") == true)
 
         // Read together, the two files load; a name neither has is still refused, in the file that uses it.
@@ -483,7 +514,10 @@ enum Books {
         try misspelt.write(to: typo.appendingPathComponent("Books2To3Part2.json"), atomically: true, encoding: .utf8)
         let unknown = #expect(throws: MigrationError.self) { try MappingModel.load(directory: typo, versions: models) }
         #expect(unknown?.file?.hasSuffix("Books2To3Part2.json") == true && unknown?.property == "authors")
-        #expect(unknown?.message.contains("'AuthorsToAuthors', which neither this mapping model nor another mapping model of the step has") == true, "\(String(describing: unknown))")
+        #expect(
+            unknown?.message.contains("'AuthorsToAuthors', which neither this mapping model nor another mapping model of the step has") == true,
+            "\(String(describing: unknown))"
+        )
         #expect(unknown?.hint?.contains("UserToUser, AuthorToAuthor") == true)
 
         // The chain's order decides: Part2 before Part1 is refused when the step is planned.
@@ -491,9 +525,15 @@ enum Books {
         let reversed = MigrationChain(models: models, mappingModels: [books1To2] + loaded.reversed(), policies: Books.policies)
         let migrator = ProgressiveMigrator(chain: reversed, logger: Scenario.logger)
         let early = #expect(throws: MigrationError.self) { try migrator.plan(from: v1, store: .sqlite("/nonexistent.sqlite")) }
-        #expect(early?.message.contains("'AuthorToAuthor', which neither this mapping model nor an earlier mapping model of the step has") == true, "\(String(describing: early))")
+        #expect(
+            early?.message.contains("'AuthorToAuthor', which neither this mapping model nor an earlier mapping model of the step has") == true,
+            "\(String(describing: early))"
+        )
         #expect(early?.hint?.contains("run the mapping model that has 'AuthorToAuthor' before this one") == true)
-        let inOrder = ProgressiveMigrator(chain: MigrationChain(models: models, mappingModels: [books1To2] + loaded, policies: Books.policies), logger: Scenario.logger)
+        let inOrder = ProgressiveMigrator(
+            chain: MigrationChain(models: models, mappingModels: [books1To2] + loaded, policies: Books.policies),
+            logger: Scenario.logger
+        )
         #expect(try inOrder.plan(from: v1, store: .sqlite("/nonexistent.sqlite")).steps.count == 2)
 
         // Entity mapping names are the step's: a second BookToBook in a later pass is refused.

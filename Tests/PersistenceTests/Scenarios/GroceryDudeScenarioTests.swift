@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 // Grocery Dude, from Tim Roadley's "Learning Core Data for iOS", chapter 3:
@@ -100,7 +101,11 @@ enum GroceryDude {
             Scenario.checkProgress(progress, steps: 1)
             #expect(progress.count > 3, "several batches report progress")
             #expect(progress.last?.stage == .finished)
-            #expect(progress.contains { $0.entityMapping == "AmountToUnit" && $0.stage == .createInstances && $0.instancesTotal == GroceryDude.amountCount })
+            #expect(
+                progress.contains {
+                    $0.entityMapping == "AmountToUnit" && $0.stage == .createInstances && $0.instancesTotal == GroceryDude.amountCount
+                }
+            )
             let creating = progress.filter { $0.entityMapping == "AmountToUnit" && $0.stage == .createInstances }.map(\.instancesDone)
             #expect(creating == creating.sorted() && creating.last == GroceryDude.amountCount)
         }

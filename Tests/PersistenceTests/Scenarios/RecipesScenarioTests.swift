@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 // Recipes, Apple's Core Data sample: version "1.1" has a recipe's `type` as a to-one;
@@ -149,7 +150,10 @@ enum Recipes {
         let v2File = Scenario.fixtures.appendingPathComponent("Recipes/Recipes.xcdatamodeld/Recipes 2.xcdatamodel/contents")
         let xml = try String(contentsOf: v2File, encoding: .utf8)
             .replacingOccurrences(of: #"userDefinedModelVersionIdentifier="2.0""#, with: #"userDefinedModelVersionIdentifier="3.0""#)
-            .replacingOccurrences(of: #"<attribute name="firstName""#, with: #"<attribute name="email" optional="YES" attributeType="String" syncable="YES"/><attribute name="firstName""#)
+            .replacingOccurrences(
+                of: #"<attribute name="firstName""#,
+                with: #"<attribute name="email" optional="YES" attributeType="String" syncable="YES"/><attribute name="firstName""#
+            )
         let v3 = try ManagedObjectModel(xml: Data(xml.utf8), name: "Recipes 3")
         try await engine.withStoreURL { url in
             try await Scenario.seed(v3, at: url) { context in

@@ -3,6 +3,7 @@ import Logging
 import PersistenceTesting
 import Synchronization
 import Testing
+
 @testable import Persistence
 
 /// What the scenario tests share: where their models and mapping files are, seeding a
@@ -48,8 +49,12 @@ enum Scenario {
     }
 
     /// Runs a progressive migration, collecting every progress report it publishes.
-    static func migrate(_ chain: MigrationChain, store url: StoreURL, to target: String? = nil,
-                        batchSize: Int = 1_000) async throws -> (plan: MigrationPlan, progress: [MigrationProgress]) {
+    static func migrate(
+        _ chain: MigrationChain,
+        store url: StoreURL,
+        to target: String? = nil,
+        batchSize: Int = 1_000
+    ) async throws -> (plan: MigrationPlan, progress: [MigrationProgress]) {
         let migrator = ProgressiveMigrator(chain: chain, batchSize: batchSize, logger: logger)
         let updates = migrator.progressUpdates()
         let collector = Task {
@@ -67,19 +72,34 @@ enum Scenario {
     }
 
     /// All objects of an entity, in primary-key order.
-    static func all(_ entity: String, in context: ManagedObjectContext, where format: String? = nil, _ arguments: FormatArgument...) async throws -> [ManagedObject] {
+    static func all(
+        _ entity: String,
+        in context: ManagedObjectContext,
+        where format: String? = nil,
+        _ arguments: FormatArgument...
+    ) async throws -> [ManagedObject] {
         let predicate = try format.map { try Predicate(format: $0, arguments: arguments) }
         return try await context.fetch(FetchRequest(entityName: entity, predicate: predicate))
     }
 
-    static func count(_ entity: String, in context: ManagedObjectContext, where format: String? = nil, _ arguments: FormatArgument...) async throws -> Int {
+    static func count(
+        _ entity: String,
+        in context: ManagedObjectContext,
+        where format: String? = nil,
+        _ arguments: FormatArgument...
+    ) async throws -> Int {
         let predicate = try format.map { try Predicate(format: $0, arguments: arguments) }
         return try await context.count(for: FetchRequest(entityName: entity, predicate: predicate))
     }
 
     /// The one object of an entity with `key == value`.
-    static func one(_ entity: String, _ key: String, _ value: String, in context: ManagedObjectContext,
-                    sourceLocation: SourceLocation = #_sourceLocation) async throws -> ManagedObject {
+    static func one(
+        _ entity: String,
+        _ key: String,
+        _ value: String,
+        in context: ManagedObjectContext,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> ManagedObject {
         let found = try await all(entity, in: context, where: "%K == %@", .string(key), .value(.string(value)))
         #expect(found.count == 1, "\(found.count) \(entity) objects with \(key) == \(value)", sourceLocation: sourceLocation)
         return try #require(found.first, sourceLocation: sourceLocation)
@@ -97,11 +117,17 @@ enum Scenario {
         #expect(first.fractionCompleted >= 0, sourceLocation: sourceLocation)
         #expect(last.fractionCompleted == 1, sourceLocation: sourceLocation)
         #expect(last.step == steps && last.stepCount == steps, sourceLocation: sourceLocation)
-        #expect(reports.allSatisfy { (0...1).contains($0.fractionCompleted) && (0...1).contains($0.stepFractionCompleted) }, sourceLocation: sourceLocation)
+        #expect(
+            reports.allSatisfy { (0...1).contains($0.fractionCompleted) && (0...1).contains($0.stepFractionCompleted) },
+            sourceLocation: sourceLocation
+        )
         let backwards = zip(reports, reports.dropFirst()).filter { $0.fractionCompleted > $1.fractionCompleted }
         #expect(backwards.isEmpty, "progress went backwards: \(backwards.prefix(3).map { "\($0.0) → \($0.1)" })", sourceLocation: sourceLocation)
-        #expect(reports.filter { $0.fractionCompleted == 1 }.allSatisfy { $0.step == steps }, "only the last step ends the migration",
-                sourceLocation: sourceLocation)
+        #expect(
+            reports.filter { $0.fractionCompleted == 1 }.allSatisfy { $0.step == steps },
+            "only the last step ends the migration",
+            sourceLocation: sourceLocation
+        )
     }
 }
 

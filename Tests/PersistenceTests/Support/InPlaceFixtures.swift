@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 /// Building, migrating and inspecting stores for the in-place migration tests.
@@ -11,7 +12,11 @@ enum InPlaceFixtures {
     }
 
     /// The in-place plan of the inferred mapping between two versions; fails if there is none.
-    static func plan(_ source: ManagedObjectModel, _ destination: ManagedObjectModel, dialect: any SQLDialect = SQLiteDialect()) throws -> InPlaceMigration {
+    static func plan(
+        _ source: ManagedObjectModel,
+        _ destination: ManagedObjectModel,
+        dialect: any SQLDialect = SQLiteDialect()
+    ) throws -> InPlaceMigration {
         let mapping = try MappingModel.inferred(from: source, to: destination)
         return try InPlaceMigration.plan(mapping: mapping, source: source, destination: destination, dialect: dialect).get()
     }
@@ -151,26 +156,35 @@ struct SchemaSnapshot: Equatable {
         self = try await inspectStore(url) { connection in
             var snapshot = SchemaSnapshot()
             var primaryKeys: [String: Int64] = [:]
-            for row in try connection.rows("""
+            for row in try connection.rows(
+                """
                 SELECT k.table_name, k.column_name, k.ordinal_position FROM information_schema.key_column_usage k
                 JOIN information_schema.table_constraints c ON c.constraint_schema = k.constraint_schema AND c.constraint_name = k.constraint_name
                 WHERE c.constraint_type = 'PRIMARY KEY' AND k.table_schema = $1
-                """, [schema]) {
+                """,
+                [schema]
+            ) {
                 primaryKeys["\(row[0].text ?? "?").\(row[1].text ?? "?")"] = row[2].int64
             }
-            for row in try connection.rows("SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = $1", [schema]) {
+            for row in try connection.rows(
+                "SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = $1",
+                [schema]
+            ) {
                 let (table, column) = (row[0].text ?? "?", row[1].text ?? "?")
                 let pk = primaryKeys["\(table).\(column)"]
                 snapshot.columns[table, default: []].append("\(column) \(row[2].text ?? "?")" + (pk.map { " pk \($0)" } ?? ""))
             }
             for table in snapshot.columns.keys { snapshot.columns[table]?.sort() }
-            for row in try connection.rows("""
+            for row in try connection.rows(
+                """
                 SELECT c.relname, t.relname, (SELECT string_agg(a.attname, ', ' ORDER BY k.position)
                     FROM unnest(i.indkey) WITH ORDINALITY AS k(attnum, position)
                     JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum)
                 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_class t ON t.oid = i.indrelid
                 JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1
-                """, [schema]) {
+                """,
+                [schema]
+            ) {
                 snapshot.indexes[row[0].text ?? "?"] = "\(row[1].text ?? "?")(\(row[2].text ?? ""))"
             }
             try snapshot.readPrimaryKeyTable(connection)

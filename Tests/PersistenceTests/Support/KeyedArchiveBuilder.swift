@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Persistence
 
 /// Writes binary property lists and `NSKeyedArchiver`-shaped archives, for tests of the
@@ -29,7 +30,8 @@ struct KeyedArchiveBuilder {
     /// Adds an object of the class (with its superclasses) and returns its UID.
     mutating func object(_ classChain: [String], _ fields: [String: Value]) -> Value {
         let name = classChain[0]
-        let classReference = classes[name] ?? add(.dictionary(["$classname": .string(name), "$classes": .array((classChain + ["NSObject"]).map(Value.string))]))
+        let classReference =
+            classes[name] ?? add(.dictionary(["$classname": .string(name), "$classes": .array((classChain + ["NSObject"]).map(Value.string))]))
         classes[name] = classReference
         var fields = fields
         fields["$class"] = classReference
@@ -64,22 +66,32 @@ struct KeyedArchiveBuilder {
     mutating func keyPath(variable: String?, _ path: String) -> Value {
         let operand = variable.map { self.variable($0) } ?? evaluatedObject()
         let specifier = object(["NSKeyPathSpecifierExpression", "NSExpression"], ["NSExpressionType": .integer(10), "NSKeyPath": string(path)])
-        return object(["NSKeyPathExpression", "NSFunctionExpression", "NSExpression"], [
-            "NSExpressionType": .integer(4), "NSSelectorName": string("valueForKeyPath:"), "NSOperand": operand, "NSArguments": array([specifier]),
-        ])
+        return object(
+            ["NSKeyPathExpression", "NSFunctionExpression", "NSExpression"],
+            [
+                "NSExpressionType": .integer(4), "NSSelectorName": string("valueForKeyPath:"), "NSOperand": operand,
+                "NSArguments": array([specifier]),
+            ]
+        )
     }
 
     /// A built-in function (`add:to:`, `uppercase:`), which stands on `_NSPredicateUtilities`.
     mutating func builtIn(_ selector: String, _ arguments: [Value]) -> Value {
-        let utilities = object(["NSConstantValueExpression", "NSExpression"], ["NSExpressionType": .integer(0), "NSConstantValueClassName": string("_NSPredicateUtilities")])
+        let utilities = object(
+            ["NSConstantValueExpression", "NSExpression"],
+            ["NSExpressionType": .integer(0), "NSConstantValueClassName": string("_NSPredicateUtilities")]
+        )
         return function(selector, operand: utilities, arguments)
     }
 
     /// `FUNCTION(operand, "selector", arguments…)`.
     mutating func function(_ selector: String, operand: Value, _ arguments: [Value]) -> Value {
-        object(["NSFunctionExpression", "NSExpression"], [
-            "NSExpressionType": .integer(4), "NSSelectorName": string(selector), "NSOperand": operand, "NSArguments": array(arguments),
-        ])
+        object(
+            ["NSFunctionExpression", "NSExpression"],
+            [
+                "NSExpressionType": .integer(4), "NSSelectorName": string(selector), "NSOperand": operand, "NSArguments": array(arguments),
+            ]
+        )
     }
 
     mutating func aggregate(_ items: [Value]) -> Value {
@@ -88,10 +100,12 @@ struct KeyedArchiveBuilder {
 
     /// The archive with `root` at `$top.root`.
     func data(root: Value) -> Data {
-        BinaryPropertyListWriter.data(.dictionary([
-            "$version": .integer(100_000), "$archiver": .string("NSKeyedArchiver"),
-            "$top": .dictionary(["root": root]), "$objects": .array(objects),
-        ]))
+        BinaryPropertyListWriter.data(
+            .dictionary([
+                "$version": .integer(100_000), "$archiver": .string("NSKeyedArchiver"),
+                "$top": .dictionary(["root": root]), "$objects": .array(objects),
+            ])
+        )
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 extension StoreURL {
@@ -29,8 +30,12 @@ extension StoreURL {
 /// checkpointed, so the whole store is in the one file and no WAL is left beside it. With
 /// `numbering`, the store's entities are numbered so, as another framework or an earlier
 /// release wrote it (see ``createStore(at:model:numbering:)``).
-func makeClosedStore(at url: StoreURL, model: ManagedObjectModel, numbering: EntityNumbering? = nil,
-                     _ body: (PersistentContainer) async throws -> Void = { _ in }) async throws {
+func makeClosedStore(
+    at url: StoreURL,
+    model: ManagedObjectModel,
+    numbering: EntityNumbering? = nil,
+    _ body: (PersistentContainer) async throws -> Void = { _ in }
+) async throws {
     if let numbering {
         try createStore(at: url, model: model, numbering: numbering)
         try await withOpenStore(url, model: model, body)
@@ -112,8 +117,12 @@ func inspectWritable(_ url: StoreURL, _ body: (any DatabaseConnection) throws ->
 
 /// Opens the store at `url` with `model` (an existing one, unless `options` say otherwise),
 /// runs `body`, and closes the store.
-func withOpenStore<T>(_ url: StoreURL, model: ManagedObjectModel, options: PersistentStore.Options = .existingOnly,
-                      _ body: (PersistentContainer) async throws -> T) async throws -> T {
+func withOpenStore<T>(
+    _ url: StoreURL,
+    model: ManagedObjectModel,
+    options: PersistentStore.Options = .existingOnly,
+    _ body: (PersistentContainer) async throws -> T
+) async throws -> T {
     let container = try await PersistentContainer.open(model: model, store: url, options: options, logger: testLogger)
     do {
         let result = try await body(container)
@@ -127,7 +136,8 @@ func withOpenStore<T>(_ url: StoreURL, model: ManagedObjectModel, options: Persi
 
 /// The names of the indexes the store at `url` has beside its primary keys, lower-cased.
 func storeIndexNames(_ url: StoreURL) async throws -> Set<String> {
-    let sql = url.testEngine == .postgres
+    let sql =
+        url.testEngine == .postgres
         ? "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname NOT LIKE '%_pkey'"
         : "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
     return Set(try await storeRows(url, sql).compactMap { $0.first?.text?.lowercased() })

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Persistence
 
 /// Raw SQL access to a container's store, for checking what a save really wrote.

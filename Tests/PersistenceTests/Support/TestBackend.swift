@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PersistenceTesting
 import Testing
+
 @testable import Persistence
 
 let testLogger = Logger(label: "persistence-tests") { _ in SwiftLogNoOpLogHandler() }

@@ -21,8 +21,12 @@ public struct HTTPTimeouts: Sendable, Hashable {
     public var shutdownGrace: Duration
 
     /// Timeouts, each by default as its property says.
-    public init(idle: Duration = .seconds(60), requestHead: Duration = .seconds(10), requestBody: Duration = .seconds(30),
-                shutdownGrace: Duration = .seconds(10)) {
+    public init(
+        idle: Duration = .seconds(60),
+        requestHead: Duration = .seconds(10),
+        requestBody: Duration = .seconds(30),
+        shutdownGrace: Duration = .seconds(10)
+    ) {
         self.idle = idle
         self.requestHead = requestHead
         self.requestBody = requestBody

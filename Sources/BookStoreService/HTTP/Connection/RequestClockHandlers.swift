@@ -58,8 +58,14 @@ final class RequestClock {
         timer = nil
         let what = phase == .readingHead ? "head" : "body"
         let limit = phase == .readingHead ? timeouts.requestHead : timeouts.requestBody
-        refuse(Problem(.requestTimeout, type: .requestTimeout, title: "Request timeout",
-                       detail: "the request's \(what) was not received within \(limit); send it faster or on a new connection"))
+        refuse(
+            Problem(
+                .requestTimeout,
+                type: .requestTimeout,
+                title: "Request timeout",
+                detail: "the request's \(what) was not received within \(limit); send it faster or on a new connection"
+            )
+        )
     }
 
     /// Answers `problem` and closes the connection. While
@@ -147,11 +153,20 @@ final class RequestPartsHandler: ChannelDuplexHandler, RemovableChannelHandler {
     static func problem(for error: HTTPParserError) -> Problem {
         switch error {
         case .headerOverflow:
-            Problem(.init(code: 431, reasonPhrase: "Request Header Fields Too Large"), type: .malformedRequest, title: "Request head too large",
-                    detail: "the request line and headers must be under \(HTTP1Channel.Configuration.DecoderConfiguration().maxHeaderListSize / 1024) KiB together")
+            Problem(
+                .init(code: 431, reasonPhrase: "Request Header Fields Too Large"),
+                type: .malformedRequest,
+                title: "Request head too large",
+                detail:
+                    "the request line and headers must be under \(HTTP1Channel.Configuration.DecoderConfiguration().maxHeaderListSize / 1024) KiB together"
+            )
         default:
-            Problem(.badRequest, type: .malformedRequest, title: "Malformed request",
-                    detail: "the request is not valid HTTP/1.1 (\(error)); check the request line, the headers and the body's length")
+            Problem(
+                .badRequest,
+                type: .malformedRequest,
+                title: "Malformed request",
+                detail: "the request is not valid HTTP/1.1 (\(error)); check the request line, the headers and the body's length"
+            )
         }
     }
 
@@ -170,7 +185,8 @@ final class RequestPartsHandler: ChannelDuplexHandler, RemovableChannelHandler {
 enum RawResponse {
     static func bytes(for problem: Problem, allocator: ByteBufferAllocator) -> ByteBuffer {
         let body = problem.body.serialized(sortedKeys: true)
-        let head = "HTTP/1.1 \(problem.status.code) \(problem.status.reasonPhrase)\r\n"
+        let head =
+            "HTTP/1.1 \(problem.status.code) \(problem.status.reasonPhrase)\r\n"
             + "content-type: \(ContentType.problemJSON)\r\ncontent-length: \(body.count)\r\n"
             + "x-content-type-options: nosniff\r\nconnection: close\r\n\r\n"
         var buffer = allocator.buffer(capacity: head.utf8.count + body.count)

@@ -23,12 +23,20 @@ struct PostgresArguments {
     /// - Throws: ``DatabaseError`` (SQLSTATE 22021) for a text holding NUL (U+0000), which
     ///   PostgreSQL's `text` cannot hold and libpq would cut at: refused, never cut.
     ///   `argumentName` says which value it is (a column, for a row of an insert).
-    init(_ values: [DatabaseValue], nullTypes: [UInt32]? = nil, sql: String,
-         argumentName: (Int) -> String = { "argument \($0 + 1)" }) throws(DatabaseError) {
+    init(
+        _ values: [DatabaseValue],
+        nullTypes: [UInt32]? = nil,
+        sql: String,
+        argumentName: (Int) -> String = { "argument \($0 + 1)" }
+    ) throws(DatabaseError) {
         for (index, value) in values.enumerated() {
             if case .text(let v) = value, v.utf8.contains(0) {
-                throw DatabaseError(resultCode: 0, message: "the text of \(argumentName(index)) holds a NUL character (U+0000), which PostgreSQL text cannot store",
-                                    sql: sql, sqlState: "22021")
+                throw DatabaseError(
+                    resultCode: 0,
+                    message: "the text of \(argumentName(index)) holds a NUL character (U+0000), which PostgreSQL text cannot store",
+                    sql: sql,
+                    sqlState: "22021"
+                )
             }
             switch value {
             case .null:

@@ -64,9 +64,18 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     public static let defaultSchema = "public"
     public static let defaultConnectTimeout = 10
 
-    public init(host: String? = nil, port: Int? = nil, user: String? = nil, password: String? = nil, database: String? = nil,
-                schema: String = PostgresConfiguration.defaultSchema, connectTimeout: Int = PostgresConfiguration.defaultConnectTimeout,
-                bulkInsert: BulkInsertMethod = .automatic, poolMode: PoolMode? = nil, parameters: [String: String] = [:]) {
+    public init(
+        host: String? = nil,
+        port: Int? = nil,
+        user: String? = nil,
+        password: String? = nil,
+        database: String? = nil,
+        schema: String = PostgresConfiguration.defaultSchema,
+        connectTimeout: Int = PostgresConfiguration.defaultConnectTimeout,
+        bulkInsert: BulkInsertMethod = .automatic,
+        poolMode: PoolMode? = nil,
+        parameters: [String: String] = [:]
+    ) {
         self.host = host
         self.port = port
         self.user = user
@@ -148,7 +157,9 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
         case "schema": schema = value
         case "host": host = value.isEmpty ? nil : value
         case "port":
-            guard let number = Int(value), (1...65535).contains(number) else { throw Self.invalid(url, "the port '\(value)' is not a number from 1 to 65535") }
+            guard let number = Int(value), (1...65535).contains(number) else {
+                throw Self.invalid(url, "the port '\(value)' is not a number from 1 to 65535")
+            }
             port = number
         case "user": user = value
         case "password": password = value
@@ -158,7 +169,10 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
             connectTimeout = seconds
         case "bulk_insert":
             guard let method = BulkInsertMethod(rawValue: value) else {
-                throw Self.invalid(url, "bulk_insert must be one of \(BulkInsertMethod.allCases.map(\.rawValue).joined(separator: ", ")), got '\(value)'")
+                throw Self.invalid(
+                    url,
+                    "bulk_insert must be one of \(BulkInsertMethod.allCases.map(\.rawValue).joined(separator: ", ")), got '\(value)'"
+                )
             }
             bulkInsert = method
         case "pool_mode":
@@ -166,8 +180,11 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
                 throw Self.invalid(url, "pool_mode must be one of \(PoolMode.allCases.map(\.rawValue).joined(separator: ", ")), got '\(value)'")
             }
             guard mode != .statement else {
-                throw StoreError(.invalidURL, "the PostgreSQL store URL names pool_mode=statement: \(Self.statementPoolingRefusal.reason)",
-                                 hint: Self.statementPoolingRefusal.hint)
+                throw StoreError(
+                    .invalidURL,
+                    "the PostgreSQL store URL names pool_mode=statement: \(Self.statementPoolingRefusal.reason)",
+                    hint: Self.statementPoolingRefusal.hint
+                )
             }
             poolMode = mode
         default: parameters[name] = value
@@ -183,8 +200,11 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
 
     private static func invalid(_ url: String, _ reason: String) -> StoreError {
         // The URL may hold a password: name the problem, never echo the URL.
-        StoreError(.invalidURL, "the PostgreSQL store URL is not valid: \(reason)",
-                   hint: "write postgres://user:password@host:port/database, or postgres://user@/database?host=/socket/folder, optionally with ?schema=NAME")
+        StoreError(
+            .invalidURL,
+            "the PostgreSQL store URL is not valid: \(reason)",
+            hint: "write postgres://user:password@host:port/database, or postgres://user@/database?host=/socket/folder, optionally with ?schema=NAME"
+        )
     }
 
     /// Whether ``host`` names a Unix-socket folder rather than a network host.
@@ -233,11 +253,16 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     public var debugDescription: String { description }
 
     public var customMirror: Mirror {
-        Mirror(self, children: [
-            "host": host as Any, "port": port as Any, "user": user as Any, "password": password.map { _ in "***" } as Any,
-            "database": database as Any, "schema": schema, "connectTimeout": connectTimeout, "bulkInsert": bulkInsert, "poolMode": poolMode as Any,
-            "parameters": parameters.mapValues { _ in "***" }.merging(parameters.filter { !$0.key.contains("password") }) { $1 },
-        ], displayStyle: .struct)
+        Mirror(
+            self,
+            children: [
+                "host": host as Any, "port": port as Any, "user": user as Any, "password": password.map { _ in "***" } as Any,
+                "database": database as Any, "schema": schema, "connectTimeout": connectTimeout, "bulkInsert": bulkInsert,
+                "poolMode": poolMode as Any,
+                "parameters": parameters.mapValues { _ in "***" }.merging(parameters.filter { !$0.key.contains("password") }) { $1 },
+            ],
+            displayStyle: .struct
+        )
     }
 
     /// The libpq keywords and values to connect with.

@@ -80,8 +80,7 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
         let keywords = parameters.map { strdup($0.0) } + [nil]
         let values = parameters.map { strdup($0.1) } + [nil]
         defer {
-            keywords.forEach { free($0) }
-            values.forEach { free($0) }
+            for pointer in keywords + values { free(pointer) }
         }
         let connection = keywords.map { UnsafePointer($0) }.withUnsafeBufferPointer { keywordPointers in
             values.map { UnsafePointer($0) }.withUnsafeBufferPointer { valuePointers in
@@ -221,8 +220,10 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
     /// unqualified name, so they need no search path either.
     static func runsOnlyOutsideTransactions(_ sql: String) -> Bool {
         let upper = sql.drop { $0.isWhitespace }.uppercased()
-        return ["CREATE DATABASE", "DROP DATABASE", "VACUUM", "CREATE INDEX CONCURRENTLY", "DROP INDEX CONCURRENTLY", "REINDEX", "ALTER SYSTEM",
-                "CREATE TABLESPACE", "DROP TABLESPACE"].contains(where: upper.hasPrefix)
+        return [
+            "CREATE DATABASE", "DROP DATABASE", "VACUUM", "CREATE INDEX CONCURRENTLY", "DROP INDEX CONCURRENTLY", "REINDEX", "ALTER SYSTEM",
+            "CREATE TABLESPACE", "DROP TABLESPACE",
+        ].contains(where: upper.hasPrefix)
     }
 
     /// Runs `sql` as it is, in whatever transaction state the session is in.
@@ -283,9 +284,11 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
                 let length = Int(PQgetlength(result, row, column))
                 let bytes = UnsafeRawBufferPointer(start: PQgetvalue(result, row, column), count: length)
                 let index = Int(column)
-                values.append(binary[index]
-                    ? PostgresType.decode(binary: bytes, type: types[index])
-                    : PostgresType.decode(text: String(decoding: bytes, as: UTF8.self), type: types[index]))
+                values.append(
+                    binary[index]
+                        ? PostgresType.decode(binary: bytes, type: types[index])
+                        : PostgresType.decode(text: String(decoding: bytes, as: UTF8.self), type: types[index])
+                )
             }
             try body(Row(values))
         }
@@ -330,7 +333,9 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
             }
         }
         let placeholders = { (count: Int) in
-            (0..<count).map { row in "(" + (1...columns.count).map { "$\(row * columns.count + $0)" }.joined(separator: ", ") + ")" }.joined(separator: ", ")
+            (0..<count).map { row in "(" + (1...columns.count).map { "$\(row * columns.count + $0)" }.joined(separator: ", ") + ")" }.joined(
+                separator: ", "
+            )
         }
         let insert = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
         guard uniform else {
@@ -341,8 +346,12 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
         for chunk in dialect.statementChunks(rows, argumentsPerItem: columns.count) {
             let sql = insert + placeholders(chunk.count)
             let values = Array(chunk.joined())
-            let arguments = try PostgresArguments(values, nullTypes: Array(repeating: columnTypes, count: chunk.count).flatMap { $0 }, sql: sql,
-                                                  argumentName: { "\(table).\(columns[$0 % columns.count])" })
+            let arguments = try PostgresArguments(
+                values,
+                nullTypes: Array(repeating: columnTypes, count: chunk.count).flatMap { $0 },
+                sql: sql,
+                argumentName: { "\(table).\(columns[$0 % columns.count])" }
+            )
             let result = try executePrepared(sql, arguments, values: values)
             PQclear(result)
         }
@@ -354,8 +363,10 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
     private func columnTypes(of table: String, columns: [String]) throws(DatabaseError) -> [UInt32] {
         var types: [String: UInt32] = [:]
         do {
-            try query("SELECT attname::text, atttypid FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped",
-                      [.text(table)]) { row in
+            try query(
+                "SELECT attname::text, atttypid FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped",
+                [.text(table)]
+            ) { row in
                 if let name = row[0].text, let type = row[1].int64 { types[name] = UInt32(truncatingIfNeeded: type) }
             }
         } catch let error as DatabaseError {
@@ -383,9 +394,10 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
         var text = PostgresCopyText(capacity: pieceSize + 4_096)
         var sent = true
         func send() {
-            sent = text.bytes.withUnsafeBufferPointer { bytes in
-                bytes.withMemoryRebound(to: CChar.self) { PQputCopyData(handle, $0.baseAddress, Int32($0.count)) == 1 }
-            } && sent
+            sent =
+                text.bytes.withUnsafeBufferPointer { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) { PQputCopyData(handle, $0.baseAddress, Int32($0.count)) == 1 }
+                } && sent
             text.removeAll()
         }
         for row in rows {
@@ -427,7 +439,15 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
         let result = arguments.withValuePointers { pointers in
             arguments.lengths.withUnsafeBufferPointer { lengths in
                 arguments.formats.withUnsafeBufferPointer { formats in
-                    PQexecPrepared(handle, statement.name, Int32(arguments.count), pointers, lengths.baseAddress, formats.baseAddress, statement.resultFormat)
+                    PQexecPrepared(
+                        handle,
+                        statement.name,
+                        Int32(arguments.count),
+                        pointers,
+                        lengths.baseAddress,
+                        formats.baseAddress,
+                        statement.resultFormat
+                    )
                 }
             }
         }
@@ -448,8 +468,16 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
             arguments.lengths.withUnsafeBufferPointer { lengths in
                 arguments.formats.withUnsafeBufferPointer { formats in
                     arguments.types.withUnsafeBufferPointer { types in
-                        PQexecParams(handle, sql, Int32(arguments.count), types.baseAddress, pointers, lengths.baseAddress, formats.baseAddress,
-                                     resultFormats[key] ?? 0)
+                        PQexecParams(
+                            handle,
+                            sql,
+                            Int32(arguments.count),
+                            types.baseAddress,
+                            pointers,
+                            lengths.baseAddress,
+                            formats.baseAddress,
+                            resultFormats[key] ?? 0
+                        )
                     }
                 }
             }
@@ -540,7 +568,13 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
             let primary = PQresultErrorField(result, clibpq_diag_message_primary()).map { String(cString: $0) }
             var message = primary ?? Self.tidy(String(cString: PQresultErrorMessage(result)))
             if let pooling = Self.poolingExplanation(sqlState: state, message: message, keepsSession: keepsSession) { message += pooling }
-            throw DatabaseError(resultCode: 0, message: Self.redacting(arguments, from: message), sql: sql, sqlState: state, argumentCount: argumentCount)
+            throw DatabaseError(
+                resultCode: 0,
+                message: Self.redacting(arguments, from: message),
+                sql: sql,
+                sqlState: state,
+                argumentCount: argumentCount
+            )
         }
         let raw = result.map { String(cString: PQresultErrorMessage($0)) } ?? ""
         let session = String(cString: PQerrorMessage(handle))
@@ -585,7 +619,8 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
     public static var libraryVersion: String {
         let version = Int(PQlibVersion())
         // From 10 on, major * 10 000 + minor.
-        return version >= 100_000 ? "libpq \(version / 10_000).\(version % 10_000)" : "libpq \(version / 10_000).\(version / 100 % 100).\(version % 100)"
+        return version >= 100_000
+            ? "libpq \(version / 10_000).\(version % 10_000)" : "libpq \(version / 10_000).\(version / 100 % 100).\(version % 100)"
     }
 
     /// The server quotes a value it could not read (`invalid input syntax for type uuid:
@@ -614,7 +649,8 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
         let user = configuration.user.map { " as user '\($0)'" } ?? ""
         return DatabaseError(
             resultCode: 0,
-            message: "cannot connect to PostgreSQL at \(configuration.serverDescription), database '\(configuration.databaseDescription)'\(user): \(reason)"
+            message:
+                "cannot connect to PostgreSQL at \(configuration.serverDescription), database '\(configuration.databaseDescription)'\(user): \(reason)"
                 + (tlsExplanation(reason, configuration: configuration) ?? "")
         )
     }
@@ -624,7 +660,8 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
     static func tlsExplanation(_ reason: String, configuration: PostgresConfiguration) -> String? {
         let mode = configuration.parameters["sslmode"].map { "sslmode=\($0)" } ?? "sslmode"
         if reason.contains("certificate verify failed") || reason.contains("does not match host name") || reason.contains("root certificate file") {
-            return " (TLS: the server's certificate was not accepted under \(mode); check that sslrootcert names the CA that signed it and that the host is the name it was issued for)"
+            return
+                " (TLS: the server's certificate was not accepted under \(mode); check that sslrootcert names the CA that signed it and that the host is the name it was issued for)"
         }
         if reason.contains("no encryption") || reason.contains("SSL off") {
             return " (TLS: the server accepts only encrypted connections; set sslmode=require, or verify-full with sslrootcert)"

@@ -8,8 +8,12 @@ struct PostgresCopyTarget: StoreCopyTarget {
     let url: StoreURL
     let replace: Bool
 
-    func fill(model: ManagedObjectModel, layout: StoreLayout, metadata: StoreMetadata,
-              rows: (any Database) async throws -> [String: Int]) async throws -> StoreCopy.Summary {
+    func fill(
+        model: ManagedObjectModel,
+        layout: StoreLayout,
+        metadata: StoreMetadata,
+        rows: (any Database) async throws -> [String: Int]
+    ) async throws -> StoreCopy.Summary {
         let database: PostgresDatabase
         do {
             database = try await PostgresDatabase.open(configuration, readerCount: 0)
@@ -26,15 +30,21 @@ struct PostgresCopyTarget: StoreCopyTarget {
                 try connection.execute("BEGIN")
                 let contents = try PostgresSchemaContents.read(schema, on: connection)
                 if contents.holdsStore, !replace {
-                    throw StoreError(.alreadyExists, "there is already a store in schema '\(schema)'",
-                                     hint: "pass --replace to replace it, or name another schema (?schema=NAME)", store: url.description)
+                    throw StoreError(
+                        .alreadyExists,
+                        "there is already a store in schema '\(schema)'",
+                        hint: "pass --replace to replace it, or name another schema (?schema=NAME)",
+                        store: url.description
+                    )
                 }
                 try contents.refuse(.creating, configuration: configuration, store: url)
                 // The replaced store's owners and grants, for the tables that take its place.
                 let privileges = contents.holdsStore ? try PostgresPrivileges.read(schema, on: connection) : nil
                 _ = try contents.dropStoreTables(on: connection)
                 try connection.execute("CREATE SCHEMA IF NOT EXISTS \(quoted)")
-                for statement in StoreSchema(model: model, dialect: .postgres, layout: layout).createStatements() { try connection.execute(statement) }
+                for statement in StoreSchema(model: model, dialect: .postgres, layout: layout).createStatements() {
+                    try connection.execute(statement)
+                }
                 try privileges?.give(to: schema, on: connection)
             }
             let counts = try await rows(database)

@@ -33,9 +33,15 @@ public final class PostgresDatabase: Database {
     ///   disk (`synchronous_commit = off`): for a migration's shadow schema, thrown away if
     ///   anything fails.
     /// - Throws: ``DatabaseError`` naming the server, database and user, and the reason.
-    public static func open(_ configuration: PostgresConfiguration, readerCount: Int = 2, readOnly: Bool = false, isDurable: Bool = true) async throws -> PostgresDatabase {
+    public static func open(
+        _ configuration: PostgresConfiguration,
+        readerCount: Int = 2,
+        readOnly: Bool = false,
+        isDurable: Bool = true
+    ) async throws -> PostgresDatabase {
         let writer = try await PostgresLane.open(configuration, readOnly: readOnly, isDurable: isDurable, label: "persistence.postgres.writer")
-        let readers = readerCount > 0
+        let readers =
+            readerCount > 0
             ? PostgresLanePool(capacity: readerCount) { index in
                 // Readers never write, whatever the store's options.
                 try await PostgresLane.open(configuration, readOnly: true, label: "persistence.postgres.reader\(index)")

@@ -19,7 +19,6 @@ public struct PostgresDialect: SQLDialect, Hashable {
 
     public func name(_ coreDataName: String) -> String { coreDataName.lowercased() }
 
-
     public func nameIdentity(_ name: String) -> String { name.prefix(utf8Bytes: ManagedObjectModel.longestStoreName) }
 
     public var nameFoldingReason: String { " on PostgreSQL, where the store spells names in lower case" }
@@ -198,10 +197,12 @@ public struct PostgresDialect: SQLDialect, Hashable {
 
     /// The catalog directly: information_schema's views cost a millisecond or more per look.
     public func tableExistsQuery(_ name: String) -> (sql: String, arguments: [DatabaseValue]) {
-        ("""
+        (
+            """
             SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
             WHERE n.nspname = current_schema() AND c.relname = $1 AND c.relkind IN ('r', 'p')
-            """, [.text(name.lowercased())])
+            """, [.text(name.lowercased())]
+        )
     }
 
     public var tableListingQuery: String {

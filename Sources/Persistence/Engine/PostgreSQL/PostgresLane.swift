@@ -18,9 +18,14 @@ final class PostgresLane: @unchecked Sendable {
         let queue = DispatchQueue(label: label)
         return try await withCheckedThrowingContinuation { continuation in
             queue.async {
-                continuation.resume(with: Result {
-                    PostgresLane(connection: try PostgresConnection(configuration: configuration, readOnly: readOnly, isDurable: isDurable), queue: queue)
-                })
+                continuation.resume(
+                    with: Result {
+                        PostgresLane(
+                            connection: try PostgresConnection(configuration: configuration, readOnly: readOnly, isDurable: isDurable),
+                            queue: queue
+                        )
+                    }
+                )
             }
         }
     }

@@ -167,7 +167,9 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
             try swapping()
             try connection.execute("ALTER SCHEMA \(shadow) RENAME TO \(schema)")
             if !contents.storeTables.isEmpty {
-                try connection.execute("DROP TABLE \(contents.storeTables.map { "\(old).\(PostgresConfiguration.quoteIdentifier($0))" }.joined(separator: ", "))")
+                try connection.execute(
+                    "DROP TABLE \(contents.storeTables.map { "\(old).\(PostgresConfiguration.quoteIdentifier($0))" }.joined(separator: ", "))"
+                )
             }
             try connection.execute("DROP SCHEMA \(old)")
         }
@@ -195,12 +197,17 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
         guard fence.isHeld else { return await drop(schema) }
         do {
             try await withDatabase(store, isDurable: true) { database in
-                _ = try await database.writeWithoutTransaction { try $0.execute("DROP SCHEMA IF EXISTS \(PostgresConfiguration.quoteIdentifier(schema)) CASCADE") }
+                _ = try await database.writeWithoutTransaction {
+                    try $0.execute("DROP SCHEMA IF EXISTS \(PostgresConfiguration.quoteIdentifier(schema)) CASCADE")
+                }
             }
         } catch {
-            logger.debug("a new session could not remove a store this migration made; the fence's session removes it once it lets go", metadata: [
-                LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(schema)", "persistence.error": "\(error)",
-            ])
+            logger.debug(
+                "a new session could not remove a store this migration made; the fence's session removes it once it lets go",
+                metadata: [
+                    LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(schema)", "persistence.error": "\(error)",
+                ]
+            )
             discarded.append(schema)
         }
     }
@@ -213,19 +220,28 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
 
     private func drop(_ schema: String) async {
         do {
-            _ = try await fence.holder.writeWithoutTransaction { try $0.execute("DROP SCHEMA IF EXISTS \(PostgresConfiguration.quoteIdentifier(schema)) CASCADE") }
+            _ = try await fence.holder.writeWithoutTransaction {
+                try $0.execute("DROP SCHEMA IF EXISTS \(PostgresConfiguration.quoteIdentifier(schema)) CASCADE")
+            }
         } catch {
             // The session lost, say: the store is whole, and the next run removes what is
             // left beside it. Said, so that nobody wonders what it is.
-            logger.warning("could not remove a store this migration made beside the store; the next migration removes it", metadata: [
-                LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(schema)", "persistence.error": "\(error)",
-            ])
+            logger.warning(
+                "could not remove a store this migration made beside the store; the next migration removes it",
+                metadata: [
+                    LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(schema)", "persistence.error": "\(error)",
+                ]
+            )
         }
     }
 
     /// Nothing left: each step was swapped in, in the fence's transaction, which never lets
     /// the writers' lock go.
-    func finish(with current: StoreURL, lockLetGo: @escaping @Sendable () throws -> Void, swapping: @escaping @Sendable () throws -> Void) async throws {}
+    func finish(
+        with current: StoreURL,
+        lockLetGo: @escaping @Sendable () throws -> Void,
+        swapping: @escaping @Sendable () throws -> Void
+    ) async throws {}
 
     func cleanUp() async {
         await fence.letGo()
@@ -259,12 +275,20 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
                     try await database.write { try PostgresChangeCapture.removeAbandoned(beside: schema, on: $0) }
                 }
                 for name in removed {
-                    logger.notice("removed the change capture of an interrupted online migration", metadata: [LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(name)"])
+                    logger.notice(
+                        "removed the change capture of an interrupted online migration",
+                        metadata: [LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(name)"]
+                    )
                 }
             }
         } catch let error as DatabaseError where PostgresOnlineWorkspace.isLockInTheWay(error) {
-            throw MigrationError(.storeBusy, "other sessions kept the store's tables for \(WriterFencePatience.duration): the change capture an interrupted online migration left cannot be removed",
-                                 hint: "nothing was changed; run the migration again once long transactions on the store have ended", store: store.description, underlying: error)
+            throw MigrationError(
+                .storeBusy,
+                "other sessions kept the store's tables for \(WriterFencePatience.duration): the change capture an interrupted online migration left cannot be removed",
+                hint: "nothing was changed; run the migration again once long transactions on the store have ended",
+                store: store.description,
+                underlying: error
+            )
         }
     }
 
@@ -276,7 +300,9 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
         let (all, direct) = try await withDatabase(store, isDurable: true) { database in
             try await database.read { connection in
                 let names = try connection.rows("SELECT nspname FROM pg_namespace ORDER BY nspname").compactMap { $0[0].text }
-                return (try PostgresShadowName.leftovers(beside: schema, on: connection), PostgresShadowName.named(.migrating, beside: schema, in: names))
+                return (
+                    try PostgresShadowName.leftovers(beside: schema, on: connection), PostgresShadowName.named(.migrating, beside: schema, in: names)
+                )
             }
         }
         abandonedShadows = direct
@@ -306,8 +332,13 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
         guard !names.isEmpty else { return }
         try? await withDatabase(store, isDurable: true) { database in
             for name in names {
-                _ = try await database.writeWithoutTransaction { try $0.execute("DROP SCHEMA IF EXISTS \(PostgresConfiguration.quoteIdentifier(name)) CASCADE") }
-                logger.notice("removed the shadow schema of an interrupted migration", metadata: [LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(name)"])
+                _ = try await database.writeWithoutTransaction {
+                    try $0.execute("DROP SCHEMA IF EXISTS \(PostgresConfiguration.quoteIdentifier(name)) CASCADE")
+                }
+                logger.notice(
+                    "removed the shadow schema of an interrupted migration",
+                    metadata: [LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(name)"]
+                )
             }
         }
     }
@@ -344,10 +375,13 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
         var marks: [String] = []
         for table in try PostgresSchemaContents.tableNames(in: schema, on: connection) {
             let name = PostgresConfiguration.qualifiedName(table, inSchema: schema)
-            let row = try connection.rows("""
+            let row = try connection.rows(
+                """
                 SELECT count(*), coalesce(md5(string_agg(ctid::text || ':' || xmin::text, ',' ORDER BY ctid) \
                 FILTER (WHERE age(xmin) <= age($1::text::xid))), '') FROM \(name)
-                """, [.text(String(oldest))]).first
+                """,
+                [.text(String(oldest))]
+            ).first
             marks.append("\(table)=\(row?[0].int64 ?? -1):\(row?[1].text ?? "")")
         }
         return marks.joined(separator: ",")

@@ -15,8 +15,13 @@ final class PostgresMigrationLock: MigrationLock, Sendable {
     /// Waits up to `timeout` for the lock, or, given a `destination`, until the store is
     /// at it: its metadata is read on the waiting session each time the lock is tried
     /// (every 100 ms), a read no lock of a migration keeps waiting for longer than a swap.
-    static func acquire(configuration: PostgresConfiguration, store: StoreURL, timeout: Duration, logger: Logger,
-                        orStoreAt destination: ManagedObjectModel? = nil) async throws -> MigrationLockWait {
+    static func acquire(
+        configuration: PostgresConfiguration,
+        store: StoreURL,
+        timeout: Duration,
+        logger: Logger,
+        orStoreAt destination: ManagedObjectModel? = nil
+    ) async throws -> MigrationLockWait {
         let database: PostgresDatabase
         do {
             database = try await PostgresDatabase.open(configuration, readerCount: 0)
@@ -28,7 +33,15 @@ final class PostgresMigrationLock: MigrationLock, Sendable {
         var announced = false
         do {
             if try await !database.keepsSession {
-                return try await waitThroughPooler(database, key: key, store: store, deadline: deadline, timeout: timeout, logger: logger, orStoreAt: destination)
+                return try await waitThroughPooler(
+                    database,
+                    key: key,
+                    store: store,
+                    deadline: deadline,
+                    timeout: timeout,
+                    logger: logger,
+                    orStoreAt: destination
+                )
             }
             while true {
                 let locked = try await database.writeWithoutTransaction { connection in
@@ -37,7 +50,7 @@ final class PostgresMigrationLock: MigrationLock, Sendable {
                 if locked { return .acquired(PostgresMigrationLock(database: database, key: key)) }
                 // A read that fails (the store's tables mid-swap) is made again next time.
                 if let destination, let metadata = try? await database.writeWithoutTransaction({ try StoreMetadata.read(from: $0) }),
-                   destination.isCompatible(with: metadata)
+                    destination.isCompatible(with: metadata)
                 {
                     await database.close()
                     return .storeReached
@@ -51,11 +64,18 @@ final class PostgresMigrationLock: MigrationLock, Sendable {
                 let holder = await holder(of: key, on: database)
                 let who = holder ?? "another session"
                 guard !timedOut else {
-                    throw MigrationError(.storeBusy, "another migration of the store is running (\(who)) and did not finish in \(timeout)",
-                                         hint: "wait for it to finish, or stop it; the store was not changed", store: store.description)
+                    throw MigrationError(
+                        .storeBusy,
+                        "another migration of the store is running (\(who)) and did not finish in \(timeout)",
+                        hint: "wait for it to finish, or stop it; the store was not changed",
+                        store: store.description
+                    )
                 }
                 if !announced {
-                    logger.notice("waiting for another migration of the store to finish", metadata: [LoggingKeys.store: "\(store)", "persistence.migration.holder": "\(who)"])
+                    logger.notice(
+                        "waiting for another migration of the store to finish",
+                        metadata: [LoggingKeys.store: "\(store)", "persistence.migration.holder": "\(who)"]
+                    )
                     announced = true
                 }
                 try await Task.sleep(for: .milliseconds(100))
@@ -70,11 +90,20 @@ final class PostgresMigrationLock: MigrationLock, Sendable {
     /// the statement got, and stay there for anyone: no migration runs through it. One that
     /// another process runs over a direct URL (its lock held) is waited for until the store
     /// is at `destination`; with none running, the migration is refused before it writes.
-    private static func waitThroughPooler(_ database: PostgresDatabase, key: String, store: StoreURL, deadline: ContinuousClock.Instant,
-                                          timeout: Duration, logger: Logger, orStoreAt destination: ManagedObjectModel?) async throws -> MigrationLockWait {
+    private static func waitThroughPooler(
+        _ database: PostgresDatabase,
+        key: String,
+        store: StoreURL,
+        deadline: ContinuousClock.Instant,
+        timeout: Duration,
+        logger: Logger,
+        orStoreAt destination: ManagedObjectModel?
+    ) async throws -> MigrationLockWait {
         var announced = false
         while true {
-            if let destination, let metadata = try? await database.read({ try StoreMetadata.read(from: $0) }), destination.isCompatible(with: metadata) {
+            if let destination, let metadata = try? await database.read({ try StoreMetadata.read(from: $0) }),
+                destination.isCompatible(with: metadata)
+            {
                 await database.close()
                 return .storeReached
             }
@@ -83,15 +112,24 @@ final class PostgresMigrationLock: MigrationLock, Sendable {
                 throw MigrationError(
                     .needsDirectConnection,
                     "the store URL reaches PostgreSQL through a connection pooler in transaction mode, and a migration holds a session lock for its whole run, which the pooler would hand to other clients between transactions",
-                    hint: "migrate over a URL that reaches the server directly, or a pooler in session mode (pool_mode=session); the store was not changed",
-                    store: store.description)
+                    hint:
+                        "migrate over a URL that reaches the server directly, or a pooler in session mode (pool_mode=session); the store was not changed",
+                    store: store.description
+                )
             }
             guard ContinuousClock.now < deadline else {
-                throw MigrationError(.storeBusy, "another migration of the store is running (\(holder ?? "another session")) and did not finish in \(timeout)",
-                                     hint: "wait for it to finish, or stop it; the store was not changed", store: store.description)
+                throw MigrationError(
+                    .storeBusy,
+                    "another migration of the store is running (\(holder ?? "another session")) and did not finish in \(timeout)",
+                    hint: "wait for it to finish, or stop it; the store was not changed",
+                    store: store.description
+                )
             }
             if !announced {
-                logger.notice("waiting for another migration of the store to finish", metadata: [LoggingKeys.store: "\(store)", "persistence.migration.holder": "\(holder ?? "another session")"])
+                logger.notice(
+                    "waiting for another migration of the store to finish",
+                    metadata: [LoggingKeys.store: "\(store)", "persistence.migration.holder": "\(holder ?? "another session")"]
+                )
                 announced = true
             }
             try await Task.sleep(for: .milliseconds(100))
@@ -102,15 +140,18 @@ final class PostgresMigrationLock: MigrationLock, Sendable {
     /// does or it cannot be read.
     private static func holder(of key: String, on database: PostgresDatabase) async -> String? {
         (try? await database.writeWithoutTransaction { connection in
-            try connection.rows("""
+            try connection.rows(
+                """
                 SELECT a.pid, a.application_name, coalesce(host(a.client_addr), 'local') FROM pg_locks l \
                 JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted \
                 AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) \
                 AND (l.classid::bigint << 32 | l.objid::bigint) = hashtextextended($1, 0) LIMIT 1
-                """, [.text(key)]).first.map { row in
-                    let application = row[1].text.flatMap { $0.isEmpty ? nil : "\($0), " } ?? ""
-                    return "server process \(row[0].int64 ?? 0), \(application)client \(row[2].text ?? "unknown")"
-                }
+                """,
+                [.text(key)]
+            ).first.map { row in
+                let application = row[1].text.flatMap { $0.isEmpty ? nil : "\($0), " } ?? ""
+                return "server process \(row[0].int64 ?? 0), \(application)client \(row[2].text ?? "unknown")"
+            }
         }) ?? nil
     }
 

@@ -9,7 +9,12 @@ enum PostgresMigrationSession {
     /// Opens a session. `longTransactions`: its transactions may stay open while other work
     /// runs (a fence held for a step, a round's changes taken while its store migrates), so
     /// neither the server's idle-in-transaction nor its statement timeout applies.
-    static func open(_ configuration: PostgresConfiguration, store: StoreURL, isDurable: Bool = true, longTransactions: Bool = false) async throws -> PostgresDatabase {
+    static func open(
+        _ configuration: PostgresConfiguration,
+        store: StoreURL,
+        isDurable: Bool = true,
+        longTransactions: Bool = false
+    ) async throws -> PostgresDatabase {
         let database: PostgresDatabase
         do {
             database = try await PostgresDatabase.open(configuration, readerCount: 0, isDurable: isDurable)
@@ -27,8 +32,13 @@ enum PostgresMigrationSession {
     }
 
     /// Runs `body` on a new session, closed afterwards whatever happens.
-    static func with<T: Sendable>(_ configuration: PostgresConfiguration, store: StoreURL, isDurable: Bool = true, longTransactions: Bool = false,
-                                  _ body: (PostgresDatabase) async throws -> T) async throws -> T {
+    static func with<T: Sendable>(
+        _ configuration: PostgresConfiguration,
+        store: StoreURL,
+        isDurable: Bool = true,
+        longTransactions: Bool = false,
+        _ body: (PostgresDatabase) async throws -> T
+    ) async throws -> T {
         let database = try await open(configuration, store: store, isDurable: isDurable, longTransactions: longTransactions)
         do {
             let result = try await body(database)

@@ -65,7 +65,8 @@ struct PostgresPrivileges: Sendable {
         // is listed with its owner and no grants. The schema's row has a NULL name; a grant
         // to PUBLIC (grantee 0), a NULL grantee.
         let grantee = "CASE WHEN a.grantee = 0 THEN NULL ELSE pg_catalog.pg_get_userbyid(a.grantee) END"
-        let rows = try connection.rows("""
+        let rows = try connection.rows(
+            """
             SELECT NULL::name, pg_catalog.pg_get_userbyid(n.nspowner), \(grantee), a.privilege_type, a.is_grantable::text
             FROM pg_catalog.pg_namespace n LEFT JOIN LATERAL pg_catalog.aclexplode(n.nspacl) a ON true WHERE n.nspname = $1
             UNION ALL
@@ -73,7 +74,9 @@ struct PostgresPrivileges: Sendable {
             FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             LEFT JOIN LATERAL pg_catalog.aclexplode(c.relacl) a ON true
             WHERE n.nspname = $1 AND c.relkind IN ('r', 'p')
-            """, [.text(schema)])
+            """,
+            [.text(schema)]
+        )
         var privileges = PostgresPrivileges(schema: nil, tables: [:])
         for row in rows {
             guard let owner = row[1].text else { continue }
@@ -142,7 +145,8 @@ struct PostgresPrivileges: Sendable {
         }
         let missing = wanted.grants.subtracting(current.grants).filter { $0.grantee != owner }
         let byGrantee = Dictionary(grouping: missing) { GranteeKey(grantee: $0.grantee, grantable: $0.grantable) }
-        for (key, grants) in byGrantee.sorted(by: { ($0.key.description, $0.key.grantable ? 1 : 0) < ($1.key.description, $1.key.grantable ? 1 : 0) }) {
+        for (key, grants) in byGrantee.sorted(by: { ($0.key.description, $0.key.grantable ? 1 : 0) < ($1.key.description, $1.key.grantable ? 1 : 0) })
+        {
             let privileges = grants.map(\.privilege).sorted().joined(separator: ", ")
             statements.append("GRANT \(privileges) ON \(object) TO \(key.description)\(key.grantable ? " WITH GRANT OPTION" : "")")
         }
@@ -172,12 +176,15 @@ struct PostgresPrivileges: Sendable {
                 // USAGE, not MEMBER: a member that does not inherit the owner's privileges
                 // could not write the tables it gave away (the cut-over's last catch-up
                 // does). PostgreSQL 16 asks for the SET option too.
-                let row = try connection.rows("""
+                let row = try connection.rows(
+                    """
                     SELECT (pg_catalog.pg_has_role(r.oid, 'USAGE') AND (pg_catalog.current_setting('server_version_num')::int < 160000
                                                                        OR pg_catalog.pg_has_role(r.oid, 'SET')))::text,
                            pg_catalog.has_schema_privilege(r.oid, n.oid, 'CREATE')::text
                     FROM pg_catalog.pg_roles r, pg_catalog.pg_namespace n WHERE r.rolname = $1 AND n.nspname = $2
-                    """, [.text(owner), .text(schema)]).first
+                    """,
+                    [.text(owner), .text(schema)]
+                ).first
                 guard let row, isSuperuser || row[0].text == "true" else { continue }
                 if isSuperuser || row[1].text == "true" {
                     changes.allowed.insert(owner)

@@ -27,7 +27,9 @@ struct PostgresSchemaContents: Sendable {
 
     /// The names of `schema`'s tables (partitioned ones too), by name.
     static func tableNames(in schema: String, on connection: any DatabaseConnection) throws -> [String] {
-        try connection.rows("SELECT tablename::text FROM pg_catalog.pg_tables WHERE schemaname = $1 ORDER BY tablename", [.text(schema)]).compactMap { $0[0].text }
+        try connection.rows("SELECT tablename::text FROM pg_catalog.pg_tables WHERE schemaname = $1 ORDER BY tablename", [.text(schema)]).compactMap {
+            $0[0].text
+        }
     }
 
     /// `tables` in the order a migration locks them: `z_primarykey` first, as every save
@@ -38,22 +40,33 @@ struct PostgresSchemaContents: Sendable {
 
     /// Reads what `schema` holds; an absent schema holds nothing.
     static func read(_ schema: String, on connection: any DatabaseConnection) throws -> PostgresSchemaContents {
-        let relations = try connection.rows("""
+        let relations = try connection.rows(
+            """
             SELECT c.relname, c.relkind::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
             WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f', 'c') ORDER BY c.relname
-            """, [.text(schema)]).compactMap { row in row[0].text.map { (name: $0, kind: row[1].text ?? "") } }
+            """,
+            [.text(schema)]
+        ).compactMap { row in row[0].text.map { (name: $0, kind: row[1].text ?? "") } }
         let holdsStore = relations.contains { $0.name == "z_metadata" && $0.kind == "r" }
         // Entity tables by their shape, not by Z_PRIMARYKEY's names: a store copied from
         // Apple's may list a renamed entity under its old name there.
-        let entityTables = holdsStore ? Set(try connection.rows("""
-            SELECT c.relname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-            WHERE n.nspname = $1 AND c.relkind = 'r' AND a.attname IN ('z_pk', 'z_ent', 'z_opt') AND NOT a.attisdropped
-            GROUP BY c.relname HAVING count(*) = 3
-            """, [.text(schema)]).compactMap { $0[0].text }.filter { $0.hasPrefix("z") }) : []
+        let entityTables =
+            holdsStore
+            ? Set(
+                try connection.rows(
+                    """
+                    SELECT c.relname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+                    WHERE n.nspname = $1 AND c.relkind = 'r' AND a.attname IN ('z_pk', 'z_ent', 'z_opt') AND NOT a.attisdropped
+                    GROUP BY c.relname HAVING count(*) = 3
+                    """,
+                    [.text(schema)]
+                ).compactMap { $0[0].text }.filter { $0.hasPrefix("z") }
+            ) : []
         var storeTables: [String] = []
         var others: [String] = []
         for relation in relations {
-            let isStoreTable = holdsStore && relation.kind == "r"
+            let isStoreTable =
+                holdsStore && relation.kind == "r"
                 && (Self.bookkeepingTables.contains(relation.name) || Self.isJoinTable(relation.name) || entityTables.contains(relation.name))
             if isStoreTable {
                 storeTables.append(relation.name)
@@ -61,28 +74,44 @@ struct PostgresSchemaContents: Sendable {
                 others.append("\(Self.kindName(relation.kind)) \(relation.name)")
             }
         }
-        let routines = try connection.rows("""
+        let routines = try connection.rows(
+            """
             SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 ORDER BY 1
-            """, [.text(schema)]).compactMap { $0[0].text.map { "function \($0)" } }
-        let types = try connection.rows("""
+            """,
+            [.text(schema)]
+        ).compactMap { $0[0].text.map { "function \($0)" } }
+        let types = try connection.rows(
+            """
             SELECT t.typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
             WHERE n.nspname = $1 AND t.typtype IN ('e', 'd', 'r', 'm') ORDER BY 1
-            """, [.text(schema)]).compactMap { $0[0].text.map { "type \($0)" } }
-        let dependents = holdsStore ? try connection.rows("""
-            SELECT DISTINCT CASE v.relkind WHEN 'm' THEN 'materialized view ' ELSE 'view ' END || format('%I.%I', vn.nspname, v.relname)
-            FROM pg_depend d JOIN pg_rewrite r ON d.classid = 'pg_rewrite'::regclass AND r.oid = d.objid
-            JOIN pg_class v ON v.oid = r.ev_class JOIN pg_namespace vn ON vn.oid = v.relnamespace
-            JOIN pg_class t ON d.refclassid = 'pg_class'::regclass AND t.oid = d.refobjid JOIN pg_namespace tn ON tn.oid = t.relnamespace
-            WHERE tn.nspname = $1 AND vn.nspname <> $1
-            UNION
-            SELECT format('foreign key %I of %I.%I', c.conname, n.nspname, k.relname)
-            FROM pg_constraint c JOIN pg_class k ON k.oid = c.conrelid JOIN pg_namespace n ON n.oid = k.relnamespace
-            JOIN pg_class t ON t.oid = c.confrelid JOIN pg_namespace tn ON tn.oid = t.relnamespace
-            WHERE c.contype = 'f' AND tn.nspname = $1 AND n.nspname <> $1
-            ORDER BY 1
-            """, [.text(schema)]).compactMap { $0[0].text } : []
-        return PostgresSchemaContents(schema: schema, holdsStore: holdsStore, storeTables: storeTables,
-                                      otherObjects: others + routines + types, dependents: dependents)
+            """,
+            [.text(schema)]
+        ).compactMap { $0[0].text.map { "type \($0)" } }
+        let dependents =
+            holdsStore
+            ? try connection.rows(
+                """
+                SELECT DISTINCT CASE v.relkind WHEN 'm' THEN 'materialized view ' ELSE 'view ' END || format('%I.%I', vn.nspname, v.relname)
+                FROM pg_depend d JOIN pg_rewrite r ON d.classid = 'pg_rewrite'::regclass AND r.oid = d.objid
+                JOIN pg_class v ON v.oid = r.ev_class JOIN pg_namespace vn ON vn.oid = v.relnamespace
+                JOIN pg_class t ON d.refclassid = 'pg_class'::regclass AND t.oid = d.refobjid JOIN pg_namespace tn ON tn.oid = t.relnamespace
+                WHERE tn.nspname = $1 AND vn.nspname <> $1
+                UNION
+                SELECT format('foreign key %I of %I.%I', c.conname, n.nspname, k.relname)
+                FROM pg_constraint c JOIN pg_class k ON k.oid = c.conrelid JOIN pg_namespace n ON n.oid = k.relnamespace
+                JOIN pg_class t ON t.oid = c.confrelid JOIN pg_namespace tn ON tn.oid = t.relnamespace
+                WHERE c.contype = 'f' AND tn.nspname = $1 AND n.nspname <> $1
+                ORDER BY 1
+                """,
+                [.text(schema)]
+            ).compactMap { $0[0].text } : []
+        return PostgresSchemaContents(
+            schema: schema,
+            holdsStore: holdsStore,
+            storeTables: storeTables,
+            otherObjects: others + routines + types,
+            dependents: dependents
+        )
     }
 
     /// Drops the store's tables (none when the schema holds no store), in the caller's
@@ -134,20 +163,35 @@ struct PostgresSchemaContents: Sendable {
         if !dependents.isEmpty { what.append("\(Self.list(dependents)) in another schema depend\(dependents.count == 1 ? "s" : "") on its tables") }
         let found = what.joined(separator: ", and ")
         var todo: [String] = []
-        if !otherObjects.isEmpty { todo.append("move what is not the store's to a schema of its own (ALTER TABLE … SET SCHEMA …, likewise ALTER VIEW, SEQUENCE, FUNCTION, TYPE)") }
+        if !otherObjects.isEmpty {
+            todo.append(
+                "move what is not the store's to a schema of its own (ALTER TABLE … SET SCHEMA …, likewise ALTER VIEW, SEQUENCE, FUNCTION, TYPE)"
+            )
+        }
         if !dependents.isEmpty { todo.append("drop what depends on the store's tables and create it again afterwards") }
         let place = "schema '\(schema)' of database '\(configuration.databaseDescription)' at \(configuration.serverDescription)"
         switch intent {
         case .creating:
-            throw StoreError(.sharedSchema, "cannot create a store in \(place): \(found); a store keeps its schema to itself",
-                             hint: "name an empty or new schema with ?schema=NAME in the store URL, or \(todo.joined(separator: ", and ")); nothing was created",
-                             store: store.description)
+            throw StoreError(
+                .sharedSchema,
+                "cannot create a store in \(place): \(found); a store keeps its schema to itself",
+                hint: "name an empty or new schema with ?schema=NAME in the store URL, or \(todo.joined(separator: ", and ")); nothing was created",
+                store: store.description
+            )
         case .migrating:
-            throw StoreError(.sharedSchema, "cannot migrate the store in \(place): \(found), which a step that writes a new store would drop with the tables and schema it replaces",
-                             hint: "\(todo.joined(separator: ", and ")), then migrate again; nothing was changed", store: store.description)
+            throw StoreError(
+                .sharedSchema,
+                "cannot migrate the store in \(place): \(found), which a step that writes a new store would drop with the tables and schema it replaces",
+                hint: "\(todo.joined(separator: ", and ")), then migrate again; nothing was changed",
+                store: store.description
+            )
         case .destroying:
-            throw StoreError(.sharedSchema, "cannot remove the store in \(place): \(found), which removing its tables would drop; a store keeps its schema to itself",
-                             hint: "\(todo.joined(separator: ", and ")), then try again; nothing was removed", store: store.description)
+            throw StoreError(
+                .sharedSchema,
+                "cannot remove the store in \(place): \(found), which removing its tables would drop; a store keeps its schema to itself",
+                hint: "\(todo.joined(separator: ", and ")), then try again; nothing was removed",
+                store: store.description
+            )
         }
     }
 

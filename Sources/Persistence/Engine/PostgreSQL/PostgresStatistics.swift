@@ -27,10 +27,13 @@ enum PostgresStatistics {
                 guard !tables.isEmpty else { return }
                 try connection.execute("ANALYZE " + tables.map { PostgresConfiguration.qualifiedName($0, inSchema: schema) }.joined(separator: ", "))
             }
-        } catch where !Task.isCancelled {
-            logger.warning("the migrated tables were not analyzed; autovacuum will", metadata: [
-                LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(schema)", "persistence.error": "\(error)",
-            ])
+        } catch  where !Task.isCancelled {
+            logger.warning(
+                "the migrated tables were not analyzed; autovacuum will",
+                metadata: [
+                    LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(schema)", "persistence.error": "\(error)",
+                ]
+            )
         }
     }
 }

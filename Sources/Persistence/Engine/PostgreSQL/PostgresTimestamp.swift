@@ -30,7 +30,7 @@ enum PostgresTimestamp {
         let micros = Int64((seconds * 1_000_000).rounded())
         var days = micros.floorDivided(by: 86_400_000_000)
         let timeOfDay = micros - days * 86_400_000_000
-        days += 11_323 // 1970-01-01 → 2001-01-01
+        days += 11_323  // 1970-01-01 → 2001-01-01
         let (year, month, day) = civil(fromDaysSince1970: days)
         let hour = timeOfDay / 3_600_000_000
         let minute = timeOfDay / 60_000_000 % 60
@@ -74,14 +74,16 @@ enum PostgresTimestamp {
         if bc { year = 1 - year }
         var micros: Int64 = 0
         if expect(UInt8(ascii: " ")) || expect(UInt8(ascii: "T")) {
-            guard let hour = number(), expect(UInt8(ascii: ":")), let minute = number(), expect(UInt8(ascii: ":")), let second = number() else { return nil }
+            guard let hour = number(), expect(UInt8(ascii: ":")), let minute = number(), expect(UInt8(ascii: ":")), let second = number() else {
+                return nil
+            }
             micros = ((hour * 60 + minute) * 60 + second) * 1_000_000
             if expect(UInt8(ascii: ".")) {
                 let start = index
                 guard var fraction = number(maxDigits: 6) else { return nil }
                 for _ in (index - start)..<6 { fraction *= 10 }
                 micros += fraction
-                _ = number() // digits past microseconds, which the server never writes
+                _ = number()  // digits past microseconds, which the server never writes
             }
         }
         if index < utf8.count {

@@ -73,7 +73,10 @@ enum PostgresType {
     static func numericText(_ bytes: UnsafeRawBufferPointer) -> String? {
         guard bytes.count >= 8 else { return nil }
         func int16(_ offset: Int) -> Int { Int(Int16(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Int16.self))) }
-        let count = int16(0), weight = int16(2), sign = UInt16(truncatingIfNeeded: int16(4)), scale = int16(6)
+        let count = int16(0)
+        let weight = int16(2)
+        let sign = UInt16(truncatingIfNeeded: int16(4))
+        let scale = int16(6)
         switch sign {
         case 0xC000: return "NaN"
         case 0xD000: return "Infinity"

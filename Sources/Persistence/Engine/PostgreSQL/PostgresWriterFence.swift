@@ -52,7 +52,9 @@ final class PostgresWriterFence: WriterFence {
                 // The key counter first: a save holding it that then writes a join table
                 // (`z_1…`, named before it) would otherwise wait for this transaction as it
                 // waits for the save.
-                let tables = PostgresSchemaContents.inLockOrder(try PostgresSchemaContents.tableNames(in: schema, on: connection)).map { PostgresConfiguration.qualifiedName($0, inSchema: schema) }
+                let tables = PostgresSchemaContents.inLockOrder(try PostgresSchemaContents.tableNames(in: schema, on: connection)).map {
+                    PostgresConfiguration.qualifiedName($0, inSchema: schema)
+                }
                 if !tables.isEmpty { try connection.execute("LOCK TABLE \(tables.joined(separator: ", ")) IN EXCLUSIVE MODE") }
                 try connection.execute("SET LOCAL lock_timeout = 0")
             } catch {
@@ -67,9 +69,13 @@ final class PostgresWriterFence: WriterFence {
     }
 
     func writersStayed(_ error: DatabaseError) async -> MigrationError {
-        MigrationError(.storeBusy, "other sessions kept writing the store's tables for \(WriterFencePatience.duration) (\(await writingSessions())), and a migration must hold writers off while it reads",
-                       hint: "let them finish or stop them (such as a service of the previous release), then migrate again; the store was not changed",
-                       store: store.description, underlying: error)
+        MigrationError(
+            .storeBusy,
+            "other sessions kept writing the store's tables for \(WriterFencePatience.duration) (\(await writingSessions())), and a migration must hold writers off while it reads",
+            hint: "let them finish or stop them (such as a service of the previous release), then migrate again; the store was not changed",
+            store: store.description,
+            underlying: error
+        )
     }
 
     func didCommit() async {}
@@ -84,14 +90,17 @@ final class PostgresWriterFence: WriterFence {
     private func writingSessions() async -> String {
         let schema = self.schema
         let sessions = try? await database.writeWithoutTransaction { connection in
-            try connection.rows("""
+            try connection.rows(
+                """
                 SELECT DISTINCT a.pid, a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid \
                 JOIN pg_class c ON c.oid = l.relation JOIN pg_namespace n ON n.oid = c.relnamespace \
                 WHERE n.nspname = $1 AND l.granted AND l.mode IN ('RowExclusiveLock', 'RowShareLock') AND a.pid <> pg_backend_pid() ORDER BY a.pid
-                """, [.text(schema)]).map { row in
-                    let application = row[1].text.flatMap { $0.isEmpty ? nil : " (\($0))" } ?? ""
-                    return "server process \(row[0].int64 ?? 0)\(application)"
-                }
+                """,
+                [.text(schema)]
+            ).map { row in
+                let application = row[1].text.flatMap { $0.isEmpty ? nil : " (\($0))" } ?? ""
+                return "server process \(row[0].int64 ?? 0)\(application)"
+            }
         }
         guard let sessions, !sessions.isEmpty else { return "sessions unknown" }
         return sessions.joined(separator: ", ")

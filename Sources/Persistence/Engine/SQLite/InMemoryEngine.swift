@@ -26,11 +26,27 @@ struct InMemoryEngine: StoreEngine {
         if let existing {
             try PersistentStore.check(existing, isCompatibleWith: model, store: url)
             let layout = try await database.read { try StoreLayout.read(from: $0, model: model) }
-            return PersistentStore(url: url, model: model, database: database, metadata: existing, layout: layout, logger: logger, checksModelVersion: options.checksModelVersionOnWrite)
+            return PersistentStore(
+                url: url,
+                model: model,
+                database: database,
+                metadata: existing,
+                layout: layout,
+                logger: logger,
+                checksModelVersion: options.checksModelVersionOnWrite
+            )
         }
         let metadata = StoreMetadata(model: model, storeType: storeType)
         try await database.write { try StoreCreation.create(model: model, metadata: metadata, on: $0) }
-        return PersistentStore(url: url, model: model, database: database, metadata: metadata, layout: nil, logger: logger, checksModelVersion: options.checksModelVersionOnWrite)
+        return PersistentStore(
+            url: url,
+            model: model,
+            database: database,
+            metadata: metadata,
+            layout: nil,
+            logger: logger,
+            checksModelVersion: options.checksModelVersionOnWrite
+        )
     }
 
     func checkWritable() throws(StoreError) {}
@@ -40,21 +56,39 @@ struct InMemoryEngine: StoreEngine {
     }
 
     func inspect<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
-        throw StoreError(.unsupported, "an in-memory store cannot be inspected from outside its process",
-                         hint: "inspect it through the PersistentStore that holds it", store: url.description)
+        throw StoreError(
+            .unsupported,
+            "an in-memory store cannot be inspected from outside its process",
+            hint: "inspect it through the PersistentStore that holds it",
+            store: url.description
+        )
     }
 
     func checkListable() throws(StoreError) {
-        throw StoreError(.unsupported, "an in-memory store has no tables until it is opened", hint: "inspect a sqlite:// or postgres:// store", store: url.description)
+        throw StoreError(
+            .unsupported,
+            "an in-memory store has no tables until it is opened",
+            hint: "inspect a sqlite:// or postgres:// store",
+            store: url.description
+        )
     }
 
     func destroy(logger: Logger) async throws {
-        throw StoreError(.unsupported, "an in-memory store goes when the last container holding it closes",
-                         hint: "close the containers that hold it", store: url.description)
+        throw StoreError(
+            .unsupported,
+            "an in-memory store goes when the last container holding it closes",
+            hint: "close the containers that hold it",
+            store: url.description
+        )
     }
 
     func copyTarget(replace: Bool) throws(StoreError) -> any StoreCopyTarget {
-        throw StoreError(.unsupported, "an in-memory store is gone when the copy ends", hint: "copy into a sqlite:// or postgres:// store", store: url.description)
+        throw StoreError(
+            .unsupported,
+            "an in-memory store is gone when the copy ends",
+            hint: "copy into a sqlite:// or postgres:// store",
+            store: url.description
+        )
     }
 
     var migrationDialect: (any SQLDialect)? { nil }

@@ -70,7 +70,11 @@ final class SQLiteBackup: @unchecked Sendable {
     private static func error(_ rc: Int32, destination: SQLiteConnection) -> DatabaseError {
         // A WAL database takes a copy only of its own page size.
         if rc & 0xff == SQLITE_READONLY {
-            return DatabaseError(resultCode: rc, message: "the migrated store could not be written into the store's file (its page size differs from the store's, or the file cannot be written)")
+            return DatabaseError(
+                resultCode: rc,
+                message:
+                    "the migrated store could not be written into the store's file (its page size differs from the store's, or the file cannot be written)"
+            )
         }
         let system = sqlite3_system_errno(destination.handle)
         return DatabaseError(resultCode: rc, message: String(cString: sqlite3_errstr(rc)), systemErrorCode: system == 0 ? nil : system)

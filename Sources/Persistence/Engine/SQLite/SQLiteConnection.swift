@@ -146,7 +146,8 @@ public final class SQLiteConnection: DatabaseConnection, InterruptibleConnection
 
     public func insertRows(into table: String, columns: [String], rows: [[DatabaseValue]]) throws(DatabaseError) {
         guard !rows.isEmpty else { return }
-        let sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+        let sql =
+            "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
         let statement = try statement(sql)
         defer { statement.reset() }
         for row in rows {

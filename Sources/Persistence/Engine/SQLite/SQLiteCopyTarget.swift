@@ -8,10 +8,19 @@ struct SQLiteCopyTarget: StoreCopyTarget {
     let url: StoreURL
     let replace: Bool
 
-    func fill(model: ManagedObjectModel, layout: StoreLayout, metadata: StoreMetadata,
-              rows: (any Database) async throws -> [String: Int]) async throws -> StoreCopy.Summary {
+    func fill(
+        model: ManagedObjectModel,
+        layout: StoreLayout,
+        metadata: StoreMetadata,
+        rows: (any Database) async throws -> [String: Int]
+    ) async throws -> StoreCopy.Summary {
         if FileManager.default.fileExists(atPath: path), !replace {
-            throw StoreError(.alreadyExists, "there is already a store at \(path)", hint: "pass --replace to replace it, or name another destination", store: url.description)
+            throw StoreError(
+                .alreadyExists,
+                "there is already a store at \(path)",
+                hint: "pass --replace to replace it, or name another destination",
+                store: url.description
+            )
         }
         let target = URL(fileURLWithPath: path)
         let temporary = target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).copying-\(UUID().uuidString)").path
@@ -42,7 +51,12 @@ struct SQLiteCopyTarget: StoreCopyTarget {
         }
         guard link(temporary, path) == 0 else {
             let reason = errno == EEXIST ? "another process created a store there first" : String(cString: strerror(errno))
-            throw StoreError(.alreadyExists, "cannot move the copied store into place at \(path): \(reason)", hint: "name another destination, or pass --replace", store: url.description)
+            throw StoreError(
+                .alreadyExists,
+                "cannot move the copied store into place at \(path): \(reason)",
+                hint: "name another destination, or pass --replace",
+                store: url.description
+            )
         }
         return StoreCopy.Summary(modelVersion: model.name, rows: counts)
     }

@@ -58,28 +58,38 @@ public final class SQLiteDatabase: Database {
     /// failed transaction is not undone, a crash may leave it damaged). Opened durably
     /// again, it returns to WAL mode. `commitsAtomically` keeps a rollback journal without
     /// syncs: a killed process leaves whole transactions (a crash of the machine may not).
-    public static func open(path: String, mode: SQLiteConnection.Mode, readerCount: Int = 2, isDurable: Bool = true,
-                            commitsAtomically: Bool = false) async throws -> SQLiteDatabase {
+    public static func open(
+        path: String,
+        mode: SQLiteConnection.Mode,
+        readerCount: Int = 2,
+        isDurable: Bool = true,
+        commitsAtomically: Bool = false
+    ) async throws -> SQLiteDatabase {
         let setupQueue = DispatchQueue(label: "persistence.sqlite.open")
         return try await withCheckedThrowingContinuation { continuation in
             setupQueue.async {
-                continuation.resume(with: Result {
-                    let writerConnection = try SQLiteConnection(path: path, mode: mode)
-                    let writer = Lane(connection: writerConnection, label: "persistence.sqlite.writer")
-                    guard path != ":memory:" else {
-                        return SQLiteDatabase(path: path, writer: writer, readers: [])
+                continuation.resume(
+                    with: Result {
+                        let writerConnection = try SQLiteConnection(path: path, mode: mode)
+                        let writer = Lane(connection: writerConnection, label: "persistence.sqlite.writer")
+                        guard path != ":memory:" else {
+                            return SQLiteDatabase(path: path, writer: writer, readers: [])
+                        }
+                        if mode != .readOnly {
+                            try writerConnection.execute(
+                                isDurable
+                                    ? "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL"
+                                    : commitsAtomically
+                                        ? "PRAGMA journal_mode=TRUNCATE; PRAGMA synchronous=OFF" : "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF"
+                            )
+                        }
+                        let readers = try (0..<readerCount).map { index in
+                            let connection = try SQLiteConnection(path: path, mode: .readOnly)
+                            return Lane(connection: connection, label: "persistence.sqlite.reader\(index)", closesAfter: writer)
+                        }
+                        return SQLiteDatabase(path: path, writer: writer, readers: readers)
                     }
-                    if mode != .readOnly {
-                        try writerConnection.execute(isDurable
-                            ? "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL"
-                            : commitsAtomically ? "PRAGMA journal_mode=TRUNCATE; PRAGMA synchronous=OFF" : "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF")
-                    }
-                    let readers = try (0..<readerCount).map { index in
-                        let connection = try SQLiteConnection(path: path, mode: .readOnly)
-                        return Lane(connection: connection, label: "persistence.sqlite.reader\(index)", closesAfter: writer)
-                    }
-                    return SQLiteDatabase(path: path, writer: writer, readers: readers)
-                })
+                )
             }
         }
     }
@@ -91,10 +101,16 @@ public final class SQLiteDatabase: Database {
         let untouched = SQLiteReadOnlyView.leavesFilesUntouched
         return try await withCheckedThrowingContinuation { continuation in
             DispatchQueue(label: "persistence.sqlite.open").async {
-                continuation.resume(with: Result {
-                    let connection = try SQLiteConnection(readingStoreAt: path, leavingFilesUntouched: untouched)
-                    return SQLiteDatabase(path: connection.path, writer: Lane(connection: connection, label: "persistence.sqlite.writer"), readers: [])
-                })
+                continuation.resume(
+                    with: Result {
+                        let connection = try SQLiteConnection(readingStoreAt: path, leavingFilesUntouched: untouched)
+                        return SQLiteDatabase(
+                            path: connection.path,
+                            writer: Lane(connection: connection, label: "persistence.sqlite.writer"),
+                            readers: []
+                        )
+                    }
+                )
             }
         }
     }
@@ -145,7 +161,11 @@ public final class SQLiteDatabase: Database {
             let row = try connection.rows("PRAGMA wal_checkpoint(TRUNCATE)").first
             // (busy, frames in the WAL, frames written back); -1 frames when not in WAL mode.
             if let row, row[0].int64 == 1 || (row[1].int64 ?? 0) != (row[2].int64 ?? 0) {
-                throw DatabaseError(resultCode: 5, message: "another connection is using the database, so its WAL could not be written back", sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+                throw DatabaseError(
+                    resultCode: 5,
+                    message: "another connection is using the database, so its WAL could not be written back",
+                    sql: "PRAGMA wal_checkpoint(TRUNCATE)"
+                )
             }
         }
     }

@@ -18,7 +18,6 @@ public struct SQLiteDialect: SQLDialect, Hashable {
 
     public func name(_ coreDataName: String) -> String { coreDataName }
 
-
     /// SQLite compares names ignoring ASCII case.
     public func nameIdentity(_ name: String) -> String {
         String(decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
@@ -89,12 +88,13 @@ public struct SQLiteDialect: SQLDialect, Hashable {
     /// A column's declared type is only an affinity in SQLite: a value of another storage
     /// class can be there.
     public func storageMismatch(_ sql: SQL, type: AttributeType) -> SQL? {
-        let storage: String = switch type.storageClass {
-        case .integer: "integer"
-        case .real: "real"
-        case .text: "text"
-        case .blob: "blob"
-        }
+        let storage: String =
+            switch type.storageClass {
+            case .integer: "integer"
+            case .real: "real"
+            case .text: "text"
+            case .blob: "blob"
+            }
         return "(\(sql) IS NOT NULL AND typeof(\(sql)) <> '\(raw: storage)')"
     }
 

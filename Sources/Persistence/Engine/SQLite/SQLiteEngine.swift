@@ -23,9 +23,16 @@ struct SQLiteEngine: StoreEngine {
             } else {
                 try PersistentStore.check(metadata, isCompatibleWith: model, store: url)
             }
-            let database = options.readOnly
+            let database =
+                options.readOnly
                 ? try await SQLiteDatabase.open(readingStoreAt: path)
-                : try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: options.readerCount, isDurable: options.isDurable, commitsAtomically: options.commitsAtomically)
+                : try await SQLiteDatabase.open(
+                    path: path,
+                    mode: .readWrite,
+                    readerCount: options.readerCount,
+                    isDurable: options.isDurable,
+                    commitsAtomically: options.commitsAtomically
+                )
             let layout: StoreLayout
             do {
                 layout = try await database.read { try StoreLayout.read(from: $0, model: model) }
@@ -35,18 +42,46 @@ struct SQLiteEngine: StoreEngine {
             }
             // Apple's cells of externally stored attributes say where their bytes are.
             let storesExternally = metadata.isForeign && model.entities.contains { $0.attributes.contains(where: \.allowsExternalBinaryDataStorage) }
-            return PersistentStore(url: url, model: model, database: database, metadata: metadata, layout: layout, logger: logger,
-                                   defersIndexes: options.defersIndexes && !options.readOnly, checksModelVersion: options.checksModelVersionOnWrite,
-                                   externalBinaryStorage: storesExternally ? ExternalBinaryStorage(storePath: path) : nil)
+            return PersistentStore(
+                url: url,
+                model: model,
+                database: database,
+                metadata: metadata,
+                layout: layout,
+                logger: logger,
+                defersIndexes: options.defersIndexes && !options.readOnly,
+                checksModelVersion: options.checksModelVersionOnWrite,
+                externalBinaryStorage: storesExternally ? ExternalBinaryStorage(storePath: path) : nil
+            )
         }
         guard options.createIfMissing else {
-            throw StoreError(.storeNotFound, "there is no store at \(path)", hint: "check the path, or create the store with the app that uses it", store: url.description)
+            throw StoreError(
+                .storeNotFound,
+                "there is no store at \(path)",
+                hint: "check the path, or create the store with the app that uses it",
+                store: url.description
+            )
         }
         let metadata = StoreMetadata(model: model, storeType: storeType)
         try SQLiteStoreFile.create(path: path, model: model, metadata: metadata, includingIndexes: !options.defersIndexes)
         logger.info("created store", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(model.name)"])
-        let database = try await SQLiteDatabase.open(path: path, mode: .readWrite, readerCount: options.readerCount, isDurable: options.isDurable, commitsAtomically: options.commitsAtomically)
-        return PersistentStore(url: url, model: model, database: database, metadata: metadata, layout: nil, logger: logger, defersIndexes: options.defersIndexes, checksModelVersion: options.checksModelVersionOnWrite)
+        let database = try await SQLiteDatabase.open(
+            path: path,
+            mode: .readWrite,
+            readerCount: options.readerCount,
+            isDurable: options.isDurable,
+            commitsAtomically: options.commitsAtomically
+        )
+        return PersistentStore(
+            url: url,
+            model: model,
+            database: database,
+            metadata: metadata,
+            layout: nil,
+            logger: logger,
+            defersIndexes: options.defersIndexes,
+            checksModelVersion: options.checksModelVersionOnWrite
+        )
     }
 
     /// A store written by Apple's Core Data carries Apple's version hashes, which are not
@@ -110,7 +145,8 @@ struct SQLiteEngine: StoreEngine {
     /// holds on a connection of its own.
     func sourceAccess(reading source: StoreURL) -> SourceAccess? {
         guard let source = source.engine as? SQLiteEngine else { return nil }
-        let attachment = FileManager.default.fileExists(atPath: source.path + "-wal")
+        let attachment =
+            FileManager.default.fileExists(atPath: source.path + "-wal")
             ? SQLiteReadOnlyView.readOnlyURI(for: source.path) : SQLiteReadOnlyView.immutableURI(for: source.path)
         return SourceAccess(schema: "src", attach: ("ATTACH DATABASE ? AS src", [.text(attachment)]), detach: "DETACH DATABASE src")
     }

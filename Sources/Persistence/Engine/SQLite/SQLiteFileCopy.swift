@@ -75,7 +75,11 @@ enum SQLiteFileCopy {
     }
 
     private static func failure(_ error: SystemCallError) -> MigrationError {
-        MigrationError(.store, "could not copy the store into the migration's work folder (\(error.call)): \(error.reason)",
-                       hint: "check the folder's permissions and free space; the store was not changed", underlying: error)
+        MigrationError(
+            .store,
+            "could not copy the store into the migration's work folder (\(error.call)): \(error.reason)",
+            hint: "check the folder's permissions and free space; the store was not changed",
+            underlying: error
+        )
     }
 }

@@ -42,8 +42,12 @@ struct SQLiteMigrationBackend: MigrationBackend {
     /// None: one process serves a SQLite store (one writer at a time is what the file
     /// allows), and it migrates the store before it serves; other writers wait meanwhile.
     var onlineRefusal: MigrationError? {
-        MigrationError(.cannotMigrateOnline, "a SQLite store cannot be migrated online: online migrations are for PostgreSQL stores that several processes share",
-                       hint: "migrate it offline (without --online): other writers of the file wait while it runs", store: store.description)
+        MigrationError(
+            .cannotMigrateOnline,
+            "a SQLite store cannot be migrated online: online migrations are for PostgreSQL stores that several processes share",
+            hint: "migrate it offline (without --online): other writers of the file wait while it runs",
+            store: store.description
+        )
     }
 
     func prepareOnlineWorkspace(for plan: MigrationPlan, keys: OnlineKeyCorrespondence, logger: Logger) async throws -> any OnlineMigrationWorkspace {
@@ -53,9 +57,12 @@ struct SQLiteMigrationBackend: MigrationBackend {
     func prepareWorkspace(for plan: MigrationPlan, logger: Logger) async throws -> any MigrationWorkspace {
         if FileManager.default.fileExists(atPath: path + "-journal") {
             throw MigrationError(
-                .store, "the store has a rollback journal (-journal) left by an interrupted write",
-                hint: "open the store once with the app that wrote it, or with sqlite3, so SQLite rolls the journal back; then migrate. The store was not changed",
-                store: store.description)
+                .store,
+                "the store has a rollback journal (-journal) left by an interrupted write",
+                hint:
+                    "open the store once with the app that wrote it, or with sqlite3, so SQLite rolls the journal back; then migrate. The store was not changed",
+                store: store.description
+            )
         }
         let fence = try await SQLiteWriterFence.open(storeAt: path, store: store, logger: logger)
         let workspace = SQLiteMigrationWorkspace(store: store, path: path, fence: fence, logger: logger)
@@ -150,7 +157,11 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
         if let output = try? file(output) { removeFiles(of: output) }
     }
 
-    func finish(with current: StoreURL, lockLetGo: @escaping @Sendable () throws -> Void, swapping: @escaping @Sendable () throws -> Void) async throws {
+    func finish(
+        with current: StoreURL,
+        lockLetGo: @escaping @Sendable () throws -> Void,
+        swapping: @escaping @Sendable () throws -> Void
+    ) async throws {
         let migrated = try file(current)
         guard migrated != path else { return }
         // The copy reads the finished file alone: its own WAL written back, nothing left beside it.
@@ -189,7 +200,8 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
 
     /// The machine's boot id; where it cannot be read, one of this process's own, so that
     /// no other run's output is ever taken for written since the last boot.
-    private static let bootID = (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8))?
+    private static let bootID =
+        (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8))?
         .trimmingCharacters(in: .whitespacesAndNewlines) ?? "process-\(UUID().uuidString)"
 
     private static func fileMark(_ path: String) -> (mark: String, size: Int64) {
@@ -238,9 +250,12 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
             let result = try await body(database)
             do {
                 try await database.checkpoint()
-            } catch where isStore {
+            } catch  where isStore {
                 // Committed in the store: the migration has happened, and SQLite writes the WAL back on the next open.
-                logger.warning("the migrated store's WAL was not written back yet; SQLite does it on the next open", metadata: [LoggingKeys.store: "\(store)"])
+                logger.warning(
+                    "the migrated store's WAL was not written back yet; SQLite does it on the next open",
+                    metadata: [LoggingKeys.store: "\(store)"]
+                )
             }
             await database.close()
             return result

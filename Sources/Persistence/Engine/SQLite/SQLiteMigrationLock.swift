@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -45,8 +46,13 @@ final class SQLiteMigrationLock: MigrationLock, Sendable {
             let fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
             guard fd >= 0 else {
                 let error = SystemCallError("open")
-                throw MigrationError(.store, "cannot create the migration lock file beside the store: \(error.reason)",
-                                     hint: "check that the store's folder is writable", store: store.description, underlying: error)
+                throw MigrationError(
+                    .store,
+                    "cannot create the migration lock file beside the store: \(error.reason)",
+                    hint: "check that the store's folder is writable",
+                    store: store.description,
+                    underlying: error
+                )
             }
             if flock(fd, LOCK_EX | LOCK_NB) == 0 {
                 if isStillLinked(fd, path: path) {
@@ -60,13 +66,20 @@ final class SQLiteMigrationLock: MigrationLock, Sendable {
             let holder = readHolder(fd)
             close(fd)
             guard ContinuousClock.now < deadline else {
-                throw MigrationError(.storeBusy, "another migration of the store is running (\(holder)) and did not finish in \(timeout)",
-                                     hint: "wait for it to finish, or stop it; the store was not changed", store: store.description)
+                throw MigrationError(
+                    .storeBusy,
+                    "another migration of the store is running (\(holder)) and did not finish in \(timeout)",
+                    hint: "wait for it to finish, or stop it; the store was not changed",
+                    store: store.description
+                )
             }
             if !announced {
-                logger.notice("waiting for another migration of the store to finish", metadata: [
-                    LoggingKeys.store: "\(store)", "persistence.migration.holder": "\(holder)",
-                ])
+                logger.notice(
+                    "waiting for another migration of the store to finish",
+                    metadata: [
+                        LoggingKeys.store: "\(store)", "persistence.migration.holder": "\(holder)",
+                    ]
+                )
                 announced = true
             }
             try await Task.sleep(for: .milliseconds(50))
@@ -85,7 +98,8 @@ final class SQLiteMigrationLock: MigrationLock, Sendable {
     }
 
     private static func isStillLinked(_ fd: Int32, path: String) -> Bool {
-        var opened = stat(), named = stat()
+        var opened = stat()
+        var named = stat()
         guard fstat(fd, &opened) == 0, stat(path, &named) == 0 else { return false }
         return opened.st_ino == named.st_ino && opened.st_dev == named.st_dev
     }

@@ -63,7 +63,7 @@ final class SQLiteReadOnlyView: Sendable {
                 // The main file is only read: a hard link spares copying it where the folders share a file system.
                 if link(path, copy) != 0 { try files.copyItem(atPath: path, toPath: copy) }
                 try files.copyItem(atPath: path + "-wal", toPath: copy + "-wal")
-            } catch where !files.fileExists(atPath: path + "-wal") {
+            } catch  where !files.fileExists(atPath: path + "-wal") {
                 // The last connection closed meanwhile and wrote its log back (it removes the
                 // `-shm` file, then the `-wal`): every committed page is in the main file now.
                 try? files.removeItem(atPath: folder)
@@ -75,7 +75,9 @@ final class SQLiteReadOnlyView: Sendable {
                 try? files.removeItem(atPath: folder)
                 throw DatabaseError(
                     resultCode: 14,  // SQLITE_CANTOPEN
-                    message: "cannot read the store with its write-ahead log without writing beside it: making a private copy in the temporary folder failed (\((error as NSError).localizedDescription))")
+                    message:
+                        "cannot read the store with its write-ahead log without writing beside it: making a private copy in the temporary folder failed (\((error as NSError).localizedDescription))"
+                )
             }
             uri = copy
             privateFolder = folder

@@ -18,8 +18,12 @@ enum SQLiteStoreFile {
         case S_IFCHR, S_IFBLK: what = "a device"
         default: what = "not a regular file"
         }
-        throw StoreError(.notAStore, "\(path) is \(what), not a store file", hint: "point the store URL at a SQLite store file, or at a path where one may be created; nothing was opened or changed",
-                         store: store.description)
+        throw StoreError(
+            .notAStore,
+            "\(path) is \(what), not a store file",
+            hint: "point the store URL at a SQLite store file, or at a path where one may be created; nothing was opened or changed",
+            store: store.description
+        )
     }
 
     /// Refuses a store this process could not write, before anything is opened: SQLite
@@ -39,12 +43,22 @@ enum SQLiteStoreFile {
     static func readMetadata(path: String, store: StoreURL) throws -> StoreMetadata {
         try checkIsRegularFile(path, store: store)
         guard FileManager.default.fileExists(atPath: path) else {
-            throw StoreError(.storeNotFound, "there is no store at \(path)", hint: "check the path, or create the store with the app that uses it", store: store.description)
+            throw StoreError(
+                .storeNotFound,
+                "there is no store at \(path)",
+                hint: "check the path, or create the store with the app that uses it",
+                store: store.description
+            )
         }
         do {
             let connection = try SQLiteConnection(readingStoreAt: path)
             guard let metadata = try StoreMetadata.read(from: connection) else {
-                throw StoreError(.notAStore, "\(path) is a SQLite database but not a store: it has no Z_METADATA table", hint: "point --store at a store file, or create one", store: store.description)
+                throw StoreError(
+                    .notAStore,
+                    "\(path) is a SQLite database but not a store: it has no Z_METADATA table",
+                    hint: "point --store at a store file, or create one",
+                    store: store.description
+                )
             }
             return metadata
         } catch var error as StoreError where error.store == nil {
@@ -52,7 +66,12 @@ enum SQLiteStoreFile {
             error.store = store.description
             throw error
         } catch let error as DatabaseError where error.resultCode & 0xff == SQLITE_NOTADB {
-            throw StoreError(.notAStore, "\(path) is not a SQLite database", hint: "point --store at a store file; this file was left as it was", store: store.description)
+            throw StoreError(
+                .notAStore,
+                "\(path) is not a SQLite database",
+                hint: "point --store at a store file; this file was left as it was",
+                store: store.description
+            )
         } catch let error as DatabaseError {
             throw unreadable("cannot read the store at \(path)", error, store: store)
         }
@@ -73,7 +92,13 @@ enum SQLiteStoreFile {
     /// damaged file, a disk that fails).
     private static func unreadable(_ what: String, _ error: DatabaseError, store: StoreURL) -> StoreError {
         guard let fault = StorageFault(error) else {
-            return StoreError(.database, what, hint: "check the file's permissions and that it is not damaged", store: store.description, underlying: error)
+            return StoreError(
+                .database,
+                what,
+                hint: "check the file's permissions and that it is not damaged",
+                store: store.description,
+                underlying: error
+            )
         }
         return StoreError(.database, "\(fault): \(what)", hint: fault.advice, store: store.description, underlying: error)
     }
@@ -99,8 +124,12 @@ enum SQLiteStoreFile {
             do {
                 try FileManager.default.removeItem(atPath: path + suffix)
             } catch {
-                throw StoreError(.notWritable, "cannot remove \(path + suffix): \((error as NSError).localizedDescription)",
-                                 hint: "check that the store's folder is writable for this user", store: store.description)
+                throw StoreError(
+                    .notWritable,
+                    "cannot remove \(path + suffix): \((error as NSError).localizedDescription)",
+                    hint: "check that the store's folder is writable for this user",
+                    store: store.description
+                )
             }
         }
     }
@@ -119,8 +148,12 @@ enum SQLiteStoreFile {
         defer { holder?.close() }
         for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         guard rename(file, path) == 0 else {
-            throw StoreError(.notWritable, "cannot move the copied store into place at \(path): \(String(cString: strerror(errno)))",
-                             hint: "check that the store's folder is writable for this user; the store was left as it was", store: store.description)
+            throw StoreError(
+                .notWritable,
+                "cannot move the copied store into place at \(path): \(String(cString: strerror(errno)))",
+                hint: "check that the store's folder is writable for this user; the store was left as it was",
+                store: store.description
+            )
         }
     }
 
@@ -134,20 +167,33 @@ enum SQLiteStoreFile {
             let connection = try SQLiteConnection(path: path, mode: .readWrite)
             try connection.execute("PRAGMA busy_timeout = 0")
             let mode = try connection.scalar("PRAGMA journal_mode = DELETE")?.text
-            guard mode?.lowercased() == "delete" else { throw DatabaseError(resultCode: SQLITE_BUSY, message: "still in \(mode ?? "an unknown") journal mode") }
+            guard mode?.lowercased() == "delete" else {
+                throw DatabaseError(resultCode: SQLITE_BUSY, message: "still in \(mode ?? "an unknown") journal mode")
+            }
             try connection.execute("BEGIN EXCLUSIVE")
             // A connection opened between the switch and the lock would have switched
             // the store back to WAL, where an exclusive lock does not keep it out.
             let held = try connection.scalar("PRAGMA journal_mode")?.text
-            guard held?.lowercased() == "delete" else { throw DatabaseError(resultCode: SQLITE_BUSY, message: "switched back to \(held ?? "another") journal mode") }
+            guard held?.lowercased() == "delete" else {
+                throw DatabaseError(resultCode: SQLITE_BUSY, message: "switched back to \(held ?? "another") journal mode")
+            }
             return connection
         } catch let error as DatabaseError where [SQLITE_BUSY, SQLITE_LOCKED].contains(error.resultCode & 0xff) {
-            throw StoreError(.storeInUse, "the store at \(path) is open in another connection or process, whose writes would go on into the \(verb)d file and be lost",
-                             hint: "stop what has it open (a running service, a migration, another command), then try again; nothing was \(verb)d",
-                             store: store.description, underlying: error)
+            throw StoreError(
+                .storeInUse,
+                "the store at \(path) is open in another connection or process, whose writes would go on into the \(verb)d file and be lost",
+                hint: "stop what has it open (a running service, a migration, another command), then try again; nothing was \(verb)d",
+                store: store.description,
+                underlying: error
+            )
         } catch let error as DatabaseError where error.resultCode & 0xff == SQLITE_NOTADB {
-            throw StoreError(.notAStore, "\(path) is not a SQLite database, so not a store", hint: "name a store's file; this file was left as it was",
-                             store: store.description, underlying: error)
+            throw StoreError(
+                .notAStore,
+                "\(path) is not a SQLite database, so not a store",
+                hint: "name a store's file; this file was left as it was",
+                store: store.description,
+                underlying: error
+            )
         } catch let error as DatabaseError {
             throw unreadable("cannot open the store at \(path) to \(verb) it", error, store: store)
         }
@@ -172,13 +218,24 @@ enum SQLiteStoreFile {
             // Fold the WAL into the file so the rename moves the whole store.
             try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         } catch let error as DatabaseError {
-            throw StoreError(.database, "cannot create a store at \(path)", hint: "check that the folder exists and is writable", store: "sqlite://\(path)", underlying: error)
+            throw StoreError(
+                .database,
+                "cannot create a store at \(path)",
+                hint: "check that the folder exists and is writable",
+                store: "sqlite://\(path)",
+                underlying: error
+            )
         }
         // link(2) fails if the name exists, unlike rename(2): a store another process
         // created meanwhile is never replaced by this empty one.
         guard link(temporary, path) == 0 else {
             let reason = errno == EEXIST ? "another process created a store there first" : String(cString: strerror(errno))
-            throw StoreError(.alreadyExists, "cannot move the new store into place at \(path): \(reason)", hint: "open the existing store instead", store: "sqlite://\(path)")
+            throw StoreError(
+                .alreadyExists,
+                "cannot move the new store into place at \(path): \(reason)",
+                hint: "open the existing store instead",
+                store: "sqlite://\(path)"
+            )
         }
     }
 }

@@ -10,8 +10,14 @@ enum SQLiteText {
         return text.withUTF8 { bytes in
             // An empty buffer may have no address; SQLite reads a nil pointer as NULL.
             guard let base = bytes.baseAddress else { return sqlite3_bind_text(statement, index, "", 0, csqlite_transient()) }
-            return sqlite3_bind_text64(statement, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
-                                       sqlite3_uint64(bytes.count), csqlite_transient(), UInt8(SQLITE_UTF8))
+            return sqlite3_bind_text64(
+                statement,
+                index,
+                UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
+                sqlite3_uint64(bytes.count),
+                csqlite_transient(),
+                UInt8(SQLITE_UTF8)
+            )
         }
     }
 
@@ -20,8 +26,13 @@ enum SQLiteText {
         var text = text
         text.withUTF8 { bytes in
             guard let base = bytes.baseAddress else { return sqlite3_result_text(context, "", 0, csqlite_transient()) }
-            sqlite3_result_text64(context, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
-                                  sqlite3_uint64(bytes.count), csqlite_transient(), UInt8(SQLITE_UTF8))
+            sqlite3_result_text64(
+                context,
+                UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
+                sqlite3_uint64(bytes.count),
+                csqlite_transient(),
+                UInt8(SQLITE_UTF8)
+            )
         }
     }
 

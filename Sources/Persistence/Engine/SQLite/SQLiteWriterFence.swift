@@ -66,9 +66,14 @@ final class SQLiteWriterFence: WriterFence {
     }
 
     func writersStayed(_ error: DatabaseError) async -> MigrationError {
-        MigrationError(.storeBusy, "other processes kept writing the store for \(WriterFencePatience.duration), and a migration must hold writers off while it runs",
-                       hint: "stop the processes that write the store (such as a service of the previous release) or let them finish, then migrate again; the store was not changed",
-                       store: store.description, underlying: error)
+        MigrationError(
+            .storeBusy,
+            "other processes kept writing the store for \(WriterFencePatience.duration), and a migration must hold writers off while it runs",
+            hint:
+                "stop the processes that write the store (such as a service of the previous release) or let them finish, then migrate again; the store was not changed",
+            store: store.description,
+            underlying: error
+        )
     }
 
     func didCommit() async {
@@ -92,9 +97,13 @@ final class SQLiteWriterFence: WriterFence {
                 logger.debug("copied the store's bytes", metadata: [LoggingKeys.store: "\(store)"])
                 return
             }
-            logger.debug("copying the store page by page", metadata: [
-                LoggingKeys.store: "\(store)", LoggingKeys.reason: "\(writtenBack ? "its file could not be read whole" : "its WAL could not be written back whole")",
-            ])
+            logger.debug(
+                "copying the store page by page",
+                metadata: [
+                    LoggingKeys.store: "\(store)",
+                    LoggingKeys.reason: "\(writtenBack ? "its file could not be read whole" : "its WAL could not be written back whole")",
+                ]
+            )
             let destination = try SQLiteConnection(path: path, mode: .readWriteCreate)
             defer { destination.close() }
             try SQLiteBackup.copy(from: source, to: destination)
@@ -108,7 +117,11 @@ final class SQLiteWriterFence: WriterFence {
     /// lock is let go and taken again by the copy at once; a process that committed in that
     /// instant is noticed (`PRAGMA data_version`), and the migration then fails with the
     /// store unchanged rather than overwriting that write.
-    func replaceStore(with file: String, lockLetGo: @escaping @Sendable () throws -> Void = {}, swapping: @escaping @Sendable () throws -> Void) async throws {
+    func replaceStore(
+        with file: String,
+        lockLetGo: @escaping @Sendable () throws -> Void = {},
+        swapping: @escaping @Sendable () throws -> Void
+    ) async throws {
         try await hold()
         let before = try await dataVersion()
         let backup = try await writer.writeWithoutTransaction { connection -> SQLiteBackup? in

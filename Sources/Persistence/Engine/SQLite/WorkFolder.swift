@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -24,16 +25,24 @@ final class WorkFolder {
         url = store.deletingLastPathComponent().appendingPathComponent(".\(store.lastPathComponent).migration-\(UUID().uuidString)")
         guard mkdir(url.path, 0o700) == 0 else {
             let error = SystemCallError("mkdir")
-            throw MigrationError(.store, "could not create the migration's work folder beside the store: \(error.reason)",
-                                 hint: "check that the store's folder is writable and has free space; the store was not changed", underlying: error)
+            throw MigrationError(
+                .store,
+                "could not create the migration's work folder beside the store: \(error.reason)",
+                hint: "check that the store's folder is writable and has free space; the store was not changed",
+                underlying: error
+            )
         }
         let fd = open(url.appendingPathComponent(Self.lockName).path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
         guard fd >= 0, flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let error = SystemCallError(fd >= 0 ? "flock" : "open")
             if fd >= 0 { close(fd) }
             try? FileManager.default.removeItem(at: url)
-            throw MigrationError(.store, "could not lock the migration's work folder beside the store: \(error.reason)",
-                                 hint: "check that the store's folder is writable; the store was not changed", underlying: error)
+            throw MigrationError(
+                .store,
+                "could not lock the migration's work folder beside the store: \(error.reason)",
+                hint: "check that the store's folder is writable; the store was not changed",
+                underlying: error
+            )
         }
         lockDescriptor = fd
     }
@@ -74,8 +83,11 @@ final class WorkFolder {
     /// Removes an interrupted migration's work folder (one of ``abandoned(besideStoreAt:)``).
     static func remove(abandoned folder: URL, storePath: String, logger: Logger) {
         guard (try? FileManager.default.removeItem(at: folder)) != nil else { return }
-        logger.notice("removed the work folder of an interrupted migration", metadata: [
-            LoggingKeys.store: "\(storePath)", "persistence.migration.folder": "\(folder.lastPathComponent)",
-        ])
+        logger.notice(
+            "removed the work folder of an interrupted migration",
+            metadata: [
+                LoggingKeys.store: "\(storePath)", "persistence.migration.folder": "\(folder.lastPathComponent)",
+            ]
+        )
     }
 }

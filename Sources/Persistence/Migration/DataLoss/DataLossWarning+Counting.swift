@@ -57,7 +57,8 @@ extension MigrationPlan {
         /// `column IN (the keys of the entity's rows)`, for links stored on the other side.
         func pointsAtRows(of entity: String, _ column: String) -> SQL {
             guard let table = schema.table(for: entity) else { return "\(identifier: column) IS NOT NULL" }
-            return "\(identifier: column) IN (SELECT \(storeName: "Z_PK") FROM \(identifier: table.name) WHERE \(storeName: "Z_ENT") = \(raw: String(table.entityNumber)))"
+            return
+                "\(identifier: column) IN (SELECT \(storeName: "Z_PK") FROM \(identifier: table.name) WHERE \(storeName: "Z_ENT") = \(raw: String(table.entityNumber)))"
         }
         func column(_ entity: String, _ property: String) -> String? {
             schema.table(for: entity)?.column(for: property)?.name
@@ -81,7 +82,8 @@ extension MigrationPlan {
             case .inverseForeignKey(let table, let column)?, .hiddenForeignKey(let table, let column)?:
                 return "SELECT count(*) FROM \(identifier: table.name) WHERE \(pointsAtRows(of: entity, column))"
             case .joinTable(let join, let fromSource)?:
-                return "SELECT count(*) FROM \(identifier: join.name) WHERE \(pointsAtRows(of: entity, fromSource ? join.sourceColumn : join.destinationColumn))"
+                return
+                    "SELECT count(*) FROM \(identifier: join.name) WHERE \(pointsAtRows(of: entity, fromSource ? join.sourceColumn : join.destinationColumn))"
             case nil:
                 return nil
             }
@@ -104,9 +106,13 @@ extension MigrationPlan {
                 case .missing: return ["\(column) IS NULL"]
                 case .fractional: return ["\(column) <> ROUND(\(column))"]
                 case .outside(let min, let max):
-                    return [min.map { "\(column) < \(DatabaseValue.double($0))" }, max.map { "\(column) > \(DatabaseValue.double($0))" }].compactMap { $0 }
+                    return [min.map { "\(column) < \(DatabaseValue.double($0))" }, max.map { "\(column) > \(DatabaseValue.double($0))" }].compactMap {
+                        $0
+                    }
                 case .lengthOutside(let min, let max):
-                    return [min.map { "LENGTH(\(column)) < \(DatabaseValue.double($0))" }, max.map { "LENGTH(\(column)) > \(DatabaseValue.double($0))" }].compactMap { $0 }
+                    return [
+                        min.map { "LENGTH(\(column)) < \(DatabaseValue.double($0))" }, max.map { "LENGTH(\(column)) > \(DatabaseValue.double($0))" },
+                    ].compactMap { $0 }
                 }
             }
             return rows(of: entity, where: clauses.filter { !$0.isEmpty }.map { $0.joined(separator: " OR ") }.joined(separator: " OR "))

@@ -55,7 +55,8 @@ public struct DataLossWarning: Sendable, Hashable, CustomStringConvertible {
             text = "\(entity).\(attribute) is not carried: no property mapping of \(mapping) reads it"
             rows = "rows have a value"
         case .relationshipNotCarried(let entity, let relationship, let mapping, let inverse?):
-            text = "\(entity).\(relationship) and its inverse \(inverse) are not carried: no relationship mapping of \(mapping) or of the inverse's entity reads either"
+            text =
+                "\(entity).\(relationship) and its inverse \(inverse) are not carried: no relationship mapping of \(mapping) or of the inverse's entity reads either"
             rows = "links"
         case .relationshipNotCarried(let entity, let relationship, let mapping, nil):
             text = "\(entity).\(relationship) is not carried: no relationship mapping of \(mapping) reads it"
@@ -64,7 +65,8 @@ public struct DataLossWarning: Sendable, Hashable, CustomStringConvertible {
             text = "\(entity).\(relationship) is to-many but fills the to-one \(into) in \(mapping): objects with several keep one"
             rows = "rows have more than one"
         case .valueMayNotFit(let entity, let attribute, let mapping, let into, let because):
-            text = "\(entity).\(attribute) fills \(into) in \(mapping), but \(because): validation refuses such rows and the step fails, leaving the store as it was"
+            text =
+                "\(entity).\(attribute) fills \(into) in \(mapping), but \(because): validation refuses such rows and the step fails, leaving the store as it was"
             rows = "rows do not fit"
         case .sourceFiltered(let entity, let mapping, let filter):
             text = "\(mapping) migrates only the \(entity) rows matching its source filter '\(filter)'; the others are dropped"

@@ -29,10 +29,13 @@ struct StepDataLoss {
             if let filter = mapping.sourceFilter, let entity = mapping.sourceEntityName {
                 // Core Data splits an entity's rows between mappings with filters: another one may take the rest.
                 let other = entityMappings.first { $0.name != mapping.name && $0.type != .remove && $0.sourceEntityName == entity }
-                result.append(DataLossWarning(
-                    .sourceFiltered(entity: entity, entityMapping: mapping.name, filter: filter.predicateFormat),
-                    mayBeCarriedBy: other.map { "the entity mapping \($0.name)" } ?? mapping.policyName.map { "its policy \($0)" },
-                    counting: .notMatching(entity: entity, filter: filter)))
+                result.append(
+                    DataLossWarning(
+                        .sourceFiltered(entity: entity, entityMapping: mapping.name, filter: filter.predicateFormat),
+                        mayBeCarriedBy: other.map { "the entity mapping \($0.name)" } ?? mapping.policyName.map { "its policy \($0)" },
+                        counting: .notMatching(entity: entity, filter: filter)
+                    )
+                )
             }
         }
         return result
@@ -64,9 +67,13 @@ struct StepDataLoss {
         let mapping = mappings[0]
         var result: [DataLossWarning] = []
         for attribute in source.attributes(of: entity) where !attribute.isTransient && !read.contains(attribute.name) {
-            result.append(DataLossWarning(
-                .attributeNotCarried(entity: entity.name, attribute: attribute.name, entityMapping: mapping.name),
-                mayBeCarriedBy: policy, counting: .values(entity: entity.name, property: attribute.name)))
+            result.append(
+                DataLossWarning(
+                    .attributeNotCarried(entity: entity.name, attribute: attribute.name, entityMapping: mapping.name),
+                    mayBeCarriedBy: policy,
+                    counting: .values(entity: entity.name, property: attribute.name)
+                )
+            )
         }
         for relationship in source.relationships(of: entity) where !relationship.isTransient && !read.contains(relationship.name) {
             guard let target = source.entity(named: relationship.destinationEntityName) else { continue }
@@ -81,11 +88,18 @@ struct StepDataLoss {
                     (entity.name, relationship.name) <= (target.name, inverse.name)
                 else { continue }
             }
-            result.append(DataLossWarning(
-                .relationshipNotCarried(entity: entity.name, relationship: relationship.name, entityMapping: mapping.name,
-                                        inverse: inverse.map { "\(target.name).\($0.name)" }),
-                mayBeCarriedBy: policy ?? targetMappings.compactMap(\.policyName).first.map { "the policy \($0)" },
-                counting: .links(entity: entity.name, relationship: relationship.name)))
+            result.append(
+                DataLossWarning(
+                    .relationshipNotCarried(
+                        entity: entity.name,
+                        relationship: relationship.name,
+                        entityMapping: mapping.name,
+                        inverse: inverse.map { "\(target.name).\($0.name)" }
+                    ),
+                    mayBeCarriedBy: policy ?? targetMappings.compactMap(\.policyName).first.map { "the policy \($0)" },
+                    counting: .links(entity: entity.name, relationship: relationship.name)
+                )
+            )
         }
         return result
     }
@@ -103,9 +117,18 @@ struct StepDataLoss {
                 let from = source.relationship(named: path[0], of: sourceEntity), from.isToMany,
                 let into = destination.relationship(named: property.name, of: destinationEntity), !into.isToMany
             else { continue }
-            result.append(DataLossWarning(
-                .toManyNarrowed(entity: sourceName, relationship: from.name, entityMapping: mapping.name, into: "\(destinationName).\(into.name)"),
-                mayBeCarriedBy: mapping.policyName.map { "its policy \($0)" }, counting: .severalLinks(entity: sourceName, relationship: from.name)))
+            result.append(
+                DataLossWarning(
+                    .toManyNarrowed(
+                        entity: sourceName,
+                        relationship: from.name,
+                        entityMapping: mapping.name,
+                        into: "\(destinationName).\(into.name)"
+                    ),
+                    mayBeCarriedBy: mapping.policyName.map { "its policy \($0)" },
+                    counting: .severalLinks(entity: sourceName, relationship: from.name)
+                )
+            )
         }
         for property in mapping.attributeMappings {
             guard let path = property.valueExpression?.sourceKeyPath, path.count == 1,
@@ -113,9 +136,19 @@ struct StepDataLoss {
                 let into = destination.attribute(named: property.name, of: destinationEntity),
                 let misfit = ValueFit.misfit(from: from, into: into)
             else { continue }
-            result.append(DataLossWarning(
-                .valueMayNotFit(entity: sourceName, attribute: from.name, entityMapping: mapping.name, into: "\(destinationName).\(into.name)", because: misfit.reason),
-                mayBeCarriedBy: mapping.policyName.map { "its policy \($0)" }, counting: .misfits(entity: sourceName, attribute: from.name, misfit.conditions)))
+            result.append(
+                DataLossWarning(
+                    .valueMayNotFit(
+                        entity: sourceName,
+                        attribute: from.name,
+                        entityMapping: mapping.name,
+                        into: "\(destinationName).\(into.name)",
+                        because: misfit.reason
+                    ),
+                    mayBeCarriedBy: mapping.policyName.map { "its policy \($0)" },
+                    counting: .misfits(entity: sourceName, attribute: from.name, misfit.conditions)
+                )
+            )
         }
         return result
     }

@@ -97,8 +97,11 @@ final class FusedLink: Sendable {
         case .batch(let name, let objects) where name == mapping: return objects
         case .end(let name) where name == mapping: return nil
         case .batch(let name, _), .end(let name):
-            let error = MigrationError(.store, "fused steps handed \(name)'s objects over where \(mapping)'s were expected",
-                                       hint: "the store was not changed; report this with the output of `migrate --plan`")
+            let error = MigrationError(
+                .store,
+                "fused steps handed \(name)'s objects over where \(mapping)'s were expected",
+                hint: "the store was not changed; report this with the output of `migrate --plan`"
+            )
             close(error)
             throw error
         }

@@ -20,9 +20,11 @@ extension MigrationManager {
     ///   and nothing else (a policy that made a second destination, or changed other objects).
     private func handOver(_ mapping: EntityMapping, to link: FusedLink) async throws {
         let context = destinationContext
-        guard let (pending, stages, associations) = updateRun({ run in
-            (run.batch.startNext(), run.relationshipStages, run.associations)
-        }) else { return }
+        guard
+            let (pending, stages, associations) = updateRun({ run in
+                (run.batch.startNext(), run.relationshipStages, run.associations)
+            })
+        else { return }
         // The mappings created before this one as the step alone runs them (a fused step
         // makes its SQL instances first): a foreign key is checked against them alike.
         let created = Set(mappingModel.entityMappings.prefix { $0.name != mapping.name }.map(\.name))
@@ -37,7 +39,11 @@ extension MigrationManager {
                 case .temporary(let temporary) = pair.destination.objectID.key, pair.destination.isInserted,
                 let source = pair.source.objectID.primaryKey,
                 let key = associations.claimIdentity(mapping: mapping.name, source: source, destinationRoot: pair.destination.objectID.rootEntityName)
-            else { throw StepsNotFusable(reason: "\(mapping.name) associated a destination that is not the one new \(mapping.destinationEntityName ?? "") of its source") }
+            else {
+                throw StepsNotFusable(
+                    reason: "\(mapping.name) associated a destination that is not the one new \(mapping.destinationEntityName ?? "") of its source"
+                )
+            }
             // The key a save would have given it: the next step finds its source key there.
             temporary.noteSaved(as: key)
             if case .foreignKeys(let lookups)? = stages[mapping.name], !lookups.isEmpty {
@@ -47,7 +53,9 @@ extension MigrationManager {
             objects.append(pair.destination)
         }
         if !issues.isEmpty {
-            throw MigrationValidation(model: destinationModel, batchSize: configuration.batchSize, logger: logger, file: mappingModel.file).failure(issues)
+            throw MigrationValidation(model: destinationModel, batchSize: configuration.batchSize, logger: logger, file: mappingModel.file).failure(
+                issues
+            )
         }
         try await link.send(objects, mapping: mapping.name)
     }

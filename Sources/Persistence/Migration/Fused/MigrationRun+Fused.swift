@@ -19,7 +19,14 @@ extension MigrationRun {
         let names = group.map { "\(plan.steps[$0].source.name) → \(plan.steps[$0].destination.name)" }.joined(separator: ", ")
         do {
             let options = workspace.outputOptions(checkpointed: placed.contains { $0.checkpointing != nil })
-            try await runFusedPass(group, from: current, outputs: outputs, checkpointing: placed.map(\.checkpointing), options: options, workspace: workspace)
+            try await runFusedPass(
+                group,
+                from: current,
+                outputs: outputs,
+                checkpointing: placed.map(\.checkpointing),
+                options: options,
+                workspace: workspace
+            )
             // Cancelled once the steps' stages were done: nothing is swapped in.
             try checkCancellation(workspace)
             for output in outputs.dropLast() { await workspace.discard(output) }
@@ -27,21 +34,27 @@ extension MigrationRun {
             let migrator = self.migrator
             let next = try await workspace.swapIn(outputs[outputs.count - 1], replacing: current) { try migrator.pass(.swapping(step: last + 1)) }
             for index in group {
-                logger.info("migration stage", metadata: [
-                    LoggingKeys.migrationStep: "\(stepLabel(index))",
-                    LoggingKeys.migrationStage: "\(MigrationPlan.Strategy.streamed.rawValue)",
-                    LoggingKeys.fusedSteps: "\(group.map { String($0 + 1) }.joined(separator: "+"))",
-                    LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
-                ])
+                logger.info(
+                    "migration stage",
+                    metadata: [
+                        LoggingKeys.migrationStep: "\(stepLabel(index))",
+                        LoggingKeys.migrationStage: "\(MigrationPlan.Strategy.streamed.rawValue)",
+                        LoggingKeys.fusedSteps: "\(group.map { String($0 + 1) }.joined(separator: "+"))",
+                        LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
+                    ]
+                )
             }
             try migrator.pass(.stepFinished(step: last + 1))
             return next
         } catch let refusal as StepsNotFusable {
             await DatabaseCancellation.shielded { for output in outputs { await workspace.discard(output) } }
-            logger.warning("steps run one after the other", metadata: [
-                LoggingKeys.migrationStep: "\(group.map(stepLabel).joined(separator: ", "))",
-                LoggingKeys.reason: "\(refusal.reason)",
-            ])
+            logger.warning(
+                "steps run one after the other",
+                metadata: [
+                    LoggingKeys.migrationStep: "\(group.map(stepLabel).joined(separator: ", "))",
+                    LoggingKeys.reason: "\(refusal.reason)",
+                ]
+            )
             var next = current
             for index in group {
                 try checkCancellation(workspace)
@@ -52,19 +65,33 @@ extension MigrationRun {
         } catch {
             if !(error is MigrationAbort) { await DatabaseCancellation.shielded { for output in outputs { await workspace.discard(output) } } }
             throw failure(error, in: workspace, doing: "the fused steps \(names) failed") {
-                MigrationError(.store, "the fused steps \(names) failed", hint: workspace.storeAfterFailure, store: store.description, underlying: error)
+                MigrationError(
+                    .store,
+                    "the fused steps \(names) failed",
+                    hint: workspace.storeAfterFailure,
+                    store: store.description,
+                    underlying: error
+                )
             }
         }
     }
 
     /// Opens the group's stores (its source read-only, each step's output) and runs every
     /// step's manager in a task of its own, linked to its neighbours.
-    private func runFusedPass(_ group: [Int], from current: StoreURL, outputs: [StoreURL], checkpointing: [StepCheckpointing?],
-                              options: PersistentStore.Options, workspace: any MigrationWorkspace) async throws {
+    private func runFusedPass(
+        _ group: [Int],
+        from current: StoreURL,
+        outputs: [StoreURL],
+        checkpointing: [StepCheckpointing?],
+        options: PersistentStore.Options,
+        workspace: any MigrationWorkspace
+    ) async throws {
         var stores = [try await PersistentStore.open(current, model: plan.steps[group[0]].source, options: .readOnly, logger: logger)]
         do {
             for (position, index) in group.enumerated() {
-                stores.append(try await PersistentStore.open(outputs[position], model: plan.steps[index].destination, options: options, logger: logger))
+                stores.append(
+                    try await PersistentStore.open(outputs[position], model: plan.steps[index].destination, options: options, logger: logger)
+                )
             }
         } catch {
             for store in stores { await store.close() }
@@ -76,9 +103,15 @@ extension MigrationRun {
         }
         let progress = FusedProgress()
         let managers = group.enumerated().map { position, index in
-            manager(forStep: index, position: position, upstream: position > 0 ? links[position - 1] : nil,
-                    downstream: position < links.count ? links[position] : nil, checkpointing: checkpointing[position], options: options,
-                    progress: progress)
+            manager(
+                forStep: index,
+                position: position,
+                upstream: position > 0 ? links[position - 1] : nil,
+                downstream: position < links.count ? links[position] : nil,
+                checkpointing: checkpointing[position],
+                options: options,
+                progress: progress
+            )
         }
         let (migrator, stepsInGroup, openStores) = (self.migrator, group, stores)
         /// Closes the links of the step at `position` with its neighbours.
@@ -93,7 +126,10 @@ extension MigrationRun {
                         _ = try await manager.runStages(source: openStores[position], destination: openStores[position + 1])
                         // Its neighbours wait for nothing more from it: one that does (the
                         // run and the plan disagree) stops rather than hangs.
-                        closeLinks(of: position, with: StepsNotFusable(reason: "step \(stepsInGroup[position] + 1) finished before its neighbour was done with it"))
+                        closeLinks(
+                            of: position,
+                            with: StepsNotFusable(reason: "step \(stepsInGroup[position] + 1) finished before its neighbour was done with it")
+                        )
                         return .finished(position: position)
                     } catch {
                         // The neighbours stop waiting for this step.
@@ -131,13 +167,25 @@ extension MigrationRun {
 
     /// A fused step's manager: configured as an unfused step's, with its links, its
     /// progress placed in the whole migration.
-    private func manager(forStep index: Int, position: Int, upstream: FusedLink?, downstream: FusedLink?, checkpointing: StepCheckpointing?,
-                         options: PersistentStore.Options, progress fusedProgress: FusedProgress) -> MigrationManager {
+    private func manager(
+        forStep index: Int,
+        position: Int,
+        upstream: FusedLink?,
+        downstream: FusedLink?,
+        checkpointing: StepCheckpointing?,
+        options: PersistentStore.Options,
+        progress fusedProgress: FusedProgress
+    ) -> MigrationManager {
         let step = plan.steps[index]
         var configuration = MigrationManager.Configuration(
-            sourceModel: step.source, destinationModel: step.destination, mappingModel: step.mappingModels[0],
-            policies: migrator.chain.policies, batchSize: migrator.batchSize, destinationOptions: options,
-            logger: migrator.logger(forStep: index, of: plan.steps.count, step))
+            sourceModel: step.source,
+            destinationModel: step.destination,
+            mappingModel: step.mappingModels[0],
+            policies: migrator.chain.policies,
+            batchSize: migrator.batchSize,
+            destinationOptions: options,
+            logger: migrator.logger(forStep: index, of: plan.steps.count, step)
+        )
         configuration.faultInjection = migrator.faultInjection
         configuration.throttle = migrator.throttle
         configuration.stepNumber = index + 1

@@ -10,20 +10,26 @@ extension MigrationRun {
     /// with them is how far the next step got, whose output records it with each batch.
     /// The first step starts its handed mappings again after the source key of the last
     /// object the next step wrote (see ``resumedPass(_:outputs:)``).
-    func outputsAndCheckpointing(forFusedPass group: [Int], from current: StoreURL,
-                                 in workspace: any MigrationWorkspace) async throws -> [(output: StoreURL, checkpointing: StepCheckpointing?)] {
+    func outputsAndCheckpointing(
+        forFusedPass group: [Int],
+        from current: StoreURL,
+        in workspace: any MigrationWorkspace
+    ) async throws -> [(output: StoreURL, checkpointing: StepCheckpointing?)] {
         let steps = group.map { plan.steps[$0] }
         let fingerprints = MigrationPlan.resumptionFingerprints(fusedPass: steps)
         let abandoned = workspace.abandonedOutputs
-        let label = "\(group.map { String($0 + 1) }.joined(separator: "+"))/\(plan.steps.count) "
+        let label =
+            "\(group.map { String($0 + 1) }.joined(separator: "+"))/\(plan.steps.count) "
             + steps.map { "\($0.source.name) → \($0.destination.name)" }.joined(separator: ", ")
         /// New outputs, checkpointed from `mark` when there is one.
         func startAgain(_ why: String?, mark: String?) async -> [(output: StoreURL, checkpointing: StepCheckpointing?)] {
             if let why, !abandoned.isEmpty { logger.notice("starting steps \(label) from their first row: \(why)") }
             await workspace.removeAbandoned()
             return group.indices.map { position in
-                (workspace.newOutput(forStep: group[position]),
-                 mark.map { StepCheckpointing(fingerprint: fingerprints[position], sourceMark: $0, resumeFrom: nil) })
+                (
+                    workspace.newOutput(forStep: group[position]),
+                    mark.map { StepCheckpointing(fingerprint: fingerprints[position], sourceMark: $0, resumeFrom: nil) }
+                )
             }
         }
         if let why = MigrationPlan.whyNotResumable(fusedPass: steps, policies: migrator.chain.policies) {
@@ -50,8 +56,10 @@ extension MigrationRun {
             return await startAgain("an interrupted run left outputs, but it was setting relationships one instance at a time", mark: mark)
         }
         guard try await workspace.storeUnchanged(since: upstream.sourceMark) else {
-            return await startAgain("an interrupted run left outputs, but the store was written to since (or, on SQLite, the machine restarted)",
-                                    mark: mark)
+            return await startAgain(
+                "an interrupted run left outputs, but the store was written to since (or, on SQLite, the machine restarted)",
+                mark: mark
+            )
         }
         let resumed: (upstream: SavedStep, handedThrough: [String: Int64])
         do {
@@ -60,16 +68,33 @@ extension MigrationRun {
             return await startAgain("an interrupted run left outputs, but \(refusal.reason)", mark: mark)
         }
         var result: [(output: StoreURL, checkpointing: StepCheckpointing?)] = []
-        result.append((try await workspace.adopt(found[0]!.output, forStep: group[0]), StepCheckpointing(
-            fingerprint: fingerprints[0], sourceMark: upstream.sourceMark, resumeFrom: resumed.upstream, handedThrough: resumed.handedThrough)))
+        result.append(
+            (
+                try await workspace.adopt(found[0]!.output, forStep: group[0]),
+                StepCheckpointing(
+                    fingerprint: fingerprints[0],
+                    sourceMark: upstream.sourceMark,
+                    resumeFrom: resumed.upstream,
+                    handedThrough: resumed.handedThrough
+                )
+            )
+        )
         if let downstream {
-            result.append((try await workspace.adopt(found[1]!.output, forStep: group[1]),
-                           StepCheckpointing(fingerprint: fingerprints[1], sourceMark: downstream.sourceMark, resumeFrom: downstream)))
+            result.append(
+                (
+                    try await workspace.adopt(found[1]!.output, forStep: group[1]),
+                    StepCheckpointing(fingerprint: fingerprints[1], sourceMark: downstream.sourceMark, resumeFrom: downstream)
+                )
+            )
         }
         await workspace.removeAbandoned()
         if downstream == nil {
-            result.append((workspace.newOutput(forStep: group[1]),
-                           StepCheckpointing(fingerprint: fingerprints[1], sourceMark: upstream.sourceMark, resumeFrom: nil)))
+            result.append(
+                (
+                    workspace.newOutput(forStep: group[1]),
+                    StepCheckpointing(fingerprint: fingerprints[1], sourceMark: upstream.sourceMark, resumeFrom: nil)
+                )
+            )
         }
         logResumption(of: "steps \(label)", saved: downstream ?? resumed.upstream)
         return result
@@ -89,8 +114,11 @@ extension MigrationRun {
     /// The first step goes through its stage 1 again in any case: the mappings it wrote are
     /// skipped, and the second step waits for it to say where its handed objects' keys lie
     /// before reading what it wrote.
-    private func resumedPass(_ group: [Int], upstream saved: SavedStep,
-                             downstream: SavedStep?) throws -> (upstream: SavedStep, handedThrough: [String: Int64]) {
+    private func resumedPass(
+        _ group: [Int],
+        upstream saved: SavedStep,
+        downstream: SavedStep?
+    ) throws -> (upstream: SavedStep, handedThrough: [String: Int64]) {
         guard case .fused(let carried)? = plan.steps[group[0]].fusionWithNext else { throw PassNotContinued(reason: "the steps are not fused") }
         var upstream = saved
         upstream.checkpoint.stage = .instances
@@ -102,8 +130,10 @@ extension MigrationRun {
             // The second step's association index is rebuilt from its rows in the mapping's
             // range, told apart from another mapping's by their sources, which it never stored.
             if let downstreamKeys = downstream?.keys[mapping.downstream] {
-                let sharing = downstream!.keys.filter { $0.key != mapping.downstream && $0.value.destinationRoot == downstreamKeys.destinationRoot
-                    && $0.value.offset == downstreamKeys.offset }
+                let sharing = downstream!.keys.filter {
+                    $0.key != mapping.downstream && $0.value.destinationRoot == downstreamKeys.destinationRoot
+                        && $0.value.offset == downstreamKeys.offset
+                }
                 guard sharing.isEmpty else {
                     throw PassNotContinued(reason: "\(mapping.downstream) shares its keys with \(sharing.keys.sorted().joined(separator: ", "))")
                 }

@@ -30,18 +30,26 @@ struct StepFusion {
     private func check() throws -> [MigrationPlan.CarriedMapping] {
         let (a, b) = (upstream, downstream)
         for step in [a, b] where step.strategy != .streamed {
-            throw Refusal(reason: "\(step.source.name) → \(step.destination.name) runs \(step.strategy.rawValue) in SQL; only streamed steps are fused")
+            throw Refusal(
+                reason: "\(step.source.name) → \(step.destination.name) runs \(step.strategy.rawValue) in SQL; only streamed steps are fused"
+            )
         }
         guard dialect != nil else { throw Refusal(reason: "an in-memory store is migrated step by step") }
         for step in [a, b] where step.mappingModels.count != 1 {
-            throw Refusal(reason: "\(step.source.name) → \(step.destination.name) has \(step.mappingModels.count) mapping models, run one after the other")
+            throw Refusal(
+                reason: "\(step.source.name) → \(step.destination.name) has \(step.mappingModels.count) mapping models, run one after the other"
+            )
         }
         for step in [a, b] where step.managerType.fetchesFromStores {
-            throw Refusal(reason: "the migration manager \(String(describing: step.managerType)) may fetch from the stores (it does not say `fetchesFromStores` is false)")
+            throw Refusal(
+                reason:
+                    "the migration manager \(String(describing: step.managerType)) may fetch from the stores (it does not say `fetchesFromStores` is false)"
+            )
         }
         let upstreamStages = try stages(of: a, sourceLayout: sourceLayout)
         let downstreamStages = try stages(of: b, sourceLayout: nil)
-        let mappingsA = a.mappingModels[0].entityMappings, mappingsB = b.mappingModels[0].entityMappings
+        let mappingsA = a.mappingModels[0].entityMappings
+        let mappingsB = b.mappingModels[0].entityMappings
         var carried: [MigrationPlan.CarriedMapping] = []
         for mapping in mappingsA {
             guard case .perInstance? = upstreamStages[mapping.name]?.instances else { continue }
@@ -55,30 +63,47 @@ struct StepFusion {
         // The next step takes them in the order they are handed over.
         let order = mappingsB.map(\.name).filter { name in carried.contains { $0.downstream == name } }
         guard order == carried.map(\.downstream) else {
-            throw Refusal(reason: "\(b.source.name) → \(b.destination.name) migrates \(carried.map(\.entityName).joined(separator: ", ")) in another order than they are made")
+            throw Refusal(
+                reason:
+                    "\(b.source.name) → \(b.destination.name) migrates \(carried.map(\.entityName).joined(separator: ", ")) in another order than they are made"
+            )
         }
         return carried
     }
 
     /// How each entity mapping of `step` runs; every relationship must be key arithmetic,
     /// which needs no object of the intermediate version to be stored.
-    private func stages(of step: MigrationPlan.Step, sourceLayout: StoreLayout?) throws -> [String: (instances: InstanceStage?, relationships: RelationshipStage)] {
-        let manager = step.managerType.init(configuration: MigrationManager.Configuration(
-            sourceModel: step.source, destinationModel: step.destination, mappingModel: step.mappingModels[0], policies: policies,
-            logger: logger))
+    private func stages(
+        of step: MigrationPlan.Step,
+        sourceLayout: StoreLayout?
+    ) throws -> [String: (instances: InstanceStage?, relationships: RelationshipStage)] {
+        let manager = step.managerType.init(
+            configuration: MigrationManager.Configuration(
+                sourceModel: step.source,
+                destinationModel: step.destination,
+                mappingModel: step.mappingModels[0],
+                policies: policies,
+                logger: logger
+            )
+        )
         let registered = manager.registeredPolicies()
         for mapping in step.mappingModels[0].entityMappings {
             guard let policy = registered[mapping.name] else {
                 throw Refusal(reason: "the policy \(mapping.policyName ?? "") of \(mapping.name) is not registered")
             }
             if type(of: policy).fetchesFromStores {
-                throw Refusal(reason: "the policy \(mapping.policyName ?? String(describing: type(of: policy))) of \(mapping.name) may fetch from the stores (it does not say `fetchesFromStores` is false)")
+                throw Refusal(
+                    reason:
+                        "the policy \(mapping.policyName ?? String(describing: type(of: policy))) of \(mapping.name) may fetch from the stores (it does not say `fetchesFromStores` is false)"
+                )
             }
         }
         let stages = manager.stages(policies: registered, dialect: dialect, sourceLayout: sourceLayout)
         for mapping in step.mappingModels[0].entityMappings {
             if case .perInstance(let reason)? = stages[mapping.name]?.relationships {
-                throw Refusal(reason: "\(mapping.name) of \(step.source.name) → \(step.destination.name) sets its relationships one by one (\(reason))")
+                throw Refusal(
+                    reason: "\(mapping.name) of \(step.source.name) → \(step.destination.name) sets its relationships one by one (\(reason))"
+                )
             }
         }
         return stages
@@ -87,8 +112,11 @@ struct StepFusion {
     /// What the downstream step does with the instances `mapping` makes one by one: one
     /// entity mapping of its takes them, one by one too, reading nothing of them but their
     /// attributes and to-one keys.
-    private func carry(_ mapping: EntityMapping, into downstreamMappings: [EntityMapping],
-                       stages: [String: (instances: InstanceStage?, relationships: RelationshipStage)]) throws -> MigrationPlan.CarriedMapping {
+    private func carry(
+        _ mapping: EntityMapping,
+        into downstreamMappings: [EntityMapping],
+        stages: [String: (instances: InstanceStage?, relationships: RelationshipStage)]
+    ) throws -> MigrationPlan.CarriedMapping {
         let (a, b) = (upstream, downstream)
         guard let sourceName = mapping.sourceEntityName, let sourceEntity = a.source.entity(named: sourceName),
             let name = mapping.destinationEntityName, let entity = a.destination.entity(named: name)
@@ -104,7 +132,9 @@ struct StepFusion {
         guard mapping.sourceFilter == nil else { throw Refusal(reason: "\(mapping.name) filters its source") }
         let readers = downstreamMappings.filter { $0.sourceEntityName == name && $0.type != .remove }
         guard readers.count == 1, let reader = readers.first else {
-            throw Refusal(reason: "\(readers.isEmpty ? "no" : "more than one") entity mapping of \(b.source.name) → \(b.destination.name) migrates \(name)")
+            throw Refusal(
+                reason: "\(readers.isEmpty ? "no" : "more than one") entity mapping of \(b.source.name) → \(b.destination.name) migrates \(name)"
+            )
         }
         guard case .perInstance? = stages[reader.name]?.instances else {
             throw Refusal(reason: "\(reader.name) of \(b.source.name) → \(b.destination.name) migrates \(name) in SQL from its stored rows")
@@ -114,7 +144,9 @@ struct StepFusion {
         for attributeMapping in reader.attributeMappings {
             guard let expression = attributeMapping.valueExpression else { continue }
             guard Self.readsOwnAttributesOnly(expression, of: entity, in: b.source) else {
-                throw Refusal(reason: "\(reader.name).\(attributeMapping.name)'s value expression may read more of \(name) than its stored attributes")
+                throw Refusal(
+                    reason: "\(reader.name).\(attributeMapping.name)'s value expression may read more of \(name) than its stored attributes"
+                )
             }
         }
         if dialect?.storesFloatsAndDatesRounded == true { try checkRounding(of: entity, by: reader) }
@@ -135,7 +167,10 @@ struct StepFusion {
             guard let attribute = rounded.first else { continue }
             let target = destinationEntity.flatMap { destination.attribute(named: attributeMapping.name, of: $0) }
             if expression.sourceKeyPath == [attribute.name], target?.type == attribute.type { continue }
-            throw Refusal(reason: "\(reader.name).\(attributeMapping.name) reads \(entity.name).\(attribute.name), a \(attribute.type.rawValue) that PostgreSQL stores rounded, into a value of another kind")
+            throw Refusal(
+                reason:
+                    "\(reader.name).\(attributeMapping.name) reads \(entity.name).\(attribute.name), a \(attribute.type.rawValue) that PostgreSQL stores rounded, into a value of another kind"
+            )
         }
     }
 
@@ -177,8 +212,10 @@ struct StepFusion {
             throw Refusal(reason: "\(constrained.name) in \(model.name) has uniqueness constraints, checked on stored rows")
         }
         for entity in model.entities {
-            for relationship in model.relationships(of: entity) where relationship.isToMany && (relationship.minCount > 0 || relationship.maxCount > 0)
-            && (carried.contains(entity.name) || carried.contains(relationship.destinationEntityName)) {
+            for relationship in model.relationships(of: entity)
+            where relationship.isToMany && (relationship.minCount > 0 || relationship.maxCount > 0)
+                && (carried.contains(entity.name) || carried.contains(relationship.destinationEntityName))
+            {
                 throw Refusal(reason: "\(entity.name).\(relationship.name) in \(model.name) has a count limit, checked on stored rows")
             }
         }
@@ -196,8 +233,13 @@ struct StepFusion {
                 throw Refusal(reason: "\(mapping.name) filters \(sourceName), which reaches carried objects through its relationships")
             }
             for attributeMapping in mapping.attributeMappings {
-                guard let expression = attributeMapping.valueExpression, !Self.readsOwnAttributesOnly(expression, of: entity, in: model) else { continue }
-                throw Refusal(reason: "\(mapping.name).\(attributeMapping.name)'s value expression may read carried objects through \(sourceName)'s relationships")
+                guard let expression = attributeMapping.valueExpression, !Self.readsOwnAttributesOnly(expression, of: entity, in: model) else {
+                    continue
+                }
+                throw Refusal(
+                    reason:
+                        "\(mapping.name).\(attributeMapping.name)'s value expression may read carried objects through \(sourceName)'s relationships"
+                )
             }
         }
     }

@@ -85,7 +85,9 @@ struct InPlaceMappingAnalysis {
                 let target = mapping.entityMapping(named: call.mapping),
                 target.sourceEntityName == sourceRelationship.destinationEntityName
             else {
-                throw Unsupported("\(name) fills '\(propertyMapping.name)' with an expression other than the destination instances of a source relationship")
+                throw Unsupported(
+                    "\(name) fills '\(propertyMapping.name)' with an expression other than the destination instances of a source relationship"
+                )
             }
             relationships[relationship.name] = sourceRelationship.name
         }

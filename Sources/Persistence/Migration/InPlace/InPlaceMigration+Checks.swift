@@ -22,8 +22,13 @@ extension InPlaceMigration {
         var beforeSteps = false
     }
 
-    static func checks(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect d: any SQLDialect,
-                       sourceLayout: StoreLayout? = nil) -> [Check] {
+    static func checks(
+        mapping: MappingModel,
+        source: ManagedObjectModel,
+        destination: ManagedObjectModel,
+        dialect d: any SQLDialect,
+        sourceLayout: StoreLayout? = nil
+    ) -> [Check] {
         let schema = StoreSchema(model: destination, dialect: d)
         let sourceSchema = StoreSchema(model: source, dialect: d, layout: sourceLayout)
         var checks: [Check] = []
@@ -39,8 +44,14 @@ extension InPlaceMigration {
                 else { continue }
                 let column: SQL = "\(identifier: name)"
                 func check(_ code: ValidationError.Issue.Code, _ violation: SQL) {
-                    checks.append(Check(entity: destinationName, key: attribute.name, code: code,
-                                        sql: "SELECT \(storeName: "Z_PK") FROM \(identifier: table.name) WHERE \(rows) AND (\(violation)) LIMIT 5"))
+                    checks.append(
+                        Check(
+                            entity: destinationName,
+                            key: attribute.name,
+                            code: code,
+                            sql: "SELECT \(storeName: "Z_PK") FROM \(identifier: table.name) WHERE \(rows) AND (\(violation)) LIMIT 5"
+                        )
+                    )
                 }
                 if let range = attribute.type.integerRange, range != old.type.integerRange, attribute.type != .integer64 {
                     if [.integer16, .integer32, .integer64, .float, .double].contains(old.type),
@@ -71,20 +82,34 @@ extension InPlaceMigration {
                     check(attribute.type == .string ? .stringTooLong : .valueTooLarge, "\(measure) > \(d.databaseValue(maximum, type: boundType))")
                 }
             }
-            for relationship in destination.relationships(of: destination.entity(named: destinationName)!) where !relationship.isToMany && !relationship.isOptional {
-                guard let path = entityMapping.propertyMapping(named: relationship.name)?.valueExpression?.destinationInstancesCall?.sources.sourceKeyPath,
+            for relationship in destination.relationships(of: destination.entity(named: destinationName)!)
+            where !relationship.isToMany && !relationship.isOptional {
+                guard
+                    let path = entityMapping.propertyMapping(named: relationship.name)?.valueExpression?.destinationInstancesCall?.sources
+                        .sourceKeyPath,
                     path.count == 1, let old = source.relationship(named: path[0], of: sourceEntity), old.isOptional,
                     let name = table.column(for: relationship.name)?.name
                 else { continue }
-                checks.append(Check(entity: destinationName, key: relationship.name, code: .missingValue,
-                                    sql: "SELECT \(storeName: "Z_PK") FROM \(identifier: table.name) WHERE \(rows) AND \(identifier: name) IS NULL LIMIT 5"))
+                checks.append(
+                    Check(
+                        entity: destinationName,
+                        key: relationship.name,
+                        code: .missingValue,
+                        sql: "SELECT \(storeName: "Z_PK") FROM \(identifier: table.name) WHERE \(rows) AND \(identifier: name) IS NULL LIMIT 5"
+                    )
+                )
             }
         }
         return checks
     }
 
     /// Count limits of to-many relationships that are new or tighter than their source's.
-    static func countChecks(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect d: any SQLDialect) -> [RelationshipCountCheck] {
+    static func countChecks(
+        mapping: MappingModel,
+        source: ManagedObjectModel,
+        destination: ManagedObjectModel,
+        dialect d: any SQLDialect
+    ) -> [RelationshipCountCheck] {
         RelationshipCountCheck.checks(model: destination, schema: StoreSchema(model: destination, dialect: d)) { entity, relationship in
             guard let entityMapping = mapping.entityMappings.first(where: { $0.destinationEntityName == entity.name }),
                 let sourceName = entityMapping.sourceEntityName, let sourceEntity = source.entity(named: sourceName),
@@ -107,14 +132,18 @@ extension InPlaceMigration {
             for row in try connection.rows(literal: check.sql) {
                 guard let pk = row[0].int64 else { continue }
                 let id = ObjectID(entityName: check.entity, rootEntityName: rootName, key: .permanent(pk))
-                issues.append(.init(code: check.code, entity: check.entity, objectID: id, key: check.key, message: "\(check.key) breaks its \(check.code) rule"))
+                issues.append(
+                    .init(code: check.code, entity: check.entity, objectID: id, key: check.key, message: "\(check.key) breaks its \(check.code) rule")
+                )
             }
         }
         guard !issues.isEmpty else { return }
         let shown = issues.prefix(5).map { "\($0.objectID) \($0.key ?? "?"): \($0.code)" }.joined(separator: "; ")
         throw MigrationError(
-            .validationFailed, "the migrated objects break the rules of '\(destination.name)': \(shown)\(issues.count > 5 ? " …" : "")",
+            .validationFailed,
+            "the migrated objects break the rules of '\(destination.name)': \(shown)\(issues.count > 5 ? " …" : "")",
             hint: "change the data, or write a mapping model whose expressions make every object valid; the store was not changed",
-            underlying: ValidationError(issues: issues))
+            underlying: ValidationError(issues: issues)
+        )
     }
 }

@@ -13,10 +13,13 @@ extension InPlacePlanner {
                     let key = table.column(for: relationship),
                     let target = destination.relationship(named: relationship, of: entity).flatMap({ to.table(for: $0.destinationEntityName) })
                 else { continue }
-                add(.fillEntityTypes, """
+                add(
+                    .fillEntityTypes,
+                    """
                     UPDATE \(identifier: table.name) SET \(identifier: typeColumn.name) = \
                     (SELECT t.\(storeName: "Z_ENT") FROM \(identifier: target.name) t WHERE t.\(storeName: "Z_PK") = \(identifier: table.name).\(identifier: key.name))
-                    """)
+                    """
+                )
             }
         }
     }

@@ -56,13 +56,22 @@ extension InPlacePlanner {
             guard let join = from.joinTable(entity: declaring.name, relationship: relationship.name) else { throw missing }
             let ownIsSource = join.sourceEntity == declaring.name && join.relationship == relationship.name
             storage = .join(
-                table: join.name, ownColumn: ownIsSource ? join.sourceColumn : join.destinationColumn,
-                otherColumn: ownIsSource ? join.destinationColumn : join.sourceColumn, orderColumn: join.orderColumn,
-                inverseOrderColumn: join.inverseOrderColumn, ownIsSource: ownIsSource
+                table: join.name,
+                ownColumn: ownIsSource ? join.sourceColumn : join.destinationColumn,
+                otherColumn: ownIsSource ? join.destinationColumn : join.sourceColumn,
+                orderColumn: join.orderColumn,
+                inverseOrderColumn: join.inverseOrderColumn,
+                ownIsSource: ownIsSource
             )
         }
-        return SourceLink(storage: storage, ownEntity: declaring.name, otherEntity: target.name, ownTable: ownTable.name, otherTable: otherTable.name,
-                          keyOrderColumn: keyOrder)
+        return SourceLink(
+            storage: storage,
+            ownEntity: declaring.name,
+            otherEntity: target.name,
+            ownTable: ownTable.name,
+            otherTable: otherTable.name,
+            keyOrderColumn: keyOrder
+        )
     }
 
     // MARK: Links that no longer fit

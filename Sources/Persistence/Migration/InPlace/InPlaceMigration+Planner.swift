@@ -141,17 +141,23 @@ struct InPlacePlanner {
         var destinationRoots: [String: Set<String>] = [:]
         var sourceRoots: [String: Set<String>] = [:]
         for (destinationName, sourceName) in analysis.sourceOf {
-            guard let destinationEntity = destination.entity(named: destinationName), let sourceEntity = source.entity(named: sourceName) else { continue }
+            guard let destinationEntity = destination.entity(named: destinationName), let sourceEntity = source.entity(named: sourceName) else {
+                continue
+            }
             let sourceRoot = source.rootEntity(of: sourceEntity).name
             let destinationRoot = destination.rootEntity(of: destinationEntity).name
             destinationRoots[sourceRoot, default: []].insert(destinationRoot)
             sourceRoots[destinationRoot, default: []].insert(sourceRoot)
         }
         for (destinationRoot, roots) in sourceRoots.sorted(by: { $0.key < $1.key }) where roots.count > 1 {
-            throw Unsupported("rows of \(roots.sorted().joined(separator: " and ")) would share the table of \(destinationRoot); their primary keys overlap and need renumbering")
+            throw Unsupported(
+                "rows of \(roots.sorted().joined(separator: " and ")) would share the table of \(destinationRoot); their primary keys overlap and need renumbering"
+            )
         }
         for (sourceRoot, roots) in destinationRoots.sorted(by: { $0.key < $1.key }) where roots.count > 1 {
-            throw Unsupported("the rows of \(sourceRoot)'s table would be split between the tables of \(roots.sorted().joined(separator: " and ")); moving rows between tables needs renumbering")
+            throw Unsupported(
+                "the rows of \(sourceRoot)'s table would be split between the tables of \(roots.sorted().joined(separator: " and ")); moving rows between tables needs renumbering"
+            )
         }
 
         for root in source.entities where root.parentName == nil {
@@ -206,7 +212,9 @@ struct InPlacePlanner {
             let table = pair.destinationTable
             let temporary = RenameOrder.temporaryName(for: table.name, avoiding: tableNames, suffix: "_REBUILT")
             tableNames.insert(temporary)
-            let columns = ([d.name("Z_PK"), d.name("Z_ENT"), d.name("Z_OPT")] + table.allColumns.map(\.name)).map { SQL("\(identifier: $0)") }.joined(separator: ", ")
+            let columns = ([d.name("Z_PK"), d.name("Z_ENT"), d.name("Z_OPT")] + table.allColumns.map(\.name)).map { SQL("\(identifier: $0)") }.joined(
+                separator: ", "
+            )
             add(.rebuildTables, raw: to.createTableStatement(for: table, named: temporary))
             add(.rebuildTables, "INSERT INTO \(identifier: temporary) (\(columns)) SELECT \(columns) FROM \(identifier: table.name)")
             add(.rebuildTables, "DROP TABLE \(identifier: table.name)")
@@ -231,11 +239,13 @@ struct InPlacePlanner {
             for index in sourceIndexes[table] ?? [] {
                 let mapped = index.columns.map { columns[$0] }
                 // A partial index names entity numbers, which the step may change: built anew.
-                let matches = index.entityNumbers == nil && !rebuiltTables.contains(finalName) && destinationIndexes.contains { candidate in
-                    candidate.name == index.name && candidate.table == finalName && candidate.columns.map(Optional.some) == mapped
-                        && candidate.purpose == index.purpose && candidate.entityNumbers == nil
-                        && candidate.descendingColumns == Set(index.descendingColumns.compactMap { columns[$0] })
-                }
+                let matches =
+                    index.entityNumbers == nil && !rebuiltTables.contains(finalName)
+                    && destinationIndexes.contains { candidate in
+                        candidate.name == index.name && candidate.table == finalName && candidate.columns.map(Optional.some) == mapped
+                            && candidate.purpose == index.purpose && candidate.entityNumbers == nil
+                            && candidate.descendingColumns == Set(index.descendingColumns.compactMap { columns[$0] })
+                    }
                 if matches {
                     kept.insert(index.name)
                 } else {

@@ -35,7 +35,8 @@ extension InPlacePlanner {
                 continue
             }
             // Added under a free name: the source column of that name may still be read.
-            let name = names.contains(column.name)
+            let name =
+                names.contains(column.name)
                 ? RenameOrder.temporaryName(for: column.name, avoiding: names.union(destinationNames)) : column.name
             names.insert(name)
             if name != column.name { renames.append((name, column.name)) }
@@ -67,7 +68,10 @@ extension InPlacePlanner {
             add(.renumberEntities, raw: "UPDATE \(finalName) SET \(d.name("Z_ENT")) = \(renumbered[0].1) WHERE \(entityCondition([renumbered[0].0]))")
         } else if !renumbered.isEmpty {
             let cases = renumbered.map { "WHEN \($0.0) THEN \($0.1)" }.joined(separator: " ")
-            add(.renumberEntities, raw: "UPDATE \(finalName) SET \(d.name("Z_ENT")) = CASE \(d.name("Z_ENT")) \(cases) END WHERE \(entityCondition(renumbered.map(\.0)))")
+            add(
+                .renumberEntities,
+                raw: "UPDATE \(finalName) SET \(d.name("Z_ENT")) = CASE \(d.name("Z_ENT")) \(cases) END WHERE \(entityCondition(renumbered.map(\.0)))"
+            )
         }
     }
 
@@ -104,7 +108,10 @@ extension InPlacePlanner {
 
     /// An attribute's value: its source column (converted when the column type changes, with
     /// the default where a now-required value is missing), or its default.
-    private func attributeValue(_ attribute: AttributeDescription, for entity: (source: EntityDescription, destination: EntityDescription)) -> ColumnValue {
+    private func attributeValue(
+        _ attribute: AttributeDescription,
+        for entity: (source: EntityDescription, destination: EntityDescription)
+    ) -> ColumnValue {
         let defaultValue = attribute.defaultValue.flatMap { value -> DatabaseValue? in
             value.isNull ? nil : d.databaseValue(value, type: attribute.type)
         }
@@ -134,22 +141,29 @@ extension InPlacePlanner {
     /// Whether a source column can simply continue as `column`: every entity's value is that
     /// column as it stands, NULL where the entity never had it, or a fix that reads only the
     /// column itself. The same name is preferred, then the first candidate.
-    private func carryPlan(for column: Column, values: [(number: Int, value: ColumnValue)], pair: TablePair, claimed: Set<String>)
+    private func carryPlan(
+        for column: Column,
+        values: [(number: Int, value: ColumnValue)],
+        pair: TablePair,
+        claimed: Set<String>
+    )
         -> (column: String, fixes: [(Fix, Int)])?
     {
         var candidates: [String] = []
         for (_, value) in values {
-            let name: String? = switch value {
-            case .column(let name): name
-            case .coalesce(.column(let name), .constant): name
-            default: nil
-            }
+            let name: String? =
+                switch value {
+                case .column(let name): name
+                case .coalesce(.column(let name), .constant): name
+                default: nil
+                }
             if let name, !candidates.contains(name) { candidates.append(name) }
         }
         candidates.sort { ($0 == column.name ? 0 : 1) < ($1 == column.name ? 0 : 1) }
         let type = to.columnType(of: column)
         for candidate in candidates where !claimed.contains(candidate) {
-            guard let sourceColumn = pair.sourceTable.allColumns.first(where: { $0.name == candidate }), from.columnType(of: sourceColumn) == type else { continue }
+            guard let sourceColumn = pair.sourceTable.allColumns.first(where: { $0.name == candidate }), from.columnType(of: sourceColumn) == type
+            else { continue }
             var fixes: [(Fix, Int)] = []
             var fits = true
             for (number, value) in values {
@@ -195,7 +209,8 @@ extension InPlacePlanner {
                 let sql: SQL = "UPDATE \(identifier: table) SET \(identifier: column) = \(ColumnValue.constant(value).sql(table: table))"
                 add(.fixValues, sql + SQL(raw: limited.map { " WHERE \($0)" } ?? ""))
             case .fillNulls(let value):
-                let sql: SQL = "UPDATE \(identifier: table) SET \(identifier: column) = \(ColumnValue.constant(value).sql(table: table)) WHERE \(identifier: column) IS NULL"
+                let sql: SQL =
+                    "UPDATE \(identifier: table) SET \(identifier: column) = \(ColumnValue.constant(value).sql(table: table)) WHERE \(identifier: column) IS NULL"
                 add(.fixValues, sql + SQL(raw: limited.map { " AND \($0)" } ?? ""))
             }
         }
@@ -238,7 +253,11 @@ extension InPlacePlanner {
                 if Set(kinds) != Set(all) { sql += " WHERE \(entityCondition(kinds))" }
             }
             add(.linkOneToOne, raw: sql)
-            add(.linkOneToOne, raw: "UPDATE \(leadTable) SET \(lead) = NULL WHERE \(lead) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(table) s WHERE s.\(pk) = \(leadTable).\(lead) AND s.\(column) = \(leadTable).\(pk))")
+            add(
+                .linkOneToOne,
+                raw:
+                    "UPDATE \(leadTable) SET \(lead) = NULL WHERE \(lead) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(table) s WHERE s.\(pk) = \(leadTable).\(lead) AND s.\(column) = \(leadTable).\(pk))"
+            )
         }
     }
 

@@ -40,10 +40,23 @@ extension InPlacePlanner {
             case let .foreignKey(host, table, column):
                 flippedStorage = .foreignKey(host: host.flipped, table: table, column: column)
             case let .join(table, own, other, order, inverseOrder, ownIsSource):
-                flippedStorage = .join(table: table, ownColumn: other, otherColumn: own, orderColumn: order, inverseOrderColumn: inverseOrder, ownIsSource: !ownIsSource)
+                flippedStorage = .join(
+                    table: table,
+                    ownColumn: other,
+                    otherColumn: own,
+                    orderColumn: order,
+                    inverseOrderColumn: inverseOrder,
+                    ownIsSource: !ownIsSource
+                )
             }
-            return SourceLink(storage: flippedStorage, ownEntity: otherEntity, otherEntity: ownEntity, ownTable: otherTable, otherTable: ownTable,
-                              keyOrderColumn: keyOrderColumn)
+            return SourceLink(
+                storage: flippedStorage,
+                ownEntity: otherEntity,
+                otherEntity: ownEntity,
+                ownTable: otherTable,
+                otherTable: ownTable,
+                keyOrderColumn: keyOrderColumn
+            )
         }
 
         /// The table and column(s) the pairs live in: two links with the same identity share data.
@@ -114,9 +127,11 @@ extension InPlacePlanner.ColumnValue {
             case let .foreignKey(.own, _, column):
                 return "\(identifier: column)"
             case let .foreignKey(.other, linkTable, column):
-                return "(SELECT min(l.\(storeName: "Z_PK")) FROM \(identifier: linkTable) l WHERE l.\(identifier: column) = \(identifier: table).\(storeName: "Z_PK"))"
+                return
+                    "(SELECT min(l.\(storeName: "Z_PK")) FROM \(identifier: linkTable) l WHERE l.\(identifier: column) = \(identifier: table).\(storeName: "Z_PK"))"
             case let .join(linkTable, own, other, _, _, _):
-                return "(SELECT min(l.\(identifier: other)) FROM \(identifier: linkTable) l WHERE l.\(identifier: own) = \(identifier: table).\(storeName: "Z_PK"))"
+                return
+                    "(SELECT min(l.\(identifier: other)) FROM \(identifier: linkTable) l WHERE l.\(identifier: own) = \(identifier: table).\(storeName: "Z_PK"))"
             }
         case .firstLinkedOrder(let link, let column):
             guard case let .join(linkTable, own, other, _, _, _) = link.storage else { return "NULL" }

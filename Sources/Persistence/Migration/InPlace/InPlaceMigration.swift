@@ -61,8 +61,13 @@ struct InPlaceMigration: Sendable {
     /// caller streams the step instead.
     /// `sourceLayout` is how the store is laid out now: its entities' numbers and its tables' names (by default as a new
     /// store of `source` is); the step leaves them numbered as a new store of `destination`.
-    static func plan(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: any SQLDialect,
-                     sourceLayout: StoreLayout? = nil) -> Result<InPlaceMigration, InPlaceMigration.Unsupported> {
+    static func plan(
+        mapping: MappingModel,
+        source: ManagedObjectModel,
+        destination: ManagedObjectModel,
+        dialect: any SQLDialect,
+        sourceLayout: StoreLayout? = nil
+    ) -> Result<InPlaceMigration, InPlaceMigration.Unsupported> {
         Result { () throws(Unsupported) -> InPlaceMigration in
             // SQLite's CAST of a double to decimal text keeps 15 digits, not the value Swift
             // would store: such a step streams.
@@ -127,18 +132,24 @@ struct InPlaceMigration: Sendable {
                         try connection.run(sql, arguments)
                     }
                 } catch {
-                    throw MigrationError(.store, "step \(index + 1) of \(steps.count) of the in-place migration failed",
-                                         hint: "the store is unchanged once the transaction is rolled back", underlying: error)
+                    throw MigrationError(
+                        .store,
+                        "step \(index + 1) of \(steps.count) of the in-place migration failed",
+                        hint: "the store is unchanged once the transaction is rolled back",
+                        underlying: error
+                    )
                 }
             }
             if let destination { try runChecks(on: connection, destination: destination, beforeSteps: false) }
             try connection.run("DELETE FROM \(d.name("Z_PRIMARYKEY"))", [])
             for row in primaryKeyRows {
                 let carried = row.carriedFrom.compactMap { maxima[$0] }.max() ?? 0
-                try connection.run(literal: """
-                    INSERT INTO \(storeName: "Z_PRIMARYKEY") (\(storeName: "Z_ENT"), \(storeName: "Z_NAME"), \(storeName: "Z_SUPER"), \(storeName: "Z_MAX")) \
-                    VALUES (\(row.entity), \(row.name), \(row.superEntity), \(carried))
-                    """)
+                try connection.run(
+                    literal: """
+                        INSERT INTO \(storeName: "Z_PRIMARYKEY") (\(storeName: "Z_ENT"), \(storeName: "Z_NAME"), \(storeName: "Z_SUPER"), \(storeName: "Z_MAX")) \
+                        VALUES (\(row.entity), \(row.name), \(row.superEntity), \(carried))
+                        """
+                )
             }
             try StoreCreation.writeMetadata(metadata, on: connection)
         } catch let error as MigrationError {

@@ -36,9 +36,15 @@ public struct EntityMapping: Sendable, Hashable {
     public var userInfo: [String: AttributeValue]
 
     public init(
-        name: String, type: MappingType, sourceEntityName: String?, destinationEntityName: String?,
-        sourceFilter: Predicate? = nil, attributeMappings: [PropertyMapping] = [], relationshipMappings: [PropertyMapping] = [],
-        policyName: String? = nil, userInfo: [String: AttributeValue] = [:]
+        name: String,
+        type: MappingType,
+        sourceEntityName: String?,
+        destinationEntityName: String?,
+        sourceFilter: Predicate? = nil,
+        attributeMappings: [PropertyMapping] = [],
+        relationshipMappings: [PropertyMapping] = [],
+        policyName: String? = nil,
+        userInfo: [String: AttributeValue] = [:]
     ) {
         self.name = name
         self.type = type

@@ -74,8 +74,13 @@ extension MigrationError {
             return "\n  - " + located.description
         }
         return MigrationError(
-            first.code, "\(problems.count) problems, each with what to do:" + lines.joined(),
-            hint: "Fix each one as its line says; the mapping loads when none is left", file: first.file, entityMapping: first.entityMapping, property: first.property)
+            first.code,
+            "\(problems.count) problems, each with what to do:" + lines.joined(),
+            hint: "Fix each one as its line says; the mapping loads when none is left",
+            file: first.file,
+            entityMapping: first.entityMapping,
+            property: first.property
+        )
     }
 }
 
@@ -95,19 +100,27 @@ enum MappingDiagnostics {
 
     /// `name` is not an attribute (or relationship) of `entity`.
     static func unknownProperty(
-        _ name: String, isAttribute: Bool, of entity: EntityDescription, in model: ManagedObjectModel
+        _ name: String,
+        isAttribute: Bool,
+        of entity: EntityDescription,
+        in model: ManagedObjectModel
     ) -> (message: String, hint: String) {
         let kind = isAttribute ? "attribute" : "relationship"
         if isAttribute, model.relationship(named: name, of: entity) != nil {
-            return ("'\(name)' is a relationship of \(entity.name), not an attribute",
-                    "Map it under \"relationships\" (relationshipMappings)")
+            return (
+                "'\(name)' is a relationship of \(entity.name), not an attribute",
+                "Map it under \"relationships\" (relationshipMappings)"
+            )
         }
         if !isAttribute, model.attribute(named: name, of: entity) != nil {
-            return ("'\(name)' is an attribute of \(entity.name), not a relationship",
-                    "Map it under \"attributes\" (attributeMappings)")
+            return (
+                "'\(name)' is an attribute of \(entity.name), not a relationship",
+                "Map it under \"attributes\" (attributeMappings)"
+            )
         }
         let names = isAttribute ? model.attributes(of: entity).map(\.name) : model.relationships(of: entity).map(\.name)
-        var hint = names.isEmpty
+        var hint =
+            names.isEmpty
             ? "\(entity.name) has no \(kind)s; remove this property mapping"
             : "Map one of \(entity.name)'s \(kind)s: \(names.joined(separator: ", ")), or add '\(name)' to the model"
         if let close = names.first(where: { $0.lowercased() == name.lowercased() }) {
@@ -118,8 +131,10 @@ enum MappingDiagnostics {
 
     /// How two entities differ in what they store, for a `copy` mapping between them.
     static func differences(
-        _ source: EntityDescription, in sourceModel: ManagedObjectModel,
-        _ destination: EntityDescription, in destinationModel: ManagedObjectModel
+        _ source: EntityDescription,
+        in sourceModel: ManagedObjectModel,
+        _ destination: EntityDescription,
+        in destinationModel: ManagedObjectModel
     ) -> [String] {
         var result: [String] = []
         if source.name != destination.name {
@@ -145,11 +160,13 @@ enum MappingDiagnostics {
     private static func signatures(of entity: EntityDescription, in model: ManagedObjectModel) -> [String: String] {
         var result: [String: String] = [:]
         for attribute in model.attributes(of: entity) where !attribute.isTransient {
-            result[attribute.name] = "(\(attribute.type.rawValue), \(attribute.isOptional ? "optional" : "required")"
+            result[attribute.name] =
+                "(\(attribute.type.rawValue), \(attribute.isOptional ? "optional" : "required")"
                 + (attribute.versionHashModifier.map { ", modifier \($0)" } ?? "") + ")"
         }
         for relationship in model.relationships(of: entity) where !relationship.isTransient {
-            result[relationship.name] = "(\(relationship.isToMany ? "to-many" : "to-one") \(relationship.destinationEntityName)"
+            result[relationship.name] =
+                "(\(relationship.isToMany ? "to-many" : "to-one") \(relationship.destinationEntityName)"
                 + (relationship.isOrdered ? ", ordered" : "") + ", \(relationship.isOptional ? "optional" : "required")"
                 + (relationship.versionHashModifier.map { ", modifier \($0)" } ?? "") + ")"
         }
@@ -173,7 +190,11 @@ private struct MappingCheck {
     }
 
     mutating func report(
-        _ code: MigrationError.Code, _ message: String, hint: String, entityMapping: String?, property: String? = nil
+        _ code: MigrationError.Code,
+        _ message: String,
+        hint: String,
+        entityMapping: String?,
+        property: String? = nil
     ) {
         problems.append(MigrationError(code, message, hint: hint, file: mapping.file, entityMapping: entityMapping, property: property))
     }
@@ -184,7 +205,8 @@ private struct MappingCheck {
                 .invalidMappingModel,
                 "the mapping was made for \(mapping.sourceModelName) → \(mapping.destinationModelName), whose version hashes differ from \(source.name) → \(destination.name)",
                 hint: "Check it against the models it names; a migrator picks a mapping by the models' version hashes (maps(from:to:))",
-                entityMapping: nil)
+                entityMapping: nil
+            )
             return problems
         }
         var seen: [String: Int] = [:]
@@ -194,7 +216,8 @@ private struct MappingCheck {
                     .invalidMappingModel,
                     "entity mappings \(first + 1) and \(index + 1) are both named '\(entityMapping.name)'",
                     hint: "Rename one of them: manager look-ups and progress reports find entity mappings by name",
-                    entityMapping: entityMapping.name)
+                    entityMapping: entityMapping.name
+                )
             } else {
                 seen[entityMapping.name] = index
             }
@@ -203,7 +226,8 @@ private struct MappingCheck {
                     .invalidMappingModel,
                     "the entity mapping '\(entityMapping.name)' has the name of one in \(other.model.file ?? other.model.name), \(passes.othersDescription)",
                     hint: "Rename one of them: a step's look-ups and associations find entity mappings by name across all its mapping models",
-                    entityMapping: entityMapping.name)
+                    entityMapping: entityMapping.name
+                )
             }
         }
         for index in mapping.entityMappings.indices {
@@ -234,32 +258,54 @@ private struct MappingCheck {
         switch entityMapping.type {
         case .add:
             if !hasDestination {
-                report(.invalidMappingModel, "an add mapping needs a destination entity", hint: "Set its destination to the entity it adds", entityMapping: name)
+                report(
+                    .invalidMappingModel,
+                    "an add mapping needs a destination entity",
+                    hint: "Set its destination to the entity it adds",
+                    entityMapping: name
+                )
             }
             if let sourceName = entityMapping.sourceEntityName {
                 report(
-                    .invalidMappingModel, "an add mapping has no source entity, but this one names \(sourceName)",
-                    hint: "Use type transform to migrate \(sourceName)'s instances, or drop the source", entityMapping: name)
+                    .invalidMappingModel,
+                    "an add mapping has no source entity, but this one names \(sourceName)",
+                    hint: "Use type transform to migrate \(sourceName)'s instances, or drop the source",
+                    entityMapping: name
+                )
             }
         case .remove:
             if !hasSource {
-                report(.invalidMappingModel, "a remove mapping needs a source entity", hint: "Set its source to the entity whose instances it drops", entityMapping: name)
+                report(
+                    .invalidMappingModel,
+                    "a remove mapping needs a source entity",
+                    hint: "Set its source to the entity whose instances it drops",
+                    entityMapping: name
+                )
             }
             if let destinationName = entityMapping.destinationEntityName {
                 report(
-                    .invalidMappingModel, "a remove mapping has no destination entity, but this one names \(destinationName)",
-                    hint: "Drop the destination, or use type transform to migrate into \(destinationName)", entityMapping: name)
+                    .invalidMappingModel,
+                    "a remove mapping has no destination entity, but this one names \(destinationName)",
+                    hint: "Drop the destination, or use type transform to migrate into \(destinationName)",
+                    entityMapping: name
+                )
             }
             if hasProperties {
                 report(
-                    .invalidMappingModel, "a remove mapping creates no instances, so it cannot have property mappings",
-                    hint: "Drop its attributes and relationships, or use type transform", entityMapping: name)
+                    .invalidMappingModel,
+                    "a remove mapping creates no instances, so it cannot have property mappings",
+                    hint: "Drop its attributes and relationships, or use type transform",
+                    entityMapping: name
+                )
             }
         case .copy, .transform:
             if !hasSource || !hasDestination {
                 report(
-                    .invalidMappingModel, "a \(entityMapping.type.rawValue) mapping needs a source and a destination entity",
-                    hint: "Set both, or use type add (no source) or remove (no destination)", entityMapping: name)
+                    .invalidMappingModel,
+                    "a \(entityMapping.type.rawValue) mapping needs a source and a destination entity",
+                    hint: "Set both, or use type add (no source) or remove (no destination)",
+                    entityMapping: name
+                )
             }
             if entityMapping.type == .copy, let sourceEntity, let destinationEntity,
                 source.versionHash(of: sourceEntity) != destination.versionHash(of: destinationEntity)
@@ -268,17 +314,27 @@ private struct MappingCheck {
                 report(
                     .invalidMappingModel,
                     "a copy mapping needs identical entities, but \(differences.joined(separator: "; "))",
-                    hint: "Use type transform with property mappings for the changes, or custom with a policy", entityMapping: name)
+                    hint: "Use type transform with property mappings for the changes, or custom with a policy",
+                    entityMapping: name
+                )
             }
         case .custom:
             if (entityMapping.policyName ?? "").isEmpty {
                 report(
-                    .invalidMappingModel, "a custom mapping needs the name of its entity migration policy",
-                    hint: "Set its policy to the name an EntityMigrationPolicy is registered under (such as \(name)MigrationPolicy), or use type transform",
-                    entityMapping: name)
+                    .invalidMappingModel,
+                    "a custom mapping needs the name of its entity migration policy",
+                    hint:
+                        "Set its policy to the name an EntityMigrationPolicy is registered under (such as \(name)MigrationPolicy), or use type transform",
+                    entityMapping: name
+                )
             }
             if !hasSource && !hasDestination {
-                report(.invalidMappingModel, "a custom mapping needs a source or a destination entity", hint: "Set the entities its policy migrates", entityMapping: name)
+                report(
+                    .invalidMappingModel,
+                    "a custom mapping needs a source or a destination entity",
+                    hint: "Set the entities its policy migrates",
+                    entityMapping: name
+                )
             }
         }
 
@@ -314,8 +370,12 @@ private struct MappingCheck {
             let name = propertyMapping.name
             guard seen.insert(name).inserted else {
                 report(
-                    .invalidMappingModel, "'\(name)' is mapped twice", hint: "Keep one property mapping for '\(name)'",
-                    entityMapping: entityMapping.name, property: name)
+                    .invalidMappingModel,
+                    "'\(name)' is mapped twice",
+                    hint: "Keep one property mapping for '\(name)'",
+                    entityMapping: entityMapping.name,
+                    property: name
+                )
                 continue
             }
             let attribute = isAttribute ? destination.attribute(named: name, of: entity) : nil
@@ -328,13 +388,14 @@ private struct MappingCheck {
             guard let expression = propertyMapping.valueExpression else { continue }
             do throws(ValueExpressionTypeChecker.Problem) {
                 let type = try checker.type(of: expression)
-                let problem = if let attribute {
-                    ValueExpressionTypeChecker.problem(filling: attribute, with: type, expression: expression)
-                } else if let relationship {
-                    checker.problem(filling: relationship, with: type, expression: expression)
-                } else {
-                    ValueExpressionTypeChecker.Problem?.none
-                }
+                let problem =
+                    if let attribute {
+                        ValueExpressionTypeChecker.problem(filling: attribute, with: type, expression: expression)
+                    } else if let relationship {
+                        checker.problem(filling: relationship, with: type, expression: expression)
+                    } else {
+                        ValueExpressionTypeChecker.Problem?.none
+                    }
                 if let problem { throw problem }
             } catch {
                 report(error.code, error.message, hint: error.hint, entityMapping: entityMapping.name, property: name)

@@ -92,9 +92,16 @@ extension MappingModel {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            return .failure(FileProblems(problems: [MigrationError(
-                .invalidMappingModel, "cannot read the mapping model file (\(readFailure(error)))",
-                hint: "Check that the file exists and is readable", file: file)]))
+            return .failure(
+                FileProblems(problems: [
+                    MigrationError(
+                        .invalidMappingModel,
+                        "cannot read the mapping model file (\(readFailure(error)))",
+                        hint: "Check that the file exists and is readable",
+                        file: file
+                    )
+                ])
+            )
         }
         return read(fileData: data, name: url.deletingPathExtension().lastPathComponent, file: file, versions: versions, passes: passes)
     }
@@ -119,7 +126,13 @@ extension MappingModel {
 
     /// Reads a mapping file: the mapping model, or every problem found, each located on
     /// its line when it names an entity mapping.
-    static func read(fileData data: Data, name: String, file: String?, versions: VersionedModel, passes: StepPasses) -> Result<MappingModel, FileProblems> {
+    static func read(
+        fileData data: Data,
+        name: String,
+        file: String?,
+        versions: VersionedModel,
+        passes: StepPasses
+    ) -> Result<MappingModel, FileProblems> {
         func failure(_ problems: [MigrationError]) -> Result<MappingModel, FileProblems> {
             .failure(FileProblems(problems: problems.map { $0.locating(in: data) }))
         }
@@ -137,15 +150,22 @@ extension MappingModel {
         } catch {
             return failure([error])
         }
-        return read(contents.entityMappings, source: source, destination: destination, name: name, file: file, passes: passes) { $0.locating(in: data) }
+        return read(contents.entityMappings, source: source, destination: destination, name: name, file: file, passes: passes) {
+            $0.locating(in: data)
+        }
     }
 
     /// Resolves and checks the entity mappings of a file, whatever its format, among the
     /// step's other mapping models as far as they are known: the mapping model, or every
     /// problem, each passed through `locate` to give it its line.
     static func read(
-        _ entries: [MappingModelFile.Entity], source: ManagedObjectModel, destination: ManagedObjectModel, name: String, file: String?,
-        passes: StepPasses, locate: (MigrationError) -> MigrationError
+        _ entries: [MappingModelFile.Entity],
+        source: ManagedObjectModel,
+        destination: ManagedObjectModel,
+        name: String,
+        file: String?,
+        passes: StepPasses,
+        locate: (MigrationError) -> MigrationError
     ) -> Result<MappingModel, FileProblems> {
         var builder = MappingFileReader(source: source, destination: destination, file: file)
         let mappings = builder.entityMappings(entries)
@@ -176,16 +196,22 @@ extension MappingModel {
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) else { return [] }
         guard isDirectory.boolValue else {
             throw MigrationError(
-                .invalidMappingModel, "the mappings path is a file, not a folder",
-                hint: "Point it at the folder that holds the mapping models (*.json, *.xcmappingmodel)", file: directory.lastPathComponent)
+                .invalidMappingModel,
+                "the mappings path is a file, not a folder",
+                hint: "Point it at the folder that holds the mapping models (*.json, *.xcmappingmodel)",
+                file: directory.lastPathComponent
+            )
         }
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         } catch {
             throw MigrationError(
-                .invalidMappingModel, "cannot list the mappings folder (\(error.localizedDescription))",
-                hint: "Check that the folder is readable", file: directory.lastPathComponent)
+                .invalidMappingModel,
+                "cannot list the mappings folder (\(error.localizedDescription))",
+                hint: "Check that the folder is readable",
+                file: directory.lastPathComponent
+            )
         }
         let (mappings, problems) = read(filesAt: mappingFileNames(names).map { directory.appendingPathComponent($0) }, versions: versions)
         if let first = problems.first {
@@ -212,8 +238,10 @@ extension MappingModel {
     /// ```
     public func fileData() -> Data {
         let contents = MappingModelFile(
-            source: sourceModelName, destination: destinationModelName,
-            entityMappings: entityMappings.map(Self.fileEntry))
+            source: sourceModelName,
+            destination: destinationModelName,
+            entityMappings: entityMappings.map(Self.fileEntry)
+        )
         return Data(contents.text.utf8)
     }
 
@@ -224,8 +252,11 @@ extension MappingModel {
             try data.write(to: url, options: .atomic)
         } catch {
             throw MigrationError(
-                .invalidMappingModel, "cannot write the mapping model (\(error.localizedDescription))",
-                hint: "Check that the folder exists and is writable", file: Self.fileLabel(for: url))
+                .invalidMappingModel,
+                "cannot write the mapping model (\(error.localizedDescription))",
+                hint: "Check that the folder exists and is writable",
+                file: Self.fileLabel(for: url)
+            )
         }
     }
 
@@ -241,20 +272,33 @@ extension MappingModel {
     private static func fileEntry(_ mapping: EntityMapping) -> MappingModelFile.Entity {
         func properties(_ list: [PropertyMapping]) -> MappingModelFile.PropertyMap? {
             guard !list.isEmpty else { return nil }
-            return MappingModelFile.PropertyMap(list.map { property in
-                MappingModelFile.PropertyMap.Entry(name: property.name, property: MappingModelFile.Property(
-                    value: property.valueExpression?.format, userInfo: property.userInfo.isEmpty ? nil : property.userInfo.mapValues(MappingModelFile.UserInfoValue.init)))
-            })
+            return MappingModelFile.PropertyMap(
+                list.map { property in
+                    MappingModelFile.PropertyMap.Entry(
+                        name: property.name,
+                        property: MappingModelFile.Property(
+                            value: property.valueExpression?.format,
+                            userInfo: property.userInfo.isEmpty ? nil : property.userInfo.mapValues(MappingModelFile.UserInfoValue.init)
+                        )
+                    )
+                }
+            )
         }
         return MappingModelFile.Entity(
-            name: mapping.name, type: mapping.type.rawValue, source: mapping.sourceEntityName,
-            destination: mapping.destinationEntityName, policy: mapping.policyName,
+            name: mapping.name,
+            type: mapping.type.rawValue,
+            source: mapping.sourceEntityName,
+            destination: mapping.destinationEntityName,
+            policy: mapping.policyName,
             sourceFilter: mapping.sourceFilter?.predicateFormat,
-            attributes: properties(mapping.attributeMappings), relationships: properties(mapping.relationshipMappings),
-            userInfo: mapping.userInfo.isEmpty ? nil : mapping.userInfo.mapValues(MappingModelFile.UserInfoValue.init))
+            attributes: properties(mapping.attributeMappings),
+            relationships: properties(mapping.relationshipMappings),
+            userInfo: mapping.userInfo.isEmpty ? nil : mapping.userInfo.mapValues(MappingModelFile.UserInfoValue.init)
+        )
     }
 
-    private static func version(_ name: String, key: String, in versions: VersionedModel, file: String?) throws(MigrationError) -> ManagedObjectModel {
+    private static func version(_ name: String, key: String, in versions: VersionedModel, file: String?) throws(MigrationError) -> ManagedObjectModel
+    {
         if let model = versions.version(named: name) { return model }
         let known = versions.versions.map { "\"\($0.name)\"" }.joined(separator: ", ")
         var hint = "Set \"\(key)\" to one of \(versions.name)'s versions: \(known) (an .xcdatamodel folder's name without its extension)"
@@ -281,18 +325,23 @@ extension MappingModel {
                 let detail = jsonSyntaxError(in: data) ?? c.debugDescription
                 let cutShort = detail.hasPrefix("the file ends")
                 return MigrationError(
-                    .invalidMappingModel, "the file is not valid JSON: \(detail)",
+                    .invalidMappingModel,
+                    "the file is not valid JSON: \(detail)",
                     hint: cutShort
                         ? "Close what is still open (a string's quote, then each '[' with ']' and '{' with '}'), or restore the rest of the file if it was cut short"
                         : "Fix the JSON at that position; a missing comma or quote, or a comma before '}' or ']', is the usual cause",
-                    file: file)
+                    file: file
+                )
             }
             message = c.debugDescription
-            hint = c.debugDescription.hasPrefix("unknown key") ? "Remove or correct the key; the README in Migrations/Mappings lists every key" : "Correct the value"
+            hint =
+                c.debugDescription.hasPrefix("unknown key")
+                ? "Remove or correct the key; the README in Migrations/Mappings lists every key" : "Correct the value"
         case .keyNotFound(let key, let c):
             context = c
             message = "the key \"\(key.stringValue)\" is missing"
-            hint = key.stringValue == "type"
+            hint =
+                key.stringValue == "type"
                 ? "Add \"type\": one of \(EntityMapping.MappingType.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))"
                 : "Add \"\(key.stringValue)\""
         case .typeMismatch(let type, let c):
@@ -345,10 +394,17 @@ extension MappingModel {
     /// JSON's own error names no position for it.
     static func endOfFile(in data: Data) -> String {
         var open: [UInt8] = []
-        var inString = false, escaped = false
+        var inString = false
+        var escaped = false
         for byte in data {
             if inString {
-                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
                 continue
             }
             switch byte {
@@ -371,8 +427,9 @@ extension MappingModel {
         case is String.Type: "a string"
         case is [String: String].Type: "an object of strings"
         case is [Any].Type, is [MappingModelFile.Entity].Type: "an array"
-        default: type == MappingModelFile.Property.self
-            ? "an expression string, null, or {\"value\": …, \"userInfo\": {…}}" : "a value of the documented type"
+        default:
+            type == MappingModelFile.Property.self
+                ? "an expression string, null, or {\"value\": …, \"userInfo\": {…}}" : "a value of the documented type"
         }
     }
 
@@ -435,7 +492,8 @@ private struct MappingFileReader {
             report(
                 "unknown mapping type \"\(entry.type)\"",
                 hint: (close.map { "Did you mean \"\($0.rawValue)\"? " } ?? "") + "Set \"type\" to one of \(types)",
-                entityMapping: name)
+                entityMapping: name
+            )
             return nil
         }
         _ = resolve(entry.source, side: .source, mapping: name)
@@ -449,15 +507,23 @@ private struct MappingFileReader {
                 report(
                     "the source filter does not parse: \(Self.explain(error))",
                     hint: "Write the filter in NSPredicate format on the source entity's keys, such as price >= 0",
-                    entityMapping: name)
+                    entityMapping: name
+                )
             }
         }
         let attributes = propertyMappings(entry.attributes, isAttribute: true, of: destinationEntity, named: entry.destination, mapping: name)
         let relationships = propertyMappings(entry.relationships, isAttribute: false, of: destinationEntity, named: entry.destination, mapping: name)
         return EntityMapping(
-            name: name, type: type, sourceEntityName: entry.source, destinationEntityName: entry.destination,
-            sourceFilter: sourceFilter, attributeMappings: attributes, relationshipMappings: relationships,
-            policyName: entry.policy, userInfo: entry.userInfo?.mapValues(\.value) ?? [:])
+            name: name,
+            type: type,
+            sourceEntityName: entry.source,
+            destinationEntityName: entry.destination,
+            sourceFilter: sourceFilter,
+            attributeMappings: attributes,
+            relationshipMappings: relationships,
+            policyName: entry.policy,
+            userInfo: entry.userInfo?.mapValues(\.value) ?? [:]
+        )
     }
 
     /// The entity named `name` on one side; `nil` (and a problem) when it does not exist.
@@ -472,7 +538,10 @@ private struct MappingFileReader {
 
     /// The property mappings of one kind, in the destination entity's property order.
     private mutating func propertyMappings(
-        _ entries: MappingModelFile.PropertyMap?, isAttribute: Bool, of entity: EntityDescription?, named entityName: String?,
+        _ entries: MappingModelFile.PropertyMap?,
+        isAttribute: Bool,
+        of entity: EntityDescription?,
+        named entityName: String?,
         mapping: String
     ) -> [PropertyMapping] {
         guard let entries = entries?.entries, !entries.isEmpty else { return [] }
@@ -482,11 +551,14 @@ private struct MappingFileReader {
             if entityName == nil {
                 report(
                     "the mapping has \(key) but no destination entity to set them on",
-                    hint: "Set \"destination\", or remove \"\(key)\"", entityMapping: mapping)
+                    hint: "Set \"destination\", or remove \"\(key)\"",
+                    entityMapping: mapping
+                )
             }
             return []
         }
-        let order = isAttribute
+        let order =
+            isAttribute
             ? destination.attributes(of: entity).map(\.name)
             : destination.relationships(of: entity).map(\.name)
         var result: [PropertyMapping] = []
@@ -504,7 +576,9 @@ private struct MappingFileReader {
                     report(
                         "the value expression of '\(name)' does not parse: \(Self.explain(error))",
                         hint: "Write it in NSExpression format, such as $source.\(name) or $source.price * 1.04",
-                        entityMapping: mapping, property: name)
+                        entityMapping: mapping,
+                        property: name
+                    )
                     continue
                 }
             }
@@ -527,10 +601,15 @@ extension MigrationError {
     func locating(in data: Data) -> MigrationError {
         guard line == nil, let entityMapping else { return self }
         let text = String(decoding: data, as: UTF8.self)
-        guard let start = text.range(of: #""name"\s*:\s*"\#(NSRegularExpression.escapedPattern(for: entityMapping))""#, options: .regularExpression) else { return self }
+        guard let start = text.range(of: #""name"\s*:\s*"\#(NSRegularExpression.escapedPattern(for: entityMapping))""#, options: .regularExpression)
+        else { return self }
         var found = start
         if let property,
-            let key = text.range(of: #""\#(NSRegularExpression.escapedPattern(for: property))"\s*:"#, options: .regularExpression, range: start.upperBound..<text.endIndex)
+            let key = text.range(
+                of: #""\#(NSRegularExpression.escapedPattern(for: property))"\s*:"#,
+                options: .regularExpression,
+                range: start.upperBound..<text.endIndex
+            )
         {
             // Only within this entity mapping: before the next one's name.
             let next = text.range(of: #""name"\s*:"#, options: .regularExpression, range: start.upperBound..<text.endIndex)

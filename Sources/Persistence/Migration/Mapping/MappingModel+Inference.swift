@@ -25,8 +25,11 @@ extension MappingModel {
         var inference = MappingInference(source: source, destination: destination)
         let mappings = try inference.entityMappings()
         return MappingModel(
-            name: "\(source.name) to \(destination.name) (inferred)", source: source, destination: destination,
-            entityMappings: mappings, isInferred: true
+            name: "\(source.name) to \(destination.name) (inferred)",
+            source: source,
+            destination: destination,
+            entityMappings: mappings,
+            isInferred: true
         )
     }
 
@@ -36,7 +39,8 @@ extension MappingModel {
         var taken = Set<String>()
         for entity in destination.entities {
             let candidates = source.entities.filter { !taken.contains($0.name) }
-            let match = candidates.first { $0.name == entity.migrationIdentifier }
+            let match =
+                candidates.first { $0.name == entity.migrationIdentifier }
                 ?? candidates.first { $0.migrationIdentifier == entity.migrationIdentifier }
             if let match {
                 result[entity.name] = match.name
@@ -78,9 +82,11 @@ private struct MappingInference {
 
     func failure(_ entity: String, _ property: String?, _ why: String) -> MigrationError {
         MigrationError(
-            .cannotInferMapping, "\(source.name) → \(destination.name) cannot be inferred: \(why)",
+            .cannotInferMapping,
+            "\(source.name) → \(destination.name) cannot be inferred: \(why)",
             hint: "add a mapping model for this step (an .xcmappingmodel made in Xcode, or a JSON mapping file) or change the model",
-            entityMapping: entity, property: property
+            entityMapping: entity,
+            property: property
         )
     }
 
@@ -95,28 +101,40 @@ private struct MappingInference {
         for entity in destination.entities {
             guard let sourceName = matches[entity.name], let sourceEntity = source.entity(named: sourceName) else {
                 // A new entity: Core Data adds an empty mapping; no instances are created.
-                result.append(EntityMapping(
-                    name: MappingModel.mappingName(source: nil, destination: entity.name), type: .add,
-                    sourceEntityName: nil, destinationEntityName: entity.name
-                ))
+                result.append(
+                    EntityMapping(
+                        name: MappingModel.mappingName(source: nil, destination: entity.name),
+                        type: .add,
+                        sourceEntityName: nil,
+                        destinationEntityName: entity.name
+                    )
+                )
                 continue
             }
             let attributes = try attributeMappings(from: sourceEntity, to: entity)
             let relationships = try relationshipMappings(from: sourceEntity, to: entity)
             let unchanged = source.versionHash(of: sourceEntity) == destination.versionHash(of: entity) && sourceEntity.name == entity.name
-            result.append(EntityMapping(
-                name: MappingModel.mappingName(source: sourceName, destination: entity.name),
-                type: unchanged ? .copy : .transform,
-                sourceEntityName: sourceName, destinationEntityName: entity.name,
-                attributeMappings: attributes, relationshipMappings: relationships
-            ))
+            result.append(
+                EntityMapping(
+                    name: MappingModel.mappingName(source: sourceName, destination: entity.name),
+                    type: unchanged ? .copy : .transform,
+                    sourceEntityName: sourceName,
+                    destinationEntityName: entity.name,
+                    attributeMappings: attributes,
+                    relationshipMappings: relationships
+                )
+            )
         }
         let continued = Set(matches.values)
         for entity in source.entities where !continued.contains(entity.name) {
-            result.append(EntityMapping(
-                name: MappingModel.mappingName(source: entity.name, destination: nil), type: .remove,
-                sourceEntityName: entity.name, destinationEntityName: nil
-            ))
+            result.append(
+                EntityMapping(
+                    name: MappingModel.mappingName(source: entity.name, destination: nil),
+                    type: .remove,
+                    sourceEntityName: entity.name,
+                    destinationEntityName: nil
+                )
+            )
         }
         return result
     }
@@ -136,7 +154,11 @@ private struct MappingInference {
             // Numbers and Booleans are stored alike (Core Data's NSNumber): one becomes the
             // other, a Boolean 1 or 0, a number true where it is not 0.
             if match.type != attribute.type && !(match.type.isNumberOrBoolean && attribute.type.isNumberOrBoolean) {
-                throw failure(entity.name, attribute.name, "'\(attribute.name)' changes type from \(match.type.rawValue) to \(attribute.type.rawValue)")
+                throw failure(
+                    entity.name,
+                    attribute.name,
+                    "'\(attribute.name)' changes type from \(match.type.rawValue) to \(attribute.type.rawValue)"
+                )
             }
             // Becoming required with no default is inferred, as Core Data infers it: the
             // migration fails, naming them, if rows have no value (the step's validation).
@@ -154,7 +176,9 @@ private struct MappingInference {
                 // A required to-many with no minimum count starts empty, as Core Data infers it;
                 // a required to-one, or a to-many needing members, has nothing to come from.
                 if !relationship.isOptional && !(relationship.isToMany && relationship.minCount == 0) {
-                    let need = relationship.isToMany ? "needs at least \(relationship.minCount) \(relationship.minCount == 1 ? "object" : "objects")" : "is required"
+                    let need =
+                        relationship.isToMany
+                        ? "needs at least \(relationship.minCount) \(relationship.minCount == 1 ? "object" : "objects")" : "is required"
                     throw failure(entity.name, relationship.name, "the new relationship '\(relationship.name)' \(need)")
                 }
                 result.append(PropertyMapping(name: relationship.name))
@@ -167,13 +191,22 @@ private struct MappingInference {
                 let expected = destination.entity(named: relationship.destinationEntityName),
                 destination.entity(migratedEntity, isKindOf: expected)
             else {
-                throw failure(entity.name, relationship.name, "'\(relationship.name)' now leads to \(relationship.destinationEntityName), which \(match.destinationEntityName) does not become")
+                throw failure(
+                    entity.name,
+                    relationship.name,
+                    "'\(relationship.name)' now leads to \(relationship.destinationEntityName), which \(match.destinationEntityName) does not become"
+                )
             }
             // A to-one that becomes required is inferred alike: rows without one fail the step.
-            result.append(PropertyMapping(
-                name: relationship.name,
-                valueExpression: .destinationInstances(forEntityMappingNamed: mappingName, sourceInstances: .variable("source", keyPath: [match.name]))
-            ))
+            result.append(
+                PropertyMapping(
+                    name: relationship.name,
+                    valueExpression: .destinationInstances(
+                        forEntityMappingNamed: mappingName,
+                        sourceInstances: .variable("source", keyPath: [match.name])
+                    )
+                )
+            )
         }
         return result
     }

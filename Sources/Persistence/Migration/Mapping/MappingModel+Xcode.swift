@@ -49,9 +49,16 @@ extension MappingModel {
         do {
             data = try Data(contentsOf: folder.appendingPathComponent("xcmapping.xml"))
         } catch {
-            return .failure(FileProblems(problems: [MigrationError(
-                .invalidMappingModel, "cannot read the mapping model's xcmapping.xml (\(Self.readFailure(error)))",
-                hint: "Point at the .xcmappingmodel folder Xcode made; it holds xcmapping.xml", file: file)]))
+            return .failure(
+                FileProblems(problems: [
+                    MigrationError(
+                        .invalidMappingModel,
+                        "cannot read the mapping model's xcmapping.xml (\(Self.readFailure(error)))",
+                        hint: "Point at the .xcmappingmodel folder Xcode made; it holds xcmapping.xml",
+                        file: file
+                    )
+                ])
+            )
         }
         let document: XcodeMappingDocument
         do throws(MigrationError) {
@@ -117,7 +124,10 @@ private struct XcodeMappingTranslator {
     }
 
     mutating func report(
-        _ message: String, line: Int?, entityMapping: String? = nil, property: String? = nil,
+        _ message: String,
+        line: Int?,
+        entityMapping: String? = nil,
+        property: String? = nil,
         hint: String = MigrationError.xcodeMappingRepairHint
     ) {
         problems.append(.xcodeMapping(message, file: file, line: line, entityMapping: entityMapping, property: property, hint: hint))
@@ -125,13 +135,20 @@ private struct XcodeMappingTranslator {
 
     /// Refuses every attribute of `object` this reader gives no meaning to.
     mutating func reportUnknownAttributes(
-        of object: XcodeMappingDocument.Object, known: Set<String>, kind: String, entityMapping: String, property: String? = nil
+        of object: XcodeMappingDocument.Object,
+        known: Set<String>,
+        kind: String,
+        entityMapping: String,
+        property: String? = nil
     ) {
         for key in object.attributes.keys.sorted() where !known.contains(key) {
             report(
-                "the \(kind) has the attribute '\(key)', which this reader does not know", line: object.line,
-                entityMapping: entityMapping, property: property,
-                hint: "Remove that setting in Xcode if it is not needed, or write this step as a JSON mapping model (Migrations/Mappings/README.md)")
+                "the \(kind) has the attribute '\(key)', which this reader does not know",
+                line: object.line,
+                entityMapping: entityMapping,
+                property: property,
+                hint: "Remove that setting in Xcode if it is not needed, or write this step as a JSON mapping model (Migrations/Mappings/README.md)"
+            )
         }
     }
 
@@ -139,7 +156,9 @@ private struct XcodeMappingTranslator {
         let roots = document.objects.filter { $0.type == "XDDEVMAPPINGMODEL" }
         guard roots.count == 1, let root = roots.first else {
             report(
-                "the file holds \(roots.count) mapping models (XDDEVMAPPINGMODEL objects), not one", line: roots.dropFirst().first?.line)
+                "the file holds \(roots.count) mapping models (XDDEVMAPPINGMODEL objects), not one",
+                line: roots.dropFirst().first?.line
+            )
             return nil
         }
         let source = model(root, key: "sourcemodelpath", side: "source")
@@ -160,8 +179,10 @@ private struct XcodeMappingTranslator {
     mutating func model(_ root: XcodeMappingDocument.Object, key: String, side: String) -> ManagedObjectModel? {
         guard let path = root.attributes[key], !path.isEmpty else {
             report(
-                "the mapping model does not name its \(side) model (\(key) is missing)", line: root.line,
-                hint: "Open the mapping model in Xcode and choose its \(side) model")
+                "the mapping model does not name its \(side) model (\(key) is missing)",
+                line: root.line,
+                hint: "Open the mapping model in Xcode and choose its \(side) model"
+            )
             return nil
         }
         let last = URL(fileURLWithPath: path).lastPathComponent
@@ -169,8 +190,11 @@ private struct XcodeMappingTranslator {
         if let model = versions.version(named: name) { return model }
         let known = versions.versions.map { "\"\($0.name)\"" }.joined(separator: ", ")
         report(
-            "the \(side) model \"\(name)\" (\(path)) is not a version of \(versions.name)", line: root.line,
-            hint: "Load the mapping model with the .xcdatamodeld it was made for, or open it in Xcode and choose one of \(versions.name)'s versions: \(known)")
+            "the \(side) model \"\(name)\" (\(path)) is not a version of \(versions.name)",
+            line: root.line,
+            hint:
+                "Load the mapping model with the .xcdatamodeld it was made for, or open it in Xcode and choose one of \(versions.name)'s versions: \(known)"
+        )
         return nil
     }
 
@@ -181,7 +205,9 @@ private struct XcodeMappingTranslator {
         for id in listed {
             guard let object = document.object(id: id), object.type == "XDDEVENTITYMAPPING" else {
                 report(
-                    "the mapping model lists entity mapping \(id), which the file does not hold", line: root.line)
+                    "the mapping model lists entity mapping \(id), which the file does not hold",
+                    line: root.line
+                )
                 continue
             }
             objects.append(object)
@@ -204,8 +230,11 @@ private struct XcodeMappingTranslator {
     }
 
     mutating func entry(
-        _ object: XcodeMappingDocument.Object, name: String, among all: [(XcodeMappingDocument.Object, String)],
-        source: ManagedObjectModel, destination: ManagedObjectModel
+        _ object: XcodeMappingDocument.Object,
+        name: String,
+        among all: [(XcodeMappingDocument.Object, String)],
+        source: ManagedObjectModel,
+        destination: ManagedObjectModel
     ) -> MappingModelFile.Entity {
         reportUnknownAttributes(of: object, known: Self.entityAttributes, kind: "entity mapping", entityMapping: name)
         let sourceName = object.text("sourcename")
@@ -215,8 +244,11 @@ private struct XcodeMappingTranslator {
         let generatesSource = object.flag("autogenerateexpression") ?? true
         if !generatesSource, object.attributes["sourceexpressiondata"] != nil {
             report(
-                "the entity mapping fetches its source instances with a custom source expression", line: object.line, entityMapping: name,
-                hint: "Use a filter predicate instead (Xcode's Filter Predicate field), which value mappings support")
+                "the entity mapping fetches its source instances with a custom source expression",
+                line: object.line,
+                entityMapping: name,
+                hint: "Use a filter predicate instead (Xcode's Filter Predicate field), which value mappings support"
+            )
         }
         let filter = object.text("sourcefilterpredicatestring") ?? object.text("filterpredicatestring")
 
@@ -236,21 +268,36 @@ private struct XcodeMappingTranslator {
             for id in object.relationships[key] ?? [] {
                 guard let property = document.object(id: id) else {
                     report(
-                        "the entity mapping lists property mapping \(id), which the file does not hold", line: object.line, entityMapping: name)
+                        "the entity mapping lists property mapping \(id), which the file does not hold",
+                        line: object.line,
+                        entityMapping: name
+                    )
                     continue
                 }
                 let context = PropertyContext(
-                    mapping: name, isAttribute: isAttribute, sourceEntity: sourceEntity, destinationEntity: destinationEntity,
-                    source: source, destination: destination, entityMappings: all)
+                    mapping: name,
+                    isAttribute: isAttribute,
+                    sourceEntity: sourceEntity,
+                    destinationEntity: destinationEntity,
+                    source: source,
+                    destination: destination,
+                    entityMappings: all
+                )
                 guard let entry = propertyEntry(property, context) else { continue }
                 if isAttribute { attributes.append(entry) } else { relationships.append(entry) }
             }
         }
         return MappingModelFile.Entity(
-            name: name, type: type, source: sourceName, destination: destinationName, policy: policy, sourceFilter: filter,
+            name: name,
+            type: type,
+            source: sourceName,
+            destination: destinationName,
+            policy: policy,
+            sourceFilter: filter,
             attributes: attributes.isEmpty ? nil : MappingModelFile.PropertyMap(attributes),
             relationships: relationships.isEmpty ? nil : MappingModelFile.PropertyMap(relationships),
-            userInfo: userInfo(object, entityMapping: name, property: nil))
+            userInfo: userInfo(object, entityMapping: name, property: nil)
+        )
     }
 
     struct PropertyContext {
@@ -278,17 +325,25 @@ private struct XcodeMappingTranslator {
         if let archived = object.data("valueexpressiondata") {
             guard let data = archived else {
                 report(
-                    "the value expression (valueexpressiondata) is not base64", line: object.line, entityMapping: context.mapping, property: name,
-                    hint: "Restore xcmapping.xml from version control, or enter the value expression in Xcode again")
+                    "the value expression (valueexpressiondata) is not base64",
+                    line: object.line,
+                    entityMapping: context.mapping,
+                    property: name,
+                    hint: "Restore xcmapping.xml from version control, or enter the value expression in Xcode again"
+                )
                 return nil
             }
             do throws(ExpressionError) {
                 value = try Expression(keyedArchive: data).format
             } catch {
                 report(
-                    "the value expression of '\(name)' cannot be used: \(error.message)", line: object.line,
-                    entityMapping: context.mapping, property: name,
-                    hint: "Rewrite it in Xcode with the forms value expressions have ($source key paths, constants, arithmetic, functions, FUNCTION($manager, …)), or write this step as a JSON mapping model")
+                    "the value expression of '\(name)' cannot be used: \(error.message)",
+                    line: object.line,
+                    entityMapping: context.mapping,
+                    property: name,
+                    hint:
+                        "Rewrite it in Xcode with the forms value expressions have ($source key paths, constants, arithmetic, functions, FUNCTION($manager, …)), or write this step as a JSON mapping model"
+                )
                 return nil
             }
         } else if let keyPath = object.text("sourcekeypath") {
@@ -299,8 +354,12 @@ private struct XcodeMappingTranslator {
                 instances = try Expression(format: keyPath)
             } catch {
                 report(
-                    "the source key path \(keyPath) of '\(name)' cannot be read: \(error.message)", line: object.line,
-                    entityMapping: context.mapping, property: name, hint: "Choose the key path again in Xcode's mapping editor")
+                    "the source key path \(keyPath) of '\(name)' cannot be read: \(error.message)",
+                    line: object.line,
+                    entityMapping: context.mapping,
+                    property: name,
+                    hint: "Choose the key path again in Xcode's mapping editor"
+                )
                 return nil
             }
             if context.isAttribute {
@@ -310,8 +369,11 @@ private struct XcodeMappingTranslator {
             } else {
                 report(
                     "the relationship mapping '\(name)' names the source key path \(keyPath) but no entity mapping for its instances",
-                    line: object.line, entityMapping: context.mapping, property: name,
-                    hint: "Choose the entity mapping (Mapping Name) beside the key path in Xcode's mapping editor")
+                    line: object.line,
+                    entityMapping: context.mapping,
+                    property: name,
+                    hint: "Choose the entity mapping (Mapping Name) beside the key path in Xcode's mapping editor"
+                )
                 return nil
             }
         } else if generated != false {
@@ -331,15 +393,20 @@ private struct XcodeMappingTranslator {
     /// relationship of the same name, through the entity mapping that migrates its
     /// destination entity into this relationship's.
     static func generatedRelationship(_ name: String, _ context: PropertyContext) -> String? {
-        guard let sourceEntity = context.sourceEntity, let relationship = context.source.relationship(named: name, of: sourceEntity) else { return nil }
+        guard let sourceEntity = context.sourceEntity, let relationship = context.source.relationship(named: name, of: sourceEntity) else {
+            return nil
+        }
         let target = context.destinationEntity
             .flatMap { context.destination.relationship(named: name, of: $0) }
             .flatMap { context.destination.entity(named: $0.destinationEntityName) }
         let candidates = context.entityMappings.filter { $0.0.attributes["sourcename"] == relationship.destinationEntityName }
-        let through = candidates.first { candidate in
-            guard let target, let name = candidate.0.attributes["destinationname"], let entity = context.destination.entity(named: name) else { return false }
-            return context.destination.entity(entity, isKindOf: target)
-        } ?? candidates.first
+        let through =
+            candidates.first { candidate in
+                guard let target, let name = candidate.0.attributes["destinationname"], let entity = context.destination.entity(named: name) else {
+                    return false
+                }
+                return context.destination.entity(entity, isKindOf: target)
+            } ?? candidates.first
         guard let through else { return nil }
         return Expression.destinationInstances(forEntityMappingNamed: through.1, sourceInstances: .variable("source", keyPath: [name])).format
     }
@@ -349,7 +416,9 @@ private struct XcodeMappingTranslator {
     func orphanNotes() -> [String] {
         let entityMappings = document.objects.filter { $0.type == "XDDEVENTITYMAPPING" }
         let listedEntities = Set(document.objects.filter { $0.type == "XDDEVMAPPINGMODEL" }.flatMap { $0.relationships["entitymappings"] ?? [] })
-        let listedProperties = Set(entityMappings.flatMap { ($0.relationships["attributemappings"] ?? []) + ($0.relationships["relationshipmappings"] ?? []) })
+        let listedProperties = Set(
+            entityMappings.flatMap { ($0.relationships["attributemappings"] ?? []) + ($0.relationships["relationshipmappings"] ?? []) }
+        )
         var notes: [String] = []
         for object in document.objects {
             let kind: String
@@ -360,14 +429,20 @@ private struct XcodeMappingTranslator {
             default: continue
             }
             let name = object.text("name").map { " '\($0)'" } ?? ""
-            notes.append("line \(object.line): \(kind)\(name) (\(object.id)) belongs to no \(kind == "an entity mapping" ? "mapping model" : "entity mapping"); "
-                + "Xcode left it behind and Core Data ignores it, as this reader does")
+            notes.append(
+                "line \(object.line): \(kind)\(name) (\(object.id)) belongs to no \(kind == "an entity mapping" ? "mapping model" : "entity mapping"); "
+                    + "Xcode left it behind and Core Data ignores it, as this reader does"
+            )
         }
         return notes
     }
 
     /// The user info dictionary archived in `userinfodata`.
-    mutating func userInfo(_ object: XcodeMappingDocument.Object, entityMapping: String, property: String?) -> [String: MappingModelFile.UserInfoValue]? {
+    mutating func userInfo(
+        _ object: XcodeMappingDocument.Object,
+        entityMapping: String,
+        property: String?
+    ) -> [String: MappingModelFile.UserInfoValue]? {
         guard let archived = object.data("userinfodata") else { return nil }
         let hint = "Check the user info in Xcode: its values must be strings, numbers, Booleans or dates"
         guard let data = archived else {
@@ -383,7 +458,12 @@ private struct XcodeMappingTranslator {
             return result.isEmpty ? nil : result
         } catch {
             report(
-                "the user info cannot be read: \(error.description)", line: object.line, entityMapping: entityMapping, property: property, hint: hint)
+                "the user info cannot be read: \(error.description)",
+                line: object.line,
+                entityMapping: entityMapping,
+                property: property,
+                hint: hint
+            )
             return nil
         }
     }

@@ -31,8 +31,12 @@ public struct MappingModel: Sendable, Hashable {
     public var notes: [String] = []
 
     public init(
-        name: String, source: ManagedObjectModel, destination: ManagedObjectModel, entityMappings: [EntityMapping],
-        isInferred: Bool = false, file: String? = nil
+        name: String,
+        source: ManagedObjectModel,
+        destination: ManagedObjectModel,
+        entityMappings: [EntityMapping],
+        isInferred: Bool = false,
+        file: String? = nil
     ) {
         self.name = name
         self.sourceModelName = source.name

@@ -56,8 +56,14 @@ struct MappingModelFile: Codable, Hashable {
         }
 
         init(
-            name: String, type: String, source: String? = nil, destination: String? = nil, policy: String? = nil,
-            sourceFilter: String? = nil, attributes: PropertyMap? = nil, relationships: PropertyMap? = nil,
+            name: String,
+            type: String,
+            source: String? = nil,
+            destination: String? = nil,
+            policy: String? = nil,
+            sourceFilter: String? = nil,
+            attributes: PropertyMap? = nil,
+            relationships: PropertyMap? = nil,
             userInfo: [String: UserInfoValue]? = nil
         ) {
             self.name = name
@@ -160,13 +166,18 @@ struct MappingModelFile: Codable, Hashable {
                 do {
                     container = try decoder.container(keyedBy: CodingKeys.self)
                 } catch {
-                    throw DecodingError.typeMismatch(Property.self, DecodingError.Context(
-                        codingPath: decoder.codingPath,
-                        debugDescription: "a property's value must be an expression string, null, or an object with \"value\" and \"userInfo\""))
+                    throw DecodingError.typeMismatch(
+                        Property.self,
+                        DecodingError.Context(
+                            codingPath: decoder.codingPath,
+                            debugDescription: "a property's value must be an expression string, null, or an object with \"value\" and \"userInfo\""
+                        )
+                    )
                 }
                 self.init(
                     value: try container.decodeIfPresent(String.self, forKey: .value),
-                    userInfo: try container.decodeIfPresent([String: UserInfoValue].self, forKey: .userInfo))
+                    userInfo: try container.decodeIfPresent([String: UserInfoValue].self, forKey: .userInfo)
+                )
             }
         }
 
@@ -202,8 +213,13 @@ struct MappingModelFile: Codable, Hashable {
             } else if let number = try? single.decode(Double.self) {
                 value = .double(number)
             } else {
-                throw DecodingError.typeMismatch(UserInfoValue.self, DecodingError.Context(
-                    codingPath: decoder.codingPath, debugDescription: "a user info value must be a string, a number or true/false"))
+                throw DecodingError.typeMismatch(
+                    UserInfoValue.self,
+                    DecodingError.Context(
+                        codingPath: decoder.codingPath,
+                        debugDescription: "a user info value must be a string, a number or true/false"
+                    )
+                )
             }
         }
 
@@ -232,9 +248,12 @@ struct MappingModelFile: Codable, Hashable {
         guard let container = try? decoder.container(keyedBy: AnyKey.self) else { return }
         let unknown = container.allKeys.map(\.stringValue).filter { !known.contains($0) }.sorted()
         guard let first = unknown.first else { return }
-        throw DecodingError.dataCorrupted(DecodingError.Context(
-            codingPath: decoder.codingPath + [AnyKey(stringValue: first)],
-            debugDescription: "unknown key '\(first)'; the keys here are \(known.map { "\"\($0)\"" }.joined(separator: ", "))"))
+        throw DecodingError.dataCorrupted(
+            DecodingError.Context(
+                codingPath: decoder.codingPath + [AnyKey(stringValue: first)],
+                debugDescription: "unknown key '\(first)'; the keys here are \(known.map { "\"\($0)\"" }.joined(separator: ", "))"
+            )
+        )
     }
 }
 
@@ -270,11 +289,13 @@ extension MappingModelFile.Entity {
 
 extension MappingModelFile.PropertyMap {
     fileprivate var json: JSONText {
-        .object(entries.map { entry in
-            let value: JSONText = entry.property.value.map { .string($0) } ?? .null
-            guard let userInfo = entry.property.userInfo, !userInfo.isEmpty else { return (entry.name, value) }
-            return (entry.name, .object([("value", value), ("userInfo", JSONText.userInfo(userInfo))]))
-        })
+        .object(
+            entries.map { entry in
+                let value: JSONText = entry.property.value.map { .string($0) } ?? .null
+                guard let userInfo = entry.property.userInfo, !userInfo.isEmpty else { return (entry.name, value) }
+                return (entry.name, .object([("value", value), ("userInfo", JSONText.userInfo(userInfo))]))
+            }
+        )
     }
 }
 
@@ -289,15 +310,17 @@ private indirect enum JSONText {
 
     /// A user info dictionary, keys sorted: strings quoted, numbers and Booleans bare.
     static func userInfo(_ dictionary: [String: MappingModelFile.UserInfoValue]) -> JSONText {
-        .object(dictionary.sorted { $0.key < $1.key }.map { entry in
-            switch entry.value.value {
-            case .string(let text): (entry.key, .string(text))
-            case .integer(let number): (entry.key, .bare(String(number)))
-            case .double(let number) where number.isFinite: (entry.key, .bare("\(number)"))
-            case .bool(let flag): (entry.key, .bare(flag ? "true" : "false"))
-            case let other: (entry.key, .string(other.description))
+        .object(
+            dictionary.sorted { $0.key < $1.key }.map { entry in
+                switch entry.value.value {
+                case .string(let text): (entry.key, .string(text))
+                case .integer(let number): (entry.key, .bare(String(number)))
+                case .double(let number) where number.isFinite: (entry.key, .bare("\(number)"))
+                case .bool(let flag): (entry.key, .bare(flag ? "true" : "false"))
+                case let other: (entry.key, .string(other.description))
+                }
             }
-        })
+        )
     }
 
     func rendered(indent: String) -> String {

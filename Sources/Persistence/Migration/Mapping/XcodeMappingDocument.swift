@@ -75,19 +75,28 @@ struct XcodeMappingDocument {
             // attributes: the problem is the cut, not the attributes.
             guard let line = error.line, XMLParser.looksCutOff([UInt8](data), at: line, root: "database", code: nil) else { throw error }
             throw MigrationError.xcodeMapping(
-                "the mapping model is not well-formed XML: \(XMLParser.cutOffWords(root: "database"))", file: file, line: line)
+                "the mapping model is not well-formed XML: \(XMLParser.cutOffWords(root: "database"))",
+                file: file,
+                line: line
+            )
         }
         if !ok || parser.parserError != nil {
             // The first error is where the XML breaks; later ones follow from it.
             let (error, line) = delegate.firstParseError ?? (parser.parserError, parser.lineNumber)
             let failure = XMLParser.describeFailure(error, in: [UInt8](data), line: line, root: "database", rootClosed: delegate.databaseClosed)
             throw MigrationError.xcodeMapping(
-                "the mapping model is not well-formed XML: \(failure.words)", file: file, line: max(line, 1))
+                "the mapping model is not well-formed XML: \(failure.words)",
+                file: file,
+                line: max(line, 1)
+            )
         }
         guard delegate.sawDatabase else {
             throw MigrationError.xcodeMapping(
-                "the file has no <database> element; it is not an Xcode mapping model", file: file, line: 1,
-                hint: "Point at the .xcmappingmodel folder Xcode made, or at its xcmapping.xml")
+                "the file has no <database> element; it is not an Xcode mapping model",
+                file: file,
+                line: 1,
+                hint: "Point at the .xcmappingmodel folder Xcode made, or at its xcmapping.xml"
+            )
         }
         return XcodeMappingDocument(objects: delegate.objects)
     }
@@ -119,15 +128,22 @@ private final class XcodeMappingParser: NSObject, XMLParserDelegate {
     }
 
     func parser(
-        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-        qualifiedName qName: String?, attributes: [String: String] = [:]
+        _ parser: XMLParser,
+        didStartElement elementName: String,
+        namespaceURI: String?,
+        qualifiedName qName: String?,
+        attributes: [String: String] = [:]
     ) {
         guard error == nil else { return }
         depth += 1
         let line = parser.lineNumber
         if depth == 1 {
             guard elementName == "database" else {
-                return fail("the root element is <\(elementName.shortenedForMessage)>, not <database>; this is not an Xcode mapping model", line: line, parser)
+                return fail(
+                    "the root element is <\(elementName.shortenedForMessage)>, not <database>; this is not an Xcode mapping model",
+                    line: line,
+                    parser
+                )
             }
             sawDatabase = true
             return
@@ -179,7 +195,11 @@ extension MigrationError {
 
     /// An `invalidMappingModel` error in an Xcode mapping model, at a line of its `xcmapping.xml`.
     static func xcodeMapping(
-        _ message: String, file: String?, line: Int?, entityMapping: String? = nil, property: String? = nil,
+        _ message: String,
+        file: String?,
+        line: Int?,
+        entityMapping: String? = nil,
+        property: String? = nil,
         hint: String = xcodeMappingRepairHint
     ) -> MigrationError {
         var error = MigrationError(.invalidMappingModel, message, hint: hint, file: file, entityMapping: entityMapping, property: property)

@@ -31,7 +31,9 @@ struct OnlineKeyCorrespondence: Sendable {
             // A later mapping model's identity range starts above what the earlier ones
             // made, which differs between the copy and a round.
             guard step.mappingModels.count <= 1 else {
-                throw Self.refusal("\(label) runs \(step.mappingModels.count) mapping models one after the other: the later ones' objects take keys above the earlier ones'")
+                throw Self.refusal(
+                    "\(label) runs \(step.mappingModels.count) mapping models one after the other: the later ones' objects take keys above the earlier ones'"
+                )
             }
             var stepRoots: [String: String] = [:]
             var madeFrom: [String: String] = [:]
@@ -41,7 +43,9 @@ struct OnlineKeyCorrespondence: Sendable {
                     let destinationName = mapping.destinationEntityName, let destination = step.destination.entity(named: destinationName)
                 else { continue }
                 guard mappedSources.insert(sourceName).inserted else {
-                    throw Self.refusal("\(sourceName) is migrated by more than one entity mapping in \(label): its second destinations take keys of their own")
+                    throw Self.refusal(
+                        "\(sourceName) is migrated by more than one entity mapping in \(label): its second destinations take keys of their own"
+                    )
                 }
                 let (sourceRoot, destinationRoot) = (step.source.rootEntity(of: source).name, step.destination.rootEntity(of: destination).name)
                 if let other = stepRoots[sourceRoot], other != destinationRoot {
@@ -68,19 +72,26 @@ struct OnlineKeyCorrespondence: Sendable {
 
     private static func refuseStoreReads(_ step: MigrationPlan.Step, policies: MigrationPolicies, label: String) throws(MigrationError) {
         if step.managerType.fetchesFromStores {
-            throw refusal("the migration manager \(String(describing: step.managerType)) of \(label) may fetch from the stores (it does not say `fetchesFromStores` is false)")
+            throw refusal(
+                "the migration manager \(String(describing: step.managerType)) of \(label) may fetch from the stores (it does not say `fetchesFromStores` is false)"
+            )
         }
         for mapping in step.mappingModels.flatMap(\.entityMappings) {
             guard let name = mapping.policyName else { continue }
             guard let policy = policies.makePolicy(named: name) else { continue }  // the step itself says it is not registered
             if type(of: policy).fetchesFromStores {
-                throw refusal("the policy \(name) of \(mapping.name) in \(label) may fetch from the stores (it does not say `fetchesFromStores` is false)")
+                throw refusal(
+                    "the policy \(name) of \(mapping.name) in \(label) may fetch from the stores (it does not say `fetchesFromStores` is false)"
+                )
             }
         }
     }
 
     static func refusal(_ reason: String) -> MigrationError {
-        MigrationError(.cannotMigrateOnline, "the migration cannot run online: \(reason)",
-                       hint: "migrate offline (without --online), which holds the store's writers off while it runs")
+        MigrationError(
+            .cannotMigrateOnline,
+            "the migration cannot run online: \(reason)",
+            hint: "migrate offline (without --online), which holds the store's writers off while it runs"
+        )
     }
 }

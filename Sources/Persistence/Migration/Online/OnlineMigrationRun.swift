@@ -83,16 +83,23 @@ struct OnlineMigrationRun {
             // as long as the recent ones. More waiting means writers outpace the rounds.
             let bound = min(options.changesPerRound, 2 * largest)
             if waiting <= bound {
-                logger.notice("writers keep pace with the catch-up rounds; cutting over with about a round's worth of changes left", metadata: [
-                    LoggingKeys.store: "\(store)", LoggingKeys.changes: "\(waiting)",
-                ])
+                logger.notice(
+                    "writers keep pace with the catch-up rounds; cutting over with about a round's worth of changes left",
+                    metadata: [
+                        LoggingKeys.store: "\(store)", LoggingKeys.changes: "\(waiting)",
+                    ]
+                )
                 break
             }
             // A burst may settle: as many rounds again before the copy is given up.
             guard stalled >= 2 * options.maximumRoundsWithoutProgress else { continue }
-            throw MigrationError(.storeBusy, "other processes write the store faster than the online migration catches up: \(waiting) changes wait, no fewer than \(stalled) rounds ago, more than the cut-over may migrate while it holds writers off (\(bound): twice the most a recent round took, at most a round's \(options.changesPerRound))",
-                                 hint: "the store is as it was, at model version '\(plan.storeVersion.name)'; run the migration again when fewer writes arrive, or migrate offline",
-                                 store: store.description)
+            throw MigrationError(
+                .storeBusy,
+                "other processes write the store faster than the online migration catches up: \(waiting) changes wait, no fewer than \(stalled) rounds ago, more than the cut-over may migrate while it holds writers off (\(bound): twice the most a recent round took, at most a round's \(options.changesPerRound))",
+                hint:
+                    "the store is as it was, at model version '\(plan.storeVersion.name)'; run the migration again when fewer writes arrive, or migrate offline",
+                store: store.description
+            )
         }
 
         let migrator = self.migrator
@@ -119,22 +126,36 @@ struct OnlineMigrationRun {
                 try migrator.pass(.migrated)
                 return
             }
-            logger.notice("other sessions kept the store's tables longer than the cut-over waits; catching up and trying again", metadata: [
-                LoggingKeys.store: "\(store)", "persistence.migration.attempt": "\(attempt) of \(options.cutOverAttempts)",
-            ])
+            logger.notice(
+                "other sessions kept the store's tables longer than the cut-over waits; catching up and trying again",
+                metadata: [
+                    LoggingKeys.store: "\(store)", "persistence.migration.attempt": "\(attempt) of \(options.cutOverAttempts)",
+                ]
+            )
             try await Task.sleep(for: options.cutOverLockTimeout)
             round += 1
             _ = try await catchUp(workspace, into: copy, round: round)
         }
-        throw MigrationError(.storeBusy, "the online migration could not hold the store's writers off for its cut-over: \(max(options.cutOverAttempts, 1)) attempts waited \(options.cutOverLockTimeout) each for transactions that kept its tables",
-                             hint: "the store is as it was, at model version '\(plan.storeVersion.name)'; run the migration again when fewer long transactions write it, or migrate offline",
-                             store: store.description)
+        throw MigrationError(
+            .storeBusy,
+            "the online migration could not hold the store's writers off for its cut-over: \(max(options.cutOverAttempts, 1)) attempts waited \(options.cutOverLockTimeout) each for transactions that kept its tables",
+            hint:
+                "the store is as it was, at model version '\(plan.storeVersion.name)'; run the migration again when fewer long transactions write it, or migrate offline",
+            store: store.description
+        )
     }
 
     /// Migrates the copy as any store, reporting its progress as the migration's.
     private func migrateCopy(_ copy: StoreURL, throttle: MigrationThrottle?) async throws {
-        let bulk = ProgressiveMigrator(chain: migrator.chain, batchSize: migrator.batchSize, lockTimeout: migrator.lockTimeout, fusesSteps: migrator.fusesSteps,
-                                       logger: logger, faultInjection: migrator.faultInjection, throttle: throttle)
+        let bulk = ProgressiveMigrator(
+            chain: migrator.chain,
+            batchSize: migrator.batchSize,
+            lockTimeout: migrator.lockTimeout,
+            fusesSteps: migrator.fusesSteps,
+            logger: logger,
+            faultInjection: migrator.faultInjection,
+            throttle: throttle
+        )
         let (broadcast, onProgress) = (migrator.broadcast, self.onProgress)
         try await bulk.migrateStore(at: copy, to: plan.targetVersion.name) { progress in
             broadcast.yield(progress)
@@ -148,8 +169,13 @@ struct OnlineMigrationRun {
         try checkCancellation()
         var quiet = logger
         quiet.logLevel = max(logger.logLevel, .notice)
-        let round = ProgressiveMigrator(chain: migrator.chain, batchSize: migrator.batchSize, lockTimeout: migrator.lockTimeout, fusesSteps: migrator.fusesSteps,
-                                        logger: quiet)
+        let round = ProgressiveMigrator(
+            chain: migrator.chain,
+            batchSize: migrator.batchSize,
+            lockTimeout: migrator.lockTimeout,
+            fusesSteps: migrator.fusesSteps,
+            logger: quiet
+        )
         let target = plan.targetVersion.name
         return try await workspace.catchUp(into: copy, limit: options.changesPerRound) { roundStore in
             try await round.migrateStore(at: roundStore, to: target)

@@ -23,8 +23,13 @@ extension ProgressiveMigrator {
     ///   ``MigrationError/Code/storeBusy`` when the cut-over could not hold the writers off.
     ///   The store is then as it was, and what the run made beside it is removed.
     @discardableResult
-    public func migrateStoreOnline(at url: StoreURL, to target: String? = nil, storeVersion: String? = nil, options: OnlineMigrationOptions = OnlineMigrationOptions(),
-                                   progress: (@Sendable (MigrationProgress) -> Void)? = nil) async throws -> MigrationPlan {
+    public func migrateStoreOnline(
+        at url: StoreURL,
+        to target: String? = nil,
+        storeVersion: String? = nil,
+        options: OnlineMigrationOptions = OnlineMigrationOptions(),
+        progress: (@Sendable (MigrationProgress) -> Void)? = nil
+    ) async throws -> MigrationPlan {
         defer { broadcast.finish() }
         // Refused before anything is read, locked or written.
         let backend = try url.engine.migrationBackend()
@@ -44,20 +49,29 @@ extension ProgressiveMigrator {
             let metadata = try await PersistentStore.metadata(at: url)
             let plan = try await self.plan(forStoreAt: url, to: target, storeVersion: metadata.isForeign ? storeVersion : nil)
             guard !plan.isEmpty else {
-                logger.info("store was migrated by another process meanwhile", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(plan.storeVersion.name)"])
+                logger.info(
+                    "store was migrated by another process meanwhile",
+                    metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(plan.storeVersion.name)"]
+                )
                 await lock.release()
                 return plan
             }
-            logger.info("migrating store online", metadata: [
-                LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(plan.storeVersion.name)",
-                "persistence.migration.target": "\(plan.targetVersion.name)", "persistence.migration.steps": "\(plan.steps.count)",
-            ])
+            logger.info(
+                "migrating store online",
+                metadata: [
+                    LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(plan.storeVersion.name)",
+                    "persistence.migration.target": "\(plan.targetVersion.name)", "persistence.migration.steps": "\(plan.steps.count)",
+                ]
+            )
             let started = ContinuousClock.now
             try await OnlineMigrationRun(migrator: self, plan: plan, backend: backend, options: options, onProgress: progress).run()
-            logger.info("migrated store", metadata: [
-                LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(plan.targetVersion.name)",
-                LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
-            ])
+            logger.info(
+                "migrated store",
+                metadata: [
+                    LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(plan.targetVersion.name)",
+                    LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
+                ]
+            )
             await lock.release()
             return plan
         } catch is MigrationAbort {

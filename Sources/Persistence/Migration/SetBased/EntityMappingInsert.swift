@@ -25,14 +25,24 @@ struct EntityMappingInsert: Sendable {
     ///
     /// - Throws: ``SQLCompiler/Untranslatable`` naming the first attribute whose value
     ///   expression has no SQL equivalent.
-    init(_ entityMapping: EntityMapping, source: (entity: EntityDescription, table: EntityTable), sourceSchema: StoreSchema,
-         destination: (entity: EntityDescription, table: EntityTable), of destinationModel: ManagedObjectModel) throws {
+    init(
+        _ entityMapping: EntityMapping,
+        source: (entity: EntityDescription, table: EntityTable),
+        sourceSchema: StoreSchema,
+        destination: (entity: EntityDescription, table: EntityTable),
+        of destinationModel: ManagedObjectModel
+    ) throws {
         mapping = entityMapping.name
         sourceTable = source.table
         destinationTable = destination.table
         let compiler = SQLCompiler(schema: sourceSchema, entity: source.entity)
-        columns = try compiler.attributeValues(of: entityMapping, into: destination.entity, of: destinationModel,
-                                               table: destination.table, row: "s")
+        columns = try compiler.attributeValues(
+            of: entityMapping,
+            into: destination.entity,
+            of: destinationModel,
+            table: destination.table,
+            row: "s"
+        )
     }
 
     /// Sets the destination column `column` to `value` over the source row `s`.
@@ -53,7 +63,8 @@ struct EntityMappingInsert: Sendable {
     /// The statement, its source table and key offsets still symbolic.
     var statement: SQL {
         let names: [SQL] = ["\(storeName: "Z_PK")", "\(storeName: "Z_ENT")", "\(storeName: "Z_OPT")"] + columns.map { "\(identifier: $0.column)" }
-        let values: [SQL] = ["s.\(storeName: "Z_PK") + \(offsetOf: mapping)", "\(raw: String(destinationTable.entityNumber))", "1"] + columns.map(\.value)
+        let values: [SQL] =
+            ["s.\(storeName: "Z_PK") + \(offsetOf: mapping)", "\(raw: String(destinationTable.entityNumber))", "1"] + columns.map(\.value)
         return """
             INSERT INTO \(identifier: destinationTable.name) (\(names.joined(separator: ", "))) \
             SELECT \(values.joined(separator: ", ")) FROM \(sourceTable: sourceTable.name) s WHERE s.\(storeName: "Z_ENT") = \(raw: String(sourceTable.entityNumber))

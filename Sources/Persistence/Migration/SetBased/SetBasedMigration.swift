@@ -54,10 +54,17 @@ struct SetBasedMigration: Sendable {
 
     /// `sourceLayout` is how the source store is laid out: its entities' numbers and its tables' names (by default as a
     /// new store of `source` is).
-    static func plan(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: any SQLDialect,
-                     sourceLayout: StoreLayout? = nil) -> Result<SetBasedMigration, Unsupported> {
+    static func plan(
+        mapping: MappingModel,
+        source: ManagedObjectModel,
+        destination: ManagedObjectModel,
+        dialect: any SQLDialect,
+        sourceLayout: StoreLayout? = nil
+    ) -> Result<SetBasedMigration, Unsupported> {
         do {
-            return .success(try SetBasedPlanner(mapping: mapping, source: source, destination: destination, dialect: dialect, sourceLayout: sourceLayout).plan())
+            return .success(
+                try SetBasedPlanner(mapping: mapping, source: source, destination: destination, dialect: dialect, sourceLayout: sourceLayout).plan()
+            )
         } catch let unsupported as Unsupported {
             return .failure(unsupported)
         } catch {
@@ -105,10 +112,12 @@ struct SetBasedMigration: Sendable {
         // The key generator continues after the largest key of each table.
         let schema = StoreSchema(model: destination, dialect: d)
         for table in schema.rootTables {
-            try connection.run(literal: """
-                UPDATE \(storeName: "Z_PRIMARYKEY") SET \(storeName: "Z_MAX") = (SELECT coalesce(max(\(storeName: "Z_PK")), 0) FROM \(identifier: table.name)) \
-                WHERE \(storeName: "Z_ENT") = \(raw: String(table.entityNumber))
-                """)
+            try connection.run(
+                literal: """
+                    UPDATE \(storeName: "Z_PRIMARYKEY") SET \(storeName: "Z_MAX") = (SELECT coalesce(max(\(storeName: "Z_PK")), 0) FROM \(identifier: table.name)) \
+                    WHERE \(storeName: "Z_ENT") = \(raw: String(table.entityNumber))
+                    """
+            )
         }
         return written
     }

@@ -7,7 +7,13 @@ struct SetBasedPlanner {
     let sourceSchema: StoreSchema
     let destinationSchema: StoreSchema
 
-    init(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: any SQLDialect, sourceLayout: StoreLayout? = nil) {
+    init(
+        mapping: MappingModel,
+        source: ManagedObjectModel,
+        destination: ManagedObjectModel,
+        dialect: any SQLDialect,
+        sourceLayout: StoreLayout? = nil
+    ) {
         self.mapping = mapping
         self.source = source
         self.destination = destination
@@ -36,8 +42,13 @@ struct SetBasedPlanner {
 
             var insert: EntityMappingInsert
             do {
-                insert = try EntityMappingInsert(entityMapping, source: (sourceEntity, sourceTable), sourceSchema: sourceSchema,
-                                                 destination: (destinationEntity, destinationTable), of: destination)
+                insert = try EntityMappingInsert(
+                    entityMapping,
+                    source: (sourceEntity, sourceTable),
+                    sourceSchema: sourceSchema,
+                    destination: (destinationEntity, destinationTable),
+                    of: destination
+                )
             } catch let untranslatable as SQLCompiler.Untranslatable {
                 throw unsupported("\(entityMapping.name).\(untranslatable.attribute)'s value expression has no SQL equivalent")
             }
@@ -46,7 +57,12 @@ struct SetBasedPlanner {
                 switch destinationSchema.storage(of: relationship, in: destinationEntity) {
                 case .foreignKey(let column)?:
                     guard let expression else { continue }
-                    let (key, entityNumber) = try foreignKey(expression, sourceEntity: sourceEntity, mappingName: entityMapping.name, property: relationship.name)
+                    let (key, entityNumber) = try foreignKey(
+                        expression,
+                        sourceEntity: sourceEntity,
+                        mappingName: entityMapping.name,
+                        property: relationship.name
+                    )
                     insert.setKey(of: relationship.name, column: column, to: key, entityNumber: entityNumber)
                     // The row's place among its destination's, when that side is ordered:
                     // the source's, where the source ordered the same pairs beside the same key.
@@ -69,14 +85,29 @@ struct SetBasedPlanner {
                     // Core Data's hidden key on the destination's rows: set once they are all written.
                     guard let expression else { continue }
                     let orderColumn = destinationSchema.orderColumn(of: relationship, in: destinationEntity)
-                    let pairs = try pairs(expression, sourceEntity: sourceEntity, sourceTable: sourceTable, mappingName: entityMapping.name,
-                                          property: relationship.name, withOrder: orderColumn != nil)
+                    let pairs = try pairs(
+                        expression,
+                        sourceEntity: sourceEntity,
+                        sourceTable: sourceTable,
+                        mappingName: entityMapping.name,
+                        property: relationship.name,
+                        withOrder: orderColumn != nil
+                    )
                     keyUpdates.append(SetBasedMigration.KeyUpdate(table: table.name, keyColumn: column, orderColumn: orderColumn, pairs: pairs))
                 case .joinTable(let join, let fromSource)?:
                     guard let expression, !joinTablesDone.contains(join.name) else { continue }
                     joinTablesDone.insert(join.name)
-                    joinInserts.append(try joinRows(expression, join: join, fromOwner: fromSource, sourceEntity: sourceEntity,
-                                                    sourceTable: sourceTable, mappingName: entityMapping.name, property: relationship.name))
+                    joinInserts.append(
+                        try joinRows(
+                            expression,
+                            join: join,
+                            fromOwner: fromSource,
+                            sourceEntity: sourceEntity,
+                            sourceTable: sourceTable,
+                            mappingName: entityMapping.name,
+                            property: relationship.name
+                        )
+                    )
                 case nil:
                     continue
                 }
@@ -87,7 +118,11 @@ struct SetBasedPlanner {
     }
 
     /// The entity mapping a `destinationInstances…` call names, and the source relationship it reads.
-    private func lookup(_ expression: Expression, sourceEntity: EntityDescription, property: String) throws -> (target: EntityMapping, relationship: RelationshipDescription) {
+    private func lookup(
+        _ expression: Expression,
+        sourceEntity: EntityDescription,
+        property: String
+    ) throws -> (target: EntityMapping, relationship: RelationshipDescription) {
         guard let call = expression.destinationInstancesCall, let path = call.sources.sourceKeyPath, path.count == 1,
             let relationship = source.relationship(named: path[0], of: sourceEntity),
             let target = mapping.entityMapping(named: call.mapping), target.policyName == nil, target.sourceFilter == nil,
@@ -109,8 +144,10 @@ struct SetBasedPlanner {
             return ("s.\(identifier: column) + \(offsetOf: target.name)", entityNumber)
         case .inverseForeignKey(let table, let column)?, .hiddenForeignKey(let table, let column)?:
             // A to-many that became a to-one keeps its first destination.
-            return ("(SELECT min(x.\(storeName: "Z_PK")) FROM \(sourceTable: table.name) x WHERE x.\(identifier: column) = s.\(storeName: "Z_PK")) + \(offsetOf: target.name)",
-                    entityNumber)
+            return (
+                "(SELECT min(x.\(storeName: "Z_PK")) FROM \(sourceTable: table.name) x WHERE x.\(identifier: column) = s.\(storeName: "Z_PK")) + \(offsetOf: target.name)",
+                entityNumber
+            )
         default:
             throw unsupported("\(mappingName).\(property) reads a many-to-many relationship")
         }
@@ -125,28 +162,52 @@ struct SetBasedPlanner {
         return "s.\(identifier: column)"
     }
 
-    private func joinRows(_ expression: Expression, join: JoinTable, fromOwner: Bool, sourceEntity: EntityDescription, sourceTable: EntityTable,
-                          mappingName: String, property: String) throws -> SetBasedMigration.JoinInsert {
+    private func joinRows(
+        _ expression: Expression,
+        join: JoinTable,
+        fromOwner: Bool,
+        sourceEntity: EntityDescription,
+        sourceTable: EntityTable,
+        mappingName: String,
+        property: String
+    ) throws -> SetBasedMigration.JoinInsert {
         let ordered = join.orderColumn != nil || join.inverseOrderColumn != nil
-        let pairs = try pairs(expression, sourceEntity: sourceEntity, sourceTable: sourceTable, mappingName: mappingName, property: property,
-                              withOrder: ordered)
+        let pairs = try pairs(
+            expression,
+            sourceEntity: sourceEntity,
+            sourceTable: sourceTable,
+            mappingName: mappingName,
+            property: property,
+            withOrder: ordered
+        )
         // The owner's key, the other's, the other's place among the owner's, the owner's among the other's.
         let (owner, other, ordersOther, ordersOwner) = fromOwner ? ("a", "b", "o", "io") : ("b", "a", "io", "o")
-        var columns = [join.sourceColumn, join.destinationColumn], selected = [owner, other]
+        var columns = [join.sourceColumn, join.destinationColumn]
+        var selected = [owner, other]
         for (column, value) in [(join.orderColumn, ordersOther), (join.inverseOrderColumn, ordersOwner)] {
             guard let column else { continue }
             columns.append(column)
             selected.append(value)
         }
-        return SetBasedMigration.JoinInsert(table: join.name, columns: columns, select: "SELECT \(raw: selected.joined(separator: ", ")) FROM (\(pairs)) p")
+        return SetBasedMigration.JoinInsert(
+            table: join.name,
+            columns: columns,
+            select: "SELECT \(raw: selected.joined(separator: ", ")) FROM (\(pairs)) p"
+        )
     }
 
     /// The (this side's destination key `a`, the other side's destination key `b`) pairs of a
     /// to-many look-up, from wherever the source keeps them; `withOrder`, with `o`, the
     /// place of `b` among `a`'s destinations, and `io`, the place of `a` among `b`'s, where
     /// the source orders them (else NULL).
-    private func pairs(_ expression: Expression, sourceEntity: EntityDescription, sourceTable: EntityTable, mappingName: String,
-                       property: String, withOrder: Bool = false) throws -> SQL {
+    private func pairs(
+        _ expression: Expression,
+        sourceEntity: EntityDescription,
+        sourceTable: EntityTable,
+        mappingName: String,
+        property: String,
+        withOrder: Bool = false
+    ) throws -> SQL {
         let (target, relationship) = try lookup(expression, sourceEntity: sourceEntity, property: property)
         func order(_ row: String, _ column: String?, _ inverseColumn: String?) -> SQL {
             guard withOrder else { return "" }

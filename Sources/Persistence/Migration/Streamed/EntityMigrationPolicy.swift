@@ -133,8 +133,14 @@ open class EntityMigrationPolicy: @unchecked Sendable {
                 if MigrationManager.keepsDefault(attribute, over: value) { continue }
                 destination.setValue(MigrationManager.boolean(value, for: attribute), forKey: key, slot: to)
             case .evaluate(let attributeMapping, let expression):
-                let value = try await manager.evaluate(expression, source: source, destination: destination,
-                                                       entityMapping: mapping, propertyMapping: attributeMapping, policy: self)
+                let value = try await manager.evaluate(
+                    expression,
+                    source: source,
+                    destination: destination,
+                    entityMapping: mapping,
+                    propertyMapping: attributeMapping,
+                    policy: self
+                )
                 try manager.assignAttribute(value, to: destination, key: attributeMapping.name, mapping: mapping)
             }
         }
@@ -148,11 +154,19 @@ open class EntityMigrationPolicy: @unchecked Sendable {
     /// relationship mappings' value expressions, typically
     /// `FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", …)`.
     open func createRelationships(forDestination destination: ManagedObject, in mapping: EntityMapping, manager: MigrationManager) async throws {
-        guard let source = try await manager.sourceInstances(forEntityMappingNamed: mapping.name, destinationInstances: [destination]).first else { return }
+        guard let source = try await manager.sourceInstances(forEntityMappingNamed: mapping.name, destinationInstances: [destination]).first else {
+            return
+        }
         for relationshipMapping in mapping.relationshipMappings {
             guard let expression = relationshipMapping.valueExpression else { continue }
-            let value = try await manager.evaluate(expression, source: source, destination: destination,
-                                                   entityMapping: mapping, propertyMapping: relationshipMapping, policy: self)
+            let value = try await manager.evaluate(
+                expression,
+                source: source,
+                destination: destination,
+                entityMapping: mapping,
+                propertyMapping: relationshipMapping,
+                policy: self
+            )
             try manager.assignRelationship(value, to: destination, key: relationshipMapping.name, mapping: mapping)
         }
     }

@@ -15,16 +15,29 @@ enum InstanceStage: Sendable {
     ///   - relationships: how its relationships are set; look-ups through foreign keys are
     ///     written by the insert, per-instance ones are left to the relationship stage.
     ///   - sourceLayout: how the source store is laid out (its entities' numbers, its tables' names).
-    static func plan(_ entityMapping: EntityMapping, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: any SQLDialect,
-                     sourceLayout: StoreLayout? = nil, hooks: EntityMigrationPolicy.Hooks, associationCalls: Bool,
-                     relationships: RelationshipStage) -> InstanceStage {
+    static func plan(
+        _ entityMapping: EntityMapping,
+        source: ManagedObjectModel,
+        destination: ManagedObjectModel,
+        dialect: any SQLDialect,
+        sourceLayout: StoreLayout? = nil,
+        hooks: EntityMigrationPolicy.Hooks,
+        associationCalls: Bool,
+        relationships: RelationshipStage
+    ) -> InstanceStage {
         if hooks.contains(.createDestinationInstances) {
             return .perInstance(reason: "the policy \(entityMapping.policyName ?? "") overrides createDestinationInstances")
         }
         if associationCalls { return .perInstance(reason: "the migration manager's associate hook takes its instances") }
         if entityMapping.sourceFilter != nil { return .perInstance(reason: "it filters its source") }
-        switch sqlInsert(entityMapping, source: source, destination: destination, dialect: dialect, sourceLayout: sourceLayout,
-                         relationships: relationships) {
+        switch sqlInsert(
+            entityMapping,
+            source: source,
+            destination: destination,
+            dialect: dialect,
+            sourceLayout: sourceLayout,
+            relationships: relationships
+        ) {
         case .success(let insert): return .sql(insert)
         case .failure(let unsupported): return .perInstance(reason: unsupported.reason)
         }
@@ -39,8 +52,14 @@ struct SQLInsertUnsupported: Error, Sendable {
 extension InstanceStage {
     /// The entity mapping's ``EntityMappingInsert`` with the foreign keys of look-up
     /// relationships, each the source foreign key plus the target mapping's offset.
-    static func sqlInsert(_ entityMapping: EntityMapping, source: ManagedObjectModel, destination: ManagedObjectModel, dialect: any SQLDialect,
-                          sourceLayout: StoreLayout? = nil, relationships: RelationshipStage) -> Result<EntityMappingInsert, SQLInsertUnsupported> {
+    static func sqlInsert(
+        _ entityMapping: EntityMapping,
+        source: ManagedObjectModel,
+        destination: ManagedObjectModel,
+        dialect: any SQLDialect,
+        sourceLayout: StoreLayout? = nil,
+        relationships: RelationshipStage
+    ) -> Result<EntityMappingInsert, SQLInsertUnsupported> {
         let sourceSchema = StoreSchema(model: source, dialect: dialect, layout: sourceLayout)
         let destinationSchema = StoreSchema(model: destination, dialect: dialect)
         guard entityMapping.type == .copy || entityMapping.type == .transform || entityMapping.type == .custom,
@@ -51,8 +70,13 @@ extension InstanceStage {
         else { return .failure(SQLInsertUnsupported(reason: "it does not map one source entity to one concrete destination entity")) }
         var insert: EntityMappingInsert
         do {
-            insert = try EntityMappingInsert(entityMapping, source: (sourceEntity, sourceTable), sourceSchema: sourceSchema,
-                                             destination: (destinationEntity, destinationTable), of: destination)
+            insert = try EntityMappingInsert(
+                entityMapping,
+                source: (sourceEntity, sourceTable),
+                sourceSchema: sourceSchema,
+                destination: (destinationEntity, destinationTable),
+                of: destination
+            )
         } catch let untranslatable as SQLCompiler.Untranslatable {
             return .failure(SQLInsertUnsupported(reason: "\(untranslatable.attribute)'s value expression has no SQL equivalent"))
         } catch {
@@ -64,10 +88,16 @@ extension InstanceStage {
                     let sourceColumn = sourceTable.column(for: lookup.sourceRelationship)?.name
                 else { return .failure(SQLInsertUnsupported(reason: "\(lookup.relationship) has no foreign-key column")) }
                 guard let entityNumber = destinationSchema.table(for: lookup.targetEntity)?.entityNumber else {
-                    return .failure(SQLInsertUnsupported(reason: "\(lookup.relationship) leads to \(lookup.targetEntity), which the destination does not have"))
+                    return .failure(
+                        SQLInsertUnsupported(reason: "\(lookup.relationship) leads to \(lookup.targetEntity), which the destination does not have")
+                    )
                 }
-                insert.setKey(of: lookup.relationship, column: column, to: "s.\(identifier: sourceColumn) + \(offsetOf: lookup.targetMapping)",
-                              entityNumber: entityNumber)
+                insert.setKey(
+                    of: lookup.relationship,
+                    column: column,
+                    to: "s.\(identifier: sourceColumn) + \(offsetOf: lookup.targetMapping)",
+                    entityNumber: entityNumber
+                )
                 // The row's place among its destination's, where that side is ordered: the
                 // source's, beside the same key (as the set-based step sets it).
                 if let orderColumn = destinationSchema.orderColumnsOfOrderedInverses["\(destinationName).\(lookup.relationship)"] {

@@ -43,9 +43,13 @@ extension MigrationManager {
     /// Only for a mapping whose policy and manager read no store beyond the instances
     /// they are given (``EntityMigrationPolicy/fetchesFromStores``): a read of the
     /// destination would miss the batch being written.
-    func createBatches(of mapping: EntityMapping, pipelined: Bool, done: Int,
-                       makeBatch: () async throws -> MadeBatch?,
-                       committed: (_ count: Int, _ done: Int) throws -> Void) async throws -> Int {
+    func createBatches(
+        of mapping: EntityMapping,
+        pipelined: Bool,
+        done: Int,
+        makeBatch: () async throws -> MadeBatch?,
+        committed: (_ count: Int, _ done: Int) throws -> Void
+    ) async throws -> Int {
         var done = done
         guard pipelined else {
             while let batch = try await makeBatch() {

@@ -12,8 +12,11 @@ extension MigrationManager {
     ///
     /// In a fused pass, the source rows of a mapping that takes its instances from the step
     /// before are not stored: `carried` says where their keys lie and how many there are.
-    func makeAssociationIndex(source: PersistentStore, destination: PersistentStore,
-                              carried: FusedLink.Ready? = nil) async throws -> (index: AssociationIndex, sourceRows: [String: Int]) {
+    func makeAssociationIndex(
+        source: PersistentStore,
+        destination: PersistentStore,
+        carried: FusedLink.Ready? = nil
+    ) async throws -> (index: AssociationIndex, sourceRows: [String: Int]) {
         let table = AssociationTable(database: destination.database)
         try await table.create()
         let d = destination.schema.dialect
@@ -52,7 +55,9 @@ extension MigrationManager {
                 continue
             }
             let offset: Int64
-            if let index = ranges[root, default: []].firstIndex(where: { $0.sourceRoot == sourceTable.rootEntityName && !$0.entities.contains(sourceName) }) {
+            if let index = ranges[root, default: []].firstIndex(where: {
+                $0.sourceRoot == sourceTable.rootEntityName && !$0.entities.contains(sourceName)
+            }) {
                 offset = ranges[root]![index].offset
                 ranges[root]![index].entities.insert(sourceName)
             } else {
@@ -60,14 +65,19 @@ extension MigrationManager {
                 ranges[root, default: []].append((sourceTable.rootEntityName, offset, [sourceName]))
                 reserved[root, default: 0] += largest
             }
-            keys[mapping.name] = .init(sourceRoot: sourceTable.rootEntityName, destinationRoot: root, offset: offset,
-                                       identities: KeyBitSet(capacity: largest))
+            keys[mapping.name] = .init(
+                sourceRoot: sourceTable.rootEntityName,
+                destinationRoot: root,
+                offset: offset,
+                identities: KeyBitSet(capacity: largest)
+            )
         }
         for (root, count) in reserved where count > 0 {
             guard let number = destination.schema.table(for: root)?.entityNumber else { continue }
             let top = bases[root, default: 0] + count
             // Integers only: nothing here comes from outside.
-            let sql = "UPDATE \(d.name("Z_PRIMARYKEY")) SET \(d.name("Z_MAX")) = \(top) WHERE \(d.name("Z_ENT")) = \(number) AND \(d.name("Z_MAX")) < \(top)"
+            let sql =
+                "UPDATE \(d.name("Z_PRIMARYKEY")) SET \(d.name("Z_MAX")) = \(top) WHERE \(d.name("Z_ENT")) = \(number) AND \(d.name("Z_MAX")) < \(top)"
             try await destination.database.write { try $0.execute(sql) }
         }
         return (AssociationIndex(table: table, mappings: keys), sourceRows)
@@ -78,8 +88,13 @@ extension MigrationManager {
     /// the target mapping's offset. A target whose instances are all created already gives
     /// no key for a source without a destination; one still running gets the key, and
     /// ``clearDanglingForeignKeys(_:destination:)`` removes the ones left pointing nowhere.
-    func writeForeignKeys(_ lookups: [RelationshipStage.ForeignKeyLookup], of destination: ManagedObject, from source: ManagedObject,
-                          associations: AssociationIndex, created: Set<String>) {
+    func writeForeignKeys(
+        _ lookups: [RelationshipStage.ForeignKeyLookup],
+        of destination: ManagedObject,
+        from source: ManagedObject,
+        associations: AssociationIndex,
+        created: Set<String>
+    ) {
         var values: [String: ObjectID?] = [:]
         for lookup in lookups {
             guard let key = source.destinationID(forKey: lookup.sourceRelationship)?.primaryKey,
@@ -89,7 +104,11 @@ extension MigrationManager {
                 values[lookup.relationship] = ObjectID?.none
                 continue
             }
-            values[lookup.relationship] = ObjectID(entityName: lookup.targetEntity, rootEntityName: lookup.targetRoot, key: .permanent(key + target.offset))
+            values[lookup.relationship] = ObjectID(
+                entityName: lookup.targetEntity,
+                rootEntityName: lookup.targetRoot,
+                key: .permanent(key + target.offset)
+            )
         }
         destination.state.withLock { state in
             for (name, value) in values { state.toOne.updateValue(value, forKey: name) }
@@ -103,25 +122,37 @@ extension MigrationManager {
     /// `readByNextStep`: the destination is a fused pass's intermediate store, which the next
     /// step has read already; clearing a key there would come too late, so the pass cannot
     /// be fused (``StepsNotFusable``).
-    func clearDanglingForeignKeys(_ stages: [(mapping: EntityMapping, lookups: [RelationshipStage.ForeignKeyLookup])], destination: PersistentStore,
-                                  associations: AssociationIndex, sourceRows: [String: Int], readByNextStep: Bool = false) async throws {
+    func clearDanglingForeignKeys(
+        _ stages: [(mapping: EntityMapping, lookups: [RelationshipStage.ForeignKeyLookup])],
+        destination: PersistentStore,
+        associations: AssociationIndex,
+        sourceRows: [String: Int],
+        readByNextStep: Bool = false
+    ) async throws {
         let d = destination.schema.dialect
         var statements: [String] = []
         for (mapping, lookups) in stages {
             guard let name = mapping.destinationEntityName, let table = destination.schema.table(for: name) else { continue }
             for lookup in lookups where !associations.coversEveryRow(of: lookup.targetMapping, sourceRows: sourceRows[lookup.targetMapping] ?? 0) {
-                guard let column = table.column(for: lookup.relationship)?.name, let target = destination.schema.table(for: lookup.targetRoot) else { continue }
+                guard let column = table.column(for: lookup.relationship)?.name, let target = destination.schema.table(for: lookup.targetRoot) else {
+                    continue
+                }
                 // The destination's entity beside the key, where Core Data keeps it, goes with the key.
                 let typeColumn = table.entityTypeColumn(for: lookup.relationship).map { ", \($0.name) = NULL" } ?? ""
-                statements.append("""
+                statements.append(
+                    """
                     UPDATE \(table.name) SET \(column) = NULL\(typeColumn) WHERE \(d.name("Z_ENT")) IN (\(table.entityNumbers.map(String.init).joined(separator: ", "))) \
                     AND \(column) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(target.name) t WHERE t.\(d.name("Z_PK")) = \(table.name).\(column))
-                    """)
+                    """
+                )
             }
         }
         guard !statements.isEmpty else { return }
         if readByNextStep {
-            throw StepsNotFusable(reason: "\(stages.map(\.mapping.name).joined(separator: ", ")) left foreign keys naming no instance, to be cleared after the next step read them")
+            throw StepsNotFusable(
+                reason:
+                    "\(stages.map(\.mapping.name).joined(separator: ", ")) left foreign keys naming no instance, to be cleared after the next step read them"
+            )
         }
         try await destination.database.write { [statements] connection in
             for statement in statements { try connection.execute(statement) }

@@ -11,8 +11,12 @@ extension MigrationManager {
     ///     new store of the source model is.
     ///   - tracksIdentities: whether a mapping's source keys are small enough for identity
     ///     pairs (look-ups through its keys need them).
-    func stages(policies: [String: EntityMigrationPolicy], dialect: (any SQLDialect)?, sourceLayout: StoreLayout? = nil,
-                tracksIdentities: (String) -> Bool = { _ in true })
+    func stages(
+        policies: [String: EntityMigrationPolicy],
+        dialect: (any SQLDialect)?,
+        sourceLayout: StoreLayout? = nil,
+        tracksIdentities: (String) -> Bool = { _ in true }
+    )
         -> [String: (instances: InstanceStage?, relationships: RelationshipStage)]
     {
         var result: [String: (instances: InstanceStage?, relationships: RelationshipStage)] = [:]
@@ -31,9 +35,16 @@ extension MigrationManager {
             var instances: InstanceStage?
             if mapping.type != .add, mapping.sourceEntityName != nil {
                 if let dialect {
-                    instances = InstanceStage.plan(mapping, source: sourceModel, destination: destinationModel, dialect: dialect,
-                                                   sourceLayout: sourceLayout, hooks: hooks,
-                                                   associationCalls: needsAssociationCalls(for: mapping), relationships: relationships)
+                    instances = InstanceStage.plan(
+                        mapping,
+                        source: sourceModel,
+                        destination: destinationModel,
+                        dialect: dialect,
+                        sourceLayout: sourceLayout,
+                        hooks: hooks,
+                        associationCalls: needsAssociationCalls(for: mapping),
+                        relationships: relationships
+                    )
                 } else {
                     instances = .perInstance(reason: "the destination store cannot read the source store's tables")
                 }
@@ -62,15 +73,17 @@ extension MigrationManager {
         let stages = stages(policies: registeredPolicies(), dialect: dialect, sourceLayout: sourceLayout)
         return mappingModel.entityMappings.compactMap { mapping in
             guard let stage = stages[mapping.name] else { return nil }
-            let instances: MigrationPlan.EntityMappingPlan.Stage = switch stage.instances {
-            case .sql?: .sql
-            case .perInstance(let reason)?: .perInstance(reason: reason)
-            case nil: .perInstance(reason: "it has no source instances")
-            }
-            let relationships: MigrationPlan.EntityMappingPlan.Stage = switch stage.relationships {
-            case .foreignKeys: .sql
-            case .perInstance(let reason): .perInstance(reason: reason)
-            }
+            let instances: MigrationPlan.EntityMappingPlan.Stage =
+                switch stage.instances {
+                case .sql?: .sql
+                case .perInstance(let reason)?: .perInstance(reason: reason)
+                case nil: .perInstance(reason: "it has no source instances")
+                }
+            let relationships: MigrationPlan.EntityMappingPlan.Stage =
+                switch stage.relationships {
+                case .foreignKeys: .sql
+                case .perInstance(let reason): .perInstance(reason: reason)
+                }
             return MigrationPlan.EntityMappingPlan(name: mapping.name, instances: instances, relationships: relationships)
         }
     }

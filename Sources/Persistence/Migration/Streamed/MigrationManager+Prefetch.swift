@@ -11,7 +11,8 @@ extension MigrationManager {
     func prefetchRelationships(of sources: [ManagedObject], entity: EntityDescription) async throws {
         var related: [String: Set<Int64>] = [:]
         for relationship in sourceModel.relationships(of: entity) {
-            let ids = relationship.isToMany
+            let ids =
+                relationship.isToMany
                 ? try await sourceContext.prefetchDestinations(of: sources, key: relationship.name).map(\.objectID)
                 : sources.compactMap { $0.destinationID(forKey: relationship.name) }
             for id in ids {
@@ -30,8 +31,10 @@ extension MigrationManager {
                     let destinationName = mapping.destinationEntityName, let destinationEntity = destinationModel.entity(named: destinationName)
                 else { continue }
                 let pairs = try await associations.destinations(mapping: mapping.name, sources: keys)
-                let objects = try await destinationContext.objects(rootEntityName: destinationModel.rootEntity(of: destinationEntity).name,
-                                                                   primaryKeys: Array(Set(pairs.values.joined())))
+                let objects = try await destinationContext.objects(
+                    rootEntityName: destinationModel.rootEntity(of: destinationEntity).name,
+                    primaryKeys: Array(Set(pairs.values.joined()))
+                )
                 var found: [Int64: [ManagedObject]] = [:]
                 for key in keys { found[key] = (pairs[key] ?? []).compactMap { objects[$0] } }
                 cache[mapping.name, default: [:]].merge(found) { $1 }

@@ -28,8 +28,12 @@ extension MigrationManager {
         let shared = Set(ranges.values.filter { $0.count > 1 }.flatMap { $0.map(\.key) })
         var keys: [String: AssociationIndex.MappingKeys] = [:]
         for (name, saved) in saved.keys {
-            var restored = AssociationIndex.MappingKeys(sourceRoot: saved.sourceRoot, destinationRoot: saved.destinationRoot, offset: saved.offset,
-                                                        identities: saved.capacity.map { KeyBitSet(capacity: $0) })
+            var restored = AssociationIndex.MappingKeys(
+                sourceRoot: saved.sourceRoot,
+                destinationRoot: saved.destinationRoot,
+                offset: saved.offset,
+                identities: saved.capacity.map { KeyBitSet(capacity: $0) }
+            )
             if let handedThrough = configuration.checkpointing?.handedThrough[name], let capacity = saved.capacity,
                 let sourceName = mappingModel.entityMapping(named: name)?.sourceEntityName, let sourceTable = source.schema.table(for: sourceName)
             {

@@ -26,7 +26,12 @@ extension MigrationManager {
         let source = try await PersistentStore.open(sourceURL, model: sourceModel, options: .readOnly, logger: logger)
         let destination: PersistentStore
         do {
-            destination = try await PersistentStore.open(destinationURL, model: destinationModel, options: configuration.destinationOptions, logger: logger)
+            destination = try await PersistentStore.open(
+                destinationURL,
+                model: destinationModel,
+                options: configuration.destinationOptions,
+                logger: logger
+            )
         } catch {
             await source.close()
             throw error
@@ -58,14 +63,23 @@ extension MigrationManager {
         } else {
             (associations, sourceRows) = try await makeAssociationIndex(source: source, destination: destination, carried: carried)
             if let checkpointing = configuration.checkpointing {
-                try await StepCheckpointTable(database: destination.database).create(SavedStep(
-                    fingerprint: checkpointing.fingerprint, sourceMark: checkpointing.sourceMark, keys: associations.allKeys.mapValues(SavedKeys.init), sourceRows: sourceRows,
-                    checkpoint: StepCheckpoint()))
+                try await StepCheckpointTable(database: destination.database).create(
+                    SavedStep(
+                        fingerprint: checkpointing.fingerprint,
+                        sourceMark: checkpointing.sourceMark,
+                        keys: associations.allKeys.mapValues(SavedKeys.init),
+                        sourceRows: sourceRows,
+                        checkpoint: StepCheckpoint()
+                    )
+                )
             }
         }
         // The run begins whole and ends whole: nothing of it outlives migrateStore.
-        var run = Run(sourceContext: ManagedObjectContext(store: source, logger: logger),
-                      destinationContext: ManagedObjectContext(store: destination, logger: logger), associations: associations)
+        var run = Run(
+            sourceContext: ManagedObjectContext(store: source, logger: logger),
+            destinationContext: ManagedObjectContext(store: destination, logger: logger),
+            associations: associations
+        )
         if configuration.checkpointing != nil {
             run.checkpoint = resumed?.checkpoint ?? StepCheckpoint()
             run.checkpointWritten = run.checkpoint
@@ -81,9 +95,13 @@ extension MigrationManager {
             if let name = mapping.policyName {
                 guard let policy = configuration.policies.makePolicy(named: name) else {
                     throw MigrationError(
-                        .unknownPolicy, "the entity migration policy '\(name)' is not registered",
-                        hint: "register it with MigrationPolicies.register(_:as:) before migrating (registered: \(configuration.policies.names.joined(separator: ", ")))",
-                        file: mappingModel.file, entityMapping: mapping.name)
+                        .unknownPolicy,
+                        "the entity migration policy '\(name)' is not registered",
+                        hint:
+                            "register it with MigrationPolicies.register(_:as:) before migrating (registered: \(configuration.policies.names.joined(separator: ", ")))",
+                        file: mappingModel.file,
+                        entityMapping: mapping.name
+                    )
                 }
                 policies[mapping.name] = policy
             } else {
@@ -91,8 +109,12 @@ extension MigrationManager {
             }
         }
         let access = SourceAccess(source: source.url, destination: destination.url)
-        let planned = self.stages(policies: policies, dialect: access == nil ? nil : destination.schema.dialect,
-                                  sourceLayout: source.schema.layout, tracksIdentities: { associations.keys(of: $0)?.identities != nil })
+        let planned = self.stages(
+            policies: policies,
+            dialect: access == nil ? nil : destination.schema.dialect,
+            sourceLayout: source.schema.layout,
+            tracksIdentities: { associations.keys(of: $0)?.identities != nil }
+        )
         try checkFusedStages(planned)
         let stages = planned.mapValues(\.relationships)
         let instanceStages = planned.compactMapValues(\.instances)
@@ -138,8 +160,15 @@ extension MigrationManager {
                     // The interrupted run's chunks up to its last source key are in.
                     (after, done) = (resumed.lastSourceKey, resumed.done)
                 }
-                done = try await runInstanceInsert(insert, after: after, done: done, access: access, source: source, destination: destination,
-                                                   associations: associations)
+                done = try await runInstanceInsert(
+                    insert,
+                    after: after,
+                    done: done,
+                    access: access,
+                    source: source,
+                    destination: destination,
+                    associations: associations
+                )
                 counter.advance(.createInstances, .entityMapping(mapping.name), by: done, done: done)
             } else if let link = configuration.upstreamLink, let upstream = link.upstream(of: mapping.name) {
                 if let resumed = resumed?.checkpoint, resumed.mapping == mapping.name {
@@ -167,7 +196,9 @@ extension MigrationManager {
                 }
                 done = try await createBatches(of: mapping, pipelined: pipelinesBatches(of: mapping, policy: policy), done: done) {
                     try checkCancellation()
-                    guard let (end, count) = try await createInstances(of: sourceName, after: last, mapping: mapping, policy: policy) else { return nil }
+                    guard let (end, count) = try await createInstances(of: sourceName, after: last, mapping: mapping, policy: policy) else {
+                        return nil
+                    }
                     last = end
                     return MadeBatch(lastSourceKey: end, count: count)
                 } committed: { count, done in
@@ -189,8 +220,13 @@ extension MigrationManager {
             return (mapping, lookups)
         }
         if resumedStage == .instances {
-            try await clearDanglingForeignKeys(written, destination: destination, associations: associations, sourceRows: sourceRows,
-                                               readByNextStep: handing != nil)
+            try await clearDanglingForeignKeys(
+                written,
+                destination: destination,
+                associations: associations,
+                sourceRows: sourceRows,
+                readByNextStep: handing != nil
+            )
         }
 
         // Stage 2: create relationships, destination by destination, where they were not
@@ -219,8 +255,14 @@ extension MigrationManager {
                     let (pairs, next) = try await associations.pairs(mapping: mapping.name, after: after, limit: configuration.batchSize)
                     cursor = next
                     guard !pairs.isEmpty else { break }
-                    try await createRelationships(for: pairs, sourceEntity: sourceEntity, sourceRoot: sourceRoot, destinationRoot: destinationRoot,
-                                                  mapping: mapping, policy: policy)
+                    try await createRelationships(
+                        for: pairs,
+                        sourceEntity: sourceEntity,
+                        sourceRoot: sourceRoot,
+                        destinationRoot: destinationRoot,
+                        mapping: mapping,
+                        policy: policy
+                    )
                     try await flushBatch()
                     done += pairs.count
                     counter.advance(.createRelationships, .entityMapping(mapping.name), by: pairs.count, done: done)
@@ -269,9 +311,18 @@ extension MigrationManager {
     /// Runs the policy over the next batch of source instances of `mapping` after the key
     /// `last`; returns the batch's last key and size, `nil` when none are left. The batch's
     /// objects are held here only, so that ``flushBatch()`` can forget them once it is saved.
-    private func createInstances(of sourceName: String, after last: Int64, mapping: EntityMapping,
-                                 policy: EntityMigrationPolicy) async throws -> (end: Int64, count: Int)? {
-        let batch = try await sourceContext.fetchBatch(entityName: sourceName, predicate: mapping.sourceFilter, after: last, limit: configuration.batchSize)
+    private func createInstances(
+        of sourceName: String,
+        after last: Int64,
+        mapping: EntityMapping,
+        policy: EntityMigrationPolicy
+    ) async throws -> (end: Int64, count: Int)? {
+        let batch = try await sourceContext.fetchBatch(
+            entityName: sourceName,
+            predicate: mapping.sourceFilter,
+            after: last,
+            limit: configuration.batchSize
+        )
         guard let end = batch.last?.objectID.primaryKey else { return nil }
         for instance in batch {
             try await policy.createDestinationInstances(forSource: instance, in: mapping, manager: self)
@@ -280,8 +331,14 @@ extension MigrationManager {
     }
 
     /// Runs the policy's relationship stage over a batch of associated pairs.
-    private func createRelationships(for pairs: [(source: Int64, destination: Int64)], sourceEntity: EntityDescription, sourceRoot: String, destinationRoot: String,
-                                     mapping: EntityMapping, policy: EntityMigrationPolicy) async throws {
+    private func createRelationships(
+        for pairs: [(source: Int64, destination: Int64)],
+        sourceEntity: EntityDescription,
+        sourceRoot: String,
+        destinationRoot: String,
+        mapping: EntityMapping,
+        policy: EntityMigrationPolicy
+    ) async throws {
         let sources = try await sourceContext.objects(rootEntityName: sourceRoot, primaryKeys: pairs.map(\.source))
         let destinations = try await destinationContext.objects(rootEntityName: destinationRoot, primaryKeys: pairs.map(\.destination))
         try await prefetchRelationships(of: Array(sources.values), entity: sourceEntity)
@@ -303,8 +360,15 @@ extension MigrationManager {
     /// returns the rows of the mapping written, `done` of them before. Each chunk's
     /// transaction records how far the mapping got, so a killed run loses one chunk, not
     /// the mapping.
-    private func runInstanceInsert(_ insert: EntityMappingInsert, after: Int64, done: Int, access: SourceAccess, source: PersistentStore,
-                                   destination: PersistentStore, associations: AssociationIndex) async throws -> Int {
+    private func runInstanceInsert(
+        _ insert: EntityMappingInsert,
+        after: Int64,
+        done: Int,
+        access: SourceAccess,
+        source: PersistentStore,
+        destination: PersistentStore,
+        associations: AssociationIndex
+    ) async throws -> Int {
         guard associations.keys(of: insert.mapping) != nil else { return done }
         var offsets: [String: Int64] = [:]
         for mapping in mappingModel.entityMappings {
@@ -383,8 +447,13 @@ extension MigrationManager {
         if batch.writesAnything {
             try await writingBatch {
                 // ``flushBatch()`` forgets the batch next, registering what a policy holds.
-                try await destinationContext.save(validating: false, assignedKeys: batch.assignedKeys, insertsInBulk: true, registeringSaved: false,
-                                                  alsoWriting: batch.alsoWriting)
+                try await destinationContext.save(
+                    validating: false,
+                    assignedKeys: batch.assignedKeys,
+                    insertsInBulk: true,
+                    registeringSaved: false,
+                    alsoWriting: batch.alsoWriting
+                )
             }
         }
         batchCommitted(batch)
@@ -394,9 +463,11 @@ extension MigrationManager {
     /// (see ``flushBatch()``), the association rows of the others, the foreign keys set
     /// from look-ups, and the checkpoint that counts it.
     func prepareBatchSave() throws -> BatchSave? {
-        guard let (pending, stages, created, associations) = updateRun({ run in
-            (run.batch.startNext(), run.relationshipStages, run.createdMappings, run.associations)
-        }) else { return nil }
+        guard
+            let (pending, stages, created, associations) = updateRun({ run in
+                (run.batch.startNext(), run.relationshipStages, run.createdMappings, run.associations)
+            })
+        else { return nil }
         var assigned: [ObjectID: Int64] = [:]
         assigned.reserveCapacity(pending.count)
         var exceptions: [Pending] = []
@@ -412,9 +483,13 @@ extension MigrationManager {
             {
                 let name = expected.name
                 throw MigrationError(
-                    .evaluationFailed, "a \(pair.destination.entity.name) was associated with the entity mapping \(pair.mapping), whose instances are \(name)s",
-                    hint: "associate each destination instance with the entity mapping that creates its entity; link other instances with relationships",
-                    file: mappingModel.file, entityMapping: pair.mapping)
+                    .evaluationFailed,
+                    "a \(pair.destination.entity.name) was associated with the entity mapping \(pair.mapping), whose instances are \(name)s",
+                    hint:
+                        "associate each destination instance with the entity mapping that creates its entity; link other instances with relationships",
+                    file: mappingModel.file,
+                    entityMapping: pair.mapping
+                )
             }
             guard let source = pair.source.objectID.primaryKey else {
                 throw MigrationError(.evaluationFailed, "an associated source instance was never saved", entityMapping: pair.mapping)
@@ -454,8 +529,14 @@ extension MigrationManager {
             try table.insert(rows, on: connection)
             if let checkpoint { try StepCheckpointTable.write(checkpoint, on: connection) }
         }
-        return BatchSave(assignedKeys: assigned, associationRows: unsaved, associations: associations, checkpoint: checkpoint, alsoWriting: alsoWriting,
-                         writesAnything: destinationContext.hasChanges || !pairs.isEmpty || checkpoint != nil)
+        return BatchSave(
+            assignedKeys: assigned,
+            associationRows: unsaved,
+            associations: associations,
+            checkpoint: checkpoint,
+            alsoWriting: alsoWriting,
+            writesAnything: destinationContext.hasChanges || !pairs.isEmpty || checkpoint != nil
+        )
     }
 
     /// Notes what a batch's committed transaction wrote besides its objects.
@@ -487,12 +568,15 @@ extension MigrationManager {
     }
 
     private func logStage(_ stage: MigrationProgress.Stage, mapping: EntityMapping, rows: Int, since started: ContinuousClock.Instant) throws {
-        logger.info("migration stage", metadata: [
-            LoggingKeys.migrationStage: "\(stage.rawValue)",
-            LoggingKeys.entityMapping: "\(mapping.name)",
-            LoggingKeys.rows: "\(rows)",
-            LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
-        ])
+        logger.info(
+            "migration stage",
+            metadata: [
+                LoggingKeys.migrationStage: "\(stage.rawValue)",
+                LoggingKeys.entityMapping: "\(mapping.name)",
+                LoggingKeys.rows: "\(rows)",
+                LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
+            ]
+        )
         try pass(.stageFinished(step: configuration.stepNumber, stage: stage, entityMapping: mapping.name))
     }
 
@@ -546,9 +630,19 @@ struct ProgressCounter {
     private func report(_ stage: MigrationProgress.Stage, fraction: Double, subject: MigrationProgress.Subject?, done: Int, total: Int) {
         manager.state.withLock { $0.progress = fraction }
         let model = manager.mappingModel
-        manager.progressDidChange(MigrationProgress(
-            fractionCompleted: fraction, stepFractionCompleted: fraction, step: 1, stepCount: 1,
-            sourceVersion: model.sourceModelName, destinationVersion: model.destinationModelName,
-            stage: stage, subject: subject, instancesDone: done, instancesTotal: max(total, done)))
+        manager.progressDidChange(
+            MigrationProgress(
+                fractionCompleted: fraction,
+                stepFractionCompleted: fraction,
+                step: 1,
+                stepCount: 1,
+                sourceVersion: model.sourceModelName,
+                destinationVersion: model.destinationModelName,
+                stage: stage,
+                subject: subject,
+                instancesDone: done,
+                instancesTotal: max(total, done)
+            )
+        )
     }
 }

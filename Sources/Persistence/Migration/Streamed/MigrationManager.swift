@@ -74,9 +74,15 @@ open class MigrationManager: @unchecked Sendable {
         /// and SQL chunk committed.
         var throttle: MigrationThrottle?
 
-        public init(sourceModel: ManagedObjectModel, destinationModel: ManagedObjectModel, mappingModel: MappingModel,
-                    policies: MigrationPolicies = MigrationPolicies(), batchSize: Int = 1_000,
-                    destinationOptions: PersistentStore.Options = .createIfMissing, logger: Logger) {
+        public init(
+            sourceModel: ManagedObjectModel,
+            destinationModel: ManagedObjectModel,
+            mappingModel: MappingModel,
+            policies: MigrationPolicies = MigrationPolicies(),
+            batchSize: Int = 1_000,
+            destinationOptions: PersistentStore.Options = .createIfMissing,
+            logger: Logger
+        ) {
             self.sourceModel = sourceModel
             self.destinationModel = destinationModel
             self.mappingModel = mappingModel
@@ -198,7 +204,9 @@ open class MigrationManager: @unchecked Sendable {
         guard let mapping = entityMappingOfStep(named: name), mapping.destinationEntityName != nil else {
             throw MigrationError(.invalidMappingModel, "there is no entity mapping named '\(name)' with a destination", entityMapping: name)
         }
-        guard mappingModel.isInferred, let sourceName = mapping.sourceEntityName, sourceInstances.contains(where: { $0.objectID.entityName != sourceName }) else {
+        guard mappingModel.isInferred, let sourceName = mapping.sourceEntityName,
+            sourceInstances.contains(where: { $0.objectID.entityName != sourceName })
+        else {
             return try await destinations(of: mapping, for: sourceInstances).flatMap { $0 }
         }
         // Each source entity's own mapping, the first that has a destination.
@@ -221,14 +229,19 @@ open class MigrationManager: @unchecked Sendable {
     /// The destination instances `mapping` made from each of `sourceInstances`.
     private func destinations(of mapping: EntityMapping, for sourceInstances: [ManagedObject]) async throws -> [[ManagedObject]] {
         let name = mapping.name
-        guard let destinationName = mapping.destinationEntityName, let destinationEntity = destinationModel.entity(named: destinationName) else { return [] }
+        guard let destinationName = mapping.destinationEntityName, let destinationEntity = destinationModel.entity(named: destinationName) else {
+            return []
+        }
         let (pending, prefetched, associations) = state.withLock { state in
             (state.run?.batch.pendingBySource[name] ?? [:], state.run?.batch.prefetchedDestinations[name] ?? [:], state.run?.associations)
         }
         var stored: [Int64: [ManagedObject]] = [:]
         let keys = sourceInstances.compactMap { source -> Int64? in
             guard pending[source.objectID] == nil, let key = source.objectID.primaryKey else { return nil }
-            if let known = prefetched[key] { stored[key] = known; return nil }
+            if let known = prefetched[key] {
+                stored[key] = known
+                return nil
+            }
             return key
         }
         if !keys.isEmpty, let associations {
@@ -271,8 +284,12 @@ open class MigrationManager: @unchecked Sendable {
 
     /// Evaluates a value expression with Core Data's variables bound.
     public func evaluate(
-        _ expression: Expression, source: ManagedObject?, destination: ManagedObject?, entityMapping: EntityMapping,
-        propertyMapping: PropertyMapping?, policy: EntityMigrationPolicy?
+        _ expression: Expression,
+        source: ManagedObject?,
+        destination: ManagedObject?,
+        entityMapping: EntityMapping,
+        propertyMapping: PropertyMapping?,
+        policy: EntityMigrationPolicy?
     ) async throws -> MigrationValue {
         var variables: [String: MigrationValue] = ["manager": .manager(self), "entityMapping": .entityMapping(entityMapping)]
         if let source { variables["source"] = .object(source) }
@@ -299,7 +316,8 @@ open class MigrationManager: @unchecked Sendable {
             guard let instances = arguments[1].managedObjects else {
                 throw MigrationError(.evaluationFailed, "\(selector) needs instances, got \(arguments[1].kindName)")
             }
-            let result = selector == Self.destinationInstancesSelector
+            let result =
+                selector == Self.destinationInstancesSelector
                 ? try await destinationInstances(forEntityMappingNamed: name, sourceInstances: instances)
                 : try await sourceInstances(forEntityMappingNamed: name, destinationInstances: instances)
             // A single instance in gives a single instance out, as Core Data does for to-one sources.
@@ -349,11 +367,21 @@ open class MigrationManager: @unchecked Sendable {
     /// Sets an attribute from an evaluated value; `nil` into a required attribute keeps its default.
     public func assignAttribute(_ value: MigrationValue, to destination: ManagedObject, key: String, mapping: EntityMapping) throws {
         guard let attribute = destination.layout.attributes[key] else {
-            throw MigrationError(.evaluationFailed, "\(destination.entity.name) has no attribute '\(key)'", entityMapping: mapping.name, property: key)
+            throw MigrationError(
+                .evaluationFailed,
+                "\(destination.entity.name) has no attribute '\(key)'",
+                entityMapping: mapping.name,
+                property: key
+            )
         }
         guard let attributeValue = value.attributeValue else {
-            throw MigrationError(.typeMismatch, "the value for '\(key)' is \(value.kindName), not \(attribute.type.rawValue)",
-                                 file: mappingModel.file, entityMapping: mapping.name, property: key)
+            throw MigrationError(
+                .typeMismatch,
+                "the value for '\(key)' is \(value.kindName), not \(attribute.type.rawValue)",
+                file: mappingModel.file,
+                entityMapping: mapping.name,
+                property: key
+            )
         }
         if Self.keepsDefault(attribute, over: attributeValue) { return }
         destination.setValue(Self.boolean(attributeValue, for: attribute), forKey: key)
@@ -385,11 +413,21 @@ open class MigrationManager: @unchecked Sendable {
     /// visited, in that side's order.
     public func assignRelationship(_ value: MigrationValue, to destination: ManagedObject, key: String, mapping: EntityMapping) throws {
         guard let relationship = destinationModel.relationship(named: key, of: destination.entity) else {
-            throw MigrationError(.evaluationFailed, "\(destination.entity.name) has no relationship '\(key)'", entityMapping: mapping.name, property: key)
+            throw MigrationError(
+                .evaluationFailed,
+                "\(destination.entity.name) has no relationship '\(key)'",
+                entityMapping: mapping.name,
+                property: key
+            )
         }
         guard let objects = value.managedObjects else {
-            throw MigrationError(.typeMismatch, "the value for '\(key)' is \(value.kindName), not \(relationship.destinationEntityName) objects",
-                                 file: mappingModel.file, entityMapping: mapping.name, property: key)
+            throw MigrationError(
+                .typeMismatch,
+                "the value for '\(key)' is \(value.kindName), not \(relationship.destinationEntityName) objects",
+                file: mappingModel.file,
+                entityMapping: mapping.name,
+                property: key
+            )
         }
         if relationship.isToMany {
             // Nothing leaves: the destination instance was made by this migration and holds

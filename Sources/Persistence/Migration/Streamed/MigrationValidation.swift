@@ -43,7 +43,11 @@ struct MigrationValidation {
                 var last: Int64 = 0
                 while issues.count < 100 {
                     if Task.isCancelled {
-                        throw MigrationError(.cancelled, "the migration was cancelled", hint: "the source store was not changed; run the migration again")
+                        throw MigrationError(
+                            .cancelled,
+                            "the migration was cancelled",
+                            hint: "the source store was not changed; run the migration again"
+                        )
                     }
                     let sql: SQL = """
                         SELECT \(storeName: "Z_PK") FROM \(identifier: table.name) WHERE \(own) AND \(storeName: "Z_PK") > \(last) \
@@ -59,11 +63,14 @@ struct MigrationValidation {
                 }
             }
             progress(entity.name, rows)
-            logger.info("migration stage", metadata: [
-                LoggingKeys.migrationStage: "\(MigrationProgress.Stage.validateAndSave.rawValue)",
-                LoggingKeys.entity: "\(entity.name)", LoggingKeys.rows: "\(rows)", LoggingKeys.rowsCheckedInSwift: "\(checked)",
-                LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
-            ])
+            logger.info(
+                "migration stage",
+                metadata: [
+                    LoggingKeys.migrationStage: "\(MigrationProgress.Stage.validateAndSave.rawValue)",
+                    LoggingKeys.entity: "\(entity.name)", LoggingKeys.rows: "\(rows)", LoggingKeys.rowsCheckedInSwift: "\(checked)",
+                    LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
+                ]
+            )
         }
         if issues.count < 100 { issues += try await countIssues(context.store) }
         if !issues.isEmpty { throw failure(issues) }
@@ -74,9 +81,12 @@ struct MigrationValidation {
     func failure(_ issues: [ValidationError.Issue]) -> MigrationError {
         let shown = issues.prefix(5).map { "\($0.objectID) \($0.key ?? "?"): \($0.code)" }.joined(separator: "; ")
         return MigrationError(
-            .validationFailed, "the migrated objects break the rules of '\(model.name)': \(shown)\(issues.count > 5 ? " …" : "")",
+            .validationFailed,
+            "the migrated objects break the rules of '\(model.name)': \(shown)\(issues.count > 5 ? " …" : "")",
             hint: "fix the mapping model's value expressions or the policy so every object is valid; the source store was not changed",
-            file: file, underlying: ValidationError(issues: issues))
+            file: file,
+            underlying: ValidationError(issues: issues)
+        )
     }
 
     /// To-many relationships with too few or too many destinations, counted in SQL.
@@ -95,8 +105,11 @@ struct RelationshipCountCheck: Sendable {
     let code: ValidationError.Issue.Code
 
     /// The checks of every limited to-many relationship for which `include` says yes.
-    static func checks(model: ManagedObjectModel, schema: StoreSchema,
-                       include: (EntityDescription, RelationshipDescription) -> Bool = { _, _ in true }) -> [RelationshipCountCheck] {
+    static func checks(
+        model: ManagedObjectModel,
+        schema: StoreSchema,
+        include: (EntityDescription, RelationshipDescription) -> Bool = { _, _ in true }
+    ) -> [RelationshipCountCheck] {
         let d = schema.dialect
         var checks: [RelationshipCountCheck] = []
         for entity in model.entities where !entity.isAbstract {
@@ -108,7 +121,8 @@ struct RelationshipCountCheck: Sendable {
                 case .inverseForeignKey(let destination, let column)?, .hiddenForeignKey(let destination, let column)?:
                     count = "(SELECT count(*) FROM \(destination.name) x WHERE x.\(column) = t.\(d.name("Z_PK")))"
                 case .joinTable(let join, let fromSource)?:
-                    count = "(SELECT count(*) FROM \(join.name) j WHERE j.\(fromSource ? join.sourceColumn : join.destinationColumn) = t.\(d.name("Z_PK")))"
+                    count =
+                        "(SELECT count(*) FROM \(join.name) j WHERE j.\(fromSource ? join.sourceColumn : join.destinationColumn) = t.\(d.name("Z_PK")))"
                 default:
                     continue
                 }
@@ -116,10 +130,26 @@ struct RelationshipCountCheck: Sendable {
                 let root = model.rootEntity(of: entity).name
                 let select = "SELECT t.\(d.name("Z_PK")) FROM \(table.name) t WHERE \(own) AND"
                 if relationship.minCount > 0 {
-                    checks.append(.init(sql: "\(select) \(count) < \(relationship.minCount) LIMIT 5", entity: entity.name, root: root, key: relationship.name, code: .tooFewObjects))
+                    checks.append(
+                        .init(
+                            sql: "\(select) \(count) < \(relationship.minCount) LIMIT 5",
+                            entity: entity.name,
+                            root: root,
+                            key: relationship.name,
+                            code: .tooFewObjects
+                        )
+                    )
                 }
                 if relationship.maxCount > 0 {
-                    checks.append(.init(sql: "\(select) \(count) > \(relationship.maxCount) LIMIT 5", entity: entity.name, root: root, key: relationship.name, code: .tooManyObjects))
+                    checks.append(
+                        .init(
+                            sql: "\(select) \(count) > \(relationship.maxCount) LIMIT 5",
+                            entity: entity.name,
+                            root: root,
+                            key: relationship.name,
+                            code: .tooManyObjects
+                        )
+                    )
                 }
             }
         }
@@ -128,8 +158,13 @@ struct RelationshipCountCheck: Sendable {
 
     func issues(on connection: any DatabaseConnection) throws -> [ValidationError.Issue] {
         try connection.rows(sql).compactMap { $0[0].int64 }.map { key in
-            .init(code: code, entity: entity, objectID: ObjectID(entityName: entity, rootEntityName: root, key: .permanent(key)),
-                  key: self.key, message: "\(self.key) breaks its \(code) rule")
+            .init(
+                code: code,
+                entity: entity,
+                objectID: ObjectID(entityName: entity, rootEntityName: root, key: .permanent(key)),
+                key: self.key,
+                message: "\(self.key) breaks its \(code) rule"
+            )
         }
     }
 }

@@ -20,8 +20,13 @@ enum RelationshipStage: Sendable {
     }
 
     /// Works out the stage of `entityMapping`, whose policy overrides `hooks`.
-    static func plan(_ entityMapping: EntityMapping, in mappingModel: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel,
-                     hooks: EntityMigrationPolicy.Hooks) -> RelationshipStage {
+    static func plan(
+        _ entityMapping: EntityMapping,
+        in mappingModel: MappingModel,
+        source: ManagedObjectModel,
+        destination: ManagedObjectModel,
+        hooks: EntityMigrationPolicy.Hooks
+    ) -> RelationshipStage {
         if hooks.contains(.createRelationships) {
             return .perInstance(reason: "the policy \(entityMapping.policyName ?? "") overrides createRelationships")
         }
@@ -40,8 +45,11 @@ enum RelationshipStage: Sendable {
                 guard let inverse = destination.inverse(of: relationship), !inverse.isToMany,
                     let inverseTarget = destination.entity(named: relationship.destinationEntityName),
                     mappingModel.entityMappings.contains(where: { other in
-                        guard let otherName = other.destinationEntityName, let otherEntity = destination.entity(named: otherName) else { return false }
-                        return destination.entity(otherEntity, isKindOf: inverseTarget) && other.propertyMapping(named: inverse.name)?.valueExpression != nil
+                        guard let otherName = other.destinationEntityName, let otherEntity = destination.entity(named: otherName) else {
+                            return false
+                        }
+                        return destination.entity(otherEntity, isKindOf: inverseTarget)
+                            && other.propertyMapping(named: inverse.name)?.valueExpression != nil
                     })
                 else { return .perInstance(reason: "\(name) is a to-many relationship that no mapping sets from its to-one side") }
                 // The other side's key says which, not in what order: this side sets the
@@ -66,9 +74,15 @@ enum RelationshipStage: Sendable {
                 let relatedEntity = source.entity(named: sourceRelationship.destinationEntityName), source.subentities(of: relatedEntity).isEmpty,
                 let targetName = target.destinationEntityName, let targetEntity = destination.entity(named: targetName)
             else { return .perInstance(reason: "\(name) is not a look-up of another mapping's instances through a to-one relationship") }
-            lookups.append(ForeignKeyLookup(
-                relationship: name, sourceRelationship: sourceRelationship.name, targetMapping: target.name,
-                targetEntity: targetName, targetRoot: destination.rootEntity(of: targetEntity).name))
+            lookups.append(
+                ForeignKeyLookup(
+                    relationship: name,
+                    sourceRelationship: sourceRelationship.name,
+                    targetMapping: target.name,
+                    targetEntity: targetName,
+                    targetRoot: destination.rootEntity(of: targetEntity).name
+                )
+            )
         }
         return .foreignKeys(lookups)
     }

@@ -83,11 +83,16 @@ struct StepCheckpointTable: Sendable {
         ]
         try await database.write { connection in
             try connection.run(literal: "DROP TABLE IF EXISTS \(storeName: Self.tableName)")
-            try connection.run(literal: """
-                CREATE TABLE \(storeName: Self.tableName) (\(storeName: "Z_NAME") VARCHAR PRIMARY KEY, \(storeName: "Z_VALUE") VARCHAR NOT NULL)
-                """)
+            try connection.run(
+                literal: """
+                    CREATE TABLE \(storeName: Self.tableName) (\(storeName: "Z_NAME") VARCHAR PRIMARY KEY, \(storeName: "Z_VALUE") VARCHAR NOT NULL)
+                    """
+            )
             for (part, value) in parts {
-                try connection.run(literal: "INSERT INTO \(storeName: Self.tableName) (\(storeName: "Z_NAME"), \(storeName: "Z_VALUE")) VALUES (\(part.rawValue), \(value))")
+                try connection.run(
+                    literal:
+                        "INSERT INTO \(storeName: Self.tableName) (\(storeName: "Z_NAME"), \(storeName: "Z_VALUE")) VALUES (\(part.rawValue), \(value))"
+                )
             }
         }
     }
@@ -95,9 +100,11 @@ struct StepCheckpointTable: Sendable {
     /// Records `checkpoint` on `connection`, inside the transaction that writes what it says.
     static func write(_ checkpoint: StepCheckpoint, on connection: any DatabaseConnection) throws {
         let value = String(decoding: try JSONEncoder().encode(checkpoint), as: UTF8.self)
-        try connection.run(literal: """
-            UPDATE \(storeName: tableName) SET \(storeName: "Z_VALUE") = \(value) WHERE \(storeName: "Z_NAME") = \(Part.checkpoint.rawValue)
-            """)
+        try connection.run(
+            literal: """
+                UPDATE \(storeName: tableName) SET \(storeName: "Z_VALUE") = \(value) WHERE \(storeName: "Z_NAME") = \(Part.checkpoint.rawValue)
+                """
+        )
     }
 
     /// What the output says of itself; `nil` when it has no checkpoint (or not a whole one).

@@ -24,26 +24,50 @@ struct CopyPlan: Sendable {
         let d = source.dialect
         var tables: [Table] = []
         for table in source.rootTables {
-            let columns = [("Z_PK", nil), ("Z_ENT", nil), ("Z_OPT", nil)].map { (d.name($0.0), $0.1 as AttributeType?) }
+            let columns =
+                [("Z_PK", nil), ("Z_ENT", nil), ("Z_OPT", nil)].map { (d.name($0.0), $0.1 as AttributeType?) }
                 + table.allColumns.map { column -> (String, AttributeType?) in
                     if case .attribute(let type) = column.kind { return (column.name, type) }
                     return (column.name, nil)
                 }
-            var copied = Table(sourceName: table.name, columns: columns, order: [d.name("Z_PK")],
-                               coreDataName: table.name.uppercased(), coreDataColumns: columns.map { $0.0.uppercased() })
-            let external = Set(model.entityAndDescendants(of: model.entity(named: table.rootEntityName)!).flatMap { entity in
-                entity.attributes.filter(\.allowsExternalBinaryDataStorage).compactMap { source.table(for: entity.name)?.column(for: $0.name)?.name }
-            })
+            var copied = Table(
+                sourceName: table.name,
+                columns: columns,
+                order: [d.name("Z_PK")],
+                coreDataName: table.name.uppercased(),
+                coreDataColumns: columns.map { $0.0.uppercased() }
+            )
+            let external = Set(
+                model.entityAndDescendants(of: model.entity(named: table.rootEntityName)!).flatMap { entity in
+                    entity.attributes.filter(\.allowsExternalBinaryDataStorage).compactMap {
+                        source.table(for: entity.name)?.column(for: $0.name)?.name
+                    }
+                }
+            )
             copied.externallyStored = Set(columns.indices.filter { external.contains(columns[$0].0) })
             tables.append(copied)
         }
         for join in source.allJoinTables {
             let columns: [(String, AttributeType?)] = join.columns.map { ($0, nil) }
-            tables.append(Table(sourceName: join.name, columns: columns, order: [join.sourceColumn, join.destinationColumn],
-                                coreDataName: join.name.uppercased(), coreDataColumns: columns.map { $0.0.uppercased() }))
+            tables.append(
+                Table(
+                    sourceName: join.name,
+                    columns: columns,
+                    order: [join.sourceColumn, join.destinationColumn],
+                    coreDataName: join.name.uppercased(),
+                    coreDataColumns: columns.map { $0.0.uppercased() }
+                )
+            )
         }
-        tables.append(Table(sourceName: d.name("Z_PRIMARYKEY"), columns: ["Z_ENT", "Z_NAME", "Z_SUPER", "Z_MAX"].map { (d.name($0), nil) },
-                            order: [d.name("Z_ENT")], coreDataName: "Z_PRIMARYKEY", coreDataColumns: ["Z_ENT", "Z_NAME", "Z_SUPER", "Z_MAX"]))
+        tables.append(
+            Table(
+                sourceName: d.name("Z_PRIMARYKEY"),
+                columns: ["Z_ENT", "Z_NAME", "Z_SUPER", "Z_MAX"].map { (d.name($0), nil) },
+                order: [d.name("Z_ENT")],
+                coreDataName: "Z_PRIMARYKEY",
+                coreDataColumns: ["Z_ENT", "Z_NAME", "Z_SUPER", "Z_MAX"]
+            )
+        )
         return tables
     }
 
@@ -69,7 +93,8 @@ struct CopyPlan: Sendable {
                 // Keyed tables page by key, so each batch costs the same; join tables by offset.
                 let keyed = table.order.count == 1
                 // The source's names as its structure read them (an Apple store's own spelling).
-                let sql: SQL = keyed
+                let sql: SQL =
+                    keyed
                     ? "SELECT \(raw: list) FROM \(raw: table.sourceName) WHERE \(raw: order) > \(last) ORDER BY \(raw: order) LIMIT \(raw: String(batchSize))"
                     : "SELECT \(raw: list) FROM \(raw: table.sourceName) ORDER BY \(raw: order) LIMIT \(raw: String(batchSize)) OFFSET \(raw: String(offset))"
                 let rows = try await database.read { try $0.rows(literal: sql) }

@@ -33,18 +33,34 @@ public enum StoreCopy {
     /// - Throws: ``StoreError``: ``StoreError/Code/unknownModelVersion`` or
     ///   ``StoreError/Code/ambiguousModelVersion`` when the source's version is not known;
     ///   the errors of reading the source and writing the destination.
-    public static func copy(from source: StoreURL, to destination: StoreURL, versions: VersionedModel, replace: Bool = false,
-                            batchSize: Int = 1_000, storeVersion: String? = nil, logger: Logger) async throws -> Summary {
+    public static func copy(
+        from source: StoreURL,
+        to destination: StoreURL,
+        versions: VersionedModel,
+        replace: Bool = false,
+        batchSize: Int = 1_000,
+        storeVersion: String? = nil,
+        logger: Logger
+    ) async throws -> Summary {
         guard source.description != destination.description else {
-            throw StoreError(.invalidURL, "the source and the destination are the same store", hint: "name another destination", store: source.description)
+            throw StoreError(
+                .invalidURL,
+                "the source and the destination are the same store",
+                hint: "name another destination",
+                store: source.description
+            )
         }
         let metadata = try await PersistentStore.metadata(at: source)
         let model: ManagedObjectModel
         do {
             model = try versions.recogniseVersion(ofStoreAt: source, metadata: metadata, named: storeVersion).model
         } catch let error as StoreError where error.code == .unknownModelVersion && !metadata.isForeign {
-            throw StoreError(.unknownModelVersion, "the store was written by a model version \(versions.name) does not have",
-                             hint: "copy it with the app version that wrote it", store: source.description)
+            throw StoreError(
+                .unknownModelVersion,
+                "the store was written by a model version \(versions.name) does not have",
+                hint: "copy it with the app version that wrote it",
+                store: source.description
+            )
         }
         let store = try await PersistentStore.open(source, model: model, options: .readOnly, logger: logger)
         do {
@@ -54,11 +70,16 @@ public enum StoreCopy {
             plan.externalBinaryStorage = store.externalBinaryStorage
             plan.sourceURL = source
             let summary = try await destination.engine.copyTarget(replace: replace)
-                .fill(model: model, layout: store.schema.layout, metadata: copied) { target in try await plan.copy(from: store.database, to: target, batchSize: batchSize) }
+                .fill(model: model, layout: store.schema.layout, metadata: copied) { target in
+                    try await plan.copy(from: store.database, to: target, batchSize: batchSize)
+                }
             await store.close()
-            logger.info("copied store", metadata: [
-                LoggingKeys.store: "\(destination)", LoggingKeys.modelVersion: "\(model.name)", LoggingKeys.rows: "\(summary.totalRows)",
-            ])
+            logger.info(
+                "copied store",
+                metadata: [
+                    LoggingKeys.store: "\(destination)", LoggingKeys.modelVersion: "\(model.name)", LoggingKeys.rows: "\(summary.totalRows)",
+                ]
+            )
             return summary
         } catch {
             await store.close()

@@ -73,15 +73,21 @@ struct PostgresChangeCapture: Sendable, Hashable {
     /// - Throws: ``PostgresChangeCaptureError`` for a table without key columns or with
     ///   more than two; `DatabaseError` from the server (a table that does not exist, a
     ///   lock not had in time).
-    static func install(tables: [Table], storeSchema: String, lockTimeout: Duration = .milliseconds(200),
-                        on connection: any DatabaseConnection) throws -> PostgresChangeCapture {
+    static func install(
+        tables: [Table],
+        storeSchema: String,
+        lockTimeout: Duration = .milliseconds(200),
+        on connection: any DatabaseConnection
+    ) throws -> PostgresChangeCapture {
         for table in tables where table.keyColumns.isEmpty || table.keyColumns.count > 2 {
             throw PostgresChangeCaptureError(
-                "the table \(table.name) is named by \(table.keyColumns.count) key columns; a captured row is named by one (an entity table's primary key) or two (a join table's keys)")
+                "the table \(table.name) is named by \(table.keyColumns.count) key columns; a captured row is named by one (an entity table's primary key) or two (a join table's keys)"
+            )
         }
         let capture = PostgresChangeCapture(storeSchema: storeSchema, captureSchema: PostgresShadowName.new(beside: storeSchema, kind: .capturing))
         let schema = quote(capture.captureSchema)
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE SCHEMA \(schema);
             CREATE TABLE \(schema).changes (
                 sequence bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -89,7 +95,8 @@ struct PostgresChangeCapture: Sendable, Hashable {
                 key1 bigint NOT NULL,
                 key2 bigint,
                 kind "char" NOT NULL)
-            """)
+            """
+        )
         try yieldingAutovacuum(tables.map { PostgresConfiguration.qualifiedName($0.name, inSchema: storeSchema) }, on: connection)
         // Shared among the tables: a writer queued on a table whose trigger is made waits
         // while the next ones are waited for.
@@ -166,10 +173,13 @@ struct PostgresChangeCapture: Sendable, Hashable {
     /// claim migrates each row's state as it is then, whatever the changes' order.
     func claim(limit: Int, on connection: any DatabaseConnection) throws -> [Change] {
         let changes = "\(Self.quote(captureSchema)).changes"
-        let rows = try connection.rows("""
+        let rows = try connection.rows(
+            """
             DELETE FROM \(changes) WHERE sequence IN (SELECT sequence FROM \(changes) ORDER BY sequence LIMIT $1 FOR UPDATE SKIP LOCKED) \
             RETURNING sequence, table_name, key1, key2, kind
-            """, [.integer(Int64(max(limit, 0)))])
+            """,
+            [.integer(Int64(max(limit, 0)))]
+        )
         return try rows.map { row in
             guard let sequence = row[0].int64, let table = row[1].text, let key1 = row[2].int64,
                 let kind = row[4].text.flatMap(Change.Kind.init(rawValue:))
@@ -201,8 +211,11 @@ struct PostgresChangeCapture: Sendable, Hashable {
     /// prefix and an id of eight hexadecimal digits (a schema of the user's that begins
     /// alike is left), and only under the migration lock: a running migration's capture
     /// looks the same. Waits for readers in the way as ``remove(lockTimeout:on:)`` does.
-    static func removeAbandoned(beside storeSchema: String, lockTimeout: Duration = .milliseconds(200),
-                                on connection: any DatabaseConnection) throws -> [String] {
+    static func removeAbandoned(
+        beside storeSchema: String,
+        lockTimeout: Duration = .milliseconds(200),
+        on connection: any DatabaseConnection
+    ) throws -> [String] {
         let names = try connection.rows("SELECT nspname FROM pg_namespace ORDER BY nspname").compactMap { $0[0].text }
         let schemas = PostgresShadowName.named(.capturing, beside: storeSchema, in: names)
         try yieldingAutovacuum(try schemas.flatMap { try tablesTriggered(fromSchema: $0, on: connection) }, on: connection)
@@ -221,7 +234,12 @@ struct PostgresChangeCapture: Sendable, Hashable {
     /// it waits for the next may wait for this transaction while it waits for the writer;
     /// the lock timeout must end that first, or the server's deadlock check may end the
     /// writer's transaction.
-    static func withLockTimeout(_ timeout: Duration, dividedAmong locks: Int = 1, on connection: any DatabaseConnection, _ body: () throws -> Void) throws {
+    static func withLockTimeout(
+        _ timeout: Duration,
+        dividedAmong locks: Int = 1,
+        on connection: any DatabaseConnection,
+        _ body: () throws -> Void
+    ) throws {
         let milliseconds = max(try shorterThanDeadlockCheck(timeout, on: connection, fraction: 0.5) / Int64(max(locks, 1)), 1)
         let before = try connection.scalar("SELECT current_setting('lock_timeout')")?.text ?? "0"
         try connection.run("SELECT set_config('lock_timeout', $1, true)", [.text("\(milliseconds)ms")])
@@ -242,21 +260,26 @@ struct PostgresChangeCapture: Sendable, Hashable {
     /// deadlock check, and a writer may already be waiting for this transaction.
     static func yieldingAutovacuum(_ tables: [String], on connection: any DatabaseConnection) throws {
         guard !tables.isEmpty else { return }
-        try connection.execute("""
+        try connection.execute(
+            """
             SELECT set_config('persistence.lock_timeout_before', current_setting('lock_timeout'), true);
             SELECT set_config('lock_timeout', (setting::bigint * 2 + 500)::text || 'ms', true) FROM pg_settings WHERE name = 'deadlock_timeout';
             LOCK TABLE \(Array(Set(tables)).sorted().joined(separator: ", ")) IN SHARE UPDATE EXCLUSIVE MODE;
             SELECT set_config('lock_timeout', current_setting('persistence.lock_timeout_before'), true)
-            """)
+            """
+        )
     }
 
     /// The tables (qualified, quoted) with a trigger whose function is in `schema`.
     static func tablesTriggered(fromSchema schema: String, on connection: any DatabaseConnection) throws -> [String] {
-        try connection.rows("""
+        try connection.rows(
+            """
             SELECT DISTINCT format('%I.%I', tn.nspname, c.relname) FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid \
             JOIN pg_namespace fn ON fn.oid = p.pronamespace JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace tn ON tn.oid = c.relnamespace \
             WHERE fn.nspname = $1
-            """, [.text(schema)]).compactMap { $0[0].text }
+            """,
+            [.text(schema)]
+        ).compactMap { $0[0].text }
     }
 
     /// `timeout` in milliseconds, at most `fraction` of the server's `deadlock_timeout`.

@@ -50,19 +50,27 @@ struct PostgresChangedRows: Sendable {
                 for column in table.allColumns {
                     // A to-one's key, or Core Data's hidden key of a to-many without an inverse
                     // (its rows point at their owner).
-                    let pointsAt: String? = switch column.kind {
-                    case .foreignKey(let destination): destination
-                    case .hiddenForeignKey(let source): source
-                    default: nil
-                    }
+                    let pointsAt: String? =
+                        switch column.kind {
+                        case .foreignKey(let destination): destination
+                        case .hiddenForeignKey(let source): source
+                        default: nil
+                        }
                     guard let pointsAt, let target = root(of: pointsAt) else { continue }
                     edges.append(Edge(table: d.name(table.name), column: d.name(column.name), target: target))
                 }
             }
             for join in layout.allJoinTables {
                 guard let sourceSet = root(of: join.sourceEntity), let destinationSet = root(of: join.destinationEntity) else { continue }
-                joins.append(Join(table: d.name(join.name), sourceColumn: d.name(join.sourceColumn), sourceSet: sourceSet,
-                                  destinationColumn: d.name(join.destinationColumn), destinationSet: destinationSet))
+                joins.append(
+                    Join(
+                        table: d.name(join.name),
+                        sourceColumn: d.name(join.sourceColumn),
+                        sourceSet: sourceSet,
+                        destinationColumn: d.name(join.destinationColumn),
+                        destinationSet: destinationSet
+                    )
+                )
             }
         }
     }
@@ -113,10 +121,14 @@ struct PostgresChangedRows: Sendable {
             var next: [String: Set<Int64>] = [:]
             for edge in store.edges {
                 guard let keys = frontier[edge.table], !keys.isEmpty else { continue }
-                let targets = try Self.keys("""
+                let targets = try Self.keys(
+                    """
                     SELECT DISTINCT \(Self.quote(edge.column)) FROM \(schema).\(Self.quote(edge.table)) \
                     WHERE z_pk = ANY($1::bigint[]) AND \(Self.quote(edge.column)) IS NOT NULL
-                    """, keys, on: connection)
+                    """,
+                    keys,
+                    on: connection
+                )
                 let new = targets.subtracting(reached[edge.target] ?? [])
                 if !new.isEmpty {
                     reached[edge.target, default: []].formUnion(new)
@@ -129,29 +141,51 @@ struct PostgresChangedRows: Sendable {
 
     /// The rows one relationship away from `keys` in `schema`: the rows pointing at them,
     /// their many-to-many partners, and (`pointedAt`) the rows they point at.
-    private static func hop(from keys: [String: Set<Int64>], in schema: String, via relationships: Relationships, pointedAt: Bool,
-                            on connection: any DatabaseConnection) throws -> [String: Set<Int64>] {
+    private static func hop(
+        from keys: [String: Set<Int64>],
+        in schema: String,
+        via relationships: Relationships,
+        pointedAt: Bool,
+        on connection: any DatabaseConnection
+    ) throws -> [String: Set<Int64>] {
         let schema = quote(schema)
         var found: [String: Set<Int64>] = [:]
         for edge in relationships.edges {
             let (table, column) = (quote(edge.table), quote(edge.column))
             if let targets = keys[edge.target], !targets.isEmpty {
-                found[edge.table, default: []].formUnion(try self.keys("SELECT z_pk FROM \(schema).\(table) WHERE \(column) = ANY($1::bigint[])", targets, on: connection))
+                found[edge.table, default: []].formUnion(
+                    try self.keys("SELECT z_pk FROM \(schema).\(table) WHERE \(column) = ANY($1::bigint[])", targets, on: connection)
+                )
             }
             if pointedAt, let owners = keys[edge.table], !owners.isEmpty {
-                found[edge.target, default: []].formUnion(try self.keys(
-                    "SELECT DISTINCT \(column) FROM \(schema).\(table) WHERE z_pk = ANY($1::bigint[]) AND \(column) IS NOT NULL", owners, on: connection))
+                found[edge.target, default: []].formUnion(
+                    try self.keys(
+                        "SELECT DISTINCT \(column) FROM \(schema).\(table) WHERE z_pk = ANY($1::bigint[]) AND \(column) IS NOT NULL",
+                        owners,
+                        on: connection
+                    )
+                )
             }
         }
         for join in relationships.joins {
             let (table, sourceColumn, destinationColumn) = (quote(join.table), quote(join.sourceColumn), quote(join.destinationColumn))
             if let sources = keys[join.sourceSet], !sources.isEmpty {
-                found[join.destinationSet, default: []].formUnion(try self.keys(
-                    "SELECT \(destinationColumn) FROM \(schema).\(table) WHERE \(sourceColumn) = ANY($1::bigint[])", sources, on: connection))
+                found[join.destinationSet, default: []].formUnion(
+                    try self.keys(
+                        "SELECT \(destinationColumn) FROM \(schema).\(table) WHERE \(sourceColumn) = ANY($1::bigint[])",
+                        sources,
+                        on: connection
+                    )
+                )
             }
             if let destinations = keys[join.destinationSet], !destinations.isEmpty {
-                found[join.sourceSet, default: []].formUnion(try self.keys(
-                    "SELECT \(sourceColumn) FROM \(schema).\(table) WHERE \(destinationColumn) = ANY($1::bigint[])", destinations, on: connection))
+                found[join.sourceSet, default: []].formUnion(
+                    try self.keys(
+                        "SELECT \(sourceColumn) FROM \(schema).\(table) WHERE \(destinationColumn) = ANY($1::bigint[])",
+                        destinations,
+                        on: connection
+                    )
+                )
             }
         }
         return found
@@ -175,13 +209,18 @@ struct PostgresChangedRows: Sendable {
             let name = Self.quote(table)
             try connection.execute("CREATE TABLE \(round).\(name) (LIKE \(store).\(name) INCLUDING ALL)")
             if let join = joinsByName[table] {
-                try connection.run("""
+                try connection.run(
+                    """
                     INSERT INTO \(round).\(name) SELECT * FROM \(store).\(name) \
                     WHERE \(Self.quote(join.sourceColumn)) = ANY($1::bigint[]) AND \(Self.quote(join.destinationColumn)) = ANY($2::bigint[])
-                    """, [Self.array(reached[join.sourceSet] ?? []), Self.array(reached[join.destinationSet] ?? [])])
+                    """,
+                    [Self.array(reached[join.sourceSet] ?? []), Self.array(reached[join.destinationSet] ?? [])]
+                )
             } else if rootTables.contains(table) {
-                try connection.run("INSERT INTO \(round).\(name) SELECT * FROM \(store).\(name) WHERE z_pk = ANY($1::bigint[])",
-                                   [Self.array(reached[table] ?? [])])
+                try connection.run(
+                    "INSERT INTO \(round).\(name) SELECT * FROM \(store).\(name) WHERE z_pk = ANY($1::bigint[])",
+                    [Self.array(reached[table] ?? [])]
+                )
             } else {
                 try connection.execute("INSERT INTO \(round).\(name) SELECT * FROM \(store).\(name)")
             }

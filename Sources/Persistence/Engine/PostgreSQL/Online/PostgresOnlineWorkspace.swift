@@ -34,8 +34,15 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
     /// The copy's layout at the target version, read once it is migrated.
     private var target: StoreSchema?
 
-    private init(store: StoreURL, configuration: PostgresConfiguration, plan: MigrationPlan, keys: OnlineKeyCorrespondence, logger: Logger,
-                 source: StoreSchema, session: PostgresDatabase) {
+    private init(
+        store: StoreURL,
+        configuration: PostgresConfiguration,
+        plan: MigrationPlan,
+        keys: OnlineKeyCorrespondence,
+        logger: Logger,
+        source: StoreSchema,
+        session: PostgresDatabase
+    ) {
         self.store = store
         self.configuration = configuration
         self.plan = plan
@@ -47,8 +54,13 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
 
     /// Checks the schema holds the store alone (the swap drops it with the old tables) and
     /// reads the store's layout.
-    static func prepare(store: StoreURL, configuration: PostgresConfiguration, plan: MigrationPlan, keys: OnlineKeyCorrespondence,
-                        logger: Logger) async throws -> PostgresOnlineWorkspace {
+    static func prepare(
+        store: StoreURL,
+        configuration: PostgresConfiguration,
+        plan: MigrationPlan,
+        keys: OnlineKeyCorrespondence,
+        logger: Logger
+    ) async throws -> PostgresOnlineWorkspace {
         let session = try await openSession(configuration, store: store)
         do {
             try await session.writeWithoutTransaction { connection in
@@ -57,7 +69,15 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
             let opened = try await PersistentStore.open(store, model: plan.storeVersion, options: .readOnly, logger: logger)
             let source = opened.schema
             await opened.close()
-            return PostgresOnlineWorkspace(store: store, configuration: configuration, plan: plan, keys: keys, logger: logger, source: source, session: session)
+            return PostgresOnlineWorkspace(
+                store: store,
+                configuration: configuration,
+                plan: plan,
+                keys: keys,
+                logger: logger,
+                source: source,
+                session: session
+            )
         } catch {
             await session.close()
             throw error
@@ -77,8 +97,11 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
         let edges = PostgresChangedRows.Relationships(source).edges
         return source.rootTables.map { table in
             let name = d.name(table.name)
-            return PostgresChangeCapture.Table(name: name, keyColumns: ["z_pk"],
-                                               references: edges.filter { $0.table == name }.map { .init(column: $0.column, table: $0.target) })
+            return PostgresChangeCapture.Table(
+                name: name,
+                keyColumns: ["z_pk"],
+                references: edges.filter { $0.table == name }.map { .init(column: $0.column, table: $0.target) }
+            )
         } + source.allJoinTables.map { .init(name: d.name($0.name), keyColumns: [d.name($0.sourceColumn), d.name($0.destinationColumn)]) }
     }
 
@@ -87,9 +110,13 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
         do {
             try await installCapture(tables: tables, schema: schema)
         } catch let error as DatabaseError where Self.isLockInTheWay(error) {
-            throw MigrationError(.storeBusy, "other sessions kept write transactions open on the store's tables for \(WriterFencePatience.duration): the online migration's capture waits for them to end, to record every later change",
-                                 hint: "nothing was changed; run the migration again once long transactions on the store have ended",
-                                 store: store.description, underlying: error)
+            throw MigrationError(
+                .storeBusy,
+                "other sessions kept write transactions open on the store's tables for \(WriterFencePatience.duration): the online migration's capture waits for them to end, to record every later change",
+                hint: "nothing was changed; run the migration again once long transactions on the store have ended",
+                store: store.description,
+                underlying: error
+            )
         }
     }
 
@@ -99,12 +126,18 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
             try await self.session.writeWithoutTransaction { connection in
                 for shadow in try PostgresShadowName.leftovers(beside: schema, on: connection) {
                     try connection.execute("DROP SCHEMA IF EXISTS \(PostgresConfiguration.quoteIdentifier(shadow)) CASCADE")
-                    logger.notice("removed the shadow schema of an interrupted migration", metadata: [LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(shadow)"])
+                    logger.notice(
+                        "removed the shadow schema of an interrupted migration",
+                        metadata: [LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(shadow)"]
+                    )
                 }
             }
             let removed = try await self.session.write { try PostgresChangeCapture.removeAbandoned(beside: schema, on: $0) }
             for name in removed {
-                logger.notice("removed the change capture of an interrupted online migration", metadata: [LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(name)"])
+                logger.notice(
+                    "removed the change capture of an interrupted online migration",
+                    metadata: [LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(name)"]
+                )
             }
             self.capture = try await self.session.write { try PostgresChangeCapture.install(tables: tables, storeSchema: schema, on: $0) }
         }
@@ -126,7 +159,9 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
                     try connection.execute("CREATE SCHEMA \(copy)")
                     let tables = try PostgresSchemaContents.read(schema, on: connection).storeTables
                     for table in tables where rootTables.contains(table) {
-                        let largest = try connection.scalar("SELECT coalesce(max(z_pk), 0) FROM \(store).\(PostgresConfiguration.quoteIdentifier(table))")?.int64 ?? 0
+                        let largest =
+                            try connection.scalar("SELECT coalesce(max(z_pk), 0) FROM \(store).\(PostgresConfiguration.quoteIdentifier(table))")?
+                            .int64 ?? 0
                         if largest > AssociationIndex.largestIdentityKey { throw Self.keysTooLarge(largest) }
                     }
                     for table in tables {
@@ -160,14 +195,23 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
 
     /// Copies a root table 10 000 keys at a time, pacing each chunk, in the copy's
     /// transaction (its snapshot holds across the pauses).
-    private func copyInChunks(_ table: String, from store: String, to copy: String, on database: PostgresDatabase, throttle: MigrationThrottle) async throws {
+    private func copyInChunks(
+        _ table: String,
+        from store: String,
+        to copy: String,
+        on database: PostgresDatabase,
+        throttle: MigrationThrottle
+    ) async throws {
         let chunk: Int64 = 10_000
         let largest = try await database.writeWithoutTransaction { try $0.scalar("SELECT coalesce(max(z_pk), 0) FROM \(store).\(table)")?.int64 ?? 0 }
         var after: Int64 = 0
         while after < largest {
             let (from, upTo) = (after, after + chunk)
             let rows = try await database.writeWithoutTransaction { connection in
-                try connection.run("INSERT INTO \(copy).\(table) SELECT * FROM \(store).\(table) WHERE z_pk > $1 AND z_pk <= $2", [.integer(from), .integer(upTo)])
+                try connection.run(
+                    "INSERT INTO \(copy).\(table) SELECT * FROM \(store).\(table) WHERE z_pk > $1 AND z_pk <= $2",
+                    [.integer(from), .integer(upTo)]
+                )
             }
             after = upTo
             try await throttle.pace(rows: rows)
@@ -210,8 +254,12 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
                         guard reached.largestReachedKey <= AssociationIndex.largestIdentityKey else {
                             throw Self.keysTooLarge(reached.largestReachedKey)
                         }
-                        try reached.write(into: roundSchema, from: storeSchema, tables: try PostgresSchemaContents.read(storeSchema, on: connection).storeTables,
-                                          on: connection)
+                        try reached.write(
+                            into: roundSchema,
+                            from: storeSchema,
+                            tables: try PostgresSchemaContents.read(storeSchema, on: connection).storeTables,
+                            on: connection
+                        )
                         try connection.execute("COMMIT")
                         return reached
                     } catch {
@@ -247,14 +295,25 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
         try await session.write { try PostgresPrivileges.read(schema, on: $0).give(to: copySchema, on: $0) }
     }
 
-    func cutOver(to migrated: StoreURL, lockTimeout: Duration, finalCatchUp: () async throws -> Void,
-                 swapping: @escaping @Sendable () throws -> Void, committed: () throws -> Void) async throws -> Bool {
+    func cutOver(
+        to migrated: StoreURL,
+        lockTimeout: Duration,
+        finalCatchUp: () async throws -> Void,
+        swapping: @escaping @Sendable () throws -> Void,
+        committed: () throws -> Void
+    ) async throws -> Bool {
         guard let capture else { return false }
         let copySchema = try schema(of: migrated)
         let holder = try await Self.openSession(configuration, store: store)
         let replaced: String?
         do {
-            replaced = try await cutOver(holding: holder, lockTimeout: lockTimeout, copySchema: copySchema, finalCatchUp: finalCatchUp, swapping: swapping)
+            replaced = try await cutOver(
+                holding: holder,
+                lockTimeout: lockTimeout,
+                copySchema: copySchema,
+                finalCatchUp: finalCatchUp,
+                swapping: swapping
+            )
         } catch {
             await DatabaseCancellation.shielded { await holder.close() }
             throw error
@@ -274,8 +333,13 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
 
     /// The cut-over in `holder`'s transaction: returns the schema the store's old tables
     /// were renamed to, `nil` when a lock was not had in time (nothing changed).
-    private func cutOver(holding holder: PostgresDatabase, lockTimeout: Duration, copySchema: String,
-                         finalCatchUp: () async throws -> Void, swapping: @escaping @Sendable () throws -> Void) async throws -> String? {
+    private func cutOver(
+        holding holder: PostgresDatabase,
+        lockTimeout: Duration,
+        copySchema: String,
+        finalCatchUp: () async throws -> Void,
+        swapping: @escaping @Sendable () throws -> Void
+    ) async throws -> String? {
         let (configuration, store) = (self.configuration, self.store)
         let replaced = PostgresShadowName.new(beside: configuration.schema, kind: .replaced)
         do {
@@ -312,13 +376,19 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
             try await finalCatchUp()
             try await holder.writeWithoutTransaction { connection in
                 do {
-                    try PostgresSchemaContents.read(configuration.schema, on: connection).refuse(.migrating, configuration: configuration, store: store)
+                    try PostgresSchemaContents.read(configuration.schema, on: connection).refuse(
+                        .migrating,
+                        configuration: configuration,
+                        store: store
+                    )
                     // Given before the lock; what changed since (nothing, mostly: two reads).
                     try PostgresPrivileges.read(configuration.schema, on: connection).give(to: copySchema, on: connection)
                     // Renames take no lock on the tables: readers go on throughout.
                     try connection.execute("ALTER SCHEMA \(configuration.quotedSchema) RENAME TO \(PostgresConfiguration.quoteIdentifier(replaced))")
                     try swapping()
-                    try connection.execute("ALTER SCHEMA \(PostgresConfiguration.quoteIdentifier(copySchema)) RENAME TO \(configuration.quotedSchema)")
+                    try connection.execute(
+                        "ALTER SCHEMA \(PostgresConfiguration.quoteIdentifier(copySchema)) RENAME TO \(configuration.quotedSchema)"
+                    )
                     try connection.execute("COMMIT")
                 } catch {
                     (connection as? any InterruptibleConnection)?.rollback()
@@ -350,9 +420,12 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
                 try await self.session.write { try capture.remove(on: $0) }
             }
         } catch {
-            logger.warning("the change capture could not be removed; the next migration of the store removes it", metadata: [
-                LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(capture.captureSchema)", "persistence.error": "\(error)",
-            ])
+            logger.warning(
+                "the change capture could not be removed; the next migration of the store removes it",
+                metadata: [
+                    LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(capture.captureSchema)", "persistence.error": "\(error)",
+                ]
+            )
         }
     }
 
@@ -378,7 +451,9 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
     /// Keys above the identity range give migrated objects keys of their own, which a round
     /// could not match with the copy's.
     static func keysTooLarge(_ key: Int64) -> MigrationError {
-        OnlineKeyCorrespondence.refusal("the store holds a key of \(key), above \(AssociationIndex.largestIdentityKey): objects with such keys are migrated under keys of their own, which the catch-up cannot match")
+        OnlineKeyCorrespondence.refusal(
+            "the store holds a key of \(key), above \(AssociationIndex.largestIdentityKey): objects with such keys are migrated under keys of their own, which the catch-up cannot match"
+        )
     }
 
     /// The migrated copy's layout, with the entity numbers its migration gave.
@@ -396,7 +471,9 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
     }
 
     private func drop(_ schema: String) async {
-        _ = try? await session.writeWithoutTransaction { try $0.execute("DROP SCHEMA IF EXISTS \(PostgresConfiguration.quoteIdentifier(schema)) CASCADE") }
+        _ = try? await session.writeWithoutTransaction {
+            try $0.execute("DROP SCHEMA IF EXISTS \(PostgresConfiguration.quoteIdentifier(schema)) CASCADE")
+        }
         made.remove(schema)
     }
 

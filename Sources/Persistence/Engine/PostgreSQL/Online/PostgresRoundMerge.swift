@@ -27,8 +27,11 @@ struct PostgresRoundMerge: Sendable {
         }
         let (made, held) = (try numbering(round), try numbering(copy))
         guard made == held else {
-            throw MigrationError(.store, "a catch-up round's store was migrated with other entity numbers than the copy (\(made) against \(held))",
-                                 hint: "the store is as it was; report this with the output of `migrate --plan`")
+            throw MigrationError(
+                .store,
+                "a catch-up round's store was migrated with other entity numbers than the copy (\(made) against \(held))",
+                hint: "the store is as it was; report this with the output of `migrate --plan`"
+            )
         }
         let d = target.dialect
         var mergedByTarget: [String: Set<Int64>] = [:]
@@ -37,37 +40,51 @@ struct PostgresRoundMerge: Sendable {
             guard let sourceRoot = keys.sourceRoot(ofTarget: table.rootEntityName), let sourceTable = source.table(for: sourceRoot) else {
                 let stray = try connection.scalar("SELECT count(*) FROM \(round).\(Self.quote(name))")?.int64 ?? 0
                 if stray > 0 {
-                    throw OnlineKeyCorrespondence.refusal("migrating changed objects made \(table.rootEntityName) objects, which no object of the store's version becomes")
+                    throw OnlineKeyCorrespondence.refusal(
+                        "migrating changed objects made \(table.rootEntityName) objects, which no object of the store's version becomes"
+                    )
                 }
                 continue
             }
             let sourceName = d.name(sourceTable.name)
-            let stray = try connection.scalar("SELECT count(*) FROM \(round).\(Self.quote(name)) WHERE NOT (z_pk = ANY($1::bigint[]))",
-                                              [PostgresChangedRows.array(rows.reached[sourceName] ?? [])])?.int64 ?? 0
+            let stray =
+                try connection.scalar(
+                    "SELECT count(*) FROM \(round).\(Self.quote(name)) WHERE NOT (z_pk = ANY($1::bigint[]))",
+                    [PostgresChangedRows.array(rows.reached[sourceName] ?? [])]
+                )?.int64 ?? 0
             if stray > 0 {
                 throw OnlineKeyCorrespondence.refusal(
-                    "migrating \(sourceRoot) objects made \(table.rootEntityName) objects under keys of their own (a policy that makes more than one object of one)")
+                    "migrating \(sourceRoot) objects made \(table.rootEntityName) objects under keys of their own (a policy that makes more than one object of one)"
+                )
             }
             guard let merged = rows.merged[sourceName], !merged.isEmpty else { continue }
             mergedByTarget[name] = merged
             let columns = try self.columns(of: name, in: copySchema, on: connection)
             let keys = PostgresChangedRows.array(merged)
             try connection.run("DELETE FROM \(copy).\(Self.quote(name)) WHERE z_pk = ANY($1::bigint[])", [keys])
-            try connection.run("INSERT INTO \(copy).\(Self.quote(name)) (\(columns)) SELECT \(columns) FROM \(round).\(Self.quote(name)) WHERE z_pk = ANY($1::bigint[])", [keys])
+            try connection.run(
+                "INSERT INTO \(copy).\(Self.quote(name)) (\(columns)) SELECT \(columns) FROM \(round).\(Self.quote(name)) WHERE z_pk = ANY($1::bigint[])",
+                [keys]
+            )
         }
         for join in target.allJoinTables {
-            guard let sourceSide = rootTableName(of: join.sourceEntity), let destinationSide = rootTableName(of: join.destinationEntity) else { continue }
+            guard let sourceSide = rootTableName(of: join.sourceEntity), let destinationSide = rootTableName(of: join.destinationEntity) else {
+                continue
+            }
             let (sourceKeys, destinationKeys) = (mergedByTarget[sourceSide] ?? [], mergedByTarget[destinationSide] ?? [])
             guard !sourceKeys.isEmpty || !destinationKeys.isEmpty else { continue }
             let name = Self.quote(d.name(join.name))
             let columns = try self.columns(of: d.name(join.name), in: copySchema, on: connection)
-            let touching = "\(Self.quote(d.name(join.sourceColumn))) = ANY($1::bigint[]) OR \(Self.quote(d.name(join.destinationColumn))) = ANY($2::bigint[])"
+            let touching =
+                "\(Self.quote(d.name(join.sourceColumn))) = ANY($1::bigint[]) OR \(Self.quote(d.name(join.destinationColumn))) = ANY($2::bigint[])"
             let arguments = [PostgresChangedRows.array(sourceKeys), PostgresChangedRows.array(destinationKeys)]
             try connection.run("DELETE FROM \(copy).\(name) WHERE \(touching)", arguments)
             try connection.run("INSERT INTO \(copy).\(name) (\(columns)) SELECT \(columns) FROM \(round).\(name) WHERE \(touching)", arguments)
         }
         // Keys the round's objects took stay taken.
-        try connection.execute("UPDATE \(copy).z_primarykey p SET z_max = r.z_max FROM \(round).z_primarykey r WHERE p.z_ent = r.z_ent AND r.z_max > p.z_max")
+        try connection.execute(
+            "UPDATE \(copy).z_primarykey p SET z_max = r.z_max FROM \(round).z_primarykey r WHERE p.z_ent = r.z_ent AND r.z_max > p.z_max"
+        )
     }
 
     /// The root table, named as in the store, of a target entity.
@@ -78,10 +95,13 @@ struct PostgresRoundMerge: Sendable {
 
     /// The table's columns, quoted and in order, for statements that copy rows by name.
     private func columns(of table: String, in schema: String, on connection: any DatabaseConnection) throws -> String {
-        try connection.rows("""
+        try connection.rows(
+            """
             SELECT a.attname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
             WHERE n.nspname = $1 AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum
-            """, [.text(schema), .text(table)]).compactMap { $0[0].text.map(Self.quote) }.joined(separator: ", ")
+            """,
+            [.text(schema), .text(table)]
+        ).compactMap { $0[0].text.map(Self.quote) }.joined(separator: ", ")
     }
 
     private static func quote(_ name: String) -> String {
