@@ -5,6 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+# The code as .swift-format lays it out (`swift format -i -r Sources Tests Package.swift`
+# formats it): a slip fails here, before the build.
+swift format lint --strict --recursive --parallel Sources Tests Package.swift
 swift build --build-tests
 log=$(mktemp -t bookstore-tests.XXXXXX)
 trap 'rm -f "$log"' EXIT
