@@ -131,8 +131,10 @@ public enum TestPgBouncer {
             for file in ["/pgbouncer.ini", "/users.txt"] { if let owner { chown(folder + file, owner.uid, owner.gid) } }
             let runAs = owner != nil ? "/usr/sbin/runuser -u postgres -- " : ""
             let quote = ThrowawayPostgresServer.Cleanup.quote
+            // SIGKILL: pgbouncer keeps the signal mask of the thread that started it, and the
+            // test process's threads block SIGTERM, so a SIGTERM would stay pending for ever.
             ThrowawayPostgresServer.Cleanup.register(
-                "\(runAs)/bin/sh -c \(quote("kill $(cat \(quote(folder + "/pgbouncer.pid")))")) >/dev/null 2>&1; rm -rf \(quote(folder))"
+                "\(runAs)/bin/sh -c \(quote("kill -KILL $(cat \(quote(folder + "/pgbouncer.pid")))")) >/dev/null 2>&1; rm -rf \(quote(folder))"
             )
             // `-d` goes on in the background before it listens: ready once it takes a connection.
             let result = ThrowawayPostgresServer.run([binary, "-d", folder + "/pgbouncer.ini"], asPostgres: owner != nil)
