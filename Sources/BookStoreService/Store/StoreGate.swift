@@ -65,7 +65,7 @@ public final class StoreGate: Sendable {
         /// report; `nil` until a later report of it has counted some.
         public var rowsPerSecond: Double? {
             let rows = progress.instancesDone - rateBase.instancesDone
-            let seconds = Double((reportedAt - rateBase.reportedAt) / .milliseconds(1)) / 1000
+            let seconds = (reportedAt - rateBase.reportedAt).seconds
             guard rows > 0, seconds > 0 else { return nil }
             return Double(rows) / seconds
         }
