@@ -35,16 +35,16 @@ struct BareQueries: Sendable {
 
     /// `GET /publications/{id}`; `nil` when there is no such publication.
     func publication(_ id: Int64, on connection: any DatabaseConnection) throws -> BarePublication? {
-        guard let row = try connection.rows(one, [.integer(id)]).first else { return nil }
-        let pages = try connection.scalar(pageCount, [.integer(id)])?.int64 ?? 0
+        guard let row = try connection.rows(rawSQL: one, [.integer(id)]).first else { return nil }
+        let pages = try connection.scalar(rawSQL: pageCount, [.integer(id)])?.int64 ?? 0
         return BarePublication(row, pageCount: Int(pages))
     }
 
     /// `GET /publications?limit=&offset=`: the window, the total, and the window's page
     /// counts.
     func list(limit: Int, offset: Int, on connection: any DatabaseConnection) throws -> BarePublication.List {
-        let total = try connection.scalar(self.total)?.int64 ?? 0
-        let rows = try connection.rows(window, [.integer(Int64(limit)), .integer(Int64(offset))])
+        let total = try connection.scalar(rawSQL: self.total)?.int64 ?? 0
+        let rows = try connection.rows(rawSQL: window, [.integer(Int64(limit)), .integer(Int64(offset))])
         var list = try items(rows, limit: limit, on: connection)
         (list.total, list.offset) = (Int(total), offset)
         return list
@@ -53,7 +53,7 @@ struct BareQueries: Sendable {
     /// `GET /publications?limit=&after=`: the publications after the key, in key order,
     /// and their page counts; no total.
     func list(limit: Int, after: Int64, on connection: any DatabaseConnection) throws -> BarePublication.List {
-        try items(try connection.rows(keyset, [.integer(after), .integer(Int64(limit))]), limit: limit, on: connection)
+        try items(try connection.rows(rawSQL: keyset, [.integer(after), .integer(Int64(limit))]), limit: limit, on: connection)
     }
 
     /// The rows of a window with their page counts, in one grouped query as the service counts them.
@@ -63,7 +63,7 @@ struct BareQueries: Sendable {
         if !ids.isEmpty {
             let placeholders = ids.indices.map { dialect.placeholder($0 + 1) }.joined(separator: ", ")
             let sql = "SELECT \(ownerColumn), count(*) FROM \(pageTable) WHERE \(ownerColumn) IN (\(placeholders)) GROUP BY \(ownerColumn)"
-            for row in try connection.rows(sql, ids.map(DatabaseValue.integer)) {
+            for row in try connection.rows(rawSQL: sql, ids.map(DatabaseValue.integer)) {
                 if let id = row[0].int64, let count = row[1].int64 { counts[id] = Int(count) }
             }
         }

@@ -94,7 +94,7 @@ struct HandWrittenMigration {
     /// Runs `statements` in one transaction.
     func run(_ statements: [String], on database: any Database) async throws {
         try await database.write { connection in
-            for statement in statements { try connection.execute(statement) }
+            for statement in statements { try connection.execute(rawSQL: statement) }
         }
     }
 

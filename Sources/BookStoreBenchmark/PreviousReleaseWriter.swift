@@ -46,8 +46,8 @@ final class PreviousReleaseWriter: Sendable {
         let (publications, pages) = (version >= 3 ? "ZPUBLICATION" : "ZBOOK", "ZPAGE")
         let keys = try await container.store.database.read { connection in
             (
-                try connection.scalar("SELECT coalesce(max(Z_PK), 0) FROM \(publications)")?.int64 ?? 0,
-                try connection.scalar("SELECT coalesce(max(Z_PK), 0) FROM \(pages)")?.int64 ?? 0
+                try connection.scalar(rawSQL: "SELECT coalesce(max(Z_PK), 0) FROM \(publications)")?.int64 ?? 0,
+                try connection.scalar(rawSQL: "SELECT coalesce(max(Z_PK), 0) FROM \(pages)")?.int64 ?? 0
             )
         }
         largest = Mutex((keys.0, keys.1))

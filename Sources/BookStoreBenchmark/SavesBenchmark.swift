@@ -129,7 +129,7 @@ struct HandWrittenSaves: Sendable {
     static func prepare(on database: any Database, dialect d: any SQLDialect) async throws -> HandWrittenSaves {
         let entity = try await database.read { connection in
             try connection.scalar(
-                "SELECT \(d.name("Z_ENT")) FROM \(d.name("Z_PRIMARYKEY")) WHERE \(d.name("Z_NAME")) = \(d.placeholder(1))",
+                rawSQL: "SELECT \(d.name("Z_ENT")) FROM \(d.name("Z_PRIMARYKEY")) WHERE \(d.name("Z_NAME")) = \(d.placeholder(1))",
                 [.text("Publication")]
             )?.int64
         }
@@ -150,16 +150,16 @@ struct HandWrittenSaves: Sendable {
 
     func updatePrice(of key: Int64, to price: Double) async throws {
         let sql = updateSQL
-        _ = try await database.write { try $0.run(sql, [.double(price), .integer(key)]) }
+        _ = try await database.write { try $0.run(rawSQL: sql, [.double(price), .integer(key)]) }
     }
 
     func insert(title: String, price: Double) async throws {
         let (counterSQL, insertSQL, entity) = (self.counterSQL, self.insertSQL, self.entity)
         try await database.write { connection in
-            guard let key = try connection.scalar(counterSQL, [.integer(entity)])?.int64 else {
+            guard let key = try connection.scalar(rawSQL: counterSQL, [.integer(entity)])?.int64 else {
                 throw HTTPBenchmark.Failure("Z_PRIMARYKEY has no Publication row")
             }
-            try connection.run(insertSQL, [.integer(key), .integer(entity), .text(title), .double(price)])
+            try connection.run(rawSQL: insertSQL, [.integer(key), .integer(entity), .text(title), .double(price)])
         }
     }
 }

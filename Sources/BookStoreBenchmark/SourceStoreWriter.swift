@@ -15,7 +15,7 @@ struct SourceStoreWriter {
         let store = try await PersistentStore.open(url, model: model, options: .createIfMissing, logger: logger)
         let statements = GeneratedBooks.insertStatements(count: books, schema: store.schema)
         try await store.database.write { connection in
-            for statement in statements { try connection.execute(statement) }
+            for statement in statements { try connection.execute(rawSQL: statement) }
         }
         if store.schema.dialect is PostgresDialect {
             // Fresh statistics, as a store in use would have.

@@ -27,8 +27,8 @@ struct StoreComparison {
                 let sql =
                     "SELECT \(columns.joined(separator: ", ")) FROM \(table.name) WHERE \(d.name("Z_PK")) > \(d.placeholder(1)) ORDER BY \(d.name("Z_PK")) LIMIT \(Self.chunk)"
                 let arguments = [DatabaseValue.integer(last)]
-                let rowsA = try await a.read { try $0.rows(sql, arguments) }
-                let rowsB = try await b.read { try $0.rows(sql, arguments) }
+                let rowsA = try await a.read { try $0.rows(rawSQL: sql, arguments) }
+                let rowsB = try await b.read { try $0.rows(rawSQL: sql, arguments) }
                 if rowsA.count != rowsB.count {
                     return "\(table.name) has \(rowsA.count) rows after Z_PK \(last) in the framework's store, \(rowsB.count) in the rebuilt one"
                 }

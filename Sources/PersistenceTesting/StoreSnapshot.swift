@@ -70,10 +70,10 @@ public struct StoreSnapshot: Sendable, Equatable, CustomStringConvertible {
                 var tables: [String: [String]] = [:]
                 // Tables only (views are schema objects, by their definition).
                 let names = try connection.rows(
-                    """
-                    SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-                    WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') ORDER BY 1
-                    """,
+                    rawSQL: """
+                        SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                        WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') ORDER BY 1
+                        """,
                     [.text(schema)]
                 ).compactMap { $0[0].text }
                 for table in names {
@@ -81,16 +81,16 @@ public struct StoreSnapshot: Sendable, Equatable, CustomStringConvertible {
                     // which information_schema's data_type leaves out, and a collation of the
                     // column's own.
                     let columns = try connection.rows(
-                        """
-                        SELECT a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull::int, pg_get_expr(d.adbin, d.adrelid),
-                               CASE WHEN a.attcollation <> t.typcollation THEN co.collname END
-                        FROM pg_attribute a
-                        JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-                        JOIN pg_type t ON t.oid = a.atttypid
-                        LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-                        LEFT JOIN pg_collation co ON co.oid = a.attcollation
-                        WHERE n.nspname = $1 AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum
-                        """,
+                        rawSQL: """
+                            SELECT a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull::int, pg_get_expr(d.adbin, d.adrelid),
+                                   CASE WHEN a.attcollation <> t.typcollation THEN co.collname END
+                            FROM pg_attribute a
+                            JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+                            JOIN pg_type t ON t.oid = a.atttypid
+                            LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+                            LEFT JOIN pg_collation co ON co.oid = a.attcollation
+                            WHERE n.nspname = $1 AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum
+                            """,
                         [.text(schema), .text(table)]
                     ).map { column in
                         "\(column[0].text ?? "?") \(column[1].text ?? "?")" + (column[4].text.map { " COLLATE \($0)" } ?? "")
@@ -98,7 +98,7 @@ public struct StoreSnapshot: Sendable, Equatable, CustomStringConvertible {
                     }
                     let qualified = PostgresConfiguration.qualifiedName(table, inSchema: schema)
                     let order = (1...max(columns.count, 1)).map(String.init).joined(separator: ", ")
-                    let rows = try connection.rows("SELECT * FROM \(qualified) ORDER BY \(order)").map { row in
+                    let rows = try connection.rows(rawSQL: "SELECT * FROM \(qualified) ORDER BY \(order)").map { row in
                         row.values.map(StoreSnapshot.render).joined(separator: " | ")
                     }
                     tables[table] = [columns.joined(separator: ", ")] + rows
@@ -116,51 +116,54 @@ public struct StoreSnapshot: Sendable, Equatable, CustomStringConvertible {
 
     /// Indexes, constraints, sequences (with their last values) and triggers of `schema`.
     static func postgresSchemaObjects(_ schema: String, on connection: any DatabaseConnection) throws -> [String] {
-        let indexes = try connection.rows("SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1", [.text(schema)])
+        let indexes = try connection.rows(rawSQL: "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1", [.text(schema)])
             .map { "index \($0[0].text ?? ""): \($0[1].text ?? "")" }
         let constraints = try connection.rows(
-            """
-            SELECT c.conrelid::regclass::text, c.conname, pg_get_constraintdef(c.oid) FROM pg_constraint c
-            JOIN pg_namespace n ON n.oid = c.connamespace WHERE n.nspname = $1
-            """,
+            rawSQL: """
+                SELECT c.conrelid::regclass::text, c.conname, pg_get_constraintdef(c.oid) FROM pg_constraint c
+                JOIN pg_namespace n ON n.oid = c.connamespace WHERE n.nspname = $1
+                """,
             [.text(schema)]
         ).map { "constraint \($0[1].text ?? "") on \($0[0].text ?? ""): \($0[2].text ?? "")" }
-        let sequences = try connection.rows("SELECT sequencename, last_value FROM pg_sequences WHERE schemaname = $1", [.text(schema)])
+        let sequences = try connection.rows(rawSQL: "SELECT sequencename, last_value FROM pg_sequences WHERE schemaname = $1", [.text(schema)])
             .map { "sequence \($0[0].text ?? ""): last value \($0[1].int64.map(String.init) ?? "none")" }
         let triggers = try connection.rows(
-            """
-            SELECT t.tgrelid::regclass::text, t.tgname, pg_get_triggerdef(t.oid) FROM pg_trigger t
-            JOIN pg_class r ON r.oid = t.tgrelid JOIN pg_namespace n ON n.oid = r.relnamespace
-            WHERE n.nspname = $1 AND NOT t.tgisinternal
-            """,
+            rawSQL: """
+                SELECT t.tgrelid::regclass::text, t.tgname, pg_get_triggerdef(t.oid) FROM pg_trigger t
+                JOIN pg_class r ON r.oid = t.tgrelid JOIN pg_namespace n ON n.oid = r.relnamespace
+                WHERE n.nspname = $1 AND NOT t.tgisinternal
+                """,
             [.text(schema)]
         ).map { "trigger \($0[1].text ?? "") on \($0[0].text ?? ""): \($0[2].text ?? "")" }
         // Logged or not, and who may do what, of each table, view and sequence.
         let relations = try connection.rows(
-            """
-            SELECT c.relname, c.relkind::text, c.relpersistence::text, coalesce(c.relacl::text, '(default)') FROM pg_class c
-            JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'S')
-            """,
+            rawSQL: """
+                SELECT c.relname, c.relkind::text, c.relpersistence::text, coalesce(c.relacl::text, '(default)') FROM pg_class c
+                JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'S')
+                """,
             [.text(schema)]
         ).map { row in
             "relation \(row[0].text ?? "") (\(row[1].text ?? "")): \(row[2].text == "u" ? "unlogged" : row[2].text == "t" ? "temporary" : "logged"), grants \(row[3].text ?? "")"
         }
         let views = try connection.rows(
-            """
-            SELECT c.relname, pg_get_viewdef(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-            WHERE n.nspname = $1 AND c.relkind IN ('v', 'm')
-            """,
+            rawSQL: """
+                SELECT c.relname, pg_get_viewdef(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = $1 AND c.relkind IN ('v', 'm')
+                """,
             [.text(schema)]
         ).map { "view \($0[0].text ?? ""): \($0[1].text ?? "")" }
         let functions = try connection.rows(
-            """
-            SELECT p.oid::regprocedure::text, pg_get_functiondef(p.oid), coalesce(p.proacl::text, '(default)') FROM pg_proc p
-            JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.prokind IN ('f', 'p')
-            """,
+            rawSQL: """
+                SELECT p.oid::regprocedure::text, pg_get_functiondef(p.oid), coalesce(p.proacl::text, '(default)') FROM pg_proc p
+                JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.prokind IN ('f', 'p')
+                """,
             [.text(schema)]
         ).map { "function \($0[0].text ?? ""), grants \($0[2].text ?? ""): \($0[1].text ?? "")" }
-        let schemaGrants = try connection.rows("SELECT coalesce(nspacl::text, '(default)') FROM pg_namespace WHERE nspname = $1", [.text(schema)])
-            .map { "schema grants: \($0[0].text ?? "")" }
+        let schemaGrants = try connection.rows(
+            rawSQL: "SELECT coalesce(nspacl::text, '(default)') FROM pg_namespace WHERE nspname = $1",
+            [.text(schema)]
+        )
+        .map { "schema grants: \($0[0].text ?? "")" }
         return (indexes + constraints + sequences + triggers + relations + views + functions + schemaGrants).sorted()
     }
 

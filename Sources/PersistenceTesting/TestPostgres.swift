@@ -27,7 +27,7 @@ public enum TestPostgres {
     public static func makeDatabase() async throws -> TestPostgresDatabase {
         let server = try await Server.shared.value.get()
         let name = "persistence_test_" + UUID().uuidString.prefix(13).lowercased().replacingOccurrences(of: "-", with: "_")
-        try await server.administer("CREATE DATABASE \(PostgresConfiguration.quoteIdentifier(name))")
+        try await server.administer("CREATE DATABASE \(name.quotedIdentifier)")
         var configuration = server.configuration
         configuration.database = name
         return TestPostgresDatabase(configuration: configuration, server: server)
@@ -93,7 +93,7 @@ public enum TestPostgres {
         func administer(_ sql: String) async throws {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 queue.async {
-                    continuation.resume(with: Result { try self.admin.execute(sql) })
+                    continuation.resume(with: Result { try self.admin.execute(rawSQL: sql) })
                 }
             }
         }
@@ -111,7 +111,7 @@ public struct TestPostgresDatabase: Sendable {
     /// Drops the database, ending any session still connected to it.
     public func drop() async throws {
         guard let name = configuration.database else { return }
-        try await server.administer("DROP DATABASE IF EXISTS \(PostgresConfiguration.quoteIdentifier(name)) WITH (FORCE)")
+        try await server.administer("DROP DATABASE IF EXISTS \(name.quotedIdentifier) WITH (FORCE)")
     }
 }
 
@@ -129,7 +129,7 @@ extension TestPostgresDatabase {
         guard let template = configuration.database else { throw TestPostgresError("the database to copy has no name") }
         let name = "persistence_test_" + UUID().uuidString.prefix(13).lowercased().replacingOccurrences(of: "-", with: "_")
         try await server.administer(
-            "CREATE DATABASE \(PostgresConfiguration.quoteIdentifier(name)) TEMPLATE \(PostgresConfiguration.quoteIdentifier(template))"
+            "CREATE DATABASE \(name.quotedIdentifier) TEMPLATE \(template.quotedIdentifier)"
         )
         var copied = configuration
         copied.database = name
@@ -151,7 +151,7 @@ extension TestPostgres {
             if let owner = getpwnam("postgres") { _ = chown(location.path, owner.pointee.pw_uid, owner.pointee.pw_gid) }
             try await database.server.administer("CREATE TABLESPACE \(tablespace) LOCATION '\(location.path)'")
             guard let name = database.configuration.database else { throw TestPostgresError("the test database has no name") }
-            try await database.server.administer("ALTER DATABASE \(PostgresConfiguration.quoteIdentifier(name)) SET TABLESPACE \(tablespace)")
+            try await database.server.administer("ALTER DATABASE \(name.quotedIdentifier) SET TABLESPACE \(tablespace)")
             let result = try await body(database.url)
             try await database.drop()
             try? await database.server.administer("DROP TABLESPACE IF EXISTS \(tablespace)")

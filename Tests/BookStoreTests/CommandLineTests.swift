@@ -38,9 +38,11 @@ struct CommandLineTests {
 
             let (titles, pages, keys, metadata) = try await PersistentStore.inspect(url) { connection in
                 (
-                    try connection.rows("SELECT ZTITLE, ZPRICE FROM ZBOOK ORDER BY Z_PK").map { "\($0[0].text ?? "") \($0[1].double ?? -1)" },
+                    try connection.rows(rawSQL: "SELECT ZTITLE, ZPRICE FROM ZBOOK ORDER BY Z_PK").map { "\($0[0].text ?? "") \($0[1].double ?? -1)" },
                     try connection.scalar("SELECT count(*) FROM ZPAGE WHERE ZBOOK IS NOT NULL")?.int64,
-                    try connection.rows("SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { "\($0[0].text ?? "")=\($0[1].int64 ?? -1)" },
+                    try connection.rows(rawSQL: "SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT").map {
+                        "\($0[0].text ?? "")=\($0[1].int64 ?? -1)"
+                    },
                     try connection.scalar("SELECT count(*) FROM Z_METADATA")?.int64
                 )
             }

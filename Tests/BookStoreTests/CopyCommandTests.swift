@@ -13,7 +13,7 @@ struct CopyCommandTests {
         try await PersistentStore.inspect(url) { connection in
             var lines: [String] = []
             for (table, columns) in [("ZPUBLICATION", "*"), ("ZPAGE", "*"), ("Z_PRIMARYKEY", "*"), ("Z_METADATA", "Z_VERSION, Z_UUID")] {
-                for row in try connection.rows("SELECT \(columns) FROM \(table) ORDER BY 1") {
+                for row in try connection.rows(rawSQL: "SELECT \(columns) FROM \(table) ORDER BY 1") {
                     lines.append(table + ": " + (0..<row.count).map { "\(row[$0])" }.joined(separator: "|"))
                 }
             }
@@ -52,7 +52,9 @@ struct CopyCommandTests {
             let migrate = try await BookStoreProcess.running(["migrate", "--store", target.description])
             #expect(migrate.status == 0, "\(migrate.stderr)")
             let names = try await PersistentStore.inspect(target) { connection in
-                try connection.rows("SELECT ZFIRSTNAME, ZLASTNAME FROM ZPUBLICATION ORDER BY Z_PK").map { "\($0[0].text ?? "") \($0[1].text ?? "")" }
+                try connection.rows(rawSQL: "SELECT ZFIRSTNAME, ZLASTNAME FROM ZPUBLICATION ORDER BY Z_PK").map {
+                    "\($0[0].text ?? "") \($0[1].text ?? "")"
+                }
             }
             #expect(names == ["Bill Smith", "John Doe", "Jane Doe", "Jack Brown"])
         }

@@ -50,7 +50,7 @@ struct ExpectedBookStore: Equatable, CustomStringConvertible {
             }
         let synopsis = version >= 5 ? "ZSYNOPSIS" : "NULL"
         return try await PersistentStore.inspect(url) { connection in
-            let publications = try connection.rows("SELECT Z_PK, ZTITLE, ZPRICE, \(nameColumns), \(synopsis) FROM \(owner)").map { row in
+            let publications = try connection.rows(rawSQL: "SELECT Z_PK, ZTITLE, ZPRICE, \(nameColumns), \(synopsis) FROM \(owner)").map { row in
                 Publication(
                     key: row[0].int64 ?? -1,
                     title: row[1].text,
@@ -61,7 +61,7 @@ struct ExpectedBookStore: Equatable, CustomStringConvertible {
                     synopsis: row[6].text
                 )
             }
-            let pages = try connection.rows("SELECT Z_PK, \(owner), ZNUMBER, ZTEXT FROM ZPAGE").map { row in
+            let pages = try connection.rows(rawSQL: "SELECT Z_PK, \(owner), ZNUMBER, ZTEXT FROM ZPAGE").map { row in
                 Page(key: row[0].int64 ?? -1, owner: row[1].int64, number: row[2].int64, text: row[3].text)
             }
             var maxima: [String: Int64] = [:]
@@ -110,7 +110,7 @@ struct ExpectedBookStore: Equatable, CustomStringConvertible {
         let owner = version >= 3 ? "ZPUBLICATION" : "ZBOOK"
         return try await PersistentStore.inspect(url) { connection in
             (
-                Set(try connection.rows("SELECT DISTINCT Z_ENT FROM \(owner)").compactMap { $0[0].int64 }),
+                Set(try connection.rows(rawSQL: "SELECT DISTINCT Z_ENT FROM \(owner)").compactMap { $0[0].int64 }),
                 Set(try connection.rows("SELECT DISTINCT Z_ENT FROM ZPAGE").compactMap { $0[0].int64 })
             )
         }

@@ -40,7 +40,7 @@ struct MigrateSignalTests {
         if case .postgres(let configuration) = url.kind {
             let connection = try PostgresConnection(configuration: configuration)
             try connection.execute("BEGIN")
-            try connection.execute("LOCK TABLE \(configuration.quotedSchema).zpublication IN ACCESS SHARE MODE")
+            try connection.execute(rawSQL: "LOCK TABLE \(configuration.quotedSchema).zpublication IN ACCESS SHARE MODE")
             holder = connection
         }
         // SQLite: the signal goes as soon as the first streamed step has created its new store,

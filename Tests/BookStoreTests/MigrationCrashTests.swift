@@ -66,7 +66,7 @@ struct MigrationCrashTests {
             }
             let holder = try PostgresConnection(configuration: configuration)
             try holder.execute("BEGIN")
-            try holder.execute("LOCK TABLE \(configuration.quotedSchema).zpublication IN ACCESS SHARE MODE")
+            try holder.execute(rawSQL: "LOCK TABLE \(configuration.quotedSchema).zpublication IN ACCESS SHARE MODE")
 
             let process = try WatchedProcess(try BookStoreProcess.executable, ["migrate", "--store", store, "--log-level", "warning"])
             defer { process.signal(SIGKILL) }
@@ -134,17 +134,17 @@ enum PostgresShadow {
         }
         let prefix = "\(configuration.schema)_migrating_"
         return try await PersistentStore.inspect(url) { connection in
-            for shadow in try connection.rows("SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)", [.text(prefix)]).compactMap({
+            for shadow in try connection.rows(rawSQL: "SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)", [.text(prefix)]).compactMap({
                 $0[0].text
             }) {
                 let columns = try connection.rows(
-                    """
-                    SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'zpublication'
-                    """,
+                    rawSQL: """
+                        SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'zpublication'
+                        """,
                     [.text(shadow)]
                 ).compactMap { $0[0].text }
                 guard !columns.isEmpty else { continue }
-                let rows = try connection.scalar("SELECT count(*) FROM \(PostgresConfiguration.quoteIdentifier(shadow)).zpublication")?.int64 ?? 0
+                let rows = try connection.scalar(rawSQL: "SELECT count(*) FROM \(shadow.quotedIdentifier).zpublication")?.int64 ?? 0
                 if rows > 0 { return shadow }
             }
             return nil

@@ -161,7 +161,7 @@ import Testing
                 : try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0[0].text }
             var contents: [String: [String]] = [:]
             for name in names where includingMetadata || name.uppercased() != "Z_METADATA" {
-                contents[name.uppercased()] = try connection.rows("SELECT * FROM \(name)").map { row in
+                contents[name.uppercased()] = try connection.rows(rawSQL: "SELECT * FROM \(name)").map { row in
                     row.values.map { "\($0)" }.joined(separator: " | ")
                 }.sorted()
             }

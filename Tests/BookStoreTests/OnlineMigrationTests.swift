@@ -603,7 +603,7 @@ import Testing
         let database = try await PostgresDatabase.open(configuration, readerCount: 0)
         do {
             try await database.writeWithoutTransaction { connection in
-                for statement in statements { try connection.execute(statement) }
+                for statement in statements { try connection.execute(rawSQL: statement) }
             }
         } catch {
             await database.close()
@@ -674,9 +674,9 @@ import Testing
     static func autovacuumRuns(on table: String, at url: StoreURL) async throws -> Bool {
         try await PersistentStore.inspect(url) { connection in
             try connection.scalar(
-                """
-                SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'autovacuum worker' AND query LIKE $1
-                """,
+                rawSQL: """
+                    SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'autovacuum worker' AND query LIKE $1
+                    """,
                 [.text("%.\(table)%")]
             )?.int64 ?? 0
         } > 0
@@ -695,9 +695,9 @@ import Testing
     static func otherSchemas(than schema: String, at url: StoreURL) async throws -> [String] {
         try await PersistentStore.inspect(url) { connection in
             try connection.rows(
-                """
-                SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' AND nspname NOT IN ('public', 'information_schema', $1) ORDER BY nspname
-                """,
+                rawSQL: """
+                    SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' AND nspname NOT IN ('public', 'information_schema', $1) ORDER BY nspname
+                    """,
                 [.text(schema)]
             ).compactMap { $0[0].text }
         }
@@ -724,7 +724,7 @@ final class HeldTransaction: Sendable {
     init(_ url: StoreURL, _ sql: String) async throws {
         let configuration = try #require((url.engine as? PostgresEngine)?.configuration)
         database = try await PostgresDatabase.open(configuration, readerCount: 0)
-        try await database.writeWithoutTransaction { try $0.execute("BEGIN; \(sql)") }
+        try await database.writeWithoutTransaction { try $0.execute(rawSQL: "BEGIN; \(sql)") }
     }
 
     func commit() async throws {

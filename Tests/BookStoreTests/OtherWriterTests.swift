@@ -325,7 +325,7 @@ struct OtherWriterTests {
         let expected = price
 
         let rows = try await PersistentStore.inspect(url) { connection in
-            try connection.rows("SELECT Z_PK, ZPRICE, ZSYNOPSIS FROM ZPUBLICATION WHERE Z_PK IN (\(keyList)) ORDER BY Z_PK").map(\.values)
+            try connection.rows(rawSQL: "SELECT Z_PK, ZPRICE, ZSYNOPSIS FROM ZPUBLICATION WHERE Z_PK IN (\(keyList)) ORDER BY Z_PK").map(\.values)
         }
         #expect(rows.count == Self.keys.count)
         for row in rows {

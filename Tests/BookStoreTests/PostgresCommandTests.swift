@@ -96,7 +96,9 @@ struct PostgresCommandTests {
             #expect(copyBack.status == 0, "\(copyBack.stderr)")
             let connection = try SQLiteConnection(path: back, mode: .readOnly)
             #expect(
-                try connection.rows("SELECT Z_PK, ZFIRSTNAME FROM ZPUBLICATION ORDER BY Z_PK").map { "\($0[0].int64 ?? 0) \($0[1].text ?? "")" }
+                try connection.rows(rawSQL: "SELECT Z_PK, ZFIRSTNAME FROM ZPUBLICATION ORDER BY Z_PK").map {
+                    "\($0[0].int64 ?? 0) \($0[1].text ?? "")"
+                }
                     == ["1 Bill", "2 John", "3 Jane", "4 Jack"]
             )
             #expect(try connection.scalar("SELECT count(*) FROM ZPAGE WHERE ZPUBLICATION IS NOT NULL")?.int64 == 12)

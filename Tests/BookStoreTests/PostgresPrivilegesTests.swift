@@ -119,7 +119,7 @@ struct PostgresPrivilegesTests {
     /// the database (with its `public`) owned by `roles.migrator`, a member of the owner.
     static func grantTheStore(_ url: StoreURL, to roles: Roles) throws {
         guard case .postgres(let admin) = url.kind else { preconditionFailure("a PostgreSQL store URL") }
-        let quoted = roles.all.map(PostgresConfiguration.quoteIdentifier)
+        let quoted = roles.all.map(\.quotedIdentifier)
         try execute(
             url,
             """
@@ -133,14 +133,14 @@ struct PostgresPrivilegesTests {
             try execute(
                 url,
                 """
-                ALTER DATABASE \(PostgresConfiguration.quoteIdentifier(admin.database ?? "")) OWNER TO \(quoted[3]);
+                ALTER DATABASE \((admin.database ?? "").quotedIdentifier) OWNER TO \(quoted[3]);
                 GRANT USAGE ON SCHEMA public TO \(quoted[1]), \(quoted[2]);
                 GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO \(quoted[1]);
                 GRANT SELECT ON zpage TO \(quoted[2]);
                 """
             )
             for table in try tables(url) {
-                try execute(url, "ALTER TABLE public.\(PostgresConfiguration.quoteIdentifier(table)) OWNER TO \(quoted[0])")
+                try execute(url, "ALTER TABLE public.\(table.quotedIdentifier) OWNER TO \(quoted[0])")
             }
         } catch {
             dropRoles(roles, at: url)
@@ -150,7 +150,7 @@ struct PostgresPrivilegesTests {
 
     /// Roles are the server's, not the database's: each test drops its own.
     static func dropRoles(_ roles: Roles, at url: StoreURL) {
-        let quoted = roles.all.map(PostgresConfiguration.quoteIdentifier).joined(separator: ", ")
+        let quoted = roles.all.map(\.quotedIdentifier).joined(separator: ", ")
         do {
             try execute(url, "REASSIGN OWNED BY \(quoted) TO CURRENT_USER; DROP OWNED BY \(quoted); DROP ROLE \(quoted)")
         } catch {
@@ -169,7 +169,7 @@ struct PostgresPrivilegesTests {
             let seed = try await BookStoreProcess.running(["seed", "--count", "5", "--store", url.description])
             #expect(seed.status == 0, "\(seed.stderr)")
             let tables = try Self.tables(url)
-            let role = PostgresConfiguration.quoteIdentifier(roles.service)
+            let role = roles.service.quotedIdentifier
             try Self.execute(url, "CREATE ROLE \(role) LOGIN PASSWORD '\(roles.password)'; REVOKE USAGE ON SCHEMA public FROM PUBLIC")
             defer {
                 do { try Self.execute(url, "DROP ROLE \(role)") } catch { Issue.record("the test's role was left on the server: \(error)") }
@@ -220,11 +220,11 @@ struct PostgresPrivilegesTests {
             """
         }
         let schema = try connection.rows(
-            grants(name: "n.nspname", owner: "n.nspowner", acl: "n.nspacl", from: "pg_namespace n") + " WHERE n.nspname = $1",
+            rawSQL: grants(name: "n.nspname", owner: "n.nspowner", acl: "n.nspacl", from: "pg_namespace n") + " WHERE n.nspname = $1",
             [.text(configuration.schema)]
         )
         let tables = try connection.rows(
-            grants(name: "c.relname", owner: "c.relowner", acl: "c.relacl", from: "pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace")
+            rawSQL: grants(name: "c.relname", owner: "c.relowner", acl: "c.relacl", from: "pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace")
                 + " WHERE n.nspname = $1 AND c.relkind = 'r'",
             [.text(configuration.schema)]
         )
@@ -233,13 +233,13 @@ struct PostgresPrivilegesTests {
 
     static func execute(_ url: StoreURL, _ sql: String) throws {
         guard case .postgres(let configuration) = url.kind else { preconditionFailure("a PostgreSQL store URL") }
-        try PostgresConnection(configuration: configuration).execute(sql)
+        try PostgresConnection(configuration: configuration).execute(rawSQL: sql)
     }
 
     static func tables(_ url: StoreURL) throws -> [String] {
         guard case .postgres(let configuration) = url.kind else { preconditionFailure("a PostgreSQL store URL") }
         let connection = try PostgresConnection(configuration: configuration)
-        return try connection.rows("SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename", [.text(configuration.schema)])
+        return try connection.rows(rawSQL: "SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename", [.text(configuration.schema)])
             .compactMap { $0[0].text }
     }
 }

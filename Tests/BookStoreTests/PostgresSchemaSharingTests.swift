@@ -19,13 +19,13 @@ struct PostgresSchemaSharingTests {
     func execute(_ url: StoreURL, _ sql: String) throws {
         guard case .postgres(let configuration) = url.kind else { preconditionFailure("a PostgreSQL store URL") }
         let connection = try PostgresConnection(configuration: configuration)
-        try connection.execute(sql)
+        try connection.execute(rawSQL: sql)
     }
 
     func tables(_ url: StoreURL) throws -> [String] {
         guard case .postgres(let configuration) = url.kind else { preconditionFailure("a PostgreSQL store URL") }
         let connection = try PostgresConnection(configuration: configuration)
-        return try connection.rows("SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename", [.text(configuration.schema)])
+        return try connection.rows(rawSQL: "SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename", [.text(configuration.schema)])
             .compactMap { $0[0].text }
     }
 
@@ -128,6 +128,6 @@ struct PostgresSchemaSharingTests {
     func storeValues(_ url: StoreURL, _ sql: String) async throws -> [String] {
         guard case .postgres(let configuration) = url.kind else { preconditionFailure("a PostgreSQL store URL") }
         let connection = try PostgresConnection(configuration: configuration)
-        return try connection.rows(sql).compactMap { $0[0].text }
+        return try connection.rows(rawSQL: sql).compactMap { $0[0].text }
     }
 }

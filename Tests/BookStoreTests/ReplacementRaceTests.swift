@@ -35,7 +35,7 @@ import Testing
                 else { return }
                 let other = try SQLiteConnection(path: path, mode: .readWrite)
                 defer { other.close() }
-                try other.execute("UPDATE ZPUBLICATION SET ZTITLE = '\(Self.title)' WHERE Z_PK = 1")
+                try other.execute(rawSQL: "UPDATE ZPUBLICATION SET ZTITLE = '\(Self.title)' WHERE Z_PK = 1")
             }
             try await migrator.migrateStore(at: url)
             #expect(try await PersistentStore.metadata(at: url).modelVersionName == "BookStore 5")
@@ -72,7 +72,7 @@ import Testing
                 Thread.detachNewThread {
                     let result = Result { () throws(DatabaseError) in
                         let other = try PostgresConnection(configuration: configuration)
-                        try other.execute("UPDATE \(configuration.quotedSchema).zpublication SET ztitle = '\(Self.title)' WHERE z_pk = 1")
+                        try other.execute(rawSQL: "UPDATE \(configuration.quotedSchema).zpublication SET ztitle = '\(Self.title)' WHERE z_pk = 1")
                     }
                     outcome.withLock { $0 = result }
                 }

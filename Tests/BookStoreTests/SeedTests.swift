@@ -113,7 +113,7 @@ struct SeedTests {
             let store = try await PersistentStore.open(url, model: model, options: .createIfMissing, logger: quietLogger)
             let statements = GeneratedBooks.insertStatements(count: count, schema: store.schema)
             try await store.database.write { connection in
-                for statement in statements { try connection.execute(statement) }
+                for statement in statements { try connection.execute(rawSQL: statement) }
             }
             await store.close()
             written = try await books(url)

@@ -81,7 +81,7 @@ struct StorageFaultTests {
                 "\(query.stderr)"
             )
         } else {
-            let rows = try await PersistentStore.inspect(url) { try $0.rows(counts).map(\.values) }
+            let rows = try await PersistentStore.inspect(url) { try $0.rows(rawSQL: counts).map(\.values) }
             #expect(rows.first?.map(\.int64) == [Int64(Self.generated + 4), Int64(2 * Self.generated + 12)])
         }
     }

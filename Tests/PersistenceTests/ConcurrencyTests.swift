@@ -77,7 +77,9 @@ struct ConcurrencyTests {
                 try await container.store.database.write { connection in
                     for i in 0..<50 {
                         try connection.run(
-                            connection.dialect.numberingPlaceholders("INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZPRICE) VALUES (?, 2, 1, ?, 0)"),
+                            rawSQL: connection.dialect.numberingPlaceholders(
+                                "INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZPRICE) VALUES (?, 2, 1, ?, 0)"
+                            ),
                             [.integer(Int64(1000 + i)), .text("Uncommitted \(i)")]
                         )
                     }
@@ -85,7 +87,7 @@ struct ConcurrencyTests {
                     // Never forever: if the reader were blocked on us, give up and let the test fail.
                     let released = readerDone.wait(timeout: .now() + 60) == .success
                     writerSawReader.withLock { $0 = released }
-                    try connection.run("UPDATE Z_PRIMARYKEY SET Z_MAX = 1049 WHERE Z_NAME = 'Book'", [])
+                    try connection.run(rawSQL: "UPDATE Z_PRIMARYKEY SET Z_MAX = 1049 WHERE Z_NAME = 'Book'", [])
                 }
             }
             for await _ in started { break }

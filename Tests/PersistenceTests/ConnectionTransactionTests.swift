@@ -19,11 +19,11 @@ import Testing
             do {
                 try await database.writeWithoutTransaction { connection in
                     try connection.execute("CREATE TABLE t (i integer)")
-                    _ = try connection.transaction { try connection.run("INSERT INTO t VALUES (1)", []) }
+                    _ = try connection.transaction { try connection.run(rawSQL: "INSERT INTO t VALUES (1)", []) }
                     struct Failure: Error {}
                     #expect(throws: Failure.self) {
                         try connection.transaction {
-                            try connection.run("INSERT INTO t VALUES (2)", [])
+                            try connection.run(rawSQL: "INSERT INTO t VALUES (2)", [])
                             throw Failure()
                         }
                     }

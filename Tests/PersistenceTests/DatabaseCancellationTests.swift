@@ -27,15 +27,15 @@ struct DatabaseCancellationTests {
             let long = Self.longStatement(database.dialect)
             let outcome = await Self.cancelledWhileRunning { running in
                 try await database.write { connection in
-                    try connection.run("INSERT INTO scratch (x) VALUES (1)", [])
+                    try connection.run(rawSQL: "INSERT INTO scratch (x) VALUES (1)", [])
                     running.set()
-                    _ = try connection.scalar(long)
+                    _ = try connection.scalar(rawSQL: long)
                 }
             }
             #expect(outcome.interruptedStatement == long, "the long statement was not interrupted: \(outcome)")
             // Rolled back, and the writer serves the next write.
             #expect(try await database.read { try $0.scalar("SELECT count(*) FROM scratch") }?.int64 == 0)
-            _ = try await database.write { try $0.run("INSERT INTO scratch (x) VALUES (2)", []) }
+            _ = try await database.write { try $0.run(rawSQL: "INSERT INTO scratch (x) VALUES (2)", []) }
             #expect(try await database.read { try $0.scalar("SELECT sum(x) FROM scratch") }?.int64 == 2)
         }
     }
@@ -50,7 +50,7 @@ struct DatabaseCancellationTests {
                 let outcome = await Self.cancelledWhileRunning { running in
                     try await database.read { connection in
                         running.set()
-                        _ = try connection.scalar(long)
+                        _ = try connection.scalar(rawSQL: long)
                     }
                 }
                 #expect(outcome.interruptedStatement == long, "the read was not interrupted: \(outcome)")
@@ -119,11 +119,11 @@ struct DatabaseCancellationTests {
     private static func writesAfterCancelling(on database: any Database) async -> (Outcome, Outcome) {
         withUnsafeCurrentTask { task in task?.cancel() }
         let refused = await Outcome { () async throws -> Void in
-            try await database.write { connection in _ = try connection.run("INSERT INTO scratch (x) VALUES (1)", []) }
+            try await database.write { connection in _ = try connection.run(rawSQL: "INSERT INTO scratch (x) VALUES (1)", []) }
         }
         let shielded = await DatabaseCancellation.shielded {
             await Outcome { () async throws -> Void in
-                try await database.write { connection in _ = try connection.run("INSERT INTO scratch (x) VALUES (10)", []) }
+                try await database.write { connection in _ = try connection.run(rawSQL: "INSERT INTO scratch (x) VALUES (10)", []) }
             }
         }
         return (refused, shielded)

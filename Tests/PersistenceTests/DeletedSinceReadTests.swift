@@ -14,7 +14,8 @@ struct DeletedSinceReadTests: LibraryObjects {
         let d = container.store.schema.dialect
         return try await container.store.database.read {
             try $0.scalar(
-                "SELECT count(*) FROM \(d.name("ZPAGE")) WHERE \(d.name("ZBOOK")) IS NOT NULL AND \(d.name("ZBOOK")) NOT IN (SELECT \(d.name("Z_PK")) FROM \(d.name("ZBOOK")))",
+                rawSQL:
+                    "SELECT count(*) FROM \(d.name("ZPAGE")) WHERE \(d.name("ZBOOK")) IS NOT NULL AND \(d.name("ZBOOK")) NOT IN (SELECT \(d.name("Z_PK")) FROM \(d.name("ZBOOK")))",
                 []
             )?.int64 ?? -1
         }

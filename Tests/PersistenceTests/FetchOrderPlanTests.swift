@@ -45,7 +45,7 @@ struct FetchOrderPlanTests {
                     )
                     let (_, sql) = try context.storedRowsSQL(request, layout, after, limit: 20, offset: 0, selecting: .objects)
                     let explain: SQL = engine == .postgres ? "EXPLAIN \(sql)" : "EXPLAIN QUERY PLAN \(sql)"
-                    let plan = try await store.database.read { try $0.rows(literal: explain) }
+                    let plan = try await store.database.read { try $0.rows(explain) }
                         .map { row in (0..<row.count).compactMap { row[$0].text }.joined(separator: " ") }.joined(separator: "\n")
                     let sorts = engine == .postgres ? plan.contains("Sort") : plan.contains("TEMP B-TREE")
                     #expect(!sorts, "ascending \(ascending), after \(after != nil): the plan sorts\n\(plan)")

@@ -34,12 +34,12 @@ struct MetadataDamageTests {
         switch url.kind {
         case .sqlite(let path):
             let connection = try SQLiteConnection(path: path, mode: .readWrite)
-            _ = try connection.run(sql, arguments)
+            _ = try connection.run(rawSQL: sql, arguments)
         case .postgres(let configuration):
             let database = try await PostgresDatabase.open(configuration, readerCount: 0)
             let spelt = PostgresDialect().numberingPlaceholders(sql)
             do {
-                _ = try await database.write { try $0.run(spelt, arguments) }
+                _ = try await database.write { try $0.run(rawSQL: spelt, arguments) }
             } catch {
                 await database.close()
                 throw error

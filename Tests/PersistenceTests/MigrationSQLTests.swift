@@ -38,10 +38,10 @@ import Testing
         try await withContainer(backend, model: try LibraryModel.make()) { (container: PersistentContainer) async throws in
             let database = container.store.database
             let unresolved: SQL = "SELECT count(*) FROM \(sourceTable: database.dialect.name("Z_PRIMARYKEY"))"
-            await #expect(throws: DatabaseError.self) { _ = try await database.read { try $0.scalar(literal: unresolved) } }
+            await #expect(throws: DatabaseError.self) { _ = try await database.read { try $0.scalar(unresolved) } }
             let offset: SQL = "SELECT 1 + \(offsetOf: "BookToBook")"
-            await #expect(throws: DatabaseError.self) { _ = try await database.read { try $0.scalar(literal: offset) } }
-            let resolved = try await database.read { try $0.scalar(literal: unresolved.resolved(sourceSchema: nil, offsets: [:])) }
+            await #expect(throws: DatabaseError.self) { _ = try await database.read { try $0.scalar(offset) } }
+            let resolved = try await database.read { try $0.scalar(unresolved.resolved(sourceSchema: nil, offsets: [:])) }
             #expect(resolved?.int64 ?? 0 > 0)
         }
     }

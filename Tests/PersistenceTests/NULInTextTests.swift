@@ -23,7 +23,7 @@ struct NULInTextTests {
             let titles = try await reader.fetch(FetchRequest(entityName: "Book")).compactMap { $0.value(forKey: "title").stringValue }
             #expect(Set(titles) == [Self.withNUL, "a", "ab"])
             let stored = try await container.store.database.read {
-                try $0.scalar("SELECT length(CAST(ZTITLE AS BLOB)) FROM ZBOOK WHERE Z_PK = 1", [])
+                try $0.scalar(rawSQL: "SELECT length(CAST(ZTITLE AS BLOB)) FROM ZBOOK WHERE Z_PK = 1", [])
             }
             #expect(stored?.int64 == 3, "all three bytes are in the store")
 
@@ -67,7 +67,7 @@ struct NULInTextTests {
     @Test func postgreSQLStatementsRefuseTextWithNULRatherThanCutIt() async throws {
         try await withContainer(.postgres, model: try LibraryModel.make()) { (container: PersistentContainer) async throws in
             let statement = await #expect(throws: DatabaseError.self) {
-                _ = try await container.store.database.read { try $0.scalar("SELECT length($1::text)", [.text(Self.withNUL)]) }
+                _ = try await container.store.database.read { try $0.scalar(rawSQL: "SELECT length($1::text)", [.text(Self.withNUL)]) }
             }
             #expect(statement?.sqlState == "22021")
             #expect(statement?.message.contains("argument 1") == true, "\(String(describing: statement))")

@@ -183,16 +183,16 @@ import Testing
         let database = try await PostgresDatabase.open(configuration, readerCount: 0)
         do {
             try await database.write { connection in
-                let state = PostgresConfiguration.quoteIdentifier(lastState)
+                let state = lastState.quotedIdentifier
                 try connection.execute(
-                    """
-                    ALTER TABLE \(state).zpage ADD COLUMN zbooktitle text;
-                    UPDATE \(state).zpage p SET zbooktitle = b.ztitle FROM \(state).zbook b WHERE b.z_pk = p.zbook;
-                    ALTER TABLE \(state).zbook ADD COLUMN zpagecount integer;
-                    UPDATE \(state).zbook b SET zpagecount = (SELECT count(*) FROM \(state).zpage p WHERE p.zbook = b.z_pk);
-                    ALTER TABLE \(state).zauthor ADD COLUMN zbookcount integer;
-                    UPDATE \(state).zauthor a SET zbookcount = (SELECT count(*) FROM \(state).\(join.name.lowercased()) j WHERE j.\(authorColumn) = a.z_pk)
-                    """
+                    rawSQL: """
+                        ALTER TABLE \(state).zpage ADD COLUMN zbooktitle text;
+                        UPDATE \(state).zpage p SET zbooktitle = b.ztitle FROM \(state).zbook b WHERE b.z_pk = p.zbook;
+                        ALTER TABLE \(state).zbook ADD COLUMN zpagecount integer;
+                        UPDATE \(state).zbook b SET zpagecount = (SELECT count(*) FROM \(state).zpage p WHERE p.zbook = b.z_pk);
+                        ALTER TABLE \(state).zauthor ADD COLUMN zbookcount integer;
+                        UPDATE \(state).zauthor a SET zbookcount = (SELECT count(*) FROM \(state).\(join.name.lowercased()) j WHERE j.\(authorColumn) = a.z_pk)
+                        """
                 )
             }
         } catch {
@@ -218,13 +218,15 @@ import Testing
         let database = try await PostgresDatabase.open(try #require((url.engine as? PostgresEngine)?.configuration), readerCount: 0)
         do {
             try await database.write { connection in
-                let (from, to) = (PostgresConfiguration.quoteIdentifier(schema), PostgresConfiguration.quoteIdentifier(copy))
-                try connection.execute("CREATE SCHEMA \(to)")
-                for table in try connection.rows("SELECT tablename FROM pg_tables WHERE schemaname = $1", [.text(schema)]).compactMap({ $0[0].text })
-                {
-                    let name = PostgresConfiguration.quoteIdentifier(table)
+                let (from, to) = (schema.quotedIdentifier, copy.quotedIdentifier)
+                try connection.execute(rawSQL: "CREATE SCHEMA \(to)")
+                for table in try connection.rows(rawSQL: "SELECT tablename FROM pg_tables WHERE schemaname = $1", [.text(schema)]).compactMap({
+                    $0[0].text
+                }) {
+                    let name = table.quotedIdentifier
                     try connection.execute(
-                        "CREATE TABLE \(to).\(name) (LIKE \(from).\(name) INCLUDING ALL); INSERT INTO \(to).\(name) SELECT * FROM \(from).\(name)"
+                        rawSQL:
+                            "CREATE TABLE \(to).\(name) (LIKE \(from).\(name) INCLUDING ALL); INSERT INTO \(to).\(name) SELECT * FROM \(from).\(name)"
                     )
                 }
             }
@@ -243,7 +245,7 @@ import Testing
             var result: [String: [String]] = [:]
             for table in tables {
                 let rows = try connection.rows(
-                    "SELECT to_jsonb(t) - 'z_opt' FROM \(PostgresConfiguration.quoteIdentifier(schema)).\(PostgresConfiguration.quoteIdentifier(table)) t"
+                    rawSQL: "SELECT to_jsonb(t) - 'z_opt' FROM \(schema.quotedIdentifier).\(table.quotedIdentifier) t"
                 )
                 result[table] = rows.compactMap { $0[0].text }.sorted()
             }

@@ -63,24 +63,27 @@ struct PostgresChangeCaptureTests {
             let capture = try await Self.install(on: migration)
             _ = try await writer.write { connection in
                 try connection.run(
-                    "INSERT INTO bookstore.zpublication VALUES (1, 1, 'Smilla''s Sense of Snow', 12.99), (2, 1, 'Frøken Smillas fornemmelse for sne', NULL)",
+                    rawSQL:
+                        "INSERT INTO bookstore.zpublication VALUES (1, 1, 'Smilla''s Sense of Snow', 12.99), (2, 1, 'Frøken Smillas fornemmelse for sne', NULL)",
                     []
                 )
             }
-            _ = try await writer.write { try $0.run("UPDATE bookstore.zpublication SET ztitle = 'Smilla — Ausgabe 2', z_opt = 2 WHERE z_pk = 1", []) }
-            _ = try await writer.write { try $0.run("DELETE FROM bookstore.zpublication WHERE z_pk = 2", []) }
-            _ = try await writer.write { try $0.run("INSERT INTO bookstore.z_1authors VALUES (1, 7)", []) }
-            _ = try await writer.write { try $0.run("DELETE FROM bookstore.z_1authors WHERE z_1publications = 1", []) }
+            _ = try await writer.write {
+                try $0.run(rawSQL: "UPDATE bookstore.zpublication SET ztitle = 'Smilla — Ausgabe 2', z_opt = 2 WHERE z_pk = 1", [])
+            }
+            _ = try await writer.write { try $0.run(rawSQL: "DELETE FROM bookstore.zpublication WHERE z_pk = 2", []) }
+            _ = try await writer.write { try $0.run(rawSQL: "INSERT INTO bookstore.z_1authors VALUES (1, 7)", []) }
+            _ = try await writer.write { try $0.run(rawSQL: "DELETE FROM bookstore.z_1authors WHERE z_1publications = 1", []) }
             // Rolled back: never recorded.
             let rolledBack = await Self.fails {
                 try await writer.write { connection -> Void in
-                    try connection.run("INSERT INTO bookstore.zpublication VALUES (3, 1, 'never', 1.0)", [])
+                    try connection.run(rawSQL: "INSERT INTO bookstore.zpublication VALUES (3, 1, 'never', 1.0)", [])
                     throw PostgresChangeCaptureError("the writer gives up")
                 }
             }
             #expect(rolledBack)
             // A key that changes is the old row gone and the new one written.
-            _ = try await writer.write { try $0.run("UPDATE bookstore.zpublication SET z_pk = 4 WHERE z_pk = 1", []) }
+            _ = try await writer.write { try $0.run(rawSQL: "UPDATE bookstore.zpublication SET z_pk = 4 WHERE z_pk = 1", []) }
 
             let pending = try await migration.write { try capture.pendingCount(on: $0) }
             #expect(pending == 8)
@@ -100,7 +103,7 @@ struct PostgresChangeCaptureTests {
             let capture = try await Self.install(on: migration)
             for key in 1...5 {
                 _ = try await writer.write {
-                    try $0.run("INSERT INTO bookstore.zpublication (z_pk, ztitle) VALUES ($1, 'Ω')", [.integer(Int64(key))])
+                    try $0.run(rawSQL: "INSERT INTO bookstore.zpublication (z_pk, ztitle) VALUES ($1, 'Ω')", [.integer(Int64(key))])
                 }
             }
             let claimed = await Self.fails {
@@ -124,11 +127,11 @@ struct PostgresChangeCaptureTests {
             let role = "bookstore_writer_\(UUID().uuidString.prefix(8).lowercased())"
             try await migration.writeWithoutTransaction { connection in
                 try connection.execute(
-                    """
-                    CREATE ROLE \(role) LOGIN;
-                    GRANT USAGE ON SCHEMA bookstore TO \(role);
-                    GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA bookstore TO \(role)
-                    """
+                    rawSQL: """
+                        CREATE ROLE \(role) LOGIN;
+                        GRANT USAGE ON SCHEMA bookstore TO \(role);
+                        GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA bookstore TO \(role)
+                        """
                 )
             }
             var other = configuration
@@ -136,7 +139,7 @@ struct PostgresChangeCaptureTests {
             do {
                 let writer = try await PostgresDatabase.open(other, readerCount: 0)
                 do {
-                    _ = try await writer.write { try $0.run("INSERT INTO bookstore.zpublication (z_pk, ztitle) VALUES (9, 'Čapek')", []) }
+                    _ = try await writer.write { try $0.run(rawSQL: "INSERT INTO bookstore.zpublication (z_pk, ztitle) VALUES (9, 'Čapek')", []) }
                     // Refused for want of the right (42501), not for any other failure.
                     let refusal = await Self.error { _ = try await writer.write { try capture.pendingCount(on: $0) } }
                     #expect(
@@ -150,10 +153,10 @@ struct PostgresChangeCaptureTests {
                 await writer.close()
                 #expect(try await migration.write { try capture.claim(limit: 10, on: $0) }.map(\.keys) == [[9]])
             } catch {
-                try? await migration.writeWithoutTransaction { try $0.execute("DROP OWNED BY \(role); DROP ROLE \(role)") }
+                try? await migration.writeWithoutTransaction { try $0.execute(rawSQL: "DROP OWNED BY \(role); DROP ROLE \(role)") }
                 throw error
             }
-            try await migration.writeWithoutTransaction { try $0.execute("DROP OWNED BY \(role); DROP ROLE \(role)") }
+            try await migration.writeWithoutTransaction { try $0.execute(rawSQL: "DROP OWNED BY \(role); DROP ROLE \(role)") }
         }
     }
 
@@ -165,7 +168,7 @@ struct PostgresChangeCaptureTests {
             #expect(try await Self.triggers(on: migration) == 0)
             #expect(try await Self.captureSchemas(on: migration).isEmpty)
             // The store's tables are written as before.
-            _ = try await writer.write { try $0.run("INSERT INTO bookstore.zpublication (z_pk, ztitle) VALUES (1, 'after')", []) }
+            _ = try await writer.write { try $0.run(rawSQL: "INSERT INTO bookstore.zpublication (z_pk, ztitle) VALUES (1, 'after')", []) }
         }
     }
 
@@ -194,7 +197,7 @@ struct PostgresChangeCaptureTests {
                 try await Self.captureSchemas(on: migration) == ["bookstore_capturing_archive", neighbour.captureSchema].sorted(),
                 "a schema of the user's named alike, and another store's capture, are kept"
             )
-            _ = try await writer.write { try $0.run("INSERT INTO bookstore.zpublication (z_pk) VALUES (1)", []) }
+            _ = try await writer.write { try $0.run(rawSQL: "INSERT INTO bookstore.zpublication (z_pk) VALUES (1)", []) }
         }
     }
 
@@ -220,7 +223,7 @@ struct PostgresChangeCaptureTests {
             try await writer.writeWithoutTransaction { try $0.execute("COMMIT") }
             let capture = try await Self.install(on: migration)
             #expect(try await Self.triggers(on: migration) == 2)
-            _ = try await writer.write { try $0.run("UPDATE bookstore.zpublication SET ztitle = 'after the install' WHERE z_pk = 1", []) }
+            _ = try await writer.write { try $0.run(rawSQL: "UPDATE bookstore.zpublication SET ztitle = 'after the install' WHERE z_pk = 1", []) }
             let changes = try await migration.write { try capture.claim(limit: 10, on: $0) }
             #expect(changes.map(\.kind) == [.update])
             // The lock timeout was the install's only: the transaction's own is as it was.
@@ -276,7 +279,7 @@ struct PostgresChangeCaptureTests {
     @Test func aChangeNotYetCommittedIsLeftForALaterClaim() async throws {
         try await withStore { migration, writer, _ in
             let capture = try await Self.install(on: migration)
-            _ = try await writer.write { try $0.run("INSERT INTO bookstore.zpublication (z_pk, ztitle) VALUES (1, 'committed')", []) }
+            _ = try await writer.write { try $0.run(rawSQL: "INSERT INTO bookstore.zpublication (z_pk, ztitle) VALUES (1, 'committed')", []) }
             try await writer.writeWithoutTransaction { try $0.execute("BEGIN; INSERT INTO bookstore.zpublication (z_pk, ztitle) VALUES (2, 'open')") }
             let first = try await migration.write { try capture.claim(limit: 10, on: $0) }
             #expect(first.map(\.keys) == [[1]])
@@ -329,9 +332,9 @@ struct PostgresChangeCaptureTests {
                 waiting =
                     try await observer.writeWithoutTransaction { connection in
                         try connection.scalar(
-                            """
-                            SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE NOT l.granted AND a.query LIKE $1
-                            """,
+                            rawSQL: """
+                                SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE NOT l.granted AND a.query LIKE $1
+                                """,
                             [.text(statement + "%")]
                         )?.int64 ?? 0
                     } > 0

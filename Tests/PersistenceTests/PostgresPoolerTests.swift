@@ -227,9 +227,9 @@ struct PostgresPoolerTests {
             guard case .postgres(var configuration) = pooled.kind else { return }
             configuration.poolMode = .session
             let first = try PostgresConnection(configuration: configuration)
-            _ = try first.scalar("SELECT $1::int", [.integer(1)])
+            _ = try first.scalar(rawSQL: "SELECT $1::int", [.integer(1)])
             let second = try PostgresConnection(configuration: configuration)
-            let error = #expect(throws: DatabaseError.self) { _ = try second.scalar("SELECT $1::int", [.integer(2)]) }
+            let error = #expect(throws: DatabaseError.self) { _ = try second.scalar(rawSQL: "SELECT $1::int", [.integer(2)]) }
             #expect(error?.message.contains("pool_mode=transaction") == true, "\(String(describing: error))")
         }
     }

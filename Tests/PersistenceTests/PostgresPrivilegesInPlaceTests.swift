@@ -37,18 +37,18 @@ struct PostgresPrivilegesInPlaceTests {
             let suffix = UUID().uuidString.prefix(8).lowercased()
             let (service, reader, password) = ("library_service_\(suffix)", "library_reader_\(suffix)", "Hasło-\(suffix)")
             let admin = try PostgresConnection(configuration: configuration)
-            let roles = "\(PostgresConfiguration.quoteIdentifier(service)), \(PostgresConfiguration.quoteIdentifier(reader))"
+            let roles = "\(service.quotedIdentifier), \(reader.quotedIdentifier)"
             try admin.execute(
-                """
-                CREATE ROLE \(PostgresConfiguration.quoteIdentifier(service)) LOGIN PASSWORD '\(password)';
-                CREATE ROLE \(PostgresConfiguration.quoteIdentifier(reader)) LOGIN PASSWORD '\(password)';
-                GRANT USAGE ON SCHEMA \(configuration.quotedSchema) TO \(roles);
-                GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA \(configuration.quotedSchema) TO \(PostgresConfiguration.quoteIdentifier(service));
-                GRANT SELECT ON zbook TO \(PostgresConfiguration.quoteIdentifier(reader));
-                """
+                rawSQL: """
+                    CREATE ROLE \(service.quotedIdentifier) LOGIN PASSWORD '\(password)';
+                    CREATE ROLE \(reader.quotedIdentifier) LOGIN PASSWORD '\(password)';
+                    GRANT USAGE ON SCHEMA \(configuration.quotedSchema) TO \(roles);
+                    GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA \(configuration.quotedSchema) TO \(service.quotedIdentifier);
+                    GRANT SELECT ON zbook TO \(reader.quotedIdentifier);
+                    """
             )
             defer {
-                do { try admin.execute("DROP OWNED BY \(roles); DROP ROLE \(roles)") } catch {
+                do { try admin.execute(rawSQL: "DROP OWNED BY \(roles); DROP ROLE \(roles)") } catch {
                     Issue.record("the test's roles were left on the server: \(error)")
                 }
             }
@@ -59,8 +59,8 @@ struct PostgresPrivilegesInPlaceTests {
                 Issue.record("the step was meant to run in place: \(plan.steps.map(\.work))")
                 return
             }
-            let tables = try admin.rows("SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY 1", [.text(configuration.schema)]).compactMap
-            { $0[0].text }
+            let tables = try admin.rows(rawSQL: "SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY 1", [.text(configuration.schema)])
+                .compactMap { $0[0].text }
             #expect(tables.contains("zwriter"), "the step made the writer's table: \(tables)")
 
             var asService = configuration
@@ -76,7 +76,7 @@ struct PostgresPrivilegesInPlaceTests {
 
             for table in tables {
                 let granted = try admin.scalar(
-                    "SELECT has_table_privilege($1, $2, 'SELECT')::text",
+                    rawSQL: "SELECT has_table_privilege($1, $2, 'SELECT')::text",
                     [.text(reader), .text("\(configuration.quotedSchema).\(table)")]
                 )?.text
                 #expect(granted == (table == "zbook" ? "true" : "false"), "the report's SELECT on \(table): \(granted ?? "nil")")

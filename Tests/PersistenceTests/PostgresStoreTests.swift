@@ -127,8 +127,8 @@ struct PostgresStoreTests {
         let database = try await TestPostgres.makeDatabase()
         defer { Task { try? await database.drop() } }
         let connection = try PostgresConnection(configuration: database.configuration)
-        let binary = try connection.scalar("SELECT $1::real", [.double(value)])
-        let text = try connection.rows("SELECT $1::real, DATE '2026-11-29'", [.double(value)]).first?[0]
+        let binary = try connection.scalar(rawSQL: "SELECT $1::real", [.double(value)])
+        let text = try connection.rows(rawSQL: "SELECT $1::real, DATE '2026-11-29'", [.double(value)]).first?[0]
         #expect(binary == .double(Double(Float(value))))
         #expect(text == binary)
     }
@@ -185,13 +185,13 @@ struct PostgresStoreTests {
         try await withConnection { connection in
             try connection.execute("CREATE TABLE t (i smallint, b boolean, u uuid, d timestamptz, n numeric, x bytea, f real)")
             try connection.run(
-                "INSERT INTO t VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                rawSQL: "INSERT INTO t VALUES ($1, $2, $3, $4, $5, $6, $7)",
                 [
                     .integer(-3), .text("true"), .text("00112233-4455-6677-8899-aabbccddeeff"),
                     .text(PostgresTimestamp.text(secondsSinceReferenceDate: -0.5)), .text("1.000000000000000000001"), .blob(Data()), .double(0.25),
                 ]
             )
-            try connection.run("INSERT INTO t VALUES ($1, $2, $3, $4, $5, $6, $7)", Array(repeating: .null, count: 7))
+            try connection.run(rawSQL: "INSERT INTO t VALUES ($1, $2, $3, $4, $5, $6, $7)", Array(repeating: .null, count: 7))
             let rows = try connection.rows("SELECT i, b, u, d, n, x, f FROM t ORDER BY i NULLS LAST")
             #expect(
                 rows.map(\.values) == [
@@ -203,9 +203,9 @@ struct PostgresStoreTests {
                 ]
             )
             // One SQL, arguments of other kinds: prepared again for the new types.
-            #expect(try connection.scalar("SELECT count(*) FROM t WHERE i = $1", [.integer(-3)]) == .integer(1))
-            #expect(try connection.scalar("SELECT count(*) FROM t WHERE i = $1", [.text("-3")]) == .integer(1))
-            #expect(try connection.scalar("SELECT count(*) FROM t WHERE i = $1", [.double(-3)]) == .integer(1))
+            #expect(try connection.scalar(rawSQL: "SELECT count(*) FROM t WHERE i = $1", [.integer(-3)]) == .integer(1))
+            #expect(try connection.scalar(rawSQL: "SELECT count(*) FROM t WHERE i = $1", [.text("-3")]) == .integer(1))
+            #expect(try connection.scalar(rawSQL: "SELECT count(*) FROM t WHERE i = $1", [.double(-3)]) == .integer(1))
         }
     }
 
@@ -213,15 +213,15 @@ struct PostgresStoreTests {
         try await withConnection { connection in
             try connection.execute("CREATE TABLE t (u uuid PRIMARY KEY)")
             let bad = #expect(throws: DatabaseError.self) {
-                try connection.run("INSERT INTO t VALUES ($1)", [.text("not-a-secret-uuid")])
+                try connection.run(rawSQL: "INSERT INTO t VALUES ($1)", [.text("not-a-secret-uuid")])
             }
             #expect(bad?.sqlState == "22P02")
             #expect(bad?.sql == "INSERT INTO t VALUES ($1)")
             #expect(bad.map { !"\($0)".contains("not-a-secret-uuid") } == true, "\(String(describing: bad))")
-            let missing = #expect(throws: DatabaseError.self) { try connection.run("SELECT * FROM no_such_table", []) }
+            let missing = #expect(throws: DatabaseError.self) { try connection.run(rawSQL: "SELECT * FROM no_such_table", []) }
             #expect(missing?.sqlState == "42P01")
             #expect(missing?.message.contains("no_such_table") == true)
-            let arity = #expect(throws: DatabaseError.self) { try connection.run("SELECT $1::int", []) }
+            let arity = #expect(throws: DatabaseError.self) { try connection.run(rawSQL: "SELECT $1::int", []) }
             #expect(arity?.message.contains("takes 1 arguments, got 0") == true)
         }
     }
@@ -229,7 +229,7 @@ struct PostgresStoreTests {
     @Test func statementsPreparedBeforeATableChangesArePreparedAgain() async throws {
         try await withConnection { connection in
             try connection.execute("CREATE TABLE t (a integer)")
-            try connection.run("INSERT INTO t VALUES ($1)", [.integer(1)])
+            try connection.run(rawSQL: "INSERT INTO t VALUES ($1)", [.integer(1)])
             #expect(try connection.rows("SELECT * FROM t").map(\.values) == [[.integer(1)]])
             try connection.execute("ALTER TABLE t ADD COLUMN b text DEFAULT 'new'")
             #expect(try connection.rows("SELECT * FROM t").map(\.values) == [[.integer(1), .text("new")]])

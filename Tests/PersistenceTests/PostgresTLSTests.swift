@@ -27,8 +27,8 @@ struct PostgresTLSTests {
         let url = try Self.url(tls, schema: schema, "sslmode=verify-full&sslrootcert=\(tls.authorityFile)")
         guard case .postgres(let configuration) = url.kind else { return }
         let connection = try PostgresConnection(configuration: configuration)
-        try connection.execute("CREATE SCHEMA \(schema)")
-        #expect(try connection.scalar("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()", []) == .integer(1))
+        try connection.execute(rawSQL: "CREATE SCHEMA \(schema)")
+        #expect(try connection.scalar(rawSQL: "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()", []) == .integer(1))
         let model = try ModelFixtures.model(Self.notes)
         let container = try await PersistentContainer.open(model: model, store: url, options: .createIfMissing, logger: testLogger)
         let context = container.newContext()
@@ -37,7 +37,7 @@ struct PostgresTLSTests {
         let titles = try await container.newContext().fetch(FetchRequest(entityName: "Note")).map { $0.value(forKey: "title") }
         #expect(titles == [.string("Zürich über TLS")])
         await container.store.close()
-        try connection.execute("DROP SCHEMA \(schema) CASCADE")
+        try connection.execute(rawSQL: "DROP SCHEMA \(schema) CASCADE")
     }
 
     /// A certificate signed by another authority, a host name the certificate was not

@@ -34,16 +34,16 @@ struct SQLLiteralTests {
 
     @Test func namesThatNeedQuotesAreQuoted() {
         let dialect = SQLiteDialect()
-        #expect(dialect.quoteIdentifier("ZBOOK") == "ZBOOK")
-        #expect(dialect.quoteIdentifier("z_1tags") == "z_1tags")
-        #expect(dialect.quoteIdentifier("1st") == "\"1st\"")
-        #expect(dialect.quoteIdentifier("Bücher") == "\"Bücher\"")
-        #expect(dialect.quoteIdentifier("a\"b; DROP TABLE x") == "\"a\"\"b; DROP TABLE x\"")
-        #expect(dialect.quoteIdentifier("") == "\"\"")
+        #expect(dialect.quoteIfNeeded("ZBOOK") == "ZBOOK")
+        #expect(dialect.quoteIfNeeded("z_1tags") == "z_1tags")
+        #expect(dialect.quoteIfNeeded("1st") == "\"1st\"")
+        #expect(dialect.quoteIfNeeded("Bücher") == "\"Bücher\"")
+        #expect(dialect.quoteIfNeeded("a\"b; DROP TABLE x") == "\"a\"\"b; DROP TABLE x\"")
+        #expect(dialect.quoteIfNeeded("") == "\"\"")
         let postgres = PostgresDialect()
-        #expect(postgres.quoteIdentifier("zbook") == "zbook")
-        #expect(postgres.quoteIdentifier("ZBOOK") == "\"ZBOOK\"")
-        #expect(postgres.quoteIdentifier("Book") == "\"Book\"")
+        #expect(postgres.quoteIfNeeded("zbook") == "zbook")
+        #expect(postgres.quoteIfNeeded("ZBOOK") == "\"ZBOOK\"")
+        #expect(postgres.quoteIfNeeded("Book") == "\"Book\"")
     }
 
     /// A round trip through each engine: the values of users' data (cents, non-ASCII, NULL,
@@ -57,18 +57,16 @@ struct SQLLiteralTests {
             let rows: [(Int64, String?, Double?)] = [(1, "Ænima — l'été", 19.99), (2, nil, 0.01), (3, "O'Brien; DROP TABLE x", nil)]
             try await database.write { connection in
                 try connection.run(
-                    literal:
-                        "CREATE TABLE \(identifier: table) (k \(raw: connection.dialect.keyColumnType), t \(raw: connection.dialect.columnType(for: .string)), p \(raw: connection.dialect.columnType(for: .double)))"
+                    "CREATE TABLE \(identifier: table) (k \(raw: connection.dialect.keyColumnType), t \(raw: connection.dialect.columnType(for: .string)), p \(raw: connection.dialect.columnType(for: .double)))"
                 )
                 for (key, text, price) in rows {
                     try connection.run(
-                        literal:
-                            "INSERT INTO \(identifier: table) (k, t, p) VALUES (\(key), \(text.map(DatabaseValue.text) ?? .null), \(price.map(DatabaseValue.double) ?? .null))"
+                        "INSERT INTO \(identifier: table) (k, t, p) VALUES (\(key), \(text.map(DatabaseValue.text) ?? .null), \(price.map(DatabaseValue.double) ?? .null))"
                     )
                 }
             }
             let read = try await database.read { connection in
-                try connection.rows(literal: "SELECT k, t, p FROM \(identifier: table) WHERE k >= \(Int64(1)) ORDER BY k").map {
+                try connection.rows("SELECT k, t, p FROM \(identifier: table) WHERE k >= \(Int64(1)) ORDER BY k").map {
                     ($0[0].int64, $0[1].text, $0[2].double)
                 }
             }
@@ -76,11 +74,11 @@ struct SQLLiteralTests {
             #expect(read.map(\.1) == rows.map(\.1))
             #expect(read.map(\.2) == rows.map(\.2))
             let count = try await database.read {
-                try $0.scalar(literal: "SELECT count(*) FROM \(identifier: table) WHERE t = \("O'Brien; DROP TABLE x")")
+                try $0.scalar("SELECT count(*) FROM \(identifier: table) WHERE t = \("O'Brien; DROP TABLE x")")
             }
             #expect(count?.int64 == 1)
             // A name with capitals is the same table wherever it is named.
-            try await database.write { try $0.run(literal: "CREATE TABLE \(identifier: capitalised) (k \(raw: $0.dialect.keyColumnType))") }
+            try await database.write { try $0.run("CREATE TABLE \(identifier: capitalised) (k \(raw: $0.dialect.keyColumnType))") }
             let names = try await database.read { try $0.rows($0.dialect.tableListingQuery).compactMap { $0[0].text } }
             #expect(names.contains(capitalised), "\(names)")
         }
@@ -96,10 +94,10 @@ struct SQLLiteralTests {
             @Sendable func query(_ count: Int) -> SQL {
                 "SELECT count(*) FROM \(storeName: "Z_PRIMARYKEY") WHERE \(storeName: "Z_ENT") IN (\(list: (0..<count).map { DatabaseValue.integer(Int64($0)) }))"
             }
-            let atLimit = try await database.read { try $0.scalar(literal: query(limit)) }
+            let atLimit = try await database.read { try $0.scalar(query(limit)) }
             #expect(atLimit?.int64 ?? 0 > 0)
             do {
-                _ = try await database.read { try $0.scalar(literal: query(limit + 1)) }
+                _ = try await database.read { try $0.scalar(query(limit + 1)) }
                 Issue.record("a statement of \(limit + 1) values ran")
             } catch let error as DatabaseError {
                 #expect(error.argumentCount == limit + 1)
@@ -118,16 +116,16 @@ struct SQLLiteralTests {
             for (table, column) in [("order", "group"), ("user", "limit"), ("select", "from")] {
                 try await database.write { connection in
                     try connection.run(
-                        literal: "CREATE TABLE \(identifier: table) (\(identifier: column) \(raw: connection.dialect.columnType(for: .string)))"
+                        "CREATE TABLE \(identifier: table) (\(identifier: column) \(raw: connection.dialect.columnType(for: .string)))"
                     )
-                    try connection.run(literal: "INSERT INTO \(identifier: table) (\(identifier: column)) VALUES (\("Ærø"))")
+                    try connection.run("INSERT INTO \(identifier: table) (\(identifier: column)) VALUES (\("Ærø"))")
                 }
-                let read = try await database.read { try $0.scalar(literal: "SELECT \(identifier: column) FROM \(identifier: table)") }
+                let read = try await database.read { try $0.scalar("SELECT \(identifier: column) FROM \(identifier: table)") }
                 #expect(read?.text == "Ærø", "\(table).\(column)")
             }
         }
-        #expect(SQLiteDialect().quoteIdentifier("order") == "\"order\"" && PostgresDialect().quoteIdentifier("user") == "\"user\"")
-        #expect(SQLiteDialect().quoteIdentifier("ZORDER") == "ZORDER" && PostgresDialect().quoteIdentifier("zorder") == "zorder")
+        #expect(SQLiteDialect().quoteIfNeeded("order") == "\"order\"" && PostgresDialect().quoteIfNeeded("user") == "\"user\"")
+        #expect(SQLiteDialect().quoteIfNeeded("ZORDER") == "ZORDER" && PostgresDialect().quoteIfNeeded("zorder") == "zorder")
         // The quoting skips the look-up for names longer than any keyword or starting with Z.
         for keyword in SQLiteDialect.keywords.union(PostgresDialect.keywords) {
             #expect(keyword.utf8.count <= 17 && !keyword.hasPrefix("Z"), "\(keyword)")

@@ -15,11 +15,11 @@ struct SchemaTests {
         switch container.store.url.kind {
         case .sqlite(let path):
             let connection = try SQLiteConnection(path: path, mode: .readOnly)
-            return try connection.rows(sql, arguments)
+            return try connection.rows(rawSQL: sql, arguments)
         case .postgres(let configuration):
             let database = try await PostgresDatabase.open(configuration, readerCount: 0, readOnly: true)
             let sql = PostgresDialect().numberingPlaceholders(sql)
-            let rows = try await database.read { try $0.rows(sql, arguments) }
+            let rows = try await database.read { try $0.rows(rawSQL: sql, arguments) }
             await database.close()
             return rows
         case .memory:

@@ -99,7 +99,7 @@ struct StatementLimitTests {
                     guard connection.dialect is PostgresDialect else { return [] }
                     // The multi-row INSERTs this session prepared, by their number of arguments.
                     return try connection.rows(
-                        "SELECT cardinality(parameter_types) FROM pg_prepared_statements WHERE statement LIKE $1",
+                        rawSQL: "SELECT cardinality(parameter_types) FROM pg_prepared_statements WHERE statement LIKE $1",
                         [.text("INSERT INTO \(table.name) %")]
                     )
                     .compactMap { $0[0].int64.map(Int.init) }
@@ -113,7 +113,7 @@ struct StatementLimitTests {
                 }
                 let columnList = names.joined(separator: ", ")
                 let stored = try await container.store.database.read { connection in
-                    try connection.rows("SELECT \(columnList) FROM \(table.name) ORDER BY \(names[0])")
+                    try connection.rows(rawSQL: "SELECT \(columnList) FROM \(table.name) ORDER BY \(names[0])")
                 }
                 #expect(stored.count == rowCount)
                 var mismatches = 0
@@ -165,7 +165,7 @@ struct StatementLimitTests {
                 let connection = try PostgresConnection(configuration: configuration)
                 defer { connection.close() }
                 let sql = "SELECT sum(v)::bigint FROM unnest(ARRAY[" + (1...count).map { "$\($0)::bigint" }.joined(separator: ", ") + "]) AS v"
-                return try connection.scalar(sql, (1...count).map { DatabaseValue.integer(Int64($0)) })?.int64
+                return try connection.scalar(rawSQL: sql, (1...count).map { DatabaseValue.integer(Int64($0)) })?.int64
             }
             #expect(try sum(limit) == Int64(limit * (limit + 1) / 2))
             do {

@@ -65,6 +65,6 @@ struct StoreSnapshotTests {
     /// Runs `sql` in the store's schema, on a session of its own.
     static func run(_ sql: String, on configuration: PostgresConfiguration) throws {
         let connection = try PostgresConnection(configuration: configuration)
-        try connection.execute("SET search_path TO \(configuration.quotedSchema); " + sql)
+        try connection.execute(rawSQL: "SET search_path TO \(configuration.quotedSchema); " + sql)
     }
 }

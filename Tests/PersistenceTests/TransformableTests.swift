@@ -85,8 +85,8 @@ enum StreamedVaultVersion: String, MigrationVersion, CaseIterable {
         #expect(settings.type == .transformable && settings.valueTransformerName == nil && settings.customClassName == "NSDictionary")
         let written = try ManagedObjectModel(xml: model.xmlData(), name: "Vault")
         #expect(written == model)
-        #expect(StoreSchema(model: model, dialect: .sqlite).createStatements().joined().contains("ZTAGS BLOB"))
-        #expect(StoreSchema(model: model, dialect: .postgres).createStatements().joined().contains("ztags bytea"))
+        #expect(StoreSchema(model: model, dialect: .sqlite).createStatements().map(\.description).joined().contains("ZTAGS BLOB"))
+        #expect(StoreSchema(model: model, dialect: .postgres).createStatements().map(\.description).joined().contains("ztags bytea"))
     }
 
     @Test(arguments: TestBackend.allCases)

@@ -101,7 +101,8 @@ import Testing
             let rows = Self.rows + (engine == .sqlite ? Self.sqliteOnlyRows : [])
             try await container.store.database.write { connection in
                 try connection.run(
-                    "INSERT INTO \(owner.name) (\(d.name("Z_PK")), \(d.name("Z_ENT")), \(d.name("Z_OPT"))) VALUES (\(d.placeholder(1)), \(owner.entityNumber), 1)",
+                    rawSQL:
+                        "INSERT INTO \(owner.name) (\(d.name("Z_PK")), \(d.name("Z_ENT")), \(d.name("Z_OPT"))) VALUES (\(d.placeholder(1)), \(owner.entityNumber), 1)",
                     [.integer(1)]
                 )
                 let properties = Self.valid.keys.sorted()

@@ -210,7 +210,7 @@ struct PublicationRepository: Sendable {
             SELECT \(column), count(*) FROM \(identifier: pages.name) WHERE \(column) IN (\(list: publicationIDs.map(DatabaseValue.integer))) \
             GROUP BY \(column)
             """
-        let rows = try await container.store.database.read { try $0.rows(literal: sql) }
+        let rows = try await container.store.database.read { try $0.rows(sql) }
         var counts: [Int64: Int] = [:]
         for row in rows {
             if let id = row[0].int64, let count = row[1].int64 { counts[id] = Int(count) }

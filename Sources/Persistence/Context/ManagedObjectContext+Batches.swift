@@ -14,7 +14,7 @@ extension ManagedObjectContext {
         conditions.append("t0.\(storeName: "Z_PK") > \(primaryKey)")
         // Always filter by Z_ENT: a mapping migrates one entity, never its sub-entities.
         if query.entityFilter() == nil, layout.table.entityNumbers.count > 1 {
-            conditions.append("t0.\(storeName: "Z_ENT") = \(raw: String(layout.table.entityNumber))")
+            conditions.append("t0.\(storeName: "Z_ENT") = \(literal: layout.table.entityNumber)")
         }
         let sql = query.sql(
             join: compiler.joinClause,
@@ -23,7 +23,7 @@ extension ManagedObjectContext {
             limit: limit,
             offset: 0
         )
-        let rows = try await store.database.read { try $0.rows(literal: sql) }
+        let rows = try await store.database.read { try $0.rows(sql) }
         return try rows.map { try materialize($0, query: query) }
     }
 
@@ -42,7 +42,7 @@ extension ManagedObjectContext {
         let query = SelectQuery(table: layout.table, schema: store.schema)
         for chunk in d.statementChunks(missing, limit: 500) {
             let sql = query.sql(where: "t0.\(storeName: "Z_PK") IN (\(list: chunk.map(DatabaseValue.integer)))", orderBy: nil, limit: nil, offset: 0)
-            let rows = try await store.database.read { try $0.rows(literal: sql) }
+            let rows = try await store.database.read { try $0.rows(sql) }
             for row in rows {
                 let object = try materialize(row, query: query)
                 if let pk = object.objectID.primaryKey { result[pk] = object }
@@ -82,7 +82,7 @@ extension ManagedObjectContext {
                 limit: nil,
                 offset: 0
             )
-            let rows = try await store.database.read { try $0.rows(literal: sql) }
+            let rows = try await store.database.read { try $0.rows(sql) }
             for row in rows {
                 let destination = try materialize(row, query: query)
                 all.append(destination)

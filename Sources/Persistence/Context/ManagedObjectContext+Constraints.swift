@@ -49,7 +49,7 @@ extension ManagedObjectContext {
                 guard arguments.count == properties.count else { continue }
                 var conditions = zip(index.columns, arguments).map { column, value -> SQL in "\(identifier: column) = \(value)" }
                 if let numbers = index.entityNumbers {
-                    conditions.append("\(storeName: "Z_ENT") IN (\(raw: numbers.map(String.init).joined(separator: ", ")))")
+                    conditions.append("\(storeName: "Z_ENT") IN (\(literals: numbers))")
                 }
                 let sql: SQL =
                     "SELECT \(storeName: "Z_PK"), \(storeName: "Z_ENT") FROM \(identifier: index.table) WHERE \(conditions.joined(separator: " AND "))"
@@ -70,7 +70,7 @@ extension ManagedObjectContext {
         let queries = lookups.map { ($0.sql, $0.conflict.objectID.rootEntityName) }
         let found = try await store.database.read { connection in
             try queries.map { lookup in
-                try connection.rows(literal: lookup.0).compactMap { row -> (Int64, Int)? in
+                try connection.rows(lookup.0).compactMap { row -> (Int64, Int)? in
                     guard let pk = row[0].int64, let number = row[1].int64, !excluded.contains("\(lookup.1)/\(pk)") else { return nil }
                     return (pk, Int(number))
                 }.first

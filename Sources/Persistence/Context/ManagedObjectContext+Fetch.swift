@@ -71,7 +71,7 @@ extension ManagedObjectContext {
     ) async throws -> (SelectQuery, [Row]) {
         let (query, sql) = try storedRowsSQL(request, layout, predicate, limit: limit, offset: offset, selecting: selection, compiler: compiler)
         try await store.buildDeferredIndexes()
-        return (query, try await store.database.read { try $0.rows(literal: sql) })
+        return (query, try await store.database.read { try $0.rows(sql) })
     }
 
     /// The `SELECT` of ``storedRows(_:_:_:limit:offset:selecting:compiler:)``.
@@ -144,7 +144,7 @@ extension ManagedObjectContext {
         let inner = query.sql(join: compiler.joinClause, where: condition, orderBy: nil, limit: limit, offset: offset)
         let sql: SQL = "SELECT count(*) FROM (\(inner)) counted"
         try await store.buildDeferredIndexes()
-        let count = try await store.database.read { try $0.scalar(literal: sql) }
+        let count = try await store.database.read { try $0.scalar(sql) }
         return Int(count?.int64 ?? 0)
     }
 

@@ -120,7 +120,7 @@ extension ManagedObjectContext {
         let layout = try layout(id.rootEntityName)
         let query = SelectQuery(table: layout.table, schema: store.schema)
         let sql = query.sql(where: "t0.\(storeName: "Z_PK") = \(pk)", orderBy: nil, limit: nil, offset: 0)
-        let rows = try await store.database.read { try $0.rows(literal: sql) }
+        let rows = try await store.database.read { try $0.rows(sql) }
         guard let row = rows.first else {
             throw StoreError(.objectNotFound, "there is no \(id.entityName) with primary key \(pk) in the store", store: store.url.description)
         }
@@ -251,7 +251,7 @@ extension ManagedObjectContext {
     /// once any deferred indexes it may look rows up by exist.
     private func savedRows(_ sql: SQL, query: SelectQuery) async throws -> [ManagedObject] {
         try await store.buildDeferredIndexes()
-        let rows = try await store.database.read { try $0.rows(literal: sql) }
+        let rows = try await store.database.read { try $0.rows(sql) }
         return try rows.map { try materialize($0, query: query) }
     }
 
@@ -264,7 +264,7 @@ extension ManagedObjectContext {
     /// keys after them.
     func orderPrefix(_ column: String?, alias: String) -> SQL {
         guard let column else { return "" }
-        return "\(raw: alias).\(identifier: column)\(raw: store.schema.dialect.nullOrdering(ascending: true)), "
+        return "\(identifier: alias).\(identifier: column)\(raw: store.schema.dialect.nullOrdering(ascending: true)), "
     }
 
     /// The saved destinations of one object's to-many kept in a join table or hidden key,

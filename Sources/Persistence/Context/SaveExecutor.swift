@@ -68,13 +68,13 @@ struct SaveExecutor {
         for (root, writes) in byRoot.sorted(by: { $0.key < $1.key }) {
             guard let rootNumber = schema.table(for: root)?.entityNumber else { continue }
             try connection.run(
-                literal: """
-                    UPDATE \(storeName: "Z_PRIMARYKEY") SET \(storeName: "Z_MAX") = \(storeName: "Z_MAX") + \(writes.count) WHERE \(storeName: "Z_ENT") = \(rootNumber)
-                    """
+                """
+                UPDATE \(storeName: "Z_PRIMARYKEY") SET \(storeName: "Z_MAX") = \(storeName: "Z_MAX") + \(writes.count) WHERE \(storeName: "Z_ENT") = \(rootNumber)
+                """
             )
             guard
                 let last = try connection.scalar(
-                    literal: "SELECT \(storeName: "Z_MAX") FROM \(storeName: "Z_PRIMARYKEY") WHERE \(storeName: "Z_ENT") = \(rootNumber)"
+                    "SELECT \(storeName: "Z_MAX") FROM \(storeName: "Z_PRIMARYKEY") WHERE \(storeName: "Z_ENT") = \(rootNumber)"
                 )?.int64
             else {
                 throw StoreError(.database, "Z_PRIMARYKEY has no row for \(root)", hint: "the store is damaged")
@@ -124,7 +124,7 @@ struct SaveExecutor {
                     SELECT \(storeName: "Z_PK") FROM \(identifier: table.name) WHERE \(storeName: "Z_PK") IN (\(list: chunk.map(DatabaseValue.integer)))\
                     \(raw: d.lockingClause(.keepingItsKey))
                     """
-                for row in try connection.rows(literal: sql) {
+                for row in try connection.rows(sql) {
                     if let key = row[0].int64 { found.insert(key) }
                 }
             }
@@ -154,7 +154,7 @@ struct SaveExecutor {
         let values: [DatabaseValue] =
             [.integer(key), .integer(Int64(table.entityNumber)), .integer(1)]
             + write.values.map(\.value) + write.foreignKeys.map { foreignKeyValue($0.destination) }
-        try connection.run(literal: "INSERT INTO \(identifier: table.name) (\(columns.joined(separator: ", "))) VALUES (\(list: values))")
+        try connection.run("INSERT INTO \(identifier: table.name) (\(columns.joined(separator: ", "))) VALUES (\(list: values))")
     }
 
     /// The inserts of each entity as one bulk insert: an entity's inserts all write the same
@@ -189,10 +189,10 @@ struct SaveExecutor {
             values.map { column, value -> SQL in "\(identifier: column) = \(value)" }
             + ["\(storeName: "Z_OPT") = \(storeName: "Z_OPT") + 1"]
         let changed = try connection.run(
-            literal: """
-                UPDATE \(identifier: table.name) SET \(assignments.joined(separator: ", ")) \
-                WHERE \(storeName: "Z_PK") = \(key) AND \(storeName: "Z_OPT") = \(write.expectedVersion)
-                """
+            """
+            UPDATE \(identifier: table.name) SET \(assignments.joined(separator: ", ")) \
+            WHERE \(storeName: "Z_PK") = \(key) AND \(storeName: "Z_OPT") = \(write.expectedVersion)
+            """
         )
         guard changed == 1 else {
             throw StoreError(
@@ -222,9 +222,9 @@ struct SaveExecutor {
             // it waits for this commit and then finds it gone (see `holdDestinations`), or
             // commits first and its row is among those read below.
             let number = try connection.scalar(
-                literal: """
-                    SELECT \(storeName: "Z_ENT") FROM \(identifier: rootTable.name) WHERE \(storeName: "Z_PK") = \(rowKey)\(raw: d.lockingClause(.forDeleting))
-                    """
+                """
+                SELECT \(storeName: "Z_ENT") FROM \(identifier: rootTable.name) WHERE \(storeName: "Z_PK") = \(rowKey)\(raw: d.lockingClause(.forDeleting))
+                """
             )?.int64
             guard let number else {
                 guard !requestedRows.contains(id) else {
@@ -248,8 +248,7 @@ struct SaveExecutor {
                     }
                     if case .joinTable(let join, let fromSource) = storage {
                         try connection.run(
-                            literal:
-                                "DELETE FROM \(identifier: join.name) WHERE \(identifier: fromSource ? join.sourceColumn : join.destinationColumn) = \(rowKey)"
+                            "DELETE FROM \(identifier: join.name) WHERE \(identifier: fromSource ? join.sourceColumn : join.destinationColumn) = \(rowKey)"
                         )
                     }
                 case .nullify:
@@ -260,7 +259,7 @@ struct SaveExecutor {
                     break
                 }
             }
-            try connection.run(literal: "DELETE FROM \(identifier: rootTable.name) WHERE \(storeName: "Z_PK") = \(rowKey)")
+            try connection.run("DELETE FROM \(identifier: rootTable.name) WHERE \(storeName: "Z_PK") = \(rowKey)")
             result.deleted.insert(id)
         }
         for denial in denied {
@@ -292,17 +291,17 @@ struct SaveExecutor {
         switch storage {
         case .foreignKey(let column):
             let value = try connection.scalar(
-                literal: "SELECT \(identifier: column) FROM \(identifier: table.name) WHERE \(storeName: "Z_PK") = \(key)"
+                "SELECT \(identifier: column) FROM \(identifier: table.name) WHERE \(storeName: "Z_PK") = \(key)"
             )
             return value.flatMap(id).map { [$0] } ?? []
         case .inverseForeignKey(let destinationTable, let column), .hiddenForeignKey(let destinationTable, let column):
             return try connection.rows(
-                literal: "SELECT \(storeName: "Z_PK") FROM \(identifier: destinationTable.name) WHERE \(identifier: column) = \(key)"
+                "SELECT \(storeName: "Z_PK") FROM \(identifier: destinationTable.name) WHERE \(identifier: column) = \(key)"
             ).compactMap { id($0[0]) }
         case .joinTable(let join, let fromSource):
             let mine = fromSource ? join.sourceColumn : join.destinationColumn
             let theirs = fromSource ? join.destinationColumn : join.sourceColumn
-            return try connection.rows(literal: "SELECT \(identifier: theirs) FROM \(identifier: join.name) WHERE \(identifier: mine) = \(key)")
+            return try connection.rows("SELECT \(identifier: theirs) FROM \(identifier: join.name) WHERE \(identifier: mine) = \(key)")
                 .compactMap { id($0[0]) }
         }
     }
@@ -311,11 +310,11 @@ struct SaveExecutor {
         switch storage {
         case .inverseForeignKey(let destinationTable, let column), .hiddenForeignKey(let destinationTable, let column):
             try connection.run(
-                literal: "UPDATE \(identifier: destinationTable.name) SET \(identifier: column) = NULL WHERE \(identifier: column) = \(key)"
+                "UPDATE \(identifier: destinationTable.name) SET \(identifier: column) = NULL WHERE \(identifier: column) = \(key)"
             )
         case .joinTable(let join, let fromSource):
             try connection.run(
-                literal: "DELETE FROM \(identifier: join.name) WHERE \(identifier: fromSource ? join.sourceColumn : join.destinationColumn) = \(key)"
+                "DELETE FROM \(identifier: join.name) WHERE \(identifier: fromSource ? join.sourceColumn : join.destinationColumn) = \(key)"
             )
         case .foreignKey:
             // One-to-one: the destination points back with a foreign key of its own.
@@ -324,7 +323,7 @@ struct SaveExecutor {
                 let column = destination.column(for: inverse.name)
             else { return }
             try connection.run(
-                literal: "UPDATE \(identifier: destination.name) SET \(identifier: column.name) = NULL WHERE \(identifier: column.name) = \(key)"
+                "UPDATE \(identifier: destination.name) SET \(identifier: column.name) = NULL WHERE \(identifier: column.name) = \(key)"
             )
         }
     }
@@ -348,16 +347,15 @@ struct SaveExecutor {
                 let inverse: SQL = "\(identifier: inverseColumn)"
                 let own: SQL = "\(identifier: foreignKey.column)"
                 try connection.run(
-                    literal: "UPDATE \(destinationTable) SET \(inverse) = NULL WHERE \(inverse) = \(key) AND \(storeName: "Z_PK") <> \(target)"
+                    "UPDATE \(destinationTable) SET \(inverse) = NULL WHERE \(inverse) = \(key) AND \(storeName: "Z_PK") <> \(target)"
                 )
-                try connection.run(literal: "UPDATE \(destinationTable) SET \(inverse) = \(key) WHERE \(storeName: "Z_PK") = \(target)")
+                try connection.run("UPDATE \(destinationTable) SET \(inverse) = \(key) WHERE \(storeName: "Z_PK") = \(target)")
                 try connection.run(
-                    literal: "UPDATE \(identifier: ownTable.name) SET \(own) = NULL WHERE \(own) = \(target) AND \(storeName: "Z_PK") <> \(key)"
+                    "UPDATE \(identifier: ownTable.name) SET \(own) = NULL WHERE \(own) = \(target) AND \(storeName: "Z_PK") <> \(key)"
                 )
             } else {
                 try connection.run(
-                    literal:
-                        "UPDATE \(identifier: destination.name) SET \(identifier: inverseColumn) = NULL WHERE \(identifier: inverseColumn) = \(key)"
+                    "UPDATE \(identifier: destination.name) SET \(identifier: inverseColumn) = NULL WHERE \(identifier: inverseColumn) = \(key)"
                 )
             }
         }
@@ -371,9 +369,9 @@ struct SaveExecutor {
         case .join(let table):
             guard add else {
                 try connection.run(
-                    literal: """
-                        DELETE FROM \(identifier: table.name) WHERE \(identifier: table.sourceColumn) = \(source) AND \(identifier: table.destinationColumn) = \(destination)
-                        """
+                    """
+                    DELETE FROM \(identifier: table.name) WHERE \(identifier: table.sourceColumn) = \(source) AND \(identifier: table.destinationColumn) = \(destination)
+                    """
                 )
                 return
             }
@@ -381,9 +379,9 @@ struct SaveExecutor {
             if table.orderColumn != nil || table.inverseOrderColumn != nil {
                 let exists =
                     try connection.scalar(
-                        literal: """
-                            SELECT 1 FROM \(identifier: table.name) WHERE \(identifier: table.sourceColumn) = \(source) AND \(identifier: table.destinationColumn) = \(destination)
-                            """
+                        """
+                        SELECT 1 FROM \(identifier: table.name) WHERE \(identifier: table.sourceColumn) = \(source) AND \(identifier: table.destinationColumn) = \(destination)
+                        """
                     ) != nil
                 guard !exists else { return }
             }
@@ -397,20 +395,20 @@ struct SaveExecutor {
                 columns.append(order)
                 values.append(.integer(try nextOrderKey(order, in: table.name, ownedBy: table.destinationColumn, key: destination)))
             }
-            try connection.run(literal: d.insertIgnoringDuplicates(into: table.name, columns: columns, values: values))
+            try connection.run(d.insertIgnoringDuplicates(into: table.name, columns: columns, values: values))
         case .hiddenKey(let hidden):
             guard add else {
                 let clearOrder: SQL = hidden.orderColumn.map { ", \(identifier: $0) = NULL" } ?? ""
                 try connection.run(
-                    literal: """
-                        UPDATE \(identifier: hidden.table) SET \(identifier: hidden.column) = NULL\(clearOrder) \
-                        WHERE \(storeName: "Z_PK") = \(destination) AND \(identifier: hidden.column) = \(source)
-                        """
+                    """
+                    UPDATE \(identifier: hidden.table) SET \(identifier: hidden.column) = NULL\(clearOrder) \
+                    WHERE \(storeName: "Z_PK") = \(destination) AND \(identifier: hidden.column) = \(source)
+                    """
                 )
                 return
             }
             let current = try connection.scalar(
-                literal: "SELECT \(identifier: hidden.column) FROM \(identifier: hidden.table) WHERE \(storeName: "Z_PK") = \(destination)"
+                "SELECT \(identifier: hidden.column) FROM \(identifier: hidden.table) WHERE \(storeName: "Z_PK") = \(destination)"
             )
             guard current?.int64 != source else { return }
             var order: SQL = ""
@@ -418,9 +416,9 @@ struct SaveExecutor {
                 order = ", \(identifier: column) = \(try nextOrderKey(column, in: hidden.table, ownedBy: hidden.column, key: source))"
             }
             try connection.run(
-                literal: """
-                    UPDATE \(identifier: hidden.table) SET \(identifier: hidden.column) = \(source)\(order) WHERE \(storeName: "Z_PK") = \(destination)
-                    """
+                """
+                UPDATE \(identifier: hidden.table) SET \(identifier: hidden.column) = \(source)\(order) WHERE \(storeName: "Z_PK") = \(destination)
+                """
             )
         }
     }
@@ -442,7 +440,7 @@ struct SaveExecutor {
             let other: SQL = row.map { " AND \(storeName: "Z_PK") <> \($0)" } ?? ""
             last =
                 try connection.scalar(
-                    literal: "SELECT max(\(identifier: column)) FROM \(identifier: table) WHERE \(identifier: owner) = \(key)\(other)"
+                    "SELECT max(\(identifier: column)) FROM \(identifier: table) WHERE \(identifier: owner) = \(key)\(other)"
                 )?.int64
                 ?? Self.orderKeySpacing
         }
@@ -463,10 +461,10 @@ struct SaveExecutor {
                 return "WHEN \(member) THEN \(orderKey)"
             }
             try connection.run(
-                literal: """
-                    UPDATE \(identifier: reorder.table) SET \(identifier: reorder.orderColumn) = CASE \(identifier: reorder.memberColumn) \(cases.joined(separator: " ")) END \
-                    WHERE \(identifier: reorder.ownerColumn) = \(owner) AND \(identifier: reorder.memberColumn) IN (\(list: chunk.map(DatabaseValue.integer)))
-                    """
+                """
+                UPDATE \(identifier: reorder.table) SET \(identifier: reorder.orderColumn) = CASE \(identifier: reorder.memberColumn) \(cases.joined(separator: " ")) END \
+                WHERE \(identifier: reorder.ownerColumn) = \(owner) AND \(identifier: reorder.memberColumn) IN (\(list: chunk.map(DatabaseValue.integer)))
+                """
             )
         }
         // Members not given (a migration's objects keep any) may hold later keys: read again.
@@ -487,7 +485,7 @@ struct SaveExecutor {
                 let destination = foreignKey.destination, let owner = key(of: destination)
             else { continue }
             let next = try nextOrderKey(order, in: table.name, ownedBy: foreignKey.column, key: owner, excluding: row)
-            try connection.run(literal: "UPDATE \(identifier: table.name) SET \(identifier: order) = \(next) WHERE \(storeName: "Z_PK") = \(row)")
+            try connection.run("UPDATE \(identifier: table.name) SET \(identifier: order) = \(next) WHERE \(storeName: "Z_PK") = \(row)")
         }
     }
 
@@ -499,13 +497,13 @@ struct SaveExecutor {
         let count: Int64
         switch storage {
         case .inverseForeignKey(let table, let column), .hiddenForeignKey(let table, let column):
-            count = try connection.scalar(literal: "SELECT count(*) FROM \(identifier: table.name) WHERE \(identifier: column) = \(key)")?.int64 ?? 0
+            count = try connection.scalar("SELECT count(*) FROM \(identifier: table.name) WHERE \(identifier: column) = \(key)")?.int64 ?? 0
         case .joinTable(let join, let fromSource):
             count =
                 try connection.scalar(
-                    literal: """
-                        SELECT count(*) FROM \(identifier: join.name) WHERE \(identifier: fromSource ? join.sourceColumn : join.destinationColumn) = \(key)
-                        """
+                    """
+                    SELECT count(*) FROM \(identifier: join.name) WHERE \(identifier: fromSource ? join.sourceColumn : join.destinationColumn) = \(key)
+                    """
                 )?.int64 ?? 0
         case .foreignKey:
             return

@@ -6,15 +6,20 @@ public protocol DatabaseConnection: AnyObject {
     /// The SQL spelling of the engine behind this connection.
     var dialect: any SQLDialect { get }
 
-    /// Runs one or more statements that take no arguments (DDL, pragmas).
-    func execute(_ sql: String) throws(DatabaseError)
+    /// Runs one or more statements that take no arguments (DDL, pragmas), as text the
+    /// caller vouches for: nothing in it is quoted or bound. Code outside the engines writes
+    /// ``SQL`` values and calls ``execute(_:)``.
+    func execute(rawSQL sql: String) throws(DatabaseError)
 
-    /// Runs one statement with bound arguments; returns the number of rows changed.
+    /// Runs one statement, text the caller vouches for with `?`/`$n` placeholders for
+    /// `arguments`; returns the number of rows changed. Code outside the engines calls
+    /// ``run(_:)`` with an ``SQL`` value, which numbers its placeholders itself.
     @discardableResult
-    func run(_ sql: String, _ arguments: [DatabaseValue]) throws(DatabaseError) -> Int
+    func run(rawSQL sql: String, _ arguments: [DatabaseValue]) throws(DatabaseError) -> Int
 
-    /// Runs a query, calling `body` for each row.
-    func query(_ sql: String, _ arguments: [DatabaseValue], _ body: (Row) throws -> Void) throws
+    /// Runs a query given as text the caller vouches for, calling `body` for each row. Code
+    /// outside the engines calls ``query(_:_:)`` with an ``SQL`` value.
+    func query(rawSQL sql: String, _ arguments: [DatabaseValue], _ body: (Row) throws -> Void) throws
 
     /// Runs `body` in a transaction: committed if it returns, rolled back if it throws.
     func transaction<T>(_ body: () throws -> T) throws -> T
@@ -31,17 +36,18 @@ public protocol DatabaseConnection: AnyObject {
 }
 
 extension DatabaseConnection {
-    /// All rows of a query.
-    public func rows(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> [Row] {
+    /// All rows of a query given as raw text (see ``query(rawSQL:_:_:)``).
+    public func rows(rawSQL sql: String, _ arguments: [DatabaseValue] = []) throws -> [Row] {
         var rows: [Row] = []
-        try query(sql, arguments) { rows.append($0) }
+        try query(rawSQL: sql, arguments) { rows.append($0) }
         return rows
     }
 
-    /// The first column of the first row, or `nil` when there is no row.
-    public func scalar(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> DatabaseValue? {
+    /// The first column of the first row of a query given as raw text, or `nil` when there
+    /// is no row (see ``query(rawSQL:_:_:)``).
+    public func scalar(rawSQL sql: String, _ arguments: [DatabaseValue] = []) throws -> DatabaseValue? {
         var result: DatabaseValue?
-        try query(sql, arguments) { row in
+        try query(rawSQL: sql, arguments) { row in
             if result == nil { result = row[0] }
         }
         return result

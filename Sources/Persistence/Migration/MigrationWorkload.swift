@@ -97,13 +97,12 @@ struct MigrationWorkload: Sendable {
         do {
             let store = try await PersistentStore.open(url, model: first.source, options: .readOnly, logger: logger)
             let schema = store.schema
-            let d = schema.dialect
             let roots = Set(schema.tables.values.map(\.rootEntityName)).compactMap { schema.table(for: $0) }
             // A table of one entity is counted whole (SQLite counts its B-tree without reading rows).
-            let statements = roots.map { table in
+            let statements = roots.map { table -> SQL in
                 table.entityNumbers.count == 1
-                    ? "SELECT \(table.entityNumber), count(*) FROM \(table.name)"
-                    : "SELECT \(d.name("Z_ENT")), count(*) FROM \(table.name) GROUP BY \(d.name("Z_ENT"))"
+                    ? "SELECT \(literal: table.entityNumber), count(*) FROM \(identifier: table.name)"
+                    : "SELECT \(storeName: "Z_ENT"), count(*) FROM \(identifier: table.name) GROUP BY \(storeName: "Z_ENT")"
             }
             let counted = try? await store.database.read { connection in try statements.flatMap { try connection.rows($0) } }
             await store.close()

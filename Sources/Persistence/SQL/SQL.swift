@@ -5,7 +5,7 @@
 /// ```swift
 /// let title = "Ænima"
 /// let query: SQL = "SELECT \(storeName: "Z_PK") FROM \(identifier: table) WHERE \(identifier: column) = \(title)"
-/// try connection.rows(literal: query)
+/// try connection.rows(query)
 /// // SQLite:     SELECT Z_PK FROM ZBOOK WHERE ZTITLE = ?      ["Ænima"]
 /// // PostgreSQL: SELECT z_pk FROM zbook WHERE ztitle = $1     ["Ænima"]
 /// ```
@@ -68,12 +68,12 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomS
             case .argument(let value):
                 arguments.append(value)
                 text += dialect.placeholder(arguments.count)
-            case .identifier(let name): text += dialect.quoteIdentifier(name)
-            case .storeName(let name): text += dialect.quoteIdentifier(dialect.name(name))
+            case .identifier(let name): text += dialect.quoteIfNeeded(name)
+            case .storeName(let name): text += dialect.quoteIfNeeded(dialect.name(name))
             // Left unresolved, they name what exists nowhere, so the engine refuses the
             // statement rather than read the destination's own table or offset nothing.
-            case .sourceTable(let name): text += "unresolved_source." + dialect.quoteIdentifier(name)
-            case .keyOffset(let mapping): text += "unresolved_offset(" + dialect.quotedIdentifier(mapping) + ")"
+            case .sourceTable(let name): text += "unresolved_source." + dialect.quoteIfNeeded(name)
+            case .keyOffset(let mapping): text += "unresolved_offset(" + mapping.quotedIdentifier + ")"
             }
         }
         return (text, arguments)
@@ -191,7 +191,20 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomS
             elements.append(.keyOffset(mapping: mapping))
         }
 
-        /// Text taken as SQL unchecked: a keyword or a number the code chose.
+        /// An integer the code computed (an entity number, a bound of a range), written into
+        /// the text rather than bound: where the engine takes no bound value (a partial
+        /// index's predicate) or where the planner should see the constant.
+        public mutating func appendInterpolation(literal value: some BinaryInteger) {
+            elements.append(.text(String(value)))
+        }
+
+        /// Integers the code computed, written into the text separated by commas (see
+        /// ``appendInterpolation(literal:)``): the inside of an `IN (…)`.
+        public mutating func appendInterpolation<Integer: BinaryInteger>(literals values: some Sequence<Integer>) {
+            elements.append(.text(values.map(String.init).joined(separator: ", ")))
+        }
+
+        /// Text taken as SQL unchecked: a keyword or operator the code chose.
         public mutating func appendInterpolation(raw text: String) {
             if !text.isEmpty { elements.append(.text(text)) }
         }
@@ -212,11 +225,20 @@ extension Sequence where Element == SQL {
     }
 }
 
-extension SQLDialect {
-    /// `name` in double quotes, doubled quotes inside, as both engines read a quoted name.
-    public func quotedIdentifier(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+extension String {
+    /// The string as a quoted SQL name, double quotes around it and doubled inside, as both
+    /// engines read one: the one way to quote a name always. (``SQLDialect/quoteIfNeeded(_:)``
+    /// quotes only a name that needs it; `\(identifier:)` in an ``SQL`` literal uses that.)
+    ///
+    /// ```swift
+    /// "my \"odd\" schema".quotedIdentifier  // "my ""odd"" schema"
+    /// ```
+    public var quotedIdentifier: String {
+        "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
+}
+
+extension SQLDialect {
 
     /// Whether `name` is letters, digits and `_` only, the ASCII letters in `letters`,
     /// does not start with a digit and is none of the engine's `keywords` (in capitals):
@@ -234,29 +256,56 @@ extension SQLDialect {
 }
 
 extension DatabaseConnection {
-    /// Runs one statement with the values it carries; returns the number of rows changed.
-    @discardableResult
-    public func run(literal sql: SQL) throws(DatabaseError) -> Int {
+    /// Runs statements that bind no values (DDL): names quoted, nothing else taken as text.
+    ///
+    /// ```swift
+    /// try connection.execute("CREATE INDEX \(identifier: "ZBOOK_ZTITLE") ON \(identifier: "ZBOOK") (\(identifier: "ZTITLE"))")
+    /// ```
+    public func execute(_ sql: SQL) throws(DatabaseError) {
         let (text, arguments) = try statement(sql)
-        return try run(text, arguments)
+        guard arguments.isEmpty else {
+            throw DatabaseError(
+                resultCode: 0,
+                message: "execute(_:) runs statements that bind nothing; this one binds \(arguments.count) values: run it with run(_:)",
+                sql: text,
+                argumentCount: arguments.count
+            )
+        }
+        try execute(rawSQL: text)
+    }
+
+    /// Runs one statement with the values it carries; returns the number of rows changed.
+    ///
+    /// ```swift
+    /// let title = "Ænima"
+    /// try connection.run("UPDATE \(identifier: "ZBOOK") SET \(identifier: "ZTITLE") = \(title) WHERE \(storeName: "Z_PK") = \(42)")
+    /// ```
+    @discardableResult
+    public func run(_ sql: SQL) throws(DatabaseError) -> Int {
+        let (text, arguments) = try statement(sql)
+        return try run(rawSQL: text, arguments)
     }
 
     /// Runs a query with the values it carries, calling `body` for each row.
-    public func query(literal sql: SQL, _ body: (Row) throws -> Void) throws {
+    public func query(_ sql: SQL, _ body: (Row) throws -> Void) throws {
         let (text, arguments) = try statement(sql)
-        try query(text, arguments, body)
+        try query(rawSQL: text, arguments, body)
     }
 
     /// All rows of a query.
-    public func rows(literal sql: SQL) throws -> [Row] {
+    ///
+    /// ```swift
+    /// let rows = try connection.rows("SELECT \(storeName: "Z_PK") FROM \(identifier: "ZBOOK") WHERE \(identifier: "ZPRICE") > \(1_000)")
+    /// ```
+    public func rows(_ sql: SQL) throws -> [Row] {
         let (text, arguments) = try statement(sql)
-        return try rows(text, arguments)
+        return try rows(rawSQL: text, arguments)
     }
 
     /// The first column of the first row, or `nil` when there is no row.
-    public func scalar(literal sql: SQL) throws -> DatabaseValue? {
+    public func scalar(_ sql: SQL) throws -> DatabaseValue? {
         let (text, arguments) = try statement(sql)
-        return try scalar(text, arguments)
+        return try scalar(rawSQL: text, arguments)
     }
 
     /// The statement as this connection's dialect runs it, refused before it reaches the

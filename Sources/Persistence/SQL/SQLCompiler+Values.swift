@@ -77,7 +77,7 @@ extension SQLCompiler {
             guard let attribute = model.attribute(named: path[0], of: entity), !attribute.isTransient,
                 let column = schema.table(for: entity.name)?.column(for: attribute.name)
             else { return nil }
-            return ("\(raw: row).\(identifier: column.name)", attribute.type)
+            return ("\(identifier: row).\(identifier: column.name)", attribute.type)
         case .constant(let value):
             switch value {
             case .null: return ("NULL", nil)

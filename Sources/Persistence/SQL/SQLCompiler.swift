@@ -144,17 +144,18 @@ struct SQLCompiler {
             let storage = schema.storage(of: relationship, in: owner)
         else { throw unsupported("the relationship '\(relationship.name)' is not stored") }
         let sub = nextAlias()
-        var from: SQL = "\(identifier: table.name) \(raw: sub)"
+        var from: SQL = "\(identifier: table.name) \(identifier: sub)"
         var link: SQL
         switch storage {
         case .inverseForeignKey(_, let column), .hiddenForeignKey(_, let column):
-            link = "\(raw: sub).\(identifier: column) = \(raw: alias).\(storeName: "Z_PK")"
+            link = "\(identifier: sub).\(identifier: column) = \(identifier: alias).\(storeName: "Z_PK")"
         case .joinTable(let join, let fromSource):
             let j = nextAlias()
             let mine = fromSource ? join.sourceColumn : join.destinationColumn
             let theirs = fromSource ? join.destinationColumn : join.sourceColumn
-            from += " JOIN \(identifier: join.name) \(raw: j) ON \(raw: j).\(identifier: theirs) = \(raw: sub).\(storeName: "Z_PK")"
-            link = "\(raw: j).\(identifier: mine) = \(raw: alias).\(storeName: "Z_PK")"
+            from +=
+                " JOIN \(identifier: join.name) \(identifier: j) ON \(identifier: j).\(identifier: theirs) = \(identifier: sub).\(storeName: "Z_PK")"
+            link = "\(identifier: j).\(identifier: mine) = \(identifier: alias).\(storeName: "Z_PK")"
         case .foreignKey:
             throw unsupported("'\(relationship.name)' is to-one")
         }
@@ -181,7 +182,7 @@ struct SQLCompiler {
         switch expression {
         case .constant(let value): return .constant(value)
         case .object(let id): return .object(id)
-        case .evaluatedObject: return .objectKey("\(raw: alias).\(storeName: "Z_PK")", entity: entity.name)
+        case .evaluatedObject: return .objectKey("\(identifier: alias).\(storeName: "Z_PK")", entity: entity.name)
         case .keyPath(let path): return try keyPath(path, entity: entity, alias: alias)
         case .variable(let name, _):
             throw ExpressionError(.unboundVariable, "the variable $\(name) has no value; pass it in substitutionVariables")
@@ -228,7 +229,7 @@ struct SQLCompiler {
             let isLast = index == path.count - 1
             guard let table = schema.table(for: current.name) else { throw unknownKey(path, entity) }
             if component == "SELF" || component == "self" {
-                if isLast { return .objectKey("\(raw: currentAlias).\(storeName: "Z_PK")", entity: current.name) }
+                if isLast { return .objectKey("\(identifier: currentAlias).\(storeName: "Z_PK")", entity: current.name) }
                 continue
             }
             if let attribute = model.attribute(named: component, of: current) {
@@ -241,7 +242,7 @@ struct SQLCompiler {
                 guard !attribute.isTransient, let column = table.column(for: component) else {
                     throw ExpressionError(.unsupported, "'\(component)' of \(current.name) is transient and cannot be used in a fetch")
                 }
-                return .column("\(raw: currentAlias).\(identifier: column.name)", attribute.type)
+                return .column("\(identifier: currentAlias).\(identifier: column.name)", attribute.type)
             }
             guard let relationship = model.relationship(named: component, of: current) else {
                 throw unknownKey(path, current)
@@ -259,7 +260,7 @@ struct SQLCompiler {
             guard let column = table.column(for: component), let destination = model.entity(named: relationship.destinationEntityName),
                 let destinationTable = schema.table(for: destination.name)
             else { throw unknownKey(path, current) }
-            if isLast { return .objectKey("\(raw: currentAlias).\(identifier: column.name)", entity: destination.name) }
+            if isLast { return .objectKey("\(identifier: currentAlias).\(identifier: column.name)", entity: destination.name) }
             prefix.append(component)
             let key = prefix.joined(separator: ".") + "@" + alias
             if let existing = joinAliases[key] {
@@ -267,14 +268,14 @@ struct SQLCompiler {
             } else {
                 let joined = nextAlias()
                 joins.append(
-                    "LEFT JOIN \(identifier: destinationTable.name) \(raw: joined) ON \(raw: joined).\(storeName: "Z_PK") = \(raw: currentAlias).\(identifier: column.name)"
+                    "LEFT JOIN \(identifier: destinationTable.name) \(identifier: joined) ON \(identifier: joined).\(storeName: "Z_PK") = \(identifier: currentAlias).\(identifier: column.name)"
                 )
                 joinAliases[key] = joined
                 currentAlias = joined
             }
             current = destination
         }
-        return .objectKey("\(raw: currentAlias).\(storeName: "Z_PK")", entity: current.name)
+        return .objectKey("\(identifier: currentAlias).\(storeName: "Z_PK")", entity: current.name)
     }
 
     /// `pages.@sum.number` as a correlated subquery: `@sum` of none is 0, as Key-Value
@@ -303,7 +304,8 @@ struct SQLCompiler {
         let subquery = try correlatedSubquery(
             selecting: { sub in
                 let value: SQL =
-                    asNumber ? "CAST(\(raw: sub).\(identifier: column.name) AS \(raw: doubleType))" : "\(raw: sub).\(identifier: column.name)"
+                    asNumber
+                    ? "CAST(\(identifier: sub).\(identifier: column.name) AS \(raw: doubleType))" : "\(identifier: sub).\(identifier: column.name)"
                 return "\(raw: function)(\(value))"
             },
             relationship,

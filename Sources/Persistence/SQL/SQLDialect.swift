@@ -32,7 +32,7 @@ public protocol SQLDialect: Sendable {
     func placeholder(_ index: Int) -> String
 
     /// A name as SQL text that names exactly it, quoted when it needs quotes (see ``SQL``).
-    func quoteIdentifier(_ name: String) -> String
+    func quoteIfNeeded(_ name: String) -> String
 
     /// The most arguments one statement may take on this engine, with the oldest client
     /// library the framework supports. Every statement whose argument count grows with its
@@ -144,32 +144,32 @@ public protocol SQLDialect: Sendable {
     /// `table` would take, so that a migration locking it out commits before the
     /// transaction reads anything; `nil` when a write transaction holds the whole database
     /// from its start (SQLite's `BEGIN IMMEDIATE`).
-    func writeLockStatement(table: String) -> String?
+    func writeLockStatement(table: String) -> SQL?
 
     /// `INSERT` of one row that does nothing when the row's key is there already.
     func insertIgnoringDuplicates(into table: String, columns: [String], values: [DatabaseValue]) -> SQL
 
     /// `CREATE TABLE` for `Z_PRIMARYKEY`, `Z_METADATA` and `Z_MODELCACHE`, as Core Data creates them.
-    var bookkeepingStatements: [String] { get }
+    var bookkeepingStatements: [SQL] { get }
 
     /// A query with one row when the database has the table `name` (a Core Data name,
-    /// as `Z_METADATA`), and its arguments.
-    func tableExistsQuery(_ name: String) -> (sql: String, arguments: [DatabaseValue])
+    /// as `Z_METADATA`).
+    func tableExistsQuery(_ name: String) -> SQL
 
     /// A query listing every table of the store by name, in name order.
-    var tableListingQuery: String { get }
+    var tableListingQuery: SQL { get }
 
     /// A query listing every column of every table of the store as rows (table, column).
-    var columnListingQuery: String { get }
+    var columnListingQuery: SQL { get }
 
     /// A query listing the tables that keep a uniqueness constraint as a table constraint
     /// inside `CREATE TABLE` (as older releases of Core Data wrote them), one row each; `nil`
     /// where the engine's stores are only ever written by this framework, which keeps
     /// uniqueness in named unique indexes.
-    var uniqueTableConstraintListingQuery: String? { get }
+    var uniqueTableConstraintListingQuery: SQL? { get }
 
     /// The statements that rename a table, with whatever the engine names after it.
-    func renameTableStatements(from: String, to: String) -> [String]
+    func renameTableStatements(from: String, to: String) -> [SQL]
 
     /// The names the engine gives a table's own objects besides those the schema names
     /// (PostgreSQL's `<table>_pkey`), as (name, what it is).
@@ -179,7 +179,7 @@ public protocol SQLDialect: Sendable {
     func modelIndexName(_ coreDataName: String) -> String
 
     /// One column of a model index, as Core Data writes it on this engine.
-    func modelIndexColumn(_ column: String, descending: Bool) -> String
+    func modelIndexColumn(_ column: String, descending: Bool) -> SQL
 
     /// Whether a failed statement leaves the transaction unusable until rolled back (to a
     /// savepoint): then a statement whose failure is explained afterwards runs under one.

@@ -23,7 +23,7 @@ struct SelectQuery: Sendable {
 
     /// `<alias>.Z_ENT IN (…)`, or `nil` when every row of the table matches.
     func entityFilter(alias: String = "t0") -> SQL? {
-        entityNumbers.map { "\(raw: alias).\(storeName: "Z_ENT") IN (\(raw: $0.map(String.init).joined(separator: ", ")))" }
+        entityNumbers.map { "\(identifier: alias).\(storeName: "Z_ENT") IN (\(literals: $0))" }
     }
 
     /// What a query selects of each row.
@@ -59,10 +59,10 @@ struct SelectQuery: Sendable {
         let conditions = [entityFilter(), condition].compactMap { $0 }
         if !conditions.isEmpty { sql += " WHERE \(conditions.map { "(\($0))" as SQL }.joined(separator: " AND "))" }
         if let orderBy { sql += " ORDER BY \(orderBy)" }
-        if let limit { sql += " LIMIT \(raw: String(limit))" }
+        if let limit { sql += " LIMIT \(literal: limit)" }
         if offset > 0 {
             if limit == nil { sql += SQL(raw: dialect.offsetWithoutLimit) }
-            sql += " OFFSET \(raw: String(offset))"
+            sql += " OFFSET \(literal: offset)"
         }
         return sql
     }

@@ -77,9 +77,8 @@ public struct EntityNumbering: Sendable, Hashable, CustomStringConvertible {
 
     /// The numbering of the store `connection` is open on, from its `Z_PRIMARYKEY`.
     static func read(from connection: any DatabaseConnection, model: ManagedObjectModel) throws -> EntityNumbering {
-        let d = connection.dialect
         var entities: [Int: String] = [:]
-        for row in try connection.rows("SELECT \(d.name("Z_ENT")), \(d.name("Z_NAME")) FROM \(d.name("Z_PRIMARYKEY"))") {
+        for row in try connection.rows("SELECT \(storeName: "Z_ENT"), \(storeName: "Z_NAME") FROM \(storeName: "Z_PRIMARYKEY")") {
             if let number = row[0].int64, let name = row[1].text { entities[Int(number)] = name }
         }
         return .stored(entities, in: model)

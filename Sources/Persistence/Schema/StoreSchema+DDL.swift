@@ -56,8 +56,8 @@ extension StoreSchema {
     /// - Parameter includingIndexes: `false` leaves out the secondary indexes (foreign keys,
     ///   `Z_ENT`, join destinations), for a store filled in bulk first; ``indexStatements()``
     ///   creates them afterwards.
-    public func createStatements(includingIndexes: Bool = true) -> [String] {
-        var statements: [String] = []
+    public func createStatements(includingIndexes: Bool = true) -> [SQL] {
+        var statements: [SQL] = []
         for table in rootTables {
             statements.append(createTableStatement(for: table))
             if includingIndexes { statements.append(contentsOf: indexes(of: table).map { createIndexStatement($0) }) }
@@ -72,7 +72,7 @@ extension StoreSchema {
 
     /// `CREATE INDEX IF NOT EXISTS` for every secondary index of the model's tables: what
     /// ``createStatements(includingIndexes:)`` left out, and nothing where they exist.
-    public func indexStatements() -> [String] {
+    public func indexStatements() -> [SQL] {
         (rootTables.flatMap { indexes(of: $0) } + allJoinTables.flatMap { indexes(of: $0) }).map { createIndexStatement($0, ifNotExists: true) }
     }
 
@@ -87,21 +87,22 @@ extension StoreSchema {
 
     /// `CREATE TABLE` for the root table of an entity hierarchy, under `name` when given
     /// (a migration may create it under a temporary name first).
-    func createTableStatement(for table: EntityTable, named name: String? = nil) -> String {
+    func createTableStatement(for table: EntityTable, named name: String? = nil) -> SQL {
+        // Column types are keywords the dialect chose.
         let int = dialect.entityColumnType
-        var columns = [
-            "\(dialect.name("Z_PK")) \(dialect.primaryKeyColumnType)", "\(dialect.name("Z_ENT")) \(int)", "\(dialect.name("Z_OPT")) \(int)",
+        var columns: [SQL] = [
+            "\(storeName: "Z_PK") \(raw: dialect.primaryKeyColumnType)", "\(storeName: "Z_ENT") \(raw: int)", "\(storeName: "Z_OPT") \(raw: int)",
         ]
-        columns.append(contentsOf: table.allColumns.map { "\($0.name) \(columnType(of: $0))" })
-        return "CREATE TABLE \(name ?? table.name) ( \(columns.joined(separator: ", ")) )"
+        columns.append(contentsOf: table.allColumns.map { "\(identifier: $0.name) \(raw: columnType(of: $0))" })
+        return "CREATE TABLE \(identifier: name ?? table.name) ( \(columns.joined(separator: ", ")) )"
     }
 
     /// `CREATE TABLE` for a join table, under `name` when given.
-    func createTableStatement(for join: JoinTable, named name: String? = nil) -> String {
+    func createTableStatement(for join: JoinTable, named name: String? = nil) -> SQL {
         let key = dialect.keyColumnType
-        var columns = join.columns.map { "\($0) \(key)" }
-        columns.append("PRIMARY KEY (\(join.sourceColumn), \(join.destinationColumn))")
-        return "CREATE TABLE \(name ?? join.name) ( \(columns.joined(separator: ", ")) )"
+        var columns: [SQL] = join.columns.map { "\(identifier: $0) \(raw: key)" }
+        columns.append("PRIMARY KEY (\(identifier: join.sourceColumn), \(identifier: join.destinationColumn))")
+        return "CREATE TABLE \(identifier: name ?? join.name) ( \(columns.joined(separator: ", ")) )"
     }
 
     /// The indexes of an entity table: `Z_ENT` when the table holds several entities, every
@@ -180,16 +181,19 @@ extension StoreSchema {
 
     /// `CREATE INDEX` for `index`; a model index in the form Core Data writes on SQLite
     /// (`CREATE UNIQUE INDEX Z_Car_UNIQUE_numberPlate ON ZCAR (ZNUMBERPLATE COLLATE BINARY ASC)`).
-    func createIndexStatement(_ index: StoreIndex, ifNotExists: Bool = false) -> String {
-        let columns = index.columns.map { column in
-            guard index.isModelIndex else { return column }
+    func createIndexStatement(_ index: StoreIndex, ifNotExists: Bool = false) -> SQL {
+        let columns: [SQL] = index.columns.map { column in
+            guard index.isModelIndex else { return "\(identifier: column)" }
             return dialect.modelIndexColumn(column, descending: index.descendingColumns.contains(column))
         }
-        var statement =
-            "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(ifNotExists ? "IF NOT EXISTS " : "")\(index.name) ON \(index.table) ("
-            + columns.joined(separator: ", ") + ")"
+        let unique: SQL = index.isUnique ? "UNIQUE " : ""
+        let ifAbsent: SQL = ifNotExists ? "IF NOT EXISTS " : ""
+        var statement: SQL =
+            "CREATE \(unique)INDEX \(ifAbsent)\(identifier: index.name) ON \(identifier: index.table) (\(columns.joined(separator: ", ")))"
         if let numbers = index.entityNumbers {
-            statement += " WHERE \(dialect.name("Z_ENT")) IN (\(numbers.map(String.init).joined(separator: ", ")))"
+            // Entity numbers are the schema's own integers, written into the index's
+            // definition (a partial index's predicate cannot take bound values).
+            statement += " WHERE \(storeName: "Z_ENT") IN (\(literals: numbers))"
         }
         return statement
     }

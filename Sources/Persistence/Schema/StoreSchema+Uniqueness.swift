@@ -14,24 +14,24 @@ extension StoreSchema {
     /// indexes, under a call of its own so that the rows are still there to name).
     func explainingUniqueIndexes<T>(on connection: any DatabaseConnection, retrying: Bool = true, _ body: () throws -> T) throws -> T {
         let savepoint = dialect.failedStatementAbortsTransaction ? "unique_indexes" : nil
-        if let savepoint { try connection.execute("SAVEPOINT \(savepoint)") }
+        if let savepoint { try connection.execute("SAVEPOINT \(identifier: savepoint)") }
         do {
             let result = try body()
-            if let savepoint { try connection.execute("RELEASE SAVEPOINT \(savepoint)") }
+            if let savepoint { try connection.execute("RELEASE SAVEPOINT \(identifier: savepoint)") }
             return result
         } catch let error as DatabaseError where error.isUniqueViolation {
-            if let savepoint { try connection.execute("ROLLBACK TO SAVEPOINT \(savepoint)") }
+            if let savepoint { try connection.execute("ROLLBACK TO SAVEPOINT \(identifier: savepoint)") }
             let indexes = rootTables.flatMap { modelIndexes(of: $0) }
             guard let sql = error.sql, sql.hasPrefix("CREATE UNIQUE INDEX") else {
                 guard retrying, let savepoint, let index = indexes.first(where: { $0.isUnique && error.message.contains("\"\($0.name)\"") }) else {
                     throw error
                 }
-                try connection.execute("RELEASE SAVEPOINT \(savepoint)")
-                try connection.execute("DROP INDEX \(index.name)")
+                try connection.execute("RELEASE SAVEPOINT \(identifier: savepoint)")
+                try connection.execute("DROP INDEX \(identifier: index.name)")
                 return try explainingUniqueIndexes(on: connection, retrying: false, body)
             }
             // The name stands before " ON ": the longest match, as one name may start another.
-            let named = indexes.filter { sql.contains(" \($0.name) ON ") }
+            let named = indexes.filter { sql.contains(" \(dialect.quoteIfNeeded($0.name)) ON ") }
             guard let index = named.max(by: { $0.name.count < $1.name.count }), case .uniqueness(let entity, let properties) = index.purpose,
                 let conflict = try? firstConflict(of: index, entity: entity, properties: properties, on: connection)
             else { throw error }
@@ -49,14 +49,13 @@ extension StoreSchema {
         -> ConstraintConflictError.Conflict?
     {
         guard let table = tables[entity] else { return nil }
-        let pk = dialect.name("Z_PK")
-        let ent = dialect.name("Z_ENT")
-        var conditions = index.columns.map { "\($0) IS NOT NULL" }
-        if let numbers = index.entityNumbers { conditions.append("\(ent) IN (\(numbers.map(String.init).joined(separator: ", ")))") }
-        let columns = index.columns.joined(separator: ", ")
-        let sql =
-            "SELECT MIN(\(pk)), MAX(\(pk)), \(columns) FROM \(index.table) WHERE \(conditions.joined(separator: " AND ")) "
-            + "GROUP BY \(columns) HAVING COUNT(*) > 1 LIMIT 1"
+        var conditions: [SQL] = index.columns.map { "\(identifier: $0) IS NOT NULL" }
+        if let numbers = index.entityNumbers { conditions.append("\(storeName: "Z_ENT") IN (\(literals: numbers))") }
+        let columns = index.columns.map { "\(identifier: $0)" as SQL }.joined(separator: ", ")
+        let sql: SQL = """
+            SELECT MIN(\(storeName: "Z_PK")), MAX(\(storeName: "Z_PK")), \(columns) FROM \(identifier: index.table) \
+            WHERE \(conditions.joined(separator: " AND ")) GROUP BY \(columns) HAVING COUNT(*) > 1 LIMIT 1
+            """
         guard let row = try connection.rows(sql).first, let first = row[0].int64, let second = row[1].int64 else { return nil }
         var values: [ConstraintConflictError.ConstraintValue] = []
         for (offset, property) in properties.enumerated() {

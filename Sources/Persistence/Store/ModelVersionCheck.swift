@@ -38,9 +38,9 @@ final class ModelVersionCheck: Sendable {
     /// The entity version hashes of the store when it was opened.
     let openedHashes: [String: Data]
     let store: StoreURL
-    /// The statements each save runs, spelled once for the store's engine.
-    private let lockStatement: String?
-    private let metadataQuery: String
+    /// The statements each save runs.
+    private let lockStatement: SQL?
+    private let metadataQuery = StoreMetadata.metadataQuery
     /// The last `Z_PLIST` accepted.
     private let accepted = Mutex<Data?>(nil)
 
@@ -49,7 +49,6 @@ final class ModelVersionCheck: Sendable {
         self.openedHashes = opened.versionHashes
         self.store = store
         lockStatement = d.writeLockStatement(table: d.name("Z_PRIMARYKEY"))
-        metadataQuery = StoreMetadata.metadataQuery(d)
     }
 
     /// Throws ``StoreError/Code/migratedSinceOpened`` when the store's metadata no longer

@@ -18,7 +18,7 @@ extension PersistentStore {
         do {
             return try await engine.inspect { connection in
                 try connection.rows(listing).compactMap { $0[0].text }.map { name in
-                    (name, Int(try connection.scalar("SELECT count(*) FROM \(connection.dialect.quotedIdentifier(name))")?.int64 ?? 0))
+                    (name, Int(try connection.scalar("SELECT count(*) FROM \(identifier: name)")?.int64 ?? 0))
                 }
             }
         } catch let error as DatabaseError {

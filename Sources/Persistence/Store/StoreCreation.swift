@@ -17,10 +17,10 @@ enum StoreCreation {
         }
         for row in schema.primaryKeyRows() {
             try connection.run(
-                literal: """
-                    INSERT INTO \(storeName: "Z_PRIMARYKEY") (\(storeName: "Z_ENT"), \(storeName: "Z_NAME"), \(storeName: "Z_SUPER"), \(storeName: "Z_MAX")) \
-                    VALUES (\(row.entity), \(row.name), \(row.superEntity), 0)
-                    """
+                """
+                INSERT INTO \(storeName: "Z_PRIMARYKEY") (\(storeName: "Z_ENT"), \(storeName: "Z_NAME"), \(storeName: "Z_SUPER"), \(storeName: "Z_MAX")) \
+                VALUES (\(row.entity), \(row.name), \(row.superEntity), 0)
+                """
             )
         }
         try writeMetadata(metadata, on: connection)
@@ -30,37 +30,33 @@ enum StoreCreation {
     /// compiled model that wrote the store there, which no longer describes the store once
     /// another model's metadata is written (Core Data rebuilds it when missing).
     static func writeMetadata(_ metadata: StoreMetadata, on connection: any DatabaseConnection) throws {
-        let d = connection.dialect
         if try tableExists("Z_MODELCACHE", on: connection) {
-            try connection.run("DELETE FROM \(d.name("Z_MODELCACHE"))", [])
+            try connection.run("DELETE FROM \(storeName: "Z_MODELCACHE")")
         }
-        try connection.run("DELETE FROM \(d.name("Z_METADATA"))", [])
+        try connection.run("DELETE FROM \(storeName: "Z_METADATA")")
         try connection.run(
-            literal: """
-                INSERT INTO \(storeName: "Z_METADATA") (\(storeName: "Z_VERSION"), \(storeName: "Z_UUID"), \(storeName: "Z_PLIST")) \
-                VALUES (1, \(metadata.storeUUID), \(DatabaseValue.blob(try metadata.propertyListData())))
-                """
+            """
+            INSERT INTO \(storeName: "Z_METADATA") (\(storeName: "Z_VERSION"), \(storeName: "Z_UUID"), \(storeName: "Z_PLIST")) \
+            VALUES (1, \(metadata.storeUUID), \(DatabaseValue.blob(try metadata.propertyListData())))
+            """
         )
     }
 
     /// Whether the database has the bookkeeping table `name` (`Z_METADATA`).
     static func tableExists(_ name: String, on connection: any DatabaseConnection) throws -> Bool {
-        let query = connection.dialect.tableExistsQuery(name)
-        return try connection.scalar(query.sql, query.arguments) != nil
+        try connection.scalar(connection.dialect.tableExistsQuery(name)) != nil
     }
 }
 
 extension StoreMetadata {
     /// The newest `Z_METADATA` row's `Z_UUID` and `Z_PLIST`.
-    static func metadataQuery(_ d: any SQLDialect) -> String {
-        "SELECT \(d.name("Z_UUID")), \(d.name("Z_PLIST")) FROM \(d.name("Z_METADATA")) ORDER BY \(d.name("Z_VERSION")) DESC LIMIT 1"
-    }
+    static let metadataQuery: SQL =
+        "SELECT \(storeName: "Z_UUID"), \(storeName: "Z_PLIST") FROM \(storeName: "Z_METADATA") ORDER BY \(storeName: "Z_VERSION") DESC LIMIT 1"
 
     /// Reads `Z_METADATA` on an open connection; `nil` when the database has no such table.
     static func read(from connection: any DatabaseConnection) throws -> StoreMetadata? {
-        let d = connection.dialect
         guard try StoreCreation.tableExists("Z_METADATA", on: connection) else { return nil }
-        guard let row = try connection.rows(metadataQuery(d)).first,
+        guard let row = try connection.rows(metadataQuery).first,
             let plist = row[1].blob
         else {
             throw StoreError(.missingMetadata, "the store's Z_METADATA table is empty", hint: "the store is damaged; restore it from a backup")

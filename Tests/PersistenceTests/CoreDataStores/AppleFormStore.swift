@@ -15,11 +15,11 @@ enum AppleFormStore {
         defer { connection.close() }
         // Core Data keeps its stores in WAL mode.
         try connection.execute("PRAGMA journal_mode=WAL")
-        for statement in statements { try connection.execute(statement) }
+        for statement in statements { try connection.execute(rawSQL: statement) }
         try connection.execute("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
         for entity in entities {
             try connection.run(
-                "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)",
+                rawSQL: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)",
                 [.integer(Int64(entity.number)), .text(entity.name), .integer(Int64(entity.superNumber)), .integer(Int64(entity.max))]
             )
         }
@@ -30,7 +30,7 @@ enum AppleFormStore {
             "NSStoreModelVersionHashesVersion": 3, "NSStoreModelVersionIdentifiers": [""], "NSPersistenceFrameworkVersion": 1523,
         ]
         let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
-        try connection.run("INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", [.text(uuid), .blob(data)])
+        try connection.run(rawSQL: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", [.text(uuid), .blob(data)])
         try connection.execute("CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)")
     }
 }

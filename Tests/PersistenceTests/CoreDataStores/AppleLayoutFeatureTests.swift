@@ -347,7 +347,9 @@ struct AppleLayoutFeatureTests {
             // app's own would be.
             if case .postgres(let configuration) = url.kind {
                 let connection = try PostgresConnection(configuration: configuration)
-                for statement in extra + rows { try connection.execute(statement.replacingOccurrences(of: "FLOAT", with: "double precision")) }
+                for statement in extra + rows {
+                    try connection.execute(rawSQL: statement.replacingOccurrences(of: "FLOAT", with: "double precision"))
+                }
                 connection.close()
             }
             let before = try await names.asyncMap { try await storeRows(url, "SELECT * FROM \($0)") }

@@ -278,7 +278,7 @@ struct CoreDataLayoutMigrationTests {
             statements.append("ALTER TABLE \(table) DROP COLUMN Z\(n)\(name)")
         }
         try await inspectWritable(url) { connection in
-            for statement in statements { try connection.execute(statement) }
+            for statement in statements { try connection.execute(rawSQL: statement) }
         }
         #expect(try await storeRows(url, "SELECT count(*) FROM Z_\(n)TRACKS") == [[.integer(Int64(playlistTracks.flatMap(\.tracks).count))]])
     }

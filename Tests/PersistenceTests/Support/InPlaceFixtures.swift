@@ -157,17 +157,17 @@ struct SchemaSnapshot: Equatable {
             var snapshot = SchemaSnapshot()
             var primaryKeys: [String: Int64] = [:]
             for row in try connection.rows(
-                """
-                SELECT k.table_name, k.column_name, k.ordinal_position FROM information_schema.key_column_usage k
-                JOIN information_schema.table_constraints c ON c.constraint_schema = k.constraint_schema AND c.constraint_name = k.constraint_name
-                WHERE c.constraint_type = 'PRIMARY KEY' AND k.table_schema = $1
-                """,
+                rawSQL: """
+                    SELECT k.table_name, k.column_name, k.ordinal_position FROM information_schema.key_column_usage k
+                    JOIN information_schema.table_constraints c ON c.constraint_schema = k.constraint_schema AND c.constraint_name = k.constraint_name
+                    WHERE c.constraint_type = 'PRIMARY KEY' AND k.table_schema = $1
+                    """,
                 [schema]
             ) {
                 primaryKeys["\(row[0].text ?? "?").\(row[1].text ?? "?")"] = row[2].int64
             }
             for row in try connection.rows(
-                "SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = $1",
+                rawSQL: "SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = $1",
                 [schema]
             ) {
                 let (table, column) = (row[0].text ?? "?", row[1].text ?? "?")
@@ -176,13 +176,13 @@ struct SchemaSnapshot: Equatable {
             }
             for table in snapshot.columns.keys { snapshot.columns[table]?.sort() }
             for row in try connection.rows(
-                """
-                SELECT c.relname, t.relname, (SELECT string_agg(a.attname, ', ' ORDER BY k.position)
-                    FROM unnest(i.indkey) WITH ORDINALITY AS k(attnum, position)
-                    JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum)
-                FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_class t ON t.oid = i.indrelid
-                JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1
-                """,
+                rawSQL: """
+                    SELECT c.relname, t.relname, (SELECT string_agg(a.attname, ', ' ORDER BY k.position)
+                        FROM unnest(i.indkey) WITH ORDINALITY AS k(attnum, position)
+                        JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum)
+                    FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_class t ON t.oid = i.indrelid
+                    JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1
+                    """,
                 [schema]
             ) {
                 snapshot.indexes[row[0].text ?? "?"] = "\(row[1].text ?? "?")(\(row[2].text ?? ""))"
@@ -205,14 +205,14 @@ struct SchemaSnapshot: Equatable {
         let connection = try SQLiteConnection(readingStoreAt: path)
         for row in try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table'") {
             guard let table = row[0].text else { continue }
-            columns[table] = try connection.rows("PRAGMA table_info(\(table))").map { column in
+            columns[table] = try connection.rows(rawSQL: "PRAGMA table_info(\(table))").map { column in
                 let pk = column[5].int64 ?? 0
                 return "\(column[1].text ?? "?") \(column[2].text ?? "?")" + (pk > 0 ? " pk \(pk)" : "")
             }.sorted()
         }
         for row in try connection.rows("SELECT name, tbl_name FROM sqlite_master WHERE type = 'index'") {
             guard let index = row[0].text, let table = row[1].text else { continue }
-            let indexed = try connection.rows("PRAGMA index_info(\(index))").compactMap { $0[2].text }
+            let indexed = try connection.rows(rawSQL: "PRAGMA index_info(\(index))").compactMap { $0[2].text }
             indexes[index] = "\(table)(\(indexed.joined(separator: ", ")))"
         }
         try readPrimaryKeyTable(connection)

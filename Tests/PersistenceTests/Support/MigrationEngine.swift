@@ -77,7 +77,7 @@ func createStore(at url: StoreURL, model: ManagedObjectModel, numbering: EntityN
     case .postgres(let configuration):
         let connection = try PostgresConnection(configuration: configuration)
         try connection.transaction {
-            try connection.execute("CREATE SCHEMA IF NOT EXISTS \(configuration.quotedSchema)")
+            try connection.execute(rawSQL: "CREATE SCHEMA IF NOT EXISTS \(configuration.quotedSchema)")
             try StoreCreation.create(model: model, metadata: metadata, on: connection, numbering: numbering)
         }
     case .memory:
@@ -95,7 +95,7 @@ func inspectStore<T: Sendable>(_ url: StoreURL, _ body: @escaping @Sendable (any
 /// them) and `?` placeholders (numbered on PostgreSQL).
 func storeRows(_ url: StoreURL, _ sql: String, _ arguments: [DatabaseValue] = []) async throws -> [[DatabaseValue]] {
     let sql = url.testEngine.dialect.numberingPlaceholders(sql)
-    return try await inspectStore(url) { try $0.rows(sql, arguments).map(\.values) }
+    return try await inspectStore(url) { try $0.rows(rawSQL: sql, arguments).map(\.values) }
 }
 
 /// Runs `body` on a writable connection of its own to the store at `url`: to put a store

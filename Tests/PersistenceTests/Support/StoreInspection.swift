@@ -12,13 +12,13 @@ extension PersistentContainer {
     /// The rows of a query, read on the store's own connections.
     func sql(_ sql: String, _ arguments: [DatabaseValue] = []) async throws -> [Row] {
         let sql = store.schema.dialect.numberingPlaceholders(sql)
-        return try await store.database.read { try $0.rows(sql, arguments) }
+        return try await store.database.read { try $0.rows(rawSQL: sql, arguments) }
     }
 
     /// The first column of the first row as an integer.
     func int(_ sql: String, _ arguments: [DatabaseValue] = []) async throws -> Int64? {
         let sql = store.schema.dialect.numberingPlaceholders(sql)
-        return try await store.database.read { try $0.scalar(sql, arguments)?.int64 }
+        return try await store.database.read { try $0.scalar(rawSQL: sql, arguments)?.int64 }
     }
 
     /// Every table's rows, each rendered as text and sorted: a content dump of the store
@@ -29,7 +29,7 @@ extension PersistentContainer {
             let tables = try connection.rows(tablesSQL).compactMap { $0[0].text }
             var result: [String: [String]] = [:]
             for table in tables {
-                result[table] = try connection.rows("SELECT * FROM \(table)").map { row in
+                result[table] = try connection.rows(rawSQL: "SELECT * FROM \(table)").map { row in
                     row.values.map { "\($0)" }.joined(separator: "|")
                 }.sorted()
             }

@@ -39,7 +39,8 @@ extension PersistentStore {
             do {
                 // One transaction: a failure leaves no half-created store behind.
                 try await database.write { connection in
-                    let schemaExists = try connection.scalar("SELECT 1 FROM pg_namespace WHERE nspname = $1", [.text(configuration.schema)]) != nil
+                    let schemaExists =
+                        try connection.scalar(rawSQL: "SELECT 1 FROM pg_namespace WHERE nspname = $1", [.text(configuration.schema)]) != nil
                     if schemaExists {
                         try PostgresSchemaContents.read(configuration.schema, on: connection).refuse(
                             .creating,
@@ -47,7 +48,7 @@ extension PersistentStore {
                             store: url
                         )
                     } else {
-                        try connection.execute("CREATE SCHEMA \(configuration.quotedSchema)")
+                        try connection.execute(rawSQL: "CREATE SCHEMA \(configuration.quotedSchema)")
                     }
                     try StoreCreation.create(model: model, metadata: metadata, on: connection, includingIndexes: !options.defersIndexes)
                 }
@@ -157,13 +158,13 @@ extension PersistentStore {
     /// schema holds other tables).
     private static func refuseUnusableSchema(_ configuration: PostgresConfiguration, url: StoreURL, on connection: any DatabaseConnection) throws {
         let row = try connection.rows(
-            """
-            SELECT pg_catalog.has_schema_privilege(oid, 'USAGE')::text, current_user FROM pg_catalog.pg_namespace WHERE nspname = $1
-            """,
+            rawSQL: """
+                SELECT pg_catalog.has_schema_privilege(oid, 'USAGE')::text, current_user FROM pg_catalog.pg_namespace WHERE nspname = $1
+                """,
             [.text(configuration.schema)]
         ).first
         guard let row, row[0].text == "false", let user = row[1].text else { return }
-        let quotedUser = PostgresConfiguration.quoteIdentifier(user)
+        let quotedUser = user.quotedIdentifier
         throw StoreError(
             .database,
             "user '\(user)' may not use schema '\(configuration.schema)' of database '\(configuration.databaseDescription)' at \(configuration.serverDescription): it has no USAGE privilege there",

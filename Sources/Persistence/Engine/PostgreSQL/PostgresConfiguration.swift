@@ -280,15 +280,10 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     }
 
     /// The schema as a quoted SQL identifier.
-    public var quotedSchema: String { Self.quoteIdentifier(schema) }
-
-    /// `name` as a quoted SQL identifier: `"my ""odd"" schema"`.
-    public static func quoteIdentifier(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
+    public var quotedSchema: String { schema.quotedIdentifier }
 
     /// A table (or function) named in its schema, both quoted: `"public"."zpublication"`.
     public static func qualifiedName(_ table: String, inSchema schema: String) -> String {
-        "\(quoteIdentifier(schema)).\(quoteIdentifier(table))"
+        "\(schema.quotedIdentifier).\(table.quotedIdentifier)"
     }
 }

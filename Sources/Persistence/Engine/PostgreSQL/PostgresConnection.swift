@@ -206,7 +206,7 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
 
     // MARK: Statements
 
-    public func execute(_ sql: String) throws(DatabaseError) {
+    public func execute(rawSQL sql: String) throws(DatabaseError) {
         try checkUsable(sql)
         guard !keepsSession, !isInTransaction, !Self.runsOnlyOutsideTransactions(sql) else { return try executeInSession(sql) }
         // One round trip either way: a `BEGIN` with the transaction's settings, or the
@@ -251,10 +251,10 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
     }
 
     @discardableResult
-    public func run(_ sql: String, _ arguments: [DatabaseValue]) throws(DatabaseError) -> Int {
+    public func run(rawSQL sql: String, _ arguments: [DatabaseValue]) throws(DatabaseError) -> Int {
         if !keepsSession, !isInTransaction {
             do {
-                return try transaction { try run(sql, arguments) }
+                return try transaction { try run(rawSQL: sql, arguments) }
             } catch let error as DatabaseError {
                 throw error
             } catch {
@@ -266,8 +266,8 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
         return Int(String(cString: PQcmdTuples(result))) ?? 0
     }
 
-    public func query(_ sql: String, _ arguments: [DatabaseValue], _ body: (Row) throws -> Void) throws {
-        if !keepsSession, !isInTransaction { return try transaction { try query(sql, arguments, body) } }
+    public func query(rawSQL sql: String, _ arguments: [DatabaseValue], _ body: (Row) throws -> Void) throws {
+        if !keepsSession, !isInTransaction { return try transaction { try query(rawSQL: sql, arguments, body) } }
         let result = try executePrepared(sql, arguments)
         defer { PQclear(result) }
         let columns = Int32(PQnfields(result))
@@ -340,7 +340,7 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
         let insert = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
         guard uniform else {
             let sql = insert + placeholders(1)
-            for row in rows { try run(sql, row) }
+            for row in rows { try run(rawSQL: sql, row) }
             return
         }
         for chunk in dialect.statementChunks(rows, argumentsPerItem: columns.count) {
@@ -364,7 +364,7 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
         var types: [String: UInt32] = [:]
         do {
             try query(
-                "SELECT attname::text, atttypid FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped",
+                rawSQL: "SELECT attname::text, atttypid FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped",
                 [.text(table)]
             ) { row in
                 if let name = row[0].text, let type = row[1].int64 { types[name] = UInt32(truncatingIfNeeded: type) }
@@ -520,7 +520,7 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
     private func evictOldestStatement() throws(DatabaseError) {
         let oldest = statementOrder.removeFirst()
         guard let statement = statements.removeValue(forKey: oldest) else { return }
-        try execute("DEALLOCATE \(statement.name)")
+        try execute(rawSQL: "DEALLOCATE \(statement.name)")
     }
 
     // MARK: Transactions
@@ -543,10 +543,10 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
             // PostgreSQL would only warn and let the inner COMMIT end the outer transaction.
             throw DatabaseError(resultCode: 0, message: "cannot start a transaction within a transaction", sql: begin)
         }
-        try execute(begin)
+        try execute(rawSQL: begin)
         do {
             let result = try body()
-            try execute("COMMIT")
+            try execute(rawSQL: "COMMIT")
             return result
         } catch {
             if !isClosed { rollback() }

@@ -41,7 +41,7 @@ struct PostgresCopyTarget: StoreCopyTarget {
                 // The replaced store's owners and grants, for the tables that take its place.
                 let privileges = contents.holdsStore ? try PostgresPrivileges.read(schema, on: connection) : nil
                 _ = try contents.dropStoreTables(on: connection)
-                try connection.execute("CREATE SCHEMA IF NOT EXISTS \(quoted)")
+                try connection.execute(rawSQL: "CREATE SCHEMA IF NOT EXISTS \(quoted)")
                 for statement in StoreSchema(model: model, dialect: .postgres, layout: layout).createStatements() {
                     try connection.execute(statement)
                 }

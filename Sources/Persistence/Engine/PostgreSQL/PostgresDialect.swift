@@ -27,8 +27,8 @@ public struct PostgresDialect: SQLDialect, Hashable {
 
     /// PostgreSQL folds an unquoted name to lower case, so only a lower-case plain name
     /// stands without quotes: `zbook`, but `"ZBOOK"` and `"Book"`.
-    public func quoteIdentifier(_ name: String) -> String {
-        isPlainName(name, letters: 0x61...0x7A, keywords: Self.keywords) ? name : quotedIdentifier(name)
+    public func quoteIfNeeded(_ name: String) -> String {
+        isPlainName(name, letters: 0x61...0x7A, keywords: Self.keywords) ? name : name.quotedIdentifier
     }
 
     /// PostgreSQL's reserved key words and those that cannot name a function or type
@@ -170,8 +170,8 @@ public struct PostgresDialect: SQLDialect, Hashable {
 
     /// `ROW EXCLUSIVE`, the lock of an `INSERT`, `UPDATE` or `DELETE` (a save that inserts
     /// takes it on `Z_PRIMARYKEY` anyway): it needs one of those privileges on the table.
-    public func writeLockStatement(table: String) -> String? {
-        "LOCK TABLE \(quoteIdentifier(table)) IN ROW EXCLUSIVE MODE"
+    public func writeLockStatement(table: String) -> SQL? {
+        "LOCK TABLE \(identifier: table) IN ROW EXCLUSIVE MODE"
     }
 
     /// PostgreSQL runs writers side by side (several service replicas on one database), so a
@@ -187,7 +187,7 @@ public struct PostgresDialect: SQLDialect, Hashable {
         "INSERT INTO \(identifier: table) (\(columns.map { "\(identifier: $0)" as SQL }.joined(separator: ", "))) VALUES (\(list: values)) ON CONFLICT DO NOTHING"
     }
 
-    public var bookkeepingStatements: [String] {
+    public var bookkeepingStatements: [SQL] {
         [
             "CREATE TABLE z_primarykey (z_ent integer PRIMARY KEY, z_name text, z_super integer, z_max bigint)",
             "CREATE TABLE z_metadata (z_version integer PRIMARY KEY, z_uuid varchar(255), z_plist bytea)",
@@ -196,20 +196,18 @@ public struct PostgresDialect: SQLDialect, Hashable {
     }
 
     /// The catalog directly: information_schema's views cost a millisecond or more per look.
-    public func tableExistsQuery(_ name: String) -> (sql: String, arguments: [DatabaseValue]) {
-        (
-            """
-            SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
-            WHERE n.nspname = current_schema() AND c.relname = $1 AND c.relkind IN ('r', 'p')
-            """, [.text(name.lowercased())]
-        )
+    public func tableExistsQuery(_ name: String) -> SQL {
+        """
+        SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
+        WHERE n.nspname = current_schema() AND c.relname = \(name.lowercased()) AND c.relkind IN ('r', 'p')
+        """
     }
 
-    public var tableListingQuery: String {
+    public var tableListingQuery: SQL {
         "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name"
     }
 
-    public var columnListingQuery: String {
+    public var columnListingQuery: SQL {
         """
         SELECT c.relname::text, a.attname::text FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid \
         JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
@@ -219,11 +217,14 @@ public struct PostgresDialect: SQLDialect, Hashable {
 
     /// Stores in PostgreSQL are created by this framework (a store of Apple's is copied in),
     /// with named unique indexes.
-    public var uniqueTableConstraintListingQuery: String? { nil }
+    public var uniqueTableConstraintListingQuery: SQL? { nil }
 
     /// The primary key's index is named after the table, as a fresh store names it.
-    public func renameTableStatements(from: String, to: String) -> [String] {
-        ["ALTER TABLE \(from) RENAME TO \(to)", "ALTER INDEX IF EXISTS \(from)_pkey RENAME TO \(to)_pkey"]
+    public func renameTableStatements(from: String, to: String) -> [SQL] {
+        [
+            "ALTER TABLE \(identifier: from) RENAME TO \(identifier: to)",
+            "ALTER INDEX IF EXISTS \(identifier: from + "_pkey") RENAME TO \(identifier: to + "_pkey")",
+        ]
     }
 
     /// PostgreSQL names a table's primary key index `<table>_pkey`, and a migration renames
@@ -247,7 +248,9 @@ public struct PostgresDialect: SQLDialect, Hashable {
         return name.prefix(utf8Bytes: ManagedObjectModel.longestStoreName - suffix.utf8.count) + suffix
     }
 
-    public func modelIndexColumn(_ column: String, descending: Bool) -> String { "\(column) \(descending ? "DESC" : "ASC")" }
+    public func modelIndexColumn(_ column: String, descending: Bool) -> SQL {
+        "\(identifier: column) \(raw: descending ? "DESC" : "ASC")"
+    }
 
     /// A failed statement leaves the transaction unable to read until it is rolled back.
     public var failedStatementAbortsTransaction: Bool { true }

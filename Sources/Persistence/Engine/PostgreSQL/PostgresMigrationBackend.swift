@@ -141,9 +141,9 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
     /// stops the swap, and the store stays as it was.
     func swapIn(_ output: StoreURL, replacing current: StoreURL, swapping: @escaping @Sendable () throws -> Void) async throws -> StoreURL {
         let schema = configuration.quotedSchema
-        let old = PostgresConfiguration.quoteIdentifier(PostgresShadowName.new(beside: configuration.schema, kind: .replaced))
+        let old = (PostgresShadowName.new(beside: configuration.schema, kind: .replaced)).quotedIdentifier
         let shadowName = try configuration(of: output).schema
-        let shadow = PostgresConfiguration.quoteIdentifier(shadowName)
+        let shadow = shadowName.quotedIdentifier
         let configuration = self.configuration
         let store = self.store
         // Readied to serve before the swap: the planner's statistics (``PostgresStatistics``),
@@ -163,15 +163,15 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
             let contents = try PostgresSchemaContents.read(configuration.schema, on: connection)
             try contents.refuse(.migrating, configuration: configuration, store: store)
             if servesAfter { try PostgresPrivileges.read(configuration.schema, on: connection).give(to: shadowName, on: connection) }
-            try connection.execute("ALTER SCHEMA \(schema) RENAME TO \(old)")
+            try connection.execute(rawSQL: "ALTER SCHEMA \(schema) RENAME TO \(old)")
             try swapping()
-            try connection.execute("ALTER SCHEMA \(shadow) RENAME TO \(schema)")
+            try connection.execute(rawSQL: "ALTER SCHEMA \(shadow) RENAME TO \(schema)")
             if !contents.storeTables.isEmpty {
                 try connection.execute(
-                    "DROP TABLE \(contents.storeTables.map { "\(old).\(PostgresConfiguration.quoteIdentifier($0))" }.joined(separator: ", "))"
+                    rawSQL: "DROP TABLE \(contents.storeTables.map { "\(old).\(($0).quotedIdentifier)" }.joined(separator: ", "))"
                 )
             }
-            try connection.execute("DROP SCHEMA \(old)")
+            try connection.execute(rawSQL: "DROP SCHEMA \(old)")
         }
         return store
     }
@@ -198,7 +198,7 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
         do {
             try await withDatabase(store, isDurable: true) { database in
                 _ = try await database.writeWithoutTransaction {
-                    try $0.execute("DROP SCHEMA IF EXISTS \(PostgresConfiguration.quoteIdentifier(schema)) CASCADE")
+                    try $0.execute(rawSQL: "DROP SCHEMA IF EXISTS \(schema.quotedIdentifier) CASCADE")
                 }
             }
         } catch {
@@ -221,7 +221,7 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
     private func drop(_ schema: String) async {
         do {
             _ = try await fence.holder.writeWithoutTransaction {
-                try $0.execute("DROP SCHEMA IF EXISTS \(PostgresConfiguration.quoteIdentifier(schema)) CASCADE")
+                try $0.execute(rawSQL: "DROP SCHEMA IF EXISTS \(schema.quotedIdentifier) CASCADE")
             }
         } catch {
             // The session lost, say: the store is whole, and the next run removes what is
@@ -333,7 +333,7 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
         try? await withDatabase(store, isDurable: true) { database in
             for name in names {
                 _ = try await database.writeWithoutTransaction {
-                    try $0.execute("DROP SCHEMA IF EXISTS \(PostgresConfiguration.quoteIdentifier(name)) CASCADE")
+                    try $0.execute(rawSQL: "DROP SCHEMA IF EXISTS \(name.quotedIdentifier) CASCADE")
                 }
                 logger.notice(
                     "removed the shadow schema of an interrupted migration",
@@ -376,10 +376,10 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
         for table in try PostgresSchemaContents.tableNames(in: schema, on: connection) {
             let name = PostgresConfiguration.qualifiedName(table, inSchema: schema)
             let row = try connection.rows(
-                """
-                SELECT count(*), coalesce(md5(string_agg(ctid::text || ':' || xmin::text, ',' ORDER BY ctid) \
-                FILTER (WHERE age(xmin) <= age($1::text::xid))), '') FROM \(name)
-                """,
+                rawSQL: """
+                    SELECT count(*), coalesce(md5(string_agg(ctid::text || ':' || xmin::text, ',' ORDER BY ctid) \
+                    FILTER (WHERE age(xmin) <= age($1::text::xid))), '') FROM \(name)
+                    """,
                 [.text(String(oldest))]
             ).first
             marks.append("\(table)=\(row?[0].int64 ?? -1):\(row?[1].text ?? "")")

@@ -45,7 +45,7 @@ final class PostgresMigrationLock: MigrationLock, Sendable {
             }
             while true {
                 let locked = try await database.writeWithoutTransaction { connection in
-                    try connection.scalar("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", [.text(key)])?.int64 == 1
+                    try connection.scalar(rawSQL: "SELECT pg_try_advisory_lock(hashtextextended($1, 0))", [.text(key)])?.int64 == 1
                 }
                 if locked { return .acquired(PostgresMigrationLock(database: database, key: key)) }
                 // A read that fails (the store's tables mid-swap) is made again next time.
@@ -141,12 +141,12 @@ final class PostgresMigrationLock: MigrationLock, Sendable {
     private static func holder(of key: String, on database: PostgresDatabase) async -> String? {
         (try? await database.writeWithoutTransaction { connection in
             try connection.rows(
-                """
-                SELECT a.pid, a.application_name, coalesce(host(a.client_addr), 'local') FROM pg_locks l \
-                JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted \
-                AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) \
-                AND (l.classid::bigint << 32 | l.objid::bigint) = hashtextextended($1, 0) LIMIT 1
-                """,
+                rawSQL: """
+                    SELECT a.pid, a.application_name, coalesce(host(a.client_addr), 'local') FROM pg_locks l \
+                    JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted \
+                    AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) \
+                    AND (l.classid::bigint << 32 | l.objid::bigint) = hashtextextended($1, 0) LIMIT 1
+                    """,
                 [.text(key)]
             ).first.map { row in
                 let application = row[1].text.flatMap { $0.isEmpty ? nil : "\($0), " } ?? ""
@@ -158,7 +158,7 @@ final class PostgresMigrationLock: MigrationLock, Sendable {
     /// Gives the lock up; closing the session would too, even if the process dies.
     func release() async {
         let key = self.key
-        _ = try? await database.writeWithoutTransaction { try $0.scalar("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [.text(key)]) }
+        _ = try? await database.writeWithoutTransaction { try $0.scalar(rawSQL: "SELECT pg_advisory_unlock(hashtextextended($1, 0))", [.text(key)]) }
         await database.close()
     }
 

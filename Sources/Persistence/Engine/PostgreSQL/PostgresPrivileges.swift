@@ -66,15 +66,15 @@ struct PostgresPrivileges: Sendable {
         // to PUBLIC (grantee 0), a NULL grantee.
         let grantee = "CASE WHEN a.grantee = 0 THEN NULL ELSE pg_catalog.pg_get_userbyid(a.grantee) END"
         let rows = try connection.rows(
-            """
-            SELECT NULL::name, pg_catalog.pg_get_userbyid(n.nspowner), \(grantee), a.privilege_type, a.is_grantable::text
-            FROM pg_catalog.pg_namespace n LEFT JOIN LATERAL pg_catalog.aclexplode(n.nspacl) a ON true WHERE n.nspname = $1
-            UNION ALL
-            SELECT c.relname, pg_catalog.pg_get_userbyid(c.relowner), \(grantee), a.privilege_type, a.is_grantable::text
-            FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-            LEFT JOIN LATERAL pg_catalog.aclexplode(c.relacl) a ON true
-            WHERE n.nspname = $1 AND c.relkind IN ('r', 'p')
-            """,
+            rawSQL: """
+                SELECT NULL::name, pg_catalog.pg_get_userbyid(n.nspowner), \(grantee), a.privilege_type, a.is_grantable::text
+                FROM pg_catalog.pg_namespace n LEFT JOIN LATERAL pg_catalog.aclexplode(n.nspacl) a ON true WHERE n.nspname = $1
+                UNION ALL
+                SELECT c.relname, pg_catalog.pg_get_userbyid(c.relowner), \(grantee), a.privilege_type, a.is_grantable::text
+                FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                LEFT JOIN LATERAL pg_catalog.aclexplode(c.relacl) a ON true
+                WHERE n.nspname = $1 AND c.relkind IN ('r', 'p')
+                """,
             [.text(schema)]
         )
         var privileges = PostgresPrivileges(schema: nil, tables: [:])
@@ -105,7 +105,7 @@ struct PostgresPrivileges: Sendable {
     /// round trips, where all is given already.
     func give(to schema: String, on connection: any DatabaseConnection) throws {
         let now = try Self.read(schema, on: connection)
-        let quotedSchema = PostgresConfiguration.quoteIdentifier(schema)
+        let quotedSchema = schema.quotedIdentifier
         let fallback = commonToAllTables
         var wantedTables: [(table: String, wanted: Object, current: Object)] = []
         for (table, current) in now.tables.sorted(by: { $0.key < $1.key }) {
@@ -114,7 +114,7 @@ struct PostgresPrivileges: Sendable {
         }
         let newOwners = Set(wantedTables.compactMap { $0.wanted.owner == $0.current.owner ? nil : $0.wanted.owner })
         let owners = try OwnerChanges.read(newOwners, schema: schema, schemaOwner: now.schema?.owner, on: connection)
-        var statements = owners.temporaryGrants.map { "GRANT CREATE ON SCHEMA \(quotedSchema) TO \(PostgresConfiguration.quoteIdentifier($0))" }
+        var statements = owners.temporaryGrants.map { "GRANT CREATE ON SCHEMA \(quotedSchema) TO \(($0).quotedIdentifier)" }
         for (table, wanted, current) in wantedTables {
             var wanted = wanted
             if let owner = wanted.owner, !owners.allowed.contains(owner) {
@@ -126,14 +126,14 @@ struct PostgresPrivileges: Sendable {
             }
             statements += Self.statements(giving: wanted, over: current, on: "TABLE \(PostgresConfiguration.qualifiedName(table, inSchema: schema))")
         }
-        statements += owners.temporaryGrants.map { "REVOKE CREATE ON SCHEMA \(quotedSchema) FROM \(PostgresConfiguration.quoteIdentifier($0))" }
+        statements += owners.temporaryGrants.map { "REVOKE CREATE ON SCHEMA \(quotedSchema) FROM \(($0).quotedIdentifier)" }
         // The schema last: the grants above were the migrating role's to give and take
         // while it owned the schema; a CREATE the schema grants comes back here.
         if let wanted = self.schema, let current = now.schema {
             statements += Self.statements(giving: wanted, over: current, on: "SCHEMA \(quotedSchema)")
         }
         guard !statements.isEmpty else { return }
-        try connection.execute(statements.joined(separator: ";\n"))
+        try connection.execute(rawSQL: statements.joined(separator: ";\n"))
     }
 
     /// The owner first, so the grants are recorded as the owner's.
@@ -141,7 +141,7 @@ struct PostgresPrivileges: Sendable {
         var statements: [String] = []
         let owner = wanted.owner ?? current.owner
         if let owner, owner != current.owner {
-            statements.append("ALTER \(object) OWNER TO \(PostgresConfiguration.quoteIdentifier(owner))")
+            statements.append("ALTER \(object) OWNER TO \(owner.quotedIdentifier)")
         }
         let missing = wanted.grants.subtracting(current.grants).filter { $0.grantee != owner }
         let byGrantee = Dictionary(grouping: missing) { GranteeKey(grantee: $0.grantee, grantable: $0.grantable) }
@@ -157,7 +157,7 @@ struct PostgresPrivileges: Sendable {
         var grantee: String?
         var grantable: Bool
         /// The role as `GRANT` takes it.
-        var description: String { grantee.map(PostgresConfiguration.quoteIdentifier) ?? "PUBLIC" }
+        var description: String { grantee.map(\.quotedIdentifier) ?? "PUBLIC" }
     }
 
     /// Which tables' owners the migrating role may set, and to whom it grants `CREATE` on
@@ -177,12 +177,12 @@ struct PostgresPrivileges: Sendable {
                 // could not write the tables it gave away (the cut-over's last catch-up
                 // does). PostgreSQL 16 asks for the SET option too.
                 let row = try connection.rows(
-                    """
-                    SELECT (pg_catalog.pg_has_role(r.oid, 'USAGE') AND (pg_catalog.current_setting('server_version_num')::int < 160000
-                                                                       OR pg_catalog.pg_has_role(r.oid, 'SET')))::text,
-                           pg_catalog.has_schema_privilege(r.oid, n.oid, 'CREATE')::text
-                    FROM pg_catalog.pg_roles r, pg_catalog.pg_namespace n WHERE r.rolname = $1 AND n.nspname = $2
-                    """,
+                    rawSQL: """
+                        SELECT (pg_catalog.pg_has_role(r.oid, 'USAGE') AND (pg_catalog.current_setting('server_version_num')::int < 160000
+                                                                           OR pg_catalog.pg_has_role(r.oid, 'SET')))::text,
+                               pg_catalog.has_schema_privilege(r.oid, n.oid, 'CREATE')::text
+                        FROM pg_catalog.pg_roles r, pg_catalog.pg_namespace n WHERE r.rolname = $1 AND n.nspname = $2
+                        """,
                     [.text(owner), .text(schema)]
                 ).first
                 guard let row, isSuperuser || row[0].text == "true" else { continue }

@@ -27,9 +27,10 @@ struct PostgresSchemaContents: Sendable {
 
     /// The names of `schema`'s tables (partitioned ones too), by name.
     static func tableNames(in schema: String, on connection: any DatabaseConnection) throws -> [String] {
-        try connection.rows("SELECT tablename::text FROM pg_catalog.pg_tables WHERE schemaname = $1 ORDER BY tablename", [.text(schema)]).compactMap {
-            $0[0].text
-        }
+        try connection.rows(rawSQL: "SELECT tablename::text FROM pg_catalog.pg_tables WHERE schemaname = $1 ORDER BY tablename", [.text(schema)])
+            .compactMap {
+                $0[0].text
+            }
     }
 
     /// `tables` in the order a migration locks them: `z_primarykey` first, as every save
@@ -41,10 +42,10 @@ struct PostgresSchemaContents: Sendable {
     /// Reads what `schema` holds; an absent schema holds nothing.
     static func read(_ schema: String, on connection: any DatabaseConnection) throws -> PostgresSchemaContents {
         let relations = try connection.rows(
-            """
-            SELECT c.relname, c.relkind::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-            WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f', 'c') ORDER BY c.relname
-            """,
+            rawSQL: """
+                SELECT c.relname, c.relkind::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f', 'c') ORDER BY c.relname
+                """,
             [.text(schema)]
         ).compactMap { row in row[0].text.map { (name: $0, kind: row[1].text ?? "") } }
         let holdsStore = relations.contains { $0.name == "z_metadata" && $0.kind == "r" }
@@ -54,11 +55,11 @@ struct PostgresSchemaContents: Sendable {
             holdsStore
             ? Set(
                 try connection.rows(
-                    """
-                    SELECT c.relname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-                    WHERE n.nspname = $1 AND c.relkind = 'r' AND a.attname IN ('z_pk', 'z_ent', 'z_opt') AND NOT a.attisdropped
-                    GROUP BY c.relname HAVING count(*) = 3
-                    """,
+                    rawSQL: """
+                        SELECT c.relname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+                        WHERE n.nspname = $1 AND c.relkind = 'r' AND a.attname IN ('z_pk', 'z_ent', 'z_opt') AND NOT a.attisdropped
+                        GROUP BY c.relname HAVING count(*) = 3
+                        """,
                     [.text(schema)]
                 ).compactMap { $0[0].text }.filter { $0.hasPrefix("z") }
             ) : []
@@ -75,34 +76,34 @@ struct PostgresSchemaContents: Sendable {
             }
         }
         let routines = try connection.rows(
-            """
-            SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 ORDER BY 1
-            """,
+            rawSQL: """
+                SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 ORDER BY 1
+                """,
             [.text(schema)]
         ).compactMap { $0[0].text.map { "function \($0)" } }
         let types = try connection.rows(
-            """
-            SELECT t.typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
-            WHERE n.nspname = $1 AND t.typtype IN ('e', 'd', 'r', 'm') ORDER BY 1
-            """,
+            rawSQL: """
+                SELECT t.typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
+                WHERE n.nspname = $1 AND t.typtype IN ('e', 'd', 'r', 'm') ORDER BY 1
+                """,
             [.text(schema)]
         ).compactMap { $0[0].text.map { "type \($0)" } }
         let dependents =
             holdsStore
             ? try connection.rows(
-                """
-                SELECT DISTINCT CASE v.relkind WHEN 'm' THEN 'materialized view ' ELSE 'view ' END || format('%I.%I', vn.nspname, v.relname)
-                FROM pg_depend d JOIN pg_rewrite r ON d.classid = 'pg_rewrite'::regclass AND r.oid = d.objid
-                JOIN pg_class v ON v.oid = r.ev_class JOIN pg_namespace vn ON vn.oid = v.relnamespace
-                JOIN pg_class t ON d.refclassid = 'pg_class'::regclass AND t.oid = d.refobjid JOIN pg_namespace tn ON tn.oid = t.relnamespace
-                WHERE tn.nspname = $1 AND vn.nspname <> $1
-                UNION
-                SELECT format('foreign key %I of %I.%I', c.conname, n.nspname, k.relname)
-                FROM pg_constraint c JOIN pg_class k ON k.oid = c.conrelid JOIN pg_namespace n ON n.oid = k.relnamespace
-                JOIN pg_class t ON t.oid = c.confrelid JOIN pg_namespace tn ON tn.oid = t.relnamespace
-                WHERE c.contype = 'f' AND tn.nspname = $1 AND n.nspname <> $1
-                ORDER BY 1
-                """,
+                rawSQL: """
+                    SELECT DISTINCT CASE v.relkind WHEN 'm' THEN 'materialized view ' ELSE 'view ' END || format('%I.%I', vn.nspname, v.relname)
+                    FROM pg_depend d JOIN pg_rewrite r ON d.classid = 'pg_rewrite'::regclass AND r.oid = d.objid
+                    JOIN pg_class v ON v.oid = r.ev_class JOIN pg_namespace vn ON vn.oid = v.relnamespace
+                    JOIN pg_class t ON d.refclassid = 'pg_class'::regclass AND t.oid = d.refobjid JOIN pg_namespace tn ON tn.oid = t.relnamespace
+                    WHERE tn.nspname = $1 AND vn.nspname <> $1
+                    UNION
+                    SELECT format('foreign key %I of %I.%I', c.conname, n.nspname, k.relname)
+                    FROM pg_constraint c JOIN pg_class k ON k.oid = c.conrelid JOIN pg_namespace n ON n.oid = k.relnamespace
+                    JOIN pg_class t ON t.oid = c.confrelid JOIN pg_namespace tn ON tn.oid = t.relnamespace
+                    WHERE c.contype = 'f' AND tn.nspname = $1 AND n.nspname <> $1
+                    ORDER BY 1
+                    """,
                 [.text(schema)]
             ).compactMap { $0[0].text } : []
         return PostgresSchemaContents(
@@ -121,7 +122,7 @@ struct PostgresSchemaContents: Sendable {
         guard !storeTables.isEmpty else { return 0 }
         // One statement, without CASCADE: whatever else depends on the tables stops it.
         let tables = storeTables.map { PostgresConfiguration.qualifiedName($0, inSchema: schema) }
-        try connection.execute("DROP TABLE \(tables.joined(separator: ", "))")
+        try connection.execute(rawSQL: "DROP TABLE \(tables.joined(separator: ", "))")
         return storeTables.count
     }
 

@@ -25,7 +25,9 @@ enum PostgresStatistics {
             try await database.writeWithoutTransaction { connection in
                 let tables = try PostgresSchemaContents.tableNames(in: schema, on: connection)
                 guard !tables.isEmpty else { return }
-                try connection.execute("ANALYZE " + tables.map { PostgresConfiguration.qualifiedName($0, inSchema: schema) }.joined(separator: ", "))
+                try connection.execute(
+                    rawSQL: "ANALYZE " + tables.map { PostgresConfiguration.qualifiedName($0, inSchema: schema) }.joined(separator: ", ")
+                )
             }
         } catch  where !Task.isCancelled {
             logger.warning(

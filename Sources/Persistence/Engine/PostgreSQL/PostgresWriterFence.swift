@@ -55,7 +55,7 @@ final class PostgresWriterFence: WriterFence {
                 let tables = PostgresSchemaContents.inLockOrder(try PostgresSchemaContents.tableNames(in: schema, on: connection)).map {
                     PostgresConfiguration.qualifiedName($0, inSchema: schema)
                 }
-                if !tables.isEmpty { try connection.execute("LOCK TABLE \(tables.joined(separator: ", ")) IN EXCLUSIVE MODE") }
+                if !tables.isEmpty { try connection.execute(rawSQL: "LOCK TABLE \(tables.joined(separator: ", ")) IN EXCLUSIVE MODE") }
                 try connection.execute("SET LOCAL lock_timeout = 0")
             } catch {
                 (connection as? any InterruptibleConnection)?.rollback()
@@ -91,11 +91,11 @@ final class PostgresWriterFence: WriterFence {
         let schema = self.schema
         let sessions = try? await database.writeWithoutTransaction { connection in
             try connection.rows(
-                """
-                SELECT DISTINCT a.pid, a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid \
-                JOIN pg_class c ON c.oid = l.relation JOIN pg_namespace n ON n.oid = c.relnamespace \
-                WHERE n.nspname = $1 AND l.granted AND l.mode IN ('RowExclusiveLock', 'RowShareLock') AND a.pid <> pg_backend_pid() ORDER BY a.pid
-                """,
+                rawSQL: """
+                    SELECT DISTINCT a.pid, a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid \
+                    JOIN pg_class c ON c.oid = l.relation JOIN pg_namespace n ON n.oid = c.relnamespace \
+                    WHERE n.nspname = $1 AND l.granted AND l.mode IN ('RowExclusiveLock', 'RowShareLock') AND a.pid <> pg_backend_pid() ORDER BY a.pid
+                    """,
                 [.text(schema)]
             ).map { row in
                 let application = row[1].text.flatMap { $0.isEmpty ? nil : " (\($0))" } ?? ""

@@ -40,7 +40,7 @@ public final class SQLiteConnection: DatabaseConnection, InterruptibleConnection
     /// log back and removes it, as any writer's close does (see ``SQLiteReadOnlyView``).
     convenience init(reading view: SQLiteReadOnlyView) throws(DatabaseError) {
         try self.init(path: view.uri, mode: view.sharesTheLog ? .readWrite : .readOnly)
-        if view.sharesTheLog { try execute("PRAGMA query_only = 1") }
+        if view.sharesTheLog { try execute(rawSQL: "PRAGMA query_only = 1") }
         self.view = view
     }
 
@@ -108,7 +108,7 @@ public final class SQLiteConnection: DatabaseConnection, InterruptibleConnection
         return DatabaseError(resultCode: rc, message: String(cString: sqlite3_errmsg(handle)), sql: sql, systemErrorCode: system == 0 ? nil : system)
     }
 
-    public func execute(_ sql: String) throws(DatabaseError) {
+    public func execute(rawSQL sql: String) throws(DatabaseError) {
         try checkOpen(sql)
         let rc = sqlite3_exec(handle, sql, nil, nil, nil)
         guard rc == SQLITE_OK else { throw error(rc, sql: sql) }
@@ -127,7 +127,7 @@ public final class SQLiteConnection: DatabaseConnection, InterruptibleConnection
     }
 
     @discardableResult
-    public func run(_ sql: String, _ arguments: [DatabaseValue]) throws(DatabaseError) -> Int {
+    public func run(rawSQL sql: String, _ arguments: [DatabaseValue]) throws(DatabaseError) -> Int {
         let statement = try statement(sql)
         defer { statement.reset() }
         try statement.bind(arguments)
@@ -135,7 +135,7 @@ public final class SQLiteConnection: DatabaseConnection, InterruptibleConnection
         return Int(sqlite3_changes(handle))
     }
 
-    public func query(_ sql: String, _ arguments: [DatabaseValue], _ body: (Row) throws -> Void) throws {
+    public func query(rawSQL sql: String, _ arguments: [DatabaseValue], _ body: (Row) throws -> Void) throws {
         let statement = try statement(sql)
         defer { statement.reset() }
         try statement.bind(arguments)
@@ -165,10 +165,10 @@ public final class SQLiteConnection: DatabaseConnection, InterruptibleConnection
 
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         // IMMEDIATE takes the write lock up front, so two writers never deadlock on upgrade.
-        try execute("BEGIN IMMEDIATE")
+        try execute(rawSQL: "BEGIN IMMEDIATE")
         do {
             let result = try body()
-            try execute("COMMIT")
+            try execute(rawSQL: "COMMIT")
             return result
         } catch {
             rollback()

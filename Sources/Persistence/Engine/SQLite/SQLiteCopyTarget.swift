@@ -32,7 +32,9 @@ struct SQLiteCopyTarget: StoreCopyTarget {
             // transaction is opened and closed by hand on the writer.
             try await database.writeWithoutTransaction { connection in
                 try connection.execute("BEGIN IMMEDIATE")
-                for statement in StoreSchema(model: model, dialect: .sqlite, layout: layout).createStatements() { try connection.execute(statement) }
+                for statement in StoreSchema(model: model, dialect: .sqlite, layout: layout).createStatements() {
+                    try connection.execute(statement)
+                }
             }
             counts = try await rows(database)
             try await database.writeWithoutTransaction { connection in

@@ -28,8 +28,8 @@ public struct SQLiteDialect: SQLDialect, Hashable {
     public func placeholder(_ index: Int) -> String { "?" }
 
     /// SQLite reads names ignoring ASCII case, so a plain name of either case needs no quotes.
-    public func quoteIdentifier(_ name: String) -> String {
-        isPlainName(name, letters: 0x41...0x5A, 0x61...0x7A, keywords: Self.keywords) ? name : quotedIdentifier(name)
+    public func quoteIfNeeded(_ name: String) -> String {
+        isPlainName(name, letters: 0x41...0x5A, 0x61...0x7A, keywords: Self.keywords) ? name : name.quotedIdentifier
     }
 
     /// SQLite's keywords (sqlite.org/lang_keywords.html): a name that is one is quoted.
@@ -114,7 +114,7 @@ public struct SQLiteDialect: SQLDialect, Hashable {
     public func castToText(_ sql: SQL) -> SQL { sql }
 
     public func fold(_ sql: SQL, flags: Int32) -> SQL {
-        flags == 0 ? sql : "persistence_fold(\(sql), \(raw: String(flags)))"
+        flags == 0 ? sql : "persistence_fold(\(sql), \(literal: flags))"
     }
 
     /// Folded in Swift: the function would give the same.
@@ -147,13 +147,13 @@ public struct SQLiteDialect: SQLDialect, Hashable {
     /// SQLite runs one writer at a time, so a row read in a write transaction stays as read.
     public func lockingClause(_ lock: RowLock) -> String { "" }
 
-    public func writeLockStatement(table: String) -> String? { nil }
+    public func writeLockStatement(table: String) -> SQL? { nil }
 
     public func insertIgnoringDuplicates(into table: String, columns: [String], values: [DatabaseValue]) -> SQL {
         "INSERT OR IGNORE INTO \(identifier: table) (\(columns.map { "\(identifier: $0)" as SQL }.joined(separator: ", "))) VALUES (\(list: values))"
     }
 
-    public var bookkeepingStatements: [String] {
+    public var bookkeepingStatements: [SQL] {
         [
             "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)",
             "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)",
@@ -161,31 +161,33 @@ public struct SQLiteDialect: SQLDialect, Hashable {
         ]
     }
 
-    public func tableExistsQuery(_ name: String) -> (sql: String, arguments: [DatabaseValue]) {
-        ("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)])
+    public func tableExistsQuery(_ name: String) -> SQL {
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = \(name)"
     }
 
-    public var tableListingQuery: String {
+    public var tableListingQuery: SQL {
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name"
     }
 
-    public var columnListingQuery: String {
+    public var columnListingQuery: SQL {
         "SELECT m.name, c.name FROM sqlite_master m, pragma_table_info(m.name) c WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
     }
 
     /// A `UNIQUE` table constraint is an index of origin `u`.
-    public var uniqueTableConstraintListingQuery: String? {
+    public var uniqueTableConstraintListingQuery: SQL? {
         "SELECT DISTINCT m.name FROM sqlite_master m, pragma_index_list(m.name) i WHERE m.type = 'table' AND i.origin = 'u'"
     }
 
-    public func renameTableStatements(from: String, to: String) -> [String] { ["ALTER TABLE \(from) RENAME TO \(to)"] }
+    public func renameTableStatements(from: String, to: String) -> [SQL] {
+        ["ALTER TABLE \(identifier: from) RENAME TO \(identifier: to)"]
+    }
 
     public func implicitNames(ofTable table: String) -> [(name: String, role: String)] { [] }
 
     public func modelIndexName(_ coreDataName: String) -> String { coreDataName }
 
-    public func modelIndexColumn(_ column: String, descending: Bool) -> String {
-        "\(column) COLLATE BINARY \(descending ? "DESC" : "ASC")"
+    public func modelIndexColumn(_ column: String, descending: Bool) -> SQL {
+        "\(identifier: column) COLLATE BINARY \(raw: descending ? "DESC" : "ASC")"
     }
 
     public var failedStatementAbortsTransaction: Bool { false }

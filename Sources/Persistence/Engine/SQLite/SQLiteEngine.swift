@@ -148,7 +148,7 @@ struct SQLiteEngine: StoreEngine {
         let attachment =
             FileManager.default.fileExists(atPath: source.path + "-wal")
             ? SQLiteReadOnlyView.readOnlyURI(for: source.path) : SQLiteReadOnlyView.immutableURI(for: source.path)
-        return SourceAccess(schema: "src", attach: ("ATTACH DATABASE ? AS src", [.text(attachment)]), detach: "DETACH DATABASE src")
+        return SourceAccess(schema: "src", attach: "ATTACH DATABASE \(attachment) AS src", detach: "DETACH DATABASE src")
     }
 
     func appleStoreStructure() throws -> StoreStructure? {

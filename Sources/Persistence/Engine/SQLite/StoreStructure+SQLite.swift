@@ -13,28 +13,29 @@ extension StoreStructure {
             // `Z_<n>NAME` is a join table; other `Z_` tables are Core Data's bookkeeping.
             let isJoin = name.hasPrefix("Z_") && name.dropFirst(2).first?.isNumber == true
             guard isJoin || !name.hasPrefix("Z_") else { continue }
-            let columns = try connection.rows("PRAGMA table_info(\(quoted(name)))").map { ($0[1].text ?? "", $0[2].text ?? "") }
+            let columns = try connection.rows(rawSQL: "PRAGMA table_info(\(name.quotedIdentifier))").map { ($0[1].text ?? "", $0[2].text ?? "") }
             if isJoin {
                 joins[name] = Set(columns.map(\.0))
             } else {
                 tables[name] = Dictionary(columns.map { ($0.0, TypeClass(declaredType: $0.1)) }, uniquingKeysWith: { first, _ in first })
             }
-            for index in try connection.rows("PRAGMA index_list(\(quoted(name)))") {
+            for index in try connection.rows(rawSQL: "PRAGMA index_list(\(name.quotedIdentifier))") {
                 // seqno, name, unique, origin, partial
                 guard let indexName = index[1].text,
-                    let first = try connection.rows("PRAGMA index_info(\(quoted(indexName)))").first(where: { $0[0].int64 == 0 })?[2].text
+                    let first = try connection.rows(rawSQL: "PRAGMA index_info(\(indexName.quotedIdentifier))").first(where: { $0[0].int64 == 0 })?[2]
+                        .text
                 else { continue }
                 indexed.insert("\(name).\(first)")
                 if !isJoin, index[3].text == "u", index[2].int64 == 1 {
                     // `UNIQUE (…)` inside CREATE TABLE: how older releases wrote a uniqueness constraint.
-                    let columns = try connection.rows("PRAGMA index_info(\(quoted(indexName)))")
+                    let columns = try connection.rows(rawSQL: "PRAGMA index_info(\(indexName.quotedIdentifier))")
                         .sorted { ($0[0].int64 ?? 0) < ($1[0].int64 ?? 0) }.map { (name: $0[2].text ?? "", descending: false) }
                     tableConstraints.insert(definition(unique: true, table: name, columns: columns, partial: false))
                     continue
                 }
                 guard !isJoin, index[3].text == "c", isModelIndexName(indexName) else { continue }
                 // seqno, cid, name, desc, collation, key: the key columns, in order.
-                let columns = try connection.rows("PRAGMA index_xinfo(\(quoted(indexName)))")
+                let columns = try connection.rows(rawSQL: "PRAGMA index_xinfo(\(indexName.quotedIdentifier))")
                     .filter { $0[5].int64 == 1 }
                     .sorted { ($0[0].int64 ?? 0) < ($1[0].int64 ?? 0) }
                     .map { (name: $0[2].text ?? "", descending: $0[3].int64 == 1) }
@@ -52,9 +53,5 @@ extension StoreStructure {
         structure.modelIndexes = modelIndexes
         structure.uniqueTableConstraints = tableConstraints
         return structure
-    }
-
-    private static func quoted(_ name: String) -> String {
-        SQLiteDialect().quotedIdentifier(name)
     }
 }

@@ -43,7 +43,7 @@ extension MigrationPlan {
             return try await context.count(for: FetchRequest(entityName: entity, predicate: .not(filter), includesSubentities: false))
         }
         guard let sql = statement(counting, schema: store.schema) else { return nil }
-        return Int(try await store.database.read { try $0.scalar(literal: sql) }?.int64 ?? 0)
+        return Int(try await store.database.read { try $0.scalar(sql) }?.int64 ?? 0)
     }
 
     /// The `SELECT count(*)` of a count: names from the schema, numbers bound.
@@ -51,14 +51,14 @@ extension MigrationPlan {
         // Rows of exactly the entity: an entity mapping does not take its sub-entities' rows.
         func rows(of entity: String, where condition: SQL?) -> SQL? {
             guard let table = schema.table(for: entity) else { return nil }
-            let sql: SQL = "SELECT count(*) FROM \(identifier: table.name) WHERE \(storeName: "Z_ENT") = \(raw: String(table.entityNumber))"
+            let sql: SQL = "SELECT count(*) FROM \(identifier: table.name) WHERE \(storeName: "Z_ENT") = \(literal: table.entityNumber)"
             return condition.map { sql + " AND (\($0))" } ?? sql
         }
         /// `column IN (the keys of the entity's rows)`, for links stored on the other side.
         func pointsAtRows(of entity: String, _ column: String) -> SQL {
             guard let table = schema.table(for: entity) else { return "\(identifier: column) IS NOT NULL" }
             return
-                "\(identifier: column) IN (SELECT \(storeName: "Z_PK") FROM \(identifier: table.name) WHERE \(storeName: "Z_ENT") = \(raw: String(table.entityNumber)))"
+                "\(identifier: column) IN (SELECT \(storeName: "Z_PK") FROM \(identifier: table.name) WHERE \(storeName: "Z_ENT") = \(literal: table.entityNumber))"
         }
         func column(_ entity: String, _ property: String) -> String? {
             schema.table(for: entity)?.column(for: property)?.name

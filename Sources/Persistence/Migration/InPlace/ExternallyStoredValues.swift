@@ -58,16 +58,16 @@ struct ExternallyStoredValues: Sendable {
             // The cells naming a file, found before the marked ones are shortened: a file's
             // bytes, once in, may start with a 1 themselves.
             let named = try connection.rows(
-                literal: """
-                    SELECT \(storeName: "Z_PK") FROM \(table) \
-                    WHERE typeof(\(cell)) = 'blob' AND length(\(cell)) > 0 AND substr(\(cell), 1, 1) <> x'01'
-                    """
+                """
+                SELECT \(storeName: "Z_PK") FROM \(table) \
+                WHERE typeof(\(cell)) = 'blob' AND length(\(cell)) > 0 AND substr(\(cell), 1, 1) <> x'01'
+                """
             ).compactMap { $0[0].int64 }
             try connection.run(
-                literal: "UPDATE \(table) SET \(cell) = substr(\(cell), 2) WHERE typeof(\(cell)) = 'blob' AND substr(\(cell), 1, 1) = x'01'"
+                "UPDATE \(table) SET \(cell) = substr(\(cell), 2) WHERE typeof(\(cell)) = 'blob' AND substr(\(cell), 1, 1) = x'01'"
             )
             for key in named {
-                let stored = try connection.scalar(literal: "SELECT \(cell) FROM \(table) WHERE \(storeName: "Z_PK") = \(key)") ?? .null
+                let stored = try connection.scalar("SELECT \(cell) FROM \(table) WHERE \(storeName: "Z_PK") = \(key)") ?? .null
                 let value: AttributeValue
                 do {
                     value = try storage.value(of: stored, store: store)
@@ -80,7 +80,7 @@ struct ExternallyStoredValues: Sendable {
                     )
                 }
                 guard case .binary(let bytes) = value else { continue }
-                try connection.run(literal: "UPDATE \(table) SET \(cell) = \(DatabaseValue.blob(bytes)) WHERE \(storeName: "Z_PK") = \(key)")
+                try connection.run("UPDATE \(table) SET \(cell) = \(DatabaseValue.blob(bytes)) WHERE \(storeName: "Z_PK") = \(key)")
             }
         }
     }

@@ -37,7 +37,7 @@ extension InPlaceMigration {
                 let destinationName = entityMapping.destinationEntityName, let table = schema.table(for: destinationName)
             else { continue }
             // Only this entity's own rows: its sub-entities have mappings of their own.
-            let rows: SQL = "\(storeName: "Z_ENT") = \(raw: String(table.entityNumber))"
+            let rows: SQL = "\(storeName: "Z_ENT") = \(literal: table.entityNumber)"
             for attribute in destination.attributes(of: destination.entity(named: destinationName)!) where !attribute.isTransient {
                 guard let path = entityMapping.propertyMapping(named: attribute.name)?.valueExpression?.sourceKeyPath, path.count == 1,
                     let old = source.attribute(named: path[0], of: sourceEntity), let name = table.column(for: attribute.name)?.name
@@ -59,15 +59,15 @@ extension InPlaceMigration {
                     {
                         // The value the conversion keeps (a number's integer part) must fit.
                         let violation: SQL = """
-                            \(identifier: sourceColumn) <= \(raw: String(range.lowerBound - 1)) OR \(identifier: sourceColumn) >= \(raw: String(range.upperBound + 1))
+                            \(identifier: sourceColumn) <= \(literal: range.lowerBound - 1) OR \(identifier: sourceColumn) >= \(literal: range.upperBound + 1)
                             """
                         let sql: SQL = """
-                            SELECT \(storeName: "Z_PK") FROM \(identifier: sourceTable.name) WHERE \(storeName: "Z_ENT") = \(raw: String(sourceTable.entityNumber)) \
+                            SELECT \(storeName: "Z_PK") FROM \(identifier: sourceTable.name) WHERE \(storeName: "Z_ENT") = \(literal: sourceTable.entityNumber) \
                             AND (\(violation)) LIMIT 5
                             """
                         checks.append(Check(entity: destinationName, key: attribute.name, code: .valueTooLarge, sql: sql, beforeSteps: true))
                     } else {
-                        check(.valueTooLarge, "\(column) < \(raw: String(range.lowerBound)) OR \(column) > \(raw: String(range.upperBound))")
+                        check(.valueTooLarge, "\(column) < \(literal: range.lowerBound) OR \(column) > \(literal: range.upperBound)")
                     }
                 }
                 if !attribute.isOptional, old.isOptional, attribute.defaultValue == nil {
@@ -129,7 +129,7 @@ extension InPlaceMigration {
         var issues: [ValidationError.Issue] = beforeSteps ? [] : try countChecks.flatMap { try $0.issues(on: connection) }
         for check in checks where check.beforeSteps == beforeSteps {
             let rootName = destination.rootEntity(of: destination.entity(named: check.entity)!).name
-            for row in try connection.rows(literal: check.sql) {
+            for row in try connection.rows(check.sql) {
                 guard let pk = row[0].int64 else { continue }
                 let id = ObjectID(entityName: check.entity, rootEntityName: rootName, key: .permanent(pk))
                 issues.append(

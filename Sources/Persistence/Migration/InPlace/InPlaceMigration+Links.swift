@@ -85,8 +85,7 @@ extension InPlacePlanner {
             let numbers = invalidEntityNumbers(sourceEnd: link.entity(at: end), destinationEnd: kind)
             guard !numbers.isEmpty else { continue }
             changed = true
-            let pk = d.name("Z_PK")
-            let rows = "SELECT \(pk) FROM \(link.table(at: end)) WHERE \(entityCondition(numbers))"
+            let rows: SQL = "SELECT \(storeName: "Z_PK") FROM \(identifier: link.table(at: end)) WHERE \(entityCondition(numbers))"
             switch link.storage {
             case let .foreignKey(host, table, column) where host == end:
                 // The rows holding the key: removed ones are deleted anyway.
@@ -94,12 +93,15 @@ extension InPlacePlanner {
                     from.entityNames[number].map { analysis.destinationOf[$0] != nil } ?? false
                 }
                 if !staying.isEmpty {
-                    add(.clearReferences, raw: "UPDATE \(table) SET \(column) = NULL WHERE \(entityCondition(staying)) AND \(column) IS NOT NULL")
+                    add(
+                        .clearReferences,
+                        "UPDATE \(identifier: table) SET \(identifier: column) = NULL WHERE \(entityCondition(staying)) AND \(identifier: column) IS NOT NULL"
+                    )
                 }
             case let .foreignKey(_, table, column):
-                add(.clearReferences, raw: "UPDATE \(table) SET \(column) = NULL WHERE \(column) IN (\(rows))")
+                add(.clearReferences, "UPDATE \(identifier: table) SET \(identifier: column) = NULL WHERE \(identifier: column) IN (\(rows))")
             case let .join(table, own, other, _, _, _):
-                add(.clearReferences, raw: "DELETE FROM \(table) WHERE \(end == .own ? own : other) IN (\(rows))")
+                add(.clearReferences, "DELETE FROM \(identifier: table) WHERE \(identifier: end == .own ? own : other) IN (\(rows))")
             }
         }
         return changed

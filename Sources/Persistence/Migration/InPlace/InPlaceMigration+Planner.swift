@@ -91,15 +91,9 @@ struct InPlacePlanner {
         add(phase, Step(sql: sql))
     }
 
-    /// A statement the planner wrote out from names it chose and the schema's (DDL, key
-    /// moves): no value of the user's data is in it.
-    mutating func add(_ phase: Phase, raw sql: String) {
-        add(phase, SQL(raw: sql))
-    }
-
     /// Drops a source table once the data has been read, freeing its name for the renames.
     mutating func dropTable(_ name: String) {
-        add(.dropTables, raw: "DROP TABLE \(name)")
+        add(.dropTables, "DROP TABLE \(identifier: name)")
         tableNames.remove(name)
     }
 
@@ -113,10 +107,10 @@ struct InPlacePlanner {
         }
         linkOneToOnePairs()
         for table in to.rootTables where !tablePairs.contains(where: { $0.destinationTable.name == table.name }) {
-            add(.createTables, raw: to.createTableStatement(for: table))
+            add(.createTables, to.createTableStatement(for: table))
         }
         for rename in try RenameOrder.order(tableRenames, existing: tableNames) {
-            for statement in d.renameTableStatements(from: rename.from, to: rename.to) { add(.renameTables, raw: statement) }
+            for statement in d.renameTableStatements(from: rename.from, to: rename.to) { add(.renameTables, statement) }
         }
         planEntityTypeColumns()
         planTableRebuilds()
@@ -172,17 +166,17 @@ struct InPlacePlanner {
             tablePairs.append(TablePair(sourceTable: sourceTable, destinationTable: destinationTable, entities: entities))
             let removed = hierarchy.filter { analysis.destinationOf[$0.name] == nil }.compactMap { from.table(for: $0.name)?.entityNumber }
             if !removed.isEmpty {
-                add(.deleteRows, raw: "DELETE FROM \(sourceTable.name) WHERE \(entityCondition(removed))")
+                add(.deleteRows, "DELETE FROM \(identifier: sourceTable.name) WHERE \(entityCondition(removed))")
             }
         }
     }
 
     /// `Z_ENT = 3` or `Z_ENT IN (3, 4)`, optionally for a table alias.
-    func entityCondition(_ numbers: [Int], alias: String? = nil) -> String {
-        let column = (alias.map { "\($0)." } ?? "") + d.name("Z_ENT")
+    func entityCondition(_ numbers: [Int], alias: String? = nil) -> SQL {
+        let column: SQL = alias.map { "\(identifier: $0).\(storeName: "Z_ENT")" } ?? "\(storeName: "Z_ENT")"
         let sorted = Array(Set(numbers)).sorted()
-        if sorted.count == 1 { return "\(column) = \(sorted[0])" }
-        return "\(column) IN (\(sorted.map(String.init).joined(separator: ", ")))"
+        if sorted.count == 1 { return "\(column) = \(literal: sorted[0])" }
+        return "\(column) IN (\(literals: sorted))"
     }
 
     /// The `Z_PRIMARYKEY` rows of the destination. A root's counter must stay above every
@@ -215,10 +209,10 @@ struct InPlacePlanner {
             let columns = ([d.name("Z_PK"), d.name("Z_ENT"), d.name("Z_OPT")] + table.allColumns.map(\.name)).map { SQL("\(identifier: $0)") }.joined(
                 separator: ", "
             )
-            add(.rebuildTables, raw: to.createTableStatement(for: table, named: temporary))
+            add(.rebuildTables, to.createTableStatement(for: table, named: temporary))
             add(.rebuildTables, "INSERT INTO \(identifier: temporary) (\(columns)) SELECT \(columns) FROM \(identifier: table.name)")
             add(.rebuildTables, "DROP TABLE \(identifier: table.name)")
-            for statement in d.renameTableStatements(from: temporary, to: table.name) { add(.rebuildTables, raw: statement) }
+            for statement in d.renameTableStatements(from: temporary, to: table.name) { add(.rebuildTables, statement) }
             rebuiltTables.insert(table.name)
         }
     }
@@ -250,12 +244,12 @@ struct InPlacePlanner {
                     kept.insert(index.name)
                 } else {
                     // A model index an Apple store names otherwise (or lacks) is not there to drop.
-                    add(.dropIndexes, raw: "DROP INDEX \(index.isModelIndex ? "IF EXISTS " : "")\(index.name)")
+                    add(.dropIndexes, "DROP INDEX \(raw: index.isModelIndex ? "IF EXISTS " : "")\(identifier: index.name)")
                 }
             }
         }
         for index in destinationIndexes where !kept.contains(index.name) {
-            add(.createIndexes, raw: to.createIndexStatement(index))
+            add(.createIndexes, to.createIndexStatement(index))
         }
     }
 }

@@ -156,7 +156,7 @@ extension InPlacePlanner {
         }
         let fromSourceSide = join.sourceEntity == a.entity.name && join.relationship == a.relationship.name
         guard let link = fromSourceSide ? link : link?.reversed else {
-            add(.createTables, raw: to.createTableStatement(for: join))
+            add(.createTables, to.createTableStatement(for: join))
             return
         }
         if case let .join(table, own, other, order, inverseOrder, ownIsSource) = link.storage, ownIsSource, !claimedJoinTables.contains(table) {
@@ -172,15 +172,15 @@ extension InPlacePlanner {
                     columns[order] = destinationOrder
                     names.insert(order)
                 case let (order?, nil):
-                    add(.dropColumns, raw: "ALTER TABLE \(table) DROP COLUMN \(order)")
+                    add(.dropColumns, "ALTER TABLE \(identifier: table) DROP COLUMN \(identifier: order)")
                 case let (nil, destinationOrder?):
-                    add(.createTables, raw: "ALTER TABLE \(join.name) ADD COLUMN \(destinationOrder) \(d.keyColumnType)")
+                    add(.createTables, "ALTER TABLE \(identifier: join.name) ADD COLUMN \(identifier: destinationOrder) \(raw: d.keyColumnType)")
                 case (nil, nil):
                     break
                 }
             }
             for rename in try RenameOrder.order(renames, existing: names) {
-                add(.renameColumns, raw: "ALTER TABLE \(table) RENAME COLUMN \(rename.from) TO \(rename.to)")
+                add(.renameColumns, "ALTER TABLE \(identifier: table) RENAME COLUMN \(identifier: rename.from) TO \(identifier: rename.to)")
             }
             finalTableName[table] = join.name
             carriedColumns[table] = columns
@@ -191,10 +191,10 @@ extension InPlacePlanner {
         let name = tableNames.contains(join.name) ? RenameOrder.temporaryName(for: join.name, avoiding: tableNames) : join.name
         tableNames.insert(name)
         if name != join.name { tableRenames.append((name, join.name)) }
-        add(.fillJoinTables, raw: to.createTableStatement(for: join, named: name))
-        let pk = d.name("Z_PK")
+        add(.fillJoinTables, to.createTableStatement(for: join, named: name))
+        let pk: SQL = "\(storeName: "Z_PK")"
         var columns = [join.sourceColumn, join.destinationColumn]
-        let select: String
+        let select: SQL
         // The own end is the table's owner. A key on the owner's rows came from a to-one whose
         // inverse, the other end, was the to-many: its order orders the owners among the
         // other's; a key on the other's rows, the reverse.
@@ -202,16 +202,16 @@ extension InPlacePlanner {
         case let .foreignKey(.own, table, column):
             if let order = link.keyOrderColumn, let destinationOrder = join.inverseOrderColumn {
                 columns.append(destinationOrder)
-                select = "SELECT \(pk), \(column), \(order) FROM \(table) WHERE \(column) IS NOT NULL"
+                select = "SELECT \(pk), \(identifier: column), \(identifier: order) FROM \(identifier: table) WHERE \(identifier: column) IS NOT NULL"
             } else {
-                select = "SELECT \(pk), \(column) FROM \(table) WHERE \(column) IS NOT NULL"
+                select = "SELECT \(pk), \(identifier: column) FROM \(identifier: table) WHERE \(identifier: column) IS NOT NULL"
             }
         case let .foreignKey(.other, table, column):
             if let order = link.keyOrderColumn, let destinationOrder = join.orderColumn {
                 columns.append(destinationOrder)
-                select = "SELECT \(column), \(pk), \(order) FROM \(table) WHERE \(column) IS NOT NULL"
+                select = "SELECT \(identifier: column), \(pk), \(identifier: order) FROM \(identifier: table) WHERE \(identifier: column) IS NOT NULL"
             } else {
-                select = "SELECT \(column), \(pk) FROM \(table) WHERE \(column) IS NOT NULL"
+                select = "SELECT \(identifier: column), \(pk) FROM \(identifier: table) WHERE \(identifier: column) IS NOT NULL"
             }
         case let .join(table, own, other, order, inverseOrder, ownIsSource):
             // The source's order of the other end among the own end's (the destination's
@@ -223,8 +223,8 @@ extension InPlacePlanner {
                 columns.append(destinationOrder)
                 selected.append(sourceOrder)
             }
-            select = "SELECT \(selected.joined(separator: ", ")) FROM \(table)"
+            select = "SELECT \(selected.map { "\(identifier: $0)" as SQL }.joined(separator: ", ")) FROM \(identifier: table)"
         }
-        add(.fillJoinTables, raw: "INSERT INTO \(name) (\(columns.joined(separator: ", "))) \(select)")
+        add(.fillJoinTables, "INSERT INTO \(identifier: name) (\(columns.map { "\(identifier: $0)" as SQL }.joined(separator: ", "))) \(select)")
     }
 }

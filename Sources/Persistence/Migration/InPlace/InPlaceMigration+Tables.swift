@@ -41,16 +41,16 @@ extension InPlacePlanner {
             names.insert(name)
             if name != column.name { renames.append((name, column.name)) }
             locations[key] = (table, name)
-            add(.computeColumns, raw: "ALTER TABLE \(table) ADD COLUMN \(name) \(to.columnType(of: column))")
+            add(.computeColumns, "ALTER TABLE \(identifier: table) ADD COLUMN \(identifier: name) \(raw: to.columnType(of: column))")
             addUpdate(of: name, table: table, values: values, all: numbers)
         }
 
         for column in pair.sourceTable.allColumns where !claimed.contains(column.name) {
-            add(.dropColumns, raw: "ALTER TABLE \(table) DROP COLUMN \(column.name)")
+            add(.dropColumns, "ALTER TABLE \(identifier: table) DROP COLUMN \(identifier: column.name)")
             names.remove(column.name)
         }
         for rename in try RenameOrder.order(renames, existing: names) {
-            add(.renameColumns, raw: "ALTER TABLE \(table) RENAME COLUMN \(rename.from) TO \(rename.to)")
+            add(.renameColumns, "ALTER TABLE \(identifier: table) RENAME COLUMN \(identifier: rename.from) TO \(identifier: rename.to)")
         }
         let finalName = pair.destinationTable.name
         finalTableName[table] = finalName
@@ -65,12 +65,15 @@ extension InPlacePlanner {
         }
         if !renumbered.isEmpty, renumbered.count == numbers.count { rewrittenTables.insert(table) }
         if renumbered.count == 1 {
-            add(.renumberEntities, raw: "UPDATE \(finalName) SET \(d.name("Z_ENT")) = \(renumbered[0].1) WHERE \(entityCondition([renumbered[0].0]))")
-        } else if !renumbered.isEmpty {
-            let cases = renumbered.map { "WHEN \($0.0) THEN \($0.1)" }.joined(separator: " ")
             add(
                 .renumberEntities,
-                raw: "UPDATE \(finalName) SET \(d.name("Z_ENT")) = CASE \(d.name("Z_ENT")) \(cases) END WHERE \(entityCondition(renumbered.map(\.0)))"
+                "UPDATE \(identifier: finalName) SET \(storeName: "Z_ENT") = \(literal: renumbered[0].1) WHERE \(entityCondition([renumbered[0].0]))"
+            )
+        } else if !renumbered.isEmpty {
+            let cases = renumbered.map { "WHEN \(literal: $0.0) THEN \(literal: $0.1)" as SQL }.joined(separator: " ")
+            add(
+                .renumberEntities,
+                "UPDATE \(identifier: finalName) SET \(storeName: "Z_ENT") = CASE \(storeName: "Z_ENT") \(cases) END WHERE \(entityCondition(renumbered.map(\.0)))"
             )
         }
     }
@@ -207,11 +210,11 @@ extension InPlacePlanner {
             switch fix {
             case .set(let value):
                 let sql: SQL = "UPDATE \(identifier: table) SET \(identifier: column) = \(ColumnValue.constant(value).sql(table: table))"
-                add(.fixValues, sql + SQL(raw: limited.map { " WHERE \($0)" } ?? ""))
+                add(.fixValues, sql + (limited.map { " WHERE \($0)" } ?? ""))
             case .fillNulls(let value):
                 let sql: SQL =
                     "UPDATE \(identifier: table) SET \(identifier: column) = \(ColumnValue.constant(value).sql(table: table)) WHERE \(identifier: column) IS NULL"
-                add(.fixValues, sql + SQL(raw: limited.map { " AND \($0)" } ?? ""))
+                add(.fixValues, sql + (limited.map { " AND \($0)" } ?? ""))
             }
         }
     }
@@ -229,34 +232,40 @@ extension InPlacePlanner {
         if order.count == 1 {
             expression = order[0].sql(table: table)
         } else {
-            let cases = order.map { value -> SQL in "WHEN \(raw: entityCondition(numbers[value] ?? [])) THEN \(value.sql(table: table))" }
+            let cases = order.map { value -> SQL in "WHEN \(entityCondition(numbers[value] ?? [])) THEN \(value.sql(table: table))" }
             expression = "CASE \(cases.joined(separator: " ")) END"
         }
         let entities = order.flatMap { numbers[$0] ?? [] }
-        let limited = Set(entities) == Set(all) ? "" : " WHERE \(entityCondition(entities))"
-        add(.computeColumns, "UPDATE \(identifier: table) SET \(identifier: column) = \(expression)\(raw: limited)" as SQL)
+        let limited: SQL = Set(entities) == Set(all) ? "" : " WHERE \(entityCondition(entities))"
+        add(.computeColumns, "UPDATE \(identifier: table) SET \(identifier: column) = \(expression)\(limited)" as SQL)
     }
 
     /// Fills the derived side of each one-to-one from the leading side's final values, then
     /// clears leading keys whose partner chose another row, so both sides agree.
     mutating func linkOneToOnePairs() {
-        let pk = d.name("Z_PK")
+        let pk: SQL = "\(storeName: "Z_PK")"
         for (primary, secondary) in oneToOnePairs {
             guard let primaryColumn = location(of: primary), let secondaryColumn = location(of: secondary) else { continue }
             let (leadTable, lead) = primaryColumn
             let (table, column) = secondaryColumn
-            var sql = "UPDATE \(table) SET \(column) = (SELECT min(p.\(pk)) FROM \(leadTable) p WHERE p.\(lead) = \(table).\(pk))"
+            let (leadTableName, leadName, tableName, columnName): (SQL, SQL, SQL, SQL) = (
+                "\(identifier: leadTable)", "\(identifier: lead)", "\(identifier: table)", "\(identifier: column)"
+            )
+            var sql: SQL =
+                "UPDATE \(tableName) SET \(columnName) = (SELECT min(p.\(pk)) FROM \(leadTableName) p WHERE p.\(leadName) = \(tableName).\(pk))"
             if let pair = tablePairs.first(where: { $0.sourceTable.name == table }) {
                 let all = pair.entities.compactMap { from.table(for: $0.source.name)?.entityNumber }
                 let kinds = pair.entities.filter { destination.entity($0.destination, isKindOf: secondary.entity) }
                     .compactMap { from.table(for: $0.source.name)?.entityNumber }
                 if Set(kinds) != Set(all) { sql += " WHERE \(entityCondition(kinds))" }
             }
-            add(.linkOneToOne, raw: sql)
+            add(.linkOneToOne, sql)
             add(
                 .linkOneToOne,
-                raw:
-                    "UPDATE \(leadTable) SET \(lead) = NULL WHERE \(lead) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(table) s WHERE s.\(pk) = \(leadTable).\(lead) AND s.\(column) = \(leadTable).\(pk))"
+                """
+                UPDATE \(leadTableName) SET \(leadName) = NULL WHERE \(leadName) IS NOT NULL AND NOT EXISTS \
+                (SELECT 1 FROM \(tableName) s WHERE s.\(pk) = \(leadTableName).\(leadName) AND s.\(columnName) = \(leadTableName).\(pk))
+                """
             )
         }
     }

@@ -110,7 +110,7 @@ struct InPlaceMigration: Sendable {
         do {
             // Read the key counters before anything changes; entity names are their keys.
             var maxima: [String: Int64] = [:]
-            for row in try connection.rows("SELECT \(d.name("Z_NAME")), \(d.name("Z_MAX")) FROM \(d.name("Z_PRIMARYKEY"))") {
+            for row in try connection.rows("SELECT \(storeName: "Z_NAME"), \(storeName: "Z_MAX") FROM \(storeName: "Z_PRIMARYKEY")") {
                 if let name = row[0].text { maxima[name] = max(maxima[name] ?? 0, row[1].int64 ?? 0) }
             }
             try externallyStoredValues?.run(on: connection)
@@ -119,17 +119,16 @@ struct InPlaceMigration: Sendable {
             let destinationSchema = destination.map { StoreSchema(model: $0, dialect: d) }
             for (index, step) in steps.enumerated() {
                 do {
-                    let (sql, arguments) = step.sql.rendered(for: d)
-                    if let destinationSchema, sql.hasPrefix("CREATE UNIQUE INDEX") {
-                        try destinationSchema.explainingUniqueIndexes(on: connection) { try connection.execute(sql) }
+                    if let destinationSchema, step.sql.description.hasPrefix("CREATE UNIQUE INDEX") {
+                        try destinationSchema.explainingUniqueIndexes(on: connection) { try connection.execute(step.sql) }
                         continue
                     }
                     // DDL goes through `execute`, so the connection's statement cache does not
                     // keep statements on tables that are about to be dropped.
-                    if arguments.isEmpty {
-                        try connection.execute(sql)
+                    if step.sql.argumentCount == 0 {
+                        try connection.execute(step.sql)
                     } else {
-                        try connection.run(sql, arguments)
+                        try connection.run(step.sql)
                     }
                 } catch {
                     throw MigrationError(
@@ -141,14 +140,14 @@ struct InPlaceMigration: Sendable {
                 }
             }
             if let destination { try runChecks(on: connection, destination: destination, beforeSteps: false) }
-            try connection.run("DELETE FROM \(d.name("Z_PRIMARYKEY"))", [])
+            try connection.run("DELETE FROM \(storeName: "Z_PRIMARYKEY")")
             for row in primaryKeyRows {
                 let carried = row.carriedFrom.compactMap { maxima[$0] }.max() ?? 0
                 try connection.run(
-                    literal: """
-                        INSERT INTO \(storeName: "Z_PRIMARYKEY") (\(storeName: "Z_ENT"), \(storeName: "Z_NAME"), \(storeName: "Z_SUPER"), \(storeName: "Z_MAX")) \
-                        VALUES (\(row.entity), \(row.name), \(row.superEntity), \(carried))
-                        """
+                    """
+                    INSERT INTO \(storeName: "Z_PRIMARYKEY") (\(storeName: "Z_ENT"), \(storeName: "Z_NAME"), \(storeName: "Z_SUPER"), \(storeName: "Z_MAX")) \
+                    VALUES (\(row.entity), \(row.name), \(row.superEntity), \(carried))
+                    """
                 )
             }
             try StoreCreation.writeMetadata(metadata, on: connection)

@@ -11,7 +11,7 @@
 /// var insert = try EntityMappingInsert(mapping, source: (book, bookTable), sourceSchema: v2,
 ///                                      destination: (publication, publicationTable), of: v3.model)
 /// insert.set("ZAUTHOR", to: "s.\(identifier: "ZWRITER") + \(offsetOf: "AuthorToAuthor")")
-/// try connection.run(literal: insert.statement.resolved(sourceSchema: "src", offsets: offsets))
+/// try connection.run(insert.statement.resolved(sourceSchema: "src", offsets: offsets))
 /// ```
 struct EntityMappingInsert: Sendable {
     /// The entity mapping's name, whose key offset the destination keys take.
@@ -57,17 +57,17 @@ struct EntityMappingInsert: Sendable {
     mutating func setKey(of relationship: String, column: String, to key: SQL, entityNumber: Int) {
         set(column, to: key)
         guard let typeColumn = destinationTable.entityTypeColumn(for: relationship) else { return }
-        set(typeColumn.name, to: "CASE WHEN (\(key)) IS NULL THEN NULL ELSE \(raw: String(entityNumber)) END")
+        set(typeColumn.name, to: "CASE WHEN (\(key)) IS NULL THEN NULL ELSE \(literal: entityNumber) END")
     }
 
     /// The statement, its source table and key offsets still symbolic.
     var statement: SQL {
         let names: [SQL] = ["\(storeName: "Z_PK")", "\(storeName: "Z_ENT")", "\(storeName: "Z_OPT")"] + columns.map { "\(identifier: $0.column)" }
         let values: [SQL] =
-            ["s.\(storeName: "Z_PK") + \(offsetOf: mapping)", "\(raw: String(destinationTable.entityNumber))", "1"] + columns.map(\.value)
+            ["s.\(storeName: "Z_PK") + \(offsetOf: mapping)", "\(literal: destinationTable.entityNumber)", "1"] + columns.map(\.value)
         return """
             INSERT INTO \(identifier: destinationTable.name) (\(names.joined(separator: ", "))) \
-            SELECT \(values.joined(separator: ", ")) FROM \(sourceTable: sourceTable.name) s WHERE s.\(storeName: "Z_ENT") = \(raw: String(sourceTable.entityNumber))
+            SELECT \(values.joined(separator: ", ")) FROM \(sourceTable: sourceTable.name) s WHERE s.\(storeName: "Z_ENT") = \(literal: sourceTable.entityNumber)
             """
     }
 

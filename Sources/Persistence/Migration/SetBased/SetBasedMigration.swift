@@ -94,29 +94,29 @@ struct SetBasedMigration: Sendable {
             rootOffsets[key] = base
             offsets[insert.mapping] = base
             let largest: SQL = "SELECT max(\(storeName: "Z_PK")) FROM \(sourceTable: insert.sourceTable.name)"
-            let max = try connection.scalar(literal: resolved(largest, [:]))?.int64 ?? 0
+            let max = try connection.scalar(resolved(largest, [:]))?.int64 ?? 0
             nextOffset[destinationRoot] = base + max
         }
         var written: [(String, Int)] = []
         for insert in inserts {
-            written.append((insert.mapping, try connection.run(literal: resolved(insert.statement, offsets))))
+            written.append((insert.mapping, try connection.run(resolved(insert.statement, offsets))))
         }
         for join in joinInserts {
             let columns: [SQL] = join.columns.map { "\(identifier: $0)" }
             let sql: SQL = "INSERT INTO \(identifier: join.table) (\(columns.joined(separator: ", "))) \(join.select)"
-            try connection.run(literal: resolved(sql, offsets))
+            try connection.run(resolved(sql, offsets))
         }
         for update in keyUpdates {
-            try connection.run(literal: resolved(update.statement, offsets))
+            try connection.run(resolved(update.statement, offsets))
         }
         // The key generator continues after the largest key of each table.
         let schema = StoreSchema(model: destination, dialect: d)
         for table in schema.rootTables {
             try connection.run(
-                literal: """
-                    UPDATE \(storeName: "Z_PRIMARYKEY") SET \(storeName: "Z_MAX") = (SELECT coalesce(max(\(storeName: "Z_PK")), 0) FROM \(identifier: table.name)) \
-                    WHERE \(storeName: "Z_ENT") = \(raw: String(table.entityNumber))
-                    """
+                """
+                UPDATE \(storeName: "Z_PRIMARYKEY") SET \(storeName: "Z_MAX") = (SELECT coalesce(max(\(storeName: "Z_PK")), 0) FROM \(identifier: table.name)) \
+                WHERE \(storeName: "Z_ENT") = \(literal: table.entityNumber)
+                """
             )
         }
         return written

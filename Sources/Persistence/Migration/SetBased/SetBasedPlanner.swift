@@ -192,7 +192,7 @@ struct SetBasedPlanner {
         return SetBasedMigration.JoinInsert(
             table: join.name,
             columns: columns,
-            select: "SELECT \(raw: selected.joined(separator: ", ")) FROM (\(pairs)) p"
+            select: "SELECT \(selected.map { "\(identifier: $0)" as SQL }.joined(separator: ", ")) FROM (\(pairs)) p"
         )
     }
 
@@ -211,7 +211,7 @@ struct SetBasedPlanner {
         let (target, relationship) = try lookup(expression, sourceEntity: sourceEntity, property: property)
         func order(_ row: String, _ column: String?, _ inverseColumn: String?) -> SQL {
             guard withOrder else { return "" }
-            let values: [SQL] = [column, inverseColumn].map { column in column.map { "\(raw: row).\(identifier: $0)" } ?? "NULL" }
+            let values: [SQL] = [column, inverseColumn].map { column in column.map { "\(identifier: row).\(identifier: $0)" } ?? "NULL" }
             return ", \(values[0]) AS o, \(values[1]) AS io"
         }
         let inverseOrder = source.inverse(of: relationship).flatMap { inverse in
@@ -223,7 +223,7 @@ struct SetBasedPlanner {
         case .foreignKey(let column)?:
             pairs = """
                 SELECT s.\(storeName: "Z_PK") + \(offsetOf: mappingName) AS a, s.\(identifier: column) + \(offsetOf: target.name) AS b\(order("s", nil, inverseOrder)) \
-                FROM \(sourceTable: sourceTable.name) s WHERE s.\(identifier: column) IS NOT NULL AND s.\(storeName: "Z_ENT") = \(raw: String(sourceTable.entityNumber))
+                FROM \(sourceTable: sourceTable.name) s WHERE s.\(identifier: column) IS NOT NULL AND s.\(storeName: "Z_ENT") = \(literal: sourceTable.entityNumber)
                 """
         case .inverseForeignKey(let table, let column)?, .hiddenForeignKey(let table, let column)?:
             pairs = """

@@ -15,17 +15,19 @@ struct AssociationTable: Sendable {
     private var key: String { d.name("Z_PK") }
 
     func create() async throws {
-        let keyType = d.generatedKeyColumnType
-        let sql = """
-            CREATE TABLE IF NOT EXISTS \(table) (\(key) \(keyType), \(mapping) VARCHAR NOT NULL, \(source) INTEGER NOT NULL, \(destination) INTEGER NOT NULL);
-            CREATE INDEX IF NOT EXISTS \(d.name("Z_MIGRATIONASSOCIATION_SOURCE")) ON \(table) (\(mapping), \(source));
-            CREATE INDEX IF NOT EXISTS \(d.name("Z_MIGRATIONASSOCIATION_DESTINATION")) ON \(table) (\(mapping), \(destination))
+        let (table, key, mapping, source, destination): (SQL, SQL, SQL, SQL, SQL) = (
+            "\(identifier: table)", "\(identifier: key)", "\(identifier: mapping)", "\(identifier: source)", "\(identifier: destination)"
+        )
+        let sql: SQL = """
+            CREATE TABLE IF NOT EXISTS \(table) (\(key) \(raw: d.generatedKeyColumnType), \(mapping) VARCHAR NOT NULL, \(source) INTEGER NOT NULL, \(destination) INTEGER NOT NULL);
+            CREATE INDEX IF NOT EXISTS \(storeName: "Z_MIGRATIONASSOCIATION_SOURCE") ON \(table) (\(mapping), \(source));
+            CREATE INDEX IF NOT EXISTS \(storeName: "Z_MIGRATIONASSOCIATION_DESTINATION") ON \(table) (\(mapping), \(destination))
             """
         try await database.writeWithoutTransaction { try $0.execute(sql) }
     }
 
     func drop() async throws {
-        let sql = "DROP TABLE IF EXISTS \(table)"
+        let sql: SQL = "DROP TABLE IF EXISTS \(identifier: table)"
         try await database.writeWithoutTransaction { try $0.execute(sql) }
     }
 
@@ -54,7 +56,7 @@ struct AssociationTable: Sendable {
                 SELECT \(identifier: column), \(identifier: other) FROM \(identifier: table) WHERE \(identifier: mapping) = \(name) \
                 AND \(identifier: column) IN (\(list: chunk.map(DatabaseValue.integer))) ORDER BY \(identifier: key)
                 """
-            let rows = try await database.read { try $0.rows(literal: sql) }
+            let rows = try await database.read { try $0.rows(sql) }
             for row in rows {
                 if let k = row[0].int64, let v = row[1].int64 { result[k, default: []].append(v) }
             }
@@ -67,9 +69,9 @@ struct AssociationTable: Sendable {
     func pairs(mapping name: String, after row: Int64, limit: Int) async throws -> [(row: Int64, source: Int64, destination: Int64)] {
         let sql: SQL = """
             SELECT \(identifier: key), \(identifier: source), \(identifier: destination) FROM \(identifier: table) \
-            WHERE \(identifier: mapping) = \(name) AND \(identifier: key) > \(row) ORDER BY \(identifier: key) LIMIT \(raw: String(limit))
+            WHERE \(identifier: mapping) = \(name) AND \(identifier: key) > \(row) ORDER BY \(identifier: key) LIMIT \(literal: limit)
             """
-        let rows = try await database.read { try $0.rows(literal: sql) }
+        let rows = try await database.read { try $0.rows(sql) }
         return rows.compactMap { row in
             guard let k = row[0].int64, let s = row[1].int64, let t = row[2].int64 else { return nil }
             return (k, s, t)
@@ -79,6 +81,6 @@ struct AssociationTable: Sendable {
     /// How many pairs a mapping has.
     func count(mapping name: String) async throws -> Int {
         let sql: SQL = "SELECT count(*) FROM \(identifier: table) WHERE \(identifier: mapping) = \(name)"
-        return Int(try await database.read { try $0.scalar(literal: sql) }?.int64 ?? 0)
+        return Int(try await database.read { try $0.scalar(sql) }?.int64 ?? 0)
     }
 }

@@ -19,7 +19,6 @@ extension MigrationManager {
     ) async throws -> (index: AssociationIndex, sourceRows: [String: Int]) {
         let table = AssociationTable(database: destination.database)
         try await table.create()
-        let d = destination.schema.dialect
         // An earlier mapping model's pairs stay findable; its keys are below Z_MAX already.
         var keys = configuration.stepAssociations?.keys ?? [:]
         var sourceRows: [String: Int] = [:]
@@ -39,15 +38,15 @@ extension MigrationManager {
                 largest = keys.largest
                 sourceRows[mapping.name] = keys.rows
             } else {
-                let sd = source.schema.dialect
-                let sql = "SELECT coalesce(max(\(sd.name("Z_PK"))), 0), count(*) FROM \(sourceTable.name)"
+                let sql: SQL = "SELECT coalesce(max(\(storeName: "Z_PK")), 0), count(*) FROM \(identifier: sourceTable.name)"
                 let row = try await source.database.read { try $0.rows(sql).first }
                 largest = row?[0].int64 ?? 0
                 sourceRows[mapping.name] = Int(row?[1].int64 ?? 0)
             }
             let root = destinationTable.rootEntityName
             if bases[root] == nil {
-                let maxSQL = "SELECT \(d.name("Z_MAX")) FROM \(d.name("Z_PRIMARYKEY")) WHERE \(d.name("Z_ENT")) = \(destinationTable.entityNumber)"
+                let maxSQL: SQL =
+                    "SELECT \(storeName: "Z_MAX") FROM \(storeName: "Z_PRIMARYKEY") WHERE \(storeName: "Z_ENT") = \(destinationTable.entityNumber)"
                 bases[root] = try await destination.database.read { try $0.scalar(maxSQL)?.int64 } ?? 0
             }
             guard largest <= AssociationIndex.largestIdentityKey else {
@@ -75,10 +74,9 @@ extension MigrationManager {
         for (root, count) in reserved where count > 0 {
             guard let number = destination.schema.table(for: root)?.entityNumber else { continue }
             let top = bases[root, default: 0] + count
-            // Integers only: nothing here comes from outside.
-            let sql =
-                "UPDATE \(d.name("Z_PRIMARYKEY")) SET \(d.name("Z_MAX")) = \(top) WHERE \(d.name("Z_ENT")) = \(number) AND \(d.name("Z_MAX")) < \(top)"
-            try await destination.database.write { try $0.execute(sql) }
+            let sql: SQL =
+                "UPDATE \(storeName: "Z_PRIMARYKEY") SET \(storeName: "Z_MAX") = \(top) WHERE \(storeName: "Z_ENT") = \(number) AND \(storeName: "Z_MAX") < \(top)"
+            _ = try await destination.database.write { try $0.run(sql) }
         }
         return (AssociationIndex(table: table, mappings: keys), sourceRows)
     }
@@ -129,8 +127,7 @@ extension MigrationManager {
         sourceRows: [String: Int],
         readByNextStep: Bool = false
     ) async throws {
-        let d = destination.schema.dialect
-        var statements: [String] = []
+        var statements: [SQL] = []
         for (mapping, lookups) in stages {
             guard let name = mapping.destinationEntityName, let table = destination.schema.table(for: name) else { continue }
             for lookup in lookups where !associations.coversEveryRow(of: lookup.targetMapping, sourceRows: sourceRows[lookup.targetMapping] ?? 0) {
@@ -138,11 +135,12 @@ extension MigrationManager {
                     continue
                 }
                 // The destination's entity beside the key, where Core Data keeps it, goes with the key.
-                let typeColumn = table.entityTypeColumn(for: lookup.relationship).map { ", \($0.name) = NULL" } ?? ""
+                let typeColumn: SQL = table.entityTypeColumn(for: lookup.relationship).map { ", \(identifier: $0.name) = NULL" } ?? ""
+                let (tableName, columnName): (SQL, SQL) = ("\(identifier: table.name)", "\(identifier: column)")
                 statements.append(
                     """
-                    UPDATE \(table.name) SET \(column) = NULL\(typeColumn) WHERE \(d.name("Z_ENT")) IN (\(table.entityNumbers.map(String.init).joined(separator: ", "))) \
-                    AND \(column) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(target.name) t WHERE t.\(d.name("Z_PK")) = \(table.name).\(column))
+                    UPDATE \(tableName) SET \(columnName) = NULL\(typeColumn) WHERE \(storeName: "Z_ENT") IN (\(literals: table.entityNumbers)) \
+                    AND \(columnName) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(identifier: target.name) t WHERE t.\(storeName: "Z_PK") = \(tableName).\(columnName))
                     """
                 )
             }

@@ -41,7 +41,7 @@ extension MigrationManager {
                     SELECT \(storeName: "Z_PK") FROM \(identifier: sourceTable.name) \
                     WHERE \(storeName: "Z_ENT") = \(sourceTable.entityNumber) AND \(storeName: "Z_PK") <= \(min(handedThrough, capacity))
                     """
-                for key in try await source.database.read({ try $0.rows(literal: handed).compactMap { $0[0].int64 } }) {
+                for key in try await source.database.read({ try $0.rows(handed).compactMap { $0[0].int64 } }) {
                     _ = restored.identities?.insert(key)
                 }
             } else if let capacity = saved.capacity, let destinationTable = destination.schema.table(for: saved.destinationRoot) {
@@ -49,14 +49,14 @@ extension MigrationManager {
                     SELECT \(storeName: "Z_PK") FROM \(identifier: destinationTable.name) \
                     WHERE \(storeName: "Z_PK") > \(saved.offset) AND \(storeName: "Z_PK") <= \(saved.offset + capacity)
                     """
-                var sources = try await destination.database.read { try $0.rows(literal: rows).compactMap { $0[0].int64 } }.map { $0 - saved.offset }
+                var sources = try await destination.database.read { try $0.rows(rows).compactMap { $0[0].int64 } }.map { $0 - saved.offset }
                 if shared.contains(name), let sourceName = mappingModel.entityMapping(named: name)?.sourceEntityName,
                     let sourceTable = source.schema.table(for: sourceName)
                 {
                     let own: SQL = """
                         SELECT \(storeName: "Z_PK") FROM \(identifier: sourceTable.name) WHERE \(storeName: "Z_ENT") = \(sourceTable.entityNumber)
                         """
-                    let ofEntity = Set(try await source.database.read { try $0.rows(literal: own).compactMap { $0[0].int64 } })
+                    let ofEntity = Set(try await source.database.read { try $0.rows(own).compactMap { $0[0].int64 } })
                     sources = sources.filter(ofEntity.contains)
                 }
                 for key in sources { _ = restored.identities?.insert(key) }

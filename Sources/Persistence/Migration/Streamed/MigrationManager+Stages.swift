@@ -378,17 +378,17 @@ extension MigrationManager {
         while true {
             try checkCancellation()
             let keysSQL: SQL = """
-                SELECT \(storeName: "Z_PK") FROM \(identifier: insert.sourceTable.name) WHERE \(storeName: "Z_ENT") = \(raw: String(insert.sourceTable.entityNumber)) \
+                SELECT \(storeName: "Z_PK") FROM \(identifier: insert.sourceTable.name) WHERE \(storeName: "Z_ENT") = \(literal: insert.sourceTable.entityNumber) \
                 AND \(storeName: "Z_PK") > \(last) ORDER BY \(storeName: "Z_PK") LIMIT \(sqlChunkRows)
                 """
-            let keys = try await source.database.read { try $0.rows(literal: keysSQL).compactMap { $0[0].int64 } }
+            let keys = try await source.database.read { try $0.rows(keysSQL).compactMap { $0[0].int64 } }
             guard let end = keys.last else { break }
             let sql = insert.statement(sourceKeysAfter: last, upTo: end).resolved(sourceSchema: access.schema, offsets: offsets)
             checkpointBatch(of: insert.mapping, last: end, done: written + keys.count)
             let checkpoint = pendingCheckpoint()
             do {
                 written += try await destination.database.write { connection in
-                    let written = try connection.run(literal: sql)
+                    let written = try connection.run(sql)
                     if let checkpoint { try StepCheckpointTable.write(checkpoint, on: connection) }
                     return written
                 }

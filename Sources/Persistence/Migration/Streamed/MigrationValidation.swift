@@ -35,9 +35,9 @@ struct MigrationValidation {
             guard let candidates = ValidationCandidates(entity: entity, schema: store.schema) else { continue }
             let started = ContinuousClock.now
             let table = candidates.table
-            let own: SQL = "\(storeName: "Z_ENT") = \(raw: String(table.entityNumber))"
+            let own: SQL = "\(storeName: "Z_ENT") = \(literal: table.entityNumber)"
             let countSQL: SQL = "SELECT count(*) FROM \(identifier: table.name) WHERE \(own)"
-            let rows = Int(try await store.database.read { try $0.scalar(literal: countSQL) }?.int64 ?? 0)
+            let rows = Int(try await store.database.read { try $0.scalar(countSQL) }?.int64 ?? 0)
             var checked = 0
             if let condition = candidates.condition(model: model) {
                 var last: Int64 = 0
@@ -51,9 +51,9 @@ struct MigrationValidation {
                     }
                     let sql: SQL = """
                         SELECT \(storeName: "Z_PK") FROM \(identifier: table.name) WHERE \(own) AND \(storeName: "Z_PK") > \(last) \
-                        AND (\(condition)) ORDER BY \(storeName: "Z_PK") LIMIT \(raw: String(batchSize))
+                        AND (\(condition)) ORDER BY \(storeName: "Z_PK") LIMIT \(literal: batchSize)
                         """
-                    let keys = try await store.database.read { try $0.rows(literal: sql).compactMap { $0[0].int64 } }
+                    let keys = try await store.database.read { try $0.rows(sql).compactMap { $0[0].int64 } }
                     guard let end = keys.last else { break }
                     let objects = try await context.objects(rootEntityName: table.rootEntityName, primaryKeys: keys)
                     for key in keys { if let object = objects[key] { issues += ManagedObjectContext.validate(object) } }
@@ -98,7 +98,7 @@ struct MigrationValidation {
 
 /// A to-many relationship's count limits, checked in SQL: `LIMIT 5` offenders per rule.
 struct RelationshipCountCheck: Sendable {
-    let sql: String
+    let sql: SQL
     let entity: String
     let root: String
     let key: String
@@ -110,29 +110,28 @@ struct RelationshipCountCheck: Sendable {
         schema: StoreSchema,
         include: (EntityDescription, RelationshipDescription) -> Bool = { _, _ in true }
     ) -> [RelationshipCountCheck] {
-        let d = schema.dialect
         var checks: [RelationshipCountCheck] = []
         for entity in model.entities where !entity.isAbstract {
             guard let table = schema.table(for: entity.name) else { continue }
             for relationship in model.relationships(of: entity)
             where relationship.isToMany && (relationship.minCount > 0 || relationship.maxCount > 0) && include(entity, relationship) {
-                let count: String
+                let count: SQL
                 switch schema.storage(of: relationship, in: entity) {
                 case .inverseForeignKey(let destination, let column)?, .hiddenForeignKey(let destination, let column)?:
-                    count = "(SELECT count(*) FROM \(destination.name) x WHERE x.\(column) = t.\(d.name("Z_PK")))"
+                    count = "(SELECT count(*) FROM \(identifier: destination.name) x WHERE x.\(identifier: column) = t.\(storeName: "Z_PK"))"
                 case .joinTable(let join, let fromSource)?:
-                    count =
-                        "(SELECT count(*) FROM \(join.name) j WHERE j.\(fromSource ? join.sourceColumn : join.destinationColumn) = t.\(d.name("Z_PK")))"
+                    let column = fromSource ? join.sourceColumn : join.destinationColumn
+                    count = "(SELECT count(*) FROM \(identifier: join.name) j WHERE j.\(identifier: column) = t.\(storeName: "Z_PK"))"
                 default:
                     continue
                 }
-                let own = "t.\(d.name("Z_ENT")) = \(table.entityNumber)"
                 let root = model.rootEntity(of: entity).name
-                let select = "SELECT t.\(d.name("Z_PK")) FROM \(table.name) t WHERE \(own) AND"
+                let select: SQL =
+                    "SELECT t.\(storeName: "Z_PK") FROM \(identifier: table.name) t WHERE t.\(storeName: "Z_ENT") = \(literal: table.entityNumber) AND"
                 if relationship.minCount > 0 {
                     checks.append(
                         .init(
-                            sql: "\(select) \(count) < \(relationship.minCount) LIMIT 5",
+                            sql: "\(select) \(count) < \(literal: relationship.minCount) LIMIT 5",
                             entity: entity.name,
                             root: root,
                             key: relationship.name,
@@ -143,7 +142,7 @@ struct RelationshipCountCheck: Sendable {
                 if relationship.maxCount > 0 {
                     checks.append(
                         .init(
-                            sql: "\(select) \(count) > \(relationship.maxCount) LIMIT 5",
+                            sql: "\(select) \(count) > \(literal: relationship.maxCount) LIMIT 5",
                             entity: entity.name,
                             root: root,
                             key: relationship.name,

@@ -11,8 +11,8 @@ struct SourceAccess: Sendable {
     let schema: String
     /// The statement that makes the source reachable on the destination's writer, and the
     /// one that undoes it; `nil` when its tables are reachable already.
-    let attach: (sql: String, arguments: [DatabaseValue])?
-    let detach: String?
+    let attach: SQL?
+    let detach: SQL?
 
     /// How `destination`'s writer reads `source`, as the destination's engine says.
     init?(source: StoreURL, destination: StoreURL) {
@@ -20,7 +20,7 @@ struct SourceAccess: Sendable {
         self = access
     }
 
-    init(schema: String, attach: (sql: String, arguments: [DatabaseValue])? = nil, detach: String? = nil) {
+    init(schema: String, attach: SQL? = nil, detach: SQL? = nil) {
         self.schema = schema
         self.attach = attach
         self.detach = detach
@@ -32,7 +32,7 @@ struct SourceAccess: Sendable {
     /// Makes the source reachable on `database`'s writer.
     func open(on database: any Database) async throws {
         guard let attach else { return }
-        _ = try await database.writeWithoutTransaction { try $0.run(attach.sql, attach.arguments) }
+        _ = try await database.writeWithoutTransaction { try $0.run(attach) }
     }
 
     /// Undoes ``open(on:)``.

@@ -82,16 +82,15 @@ struct StepCheckpointTable: Sendable {
             (.checkpoint, String(decoding: try encoder.encode(saved.checkpoint), as: UTF8.self)),
         ]
         try await database.write { connection in
-            try connection.run(literal: "DROP TABLE IF EXISTS \(storeName: Self.tableName)")
+            try connection.run("DROP TABLE IF EXISTS \(storeName: Self.tableName)")
             try connection.run(
-                literal: """
-                    CREATE TABLE \(storeName: Self.tableName) (\(storeName: "Z_NAME") VARCHAR PRIMARY KEY, \(storeName: "Z_VALUE") VARCHAR NOT NULL)
-                    """
+                """
+                CREATE TABLE \(storeName: Self.tableName) (\(storeName: "Z_NAME") VARCHAR PRIMARY KEY, \(storeName: "Z_VALUE") VARCHAR NOT NULL)
+                """
             )
             for (part, value) in parts {
                 try connection.run(
-                    literal:
-                        "INSERT INTO \(storeName: Self.tableName) (\(storeName: "Z_NAME"), \(storeName: "Z_VALUE")) VALUES (\(part.rawValue), \(value))"
+                    "INSERT INTO \(storeName: Self.tableName) (\(storeName: "Z_NAME"), \(storeName: "Z_VALUE")) VALUES (\(part.rawValue), \(value))"
                 )
             }
         }
@@ -101,9 +100,9 @@ struct StepCheckpointTable: Sendable {
     static func write(_ checkpoint: StepCheckpoint, on connection: any DatabaseConnection) throws {
         let value = String(decoding: try JSONEncoder().encode(checkpoint), as: UTF8.self)
         try connection.run(
-            literal: """
-                UPDATE \(storeName: tableName) SET \(storeName: "Z_VALUE") = \(value) WHERE \(storeName: "Z_NAME") = \(Part.checkpoint.rawValue)
-                """
+            """
+            UPDATE \(storeName: tableName) SET \(storeName: "Z_VALUE") = \(value) WHERE \(storeName: "Z_NAME") = \(Part.checkpoint.rawValue)
+            """
         )
     }
 
@@ -114,7 +113,7 @@ struct StepCheckpointTable: Sendable {
         }
         guard exists else { return nil }
         let rows = try await database.read { connection in
-            try connection.rows(literal: "SELECT \(storeName: "Z_NAME"), \(storeName: "Z_VALUE") FROM \(storeName: Self.tableName)")
+            try connection.rows("SELECT \(storeName: "Z_NAME"), \(storeName: "Z_VALUE") FROM \(storeName: Self.tableName)")
         }
         var parts: [String: String] = [:]
         for row in rows {
@@ -130,6 +129,6 @@ struct StepCheckpointTable: Sendable {
     }
 
     func drop() async throws {
-        try await database.writeWithoutTransaction { try $0.run(literal: "DROP TABLE IF EXISTS \(storeName: Self.tableName)") }
+        try await database.writeWithoutTransaction { try $0.run("DROP TABLE IF EXISTS \(storeName: Self.tableName)") }
     }
 }

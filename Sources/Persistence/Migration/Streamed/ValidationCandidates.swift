@@ -39,7 +39,7 @@ struct ValidationCandidates {
         let type = attribute.type
         if let mismatch = dialect.storageMismatch(c, type: type) { result.append(mismatch) }
         if let range = type.integerRange, type != .integer64 {
-            result.append("\(c) < \(raw: String(range.lowerBound)) OR \(c) > \(raw: String(range.upperBound))")
+            result.append("\(c) < \(literal: range.lowerBound) OR \(c) > \(literal: range.upperBound)")
         }
         if type == .float { result.append("abs(\(c)) > \(raw: "\(Double(Float.greatestFiniteMagnitude))")") }
         let (min, max) = (attribute.minValue, attribute.maxValue)
@@ -50,11 +50,11 @@ struct ValidationCandidates {
             if let bound = max?.doubleValue { result.append("\(c) > \(raw: literal(bound))") }
         case .string, .uri:
             if min.map({ ($0.integerValue ?? 0) > 0 }) == true { result.append("\(c) IS NOT NULL") }
-            if let bound = max?.integerValue { result.append("length(\(c)) > \(raw: String(bound))") }
+            if let bound = max?.integerValue { result.append("length(\(c)) > \(literal: bound)") }
         case .binary:
             let length = dialect.byteLength(c)
-            if let bound = min?.integerValue { result.append("\(length) < \(raw: String(bound))") }
-            if let bound = max?.integerValue { result.append("\(length) > \(raw: String(bound))") }
+            if let bound = min?.integerValue { result.append("\(length) < \(literal: bound)") }
+            if let bound = max?.integerValue { result.append("\(length) > \(literal: bound)") }
         default:
             result.append("\(c) IS NOT NULL")
         }

@@ -79,14 +79,11 @@ struct CopyPlan: Sendable {
         for table in tables {
             // Names in Core Data's spelling: each side's dialect spells them its way.
             let clear: SQL = "DELETE FROM \(storeName: table.coreDataName)"
-            _ = try await destination.writeWithoutTransaction { try $0.run(literal: clear) }
-            let columns = table.coreDataColumns.map { "\(storeName: $0)" as SQL }.joined(separator: ", ")
-            // One row's statement, rendered once: its text is the same for every row, only
-            // the values change (a NULL per column stands for them here).
-            let row: SQL = "INSERT INTO \(storeName: table.coreDataName) (\(columns)) VALUES (\(list: table.columns.map { _ in DatabaseValue.null }))"
-            let insert = row.rendered(for: to).text
-            let list = table.columns.map(\.source).joined(separator: ", ")
-            let order = table.order.joined(separator: ", ")
+            _ = try await destination.writeWithoutTransaction { try $0.run(clear) }
+            let columns = table.coreDataColumns.map { to.name($0) }
+            let list = table.columns.map { "\(identifier: $0.source)" as SQL }.joined(separator: ", ")
+            let order = table.order.map { "\(identifier: $0)" as SQL }.joined(separator: ", ")
+            let orderKey: SQL = "\(identifier: table.order[0])"
             var offset = 0
             var last: DatabaseValue = .integer(Int64.min)
             while true {
@@ -95,9 +92,9 @@ struct CopyPlan: Sendable {
                 // The source's names as its structure read them (an Apple store's own spelling).
                 let sql: SQL =
                     keyed
-                    ? "SELECT \(raw: list) FROM \(raw: table.sourceName) WHERE \(raw: order) > \(last) ORDER BY \(raw: order) LIMIT \(raw: String(batchSize))"
-                    : "SELECT \(raw: list) FROM \(raw: table.sourceName) ORDER BY \(raw: order) LIMIT \(raw: String(batchSize)) OFFSET \(raw: String(offset))"
-                let rows = try await database.read { try $0.rows(literal: sql) }
+                    ? "SELECT \(list) FROM \(identifier: table.sourceName) WHERE \(orderKey) > \(last) ORDER BY \(order) LIMIT \(literal: batchSize)"
+                    : "SELECT \(list) FROM \(identifier: table.sourceName) ORDER BY \(order) LIMIT \(literal: batchSize) OFFSET \(literal: offset)"
+                let rows = try await database.read { try $0.rows(sql) }
                 if keyed, let key = table.columns.firstIndex(where: { $0.source == table.order[0] }), let final = rows.last { last = final[key] }
                 let batch = try rows.map { row in
                     try table.columns.enumerated().map { index, column -> DatabaseValue in
@@ -110,7 +107,7 @@ struct CopyPlan: Sendable {
                     }
                 }
                 try await destination.writeWithoutTransaction { connection in
-                    for values in batch { try connection.run(insert, values) }
+                    try connection.insertRows(into: to.name(table.coreDataName), columns: columns, rows: batch)
                 }
                 offset += rows.count
                 if rows.count < batchSize { break }

@@ -85,24 +85,24 @@ struct PostgresChangeCapture: Sendable, Hashable {
             )
         }
         let capture = PostgresChangeCapture(storeSchema: storeSchema, captureSchema: PostgresShadowName.new(beside: storeSchema, kind: .capturing))
-        let schema = quote(capture.captureSchema)
+        let schema = capture.captureSchema.quotedIdentifier
         try connection.execute(
-            """
-            CREATE SCHEMA \(schema);
-            CREATE TABLE \(schema).changes (
-                sequence bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-                table_name text NOT NULL,
-                key1 bigint NOT NULL,
-                key2 bigint,
-                kind "char" NOT NULL)
-            """
+            rawSQL: """
+                CREATE SCHEMA \(schema);
+                CREATE TABLE \(schema).changes (
+                    sequence bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    table_name text NOT NULL,
+                    key1 bigint NOT NULL,
+                    key2 bigint,
+                    kind "char" NOT NULL)
+                """
         )
         try yieldingAutovacuum(tables.map { PostgresConfiguration.qualifiedName($0.name, inSchema: storeSchema) }, on: connection)
         // Shared among the tables: a writer queued on a table whose trigger is made waits
         // while the next ones are waited for.
         try withLockTimeout(lockTimeout, dividedAmong: tables.count, on: connection) {
             for (index, table) in tables.enumerated() {
-                try connection.execute(capture.triggerStatements(for: table, function: "record_\(index)"))
+                try connection.execute(rawSQL: capture.triggerStatements(for: table, function: "record_\(index)"))
             }
         }
         return capture
@@ -110,17 +110,19 @@ struct PostgresChangeCapture: Sendable, Hashable {
 
     /// The function that records a row of `table`, and the trigger that calls it.
     private func triggerStatements(for table: Table, function: String) -> String {
-        let changes = "\(Self.quote(captureSchema)).changes"
+        let changes = "\(captureSchema.quotedIdentifier).changes"
         let name = "'" + table.name.replacingOccurrences(of: "'", with: "''") + "'"
         func keys(_ row: String) -> String {
-            let values = table.keyColumns.map { "\(row).\(Self.quote($0))" }
+            let values = table.keyColumns.map { "\(row).\(($0).quotedIdentifier)" }
             return values.count == 1 ? values[0] + ", NULL" : values.joined(separator: ", ")
         }
-        let keysChanged = table.keyColumns.map { "OLD.\(Self.quote($0)) IS DISTINCT FROM NEW.\(Self.quote($0))" }.joined(separator: " OR ")
+        let keysChanged = table.keyColumns.map { "OLD.\(($0).quotedIdentifier) IS DISTINCT FROM NEW.\(($0).quotedIdentifier)" }.joined(
+            separator: " OR "
+        )
         let qualifiedFunction = PostgresConfiguration.qualifiedName(function, inSchema: captureSchema)
         var related = ""
         for reference in table.references {
-            let (column, target) = (Self.quote(reference.column), "'" + reference.table.replacingOccurrences(of: "'", with: "''") + "'")
+            let (column, target) = (reference.column.quotedIdentifier, "'" + reference.table.replacingOccurrences(of: "'", with: "''") + "'")
             // The row before (its values changed, or it left), and a row it now points at.
             related += """
 
@@ -159,7 +161,7 @@ struct PostgresChangeCapture: Sendable, Hashable {
             SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS \(tag)
             \(body)
             \(tag);
-            CREATE TRIGGER \(Self.quote(captureSchema)) AFTER INSERT OR UPDATE OR DELETE ON \(PostgresConfiguration.qualifiedName(table.name, inSchema: storeSchema))
+            CREATE TRIGGER \(captureSchema.quotedIdentifier) AFTER INSERT OR UPDATE OR DELETE ON \(PostgresConfiguration.qualifiedName(table.name, inSchema: storeSchema))
             FOR EACH ROW EXECUTE FUNCTION \(qualifiedFunction)()
             """
     }
@@ -172,12 +174,12 @@ struct PostgresChangeCapture: Sendable, Hashable {
     /// writers wait for one another), never marks how far the capture has been read. A
     /// claim migrates each row's state as it is then, whatever the changes' order.
     func claim(limit: Int, on connection: any DatabaseConnection) throws -> [Change] {
-        let changes = "\(Self.quote(captureSchema)).changes"
+        let changes = "\(captureSchema.quotedIdentifier).changes"
         let rows = try connection.rows(
-            """
-            DELETE FROM \(changes) WHERE sequence IN (SELECT sequence FROM \(changes) ORDER BY sequence LIMIT $1 FOR UPDATE SKIP LOCKED) \
-            RETURNING sequence, table_name, key1, key2, kind
-            """,
+            rawSQL: """
+                DELETE FROM \(changes) WHERE sequence IN (SELECT sequence FROM \(changes) ORDER BY sequence LIMIT $1 FOR UPDATE SKIP LOCKED) \
+                RETURNING sequence, table_name, key1, key2, kind
+                """,
             [.integer(Int64(max(limit, 0)))]
         )
         return try rows.map { row in
@@ -190,7 +192,7 @@ struct PostgresChangeCapture: Sendable, Hashable {
 
     /// How many recorded changes are waiting (committed ones only).
     func pendingCount(on connection: any DatabaseConnection) throws -> Int {
-        Int(try connection.scalar("SELECT count(*) FROM \(Self.quote(captureSchema)).changes")?.int64 ?? 0)
+        Int(try connection.scalar(rawSQL: "SELECT count(*) FROM \(captureSchema.quotedIdentifier).changes")?.int64 ?? 0)
     }
 
     /// Drops the capture schema, and with its functions every trigger on the store's
@@ -202,7 +204,7 @@ struct PostgresChangeCapture: Sendable, Hashable {
     func remove(lockTimeout: Duration = .milliseconds(200), on connection: any DatabaseConnection) throws {
         try Self.yieldingAutovacuum(Self.tablesTriggered(fromSchema: captureSchema, on: connection), on: connection)
         try Self.withLockTimeout(lockTimeout, on: connection) {
-            try connection.execute("DROP SCHEMA IF EXISTS \(Self.quote(captureSchema)) CASCADE")
+            try connection.execute(rawSQL: "DROP SCHEMA IF EXISTS \(captureSchema.quotedIdentifier) CASCADE")
         }
     }
 
@@ -221,7 +223,7 @@ struct PostgresChangeCapture: Sendable, Hashable {
         try yieldingAutovacuum(try schemas.flatMap { try tablesTriggered(fromSchema: $0, on: connection) }, on: connection)
         try withLockTimeout(lockTimeout, on: connection) {
             for schema in schemas {
-                try connection.execute("DROP SCHEMA IF EXISTS \(quote(schema)) CASCADE")
+                try connection.execute(rawSQL: "DROP SCHEMA IF EXISTS \(schema.quotedIdentifier) CASCADE")
             }
         }
         return schemas
@@ -242,9 +244,9 @@ struct PostgresChangeCapture: Sendable, Hashable {
     ) throws {
         let milliseconds = max(try shorterThanDeadlockCheck(timeout, on: connection, fraction: 0.5) / Int64(max(locks, 1)), 1)
         let before = try connection.scalar("SELECT current_setting('lock_timeout')")?.text ?? "0"
-        try connection.run("SELECT set_config('lock_timeout', $1, true)", [.text("\(milliseconds)ms")])
+        try connection.run(rawSQL: "SELECT set_config('lock_timeout', $1, true)", [.text("\(milliseconds)ms")])
         try body()
-        try connection.run("SELECT set_config('lock_timeout', $1, true)", [.text(before)])
+        try connection.run(rawSQL: "SELECT set_config('lock_timeout', $1, true)", [.text(before)])
     }
 
     /// Takes `SHARE UPDATE EXCLUSIVE` on `tables` (qualified, quoted) until the transaction
@@ -261,23 +263,23 @@ struct PostgresChangeCapture: Sendable, Hashable {
     static func yieldingAutovacuum(_ tables: [String], on connection: any DatabaseConnection) throws {
         guard !tables.isEmpty else { return }
         try connection.execute(
-            """
-            SELECT set_config('persistence.lock_timeout_before', current_setting('lock_timeout'), true);
-            SELECT set_config('lock_timeout', (setting::bigint * 2 + 500)::text || 'ms', true) FROM pg_settings WHERE name = 'deadlock_timeout';
-            LOCK TABLE \(Array(Set(tables)).sorted().joined(separator: ", ")) IN SHARE UPDATE EXCLUSIVE MODE;
-            SELECT set_config('lock_timeout', current_setting('persistence.lock_timeout_before'), true)
-            """
+            rawSQL: """
+                SELECT set_config('persistence.lock_timeout_before', current_setting('lock_timeout'), true);
+                SELECT set_config('lock_timeout', (setting::bigint * 2 + 500)::text || 'ms', true) FROM pg_settings WHERE name = 'deadlock_timeout';
+                LOCK TABLE \(Array(Set(tables)).sorted().joined(separator: ", ")) IN SHARE UPDATE EXCLUSIVE MODE;
+                SELECT set_config('lock_timeout', current_setting('persistence.lock_timeout_before'), true)
+                """
         )
     }
 
     /// The tables (qualified, quoted) with a trigger whose function is in `schema`.
     static func tablesTriggered(fromSchema schema: String, on connection: any DatabaseConnection) throws -> [String] {
         try connection.rows(
-            """
-            SELECT DISTINCT format('%I.%I', tn.nspname, c.relname) FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid \
-            JOIN pg_namespace fn ON fn.oid = p.pronamespace JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace tn ON tn.oid = c.relnamespace \
-            WHERE fn.nspname = $1
-            """,
+            rawSQL: """
+                SELECT DISTINCT format('%I.%I', tn.nspname, c.relname) FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid \
+                JOIN pg_namespace fn ON fn.oid = p.pronamespace JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace tn ON tn.oid = c.relnamespace \
+                WHERE fn.nspname = $1
+                """,
             [.text(schema)]
         ).compactMap { $0[0].text }
     }
@@ -287,10 +289,6 @@ struct PostgresChangeCapture: Sendable, Hashable {
         let requested = max(timeout.components.seconds * 1_000 + timeout.components.attoseconds / 1_000_000_000_000_000, 1)
         let deadlock = try connection.scalar("SELECT setting::bigint FROM pg_settings WHERE name = 'deadlock_timeout'")?.int64 ?? 1_000
         return max(min(requested, Int64(Double(deadlock) * fraction)), 1)
-    }
-
-    private static func quote(_ name: String) -> String {
-        PostgresConfiguration.quoteIdentifier(name)
     }
 }
 

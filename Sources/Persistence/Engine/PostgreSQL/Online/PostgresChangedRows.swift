@@ -115,7 +115,7 @@ struct PostgresChangedRows: Sendable {
         Self.add(try Self.hop(from: merged, in: storeSchema, via: store, pointedAt: true, on: connection), to: &reached)
         // Then every to-one relationship, as far as it leads: each round follows the rows
         // the one before added.
-        let schema = Self.quote(storeSchema)
+        let schema = storeSchema.quotedIdentifier
         var frontier = reached
         while !frontier.isEmpty {
             var next: [String: Set<Int64>] = [:]
@@ -123,8 +123,8 @@ struct PostgresChangedRows: Sendable {
                 guard let keys = frontier[edge.table], !keys.isEmpty else { continue }
                 let targets = try Self.keys(
                     """
-                    SELECT DISTINCT \(Self.quote(edge.column)) FROM \(schema).\(Self.quote(edge.table)) \
-                    WHERE z_pk = ANY($1::bigint[]) AND \(Self.quote(edge.column)) IS NOT NULL
+                    SELECT DISTINCT \(edge.column.quotedIdentifier) FROM \(schema).\(edge.table.quotedIdentifier) \
+                    WHERE z_pk = ANY($1::bigint[]) AND \(edge.column.quotedIdentifier) IS NOT NULL
                     """,
                     keys,
                     on: connection
@@ -148,10 +148,10 @@ struct PostgresChangedRows: Sendable {
         pointedAt: Bool,
         on connection: any DatabaseConnection
     ) throws -> [String: Set<Int64>] {
-        let schema = quote(schema)
+        let schema = schema.quotedIdentifier
         var found: [String: Set<Int64>] = [:]
         for edge in relationships.edges {
-            let (table, column) = (quote(edge.table), quote(edge.column))
+            let (table, column) = (edge.table.quotedIdentifier, edge.column.quotedIdentifier)
             if let targets = keys[edge.target], !targets.isEmpty {
                 found[edge.table, default: []].formUnion(
                     try self.keys("SELECT z_pk FROM \(schema).\(table) WHERE \(column) = ANY($1::bigint[])", targets, on: connection)
@@ -168,7 +168,9 @@ struct PostgresChangedRows: Sendable {
             }
         }
         for join in relationships.joins {
-            let (table, sourceColumn, destinationColumn) = (quote(join.table), quote(join.sourceColumn), quote(join.destinationColumn))
+            let (table, sourceColumn, destinationColumn) = (
+                join.table.quotedIdentifier, join.sourceColumn.quotedIdentifier, join.destinationColumn.quotedIdentifier
+            )
             if let sources = keys[join.sourceSet], !sources.isEmpty {
                 found[join.destinationSet, default: []].formUnion(
                     try self.keys(
@@ -202,41 +204,37 @@ struct PostgresChangedRows: Sendable {
     /// the reached rows of the root tables, the join rows between reached rows, and every
     /// row of Core Data's own tables (metadata, key counters).
     func write(into roundSchema: String, from storeSchema: String, tables: [String], on connection: any DatabaseConnection) throws {
-        let (round, store) = (Self.quote(roundSchema), Self.quote(storeSchema))
-        try connection.execute("CREATE SCHEMA \(round)")
+        let (round, store) = (roundSchema.quotedIdentifier, storeSchema.quotedIdentifier)
+        try connection.execute(rawSQL: "CREATE SCHEMA \(round)")
         let joinsByName = Dictionary(self.store.joins.map { ($0.table, $0) }, uniquingKeysWith: { first, _ in first })
         for table in tables {
-            let name = Self.quote(table)
-            try connection.execute("CREATE TABLE \(round).\(name) (LIKE \(store).\(name) INCLUDING ALL)")
+            let name = table.quotedIdentifier
+            try connection.execute(rawSQL: "CREATE TABLE \(round).\(name) (LIKE \(store).\(name) INCLUDING ALL)")
             if let join = joinsByName[table] {
                 try connection.run(
-                    """
-                    INSERT INTO \(round).\(name) SELECT * FROM \(store).\(name) \
-                    WHERE \(Self.quote(join.sourceColumn)) = ANY($1::bigint[]) AND \(Self.quote(join.destinationColumn)) = ANY($2::bigint[])
-                    """,
+                    rawSQL: """
+                        INSERT INTO \(round).\(name) SELECT * FROM \(store).\(name) \
+                        WHERE \(join.sourceColumn.quotedIdentifier) = ANY($1::bigint[]) AND \(join.destinationColumn.quotedIdentifier) = ANY($2::bigint[])
+                        """,
                     [Self.array(reached[join.sourceSet] ?? []), Self.array(reached[join.destinationSet] ?? [])]
                 )
             } else if rootTables.contains(table) {
                 try connection.run(
-                    "INSERT INTO \(round).\(name) SELECT * FROM \(store).\(name) WHERE z_pk = ANY($1::bigint[])",
+                    rawSQL: "INSERT INTO \(round).\(name) SELECT * FROM \(store).\(name) WHERE z_pk = ANY($1::bigint[])",
                     [Self.array(reached[table] ?? [])]
                 )
             } else {
-                try connection.execute("INSERT INTO \(round).\(name) SELECT * FROM \(store).\(name)")
+                try connection.execute(rawSQL: "INSERT INTO \(round).\(name) SELECT * FROM \(store).\(name)")
             }
         }
     }
 
     private static func keys(_ sql: String, _ keys: Set<Int64>, on connection: any DatabaseConnection) throws -> Set<Int64> {
-        Set(try connection.rows(sql, [array(keys)]).compactMap { $0[0].int64 })
+        Set(try connection.rows(rawSQL: sql, [array(keys)]).compactMap { $0[0].int64 })
     }
 
     /// Keys as a `bigint[]` argument, in PostgreSQL's text form of an array.
     static func array(_ keys: Set<Int64>) -> DatabaseValue {
         .text("{" + keys.sorted().map(String.init).joined(separator: ",") + "}")
-    }
-
-    static func quote(_ name: String) -> String {
-        PostgresConfiguration.quoteIdentifier(name)
     }
 }

@@ -125,7 +125,7 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
         try await Self.retryingLocks(logger: logger, store: store) {
             try await self.session.writeWithoutTransaction { connection in
                 for shadow in try PostgresShadowName.leftovers(beside: schema, on: connection) {
-                    try connection.execute("DROP SCHEMA IF EXISTS \(PostgresConfiguration.quoteIdentifier(shadow)) CASCADE")
+                    try connection.execute(rawSQL: "DROP SCHEMA IF EXISTS \(shadow.quotedIdentifier) CASCADE")
                     logger.notice(
                         "removed the shadow schema of an interrupted migration",
                         metadata: [LoggingKeys.store: "\(store)", "persistence.migration.schema": "\(shadow)"]
@@ -147,7 +147,7 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
         let name = PostgresShadowName.new(beside: configuration.schema, kind: .migrating)
         made.insert(name)
         let (schema, rootTables) = (configuration.schema, Set(source.rootTables.map { source.dialect.name($0.name) }))
-        let (copy, store) = (PostgresConfiguration.quoteIdentifier(name), PostgresConfiguration.quoteIdentifier(schema))
+        let (copy, store) = (name.quotedIdentifier, schema.quotedIdentifier)
         // Unlogged where a step writes a new store from it: the copy is then the
         // migration's source, read once, and a crash ends the run, whose next one starts
         // over. Where every step runs in place, the copy becomes the store: logged.
@@ -156,20 +156,20 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
             let tables = try await database.writeWithoutTransaction { connection in
                 try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
                 do {
-                    try connection.execute("CREATE SCHEMA \(copy)")
+                    try connection.execute(rawSQL: "CREATE SCHEMA \(copy)")
                     let tables = try PostgresSchemaContents.read(schema, on: connection).storeTables
                     for table in tables where rootTables.contains(table) {
                         let largest =
-                            try connection.scalar("SELECT coalesce(max(z_pk), 0) FROM \(store).\(PostgresConfiguration.quoteIdentifier(table))")?
+                            try connection.scalar(rawSQL: "SELECT coalesce(max(z_pk), 0) FROM \(store).\(table.quotedIdentifier)")?
                             .int64 ?? 0
                         if largest > AssociationIndex.largestIdentityKey { throw Self.keysTooLarge(largest) }
                     }
                     for table in tables {
-                        let quoted = PostgresConfiguration.quoteIdentifier(table)
-                        try connection.execute("\(create) \(copy).\(quoted) (LIKE \(store).\(quoted) INCLUDING ALL)")
+                        let quoted = table.quotedIdentifier
+                        try connection.execute(rawSQL: "\(create) \(copy).\(quoted) (LIKE \(store).\(quoted) INCLUDING ALL)")
                         // Paced tables are copied in chunks of keys below, in this transaction.
                         if throttle == nil || !rootTables.contains(table) {
-                            try connection.execute("INSERT INTO \(copy).\(quoted) SELECT * FROM \(store).\(quoted)")
+                            try connection.execute(rawSQL: "INSERT INTO \(copy).\(quoted) SELECT * FROM \(store).\(quoted)")
                         }
                     }
                     return tables
@@ -181,7 +181,7 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
             do {
                 if let throttle {
                     for table in tables where rootTables.contains(table) {
-                        try await copyInChunks(PostgresConfiguration.quoteIdentifier(table), from: store, to: copy, on: database, throttle: throttle)
+                        try await copyInChunks(table.quotedIdentifier, from: store, to: copy, on: database, throttle: throttle)
                     }
                 }
                 try await database.writeWithoutTransaction { try $0.execute("COMMIT") }
@@ -203,13 +203,15 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
         throttle: MigrationThrottle
     ) async throws {
         let chunk: Int64 = 10_000
-        let largest = try await database.writeWithoutTransaction { try $0.scalar("SELECT coalesce(max(z_pk), 0) FROM \(store).\(table)")?.int64 ?? 0 }
+        let largest = try await database.writeWithoutTransaction {
+            try $0.scalar(rawSQL: "SELECT coalesce(max(z_pk), 0) FROM \(store).\(table)")?.int64 ?? 0
+        }
         var after: Int64 = 0
         while after < largest {
             let (from, upTo) = (after, after + chunk)
             let rows = try await database.writeWithoutTransaction { connection in
                 try connection.run(
-                    "INSERT INTO \(copy).\(table) SELECT * FROM \(store).\(table) WHERE z_pk > $1 AND z_pk <= $2",
+                    rawSQL: "INSERT INTO \(copy).\(table) SELECT * FROM \(store).\(table) WHERE z_pk > $1 AND z_pk <= $2",
                     [.integer(from), .integer(upTo)]
                 )
             }
@@ -360,10 +362,10 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
                     // The whole statement too: it takes the tables one by one, and writers queue
                     // behind the ones it holds while it waits for the next.
                     let milliseconds = try PostgresChangeCapture.shorterThanDeadlockCheck(lockTimeout, on: connection, fraction: 0.8)
-                    try connection.run("SELECT set_config('lock_timeout', $1, true)", [.text("\(milliseconds)ms")])
-                    try connection.run("SELECT set_config('statement_timeout', $1, true)", [.text("\(milliseconds)ms")])
-                    try connection.execute("LOCK TABLE \(tables.joined(separator: ", ")) IN EXCLUSIVE MODE")
-                    try connection.run("SELECT set_config('statement_timeout', '0', true)", [])
+                    try connection.run(rawSQL: "SELECT set_config('lock_timeout', $1, true)", [.text("\(milliseconds)ms")])
+                    try connection.run(rawSQL: "SELECT set_config('statement_timeout', $1, true)", [.text("\(milliseconds)ms")])
+                    try connection.execute(rawSQL: "LOCK TABLE \(tables.joined(separator: ", ")) IN EXCLUSIVE MODE")
+                    try connection.run(rawSQL: "SELECT set_config('statement_timeout', '0', true)", [])
                 } catch {
                     (connection as? any InterruptibleConnection)?.rollback()
                     throw error
@@ -384,10 +386,10 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
                     // Given before the lock; what changed since (nothing, mostly: two reads).
                     try PostgresPrivileges.read(configuration.schema, on: connection).give(to: copySchema, on: connection)
                     // Renames take no lock on the tables: readers go on throughout.
-                    try connection.execute("ALTER SCHEMA \(configuration.quotedSchema) RENAME TO \(PostgresConfiguration.quoteIdentifier(replaced))")
+                    try connection.execute(rawSQL: "ALTER SCHEMA \(configuration.quotedSchema) RENAME TO \(replaced.quotedIdentifier)")
                     try swapping()
                     try connection.execute(
-                        "ALTER SCHEMA \(PostgresConfiguration.quoteIdentifier(copySchema)) RENAME TO \(configuration.quotedSchema)"
+                        rawSQL: "ALTER SCHEMA \(copySchema.quotedIdentifier) RENAME TO \(configuration.quotedSchema)"
                     )
                     try connection.execute("COMMIT")
                 } catch {
@@ -472,7 +474,7 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
 
     private func drop(_ schema: String) async {
         _ = try? await session.writeWithoutTransaction {
-            try $0.execute("DROP SCHEMA IF EXISTS \(PostgresConfiguration.quoteIdentifier(schema)) CASCADE")
+            try $0.execute(rawSQL: "DROP SCHEMA IF EXISTS \(schema.quotedIdentifier) CASCADE")
         }
         made.remove(schema)
     }

@@ -21,9 +21,11 @@ struct PostgresRoundMerge: Sendable {
     ///   objects that are not its objects' own (a policy that made extra objects), whose
     ///   earlier results the copy could not tell; nothing is merged then.
     func merge(_ rows: PostgresChangedRows, from roundSchema: String, into copySchema: String, on connection: any DatabaseConnection) throws {
-        let (round, copy) = (Self.quote(roundSchema), Self.quote(copySchema))
+        let (round, copy) = (roundSchema.quotedIdentifier, copySchema.quotedIdentifier)
         func numbering(_ schema: String) throws -> [String] {
-            try connection.rows("SELECT z_ent, z_name FROM \(schema).z_primarykey ORDER BY z_ent").map { "\($0[0].int64 ?? -1) \($0[1].text ?? "")" }
+            try connection.rows(rawSQL: "SELECT z_ent, z_name FROM \(schema).z_primarykey ORDER BY z_ent").map {
+                "\($0[0].int64 ?? -1) \($0[1].text ?? "")"
+            }
         }
         let (made, held) = (try numbering(round), try numbering(copy))
         guard made == held else {
@@ -38,7 +40,7 @@ struct PostgresRoundMerge: Sendable {
         for table in target.rootTables {
             let name = d.name(table.name)
             guard let sourceRoot = keys.sourceRoot(ofTarget: table.rootEntityName), let sourceTable = source.table(for: sourceRoot) else {
-                let stray = try connection.scalar("SELECT count(*) FROM \(round).\(Self.quote(name))")?.int64 ?? 0
+                let stray = try connection.scalar(rawSQL: "SELECT count(*) FROM \(round).\(name.quotedIdentifier)")?.int64 ?? 0
                 if stray > 0 {
                     throw OnlineKeyCorrespondence.refusal(
                         "migrating changed objects made \(table.rootEntityName) objects, which no object of the store's version becomes"
@@ -49,7 +51,7 @@ struct PostgresRoundMerge: Sendable {
             let sourceName = d.name(sourceTable.name)
             let stray =
                 try connection.scalar(
-                    "SELECT count(*) FROM \(round).\(Self.quote(name)) WHERE NOT (z_pk = ANY($1::bigint[]))",
+                    rawSQL: "SELECT count(*) FROM \(round).\(name.quotedIdentifier) WHERE NOT (z_pk = ANY($1::bigint[]))",
                     [PostgresChangedRows.array(rows.reached[sourceName] ?? [])]
                 )?.int64 ?? 0
             if stray > 0 {
@@ -61,9 +63,10 @@ struct PostgresRoundMerge: Sendable {
             mergedByTarget[name] = merged
             let columns = try self.columns(of: name, in: copySchema, on: connection)
             let keys = PostgresChangedRows.array(merged)
-            try connection.run("DELETE FROM \(copy).\(Self.quote(name)) WHERE z_pk = ANY($1::bigint[])", [keys])
+            try connection.run(rawSQL: "DELETE FROM \(copy).\(name.quotedIdentifier) WHERE z_pk = ANY($1::bigint[])", [keys])
             try connection.run(
-                "INSERT INTO \(copy).\(Self.quote(name)) (\(columns)) SELECT \(columns) FROM \(round).\(Self.quote(name)) WHERE z_pk = ANY($1::bigint[])",
+                rawSQL:
+                    "INSERT INTO \(copy).\(name.quotedIdentifier) (\(columns)) SELECT \(columns) FROM \(round).\(name.quotedIdentifier) WHERE z_pk = ANY($1::bigint[])",
                 [keys]
             )
         }
@@ -73,17 +76,20 @@ struct PostgresRoundMerge: Sendable {
             }
             let (sourceKeys, destinationKeys) = (mergedByTarget[sourceSide] ?? [], mergedByTarget[destinationSide] ?? [])
             guard !sourceKeys.isEmpty || !destinationKeys.isEmpty else { continue }
-            let name = Self.quote(d.name(join.name))
+            let name = (d.name(join.name)).quotedIdentifier
             let columns = try self.columns(of: d.name(join.name), in: copySchema, on: connection)
             let touching =
-                "\(Self.quote(d.name(join.sourceColumn))) = ANY($1::bigint[]) OR \(Self.quote(d.name(join.destinationColumn))) = ANY($2::bigint[])"
+                "\((d.name(join.sourceColumn)).quotedIdentifier) = ANY($1::bigint[]) OR \((d.name(join.destinationColumn)).quotedIdentifier) = ANY($2::bigint[])"
             let arguments = [PostgresChangedRows.array(sourceKeys), PostgresChangedRows.array(destinationKeys)]
-            try connection.run("DELETE FROM \(copy).\(name) WHERE \(touching)", arguments)
-            try connection.run("INSERT INTO \(copy).\(name) (\(columns)) SELECT \(columns) FROM \(round).\(name) WHERE \(touching)", arguments)
+            try connection.run(rawSQL: "DELETE FROM \(copy).\(name) WHERE \(touching)", arguments)
+            try connection.run(
+                rawSQL: "INSERT INTO \(copy).\(name) (\(columns)) SELECT \(columns) FROM \(round).\(name) WHERE \(touching)",
+                arguments
+            )
         }
         // Keys the round's objects took stay taken.
         try connection.execute(
-            "UPDATE \(copy).z_primarykey p SET z_max = r.z_max FROM \(round).z_primarykey r WHERE p.z_ent = r.z_ent AND r.z_max > p.z_max"
+            rawSQL: "UPDATE \(copy).z_primarykey p SET z_max = r.z_max FROM \(round).z_primarykey r WHERE p.z_ent = r.z_ent AND r.z_max > p.z_max"
         )
     }
 
@@ -96,15 +102,11 @@ struct PostgresRoundMerge: Sendable {
     /// The table's columns, quoted and in order, for statements that copy rows by name.
     private func columns(of table: String, in schema: String, on connection: any DatabaseConnection) throws -> String {
         try connection.rows(
-            """
-            SELECT a.attname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-            WHERE n.nspname = $1 AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum
-            """,
+            rawSQL: """
+                SELECT a.attname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = $1 AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum
+                """,
             [.text(schema), .text(table)]
-        ).compactMap { $0[0].text.map(Self.quote) }.joined(separator: ", ")
-    }
-
-    private static func quote(_ name: String) -> String {
-        PostgresConfiguration.quoteIdentifier(name)
+        ).compactMap { $0[0].text.map(\.quotedIdentifier) }.joined(separator: ", ")
     }
 }
