@@ -50,25 +50,36 @@ extension MigrationManager {
     }
 
     /// The three stages from `source` into `destination`, both open. In a fused pass the
-    /// upstream step's stores are handed over open: its destination is the next step's source.
+    /// upstream step's stores are handed over open: its destination is the next step's source,
+    /// and `fused` links the step with its neighbours.
     ///
-    /// Sequences the stages only: the association index (``prepareAssociations(source:destination:resumed:)``),
-    /// the run (``beginRun(source:destination:associations:resumed:)``), how each entity
-    /// mapping runs (``prepareStages(source:destination:associations:sourceRows:resumed:)``),
+    /// Sequences the stages only: the association index (``prepareAssociations(source:destination:resumed:upstream:)``),
+    /// the run (``beginRun(source:destination:associations:resumed:fused:)``), how each entity
+    /// mapping runs (``prepareStages(source:destination:associations:sourceRows:resumed:fused:)``),
     /// then stage 1 (``createInstancesStage(_:counter:)``), stage 2
     /// (``createRelationshipsStage(_:counter:)``) and stage 3
     /// (``validateAndSaveStage(_:counter:)``), and the end (``endStages(_:counter:)``).
-    func runStages(source: PersistentStore, destination: PersistentStore) async throws -> StepAssociations {
+    func runStages(
+        source: PersistentStore,
+        destination: PersistentStore,
+        fused: FusedNeighbours = FusedNeighbours()
+    ) async throws -> StepAssociations {
         let resumed = configuration.checkpointing?.resumeFrom
-        let (associations, sourceRows) = try await prepareAssociations(source: source, destination: destination, resumed: resumed)
-        beginRun(source: source, destination: destination, associations: associations, resumed: resumed)
+        let (associations, sourceRows) = try await prepareAssociations(
+            source: source,
+            destination: destination,
+            resumed: resumed,
+            upstream: fused.upstream
+        )
+        beginRun(source: source, destination: destination, associations: associations, resumed: resumed, fused: fused)
         defer { state.withLock { $0.run = nil } }
         let run = try await prepareStages(
             source: source,
             destination: destination,
             associations: associations,
             sourceRows: sourceRows,
-            resumed: resumed?.checkpoint
+            resumed: resumed?.checkpoint,
+            fused: fused
         )
         var counter = try await ProgressCounter(manager: self, mappings: run.mappings, carriedRows: carriedRows(sourceRows))
         try await createInstancesStage(run, counter: &counter)
@@ -94,8 +105,11 @@ extension MigrationManager {
         let relationshipStages: [String: RelationshipStage]
         /// Where an interrupted run got to; `nil` when the step starts from its first row.
         let resumed: StepCheckpoint?
+        /// In a fused pass, the links with the steps before and after.
+        let fused: FusedNeighbours
+
         /// In a fused pass, the link this step hands instances to the next one through.
-        let handing: FusedLink?
+        var handing: FusedLink? { fused.downstream }
 
         /// The stage the run starts in: stage 1 unless an interrupted run got further.
         var resumedStage: StepCheckpoint.Stage { resumed?.stage ?? .instances }
@@ -110,10 +124,11 @@ extension MigrationManager {
     private func prepareAssociations(
         source: PersistentStore,
         destination: PersistentStore,
-        resumed: SavedStep?
+        resumed: SavedStep?,
+        upstream: FusedLink?
     ) async throws -> (AssociationIndex, [String: Int]) {
         // The carried instances' keys are where the step before put them, not in the source store.
-        let carried = try await configuration.upstreamLink?.ready()
+        let carried = try await upstream?.readyKeysByDownstreamMapping() ?? [:]
         if let resumed {
             return (try await restoreAssociationIndex(resumed, source: source, destination: destination), resumed.sourceRows)
         }
@@ -135,11 +150,18 @@ extension MigrationManager {
     /// Begins the run: its contexts over both stores, its association index and, for a
     /// checkpointed step, where it starts. The run begins whole and ends whole: nothing
     /// of it outlives ``migrateStore(from:to:)``.
-    private func beginRun(source: PersistentStore, destination: PersistentStore, associations: AssociationIndex, resumed: SavedStep?) {
+    private func beginRun(
+        source: PersistentStore,
+        destination: PersistentStore,
+        associations: AssociationIndex,
+        resumed: SavedStep?,
+        fused: FusedNeighbours
+    ) {
         var run = Run(
             sourceContext: ManagedObjectContext(store: source, logger: logger),
             destinationContext: ManagedObjectContext(store: destination, logger: logger),
-            associations: associations
+            associations: associations,
+            fused: fused
         )
         if configuration.checkpointing != nil {
             run.checkpoint = resumed?.checkpoint ?? StepCheckpoint()
@@ -159,7 +181,8 @@ extension MigrationManager {
         destination: PersistentStore,
         associations: AssociationIndex,
         sourceRows: [String: Int],
-        resumed: StepCheckpoint?
+        resumed: StepCheckpoint?,
+        fused: FusedNeighbours
     ) async throws -> StagedRun {
         let mappings = mappingModel.entityMappings
         let policies = try makePolicies(for: mappings)
@@ -188,7 +211,7 @@ extension MigrationManager {
             instanceStages: instanceStages,
             relationshipStages: stages,
             resumed: resumed,
-            handing: configuration.downstreamLink
+            fused: fused
         )
         if let access, run.insertsInSQL {
             try await access.open(on: destination.database)
@@ -255,7 +278,7 @@ extension MigrationManager {
         // handed ones are still to be made or were made by an interrupted run: the next
         // step reads what those wrote.
         if let handing = run.handing, handing.hands(mapping.name), !handing.isAnnounced {
-            handing.announce(readyKeys(associations: run.associations, sourceRows: run.sourceRows))
+            announceKeys(to: handing, associations: run.associations, sourceRows: run.sourceRows)
         }
         if run.resumed?.createdMappings.contains(mapping.name) == true {
             // Written whole by the interrupted run; its policy begins again all the same.
@@ -272,7 +295,7 @@ extension MigrationManager {
         var done = 0
         if case .sql(let insert)? = run.instanceStages[mapping.name], let access = run.access {
             done = try await insertInstances(of: mapping, with: insert, access: access, in: run, counter: &counter)
-        } else if let link = configuration.upstreamLink, let upstream = link.upstream(of: mapping.name) {
+        } else if let link = run.fused.upstream, let upstream = link.upstream(of: mapping.name) {
             done = try await takeInstances(of: mapping, policy: policy, from: link, upstream: upstream, in: run, counter: &counter)
         } else if let sourceName = mapping.sourceEntityName, mapping.type != .remove {
             done = try await readInstances(of: mapping, from: sourceName, policy: policy, in: run, counter: &counter)
@@ -331,7 +354,8 @@ extension MigrationManager {
             done = resumed.done
             counter.advance(.createInstances, .entityMapping(mapping.name), by: done, done: done)
         }
-        return try await createBatches(of: mapping, pipelined: pipelinesBatches(of: mapping, policy: policy), done: done) {
+        // Never pipelined: the step runs in a fused pass (see ``pipelinesBatches(of:policy:)``).
+        return try await createBatches(of: mapping, pipelined: false, done: done) {
             guard let batch = try await link.next(mapping: upstream) else { return nil }
             try checkCancellation()
             for instance in batch {
@@ -360,7 +384,8 @@ extension MigrationManager {
             (last, done) = (resumed.lastSourceKey, resumed.done)
             counter.advance(.createInstances, .entityMapping(mapping.name), by: done, done: done)
         }
-        return try await createBatches(of: mapping, pipelined: pipelinesBatches(of: mapping, policy: policy), done: done) {
+        let pipelined = !run.fused.isFused && pipelinesBatches(of: mapping, policy: policy)
+        return try await createBatches(of: mapping, pipelined: pipelined, done: done) {
             try checkCancellation()
             guard let (end, count) = try await createInstances(of: sourceName, after: last, mapping: mapping, policy: policy) else {
                 return nil
