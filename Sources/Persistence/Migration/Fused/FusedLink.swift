@@ -73,6 +73,17 @@ final class FusedLink: Sendable {
         try await wait { $0.ready }
     }
 
+    /// Once the upstream step announced them (``ready()``): where the carried objects have
+    /// their keys, by the downstream entity mapping that takes them.
+    func readyKeysByDownstreamMapping() async throws -> [String: Ready.Keys] {
+        let ready = try await ready()
+        var keys: [String: Ready.Keys] = [:]
+        for downstream in Set(carried.map(\.downstream)) {
+            if let upstream = upstream(of: downstream), let mappingKeys = ready.keys[upstream] { keys[downstream] = mappingKeys }
+        }
+        return keys
+    }
+
     /// Hands a batch over once the previous one was taken.
     func send(_ objects: [ManagedObject], mapping: String) async throws {
         try await wait { $0.queue.isEmpty ? () : nil }

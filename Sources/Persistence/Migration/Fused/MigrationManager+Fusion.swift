@@ -1,8 +1,25 @@
+/// A step's neighbours in a fused pass (see ``MigrationPlan/Fusion``): the link its
+/// carried source instances come through from the step before, and the one its carried
+/// instances go through to the next; `nil` where the step has no such neighbour. The fused
+/// run gives them to each step's manager with its stores
+/// (``MigrationManager/runStages(source:destination:fused:)``), and the manager keeps them
+/// with its run; a step run alone has neither.
+struct FusedNeighbours: Sendable {
+    var upstream: FusedLink?
+    var downstream: FusedLink?
+
+    /// Whether the step runs in a fused pass.
+    var isFused: Bool { upstream != nil || downstream != nil }
+}
+
 extension MigrationManager {
+    /// The step's neighbours in a fused pass, while a run is on; none otherwise.
+    var fusedNeighbours: FusedNeighbours { withRun(\.fused) ?? FusedNeighbours() }
+
     /// Ends a batch of `mapping`: saved, or, for a mapping whose instances the next fused
     /// step takes, handed over to it.
     func finishBatch(of mapping: EntityMapping) async throws {
-        if let link = configuration.downstreamLink, link.hands(mapping.name) {
+        if let link = fusedNeighbours.downstream, link.hands(mapping.name) {
             try await handOver(mapping, to: link)
             // Once the batch's own references are gone: what the next step still holds stays.
             forgetBatchObjects()
@@ -64,13 +81,14 @@ extension MigrationManager {
     /// again now, with the stores' keys, they may differ (source keys too large to track
     /// as identity pairs make relationships one by one).
     func checkFusedStages(_ stages: [String: (instances: InstanceStage?, relationships: RelationshipStage)]) throws {
-        guard configuration.upstreamLink != nil || configuration.downstreamLink != nil else { return }
+        let neighbours = fusedNeighbours
+        guard neighbours.isFused else { return }
         for (name, stage) in stages {
             if case .perInstance(let reason) = stage.relationships {
                 throw StepsNotFusable(reason: "\(name) sets its relationships one by one (\(reason))")
             }
         }
-        let carried = (configuration.downstreamLink?.carried.map(\.upstream) ?? []) + (configuration.upstreamLink?.carried.map(\.downstream) ?? [])
+        let carried = (neighbours.downstream?.carried.map(\.upstream) ?? []) + (neighbours.upstream?.carried.map(\.downstream) ?? [])
         for name in carried {
             guard case .perInstance? = stages[name]?.instances else {
                 throw StepsNotFusable(reason: "\(name) makes its instances in SQL, not one by one")
@@ -90,10 +108,19 @@ extension MigrationManager {
         link.end(mapping: mapping.name)
     }
 
+    /// Tells the next step through `link` where the instances this step hands over have
+    /// their keys. The output is read by the next step from then on (an attached SQLite
+    /// file, read as unchanging): it is not written again, so the batches left record no
+    /// checkpoint, and the next run takes where the step got from the next step's output.
+    func announceKeys(to link: FusedLink, associations: AssociationIndex, sourceRows: [String: Int]) {
+        link.announce(readyKeys(associations: associations, sourceRows: sourceRows))
+        updateRun { $0.checkpoint = nil }
+    }
+
     /// Where the instances this step hands over have their keys, for the next step.
-    func readyKeys(associations: AssociationIndex, sourceRows: [String: Int]) -> FusedLink.Ready {
+    private func readyKeys(associations: AssociationIndex, sourceRows: [String: Int]) -> FusedLink.Ready {
         var keys: [String: FusedLink.Ready.Keys] = [:]
-        for carried in configuration.downstreamLink?.carried ?? [] {
+        for carried in fusedNeighbours.downstream?.carried ?? [] {
             guard let mappingKeys = associations.keys(of: carried.upstream) else { continue }
             keys[carried.upstream] = .init(largest: mappingKeys.range?.upperBound ?? mappingKeys.offset, rows: sourceRows[carried.upstream] ?? 0)
         }
@@ -102,7 +129,7 @@ extension MigrationManager {
 
     /// The instances of each mapping that takes them from the step before, for progress.
     func carriedRows(_ sourceRows: [String: Int]) -> [String: Int] {
-        guard let link = configuration.upstreamLink else { return [:] }
+        guard let link = fusedNeighbours.upstream else { return [:] }
         var rows: [String: Int] = [:]
         for carried in link.carried { rows[carried.downstream] = sourceRows[carried.downstream] }
         return rows

@@ -1,3 +1,6 @@
+import Crypto
+import Foundation
+
 extension MigrationPlan {
     /// Whether a step runs in one pass with the step after it.
     ///
@@ -54,5 +57,41 @@ extension Array where Element == MigrationPlan.Step {
         while first > 0, self[first - 1].fusionWithNext?.isFused == true { first -= 1 }
         while last + 1 < count, self[last].fusionWithNext?.isFused == true { last += 1 }
         return first...last
+    }
+}
+
+extension MigrationPlan {
+    /// Why an interrupted fused pass of `steps` (``Fusion``) starts again from its first
+    /// row rather than continuing from the last batch its last step wrote; `nil` when it
+    /// continues.
+    static func whyNotResumable(fusedPass steps: [Step], policies: MigrationPolicies) -> String? {
+        guard steps.count == 2 else { return "the pass has \(steps.count) steps: a pass of two is continued, not more" }
+        for step in steps {
+            if let why = step.whyNotResumable(policies: policies) { return "step \(step.source.name) → \(step.destination.name): \(why)" }
+        }
+        return nil
+    }
+
+    /// The fingerprint of each step of a fused pass of `steps`: its own
+    /// (``Step/resumptionFingerprint``) with the pass's and its place in it, so that a
+    /// step's output of a fused pass is never continued by the step alone, nor the other way.
+    static func resumptionFingerprints(fusedPass steps: [Step]) -> [String] {
+        let pass = steps.map(\.resumptionFingerprint).joined(separator: "\n")
+        return steps.indices.map { position in
+            SHA256.hash(data: Data("fused pass\n\(pass)\nposition \(position)".utf8)).map { String(format: "%02x", $0) }.joined()
+        }
+    }
+
+    /// The fingerprints of every output a run of this plan may continue: each step's
+    /// (``Step/resumptionFingerprint``) and those of the steps of each fused pass.
+    var continuableFingerprints: Set<String> {
+        var fingerprints = Set(steps.map(\.resumptionFingerprint))
+        var index = 0
+        while index < steps.count {
+            let pass = steps.fusedPass(containing: index)
+            if pass.count > 1 { fingerprints.formUnion(Self.resumptionFingerprints(fusedPass: Array(steps[pass]))) }
+            index = pass.upperBound + 1
+        }
+        return fingerprints
     }
 }

@@ -103,14 +103,12 @@ extension MigrationRun {
         }
         let progress = FusedProgress()
         let managers = group.enumerated().map { position, index in
-            manager(
-                forStep: index,
-                position: position,
+            manager(forStep: index, position: position, checkpointing: checkpointing[position], options: options, progress: progress)
+        }
+        let neighbours = group.indices.map { position in
+            FusedNeighbours(
                 upstream: position > 0 ? links[position - 1] : nil,
-                downstream: position < links.count ? links[position] : nil,
-                checkpointing: checkpointing[position],
-                options: options,
-                progress: progress
+                downstream: position < links.count ? links[position] : nil
             )
         }
         let (migrator, stepsInGroup, openStores) = (self.migrator, group, stores)
@@ -123,7 +121,11 @@ extension MigrationRun {
             for (position, manager) in managers.enumerated() {
                 tasks.addTask {
                     do {
-                        _ = try await manager.runStages(source: openStores[position], destination: openStores[position + 1])
+                        _ = try await manager.runStages(
+                            source: openStores[position],
+                            destination: openStores[position + 1],
+                            fused: neighbours[position]
+                        )
                         // Its neighbours wait for nothing more from it: one that does (the
                         // run and the plan disagree) stops rather than hangs.
                         closeLinks(
@@ -165,13 +167,11 @@ extension MigrationRun {
         if let error = rootCause(of: failures, in: workspace) { throw error }
     }
 
-    /// A fused step's manager: configured as an unfused step's, with its links, its
-    /// progress placed in the whole migration.
+    /// A fused step's manager: configured as an unfused step's, its progress placed in the
+    /// whole migration. Its links go with its stores (``FusedNeighbours``).
     private func manager(
         forStep index: Int,
         position: Int,
-        upstream: FusedLink?,
-        downstream: FusedLink?,
         checkpointing: StepCheckpointing?,
         options: PersistentStore.Options,
         progress fusedProgress: FusedProgress
@@ -189,8 +189,6 @@ extension MigrationRun {
         configuration.faultInjection = migrator.faultInjection
         configuration.throttle = migrator.throttle
         configuration.stepNumber = index + 1
-        configuration.upstreamLink = upstream
-        configuration.downstreamLink = downstream
         configuration.checkpointing = checkpointing
         let manager = step.managerType.init(configuration: configuration)
         let (run, start) = (self, workload.start(ofStep: index))

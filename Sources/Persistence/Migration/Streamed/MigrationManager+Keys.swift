@@ -11,11 +11,12 @@ extension MigrationManager {
     /// destinations get keys that no identity pair can take.
     ///
     /// In a fused pass, the source rows of a mapping that takes its instances from the step
-    /// before are not stored: `carried` says where their keys lie and how many there are.
+    /// before are not stored: `carried` says where their keys lie and how many there are,
+    /// by the mapping that takes them.
     func makeAssociationIndex(
         source: PersistentStore,
         destination: PersistentStore,
-        carried: FusedLink.Ready? = nil
+        carried: [String: FusedLink.Ready.Keys] = [:]
     ) async throws -> (index: AssociationIndex, sourceRows: [String: Int]) {
         let table = AssociationTable(database: destination.database)
         try await table.create()
@@ -33,7 +34,7 @@ extension MigrationManager {
                 let destinationTable = destination.schema.table(for: destinationModel.rootEntity(of: destinationEntity).name)
             else { continue }
             let largest: Int64
-            if let upstream = configuration.upstreamLink?.upstream(of: mapping.name), let keys = carried?.keys[upstream] {
+            if let keys = carried[mapping.name] {
                 // Carried in memory: the source table is empty; the step before says where the keys are.
                 largest = keys.largest
                 sourceRows[mapping.name] = keys.rows

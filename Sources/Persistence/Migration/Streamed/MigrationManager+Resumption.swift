@@ -97,11 +97,7 @@ extension MigrationManager {
     /// The checkpoint to record with the next write, when it is not the one the output
     /// holds; ``checkpointCommitted(_:)`` once that write commits.
     func pendingCheckpoint() -> StepCheckpoint? {
-        // A fused step's output is read by the next step once it said where its handed
-        // objects' keys lie (an attached SQLite file, read as unchanging): it is not written
-        // again, and the next run takes where the step got from the next step's output.
-        if configuration.downstreamLink?.isAnnounced == true { return nil }
-        return updateRun { run -> StepCheckpoint? in
+        updateRun { run -> StepCheckpoint? in
             guard let checkpoint = run.checkpoint, checkpoint != run.checkpointWritten else { return nil }
             return checkpoint
         } ?? nil

@@ -5,6 +5,8 @@ extension MigrationManager {
         let sourceContext: ManagedObjectContext
         let destinationContext: ManagedObjectContext
         let associations: AssociationIndex
+        /// The step's neighbours where it runs in a fused pass; none where it runs alone.
+        let fused: FusedNeighbours
         /// How each entity mapping's instances are created (see ``InstanceStage``).
         var instanceStages: [String: InstanceStage] = [:]
         /// How each entity mapping's relationships are set (see ``RelationshipStage``).

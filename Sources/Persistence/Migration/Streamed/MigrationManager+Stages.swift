@@ -50,35 +50,118 @@ extension MigrationManager {
     }
 
     /// The three stages from `source` into `destination`, both open. In a fused pass the
-    /// upstream step's stores are handed over open: its destination is the next step's source.
-    func runStages(source: PersistentStore, destination: PersistentStore) async throws -> StepAssociations {
-        // The carried instances' keys are where the step before put them, not in the source store.
-        let carried = try await configuration.upstreamLink?.ready()
-        let associations: AssociationIndex
-        let sourceRows: [String: Int]
+    /// upstream step's stores are handed over open: its destination is the next step's source,
+    /// and `fused` links the step with its neighbours.
+    ///
+    /// Sequences the stages only: the association index (``prepareAssociations(source:destination:resumed:upstream:)``),
+    /// the run (``beginRun(source:destination:associations:resumed:fused:)``), how each entity
+    /// mapping runs (``prepareStages(source:destination:associations:sourceRows:resumed:fused:)``),
+    /// then stage 1 (``createInstancesStage(_:counter:)``), stage 2
+    /// (``createRelationshipsStage(_:counter:)``) and stage 3
+    /// (``validateAndSaveStage(_:counter:)``), and the end (``endStages(_:counter:)``).
+    func runStages(
+        source: PersistentStore,
+        destination: PersistentStore,
+        fused: FusedNeighbours = FusedNeighbours()
+    ) async throws -> StepAssociations {
         let resumed = configuration.checkpointing?.resumeFrom
+        let (associations, sourceRows) = try await prepareAssociations(
+            source: source,
+            destination: destination,
+            resumed: resumed,
+            upstream: fused.upstream
+        )
+        beginRun(source: source, destination: destination, associations: associations, resumed: resumed, fused: fused)
+        defer { state.withLock { $0.run = nil } }
+        let run = try await prepareStages(
+            source: source,
+            destination: destination,
+            associations: associations,
+            sourceRows: sourceRows,
+            resumed: resumed?.checkpoint,
+            fused: fused
+        )
+        var counter = try await ProgressCounter(manager: self, mappings: run.mappings, carriedRows: carriedRows(sourceRows))
+        try await createInstancesStage(run, counter: &counter)
+        try await createRelationshipsStage(run, counter: &counter)
+        try await validateAndSaveStage(run, counter: &counter)
+        return try await endStages(run, counter: counter)
+    }
+
+    /// What the stages of one run share, found before stage 1.
+    struct StagedRun {
+        let source: PersistentStore
+        let destination: PersistentStore
+        let mappings: [EntityMapping]
+        /// Each entity mapping's policy, by mapping name.
+        let policies: [String: EntityMigrationPolicy]
+        let associations: AssociationIndex
+        /// The rows of each mapping's source root table when the step began.
+        let sourceRows: [String: Int]
+        /// The source store attached to the destination's connection, where some instances
+        /// are made in SQL; `nil` where the stores cannot see each other.
+        let access: SourceAccess?
+        let instanceStages: [String: InstanceStage]
+        let relationshipStages: [String: RelationshipStage]
+        /// Where an interrupted run got to; `nil` when the step starts from its first row.
+        let resumed: StepCheckpoint?
+        /// In a fused pass, the links with the steps before and after.
+        let fused: FusedNeighbours
+
+        /// In a fused pass, the link this step hands instances to the next one through.
+        var handing: FusedLink? { fused.downstream }
+
+        /// The stage the run starts in: stage 1 unless an interrupted run got further.
+        var resumedStage: StepCheckpoint.Stage { resumed?.stage ?? .instances }
+
+        /// Whether some entity mapping makes its instances in SQL (``InstanceStage/sql(_:)``).
+        var insertsInSQL: Bool { instanceStages.values.contains { if case .sql = $0 { true } else { false } } }
+    }
+
+    /// The association index the stages record source to destination pairs in, with the
+    /// rows of each mapping's source: restored from what an interrupted run left, or made
+    /// (and, for a checkpointed step, recorded in the output with an empty checkpoint).
+    private func prepareAssociations(
+        source: PersistentStore,
+        destination: PersistentStore,
+        resumed: SavedStep?,
+        upstream: FusedLink?
+    ) async throws -> (AssociationIndex, [String: Int]) {
+        // The carried instances' keys are where the step before put them, not in the source store.
+        let carried = try await upstream?.readyKeysByDownstreamMapping() ?? [:]
         if let resumed {
-            associations = try await restoreAssociationIndex(resumed, source: source, destination: destination)
-            sourceRows = resumed.sourceRows
-        } else {
-            (associations, sourceRows) = try await makeAssociationIndex(source: source, destination: destination, carried: carried)
-            if let checkpointing = configuration.checkpointing {
-                try await StepCheckpointTable(database: destination.database).create(
-                    SavedStep(
-                        fingerprint: checkpointing.fingerprint,
-                        sourceMark: checkpointing.sourceMark,
-                        keys: associations.allKeys.mapValues(SavedKeys.init),
-                        sourceRows: sourceRows,
-                        checkpoint: StepCheckpoint()
-                    )
-                )
-            }
+            return (try await restoreAssociationIndex(resumed, source: source, destination: destination), resumed.sourceRows)
         }
-        // The run begins whole and ends whole: nothing of it outlives migrateStore.
+        let (associations, sourceRows) = try await makeAssociationIndex(source: source, destination: destination, carried: carried)
+        if let checkpointing = configuration.checkpointing {
+            try await StepCheckpointTable(database: destination.database).create(
+                SavedStep(
+                    fingerprint: checkpointing.fingerprint,
+                    sourceMark: checkpointing.sourceMark,
+                    keys: associations.allKeys.mapValues(SavedKeys.init),
+                    sourceRows: sourceRows,
+                    checkpoint: StepCheckpoint()
+                )
+            )
+        }
+        return (associations, sourceRows)
+    }
+
+    /// Begins the run: its contexts over both stores, its association index and, for a
+    /// checkpointed step, where it starts. The run begins whole and ends whole: nothing
+    /// of it outlives ``migrateStore(from:to:)``.
+    private func beginRun(
+        source: PersistentStore,
+        destination: PersistentStore,
+        associations: AssociationIndex,
+        resumed: SavedStep?,
+        fused: FusedNeighbours
+    ) {
         var run = Run(
             sourceContext: ManagedObjectContext(store: source, logger: logger),
             destinationContext: ManagedObjectContext(store: destination, logger: logger),
-            associations: associations
+            associations: associations,
+            fused: fused
         )
         if configuration.checkpointing != nil {
             run.checkpoint = resumed?.checkpoint ?? StepCheckpoint()
@@ -88,8 +171,58 @@ extension MigrationManager {
             $0.run = run
             $0.progress = 0
         }
-        defer { state.withLock { $0.run = nil } }
+    }
+
+    /// Finds each entity mapping's policy and how its instances and relationships are
+    /// made (``stages(policies:dialect:sourceLayout:tracksIdentities:)``), and attaches
+    /// the source store where some instances are made in SQL.
+    private func prepareStages(
+        source: PersistentStore,
+        destination: PersistentStore,
+        associations: AssociationIndex,
+        sourceRows: [String: Int],
+        resumed: StepCheckpoint?,
+        fused: FusedNeighbours
+    ) async throws -> StagedRun {
         let mappings = mappingModel.entityMappings
+        let policies = try makePolicies(for: mappings)
+        let access = SourceAccess(source: source.url, destination: destination.url)
+        let planned = self.stages(
+            policies: policies,
+            dialect: access == nil ? nil : destination.schema.dialect,
+            sourceLayout: source.schema.layout,
+            tracksIdentities: { associations.keys(of: $0)?.identities != nil }
+        )
+        try checkFusedStages(planned)
+        let stages = planned.mapValues(\.relationships)
+        let instanceStages = planned.compactMapValues(\.instances)
+        updateRun {
+            $0.relationshipStages = stages
+            $0.instanceStages = instanceStages
+        }
+        let run = StagedRun(
+            source: source,
+            destination: destination,
+            mappings: mappings,
+            policies: policies,
+            associations: associations,
+            sourceRows: sourceRows,
+            access: access,
+            instanceStages: instanceStages,
+            relationshipStages: stages,
+            resumed: resumed,
+            fused: fused
+        )
+        if let access, run.insertsInSQL {
+            try await access.open(on: destination.database)
+        }
+        return run
+    }
+
+    /// Each entity mapping's policy: the one registered under its name, or the default.
+    ///
+    /// - Throws: ``MigrationError/Code/unknownPolicy`` for a name no policy is registered as.
+    private func makePolicies(for mappings: [EntityMapping]) throws -> [String: EntityMigrationPolicy] {
         var policies: [String: EntityMigrationPolicy] = [:]
         for mapping in mappings {
             if let name = mapping.policyName {
@@ -108,204 +241,257 @@ extension MigrationManager {
                 policies[mapping.name] = EntityMigrationPolicy()
             }
         }
-        let access = SourceAccess(source: source.url, destination: destination.url)
-        let planned = self.stages(
-            policies: policies,
-            dialect: access == nil ? nil : destination.schema.dialect,
-            sourceLayout: source.schema.layout,
-            tracksIdentities: { associations.keys(of: $0)?.identities != nil }
-        )
-        try checkFusedStages(planned)
-        let stages = planned.mapValues(\.relationships)
-        let instanceStages = planned.compactMapValues(\.instances)
-        updateRun {
-            $0.relationshipStages = stages
-            $0.instanceStages = instanceStages
-        }
-        if let access, instanceStages.values.contains(where: { if case .sql = $0 { true } else { false } }) {
-            try await access.open(on: destination.database)
-        }
-        var counter = try await ProgressCounter(manager: self, mappings: mappings, carriedRows: carriedRows(sourceRows))
-        let handing = configuration.downstreamLink
+        return policies
+    }
 
-        // Stage 1: create destination instances. A step that hands instances to the next one
-        // makes the others first (SQL, whose keys are fixed already), so that the next step
-        // can read them once it starts taking the handed ones.
-        let order = handing.map { link in mappings.filter { !link.hands($0.name) } + mappings.filter { link.hands($0.name) } } ?? mappings
-        let resumedStage = resumed?.checkpoint.stage ?? .instances
-        for mapping in order where resumedStage == .instances {
-            let policy = policies[mapping.name]!
-            // Announced once the mappings made before the handed ones are in, whether the
-            // handed ones are still to be made or were made by an interrupted run: the next
-            // step reads what those wrote.
-            if let handing, handing.hands(mapping.name), !handing.isAnnounced {
-                handing.announce(readyKeys(associations: associations, sourceRows: sourceRows))
-            }
-            if resumed?.checkpoint.createdMappings.contains(mapping.name) == true {
-                // Written whole by the interrupted run; its policy begins again all the same.
-                setCurrent(mapping)
-                try await policy.begin(mapping, with: self)
-                let rows = try await associations.pairCount(mapping: mapping.name)
-                counter.advance(.createInstances, .entityMapping(mapping.name), by: rows, done: rows)
-                updateRun { $0.createdMappings.insert(mapping.name) }
-                continue
-            }
-            setCurrent(mapping)
-            try await policy.begin(mapping, with: self)
-            let started = ContinuousClock.now
-            var done = 0
-            if case .sql(let insert)? = instanceStages[mapping.name], let access {
-                var after: Int64 = 0
-                if let resumed = resumed?.checkpoint, resumed.mapping == mapping.name {
-                    // The interrupted run's chunks up to its last source key are in.
-                    (after, done) = (resumed.lastSourceKey, resumed.done)
-                }
-                done = try await runInstanceInsert(
-                    insert,
-                    after: after,
-                    done: done,
-                    access: access,
-                    source: source,
-                    destination: destination,
-                    associations: associations
-                )
-                counter.advance(.createInstances, .entityMapping(mapping.name), by: done, done: done)
-            } else if let link = configuration.upstreamLink, let upstream = link.upstream(of: mapping.name) {
-                if let resumed = resumed?.checkpoint, resumed.mapping == mapping.name {
-                    // The step before hands over only what follows the last batch written.
-                    done = resumed.done
-                    counter.advance(.createInstances, .entityMapping(mapping.name), by: done, done: done)
-                }
-                done = try await createBatches(of: mapping, pipelined: pipelinesBatches(of: mapping, policy: policy), done: done) {
-                    guard let batch = try await link.next(mapping: upstream) else { return nil }
-                    try checkCancellation()
-                    for instance in batch {
-                        try await policy.createDestinationInstances(forSource: instance, in: mapping, manager: self)
-                    }
-                    // The handed objects carry the keys the step before gave them, in order.
-                    return MadeBatch(lastSourceKey: batch.last?.objectID.primaryKey, count: batch.count)
-                } committed: { count, done in
-                    counter.advance(.createInstances, .entityMapping(mapping.name), by: count, done: done)
-                    try pass(.rowsCreated(step: configuration.stepNumber, entityMapping: mapping.name, rows: done))
-                }
-            } else if let sourceName = mapping.sourceEntityName, mapping.type != .remove {
-                var last: Int64 = 0
-                if let resumed = resumed?.checkpoint, resumed.mapping == mapping.name {
-                    (last, done) = (resumed.lastSourceKey, resumed.done)
-                    counter.advance(.createInstances, .entityMapping(mapping.name), by: done, done: done)
-                }
-                done = try await createBatches(of: mapping, pipelined: pipelinesBatches(of: mapping, policy: policy), done: done) {
-                    try checkCancellation()
-                    guard let (end, count) = try await createInstances(of: sourceName, after: last, mapping: mapping, policy: policy) else {
-                        return nil
-                    }
-                    last = end
-                    return MadeBatch(lastSourceKey: end, count: count)
-                } committed: { count, done in
-                    counter.advance(.createInstances, .entityMapping(mapping.name), by: count, done: done)
-                    try pass(.rowsCreated(step: configuration.stepNumber, entityMapping: mapping.name, rows: done))
-                }
-            }
-            try await policy.endInstanceCreation(forMapping: mapping, manager: self)
-            if let handing, handing.hands(mapping.name) {
-                try endHandingOver(mapping, to: handing, associations: associations, sourceRows: sourceRows)
-            }
-            checkpointMappingCreated(mapping.name)
-            try await flushBatch()
-            updateRun { $0.createdMappings.insert(mapping.name) }
-            try logStage(.createInstances, mapping: mapping, rows: done, since: started)
+    /// Stage 1: create destination instances, mapping by mapping, then clear the foreign
+    /// keys written with them that lead nowhere. Skipped when an interrupted run got past it.
+    private func createInstancesStage(_ run: StagedRun, counter: inout ProgressCounter) async throws {
+        guard run.resumedStage == .instances else { return }
+        // A step that hands instances to the next one makes the others first (SQL, whose
+        // keys are fixed already), so that the next step can read them once it starts
+        // taking the handed ones.
+        let order =
+            run.handing.map { link in run.mappings.filter { !link.hands($0.name) } + run.mappings.filter { link.hands($0.name) } } ?? run.mappings
+        for mapping in order {
+            try await createInstances(of: mapping, in: run, counter: &counter)
         }
-        let written = mappings.compactMap { mapping -> (mapping: EntityMapping, lookups: [RelationshipStage.ForeignKeyLookup])? in
-            guard case .foreignKeys(let lookups)? = stages[mapping.name], !lookups.isEmpty else { return nil }
+        let written = run.mappings.compactMap { mapping -> (mapping: EntityMapping, lookups: [RelationshipStage.ForeignKeyLookup])? in
+            guard case .foreignKeys(let lookups)? = run.relationshipStages[mapping.name], !lookups.isEmpty else { return nil }
             return (mapping, lookups)
         }
-        if resumedStage == .instances {
-            try await clearDanglingForeignKeys(
-                written,
-                destination: destination,
-                associations: associations,
-                sourceRows: sourceRows,
-                readByNextStep: handing != nil
-            )
-        }
+        try await clearDanglingForeignKeys(
+            written,
+            destination: run.destination,
+            associations: run.associations,
+            sourceRows: run.sourceRows,
+            readByNextStep: run.handing != nil
+        )
+    }
 
-        // Stage 2: create relationships, destination by destination, where they were not
-        // written with the instances. Once one is written, an interrupted run cannot be
-        // continued: the checkpoint says so with the first.
-        let writesRelationshipsOneByOne = mappings.contains { mapping in
-            if case .foreignKeys? = stages[mapping.name] { false } else { mapping.type != .remove }
+    /// Stage 1 for one entity mapping: its policy begun, its instances made (in SQL, from
+    /// the instances the step before hands over, or batch by batch from the source), its
+    /// instance creation ended and the last batch saved.
+    private func createInstances(of mapping: EntityMapping, in run: StagedRun, counter: inout ProgressCounter) async throws {
+        let policy = run.policies[mapping.name]!
+        // Announced once the mappings made before the handed ones are in, whether the
+        // handed ones are still to be made or were made by an interrupted run: the next
+        // step reads what those wrote.
+        if let handing = run.handing, handing.hands(mapping.name), !handing.isAnnounced {
+            announceKeys(to: handing, associations: run.associations, sourceRows: run.sourceRows)
+        }
+        if run.resumed?.createdMappings.contains(mapping.name) == true {
+            // Written whole by the interrupted run; its policy begins again all the same.
+            setCurrent(mapping)
+            try await policy.begin(mapping, with: self)
+            let rows = try await run.associations.pairCount(mapping: mapping.name)
+            counter.advance(.createInstances, .entityMapping(mapping.name), by: rows, done: rows)
+            updateRun { $0.createdMappings.insert(mapping.name) }
+            return
+        }
+        setCurrent(mapping)
+        try await policy.begin(mapping, with: self)
+        let started = ContinuousClock.now
+        var done = 0
+        if case .sql(let insert)? = run.instanceStages[mapping.name], let access = run.access {
+            done = try await insertInstances(of: mapping, with: insert, access: access, in: run, counter: &counter)
+        } else if let link = run.fused.upstream, let upstream = link.upstream(of: mapping.name) {
+            done = try await takeInstances(of: mapping, policy: policy, from: link, upstream: upstream, in: run, counter: &counter)
+        } else if let sourceName = mapping.sourceEntityName, mapping.type != .remove {
+            done = try await readInstances(of: mapping, from: sourceName, policy: policy, in: run, counter: &counter)
+        }
+        try await policy.endInstanceCreation(forMapping: mapping, manager: self)
+        if let handing = run.handing, handing.hands(mapping.name) {
+            try endHandingOver(mapping, to: handing, associations: run.associations, sourceRows: run.sourceRows)
+        }
+        checkpointMappingCreated(mapping.name)
+        try await flushBatch()
+        updateRun { $0.createdMappings.insert(mapping.name) }
+        try logStage(.createInstances, mapping: mapping, rows: done, since: started)
+    }
+
+    /// Stage 1 for a mapping whose instances are made in SQL (``runInstanceInsert(_:after:done:access:source:destination:associations:)``),
+    /// from where an interrupted run's chunks got to; returns the mapping's rows written.
+    private func insertInstances(
+        of mapping: EntityMapping,
+        with insert: EntityMappingInsert,
+        access: SourceAccess,
+        in run: StagedRun,
+        counter: inout ProgressCounter
+    ) async throws -> Int {
+        var (after, done): (Int64, Int) = (0, 0)
+        if let resumed = run.resumed, resumed.mapping == mapping.name {
+            // The interrupted run's chunks up to its last source key are in.
+            (after, done) = (resumed.lastSourceKey, resumed.done)
+        }
+        done = try await runInstanceInsert(
+            insert,
+            after: after,
+            done: done,
+            access: access,
+            source: run.source,
+            destination: run.destination,
+            associations: run.associations
+        )
+        counter.advance(.createInstances, .entityMapping(mapping.name), by: done, done: done)
+        return done
+    }
+
+    /// Stage 1 for a mapping of a fused pass that takes its source instances from the
+    /// step before (its `upstream` mapping) through `link`, batch by batch; returns the
+    /// mapping's instances done.
+    private func takeInstances(
+        of mapping: EntityMapping,
+        policy: EntityMigrationPolicy,
+        from link: FusedLink,
+        upstream: String,
+        in run: StagedRun,
+        counter: inout ProgressCounter
+    ) async throws -> Int {
+        var done = 0
+        if let resumed = run.resumed, resumed.mapping == mapping.name {
+            // The step before hands over only what follows the last batch written.
+            done = resumed.done
+            counter.advance(.createInstances, .entityMapping(mapping.name), by: done, done: done)
+        }
+        // Never pipelined: the step runs in a fused pass (see ``pipelinesBatches(of:policy:)``).
+        return try await createBatches(of: mapping, pipelined: false, done: done) {
+            guard let batch = try await link.next(mapping: upstream) else { return nil }
+            try checkCancellation()
+            for instance in batch {
+                try await policy.createDestinationInstances(forSource: instance, in: mapping, manager: self)
+            }
+            // The handed objects carry the keys the step before gave them, in order.
+            return MadeBatch(lastSourceKey: batch.last?.objectID.primaryKey, count: batch.count)
+        } committed: { count, done in
+            counter.advance(.createInstances, .entityMapping(mapping.name), by: count, done: done)
+            try pass(.rowsCreated(step: configuration.stepNumber, entityMapping: mapping.name, rows: done))
+        }
+    }
+
+    /// Stage 1 for a mapping whose policy makes its instances from the source's instances
+    /// of `sourceName`, read batch by batch in key order after where an interrupted run
+    /// got to; returns the mapping's instances done.
+    private func readInstances(
+        of mapping: EntityMapping,
+        from sourceName: String,
+        policy: EntityMigrationPolicy,
+        in run: StagedRun,
+        counter: inout ProgressCounter
+    ) async throws -> Int {
+        var (last, done): (Int64, Int) = (0, 0)
+        if let resumed = run.resumed, resumed.mapping == mapping.name {
+            (last, done) = (resumed.lastSourceKey, resumed.done)
+            counter.advance(.createInstances, .entityMapping(mapping.name), by: done, done: done)
+        }
+        let pipelined = !run.fused.isFused && pipelinesBatches(of: mapping, policy: policy)
+        return try await createBatches(of: mapping, pipelined: pipelined, done: done) {
+            try checkCancellation()
+            guard let (end, count) = try await createInstances(of: sourceName, after: last, mapping: mapping, policy: policy) else {
+                return nil
+            }
+            last = end
+            return MadeBatch(lastSourceKey: end, count: count)
+        } committed: { count, done in
+            counter.advance(.createInstances, .entityMapping(mapping.name), by: count, done: done)
+            try pass(.rowsCreated(step: configuration.stepNumber, entityMapping: mapping.name, rows: done))
+        }
+    }
+
+    /// Stage 2: create relationships, destination by destination, where they were not
+    /// written with the instances. Once one is written, an interrupted run cannot be
+    /// continued: the checkpoint says so with the first. Ends with the checkpoint at
+    /// stage 3, saved.
+    private func createRelationshipsStage(_ run: StagedRun, counter: inout ProgressCounter) async throws {
+        let writesRelationshipsOneByOne = run.mappings.contains { mapping in
+            if case .foreignKeys? = run.relationshipStages[mapping.name] { false } else { mapping.type != .remove }
         }
         if writesRelationshipsOneByOne { checkpointStage(.relationships) }
-        for mapping in mappings where mapping.type != .remove && resumedStage == .instances {
-            let policy = policies[mapping.name]!
-            setCurrent(mapping)
-            let started = ContinuousClock.now
-            var done = 0
-            if case .foreignKeys = stages[mapping.name] {
-                done = try await associations.pairCount(mapping: mapping.name)
-                if done > 0 { counter.advance(.createRelationships, .entityMapping(mapping.name), by: done, done: done) }
-            } else if let sourceName = mapping.sourceEntityName, let destinationName = mapping.destinationEntityName,
-                let sourceEntity = sourceModel.entity(named: sourceName), let destinationEntity = destinationModel.entity(named: destinationName)
-            {
-                let sourceRoot = sourceModel.rootEntity(of: sourceEntity).name
-                let destinationRoot = destinationModel.rootEntity(of: destinationEntity).name
-                var cursor: AssociationIndex.Cursor? = .start
-                while let after = cursor {
-                    try checkCancellation()
-                    let (pairs, next) = try await associations.pairs(mapping: mapping.name, after: after, limit: configuration.batchSize)
-                    cursor = next
-                    guard !pairs.isEmpty else { break }
-                    try await createRelationships(
-                        for: pairs,
-                        sourceEntity: sourceEntity,
-                        sourceRoot: sourceRoot,
-                        destinationRoot: destinationRoot,
-                        mapping: mapping,
-                        policy: policy
-                    )
-                    try await flushBatch()
-                    done += pairs.count
-                    counter.advance(.createRelationships, .entityMapping(mapping.name), by: pairs.count, done: done)
-                }
-            }
-            try await policy.endRelationshipCreation(forMapping: mapping, manager: self)
-            try await flushBatch()
-            try logStage(.createRelationships, mapping: mapping, rows: done, since: started)
+        for mapping in run.mappings where mapping.type != .remove && run.resumedStage == .instances {
+            try await createRelationships(of: mapping, in: run, counter: &counter)
         }
         checkpointStage(.validation)
         try await flushBatch()
+    }
 
-        // Stage 3: validate every destination object against the model, then the policies' own checks.
-        // The bulk writes are done: indexes a workspace store deferred are built in one pass
-        // each. Not in an intermediate store of a fused pass, which the next step reads
-        // meanwhile and which is discarded.
-        if resumedStage == .validation {
-            // The interrupted run's policies began every mapping; this run's begin them too.
-            for mapping in mappings {
-                setCurrent(mapping)
-                try await policies[mapping.name]!.begin(mapping, with: self)
+    /// Stage 2 for one entity mapping: nothing to do where its foreign keys were written
+    /// with its instances; otherwise its policy sets each destination's relationships, a
+    /// batch of associated pairs at a time.
+    private func createRelationships(of mapping: EntityMapping, in run: StagedRun, counter: inout ProgressCounter) async throws {
+        let policy = run.policies[mapping.name]!
+        setCurrent(mapping)
+        let started = ContinuousClock.now
+        var done = 0
+        if case .foreignKeys = run.relationshipStages[mapping.name] {
+            done = try await run.associations.pairCount(mapping: mapping.name)
+            if done > 0 { counter.advance(.createRelationships, .entityMapping(mapping.name), by: done, done: done) }
+        } else if let sourceName = mapping.sourceEntityName, let destinationName = mapping.destinationEntityName,
+            let sourceEntity = sourceModel.entity(named: sourceName), let destinationEntity = destinationModel.entity(named: destinationName)
+        {
+            let sourceRoot = sourceModel.rootEntity(of: sourceEntity).name
+            let destinationRoot = destinationModel.rootEntity(of: destinationEntity).name
+            var cursor: AssociationIndex.Cursor? = .start
+            while let after = cursor {
+                try checkCancellation()
+                let (pairs, next) = try await run.associations.pairs(mapping: mapping.name, after: after, limit: configuration.batchSize)
+                cursor = next
+                guard !pairs.isEmpty else { break }
+                try await createRelationships(
+                    for: pairs,
+                    sourceEntity: sourceEntity,
+                    sourceRoot: sourceRoot,
+                    destinationRoot: destinationRoot,
+                    mapping: mapping,
+                    policy: policy
+                )
+                try await flushBatch()
+                done += pairs.count
+                counter.advance(.createRelationships, .entityMapping(mapping.name), by: pairs.count, done: done)
             }
         }
-        if handing == nil { try await destination.buildDeferredIndexes() }
-        try await validateDestination(counter: &counter, separately: handing != nil)
-        for mapping in mappings {
-            let policy = policies[mapping.name]!
+        try await policy.endRelationshipCreation(forMapping: mapping, manager: self)
+        try await flushBatch()
+        try logStage(.createRelationships, mapping: mapping, rows: done, since: started)
+    }
+
+    /// Stage 3: validate every destination object against the model, then the policies'
+    /// own checks, each mapping's policy ended. The bulk writes are done: indexes a
+    /// workspace store deferred are built in one pass each. Not in an intermediate store
+    /// of a fused pass, which the next step reads meanwhile and which is discarded.
+    private func validateAndSaveStage(_ run: StagedRun, counter: inout ProgressCounter) async throws {
+        if run.resumedStage == .validation {
+            // The interrupted run's policies began every mapping; this run's begin them too.
+            for mapping in run.mappings {
+                setCurrent(mapping)
+                try await run.policies[mapping.name]!.begin(mapping, with: self)
+            }
+        }
+        if run.handing == nil { try await run.destination.buildDeferredIndexes() }
+        try await validateDestination(counter: &counter, separately: run.handing != nil)
+        for mapping in run.mappings {
+            let policy = run.policies[mapping.name]!
             setCurrent(mapping)
             try await policy.performCustomValidation(forMapping: mapping, manager: self)
             try await policy.end(mapping, manager: self)
             try await flushBatch()
         }
         setCurrent(nil)
+    }
+
+    /// Ends the stages: the association table dropped where nothing reads it any more, the
+    /// source store detached, the step reported finished. Returns what the step's passes
+    /// have made so far, this one's included.
+    private func endStages(_ run: StagedRun, counter: ProgressCounter) async throws -> StepAssociations {
         // Alone, the association served this mapping model only, and the store is handed
         // over without it; a step's later mapping models may still look its pairs up.
-        if configuration.stepAssociations == nil, handing == nil {
-            try await associations.table.drop()
+        if configuration.stepAssociations == nil, run.handing == nil {
+            try await run.associations.table.drop()
         }
-        if let access, instanceStages.values.contains(where: { if case .sql = $0 { true } else { false } }) {
-            try await access.close(on: destination.database)
+        if let access = run.access, run.insertsInSQL {
+            try await access.close(on: run.destination.database)
         }
         counter.finish()
-        return StepAssociations(entityMappings: (configuration.stepAssociations?.entityMappings ?? []) + mappings, keys: associations.allKeys)
+        return StepAssociations(entityMappings: (configuration.stepAssociations?.entityMappings ?? []) + run.mappings, keys: run.associations.allKeys)
     }
 
     /// Runs the policy over the next batch of source instances of `mapping` after the key

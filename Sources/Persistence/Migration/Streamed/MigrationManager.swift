@@ -61,11 +61,6 @@ open class MigrationManager: @unchecked Sendable {
         /// checkpoints, which name the step as `stepNumber`.
         var faultInjection: MigrationFaultInjection?
         var stepNumber = 0
-        /// In a fused pass (see ``MigrationPlan/Fusion``): the link the carried source
-        /// instances come through from the step before, and the one this step's carried
-        /// instances go through to the next; `nil` where the step has no such neighbour.
-        var upstreamLink: FusedLink?
-        var downstreamLink: FusedLink?
         /// Set by a ``ProgressiveMigrator`` for a step it can continue after an interruption:
         /// the output records where the step is with every batch, and the step continues
         /// from what an interrupted run left when there is that.

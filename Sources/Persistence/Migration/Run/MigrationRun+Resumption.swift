@@ -63,13 +63,7 @@ extension MigrationRun {
     func removeAbandonedUnlessContinuable(in workspace: any MigrationWorkspace) async {
         let abandoned = workspace.abandonedOutputs
         guard !abandoned.isEmpty else { return }
-        var fingerprints = Set(plan.steps.map(\.resumptionFingerprint))
-        var index = 0
-        while index < plan.steps.count {
-            let pass = plan.steps.fusedPass(containing: index)
-            if pass.count > 1 { fingerprints.formUnion(MigrationPlan.resumptionFingerprints(fusedPass: Array(plan.steps[pass]))) }
-            index = pass.upperBound + 1
-        }
+        let fingerprints = plan.continuableFingerprints
         for candidate in abandoned {
             guard let saved = try? await workspace.withDatabase(candidate, isDurable: true, { try await StepCheckpointTable(database: $0).read() }),
                 fingerprints.contains(saved.fingerprint), (try? await workspace.storeUnchanged(since: saved.sourceMark)) == true

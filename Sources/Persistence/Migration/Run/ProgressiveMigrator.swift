@@ -335,32 +335,7 @@ public final class ProgressiveMigrator: Sendable {
         if let external, let dialect = store.engine.migrationDialect {
             try carry(external, into: &steps, source: source, dialect: dialect, storeLayout: storeLayout)
         }
-        for index in steps.indices.dropLast() {
-            steps[index].fusionWithNext =
-                fusesSteps
-                ? StepFusion(
-                    upstream: steps[index],
-                    downstream: steps[index + 1],
-                    policies: chain.policies,
-                    dialect: store.engine.migrationDialect,
-                    sourceLayout: index == 0 ? storeLayout : nil,
-                    logger: logger
-                ).fusion()
-                : .notFused(reason: "fusing steps is turned off")
-        }
-        for index in steps.indices where steps[index].strategy == .streamed {
-            let pass = steps.fusedPass(containing: index)
-            steps[index].resumption =
-                if pass.count > 1 {
-                    MigrationPlan.whyNotResumable(fusedPass: Array(steps[pass]), policies: chain.policies).map {
-                        .startsAgain(reason: "it runs in one pass with its neighbour, and \($0)")
-                    } ?? .fromLastBatch
-                } else if let why = steps[index].whyNotResumable(policies: chain.policies) {
-                    .startsAgain(reason: why)
-                } else {
-                    .fromLastBatch
-                }
-        }
+        planPasses(of: &steps, dialect: store.engine.migrationDialect, storeLayout: storeLayout)
         return MigrationPlan(storeVersion: source, targetVersion: targetModel, route: route, steps: steps)
     }
 
