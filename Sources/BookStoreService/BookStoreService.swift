@@ -50,20 +50,28 @@ public struct BookStoreService: Sendable {
         return table
     }
 
-    /// The router: request ids and access log, request metrics (where configured), problem
-    /// responses, the write key check, canonical paths, then the routes.
+    /// The router: the middleware, each with one job, outermost first — `nosniff` on every
+    /// response, the request's id, the access log, the last-resort 500, request metrics
+    /// (where configured), problem responses, the write key check, canonical paths — then
+    /// the routes.
     func makeRouter() -> Router<BookStoreRequestContext> {
         let routes = self.routes
         // HEAD answers as GET without the body (`curl -I`).
         let router = Router(context: BookStoreRequestContext.self, options: .autoGenerateHeadEndpoints)
-        router.add(middleware: RequestIDMiddleware())
-        // Outside the problem middleware: it counts every refusal with the status it answered.
-        if configuration.metrics != nil { router.add(middleware: RequestMetricsMiddleware()) }
-        router.add(middleware: ProblemMiddleware(routes: routes))
-        if case .keys(let keys) = configuration.writeAccess {
-            router.add(middleware: WriteAuthorizationMiddleware(keys: keys))
+        let writeKeys: WriteKeys? = if case .keys(let keys) = configuration.writeAccess { keys } else { nil }
+        // One middleware type composed at compile time, rather than a chain of existentials.
+        router.addMiddleware {
+            // Outermost: the last-resort 500 gets it too.
+            ContentTypeOptionsMiddleware()
+            RequestIDMiddleware()
+            AccessLogMiddleware()
+            LastResortErrorMiddleware()
+            // Outside the problem middleware: it counts every refusal with the status it answered.
+            if configuration.metrics != nil { RequestMetricsMiddleware<BookStoreRequestContext>() }
+            ProblemMiddleware(routes: routes)
+            if let writeKeys { WriteAuthorizationMiddleware(keys: writeKeys) }
+            CanonicalPathMiddleware()
         }
-        router.add(middleware: CanonicalPathMiddleware())
         routes.register(on: router)
         return router
     }
