@@ -10,14 +10,16 @@ import Persistence
 struct HealthRoutes: Sendable {
     let gate: StoreGate
 
-    func add(to table: inout RouteTable) {
-        table.add(.get, "/health") { _, _ in
-            let health = await health()
-            var response = try Response.json(health, status: health.httpStatus)
-            // An outdated replica will not recover: it is to be replaced, not retried.
-            if health.httpStatus != .ok, health.status != "outdated" { response.headers[.retryAfter] = String(gate.retryAfterSeconds) }
-            return response
-        }
+    /// The route, relative to the root.
+    var endpoints: RouteCollection<BookStoreRequestContext> {
+        RouteCollection(context: BookStoreRequestContext.self)
+            .get("health") { _, _ in
+                let health = await health()
+                var response = try Response.json(health, status: health.httpStatus)
+                // An outdated replica will not recover: it is to be replaced, not retried.
+                if health.httpStatus != .ok, health.status != "outdated" { response.headers[.retryAfter] = String(gate.retryAfterSeconds) }
+                return response
+            }
     }
 
     /// What `/health` answers now; the status page shows the same.

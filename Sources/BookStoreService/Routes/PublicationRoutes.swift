@@ -3,36 +3,39 @@ import Hummingbird
 
 /// `/publications` and `/publications/{id}`: list, create, read, replace, update, delete.
 struct PublicationRoutes: Sendable {
+    typealias Context = BookStoreRequestContext
+
     let gate: StoreGate
 
-    func add(to table: inout RouteTable) {
-        table.add(.get, "/publications") { request, context in
-            let query = try ListQuery.publications(request.uri.queryParameters.map { (String($0.key), String($0.value)) })
-            return try await repository().publications(query).response(logger: context.logger)
-        }
-        table.add(.post, "/publications") { request, context in
-            let input = try PublicationInput(try await RequestBodyReader.object(from: request, context: context))
-            let created = try await repository().createPublication(input)
-            var response = try Response.json(created, status: .created)
-            response.headers[.location] = "/publications/\(created.id)"
-            return response
-        }
-        table.add(.get, "/publications/{id}") { request, context in
-            try .json(try await repository().publication(try Self.id(context)))
-        }
-        table.add(.put, "/publications/{id}") { request, context in
-            try await update(request, context, replacing: true)
-        }
-        table.add(.patch, "/publications/{id}") { request, context in
-            try await update(request, context, replacing: false)
-        }
-        table.add(.delete, "/publications/{id}") { request, context in
-            try await repository().deletePublication(try Self.id(context))
-            return Response(status: .noContent)
-        }
+    /// The routes, relative to where they are added (`/publications`).
+    var endpoints: RouteCollection<Context> {
+        RouteCollection(context: Context.self)
+            .get(use: list)
+            .post(use: create)
+            .get("{id}", use: read)
+            .put("{id}") { request, context in try await update(request, context, replacing: true) }
+            .patch("{id}") { request, context in try await update(request, context, replacing: false) }
+            .delete("{id}", use: delete)
     }
 
-    private func update(_ request: Request, _ context: BookStoreRequestContext, replacing: Bool) async throws -> Response {
+    func list(_ request: Request, context: Context) async throws -> Response {
+        let query = try ListQuery.publications(request.uri.queryParameters.map { (String($0.key), String($0.value)) })
+        return try await repository().publications(query).response(logger: context.logger)
+    }
+
+    func create(_ request: Request, context: Context) async throws -> Response {
+        let input = try PublicationInput(try await RequestBodyReader.object(from: request, context: context))
+        let created = try await repository().createPublication(input)
+        var response = try Response.json(created, status: .created)
+        response.headers[.location] = "/publications/\(created.id)"
+        return response
+    }
+
+    func read(_ request: Request, context: Context) async throws -> Response {
+        try .json(try await repository().publication(try Self.id(context)))
+    }
+
+    private func update(_ request: Request, _ context: Context, replacing: Bool) async throws -> Response {
         let id = try Self.id(context)
         let repository = try repository()
         // An unknown id is a 404 whatever the body, so look it up before reading the body.
@@ -41,13 +44,18 @@ struct PublicationRoutes: Sendable {
         return try .json(try await repository.updatePublication(id, input, replacing: replacing))
     }
 
+    func delete(_ request: Request, context: Context) async throws -> Response {
+        try await repository().deletePublication(try Self.id(context))
+        return Response(status: .noContent)
+    }
+
     private func repository() throws -> PublicationRepository {
         PublicationRepository(container: try gate.container())
     }
 
     /// The `{id}` of the path; one that is not a key of any row is a 404 like a missing row,
     /// and so is one not written as the service writes it (`+1`, `01`): one resource, one path.
-    static func id(_ context: BookStoreRequestContext, name: String = "publication") throws -> Int64 {
+    static func id(_ context: Context, name: String = "publication") throws -> Int64 {
         guard let text = context.parameters.get("id"), let id = Int64(text), id > 0, String(id) == text else {
             throw Problem.notFound("there is no \(name) with id \(context.parameters.get("id") ?? "")")
         }

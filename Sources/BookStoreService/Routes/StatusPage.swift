@@ -9,13 +9,15 @@ import Hummingbird
 struct StatusPage: Sendable {
     let health: HealthRoutes
 
-    func add(to table: inout RouteTable) {
-        table.add(.get, "/status") { _, _ in
-            let nonce = Self.makeNonce()
-            var response = Response.data(Data(try render(await health.health(), nonce: nonce).utf8), status: .ok, contentType: ContentType.html)
-            response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy(nonce: nonce)
-            return response
-        }
+    /// The route, relative to the root.
+    var endpoints: RouteCollection<BookStoreRequestContext> {
+        RouteCollection(context: BookStoreRequestContext.self)
+            .get("status") { _, _ in
+                let nonce = Self.makeNonce()
+                var response = Response.data(Data(try render(await health.health(), nonce: nonce).utf8), status: .ok, contentType: ContentType.html)
+                response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy(nonce: nonce)
+                return response
+            }
     }
 
     /// The page runs its own script and style only (each carries the response's nonce),
