@@ -14,7 +14,7 @@ enum OpenAPIDocument {
     static func endpoints(writeAccess: WriteAccess, servesMetrics: Bool) -> RouteCollection<BookStoreRequestContext> {
         let served = document(writeAccess: writeAccess, servesMetrics: servesMetrics)
         return RouteCollection(context: BookStoreRequestContext.self)
-            .get("openapi.json") { _, _ in Response.json(served) }
+            .get("openapi.json") { _, _ in served }
     }
 
     /// The document of a service with `writeAccess`, listing `/metrics` where it serves them.

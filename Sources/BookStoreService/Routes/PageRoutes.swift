@@ -20,37 +20,40 @@ struct PageRoutes: Sendable {
         return routes
     }
 
-    func list(_ request: Request, context: Context) async throws -> Response {
+    /// `GET /publications/{id}/pages`: a page of the publication's pages.
+    func list(_ request: Request, context: Context) async throws -> ListResponseBody<PageResource> {
         let query = try ListQuery.pages(request.uri.queryParameters.map { (String($0.key), String($0.value)) })
-        return try await repository().pages(of: try PublicationRoutes.id(context), query).response(logger: context.logger)
+        return try await repository().pages(of: try PublicationRoutes.id(context), query)
     }
 
-    func create(_ request: Request, context: Context) async throws -> Response {
+    /// `POST /publications/{id}/pages`: a 201 with the page made and its `Location`.
+    func create(_ request: Request, context: Context) async throws -> EditedResponse<PageResource> {
         let publicationID = try PublicationRoutes.id(context)
         let repository = try repository()
         _ = try await repository.publication(publicationID)
         let input = try PageInput(try await RequestBodyReader.object(from: request, context: context))
         let created = try await repository.createPage(in: publicationID, input)
-        var response = try Response.json(created, status: .created)
-        response.headers[.location] = "/pages/\(created.id)"
-        return response
+        return EditedResponse(status: .created, headers: [.location: "/pages/\(created.id)"], response: created)
     }
 
-    func read(_ request: Request, context: Context) async throws -> Response {
-        try .json(try await repository().page(try Self.id(context)))
+    /// `GET /pages/{id}`.
+    func read(_ request: Request, context: Context) async throws -> PageResource {
+        try await repository().page(try Self.id(context))
     }
 
-    func update(_ request: Request, context: Context) async throws -> Response {
+    /// `PATCH /pages/{id}`.
+    func update(_ request: Request, context: Context) async throws -> PageResource {
         let id = try Self.id(context)
         let repository = try repository()
         _ = try await repository.page(id)
         let input = try PageInput(try await RequestBodyReader.object(from: request, context: context))
-        return try .json(try await repository.updatePage(id, input))
+        return try await repository.updatePage(id, input)
     }
 
-    func delete(_ request: Request, context: Context) async throws -> Response {
+    /// `DELETE /pages/{id}`: 204.
+    func delete(_ request: Request, context: Context) async throws -> HTTPResponse.Status {
         try await repository().deletePage(try Self.id(context))
-        return Response(status: .noContent)
+        return .noContent
     }
 
     /// The `{id}` of `/pages/{id}`, as ``PublicationRoutes/id(_:name:)`` reads it.

@@ -18,35 +18,39 @@ struct PublicationRoutes: Sendable {
             .delete("{id}", use: delete)
     }
 
-    func list(_ request: Request, context: Context) async throws -> Response {
+    /// `GET /publications`: a page of the list, as the query asks (``ListQuery``).
+    func list(_ request: Request, context: Context) async throws -> ListResponseBody<PublicationResource> {
         let query = try ListQuery.publications(request.uri.queryParameters.map { (String($0.key), String($0.value)) })
-        return try await repository().publications(query).response(logger: context.logger)
+        return try await repository().publications(query)
     }
 
-    func create(_ request: Request, context: Context) async throws -> Response {
+    /// `POST /publications`: a 201 with the publication made and its `Location`.
+    func create(_ request: Request, context: Context) async throws -> EditedResponse<PublicationResource> {
         let input = try PublicationInput(try await RequestBodyReader.object(from: request, context: context))
         let created = try await repository().createPublication(input)
-        var response = try Response.json(created, status: .created)
-        response.headers[.location] = "/publications/\(created.id)"
-        return response
+        return EditedResponse(status: .created, headers: [.location: "/publications/\(created.id)"], response: created)
     }
 
-    func read(_ request: Request, context: Context) async throws -> Response {
-        try .json(try await repository().publication(try Self.id(context)))
+    /// `GET /publications/{id}`.
+    func read(_ request: Request, context: Context) async throws -> PublicationResource {
+        try await repository().publication(try Self.id(context))
     }
 
-    private func update(_ request: Request, _ context: Context, replacing: Bool) async throws -> Response {
+    /// `PUT` (`replacing`: the fields left out get the model's defaults) or `PATCH`
+    /// (they are left as they are) `/publications/{id}`.
+    private func update(_ request: Request, _ context: Context, replacing: Bool) async throws -> PublicationResource {
         let id = try Self.id(context)
         let repository = try repository()
         // An unknown id is a 404 whatever the body, so look it up before reading the body.
         _ = try await repository.publication(id)
         let input = try PublicationInput(try await RequestBodyReader.object(from: request, context: context))
-        return try .json(try await repository.updatePublication(id, input, replacing: replacing))
+        return try await repository.updatePublication(id, input, replacing: replacing)
     }
 
-    func delete(_ request: Request, context: Context) async throws -> Response {
+    /// `DELETE /publications/{id}`: 204; its pages go with it.
+    func delete(_ request: Request, context: Context) async throws -> HTTPResponse.Status {
         try await repository().deletePublication(try Self.id(context))
-        return Response(status: .noContent)
+        return .noContent
     }
 
     private func repository() throws -> PublicationRepository {

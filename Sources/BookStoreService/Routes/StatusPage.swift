@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
 /// `GET /status`: an HTML page with the store's state and, during a migration, the step,
 /// stage and a progress bar — the Core Data book's migration view — that keeps itself up
@@ -14,7 +15,8 @@ struct StatusPage: Sendable {
         RouteCollection(context: BookStoreRequestContext.self)
             .get("status") { _, _ in
                 let nonce = Self.makeNonce()
-                var response = Response.data(Data(try render(await health.health(), nonce: nonce).utf8), status: .ok, contentType: ContentType.html)
+                let page = ByteBuffer(string: try render(await health.health(), nonce: nonce))
+                var response = Response(status: .ok, headers: [.contentType: ContentType.html], body: .init(byteBuffer: page))
                 response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy(nonce: nonce)
                 return response
             }
