@@ -59,6 +59,10 @@ struct PublicationRoutes: Sendable {
 
     /// The `{id}` of the path; one that is not a key of any row is a 404 like a missing row,
     /// and so is one not written as the service writes it (`+1`, `01`): one resource, one path.
+    ///
+    /// Not Hummingbird's `context.parameters.require("id", as: Int64.self)`: it takes `+1`
+    /// and `01` for 1, and answers any other text with a 400 ("Parameter 'abc' can not be
+    /// converted to the expected type (Int64)") where the API says no such resource exists.
     static func id(_ context: Context, name: String = "publication") throws -> Int64 {
         guard let text = context.parameters.get("id"), let id = Int64(text), id > 0, String(id) == text else {
             throw Problem.notFound("there is no \(name) with id \(context.parameters.get("id") ?? "")")
