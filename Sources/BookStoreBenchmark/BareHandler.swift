@@ -47,7 +47,7 @@ struct BareHandler: Sendable {
         return Application(router: router, configuration: .init(address: .hostname(host, port: port)), logger: logger)
     }
 
-    /// As the service's `Response.json`: keys sorted, slashes unescaped, written by hand
+    /// As the service's `JSONResponseEncoder`: keys sorted, slashes unescaped, written by hand
     /// where the service writes its resources so (``JSONWritable``).
     private static func json(_ value: some Encodable) throws -> Response {
         if let writable = value as? any JSONWritable {

@@ -37,34 +37,50 @@ public struct BookStoreService: Sendable {
         self.logger = logger
     }
 
-    /// Every operation of the API.
-    var routes: RouteTable {
-        var table = RouteTable()
-        PublicationRoutes(gate: gate).add(to: &table)
-        PageRoutes(gate: gate).add(to: &table)
+    /// Adds every operation of the API to `router`.
+    func addRoutes(to router: Router<BookStoreRequestContext>) {
+        router.addRoutes(PublicationRoutes(gate: gate).endpoints, atPath: "/publications")
+        router.addRoutes(PageRoutes(gate: gate).endpoints)
         let health = HealthRoutes(gate: gate)
-        health.add(to: &table)
-        StatusPage(health: health).add(to: &table)
-        if let metrics = configuration.metrics { MetricsRoute(gate: gate, metrics: metrics).add(to: &table) }
-        OpenAPIDocument.add(to: &table, writeAccess: configuration.writeAccess, servesMetrics: configuration.metrics != nil)
-        return table
+        router.addRoutes(health.endpoints)
+        router.addRoutes(StatusPage(health: health).endpoints)
+        if let metrics = configuration.metrics { router.addRoutes(MetricsRoute(gate: gate, metrics: metrics).endpoints) }
+        router.addRoutes(OpenAPIDocument.endpoints(writeAccess: configuration.writeAccess, servesMetrics: configuration.metrics != nil))
     }
 
-    /// The router: request ids and access log, request metrics (where configured), problem
-    /// responses, the write key check, canonical paths, then the routes.
+    /// Every operation of the API as the router holds it: method and path template, written
+    /// as OpenAPI writes it (`GET /publications/{id}`). Read off a router of the routes
+    /// alone: a router's middleware is added before its routes, and the middleware that
+    /// answers 405s needs them.
+    var routes: [Router<BookStoreRequestContext>.RouteDescription] {
+        let router = Router(context: BookStoreRequestContext.self)
+        addRoutes(to: router)
+        return router.routes
+    }
+
+    /// The router: the middleware, each with one job, outermost first — `nosniff` on every
+    /// response, the request's id, the access log, the last-resort 500, request metrics
+    /// (where configured), problem responses, the write key check, canonical paths — then
+    /// the routes.
     func makeRouter() -> Router<BookStoreRequestContext> {
-        let routes = self.routes
+        let allowedMethods = AllowedMethods(routes)
         // HEAD answers as GET without the body (`curl -I`).
         let router = Router(context: BookStoreRequestContext.self, options: .autoGenerateHeadEndpoints)
-        router.add(middleware: RequestIDMiddleware())
-        // Outside the problem middleware: it counts every refusal with the status it answered.
-        if configuration.metrics != nil { router.add(middleware: RequestMetricsMiddleware()) }
-        router.add(middleware: ProblemMiddleware(routes: routes))
-        if case .keys(let keys) = configuration.writeAccess {
-            router.add(middleware: WriteAuthorizationMiddleware(keys: keys))
+        let writeKeys: WriteKeys? = if case .keys(let keys) = configuration.writeAccess { keys } else { nil }
+        // One middleware type composed at compile time, rather than a chain of existentials.
+        router.addMiddleware {
+            // Outermost: the last-resort 500 gets it too.
+            ContentTypeOptionsMiddleware()
+            RequestIDMiddleware()
+            AccessLogMiddleware()
+            LastResortErrorMiddleware()
+            // Outside the problem middleware: it counts every refusal with the status it answered.
+            if configuration.metrics != nil { RequestMetricsMiddleware<BookStoreRequestContext>() }
+            ProblemMiddleware(allowedMethods: allowedMethods)
+            if let writeKeys { WriteAuthorizationMiddleware(keys: writeKeys) }
+            CanonicalPathMiddleware()
         }
-        router.add(middleware: CanonicalPathMiddleware())
-        routes.register(on: router)
+        addRoutes(to: router)
         return router
     }
 

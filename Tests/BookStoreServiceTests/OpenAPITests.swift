@@ -83,7 +83,7 @@ struct OpenAPITests {
 
     @Test func theDocumentListsExactlyTheRoutes() throws {
         let service = try makeService(.sqlite("/nonexistent/store.sqlite"))
-        let routes = Set(service.routes.routes.map { "\($0.method.rawValue) \($0.path)" })
+        let routes = Set(service.routes.map { "\($0.method.rawValue) \($0.path)" })
         #expect(routes == Checker(document: OpenAPIDocument.document).operations)
         #expect(OpenAPIDocument.document["openapi"]?.string == "3.1.0")
 
@@ -91,7 +91,7 @@ struct OpenAPITests {
         var configuration = service.configuration
         configuration.metrics = ServiceMetrics()
         let measured = BookStoreService(configuration: configuration, logger: quietLogger)
-        let measuredRoutes = Set(measured.routes.routes.map { "\($0.method.rawValue) \($0.path)" })
+        let measuredRoutes = Set(measured.routes.map { "\($0.method.rawValue) \($0.path)" })
         #expect(measuredRoutes == routes.union(["GET /metrics"]))
         #expect(measuredRoutes == Checker(document: OpenAPIDocument.document(writeAccess: configuration.writeAccess, servesMetrics: true)).operations)
     }

@@ -2,7 +2,7 @@ import HTTPTypes
 import Hummingbird
 
 /// The request context of the BookStore service: Hummingbird's core context with the
-/// service's body limit.
+/// request's id, the service's body limit and its JSON encoder.
 public struct BookStoreRequestContext: RequestContext {
     /// Hummingbird's own part of the context.
     public var coreContext: CoreRequestContextStorage
@@ -16,4 +16,7 @@ public struct BookStoreRequestContext: RequestContext {
 
     /// Bodies over 1 MiB are refused with 413: no resource of the service comes near it.
     public var maxUploadSize: Int { RequestBodyReader.maximumSize }
+
+    /// How the handlers' `ResponseEncodable` results are written: JSON with sorted keys.
+    public var responseEncoder: JSONResponseEncoder { JSONResponseEncoder() }
 }

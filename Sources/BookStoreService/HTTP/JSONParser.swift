@@ -9,6 +9,11 @@
 /// try JSONParser.parse(Array(#"{"title": "x",}"#.utf8))
 /// // JSONParser.Failure: expected a member name in quotes at byte 15
 /// ```
+///
+/// Hummingbird decodes a body with the context's `requestDecoder`, a `JSONDecoder`
+/// (`request.decode(as:context:)`): it takes such text too, and stops at the first
+/// `DecodingError`. Bodies are parsed with this instead, and their fields read with
+/// ``FieldReader``, which names every bad field at once.
 struct JSONParser {
     struct Failure: Error, CustomStringConvertible {
         var description: String

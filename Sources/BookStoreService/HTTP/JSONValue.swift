@@ -60,7 +60,9 @@ public enum JSONValue: Sendable, Hashable {
     }
 }
 
-extension JSONValue: Encodable {
+/// Encodable, so a route returns it as it is (the OpenAPI document): ``JSONResponseEncoder``
+/// writes it with sorted keys, as ``serialized(sortedKeys:)`` does.
+extension JSONValue: ResponseEncodable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {

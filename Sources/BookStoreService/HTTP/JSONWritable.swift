@@ -6,6 +6,11 @@ import NIOCore
 /// list page of twenty publications took 71 µs to encode that way, longer than reading it.
 /// `JSONWritableTests` holds the two to the same bytes.
 ///
+/// Hummingbird encodes a `ResponseEncodable` result with the context's encoder, which is
+/// `JSONEncoder` unless a context names another; the service's (``JSONResponseEncoder``)
+/// writes a `JSONWritable` value with this instead: kept for speed, the one thing
+/// Hummingbird's encoding lacks here.
+///
 /// ```swift
 /// var buffer = ByteBuffer()
 /// try publication.writeJSON(into: &buffer)   // {"firstName":"Bill","id":1,…}

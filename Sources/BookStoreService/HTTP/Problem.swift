@@ -102,8 +102,12 @@ public struct Problem: Error, HTTPResponseError, Sendable, CustomStringConvertib
         return .object(members)
     }
 
+    /// The `application/problem+json` response, with the problem's own headers. Written
+    /// here rather than by the context's encoder: an `HTTPResponseError` answers for any
+    /// context, and its content type is not the encoder's.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        var response = Response.json(body, status: status, contentType: ContentType.problemJSON)
+        let text = ByteBuffer(bytes: body.serialized(sortedKeys: true))
+        var response = Response(status: status, headers: [.contentType: ContentType.problemJSON], body: .init(byteBuffer: text))
         response.headers.append(contentsOf: headers)
         return response
     }

@@ -9,7 +9,8 @@ import Logging
 struct ProblemMiddleware: RouterMiddleware {
     typealias Context = BookStoreRequestContext
 
-    let routes: RouteTable
+    /// What the router's routes take, for the 405s.
+    let allowedMethods: AllowedMethods
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -20,9 +21,9 @@ struct ProblemMiddleware: RouterMiddleware {
     }
 
     private func problem(for error: any Error, request: Request, context: Context) -> Problem {
-        let allowed = routes.allowedMethods(forPath: request.uri.path)
+        let allowed = allowedMethods.methods(forPath: request.uri.path)
         if !(error is Problem), !allowed.contains(request.method) {
-            // No route of the table takes the request, so the router answered it: a path
+            // No route takes the request, so the router answered it: a path
             // of a known shape is a 405 naming what it takes, any other a 404.
             if !allowed.isEmpty {
                 return Problem(

@@ -6,6 +6,14 @@
 /// let limit = reader.integer("limit", in: 1...100) ?? 20
 /// try reader.finish()   // 400 naming each bad parameter
 /// ```
+///
+/// The parameters are Hummingbird's (`request.uri.queryParameters`, percent-decoded); reading
+/// them stays the service's own, since Hummingbird's `uri.decodeQuery(as:context:)` is looser
+/// than the API's errors: it ignores a parameter no list takes (`?limt=5` would list twenty),
+/// reads `+` as a space (`q=C++` would search for `C  `), throws for a repeated parameter
+/// an error that is no HTTP error (a 500 here), and stops at the first bad value with "Type
+/// mismatch for `limit` key, expected `Int` type." where the API names each bad parameter,
+/// its range and what it got (`limit must be a whole number from 1 to 100, got '10abc'`).
 struct QueryReader {
     private var values: [String: String] = [:]
     private(set) var errors: [Problem.FieldError] = []

@@ -16,11 +16,13 @@ struct MetricsRoute: Sendable {
 
     static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 
-    func add(to table: inout RouteTable) {
-        table.add(.get, "/metrics") { _, _ in
-            gauges.publish(gate.metricSamples())
-            let text = metrics.registry.emitToBuffer()
-            return Response(status: .ok, headers: [.contentType: Self.contentType], body: .init(byteBuffer: ByteBuffer(bytes: text)))
-        }
+    /// The route, relative to the root.
+    var endpoints: RouteCollection<BookStoreRequestContext> {
+        RouteCollection(context: BookStoreRequestContext.self)
+            .get("metrics") { _, _ in
+                gauges.publish(gate.metricSamples())
+                let text = metrics.registry.emitToBuffer()
+                return Response(status: .ok, headers: [.contentType: Self.contentType], body: .init(byteBuffer: ByteBuffer(bytes: text)))
+            }
     }
 }

@@ -28,7 +28,12 @@ import Persistence
 /// body is whole, which a client sees as a cut-off response rather than a short list. (The
 /// count and the IDs are read before the head: a store that cannot be read at all is an
 /// ordinary error answer.)
-struct ListResponseBody<Item: JSONWritable & Sendable>: Sendable {
+///
+/// Written by hand rather than returned as an `Encodable` page for Hummingbird to encode:
+/// a `ResponseEncoder` makes the whole body at once, after every row is read (a long list's
+/// rows would all be in memory together), and Hummingbird's through `JSONEncoder`, which
+/// ``JSONWritable`` is there to avoid.
+struct ListResponseBody<Item: JSONWritable & Sendable>: ResponseGenerator, Sendable {
     /// Rows per batch: a tenth of the longest list.
     static var batchSize: Int { 10 }
 
@@ -54,6 +59,11 @@ struct ListResponseBody<Item: JSONWritable & Sendable>: Sendable {
     let limit: Int
     /// The cursor after the page's last row; `nil` when the page is not full.
     let next: String?
+
+    /// The page as the answer to `request`: ``response(logger:)`` with the request's logger.
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        try response(logger: context.logger)
+    }
 
     /// A 200 with the page: a page read whole is written in one piece with its length (one
     /// write for head, body and end, where a streamed body costs a write for each); a page

@@ -1,3 +1,4 @@
+import Hummingbird
 import NIOCore
 import Persistence
 
@@ -8,7 +9,7 @@ import Persistence
 /// {"id": 1, "title": "The first book", "price": 22, "firstName": "Bill", "lastName": "Smith",
 ///  "synopsis": "The first book", "pageCount": 3}
 /// ```
-public struct PublicationResource: Sendable, Hashable, Encodable, JSONWritable {
+public struct PublicationResource: Sendable, Hashable, ResponseEncodable, JSONWritable {
     public var id: Int64
     public var title: String
     public var price: Double
@@ -92,7 +93,7 @@ public struct PublicationResource: Sendable, Hashable, Encodable, JSONWritable {
 /// ```json
 /// {"id": 7, "number": 1, "text": "It was a dark and stormy night.", "publicationId": 3}
 /// ```
-public struct PageResource: Sendable, Hashable, Encodable, JSONWritable {
+public struct PageResource: Sendable, Hashable, ResponseEncodable, JSONWritable {
     public var id: Int64
     public var number: Int64
     public var text: String?

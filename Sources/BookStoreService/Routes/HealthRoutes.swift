@@ -10,14 +10,19 @@ import Persistence
 struct HealthRoutes: Sendable {
     let gate: StoreGate
 
-    func add(to table: inout RouteTable) {
-        table.add(.get, "/health") { _, _ in
-            let health = await health()
-            var response = try Response.json(health, status: health.httpStatus)
-            // An outdated replica will not recover: it is to be replaced, not retried.
-            if health.httpStatus != .ok, health.status != "outdated" { response.headers[.retryAfter] = String(gate.retryAfterSeconds) }
-            return response
-        }
+    /// The route, relative to the root.
+    var endpoints: RouteCollection<BookStoreRequestContext> {
+        RouteCollection(context: BookStoreRequestContext.self)
+            .get("health") { _, _ in
+                let health = await health()
+                // An outdated replica will not recover: it is to be replaced, not retried.
+                let retry = health.httpStatus != .ok && health.status != "outdated"
+                return EditedResponse(
+                    status: health.httpStatus,
+                    headers: retry ? [.retryAfter: String(gate.retryAfterSeconds)] : [:],
+                    response: health
+                )
+            }
     }
 
     /// What `/health` answers now; the status page shows the same.
@@ -47,7 +52,7 @@ struct HealthRoutes: Sendable {
 
 /// `/health`'s body: the service's state, and during a migration the progress's members
 /// beside it (`{"status": "migrating", "model": …, "step": 2, "stage": "create instances", …}`).
-struct Health: Encodable, Sendable {
+struct Health: ResponseEncodable, Sendable {
     /// `ok`, `starting`, `migrating`, `waiting`, `outdated` or `stopping`.
     var status: String
     var model: String

@@ -5,14 +5,16 @@ import Persistence
 /// The OpenAPI 3.1 document of the API, served at `/openapi.json`.
 ///
 /// Written by hand, next to the routes; `OpenAPITests` exercises every operation it lists
-/// and checks each response against it, and checks that it lists exactly the routes of
-/// ``RouteTable``, so the two cannot drift apart unnoticed.
+/// and checks each response against it, and checks that it lists exactly the router's
+/// routes (``BookStoreService/routes``), so the two cannot drift apart unnoticed.
 enum OpenAPIDocument {
-    /// Serves the document of a service with `writeAccess`: where writes need a key, its
-    /// write operations declare the bearer scheme and their 401.
-    static func add(to table: inout RouteTable, writeAccess: WriteAccess, servesMetrics: Bool) {
+    /// The route that serves the document of a service with `writeAccess` (where writes
+    /// need a key, its write operations declare the bearer scheme and their 401), relative
+    /// to the root.
+    static func endpoints(writeAccess: WriteAccess, servesMetrics: Bool) -> RouteCollection<BookStoreRequestContext> {
         let served = document(writeAccess: writeAccess, servesMetrics: servesMetrics)
-        table.add(.get, "/openapi.json") { _, _ in .json(served) }
+        return RouteCollection(context: BookStoreRequestContext.self)
+            .get("openapi.json") { _, _ in served }
     }
 
     /// The document of a service with `writeAccess`, listing `/metrics` where it serves them.

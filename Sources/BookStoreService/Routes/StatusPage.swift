@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
 /// `GET /status`: an HTML page with the store's state and, during a migration, the step,
 /// stage and a progress bar — the Core Data book's migration view — that keeps itself up
@@ -9,13 +10,16 @@ import Hummingbird
 struct StatusPage: Sendable {
     let health: HealthRoutes
 
-    func add(to table: inout RouteTable) {
-        table.add(.get, "/status") { _, _ in
-            let nonce = Self.makeNonce()
-            var response = Response.data(Data(try render(await health.health(), nonce: nonce).utf8), status: .ok, contentType: ContentType.html)
-            response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy(nonce: nonce)
-            return response
-        }
+    /// The route, relative to the root.
+    var endpoints: RouteCollection<BookStoreRequestContext> {
+        RouteCollection(context: BookStoreRequestContext.self)
+            .get("status") { _, _ in
+                let nonce = Self.makeNonce()
+                let page = ByteBuffer(string: try render(await health.health(), nonce: nonce))
+                var response = Response(status: .ok, headers: [.contentType: ContentType.html], body: .init(byteBuffer: page))
+                response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy(nonce: nonce)
+                return response
+            }
     }
 
     /// The page runs its own script and style only (each carries the response's nonce),

@@ -6,6 +6,11 @@ import NIOHTTP1
 /// The service's HTTP/1.1 connections: Hummingbird's, with its idle timeout, and a clock
 /// on each request's head and body (see ``RequestClock``).
 ///
+/// The clock is the service's own: Hummingbird's one bound on a client is its idle timeout,
+/// which each part of a request that arrives puts off (a body sent slowly, piece by piece,
+/// is never cut off); it has no limit on how long a request's head or body takes, nor an
+/// answer (408) when one is late.
+///
 /// ```swift
 /// Application(router: router, server: BookStoreHTTPChannel.server(timeouts: HTTPTimeouts()))
 /// ```
