@@ -27,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         // Tests only: reads docker-compose.yml.
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
+        // Documentation only: `swift package generate-documentation` builds the DocC catalogs.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         // libsqlite3, the reference SQLite client, as shipped by the system.

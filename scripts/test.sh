@@ -8,6 +8,10 @@ scripts/setup.sh
 # The code as .swift-format lays it out (`swift format -i -r Sources Tests Package.swift`
 # formats it): a slip fails here, before the build.
 swift format lint --strict --recursive --parallel Sources Tests Package.swift
+# The DocC catalogs (Sources/*/*.docc) and the doc comments of the public symbols: a warning
+# (a link to a symbol that is not public, or misspelt, or to an article that is not there)
+# fails here. The plugin is a dependency of the package; docc comes with the toolchain.
+swift package --disable-sandbox generate-documentation --target Persistence --target BookStoreService --warnings-as-errors
 swift build --build-tests
 log=$(mktemp -t bookstore-tests.XXXXXX)
 trap 'rm -f "$log"' EXIT

@@ -88,7 +88,7 @@ public struct BookStoreService: Sendable {
     /// so that the server listens while the store is migrated.
     ///
     /// - Throws: ``ServiceStartError/anonymousWritesBeyondLoopback(_:)`` where anyone could
-    ///   write beyond this machine (``checkWriteAccess()``).
+    ///   write beyond this machine (`checkWriteAccess()`).
     public func makeApplication() throws -> some ApplicationProtocol {
         try checkWriteAccess()
         switch configuration.writeAccess {

@@ -67,7 +67,7 @@ public struct ServiceConfiguration: Sendable {
     public var migrate: Bool
     /// Migrate an outdated store online on start-up (PostgreSQL): the previous release's
     /// replicas keep reading and writing it meanwhile, held off only for the cut-over
-    /// (``ProgressiveMigrator/migrateStoreOnline(at:to:storeVersion:options:progress:)``);
+    /// (`ProgressiveMigrator.migrateStoreOnline(at:to:storeVersion:options:progress:)`);
     /// `nil` (the default) migrates offline.
     public var onlineMigration: OnlineMigrationOptions?
     /// How often a service started with `migrate: false` checks whether the store was migrated.

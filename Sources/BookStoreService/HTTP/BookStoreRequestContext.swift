@@ -6,7 +6,7 @@ import Hummingbird
 public struct BookStoreRequestContext: RequestContext {
     /// Hummingbird's own part of the context.
     public var coreContext: CoreRequestContextStorage
-    /// The request's id (``RequestIDMiddleware`` sets it), also on the logger's lines.
+    /// The request's id (`RequestIDMiddleware` sets it), also on the logger's lines.
     public var requestID = ""
 
     /// The context of a request arriving on `source`'s channel.

@@ -3,7 +3,7 @@ import Hummingbird
 
 /// A JSON value as it was sent, before it is checked against a resource's fields.
 ///
-/// Request bodies are read into this (by ``JSONParser``) rather than straight into
+/// Request bodies are read into this (by `JSONParser`) rather than straight into
 /// `Decodable` types so that
 /// every problem — an unknown field, a string where a number belongs, a fraction where an
 /// integer belongs — is reported by field name, all at once, instead of the first

@@ -1,7 +1,7 @@
 import Foundation
 import NIOCore
 
-/// A resource that writes its own JSON, byte for byte what ``Response/jsonEncoder()`` makes
+/// A resource that writes its own JSON, byte for byte what `Response.jsonEncoder()` makes
 /// of it (keys sorted, slashes as they are), without `JSONEncoder`'s per-value boxing: a
 /// list page of twenty publications took 71 µs to encode that way, longer than reading it.
 /// `JSONWritableTests` holds the two to the same bytes.

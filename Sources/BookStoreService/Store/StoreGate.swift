@@ -6,7 +6,7 @@ import Synchronization
 /// The service's way to its store: routes ask it for the container, and until the store
 /// is open and current it answers for them with a 503 saying why and for how long.
 ///
-/// The ``StoreService`` moves it along: `starting` → (`migrating` | `waitingForMigration`)
+/// The `StoreService` moves it along: `starting` → (`migrating` | `waitingForMigration`)
 /// → `ready` → `stopped`.
 ///
 /// ```swift

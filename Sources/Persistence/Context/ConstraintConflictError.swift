@@ -64,7 +64,7 @@ public struct ConstraintConflictError: Error, Sendable, CustomStringConvertible 
         if let index {
             return "the store's rows break a uniqueness constraint, so its index \(index) cannot be built: "
                 + conflicts.map(\.description).joined(separator: "; ")
-                + ". A migration's policy or mapping made them alike: make each object once (a policy looks up what it made before; see the README's porting guide), or map the values apart"
+                + ". A migration's policy or mapping made them alike: make each object once (a policy looks up what it made before; see the documentation's \"Porting a Core Data app\"), or map the values apart"
         }
         return "the save was refused: " + conflicts.map(\.description).joined(separator: "; ")
             + "; nothing was saved. Give the object other values, or fetch the one there is and change it instead"

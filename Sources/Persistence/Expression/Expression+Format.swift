@@ -6,7 +6,7 @@ extension Expression: CustomStringConvertible {
     ///
     /// Strings are double-quoted with backslash escapes; keys spelled like keywords get a `#`;
     /// values without a literal (dates, decimals, UUIDs, URLs, data, object IDs) are written
-    /// as `CAST("…", "NSDate")` and so on (see ``FunctionCatalog``). Not round-tripping: NaN,
+    /// as `CAST("…", "NSDate")` and so on (see `FunctionCatalog`). Not round-tripping: NaN,
     /// key path components that are not identifiers (say, from `%K` with `"first name"`),
     /// an empty key path, and hand-built trees the parser never makes (a `CAST` function of
     /// a literal reads back as the value).

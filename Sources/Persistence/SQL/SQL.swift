@@ -10,7 +10,7 @@
 /// // PostgreSQL: SELECT z_pk FROM zbook WHERE ztitle = $1     ["Ænima"]
 /// ```
 ///
-/// Fragments compose, their arguments with them (`\(fragment)`, `+`, ``joined(separator:)``).
+/// Fragments compose, their arguments with them (`\(fragment)`, `+`, `joined(separator:)`).
 /// Text that is neither a value nor a name goes in only through the explicit, greppable
 /// `\(raw: text)` (or ``init(raw:)``): a keyword chosen by the code, a number it computed.
 public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomStringConvertible {

@@ -48,7 +48,7 @@ public struct StoreSchema: Sendable {
     /// table, the order columns of an ordered one, the entity-type column beside a to-one's
     /// key, a to-many without inverse kept as a hidden foreign key or, in the first releases
     /// of this framework, a join table), the names the store has are taken. Without it, the
-    /// names are the ones Core Data gives a new store (``StoreLayoutRules``).
+    /// names are the ones Core Data gives a new store (`StoreLayoutRules`).
     public init(model: ManagedObjectModel, dialect: some SQLDialect, numbering: EntityNumbering? = nil, existing: ExistingTables? = nil) {
         self.model = model
         self.dialect = dialect

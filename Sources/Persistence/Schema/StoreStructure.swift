@@ -92,7 +92,7 @@ public struct StoreStructure: Sendable, Hashable {
         self.otherTables = otherTables
     }
 
-    /// The structure our DDL gives a model version (``StoreSchema/createStatements()``).
+    /// The structure our DDL gives a model version (``StoreSchema/createStatements(includingIndexes:)``).
     public init(schema: StoreSchema) {
         var tables: [String: [String: TypeClass]] = [:]
         var indexed: Set<String> = []

@@ -3,7 +3,7 @@ import Foundation
 extension PersistentStore {
     /// Runs `body` on a connection of its own to the store at `url`, the way an outside
     /// tool reads it, without opening the store: SQLite read-only, writing nothing beside the
-    /// store (see ``SQLiteReadOnlyView``), PostgreSQL a read-only
+    /// store (see `SQLiteReadOnlyView`), PostgreSQL a read-only
     /// session in one snapshot. Nothing is checked: the tables may be any model's, or none.
     ///
     /// ```swift
@@ -18,7 +18,7 @@ extension PersistentStore {
     }
 
     /// Runs `body` so that every look it takes at a SQLite store — metadata, tables, a store
-    /// opened ``Options/readOnly`` — leaves the store's files byte for byte as they were: what
+    /// opened ``Options/readOnly-type.property`` — leaves the store's files byte for byte as they were: what
     /// a command that says it only reads promises.
     ///
     /// Outside it, a read-only look at a store in use shares the store's log as SQLite's

@@ -52,7 +52,7 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     /// configuration.bulkInsert  // .parameters
     /// ```
     public enum BulkInsertMethod: String, Sendable, Hashable, CaseIterable {
-        /// `COPY` for batches of ``PostgresConnection/copyThreshold`` rows or more, bound
+        /// `COPY` for batches of `PostgresConnection.copyThreshold` rows or more, bound
         /// arguments for smaller ones (one round trip, where `COPY` takes two).
         case automatic
         /// `COPY` for every batch whose values it carries exactly, whatever its size.

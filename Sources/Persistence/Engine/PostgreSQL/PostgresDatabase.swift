@@ -28,6 +28,8 @@ public final class PostgresDatabase: Database {
     /// Connects the writer now (so a wrong address or password fails here) and up to
     /// `readerCount` readers as reads need them.
     ///
+    /// - Parameter configuration: the server, database, schema and session settings.
+    /// - Parameter readerCount: how many read sessions at most run beside the writer.
     /// - Parameter readOnly: every session refuses writes (`default_transaction_read_only`).
     /// - Parameter isDurable: `false` commits without waiting for the server's WAL to reach
     ///   disk (`synchronous_commit = off`): for a migration's shadow schema, thrown away if

@@ -25,7 +25,7 @@ public enum PostgresShadowName {
         /// The store a swap replaced, dropped in the same transaction.
         case replaced
         /// The changes other sessions make to the store while an online migration copies
-        /// it (``PostgresChangeCapture``).
+        /// it (`PostgresChangeCapture`).
         case capturing
     }
 

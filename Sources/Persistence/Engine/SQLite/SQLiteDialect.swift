@@ -5,7 +5,7 @@ import Foundation
 /// Names in capitals (`ZBOOK`), `?` placeholders, Core Data's column types, values stored as
 /// Core Data stores them (dates as seconds since 2001-01-01, booleans as 0/1, UUIDs as
 /// 16-byte blobs, decimals as their exact text), and string operators through the
-/// functions ``SQLiteFunctions`` registers on every connection.
+/// functions `SQLiteFunctions` registers on every connection.
 ///
 /// ```swift
 /// SQLiteDialect().databaseValue(.bool(true), type: .boolean)  // .integer(1)

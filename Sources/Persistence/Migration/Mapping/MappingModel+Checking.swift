@@ -14,14 +14,14 @@ extension MappingModel {
     ///   policy name;
     /// - property mappings for properties the destination entity does not have (or that
     ///   are of the other kind), or mapped twice;
-    /// - value expressions that do not type-check (see ``ValueExpressionTypeChecker``):
+    /// - value expressions that do not type-check (see `ValueExpressionTypeChecker`):
     ///   unknown variables, unknown key paths on `$source` and `$destination`, unsupported
     ///   functions and selectors, look-ups of instances of mappings that do not exist or do
     ///   not map the instances passed, and values whose type does not fit the property;
     /// - unknown key paths in a source filter.
     ///
     /// One problem is thrown as it is; several are thrown as one error that lists them all,
-    /// with the first one's code, entity mapping and property. ``problems(source:destination:)``
+    /// with the first one's code, entity mapping and property. ``problems(source:destination:after:)``
     /// returns them one by one.
     ///
     /// A step of several mapping models runs them one after the other into one store; pass

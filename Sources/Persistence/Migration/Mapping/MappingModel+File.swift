@@ -2,7 +2,7 @@ import Foundation
 
 extension MappingModel {
     /// Loads a mapping model from a JSON file such as `Migrations/Mappings/Model3To4.json`
-    /// and checks it against its two models (``check(source:destination:)``).
+    /// and checks it against its two models (``check(source:destination:after:)``).
     ///
     /// The file names the source and destination versions by name; the mapping records
     /// their entity version hashes, by which a migrator later picks it for a step. Its name
@@ -19,7 +19,7 @@ extension MappingModel {
     ///   hint: ``MigrationError/Code/invalidMappingModel`` for a file that cannot be read,
     ///   malformed JSON (with the position or key path), unknown keys, an unknown version,
     ///   entity, mapping type or property, and expressions that do not parse (with the
-    ///   column); and whatever ``check(source:destination:)`` finds.
+    ///   column); and whatever ``check(source:destination:after:)`` finds.
     public init(contentsOf url: URL, versions: VersionedModel) throws(MigrationError) {
         self = try Self.readFile(at: url, versions: versions, passes: .alone).loaded()
     }

@@ -3,7 +3,7 @@ import Foundation
 extension MappingModel {
     /// Loads a mapping model as Xcode saves it: an `.xcmappingmodel` folder (or the
     /// `xcmapping.xml` inside it), and checks it against its two models
-    /// (``check(source:destination:)``).
+    /// (``check(source:destination:after:)``).
     ///
     /// The file names its source and destination models by path
     /// (`…/Model.xcdatamodeld/Model 2.xcdatamodel`); they are found among `versions` by the
@@ -32,7 +32,7 @@ extension MappingModel {
     ///   `versions`, an attribute this reader does not know (rather than ignore what could
     ///   change the result), a value expression that is not a readable archive or holds an
     ///   expression kind value expressions do not have (naming the entity mapping and the
-    ///   property); and whatever ``check(source:destination:)`` finds.
+    ///   property); and whatever ``check(source:destination:after:)`` finds.
     public init(xcodeMappingModelAt url: URL, versions: VersionedModel) throws(MigrationError) {
         self = try Self.readXcode(at: url, versions: versions, passes: .alone).loaded()
     }

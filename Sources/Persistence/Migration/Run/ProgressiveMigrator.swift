@@ -24,7 +24,7 @@ import Logging
 /// a cancellation or a crash leaves the store whole at the version of its last completed
 /// step, and the next run continues from there.
 ///
-/// Both run through one ``MigrationRun`` over the store's ``MigrationBackend``.
+/// Both run through one `MigrationRun` over the store's `MigrationBackend`.
 public final class ProgressiveMigrator: Sendable {
     public let chain: MigrationChain
     /// Source instances a streamed step reads, creates and saves at a time (each step's
@@ -45,8 +45,16 @@ public final class ProgressiveMigrator: Sendable {
     /// How every step runs where tests force it; `nil` lets the plan choose.
     let forcedStrategy: MigrationPlan.Strategy?
 
+    /// A migrator of stores along `chain`.
+    ///
+    /// - Parameter chain: the versions a store goes through, with their mapping models and
+    ///   policies.
+    /// - Parameter batchSize: how many source instances a streamed step migrates and saves at
+    ///   a time.
+    /// - Parameter lockTimeout: how long to wait while another process migrates the store.
     /// - Parameter fusesSteps: run consecutive streamed steps as one pass where they can be
     ///   (the default); `false` runs every step on its own, writing each version in turn.
+    /// - Parameter logger: where the migration's stages and progress are logged.
     public convenience init(
         chain: MigrationChain,
         batchSize: Int = 1_000,
