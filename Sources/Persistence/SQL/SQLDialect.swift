@@ -251,10 +251,10 @@ extension SQLDialect {
 
 extension SQLDialect where Self == SQLiteDialect {
     /// SQLite's dialect, where a generic parameter takes one: `StoreSchema(model: m, dialect: .sqlite)`.
-    public static var sqlite: SQLiteDialect { SQLiteDialect() }
+    package static var sqlite: SQLiteDialect { SQLiteDialect() }
 }
 
 extension SQLDialect where Self == PostgresDialect {
     /// PostgreSQL's dialect, where a generic parameter takes one: `StoreSchema(model: m, dialect: .postgres)`.
-    public static var postgres: PostgresDialect { PostgresDialect() }
+    package static var postgres: PostgresDialect { PostgresDialect() }
 }

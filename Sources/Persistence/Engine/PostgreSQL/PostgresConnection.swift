@@ -22,10 +22,10 @@ import Synchronization
 /// transaction: statements go unnamed (parsed with each run), every transaction sets the
 /// store's schema itself (`SET LOCAL`), and a statement outside a transaction runs in one of
 /// its own (``keepsSession``).
-public final class PostgresConnection: DatabaseConnection, InterruptibleConnection {
+package final class PostgresConnection: DatabaseConnection, InterruptibleConnection {
     let handle: OpaquePointer
-    public let configuration: PostgresConfiguration
-    public var dialect: any SQLDialect { PostgresDialect() }
+    package let configuration: PostgresConfiguration
+    package var dialect: any SQLDialect { PostgresDialect() }
     /// Sessions that refuse writes: the store was opened read-only.
     let readOnly: Bool
     /// Whether commits wait for the server's WAL to reach disk (see ``PostgresDatabase/open(_:readerCount:readOnly:isDurable:)``).
@@ -37,7 +37,7 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
     /// Whether every statement of this connection runs in the same server session: a direct
     /// connection, or a pooler in session mode. Otherwise (a pooler in transaction mode) no
     /// statement is prepared by name and no setting is made for the session.
-    public private(set) var keepsSession = true
+    package private(set) var keepsSession = true
     /// Behind a pooler in transaction mode: the result format each statement takes (binary
     /// where every column's type has a binary reader), learnt from its first run; kept here,
     /// not on a server session.
@@ -75,7 +75,7 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
     ///
     /// - Throws: ``DatabaseError`` naming the server, database and user and libpq's reason
     ///   (refused, timed out, authentication failed, no such database).
-    public init(configuration: PostgresConfiguration, readOnly: Bool = false, isDurable: Bool = true) throws(DatabaseError) {
+    package init(configuration: PostgresConfiguration, readOnly: Bool = false, isDurable: Bool = true) throws(DatabaseError) {
         let parameters = configuration.connectionParameters
         let keywords = parameters.map { strdup($0.0) } + [nil]
         let values = parameters.map { strdup($0.1) } + [nil]
@@ -206,7 +206,7 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
 
     // MARK: Statements
 
-    public func execute(rawSQL sql: String) throws(DatabaseError) {
+    package func execute(rawSQL sql: String) throws(DatabaseError) {
         try checkUsable(sql)
         guard !keepsSession, !isInTransaction, !Self.runsOnlyOutsideTransactions(sql) else { return try executeInSession(sql) }
         // One round trip either way: a `BEGIN` with the transaction's settings, or the
@@ -251,7 +251,7 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
     }
 
     @discardableResult
-    public func run(rawSQL sql: String, _ arguments: [DatabaseValue]) throws(DatabaseError) -> Int {
+    package func run(rawSQL sql: String, _ arguments: [DatabaseValue]) throws(DatabaseError) -> Int {
         if !keepsSession, !isInTransaction {
             do {
                 return try transaction { try run(rawSQL: sql, arguments) }
@@ -266,7 +266,7 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
         return Int(String(cString: PQcmdTuples(result))) ?? 0
     }
 
-    public func query(rawSQL sql: String, _ arguments: [DatabaseValue], _ body: (Row) throws -> Void) throws {
+    package func query(rawSQL sql: String, _ arguments: [DatabaseValue], _ body: (Row) throws -> Void) throws {
         if !keepsSession, !isInTransaction { return try transaction { try query(rawSQL: sql, arguments, body) } }
         let result = try executePrepared(sql, arguments)
         defer { PQclear(result) }
@@ -298,7 +298,7 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
     /// a `COPY` takes two round trips where a prepared `INSERT` takes one.
     static let copyThreshold = 16
 
-    public func insertRows(into table: String, columns: [String], rows: [[DatabaseValue]]) throws(DatabaseError) {
+    package func insertRows(into table: String, columns: [String], rows: [[DatabaseValue]]) throws(DatabaseError) {
         guard !rows.isEmpty else { return }
         var remaining = rows
         let method = configuration.bulkInsert
@@ -526,13 +526,13 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
     // MARK: Transactions
 
     /// Whether a transaction is open (or failed and not yet rolled back).
-    public var isInTransaction: Bool {
+    package var isInTransaction: Bool {
         guard !isClosed else { return false }
         let status = PQtransactionStatus(handle)
         return status != PQTRANS_IDLE && status != PQTRANS_UNKNOWN
     }
 
-    public func transaction<T>(_ body: () throws -> T) throws -> T {
+    package func transaction<T>(_ body: () throws -> T) throws -> T {
         try transaction("BEGIN", body)
     }
 
@@ -616,7 +616,7 @@ public final class PostgresConnection: DatabaseConnection, InterruptibleConnecti
     }
 
     /// The libpq this process runs with, as `libpq 15.18` (`PQlibVersion`).
-    public static var libraryVersion: String {
+    package static var libraryVersion: String {
         let version = Int(PQlibVersion())
         // From 10 on, major * 10 000 + minor.
         return version >= 100_000

@@ -12,9 +12,9 @@
 /// let count = try await db.read { try $0.scalar("SELECT count(*) FROM zbook") }
 /// await db.close()
 /// ```
-public final class PostgresDatabase: Database {
-    public let configuration: PostgresConfiguration
-    public var dialect: any SQLDialect { PostgresDialect() }
+package final class PostgresDatabase: Database {
+    package let configuration: PostgresConfiguration
+    package var dialect: any SQLDialect { PostgresDialect() }
     private let writer: PostgresLane
     /// `nil` when reads share the writer (no readers asked for).
     private let readers: PostgresLanePool?
@@ -35,7 +35,7 @@ public final class PostgresDatabase: Database {
     ///   disk (`synchronous_commit = off`): for a migration's shadow schema, thrown away if
     ///   anything fails.
     /// - Throws: ``DatabaseError`` naming the server, database and user, and the reason.
-    public static func open(
+    package static func open(
         _ configuration: PostgresConfiguration,
         readerCount: Int = 2,
         readOnly: Bool = false,
@@ -54,7 +54,7 @@ public final class PostgresDatabase: Database {
 
     static let readTransaction = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 
-    public func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
+    package func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
         let work: @Sendable (PostgresConnection) throws -> T = { connection in
             try connection.transaction(Self.readTransaction) { try body(connection) }
         }
@@ -70,7 +70,7 @@ public final class PostgresDatabase: Database {
         }
     }
 
-    public func write<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
+    package func write<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
         try await writer.run { connection in
             try connection.transaction { try body(connection) }
         }
@@ -78,20 +78,20 @@ public final class PostgresDatabase: Database {
 
     /// Whether the writer's statements all run in one server session: directly connected, or
     /// through a pooler in session mode (``PostgresConnection/keepsSession``).
-    public var keepsSession: Bool {
+    package var keepsSession: Bool {
         get async throws { try await writer.run { $0.keepsSession } }
     }
 
-    public func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
+    package func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
         try await writer.run(body)
     }
 
-    public var connectionUsage: ConnectionUsage {
+    package var connectionUsage: ConnectionUsage {
         ConnectionUsage(readers: readers?.counts ?? ConnectionUsage.Counts(), writer: writer.load.counts)
     }
 
     /// Ends every session, readers first; later calls fail.
-    public func close() async {
+    package func close() async {
         await readers?.close()
         await writer.close()
     }

@@ -12,22 +12,22 @@ import Foundation
 /// PostgresDialect().databaseValue(.bool(true), type: .boolean)  // .text("true")
 /// PostgresDialect().name("Z_PK")                                 // "z_pk"
 /// ```
-public struct PostgresDialect: SQLDialect, Hashable {
-    public init() {}
+package struct PostgresDialect: SQLDialect, Hashable {
+    package init() {}
 
-    public var engineName: String { "PostgreSQL" }
+    package var engineName: String { "PostgreSQL" }
 
-    public func name(_ coreDataName: String) -> String { coreDataName.lowercased() }
+    package func name(_ coreDataName: String) -> String { coreDataName.lowercased() }
 
-    public func nameIdentity(_ name: String) -> String { name.prefix(utf8Bytes: ManagedObjectModel.longestStoreName) }
+    package func nameIdentity(_ name: String) -> String { name.prefix(utf8Bytes: ManagedObjectModel.longestStoreName) }
 
-    public var nameFoldingReason: String { " on PostgreSQL, where the store spells names in lower case" }
+    package var nameFoldingReason: String { " on PostgreSQL, where the store spells names in lower case" }
 
-    public func placeholder(_ index: Int) -> String { "$\(index)" }
+    package func placeholder(_ index: Int) -> String { "$\(index)" }
 
     /// PostgreSQL folds an unquoted name to lower case, so only a lower-case plain name
     /// stands without quotes: `zbook`, but `"ZBOOK"` and `"Book"`.
-    public func quoteIfNeeded(_ name: String) -> String {
+    package func quoteIfNeeded(_ name: String) -> String {
         isPlainName(name, letters: 0x61...0x7A, keywords: Self.keywords) ? name : name.quotedIdentifier
     }
 
@@ -53,9 +53,9 @@ public struct PostgresDialect: SQLDialect, Hashable {
     /// Debian 12's main archive, among them) drops the session when a statement's
     /// description (a ParameterDescription message of 4 bytes per argument and 6 more) is
     /// longer than 30 000 bytes: 7 498 arguments at most.
-    public var parameterLimit: Int { 7_498 }
+    package var parameterLimit: Int { 7_498 }
 
-    public func columnType(for type: AttributeType) -> String {
+    package func columnType(for type: AttributeType) -> String {
         switch type {
         case .integer16: "smallint"
         case .integer32: "integer"
@@ -72,23 +72,23 @@ public struct PostgresDialect: SQLDialect, Hashable {
         }
     }
 
-    public var primaryKeyColumnType: String { "bigint PRIMARY KEY" }
-    public var keyColumnType: String { "bigint" }
-    public var entityColumnType: String { "integer" }
-    public var generatedKeyColumnType: String { "BIGSERIAL PRIMARY KEY" }
-    public var storesFloatsAndDatesRounded: Bool { true }
-    public func integerSeries(through count: Int) -> String { "SELECT i FROM generate_series(1, CAST(\(count) AS bigint)) AS s(i)" }
-    public var doubleType: String { "double precision" }
-    public var integerCastRounds: Bool { true }
-    public var storesDecimalsAsText: Bool { false }
-    public var textHoldsNUL: Bool { false }
-    public var rebuildsRatherThanRewritingEveryRow: Bool { true }
+    package var primaryKeyColumnType: String { "bigint PRIMARY KEY" }
+    package var keyColumnType: String { "bigint" }
+    package var entityColumnType: String { "integer" }
+    package var generatedKeyColumnType: String { "BIGSERIAL PRIMARY KEY" }
+    package var storesFloatsAndDatesRounded: Bool { true }
+    package func integerSeries(through count: Int) -> String { "SELECT i FROM generate_series(1, CAST(\(count) AS bigint)) AS s(i)" }
+    package var doubleType: String { "double precision" }
+    package var integerCastRounds: Bool { true }
+    package var storesDecimalsAsText: Bool { false }
+    package var textHoldsNUL: Bool { false }
+    package var rebuildsRatherThanRewritingEveryRow: Bool { true }
 
     /// Values go as `int8`, `float8` or `bytea`, or as text the server reads as the column's
     /// type: booleans `true`/`false`, dates as timestamps (microseconds kept), UUIDs in
     /// canonical form, decimals with every digit. Values of another kind than the
     /// attribute's are converted the way SQLite would store them, where that makes sense.
-    public func databaseValue(_ value: AttributeValue, type: AttributeType) -> DatabaseValue {
+    package func databaseValue(_ value: AttributeValue, type: AttributeType) -> DatabaseValue {
         switch (value, type) {
         case (.null, _): return .null
         case (_, .boolean):
@@ -109,28 +109,28 @@ public struct PostgresDialect: SQLDialect, Hashable {
         return ValueCoding.coreDataValue(value, type: type)
     }
 
-    public func byteLength(_ sql: SQL) -> SQL { "octet_length(\(sql))" }
+    package func byteLength(_ sql: SQL) -> SQL { "octet_length(\(sql))" }
 
     /// A column holds only values of its type.
-    public func storageMismatch(_ sql: SQL, type: AttributeType) -> SQL? { nil }
+    package func storageMismatch(_ sql: SQL, type: AttributeType) -> SQL? { nil }
 
-    public func isDistinct(_ lhs: SQL, _ rhs: SQL) -> SQL { "\(lhs) IS DISTINCT FROM \(rhs)" }
+    package func isDistinct(_ lhs: SQL, _ rhs: SQL) -> SQL { "\(lhs) IS DISTINCT FROM \(rhs)" }
 
     /// By code point like SQLite's default `BINARY` collation, not by the database's locale.
-    public func codePointOrdered(_ sql: SQL) -> SQL { "\(sql) COLLATE \"C\"" }
+    package func codePointOrdered(_ sql: SQL) -> SQL { "\(sql) COLLATE \"C\"" }
 
     /// PostgreSQL sorts NULL last by default, Core Data first.
-    public func nullOrdering(ascending: Bool) -> String { ascending ? " NULLS FIRST" : " NULLS LAST" }
+    package func nullOrdering(ascending: Bool) -> String { ascending ? " NULLS FIRST" : " NULLS LAST" }
 
-    public func typedConstant(_ value: DatabaseValue, type: AttributeType) -> SQL { "CAST(\(value) AS \(raw: columnType(for: type)))" }
+    package func typedConstant(_ value: DatabaseValue, type: AttributeType) -> SQL { "CAST(\(value) AS \(raw: columnType(for: type)))" }
 
-    public var offsetWithoutLimit: String { "" }
+    package var offsetWithoutLimit: String { "" }
 
-    public func castToText(_ sql: SQL) -> SQL { "CAST(\(sql) AS text)" }
+    package func castToText(_ sql: SQL) -> SQL { "CAST(\(sql) AS text)" }
 
     /// `lower`, and dropping combining marks after canonical decomposition
     /// (`normalize(…, NFD)`), so no extension such as `unaccent` is needed.
-    public func fold(_ sql: SQL, flags: Int32) -> SQL {
+    package func fold(_ sql: SQL, flags: Int32) -> SQL {
         var folded = sql
         if flags & 2 != 0 { folded = "regexp_replace(normalize(\(folded), NFD), '\(raw: Self.combiningMarks)', '', 'g')" }
         if flags & 1 != 0 { folded = "lower(\(folded))" }
@@ -141,11 +141,11 @@ public struct PostgresDialect: SQLDialect, Hashable {
     static let combiningMarks = #"[\u0300-\u036F\u1AB0-\u1AFF\u1DC0-\u1DFF\u20D0-\u20FF\uFE20-\uFE2F]"#
 
     /// Folded in SQL, so both sides of a comparison fold alike.
-    public func foldedConstant(_ text: String, flags: Int32) -> SQL {
+    package func foldedConstant(_ text: String, flags: Int32) -> SQL {
         fold("CAST(\(text) AS text)", flags: flags)
     }
 
-    public func stringComparison(_ op: ComparisonOperator, _ lhs: SQL, _ needle: StringNeedle, flags: Int32) throws(ExpressionError) -> SQL {
+    package func stringComparison(_ op: ComparisonOperator, _ lhs: SQL, _ needle: StringNeedle, flags: Int32) throws(ExpressionError) -> SQL {
         let rhs: SQL
         switch needle {
         case .constant(let text):
@@ -164,30 +164,30 @@ public struct PostgresDialect: SQLDialect, Hashable {
     }
 
     /// The whole string must match, as in NSPredicate; `~*` ignores case.
-    public func matches(_ sql: SQL, pattern: String, caseInsensitive: Bool) -> SQL {
+    package func matches(_ sql: SQL, pattern: String, caseInsensitive: Bool) -> SQL {
         "\(sql) \(raw: caseInsensitive ? "~*" : "~") \("^(?:\(pattern))$")"
     }
 
     /// `ROW EXCLUSIVE`, the lock of an `INSERT`, `UPDATE` or `DELETE` (a save that inserts
     /// takes it on `Z_PRIMARYKEY` anyway): it needs one of those privileges on the table.
-    public func writeLockStatement(table: String) -> SQL? {
+    package func writeLockStatement(table: String) -> SQL? {
         "LOCK TABLE \(identifier: table) IN ROW EXCLUSIVE MODE"
     }
 
     /// PostgreSQL runs writers side by side (several service replicas on one database), so a
     /// row read in one transaction may be deleted by another before the commit.
-    public func lockingClause(_ lock: RowLock) -> String {
+    package func lockingClause(_ lock: RowLock) -> String {
         switch lock {
         case .keepingItsKey: " FOR KEY SHARE"
         case .forDeleting: " FOR UPDATE"
         }
     }
 
-    public func insertIgnoringDuplicates(into table: String, columns: [String], values: [DatabaseValue]) -> SQL {
+    package func insertIgnoringDuplicates(into table: String, columns: [String], values: [DatabaseValue]) -> SQL {
         "INSERT INTO \(identifier: table) (\(columns.map { "\(identifier: $0)" as SQL }.joined(separator: ", "))) VALUES (\(list: values)) ON CONFLICT DO NOTHING"
     }
 
-    public var bookkeepingStatements: [SQL] {
+    package var bookkeepingStatements: [SQL] {
         [
             "CREATE TABLE z_primarykey (z_ent integer PRIMARY KEY, z_name text, z_super integer, z_max bigint)",
             "CREATE TABLE z_metadata (z_version integer PRIMARY KEY, z_uuid varchar(255), z_plist bytea)",
@@ -196,18 +196,18 @@ public struct PostgresDialect: SQLDialect, Hashable {
     }
 
     /// The catalog directly: information_schema's views cost a millisecond or more per look.
-    public func tableExistsQuery(_ name: String) -> SQL {
+    package func tableExistsQuery(_ name: String) -> SQL {
         """
         SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
         WHERE n.nspname = current_schema() AND c.relname = \(name.lowercased()) AND c.relkind IN ('r', 'p')
         """
     }
 
-    public var tableListingQuery: SQL {
+    package var tableListingQuery: SQL {
         "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name"
     }
 
-    public var columnListingQuery: SQL {
+    package var columnListingQuery: SQL {
         """
         SELECT c.relname::text, a.attname::text FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid \
         JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
@@ -217,10 +217,10 @@ public struct PostgresDialect: SQLDialect, Hashable {
 
     /// Stores in PostgreSQL are created by this framework (a store of Apple's is copied in),
     /// with named unique indexes.
-    public var uniqueTableConstraintListingQuery: SQL? { nil }
+    package var uniqueTableConstraintListingQuery: SQL? { nil }
 
     /// The primary key's index is named after the table, as a fresh store names it.
-    public func renameTableStatements(from: String, to: String) -> [SQL] {
+    package func renameTableStatements(from: String, to: String) -> [SQL] {
         [
             "ALTER TABLE \(identifier: from) RENAME TO \(identifier: to)",
             "ALTER INDEX IF EXISTS \(identifier: from + "_pkey") RENAME TO \(identifier: to + "_pkey")",
@@ -230,13 +230,13 @@ public struct PostgresDialect: SQLDialect, Hashable {
     /// PostgreSQL names a table's primary key index `<table>_pkey`, and a migration renames
     /// it by that name; were it longer than PostgreSQL keeps, PostgreSQL would name the
     /// index otherwise and the rename would miss it.
-    public func implicitNames(ofTable table: String) -> [(name: String, role: String)] {
+    package func implicitNames(ofTable table: String) -> [(name: String, role: String)] {
         [(table + "_pkey", "the primary key index")]
     }
 
     /// In lower case; a name longer than ``ManagedObjectModel/longestStoreName`` bytes keeps
     /// its start and ends with a hash of the whole, so that two long names stay two.
-    public func modelIndexName(_ coreDataName: String) -> String {
+    package func modelIndexName(_ coreDataName: String) -> String {
         let name = self.name(coreDataName)
         guard name.utf8.count > ManagedObjectModel.longestStoreName else { return name }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a: stable across runs and machines
@@ -248,12 +248,12 @@ public struct PostgresDialect: SQLDialect, Hashable {
         return name.prefix(utf8Bytes: ManagedObjectModel.longestStoreName - suffix.utf8.count) + suffix
     }
 
-    public func modelIndexColumn(_ column: String, descending: Bool) -> SQL {
+    package func modelIndexColumn(_ column: String, descending: Bool) -> SQL {
         "\(identifier: column) \(raw: descending ? "DESC" : "ASC")"
     }
 
     /// A failed statement leaves the transaction unable to read until it is rolled back.
-    public var failedStatementAbortsTransaction: Bool { true }
+    package var failedStatementAbortsTransaction: Bool { true }
 
     /// NSPredicate's LIKE (`*`, `?`, backslash escapes) as a SQL `LIKE` pattern, whose
     /// escape character is the backslash.

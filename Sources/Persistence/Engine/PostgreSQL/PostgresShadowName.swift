@@ -17,9 +17,9 @@ import Foundation
 /// PostgresShadowName.prefix(of: String(repeating: "ß", count: 31) + "x", kind: .migrating)
 /// // "ßßßßßßßßßßßßßßßßß_3f2a9c1d_migrating_": 35 bytes of the name at most, then the digest
 /// ```
-public enum PostgresShadowName {
+package enum PostgresShadowName {
     /// What a schema beside the store holds.
-    public enum Kind: String, CaseIterable, Sendable {
+    package enum Kind: String, CaseIterable, Sendable {
         /// A step's output, swapped in once it is complete.
         case migrating
         /// The store a swap replaced, dropped in the same transaction.
@@ -35,7 +35,7 @@ public enum PostgresShadowName {
     static let idLength = 8
 
     /// Everything but the random id: what names of `kind` beside `schema` begin with.
-    public static func prefix(of schema: String, kind: Kind) -> String {
+    package static func prefix(of schema: String, kind: Kind) -> String {
         let whole = "\(schema)_\(kind.rawValue)_"
         if whole.utf8.count + idLength <= identifierLimit { return whole }
         let digest = SHA256.hash(data: Array(schema.utf8)).prefix(4).map { String(format: "%02x", $0) }.joined()

@@ -4,9 +4,9 @@ import Synchronization
 
 /// A libsqlite3 connection. Not thread-safe: ``SQLiteDatabase`` gives each connection a
 /// serial queue of its own and runs every call there.
-public final class SQLiteConnection: DatabaseConnection, InterruptibleConnection {
+package final class SQLiteConnection: DatabaseConnection, InterruptibleConnection {
     /// How to open the file.
-    public enum Mode: Sendable {
+    package enum Mode: Sendable {
         /// Read-only; fails if the file does not exist. Never changes the file.
         case readOnly
         /// Read-write; fails if the file does not exist.
@@ -16,8 +16,8 @@ public final class SQLiteConnection: DatabaseConnection, InterruptibleConnection
     }
 
     let handle: OpaquePointer
-    public let path: String
-    public var dialect: any SQLDialect { SQLiteDialect() }
+    package let path: String
+    package var dialect: any SQLDialect { SQLiteDialect() }
     private var statementCache: [String: SQLiteStatement] = [:]
     /// Whether ``close()`` ran; a closed connection refuses every call.
     private(set) var isClosed = false
@@ -45,7 +45,7 @@ public final class SQLiteConnection: DatabaseConnection, InterruptibleConnection
     }
 
     /// Opens a connection; `path` may be `:memory:` or a `file:` URI.
-    public init(path: String, mode: Mode) throws(DatabaseError) {
+    package init(path: String, mode: Mode) throws(DatabaseError) {
         var flags: Int32 = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
         switch mode {
         case .readOnly: flags |= SQLITE_OPEN_READONLY
@@ -108,7 +108,7 @@ public final class SQLiteConnection: DatabaseConnection, InterruptibleConnection
         return DatabaseError(resultCode: rc, message: String(cString: sqlite3_errmsg(handle)), sql: sql, systemErrorCode: system == 0 ? nil : system)
     }
 
-    public func execute(rawSQL sql: String) throws(DatabaseError) {
+    package func execute(rawSQL sql: String) throws(DatabaseError) {
         try checkOpen(sql)
         let rc = sqlite3_exec(handle, sql, nil, nil, nil)
         guard rc == SQLITE_OK else { throw error(rc, sql: sql) }
@@ -127,7 +127,7 @@ public final class SQLiteConnection: DatabaseConnection, InterruptibleConnection
     }
 
     @discardableResult
-    public func run(rawSQL sql: String, _ arguments: [DatabaseValue]) throws(DatabaseError) -> Int {
+    package func run(rawSQL sql: String, _ arguments: [DatabaseValue]) throws(DatabaseError) -> Int {
         let statement = try statement(sql)
         defer { statement.reset() }
         try statement.bind(arguments)
@@ -135,7 +135,7 @@ public final class SQLiteConnection: DatabaseConnection, InterruptibleConnection
         return Int(sqlite3_changes(handle))
     }
 
-    public func query(rawSQL sql: String, _ arguments: [DatabaseValue], _ body: (Row) throws -> Void) throws {
+    package func query(rawSQL sql: String, _ arguments: [DatabaseValue], _ body: (Row) throws -> Void) throws {
         let statement = try statement(sql)
         defer { statement.reset() }
         try statement.bind(arguments)
@@ -144,7 +144,7 @@ public final class SQLiteConnection: DatabaseConnection, InterruptibleConnection
         }
     }
 
-    public func insertRows(into table: String, columns: [String], rows: [[DatabaseValue]]) throws(DatabaseError) {
+    package func insertRows(into table: String, columns: [String], rows: [[DatabaseValue]]) throws(DatabaseError) {
         guard !rows.isEmpty else { return }
         let sql =
             "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
@@ -158,12 +158,12 @@ public final class SQLiteConnection: DatabaseConnection, InterruptibleConnection
     }
 
     /// The rowid of the last inserted row.
-    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    package var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// Whether a transaction is open.
-    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
-    public func transaction<T>(_ body: () throws -> T) throws -> T {
+    package func transaction<T>(_ body: () throws -> T) throws -> T {
         // IMMEDIATE takes the write lock up front, so two writers never deadlock on upgrade.
         try execute(rawSQL: "BEGIN IMMEDIATE")
         do {

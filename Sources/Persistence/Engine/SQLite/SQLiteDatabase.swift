@@ -12,7 +12,7 @@ import Synchronization
 /// let db = try await SQLiteDatabase.open(path: "bookstore.sqlite", mode: .readWriteCreate)
 /// let count = try await db.read { try $0.scalar("SELECT count(*) FROM ZBOOK") }
 /// ```
-public final class SQLiteDatabase: Database {
+package final class SQLiteDatabase: Database {
     /// A connection and the queue it lives on.
     final class Lane: @unchecked Sendable {
         // The connection is touched only on `queue`, which is what makes this Sendable.
@@ -36,8 +36,8 @@ public final class SQLiteDatabase: Database {
         }
     }
 
-    public let path: String
-    public var dialect: any SQLDialect { SQLiteDialect() }
+    package let path: String
+    package var dialect: any SQLDialect { SQLiteDialect() }
     private let writer: Lane
     private let readers: [Lane]
     private let nextReader = Atomic<Int>(0)
@@ -58,7 +58,7 @@ public final class SQLiteDatabase: Database {
     /// failed transaction is not undone, a crash may leave it damaged). Opened durably
     /// again, it returns to WAL mode. `commitsAtomically` keeps a rollback journal without
     /// syncs: a killed process leaves whole transactions (a crash of the machine may not).
-    public static func open(
+    package static func open(
         path: String,
         mode: SQLiteConnection.Mode,
         readerCount: Int = 2,
@@ -115,7 +115,7 @@ public final class SQLiteDatabase: Database {
         }
     }
 
-    public func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
+    package func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
         guard !readers.isEmpty else { return try await writer.run(body) }
         let index = nextReader.wrappingAdd(1, ordering: .relaxed).oldValue
         let lane = readers[abs(index) % readers.count]
@@ -128,23 +128,23 @@ public final class SQLiteDatabase: Database {
         }
     }
 
-    public func write<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
+    package func write<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
         try await writer.run { connection in
             try connection.transaction { try body(connection) }
         }
     }
 
-    public func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
+    package func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
         try await writer.run(body)
     }
 
-    public var connectionUsage: ConnectionUsage {
+    package var connectionUsage: ConnectionUsage {
         ConnectionUsage(readers: readers.map(\.load.counts).reduce(ConnectionUsage.Counts(), +), writer: writer.load.counts)
     }
 
     /// Closes every connection, readers first; later calls fail. SQLite writes the WAL back
     /// and removes the `-wal` and `-shm` files when the last connection to a file closes.
-    public func close() async {
+    package func close() async {
         await DatabaseCancellation.shielded {
             for lane in readers + [writer] {
                 _ = try? await lane.run { $0.close() }
@@ -156,7 +156,7 @@ public final class SQLiteDatabase: Database {
     ///
     /// - Throws: ``DatabaseError`` when another connection's transaction kept part of the
     ///   WAL from being written back (`SQLITE_BUSY`): the file alone is then not the store.
-    public func checkpoint() async throws {
+    package func checkpoint() async throws {
         try await writer.run { connection in
             let row = try connection.rows("PRAGMA wal_checkpoint(TRUNCATE)").first
             // (busy, frames in the WAL, frames written back); -1 frames when not in WAL mode.

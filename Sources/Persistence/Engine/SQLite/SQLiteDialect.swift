@@ -11,24 +11,24 @@ import Foundation
 /// SQLiteDialect().databaseValue(.bool(true), type: .boolean)  // .integer(1)
 /// SQLiteDialect().columnType(for: .decimal)                   // "DECIMAL TEXT"
 /// ```
-public struct SQLiteDialect: SQLDialect, Hashable {
-    public init() {}
+package struct SQLiteDialect: SQLDialect, Hashable {
+    package init() {}
 
-    public var engineName: String { "SQLite" }
+    package var engineName: String { "SQLite" }
 
-    public func name(_ coreDataName: String) -> String { coreDataName }
+    package func name(_ coreDataName: String) -> String { coreDataName }
 
     /// SQLite compares names ignoring ASCII case.
-    public func nameIdentity(_ name: String) -> String {
+    package func nameIdentity(_ name: String) -> String {
         String(decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
     }
 
-    public var nameFoldingReason: String { ", as the store spells names in capitals" }
+    package var nameFoldingReason: String { ", as the store spells names in capitals" }
 
-    public func placeholder(_ index: Int) -> String { "?" }
+    package func placeholder(_ index: Int) -> String { "?" }
 
     /// SQLite reads names ignoring ASCII case, so a plain name of either case needs no quotes.
-    public func quoteIfNeeded(_ name: String) -> String {
+    package func quoteIfNeeded(_ name: String) -> String {
         isPlainName(name, letters: 0x41...0x5A, 0x61...0x7A, keywords: Self.keywords) ? name : name.quotedIdentifier
     }
 
@@ -50,9 +50,9 @@ public struct SQLiteDialect: SQLDialect, Hashable {
     ]
 
     /// `SQLITE_MAX_VARIABLE_NUMBER`, 32 766 since SQLite 3.32.
-    public var parameterLimit: Int { 32_766 }
+    package var parameterLimit: Int { 32_766 }
 
-    public func columnType(for type: AttributeType) -> String {
+    package func columnType(for type: AttributeType) -> String {
         switch type {
         case .integer16, .integer32, .integer64, .boolean: "INTEGER"
         case .double, .float: "FLOAT"
@@ -65,29 +65,29 @@ public struct SQLiteDialect: SQLDialect, Hashable {
         }
     }
 
-    public var primaryKeyColumnType: String { "INTEGER PRIMARY KEY" }
-    public var keyColumnType: String { "INTEGER" }
-    public var entityColumnType: String { "INTEGER" }
-    public var generatedKeyColumnType: String { "INTEGER PRIMARY KEY" }
-    public var storesFloatsAndDatesRounded: Bool { false }
-    public func integerSeries(through count: Int) -> String {
+    package var primaryKeyColumnType: String { "INTEGER PRIMARY KEY" }
+    package var keyColumnType: String { "INTEGER" }
+    package var entityColumnType: String { "INTEGER" }
+    package var generatedKeyColumnType: String { "INTEGER PRIMARY KEY" }
+    package var storesFloatsAndDatesRounded: Bool { false }
+    package func integerSeries(through count: Int) -> String {
         "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < \(count)) SELECT i FROM s"
     }
-    public var doubleType: String { "REAL" }
-    public var integerCastRounds: Bool { false }
-    public var storesDecimalsAsText: Bool { true }
-    public var textHoldsNUL: Bool { true }
+    package var doubleType: String { "REAL" }
+    package var integerCastRounds: Bool { false }
+    package var storesDecimalsAsText: Bool { true }
+    package var textHoldsNUL: Bool { true }
 
     /// Core Data's own stored forms (``ValueCoding/coreDataValue(_:type:)``).
-    public func databaseValue(_ value: AttributeValue, type: AttributeType) -> DatabaseValue {
+    package func databaseValue(_ value: AttributeValue, type: AttributeType) -> DatabaseValue {
         ValueCoding.coreDataValue(value, type: type)
     }
 
-    public func byteLength(_ sql: SQL) -> SQL { "length(\(sql))" }
+    package func byteLength(_ sql: SQL) -> SQL { "length(\(sql))" }
 
     /// A column's declared type is only an affinity in SQLite: a value of another storage
     /// class can be there.
-    public func storageMismatch(_ sql: SQL, type: AttributeType) -> SQL? {
+    package func storageMismatch(_ sql: SQL, type: AttributeType) -> SQL? {
         let storage: String =
             switch type.storageClass {
             case .integer: "integer"
@@ -98,31 +98,31 @@ public struct SQLiteDialect: SQLDialect, Hashable {
         return "(\(sql) IS NOT NULL AND typeof(\(sql)) <> '\(raw: storage)')"
     }
 
-    public func isDistinct(_ lhs: SQL, _ rhs: SQL) -> SQL { "\(lhs) IS NOT \(rhs)" }
+    package func isDistinct(_ lhs: SQL, _ rhs: SQL) -> SQL { "\(lhs) IS NOT \(rhs)" }
 
     /// SQLite's default `BINARY` collation orders by code point already.
-    public func codePointOrdered(_ sql: SQL) -> SQL { sql }
+    package func codePointOrdered(_ sql: SQL) -> SQL { sql }
 
     /// NULL sorts first in SQLite already.
-    public func nullOrdering(ascending: Bool) -> String { "" }
+    package func nullOrdering(ascending: Bool) -> String { "" }
 
     /// A value's storage class is its type on SQLite.
-    public func typedConstant(_ value: DatabaseValue, type: AttributeType) -> SQL { "\(value)" }
+    package func typedConstant(_ value: DatabaseValue, type: AttributeType) -> SQL { "\(value)" }
 
-    public var offsetWithoutLimit: String { " LIMIT -1" }
+    package var offsetWithoutLimit: String { " LIMIT -1" }
 
-    public func castToText(_ sql: SQL) -> SQL { sql }
+    package func castToText(_ sql: SQL) -> SQL { sql }
 
-    public func fold(_ sql: SQL, flags: Int32) -> SQL {
+    package func fold(_ sql: SQL, flags: Int32) -> SQL {
         flags == 0 ? sql : "persistence_fold(\(sql), \(literal: flags))"
     }
 
     /// Folded in Swift: the function would give the same.
-    public func foldedConstant(_ text: String, flags: Int32) -> SQL {
+    package func foldedConstant(_ text: String, flags: Int32) -> SQL {
         "\(StringMatching.fold(text, flags: flags))"
     }
 
-    public func stringComparison(_ op: ComparisonOperator, _ lhs: SQL, _ needle: StringNeedle, flags: Int32) throws(ExpressionError) -> SQL {
+    package func stringComparison(_ op: ComparisonOperator, _ lhs: SQL, _ needle: StringNeedle, flags: Int32) throws(ExpressionError) -> SQL {
         switch needle {
         case .constant(let text):
             let folded = StringMatching.fold(text, flags: flags)
@@ -140,20 +140,20 @@ public struct SQLiteDialect: SQLDialect, Hashable {
         }
     }
 
-    public func matches(_ sql: SQL, pattern: String, caseInsensitive: Bool) -> SQL {
+    package func matches(_ sql: SQL, pattern: String, caseInsensitive: Bool) -> SQL {
         "regexp(\(caseInsensitive ? "(?i)" + pattern : pattern), \(sql))"
     }
 
     /// SQLite runs one writer at a time, so a row read in a write transaction stays as read.
-    public func lockingClause(_ lock: RowLock) -> String { "" }
+    package func lockingClause(_ lock: RowLock) -> String { "" }
 
-    public func writeLockStatement(table: String) -> SQL? { nil }
+    package func writeLockStatement(table: String) -> SQL? { nil }
 
-    public func insertIgnoringDuplicates(into table: String, columns: [String], values: [DatabaseValue]) -> SQL {
+    package func insertIgnoringDuplicates(into table: String, columns: [String], values: [DatabaseValue]) -> SQL {
         "INSERT OR IGNORE INTO \(identifier: table) (\(columns.map { "\(identifier: $0)" as SQL }.joined(separator: ", "))) VALUES (\(list: values))"
     }
 
-    public var bookkeepingStatements: [SQL] {
+    package var bookkeepingStatements: [SQL] {
         [
             "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)",
             "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)",
@@ -161,36 +161,36 @@ public struct SQLiteDialect: SQLDialect, Hashable {
         ]
     }
 
-    public func tableExistsQuery(_ name: String) -> SQL {
+    package func tableExistsQuery(_ name: String) -> SQL {
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = \(name)"
     }
 
-    public var tableListingQuery: SQL {
+    package var tableListingQuery: SQL {
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name"
     }
 
-    public var columnListingQuery: SQL {
+    package var columnListingQuery: SQL {
         "SELECT m.name, c.name FROM sqlite_master m, pragma_table_info(m.name) c WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
     }
 
     /// A `UNIQUE` table constraint is an index of origin `u`.
-    public var uniqueTableConstraintListingQuery: SQL? {
+    package var uniqueTableConstraintListingQuery: SQL? {
         "SELECT DISTINCT m.name FROM sqlite_master m, pragma_index_list(m.name) i WHERE m.type = 'table' AND i.origin = 'u'"
     }
 
-    public func renameTableStatements(from: String, to: String) -> [SQL] {
+    package func renameTableStatements(from: String, to: String) -> [SQL] {
         ["ALTER TABLE \(identifier: from) RENAME TO \(identifier: to)"]
     }
 
-    public func implicitNames(ofTable table: String) -> [(name: String, role: String)] { [] }
+    package func implicitNames(ofTable table: String) -> [(name: String, role: String)] { [] }
 
-    public func modelIndexName(_ coreDataName: String) -> String { coreDataName }
+    package func modelIndexName(_ coreDataName: String) -> String { coreDataName }
 
-    public func modelIndexColumn(_ column: String, descending: Bool) -> SQL {
+    package func modelIndexColumn(_ column: String, descending: Bool) -> SQL {
         "\(identifier: column) COLLATE BINARY \(raw: descending ? "DESC" : "ASC")"
     }
 
-    public var failedStatementAbortsTransaction: Bool { false }
+    package var failedStatementAbortsTransaction: Bool { false }
 
     // MARK: String comparisons
 
