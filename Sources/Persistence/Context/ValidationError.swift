@@ -24,7 +24,7 @@ public struct ValidationError: Error, Sendable, CustomStringConvertible {
             case stringTooShort
             /// A string has more characters, or binary data more bytes, than the attribute's maximum length.
             case stringTooLong
-            /// A to-many relationship holds fewer objects than its minimum count.
+            /// A to-many relationship holds fewer objects than its minimum count (one, for a required to-many).
             case tooFewObjects
             /// A to-many relationship holds more objects than its maximum count.
             case tooManyObjects
