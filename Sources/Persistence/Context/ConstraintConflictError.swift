@@ -26,6 +26,7 @@ public struct ConstraintConflictError: Error, Sendable, CustomStringConvertible 
         /// Whether ``conflictingObjectID`` is in the store already (rather than in this save).
         public var isInStore: Bool
 
+        /// The conflict in words: the constraint, the values, and both objects.
         public var description: String {
             let pairs = zip(properties, values).map { "\($0) \($1)" }.joined(separator: ", ")
             let other = isInStore ? "\(conflictingObjectID) in the store" : "\(conflictingObjectID) of the same save"
@@ -36,9 +37,12 @@ public struct ConstraintConflictError: Error, Sendable, CustomStringConvertible 
 
     /// A value of a constrained property: an attribute's, or the object a to-one points at.
     public enum ConstraintValue: Sendable, Hashable, CustomStringConvertible {
+        /// An attribute's value.
         case attribute(AttributeValue)
+        /// The object a to-one relationship points at.
         case object(ObjectID)
 
+        /// The value as the error's text shows it: a string in quotes, cut after 60 characters.
         public var description: String {
             switch self {
             case .attribute(.string(let text)):
@@ -50,16 +54,20 @@ public struct ConstraintConflictError: Error, Sendable, CustomStringConvertible 
         }
     }
 
+    /// The clashes found, one per object and constraint it would break.
     public var conflicts: [Conflict]
     /// The unique index that could not be built because rows already break its constraint
     /// (a migration's), or `nil` for a save refused.
     public var index: String?
 
+    /// An error for `conflicts`; `index` names the unique index a migration could not build,
+    /// `nil` (the default) for a save refused.
     public init(conflicts: [Conflict], index: String? = nil) {
         self.conflicts = conflicts
         self.index = index
     }
 
+    /// The error in words: every conflict, then what to do about it.
     public var description: String {
         if let index {
             return "the store's rows break a uniqueness constraint, so its index \(index) cannot be built: "

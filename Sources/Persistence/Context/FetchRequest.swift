@@ -8,8 +8,11 @@
 /// let books = try await context.fetch(request)
 /// ```
 public struct FetchRequest: Sendable, Hashable {
+    /// The name of the entity whose objects are fetched.
     public var entityName: String
+    /// Which objects match (Core Data's `NSPredicate`); `nil` for all of the entity's.
     public var predicate: Predicate?
+    /// The order of the results, the first descriptor deciding first; empty leaves the order to the store.
     public var sortDescriptors: [SortDescriptor]
     /// The most objects to return; `nil` for all.
     public var fetchLimit: Int?
@@ -24,6 +27,7 @@ public struct FetchRequest: Sendable, Hashable {
     /// deleted ones are left out. With `false`, the store answers as it was last saved.
     public var includesPendingChanges: Bool
 
+    /// A request for the objects of `entityName`; every other property has Core Data's default.
     public init(
         entityName: String,
         predicate: Predicate? = nil,
@@ -56,11 +60,14 @@ extension FetchRequest {
     /// let byNumber = FetchRequest.SortDescriptor(key: "number")
     /// ```
     public struct SortDescriptor: Sendable, Hashable {
+        /// The key path compared: an attribute, or one through to-one relationships (`publication.title`).
         public var key: String
+        /// Whether smaller values come first (the default).
         public var ascending: Bool
         /// Compare strings ignoring case (`caseInsensitiveCompare:`).
         public var caseInsensitive: Bool
 
+        /// An ordering by `key`, ascending and case-sensitive unless told otherwise.
         public init(key: String, ascending: Bool = true, caseInsensitive: Bool = false) {
             self.key = key
             self.ascending = ascending

@@ -15,11 +15,13 @@ extension FetchRequest {
         /// The key the value is read back by; the key path by default.
         public var name: String
 
+        /// The property at `keyPath`, read back under `name` (the key path itself when `nil`).
         public init(_ keyPath: String, as name: String? = nil) {
             self.keyPath = keyPath
             self.name = name ?? keyPath
         }
 
+        /// The property at a key path written as a string literal, read back under the key path.
         public init(stringLiteral keyPath: String) {
             self.init(keyPath)
         }

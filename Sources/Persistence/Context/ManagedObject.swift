@@ -181,9 +181,12 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
 
     // MARK: Hashable
 
+    /// Whether both are the same instance: objects are compared by identity, as in Core Data.
     public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
+    /// Hashes the instance's identity, in step with `==`.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
+    /// The entity, the object's ID and the values it holds, by key, for debugging: `<Book Book/p12 price=10.0 title="…">`.
     public var description: String {
         state.withLock { state in
             let values = state.values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }

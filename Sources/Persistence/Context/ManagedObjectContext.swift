@@ -62,6 +62,7 @@ public final class ManagedObjectContext: Sendable {
         let destination: ObjectID
     }
 
+    /// The store the context fetches from and saves to.
     public let store: PersistentStore
     let layouts: [String: EntityLayout]
     /// Where each entity's properties are in a row of a ``SelectQuery`` on its table (the
@@ -78,6 +79,7 @@ public final class ManagedObjectContext: Sendable {
         self.rowLayouts = store.rowLayouts
     }
 
+    /// The model of the context's store.
     public var model: ManagedObjectModel { store.model }
 
     /// Whether anything was inserted, changed or deleted since the last save.

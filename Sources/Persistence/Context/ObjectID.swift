@@ -91,10 +91,12 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
         if case .temporary(let temporary) = key { temporary.number } else { 0 }
     }
 
+    /// Whether the ID is a temporary one, of an object inserted and not saved yet (Core Data's `isTemporaryID`).
     public var isTemporaryID: Bool {
         if case .temporary = key { true } else { false }
     }
 
+    /// Whether both IDs name the same object: the same entity hierarchy and the same key.
     public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
         lhs.rootEntityName == rhs.rootEntityName && lhs.key == rhs.key
     }

@@ -10,9 +10,11 @@ import Logging
 /// let context = container.newContext()
 /// ```
 public final class PersistentContainer: Sendable {
+    /// The store the container's contexts fetch from and save to.
     public let store: PersistentStore
     let logger: Logger
 
+    /// A container over a store already open; ``PersistentContainer/open(model:store:options:logger:)`` opens one too.
     public init(store: PersistentStore, logger: Logger) {
         self.store = store
         self.logger = logger
@@ -31,6 +33,7 @@ public final class PersistentContainer: Sendable {
         return PersistentContainer(store: store, logger: logger)
     }
 
+    /// The model the store was opened with.
     public var model: ManagedObjectModel { store.model }
 
     /// A new, empty context over the store.

@@ -66,12 +66,15 @@ public struct ValueTransformers: Sendable {
 /// data, URL, array, dictionary or null — read and written with Foundation's
 /// `NSKeyedUnarchiver` and `NSKeyedArchiver`, allowing those classes only.
 public struct SecureUnarchiveFromDataTransformer: AttributeValueTransformer {
+    /// The transformer; it has no settings.
     public init() {}
 
     static let allowedClasses: [AnyClass] = [
         NSString.self, NSNumber.self, NSDate.self, NSData.self, NSURL.self, NSArray.self, NSDictionary.self, NSNull.self,
     ]
 
+    /// Unarchives the stored bytes into a property-list value.
+    /// - Throws: When the bytes are not a keyed archive, or hold a class other than those allowed.
     public func value(from data: Data) throws -> PropertyListValue {
         let object = try NSKeyedUnarchiver.unarchivedObject(ofClasses: Self.allowedClasses, from: data)
         guard let object, let value = PropertyListValue(foundation: object) else {
@@ -80,6 +83,8 @@ public struct SecureUnarchiveFromDataTransformer: AttributeValueTransformer {
         return value
     }
 
+    /// Archives a property-list value with secure coding, as Core Data stores it.
+    /// - Throws: Foundation's error when the value cannot be archived.
     public func data(from value: PropertyListValue) throws -> Data {
         try NSKeyedArchiver.archivedData(withRootObject: value.foundationValue, requiringSecureCoding: true)
     }

@@ -17,6 +17,7 @@ public struct ConnectionUsage: Sendable, Hashable {
         /// Callers waiting for a connection: queued behind a busy one, or for one to come free.
         public var waiting: Int
 
+        /// Counts, all zero unless given.
         public init(open: Int = 0, inUse: Int = 0, waiting: Int = 0) {
             self.open = open
             self.inUse = inUse
@@ -33,6 +34,7 @@ public struct ConnectionUsage: Sendable, Hashable {
     /// The one connection saves run on, one at a time (and reads, where there are no readers).
     public var writer: Counts
 
+    /// Usage made of the readers' and the writer's counts.
     public init(readers: Counts, writer: Counts) {
         self.readers = readers
         self.writer = writer

@@ -28,6 +28,7 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     /// doing, so waiting for the server does not help. `nil` for the engine's own errors.
     public var clientLibrary: String?
 
+    /// An error with the engine's code and message and, where known, the statement and its context.
     public init(
         resultCode: Int32,
         message: String,
@@ -49,6 +50,7 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     /// How much of a statement `description` quotes before cutting it.
     static let quotedStatementLength = 300
 
+    /// `database error <code> (<SQLSTATE>): <message> — while executing <statement>`, without the bound values.
     public var description: String {
         var text = "database error \(resultCode)"
         if let sqlState { text += " (\(sqlState))" }

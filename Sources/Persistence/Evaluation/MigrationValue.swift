@@ -5,16 +5,24 @@
 /// // $source.pages → .objects([…])
 /// ```
 public enum MigrationValue: Sendable {
+    /// An attribute value: of an attribute, a constant, or computed.
     case value(AttributeValue)
+    /// One instance: `$source`, `$destination`, or the destination of a to-one relationship.
     case object(ManagedObject)
+    /// Several instances: the destinations of a to-many relationship.
     case objects([ManagedObject])
     /// A collection of values (`{1, 2}`, `componentsSeparatedByString:`, `$source.pages.number`).
     case list([MigrationValue])
+    /// `$manager`: the migration manager running the mapping.
     case manager(MigrationManager)
+    /// `$entityMapping`: the entity mapping being run.
     case entityMapping(EntityMapping)
+    /// `$propertyMapping`: the property mapping whose value expression is evaluated.
     case propertyMapping(PropertyMapping)
+    /// `$entityPolicy`: the entity mapping's migration policy.
     case policy(EntityMigrationPolicy)
 
+    /// A nil attribute value.
     public static let null = MigrationValue.value(.null)
 
     /// The attribute value, when this is one.

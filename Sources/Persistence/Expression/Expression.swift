@@ -38,9 +38,14 @@ public indirect enum Expression: Sendable, Hashable {
 
 /// The arithmetic operators of `NSExpression`.
 public enum ArithmeticOperator: String, Sendable, Hashable, CaseIterable {
+    /// `+`: the sum.
     case add = "+"
+    /// `-`: the difference.
     case subtract = "-"
+    /// `*`: the product.
     case multiply = "*"
+    /// `/`: the quotient.
     case divide = "/"
+    /// `**`: the left raised to the power of the right.
     case power = "**"
 }

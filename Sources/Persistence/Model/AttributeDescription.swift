@@ -8,6 +8,7 @@ import Foundation
 public struct AttributeDescription: Sendable, Hashable {
     /// The property name, e.g. `title`.
     public var name: String
+    /// The attribute's type, which decides the values it takes and the column it is stored in.
     public var type: AttributeType
     /// Whether `nil` is a valid value. Xcode's default for a new attribute is `true`.
     public var isOptional: Bool
@@ -41,6 +42,7 @@ public struct AttributeDescription: Sendable, Hashable {
     /// version hash, not in where the value is stored.
     public var preservesValueAfterDeletion = false
 
+    /// An attribute with Xcode's defaults for a new one: optional, stored, no default value and no bounds.
     public init(
         name: String,
         type: AttributeType,

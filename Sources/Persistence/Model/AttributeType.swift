@@ -4,17 +4,29 @@
 /// let type = AttributeType(rawValue: "Integer 16") // .integer16
 /// ```
 public enum AttributeType: String, Sendable, Hashable, CaseIterable, Codable {
+    /// A 16-bit integer (Core Data's `Integer 16`), held in ``AttributeValue/integer(_:)``.
     case integer16 = "Integer 16"
+    /// A 32-bit integer (`Integer 32`).
     case integer32 = "Integer 32"
+    /// A 64-bit integer (`Integer 64`).
     case integer64 = "Integer 64"
+    /// A double-precision floating-point number.
     case double = "Double"
+    /// A single-precision floating-point number, held as a `Double` in memory.
     case float = "Float"
+    /// A decimal number (`Decimal`), exact in base 10.
     case decimal = "Decimal"
+    /// A string.
     case string = "String"
+    /// A Boolean.
     case boolean = "Boolean"
+    /// A point in time.
     case date = "Date"
+    /// Binary data.
     case binary = "Binary"
+    /// A UUID.
     case uuid = "UUID"
+    /// A URL (Core Data's `URI` attribute type).
     case uri = "URI"
     /// A value kept as the bytes a value transformer makes of it (a BLOB), read as `Data`
     /// unless a transformer is asked for; see ``AttributeDescription/valueTransformerName``.

@@ -10,17 +10,23 @@
 /// ])
 /// ```
 public struct EntityDescription: Sendable, Hashable {
+    /// The entity's name, e.g. `Book`.
     public var name: String
+    /// Whether the entity has no objects of its own, only those of its sub-entities.
     public var isAbstract: Bool
     /// The parent entity's name; a sub-entity is stored in its root entity's table.
     public var parentName: String?
+    /// The attributes declared on this entity (not those inherited).
     public var attributes: [AttributeDescription]
+    /// The relationships declared on this entity (not those inherited).
     public var relationships: [RelationshipDescription]
     /// The renaming identifier (`elementID`): the name this entity had in an earlier version.
     public var renamingIdentifier: String?
+    /// Changes the entity's version hash without changing its schema, forcing a migration.
     public var versionHashModifier: String?
     /// The class name app code uses for it (`representedClassName`), kept for Xcode.
     public var representedClassName: String?
+    /// Free-form key/value pairs from the model editor.
     public var userInfo: [String: String]
     /// Uniqueness constraints (Xcode's Constraints, `<uniquenessConstraints>`): each lists the
     /// properties whose values together are unique among the entity's objects.
@@ -28,6 +34,7 @@ public struct EntityDescription: Sendable, Hashable {
     /// Fetch indexes (Xcode's Indexes, `<fetchIndex>`).
     public var fetchIndexes: [FetchIndex]
 
+    /// An entity with Xcode's defaults for a new one: concrete, no parent, no constraints or indexes.
     public init(
         name: String,
         isAbstract: Bool = false,

@@ -44,10 +44,12 @@ public struct ManagedObjectModel: Sendable, Hashable {
     }
 
     // The warnings say where the file was: leave them out of what makes two models the same.
+    /// Whether both are the same version with the same entities; where their files are (the warnings) does not count.
     public static func == (lhs: ManagedObjectModel, rhs: ManagedObjectModel) -> Bool {
         lhs.name == rhs.name && lhs.versionIdentifier == rhs.versionIdentifier && lhs.entities == rhs.entities
     }
 
+    /// Hashes the name, version identifier and entities, in step with `==`.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(name)
         hasher.combine(versionIdentifier)

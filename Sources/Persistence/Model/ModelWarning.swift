@@ -11,11 +11,16 @@
 public struct ModelWarning: Sendable, Hashable, CustomStringConvertible {
     /// What is odd and what to do about it, in a sentence.
     public var message: String
+    /// The model file the warning is about, when it was read from one.
     public var file: String?
+    /// The line in ``ModelWarning/file``, when known.
     public var line: Int?
+    /// The entity the warning is about, when it is about one.
     public var entity: String?
+    /// The attribute or relationship the warning is about, when it is about one.
     public var property: String?
 
+    /// A warning with its message and where it is.
     public init(_ message: String, file: String? = nil, line: Int? = nil, entity: String? = nil, property: String? = nil) {
         self.message = message
         self.file = file

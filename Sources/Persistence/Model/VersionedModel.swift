@@ -14,6 +14,8 @@ public struct VersionedModel: Sendable, Hashable {
     /// The version `.xccurrentversion` names.
     public let current: ManagedObjectModel
 
+    /// The versions of a model, built in code rather than loaded.
+    /// - Throws: ``ModelError`` with code `unknownVersion` when no version is named `currentVersionName`.
     public init(name: String, versions: [ManagedObjectModel], currentVersionName: String) throws(ModelError) {
         guard let current = versions.first(where: { $0.name == currentVersionName }) else {
             throw ModelError(.unknownVersion, "the current version \(quoted: currentVersionName) is not among the model's versions")

@@ -36,6 +36,7 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomS
         elements = value.isEmpty ? [] : [.text(value)]
     }
 
+    /// A statement from a string literal with interpolations: values bound, names quoted, fragments kept whole.
     public init(stringInterpolation: StringInterpolation) {
         elements = stringInterpolation.elements
     }
@@ -55,6 +56,7 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomS
         elements.compactMap { if case .argument(let value) = $0 { value } else { nil } }
     }
 
+    /// Whether the statement has no text and no values.
     public var isEmpty: Bool { elements.isEmpty }
 
     /// The statement as `dialect` runs it: its text, placeholders numbered in order, and the
@@ -113,12 +115,14 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomS
         }.joined()
     }
 
+    /// The two fragments one after the other, their values with them; add spaces yourself.
     public static func + (lhs: SQL, rhs: SQL) -> SQL {
         var result = lhs
         result.elements += rhs.elements
         return result
     }
 
+    /// Appends a fragment, its values with it.
     public static func += (lhs: inout SQL, rhs: SQL) {
         lhs.elements += rhs.elements
     }
@@ -127,10 +131,12 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomS
     public struct StringInterpolation: StringInterpolationProtocol, Sendable {
         var elements: [Element] = []
 
+        /// Makes room for the literal's parts.
         public init(literalCapacity: Int, interpolationCount: Int) {
             elements.reserveCapacity(2 * interpolationCount + 1)
         }
 
+        /// Text of the literal, taken as SQL.
         public mutating func appendLiteral(_ literal: String) {
             if !literal.isEmpty { elements.append(.text(literal)) }
         }

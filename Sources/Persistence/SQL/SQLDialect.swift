@@ -204,6 +204,7 @@ public enum RowLock: Sendable {
 }
 
 extension SQLDialect {
+    /// `false`: a dialect rewrites rows in place unless it says otherwise.
     public var rebuildsRatherThanRewritingEveryRow: Bool { false }
 
     /// How many rows of `argumentsPerRow` arguments one statement takes, besides `reserved`

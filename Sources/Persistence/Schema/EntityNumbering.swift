@@ -89,6 +89,7 @@ public struct EntityNumbering: Sendable, Hashable, CustomStringConvertible {
         numbers.sorted { $0.value < $1.value }.map(\.key)
     }
 
+    /// The entities after their numbers, in order: `1 Author, 2 Book, 3 Page`.
     public var description: String {
         numbers.sorted { $0.value < $1.value }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
     }

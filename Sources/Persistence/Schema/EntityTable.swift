@@ -1,10 +1,12 @@
 /// The table an entity is stored in, and the column of each of its properties.
 public struct EntityTable: Sendable, Hashable {
+    /// The entity this is the layout of, e.g. `Book`.
     public let entityName: String
     /// `Z_ENT` of this entity.
     public let entityNumber: Int
     /// `Z_SUPER`: the parent's entity number, 0 for a root.
     public let superNumber: Int
+    /// The root of the entity's hierarchy, whose table (``EntityTable/name``) every entity of it shares.
     public let rootEntityName: String
     /// The table name, e.g. `ZBOOK` (`zbook` on PostgreSQL).
     public let name: String
@@ -20,6 +22,7 @@ public struct EntityTable: Sendable, Hashable {
     /// sub-entities.
     public let entityTypeColumns: [String: Column]
 
+    /// A table layout; ``StoreSchema`` makes these from a model, so app code rarely needs to.
     public init(
         entityName: String,
         entityNumber: Int,
@@ -51,8 +54,11 @@ public struct EntityTable: Sendable, Hashable {
 
 /// A column of an entity table.
 public struct Column: Sendable, Hashable {
+    /// What a column holds.
     public enum Kind: Sendable, Hashable {
+        /// An attribute's value, of this type.
         case attribute(AttributeType)
+        /// A to-one relationship's key: the `Z_PK` of a row of `destination`.
         case foreignKey(destination: String)
         /// `Z<n>_<NAME>` beside a to-one's key: the `Z_ENT` of the destination row.
         case entityType
@@ -89,8 +95,11 @@ public struct Column: Sendable, Hashable {
         }
     }
 
+    /// The property the column belongs to: the attribute or relationship it holds or keeps track of.
     public let propertyName: String
+    /// The column name, e.g. `ZTITLE` (`ztitle` on PostgreSQL).
     public let name: String
+    /// What the column holds.
     public let kind: Kind
 
     func named(_ dialect: any SQLDialect) -> Column {
@@ -100,11 +109,15 @@ public struct Column: Sendable, Hashable {
 
 /// The join table of a many-to-many relationship.
 public struct JoinTable: Sendable, Hashable {
+    /// The table name, e.g. `Z_1TAGS`.
     public let name: String
     /// The entity and relationship that own the table (sorted first of the pair).
     public let sourceEntity: String
+    /// The relationship of ``JoinTable/sourceEntity`` the table holds.
     public let relationship: String
+    /// The entity at the other end of the relationship.
     public let destinationEntity: String
+    /// The inverse relationship on the destination, if there is one.
     public let inverseRelationship: String?
     /// The column holding the source object's `Z_PK`.
     public let sourceColumn: String

@@ -6,9 +6,12 @@
 /// let schema = StoreSchema(model: model, dialect: connection.dialect, layout: layout)
 /// ```
 public struct StoreLayout: Sendable, Hashable {
+    /// How the store numbers its entities (`Z_ENT`, from `Z_PRIMARYKEY`).
     public let numbering: EntityNumbering
+    /// The tables and columns the store has.
     public let existing: ExistingTables
 
+    /// A layout from what has been read of a store; ``StoreLayout/read(from:model:forMigration:)`` reads it.
     public init(numbering: EntityNumbering, existing: ExistingTables) {
         self.numbering = numbering
         self.existing = existing

@@ -12,9 +12,13 @@ public struct StoreIndex: Sendable, Hashable {
         case fetchIndex(entity: String, name: String)
     }
 
+    /// The index name, e.g. `ZBOOK_ZPUBLISHER_INDEX`.
     public let name: String
+    /// The table the index is on.
     public let table: String
+    /// The indexed columns, in the index's order.
     public let columns: [String]
+    /// Why the index exists: a look-up (the default), a uniqueness constraint or a fetch index.
     public var purpose: Purpose = .lookup
     /// The columns kept in descending order (a fetch index element ordered so).
     public var descendingColumns: Set<String> = []
@@ -22,6 +26,7 @@ public struct StoreIndex: Sendable, Hashable {
     /// `nil` for every row of the table.
     public var entityNumbers: [Int]? = nil
 
+    /// An index named `name` on `columns` of `table`, a look-up index on every row unless told otherwise.
     public init(
         name: String,
         table: String,

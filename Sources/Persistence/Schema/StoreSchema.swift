@@ -16,7 +16,9 @@
 /// schema.table(for: "Book")?.column(for: "title")?.name // "ZTITLE"
 /// ```
 public struct StoreSchema: Sendable {
+    /// The model whose entities the schema lays out.
     public let model: ManagedObjectModel
+    /// The SQL dialect the names and types are spelled for.
     public let dialect: any SQLDialect
     /// Entity name → its table layout.
     public let tables: [String: EntityTable]

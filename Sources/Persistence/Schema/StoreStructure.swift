@@ -25,6 +25,9 @@
 public struct StoreStructure: Sendable, Hashable {
     /// What a declared column type holds, as SQLite reads declared types.
     public enum TypeClass: String, Sendable, Hashable {
+        /// The classes, in the order `init(declaredType:)` tries them: `decimal` (`DECIMAL`, `NUMERIC`), `timestamp`
+        /// (`TIMESTAMP`, `DATE`), `integer` (`INT…`, `BOOLEAN`), `real` (`FLOAT`, `REAL`, `DOUBLE`), `text` (`CHAR`,
+        /// `TEXT`, `CLOB`), `blob`, and `other` for any other type.
         case integer, real, decimal, text, timestamp, blob, other
 
         /// The class of a declared type (`VARCHAR(255)` → text).
@@ -78,6 +81,7 @@ public struct StoreStructure: Sendable, Hashable {
         return ExistingTables(columns: columns, tablesWithUniqueTableConstraints: Set(uniqueTableConstraints.map(Self.table(of:))))
     }
 
+    /// A structure from its parts, as read from a store; ``StoreStructure/read(from:)`` reads one.
     public init(
         entityTables: [String: [String: TypeClass]],
         joinTables: [String: Set<String>],

@@ -1,16 +1,26 @@
 /// The swift-log metadata keys the framework uses, in one place.
 public enum LoggingKeys {
+    /// The store a message is about, as its URL.
     public static let store = "persistence.store"
+    /// The name of the model version a message is about.
     public static let modelVersion = "persistence.model_version"
+    /// The entity a message is about.
     public static let entity = "persistence.entity"
+    /// How many rows were read, written or checked.
     public static let rows = "persistence.rows"
     /// Rows a validation loaded into Swift because SQL could not rule them out.
     public static let rowsCheckedInSwift = "persistence.rows_checked_in_swift"
+    /// How long the work took, in milliseconds.
     public static let durationMilliseconds = "persistence.duration_ms"
+    /// The text of a SQL statement, never its bound values.
     public static let sql = "persistence.sql"
+    /// A migration's step, as `2/3 BookStore 2 → BookStore 3`.
     public static let migrationStep = "persistence.migration.step"
+    /// The stage of a migration step (`create instances`, …), as ``MigrationProgress`` names it.
     public static let migrationStage = "persistence.migration.stage"
+    /// The entity mapping being run, e.g. `BookToBook`.
     public static let entityMapping = "persistence.migration.entity_mapping"
+    /// How far a migration has come, in percent.
     public static let progress = "persistence.migration.progress"
     /// The steps a fused pass ran as one (`3+4`).
     public static let fusedSteps = "persistence.migration.fused_steps"

@@ -24,7 +24,9 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     public var host: String?
     /// `nil` is libpq's default, 5432.
     public var port: Int?
+    /// `nil` is libpq's default: the operating system's user name.
     public var user: String?
+    /// `nil` for none (or libpq's password file); never shown by ``PostgresConfiguration/description``.
     public var password: String?
     /// `nil` is libpq's default: the user name.
     public var database: String?
@@ -61,9 +63,12 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
         case parameters
     }
 
+    /// `public`, the schema a store uses unless `schema` says otherwise.
     public static let defaultSchema = "public"
+    /// 10 seconds, how long a connection is waited for unless `connect_timeout` says otherwise.
     public static let defaultConnectTimeout = 10
 
+    /// A configuration from its parts, libpq's defaults where `nil`.
     public init(
         host: String? = nil,
         port: Int? = nil,
@@ -252,6 +257,7 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     /// `debugPrint`, string interpolation in test failures and `dump` show no password either.
     public var debugDescription: String { description }
 
+    /// The fields for `dump` and the debugger, the password and other parameters' values shown as `***`.
     public var customMirror: Mirror {
         Mirror(
             self,
