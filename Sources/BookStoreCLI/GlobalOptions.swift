@@ -23,7 +23,8 @@ struct GlobalOptions: ParsableArguments {
             valueName: "url"
         )
     )
-    var migrationStore: String? = ProcessInfo.processInfo.environment["BOOKSTORE_MIGRATION_STORE"].flatMap { $0.isEmpty ? nil : $0 }
+    // Empty: migrations go through --store.
+    var migrationStore: String = ProcessInfo.processInfo.environment["BOOKSTORE_MIGRATION_STORE"] ?? ""
 
     @Option(name: .long, help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
@@ -38,7 +39,7 @@ struct GlobalOptions: ParsableArguments {
     ///   than the store's: it must reach the same store.
     func migrationURL() throws -> StoreURL {
         let url = try storeURL()
-        guard let migrationStore else { return url }
+        guard !migrationStore.isEmpty else { return url }
         let direct = try StoreURL(migrationStore)
         guard case .postgres(let pooled) = url.kind, case .postgres(let configuration) = direct.kind else {
             throw ValidationError(

@@ -48,9 +48,9 @@ final class PublishedGauges: Sendable {
                 let gauge =
                     published[sample.key]
                     ?? registry.makeGauge(
-                        name: sample.name,
-                        labels: sample.labels.map { ($0.name, $0.value) },
-                        help: Self.help[sample.name] ?? ""
+                        // The whole name as the metric's: it carries its unit already.
+                        descriptor: MetricNameDescriptor(metricName: sample.name, unitName: "", helpText: Self.help[sample.name] ?? ""),
+                        labels: sample.labels.map { ($0.name, $0.value) }
                     )
                 gauge.set(sample.value)
                 current[sample.key] = gauge
