@@ -18,7 +18,9 @@ import Darwin
 public struct ServiceConfiguration: Sendable {
     /// Where the server listens.
     public enum Address: Sendable, Hashable, CustomStringConvertible {
+        /// A TCP address and port, as `127.0.0.1` and `8080`.
         case tcp(host: String, port: Int)
+        /// A Unix domain socket at `path`.
         case unixSocket(path: String)
 
         /// `http://host:port` or `unix:/path`.

@@ -8,6 +8,7 @@ import Persistence
 /// let options = online.options()   // nil without --online
 /// ```
 public struct OnlineMigrationArguments: ParsableArguments {
+    /// `--online`: migrate a PostgreSQL store while its users keep reading and writing it.
     @Flag(
         name: .long,
         help:
@@ -15,6 +16,7 @@ public struct OnlineMigrationArguments: ParsableArguments {
     )
     public var online = false
 
+    /// `--cut-over-lock-timeout`: the cut-over's lock wait in milliseconds; `nil` keeps the default.
     @Option(
         name: .long,
         help: ArgumentHelp(
@@ -24,6 +26,7 @@ public struct OnlineMigrationArguments: ParsableArguments {
     )
     public var cutOverLockTimeout: Int?
 
+    /// `--max-rows-per-second`: the online migration's pace; `nil` goes as fast as it can.
     @Option(
         name: .long,
         help: ArgumentHelp(
@@ -33,8 +36,10 @@ public struct OnlineMigrationArguments: ParsableArguments {
     )
     public var maxRowsPerSecond: Int?
 
+    /// The arguments before parsing: offline, default settings.
     public init() {}
 
+    /// Refuses the settings without `--online`, and values out of range, with what to pass instead.
     public func validate() throws {
         if !online, cutOverLockTimeout != nil {
             throw ValidationError("--cut-over-lock-timeout applies to an online migration only: add --online, or leave the option out")

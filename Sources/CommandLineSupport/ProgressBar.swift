@@ -13,10 +13,12 @@ public final class ProgressBar: Sendable {
         self.terminal = terminal
     }
 
+    /// A bar on standard error, or `nil` when standard error is not a terminal.
     public static func forStandardError() -> ProgressBar? {
         isatty(STDERR_FILENO) == 1 ? ProgressBar(terminal: .standardError) : nil
     }
 
+    /// Redraws the bar for `progress`: the whole migration's percentage, the step and stage, time spent and left.
     public func show(_ progress: MigrationProgress) {
         let width = 30
         let filled = Int((progress.fractionCompleted * Double(width)).rounded(.down))
@@ -37,6 +39,7 @@ public final class ProgressBar: Sendable {
         return minutes > 0 ? "\(minutes) min \(seconds % 60) s" : "\(seconds) s"
     }
 
+    /// Leaves the bar as last drawn and moves on: what follows starts on a new line.
     public func finish() {
         terminal.finish()
     }

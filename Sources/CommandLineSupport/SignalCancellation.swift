@@ -13,6 +13,7 @@ public struct InterruptedBySignal: Error, CustomStringConvertible {
     /// 143 for SIGTERM), so scripts can tell it from a failure.
     public var exitCode: ExitCode { ExitCode(128 + signal.rawValue) }
 
+    /// What the work threw once cancelled, as the command reports it.
     public var description: String { "\(error)" }
 }
 

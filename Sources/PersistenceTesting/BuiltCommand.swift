@@ -11,8 +11,11 @@ import Synchronization
 public struct BuiltCommand: Sendable {
     /// What a finished run printed and how it ended.
     public struct Output: Sendable {
+        /// How it ended, as a shell reports it: the exit status, or 128 + the signal that ended it.
         public var status: Int32
+        /// Everything it wrote to standard output.
         public var stdout: String
+        /// Everything it wrote to standard error.
         public var stderr: String
     }
 
@@ -20,6 +23,7 @@ public struct BuiltCommand: Sendable {
     public static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+    /// The executable's name, as the package's products (or, for a system tool, the `PATH`) name it.
     public let name: String
     /// Environment variables the run does without (settings of the test's own shell).
     public var unsetEnvironment: [String]
@@ -33,6 +37,7 @@ public struct BuiltCommand: Sendable {
     /// The small file system whose namespace the run enters (see ``SmallFileSystem/launching(_:_:in:)``).
     private var fileSystem: SmallFileSystem?
 
+    /// The executable `name` of this package, run with the test's environment less `unsetEnvironment`.
     public init(_ name: String, unsetEnvironment: [String] = []) {
         self.name = name
         self.unsetEnvironment = unsetEnvironment
@@ -135,9 +140,12 @@ public struct BuiltCommand: Sendable {
 
     /// The executable was not found where a build puts it.
     public struct Missing: Error, CustomStringConvertible {
+        /// The executable that was looked for.
         public var name: String
+        /// The paths it was looked for at, in order.
         public var looked: [String]
         var isSystemTool = false
+        /// What to do (build it, or install it) and where it was looked for.
         public var description: String {
             let what = isSystemTool ? "install \(name) (scripts/setup.sh does)" : "build the \(name) executable first (swift build)"
             return "\(what); looked at \(looked.joined(separator: ", "))"

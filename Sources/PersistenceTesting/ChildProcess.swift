@@ -39,9 +39,12 @@ public final class ChildProcess: Sendable {
     /// (or a server of its) does not inherit them; the child this pipe is for gets its end by
     /// `dup2`.
     public final class Pipe: Sendable {
+        /// The end the parent reads what the child writes from.
         public let reading: FileHandle
+        /// The end the child writes to; close the parent's copy once the child has it.
         public let writing: FileHandle
 
+        /// A new pipe, both ends closed on `exec`.
         public init() {
             var ends: [Int32] = [-1, -1]
             // Marked under the launch lock, so that no child starts between making and marking.
@@ -153,6 +156,7 @@ public final class ChildProcess: Sendable {
 
 /// A child that could not be started.
 public struct ChildProcessError: Error, CustomStringConvertible {
+    /// What failed, with the system's reason.
     public let description: String
     init(_ description: String) { self.description = description }
 }

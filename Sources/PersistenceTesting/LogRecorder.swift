@@ -12,6 +12,7 @@ import Synchronization
 public final class LogRecorder: Sendable {
     private let lines = Mutex<[String]>([])
 
+    /// A recorder with no lines yet; log into it through ``logger``.
     public init() {}
 
     /// A logger at `trace` that records here: `<level> <message> key=value …`.
@@ -39,6 +40,7 @@ public final class LogRecorder: Sendable {
 
     /// What ``waitFor(_:timeout:_:)`` throws when no line came.
     public struct Timeout: Error, CustomStringConvertible {
+        /// What was awaited, the time waited, and the last lines logged.
         public let description: String
     }
 

@@ -17,6 +17,7 @@ import Testing
 public final class RaceOverlap: Sendable {
     private let state = Mutex<(inside: Int, most: Int)>((inside: 0, most: 0))
 
+    /// A record of a race not yet run: nobody inside.
     public init() {}
 
     /// Runs `body` as a side's racing part.

@@ -162,6 +162,7 @@ public final class SmallFileSystem: Sendable {
 
 /// A small file system that could not be set up.
 public struct SmallFileSystemError: Error, CustomStringConvertible {
+    /// What failed: the tool, its arguments and its output.
     public let description: String
     init(_ description: String) { self.description = description }
 }

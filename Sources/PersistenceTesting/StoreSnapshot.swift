@@ -235,6 +235,7 @@ public struct StoreSnapshot: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// What the snapshot holds, for a failed expectation: the files, or the schemas and each table's row count.
     public var description: String {
         if engine == .sqlite { return "files \(files.keys.sorted())" }
         return "schemas \(schemas), tables \(tables.keys.sorted().map { "\($0) (\(max((tables[$0]?.count ?? 1) - 1, 0)) rows)" })"

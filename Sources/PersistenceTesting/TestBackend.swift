@@ -21,6 +21,7 @@ public enum TestBackend: String, CaseIterable, CustomTestStringConvertible, Send
     /// The `public` schema of a new database on the test server (see ``TestPostgres``).
     case postgres
 
+    /// The backend's name in test results: `sqlite`, `memory` or `postgres`.
     public var testDescription: String { rawValue }
 
     /// The engine of a SQLite or PostgreSQL backend; `nil` for the in-memory store.

@@ -17,6 +17,7 @@ public enum TestEngine: String, CaseIterable, CustomTestStringConvertible, Senda
     /// The `public` schema of a new database on the test server (see ``TestPostgres``).
     case postgres
 
+    /// The engine's name in test results: `sqlite` or `postgres`.
     public var testDescription: String { rawValue }
 
     /// How the engine spells SQL.

@@ -102,6 +102,7 @@ public enum TestPostgres {
 
 /// A database of its own for one test.
 public struct TestPostgresDatabase: Sendable {
+    /// How to reach the database: the test server, with this database's name.
     public let configuration: PostgresConfiguration
     let server: TestPostgres.Server
 

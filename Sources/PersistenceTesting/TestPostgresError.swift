@@ -1,11 +1,14 @@
 /// Why the tests have no PostgreSQL server, and how to give them one.
 public struct TestPostgresError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong when a server was sought, in a sentence.
     public var reason: String
 
+    /// An error saying why no server could be had.
     public init(_ reason: String) {
         self.reason = reason
     }
 
+    /// The reason, then how to get a server: install PostgreSQL, or point the tests at one.
     public var description: String {
         let reason = self.reason.last.map { ".?!".contains($0) } == true ? self.reason : self.reason + "."
         return """

@@ -16,6 +16,7 @@ public final class WatchedProcess: Sendable {
         let signal: Int32
         let condition: @Sendable (String) -> Bool
 
+        /// Sends `signal` to the process the first time its output so far satisfies `condition`.
         public init(signal: Int32, condition: @escaping @Sendable (String) -> Bool) {
             self.signal = signal
             self.condition = condition
@@ -33,7 +34,9 @@ public final class WatchedProcess: Sendable {
 
     /// Whether the trigger's signal was sent.
     public var triggered: Bool { fired.withLock { $0 } }
+    /// The child's process identifier.
     public var identifier: Int32 { child.identifier }
+    /// Whether the child has not ended yet.
     public var isRunning: Bool { child.isRunning }
     /// Its standard output and error, interleaved as written.
     public var output: String { String(decoding: collected.withLock { $0 }, as: UTF8.self) }

@@ -6,10 +6,15 @@ import Persistence
 /// BookStoreVersion.v3.nextVersion() // .v4
 /// ```
 public enum BookStoreVersion: String, MigrationVersion, CaseIterable {
+    /// The first release: books and their pages, no author.
     case v1 = "BookStore"
+    /// Adds the book's `author`, one string.
     case v2 = "BookStore 2"
+    /// Renames `Book` to `Publication` and `Page.book` to `Page.publication`.
     case v3 = "BookStore 3"
+    /// Splits the author into `firstName` and `lastName`, through a migration policy.
     case v4 = "BookStore 4"
+    /// Adds `Publication.synopsis`, filled in by the step's migration manager: the current version.
     case v5 = "BookStore 5"
 
     /// The model version's name in the `.xcdatamodeld`: `BookStore 3`.

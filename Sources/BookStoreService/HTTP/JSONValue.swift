@@ -15,11 +15,17 @@ import Hummingbird
 /// let schema: JSONValue = ["type": "string", "maxLength": 10]
 /// ```
 public enum JSONValue: Sendable, Hashable {
+    /// JSON's `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number; JSON does not tell integers from fractions, so every number is a `Double`.
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array, in its order.
     case array([JSONValue])
+    /// An object; duplicate member names are refused when parsing.
     case object([String: JSONValue])
 
     /// Parses a JSON text strictly (RFC 8259, no duplicate member names).
@@ -35,6 +41,7 @@ public enum JSONValue: Sendable, Hashable {
         self = (try? Response.jsonEncoder().encode(value)).flatMap { try? JSONValue(parsing: $0) } ?? .null
     }
 
+    /// The members when the value is an object; `nil` otherwise.
     public var objectValue: [String: JSONValue]? {
         if case .object(let members) = self { members } else { nil }
     }
@@ -63,6 +70,7 @@ public enum JSONValue: Sendable, Hashable {
 /// Encodable, so a route returns it as it is (the OpenAPI document): ``JSONResponseEncoder``
 /// writes it with sorted keys, as ``serialized(sortedKeys:)`` does.
 extension JSONValue: ResponseEncodable {
+    /// Writes the value as plain JSON; whole numbers without `.0`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
@@ -81,13 +89,20 @@ extension JSONValue: ResponseEncodable {
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
     ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
 {
+    /// A string literal as ``string(_:)``.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An integer literal as ``number(_:)``.
     public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    /// A float literal as ``number(_:)``.
     public init(floatLiteral value: Double) { self = .number(value) }
+    /// `true` or `false` as ``bool(_:)``.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An array literal as ``array(_:)``.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// A dictionary literal as ``object(_:)``; of a repeated key, the last value wins.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
+    /// `nil` as ``null``.
     public init(nilLiteral: ()) { self = .null }
 }

@@ -125,6 +125,7 @@ struct FieldReader {
 }
 
 extension JSONValue: CustomStringConvertible {
+    /// The value as compact JSON with sorted keys, as error messages quote it.
     public var description: String { String(decoding: serialized(sortedKeys: true), as: UTF8.self) }
 }
 

@@ -10,12 +10,19 @@ import Persistence
 ///  "synopsis": "The first book", "pageCount": 3}
 /// ```
 public struct PublicationResource: Sendable, Hashable, ResponseEncodable, JSONWritable {
+    /// The publication's primary key (`Z_PK`): its id in the API's paths.
     public var id: Int64
+    /// The title.
     public var title: String
+    /// The price, shown as the shortest decimal of the `Float` the model keeps.
     public var price: Double
+    /// The author's first name; `null` when there is none.
     public var firstName: String?
+    /// The author's last name; `null` when there is none.
     public var lastName: String?
+    /// A short description; `null` when there is none.
     public var synopsis: String?
+    /// The number of the publication's pages.
     public var pageCount: Int
 
     /// What ``init(_:)-(FetchedValues)`` reads: the attributes and the number of pages.
@@ -57,6 +64,7 @@ public struct PublicationResource: Sendable, Hashable, ResponseEncodable, JSONWr
     }
 
     // Written out so that empty optional fields appear as `null` rather than not at all.
+    /// Writes the fields as the JSON above, every field present.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
@@ -94,8 +102,11 @@ public struct PublicationResource: Sendable, Hashable, ResponseEncodable, JSONWr
 /// {"id": 7, "number": 1, "text": "It was a dark and stormy night.", "publicationId": 3}
 /// ```
 public struct PageResource: Sendable, Hashable, ResponseEncodable, JSONWritable {
+    /// The page's primary key (`Z_PK`): its id in the API's paths.
     public var id: Int64
+    /// The page's number in its publication.
     public var number: Int64
+    /// The page's text; `null` when it has none.
     public var text: String?
     /// The publication the page belongs to; `null` for a page of none.
     public var publicationId: Int64?
@@ -123,6 +134,7 @@ public struct PageResource: Sendable, Hashable, ResponseEncodable, JSONWritable 
         case id, number, text, publicationId
     }
 
+    /// Writes the fields as the JSON above, every field present.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)

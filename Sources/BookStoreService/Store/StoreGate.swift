@@ -21,6 +21,7 @@ public final class StoreGate: Sendable {
         case migrating(MigrationReport)
         /// Outdated and told not to migrate (`--no-migrate`): another process must migrate it.
         case waitingForMigration(storeVersion: String)
+        /// Open at the current model version and serving, through this container.
         case ready(PersistentContainer)
         /// Another process migrated the store to another model version since this service
         /// opened it (the next release, online): it can no longer serve it.

@@ -8,8 +8,10 @@
 /// catch let error as MigrationError where error.code == .newerStore { … }
 /// ```
 public struct MigrationError: Error, Sendable, CustomStringConvertible {
+    /// What kind of error it is: what to match on, as in `error.code == .newerStore`.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         let base: String
+        /// The code's name, as in `newerStore`.
         public var description: String { base }
         /// A change between two versions that a lightweight migration cannot express.
         public static let cannotInferMapping = Code(base: "cannotInferMapping")
@@ -54,7 +56,9 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
         public static let needsDirectConnection = Code(base: "needsDirectConnection")
     }
 
+    /// What kind of error it is.
     public var code: Code
+    /// What went wrong, in one sentence without row values.
     public var message: String
     /// What the user can do about it.
     public var hint: String?
@@ -71,6 +75,7 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
     /// The error underneath (a ``StoreError``, ``ValidationError``, ``ExpressionError``…).
     public var underlying: (any Error & Sendable)?
 
+    /// An error of kind `code` saying `message`, with where it happened and what to do when known.
     public init(
         _ code: Code,
         _ message: String,
@@ -98,6 +103,7 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
         return error
     }
 
+    /// Where, what and what to do, in one line: `store: file:line: mapping.property: message. Hint`.
     public var description: String {
         var location: [String] = []
         if let store { location.append(store) }

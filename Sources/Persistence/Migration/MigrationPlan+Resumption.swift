@@ -63,6 +63,7 @@ extension MigrationPlan {
         /// Started again from its first row, because of `reason`.
         case startsAgain(reason: String)
 
+        /// `after a kill: …`: what the next run does with the step's output, as the plan prints it.
         public var description: String {
             switch self {
             case .fromLastBatch:

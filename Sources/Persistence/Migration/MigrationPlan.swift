@@ -24,6 +24,7 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
             /// A hook call per instance, because of `reason`.
             case perInstance(reason: String)
 
+            /// The stage as the plan prints it: `as SQL`, or `one by one, because …`.
             public var description: String {
                 switch self {
                 case .sql: "as SQL"
@@ -39,6 +40,7 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
         /// How its relationships are set.
         public let relationships: Stage
 
+        /// The mapping and how its two stages run, as `migrate --plan` prints it.
         public var description: String { "\(name): instances \(instances); relationships \(relationships)" }
     }
 
@@ -53,7 +55,9 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
 
     /// One step between two model versions.
     public struct Step: Sendable, CustomStringConvertible {
+        /// The model version the step reads.
         public let source: ManagedObjectModel
+        /// The model version the step writes.
         public let destination: ManagedObjectModel
         /// The mapping models, run one after the other (usually one).
         public let mappingModels: [MappingModel]
@@ -69,6 +73,7 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
         /// halfway; `nil` for the others, which write nothing a next run could continue.
         public internal(set) var resumption: Resumption?
 
+        /// How the step runs: in place, set-based or streamed.
         public var strategy: Strategy {
             switch work {
             case .inPlace: .inPlace
@@ -87,6 +92,7 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
             if case .streamed(_, let passes) = work { passes.flatMap { $0 } } else { [] }
         }
 
+        /// One line: the two versions, the strategy, the mappings and any policy or custom manager.
         public var description: String {
             let mappings = mappingModels.map { $0.isInferred ? "inferred mapping" : "mapping \($0.name)" }.joined(separator: ", ")
             var extras: [String] = []
@@ -112,6 +118,7 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
         /// store's version to the target; a gap between them inferred.
         case mappingModels
 
+        /// The route in words, for the plan's printout.
         public var description: String {
             switch self {
             case .chain: "through the versions the app's chain names, in its order"
@@ -128,11 +135,13 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
     public let targetVersion: ManagedObjectModel
     /// How the steps were found.
     public let route: Route
+    /// The steps, in the order they run; empty when the store is at the target already.
     public let steps: [Step]
 
     /// Whether the store is already at the target version.
     public var isEmpty: Bool { steps.isEmpty }
 
+    /// The numbered steps, one a line, or `<version> is current` when there are none.
     public var description: String {
         guard !steps.isEmpty else { return "\(storeVersion.name) is current" }
         return steps.enumerated().map { "\($0.offset + 1). \($0.element)" }.joined(separator: "\n")

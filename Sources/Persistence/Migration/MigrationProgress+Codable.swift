@@ -17,6 +17,7 @@ extension MigrationProgress: Codable {
         case percent, fractionCompleted, stepFractionCompleted, elapsedSeconds, estimatedSecondsRemaining
     }
 
+    /// Writes the report as the JSON above, `percent` included and the absent subject as `null`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(step, forKey: .step)
@@ -49,6 +50,7 @@ extension MigrationProgress: Codable {
         }
     }
 
+    /// Reads a report written by `encode(to:)`; `percent` is ignored, and a missing subject or estimate reads as `nil`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let subject: Subject? =

@@ -10,10 +10,15 @@ public struct MigrationProgress: Sendable, Hashable, CustomStringConvertible {
     public enum Stage: String, Sendable, Hashable, CaseIterable, Codable {
         /// Planned, nothing reported yet (``MigrationProgress/init(startOf:)``).
         case starting
+        /// An in-place step's one stage: its SQL runs inside the store.
         case inPlace = "in place"
+        /// Stage 1: destination instances are created from the source instances.
         case createInstances = "create instances"
+        /// Stage 2: the destination instances' relationships are set.
         case createRelationships = "create relationships"
+        /// Stage 3: the destination store is validated and saved.
         case validateAndSave = "validate and save"
+        /// The step is done (for the last step, the migration).
         case finished
     }
 
@@ -25,6 +30,7 @@ public struct MigrationProgress: Sendable, Hashable, CustomStringConvertible {
         /// An entity of the destination model: stage 3 validates entity by entity.
         case entity(String)
 
+        /// `entity mapping <name>` or `entity <name>`, as progress lines show it.
         public var description: String {
             switch self {
             case .entityMapping(let name): "entity mapping \(name)"
@@ -42,14 +48,19 @@ public struct MigrationProgress: Sendable, Hashable, CustomStringConvertible {
     public var stepFractionCompleted: Double
     /// The step, counted from 1, and the number of steps.
     public var step: Int
+    /// The number of steps in the plan (at least 1).
     public var stepCount: Int
+    /// The name of the model version the step migrates from.
     public var sourceVersion: String
+    /// The name of the model version the step migrates to.
     public var destinationVersion: String
+    /// The stage the step is at.
     public var stage: Stage
     /// The entity mapping or entity the stage is at, when it runs one at a time.
     public var subject: Subject?
     /// Instances of the ``subject`` done so far in this stage, and how many it has.
     public var instancesDone: Int
+    /// The instances the ``subject`` has in this stage; 0 when the stage runs no subject.
     public var instancesTotal: Int
     /// Time since the migration started (set by a ``ProgressiveMigrator``; zero from a
     /// ``MigrationManager`` on its own).
@@ -63,6 +74,7 @@ public struct MigrationProgress: Sendable, Hashable, CustomStringConvertible {
         if case .entityMapping(let name) = subject { name } else { nil }
     }
 
+    /// A report with every field given; a ``ProgressiveMigrator`` or ``MigrationManager`` makes these, a test or client may too.
     public init(
         fractionCompleted: Double,
         stepFractionCompleted: Double,
@@ -118,6 +130,7 @@ public struct MigrationProgress: Sendable, Hashable, CustomStringConvertible {
         return later
     }
 
+    /// One line: `step 1/2 BookStore 3 → BookStore 4: create instances entity mapping PublicationToPublication 2000/4000 (31%)`.
     public var description: String {
         var text = "step \(step)/\(stepCount) \(sourceVersion) → \(destinationVersion): \(stage.rawValue)"
         if let subject { text += " \(subject) \(instancesDone)/\(instancesTotal)" }

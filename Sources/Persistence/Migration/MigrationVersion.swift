@@ -34,7 +34,9 @@ public protocol MigrationVersion: Hashable, Sendable, CaseIterable {
 }
 
 extension MigrationVersion {
+    /// ``MigrationManager``: the step into this version runs the standard manager.
     public var migrationManagerType: MigrationManager.Type { MigrationManager.self }
+    /// None: the step's mapping models run in the order the chain was given them.
     public var mappingModelNames: [String] { [] }
 }
 
@@ -54,8 +56,11 @@ extension MigrationVersion {
 /// let straight = MigrationChain(models: models, mappingModels: mappings)
 /// ```
 public struct MigrationChain: Sendable {
+    /// The model versions, from the `.xcdatamodeld` or `.momd`.
     public let models: VersionedModel
+    /// The mapping models the steps may use, found by the entity version hashes they map.
     public let mappingModels: [MappingModel]
+    /// The entity migration policies the mapping models name, by their registered names.
     public let policies: MigrationPolicies
     /// How a store's steps are found.
     public let route: Route

@@ -40,6 +40,7 @@ public final class PersistentStore: Sendable {
         /// that may look rows up by them.
         public var defersIndexes: Bool
 
+        /// Options with each choice given; the defaults open an existing store, durable, with two readers.
         public init(createIfMissing: Bool = false, readerCount: Int = 2, readOnly: Bool = false, isDurable: Bool = true, defersIndexes: Bool = false)
         {
             self.createIfMissing = createIfMissing
@@ -59,14 +60,22 @@ public final class PersistentStore: Sendable {
         /// batches just written), commits not synced, indexes built after the bulk writes.
         public static let workspace = Options(createIfMissing: true, readerCount: 0, isDurable: false, defersIndexes: true)
 
+        /// Open the store, or create an empty one for the model when there is none.
         public static let createIfMissing = Options(createIfMissing: true)
+        /// Open the store only if it exists: ``StoreError/Code/storeNotFound`` otherwise.
         public static let existingOnly = Options(createIfMissing: false)
+        /// Open an existing store without writing anything to it: a migration's source, an inspection.
         public static let readOnly = Options(createIfMissing: false, readerCount: 0, readOnly: true)
     }
 
+    /// Where the store is.
     public let url: StoreURL
+    /// The model version the store holds and was opened with.
     public let model: ManagedObjectModel
+    /// The store's tables and columns for ``model``, in Core Data's Z-table layout.
     public let schema: StoreSchema
+    /// The store's database, for SQL of your own: a statement that fails because the store was
+    /// migrated since it was opened says so (``StoreError/Code/migratedSinceOpened``).
     public let database: any Database
     /// The engine's own database under ``database``, which explains failures of a store
     /// migrated since it was opened (``StoreError/Code/migratedSinceOpened``): for what
@@ -76,6 +85,7 @@ public final class PersistentStore: Sendable {
     /// if let sqlite = store.engineDatabase as? SQLiteDatabase { try await sqlite.checkpoint() }
     /// ```
     public var engineDatabase: any Database { (database as? MigratedStoreExplanation)?.base ?? database }
+    /// The store's metadata (the `Z_METADATA` plist) as it was when the store was opened.
     public let metadata: StoreMetadata
     /// Where a store of Apple's keeps the binary attributes Core Data may store outside it
     /// (``ExternalBinaryStorage``); `nil` for stores of this framework, which keep every value

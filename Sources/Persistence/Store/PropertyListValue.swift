@@ -4,13 +4,21 @@ import Foundation
 /// values Core Data's default transformer (`NSSecureUnarchiveFromData`) archives, which adds
 /// URLs and null to the property-list types.
 public indirect enum PropertyListValue: Sendable, Hashable {
+    /// A string.
     case string(String)
+    /// An integer.
     case integer(Int)
+    /// A floating-point number.
     case real(Double)
+    /// A Boolean.
     case bool(Bool)
+    /// A date.
     case date(Date)
+    /// Bytes.
     case data(Data)
+    /// An array, in its order.
     case array([PropertyListValue])
+    /// A dictionary with string keys.
     case dictionary([String: PropertyListValue])
     /// Only in keyed archives: property lists have no URL.
     case url(URL)

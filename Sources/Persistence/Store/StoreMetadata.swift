@@ -11,10 +11,15 @@ import Foundation
 /// model.isCompatible(with: metadata)
 /// ```
 public struct StoreMetadata: Sendable, Hashable {
+    /// The metadata key of the entity version hashes (``versionHashes``).
     public static let versionHashesKey = "NSStoreModelVersionHashes"
+    /// The metadata key of the model's version identifiers (``versionIdentifiers``).
     public static let versionIdentifiersKey = "NSStoreModelVersionIdentifiers"
+    /// The metadata key of the store's UUID (``storeUUID``).
     public static let storeUUIDKey = "NSStoreUUID"
+    /// The metadata key of the store's type (``storeType``).
     public static let storeTypeKey = "NSStoreType"
+    /// The metadata key of the version of Core Data's hashing scheme; a store of ours writes 3.
     public static let hashesVersionKey = "NSStoreModelVersionHashesVersion"
     /// The name of the model version that wrote the store (ours; Core Data does not keep it).
     public static let modelVersionNameKey = "PersistenceModelVersionName"
@@ -23,6 +28,7 @@ public struct StoreMetadata: Sendable, Hashable {
     public var versionHashes: [String: Data]
     /// The model's `userDefinedModelVersionIdentifier`s (Core Data keeps a list).
     public var versionIdentifiers: [String]
+    /// The store's identity, made when the store is created and kept by migrations and copies.
     public var storeUUID: String
     /// `SQLite`, `PostgreSQL` or `InMemory`.
     public var storeType: String
@@ -31,6 +37,7 @@ public struct StoreMetadata: Sendable, Hashable {
     /// Keys this framework does not interpret, kept as they were (property-list values).
     public var additional: [String: PropertyListValue]
 
+    /// Metadata with every value given; ``init(model:storeType:storeUUID:)`` makes it for a model.
     public init(
         versionHashes: [String: Data],
         versionIdentifiers: [String] = [],

@@ -10,14 +10,21 @@ import Foundation
 /// try StoreURL("postgres://shop:secret@db:5432/shop").description // "postgres://shop@db:5432/shop"
 /// ```
 public struct StoreURL: Sendable, Hashable, CustomStringConvertible {
+    /// Which engine holds the store, and where.
     public enum Kind: Sendable, Hashable {
+        /// A SQLite store file at `path`, absolute or relative to the working directory.
         case sqlite(path: String)
+        /// A PostgreSQL store: server, database, credentials and schema.
         case postgres(PostgresConfiguration)
+        /// An in-memory store; an empty `name` is a fresh one, a named one is shared by the
+        /// containers of one process.
         case memory(name: String)
     }
 
+    /// Which engine holds the store, and where: switch on it for what only one engine has.
     public let kind: Kind
 
+    /// A store URL of `kind`, as ``sqlite(_:)``, ``postgres(_:)`` and ``memory`` make them.
     public init(kind: Kind) { self.kind = kind }
 
     /// Parses a store URL. A bare file path is taken as a SQLite store.

@@ -22,13 +22,16 @@ public struct RecognisedStoreVersion: Sendable, CustomStringConvertible {
         case named = "named explicitly"
     }
 
+    /// The model version the store holds.
     public let model: ManagedObjectModel
+    /// How that version was decided.
     public let method: Method
     /// What the store has or lacks beside the version's tables that did not decide it
     /// (``StoreStructure/notes(comparedWith:)``): index differences, tables of persistent
     /// history or CloudKit. Empty for a store recognised by its hashes.
     public var notes: [String] = []
 
+    /// The version's name and how it was recognised, as `inspect` prints it.
     public var description: String {
         switch method {
         case .versionHashes: "\(model.name) (recognised by version hashes)"

@@ -24,6 +24,7 @@ public struct DataLossWarning: Sendable, Hashable, CustomStringConvertible {
         case sourceFiltered(entity: String, entityMapping: String, filter: String)
     }
 
+    /// What is dropped or refused, and where.
     public let kind: Kind
     /// What may carry the data in a way the check cannot see — the entity mapping's policy
     /// (Swift code), or another entity mapping that takes the rows a source filter leaves
@@ -44,6 +45,7 @@ public struct DataLossWarning: Sendable, Hashable, CustomStringConvertible {
     /// Whether the data is certainly lost (or refused): nothing else could carry it.
     public var isCertain: Bool { mayBeCarriedBy == nil }
 
+    /// The warning in a sentence, with the carrier that may take it and the counted rows when known.
     public var description: String {
         var text: String
         var rows: String

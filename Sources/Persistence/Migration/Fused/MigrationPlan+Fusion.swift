@@ -27,6 +27,7 @@ extension MigrationPlan {
             if case .fused = self { true } else { false }
         }
 
+        /// `fused with the next step: … carried in memory` or `not fused with the next step, because …`.
         public var description: String {
             switch self {
             case .fused(let carried):

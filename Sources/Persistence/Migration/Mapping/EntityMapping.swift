@@ -24,17 +24,25 @@ public struct EntityMapping: Sendable, Hashable {
 
     /// The mapping's name, e.g. `BookToPublication`; how relationship mappings refer to it.
     public var name: String
+    /// What the mapping does with the instances: add, remove, copy, transform or a custom policy.
     public var type: MappingType
+    /// The entity whose instances are read; `nil` for an ``MappingType/add`` mapping.
     public var sourceEntityName: String?
+    /// The entity whose instances are created; `nil` for a ``MappingType/remove`` mapping.
     public var destinationEntityName: String?
     /// Only source instances matching this predicate are migrated (Core Data's source expression).
     public var sourceFilter: Predicate?
+    /// How each destination attribute gets its value; an attribute without one keeps its default.
     public var attributeMappings: [PropertyMapping]
+    /// How each destination relationship gets its objects, usually by
+    /// ``Expression/destinationInstances(forEntityMappingNamed:sourceInstances:)``.
     public var relationshipMappings: [PropertyMapping]
     /// The registered name of the ``EntityMigrationPolicy`` to run, if any.
     public var policyName: String?
+    /// The mapping's user info, as the mapping file carries it, for a policy to read.
     public var userInfo: [String: AttributeValue]
 
+    /// An entity mapping; the property mappings, filter and policy default to none.
     public init(
         name: String,
         type: MappingType,

@@ -15,12 +15,16 @@ import Foundation
 public struct MappingModel: Sendable, Hashable {
     /// The mapping's name, the file name without extension for loaded ones (`Model3To4`).
     public var name: String
+    /// The name of the model version the mapping reads (`BookStore 3`).
     public var sourceModelName: String
+    /// The name of the model version the mapping writes (`BookStore 4`).
     public var destinationModelName: String
     /// The entity version hashes of the two models: how a migrator finds the mapping for a
     /// step, as Core Data searches its bundles.
     public var sourceEntityVersionHashes: [String: Data]
+    /// The destination model's entity version hashes, matched as ``sourceEntityVersionHashes`` is.
     public var destinationEntityVersionHashes: [String: Data]
+    /// The entity mappings, run in this order.
     public var entityMappings: [EntityMapping]
     /// Whether the mapping was inferred (a lightweight migration).
     public var isInferred: Bool
@@ -30,6 +34,7 @@ public struct MappingModel: Sendable, Hashable {
     /// left in an `xcmapping.xml` that no entity mapping owns, which Core Data ignores too.
     public var notes: [String] = []
 
+    /// A mapping model between two model versions, keeping their names and entity version hashes.
     public init(
         name: String,
         source: ManagedObjectModel,

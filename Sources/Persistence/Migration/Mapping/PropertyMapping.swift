@@ -12,9 +12,12 @@
 public struct PropertyMapping: Sendable, Hashable {
     /// The destination property's name.
     public var name: String
+    /// The expression that computes the value; `nil` leaves the property at its default.
     public var valueExpression: Expression?
+    /// The property mapping's user info, as the mapping file carries it, for a policy to read.
     public var userInfo: [String: AttributeValue]
 
+    /// A mapping for the destination property `name`, computed by `valueExpression`.
     public init(name: String, valueExpression: Expression? = nil, userInfo: [String: AttributeValue] = [:]) {
         self.name = name
         self.valueExpression = valueExpression

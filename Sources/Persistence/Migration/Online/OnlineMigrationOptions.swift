@@ -38,6 +38,7 @@ public struct OnlineMigrationOptions: Sendable {
     /// the migration is, or (in tests) to write the store at that moment.
     public var phaseObserver: (@Sendable (OnlineMigrationPhase) async throws -> Void)?
 
+    /// The default options: rounds of 10 000 changes, a 500 ms cut-over lock wait, no pacing.
     public init() {}
 }
 
@@ -59,6 +60,7 @@ public enum OnlineMigrationPhase: Sendable, Hashable, CustomStringConvertible {
     /// The store's tables are locked against writers; the last changes are not migrated yet.
     case cutOverLocked
 
+    /// The phase in a few words, for logs.
     public var description: String {
         switch self {
         case .captureInstalled: "capture installed"

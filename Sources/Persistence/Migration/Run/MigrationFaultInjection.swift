@@ -33,6 +33,7 @@
     /// file) is not removed yet.
     case migrated
 
+    /// The checkpoint in a few words, as a test's failure message names it.
     public var description: String {
         switch self {
         case .stageFinished(let step, let stage, let mapping): "step \(step): \(mapping) \(stage.rawValue) finished"
@@ -55,6 +56,8 @@
 /// stops: nothing is cleaned up (work files, shadow schemas and the lock file stay), the
 /// lock is dropped as the kernel or the server would drop it, and the next run must cope.
 @_spi(Testing) public struct MigrationAbort: Error, Sendable, CustomStringConvertible {
+    /// An abort; throw it from a fault injection.
     public init() {}
+    /// Says the migration was aborted by a fault injection.
     public var description: String { "the migration was aborted by a fault injection" }
 }

@@ -26,6 +26,7 @@ import Logging
 ///
 /// Both run through one `MigrationRun` over the store's `MigrationBackend`.
 public final class ProgressiveMigrator: Sendable {
+    /// The model versions, the way between them, the mapping models and the policies the migrator runs.
     public let chain: MigrationChain
     /// Source instances a streamed step reads, creates and saves at a time (each step's
     /// ``MigrationManager/Configuration/batchSize``), and rows validated at a time.

@@ -35,6 +35,7 @@ open class EntityMigrationPolicy: @unchecked Sendable {
     // state here, the attribute copies, is locked all the same (a subclass may call the
     // default from tasks of its own), and subclasses keep that rule for their own state.
 
+    /// A policy with no state; the manager makes one per entity mapping per migration.
     public required init() {}
 
     /// How the default ``createDestinationInstances(forSource:in:manager:)`` sets each
@@ -55,13 +56,16 @@ open class EntityMigrationPolicy: @unchecked Sendable {
     /// The hooks a policy class can override that run once per instance, and so decide
     /// whether its entity mapping's instances and relationships can be migrated as SQL.
     public struct Hooks: OptionSet, Sendable, Hashable {
+        /// The hooks' bits.
         public let rawValue: Int
+        /// The hooks whose bits `rawValue` has.
         public init(rawValue: Int) { self.rawValue = rawValue }
 
         /// ``EntityMigrationPolicy/createDestinationInstances(forSource:in:manager:)``
         public static let createDestinationInstances = Hooks(rawValue: 1 << 0)
         /// ``EntityMigrationPolicy/createRelationships(forDestination:in:manager:)``
         public static let createRelationships = Hooks(rawValue: 1 << 1)
+        /// Both per-instance hooks: what a subclass is taken to override unless it says otherwise.
         public static let all: Hooks = [.createDestinationInstances, .createRelationships]
     }
 
@@ -191,6 +195,7 @@ open class EntityMigrationPolicy: @unchecked Sendable {
 public struct MigrationPolicies: Sendable {
     private var factories: [String: @Sendable () -> EntityMigrationPolicy] = [:]
 
+    /// No policies; register each one the mapping models name.
     public init() {}
 
     /// Registers a policy under `name`, or under its type name.

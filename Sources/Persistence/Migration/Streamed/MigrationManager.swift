@@ -40,9 +40,13 @@ open class MigrationManager: @unchecked Sendable {
 
     /// What a manager migrates, and how.
     public struct Configuration: Sendable {
+        /// The model version the source store is at.
         public var sourceModel: ManagedObjectModel
+        /// The model version the destination store is made for.
         public var destinationModel: ManagedObjectModel
+        /// The mapping model the manager runs.
         public var mappingModel: MappingModel
+        /// The policies the mapping model's entity mappings name, by their registered names.
         public var policies: MigrationPolicies
         /// Source instances per batch: the unit of memory and of progress reports.
         public var batchSize: Int
@@ -50,6 +54,7 @@ open class MigrationManager: @unchecked Sendable {
         /// default; ``PersistentStore/Options/workspace`` when it is thrown away if the
         /// migration fails, as a ``ProgressiveMigrator``'s work files and shadow schemas are.
         public var destinationOptions: PersistentStore.Options
+        /// Where the manager logs its stages and batches.
         public var logger: Logger
         /// Set when a ``ProgressiveMigrator`` runs the manager for one mapping model of a
         /// streamed step: what the step's earlier mapping models made (nothing for its
@@ -69,6 +74,7 @@ open class MigrationManager: @unchecked Sendable {
         /// and SQL chunk committed.
         var throttle: MigrationThrottle?
 
+        /// A configuration in batches of 1 000, no policies and a destination created when missing.
         public init(
             sourceModel: ManagedObjectModel,
             destinationModel: ManagedObjectModel,
@@ -94,16 +100,29 @@ open class MigrationManager: @unchecked Sendable {
         let destination: ManagedObject
     }
 
+    /// What the manager migrates, and how; fixed for its life.
     public let configuration: Configuration
     /// Values shared by the step's policies.
     public let userInfo = MigrationUserInfo()
     let state = Mutex(State())
 
+    /// The model version the source store is at (the configuration's).
     public var sourceModel: ManagedObjectModel { configuration.sourceModel }
+    /// The model version the destination store is made for (the configuration's).
     public var destinationModel: ManagedObjectModel { configuration.destinationModel }
+    /// The mapping model the manager runs (the configuration's).
     public var mappingModel: MappingModel { configuration.mappingModel }
     var logger: Logger { configuration.logger }
 
+    /// A manager for `configuration`; run it with ``migrateStore(from:to:)``.
+    /// A ``ProgressiveMigrator`` makes a version's custom manager (``MigrationVersion/migrationManagerType``)
+    /// through this initializer.
+    ///
+    /// ```swift
+    /// let manager = MigrationManager(configuration: .init(sourceModel: v3, destinationModel: v4,
+    ///                                                     mappingModel: model3To4, logger: logger))
+    /// try await manager.migrateStore(from: .sqlite("v3.sqlite"), to: .sqlite("v4.sqlite"))
+    /// ```
     public required init(configuration: Configuration) {
         self.configuration = configuration
     }

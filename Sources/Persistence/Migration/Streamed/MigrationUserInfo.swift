@@ -10,8 +10,10 @@ import Synchronization
 public final class MigrationUserInfo: Sendable {
     private let storage = Mutex<[String: any Sendable]>([:])
 
+    /// An empty store of values.
     public init() {}
 
+    /// The value stored under `key`, or `nil`; setting `nil` removes it.
     public subscript(key: String) -> (any Sendable)? {
         get { storage.withLock { $0[key] } }
         set { storage.withLock { $0[key] = newValue } }

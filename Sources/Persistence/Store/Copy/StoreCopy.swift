@@ -16,9 +16,11 @@ import Logging
 public enum StoreCopy {
     /// What a copy moved.
     public struct Summary: Sendable, Hashable {
+        /// The name of the model version of the store, which the copy keeps.
         public var modelVersion: String
         /// Rows per table, entity and join tables alike.
         public var rows: [String: Int]
+        /// The rows copied, over every table.
         public var totalRows: Int { rows.values.reduce(0, +) }
     }
 
