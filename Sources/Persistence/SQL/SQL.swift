@@ -204,10 +204,26 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomS
             elements.append(.text(String(value)))
         }
 
+        /// A number the model gives (an attribute's minimum or maximum), written into the
+        /// text: an integral value as an integer, others in full precision, so that
+        /// PostgreSQL does not take an integer column's type for a fractional bound. A
+        /// non-finite number is written `NULL`, which no comparison holds against, as none
+        /// holds against an infinite bound.
+        public mutating func appendInterpolation(literal value: Double) {
+            let text =
+                if !value.isFinite { "NULL" } else if value.rounded() == value && abs(value) < 1e15 { String(Int64(value)) } else { "\(value)" }
+            elements.append(.text(text))
+        }
+
         /// Integers the code computed, written into the text separated by commas (see
         /// ``appendInterpolation(literal:)``): the inside of an `IN (…)`.
         public mutating func appendInterpolation<Integer: BinaryInteger>(literals values: some Sequence<Integer>) {
-            elements.append(.text(values.map(String.init).joined(separator: ", ")))
+            var text = ""
+            for value in values {
+                if !text.isEmpty { text += ", " }
+                text += String(value)
+            }
+            elements.append(.text(text))
         }
 
         /// Text taken as SQL unchecked: a keyword or operator the code chose.

@@ -79,12 +79,12 @@ public final class PersistentStore: Sendable {
     public let database: any Database
     /// The engine's own database under ``database``, which explains failures of a store
     /// migrated since it was opened (``StoreError/Code/migratedSinceOpened``): for what
-    /// only one engine does.
+    /// only one engine does, inside the package (the engines' types are not public).
     ///
     /// ```swift
     /// if let sqlite = store.engineDatabase as? SQLiteDatabase { try await sqlite.checkpoint() }
     /// ```
-    public var engineDatabase: any Database { (database as? MigratedStoreExplanation)?.base ?? database }
+    package var engineDatabase: any Database { (database as? MigratedStoreExplanation)?.base ?? database }
     /// The store's metadata (the `Z_METADATA` plist) as it was when the store was opened.
     public let metadata: StoreMetadata
     /// Where a store of Apple's keeps the binary attributes Core Data may store outside it

@@ -129,6 +129,6 @@ struct StepCheckpointTable: Sendable {
     }
 
     func drop() async throws {
-        try await database.writeWithoutTransaction { try $0.run("DROP TABLE IF EXISTS \(storeName: Self.tableName)") }
+        try await database.writeWithoutTransaction { try $0.execute("DROP TABLE IF EXISTS \(storeName: Self.tableName)") }
     }
 }

@@ -41,13 +41,13 @@ struct ValidationCandidates {
         if let range = type.integerRange, type != .integer64 {
             result.append("\(c) < \(literal: range.lowerBound) OR \(c) > \(literal: range.upperBound)")
         }
-        if type == .float { result.append("abs(\(c)) > \(raw: "\(Double(Float.greatestFiniteMagnitude))")") }
+        if type == .float { result.append("abs(\(c)) > \(literal: Double(Float.greatestFiniteMagnitude))") }
         let (min, max) = (attribute.minValue, attribute.maxValue)
         guard min != nil || max != nil else { return result }
         switch type {
         case .integer16, .integer32, .integer64, .double, .float:
-            if let bound = min?.doubleValue { result.append("\(c) < \(raw: literal(bound))") }
-            if let bound = max?.doubleValue { result.append("\(c) > \(raw: literal(bound))") }
+            if let bound = min?.doubleValue { result.append("\(c) < \(literal: bound)") }
+            if let bound = max?.doubleValue { result.append("\(c) > \(literal: bound)") }
         case .string, .uri:
             if min.map({ ($0.integerValue ?? 0) > 0 }) == true { result.append("\(c) IS NOT NULL") }
             if let bound = max?.integerValue { result.append("length(\(c)) > \(literal: bound)") }
@@ -59,12 +59,5 @@ struct ValidationCandidates {
             result.append("\(c) IS NOT NULL")
         }
         return result
-    }
-
-    /// A bound as SQL text, a number the model gives: integers as integers, other numbers
-    /// in full precision. Written into the statement rather than bound, so that PostgreSQL
-    /// does not take an integer column's type for a fractional bound.
-    private func literal(_ value: Double) -> String {
-        value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
     }
 }
