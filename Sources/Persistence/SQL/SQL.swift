@@ -215,8 +215,8 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomS
             elements.append(.text(text))
         }
 
-        /// Integers the code computed, written into the text separated by commas (see
-        /// ``appendInterpolation(literal:)``): the inside of an `IN (…)`.
+        /// Integers the code computed, written into the text separated by commas, as
+        /// `\(literal:)` writes one: the inside of an `IN (…)`.
         public mutating func appendInterpolation<Integer: BinaryInteger>(literals values: some Sequence<Integer>) {
             var text = ""
             for value in values {
