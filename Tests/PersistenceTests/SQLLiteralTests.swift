@@ -78,7 +78,7 @@ struct SQLLiteralTests {
             }
             #expect(count?.int64 == 1)
             // A name with capitals is the same table wherever it is named.
-            try await database.write { try $0.run("CREATE TABLE \(identifier: capitalised) (k \(raw: $0.dialect.keyColumnType))") }
+            try await database.write { try $0.execute("CREATE TABLE \(identifier: capitalised) (k \(raw: $0.dialect.keyColumnType))") }
             let names = try await database.read { try $0.rows($0.dialect.tableListingQuery).compactMap { $0[0].text } }
             #expect(names.contains(capitalised), "\(names)")
         }

@@ -196,7 +196,7 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
     /// Copies a root table 10 000 keys at a time, pacing each chunk, in the copy's
     /// transaction (its snapshot holds across the pauses).
     private func copyInChunks(
-        _ table: String,
+        _ quotedTable: String,
         from store: String,
         to copy: String,
         on database: PostgresDatabase,
@@ -204,14 +204,14 @@ final class PostgresOnlineWorkspace: OnlineMigrationWorkspace {
     ) async throws {
         let chunk: Int64 = 10_000
         let largest = try await database.writeWithoutTransaction {
-            try $0.scalar(rawSQL: "SELECT coalesce(max(z_pk), 0) FROM \(store).\(table)")?.int64 ?? 0
+            try $0.scalar(rawSQL: "SELECT coalesce(max(z_pk), 0) FROM \(store).\(quotedTable)")?.int64 ?? 0
         }
         var after: Int64 = 0
         while after < largest {
             let (from, upTo) = (after, after + chunk)
             let rows = try await database.writeWithoutTransaction { connection in
                 try connection.run(
-                    rawSQL: "INSERT INTO \(copy).\(table) SELECT * FROM \(store).\(table) WHERE z_pk > $1 AND z_pk <= $2",
+                    rawSQL: "INSERT INTO \(copy).\(quotedTable) SELECT * FROM \(store).\(quotedTable) WHERE z_pk > $1 AND z_pk <= $2",
                     [.integer(from), .integer(upTo)]
                 )
             }
