@@ -114,6 +114,13 @@ extension MigrationManager {
         /// The stage the run starts in: stage 1 unless an interrupted run got further.
         var resumedStage: StepCheckpoint.Stage { resumed?.stage ?? .instances }
 
+        /// Where an interrupted run left `mapping` in stage 1 (its last source key written
+        /// and its rows done); `nil` when it was not the mapping that run was in.
+        func resumedPosition(of mapping: EntityMapping) -> (lastSourceKey: Int64, done: Int)? {
+            guard let resumed, resumed.mapping == mapping.name else { return nil }
+            return (resumed.lastSourceKey, resumed.done)
+        }
+
         /// Whether some entity mapping makes its instances in SQL (``InstanceStage/sql(_:)``).
         var insertsInSQL: Bool { instanceStages.values.contains { if case .sql = $0 { true } else { false } } }
     }
@@ -319,15 +326,12 @@ extension MigrationManager {
         in run: StagedRun,
         counter: inout ProgressCounter
     ) async throws -> Int {
-        var (after, done): (Int64, Int) = (0, 0)
-        if let resumed = run.resumed, resumed.mapping == mapping.name {
-            // The interrupted run's chunks up to its last source key are in.
-            (after, done) = (resumed.lastSourceKey, resumed.done)
-        }
-        done = try await runInstanceInsert(
+        // The interrupted run's chunks up to its last source key are in.
+        let (after, resumedDone) = run.resumedPosition(of: mapping) ?? (0, 0)
+        let done = try await runInstanceInsert(
             insert,
             after: after,
-            done: done,
+            done: resumedDone,
             access: access,
             source: run.source,
             destination: run.destination,
@@ -349,7 +353,7 @@ extension MigrationManager {
         counter: inout ProgressCounter
     ) async throws -> Int {
         var done = 0
-        if let resumed = run.resumed, resumed.mapping == mapping.name {
+        if let resumed = run.resumedPosition(of: mapping) {
             // The step before hands over only what follows the last batch written.
             done = resumed.done
             counter.advance(.createInstances, .entityMapping(mapping.name), by: done, done: done)
@@ -379,9 +383,10 @@ extension MigrationManager {
         in run: StagedRun,
         counter: inout ProgressCounter
     ) async throws -> Int {
-        var (last, done): (Int64, Int) = (0, 0)
-        if let resumed = run.resumed, resumed.mapping == mapping.name {
-            (last, done) = (resumed.lastSourceKey, resumed.done)
+        var last: Int64 = 0
+        var done = 0
+        if let resumed = run.resumedPosition(of: mapping) {
+            (last, done) = resumed
             counter.advance(.createInstances, .entityMapping(mapping.name), by: done, done: done)
         }
         let pipelined = !run.fused.isFused && pipelinesBatches(of: mapping, policy: policy)
