@@ -67,19 +67,15 @@ public struct BookStoreService: Sendable {
         // HEAD answers as GET without the body (`curl -I`).
         let router = Router(context: BookStoreRequestContext.self, options: .autoGenerateHeadEndpoints)
         let writeKeys: WriteKeys? = if case .keys(let keys) = configuration.writeAccess { keys } else { nil }
-        // One middleware type composed at compile time, rather than a chain of existentials.
-        router.addMiddleware {
-            // Outermost: the last-resort 500 gets it too.
-            ContentTypeOptionsMiddleware()
-            RequestIDMiddleware()
-            AccessLogMiddleware()
-            LastResortErrorMiddleware()
-            // Outside the problem middleware: it counts every refusal with the status it answered.
-            if configuration.metrics != nil { RequestMetricsMiddleware<BookStoreRequestContext>() }
-            ProblemMiddleware(allowedMethods: allowedMethods)
-            if let writeKeys { WriteAuthorizationMiddleware(keys: writeKeys) }
-            CanonicalPathMiddleware()
-        }
+        // Each added on its own: the router specializes a concrete middleware's conformance,
+        // while a builder stack's generic `_Middleware2` runs unspecialized (see
+        // ``RequestEnvelopeMiddleware``).
+        router.add(middleware: RequestEnvelopeMiddleware())
+        // Outside the problem middleware: it counts every refusal with the status it answered.
+        if configuration.metrics != nil { router.add(middleware: RequestMetricsMiddleware<BookStoreRequestContext>()) }
+        router.add(middleware: ProblemMiddleware(allowedMethods: allowedMethods))
+        if let writeKeys { router.add(middleware: WriteAuthorizationMiddleware(keys: writeKeys)) }
+        router.add(middleware: CanonicalPathMiddleware())
         addRoutes(to: router)
         return router
     }
