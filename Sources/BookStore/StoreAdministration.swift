@@ -103,7 +103,26 @@ public struct StoreAdministration: Sendable {
         }
         let model = try models.model(version: version)
         let container = try await PersistentContainer.open(model: model, store: url, options: .createIfMissing, logger: logger)
-        return try await Seeder(catalogue: catalogue, logger: logger).seed(container, version: version, generatedCount: count)
+        return try await Self.seeding(container) {
+            try await Seeder(catalogue: catalogue, logger: logger).seed($0, version: version, generatedCount: count)
+        }
+    }
+
+    /// Runs `seed` on the container, then closes its store whether or not it succeeded: the
+    /// caller gets the store back closed (on SQLite, its write-ahead log folded into the
+    /// file), not closing behind its back when the container is released.
+    private static func seeding(
+        _ container: PersistentContainer,
+        _ seed: (PersistentContainer) async throws -> Seeder.Summary
+    ) async throws -> Seeder.Summary {
+        do {
+            let summary = try await seed(container)
+            await container.store.close()
+            return summary
+        } catch {
+            await container.store.close()
+            throw error
+        }
     }
 
     /// Removes the store and creates an empty one at `version`, seeded if asked.
@@ -111,7 +130,10 @@ public struct StoreAdministration: Sendable {
         let model = try models.model(version: version)
         try await PersistentStore.destroy(at: url, logger: logger)
         let container = try await PersistentContainer.open(model: model, store: url, options: .createIfMissing, logger: logger)
-        guard let catalogue else { return nil }
-        return try await Seeder(catalogue: catalogue, logger: logger).seed(container, version: version)
+        guard let catalogue else {
+            await container.store.close()
+            return nil
+        }
+        return try await Self.seeding(container) { try await Seeder(catalogue: catalogue, logger: logger).seed($0, version: version) }
     }
 }
