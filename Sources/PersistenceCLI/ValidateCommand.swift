@@ -8,7 +8,7 @@ struct ValidateCommand: AsyncParsableCommand {
         commandName: "validate",
         abstract: "Load and check every model version and mapping file; report every problem with its file and line.",
         discussion: """
-            Checks each .xcdatamodel, .xccurrentversion (none is needed for a single version), each mapping model (*.json, *.xcmappingmodel) against the two versions it \
+            Checks each .xcdatamodel, the version lock beside the model (NAME.versionlock.json, see `persistence lock`): every locked version as it was locked, .xccurrentversion (none is needed for a single version), each mapping model (*.json, *.xcmappingmodel) against the two versions it \
             names (key paths, types, look-ups, filters), and that every step between consecutive versions has a \
             mapping file or can be inferred. Exits non-zero when there is any problem; warnings (what Core Data loads \
             but Xcode warns of, with file and line) do not fail it. Touches no store.
@@ -42,11 +42,21 @@ struct ValidateCommand: AsyncParsableCommand {
                 }
             }
             var versions: VersionedModel?
+            var lockSummary = ""
             if problems.isEmpty {
                 do {
                     versions = try VersionedModel(contentsOf: folder)
                 } catch {
                     problems.append("\(error)")
+                }
+                if let versions, versions.lock != nil {
+                    let lockFile = ModelVersionLock.fileURL(forModelAt: folder).path
+                    problems.append(
+                        contentsOf: versions.lockChanges.map {
+                            "\(lockFile): \($0). Restore the version as it shipped and make the change in a new model version; lock that when it ships"
+                        }
+                    )
+                    if versions.lockChanges.isEmpty { lockSummary = ", \(versions.lock!.versions.count) locked version(s) unchanged" }
                 }
             }
             var mappingFiles: [URL] = []
@@ -113,7 +123,7 @@ struct ValidateCommand: AsyncParsableCommand {
             for problem in problems { print("error: \(problem)") }
             for note in policies { print("note: \(note)") }
             let summary =
-                "\(names.count) model version\(names.count == 1 ? "" : "s"), \(mappingFiles.count) mapping file\(mappingFiles.count == 1 ? "" : "s")"
+                "\(names.count) model version\(names.count == 1 ? "" : "s"), \(mappingFiles.count) mapping file\(mappingFiles.count == 1 ? "" : "s")\(lockSummary)"
             if problems.isEmpty {
                 print("Checked \(summary): no problems.")
             } else {

@@ -25,6 +25,9 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
         public static let unknownPolicy = Code(base: "unknownPolicy")
         /// The store's metadata matches none of the known model versions.
         public static let unknownStoreVersion = Code(base: "unknownStoreVersion")
+        /// A model version changed since it was locked (``VersionedModel/lockChanges``): no
+        /// store is migrated through the model's versions until the version is restored.
+        public static let lockedVersionChanged = Code(base: "lockedVersionChanged")
         /// A store written by Apple's Core Data whose tables fit several model versions.
         public static let ambiguousStoreVersion = Code(base: "ambiguousStoreVersion")
         /// The store was written by a model version newer than the ones this app knows.

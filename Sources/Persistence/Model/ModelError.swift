@@ -44,6 +44,13 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let missingProperty = Code(base: "missingProperty")
         /// The current version that `.xccurrentversion` (or ``VersionedModel``'s initialiser) names is not among the model's versions.
         public static let unknownVersion = Code(base: "unknownVersion")
+        /// A version lock (``ModelVersionLock``) that cannot be read: not JSON, not a lock, or
+        /// of a later format. Write it again with `persistence lock`, or restore it from
+        /// version control.
+        public static let malformedLock = Code(base: "malformedLock")
+        /// A model version changed since it was locked (``LockedVersionChange``): restore the
+        /// version as it shipped and make the change in a new model version.
+        public static let lockedVersionChanged = Code(base: "lockedVersionChanged")
         /// A table, column or index name the store would make from the model's names is
         /// longer than the database keeps (63 bytes on PostgreSQL).
         public static let nameTooLong = Code(base: "nameTooLong")

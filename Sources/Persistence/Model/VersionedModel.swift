@@ -13,19 +13,32 @@ public struct VersionedModel: Sendable, Hashable {
     public let versions: [ManagedObjectModel]
     /// The version `.xccurrentversion` names.
     public let current: ManagedObjectModel
+    /// The version lock beside the `.xcdatamodeld` folder (``ModelVersionLock``), if any.
+    public let lock: ModelVersionLock?
+    /// What changed in each locked version since it was locked (``ModelVersionLock/changes(among:)``);
+    /// empty without a lock. A store is not migrated through versions with changes.
+    public let lockChanges: [LockedVersionChange]
 
-    /// The versions of a model, built in code rather than loaded.
+    /// The versions of a model, built in code rather than loaded, with their version lock
+    /// if there is one.
     /// - Throws: ``ModelError`` with code `unknownVersion` when no version is named `currentVersionName`.
-    public init(name: String, versions: [ManagedObjectModel], currentVersionName: String) throws(ModelError) {
+    public init(name: String, versions: [ManagedObjectModel], currentVersionName: String, lock: ModelVersionLock? = nil) throws(ModelError) {
         guard let current = versions.first(where: { $0.name == currentVersionName }) else {
             throw ModelError(.unknownVersion, "the current version \(quoted: currentVersionName) is not among the model's versions")
         }
         self.name = name
         self.versions = versions
         self.current = current
+        self.lock = lock
+        self.lockChanges = lock?.changes(among: versions) ?? []
     }
 
-    /// Loads every `.xcdatamodel` in the folder and reads `.xccurrentversion`.
+    /// Loads every `.xcdatamodel` in the folder, reads `.xccurrentversion` and the version
+    /// lock beside the folder (``ModelVersionLock/fileURL(forModelAt:)``) when there is one.
+    ///
+    /// A locked version that changed does not fail loading: ``lockChanges`` says what
+    /// changed, `persistence validate` refuses it, and a migration refuses it when it
+    /// recognises a store's version, where it can say which version wrote the store.
     ///
     /// Versions are sorted by their names in natural order, so `BookStore 10` comes after
     /// `BookStore 9`, and the unnumbered first version comes first. A folder of one version
@@ -35,7 +48,8 @@ public struct VersionedModel: Sendable, Hashable {
     /// - Throws: ``ModelError``: `missingFile` if the folder or its versions are missing, or
     ///   `.xccurrentversion` where there are several versions; `malformedXML` or `missingAttribute` if
     ///   `.xccurrentversion` cannot be read; `unknownVersion` if it names a version that is
-    ///   not there; and any error of loading a version.
+    ///   not there; `malformedLock` if the version lock cannot be read; and any error of
+    ///   loading a version.
     public init(contentsOf url: URL) throws(ModelError) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -70,7 +84,10 @@ public struct VersionedModel: Sendable, Hashable {
                 file: url.appendingPathComponent(Self.currentVersionFile).path
             )
         }
-        try self.init(name: url.deletingPathExtension().lastPathComponent, versions: versions, currentVersionName: currentName)
+        let lockURL = ModelVersionLock.fileURL(forModelAt: url)
+        var lock: ModelVersionLock?
+        if FileManager.default.fileExists(atPath: lockURL.path) { lock = try ModelVersionLock(contentsOf: lockURL) }
+        try self.init(name: url.deletingPathExtension().lastPathComponent, versions: versions, currentVersionName: currentName, lock: lock)
     }
 
     /// Every version's ``ManagedObjectModel/warnings``, version by version.

@@ -154,8 +154,10 @@ public final class ProgressiveMigrator: Sendable {
     /// ```
     ///
     /// - Throws: ``MigrationError/Code/newerStore`` when a newer model than the chain knows
-    ///   wrote it, ``MigrationError/Code/unknownStoreVersion`` when it matches no version,
-    ///   ``MigrationError/Code/ambiguousStoreVersion`` when its tables fit several; a store
+    ///   wrote it, ``MigrationError/Code/unknownStoreVersion`` when it matches no version
+    ///   (naming the locked version that wrote it as it shipped, when one did and its file
+    ///   changed since), ``MigrationError/Code/lockedVersionChanged`` when another locked
+    ///   version changed, ``MigrationError/Code/ambiguousStoreVersion`` when its tables fit several; a store
     ///   whose Core Data hashes name one version and whose tables are another's is an unknown
     ///   version too, said as ``StoreError/Code/inconsistentStore`` says it.
     public func recognisedVersion(
@@ -163,6 +165,14 @@ public final class ProgressiveMigrator: Sendable {
         store: StoreURL,
         named name: String? = nil
     ) throws(MigrationError) -> RecognisedStoreVersion {
+        if let refusal = chain.models.lockRefusal(storeMetadata: metadata) {
+            throw MigrationError(
+                refusal.writtenAsShipped ? .unknownStoreVersion : .lockedVersionChanged,
+                refusal.message,
+                hint: refusal.hint,
+                store: store.description
+            )
+        }
         if name == nil, let version = chain.models.version(matching: metadata) {
             return RecognisedStoreVersion(model: version, method: .versionHashes)
         }
