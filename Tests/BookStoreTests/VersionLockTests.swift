@@ -47,6 +47,19 @@ struct VersionLockTests {
             #expect(error?.hint?.contains("make the change in a new model version") == true)
             try await expectUnchanged(url, since: before)
 
+            // What a user meets at launch: `bookstore migrate` with the edited files.
+            var command = BuiltCommand("bookstore", unsetEnvironment: ["BOOKSTORE_STORE", "BOOKSTORE_MIGRATION_STORE"])
+            command.environment["BOOKSTORE_RESOURCES"] = migrations.deletingLastPathComponent().path
+            let launch = try await command.run(["migrate", "--store", url.description])
+            #expect(launch.status != 0)
+            #expect(
+                launch.stderr.contains(
+                    "the store was written by 'BookStore 4' as it shipped; the model file for 'BookStore 4' has changed since: Publication.price: type Float → Double."
+                ),
+                "\(launch.stderr)"
+            )
+            try await expectUnchanged(url, since: before)
+
             // The models as they shipped migrate it.
             _ = try await StoreAdministration(models: try loadModels(), logger: quietLogger).migrate(url)
             #expect(try await PersistentStore.metadata(at: url).modelVersionName == "BookStore 5")

@@ -6,7 +6,8 @@ extension VersionedModel {
     static let currentVersionKey = "_XCCurrentVersionName"
 
     /// Writes the whole bundle as Xcode lays it out: one `.xcdatamodel` folder with a
-    /// `contents` file per version, and `.xccurrentversion`.
+    /// `contents` file per version, and `.xccurrentversion`; and the version lock beside the
+    /// folder when the versions have one (``lock``).
     ///
     /// ```swift
     /// try versions.write(to: URL(fileURLWithPath: "Migrations/BookStore.xcdatamodeld"))
@@ -24,6 +25,7 @@ extension VersionedModel {
         let plist: [String: Any] = [Self.currentVersionKey: current.name + ".xcdatamodel"]
         let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
         try data.write(to: url.appendingPathComponent(Self.currentVersionFile), options: .atomic)
+        if let lock { try lock.write(to: ModelVersionLock.fileURL(forModelAt: url)) }
     }
 
     /// The current version's name: the one `.xccurrentversion` names, without the
