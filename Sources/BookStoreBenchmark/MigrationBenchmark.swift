@@ -74,7 +74,8 @@ struct MigrationBenchmark {
             sameRowsAsRebuild: difference == nil,
             sameRowsAsOnePass: onePassDifference == nil,
             difference: difference ?? onePassDifference,
-            opening: opening
+            opening: opening,
+            stages: framework.stages
         )
     }
 
@@ -93,6 +94,8 @@ struct MigrationBenchmark {
         }
 
         var passes: [Pass]
+        /// Each mapping's instance stage with where its time went, as the framework logged it.
+        var stages: [StagePartsRecorder.Stage]
         var total: Double
         var peakResidentBytes: Int
         var residentBytesBefore: Int
@@ -101,7 +104,12 @@ struct MigrationBenchmark {
     /// Migrates with `ProgressiveMigrator`, as `bookstore migrate` does. A step ends at its
     /// last progress report (finished, or its in-place stage); a fused pass at its last step's.
     private func runFramework(on url: StoreURL) async throws -> FrameworkRun {
-        let migrator = ProgressiveMigrator(chain: try BookStoreMigration.chain(models: models), fusesSteps: fusesSteps, logger: logger)
+        let parts = StagePartsRecorder()
+        let migrator = ProgressiveMigrator(
+            chain: try BookStoreMigration.chain(models: models),
+            fusesSteps: fusesSteps,
+            logger: parts.logger(forwardingTo: logger)
+        )
         let plan = try await migrator.plan(forStoreAt: url)
         let before = PeakMemory.current
         PeakMemory.reset()
@@ -125,7 +133,7 @@ struct MigrationBenchmark {
             previous = end
             first = index + 1
         }
-        return FrameworkRun(passes: passes, total: total.seconds, peakResidentBytes: peak, residentBytesBefore: before)
+        return FrameworkRun(passes: passes, stages: parts.recorded, total: total.seconds, peakResidentBytes: peak, residentBytesBefore: before)
     }
 
     /// Runs the whole chain by hand in one pass on `url`; returns its seconds.

@@ -60,6 +60,8 @@ struct MigrationBenchmarkResult: Encodable {
     var sameRowsAsOnePass: Bool
     var difference: String?
     var opening: OpeningBenchmark.Result
+    /// Each mapping's instance stage run in Swift, with where its time went.
+    var stages: [StagePartsRecorder.Stage]
 
     func printReport() {
         func seconds(_ value: Double) -> String { String(format: "%8.3f s", value) }
@@ -93,9 +95,31 @@ struct MigrationBenchmarkResult: Encodable {
                 opening.overheadMilliseconds
             )
         )
+        printStageParts()
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         if let data = try? encoder.encode(self), let line = String(data: data, encoding: .utf8) { print(line) }
+    }
+}
+
+extension MigrationBenchmarkResult {
+    /// Where each instance stage run in Swift spent its time, in microseconds per row it
+    /// made: reading the source (or waiting for the step before), the policy's and
+    /// manager's hooks, preparing each batch's save, writing and committing it. Pipelined
+    /// stages write one batch while making the next, so their parts add up to more than
+    /// the stage.
+    func printStageParts() {
+        guard !stages.isEmpty else { return }
+        print("where each instance stage run in Swift spent its time, µs per row (the framework's own timing):")
+        print("step                                    mapping                       rows    stage    read   hooks prepare   write")
+        for stage in stages {
+            func perRow(_ milliseconds: Double) -> String { String(format: "%7.2f", milliseconds * 1000 / Double(max(stage.rows, 1))) }
+            let step = stage.step.padding(toLength: 40, withPad: " ", startingAt: 0)
+            let mapping = stage.mapping.padding(toLength: 26, withPad: " ", startingAt: 0)
+            print(
+                "\(step)\(mapping) \(String(format: "%8d", stage.rows)) \(perRow(stage.milliseconds)) \(perRow(stage.readMilliseconds)) \(perRow(stage.hooksMilliseconds)) \(perRow(stage.prepareMilliseconds)) \(perRow(stage.writeMilliseconds))"
+            )
+        }
     }
 }
 

@@ -12,6 +12,17 @@ public enum LoggingKeys {
     public static let rowsCheckedInSwift = "persistence.rows_checked_in_swift"
     /// How long the work took, in milliseconds.
     public static let durationMilliseconds = "persistence.duration_ms"
+    /// Of a migration's instance stage: milliseconds spent reading source batches (or
+    /// waiting for the step before in a fused pass to hand them over).
+    public static let readMilliseconds = "persistence.migration.read_ms"
+    /// Of a migration's instance stage: milliseconds in the Swift of the policy's and the
+    /// manager's hooks (objects made, values set, associations).
+    public static let hooksMilliseconds = "persistence.migration.hooks_ms"
+    /// Of a migration's instance stage: milliseconds working out each batch's save.
+    public static let prepareMilliseconds = "persistence.migration.prepare_ms"
+    /// Of a migration's instance stage: milliseconds writing and committing the batches
+    /// (overlapping the next batch's read and hooks where batches are pipelined).
+    public static let writeMilliseconds = "persistence.migration.write_ms"
     /// The text of a SQL statement, never its bound values.
     public static let sql = "persistence.sql"
     /// A migration's step, as `2/3 BookStore 2 → BookStore 3`.

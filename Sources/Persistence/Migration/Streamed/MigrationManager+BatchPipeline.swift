@@ -78,12 +78,15 @@ extension MigrationManager {
                 }
                 guard let made else { return done }
                 if let last = made.lastSourceKey { checkpointBatch(of: mapping.name, last: last, done: done + made.count) }
-                guard let batch = try prepareBatchSave() else { return done }
-                let save = batch.writesAnything ? try context.beginSave(assignedKeys: batch.assignedKeys, insertsInBulk: true) : nil
+                let clock = partClock
+                guard let batch = try await clock.time(.prepare, { try prepareBatchSave() }) else { return done }
+                let save = try await clock.time(.prepare) {
+                    batch.writesAnything ? try context.beginSave(assignedKeys: batch.assignedKeys, insertsInBulk: true) : nil
+                }
                 // The batch's objects are the save's now: forgotten here unless a policy holds them.
                 forgetBatchObjects()
                 if let save {
-                    group.addTask { try await context.write(save, alsoWriting: batch.alsoWriting) }
+                    group.addTask { try await clock.time(.write) { try await context.write(save, alsoWriting: batch.alsoWriting) } }
                 } else {
                     group.addTask { SaveResult() }
                 }

@@ -314,7 +314,7 @@ extension MigrationManager {
         checkpointMappingCreated(mapping.name)
         try await flushBatch()
         updateRun { $0.createdMappings.insert(mapping.name) }
-        try logStage(.createInstances, mapping: mapping, rows: done, since: started)
+        try logStage(.createInstances, mapping: mapping, rows: done, since: started, parts: partClock.take())
     }
 
     /// Stage 1 for a mapping whose instances are made in SQL (``runInstanceInsert(_:after:done:access:source:destination:associations:)``),
@@ -360,10 +360,12 @@ extension MigrationManager {
         }
         // Never pipelined: the step runs in a fused pass (see ``pipelinesBatches(of:policy:)``).
         return try await createBatches(of: mapping, pipelined: false, done: done) {
-            guard let batch = try await link.next(mapping: upstream) else { return nil }
+            guard let batch = try await partClock.time(.read, { try await link.next(mapping: upstream) }) else { return nil }
             try checkCancellation()
-            for instance in batch {
-                try await policy.createDestinationInstances(forSource: instance, in: mapping, manager: self)
+            try await partClock.time(.hooks) {
+                for instance in batch {
+                    try await policy.createDestinationInstances(forSource: instance, in: mapping, manager: self)
+                }
             }
             // The handed objects carry the keys the step before gave them, in order.
             return MadeBatch(lastSourceKey: batch.last?.objectID.primaryKey, count: batch.count)
@@ -508,15 +510,19 @@ extension MigrationManager {
         mapping: EntityMapping,
         policy: EntityMigrationPolicy
     ) async throws -> (end: Int64, count: Int)? {
-        let batch = try await sourceContext.fetchBatch(
-            entityName: sourceName,
-            predicate: mapping.sourceFilter,
-            after: last,
-            limit: configuration.batchSize
-        )
+        let batch = try await partClock.time(.read) {
+            try await sourceContext.fetchBatch(
+                entityName: sourceName,
+                predicate: mapping.sourceFilter,
+                after: last,
+                limit: configuration.batchSize
+            )
+        }
         guard let end = batch.last?.objectID.primaryKey else { return nil }
-        for instance in batch {
-            try await policy.createDestinationInstances(forSource: instance, in: mapping, manager: self)
+        try await partClock.time(.hooks) {
+            for instance in batch {
+                try await policy.createDestinationInstances(forSource: instance, in: mapping, manager: self)
+            }
         }
         return (end, batch.count)
     }
@@ -633,18 +639,20 @@ extension MigrationManager {
     }
 
     private func saveBatch() async throws {
-        guard let batch = try prepareBatchSave() else { return }
+        guard let batch = try await partClock.time(.prepare, { try prepareBatchSave() }) else { return }
         // A save with no object to write still writes what goes with it.
         if batch.writesAnything {
-            try await writingBatch {
-                // ``flushBatch()`` forgets the batch next, registering what a policy holds.
-                try await destinationContext.save(
-                    validating: false,
-                    assignedKeys: batch.assignedKeys,
-                    insertsInBulk: true,
-                    registeringSaved: false,
-                    alsoWriting: batch.alsoWriting
-                )
+            try await partClock.time(.write) {
+                try await writingBatch {
+                    // ``flushBatch()`` forgets the batch next, registering what a policy holds.
+                    try await destinationContext.save(
+                        validating: false,
+                        assignedKeys: batch.assignedKeys,
+                        insertsInBulk: true,
+                        registeringSaved: false,
+                        alsoWriting: batch.alsoWriting
+                    )
+                }
             }
         }
         batchCommitted(batch)
@@ -758,17 +766,32 @@ extension MigrationManager {
             .validate(context) { entity, rows in counter.advance(.validateAndSave, .entity(entity), by: rows, done: rows, total: rows) }
     }
 
-    private func logStage(_ stage: MigrationProgress.Stage, mapping: EntityMapping, rows: Int, since started: ContinuousClock.Instant) throws {
-        logger.info(
-            "migration stage",
-            metadata: [
-                LoggingKeys.migrationStage: "\(stage.rawValue)",
-                LoggingKeys.entityMapping: "\(mapping.name)",
-                LoggingKeys.rows: "\(rows)",
-                LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
-            ]
-        )
+    private func logStage(
+        _ stage: MigrationProgress.Stage,
+        mapping: EntityMapping,
+        rows: Int,
+        since started: ContinuousClock.Instant,
+        parts: StagePartClock.Times? = nil
+    ) throws {
+        var metadata: Logger.Metadata = [
+            LoggingKeys.migrationStage: "\(stage.rawValue)",
+            LoggingKeys.entityMapping: "\(mapping.name)",
+            LoggingKeys.rows: "\(rows)",
+            LoggingKeys.durationMilliseconds: "\(ManagedObjectContext.milliseconds(since: started))",
+        ]
+        if let parts, parts != StagePartClock.Times() {
+            metadata[LoggingKeys.readMilliseconds] = "\(Self.milliseconds(parts.read))"
+            metadata[LoggingKeys.hooksMilliseconds] = "\(Self.milliseconds(parts.hooks))"
+            metadata[LoggingKeys.prepareMilliseconds] = "\(Self.milliseconds(parts.prepare))"
+            metadata[LoggingKeys.writeMilliseconds] = "\(Self.milliseconds(parts.write))"
+        }
+        logger.info("migration stage", metadata: metadata)
         try pass(.stageFinished(step: configuration.stepNumber, stage: stage, entityMapping: mapping.name))
+    }
+
+    /// A part's time in milliseconds, to the tenth.
+    private static func milliseconds(_ duration: Duration) -> Double {
+        (duration / .milliseconds(1) * 10).rounded() / 10
     }
 
     /// Calls the fault injection a ``ProgressiveMigrator`` set, if any.

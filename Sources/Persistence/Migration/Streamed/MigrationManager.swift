@@ -105,6 +105,8 @@ open class MigrationManager: @unchecked Sendable {
     /// Values shared by the step's policies.
     public let userInfo = MigrationUserInfo()
     let state = Mutex(State())
+    /// Where the current instance stage spends its time (logged with its line).
+    let partClock = StagePartClock()
 
     /// The model version the source store is at (the configuration's).
     public var sourceModel: ManagedObjectModel { configuration.sourceModel }
