@@ -86,9 +86,24 @@ public struct StoreAdministration: Sendable {
         return text
     }
 
+    /// The model of `version`, unless it is locked and its file changed since
+    /// (``VersionedModel/lockChanges``): a store made with it would match no version as it
+    /// shipped.
+    private func shippedModel(version: Int) throws -> ManagedObjectModel {
+        let model = try models.model(version: version)
+        if let change = models.versions.lockChanges.first(where: { $0.version == model.name }) {
+            throw BookStoreError(
+                "cannot make a store of \(change)",
+                hint: "restore '\(model.name)' as it shipped (version control has it), or make the change in a new model version; nothing was written"
+            )
+        }
+        return model
+    }
+
     /// Creates a store at `version` holding the catalogue and `count` generated books.
     ///
-    /// - Throws: when a store already exists at `url`; nothing is changed then.
+    /// - Throws: when a store already exists at `url`, or `version` is locked and its file
+    ///   changed since (see ``BookStoreModels``' version lock); nothing is changed then.
     public func seed(_ url: StoreURL, version: Int, count: Int, catalogue: Catalogue) async throws -> Seeder.Summary {
         // A file that is there, store or not, is not overwritten; elsewhere a store is one
         // whose metadata reads.
@@ -101,7 +116,7 @@ public struct StoreAdministration: Sendable {
                     "use `bookstore reset --yes --model-version \(version) --seed` to replace it, or seed another store (a new file, or a schema: ?schema=NAME)"
             )
         }
-        let model = try models.model(version: version)
+        let model = try shippedModel(version: version)
         let container = try await PersistentContainer.open(model: model, store: url, options: .createIfMissing, logger: logger)
         return try await Self.seeding(container) {
             try await Seeder(catalogue: catalogue, logger: logger).seed($0, version: version, generatedCount: count)
@@ -127,7 +142,7 @@ public struct StoreAdministration: Sendable {
 
     /// Removes the store and creates an empty one at `version`, seeded if asked.
     public func reset(_ url: StoreURL, version: Int, seed catalogue: Catalogue?) async throws -> Seeder.Summary? {
-        let model = try models.model(version: version)
+        let model = try shippedModel(version: version)
         try await PersistentStore.destroy(at: url, logger: logger)
         let container = try await PersistentContainer.open(model: model, store: url, options: .createIfMissing, logger: logger)
         guard let catalogue else {

@@ -67,6 +67,32 @@ struct VersionLockTests {
     }
 
     @Test(arguments: TestEngine.allCases)
+    func noStoreIsMadeOfAVersionThatChangedAndOthersStillAre(engine: TestEngine) async throws {
+        let (migrations, cleanUp) = try Self.editedMigrations(
+            version: "BookStore 4",
+            replacing: #"name="price" attributeType="Float""#,
+            with: #"name="price" attributeType="Double""#
+        )
+        defer { cleanUp() }
+        let administration = StoreAdministration(models: try BookStoreModels.load(from: migrations), logger: quietLogger)
+        try await engine.withStoreURL { url in
+            let error = await #expect(throws: BookStoreError.self) {
+                try await administration.seed(url, version: 4, count: 3, catalogue: try loadCatalogue())
+            }
+            #expect(
+                error?.message == "cannot make a store of 'BookStore 4' changed since it was locked: Publication.price: type Float → Double",
+                "\(String(describing: error))"
+            )
+            let missing = await #expect(throws: StoreError.self, "nothing was written") { try await PersistentStore.metadata(at: url) }
+            #expect(missing?.code == .storeNotFound)
+        }
+        try await engine.withStoreURL { url in
+            let seeded = try await administration.seed(url, version: 5, count: 3, catalogue: try loadCatalogue())
+            #expect(seeded.books == 7)
+        }
+    }
+
+    @Test(arguments: TestEngine.allCases)
     func noStoreIsMigratedThroughAVersionThatChanged(engine: TestEngine) async throws {
         let (migrations, cleanUp) = try Self.editedMigrations(
             version: "BookStore 4",
