@@ -105,9 +105,9 @@ struct MigrationBenchmarkResult: Encodable {
 extension MigrationBenchmarkResult {
     /// Where each instance stage run in Swift spent its time, in microseconds per row it
     /// made: reading the source (or waiting for the step before), the policy's and
-    /// manager's hooks, preparing each batch's save, writing and committing it. Pipelined
-    /// stages write one batch while making the next, so their parts add up to more than
-    /// the stage.
+    /// manager's hooks, preparing each batch (keys, associations), its save (plan, write,
+    /// commit). Pipelined stages write one batch while making the next, so their parts add
+    /// up to more than the stage; a mapping copied in SQL shows only its closing save.
     func printStageParts() {
         guard !stages.isEmpty else { return }
         print("where each instance stage run in Swift spent its time, µs per row (the framework's own timing):")

@@ -94,6 +94,40 @@ struct ModelVersionLockTests {
         )
     }
 
+    @Test func constraintsInAnotherOrderAreNoChangeButAnEntitysRenamingIdentifierAndExternalStorageAre() throws {
+        let folder = try ScenarioFolder()
+        let models = try Self.copyOfTheShippedModel(in: folder)
+        let constraints = { (first: String, second: String) in
+            "<uniquenessConstraints><uniquenessConstraint>\(first)</uniquenessConstraint><uniquenessConstraint>\(second)</uniquenessConstraint></uniquenessConstraints>"
+        }
+        let title = #"<constraint value="title"/>"#
+        let names = #"<constraint value="firstName"/><constraint value="lastName"/>"#
+        try Self.edit(models, version: "BookStore 5") {
+            $0.replacingOccurrences(of: #"<attribute name="firstName""#, with: constraints(title, names) + #"<attribute name="firstName""#)
+        }
+        var lock = try ModelVersionLock(contentsOf: ModelVersionLock.fileURL(forModelAt: models))
+        lock.lock(try #require(try VersionedModel(contentsOf: models).version(named: "BookStore 5")))
+        try lock.write(to: ModelVersionLock.fileURL(forModelAt: models))
+        #expect(try VersionedModel(contentsOf: models).lockChanges.isEmpty)
+
+        try Self.edit(models, version: "BookStore 5") { $0.replacingOccurrences(of: constraints(title, names), with: constraints(names, title)) }
+        #expect(try VersionedModel(contentsOf: models).lockChanges.isEmpty, "the order of constraints is not a change")
+
+        try Self.edit(models, version: "BookStore 5") {
+            $0.replacingOccurrences(of: #"elementID="Book""#, with: #"elementID="Volume""#)
+                .replacingOccurrences(
+                    of: #"<attribute name="text" optional="YES" attributeType="String""#,
+                    with: #"<attribute name="text" optional="YES" attributeType="String" allowsExternalBinaryDataStorage="YES""#
+                )
+        }
+        #expect(
+            try VersionedModel(contentsOf: models).lockChanges.first?.differences == [
+                "Page.text: no external storage → external storage",
+                "Publication: renaming identifier Book → Volume",
+            ]
+        )
+    }
+
     @Test func aLockedVersionTheModelNoLongerHasIsAChange() throws {
         let folder = try ScenarioFolder()
         let models = try Self.copyOfTheShippedModel(in: folder)
@@ -111,6 +145,7 @@ struct ModelVersionLockTests {
         ("{", "the file is not a version lock: not JSON"),
         (#"{"format": 1, "model": "BookStore"}"#, "the file is not a version lock: 'versions' is missing"),
         (#"{"format": 2, "model": "BookStore", "versions": {}}"#, "the version lock is of format 2; this framework reads format 1"),
+        (#"{"format": 2, "locked": [1, 2]}"#, "the version lock is of format 2; this framework reads format 1"),
     ])
     func aLockThatCannotBeReadSaysWhichFileAndWhatToDo(contents: String, message: String) throws {
         let folder = try ScenarioFolder()

@@ -80,7 +80,8 @@ extension MigrationManager {
                 if let last = made.lastSourceKey { checkpointBatch(of: mapping.name, last: last, done: done + made.count) }
                 let clock = partClock
                 guard let batch = try await clock.time(.prepare, { try prepareBatchSave() }) else { return done }
-                let save = try await clock.time(.prepare) {
+                // The save's plan counts as writing, as it does where a batch is saved whole.
+                let save = try await clock.time(.write) {
                     batch.writesAnything ? try context.beginSave(assignedKeys: batch.assignedKeys, insertsInBulk: true) : nil
                 }
                 // The batch's objects are the save's now: forgotten here unless a policy holds them.

@@ -7,11 +7,14 @@ import Synchronization
 ///   pass to hand one over;
 /// - `hooks`: the Swift of the policy's and the manager's hooks over the batch — objects
 ///   made, values read and set, associations;
-/// - `prepare`: working out the batch's save (keys, association rows, the save's plan);
-/// - `write`: writing the batch, its statements and its commit.
+/// - `prepare`: working out the batch's keys, association rows and checkpoint;
+/// - `write`: the batch's save — its plan, its statements and its commit.
 ///
 /// In a pipelined stage a batch is written while the next one is read and made, so the
-/// parts may add up to more than the stage's time. Timed per batch, never per object.
+/// parts may add up to more than the stage's time; elsewhere they add up to at most the
+/// stage's time, the rest being what is not timed (a fused pass handing its objects to the
+/// next step, the stage's start and end). A mapping copied in SQL reports only its closing
+/// save. Timed per batch, never per object.
 final class StagePartClock: Sendable {
     enum Part: Sendable {
         case read, hooks, prepare, write

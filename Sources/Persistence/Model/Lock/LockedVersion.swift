@@ -56,6 +56,8 @@ public struct LockedEntity: Sendable, Hashable, Codable {
     public var coreDataVersionHash: String
     /// The parent entity's name, if any.
     public var parent: String?
+    /// The entity's renaming identifier, if any: what a migration maps it from.
+    public var renamingIdentifier: String?
     /// Whether the entity is abstract.
     public var isAbstract: Bool
     /// The uniqueness constraints: each a list of property names.
@@ -67,6 +69,7 @@ public struct LockedEntity: Sendable, Hashable, Codable {
         self.versionHash = versionHash.base64EncodedString()
         self.coreDataVersionHash = coreDataVersionHash.base64EncodedString()
         parent = entity.parentName
+        renamingIdentifier = entity.renamingIdentifier
         isAbstract = entity.isAbstract
         uniquenessConstraints = entity.uniquenessConstraints
         var properties: [String: LockedProperty] = [:]
@@ -82,10 +85,14 @@ public struct LockedEntity: Sendable, Hashable, Codable {
     func differences(from now: LockedEntity, entity name: String) -> [String] {
         var lines: [String] = []
         if parent != now.parent { lines.append("\(name): parent \(parent ?? "none") → \(now.parent ?? "none")") }
+        if renamingIdentifier != now.renamingIdentifier {
+            lines.append("\(name): renaming identifier \(renamingIdentifier ?? "none") → \(now.renamingIdentifier ?? "none")")
+        }
         if isAbstract != now.isAbstract {
             lines.append("\(name): \(isAbstract ? "abstract" : "concrete") → \(now.isAbstract ? "abstract" : "concrete")")
         }
-        if uniquenessConstraints != now.uniquenessConstraints {
+        // Core Data's hash sorts them: the order in the file does not count.
+        if Self.sorted(uniquenessConstraints) != Self.sorted(now.uniquenessConstraints) {
             lines.append(
                 "\(name): uniqueness constraints \(Self.describe(uniquenessConstraints)) → \(Self.describe(now.uniquenessConstraints))"
             )
@@ -99,10 +106,17 @@ public struct LockedEntity: Sendable, Hashable, Codable {
             case (nil, nil): break
             }
         }
-        // The hash covers what the lines above name; a difference only it shows (a version
-        // hash modifier on the entity) is still a change.
-        if lines.isEmpty && versionHash != now.versionHash { lines.append("\(name): version hash changed") }
+        // The hashes cover more than the lines above name (an entity's version hash
+        // modifier; in Core Data's, a relationship's counts): a difference only they show is
+        // still a change, since a store of the version carries them.
+        if lines.isEmpty && (versionHash != now.versionHash || coreDataVersionHash != now.coreDataVersionHash) {
+            lines.append("\(name): version hash changed")
+        }
         return lines
+    }
+
+    private static func sorted(_ constraints: [[String]]) -> [String] {
+        constraints.map { $0.sorted().joined(separator: ",") }.sorted()
     }
 
     private static func describe(_ constraints: [[String]]) -> String {
@@ -135,11 +149,15 @@ public struct LockedProperty: Sendable, Hashable, Codable {
     public var renamingIdentifier: String?
     /// The version hash modifier, if any.
     public var versionHashModifier: String?
+    /// Whether an attribute's values may be kept outside the store's rows (`true` only;
+    /// absent otherwise, so that older lock files read the same).
+    public var allowsExternalStorage: Bool?
 
     init(_ attribute: AttributeDescription) {
         kind = .attribute
         type = attribute.type.rawValue
         isOptional = attribute.isOptional
+        allowsExternalStorage = attribute.allowsExternalBinaryDataStorage ? true : nil
         renamingIdentifier = attribute.renamingIdentifier
         versionHashModifier = attribute.versionHashModifier
     }
@@ -172,6 +190,11 @@ public struct LockedProperty: Sendable, Hashable, Codable {
         compare("inverse", inverse, now.inverse)
         compare("renaming identifier", renamingIdentifier, now.renamingIdentifier)
         compare("version hash modifier", versionHashModifier, now.versionHashModifier)
+        if allowsExternalStorage != now.allowsExternalStorage {
+            lines.append(
+                "\(allowsExternalStorage == true ? "external storage" : "no external storage") → \(now.allowsExternalStorage == true ? "external storage" : "no external storage")"
+            )
+        }
         return lines
     }
 }

@@ -17,22 +17,27 @@ extension ModelVersionLock {
         } catch {
             throw ModelError(.malformedLock, "cannot read the version lock (\(error.localizedDescription))", file: url.path)
         }
+        // The format first: a later format may be shaped otherwise.
+        if let header = try? JSONDecoder().decode(Header.self, from: data), header.format != Self.currentFormat {
+            throw ModelError(
+                .malformedLock,
+                "the version lock is of format \(header.format); this framework reads format \(Self.currentFormat): use the release that wrote it",
+                file: url.path
+            )
+        }
         do {
             self = try JSONDecoder().decode(ModelVersionLock.self, from: data)
         } catch {
             throw ModelError(
                 .malformedLock,
-                "the file is not a version lock: \(Self.describe(error)); write it again with `persistence lock`, or restore it from version control",
+                "the file is not a version lock: \(Self.describe(error)); restore it from version control, or remove it and lock the versions that shipped again with `persistence lock`",
                 file: url.path
             )
         }
-        guard format == Self.currentFormat else {
-            throw ModelError(
-                .malformedLock,
-                "the version lock is of format \(format); this framework reads format \(Self.currentFormat): use the release that wrote it",
-                file: url.path
-            )
-        }
+    }
+
+    private struct Header: Decodable {
+        var format: Int
     }
 
     /// The lock as its file holds it: JSON, keys sorted, indented, ending in a newline.

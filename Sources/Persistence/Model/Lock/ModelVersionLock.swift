@@ -8,8 +8,8 @@ import Foundation
 /// knows. The lock keeps shipped versions frozen: `persistence lock` writes it beside the
 /// `.xcdatamodeld` folder (`BookStore.xcdatamodeld` → `BookStore.versionlock.json`), the
 /// project commits it, and ``VersionedModel/init(contentsOf:)`` reads it. `persistence
-/// validate` and every store the framework opens with those versions refuse a locked version
-/// that changed, naming what changed. Versions not in the lock may change freely; a version
+/// validate`, every migration through those versions (``ProgressiveMigrator``) and
+/// BookStore's seeding refuse a locked version that changed, naming what changed. Versions not in the lock may change freely; a version
 /// joins the lock only when asked (`persistence lock --version`).
 ///
 /// ```swift
@@ -72,9 +72,10 @@ public struct ModelVersionLock: Sendable, Hashable, Codable {
         return changes
     }
 
-    /// The locked version whose entity version hashes are the store's, if any: the version
-    /// that wrote the store, as it shipped.
-    public func version(matching metadata: StoreMetadata) -> String? {
-        versions.keys.sorted().first { versions[$0]!.entityVersionHashes == metadata.versionHashes }
+    /// The locked versions whose entity version hashes are the store's, by name: the
+    /// versions that could have written the store, as they shipped (several only where
+    /// versions differ in nothing a store holds).
+    public func versions(matching metadata: StoreMetadata) -> [String] {
+        versions.keys.sorted().filter { versions[$0]!.entityVersionHashes == metadata.versionHashes }
     }
 }

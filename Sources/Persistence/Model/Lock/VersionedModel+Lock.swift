@@ -5,7 +5,9 @@ extension VersionedModel {
     /// locked version changed.
     func lockRefusal(storeMetadata metadata: StoreMetadata) -> (writtenAsShipped: Bool, message: String, hint: String)? {
         guard let lock, !lockChanges.isEmpty else { return nil }
-        if let shipped = lock.version(matching: metadata), let change = lockChanges.first(where: { $0.version == shipped }) {
+        let shippedVersions = lock.versions(matching: metadata)
+        if let change = lockChanges.first(where: { shippedVersions.contains($0.version) }) {
+            let shipped = change.version
             return (
                 true,
                 "the store was written by '\(shipped)' as it shipped; the model file for '\(shipped)' has changed since: \(change.differences.joined(separator: "; "))",
