@@ -33,11 +33,17 @@ struct LockCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Write a locked version again as its file is now (for a version that never shipped).")
     var replace = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Take a version out of the lock, by its exact name (repeatable): one the model no longer has.", valueName: "version")
+    )
+    var remove: [String] = []
+
     func run() async throws {
         try await runReportingErrors {
             let modelURL = URL(fileURLWithPath: models)
             let versions = try loadModels(models)
-            guard allVersions || !version.isEmpty else {
+            guard allVersions || !version.isEmpty || !remove.isEmpty else {
                 throw CommandError(
                     "name the versions to lock",
                     hint: "lock the versions that shipped: --version \"\(versions.current.name)\" (repeatable), or --all-versions"
@@ -56,7 +62,16 @@ struct LockCommand: AsyncParsableCommand {
             if allVersions { chosen = versions.versions }
             let lockURL = ModelVersionLock.fileURL(forModelAt: modelURL)
             var lock = versions.lock ?? ModelVersionLock(model: versions.name)
+            for name in remove {
+                guard lock.versions.removeValue(forKey: name) != nil else {
+                    throw CommandError(
+                        "'\(name)' is not in the lock",
+                        hint: "name one of \(lock.versions.keys.sorted().map { "'\($0)'" }.joined(separator: ", "))"
+                    )
+                }
+            }
             let changed = chosen.filter { model in versions.lockChanges.contains { $0.version == model.name } }
+            // A removed entry was counted as a change only because the model lacks its version.
             if !changed.isEmpty && !replace {
                 let changes = versions.lockChanges.filter { change in changed.contains { $0.name == change.version } }
                 throw CommandError(
@@ -73,6 +88,7 @@ struct LockCommand: AsyncParsableCommand {
                 if wasLocked && !changed.contains(where: { $0.name == model.name }) { kept.append(model.name) } else { added.append(model.name) }
             }
             try lock.write(to: lockURL)
+            for name in remove { print("removed '\(name)' from the lock") }
             for name in added { print("locked '\(name)'") }
             for name in kept { print("'\(name)' was locked already, unchanged") }
             print("\(lockURL.lastPathComponent): \(lock.versions.count) of \(versions.versions.count) versions locked.")

@@ -58,6 +58,31 @@ struct LockCommandTests {
         #expect(try await persistenceCommand.run(["validate", "--models", models.path]).status == 0)
     }
 
+    @Test func removeTakesOutALockedVersionTheModelNoLongerHas() async throws {
+        let folder = try ScenarioFolder()
+        let models = try ModelVersionLockTests.copyOfTheShippedModel(in: folder)
+        let lockFile = ModelVersionLock.fileURL(forModelAt: models)
+        var lock = try ModelVersionLock(contentsOf: lockFile)
+        lock.versions["BookStore 6"] = lock.versions["BookStore 5"]
+        try lock.write(to: lockFile)
+        #expect(try await persistenceCommand.run(["validate", "--models", models.path]).status != 0)
+
+        let unknown = try await persistenceCommand.run(["lock", "--models", models.path, "--remove", "BookStore 7"])
+        #expect(unknown.status != 0)
+        #expect(unknown.stderr.contains("'BookStore 7' is not in the lock"), "\(unknown.stderr)")
+
+        let removed = try await persistenceCommand.run(["lock", "--models", models.path, "--remove", "BookStore 6"])
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(removed.stdout.contains("removed 'BookStore 6' from the lock"), "\(removed.stdout)")
+        #expect(removed.stdout.contains("5 of 5 versions locked."), "\(removed.stdout)")
+        #expect(
+            try ModelVersionLock(contentsOf: lockFile).versions.keys.sorted() == [
+                "BookStore", "BookStore 2", "BookStore 3", "BookStore 4", "BookStore 5",
+            ]
+        )
+        #expect(try await persistenceCommand.run(["validate", "--models", models.path]).status == 0)
+    }
+
     @Test func lockRefusesAVersionTheModelDoesNotHave() async throws {
         let folder = try ScenarioFolder()
         let models = try ModelVersionLockTests.copyOfTheShippedModel(in: folder)
