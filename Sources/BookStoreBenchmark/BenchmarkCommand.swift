@@ -10,7 +10,7 @@ struct BenchmarkCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bookstore-benchmark",
         abstract: "Benchmark BookStore's migrations against hand-written SQL, and its service against a bare handler.",
-        subcommands: [MigrateBenchmarkCommand.self, HTTPBenchmarkCommand.self, SavesCommand.self, WriteCommand.self],
+        subcommands: [MigrateBenchmarkCommand.self, HTTPBenchmarkCommand.self, SavesCommand.self, WriteCommand.self, OnePassCommand.self],
         defaultSubcommand: MigrateBenchmarkCommand.self
     )
 }

@@ -32,6 +32,15 @@ struct MigrateBenchmarkCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Run every step of the framework's migration on its own, without fusing consecutive streamed steps into one pass.")
     var stepByStep = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How the chain's hooks get their instances: declared-values (as BookStore ships) or whole-objects (as before they declared them).",
+            valueName: "way"
+        )
+    )
+    var hooks = BookStoreMigration.Hooks.declaredValues
+
     @Option(name: .long, help: "The framework's log level (info shows its stage lines).")
     var logLevel: Logger.Level = .warning
 
@@ -75,9 +84,18 @@ struct MigrateBenchmarkCommand: AsyncParsableCommand {
                 case .sqlite: try SQLiteBenchmarkBackend(folder: workFolder)
                 case .postgres: PostgresBenchmarkBackend()
                 }
-            let result = try await MigrationBenchmark(backend: backend, models: models, books: books, fusesSteps: !stepByStep, logger: logger).run()
+            let result = try await MigrationBenchmark(
+                backend: backend,
+                models: models,
+                books: books,
+                fusesSteps: !stepByStep,
+                hooks: hooks,
+                logger: logger
+            ).run()
             await backend.removeAll()
             result.printReport()
         }
     }
 }
+
+extension BookStoreMigration.Hooks: ExpressibleByArgument {}

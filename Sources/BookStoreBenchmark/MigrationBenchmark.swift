@@ -11,6 +11,9 @@ struct MigrationBenchmark {
     let books: Int
     /// Whether the framework fuses consecutive streamed steps into one pass (its default).
     var fusesSteps = true
+    /// How the chain's hooks are given their instances: as BookStore ships (declared values)
+    /// or whole objects, as before they declared them.
+    var hooks = BookStoreMigration.Hooks.declaredValues
     let logger: Logger
 
     /// The steps of the chain, by the version they start from.
@@ -106,7 +109,7 @@ struct MigrationBenchmark {
     private func runFramework(on url: StoreURL) async throws -> FrameworkRun {
         let parts = StagePartsRecorder()
         let migrator = ProgressiveMigrator(
-            chain: try BookStoreMigration.chain(models: models),
+            chain: try BookStoreMigration.chain(models: models, hooks: hooks),
             fusesSteps: fusesSteps,
             logger: parts.logger(forwardingTo: logger)
         )

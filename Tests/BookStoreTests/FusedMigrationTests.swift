@@ -21,7 +21,7 @@ import Testing
     @Test(arguments: TestEngine.allCases)
     func fusedAndStepByStepRunsGiveTheSameRows(engine: TestEngine) async throws {
         let models = try loadModels()
-        let chain = try BookStoreMigration.chain(models: models)
+        let chain = try BookStoreMigration.chain(models: models, hooks: .wholeObjects)
         try await engine.withSeededStore(books: Self.books) { fusedURL in
             try await engine.withSeededStore(books: Self.books) { stepByStepURL in
                 let seeded = try await MigrationFaultTests.tableContents(fusedURL)
@@ -64,7 +64,12 @@ import Testing
         let models = try loadModels()
         var policies = BookStoreMigration.policies
         policies.register(DuplicatingAuthorSplitPolicy.self, as: "PublicationToPublicationMigrationPolicy")
-        let chain = try MigrationChain(BookStoreVersion.self, models: models.versions, mappingModels: models.mappingModels, policies: policies)
+        let chain = try MigrationChain(
+            WholeObjectHooks.Version.self,
+            models: models.versions,
+            mappingModels: models.mappingModels,
+            policies: policies
+        )
         try await engine.withSeededStore(books: 450) { fusedURL in
             try await engine.withSeededStore(books: 450) { stepByStepURL in
                 let log = LogRecorder()
@@ -92,7 +97,12 @@ import Testing
         let models = try loadModels()
         var policies = BookStoreMigration.policies
         policies.register(UndeclaredAuthorSplitPolicy.self, as: "PublicationToPublicationMigrationPolicy")
-        let chain = try MigrationChain(BookStoreVersion.self, models: models.versions, mappingModels: models.mappingModels, policies: policies)
+        let chain = try MigrationChain(
+            WholeObjectHooks.Version.self,
+            models: models.versions,
+            mappingModels: models.mappingModels,
+            policies: policies
+        )
         let migrator = ProgressiveMigrator(chain: chain, logger: quietLogger)
         for engine in TestEngine.allCases {
             let store: StoreURL = engine == .sqlite ? .sqlite("/nonexistent/bookstore.sqlite") : try StoreURL("postgres://localhost/bookstore")

@@ -152,7 +152,7 @@ import Testing
     /// the two steps' differ: neither run continues what the other left.
     @Test func aFusedStepsOutputIsContinuedOnlyByTheSamePass() throws {
         let models = try loadModels()
-        let migrator = try BookStoreMigration.migrator(models: models, logger: quietLogger)
+        let migrator = try BookStoreMigration.migrator(models: models, hooks: .wholeObjects, logger: quietLogger)
         let (v3, v4, v5) = (try models.model(version: 3), try models.model(version: 4), try models.model(version: 5))
         let steps = [try migrator.step(from: v3, to: v4, dialect: SQLiteDialect()), try migrator.step(from: v4, to: v5, dialect: SQLiteDialect())]
         let fused = MigrationPlan.resumptionFingerprints(fusedPass: steps)

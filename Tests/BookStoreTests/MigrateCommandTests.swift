@@ -22,18 +22,22 @@ struct MigrateCommandTests {
             #expect(details.contains("streamed, because PublicationToPublication runs a policy"))
             #expect(
                 details.contains(
-                    "PublicationToPublication: instances one by one, because the policy PublicationToPublicationMigrationPolicy overrides createDestinationInstances; relationships as SQL"
+                    "PublicationToPublication: instances as SQL, firstName, lastName set in Swift by PublicationToPublicationMigrationPolicy; relationships as SQL"
                 )
             )
             #expect(details.filter { $0 == "PageToPage: instances as SQL; relationships as SQL" }.count == 2)
             #expect(
                 details.contains(
-                    "PublicationToPublication: instances one by one, because the migration manager's associate hook takes its instances; relationships as SQL"
+                    "PublicationToPublication: instances as SQL, synopsis set in Swift by SynopsisMigrationManager; relationships as SQL"
                 )
             )
-            // The streamed steps run as one pass, and only they say whether they are fused.
-            #expect(details.filter { $0.contains("fused with the next step") } == ["fused with the next step: Publication carried in memory"])
-            // A fused pass of two is continued after a kill, both its steps.
+            // Only the streamed steps say whether they are fused: the hooks' values are
+            // declared, so nothing is made one by one to carry from one to the next.
+            #expect(
+                details.filter { $0.contains("fused with the next step") }
+                    == ["not fused with the next step, because BookStore 3 → BookStore 4 makes every instance in SQL: nothing to carry in memory"]
+            )
+            // Both streamed steps are continued after a kill.
             #expect(
                 details.filter { $0.hasPrefix("after a kill:") }
                     == Array(

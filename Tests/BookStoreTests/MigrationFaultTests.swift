@@ -13,8 +13,9 @@ import Testing
 /// the design gives at that version (``ExpectedBookStore``, computed from the rows the store
 /// had, not by the migrator) — and the next run completes, again row for row.
 ///
-/// 2 500 generated books and the catalogue at the default batch size: points inside the
-/// streamed steps fall after one and two full batches.
+/// 2 500 generated books and the catalogue in batches of 20: the publications, made as SQL
+/// with the hooks' declared values, come in chunks of fifty batches (1 000 rows), and points
+/// inside the streamed steps fall after one and two full chunks.
 ///
 /// One case at a time: each holds several sessions of the test server (the migration's
 /// lock, its source and destination stores, a reference store), and side by side the 46
@@ -96,7 +97,12 @@ import Testing
     }
 
     static func migrator(faultInjection: @escaping MigrationFaultInjection) throws -> ProgressiveMigrator {
-        ProgressiveMigrator(chain: try BookStoreMigration.chain(models: try loadModels()), logger: quietLogger, faultInjection: faultInjection)
+        ProgressiveMigrator(
+            chain: try BookStoreMigration.chain(models: try loadModels()),
+            batchSize: 20,
+            logger: quietLogger,
+            faultInjection: faultInjection
+        )
     }
 
     /// What the migration threw; `nil` when it completed.

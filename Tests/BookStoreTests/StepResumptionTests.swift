@@ -35,6 +35,28 @@ import Testing
         }
     }
 
+    /// Hooks that declare their values (BookStore's as it ships) write a chunk of fifty
+    /// batches per transaction: killed after the second chunk (1 000 rows at 10 a batch),
+    /// the next run makes only the chunks after it.
+    @Test(arguments: TestEngine.allCases)
+    func aStepWithDeclaredValuesContinuesAfterItsLastChunk(engine: TestEngine) async throws {
+        try await Self.withStoreAtVersion4(engine) { url in
+            let expected = try await ExpectedBookStore.migrating(url, from: 4, to: 5)
+            let killedAt = MigrationCheckpoint.rowsCreated(step: 1, entityMapping: "PublicationToPublication", rows: 1_000)
+            try await Self.kill(url, at: killedAt, batchSize: 10, hooks: .declaredValues)
+            let (lines, created) = try await Self.migrateCountingSteps(url, batchSize: 10, hooks: .declaredValues)
+            #expect(
+                lines.contains {
+                    $0.contains("resuming step 1/1 BookStore 4 → BookStore 5 at batch 101 of ") && $0.contains(" of PublicationToPublication")
+                },
+                "\(lines.filter { $0.hasPrefix("notice") })"
+            )
+            #expect(created[1]?.first == 1_500, "\(created)")
+            try await expectNoLeftovers(url)
+            try await expectStore(url, atVersion: 5, holds: expected)
+        }
+    }
+
     /// Killed between two chunks of the pages' `INSERT … SELECT` (a chunk is fifty
     /// batches: 5 000 rows at 100 a batch): the next run inserts only the chunks after it.
     @Test(arguments: TestEngine.allCases)
@@ -181,9 +203,16 @@ import Testing
     }
 
     /// Migrates until `checkpoint`, then stops as a killed process does.
-    static func kill(_ url: StoreURL, at checkpoint: MigrationCheckpoint, batchSize: Int = 1_000) async throws {
+    /// `hooks`: whole objects by default, whose batches are what these tests count.
+    static func kill(
+        _ url: StoreURL,
+        at checkpoint: MigrationCheckpoint,
+        batchSize: Int = 1_000,
+        hooks: BookStoreMigration.Hooks = .wholeObjects
+    ) async throws {
         let reached = Mutex(false)
-        let migrator = ProgressiveMigrator(chain: try BookStoreMigration.chain(models: try loadModels()), batchSize: batchSize, logger: quietLogger) {
+        let chain = try BookStoreMigration.chain(models: try loadModels(), hooks: hooks)
+        let migrator = ProgressiveMigrator(chain: chain, batchSize: batchSize, logger: quietLogger) {
             passed in
             guard passed == checkpoint else { return }
             reached.withLock { $0 = true }
@@ -205,12 +234,13 @@ import Testing
     static func migrateCountingSteps(
         _ url: StoreURL,
         entityMapping: String = "PublicationToPublication",
-        batchSize: Int = 1_000
+        batchSize: Int = 1_000,
+        hooks: BookStoreMigration.Hooks = .wholeObjects
     ) async throws -> (lines: [String], created: [Int: [Int]]) {
         let recorder = LogRecorder()
         let created = Mutex<[Int: [Int]]>([:])
         let migrator = ProgressiveMigrator(
-            chain: try BookStoreMigration.chain(models: try loadModels()),
+            chain: try BookStoreMigration.chain(models: try loadModels(), hooks: hooks),
             batchSize: batchSize,
             logger: recorder.logger
         ) { passed in

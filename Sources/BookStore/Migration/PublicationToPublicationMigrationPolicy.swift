@@ -6,7 +6,7 @@ import Persistence
 /// The mapping model `Model3To4` copies title and price with value expressions; this
 /// policy lets that happen (`super`), then splits the author of the new publication.
 /// Pages come across in the default relationship stage.
-public final class PublicationToPublicationMigrationPolicy: EntityMigrationPolicy, @unchecked Sendable {
+public class PublicationToPublicationMigrationPolicy: EntityMigrationPolicy, @unchecked Sendable {
     // Unchecked like its superclass: it keeps no state of its own.
 
     /// Relationships keep the default hook, so the engine sets them as SQL.
@@ -15,6 +15,12 @@ public final class PublicationToPublicationMigrationPolicy: EntityMigrationPolic
     /// It reads its source and the destination it has just made, nothing stored: the step
     /// may be fused with the next one.
     public override class var fetchesFromStores: Bool { false }
+
+    /// The hook reads the author and sets the two names, nothing else: the step makes the
+    /// publications as SQL and passes only those values through Swift.
+    public override class var declaredValues: DeclaredValues? {
+        DeclaredValues(reads: ["author"], sets: ["firstName", "lastName"])
+    }
 
     /// Each publication is split on its own, whatever came before it: an interrupted step
     /// continues from its last batch.

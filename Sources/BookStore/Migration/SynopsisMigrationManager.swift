@@ -7,13 +7,19 @@ import Synchronization
 /// `Migration progress of BookStore 4 → BookStore 5: N%` as the step advances, as the Core
 /// Data book's manager does: the step's own fraction, which the progress bar of a chain
 /// (the whole migration's) is not.
-public final class SynopsisMigrationManager: MigrationManager, @unchecked Sendable {
+public class SynopsisMigrationManager: MigrationManager, @unchecked Sendable {
     // Unchecked for the same reason as its superclass: mutable state is behind a Mutex.
     private let lastPercent = Mutex(-1)
 
     /// Only publications get a synopsis; pages may be migrated as SQL.
     public override func needsAssociationCalls(for mapping: EntityMapping) -> Bool {
         mapping.destinationEntityName == "Publication"
+    }
+
+    /// The association hook reads the title and sets the synopsis, nothing else: the step
+    /// makes the publications as SQL and passes only those values through Swift.
+    public override func declaredAssociationValues(for mapping: EntityMapping) -> DeclaredValues? {
+        mapping.destinationEntityName == "Publication" ? DeclaredValues(reads: ["title"], sets: ["synopsis"]) : nil
     }
 
     /// The hook reads the pair it is given, nothing stored: the step may be fused with the

@@ -36,8 +36,12 @@ final class EntityLayout: Sendable {
     /// entity, not sorted and looked up by name per object.
     let validatedAttributes: [(attribute: AttributeDescription, slot: Int)]
     let requiredToOneSlots: [(relationship: String, slot: Int)]
+    /// For the objects a migration hook with declared values is given: the keys it may use
+    /// (``DeclaredAccess``); `nil` for every other object.
+    let declared: DeclaredAccess?
 
-    init(entity: EntityDescription, schema: StoreSchema) {
+    init(entity: EntityDescription, schema: StoreSchema, declared: DeclaredAccess? = nil) {
+        self.declared = declared
         let model = schema.model
         self.entity = entity
         self.table = schema.table(for: entity.name)!

@@ -64,13 +64,15 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
     ///
     /// Unknown keys return `.null`; ``validateKey(_:)`` tells whether a key exists.
     public func value(forKey key: String) -> AttributeValue {
-        state.withLock { $0.values[key] ?? .null }
+        if let declared = layout.declared, !declared.allows(key) { return .null }
+        return state.withLock { $0.values[key] ?? .null }
     }
 
     /// Sets an attribute. Numbers are converted to the attribute's type where exact
     /// (an integer into a `Double` attribute); anything else is kept and reported by
     /// the context's save as a validation error.
     public func setValue(_ value: AttributeValue, forKey key: String) {
+        if let declared = layout.declared, !declared.allows(key) { return }
         setValue(value, forKey: key, slot: layout.attributeSlots.index[key])
     }
 
@@ -126,11 +128,13 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
 
     /// The ID of a to-one relationship's destination, without touching the store.
     public func destinationID(forKey key: String) -> ObjectID? {
-        state.withLock { $0.toOne[key] ?? nil }
+        layout.declared?.noteUndeclared(key)
+        return state.withLock { $0.toOne[key] ?? nil }
     }
 
     /// The destination of a to-one relationship, loaded from the store if needed.
     public func destination(forKey key: String) async throws -> ManagedObject? {
+        layout.declared?.noteUndeclared(key)
         guard let context = managedObjectContext else { throw ContextError.detached(objectID) }
         guard let id = destinationID(forKey: key) else { return nil }
         return try await context.existingObject(with: id)
@@ -139,18 +143,21 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
     /// The destinations of a to-many relationship, as saved in the store plus the
     /// context's unsaved changes. Ordered relationships come in their order.
     public func destinations(forKey key: String) async throws -> [ManagedObject] {
+        layout.declared?.noteUndeclared(key)
         guard let context = managedObjectContext else { throw ContextError.detached(objectID) }
         return try await context.destinations(of: self, key: key)
     }
 
     /// Sets a to-one relationship, keeping the inverse in step.
     public func setDestination(_ destination: ManagedObject?, forKey key: String) {
+        layout.declared?.noteUndeclared(key)
         guard let context = managedObjectContext else { return }
         context.setToOne(self, key: key, destination: destination)
     }
 
     /// Adds an object to a to-many relationship, keeping the inverse in step.
     public func addDestination(_ destination: ManagedObject, forKey key: String) {
+        layout.declared?.noteUndeclared(key)
         managedObjectContext?.changeToMany(self, key: key, destination: destination, add: true)
     }
 
@@ -169,6 +176,7 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``ContextError`` when the object has no context or `key` is not a to-many
     ///   relationship; the store's error when its current members cannot be read.
     public func setDestinations(_ destinations: [ManagedObject], forKey key: String) async throws {
+        layout.declared?.noteUndeclared(key)
         guard let context = managedObjectContext else { throw ContextError.detached(objectID) }
         let current = try await context.destinations(of: self, key: key)
         context.setToMany(self, key: key, to: destinations, replacing: current)
@@ -176,6 +184,7 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
 
     /// Removes an object from a to-many relationship, keeping the inverse in step.
     public func removeDestination(_ destination: ManagedObject, forKey key: String) {
+        layout.declared?.noteUndeclared(key)
         managedObjectContext?.changeToMany(self, key: key, destination: destination, add: false)
     }
 

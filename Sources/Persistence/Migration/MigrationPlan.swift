@@ -21,13 +21,19 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
         public enum Stage: Sendable, Hashable, CustomStringConvertible {
             /// As SQL: instances by `INSERT … SELECT`, relationships by key arithmetic.
             case sql
+            /// As SQL, with the `values` the hooks of the classes `by` declare
+            /// (``DeclaredValues``) worked out in Swift: only those pass through Swift.
+            case sqlWithDeclaredValues(_ values: [String], by: [String])
             /// A hook call per instance, because of `reason`.
             case perInstance(reason: String)
 
-            /// The stage as the plan prints it: `as SQL`, or `one by one, because …`.
+            /// The stage as the plan prints it: `as SQL`, `as SQL, firstName, lastName set in
+            /// Swift by …`, or `one by one, because …`.
             public var description: String {
                 switch self {
                 case .sql: "as SQL"
+                case .sqlWithDeclaredValues(let values, let by):
+                    "as SQL, \(values.joined(separator: ", ")) set in Swift by \(by.joined(separator: " and "))"
                 case .perInstance(let reason): "one by one, because \(reason)"
                 }
             }

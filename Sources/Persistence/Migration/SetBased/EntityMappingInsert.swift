@@ -61,19 +61,36 @@ struct EntityMappingInsert: Sendable {
     }
 
     /// The statement, its source table and key offsets still symbolic.
-    var statement: SQL {
+    var statement: SQL { statement(joining: nil) }
+
+    /// The statement with `join` after the source row `s` (a `JOIN` of values worked out
+    /// elsewhere, which only the joined rows then take), and the values of the columns in
+    /// `replacing` instead of the mapping's.
+    func statement(joining join: SQL?, replacing: [String: SQL] = [:]) -> SQL {
         let names: [SQL] = ["\(storeName: "Z_PK")", "\(storeName: "Z_ENT")", "\(storeName: "Z_OPT")"] + columns.map { "\(identifier: $0.column)" }
         let values: [SQL] =
-            ["s.\(storeName: "Z_PK") + \(offsetOf: mapping)", "\(literal: destinationTable.entityNumber)", "1"] + columns.map(\.value)
+            ["s.\(storeName: "Z_PK") + \(offsetOf: mapping)", "\(literal: destinationTable.entityNumber)", "1"]
+            + columns.map { replacing[$0.column] ?? $0.value }
+        let joined: SQL = join.map { " \($0)" } ?? ""
         return """
             INSERT INTO \(identifier: destinationTable.name) (\(names.joined(separator: ", "))) \
-            SELECT \(values.joined(separator: ", ")) FROM \(sourceTable: sourceTable.name) s WHERE s.\(storeName: "Z_ENT") = \(literal: sourceTable.entityNumber)
+            SELECT \(values.joined(separator: ", ")) FROM \(sourceTable: sourceTable.name) s\(joined) WHERE s.\(storeName: "Z_ENT") = \(literal: sourceTable.entityNumber)
             """
+    }
+
+    /// The value over the source row `s` the mapping gives `column`, if it sets it.
+    func value(of column: String) -> SQL? {
+        columns.first { $0.column == column }?.value
     }
 
     /// ``statement`` for the source rows whose keys are after `lower`, up to `upper`: one
     /// chunk of the mapping's rows.
     func statement(sourceKeysAfter lower: Int64, upTo upper: Int64) -> SQL {
-        statement + " AND s.\(storeName: "Z_PK") > \(lower) AND s.\(storeName: "Z_PK") <= \(upper)"
+        statement + Self.keyRange(after: lower, upTo: upper)
+    }
+
+    /// The condition on the source row `s` that keeps a chunk's keys.
+    static func keyRange(after lower: Int64, upTo upper: Int64) -> SQL {
+        " AND s.\(storeName: "Z_PK") > \(lower) AND s.\(storeName: "Z_PK") <= \(upper)"
     }
 }

@@ -119,6 +119,18 @@ open class EntityMigrationPolicy: @unchecked Sendable {
     /// ```
     open class var resumesAfterInterruption: Bool { self == EntityMigrationPolicy.self }
 
+    /// What ``createDestinationInstances(forSource:in:manager:)`` reads of its source and
+    /// sets on its destination, when the class declares it (``DeclaredValues``): then the
+    /// step makes the destinations as SQL and passes only those values through the hook. `nil`
+    /// (the default): the hook is given whole objects, one by one.
+    ///
+    /// ```swift
+    /// override class var declaredValues: DeclaredValues? {
+    ///     DeclaredValues(reads: ["author"], sets: ["firstName", "lastName"])
+    /// }
+    /// ```
+    open class var declaredValues: DeclaredValues? { nil }
+
     /// Called before the first instance of the mapping is created.
     open func begin(_ mapping: EntityMapping, with manager: MigrationManager) async throws {}
 
@@ -127,6 +139,13 @@ open class EntityMigrationPolicy: @unchecked Sendable {
     /// mappings' value expressions and associates the two.
     open func createDestinationInstances(forSource source: ManagedObject, in mapping: EntityMapping, manager: MigrationManager) async throws {
         guard let entityName = mapping.destinationEntityName else { return }
+        // With declared values the step's SQL sets what the expressions make.
+        if let declared = source.layout.declared {
+            if let destination = declared.makeDestination(for: source) {
+                manager.associate(sourceInstance: source, withDestinationInstance: destination, for: mapping)
+            }
+            return
+        }
         let destination = try manager.destinationContext.insertObject(entityName: entityName)
         let copies = attributeCopies(mapping, source: source.layout, destination: destination.layout)
         for step in copies.steps {

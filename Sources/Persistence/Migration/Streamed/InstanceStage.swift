@@ -4,6 +4,9 @@ enum InstanceStage: Sendable {
     /// needs the instances one by one. Keys are the source keys plus the mapping's offset
     /// (identity pairs), so look-ups and foreign keys work as for streamed instances.
     case sql(EntityMappingInsert)
+    /// As ``sql(_:)``, chunk by chunk, with the values the policy's and manager's hooks
+    /// declare (``DeclaredValues``) worked out in Swift first.
+    case declared(DeclaredInsert)
     /// The policy's `createDestinationInstances` runs for each source instance, because of `reason`.
     case perInstance(reason: String)
 
@@ -15,6 +18,9 @@ enum InstanceStage: Sendable {
     ///   - relationships: how its relationships are set; look-ups through foreign keys are
     ///     written by the insert, per-instance ones are left to the relationship stage.
     ///   - sourceLayout: how the source store is laid out (its entities' numbers, its tables' names).
+    ///   - declared: what the hooks that need the instances (the policy's
+    ///     `createDestinationInstances`, the manager's `associate`) read and set, and who
+    ///     declared it; `nil` when one of them does not declare it.
     static func plan(
         _ entityMapping: EntityMapping,
         source: ManagedObjectModel,
@@ -23,22 +29,41 @@ enum InstanceStage: Sendable {
         sourceLayout: StoreLayout? = nil,
         hooks: EntityMigrationPolicy.Hooks,
         associationCalls: Bool,
+        declared: (values: DeclaredValues, by: [String])? = nil,
         relationships: RelationshipStage
     ) -> InstanceStage {
-        if hooks.contains(.createDestinationInstances) {
-            return .perInstance(reason: "the policy \(entityMapping.policyName ?? "") overrides createDestinationInstances")
+        let needsSwift = hooks.contains(.createDestinationInstances) || associationCalls
+        if needsSwift, declared == nil {
+            if hooks.contains(.createDestinationInstances) {
+                return .perInstance(reason: "the policy \(entityMapping.policyName ?? "") overrides createDestinationInstances")
+            }
+            return .perInstance(reason: "the migration manager's associate hook takes its instances")
         }
-        if associationCalls { return .perInstance(reason: "the migration manager's associate hook takes its instances") }
         if entityMapping.sourceFilter != nil { return .perInstance(reason: "it filters its source") }
-        switch sqlInsert(
+        let made = sqlInsert(
             entityMapping,
             source: source,
             destination: destination,
             dialect: dialect,
             sourceLayout: sourceLayout,
             relationships: relationships
+        )
+        guard case .success(let insert) = made else {
+            if case .failure(let unsupported) = made { return .perInstance(reason: unsupported.reason) }
+            return .perInstance(reason: "")
+        }
+        guard needsSwift, let declared else { return .sql(insert) }
+        guard let sourceName = entityMapping.sourceEntityName, let sourceEntity = source.entity(named: sourceName),
+            let destinationName = entityMapping.destinationEntityName, let destinationEntity = destination.entity(named: destinationName)
+        else { return .perInstance(reason: "it does not map one source entity to one destination entity") }
+        switch DeclaredInsert.plan(
+            insert,
+            declared: declared.values,
+            declaredBy: declared.by,
+            source: (source, sourceEntity),
+            destination: (destination, destinationEntity)
         ) {
-        case .success(let insert): return .sql(insert)
+        case .success(let declaredInsert): return .declared(declaredInsert)
         case .failure(let unsupported): return .perInstance(reason: unsupported.reason)
         }
     }

@@ -43,6 +43,7 @@ extension MigrationManager {
                         sourceLayout: sourceLayout,
                         hooks: hooks,
                         associationCalls: needsAssociationCalls(for: mapping),
+                        declared: declaredValues(of: mapping, policy: policy, hooks: hooks),
                         relationships: relationships
                     )
                 } else {
@@ -52,6 +53,28 @@ extension MigrationManager {
             result[mapping.name] = (instances, relationships)
         }
         return result
+    }
+
+    /// What the hooks of `mapping` that need its instances read and set, together, and who
+    /// declared it; `nil` when one of them does not declare it (or none needs them).
+    private func declaredValues(
+        of mapping: EntityMapping,
+        policy: EntityMigrationPolicy,
+        hooks: EntityMigrationPolicy.Hooks
+    ) -> (values: DeclaredValues, by: [String])? {
+        var values = DeclaredValues(reads: [], sets: [])
+        var by: [String] = []
+        if hooks.contains(.createDestinationInstances) {
+            guard let declared = type(of: policy).declaredValues else { return nil }
+            values = values.union(declared)
+            by.append(String(describing: type(of: policy)))
+        }
+        if needsAssociationCalls(for: mapping) {
+            guard let declared = declaredAssociationValues(for: mapping) else { return nil }
+            values = values.union(declared)
+            by.append(String(describing: type(of: self)))
+        }
+        return by.isEmpty ? nil : (values, by)
     }
 
     /// The policy of each entity mapping, made from the registered ones; a mapping naming an
@@ -76,6 +99,7 @@ extension MigrationManager {
             let instances: MigrationPlan.EntityMappingPlan.Stage =
                 switch stage.instances {
                 case .sql?: .sql
+                case .declared(let declared)?: .sqlWithDeclaredValues(declared.sets.map(\.attribute), by: declared.declaredBy)
                 case .perInstance(let reason)?: .perInstance(reason: reason)
                 case nil: .perInstance(reason: "it has no source instances")
                 }

@@ -122,7 +122,14 @@ extension MigrationManager {
         }
 
         /// Whether some entity mapping makes its instances in SQL (``InstanceStage/sql(_:)``).
-        var insertsInSQL: Bool { instanceStages.values.contains { if case .sql = $0 { true } else { false } } }
+        var insertsInSQL: Bool {
+            instanceStages.values.contains {
+                switch $0 {
+                case .sql, .declared: true
+                case .perInstance: false
+                }
+            }
+        }
     }
 
     /// The association index the stages record source to destination pairs in, with the
@@ -302,6 +309,8 @@ extension MigrationManager {
         var done = 0
         if case .sql(let insert)? = run.instanceStages[mapping.name], let access = run.access {
             done = try await insertInstances(of: mapping, with: insert, access: access, in: run, counter: &counter)
+        } else if case .declared(let declared)? = run.instanceStages[mapping.name], let access = run.access {
+            done = try await declareInstances(of: mapping, with: declared, policy: policy, access: access, in: run, counter: &counter)
         } else if let link = run.fused.upstream, let upstream = link.upstream(of: mapping.name) {
             done = try await takeInstances(of: mapping, policy: policy, from: link, upstream: upstream, in: run, counter: &counter)
         } else if let sourceName = mapping.sourceEntityName, mapping.type != .remove {

@@ -187,6 +187,19 @@ open class MigrationManager: @unchecked Sendable {
     /// ```
     open class var fetchesFromStores: Bool { self != MigrationManager.self }
 
+    /// What ``associate(sourceInstance:withDestinationInstance:for:)`` reads of the source and
+    /// sets on the destination of `mapping`'s pairs, when the class declares it
+    /// (``DeclaredValues``): then, with the policy's own declaration where it has hooks,
+    /// the mapping's destinations are made as SQL and only those values pass through Swift.
+    /// `nil` (the default): the hook is given whole objects.
+    ///
+    /// ```swift
+    /// override func declaredAssociationValues(for mapping: EntityMapping) -> DeclaredValues? {
+    ///     mapping.destinationEntityName == "Publication" ? DeclaredValues(reads: ["title"], sets: ["synopsis"]) : nil
+    /// }
+    /// ```
+    open func declaredAssociationValues(for mapping: EntityMapping) -> DeclaredValues? { nil }
+
     /// Whether this class's overrides may run again on instances an interrupted run already
     /// migrated, and keep no state from one batch to the next that a new run would not
     /// have: then a ``ProgressiveMigrator`` continues an interrupted step from its last
