@@ -1,6 +1,7 @@
 import BookStoreTesting
 import Foundation
 import PersistenceTesting
+import Synchronization
 import Testing
 
 @testable import BookStore
@@ -92,6 +93,15 @@ import Testing
         }
     }
 
+    /// A declared value set once the mapping's instances are written (a destination kept
+    /// for `endInstanceCreation`) would be lost: it stops the migration.
+    @Test(arguments: TestEngine.allCases)
+    func aValueSetAfterTheInstancesAreWrittenStopsTheMigration(engine: TestEngine) async throws {
+        try await expectRefusal(of: LateSettingPolicy.self, engine: engine) { error in
+            error.code == .evaluationFailed && error.message.contains("endInstanceCreation of PublicationToPublication used 'firstName'")
+        }
+    }
+
     /// A declared value of the wrong type stops the step before it writes the chunk.
     @Test(arguments: TestEngine.allCases)
     func aValueOfTheWrongTypeStopsTheMigration(engine: TestEngine) async throws {
@@ -139,6 +149,35 @@ import Testing
                 }
                 // Only the publications with an author were made, each with its first name.
                 #expect(seededPublications != nil && seededPublications == withAuthor)
+            }
+        }
+    }
+
+    /// A value the hook sets counts even where Swift finds it equal to the mapping's: the
+    /// author as the mapping copies it, decomposed by the hook ("Zoë" as "Zoe" and a combining
+    /// diaeresis), is written decomposed, as the whole-object hook writes it.
+    @Test(arguments: TestEngine.allCases)
+    func aValueEqualToTheMappingsIsStillWritten(engine: TestEngine) async throws {
+        let models = try loadModels()
+        var mappings = models.mappingModels
+        let index = try #require(
+            mappings.firstIndex { $0.entityMappings.contains { $0.policyName?.hasSuffix("PublicationToPublicationMigrationPolicy") == true } }
+        )
+        try StepFusionTests.setAttribute("firstName", of: "PublicationToPublication", in: &mappings[index], to: "$source.author")
+        try await engine.withSeededStore(books: 250, version: 3) { declaredURL in
+            try await engine.withSeededStore(books: 250, version: 3) { wholeURL in
+                for (url, policy) in [(declaredURL, DecomposingPolicy.self), (wholeURL, WholeDecomposingPolicy.self)]
+                    as [(StoreURL, EntityMigrationPolicy.Type)]
+                {
+                    var policies = MigrationPolicies()
+                    policies.register(policy, as: "PublicationToPublicationMigrationPolicy")
+                    let chain = try MigrationChain(BookStoreVersion.self, models: models.versions, mappingModels: mappings, policies: policies)
+                    try await ProgressiveMigrator(chain: chain, batchSize: 10, logger: quietLogger).migrateStore(at: url, to: "BookStore 4")
+                }
+                let declaredRows = try await MigrationFaultTests.tableContents(declaredURL)
+                #expect(declaredRows == (try await MigrationFaultTests.tableContents(wholeURL)))
+                let publications = declaredRows["ZPUBLICATION"] ?? []
+                #expect(publications.contains { $0.unicodeScalars.contains("\u{0308}") }, "no decomposed name was written")
             }
         }
     }
@@ -238,4 +277,37 @@ private class WholeSkippingPolicy: EntityMigrationPolicy, @unchecked Sendable {
 /// ``WholeSkippingPolicy``, declared.
 private final class SkippingPolicy: WholeSkippingPolicy, @unchecked Sendable {
     override class var declaredValues: DeclaredValues? { DeclaredValues(reads: ["author"], sets: ["firstName", "lastName"]) }
+}
+
+/// Sets the first name to the author decomposed, which Swift finds equal to the author the
+/// mapping copied there.
+private class WholeDecomposingPolicy: EntityMigrationPolicy, @unchecked Sendable {
+    override class var overriddenHooks: Hooks { [.createDestinationInstances] }
+    override class var fetchesFromStores: Bool { false }
+    override func createDestinationInstances(forSource source: ManagedObject, in mapping: EntityMapping, manager: MigrationManager) async throws {
+        try await super.createDestinationInstances(forSource: source, in: mapping, manager: manager)
+        guard case .string(let author) = source.value(forKey: "author") else { return }
+        let destination = try await manager.destinationInstances(forEntityMappingNamed: mapping.name, sourceInstances: [source])[0]
+        destination.setValue(.string(author.decomposedStringWithCanonicalMapping), forKey: "firstName")
+    }
+}
+
+/// ``WholeDecomposingPolicy``, declared.
+private final class DecomposingPolicy: WholeDecomposingPolicy, @unchecked Sendable {
+    override class var declaredValues: DeclaredValues? { DeclaredValues(reads: ["author"], sets: ["firstName"]) }
+}
+
+/// Keeps the last destination and sets its first name once every instance is made.
+private final class LateSettingPolicy: EntityMigrationPolicy, @unchecked Sendable {
+    private let kept = Mutex<ManagedObject?>(nil)
+    override class var overriddenHooks: Hooks { [.createDestinationInstances] }
+    override class var declaredValues: DeclaredValues? { DeclaredValues(reads: ["author"], sets: ["firstName"]) }
+    override func createDestinationInstances(forSource source: ManagedObject, in mapping: EntityMapping, manager: MigrationManager) async throws {
+        try await super.createDestinationInstances(forSource: source, in: mapping, manager: manager)
+        let destination = try await manager.destinationInstances(forEntityMappingNamed: mapping.name, sourceInstances: [source])[0]
+        kept.withLock { $0 = destination }
+    }
+    override func endInstanceCreation(forMapping mapping: EntityMapping, manager: MigrationManager) async throws {
+        kept.withLock { $0 }?.setValue(.string("Late"), forKey: "firstName")
+    }
 }

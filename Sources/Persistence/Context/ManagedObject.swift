@@ -24,6 +24,9 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
         var changedKeys: Set<String> = []
         /// `Z_OPT` as last read or written: the row's version for optimistic locking.
         var version: Int64
+        /// A destination of a hook with declared values: the bits of the declared keys set
+        /// (``DeclaredAccess``), each set counted, also of an equal value.
+        var declaredSets: UInt64 = 0
         var isInserted: Bool
         var isDeleted = false
         weak var context: ManagedObjectContext?
@@ -64,7 +67,11 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
     ///
     /// Unknown keys return `.null`; ``validateKey(_:)`` tells whether a key exists.
     public func value(forKey key: String) -> AttributeValue {
-        if let declared = layout.declared, !declared.allows(key) { return .null }
+        if let declared = layout.declared {
+            let slot = layout.attributeSlots.index[key]
+            guard let slot, declared.bit(of: key, slot: slot) != nil else { return .null }
+            return state.withLock { $0.values.values[slot] }
+        }
         return state.withLock { $0.values[key] ?? .null }
     }
 
@@ -72,7 +79,19 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
     /// (an integer into a `Double` attribute); anything else is kept and reported by
     /// the context's save as a validation error.
     public func setValue(_ value: AttributeValue, forKey key: String) {
-        if let declared = layout.declared, !declared.allows(key) { return }
+        if let declared = layout.declared {
+            let slot = layout.attributeSlots.index[key]
+            guard let slot, let bit = declared.bit(of: key, slot: slot) else { return }
+            // Every set counts, also of an equal value: "é" precomposed or not, 0.0 or -0.0.
+            if declared.side == .destination {
+                let coerced = Self.coerce(value, to: layout.attributesBySlot[slot].type)
+                state.withLock { state in
+                    state.values.values[slot] = coerced
+                    state.declaredSets |= 1 << UInt64(bit)
+                }
+                return
+            }
+        }
         setValue(value, forKey: key, slot: layout.attributeSlots.index[key])
     }
 

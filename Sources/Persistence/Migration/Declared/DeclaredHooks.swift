@@ -23,16 +23,21 @@ struct DeclaredHooks: Sendable {
     init(_ declared: DeclaredInsert, mapping: EntityMapping, source: StoreSchema, destination: StoreSchema) {
         self.declared = declared
         self.mapping = mapping
+        // The objects' slots, as every layout of the entities has them.
+        let destinationSlots = EntityLayout(entity: declared.destinationEntity, schema: destination).attributeSlots.index
+        let sourceSlots = EntityLayout(entity: declared.sourceEntity, schema: source).attributeSlots.index
         let destinationAccess = DeclaredAccess(
             side: .destination,
-            keys: Set(declared.sets.map(\.attribute)),
+            keys: declared.sets.map(\.attribute),
+            slots: destinationSlots,
             mapping: mapping.name,
             entityName: declared.destinationEntity.name
         )
         let destinationLayout = EntityLayout(entity: declared.destinationEntity, schema: destination, declared: destinationAccess)
         let sourceAccess = DeclaredAccess(
             side: .source,
-            keys: Set(declared.reads.map(\.attribute)),
+            keys: declared.reads.map(\.attribute),
+            slots: sourceSlots,
             mapping: mapping.name,
             entityName: declared.sourceEntity.name,
             destinationLayout: destinationLayout
@@ -40,11 +45,10 @@ struct DeclaredHooks: Sendable {
         self.sourceAccess = sourceAccess
         self.destinationAccess = destinationAccess
         self.destinationLayout = destinationLayout
-        let sourceLayout = EntityLayout(entity: declared.sourceEntity, schema: source, declared: sourceAccess)
-        self.sourceLayout = sourceLayout
+        sourceLayout = EntityLayout(entity: declared.sourceEntity, schema: source, declared: sourceAccess)
         // Declared keys are attributes of the entities (``DeclaredInsert/plan``): each has a slot.
-        readSlots = declared.reads.map { sourceLayout.attributeSlots.index[$0.attribute]! }
-        setSlots = declared.sets.map { destinationLayout.attributeSlots.index[$0.attribute]! }
+        readSlots = declared.reads.map { sourceSlots[$0.attribute]! }
+        setSlots = declared.sets.map { destinationSlots[$0.attribute]! }
     }
 
     /// Runs the hooks over `rows` (as ``DeclaredInsert/readStatement(after:limit:)`` reads
@@ -57,51 +61,50 @@ struct DeclaredHooks: Sendable {
         dialect: any SQLDialect
     ) async throws {
         let sources = objects(for: rows)
-        for source in sources {
-            try await policy.createDestinationInstances(forSource: source, in: mapping, manager: manager)
+        do {
+            for source in sources {
+                try await policy.createDestinationInstances(forSource: source, in: mapping, manager: manager)
+            }
+        } catch {
+            // A hook that failed on what an undeclared key gave it failed because of that key.
+            try checkUndeclared()
+            throw error
         }
         chunk.sourcesRead += rows.count
         try checkUndeclared()
-        let pending = manager.updateRun { $0.batch.startNext() } ?? []
-        var seen = Set<Int64>()
-        seen.reserveCapacity(pending.count)
-        for pair in pending {
-            guard pair.mapping == mapping.name, pair.destination.layout.declared === destinationAccess,
-                let key = pair.source.objectID.primaryKey
-            else { throw foreignDestination(pair) }
-            guard seen.insert(key).inserted else {
-                throw MigrationError(
-                    .evaluationFailed,
-                    "\(declaredBy) made more than one \(declared.destinationEntity.name) from one \(declared.sourceEntity.name) in \(mapping.name)",
-                    hint: "hooks that declare their values make at most one destination per source; declare none to make more",
-                    entityMapping: mapping.name
-                )
-            }
+        let (keys, destinations, misfit) = sourceAccess.endBatch()
+        if let misfit { throw error(misfit) }
+        for (key, destination) in zip(keys, destinations) {
+            guard let destination else { continue }
             chunk.made.append(key)
-            chunk.rows.append(try workRow(key, pair.destination, dialect: dialect))
+            chunk.rows.append(try workRow(key, destination, dialect: dialect))
         }
     }
 
-    /// The source objects of `rows`, and what their destinations start with.
+    /// The source objects of `rows`, their batch begun with what their destinations start with.
     private func objects(for rows: [Row]) -> [ManagedObject] {
         let noValues = [AttributeValue](repeating: .null, count: sourceLayout.attributesBySlot.count)
         let noDestinationValues = [AttributeValue](repeating: .null, count: destinationLayout.attributesBySlot.count)
         let (entity, root) = (sourceLayout.entity.name, sourceLayout.table.rootEntityName)
-        var starting: [Int64: [AttributeValue]] = [:]
-        starting.reserveCapacity(rows.count)
+        let (readCount, reads, sets) = (declared.reads.count, declared.reads, declared.sets)
+        var keys: [Int64] = []
+        var starting: [[AttributeValue]] = []
         var sources: [ManagedObject] = []
+        keys.reserveCapacity(rows.count)
+        starting.reserveCapacity(rows.count)
         sources.reserveCapacity(rows.count)
         for row in rows {
             guard let key = row[0].int64 else { continue }
             var values = noValues
-            for (index, read) in declared.reads.enumerated() {
-                values[readSlots[index]] = ValueCoding.attributeValue(row[1 + index], type: read.type)
+            for index in reads.indices {
+                values[readSlots[index]] = ValueCoding.attributeValue(row[1 + index], type: reads[index].type)
             }
             var destinationValues = noDestinationValues
-            for (index, set) in declared.sets.enumerated() {
-                destinationValues[setSlots[index]] = ValueCoding.attributeValue(row[1 + declared.reads.count + index], type: set.type)
+            for index in sets.indices {
+                destinationValues[setSlots[index]] = ValueCoding.attributeValue(row[1 + readCount + index], type: sets[index].type)
             }
-            starting[key] = destinationValues
+            keys.append(key)
+            starting.append(destinationValues)
             let id = ObjectID(entityName: entity, rootEntityName: root, key: .permanent(key))
             sources.append(
                 ManagedObject(
@@ -117,19 +120,18 @@ struct DeclaredHooks: Sendable {
                 )
             )
         }
-        sourceAccess.setStartingValues(starting)
+        sourceAccess.beginBatch(keys: keys, starting: starting)
         return sources
     }
 
     /// The work row of `destination`, made from the source keyed `key`: the key, a bit per
     /// declared value the hooks set, and those values as the store keeps them.
     private func workRow(_ key: Int64, _ destination: ManagedObject, dialect: any SQLDialect) throws -> [DatabaseValue] {
-        let (changed, values) = destination.state.withLock { ($0.changedKeys, $0.values.values) }
-        var mask: Int64 = 0
-        var row: [DatabaseValue] = [.integer(key), .integer(0)]
+        let (changed, values) = destination.state.withLock { ($0.declaredSets, $0.values.values) }
+        var row: [DatabaseValue] = [.integer(key), .integer(Int64(bitPattern: changed))]
         row.reserveCapacity(2 + declared.sets.count)
         for (index, set) in declared.sets.enumerated() {
-            guard changed.contains(set.attribute) else {
+            guard changed & (1 << UInt64(index)) != 0 else {
                 row.append(.null)
                 continue
             }
@@ -143,17 +145,32 @@ struct DeclaredHooks: Sendable {
                     property: set.attribute
                 )
             }
-            mask |= Int64(1) << index
             row.append(dialect.databaseValue(value, type: set.type))
         }
-        row[1] = .integer(mask)
         return row
     }
 
-    /// Fails on the first key the hooks used that their declarations do not name.
-    private func checkUndeclared() throws {
+    /// Ends the hooks' access to the objects: the mapping's instances are written.
+    func close() {
+        sourceAccess.close()
+        destinationAccess.close()
+    }
+
+    /// Fails on the first key the hooks used that their declarations do not name, or used
+    /// at all once ``close()`` was called (in `hook`, named in the message).
+    func checkUndeclared(after hook: String? = nil) throws {
         for (access, side) in [(sourceAccess, "source"), (destinationAccess, "destination")] {
             guard let key = access.takeUndeclared() else { continue }
+            if let hook, access.isClosed {
+                throw MigrationError(
+                    .evaluationFailed,
+                    "\(hook) of \(mapping.name) used '\(key)' of a \(side) \(access.entityName) after the mapping's instances were written",
+                    hint:
+                        "use the declared values in createDestinationInstances or associate, or declare no values: the hooks are then given whole objects, one by one",
+                    entityMapping: mapping.name,
+                    property: key
+                )
+            }
             let declaration = side == "source" ? "reads" : "sets"
             throw MigrationError(
                 .evaluationFailed,
@@ -166,14 +183,32 @@ struct DeclaredHooks: Sendable {
         }
     }
 
-    private func foreignDestination(_ pair: MigrationManager.Pending) -> MigrationError {
-        MigrationError(
-            .evaluationFailed,
-            "a hook of \(mapping.name) associated a \(pair.destination.entity.name) that super.createDestinationInstances did not make",
-            hint:
-                "with declared values, make the destination with super.createDestinationInstances and set the declared values on it; declare none to make destinations yourself",
-            entityMapping: mapping.name
-        )
+    /// The error of a pair the batch could not hold.
+    private func error(_ misfit: DeclaredAccess.Misfit) -> MigrationError {
+        let (message, hint): (String, String) =
+            switch misfit {
+            case .foreignDestination(let entityName):
+                (
+                    "a hook of \(mapping.name) associated a \(entityName) that super.createDestinationInstances did not make",
+                    "with declared values, make the destination with super.createDestinationInstances and set the declared values on it; declare none to make destinations yourself"
+                )
+            case .secondDestination:
+                (
+                    "\(declaredBy) made more than one \(declared.destinationEntity.name) from one \(declared.sourceEntity.name) in \(mapping.name)",
+                    "hooks that declare their values make at most one destination per source; declare none to make more"
+                )
+            case .sourceOutsideBatch:
+                (
+                    "a hook of \(mapping.name) made a destination for a \(declared.sourceEntity.name) it was not given in this call",
+                    "with declared values, make destinations only in createDestinationInstances, for its source; declare none to do otherwise"
+                )
+            case .otherMapping(let other):
+                (
+                    "a hook of \(mapping.name) associated a pair with the entity mapping \(other)",
+                    "with declared values, associate each destination with the mapping that makes it; declare none to do otherwise"
+                )
+            }
+        return MigrationError(.evaluationFailed, message, hint: hint, entityMapping: mapping.name)
     }
 
     private var declaredBy: String { declared.declaredBy.joined(separator: " and ") }

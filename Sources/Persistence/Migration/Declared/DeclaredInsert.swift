@@ -45,6 +45,10 @@ struct DeclaredInsert: Sendable {
                     SQLInsertUnsupported(reason: "\(who) declares reading '\(name)', which is no stored attribute of \(source.entity.name)")
                 )
             }
+            // Such a value may be a reference to a file beside the store, which a fetch reads.
+            if attribute.allowsExternalBinaryDataStorage {
+                return .failure(SQLInsertUnsupported(reason: "\(who) declares reading '\(name)', which may be stored outside the store"))
+            }
             reads.append(Column(attribute: name, column: column.name, type: attribute.type, value: "s.\(identifier: column.name)"))
         }
         var sets: [Column] = []
@@ -95,9 +99,12 @@ struct DeclaredInsert: Sendable {
         let values: [String]
         let dialect: any SQLDialect
 
-        init(_ insert: DeclaredInsert, dialect: any SQLDialect) {
+        /// `number`: the entity mapping's place in its mapping model. Each mapping has a table
+        /// of its own: its columns' types are its own, and a statement prepared for another
+        /// mapping's table of the same name would keep that one's.
+        init(_ insert: DeclaredInsert, number: Int, dialect: any SQLDialect) {
             self.dialect = dialect
-            name = dialect.name("Z_MIGRATIONVALUES")
+            name = dialect.name("Z_MIGRATIONVALUES\(number)")
             key = dialect.name("Z_SOURCE")
             mask = dialect.name("Z_SET")
             values = insert.sets.indices.map { dialect.name("Z_VALUE\($0)") }

@@ -307,16 +307,25 @@ extension MigrationManager {
         try await policy.begin(mapping, with: self)
         let started = ContinuousClock.now
         var done = 0
+        var declaredHooks: DeclaredHooks?
         if case .sql(let insert)? = run.instanceStages[mapping.name], let access = run.access {
             done = try await insertInstances(of: mapping, with: insert, access: access, in: run, counter: &counter)
         } else if case .declared(let declared)? = run.instanceStages[mapping.name], let access = run.access {
-            done = try await declareInstances(of: mapping, with: declared, policy: policy, access: access, in: run, counter: &counter)
+            (done, declaredHooks) = try await declareInstances(
+                of: mapping,
+                with: declared,
+                policy: policy,
+                access: access,
+                in: run,
+                counter: &counter
+            )
         } else if let link = run.fused.upstream, let upstream = link.upstream(of: mapping.name) {
             done = try await takeInstances(of: mapping, policy: policy, from: link, upstream: upstream, in: run, counter: &counter)
         } else if let sourceName = mapping.sourceEntityName, mapping.type != .remove {
             done = try await readInstances(of: mapping, from: sourceName, policy: policy, in: run, counter: &counter)
         }
         try await policy.endInstanceCreation(forMapping: mapping, manager: self)
+        try declaredHooks?.checkUndeclared(after: "endInstanceCreation")
         if let handing = run.handing, handing.hands(mapping.name) {
             try endHandingOver(mapping, to: handing, associations: run.associations, sourceRows: run.sourceRows)
         }

@@ -214,6 +214,11 @@ open class MigrationManager: @unchecked Sendable {
     /// Records that `destination` was made from `source` by `mapping`. Override to act on
     /// each pair (call `super`); relationship lookups find the pair from then on.
     open func associate(sourceInstance: ManagedObject, withDestinationInstance destination: ManagedObject, for mapping: EntityMapping) {
+        // A pair of a hook with declared values is kept by its batch (``DeclaredAccess``).
+        if let declared = sourceInstance.layout.declared {
+            declared.associate(sourceInstance, destination, mapping: mapping.name)
+            return
+        }
         updateRun { $0.batch.associate(Pending(mapping: mapping.name, source: sourceInstance, destination: destination)) }
     }
 
@@ -230,6 +235,11 @@ open class MigrationManager: @unchecked Sendable {
     /// own entity's mapping, and are found there, as Core Data's inferred mapping finds
     /// them by the source relationship.
     public func destinationInstances(forEntityMappingNamed name: String, sourceInstances: [ManagedObject]) async throws -> [ManagedObject] {
+        if let declared = sourceInstances.first?.layout.declared, declared.mapping == name,
+            let destinations = declared.destinations(of: sourceInstances)
+        {
+            return destinations
+        }
         guard let mapping = entityMappingOfStep(named: name), mapping.destinationEntityName != nil else {
             throw MigrationError(.invalidMappingModel, "there is no entity mapping named '\(name)' with a destination", entityMapping: name)
         }
