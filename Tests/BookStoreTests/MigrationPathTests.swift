@@ -168,6 +168,26 @@ extension TestEngine {
         }
     }
 
+    /// Within a step, each stage's rows weigh what they cost: BookStore 4 → 5 (pages as SQL,
+    /// publications as SQL with the synopsis through the manager's hook, foreign keys written
+    /// with the instances) in batches of 10, so in chunks of 500 rows. The step's fraction
+    /// moves chunk by chunk, never by a fifth at once (a third per stage made the relationship
+    /// stage, which writes nothing here, a jump of a third).
+    @Test(arguments: TestEngine.allCases)
+    func aStepsProgressMovesWithItsWork(engine: TestEngine) async throws {
+        try await engine.withSeededStore(books: 2_050, version: 4) { url in
+            let reports = ProgressLog()
+            let migrator = ProgressiveMigrator(chain: try BookStoreMigration.chain(models: try loadModels()), batchSize: 10, logger: quietLogger)
+            try await migrator.migrateStore(at: url) { reports.append($0) }
+            let fractions = reports.all.map(\.stepFractionCompleted)
+            #expect(fractions.last == 1)
+            let jumps = zip(fractions, fractions.dropFirst()).map { $1 - $0 }
+            #expect(jumps.allSatisfy { $0 >= 0 && $0 <= 0.2 }, "\(jumps.filter { $0 > 0.2 })")
+            let relationships = reports.all.filter { $0.stage == .createRelationships }.map(\.stepFractionCompleted)
+            #expect((relationships.max() ?? 0) - (relationships.min() ?? 0) < 0.01)
+        }
+    }
+
     /// The chain, version 1 to 5: two in-place steps (one pass over the rows each)
     /// and two streamed ones (three passes each) over the same rows. The in-place steps are
     /// a quarter of the work, not half; validation names the entities it validates, with

@@ -81,7 +81,12 @@ extension MigrationManager {
             resumed: resumed?.checkpoint,
             fused: fused
         )
-        var counter = try await ProgressCounter(manager: self, mappings: run.mappings, carriedRows: carriedRows(sourceRows))
+        var counter = try await ProgressCounter(
+            manager: self,
+            mappings: run.mappings,
+            costs: ProgressCounter.costs(instances: run.instanceStages, relationships: run.relationshipStages),
+            carriedRows: carriedRows(sourceRows)
+        )
         try await createInstancesStage(run, counter: &counter)
         try await createRelationshipsStage(run, counter: &counter)
         try await validateAndSaveStage(run, counter: &counter)
@@ -818,17 +823,60 @@ extension MigrationManager {
     }
 }
 
-/// Turns instances done into the step's fraction: each stage is a third of the step.
+/// Turns instances done into the step's fraction, each row of each stage weighed by what it
+/// costs, estimated from the kind of work (``Cost``), so that the fraction moves with the time
+/// a step takes rather than a third per stage: a stage of foreign keys written with the
+/// instances costs nothing, one that runs a hook per instance a great deal.
 struct ProgressCounter {
     let manager: MigrationManager
     /// Source instances of each mapping, counted before stage 1.
     let totals: [String: Int]
     let total: Int
-    var stageDone: [MigrationProgress.Stage: Int] = [:]
+    /// What a row of each mapping costs in each stage.
+    let costs: [String: Cost]
+    /// The step's whole work, in the costs' unit, and the work done so far.
+    let work: Double
+    var done: Double = 0
+
+    /// What a row costs in each stage, in rows of an `INSERT … SELECT` (the measured
+    /// figures of docs/PERFORMANCE.md, rounded: a row made by a hook with declared values
+    /// costs about three, one made by a hook given whole objects about twelve).
+    struct Cost: Sendable {
+        var instances: Double
+        var relationships: Double
+        /// Validation reads each row once, in SQL, and checks few of them in Swift.
+        var validation = 0.5
+
+        static let sql = 1.0
+        static let declared = 3.0
+        static let perInstance = 12.0
+        static let relationshipsPerInstance = 6.0
+    }
+
+    /// Each mapping's costs from how its stages run.
+    static func costs(instances: [String: InstanceStage], relationships: [String: RelationshipStage]) -> [String: Cost] {
+        var costs: [String: Cost] = [:]
+        for (mapping, stage) in relationships {
+            let instanceCost: Double =
+                switch instances[mapping] {
+                case .sql?: Cost.sql
+                case .declared?: Cost.declared
+                case .perInstance?, nil: Cost.perInstance
+                }
+            let relationshipCost: Double =
+                switch stage {
+                case .foreignKeys: 0
+                case .perInstance: Cost.relationshipsPerInstance
+                }
+            costs[mapping] = Cost(instances: instanceCost, relationships: relationshipCost)
+        }
+        return costs
+    }
 
     /// `carriedRows`: the instances of entity mappings that take them from the step before
-    /// in a fused pass, which the source store does not hold.
-    init(manager: MigrationManager, mappings: [EntityMapping], carriedRows: [String: Int] = [:]) async throws {
+    /// in a fused pass, which the source store does not hold. A mapping without costs counts
+    /// as one made by a hook per instance.
+    init(manager: MigrationManager, mappings: [EntityMapping], costs: [String: Cost] = [:], carriedRows: [String: Int] = [:]) async throws {
         self.manager = manager
         var totals: [String: Int] = [:]
         for mapping in mappings where mapping.type != .remove {
@@ -843,16 +891,34 @@ struct ProgressCounter {
         }
         self.totals = totals
         self.total = totals.values.reduce(0, +)
+        self.costs = costs
+        var work = 0.0
+        for (mapping, rows) in totals {
+            let cost = costs[mapping] ?? Cost(instances: Cost.perInstance, relationships: Cost.relationshipsPerInstance)
+            work += Double(rows) * (cost.instances + cost.relationships + cost.validation)
+        }
+        self.work = work
     }
 
     /// `count` more instances of `subject` done in `stage`, `done` of them so far; `total`
     /// is the subject's count when it is not an entity mapping's (counted before stage 1).
     mutating func advance(_ stage: MigrationProgress.Stage, _ subject: MigrationProgress.Subject, by count: Int, done: Int, total: Int? = nil) {
-        stageDone[stage, default: 0] += count
-        let stages: [MigrationProgress.Stage] = [.createInstances, .createRelationships, .validateAndSave]
-        let fraction = stages.map { Double(min(stageDone[$0] ?? 0, max(self.total, 1))) / Double(max(self.total, 1)) }.reduce(0, +) / 3
+        self.done += Double(count) * cost(of: stage, subject)
+        let fraction = work > 0 ? self.done / work : 0
         let mappingTotal: Int? = if case .entityMapping(let name) = subject { totals[name] } else { nil }
         report(stage, fraction: min(fraction, 0.99), subject: subject, done: done, total: total ?? mappingTotal ?? done)
+    }
+
+    /// What a row of `subject` costs in `stage`.
+    private func cost(of stage: MigrationProgress.Stage, _ subject: MigrationProgress.Subject) -> Double {
+        let mapping: String? = if case .entityMapping(let name) = subject { name } else { nil }
+        let cost = mapping.flatMap { costs[$0] } ?? Cost(instances: Cost.perInstance, relationships: Cost.relationshipsPerInstance)
+        switch stage {
+        case .createInstances: return cost.instances
+        case .createRelationships: return cost.relationships
+        case .validateAndSave: return cost.validation
+        default: return 0
+        }
     }
 
     func finish() {
