@@ -14,8 +14,8 @@ import Testing
 /// had, not by the migrator) — and the next run completes, again row for row.
 ///
 /// 2 500 generated books and the catalogue in batches of 20: the publications, made as SQL
-/// with the hooks' declared values, come in chunks of fifty batches (1 000 rows), and points
-/// inside the streamed steps fall after one and two full chunks.
+/// with the hooks' declared values, come in chunks of ten batches (200 rows), and points
+/// inside the streamed steps fall after whole chunks.
 ///
 /// One case at a time: each holds several sessions of the test server (the migration's
 /// lock, its source and destination stores, a reference store), and side by side the 46

@@ -338,7 +338,7 @@ import Testing
                 catalogue: try loadCatalogue()
             )
             let expected = try await ExpectedBookStore.migrating(url, from: 4, to: 5)
-            // In batches of 20 the publications come in chunks of 1 000: the second one ends at 2 000.
+            // In batches of 20 the publications come in chunks of 200: the tenth one ends at 2 000.
             let chain = try BookStoreMigration.chain(models: try loadModels())
             let migrator = ProgressiveMigrator(chain: chain, batchSize: 20, logger: quietLogger) { checkpoint in
                 if case .rowsCreated(_, "PublicationToPublication", 2_000) = checkpoint { throw MigrationAbort() }
@@ -548,7 +548,7 @@ import Testing
             options.phaseObserver = { phase in
                 if phase == .copied { try await writer.update(nth: 2, title: "Nach der Kopie geschrieben", price: 5.55) }
             }
-            // In batches of 20 the publications come in chunks of 1 000: the second one ends at 2 000.
+            // In batches of 20 the publications come in chunks of 200: the tenth one ends at 2 000.
             let chain = try BookStoreMigration.chain(models: try loadModels())
             let migrator = ProgressiveMigrator(chain: chain, batchSize: 20, logger: quietLogger) { checkpoint in
                 if case .rowsCreated(_, "PublicationToPublication", 2_000) = checkpoint { throw MigrationAbort() }
