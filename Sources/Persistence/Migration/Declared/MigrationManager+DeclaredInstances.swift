@@ -37,22 +37,18 @@ extension MigrationManager {
         written = try await withThrowingTaskGroup(of: Int.self) { group in
             // The chunk being written, if one is.
             var writing: (chunk: DeclaredHooks.Chunk, checkpoint: StepCheckpoint?)?
+            /// Waits for the chunk being written to commit, and notes it.
+            func finishWriting() async throws {
+                guard let (chunk, checkpoint) = writing else { return }
+                written += try await self.writing(mapping) { try await group.next() ?? 0 }
+                try chunkCommitted(chunk, checkpoint: checkpoint, of: mapping, written: written, associations: run.associations, counter: &counter)
+                try await configuration.throttle?.pace(rows: chunk.sourcesRead)
+                writing = nil
+            }
             while true {
                 try checkDeclaredCancellation()
                 let (chunk, end) = try await readChunk(after: last, through: hooks, policy: policy, from: run.source, dialect: destination.dialect)
-                if let (previous, checkpoint) = writing {
-                    written += try await self.writing(mapping) { try await group.next() ?? 0 }
-                    try chunkCommitted(
-                        previous,
-                        checkpoint: checkpoint,
-                        of: mapping,
-                        written: written,
-                        associations: run.associations,
-                        counter: &counter
-                    )
-                    try await configuration.throttle?.pace(rows: previous.sourcesRead)
-                    writing = nil
-                }
+                try await finishWriting()
                 guard end > last else { return written }
                 let insert = declared.statement(joining: work, sourceKeysAfter: last, upTo: end).resolved(
                     sourceSchema: access.schema,
@@ -74,19 +70,7 @@ extension MigrationManager {
                 }
                 last = end
                 writing = (chunk, checkpoint)
-                if !pipelined {
-                    written += try await self.writing(mapping) { try await group.next() ?? 0 }
-                    try chunkCommitted(
-                        chunk,
-                        checkpoint: checkpoint,
-                        of: mapping,
-                        written: written,
-                        associations: run.associations,
-                        counter: &counter
-                    )
-                    try await configuration.throttle?.pace(rows: chunk.sourcesRead)
-                    writing = nil
-                }
+                if !pipelined { try await finishWriting() }
             }
         }
         try await destination.writeWithoutTransaction { try $0.execute(work.drop) }
