@@ -40,13 +40,13 @@ extension MigrationManager {
             /// Waits for the chunk being written to commit, and notes it.
             func finishWriting() async throws {
                 guard let (chunk, checkpoint) = writing else { return }
-                written += try await self.writing(mapping) { try await group.next() ?? 0 }
+                written += try await writingBatch { try await group.next() ?? 0 }
                 try chunkCommitted(chunk, checkpoint: checkpoint, of: mapping, written: written, associations: run.associations, counter: &counter)
                 try await configuration.throttle?.pace(rows: chunk.sourcesRead)
                 writing = nil
             }
             while true {
-                try checkDeclaredCancellation()
+                try checkCancellation()
                 let (chunk, end) = try await readChunk(after: last, through: hooks, policy: policy, from: run.source, dialect: destination.dialect)
                 try await finishWriting()
                 guard end > last else { return written }
@@ -120,23 +120,8 @@ extension MigrationManager {
         try configuration.faultInjection?(.rowsCreated(step: configuration.stepNumber, entityMapping: mapping.name, rows: written))
     }
 
-    /// Runs a chunk's write, saying which entity mapping's objects failed to be written.
-    private func writing(_ mapping: EntityMapping, _ write: () async throws -> Int) async throws -> Int {
-        do {
-            return try await write()
-        } catch let error as DatabaseError {
-            throw MigrationError(.store, "writing migrated objects failed", entityMapping: mapping.name, underlying: error)
-        }
-    }
-
     /// Source rows per chunk of a mapping with declared values, ten batches: a killed run
     /// loses the chunk being written and the one going through the hooks, so fewer rows than
     /// an SQL mapping's chunk of fifty batches, whose rows cost a third as much.
     private var declaredChunkRows: Int { min(max(configuration.batchSize, 1), 1_000_000) * 10 }
-
-    private func checkDeclaredCancellation() throws {
-        if Task.isCancelled {
-            throw MigrationError(.cancelled, "the migration was cancelled", hint: "the source store was not changed; run the migration again")
-        }
-    }
 }

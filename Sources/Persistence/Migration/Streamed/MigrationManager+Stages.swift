@@ -633,7 +633,7 @@ extension MigrationManager {
         updateRun { $0.currentEntityMapping = mapping }
     }
 
-    private func checkCancellation() throws {
+    func checkCancellation() throws {
         if Task.isCancelled {
             throw MigrationError(.cancelled, "the migration was cancelled", hint: "the source store was not changed; run the migration again")
         }
