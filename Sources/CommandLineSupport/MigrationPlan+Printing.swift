@@ -49,12 +49,13 @@ extension MigrationPlan {
 }
 
 extension MigrationPlan.Step {
-    /// Why the step streams, how each entity mapping runs, what the step drops (a
+    /// Why the step streams (or, in place, that it leaves the renumbering to the next), how each entity mapping runs, what the step drops (a
     /// `warning` for data certainly lost or refused, a `note` where a policy may carry it),
     /// and, for a streamed step, whether it runs in one pass with the next one and what
     /// the next run does with it after a kill.
     public func printDetails(indent: String) {
         if let reason = streamingReason { print("\(indent)streamed, because \(reason)") }
+        if keepsEntityNumbers { print("\(indent)entities keep their numbers: the streamed step after it writes every row anew") }
         for mapping in entityMappingPlans { print("\(indent)\(mapping)") }
         for warning in dataLossWarnings { print("\(indent)\(warning.isCertain ? "warning" : "note"): \(warning)") }
         // Said of streamed steps only: no other kind is ever fused, and saying so under

@@ -70,14 +70,20 @@ struct ExpectedBookStore: Equatable, CustomStringConvertible {
         }
     }
 
-    /// What the store read at `source` holds once migrated to `target`.
-    static func migrating(_ url: StoreURL, from source: Int, to target: Int) async throws -> ExpectedBookStore {
+    /// What the store read at `source` holds once migrated to `target`. `entities`: the
+    /// numbers its rows carry (`Z_ENT`) where they are not the design's.
+    static func migrating(
+        _ url: StoreURL,
+        from source: Int,
+        to target: Int,
+        entities: (publication: Set<Int64>, page: Set<Int64>)? = nil
+    ) async throws -> ExpectedBookStore {
         let (publications, pages, maxima) = try await read(url, version: source)
         let carried = publications.map { carry($0, from: source, to: target) }
         let sourceBook = source >= 3 ? "Publication" : "Book"
         var renamed = maxima
         if let max = renamed.removeValue(forKey: sourceBook) { renamed[target >= 3 ? "Publication" : "Book"] = max }
-        return layout(carried, pages, maxima: renamed, version: target)
+        return layout(carried, pages, maxima: renamed, version: target, entities: entities)
     }
 
     /// What the store at `url` holds now, laid out as a store of `version`.

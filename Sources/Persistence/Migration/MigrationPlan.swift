@@ -93,6 +93,20 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
             if case .streamed(let reason, _) = work { reason } else { nil }
         }
 
+        /// Whether the step, in place, leaves the store's entities their numbers (`Z_ENT`) where
+        /// a new store of its destination numbers them otherwise: a streamed step after it
+        /// writes every row anew, numbered as a new store, so the step rewrites none of them
+        /// for a renumbering. The store between the two is whole, and read by its own
+        /// `Z_PRIMARYKEY`.
+        ///
+        /// ```swift
+        /// let plan = try await migrator.plan(forStoreAt: url) // a BookStore 2 store
+        /// plan.steps[0].keepsEntityNumbers // true: BookStore 3 → 4 writes every row
+        /// ```
+        public var keepsEntityNumbers: Bool {
+            if case .inPlace(let inPlace) = work { inPlace.keepsEntityNumbers } else { false }
+        }
+
         /// How each entity mapping of a streamed step runs, mapping model after mapping model.
         public var entityMappingPlans: [EntityMappingPlan] {
             if case .streamed(_, let passes) = work { passes.flatMap { $0 } } else { [] }

@@ -72,14 +72,39 @@ struct InPlacePlanner {
     /// indexes is kept.
     var rebuiltTables: Set<String> = []
 
-    init(analysis: InPlaceMappingAnalysis, dialect: any SQLDialect, sourceLayout: StoreLayout? = nil) {
+    /// Whether the step keeps every continued entity's number and every index that still
+    /// fits under its own name: the next step writes every row anew (``InPlaceMigration/keptNumbering``).
+    let keepsEntityNumbers: Bool
+
+    init(analysis: InPlaceMappingAnalysis, dialect: any SQLDialect, sourceLayout: StoreLayout? = nil, keepsEntityNumbers: Bool = false) {
         self.analysis = analysis
         self.d = dialect
-        self.from = StoreSchema(model: analysis.source, dialect: dialect, layout: sourceLayout)
-        self.to = StoreSchema(model: analysis.destination, dialect: dialect)
+        self.keepsEntityNumbers = keepsEntityNumbers
+        let from = StoreSchema(model: analysis.source, dialect: dialect, layout: sourceLayout)
+        self.from = from
+        self.to = StoreSchema(
+            model: analysis.destination,
+            dialect: dialect,
+            numbering: keepsEntityNumbers ? Self.continuedNumbering(from: from.numbering, analysis: analysis) : nil
+        )
         self.tablesWithUniqueTableConstraints = sourceLayout?.existing.tablesWithUniqueTableConstraints ?? []
         let bookkeeping = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"].map(dialect.name)
         tableNames = Set(from.rootTables.map(\.name) + from.allJoinTables.map(\.name) + bookkeeping)
+    }
+
+    /// The destination's entities numbered as the source entities they continue; a new entity
+    /// after the store's largest number, in Core Data's order.
+    static func continuedNumbering(from source: EntityNumbering, analysis: InPlaceMappingAnalysis) -> EntityNumbering {
+        var numbers: [String: Int] = [:]
+        for entity in analysis.destination.entities {
+            if let sourceName = analysis.sourceOf[entity.name], let number = source.number(of: sourceName) { numbers[entity.name] = number }
+        }
+        var next = (source.numbers.values.max() ?? 0) + 1
+        for entity in EntityNumbering.coreData(analysis.destination).inOrder where numbers[entity] == nil {
+            numbers[entity] = next
+            next += 1
+        }
+        return EntityNumbering(numbers: numbers)
     }
 
     /// Adds a statement to a phase; statements of a phase run in the order they were added.
@@ -120,7 +145,8 @@ struct InPlacePlanner {
             steps: Phase.allCases.flatMap { steps[$0] ?? [] },
             primaryKeyRows: primaryKeyRows(),
             dialect: d,
-            rewritesEveryRow: !roots.isEmpty && roots.allSatisfy(rewrittenTables.contains)
+            rewritesEveryRow: !roots.isEmpty && roots.allSatisfy(rewrittenTables.contains),
+            keptNumbering: keepsEntityNumbers ? to.numbering : nil
         )
     }
 
@@ -221,7 +247,8 @@ struct InPlacePlanner {
 
     /// Keeps an index only when it already has the destination's name, table and columns;
     /// every other index is dropped before the columns change and created at the end, so
-    /// index names always match what a fresh store would have.
+    /// index names always match what a fresh store would have. A step that keeps entity
+    /// numbers keeps an index that fits under its own name too: the next step builds them all anew.
     mutating func planIndexes() {
         var sourceIndexes: [String: [StoreIndex]] = [:]
         for table in from.rootTables { sourceIndexes[table.name] = from.indexes(of: table) }
@@ -232,16 +259,20 @@ struct InPlacePlanner {
             let columns = carriedColumns[table] ?? [:]
             for index in sourceIndexes[table] ?? [] {
                 let mapped = index.columns.map { columns[$0] }
+                // Under another name only where no index of the destination takes its name.
+                let mayKeepItsName = keepsEntityNumbers && !destinationIndexes.contains { $0.name == index.name }
                 // A partial index names entity numbers, which the step may change: built anew.
-                let matches =
-                    index.entityNumbers == nil && !rebuiltTables.contains(finalName)
-                    && destinationIndexes.contains { candidate in
-                        candidate.name == index.name && candidate.table == finalName && candidate.columns.map(Optional.some) == mapped
+                let match =
+                    index.entityNumbers != nil || rebuiltTables.contains(finalName)
+                    ? nil
+                    : destinationIndexes.first { candidate in
+                        (candidate.name == index.name || mayKeepItsName) && candidate.table == finalName
+                            && candidate.columns.map(Optional.some) == mapped
                             && candidate.purpose == index.purpose && candidate.entityNumbers == nil
                             && candidate.descendingColumns == Set(index.descendingColumns.compactMap { columns[$0] })
                     }
-                if matches {
-                    kept.insert(index.name)
+                if let match {
+                    kept.insert(match.name)
                 } else {
                     // A model index an Apple store names otherwise (or lacks) is not there to drop.
                     add(.dropIndexes, "DROP INDEX \(raw: index.isModelIndex ? "IF EXISTS " : "")\(identifier: index.name)")

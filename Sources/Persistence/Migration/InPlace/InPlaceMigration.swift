@@ -48,6 +48,14 @@ struct InPlaceMigration: Sendable {
     /// Whether its statements rewrite every row of every table (each row's `Z_ENT`
     /// renumbered): then a rebuild may be faster (``SQLDialect/rebuildsRatherThanRewritingEveryRow``).
     var rewritesEveryRow = false
+    /// The destination's numbering where the step leaves every continued entity its number, and every index that
+    /// still fits its name, where a new store of the destination would number and name
+    /// them otherwise: planned so where the next step writes every row anew (a streamed
+    /// step), which numbers and names them as a new store. The store between the two is
+    /// one this framework reads as any store numbered otherwise (its `Z_PRIMARYKEY` says
+    /// how); the step itself rewrites no row for a renumbering. `nil` for a step that numbers
+    /// them as a new store.
+    var keptNumbering: EntityNumbering?
     /// The destination's rules the statements could break; see ``checks(mapping:source:destination:dialect:)``.
     var checks: [Check] = []
     var countChecks: [RelationshipCountCheck] = []
@@ -60,13 +68,15 @@ struct InPlaceMigration: Sendable {
     /// Never throws: when the mapping cannot run in place it returns the reason, and the
     /// caller streams the step instead.
     /// `sourceLayout` is how the store is laid out now: its entities' numbers and its tables' names (by default as a new
-    /// store of `source` is); the step leaves them numbered as a new store of `destination`.
+    /// store of `source` is); the step leaves them numbered as a new store of `destination`,
+    /// or as they were where `keepsEntityNumbers` (``keptNumbering``).
     static func plan(
         mapping: MappingModel,
         source: ManagedObjectModel,
         destination: ManagedObjectModel,
         dialect: any SQLDialect,
-        sourceLayout: StoreLayout? = nil
+        sourceLayout: StoreLayout? = nil,
+        keepsEntityNumbers: Bool = false
     ) -> Result<InPlaceMigration, InPlaceMigration.Unsupported> {
         Result { () throws(Unsupported) -> InPlaceMigration in
             // SQLite's CAST of a double to decimal text keeps 15 digits, not the value Swift
@@ -84,7 +94,7 @@ struct InPlaceMigration: Sendable {
                 }
             }
             let analysis = try InPlaceMappingAnalysis(mapping: mapping, source: source, destination: destination)
-            var planner = InPlacePlanner(analysis: analysis, dialect: dialect, sourceLayout: sourceLayout)
+            var planner = InPlacePlanner(analysis: analysis, dialect: dialect, sourceLayout: sourceLayout, keepsEntityNumbers: keepsEntityNumbers)
             var migration = try planner.plan()
             migration.checks = checks(mapping: mapping, source: source, destination: destination, dialect: dialect, sourceLayout: sourceLayout)
             migration.countChecks = countChecks(mapping: mapping, source: source, destination: destination, dialect: dialect)
@@ -92,6 +102,9 @@ struct InPlaceMigration: Sendable {
             return migration
         }
     }
+
+    /// Whether the step keeps entity numbers for the next step to renumber (``keptNumbering``).
+    var keepsEntityNumbers: Bool { keptNumbering != nil }
 
     /// The statements, for a `--plan` display and tests.
     var statements: [String] { steps.map { $0.sql.rendered(for: dialect).text } }

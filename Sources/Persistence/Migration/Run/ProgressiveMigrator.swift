@@ -343,13 +343,28 @@ public final class ProgressiveMigrator: Sendable {
             targetModel = chain.models.current
         }
         let (path, route) = try path(from: source, to: targetModel, store: store)
+        let dialect = store.engine.migrationDialect
         var steps: [MigrationPlan.Step] = []
         var current = source
         for next in path {
-            steps.append(
-                try makeStep(from: current, to: next, dialect: store.engine.migrationDialect, sourceLayout: steps.isEmpty ? storeLayout : nil)
-            )
+            steps.append(try makeStep(from: current, to: next, dialect: dialect, sourceLayout: steps.isEmpty ? storeLayout : nil))
             current = next
+        }
+        let keeping = stepsLeavingRenumberingToRebuild(steps)
+        if !keeping.isEmpty {
+            // Planned again in order: a step after one that keeps numbers reads them.
+            var layout = storeLayout
+            for index in steps.indices {
+                let step = steps[index]
+                steps[index] = try makeStep(
+                    from: step.source,
+                    to: step.destination,
+                    dialect: dialect,
+                    sourceLayout: layout,
+                    keepsEntityNumbers: keeping.contains(index)
+                )
+                layout = steps[index].keptLayout
+            }
         }
         if let external, let dialect = store.engine.migrationDialect {
             try carry(external, into: &steps, source: source, dialect: dialect, storeLayout: storeLayout)
@@ -422,7 +437,8 @@ public final class ProgressiveMigrator: Sendable {
         from source: ManagedObjectModel,
         to destination: ManagedObjectModel,
         dialect: (any SQLDialect)?,
-        sourceLayout: StoreLayout? = nil
+        sourceLayout: StoreLayout? = nil,
+        keepsEntityNumbers: Bool = false
     ) throws -> MigrationPlan.Step {
         let mappings = try chain.mappingModels(from: source, to: destination)
         // Each pass after the ones before it: look-ups may name their entity mappings.
@@ -463,8 +479,14 @@ public final class ProgressiveMigrator: Sendable {
         if forcedStrategy == .streamed { return streamed(because: "the migrator is forced to stream every step") }
         var reason = ""
         if mappings[0].isInferred, forcedStrategy != .setBased {
-            switch InPlaceMigration.plan(mapping: mappings[0], source: source, destination: destination, dialect: dialect, sourceLayout: sourceLayout)
-            {
+            switch InPlaceMigration.plan(
+                mapping: mappings[0],
+                source: source,
+                destination: destination,
+                dialect: dialect,
+                sourceLayout: sourceLayout,
+                keepsEntityNumbers: keepsEntityNumbers
+            ) {
             case .success(let inPlace):
                 // Where renumbering every row costs more than writing new tables, a rebuild;
                 // not where the step checks values first, which the rebuild would not.

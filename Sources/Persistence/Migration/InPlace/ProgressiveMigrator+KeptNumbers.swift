@@ -1,0 +1,35 @@
+extension ProgressiveMigrator {
+    /// The in-place steps that may keep entity numbers (``InPlaceMigration/keptNumbering``):
+    /// those a streamed step follows, directly or through other such steps. The streamed
+    /// step writes every row anew, numbered as a new store; renumbering them before would
+    /// rewrite every row once more for nothing (BookStore 2 → 3 renumbers both tables).
+    ///
+    /// A step the planner made set-based only because renumbering every row costs more than
+    /// a rebuild counts too: kept, it renumbers nothing. The caller plans them again to see
+    /// whether they run in place so.
+    func stepsLeavingRenumberingToRebuild(_ steps: [MigrationPlan.Step]) -> Set<Int> {
+        guard forcedStrategy == nil else { return [] }
+        var keeping = Set<Int>()
+        var rebuiltNext = false
+        for index in steps.indices.reversed() {
+            let step = steps[index]
+            switch step.strategy {
+            case .streamed:
+                rebuiltNext = true
+            case .inPlace, .setBased:
+                let inferred = step.mappingModels.count == 1 && step.mappingModels[0].isInferred && step.managerType == MigrationManager.self
+                if rebuiltNext, inferred { keeping.insert(index) } else { rebuiltNext = false }
+            }
+        }
+        return keeping
+    }
+}
+
+extension MigrationPlan.Step {
+    /// How the store is laid out after this step where it keeps entity numbers; `nil` where
+    /// the store is then laid out as a new store of the destination.
+    var keptLayout: StoreLayout? {
+        guard case .inPlace(let inPlace) = work, let numbering = inPlace.keptNumbering else { return nil }
+        return StoreSchema(model: destination, dialect: inPlace.dialect, numbering: numbering).layout
+    }
+}
