@@ -171,6 +171,10 @@ public protocol SQLDialect: Sendable {
     /// The statements that rename a table, with whatever the engine names after it.
     func renameTableStatements(from: String, to: String) -> [SQL]
 
+    /// The statement that renames an index; `nil` where the engine cannot (SQLite: an index
+    /// is dropped and built again under its new name).
+    func renameIndexStatement(from: String, to: String) -> SQL?
+
     /// The names the engine gives a table's own objects besides those the schema names
     /// (PostgreSQL's `<table>_pkey`), as (name, what it is).
     func implicitNames(ofTable table: String) -> [(name: String, role: String)]

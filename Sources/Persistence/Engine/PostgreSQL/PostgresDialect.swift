@@ -227,6 +227,10 @@ package struct PostgresDialect: SQLDialect, Hashable {
         ]
     }
 
+    package func renameIndexStatement(from: String, to: String) -> SQL? {
+        "ALTER INDEX \(identifier: from) RENAME TO \(identifier: to)"
+    }
+
     /// PostgreSQL names a table's primary key index `<table>_pkey`, and a migration renames
     /// it by that name; were it longer than PostgreSQL keeps, PostgreSQL would name the
     /// index otherwise and the rename would miss it.

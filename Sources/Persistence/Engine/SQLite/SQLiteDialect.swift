@@ -182,6 +182,8 @@ package struct SQLiteDialect: SQLDialect, Hashable {
         ["ALTER TABLE \(identifier: from) RENAME TO \(identifier: to)"]
     }
 
+    package func renameIndexStatement(from: String, to: String) -> SQL? { nil }
+
     package func implicitNames(ofTable table: String) -> [(name: String, role: String)] { [] }
 
     package func modelIndexName(_ coreDataName: String) -> String { coreDataName }

@@ -27,9 +27,10 @@ extension InPlaceMigration {
         source: ManagedObjectModel,
         destination: ManagedObjectModel,
         dialect d: any SQLDialect,
-        sourceLayout: StoreLayout? = nil
+        sourceLayout: StoreLayout? = nil,
+        destinationNumbering: EntityNumbering? = nil
     ) -> [Check] {
-        let schema = StoreSchema(model: destination, dialect: d)
+        let schema = StoreSchema(model: destination, dialect: d, numbering: destinationNumbering)
         let sourceSchema = StoreSchema(model: source, dialect: d, layout: sourceLayout)
         var checks: [Check] = []
         for entityMapping in mapping.entityMappings {
@@ -108,9 +109,11 @@ extension InPlaceMigration {
         mapping: MappingModel,
         source: ManagedObjectModel,
         destination: ManagedObjectModel,
-        dialect d: any SQLDialect
+        dialect d: any SQLDialect,
+        destinationNumbering: EntityNumbering? = nil
     ) -> [RelationshipCountCheck] {
-        RelationshipCountCheck.checks(model: destination, schema: StoreSchema(model: destination, dialect: d)) { entity, relationship in
+        let schema = StoreSchema(model: destination, dialect: d, numbering: destinationNumbering)
+        return RelationshipCountCheck.checks(model: destination, schema: schema) { entity, relationship in
             guard let entityMapping = mapping.entityMappings.first(where: { $0.destinationEntityName == entity.name }),
                 let sourceName = entityMapping.sourceEntityName, let sourceEntity = source.entity(named: sourceName),
                 let path = entityMapping.propertyMapping(named: relationship.name)?.valueExpression?.destinationInstancesCall?.sources.sourceKeyPath,

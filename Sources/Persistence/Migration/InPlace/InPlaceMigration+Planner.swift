@@ -72,20 +72,19 @@ struct InPlacePlanner {
     /// indexes is kept.
     var rebuiltTables: Set<String> = []
 
-    /// Whether the step keeps every continued entity's number and every index that still
-    /// fits under its own name: the next step writes every row anew (``InPlaceMigration/keptNumbering``).
-    let keepsEntityNumbers: Bool
+    /// What the step leaves as it was: the steps after it write every row anew (``InPlaceMigration/Keeping``).
+    let keeping: InPlaceMigration.Keeping
 
-    init(analysis: InPlaceMappingAnalysis, dialect: any SQLDialect, sourceLayout: StoreLayout? = nil, keepsEntityNumbers: Bool = false) {
+    init(analysis: InPlaceMappingAnalysis, dialect: any SQLDialect, sourceLayout: StoreLayout? = nil, keeping: InPlaceMigration.Keeping = .nothing) {
         self.analysis = analysis
         self.d = dialect
-        self.keepsEntityNumbers = keepsEntityNumbers
+        self.keeping = keeping
         let from = StoreSchema(model: analysis.source, dialect: dialect, layout: sourceLayout)
         self.from = from
         self.to = StoreSchema(
             model: analysis.destination,
             dialect: dialect,
-            numbering: keepsEntityNumbers ? Self.continuedNumbering(from: from.numbering, analysis: analysis) : nil
+            numbering: keeping.keepsEntityNumbers ? Self.continuedNumbering(from: from.numbering, analysis: analysis) : nil
         )
         self.tablesWithUniqueTableConstraints = sourceLayout?.existing.tablesWithUniqueTableConstraints ?? []
         let bookkeeping = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"].map(dialect.name)
@@ -146,7 +145,7 @@ struct InPlacePlanner {
             primaryKeyRows: primaryKeyRows(),
             dialect: d,
             rewritesEveryRow: !roots.isEmpty && roots.allSatisfy(rewrittenTables.contains),
-            keptNumbering: keepsEntityNumbers ? to.numbering : nil
+            keptNumbering: keeping.keepsEntityNumbers ? to.numbering : nil
         )
     }
 
@@ -248,31 +247,40 @@ struct InPlacePlanner {
     /// Keeps an index only when it already has the destination's name, table and columns;
     /// every other index is dropped before the columns change and created at the end, so
     /// index names always match what a fresh store would have. A step that keeps entity
-    /// numbers keeps an index that fits under its own name too: the next step builds them all anew.
+    /// numbers renames an index that fits under another name, where the engine can, and
+    /// keeps it under its own where it cannot and a streamed step follows, which builds
+    /// every index anew (``InPlaceMigration/Keeping``).
     mutating func planIndexes() {
         var sourceIndexes: [String: [StoreIndex]] = [:]
         for table in from.rootTables { sourceIndexes[table.name] = from.indexes(of: table) }
         for join in from.allJoinTables { sourceIndexes[join.name] = from.indexes(of: join) }
         let destinationIndexes = to.rootTables.flatMap { to.indexes(of: $0) } + to.allJoinTables.flatMap { to.indexes(of: $0) }
         var kept = Set<String>()
+        let sourceIndexNames = Set(sourceIndexes.values.joined().map(\.name))
         for (table, finalName) in finalTableName.sorted(by: { $0.key < $1.key }) {
             let columns = carriedColumns[table] ?? [:]
             for index in sourceIndexes[table] ?? [] {
                 let mapped = index.columns.map { columns[$0] }
-                // Under another name only where no index of the destination takes its name.
-                let mayKeepItsName = keepsEntityNumbers && !destinationIndexes.contains { $0.name == index.name }
+                // Under another name only where no index of the destination takes its name,
+                // and renamed only to a name no index of the store has.
+                let mayKeepItsName = keeping == .entityNumbersAndIndexNames && !destinationIndexes.contains { $0.name == index.name }
+                let mayRename = keeping.keepsEntityNumbers && d.renameIndexStatement(from: index.name, to: index.name) != nil
                 // A partial index names entity numbers, which the step may change: built anew.
                 let match =
                     index.entityNumbers != nil || rebuiltTables.contains(finalName)
                     ? nil
                     : destinationIndexes.first { candidate in
-                        (candidate.name == index.name || mayKeepItsName) && candidate.table == finalName
+                        (candidate.name == index.name || (mayRename && !sourceIndexNames.contains(candidate.name)) || mayKeepItsName)
+                            && candidate.table == finalName
                             && candidate.columns.map(Optional.some) == mapped
                             && candidate.purpose == index.purpose && candidate.entityNumbers == nil
                             && candidate.descendingColumns == Set(index.descendingColumns.compactMap { columns[$0] })
                     }
                 if let match {
                     kept.insert(match.name)
+                    if match.name != index.name, mayRename, let rename = d.renameIndexStatement(from: index.name, to: match.name) {
+                        add(.createIndexes, rename)
+                    }
                 } else {
                     // A model index an Apple store names otherwise (or lacks) is not there to drop.
                     add(.dropIndexes, "DROP INDEX \(raw: index.isModelIndex ? "IF EXISTS " : "")\(identifier: index.name)")

@@ -18,6 +18,22 @@ import Foundation
 /// }
 /// ```
 struct InPlaceMigration: Sendable {
+    /// What a step leaves as it was, where a new store of its destination would have it
+    /// otherwise: decided by what follows it in its run.
+    enum Keeping: Sendable, Hashable {
+        /// Nothing: the store ends numbered and named as a new store of the destination.
+        case nothing
+        /// The entities' numbers (``InPlaceMigration/keptNumbering``): an in-place step
+        /// follows, planned to read them, and then a streamed step. Indexes still get the
+        /// names a new store gives them (renamed where the engine can).
+        case entityNumbers
+        /// The numbers, and the names of indexes the engine cannot rename (SQLite): a
+        /// streamed step follows, which reads no index by name and builds every one anew.
+        case entityNumbersAndIndexNames
+
+        var keepsEntityNumbers: Bool { self != .nothing }
+    }
+
     /// Why a mapping cannot run in place; the caller streams the step instead.
     struct Unsupported: Error, Sendable, Hashable, CustomStringConvertible {
         var reason: String
@@ -69,14 +85,14 @@ struct InPlaceMigration: Sendable {
     /// caller streams the step instead.
     /// `sourceLayout` is how the store is laid out now: its entities' numbers and its tables' names (by default as a new
     /// store of `source` is); the step leaves them numbered as a new store of `destination`,
-    /// or as they were where `keepsEntityNumbers` (``keptNumbering``).
+    /// or as `keeping` says.
     static func plan(
         mapping: MappingModel,
         source: ManagedObjectModel,
         destination: ManagedObjectModel,
         dialect: any SQLDialect,
         sourceLayout: StoreLayout? = nil,
-        keepsEntityNumbers: Bool = false
+        keeping: Keeping = .nothing
     ) -> Result<InPlaceMigration, InPlaceMigration.Unsupported> {
         Result { () throws(Unsupported) -> InPlaceMigration in
             // SQLite's CAST of a double to decimal text keeps 15 digits, not the value Swift
@@ -94,10 +110,25 @@ struct InPlaceMigration: Sendable {
                 }
             }
             let analysis = try InPlaceMappingAnalysis(mapping: mapping, source: source, destination: destination)
-            var planner = InPlacePlanner(analysis: analysis, dialect: dialect, sourceLayout: sourceLayout, keepsEntityNumbers: keepsEntityNumbers)
+            var planner = InPlacePlanner(analysis: analysis, dialect: dialect, sourceLayout: sourceLayout, keeping: keeping)
             var migration = try planner.plan()
-            migration.checks = checks(mapping: mapping, source: source, destination: destination, dialect: dialect, sourceLayout: sourceLayout)
-            migration.countChecks = countChecks(mapping: mapping, source: source, destination: destination, dialect: dialect)
+            // The rows as the step leaves them numbered.
+            let numbering = migration.keptNumbering
+            migration.checks = checks(
+                mapping: mapping,
+                source: source,
+                destination: destination,
+                dialect: dialect,
+                sourceLayout: sourceLayout,
+                destinationNumbering: numbering
+            )
+            migration.countChecks = countChecks(
+                mapping: mapping,
+                source: source,
+                destination: destination,
+                dialect: dialect,
+                destinationNumbering: numbering
+            )
             migration.destination = destination
             return migration
         }
@@ -129,7 +160,7 @@ struct InPlaceMigration: Sendable {
             try externallyStoredValues?.run(on: connection)
             if let destination { try runChecks(on: connection, destination: destination, beforeSteps: true) }
             // Names the rows that keep a new uniqueness constraint's index from being built.
-            let destinationSchema = destination.map { StoreSchema(model: $0, dialect: d) }
+            let destinationSchema = destination.map { StoreSchema(model: $0, dialect: d, numbering: keptNumbering) }
             for (index, step) in steps.enumerated() {
                 do {
                     if let destinationSchema, step.sql.description.hasPrefix("CREATE UNIQUE INDEX") {

@@ -350,7 +350,9 @@ public final class ProgressiveMigrator: Sendable {
             steps.append(try makeStep(from: current, to: next, dialect: dialect, sourceLayout: steps.isEmpty ? storeLayout : nil))
             current = next
         }
-        let keeping = stepsLeavingRenumberingToRebuild(steps)
+        // Not with a first step that lays the store out anew for Core Data's externally
+        // stored values: the steps are planned again after it, from a new store's layout.
+        let keeping = external == nil ? stepsLeavingRenumberingToRebuild(steps) : [:]
         if !keeping.isEmpty {
             // Planned again in order: a step after one that keeps numbers reads them.
             var layout = storeLayout
@@ -361,7 +363,7 @@ public final class ProgressiveMigrator: Sendable {
                     to: step.destination,
                     dialect: dialect,
                     sourceLayout: layout,
-                    keepsEntityNumbers: keeping.contains(index)
+                    keeping: keeping[index] ?? .nothing
                 )
                 layout = steps[index].keptLayout
             }
@@ -438,7 +440,7 @@ public final class ProgressiveMigrator: Sendable {
         to destination: ManagedObjectModel,
         dialect: (any SQLDialect)?,
         sourceLayout: StoreLayout? = nil,
-        keepsEntityNumbers: Bool = false
+        keeping: InPlaceMigration.Keeping = .nothing
     ) throws -> MigrationPlan.Step {
         let mappings = try chain.mappingModels(from: source, to: destination)
         // Each pass after the ones before it: look-ups may name their entity mappings.
@@ -485,7 +487,7 @@ public final class ProgressiveMigrator: Sendable {
                 destination: destination,
                 dialect: dialect,
                 sourceLayout: sourceLayout,
-                keepsEntityNumbers: keepsEntityNumbers
+                keeping: keeping
             ) {
             case .success(let inPlace):
                 // Where renumbering every row costs more than writing new tables, a rebuild;
