@@ -186,7 +186,7 @@ runPostgres() {
     for version in 2 3 4 5; do
         pgSQL postgres -c "CREATE DATABASE reference TEMPLATE original"
         "$bookstore" migrate --store "$(pgStoreURL reference bookstore)" --to "$version" --log-level warning >/dev/null
-        dumpPostgresStore reference bookstore >"$folder/reference-$version.txt"
+        dumpPostgresStore reference bookstore "$([ "$version" != 5 ] && echo by-entity-name)" >"$folder/reference-$version.txt"
         pgSQL postgres -c "DROP DATABASE reference"
     done
     local databaseBytes
@@ -275,7 +275,8 @@ runPostgres() {
 # at model version VERSION: rows unlike the reference's, or leftover schemas.
 checkPostgresStore() {
     local version="$1" folder="$2" left
-    cmp -s <(dumpPostgresStore store bookstore) "$folder/reference-$version.txt" \
+    # Between the original and BookStore 5, entities by name (lib/dump.sh says why).
+    cmp -s <(dumpPostgresStore store bookstore "$([ "$version" != 1 ] && [ "$version" != 5 ] && echo by-entity-name)") "$folder/reference-$version.txt" \
         || problems+=("the store at version $version differs from the reference of that version")
     left="$(pgSQL store -At -c "SELECT string_agg(nspname, ' ') FROM pg_namespace WHERE nspname LIKE 'bookstore\\_migrating\\_%' OR nspname LIKE 'bookstore\\_replaced\\_%'")"
     [ -z "$left" ] || problems+=("schemas left beside the store: $left")
