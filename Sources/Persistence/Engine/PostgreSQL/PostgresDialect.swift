@@ -227,8 +227,10 @@ package struct PostgresDialect: SQLDialect, Hashable {
         ]
     }
 
+    /// `IF EXISTS`: an online migration's copy of the store has its indexes built only once
+    /// its steps are done, and a step renames the indexes the store has.
     package func renameIndexStatement(from: String, to: String) -> SQL? {
-        "ALTER INDEX \(identifier: from) RENAME TO \(identifier: to)"
+        "ALTER INDEX IF EXISTS \(identifier: from) RENAME TO \(identifier: to)"
     }
 
     /// PostgreSQL names a table's primary key index `<table>_pkey`, and a migration renames
