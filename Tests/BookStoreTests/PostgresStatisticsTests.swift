@@ -4,7 +4,7 @@ import PersistenceTesting
 import Testing
 
 @testable import BookStore
-@testable import Persistence
+@_spi(Testing) @testable import Persistence
 
 /// A PostgreSQL store a migration wrote has the planner's statistics from its first query:
 /// every table's row count (`reltuples`, -1 on a table never analyzed) and its columns'
@@ -37,6 +37,30 @@ struct PostgresStatisticsTests {
             }
             #expect(unanalyzed.isEmpty, "tables never analyzed: \(unanalyzed)")
             #expect(columns.contains("ztitle") && columns.contains("zprice"), "the publications' column statistics: \(columns)")
+            let publications = try await PersistentStore.inspect(url) {
+                try $0.scalar("SELECT reltuples FROM pg_class WHERE oid = 'public.zpublication'::regclass")?.double
+            }
+            #expect(publications ?? 0 >= 300, "the publications' row count: \(publications ?? -1)")
+        }
+    }
+
+    /// The in-place steps before a streamed one leave the store analyzed when they commit:
+    /// the streamed step reads it in chunks, planned by those statistics (a store just seeded
+    /// has none; before the in-place step 2 → 3 kept its numbers, its rebuild's output was
+    /// analyzed).
+    @Test func theInPlaceStepsLeaveTheStoreAnalyzed() async throws {
+        try await TestEngine.postgres.withSeededStore(books: 300, version: 2) { url in
+            let never = try await PersistentStore.inspect(url) { connection in
+                try connection.rows(
+                    "SELECT relname FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind = 'r' AND reltuples < 0 ORDER BY 1"
+                ).compactMap { $0[0].text }
+            }
+            #expect(never.contains("zbook"), "the seeded store was analyzed already: \(never)")
+            let migrator = ProgressiveMigrator(chain: try BookStoreMigration.chain(models: try loadModels()), logger: quietLogger) { checkpoint in
+                if checkpoint == .stepFinished(step: 1) { throw MigrationAbort() }
+            }
+            await #expect(throws: MigrationAbort.self) { try await migrator.migrateStore(at: url) }
+            #expect(try await PersistentStore.metadata(at: url).modelVersionName == "BookStore 3")
             let publications = try await PersistentStore.inspect(url) {
                 try $0.scalar("SELECT reltuples FROM pg_class WHERE oid = 'public.zpublication'::regclass")?.double
             }

@@ -95,13 +95,16 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
     }
 
     /// In-place steps, in the fence's transaction; a table they make gets the owner and
-    /// grants of the store's (``PostgresPrivileges``).
+    /// grants of the store's (``PostgresPrivileges``), and every table the planner's
+    /// statistics (``PostgresStatistics``): the next step's reads, and the service after,
+    /// plan by them.
     func writeStore(_ body: @escaping @Sendable (any DatabaseConnection) throws -> Void) async throws {
-        let (schema, servesAfter) = (configuration.schema, servesAfter)
+        let (schema, servesAfter, logger, store) = (configuration.schema, servesAfter, logger, store)
         try await fence.commit { connection in
             let privileges = servesAfter ? try PostgresPrivileges.read(schema, on: connection) : nil
             try body(connection)
             try privileges?.give(to: schema, on: connection)
+            try PostgresStatistics.analyzeInTransaction(schema: schema, on: connection, logger: logger, store: store)
         }
     }
 
