@@ -257,6 +257,8 @@ struct InPlacePlanner {
         let destinationIndexes = to.rootTables.flatMap { to.indexes(of: $0) } + to.allJoinTables.flatMap { to.indexes(of: $0) }
         var kept = Set<String>()
         let sourceIndexNames = Set(sourceIndexes.values.joined().map(\.name))
+        // Where the engine renames an index (the names are placeholders: only whether it can).
+        let mayRename = keeping.keepsEntityNumbers && d.renameIndexStatement(from: "", to: "") != nil
         for (table, finalName) in finalTableName.sorted(by: { $0.key < $1.key }) {
             let columns = carriedColumns[table] ?? [:]
             for index in sourceIndexes[table] ?? [] {
@@ -264,7 +266,6 @@ struct InPlacePlanner {
                 // Under another name only where no index of the destination takes its name,
                 // and renamed only to a name no index of the store has.
                 let mayKeepItsName = keeping == .entityNumbersAndIndexNames && !destinationIndexes.contains { $0.name == index.name }
-                let mayRename = keeping.keepsEntityNumbers && d.renameIndexStatement(from: index.name, to: index.name) != nil
                 // A partial index names entity numbers, which the step may change: built anew.
                 let match =
                     index.entityNumbers != nil || rebuiltTables.contains(finalName)

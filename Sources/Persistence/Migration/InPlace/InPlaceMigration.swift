@@ -64,10 +64,10 @@ struct InPlaceMigration: Sendable {
     /// Whether its statements rewrite every row of every table (each row's `Z_ENT`
     /// renumbered): then a rebuild may be faster (``SQLDialect/rebuildsRatherThanRewritingEveryRow``).
     var rewritesEveryRow = false
-    /// The destination's numbering where the step leaves every continued entity its number, and every index that
-    /// still fits its name, where a new store of the destination would number and name
-    /// them otherwise: planned so where the next step writes every row anew (a streamed
-    /// step), which numbers and names them as a new store. The store between the two is
+    /// The destination's numbering where the step leaves every continued entity its number
+    /// (``Keeping``), where a new store of the destination would number them otherwise:
+    /// planned so where a later step writes every row anew (a streamed step), which numbers
+    /// them as a new store. The store between the two is
     /// one this framework reads as any store numbered otherwise (its `Z_PRIMARYKEY` says
     /// how); the step itself rewrites no row for a renumbering. `nil` for a step that numbers
     /// them as a new store.

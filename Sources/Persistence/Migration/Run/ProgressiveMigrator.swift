@@ -353,20 +353,17 @@ public final class ProgressiveMigrator: Sendable {
         // Not with a first step that lays the store out anew for Core Data's externally
         // stored values: the steps are planned again after it, from a new store's layout.
         let keeping = external == nil ? stepsLeavingRenumberingToRebuild(steps) : [:]
-        if !keeping.isEmpty {
-            // Planned again in order: a step after one that keeps numbers reads them.
-            var layout = storeLayout
-            for index in steps.indices {
-                let step = steps[index]
-                steps[index] = try makeStep(
-                    from: step.source,
-                    to: step.destination,
-                    dialect: dialect,
-                    sourceLayout: layout,
-                    keeping: keeping[index] ?? .nothing
-                )
-                layout = steps[index].keptLayout
-            }
+        // Planned again in order: the steps that keep numbers, and each step after one,
+        // which reads them. The others read what they were planned for.
+        for index in steps.indices where keeping[index] != nil || keeping[index - 1] != nil {
+            let step = steps[index]
+            steps[index] = try makeStep(
+                from: step.source,
+                to: step.destination,
+                dialect: dialect,
+                sourceLayout: index == 0 ? storeLayout : steps[index - 1].keptLayout,
+                keeping: keeping[index] ?? .nothing
+            )
         }
         if let external, let dialect = store.engine.migrationDialect {
             try carry(external, into: &steps, source: source, dialect: dialect, storeLayout: storeLayout)
