@@ -42,7 +42,7 @@ struct MigrateCommandTests {
                 details.filter { $0.hasPrefix("after a kill:") }
                     == Array(
                         repeating:
-                            "after a kill: continued from its last batch, unless the store was written to since or a streamed step ran before it",
+                            "after a kill: continued from its last batch, unless the store was written to since",
                         count: 2
                     )
             )

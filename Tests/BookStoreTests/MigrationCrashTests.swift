@@ -70,8 +70,8 @@ struct MigrationCrashTests {
 
             let process = try WatchedProcess(try BookStoreProcess.executable, ["migrate", "--store", store, "--log-level", "warning"])
             defer { process.signal(SIGKILL) }
-            // Wait until the streamed steps (3 → 4 → 5, one fused pass) have written a batch of
-            // publications into a shadow schema, then kill the process.
+            // Wait until step 3 → 4 has written a batch of publications into a shadow schema,
+            // then kill the process.
             var shadow: String?
             let deadline = ContinuousClock.now + .seconds(60)
             while shadow == nil, ContinuousClock.now < deadline {
@@ -91,7 +91,7 @@ struct MigrationCrashTests {
             // Whole at version 3, the last completed one: every table and row as they were.
             let after = try await StoreSnapshot(url)
             #expect(after.tables == before.tables, "the store must be as it was")
-            // The fused pass's output and its intermediate schema (what step 3 → 4 wrote as SQL).
+            // What step 3 → 4 wrote.
             let abandoned = after.schemas.filter { !before.schemas.contains($0) }
             #expect(
                 abandoned.contains(writing) && abandoned.allSatisfy { $0.hasPrefix("public_migrating_") },
@@ -102,11 +102,12 @@ struct MigrationCrashTests {
 
             let again = try await BookStoreProcess.running(["migrate", "--store", store, "--log-level", "notice"])
             #expect(again.status == 0, "\(again.stderr)")
-            // The fused pass is continued from the killed run's shadow schemas when the kill
-            // landed while it wrote its publications; once its output was complete (the swap
-            // is held off, not the steps), the checkpoint is gone and the schemas are removed.
+            // Step 3 → 4 is continued from the killed run's shadow schema when the kill landed
+            // while it wrote (its hooks declare their values: the two streamed steps are not
+            // one pass); once its output was complete (the swap is held off, not the step),
+            // the checkpoint is gone and the schema is removed.
             #expect(
-                again.stderr.contains("resuming steps 1+2/2 BookStore 3 → BookStore 4, BookStore 4 → BookStore 5")
+                again.stderr.contains("resuming step 1/2 BookStore 3 → BookStore 4")
                     || again.stderr.contains("removed the shadow schema of an interrupted migration"),
                 "\(again.stderr)"
             )

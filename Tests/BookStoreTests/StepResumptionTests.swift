@@ -154,7 +154,7 @@ import Testing
                 $0.hasPrefix("after a kill:")
             }
             #expect(
-                details == ["after a kill: continued from its last batch, unless the store was written to since or a streamed step ran before it"],
+                details == ["after a kill: continued from its last batch, unless the store was written to since"],
                 "\(output.stdout)"
             )
         }

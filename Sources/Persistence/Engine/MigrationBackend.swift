@@ -143,6 +143,22 @@ protocol MigrationWorkspace: AnyObject {
     /// Whether nothing was written to the store since `mark` was taken, by anyone.
     func storeUnchanged(since mark: String) async throws -> Bool
 
+    /// Records that `output`, what the step with `fingerprint` wrote from a source marked
+    /// `sourceMark`, is complete (indexes, metadata), before the next step reads it. From
+    /// then on ``sourceMark(of:)`` gives it a mark, so the next step can be continued
+    /// after a kill, and a next run takes the output as it is (``finishedOutputs``) rather
+    /// than writing it again. Nothing where each step's output becomes the store itself
+    /// (PostgreSQL): the next step takes the store's own mark.
+    func recordFinished(_ output: StoreURL, fingerprint: String, sourceMark: String) async throws
+
+    /// Whether ``recordFinished(_:fingerprint:sourceMark:)`` records anything, so that a
+    /// step whose output is not continued takes its source's mark for it.
+    var recordsFinishedOutputs: Bool { get }
+
+    /// The complete outputs killed runs left (``recordFinished(_:fingerprint:sourceMark:)``),
+    /// with the step that wrote each and its source's mark; ``adopt(_:forStep:)`` takes one.
+    var finishedOutputs: [FinishedOutput] { get }
+
     /// The outputs that killed runs left (``abandon()``), for this run to continue one of
     /// them; they are removed by ``removeAbandoned()``.
     var abandonedOutputs: [StoreURL] { get }

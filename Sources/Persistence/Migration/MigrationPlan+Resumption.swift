@@ -56,9 +56,12 @@ extension MigrationPlan {
     /// // "after a kill: continued from its last batch, …"
     /// ```
     public enum Resumption: Sendable, Hashable, CustomStringConvertible {
-        /// Continued from the last batch written, when the step reads the store as found
-        /// (on SQLite, the plan's first streamed step, which reads the store or its copy
-        /// migrated in place; on PostgreSQL, any) and nothing was written to the store since.
+        /// Continued from the last batch written, when nothing was written to the store
+        /// since. On PostgreSQL each step before it committed into the store; on SQLite the
+        /// step reads the store, its copy migrated in place, or a file an earlier step of the
+        /// killed run finished, which the next run takes as it is (a file that in-place steps
+        /// changed after another step wrote it, or that a fused pass wrote, is not: the step
+        /// then starts again, saying so).
         case fromLastBatch
         /// Started again from its first row, because of `reason`.
         case startsAgain(reason: String)
@@ -67,7 +70,7 @@ extension MigrationPlan {
         public var description: String {
             switch self {
             case .fromLastBatch:
-                "after a kill: continued from its last batch, unless the store was written to since or a streamed step ran before it"
+                "after a kill: continued from its last batch, unless the store was written to since"
             case .startsAgain(let reason):
                 "after a kill: started again, because \(reason)"
             }

@@ -372,6 +372,15 @@ final class PostgresMigrationWorkspace: MigrationWorkspace {
         }
     }
 
+    /// Nothing: the output becomes the store when it is swapped in, and the next step takes
+    /// the store's own mark.
+    func recordFinished(_ output: StoreURL, fingerprint: String, sourceMark: String) async throws {}
+
+    /// None: a finished step is committed into the store.
+    var finishedOutputs: [FinishedOutput] { [] }
+
+    var recordsFinishedOutputs: Bool { false }
+
     /// Per table: its rows, and the digest of rows written by transaction `oldest` or later
     /// (`age` compares transaction ids modulo 2^32, as the server does).
     private static func rowsMark(of schema: String, since oldest: UInt64, on connection: any DatabaseConnection) throws -> String {

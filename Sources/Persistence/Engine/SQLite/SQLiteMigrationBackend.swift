@@ -96,6 +96,9 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
     /// in place, is what the same steps make of the store as it was then, key for key, so
     /// a later step reading it continues what a killed run left as if it read the store.
     private var copiedFrom: [String: String] = [:]
+    /// The complete outputs of set-based and streamed steps this run wrote or adopted, by file: a step
+    /// reading one records the output's ``FinishedOutput/mark`` as its source's.
+    private var finished: [String: FinishedOutput] = [:]
 
     init(store: StoreURL, path: String, fence: SQLiteWriterFence, logger: Logger) {
         self.store = store
@@ -132,7 +135,12 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
     }
 
     func inPlaceTarget(from current: StoreURL, firstStep: Int) async throws -> (url: StoreURL, isStore: Bool) {
-        guard try file(current) == path else { return (current, false) }
+        let currentFile = try file(current)
+        guard currentFile == path else {
+            // Changed where it is from now on: no longer the output its record describes.
+            try forgetFinished(currentFile)
+            return (current, false)
+        }
         // Only when every step runs in place is the store changed where it is.
         guard folder != nil else { return (current, true) }
         let copy = workFile(forStep: firstStep)
@@ -179,11 +187,56 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
     /// process changes one of them (SQLite's own change counter is not kept in WAL mode).
     func sourceMark(of current: StoreURL) async throws -> String? {
         let file = try file(current)
-        return file == path ? storeMark : copiedFrom[file]
+        return file == path ? storeMark : copiedFrom[file] ?? finished[file]?.mark
     }
 
+    /// The store's part of `mark`: a finished output's mark adds the steps that wrote it.
     func storeUnchanged(since mark: String) async throws -> Bool {
-        storeMark == mark
+        storeMark == FinishedOutput.storePart(of: mark)
+    }
+
+    /// In a file beside the output, `step3.sqlite.finished`, written once the output is
+    /// whole on disk. A kill before it leaves an output that is not taken; one after it,
+    /// an output the next run takes as it is.
+    func recordFinished(_ output: StoreURL, fingerprint: String, sourceMark: String) async throws {
+        let file = try file(output)
+        let record = FinishedOutput(output: output, fingerprint: fingerprint, sourceMark: sourceMark, identity: UUID().uuidString)
+        let saved = FinishedRecord(fingerprint: record.fingerprint, sourceMark: record.sourceMark, identity: record.identity)
+        try JSONEncoder().encode(saved).write(to: URL(fileURLWithPath: file + Self.finishedSuffix), options: .atomic)
+        finished[file] = record
+    }
+
+    var recordsFinishedOutputs: Bool { true }
+
+    var finishedOutputs: [FinishedOutput] {
+        abandonedOutputs.compactMap { output in
+            guard let file = try? file(output) else { return nil }
+            return Self.finishedRecord(of: file).map {
+                FinishedOutput(output: output, fingerprint: $0.fingerprint, sourceMark: $0.sourceMark, identity: $0.identity)
+            }
+        }
+    }
+
+    /// What `step3.sqlite.finished` says of `step3.sqlite`.
+    private struct FinishedRecord: Codable {
+        var fingerprint: String
+        var sourceMark: String
+        var identity: String
+    }
+
+    private static let finishedSuffix = ".finished"
+
+    private static func finishedRecord(of file: String) -> FinishedRecord? {
+        guard let data = FileManager.default.contents(atPath: file + finishedSuffix) else { return nil }
+        return try? JSONDecoder().decode(FinishedRecord.self, from: data)
+    }
+
+    /// Before `file` is changed or removed: a record left would describe another file.
+    private func forgetFinished(_ file: String) throws {
+        finished[file] = nil
+        let record = file + Self.finishedSuffix
+        guard FileManager.default.fileExists(atPath: record) else { return }
+        try FileManager.default.removeItem(atPath: record)
     }
 
     /// An empty WAL, or none, holds no commit: SQLite makes, empties and removes it as
@@ -225,10 +278,18 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
         let to = workFile(forStep: index)
         // A journal goes with its file: one a kill left hot was rolled back when the
         // checkpoint was read, but the file is moved whole all the same.
-        for suffix in ["", "-wal", "-journal"] where FileManager.default.fileExists(atPath: from + suffix) {
+        for suffix in ["", "-wal", "-journal", Self.finishedSuffix] where FileManager.default.fileExists(atPath: from + suffix) {
             try FileManager.default.moveItem(atPath: from + suffix, toPath: to + suffix)
         }
         try? FileManager.default.removeItem(atPath: from + "-shm")
+        if let record = Self.finishedRecord(of: to) {
+            finished[to] = FinishedOutput(
+                output: .sqlite(to),
+                fingerprint: record.fingerprint,
+                sourceMark: record.sourceMark,
+                identity: record.identity
+            )
+        }
         return .sqlite(to)
     }
 
@@ -282,6 +343,8 @@ final class SQLiteMigrationWorkspace: MigrationWorkspace {
 
     private func removeFiles(of file: String) {
         guard file != path else { return }
+        // Its record first: the file may not go, a record alone is not taken.
+        try? forgetFinished(file)
         for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: file + suffix) }
     }
 }

@@ -3,28 +3,52 @@ import Logging
 extension MigrationRun {
     /// Where step `index` writes, and how it records its progress: a new output, or the one
     /// an interrupted run of the same step on the same, unchanged store left, which the step
-    /// then continues from its last batch (``StepCheckpoint``). What killed runs left and
-    /// this one does not continue is removed, saying why.
+    /// then continues from its last batch (``StepCheckpoint``), or takes as it is when that
+    /// run finished it (``FinishedOutput``). What killed runs left and this one does not
+    /// continue is removed, saying why.
     func outputAndCheckpointing(
         forStep index: Int,
         from current: StoreURL,
         in workspace: any MigrationWorkspace
-    ) async throws -> (StoreURL, StepCheckpointing?) {
+    ) async throws -> StepOutput {
         let step = plan.steps[index]
         let abandoned = workspace.abandonedOutputs
-        if let why = step.whyNotResumable(policies: migrator.chain.policies) {
+        let fingerprint = step.resumptionFingerprint
+        // Continued, or taken as it is when finished: a step whose hooks may keep what a
+        // later step needs is not, and a set-based step's SQL keeps nothing.
+        let whyNotResumable = step.whyNotResumable(policies: migrator.chain.policies)
+        let isTakenWhenFinished = whyNotResumable == nil || step.strategy == .setBased
+        // On PostgreSQL a mark reads every table: taken only where it is used.
+        let mark =
+            whyNotResumable == nil || (isTakenWhenFinished && workspace.recordsFinishedOutputs)
+            ? try await workspace.sourceMark(of: current) : nil
+        if isTakenWhenFinished, let mark,
+            let complete = workspace.finishedOutputs.first(where: { $0.fingerprint == fingerprint && $0.sourceMark == mark }),
+            try await workspace.storeUnchanged(since: mark)
+        {
+            // What killed runs left of later steps stays, for them to continue.
+            let output = try await workspace.adopt(complete.output, forStep: index)
+            logger.notice(
+                "step \(stepLabel(index)) was finished by an interrupted run: its output is taken as it is",
+                metadata: [LoggingKeys.migrationStep: "\(stepLabel(index))"]
+            )
+            return StepOutput(url: output, isComplete: true)
+        }
+        let record = isTakenWhenFinished ? mark.map { StepOutput.Record(fingerprint: fingerprint, sourceMark: $0) } : nil
+        if let why = whyNotResumable {
             if !abandoned.isEmpty { logger.notice("starting step \(stepLabel(index)) from its first row: \(why)") }
             await workspace.removeAbandoned()
-            return (workspace.newOutput(forStep: index), nil)
+            return StepOutput(url: workspace.newOutput(forStep: index), record: record)
         }
-        guard let mark = try await workspace.sourceMark(of: current) else {
+        guard let mark else {
             if !abandoned.isEmpty {
-                logger.notice("starting step \(stepLabel(index)) from its first row: it reads what an earlier step of this run wrote")
+                logger.notice(
+                    "starting step \(stepLabel(index)) from its first row: it reads a file of this run that a next run would not find as it is (changed in place after a step wrote it, written by a fused pass, or made from one such)"
+                )
             }
             await workspace.removeAbandoned()
-            return (workspace.newOutput(forStep: index), nil)
+            return StepOutput(url: workspace.newOutput(forStep: index))
         }
-        let fingerprint = step.resumptionFingerprint
         var why: String?
         for candidate in abandoned {
             let saved: SavedStep?
@@ -38,6 +62,10 @@ extension MigrationRun {
                 why = why ?? "it was another step, or wrote no batch"
                 continue
             }
+            guard FinishedOutput.lineage(of: saved.sourceMark) == FinishedOutput.lineage(of: mark) else {
+                why = "it read another output of an earlier step"
+                continue
+            }
             guard saved.checkpoint.stage != .relationships else {
                 why = "it was setting relationships one instance at a time"
                 continue
@@ -49,11 +77,19 @@ extension MigrationRun {
             let output = try await workspace.adopt(candidate, forStep: index)
             await workspace.removeAbandoned()
             logResumption(of: "step \(stepLabel(index))", saved: saved)
-            return (output, StepCheckpointing(fingerprint: fingerprint, sourceMark: saved.sourceMark, resumeFrom: saved))
+            return StepOutput(
+                url: output,
+                checkpointing: StepCheckpointing(fingerprint: fingerprint, sourceMark: saved.sourceMark, resumeFrom: saved),
+                record: StepOutput.Record(fingerprint: fingerprint, sourceMark: saved.sourceMark)
+            )
         }
         if let why { logger.notice("starting step \(stepLabel(index)) from its first row: an interrupted run left its output, but \(why)") }
         await workspace.removeAbandoned()
-        return (workspace.newOutput(forStep: index), StepCheckpointing(fingerprint: fingerprint, sourceMark: mark, resumeFrom: nil))
+        return StepOutput(
+            url: workspace.newOutput(forStep: index),
+            checkpointing: StepCheckpointing(fingerprint: fingerprint, sourceMark: mark, resumeFrom: nil),
+            record: record
+        )
     }
 
     /// Before steps that run in place: removes what killed runs left, unless a later step or
@@ -64,6 +100,9 @@ extension MigrationRun {
         let abandoned = workspace.abandonedOutputs
         guard !abandoned.isEmpty else { return }
         let fingerprints = plan.continuableFingerprints
+        for complete in workspace.finishedOutputs where fingerprints.contains(complete.fingerprint) {
+            if (try? await workspace.storeUnchanged(since: complete.sourceMark)) == true { return }
+        }
         for candidate in abandoned {
             guard let saved = try? await workspace.withDatabase(candidate, isDurable: true, { try await StepCheckpointTable(database: $0).read() }),
                 fingerprints.contains(saved.fingerprint), (try? await workspace.storeUnchanged(since: saved.sourceMark)) == true

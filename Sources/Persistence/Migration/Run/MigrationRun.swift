@@ -164,20 +164,35 @@ struct MigrationRun {
     func runIntoOutput(_ index: Int, from current: StoreURL, in workspace: any MigrationWorkspace, original: StoreMetadata) async throws -> StoreURL {
         let step = plan.steps[index]
         let started = ContinuousClock.now
-        let (output, checkpointing) = try await outputAndCheckpointing(forStep: index, from: current, in: workspace)
+        let target = try await outputAndCheckpointing(forStep: index, from: current, in: workspace)
+        let (output, checkpointing) = (target.url, target.checkpointing)
         do {
-            if case .setBased(let setBased) = step.work {
-                try await runSetBased(setBased, index: index, from: current, to: output, in: workspace)
+            if target.isComplete {
+                report(index, since: workload.start(ofStep: index, at: started), stage: .validateAndSave, fraction: 1)
             } else {
-                try await runStreamed(
-                    index,
-                    from: current,
-                    to: output,
-                    options: workspace.outputOptions(checkpointed: checkpointing != nil),
-                    checkpointing: checkpointing
-                )
+                if case .setBased(let setBased) = step.work {
+                    try await runSetBased(setBased, index: index, from: current, to: output, in: workspace)
+                } else {
+                    try await runStreamed(
+                        index,
+                        from: current,
+                        to: output,
+                        options: workspace.outputOptions(checkpointed: checkpointing != nil),
+                        checkpointing: checkpointing
+                    )
+                }
+                try await completeOutput(output, of: index, in: workspace, original: original)
+                if let record = target.record {
+                    do {
+                        try await workspace.recordFinished(output, fingerprint: record.fingerprint, sourceMark: record.sourceMark)
+                    } catch {
+                        // Only what a next run after a kill would not make again: the output is complete.
+                        logger.warning(
+                            "the finished output of step \(stepLabel(index)) could not be recorded; a run after a kill would make it again: \(error)"
+                        )
+                    }
+                }
             }
-            try await completeOutput(output, of: index, in: workspace, original: original)
             let migrator = self.migrator
             let next = try await workspace.swapIn(output, replacing: current) { try migrator.pass(.swapping(step: index + 1)) }
             logger.info(

@@ -1,0 +1,31 @@
+/// A complete output of a set-based or streamed step that a killed run left in its workspace: what the
+/// step with ``fingerprint`` wrote from a source marked ``sourceMark``, indexes and
+/// metadata included. A next run of the same step on the same, unchanged source takes it
+/// as it is, and a step after it that was killed halfway continues what it wrote.
+struct FinishedOutput: Sendable, Hashable {
+    /// Where the output is.
+    var output: StoreURL
+    /// The step that wrote it (``MigrationPlan/Step/resumptionFingerprint``).
+    var fingerprint: String
+    /// Its source as the step found it (``MigrationWorkspace/sourceMark(of:)``).
+    var sourceMark: String
+    /// Tells this output from any other the same step wrote: the mark the output itself
+    /// carries names it, so a later step continues only what it read.
+    var identity: String
+
+    /// The mark a step reading this output records: its source's mark, then the step
+    /// that wrote it and the output's identity, one to a line.
+    var mark: String { [sourceMark, fingerprint, identity].joined(separator: "\n") }
+
+    /// The store's own part of a mark: its first line.
+    static func storePart(of mark: String) -> Substring {
+        mark.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+    }
+
+    /// The outputs a mark names after the store's part: the lines after the first, empty
+    /// for a mark of the store itself.
+    static func lineage(of mark: String) -> Substring {
+        guard let newline = mark.firstIndex(of: "\n") else { return "" }
+        return mark[mark.index(after: newline)...]
+    }
+}
