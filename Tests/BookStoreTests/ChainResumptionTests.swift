@@ -70,6 +70,33 @@ import Testing
         }
     }
 
+    /// Killed while the migrated store replaced the store (on SQLite, the last file complete,
+    /// not yet copied in): the next run takes that file as it is, and neither streamed step
+    /// runs again. (On PostgreSQL the swap of 4 → 5 rolls back: the store is at BookStore 4.)
+    @Test(arguments: TestEngine.allCases)
+    func aChainKilledWhileReplacingTheStoreRunsNoStepAgain(engine: TestEngine) async throws {
+        try await engine.withSeededStore(books: Self.books, version: 2) { url in
+            let expected = try await ExpectedBookStore.migrating(url, from: 2, to: 5)
+            try await Self.kill(url, at: .swapping(step: 3))
+            let (lines, created) = try await Self.migrate(url)
+            let notices = lines.filter { $0.hasPrefix("notice") }
+            switch engine {
+            case .sqlite:
+                #expect(
+                    notices.contains {
+                        $0.contains("steps 2/3 BookStore 3 → BookStore 4 to 3/3 BookStore 4 → BookStore 5 were finished by an interrupted run")
+                    },
+                    "\(notices)"
+                )
+                #expect(created.isEmpty, "\(created)")
+            case .postgres:
+                #expect(created[1]?.first == 100, "\(created)")
+            }
+            try await expectNoLeftovers(url)
+            try await expectStore(url, atVersion: 5, holds: expected)
+        }
+    }
+
     /// A write after the kill: the finished output no longer describes the store, and the
     /// chain starts again with the write in (on PostgreSQL, at BookStore 4, where the store is).
     @Test(arguments: TestEngine.allCases)

@@ -31,23 +31,7 @@ struct MetadataDamageTests {
 
     /// Runs `sql` (SQLite's spelling, `?` placeholders) on the store at `url`, writing.
     static func write(_ url: StoreURL, _ sql: String, _ arguments: [DatabaseValue] = []) async throws {
-        switch url.kind {
-        case .sqlite(let path):
-            let connection = try SQLiteConnection(path: path, mode: .readWrite)
-            _ = try connection.run(rawSQL: sql, arguments)
-        case .postgres(let configuration):
-            let database = try await PostgresDatabase.open(configuration, readerCount: 0)
-            let spelt = PostgresDialect().numberingPlaceholders(sql)
-            do {
-                _ = try await database.write { try $0.run(rawSQL: spelt, arguments) }
-            } catch {
-                await database.close()
-                throw error
-            }
-            await database.close()
-        case .memory:
-            preconditionFailure("an in-memory store is not damaged from outside")
-        }
+        try await writeRawSQL(url, sql, arguments)
     }
 
     static func damage(_ url: StoreURL, _ damage: Damage) async throws {

@@ -22,6 +22,12 @@ struct FinishedOutput: Sendable, Hashable {
         mark.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
     }
 
+    /// A mark's lines: the store's part, then a step's fingerprint and its output's identity
+    /// for each output made from the one before.
+    static func lines(of mark: String) -> [String] {
+        mark.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
     /// The outputs a mark names after the store's part: the lines after the first, empty
     /// for a mark of the store itself.
     static func lineage(of mark: String) -> Substring {

@@ -57,6 +57,9 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
         /// which the session lock that keeps migrations apart cannot hold: a migration
         /// needs a URL that reaches the server directly (or a pooler in session mode).
         public static let needsDirectConnection = Code(base: "needsDirectConnection")
+        /// A migrated store's tables, columns, types, indexes or entity numbers are not
+        /// what its model version creates (``StoreLayoutCheck``): it did not replace the store.
+        public static let layoutDiffers = Code(base: "layoutDiffers")
     }
 
     /// What kind of error it is.

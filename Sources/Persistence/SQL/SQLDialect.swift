@@ -185,6 +185,10 @@ public protocol SQLDialect: Sendable {
     /// One column of a model index, as Core Data writes it on this engine.
     func modelIndexColumn(_ column: String, descending: Bool) -> SQL
 
+    /// The tables, columns, indexes and entity numbers of the store on `connection`, read
+    /// from the engine's catalogue; only reads.
+    func storeStructure(on connection: any DatabaseConnection) throws -> StoreStructure
+
     /// Whether a failed statement leaves the transaction unusable until rolled back (to a
     /// savepoint): then a statement whose failure is explained afterwards runs under one.
     var failedStatementAbortsTransaction: Bool { get }

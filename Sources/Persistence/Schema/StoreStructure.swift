@@ -204,6 +204,34 @@ public struct StoreStructure: Sendable, Hashable {
         return result
     }
 
+    /// The indexes `expected` makes that the store lacks, or has on other columns: a look-up
+    /// index of a foreign key or join table, a uniqueness constraint's or fetch index's
+    /// index (or, on SQLite, the table constraint older releases of Core Data write for
+    /// it). One line each, in a stable order. Indexes the store has beside them (an older
+    /// version's, one of its own) are not counted: ``notes(comparedWith:)`` names them.
+    ///
+    /// ```swift
+    /// migrated.lackingIndexes(comparedWith: expected)
+    /// // ["the store lacks the index z_publication_unique_isbn on UNIQUE zpublication (zisbn) of the model's constraints and fetch indexes"]
+    /// ```
+    public func lackingIndexes(comparedWith expected: StoreStructure) -> [String] {
+        var result: [String] = []
+        for column in expected.indexedColumns.subtracting(indexedColumns).sorted() {
+            let table = String(column.prefix { $0 != "." })
+            guard entityTables[table] != nil || joinTables[table] != nil else { continue }
+            result.append("\(column) has no index; the model's foreign keys are indexed")
+        }
+        for (name, want) in expected.modelIndexes.sorted(by: { $0.key < $1.key }) {
+            guard entityTables[Self.table(of: want)] != nil, !uniqueTableConstraints.contains(want) else { continue }
+            if let have = modelIndexes[name] {
+                if have != want { result.append("the index \(name) is on \(have) in the store, on \(want) in the model") }
+            } else if !modelIndexes.values.contains(want) {
+                result.append("the store lacks the index \(name) on \(want) of the model's constraints and fetch indexes")
+            }
+        }
+        return result
+    }
+
     /// What the store has or lacks that does not decide its version, one line per thing, in
     /// a stable order: tables beside Core Data's, and every index difference (a look-up
     /// index the model's keys would have, a uniqueness constraint's or fetch index's index),

@@ -48,29 +48,6 @@ extension PersistentContainer {
     }
 }
 
-extension SQLDialect {
-    /// `sql` with its `?` placeholders as this engine writes them (outside quotes).
-    func numberingPlaceholders(_ sql: String) -> String {
-        guard self is PostgresDialect else { return sql }
-        var result = ""
-        var count = 0
-        var quote: Character?
-        for character in sql {
-            if let open = quote {
-                if character == open { quote = nil }
-            } else if character == "'" || character == "\"" {
-                quote = character
-            } else if character == "?" {
-                count += 1
-                result += placeholder(count)
-                continue
-            }
-            result.append(character)
-        }
-        return result
-    }
-}
-
 /// The file system state of a store file: its bytes, modification time and the folder's files.
 struct FileSnapshot: Equatable {
     let bytes: Data

@@ -254,6 +254,10 @@ package struct PostgresDialect: SQLDialect, Hashable {
         return name.prefix(utf8Bytes: ManagedObjectModel.longestStoreName - suffix.utf8.count) + suffix
     }
 
+    package func storeStructure(on connection: any DatabaseConnection) throws -> StoreStructure {
+        try StoreStructure.readPostgres(from: connection)
+    }
+
     package func modelIndexColumn(_ column: String, descending: Bool) -> SQL {
         "\(identifier: column) \(raw: descending ? "DESC" : "ASC")"
     }

@@ -188,6 +188,10 @@ package struct SQLiteDialect: SQLDialect, Hashable {
 
     package func modelIndexName(_ coreDataName: String) -> String { coreDataName }
 
+    package func storeStructure(on connection: any DatabaseConnection) throws -> StoreStructure {
+        try StoreStructure.read(from: connection)
+    }
+
     package func modelIndexColumn(_ column: String, descending: Bool) -> SQL {
         "\(identifier: column) COLLATE BINARY \(raw: descending ? "DESC" : "ASC")"
     }

@@ -3,9 +3,8 @@ import Logging
 extension MigrationRun {
     /// Where step `index` writes, and how it records its progress: a new output, or the one
     /// an interrupted run of the same step on the same, unchanged store left, which the step
-    /// then continues from its last batch (``StepCheckpoint``), or takes as it is when that
-    /// run finished it (``FinishedOutput``). What killed runs left and this one does not
-    /// continue is removed, saying why.
+    /// then continues from its last batch (``StepCheckpoint``). What killed runs left and
+    /// this one does not continue is removed, saying why.
     func outputAndCheckpointing(
         forStep index: Int,
         from current: StoreURL,
@@ -14,26 +13,12 @@ extension MigrationRun {
         let step = plan.steps[index]
         let abandoned = workspace.abandonedOutputs
         let fingerprint = step.resumptionFingerprint
-        // Continued, or taken as it is when finished: a step whose hooks may keep what a
-        // later step needs is not, and a set-based step's SQL keeps nothing.
         let whyNotResumable = step.whyNotResumable(policies: migrator.chain.policies)
-        let isTakenWhenFinished = whyNotResumable == nil || step.strategy == .setBased
+        let isTakenWhenFinished = isTakenWhenFinished(index)
         // On PostgreSQL a mark reads every table: taken only where it is used.
         let mark =
             whyNotResumable == nil || (isTakenWhenFinished && workspace.recordsFinishedOutputs)
             ? try await workspace.sourceMark(of: current) : nil
-        if isTakenWhenFinished, let mark,
-            let complete = workspace.finishedOutputs.first(where: { $0.fingerprint == fingerprint && $0.sourceMark == mark }),
-            try await workspace.storeUnchanged(since: mark)
-        {
-            // What killed runs left of later steps stays, for them to continue.
-            let output = try await workspace.adopt(complete.output, forStep: index)
-            logger.notice(
-                "step \(stepLabel(index)) was finished by an interrupted run: its output is taken as it is",
-                metadata: [LoggingKeys.migrationStep: "\(stepLabel(index))"]
-            )
-            return StepOutput(url: output, isComplete: true)
-        }
         let record = isTakenWhenFinished ? mark.map { StepOutput.Record(fingerprint: fingerprint, sourceMark: $0) } : nil
         if let why = whyNotResumable {
             if !abandoned.isEmpty { logger.notice("starting step \(stepLabel(index)) from its first row: \(why)") }
@@ -90,6 +75,52 @@ extension MigrationRun {
             checkpointing: StepCheckpointing(fingerprint: fingerprint, sourceMark: mark, resumeFrom: nil),
             record: record
         )
+    }
+
+    /// Whether step `index`'s complete output is recorded, and taken as it is by a next run
+    /// after a kill (``FinishedOutput``): a set-based or streamed step on its own (not in a
+    /// fused pass) whose SQL or hooks keep nothing a later step needs (set-based, or
+    /// resumable).
+    func isTakenWhenFinished(_ index: Int) -> Bool {
+        let step = plan.steps[index]
+        guard step.strategy != .inPlace, step.fusionWithNext?.isFused != true, index == 0 || plan.steps[index - 1].fusionWithNext?.isFused != true
+        else { return false }
+        return step.strategy == .setBased || step.whyNotResumable(policies: migrator.chain.policies) == nil
+    }
+
+    /// The output a killed run finished of the furthest step it reached from step `index`
+    /// on, reading `current` (steps `index` through `lastStep`, each recorded as made from
+    /// the one before: ``FinishedOutput/mark``), when the store is unchanged since; adopted
+    /// as the output of `lastStep`. `nil` when there is none: the step runs.
+    func outputFinishedByAKilledRun(
+        fromStep index: Int,
+        reading current: StoreURL,
+        in workspace: any MigrationWorkspace
+    ) async throws -> (output: StoreURL, lastStep: Int)? {
+        let finished = workspace.finishedOutputs
+        guard !finished.isEmpty, isTakenWhenFinished(index), let mark = try await workspace.sourceMark(of: current) else { return nil }
+        let markLines = FinishedOutput.lines(of: mark)
+        var furthest: (output: FinishedOutput, lastStep: Int)?
+        for output in finished {
+            let lines = FinishedOutput.lines(of: output.sourceMark)
+            guard lines.count >= markLines.count, Array(lines.prefix(markLines.count)) == markLines else { continue }
+            // A step's fingerprint and its output's identity for each step between.
+            let between = Array(lines.dropFirst(markLines.count))
+            let lastStep = index + between.count / 2
+            guard between.count % 2 == 0, lastStep < plan.steps.count, output.fingerprint == plan.steps[lastStep].resumptionFingerprint,
+                (index...lastStep).allSatisfy(isTakenWhenFinished),
+                between.indices.filter({ $0 % 2 == 0 }).allSatisfy({ between[$0] == plan.steps[index + $0 / 2].resumptionFingerprint })
+            else { continue }
+            if lastStep > furthest?.lastStep ?? -1 { furthest = (output, lastStep) }
+        }
+        guard let furthest, try await workspace.storeUnchanged(since: mark) else { return nil }
+        let output = try await workspace.adopt(furthest.output.output, forStep: furthest.lastStep)
+        let steps = index == furthest.lastStep ? "step \(stepLabel(index)) was" : "steps \(stepLabel(index)) to \(stepLabel(furthest.lastStep)) were"
+        logger.notice(
+            "\(steps) finished by an interrupted run: the output is taken as it is",
+            metadata: [LoggingKeys.migrationStep: "\(stepLabel(furthest.lastStep))"]
+        )
+        return (output, furthest.lastStep)
     }
 
     /// Before steps that run in place: removes what killed runs left, unless a later step or

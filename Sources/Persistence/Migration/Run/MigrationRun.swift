@@ -57,6 +57,11 @@ struct MigrationRun {
                 current = try await runInPlace(group, from: current, in: workspace, original: original)
                 continue
             }
+            if let (output, lastStep) = try await outputFinishedByAKilledRun(fromStep: index, reading: current, in: workspace) {
+                current = try await takeFinished(output, steps: index...lastStep, replacing: current, in: workspace)
+                index = lastStep + 1
+                continue
+            }
             if plan.steps[index].fusionWithNext?.isFused == true {
                 let group = Array(plan.steps.fusedPass(containing: index))
                 current = try await runFused(group, from: current, in: workspace, original: original)
@@ -167,30 +172,26 @@ struct MigrationRun {
         let target = try await outputAndCheckpointing(forStep: index, from: current, in: workspace)
         let (output, checkpointing) = (target.url, target.checkpointing)
         do {
-            if target.isComplete {
-                report(index, since: workload.start(ofStep: index, at: started), stage: .validateAndSave, fraction: 1)
+            if case .setBased(let setBased) = step.work {
+                try await runSetBased(setBased, index: index, from: current, to: output, in: workspace)
             } else {
-                if case .setBased(let setBased) = step.work {
-                    try await runSetBased(setBased, index: index, from: current, to: output, in: workspace)
-                } else {
-                    try await runStreamed(
-                        index,
-                        from: current,
-                        to: output,
-                        options: workspace.outputOptions(checkpointed: checkpointing != nil),
-                        checkpointing: checkpointing
+                try await runStreamed(
+                    index,
+                    from: current,
+                    to: output,
+                    options: workspace.outputOptions(checkpointed: checkpointing != nil),
+                    checkpointing: checkpointing
+                )
+            }
+            try await completeOutput(output, of: index, in: workspace, original: original)
+            if let record = target.record {
+                do {
+                    try await workspace.recordFinished(output, fingerprint: record.fingerprint, sourceMark: record.sourceMark)
+                } catch {
+                    // Only what a next run after a kill would not make again: the output is complete.
+                    logger.warning(
+                        "the finished output of step \(stepLabel(index)) could not be recorded; a run after a kill would make it again: \(error)"
                     )
-                }
-                try await completeOutput(output, of: index, in: workspace, original: original)
-                if let record = target.record {
-                    do {
-                        try await workspace.recordFinished(output, fingerprint: record.fingerprint, sourceMark: record.sourceMark)
-                    } catch {
-                        // Only what a next run after a kill would not make again: the output is complete.
-                        logger.warning(
-                            "the finished output of step \(stepLabel(index)) could not be recorded; a run after a kill would make it again: \(error)"
-                        )
-                    }
                 }
             }
             let migrator = self.migrator
@@ -219,11 +220,30 @@ struct MigrationRun {
         }
     }
 
+    /// The output a killed run finished of the last of `steps` (``outputFinishedByAKilledRun(fromStep:reading:in:)``)
+    /// becomes what the next step reads, as if the steps had run; returns it.
+    private func takeFinished(
+        _ output: StoreURL,
+        steps: ClosedRange<Int>,
+        replacing current: StoreURL,
+        in workspace: any MigrationWorkspace
+    ) async throws -> StoreURL {
+        let migrator = self.migrator
+        let next = try await workspace.swapIn(output, replacing: current) { try migrator.pass(.swapping(step: steps.upperBound + 1)) }
+        for index in steps {
+            report(index, since: workload.start(ofStep: index), stage: .validateAndSave, fraction: 1)
+            try migrator.pass(.stepFinished(step: index + 1))
+        }
+        return next
+    }
+
     /// Hands step `index`'s new store over: every index (the step's writes may have
-    /// deferred them), no association table, the original's identity.
+    /// deferred them), no association table, the original's identity; then checks it is
+    /// laid out as the step's destination creates it (``StoreLayoutCheck``), or fails.
     func completeOutput(_ output: StoreURL, of index: Int, in workspace: any MigrationWorkspace, original: StoreMetadata) async throws {
         let destination = plan.steps[index].destination
         let metadata = metadata(for: destination, original: original)
+        let afterwards = workspace.storeAfterFailure
         try await workspace.withDatabase(output, isDurable: true) { database in
             // The checkpoint first: without it the output is never continued.
             try await StepCheckpointTable(database: database).drop()
@@ -235,6 +255,7 @@ struct MigrationRun {
                     for statement in indexes { try connection.execute(statement) }
                 }
                 try StoreCreation.writeMetadata(metadata, on: connection)
+                try StoreLayoutCheck(schema: schema).verify(on: connection, afterwards: afterwards)
             }
         }
     }

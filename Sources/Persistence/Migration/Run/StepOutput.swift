@@ -15,6 +15,4 @@ struct StepOutput {
     var checkpointing: StepCheckpointing?
     /// What the output is recorded as once complete; none when its source has no mark.
     var record: Record?
-    /// A killed run finished the output: it is taken as it is.
-    var isComplete = false
 }
