@@ -80,6 +80,49 @@ import Testing
         }
     }
 
+    /// A store with a column of its own keeps it through steps run in place, which are not
+    /// to blame for it: the migration goes through, saying the layout after was not checked.
+    @Test(arguments: TestEngine.allCases)
+    func aStoreThatAlreadyDiffersIsMigratedInPlaceWithItsOwnColumn(engine: TestEngine) async throws {
+        try await engine.withSeededStore(books: 10, version: 1) { url in
+            let (books, stray) = engine == .sqlite ? ("ZBOOK", "ZSTRAY") : ("zbook", "zstray")
+            try await writeRawSQL(url, "ALTER TABLE \(books) ADD COLUMN \(stray) TEXT")
+            let recorder = LogRecorder()
+            let migrator = ProgressiveMigrator(chain: try BookStoreMigration.chain(models: try loadModels()), logger: recorder.logger)
+            try await migrator.migrateStore(at: url, to: "BookStore 2")
+            let first = try loadModels().model(version: 1).name
+            #expect(
+                recorder.all.contains { $0.contains("differed from what '\(first)' creates") && $0.contains(stray) },
+                "\(recorder.all.filter { $0.hasPrefix("notice") })"
+            )
+            #expect(try await PersistentStore.metadata(at: url).modelVersionName == "BookStore 2")
+            #expect(try await Self.differences(url, version: 2).contains { $0.contains(stray) })
+        }
+    }
+
+    /// `persistence check` says a store is laid out as its version creates it, or names what
+    /// differs and exits non-zero; it writes nothing.
+    @Test(arguments: TestEngine.allCases)
+    func persistenceCheckNamesWhatDiffersAndWritesNothing(engine: TestEngine) async throws {
+        try await engine.withSeededStore(books: 10, version: 3) { url in
+            let models = BuiltCommand.packageRoot.appendingPathComponent("Migrations/BookStore.xcdatamodeld").path
+            let command = BuiltCommand("persistence")
+            let clean = try await command.run(["check", "--store", url.description, "--models", models])
+            #expect(clean.status == 0, "\(clean.stdout)\(clean.stderr)")
+            #expect(clean.stdout.contains("Model version:  BookStore 3\n"), "\(clean.stdout)")
+            #expect(clean.stdout.contains("Layout:         as 'BookStore 3' creates it\n"), "\(clean.stdout)")
+
+            let (publications, stray) = engine == .sqlite ? ("ZPUBLICATION", "ZSTRAY") : ("zpublication", "zstray")
+            try await writeRawSQL(url, "ALTER TABLE \(publications) ADD COLUMN \(stray) TEXT")
+            let before = try await StoreSnapshot(url)
+            let differs = try await command.run(["check", "--store", url.description, "--models", models])
+            #expect(differs.status != 0, "\(differs.stdout)\(differs.stderr)")
+            #expect(differs.stdout.contains("Layout:         differs from what 'BookStore 3' creates:\n"), "\(differs.stdout)")
+            #expect(differs.stdout.contains("\(publications) has a column \(stray) (text) the model does not have"), "\(differs.stdout)")
+            #expect(before.differences(from: try await StoreSnapshot(url)) == [], "the check must write nothing")
+        }
+    }
+
     // MARK: Helpers
 
     static func differences(_ url: StoreURL, version: Int) async throws -> [String] {

@@ -32,6 +32,17 @@ struct PersistenceCommandTests {
         }
     }
 
+    /// Apple's store is laid out as its version creates it, by Core Data's names and numbers.
+    @Test func checkFindsAppleStoreLaidOutAsItsVersionCreatesIt() async throws {
+        try await CoreDataFixtures.withCopy(of: CoreDataFixtures.stores[0]) { url in
+            let path = try #require(url.filePath)
+            let output = try await persistenceCommand.run(["check", "--store", "sqlite://\(path)", "--models", models])
+            #expect(output.status == 0, "\(output.stdout)\(output.stderr)")
+            #expect(output.stdout.contains("Model version:  CoreDataMigration_Example\n"), "\(output.stdout)")
+            #expect(output.stdout.contains("Layout:         as 'CoreDataMigration_Example' creates it\n"), "\(output.stdout)")
+        }
+    }
+
     /// A Core Data user of `persistence` has no `bookstore` command and no BookStore
     /// folders: a store that is not there, or a step that needs a mapping model, is
     /// explained in their terms.
