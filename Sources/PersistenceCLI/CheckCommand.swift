@@ -12,7 +12,7 @@ struct CheckCommand: AsyncParsableCommand {
             version creates, laid out with the store's own names and entity numbers: every table and column \
             with its type, Z_PRIMARYKEY, and the look-up, uniqueness-constraint and fetch indexes (not for a \
             store written by Apple's Core Data, which may lack some). Indexes and tables beside the model's are \
-            noted, not counted. Every migration runs the same check before the migrated store replaces the old \
+            noted, not counted. Migrations check every store a step writes the same way before it replaces the old \
             one. Exits non-zero when anything differs. Only reads the store.
             """
     )

@@ -123,6 +123,26 @@ import Testing
         }
     }
 
+    /// A price column retyped from outside (Float's `real` to `double precision`): PostgreSQL
+    /// keeps a column's type strictly, and the check names it; SQLite's columns take any
+    /// value, and Core Data spells their types its own way, so only classes count there.
+    @Test(arguments: TestEngine.allCases)
+    func aTypeSpeltOtherwiseCountsOnPostgreSQLOnly(engine: TestEngine) async throws {
+        try await engine.withSeededStore(books: 10, version: 5) { url in
+            switch engine {
+            case .sqlite:
+                // SQLite cannot retype a column: a column of another spelling, same class, added.
+                try await writeRawSQL(url, "ALTER TABLE ZPUBLICATION ADD COLUMN ZSTRAY DOUBLE")
+                let found = try await Self.differences(url, version: 5)
+                #expect(found == ["ZPUBLICATION has a column ZSTRAY (real) the model does not have"], "\(found)")
+            case .postgres:
+                try await writeRawSQL(url, "ALTER TABLE zpublication ALTER COLUMN zprice TYPE double precision")
+                let found = try await Self.differences(url, version: 5)
+                #expect(found == ["zpublication.zprice is double precision in the store, real in the model"], "\(found)")
+            }
+        }
+    }
+
     // MARK: Helpers
 
     static func differences(_ url: StoreURL, version: Int) async throws -> [String] {

@@ -189,6 +189,11 @@ public protocol SQLDialect: Sendable {
     /// from the engine's catalogue; only reads.
     func storeStructure(on connection: any DatabaseConnection) throws -> StoreStructure
 
+    /// Whether a column holds only its declared type, so that a store's types are compared
+    /// as spelt (PostgreSQL), not only by class (SQLite, whose columns take any value and
+    /// whose stores Apple's Core Data spells its own way).
+    var keepsColumnTypesStrictly: Bool { get }
+
     /// Whether a failed statement leaves the transaction unusable until rolled back (to a
     /// savepoint): then a statement whose failure is explained afterwards runs under one.
     var failedStatementAbortsTransaction: Bool { get }

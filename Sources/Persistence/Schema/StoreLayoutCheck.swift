@@ -2,9 +2,13 @@
 /// version's schema creates: every migrated store is checked before it replaces the store,
 /// so a step that wrote something else fails, says what differs, and changes nothing.
 ///
-/// Column order and the spelling of a type within its class do not count
-/// (``StoreStructure``); indexes the schema makes must be there, on the same columns, and
-/// indexes beside them are allowed (a store Core Data migrated keeps older versions' ones).
+/// Column order does not count, nor, on SQLite, the spelling of a type within its class
+/// (``StoreStructure``; PostgreSQL's types are compared as spelt). The look-up indexes the
+/// schema makes must be there (by their leading column), and the uniqueness-constraint and
+/// fetch indexes (by their columns, order, direction, uniqueness and whether partial, under
+/// any name); indexes beside them are allowed (a store Core Data migrated keeps older
+/// versions' ones). A store checked as laid out (``init(existingStoreOn:model:checksIndexes:)``)
+/// is compared with its own entity numbers: `Z_PRIMARYKEY` must list the version's entities.
 ///
 /// ```swift
 /// let check = StoreLayoutCheck(schema: StoreSchema(model: v5, dialect: connection.dialect))
@@ -34,9 +38,16 @@ struct StoreLayoutCheck: Sendable {
     /// What differs, one line each, in a stable order; empty when the store on
     /// `connection` is laid out as ``schema`` creates it. Only reads.
     func differences(on connection: any DatabaseConnection) throws -> [String] {
+        let found = try differencesByKind(on: connection)
+        return found.tables + found.indexes
+    }
+
+    /// ``differences(on:)`` apart: the tables, columns, types and entities, and the indexes
+    /// (none when ``checksIndexes`` is off).
+    func differencesByKind(on connection: any DatabaseConnection) throws -> (tables: [String], indexes: [String]) {
         let store = try connection.dialect.storeStructure(on: connection)
         let expected = StoreStructure(schema: schema)
-        return store.differences(from: expected) + (checksIndexes ? store.lackingIndexes(comparedWith: expected) : [])
+        return (store.differences(from: expected), checksIndexes ? store.lackingIndexes(comparedWith: expected) : [])
     }
 
     /// Throws ``MigrationError/Code/layoutDiffers`` naming what differs, when anything does.
@@ -71,7 +82,10 @@ extension PersistentStore {
         return try await inspect(url) { connection in
             let check = try StoreLayoutCheck(existingStoreOn: connection, model: model, checksIndexes: checksIndexes)
             let store = try connection.dialect.storeStructure(on: connection)
-            return (try check.differences(on: connection), store.notes(comparedWith: StoreStructure(schema: check.schema)))
+            let differences = try check.differences(on: connection)
+            // A lacking index counted is not noted again.
+            let notes = store.notes(comparedWith: StoreStructure(schema: check.schema)).filter { !differences.contains($0) }
+            return (differences, notes)
         }
     }
 }

@@ -1,5 +1,6 @@
-/// The shape of a SQLite store's tables: what is left to tell a model version by when the
-/// store's entity version hashes are Apple's.
+/// The shape of a store's tables: what is left to tell a model version by when the store's
+/// entity version hashes are Apple's, and what every migrated store is checked against
+/// (``SQLDialect/storeStructure(on:)`` reads it on either engine).
 ///
 /// Core Data computes its entity version hashes in a way only Apple knows, so a store
 /// written by Apple's Core Data matches none of our versions by hash. Its tables still say
@@ -73,6 +74,14 @@ public struct StoreStructure: Sendable, Hashable {
     /// releases of Core Data write them (`CONSTRAINT ZCODE_ZREGION UNIQUE (ZCODE, ZREGION)`),
     /// described as ``modelIndexes`` describes an index: `UNIQUE ZCAR (ZCODE, ZREGION)`.
     public var uniqueTableConstraints: Set<String> = []
+    /// Every index of the entity tables whatever its name, described as ``modelIndexes``
+    /// describes one: a model's index made under another name (PostgreSQL names the
+    /// indexes of a table copied with `LIKE … INCLUDING ALL` its own way) is still there.
+    public var indexDefinitions: Set<String> = []
+    /// Entity table → column → its type exactly as the engine spells it, where the engine
+    /// keeps types strictly (PostgreSQL: `bigint`, `double precision`, `uuid`); compared
+    /// where both structures have them, beside the type classes.
+    public var exactColumnTypes: [String: [String: String]] = [:]
 
     /// The tables and columns, for laying a model's schema out with the store's own names.
     public var existingTables: ExistingTables {
@@ -99,6 +108,7 @@ public struct StoreStructure: Sendable, Hashable {
     /// The structure our DDL gives a model version (``StoreSchema/createStatements(includingIndexes:)``).
     public init(schema: StoreSchema) {
         var tables: [String: [String: TypeClass]] = [:]
+        var exactTypes: [String: [String: String]] = [:]
         var indexed: Set<String> = []
         var modelIndexes: [String: String] = [:]
         for table in schema.rootTables {
@@ -106,6 +116,13 @@ public struct StoreStructure: Sendable, Hashable {
             for name in ["Z_PK", "Z_ENT", "Z_OPT"] { columns[schema.dialect.name(name)] = .integer }
             for column in table.allColumns { columns[column.name] = TypeClass(declaredType: schema.columnType(of: column)) }
             tables[table.name] = columns
+            if schema.dialect.keepsColumnTypesStrictly {
+                var exact: [String: String] = [:]
+                exact[schema.dialect.name("Z_PK")] = schema.dialect.keyColumnType
+                for name in ["Z_ENT", "Z_OPT"] { exact[schema.dialect.name(name)] = schema.dialect.entityColumnType }
+                for column in table.allColumns { exact[column.name] = schema.columnType(of: column) }
+                exactTypes[table.name] = exact
+            }
             for index in schema.indexes(of: table) {
                 if index.isModelIndex {
                     modelIndexes[index.name] = Self.definition(
@@ -133,6 +150,7 @@ public struct StoreStructure: Sendable, Hashable {
         self.init(entityTables: tables, joinTables: joins, entities: entities, indexedColumns: indexed)
         self.formerEntityNames = formerNames
         self.modelIndexes = modelIndexes
+        self.exactColumnTypes = exactTypes
     }
 
     /// How ``modelIndexes`` describes an index: `UNIQUE ZCAR (ZMAKER, ZNUMBERPLATE DESC) WHERE Z_ENT IN …`.
@@ -177,6 +195,10 @@ public struct StoreStructure: Sendable, Hashable {
                 case (nil, let want?): result.append("\(table) lacks the column \(column) (\(want.rawValue))")
                 case (let have?, let want?) where have != want:
                     result.append("\(table).\(column) holds \(have.rawValue) in the store, \(want.rawValue) in the model")
+                case (_?, _?):
+                    if let have = exactColumnTypes[table]?[column], let want = expected.exactColumnTypes[table]?[column], have != want {
+                        result.append("\(table).\(column) is \(have) in the store, \(want) in the model")
+                    }
                 default: break
                 }
             }
@@ -205,9 +227,10 @@ public struct StoreStructure: Sendable, Hashable {
     }
 
     /// The indexes `expected` makes that the store lacks, or has on other columns: a look-up
-    /// index of a foreign key or join table, a uniqueness constraint's or fetch index's
-    /// index (or, on SQLite, the table constraint older releases of Core Data write for
-    /// it). One line each, in a stable order. Indexes the store has beside them (an older
+    /// index of a foreign key or join table (by its leading column), a uniqueness
+    /// constraint's or fetch index's index by its columns, their order and direction, and
+    /// whether it is unique and partial (or, on SQLite, the table constraint older releases
+    /// of Core Data write for it), under its name or another. One line each, in a stable order. Indexes the store has beside them (an older
     /// version's, one of its own) are not counted: ``notes(comparedWith:)`` names them.
     ///
     /// ```swift
@@ -225,7 +248,7 @@ public struct StoreStructure: Sendable, Hashable {
             guard entityTables[Self.table(of: want)] != nil, !uniqueTableConstraints.contains(want) else { continue }
             if let have = modelIndexes[name] {
                 if have != want { result.append("the index \(name) is on \(have) in the store, on \(want) in the model") }
-            } else if !modelIndexes.values.contains(want) {
+            } else if !modelIndexes.values.contains(want), !indexDefinitions.contains(want) {
                 result.append("the store lacks the index \(name) on \(want) of the model's constraints and fetch indexes")
             }
         }

@@ -254,6 +254,8 @@ package struct PostgresDialect: SQLDialect, Hashable {
         return name.prefix(utf8Bytes: ManagedObjectModel.longestStoreName - suffix.utf8.count) + suffix
     }
 
+    package var keepsColumnTypesStrictly: Bool { true }
+
     package func storeStructure(on connection: any DatabaseConnection) throws -> StoreStructure {
         try StoreStructure.readPostgres(from: connection)
     }

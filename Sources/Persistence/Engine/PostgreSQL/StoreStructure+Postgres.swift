@@ -18,10 +18,23 @@ extension StoreStructure {
                 ORDER BY 1, a.attnum
                 """
         )
+        var exactTypes: [String: [String: String]] = [:]
+        // An entity table by its shape as well as its name: a table of one's own may start with `z` too.
+        let keyColumns: Set<String> = ["z_pk", "z_ent", "z_opt"]
+        let namesOfEntityTables = Set(
+            Dictionary(grouping: columns.compactMap { row in row[0].text.map { ($0, row[1].text ?? "") } }, by: \.0)
+                .filter { keyColumns.isSubset(of: $0.value.map(\.1)) }.keys
+        )
+        func tableKind(_ table: String) -> PostgresTableKind {
+            let kind = Self.postgresTableKind(table)
+            return kind == .entity && !namesOfEntityTables.contains(table) ? .other : kind
+        }
         for row in columns {
             guard let table = row[0].text, let column = row[1].text, let type = row[2].text else { continue }
-            switch Self.postgresTableKind(table) {
-            case .entity: tables[table, default: [:]][column] = TypeClass(declaredType: type)
+            switch tableKind(table) {
+            case .entity:
+                tables[table, default: [:]][column] = TypeClass(declaredType: type)
+                exactTypes[table, default: [:]][column] = type
             case .join: joins[table, default: []].insert(column)
             case .bookkeeping: break
             case .other: others.insert(table)
@@ -38,7 +51,7 @@ extension StoreStructure {
                 JOIN pg_catalog.pg_class t ON t.oid = x.indrelid JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace
                 CROSS JOIN LATERAL unnest(x.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)
                 JOIN pg_catalog.pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum
-                WHERE n.nspname = current_schema() AND k.ord <= x.indnkeyatts
+                WHERE n.nspname = current_schema() AND k.ord <= x.indnkeyatts AND x.indisvalid
                 ORDER BY 1, 2, 5
                 """
         )
@@ -50,13 +63,16 @@ extension StoreStructure {
             }
             byIndex[byIndex.count - 1].columns.append((column, row[7].int64 == 1))
         }
+        var definitions: Set<String> = []
         for index in byIndex {
-            let kind = Self.postgresTableKind(index.table)
+            let kind = tableKind(index.table)
             // An entity table's key is its row's identity, not a look-up index (SQLite's is
             // the row id); a join table's leads with its source, as on SQLite.
             guard kind == .join || (kind == .entity && !index.primary), let first = index.columns.first else { continue }
             indexed.insert("\(index.table).\(first.name)")
-            guard kind == .entity, isModelIndexName(index.name.uppercased()) else { continue }
+            guard kind == .entity else { continue }
+            definitions.insert(definition(unique: index.unique, table: index.table, columns: index.columns, partial: index.partial))
+            guard isModelIndexName(index.name.uppercased()) else { continue }
             modelIndexes[index.name] = definition(unique: index.unique, table: index.table, columns: index.columns, partial: index.partial)
         }
         var entities: [Int: String] = [:]
@@ -71,6 +87,8 @@ extension StoreStructure {
         }
         var structure = StoreStructure(entityTables: tables, joinTables: joins, entities: entities, indexedColumns: indexed, otherTables: others)
         structure.modelIndexes = modelIndexes
+        structure.indexDefinitions = definitions
+        structure.exactColumnTypes = exactTypes
         return structure
     }
 
@@ -78,8 +96,9 @@ extension StoreStructure {
         case entity, join, bookkeeping, other
     }
 
-    /// `z_1tags` is a join table, other `z_` tables Core Data's bookkeeping, other `z…`
-    /// tables an entity's; any other name is a table beside the store's.
+    /// By its name: `z_1tags` is a join table, other `z_` tables Core Data's bookkeeping,
+    /// other `z…` tables an entity's (when they have `z_pk`, `z_ent` and `z_opt`); any
+    /// other name is a table beside the store's.
     private static func postgresTableKind(_ name: String) -> PostgresTableKind {
         guard name.hasPrefix("z") else { return .other }
         guard name.hasPrefix("z_") else { return .entity }

@@ -188,6 +188,8 @@ package struct SQLiteDialect: SQLDialect, Hashable {
 
     package func modelIndexName(_ coreDataName: String) -> String { coreDataName }
 
+    package var keepsColumnTypesStrictly: Bool { false }
+
     package func storeStructure(on connection: any DatabaseConnection) throws -> StoreStructure {
         try StoreStructure.read(from: connection)
     }

@@ -8,6 +8,7 @@ extension StoreStructure {
         var indexed: Set<String> = []
         var modelIndexes: [String: String] = [:]
         var tableConstraints: Set<String> = []
+        var definitions: Set<String> = []
         let names = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").compactMap { $0[0].text }
         for name in names where name.hasPrefix("Z") {
             // `Z_<n>NAME` is a join table; other `Z_` tables are Core Data's bookkeeping.
@@ -33,13 +34,16 @@ extension StoreStructure {
                     tableConstraints.insert(definition(unique: true, table: name, columns: columns, partial: false))
                     continue
                 }
-                guard !isJoin, index[3].text == "c", isModelIndexName(indexName) else { continue }
+                guard !isJoin, index[3].text == "c" else { continue }
                 // seqno, cid, name, desc, collation, key: the key columns, in order.
                 let columns = try connection.rows(rawSQL: "PRAGMA index_xinfo(\(indexName.quotedIdentifier))")
                     .filter { $0[5].int64 == 1 }
                     .sorted { ($0[0].int64 ?? 0) < ($1[0].int64 ?? 0) }
                     .map { (name: $0[2].text ?? "", descending: $0[3].int64 == 1) }
-                modelIndexes[indexName] = definition(unique: index[2].int64 == 1, table: name, columns: columns, partial: index[4].int64 == 1)
+                let described = definition(unique: index[2].int64 == 1, table: name, columns: columns, partial: index[4].int64 == 1)
+                definitions.insert(described)
+                guard isModelIndexName(indexName) else { continue }
+                modelIndexes[indexName] = described
             }
         }
         var entities: [Int: String] = [:]
@@ -52,6 +56,7 @@ extension StoreStructure {
         var structure = StoreStructure(entityTables: tables, joinTables: joins, entities: entities, indexedColumns: indexed, otherTables: others)
         structure.modelIndexes = modelIndexes
         structure.uniqueTableConstraints = tableConstraints
+        structure.indexDefinitions = definitions
         return structure
     }
 }

@@ -130,20 +130,21 @@ struct MigrationRun {
         let (checksIndexes, afterwards, logger) = (!original.isForeign, workspace.storeAfterFailure, self.logger)
         do {
             let run: @Sendable (any DatabaseConnection) throws -> Void = { connection in
-                // A store that already differs from what its version creates (a column of
-                // its own, say) keeps that in place: the steps are not to blame, and not checked.
-                let before = try StoreLayoutCheck(existingStoreOn: connection, model: source, checksIndexes: checksIndexes).differences(
-                    on: connection
-                )
+                // What the store already had that its version does not create stays through
+                // steps run in place, which are not to blame: a table or column of its own
+                // and the layout after is not checked; an index it lacked and only the
+                // indexes after are not.
+                let before = try StoreLayoutCheck(existingStoreOn: connection, model: source, checksIndexes: checksIndexes)
+                    .differencesByKind(on: connection)
                 for work in works { try work.inPlace.run(on: connection, metadata: work.metadata) }
-                guard before.isEmpty else {
+                guard before.tables.isEmpty else {
                     logger.notice(
-                        "the store differed from what '\(source.name)' creates before it was migrated in place, so its layout after is not checked: \(before.joined(separator: "; "))"
+                        "the store differed from what '\(source.name)' creates before it was migrated in place, so its layout after is not checked: \(before.tables.joined(separator: "; "))"
                     )
                     return
                 }
                 // Before the commit: a store laid out otherwise is rolled back.
-                try StoreLayoutCheck(existingStoreOn: connection, model: destination, checksIndexes: checksIndexes)
+                try StoreLayoutCheck(existingStoreOn: connection, model: destination, checksIndexes: checksIndexes && before.indexes.isEmpty)
                     .verify(on: connection, afterwards: afterwards)
             }
             if target.isStore {
