@@ -167,6 +167,11 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
+        // An app's migration tests as a user writes them: the public API of PersistenceTesting only.
+        .testTarget(
+            name: "UserMigrationTests",
+            dependencies: ["BookStore", "Persistence", "PersistenceTesting", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(
             name: "BookStoreServiceTests",
             dependencies: [

@@ -1,0 +1,199 @@
+import Foundation
+import Logging
+import Persistence
+import Testing
+
+/// A row a migration test writes into a store made at a model version: its entity, its
+/// attribute values, and its relationships by the labels of other rows.
+///
+/// ```swift
+/// let rows = [
+///     TestRow("Book", label: "dune", ["title": .string("Dune"), "price": .double(9.99)]),
+///     TestRow("Page", ["number": .integer(1)], relationships: ["book": ["dune"]]),
+/// ]
+/// ```
+public struct TestRow: Sendable, Hashable {
+    /// The entity the row is an instance of.
+    public var entity: String
+    /// What other rows call this one in their ``relationships``; `nil` when none does.
+    public var label: String?
+    /// Attribute name → value; attributes not named keep their default.
+    public var values: [String: AttributeValue]
+    /// Relationship name → the labels of the rows it leads to (one for a to-one).
+    public var relationships: [String: [String]]
+
+    /// A row of `entity` with `values`, named `label` for other rows' relationships.
+    public init(_ entity: String, label: String? = nil, _ values: [String: AttributeValue], relationships: [String: [String]] = [:]) {
+        self.entity = entity
+        self.label = label
+        self.values = values
+        self.relationships = relationships
+    }
+}
+
+/// What a user's test suite needs to test its migrations, on every engine it chooses, the
+/// way Android Room's `MigrationTestHelper` does: a store made at any version from the model
+/// alone with the rows the test gives, migrated to any later version by the app's chain,
+/// every path vN → current run, and the migrated store compared with what its version creates.
+///
+/// ```swift
+/// @Test(arguments: TestEngine.allCases)
+/// func everyVersionMigratesToTheCurrentOne(engine: TestEngine) async throws {
+///     let kit = MigrationTestKit(chain: try AppMigration.chain(), engine: engine, logger: logger)
+///     try await kit.forEveryPath(rows: { model in rows(at: model) }) { url, from in
+///         let titles = try await kit.values("title", of: "Publication", in: url)
+///         #expect(titles.count == 2, "from \(from.name)")
+///     }
+/// }
+/// ```
+public struct MigrationTestKit: Sendable {
+    /// The app's chain: its model versions, mapping models and policies.
+    public let chain: MigrationChain
+    /// The engine the kit's stores are made on.
+    public let engine: TestEngine
+    /// Where the migrations log.
+    public let logger: Logger
+
+    /// A kit for `chain`'s versions on `engine`.
+    public init(chain: MigrationChain, engine: TestEngine, logger: Logger) {
+        self.chain = chain
+        self.engine = engine
+        self.logger = logger
+    }
+
+    /// The model version named `name`.
+    ///
+    /// - Throws: ``MigrationTestKitError`` when the chain has no such version.
+    public func model(named name: String) throws -> ManagedObjectModel {
+        guard let model = chain.models.version(named: name) else {
+            throw MigrationTestKitError(
+                "the chain has no model version '\(name)'; its versions are \(chain.models.versions.map { "'\($0.name)'" }.joined(separator: ", "))"
+            )
+        }
+        return model
+    }
+
+    /// Runs `body` with a new store of ``engine`` at `version`, holding `rows` (saved in one
+    /// save), removed afterwards.
+    ///
+    /// - Throws: ``MigrationTestKitError`` for a row of an entity, attribute, relationship or
+    ///   label the version does not have; what the save throws.
+    public func withStore<T>(at version: String, rows: [TestRow], _ body: (StoreURL) async throws -> T) async throws -> T {
+        let model = try model(named: version)
+        return try await engine.withStoreURL { url in
+            try await Self.write(rows, into: url, model: model, logger: logger)
+            return try await body(url)
+        }
+    }
+
+    /// Migrates the store at `url` by the chain to `target` (the current version when
+    /// `nil`), as the app migrates it; returns the plan it ran.
+    @discardableResult
+    public func migrate(_ url: StoreURL, to target: String? = nil) async throws -> MigrationPlan {
+        try await ProgressiveMigrator(chain: chain, logger: logger).migrateStore(at: url, to: target)
+    }
+
+    /// For each version before `target` (the current version when `nil`), oldest first: a
+    /// store at that version with `rows(version)`, migrated to `target`, expected laid out
+    /// as `target` creates it (``expectLayoutMatches(_:version:sourceLocation:)``), then
+    /// `check(url, version)`. Every path vN → target of the chain, on ``engine``.
+    public func forEveryPath(
+        to target: String? = nil,
+        rows: (ManagedObjectModel) -> [TestRow],
+        sourceLocation: SourceLocation = #_sourceLocation,
+        _ check: (StoreURL, ManagedObjectModel) async throws -> Void
+    ) async throws {
+        let destination = try target.map(model(named:)) ?? chain.models.current
+        let versions = chain.models.versions
+        guard let end = versions.firstIndex(where: { $0.name == destination.name }) else { return }
+        for source in versions[..<end] {
+            try await withStore(at: source.name, rows: rows(source)) { url in
+                try await migrate(url, to: destination.name)
+                try await expectLayoutMatches(url, version: destination.name, sourceLocation: sourceLocation)
+                try await check(url, source)
+            }
+        }
+    }
+
+    /// Expects the store at `url` to be laid out as `version` creates it (tables, columns,
+    /// types, entity numbers, the model's indexes: ``PersistentStore/layoutDifferences(at:model:)``);
+    /// records an issue naming each difference otherwise.
+    public func expectLayoutMatches(_ url: StoreURL, version: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let found = try await PersistentStore.layoutDifferences(at: url, model: try model(named: version))
+        #expect(found.differences.isEmpty, "not laid out as '\(version)' creates it: \(found.differences)", sourceLocation: sourceLocation)
+    }
+
+    /// The values of `attribute` of every `entity` row in the store at `url`, read at the
+    /// store's version, sorted by their description: what a test compares with the rows it wrote.
+    public func values(_ attribute: String, of entity: String, in url: StoreURL) async throws -> [AttributeValue] {
+        let name = try await PersistentStore.metadata(at: url).modelVersionName
+        let model = try name.map(model(named:)) ?? chain.models.current
+        let container = try await PersistentContainer.open(model: model, store: url, options: .readOnly, logger: logger)
+        do {
+            let objects = try await container.newContext().fetch(FetchRequest(entityName: entity))
+            let values = objects.map { $0.value(forKey: attribute) }.sorted { "\($0)" < "\($1)" }
+            await container.store.close()
+            return values
+        } catch {
+            await container.store.close()
+            throw error
+        }
+    }
+
+    /// Writes `rows` into a new store at `url` of `model`, in one save.
+    static func write(_ rows: [TestRow], into url: StoreURL, model: ManagedObjectModel, logger: Logger) async throws {
+        let container = try await PersistentContainer.open(model: model, store: url, options: .createIfMissing, logger: logger)
+        do {
+            let context = container.newContext()
+            var objects: [(row: TestRow, object: ManagedObject)] = []
+            var labelled: [String: ManagedObject] = [:]
+            for row in rows {
+                guard let entity = model.entity(named: row.entity) else {
+                    throw MigrationTestKitError("'\(model.name)' has no entity \(row.entity)")
+                }
+                let object = try context.insertObject(entityName: row.entity)
+                for (key, value) in row.values {
+                    guard model.attribute(named: key, of: entity) != nil else {
+                        throw MigrationTestKitError("'\(model.name)' has no attribute \(row.entity).\(key)")
+                    }
+                    object.setValue(value, forKey: key)
+                }
+                if let label = row.label { labelled[label] = object }
+                objects.append((row, object))
+            }
+            for (row, object) in objects {
+                for (key, labels) in row.relationships.sorted(by: { $0.key < $1.key }) {
+                    guard let entity = model.entity(named: row.entity), let relationship = model.relationship(named: key, of: entity) else {
+                        throw MigrationTestKitError("'\(model.name)' has no relationship \(row.entity).\(key)")
+                    }
+                    let destinations = try labels.map { label in
+                        guard let destination = labelled[label] else {
+                            throw MigrationTestKitError("no row is labelled '\(label)' (\(row.entity).\(key))")
+                        }
+                        return destination
+                    }
+                    if relationship.isToMany {
+                        for destination in destinations { object.addDestination(destination, forKey: key) }
+                    } else {
+                        object.setDestination(destinations.first, forKey: key)
+                    }
+                }
+            }
+            try await context.save()
+        } catch {
+            await container.store.close()
+            throw error
+        }
+        await container.store.close()
+    }
+}
+
+/// A test's rows or version that the chain's models do not have.
+public struct MigrationTestKitError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong, naming the version and the entity, attribute, relationship or label.
+    public let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
