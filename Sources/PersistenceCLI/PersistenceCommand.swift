@@ -7,6 +7,9 @@ struct PersistenceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "persistence",
         abstract: "Inspect, migrate and validate Core Data–style stores, models and mapping files.",
-        subcommands: [InspectCommand.self, CheckCommand.self, MigrateCommand.self, CopyCommand.self, ValidateCommand.self, LockCommand.self]
+        subcommands: [
+            InspectCommand.self, CheckCommand.self, MigrateCommand.self, CopyCommand.self, FixtureCommand.self, ValidateCommand.self,
+            LockCommand.self,
+        ]
     )
 }

@@ -3,34 +3,6 @@ import Logging
 import Persistence
 import Testing
 
-/// A row a migration test writes into a store made at a model version: its entity, its
-/// attribute values, and its relationships by the labels of other rows.
-///
-/// ```swift
-/// let rows = [
-///     TestRow("Book", label: "dune", ["title": .string("Dune"), "price": .double(9.99)]),
-///     TestRow("Page", ["number": .integer(1)], relationships: ["book": ["dune"]]),
-/// ]
-/// ```
-public struct TestRow: Sendable, Hashable {
-    /// The entity the row is an instance of.
-    public var entity: String
-    /// What other rows call this one in their ``relationships``; `nil` when none does.
-    public var label: String?
-    /// Attribute name → value; attributes not named keep their default.
-    public var values: [String: AttributeValue]
-    /// Relationship name → the labels of the rows it leads to (one for a to-one).
-    public var relationships: [String: [String]]
-
-    /// A row of `entity` with `values`, named `label` for other rows' relationships.
-    public init(_ entity: String, label: String? = nil, _ values: [String: AttributeValue], relationships: [String: [String]] = [:]) {
-        self.entity = entity
-        self.label = label
-        self.values = values
-        self.relationships = relationships
-    }
-}
-
 /// What a user's test suite needs to test its migrations, on every engine it chooses, the
 /// way Android Room's `MigrationTestHelper` does: a store made at any version from the model
 /// alone with the rows the test gives, migrated to any later version by the app's chain,
@@ -76,13 +48,36 @@ public struct MigrationTestKit: Sendable {
     /// Runs `body` with a new store of ``engine`` at `version`, holding `rows` (saved in one
     /// save), removed afterwards.
     ///
-    /// - Throws: ``MigrationTestKitError`` for a row of an entity, attribute, relationship or
-    ///   label the version does not have; what the save throws.
-    public func withStore<T>(at version: String, rows: [TestRow], _ body: (StoreURL) async throws -> T) async throws -> T {
+    /// - Throws: `FixtureError` for a row of an entity, attribute, relationship or label the
+    ///   version does not have; what the save throws.
+    public func withStore<T>(at version: String, rows: [FixtureRow], _ body: (StoreURL) async throws -> T) async throws -> T {
         let model = try model(named: version)
         return try await engine.withStoreURL { url in
-            try await Self.write(rows, into: url, model: model, logger: logger)
+            try await FixtureRow.write(rows, into: url, model: model, logger: logger)
             return try await body(url)
+        }
+    }
+
+    /// Runs `body` with a copy of the frozen store `fixture` (a SQLite file the test suite
+    /// keeps, as `persistence fixture` writes one) on ``engine``: the file copied into a new
+    /// folder, or copied into a new PostgreSQL database with its version, rows and keys.
+    /// The fixture itself is only read.
+    public func withCopy<T>(ofFixture fixture: URL, _ body: (StoreURL) async throws -> T) async throws -> T {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fixture-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let copy = folder.appendingPathComponent(fixture.lastPathComponent)
+        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: fixture.path + suffix) {
+            try FileManager.default.copyItem(atPath: fixture.path + suffix, toPath: copy.path + suffix)
+        }
+        switch engine {
+        case .sqlite:
+            return try await body(.sqlite(copy.path))
+        case .postgres:
+            return try await engine.withStoreURL { url in
+                try await StoreCopy.copy(from: .sqlite(copy.path), to: url, versions: chain.models, logger: logger)
+                return try await body(url)
+            }
         }
     }
 
@@ -99,7 +94,7 @@ public struct MigrationTestKit: Sendable {
     /// `check(url, version)`. Every path vN → target of the chain, on ``engine``.
     public func forEveryPath(
         to target: String? = nil,
-        rows: (ManagedObjectModel) -> [TestRow],
+        rows: (ManagedObjectModel) -> [FixtureRow],
         sourceLocation: SourceLocation = #_sourceLocation,
         _ check: (StoreURL, ManagedObjectModel) async throws -> Void
     ) async throws {
@@ -138,53 +133,6 @@ public struct MigrationTestKit: Sendable {
             await container.store.close()
             throw error
         }
-    }
-
-    /// Writes `rows` into a new store at `url` of `model`, in one save.
-    static func write(_ rows: [TestRow], into url: StoreURL, model: ManagedObjectModel, logger: Logger) async throws {
-        let container = try await PersistentContainer.open(model: model, store: url, options: .createIfMissing, logger: logger)
-        do {
-            let context = container.newContext()
-            var objects: [(row: TestRow, object: ManagedObject)] = []
-            var labelled: [String: ManagedObject] = [:]
-            for row in rows {
-                guard let entity = model.entity(named: row.entity) else {
-                    throw MigrationTestKitError("'\(model.name)' has no entity \(row.entity)")
-                }
-                let object = try context.insertObject(entityName: row.entity)
-                for (key, value) in row.values {
-                    guard model.attribute(named: key, of: entity) != nil else {
-                        throw MigrationTestKitError("'\(model.name)' has no attribute \(row.entity).\(key)")
-                    }
-                    object.setValue(value, forKey: key)
-                }
-                if let label = row.label { labelled[label] = object }
-                objects.append((row, object))
-            }
-            for (row, object) in objects {
-                for (key, labels) in row.relationships.sorted(by: { $0.key < $1.key }) {
-                    guard let entity = model.entity(named: row.entity), let relationship = model.relationship(named: key, of: entity) else {
-                        throw MigrationTestKitError("'\(model.name)' has no relationship \(row.entity).\(key)")
-                    }
-                    let destinations = try labels.map { label in
-                        guard let destination = labelled[label] else {
-                            throw MigrationTestKitError("no row is labelled '\(label)' (\(row.entity).\(key))")
-                        }
-                        return destination
-                    }
-                    if relationship.isToMany {
-                        for destination in destinations { object.addDestination(destination, forKey: key) }
-                    } else {
-                        object.setDestination(destinations.first, forKey: key)
-                    }
-                }
-            }
-            try await context.save()
-        } catch {
-            await container.store.close()
-            throw error
-        }
-        await container.store.close()
     }
 }
 

@@ -58,7 +58,8 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
         /// needs a URL that reaches the server directly (or a pooler in session mode).
         public static let needsDirectConnection = Code(base: "needsDirectConnection")
         /// A migrated store's tables, columns, types, indexes or entity numbers are not
-        /// what its model version creates (``StoreLayoutCheck``): it did not replace the store.
+        /// what its model version creates (``PersistentStore/layoutDifferences(at:model:)``
+        /// says the same of any store): it did not replace the store.
         public static let layoutDiffers = Code(base: "layoutDiffers")
     }
 
