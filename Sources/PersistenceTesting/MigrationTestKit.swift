@@ -66,6 +66,9 @@ public struct MigrationTestKit: Sendable {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fixture-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
+        guard FileManager.default.fileExists(atPath: fixture.path) else {
+            throw MigrationTestKitError("there is no fixture at \(fixture.path)")
+        }
         let copy = folder.appendingPathComponent(fixture.lastPathComponent)
         for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: fixture.path + suffix) {
             try FileManager.default.copyItem(atPath: fixture.path + suffix, toPath: copy.path + suffix)
@@ -88,7 +91,8 @@ public struct MigrationTestKit: Sendable {
         try await ProgressiveMigrator(chain: chain, logger: logger).migrateStore(at: url, to: target)
     }
 
-    /// For each version before `target` (the current version when `nil`), oldest first: a
+    /// For each version before `target` (the current version when `nil`), in the order of the
+    /// model's versions, oldest first (none before it throws ``MigrationTestKitError``): a
     /// store at that version with `rows(version)`, migrated to `target`, expected laid out
     /// as `target` creates it (``expectLayoutMatches(_:version:sourceLocation:)``), then
     /// `check(url, version)`. Every path vN → target of the chain, on ``engine``.
@@ -100,7 +104,9 @@ public struct MigrationTestKit: Sendable {
     ) async throws {
         let destination = try target.map(model(named:)) ?? chain.models.current
         let versions = chain.models.versions
-        guard let end = versions.firstIndex(where: { $0.name == destination.name }) else { return }
+        guard let end = versions.firstIndex(where: { $0.name == destination.name }), end > 0 else {
+            throw MigrationTestKitError("no version comes before '\(destination.name)' in the chain: there is no path to test")
+        }
         for source in versions[..<end] {
             try await withStore(at: source.name, rows: rows(source)) { url in
                 try await migrate(url, to: destination.name)
@@ -119,10 +125,17 @@ public struct MigrationTestKit: Sendable {
     }
 
     /// The values of `attribute` of every `entity` row in the store at `url`, read at the
-    /// store's version, sorted by their description: what a test compares with the rows it wrote.
+    /// store's version, sorted by their description (an order for comparing two such lists,
+    /// not a numeric one): what a test compares with the rows it wrote.
+    ///
+    /// - Throws: ``MigrationTestKitError`` when the store's version has no such entity or
+    ///   attribute (a misspelt name would otherwise read as NULLs).
     public func values(_ attribute: String, of entity: String, in url: StoreURL) async throws -> [AttributeValue] {
         let name = try await PersistentStore.metadata(at: url).modelVersionName
         let model = try name.map(model(named:)) ?? chain.models.current
+        guard let described = model.entity(named: entity), model.attribute(named: attribute, of: described) != nil else {
+            throw MigrationTestKitError("'\(model.name)' has no attribute \(entity).\(attribute)")
+        }
         let container = try await PersistentContainer.open(model: model, store: url, options: .readOnly, logger: logger)
         do {
             let objects = try await container.newContext().fetch(FetchRequest(entityName: entity))

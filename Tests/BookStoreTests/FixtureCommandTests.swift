@@ -45,6 +45,43 @@ import Testing
         }
     }
 
+    /// A row the save refuses (a price over the model's maximum of 1 000) leaves no store
+    /// behind: the place stays free for the fixed rows.
+    @Test(arguments: TestEngine.allCases)
+    func aRowTheSaveRefusesLeavesNoStore(engine: TestEngine) async throws {
+        let model = try loadModels().model(version: 2)
+        try await engine.withStoreURL { url in
+            let rows = [FixtureRow("Book", ["title": .string("Too dear"), "price": .double(5_000)])]
+            await #expect(throws: (any Error).self) { try await FixtureRow.write(rows, into: url, model: model, logger: quietLogger) }
+            await #expect(throws: StoreError.self) { try await PersistentStore.metadata(at: url) }
+            let fixed = [FixtureRow("Book", ["title": .string("Priced"), "price": .double(1.25)])]
+            try await FixtureRow.write(fixed, into: url, model: model, logger: quietLogger)
+            #expect(try await PersistentStore.metadata(at: url).modelVersionName == "BookStore 2")
+        }
+    }
+
+    /// A key a row does not have, a to-one naming two rows: refused, naming them.
+    @Test func rowsReadFromJSONAreStrict() throws {
+        let model = try loadModels().model(version: 2)
+        let typo = Data(#"[{"entity": "Book", "value": {"title": "Dune"}}]"#.utf8)
+        #expect(throws: FixtureError.self) { try FixtureRow.rows(fromJSON: typo, model: model) }
+        let twoBooks = Data(
+            #"""
+            [{"entity": "Book", "label": "a", "values": {"title": "A", "price": 1}},
+             {"entity": "Book", "label": "b", "values": {"title": "B", "price": 2}},
+             {"entity": "Page", "values": {"number": 1}, "relationships": {"book": ["a", "b"]}}]
+            """#.utf8
+        )
+        do {
+            _ = try FixtureRow.rows(fromJSON: twoBooks, model: model)
+            Issue.record("a to-one naming two rows was taken")
+        } catch let error as FixtureError {
+            #expect(error.description == "row 3 (Page): Page.book is to-one, and names 2 rows")
+        }
+        let decimals = try FixtureRow.rows(fromJSON: Data(#"[{"entity": "Book", "values": {"title": "T", "price": 9.95}}]"#.utf8), model: model)
+        #expect(decimals.first?.values["price"] == .double(9.95))
+    }
+
     @Test func rowsTheVersionCannotHoldAreRefusedAndNothingIsWritten() async throws {
         let (folder, cleanUp) = temporaryDirectory()
         defer { cleanUp() }

@@ -5,7 +5,9 @@ extension FixtureRow {
     /// `{"entity": "Book", "label": "dune", "values": {"title": "Dune", "price": 9.5},
     /// "relationships": {"pages": ["p1"]}}`. A value is `null`, a number (integer, floating
     /// point and decimal attributes), `true`/`false` (Boolean), or a string: text, an
-    /// ISO 8601 date (`2024-05-01T12:00:00Z`), a UUID, Base64 bytes (binary).
+    /// ISO 8601 date and time (`2024-05-01T12:00:00Z`, no fractional seconds), a UUID,
+    /// Base64 bytes (binary). A key other than those four is refused, as is a value of
+    /// another kind than its attribute's.
     ///
     /// ```swift
     /// let rows = try FixtureRow.rows(fromJSON: Data(contentsOf: file), model: v2)
@@ -42,12 +44,40 @@ extension FixtureRow {
         return rows
     }
 
-    /// A row as the JSON file writes it.
+    /// A row as the JSON file writes it; a key of another name is refused, not ignored.
     private struct JSONRow: Decodable {
         let entity: String
         let label: String?
         let values: [String: JSONValue]?
         let relationships: [String: Labels]?
+
+        private enum CodingKeys: String, CodingKey, CaseIterable {
+            case entity, label, values, relationships
+        }
+
+        private struct AnyKey: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        init(from decoder: any Decoder) throws {
+            let known = Set(CodingKeys.allCases.map(\.rawValue))
+            if let other = try decoder.container(keyedBy: AnyKey.self).allKeys.map(\.stringValue).first(where: { !known.contains($0) }) {
+                throw DecodingError.dataCorrupted(
+                    DecodingError.Context(
+                        codingPath: decoder.codingPath,
+                        debugDescription: "a row has \"entity\", \"label\", \"values\" and \"relationships\", not \"\(other)\""
+                    )
+                )
+            }
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            entity = try container.decode(String.self, forKey: .entity)
+            label = try container.decodeIfPresent(String.self, forKey: .label)
+            values = try container.decodeIfPresent([String: JSONValue].self, forKey: .values)
+            relationships = try container.decodeIfPresent([String: Labels].self, forKey: .relationships)
+        }
     }
 
     /// One label, or a list of them.
@@ -110,7 +140,8 @@ extension FixtureRow {
             case (.integer(let value), .double), (.integer(let value), .float): .double(Double(value))
             case (.number(let value), .double), (.number(let value), .float): .double(value)
             case (.integer(let value), .decimal): .decimal(Decimal(value))
-            case (.number(let value), .decimal): .decimal(Decimal(value))
+            // Through its shortest decimal text: `Decimal(Double)` would keep binary noise (9.95 → 9.9499…).
+            case (.number(let value), .decimal): Decimal(string: String(value)).map(AttributeValue.decimal)
             case (.text(let value), .decimal): Decimal(string: value).map(AttributeValue.decimal)
             case (.bool(let value), .boolean): .bool(value)
             case (.text(let value), .string), (.text(let value), .uri): .string(value)

@@ -38,8 +38,11 @@ public struct FixtureRow: Sendable, Hashable {
     ///   `model` does not have, or a store already at `url`; what the save throws.
     public static func write(_ rows: [FixtureRow], into url: StoreURL, model: ManagedObjectModel, logger: Logger) async throws {
         try check(rows, against: model)
-        if (try? await PersistentStore.metadata(at: url)) != nil {
+        do {
+            _ = try await PersistentStore.metadata(at: url)
             throw FixtureError("a store is already at \(url); a fixture is written into a new one. Name another place, or remove it first")
+        } catch let error as StoreError where error.code == .storeNotFound {
+            // Absent: written below. Any other error (unreachable, damaged) is the caller's.
         }
         let container = try await PersistentContainer.open(model: model, store: url, options: .createIfMissing, logger: logger)
         do {
@@ -64,7 +67,10 @@ public struct FixtureRow: Sendable, Hashable {
             }
             try await context.save()
         } catch {
+            // The store was made here: rows it could not hold (a required value left out)
+            // leave nothing behind.
             await container.store.close()
+            try? await PersistentStore.destroy(at: url, logger: logger)
             throw error
         }
         await container.store.close()
@@ -84,8 +90,11 @@ public struct FixtureRow: Sendable, Hashable {
                 throw FixtureError("\(place): '\(model.name)' has no attribute \(row.entity).\(key)")
             }
             for (key, targets) in row.relationships.sorted(by: { $0.key < $1.key }) {
-                guard model.relationship(named: key, of: entity) != nil else {
+                guard let relationship = model.relationship(named: key, of: entity) else {
                     throw FixtureError("\(place): '\(model.name)' has no relationship \(row.entity).\(key)")
+                }
+                guard relationship.isToMany || targets.count <= 1 else {
+                    throw FixtureError("\(place): \(row.entity).\(key) is to-one, and names \(targets.count) rows")
                 }
                 for target in targets where !labels.contains(target) { throw FixtureError("\(place): no row is labelled '\(target)' (\(key))") }
             }
