@@ -17,21 +17,16 @@ struct FinishedOutput: Sendable, Hashable {
     /// that wrote it and the output's identity, one to a line.
     var mark: String { [sourceMark, fingerprint, identity].joined(separator: "\n") }
 
-    /// The store's own part of a mark: its first line.
-    static func storePart(of mark: String) -> Substring {
-        mark.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-    }
-
     /// A mark's lines: the store's part, then a step's fingerprint and its output's identity
     /// for each output made from the one before.
     static func lines(of mark: String) -> [String] {
         mark.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }
 
-    /// The outputs a mark names after the store's part: the lines after the first, empty
-    /// for a mark of the store itself.
-    static func lineage(of mark: String) -> Substring {
-        guard let newline = mark.firstIndex(of: "\n") else { return "" }
-        return mark[mark.index(after: newline)...]
-    }
+    /// The store's own part of a mark: its first line.
+    static func storePart(of mark: String) -> String { lines(of: mark)[0] }
+
+    /// The outputs a mark names after the store's part: the lines after the first, none for
+    /// a mark of the store itself.
+    static func lineage(of mark: String) -> ArraySlice<String> { lines(of: mark).dropFirst() }
 }

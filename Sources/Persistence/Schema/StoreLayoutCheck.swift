@@ -45,7 +45,11 @@ struct StoreLayoutCheck: Sendable {
     /// ``differences(on:)`` apart: the tables, columns, types and entities, and the indexes
     /// (none when ``checksIndexes`` is off).
     func differencesByKind(on connection: any DatabaseConnection) throws -> (tables: [String], indexes: [String]) {
-        let store = try connection.dialect.storeStructure(on: connection)
+        differencesByKind(of: try connection.dialect.storeStructure(on: connection))
+    }
+
+    /// ``differencesByKind(on:)`` of a structure already read.
+    func differencesByKind(of store: StoreStructure) -> (tables: [String], indexes: [String]) {
         let expected = StoreStructure(schema: schema)
         return (store.differences(from: expected), checksIndexes ? store.lackingIndexes(comparedWith: expected) : [])
     }
@@ -81,8 +85,10 @@ extension PersistentStore {
         let checksIndexes = !(try await metadata(at: url)).isForeign
         return try await inspect(url) { connection in
             let check = try StoreLayoutCheck(existingStoreOn: connection, model: model, checksIndexes: checksIndexes)
+            // The catalogue read once, for the differences and the notes.
             let store = try connection.dialect.storeStructure(on: connection)
-            let differences = try check.differences(on: connection)
+            let found = check.differencesByKind(of: store)
+            let differences = found.tables + found.indexes
             // A lacking index counted is not noted again.
             let notes = store.notes(comparedWith: StoreStructure(schema: check.schema)).filter { !differences.contains($0) }
             return (differences, notes)
