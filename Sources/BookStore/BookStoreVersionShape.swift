@@ -37,4 +37,16 @@ public struct BookStoreVersionShape: Sendable, Hashable {
         guard let space = name.firstIndex(of: " ") else { return (name, nil) }
         return (String(name[..<space]), String(name[name.index(after: space)...]))
     }
+
+    /// Joins a first and last name back into one, as the way back from version 4 to 3
+    /// does: the inverse of ``splitName(_:)`` (a last name alone, or a first name alone,
+    /// is the whole name; neither is none).
+    public static func joinName(first: String?, last: String?) -> String? {
+        switch (first, last) {
+        case let (first?, last?): "\(first) \(last)"
+        case let (first?, nil): first
+        case let (nil, last?): last
+        case (nil, nil): nil
+        }
+    }
 }

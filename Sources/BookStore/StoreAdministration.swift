@@ -65,13 +65,14 @@ public struct StoreAdministration: Sendable {
         _ url: StoreURL,
         to target: String? = nil,
         online: OnlineMigrationOptions? = nil,
+        acceptingDataLoss: Bool = false,
         progress: @escaping @Sendable (MigrationProgress) -> Void = { _ in }
     ) async throws -> MigrationPlan {
         let migrator = try BookStoreMigration.migrator(models: models, logger: logger)
         if let online {
             return try await migrator.migrateStoreOnline(at: url, to: target, options: online, progress: progress)
         }
-        return try await migrator.migrateStore(at: url, to: target, progress: progress)
+        return try await migrator.migrateStore(at: url, to: target, acceptingDataLoss: acceptingDataLoss, progress: progress)
     }
 
     /// A model version named by number (`3`) or name (`BookStore 3`).

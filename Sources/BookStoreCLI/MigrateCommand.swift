@@ -7,9 +7,9 @@ import Persistence
 struct MigrateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
-        abstract: "Migrate a store to the current model version (or --to a given one), step by step.",
+        abstract: "Migrate a store to the current model version (or --to a given one, later or earlier), step by step.",
         discussion:
-            "With --plan it lists the steps, how each runs and what each drops (with the rows concerned in the first), and changes nothing. A failed or interrupted migration leaves the store as it was (on PostgreSQL, at its last completed step). SIGINT or SIGTERM cancel it: the running statement is interrupted, the migration's work removed, the store's version printed, and the command exits with 130 or 143; a second signal stops it at once, the store still whole. With --online (PostgreSQL) the previous release keeps reading and writing the store while it migrates, and is held off only for the cut-over."
+            "With --plan it lists the steps, how each runs and what each drops (with the rows concerned in the first), and changes nothing. A failed or interrupted migration leaves the store as it was (on PostgreSQL, at its last completed step). SIGINT or SIGTERM cancel it: the running statement is interrupted, the migration's work removed, the store's version printed, and the command exits with 130 or 143; a second signal stops it at once, the store still whole. A migration back to an earlier version (--to) runs each step back by its mapping model (BookStore ships the one that joins the author's names again) or as the inverse of a step that only added or renamed; one that drops data (the synopses, going back to 4) says how many rows it drops and runs only with --accept-data-loss. With --online (PostgreSQL) the previous release keeps reading and writing the store while it migrates, and is held off only for the cut-over."
     )
 
     @OptionGroup var options: GlobalOptions
@@ -19,6 +19,13 @@ struct MigrateCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("The model version to migrate to: a number (3) or a name (\"BookStore 3\").", valueName: "version"))
     var to: String?
+
+    @Flag(
+        name: .long,
+        help:
+            "Run a migration back to an older version (--to) that drops data: what the later versions added. Without it such a migration only says what it would drop."
+    )
+    var acceptDataLoss = false
 
     @OptionGroup var online: OnlineMigrationArguments
 
@@ -32,7 +39,7 @@ struct MigrateCommand: AsyncParsableCommand {
             let target = try to.map { try administration.versionName($0) }
             var steps = try await administration.migrationPlan(for: url, to: target)
             // The first step's warnings counted on the store, for a plan shown before deciding.
-            if plan { steps = try await steps.countingAffectedRows(in: url, logger: logger) }
+            if plan || steps.goesBack { steps = try await steps.countingAffectedRows(in: url, logger: logger) }
             steps.printSummary(of: url)
             if plan { return }
             // A current store still goes through the migrator: what a killed run left beside
@@ -45,9 +52,9 @@ struct MigrateCommand: AsyncParsableCommand {
             // Whatever happens, what is printed next starts on a line of its own.
             defer { bar?.finish() }
             let started = ContinuousClock.now
-            let onlineOptions = online.options()
+            let (onlineOptions, acceptDataLoss) = (online.options(), acceptDataLoss)
             let ran = try await migratingUntilSignalled(standing: { try? await administration.migrationPlan(for: url, to: target) }) {
-                try await administration.migrate(url, to: target, online: onlineOptions) { bar?.show($0) }
+                try await administration.migrate(url, to: target, online: onlineOptions, acceptingDataLoss: acceptDataLoss) { bar?.show($0) }
             }
             bar?.finish()
             ran.printOutcome(of: url, since: started)

@@ -27,6 +27,12 @@ extension MigrationPlan {
             return
         }
         print("Route:                \(route)")
+        if goesBack {
+            let dropsData = steps.contains { $0.dataLossWarnings.contains(where: \.isCertain) }
+            print(
+                "Direction:            back, to an older version\(dropsData ? "; what the warnings below drop is lost, so it runs only when that is accepted (--accept-data-loss)" : "")"
+            )
+        }
         print("Steps:")
         for (index, step) in steps.enumerated() {
             print("  \(index + 1). \(step)")

@@ -14,7 +14,10 @@ struct MigrateCommand: AsyncParsableCommand {
             from one to the other (v1 to v2, v2 to v3, …), through those. With --chain the store goes through \
             the versions named, in that order, each step by its mapping files or inferred. --plan says which. Steps that need Swift (a custom entity migration policy) cannot run here and are refused \
             before anything changes: run them from the app that registers the policy. With --plan it lists \
-            the steps, how each runs and what each drops (with the rows concerned in the first), and changes nothing. A failed or interrupted migration leaves a SQLite store as it was and a PostgreSQL \
+            the steps, how each runs and what each drops (with the rows concerned in the first), and changes nothing. A --to \
+            earlier than the store's version migrates it back, walking the way forward backwards: each step back by the mapping \
+            files that map it (newer to older) or as the inverse of a step that only added or renamed; a step back that drops \
+            data (what the later version added) runs only with --accept-data-loss, after the plan has said what. A failed or interrupted migration leaves a SQLite store as it was and a PostgreSQL \
             store at its last completed step. SIGINT or SIGTERM cancel it: the running statement is interrupted, the \
             migration's work removed, the store's version printed, and the command exits with 130 or 143; a second \
             signal stops it at once, the store still whole. With --online (PostgreSQL) other processes keep \
@@ -63,6 +66,13 @@ struct MigrateCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "List the steps without running them.")
     var plan = false
 
+    @Flag(
+        name: .long,
+        help:
+            "Run a migration back to an older version (--to) that drops data: what the later versions added. Without it such a migration only says what it would drop."
+    )
+    var acceptDataLoss = false
+
     @OptionGroup var online: OnlineMigrationArguments
 
     func run() async throws {
@@ -85,7 +95,7 @@ struct MigrateCommand: AsyncParsableCommand {
             let migrator = ProgressiveMigrator(chain: migrationChain, batchSize: batchSize, logger: logger)
             var steps = try await migrator.plan(forStoreAt: url, to: to, storeVersion: storeVersion)
             // The first step's warnings counted on the store, for a plan shown before deciding.
-            if plan { steps = try await steps.countingAffectedRows(in: url, logger: logger) }
+            if plan || steps.goesBack { steps = try await steps.countingAffectedRows(in: url, logger: logger) }
             steps.printSummary(of: url)
             // A current store still goes through the migrator: what a killed run left beside
             // it is removed then.
@@ -110,12 +120,12 @@ struct MigrateCommand: AsyncParsableCommand {
             }
             if plan { return }
             let started = ContinuousClock.now
-            let (to, storeVersion, onlineOptions) = (to, storeVersion, online.options())
+            let (to, storeVersion, onlineOptions, acceptDataLoss) = (to, storeVersion, online.options(), acceptDataLoss)
             let ran = try await migratingUntilSignalled(standing: { try? await migrator.plan(forStoreAt: url, to: to, storeVersion: storeVersion) }) {
                 if let onlineOptions {
                     return try await migrator.migrateStoreOnline(at: url, to: to, storeVersion: storeVersion, options: onlineOptions)
                 }
-                return try await migrator.migrateStore(at: url, to: to, storeVersion: storeVersion)
+                return try await migrator.migrateStore(at: url, to: to, storeVersion: storeVersion, acceptingDataLoss: acceptDataLoss)
             }
             ran.printOutcome(of: url, since: started)
         }

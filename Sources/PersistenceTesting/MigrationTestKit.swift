@@ -85,10 +85,16 @@ public struct MigrationTestKit: Sendable {
     }
 
     /// Migrates the store at `url` by the chain to `target` (the current version when
-    /// `nil`), as the app migrates it; returns the plan it ran.
+    /// `nil`), as the app migrates it; returns the plan it ran. A `target` before the
+    /// store's version takes it back, dropping what later versions added only with
+    /// `acceptingDataLoss` (``ProgressiveMigrator/migrateStore(at:to:storeVersion:acceptingDataLoss:progress:)``).
+    ///
+    /// ```swift
+    /// try await kit.migrate(url, to: "BookStore 4", acceptingDataLoss: true) // a BookStore 5 store, back
+    /// ```
     @discardableResult
-    public func migrate(_ url: StoreURL, to target: String? = nil) async throws -> MigrationPlan {
-        try await ProgressiveMigrator(chain: chain, logger: logger).migrateStore(at: url, to: target)
+    public func migrate(_ url: StoreURL, to target: String? = nil, acceptingDataLoss: Bool = false) async throws -> MigrationPlan {
+        try await ProgressiveMigrator(chain: chain, logger: logger).migrateStore(at: url, to: target, acceptingDataLoss: acceptingDataLoss)
     }
 
     /// For each version before `target` (the current version when `nil`), in the order of the

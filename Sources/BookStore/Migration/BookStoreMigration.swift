@@ -12,6 +12,7 @@ public enum BookStoreMigration {
     public static var policies: MigrationPolicies {
         var policies = MigrationPolicies()
         policies.register(PublicationToPublicationMigrationPolicy.self)
+        policies.register(PublicationJoiningNamesMigrationPolicy.self)
         return policies
     }
 

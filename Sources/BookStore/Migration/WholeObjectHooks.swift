@@ -36,6 +36,7 @@ enum WholeObjectHooks {
     static var policies: MigrationPolicies {
         var policies = MigrationPolicies()
         policies.register(Policy.self, as: String(describing: PublicationToPublicationMigrationPolicy.self))
+        policies.register(PublicationJoiningNamesMigrationPolicy.self)
         return policies
     }
 }

@@ -30,7 +30,13 @@ extension MigrationChain {
     ) -> (versions: [ManagedObjectModel], route: MigrationPlan.Route) {
         guard source.name != target.name else { return ([], .straight) }
         let versions = models.versions.contains(where: { $0.name == source.name }) ? models.versions : [source] + models.versions
-        let maps = { (from: ManagedObjectModel, to: ManagedObjectModel) in mappingModels.contains { $0.maps(from: from, to: to) } }
+        // Forward only: a mapping model back to an older version (a way back, see
+        // ``ProgressiveMigrator/migrateStore(at:to:storeVersion:acceptingDataLoss:progress:)``)
+        // is no way forward.
+        let order = Dictionary(versions.enumerated().map { ($0.element.name, $0.offset) }, uniquingKeysWith: { first, _ in first })
+        let maps = { (from: ManagedObjectModel, to: ManagedObjectModel) in
+            (order[from.name] ?? -1) < (order[to.name] ?? -1) && mappingModels.contains { $0.maps(from: from, to: to) }
+        }
         // Mapping paths from the source onward, and from each version to the target: the
         // versions after the first, fewest steps first.
         let fromSource = Self.mappingPaths(from: source, in: versions) { maps($0, $1) }

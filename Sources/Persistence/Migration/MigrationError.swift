@@ -61,6 +61,14 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
         /// what its model version creates (``PersistentStore/layoutDifferences(at:model:)``
         /// says the same of any store): it did not replace the store.
         public static let layoutDiffers = Code(base: "layoutDiffers")
+        /// A step back to an older version (``ProgressiveMigrator/migrateStore(at:to:storeVersion:acceptingDataLoss:progress:)``
+        /// with an older target) that has no inverse to infer and no mapping model: the step
+        /// forward did more than add or rename (a policy split a value, an expression
+        /// converted one, an entity was removed).
+        public static let irreversibleStep = Code(base: "irreversibleStep")
+        /// A step back would drop data (what the newer version added) and the caller did not
+        /// accept the loss: nothing was written.
+        public static let dataLossNotAccepted = Code(base: "dataLossNotAccepted")
     }
 
     /// What kind of error it is.

@@ -78,6 +78,10 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
         /// For a streamed step: what the next run does with its output when it was killed
         /// halfway; `nil` for the others, which write nothing a next run could continue.
         public internal(set) var resumption: Resumption?
+        /// Whether the step takes the store back to an older version: by a mapping model
+        /// from the newer version to the older, or by the inverse of the step forward, which
+        /// drops what that step added (see ``ProgressiveMigrator/migrateStore(at:to:storeVersion:acceptingDataLoss:progress:)``).
+        public internal(set) var isStepBack = false
 
         /// How the step runs: in place, set-based or streamed.
         public var strategy: Strategy {
@@ -123,7 +127,7 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
                 extras.append("Core Data's externally stored values of \(external.attributes.joined(separator: ", ")) moved into their cells")
             }
             let detail = ([mappings] + extras).joined(separator: ", ")
-            return "\(source.name) → \(destination.name) (\(strategy.rawValue): \(detail))"
+            return "\(source.name) → \(destination.name) (\(isStepBack ? "back, " : "")\(strategy.rawValue): \(detail))"
         }
     }
 

@@ -35,6 +35,7 @@ extension ProgressiveMigrator {
         let backend = try url.engine.migrationBackend()
         if let refusal = backend.onlineRefusal { throw refusal }
         let unlocked = try await plan(forStoreAt: url, to: target, storeVersion: storeVersion)
+        if unlocked.goesBack { throw Self.noOnlineWayBack(unlocked, store: url) }
         guard !unlocked.isEmpty else {
             try await removeLeftoversOfKilledRuns(at: url, plan: unlocked)
             return unlocked

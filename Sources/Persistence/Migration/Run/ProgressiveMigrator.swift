@@ -130,7 +130,7 @@ public final class ProgressiveMigrator: Sendable {
     }
 
     /// Progress reports of the next migration; the sequence ends when that migration
-    /// finishes. Subscribe before calling ``migrateStore(at:to:storeVersion:progress:)``.
+    /// finishes. Subscribe before calling ``migrateStore(at:to:storeVersion:acceptingDataLoss:progress:)``.
     public func progressUpdates() -> AsyncStream<MigrationProgress> {
         broadcast.subscribe()
     }
@@ -280,7 +280,7 @@ public final class ProgressiveMigrator: Sendable {
             )
         }
         inPlace.externallyStoredValues = external
-        steps[0] = try makeStep(from: source, to: first.destination, dialect: dialect)
+        steps[0] = try makeStep(from: source, to: first.destination, dialect: dialect, back: first.isStepBack)
         steps.insert(
             MigrationPlan.Step(
                 source: source,
@@ -342,12 +342,15 @@ public final class ProgressiveMigrator: Sendable {
         } else {
             targetModel = chain.models.current
         }
-        let (path, route) = try path(from: source, to: targetModel, store: store)
+        // Back to an older version: the way forward from it, walked backwards.
+        let back = precedes(targetModel, source)
+        var (path, route) = try back ? self.path(from: targetModel, to: source, store: store) : self.path(from: source, to: targetModel, store: store)
+        if back { path = pathBack(from: source, to: targetModel, forward: path) }
         let dialect = store.engine.migrationDialect
         var steps: [MigrationPlan.Step] = []
         var current = source
         for next in path {
-            steps.append(try makeStep(from: current, to: next, dialect: dialect, sourceLayout: steps.isEmpty ? storeLayout : nil))
+            steps.append(try makeStep(from: current, to: next, dialect: dialect, sourceLayout: steps.isEmpty ? storeLayout : nil, back: back))
             current = next
         }
         // Not with a first step that lays the store out anew for Core Data's externally
@@ -362,7 +365,8 @@ public final class ProgressiveMigrator: Sendable {
                 to: step.destination,
                 dialect: dialect,
                 sourceLayout: index == 0 ? storeLayout : steps[index - 1].keptLayout,
-                keeping: keeping[index] ?? .nothing
+                keeping: keeping[index] ?? .nothing,
+                back: step.isStepBack
             )
         }
         if let external, let dialect = store.engine.migrationDialect {
@@ -406,8 +410,9 @@ public final class ProgressiveMigrator: Sendable {
         if let from = order.firstIndex(of: source.name), let to = order.firstIndex(of: target.name), to < from {
             return MigrationError(
                 .noPath,
-                "the store is at '\(source.name)', after '\(target.name)': a store only migrates forward, to later versions",
-                hint: "open it with the release that has '\(source.name)', or a later one; the store was not changed",
+                "the store is at '\(source.name)', after '\(target.name)', and the chain leads from '\(target.name)' to '\(source.name)' by no way a migration back could walk",
+                hint:
+                    "name '\(target.name)' in the app's version list on the way to '\(source.name)', or open the store with the release that has '\(source.name)'; the store was not changed",
                 store: store.description
             )
         }
@@ -437,17 +442,19 @@ public final class ProgressiveMigrator: Sendable {
         to destination: ManagedObjectModel,
         dialect: (any SQLDialect)?,
         sourceLayout: StoreLayout? = nil,
-        keeping: InPlaceMigration.Keeping = .nothing
+        keeping: InPlaceMigration.Keeping = .nothing,
+        back: Bool = false
     ) throws -> MigrationPlan.Step {
-        let mappings = try chain.mappingModels(from: source, to: destination)
+        let mappings = try back ? mappingModelsBack(from: source, to: destination) : chain.mappingModels(from: source, to: destination)
         // Each pass after the ones before it: look-ups may name their entity mappings.
         for (index, mapping) in mappings.enumerated() {
             try mapping.check(source: source, destination: destination, passes: mappings.count == 1 ? .alone : .after(Array(mappings[..<index])))
         }
-        let managerType = chain.managers[destination.name] ?? MigrationManager.self
+        // The chain's manager runs the step forward into its version; a step back, the standard one.
+        let managerType = back ? MigrationManager.self : chain.managers[destination.name] ?? MigrationManager.self
         let warnings = StepDataLoss(source: source, destination: destination, mappingModels: mappings).warnings()
         func step(_ work: MigrationPlan.Work) -> MigrationPlan.Step {
-            MigrationPlan.Step(
+            var step = MigrationPlan.Step(
                 source: source,
                 destination: destination,
                 mappingModels: mappings,
@@ -455,6 +462,8 @@ public final class ProgressiveMigrator: Sendable {
                 work: work,
                 dataLossWarnings: warnings
             )
+            step.isStepBack = back
+            return step
         }
         func streamed(because reason: String) -> MigrationPlan.Step {
             let passes = mappings.map { mapping in
@@ -521,6 +530,20 @@ public final class ProgressiveMigrator: Sendable {
     /// `storeVersion` names the version of a store written by Apple's Core Data whose
     /// tables fit several versions; other stores are recognised by their version hashes.
     ///
+    /// A `target` older than the store's version takes it back (``MigrationPlan/goesBack``),
+    /// step by step along the way forward: each step back by a mapping model from the newer
+    /// version to the older where the chain has one, else by the inverse of the step forward
+    /// where that step only added or renamed (otherwise ``MigrationError/Code/irreversibleStep``).
+    /// A step back that drops data for certain — what the newer version added — runs only
+    /// with `acceptingDataLoss`; without it the migration throws
+    /// ``MigrationError/Code/dataLossNotAccepted`` before anything is written, saying what
+    /// is dropped and how many rows of the store it concerns.
+    ///
+    /// ```swift
+    /// // Rolling a deploy back: BookStore 5's store for the release that wrote BookStore 4.
+    /// try await migrator.migrateStore(at: url, to: "BookStore 4", acceptingDataLoss: true)
+    /// ```
+    ///
     /// `progress` is called with each report, on the migration's own task, as
     /// ``progressUpdates()`` yields it: for a caller that keeps the latest one.
     @discardableResult
@@ -528,11 +551,18 @@ public final class ProgressiveMigrator: Sendable {
         at url: StoreURL,
         to target: String? = nil,
         storeVersion: String? = nil,
+        acceptingDataLoss: Bool = false,
         progress: (@Sendable (MigrationProgress) -> Void)? = nil
     ) async throws -> MigrationPlan {
         defer { broadcast.finish() }
         do {
-            return try await migrateStoreUnclassified(at: url, to: target, storeVersion: storeVersion, progress: progress)
+            return try await migrateStoreUnclassified(
+                at: url,
+                to: target,
+                storeVersion: storeVersion,
+                acceptingDataLoss: acceptingDataLoss,
+                progress: progress
+            )
         } catch let error as MigrationError where error.code == .cancelled || error.code == .storage {
             throw error
         } catch  where Task.isCancelled && DatabaseCancellation.isCancellation(error) {
@@ -553,10 +583,12 @@ public final class ProgressiveMigrator: Sendable {
         at url: StoreURL,
         to target: String?,
         storeVersion: String?,
+        acceptingDataLoss: Bool,
         progress: (@Sendable (MigrationProgress) -> Void)?
     ) async throws -> MigrationPlan {
         // A current store is the common case: find out without taking the lock.
         let unlocked = try await plan(forStoreAt: url, to: target, storeVersion: storeVersion)
+        try await refuseUnacceptedDataLoss(of: unlocked, at: url, accepting: acceptingDataLoss)
         guard !unlocked.isEmpty else {
             logger.debug("store is current", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(unlocked.storeVersion.name)"])
             try await removeLeftoversOfKilledRuns(at: url, plan: unlocked)
@@ -574,6 +606,8 @@ public final class ProgressiveMigrator: Sendable {
             while true {
                 do {
                     let plan = try await migrateLocked(url, to: target, storeVersion: storeVersion) { plan in
+                        // Planned again under the lock: a store changed meanwhile is refused as it is now.
+                        try await refuseUnacceptedDataLoss(of: plan, at: url, accepting: acceptingDataLoss)
                         let workload = await MigrationWorkload.measuring(plan, at: url, logger: logger)
                         try await MigrationRun(migrator: self, plan: plan, backend: backend, workload: workload, onProgress: progress).run()
                     }
@@ -756,7 +790,7 @@ extension ProgressiveMigrator {
     ///
     /// A current store is opened once, its metadata read on the store's own writer: no
     /// connection is made to ask the migrator first, which on PostgreSQL is most of the
-    /// time opening takes. An older one is migrated (``migrateStore(at:to:storeVersion:progress:)``,
+    /// time opening takes. An older one is migrated (``migrateStore(at:to:storeVersion:acceptingDataLoss:progress:)``,
     /// progress through ``progressUpdates()``) and then opened.
     ///
     /// - Throws: ``StoreError`` from opening (``StoreError/Code/storeNotFound`` without
