@@ -51,7 +51,7 @@ import Testing
                     ) == true,
                     "\(health.json)"
                 )
-                #expect(health.json["reason"]?.string?.contains("deploy the new release") == true)
+                #expect(health.json["reason"]?.string?.contains("deploy the release that runs model version 'BookStore 5'") == true)
                 #expect(health.headers[.retryAfter] == nil, "a replica that will not recover is not asked to be retried")
                 let list = try await client.send(.get, "/publications")
                 expectProblem(list, .serviceUnavailable)

@@ -6,7 +6,7 @@ extension Problem {
     /// The problem a domain error is to a client: the model's validation is a 422 listing
     /// each field, an unknown object a 404, a concurrent change or a uniqueness constraint's clash a 409, a store that cannot be
     /// reached a 503, a full disk a 507 and a store that cannot be used (read-only, damaged,
-    /// its server going down, migrated to a newer release since the service opened it) a 503; `nil` for errors that are the service's own fault
+    /// its server going down, migrated to another release since the service opened it (the next one, or an earlier one after a rollback)) a 503; `nil` for errors that are the service's own fault
     /// (answered with 500).
     ///
     /// ```swift
@@ -45,8 +45,8 @@ extension Problem {
             self.init(
                 .serviceUnavailable,
                 type: .storeUnusable,
-                title: "The store was migrated to a newer release",
-                detail: "nothing was saved: \(error.message); deploy the new release"
+                title: "The store was migrated to another release",
+                detail: "nothing was saved: \(error.message); \(error.hint ?? "deploy the release that runs the store's version")"
             )
         case let error as StoreError where error.code == .connectionFailed:
             self.init(

@@ -34,7 +34,7 @@ struct HealthRoutes: Sendable {
             break
         case .outdated(let error):
             health.status = "outdated"
-            health.reason = "\(error.message); deploy the new release"
+            health.reason = "\(error.message); \(error.hint ?? "deploy the release that runs the store's version")"
         case .migrating(let report):
             health.status = "migrating"
             health.migration = report.progress()

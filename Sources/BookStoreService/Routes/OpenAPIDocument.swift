@@ -176,7 +176,7 @@ enum OpenAPIDocument {
                         "200": ["description": "Ready", "content": ["application/json": ["schema": ref("Health")]]],
                         "503": [
                             "description":
-                                "Starting, migrating, waiting for a migration, outdated (another process migrated the store to a newer release), or stopping",
+                                "Starting, migrating, waiting for a migration, outdated (another process migrated the store to another release: the next one, or an earlier one after a rollback), or stopping",
                             "headers": ["Retry-After": retryAfter], "content": ["application/json": ["schema": ref("Health")]],
                         ],
                     ],

@@ -171,8 +171,9 @@ public final class StoreGate: Sendable {
             return Problem(
                 .serviceUnavailable,
                 type: .storeUnusable,
-                title: "The store was migrated to a newer release",
-                detail: "\(error.message); deploy the new release"
+                title: "The store was migrated to another release",
+                // The next release's version, or an earlier one's after a rollback: the hint names it.
+                detail: "\(error.message); \(error.hint ?? "deploy the release that runs the store's version")"
             )
         case .starting:
             return Problem(

@@ -89,7 +89,7 @@ extension PersistentStore {
     /// through the store's own connections; for a service's readiness check.
     ///
     /// ```swift
-    /// if let migrated = await store.migratedSinceOpened() { … }  // not ready: deploy the new release
+    /// if let migrated = await store.migratedSinceOpened() { … }  // not ready: deploy the release that runs the store's version
     /// ```
     public func migratedSinceOpened() async -> StoreError? {
         guard let metadata = try? await engineDatabase.read({ try StoreMetadata.read(from: $0) }), !model.isCompatible(with: metadata) else {

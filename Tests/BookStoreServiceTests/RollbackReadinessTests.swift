@@ -1,0 +1,59 @@
+import BookStore
+import BookStoreTesting
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Persistence
+import PersistenceTesting
+import Testing
+
+@testable import BookStoreService
+
+/// A replica of the release that writes BookStore 5 while an operator rolls the store back
+/// to BookStore 4 (`bookstore migrate --to 4 --accept-data-loss`): once the store is back,
+/// the replica's `/health` fails (`outdated`, 503) saying which release to deploy — the one
+/// that runs BookStore 4, not a newer one — and its data requests are answered 503 too.
+@Suite struct RollbackReadinessTests {
+    @Test(arguments: TestEngine.allCases)
+    func theReplicaOfTheNewerReleaseSaysToDeployTheOlderOne(engine: TestEngine) async throws {
+        let models = try loadModels()
+        try await engine.withStoreURL { url in
+            try await seed(url, version: 5)
+            let service = BookStoreService(
+                configuration: ServiceConfiguration(store: url, models: models, address: .tcp(host: "127.0.0.1", port: 0)),
+                logger: quietLogger
+            )
+            try await service.makeApplication().test(.router) { client in
+                try await waitUntilReady(client)
+                let ready = try await client.send(.get, "/health")
+                #expect(ready.status == .ok && ready.json["model"]?.string == "BookStore 5")
+
+                try await BookStoreMigration.migrator(models: models, logger: quietLogger)
+                    .migrateStore(at: url, to: "BookStore 4", acceptingDataLoss: true)
+
+                // The replica reads the store's version at most every two seconds.
+                var health = try await client.send(.get, "/health")
+                let deadline = ContinuousClock.now + .seconds(30)
+                while health.json["status"]?.string == "ok", ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(100))
+                    health = try await client.send(.get, "/health")
+                }
+                #expect(health.status == .serviceUnavailable)
+                #expect(health.json["status"]?.string == "outdated", "\(health.json)")
+                let reason = health.json["reason"]?.string ?? ""
+                #expect(
+                    reason.contains(
+                        "the store was migrated to model version 'BookStore 4' since this process opened it; this process runs 'BookStore 5'"
+                    ),
+                    "\(health.json)"
+                )
+                #expect(reason.contains("deploy the release that runs model version 'BookStore 4'"), "\(health.json)")
+                #expect(!reason.contains("new release"), "\(health.json)")
+                let list = try await client.send(.get, "/publications")
+                expectProblem(list, .serviceUnavailable)
+                #expect(list.json["title"]?.string == "The store was migrated to another release", "\(list.json)")
+            }
+        }
+    }
+}
