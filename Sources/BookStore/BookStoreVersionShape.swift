@@ -39,8 +39,10 @@ public struct BookStoreVersionShape: Sendable, Hashable {
     }
 
     /// Joins a first and last name back into one, as the way back from version 4 to 3
-    /// does: the inverse of ``splitName(_:)`` (a last name alone, or a first name alone,
-    /// is the whole name; neither is none).
+    /// does: the author ``splitName(_:)`` split them from. Names set at version 4 itself
+    /// join as well as they can: a first name alone or a last name alone is the whole
+    /// name, neither is none, and a first name with a space in it splits differently when
+    /// the store comes forward again (`Mary Ann` `Shelley` → `Mary` `Ann Shelley`).
     public static func joinName(first: String?, last: String?) -> String? {
         switch (first, last) {
         case let (first?, last?): "\(first) \(last)"

@@ -60,7 +60,10 @@ public struct StoreAdministration: Sendable {
     /// with each report; returns the plan it ran (empty when the store was current).
     ///
     /// `online`: while other processes keep writing the store at its version, held off only
-    /// for the cut-over (PostgreSQL; see ``ProgressiveMigrator/migrateStoreOnline(at:to:storeVersion:options:progress:)``).
+    /// for the cut-over (PostgreSQL; see ``ProgressiveMigrator/migrateStoreOnline(at:to:storeVersion:options:progress:)``),
+    /// forward only. `acceptingDataLoss`: a `target` before the store's version takes it
+    /// back, dropping what later versions added only when this is `true`
+    /// (``ProgressiveMigrator/migrateStore(at:to:storeVersion:acceptingDataLoss:progress:)``).
     public func migrate(
         _ url: StoreURL,
         to target: String? = nil,

@@ -54,7 +54,9 @@ struct MigrateCommand: AsyncParsableCommand {
             let started = ContinuousClock.now
             let (onlineOptions, acceptDataLoss) = (online.options(), acceptDataLoss)
             let ran = try await migratingUntilSignalled(standing: { try? await administration.migrationPlan(for: url, to: target) }) {
-                try await administration.migrate(url, to: target, online: onlineOptions, acceptingDataLoss: acceptDataLoss) { bar?.show($0) }
+                try await withDataLossFlagHint {
+                    try await administration.migrate(url, to: target, online: onlineOptions, acceptingDataLoss: acceptDataLoss) { bar?.show($0) }
+                }
             }
             bar?.finish()
             ran.printOutcome(of: url, since: started)

@@ -125,7 +125,9 @@ struct MigrateCommand: AsyncParsableCommand {
                 if let onlineOptions {
                     return try await migrator.migrateStoreOnline(at: url, to: to, storeVersion: storeVersion, options: onlineOptions)
                 }
-                return try await migrator.migrateStore(at: url, to: to, storeVersion: storeVersion, acceptingDataLoss: acceptDataLoss)
+                return try await withDataLossFlagHint {
+                    try await migrator.migrateStore(at: url, to: to, storeVersion: storeVersion, acceptingDataLoss: acceptDataLoss)
+                }
             }
             ran.printOutcome(of: url, since: started)
         }

@@ -218,12 +218,16 @@ enum SkippingShopVersion: String, MigrationVersion, CaseIterable {
             missing?.message == "no step of the chain leads from 'Shop 2' to 'Shop 3': no version follows 'Shop 2'",
             "\(String(describing: missing))"
         )
+        // Back along the chain is a way back; from a version the chain does not pass through, none.
+        let back = try migrator.plan(from: try #require(models.version(named: "Shop 3")), to: "Shop", store: store)
+        #expect(back.goesBack && back.steps.map { "\($0.source.name) → \($0.destination.name)" } == ["Shop 3 → Shop"])
         let backward = #expect(throws: MigrationError.self) {
-            try migrator.plan(from: try #require(models.version(named: "Shop 3")), to: "Shop", store: store)
+            try migrator.plan(from: try #require(models.version(named: "Shop 2")), to: "Shop", store: store)
         }
         #expect(backward?.code == .noPath)
         #expect(
-            backward?.message == "the store is at 'Shop 3', after 'Shop': a store only migrates forward, to later versions",
+            backward?.message
+                == "the store is at 'Shop 2', after 'Shop', and the chain leads from 'Shop' to 'Shop 2' by no way a migration back could walk",
             "\(String(describing: backward))"
         )
         for error in [missing, backward] {

@@ -2,7 +2,7 @@ import Persistence
 
 /// `BookStore 4` → `BookStore 3`, the way back over the author split: `firstName` and
 /// `lastName` are joined into `author` again (``BookStoreVersionShape/joinName(first:last:)``),
-/// so a store taken back to version 3 holds the author each publication had there.
+/// so a publication that came from version 3 gets back the author it had there.
 ///
 /// The mapping model `Model4To3` copies title, price and pages with value expressions; this
 /// policy lets that happen (`super`), then joins the names of the new publication.

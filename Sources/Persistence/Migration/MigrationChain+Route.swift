@@ -33,9 +33,8 @@ extension MigrationChain {
         // Forward only: a mapping model back to an older version (a way back, see
         // ``ProgressiveMigrator/migrateStore(at:to:storeVersion:acceptingDataLoss:progress:)``)
         // is no way forward.
-        let order = Dictionary(versions.enumerated().map { ($0.element.name, $0.offset) }, uniquingKeysWith: { first, _ in first })
         let maps = { (from: ManagedObjectModel, to: ManagedObjectModel) in
-            (order[from.name] ?? -1) < (order[to.name] ?? -1) && mappingModels.contains { $0.maps(from: from, to: to) }
+            (straightRank(of: from) ?? -1) < (straightRank(of: to) ?? -1) && mappingModels.contains { $0.maps(from: from, to: to) }
         }
         // Mapping paths from the source onward, and from each version to the target: the
         // versions after the first, fewest steps first.
@@ -58,6 +57,16 @@ extension MigrationChain {
         }
         guard let best, best.mapped > 0 else { return ([target], .straight) }
         return (best.path, .mappingModels)
+    }
+
+    /// Where a version stands among the others on a chain without an order of versions,
+    /// for telling a way back from a way forward: the current version last (it is the newest,
+    /// whatever its name), the others in the order of their names. Where the names sort
+    /// unlike the history, a chain of the app's (``init(_:models:mappingModels:policies:)``,
+    /// `--chain`) gives the order instead. `nil` for a version the models do not have.
+    func straightRank(of version: ManagedObjectModel) -> Int? {
+        if version.name == models.current.name { return models.versions.count }
+        return models.versions.firstIndex { $0.name == version.name }
     }
 
     /// The fewest-step paths from `start` along `edge`, by the name of where each ends;

@@ -18,23 +18,62 @@ enum RowCount: Sendable, Hashable {
 }
 
 extension MigrationPlan {
-    /// The plan with the rows its first step's warnings concern counted on the store at
-    /// `url`, which is at ``storeVersion``. Later steps read rows that do not exist yet, so
-    /// their warnings stay uncounted. The store is opened read-only and nothing is written.
+    /// The plan with the rows its steps' warnings concern counted on the store at `url`,
+    /// which is at ``storeVersion``: the first step's, and a later step's where what it
+    /// drops comes unchanged from the store through the steps before (plain key paths, no
+    /// source filter or policy: a synopsis dropped by the second step of a way back is
+    /// counted on the store's synopses). Other warnings stay uncounted, as does one whose
+    /// count fails. The store is opened read-only and nothing is written.
     ///
     /// ```swift
     /// let plan = try await migrator.plan(forStoreAt: url).countingAffectedRows(in: url, logger: logger)
     /// for warning in plan.steps.first?.dataLossWarnings ?? [] { print(warning) } // "… — 1234 rows have a value"
     /// ```
     public func countingAffectedRows(in url: StoreURL, logger: Logger) async throws -> MigrationPlan {
-        guard var first = steps.first, !first.dataLossWarnings.isEmpty else { return self }
+        guard steps.contains(where: { !$0.dataLossWarnings.isEmpty }) else { return self }
         let store = try await PersistentStore.open(url, model: storeVersion, options: .readOnly, logger: logger)
-        for index in first.dataLossWarnings.indices {
-            // A count that fails (a filter the store cannot answer) leaves the warning uncounted, not the plan unshown.
-            first.dataLossWarnings[index].affectedRows = try? await Self.count(first.dataLossWarnings[index].counting, in: store, logger: logger)
+        var counted = steps
+        for stepIndex in counted.indices {
+            for index in counted[stepIndex].dataLossWarnings.indices {
+                guard let counting = Self.traced(counted[stepIndex].dataLossWarnings[index].counting, back: steps[..<stepIndex]) else { continue }
+                // A count that fails (a filter the store cannot answer) leaves the warning uncounted, not the plan unshown.
+                counted[stepIndex].dataLossWarnings[index].affectedRows = try? await Self.count(counting, in: store, logger: logger)
+            }
         }
         await store.close()
-        return MigrationPlan(storeVersion: storeVersion, targetVersion: targetVersion, route: route, steps: [first] + steps.dropFirst())
+        return MigrationPlan(storeVersion: storeVersion, targetVersion: targetVersion, route: route, steps: counted)
+    }
+
+    /// The count of a later step's warning as the store at the plan's start holds those rows:
+    /// each step before carries the entity's rows, and the attribute, from one source
+    /// entity and key, unchanged; `nil` where one does not.
+    static func traced(_ counting: RowCount, back previous: ArraySlice<Step>) -> RowCount? {
+        var current = counting
+        for step in previous.reversed() {
+            let entity: String
+            switch current {
+            case .rows(let name), .values(let name, _): entity = name
+            default: return nil
+            }
+            let carriers = step.mappingModels.flatMap(\.entityMappings).filter { $0.type != .remove && $0.destinationEntityName == entity }
+            guard carriers.count == 1, let carrier = carriers.first, let source = carrier.sourceEntityName,
+                carrier.sourceFilter == nil, carrier.policyName == nil, step.managerType == MigrationManager.self
+            else { return nil }
+            switch current {
+            case .values(_, let property):
+                if let expression = carrier.propertyMapping(named: property)?.valueExpression {
+                    guard let path = expression.sourceKeyPath, path.count == 1 else { return nil }
+                    current = .values(entity: source, property: path[0])
+                } else if carrier.type == .copy && carrier.attributeMappings.isEmpty {
+                    current = .values(entity: source, property: property)
+                } else {
+                    return nil
+                }
+            default:
+                current = .rows(entity: source)
+            }
+        }
+        return current
     }
 
     private static func count(_ counting: RowCount, in store: PersistentStore, logger: Logger) async throws -> Int? {

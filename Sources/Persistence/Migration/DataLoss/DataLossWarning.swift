@@ -45,6 +45,12 @@ public struct DataLossWarning: Sendable, Hashable, CustomStringConvertible {
     /// Whether the data is certainly lost (or refused): nothing else could carry it.
     public var isCertain: Bool { mayBeCarriedBy == nil }
 
+    /// Whether the step drops the data rather than refusing it: a value that does not fit
+    /// fails the step (nothing is lost); everything else is left behind.
+    public var drops: Bool {
+        if case .valueMayNotFit = kind { false } else { true }
+    }
+
     /// The warning in a sentence, with the carrier that may take it and the counted rows when known.
     public var description: String {
         var text: String

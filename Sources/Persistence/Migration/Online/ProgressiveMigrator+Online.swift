@@ -49,6 +49,8 @@ extension ProgressiveMigrator {
         do {
             let metadata = try await PersistentStore.metadata(at: url)
             let plan = try await self.plan(forStoreAt: url, to: target, storeVersion: metadata.isForeign ? storeVersion : nil)
+            // Another process may have migrated it past the target meanwhile: online goes forward only.
+            if plan.goesBack { throw Self.noOnlineWayBack(plan, store: url) }
             guard !plan.isEmpty else {
                 logger.info(
                     "store was migrated by another process meanwhile",

@@ -281,16 +281,16 @@ public final class ProgressiveMigrator: Sendable {
         }
         inPlace.externallyStoredValues = external
         steps[0] = try makeStep(from: source, to: first.destination, dialect: dialect, back: first.isStepBack)
-        steps.insert(
-            MigrationPlan.Step(
-                source: source,
-                destination: source,
-                mappingModels: [mapping],
-                managerType: MigrationManager.self,
-                work: .inPlace(inPlace)
-            ),
-            at: 0
+        var carrying = MigrationPlan.Step(
+            source: source,
+            destination: source,
+            mappingModels: [mapping],
+            managerType: MigrationManager.self,
+            work: .inPlace(inPlace)
         )
+        // Part of the way back where the plan goes back: every step of it says so.
+        carrying.isStepBack = first.isStepBack
+        steps.insert(carrying, at: 0)
     }
 
     /// Steps that rebuild a store write a new one from the model's tables: tables beside
@@ -342,8 +342,19 @@ public final class ProgressiveMigrator: Sendable {
         } else {
             targetModel = chain.models.current
         }
-        // Back to an older version: the way forward from it, walked backwards.
+        // Back to an older version, only when asked for by name: the way forward from it,
+        // walked backwards. Opening a store, or migrating it to the current version, never
+        // takes it back (a store newer than the current version is refused as before).
         let back = precedes(targetModel, source)
+        if back && target == nil {
+            throw MigrationError(
+                .newerStore,
+                "the store is at '\(source.name)', after the current version '\(targetModel.name)': opening or migrating it to the current version does not take it back",
+                hint:
+                    "open it with the release whose current version is '\(source.name)', or migrate it back explicitly (`migrate --to \"\(targetModel.name)\"`); the store was not changed",
+                store: store.description
+            )
+        }
         var (path, route) = try back ? self.path(from: targetModel, to: source, store: store) : self.path(from: source, to: targetModel, store: store)
         if back { path = pathBack(from: source, to: targetModel, forward: path) }
         let dialect = store.engine.migrationDialect
@@ -607,6 +618,7 @@ public final class ProgressiveMigrator: Sendable {
                 do {
                     let plan = try await migrateLocked(url, to: target, storeVersion: storeVersion) { plan in
                         // Planned again under the lock: a store changed meanwhile is refused as it is now.
+                        try refuseTurningBack(plan, from: unlocked, at: url)
                         try await refuseUnacceptedDataLoss(of: plan, at: url, accepting: acceptingDataLoss)
                         let workload = await MigrationWorkload.measuring(plan, at: url, logger: logger)
                         try await MigrationRun(migrator: self, plan: plan, backend: backend, workload: workload, onProgress: progress).run()

@@ -1,6 +1,6 @@
 extension ProgressiveMigrator {
     /// Whether `target` comes before `source` on the chain: the app's order where it gives
-    /// one (`source` follows from `target`), else the order of the model's versions.
+    /// one (`source` follows from `target`), else ``MigrationChain/straightRank(of:)``.
     func precedes(_ target: ManagedObjectModel, _ source: ManagedObjectModel) -> Bool {
         guard target.name != source.name else { return false }
         switch chain.route {
@@ -13,9 +13,8 @@ extension ProgressiveMigrator {
             }
             return false
         case .straight:
-            let names = chain.models.versions.map(\.name)
-            guard let targetIndex = names.firstIndex(of: target.name), let sourceIndex = names.firstIndex(of: source.name) else { return false }
-            return targetIndex < sourceIndex
+            guard let targetRank = chain.straightRank(of: target), let sourceRank = chain.straightRank(of: source) else { return false }
+            return targetRank < sourceRank
         }
     }
 
@@ -47,21 +46,42 @@ extension ProgressiveMigrator {
     }
 
     /// Refuses, before anything is written, a plan back whose steps drop data for certain
-    /// unless the caller accepts it; the rows of the first step's losses are counted on the
-    /// store (read-only) for the message.
+    /// (``DataLossWarning/isCertain`` and ``DataLossWarning/drops``) unless the caller
+    /// accepts it; the rows concerned are counted on the store (read-only) for the message
+    /// where they can be (``MigrationPlan/countingAffectedRows(in:logger:)``).
     func refuseUnacceptedDataLoss(of plan: MigrationPlan, at url: StoreURL, accepting: Bool) async throws {
-        guard plan.goesBack, !accepting, plan.steps.contains(where: { $0.dataLossWarnings.contains(where: \.isCertain) }) else { return }
-        let counted = (try? await plan.countingAffectedRows(in: url, logger: logger)) ?? plan
+        let dropping = { (warning: DataLossWarning) in warning.isCertain && warning.drops }
+        guard plan.goesBack, !accepting, plan.steps.contains(where: { $0.dataLossWarnings.contains(where: dropping) }) else { return }
+        let counted: MigrationPlan
+        do {
+            counted = try await plan.countingAffectedRows(in: url, logger: logger)
+        } catch {
+            logger.notice("the rows a migration back would drop could not be counted", metadata: [LoggingKeys.store: "\(url)", "error": "\(error)"])
+            counted = plan
+        }
         let losses = counted.steps.enumerated().flatMap { index, step in
-            step.dataLossWarnings.filter(\.isCertain).map {
-                "step \(index + 1)/\(counted.steps.count) \(step.source.name) → \(step.destination.name): \($0)"
+            step.dataLossWarnings.filter(dropping).map {
+                "step \(index + 1)/\(counted.steps.count) \(step.source.name) → \(step.destination.name): \($0)\($0.affectedRows == nil ? " (rows not counted)" : "")"
             }
         }
         throw MigrationError(
             .dataLossNotAccepted,
             "migrating back from '\(plan.storeVersion.name)' to '\(plan.targetVersion.name)' drops data: \(losses.joined(separator: "; "))",
             hint:
-                "accept the loss to run it (acceptingDataLoss; the commands' --accept-data-loss), or give a mapping model back that carries it; the store was not changed",
+                "accept the loss to run it (acceptingDataLoss: true), or give the chain a mapping model back that carries it; the store was not changed",
+            store: url.description
+        )
+    }
+
+    /// Refuses a plan made under the lock that goes the other way than the one made before
+    /// it: another process migrated the store past the target meanwhile, and going back
+    /// was not what the caller saw planned (nor going forward, for a caller that asked to go back).
+    func refuseTurningBack(_ plan: MigrationPlan, from unlocked: MigrationPlan, at url: StoreURL) throws {
+        guard plan.goesBack != unlocked.goesBack else { return }
+        throw MigrationError(
+            .noPath,
+            "another process migrated the store to '\(plan.storeVersion.name)' meanwhile, so reaching '\(plan.targetVersion.name)' now means going \(plan.goesBack ? "back" : "forward"), which was not what was planned",
+            hint: "plan the migration again (`migrate --plan`) and run it if that is still wanted; the store was not changed",
             store: url.description
         )
     }
@@ -81,12 +101,12 @@ extension ProgressiveMigrator {
 }
 
 extension MigrationPlan {
-    /// Whether the plan takes the store back to an older version (every step is a step
-    /// back, ``Step/isStepBack``).
+    /// Whether the plan takes the store back to an older version: its steps are steps
+    /// back (``Step/isStepBack``), a target older than the store's named explicitly.
     ///
     /// ```swift
     /// let plan = try await migrator.plan(forStoreAt: url, to: "BookStore 4") // a BookStore 5 store
     /// plan.goesBack // true: the synopses are dropped only if the caller accepts it
     /// ```
-    public var goesBack: Bool { steps.first?.isStepBack ?? false }
+    public var goesBack: Bool { steps.contains(where: \.isStepBack) }
 }

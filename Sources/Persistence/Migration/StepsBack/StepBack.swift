@@ -45,7 +45,15 @@ struct StepBack {
         for mapping in forward.entityMappings {
             switch (mapping.sourceEntityName, mapping.destinationEntityName) {
             case (let olderName?, nil):
-                throw irreversible(because: "the entity \(olderName) is removed: its rows are not in a store of '\(newer.name)' to bring back")
+                // A store of the newer version has no rows of it: the step back makes it again, empty.
+                mappings.append(
+                    EntityMapping(
+                        name: MappingModel.mappingName(source: nil, destination: olderName),
+                        type: .add,
+                        sourceEntityName: nil,
+                        destinationEntityName: olderName
+                    )
+                )
             case (nil, let newerName?):
                 mappings.append(
                     EntityMapping(
@@ -83,7 +91,15 @@ struct StepBack {
         }
         var attributes: [PropertyMapping] = []
         for attribute in older.attributes(of: olderDescription) where !attribute.isTransient {
-            if let counterpart = counterpart(of: attribute.name, in: forward.attributeMappings) {
+            if let counterpart = try counterpart(of: attribute.name, of: olderName, in: forward.attributeMappings, newerEntity: newerName) {
+                // Only a value kept as it was comes back as it was: a Boolean become a number,
+                // a Float become a Double would not.
+                if let newerType = newer.attribute(named: counterpart, of: newerDescription)?.type, newerType != attribute.type {
+                    throw irreversible(
+                        because:
+                            "\(olderName).\(attribute.name) changes type from \(attribute.type.rawValue) to \(newerType.rawValue) (as \(newerName).\(counterpart)): a step back could not give every value back as it was"
+                    )
+                }
                 attributes.append(PropertyMapping(name: attribute.name, valueExpression: .variable("source", keyPath: [counterpart])))
             } else if !attribute.isOptional && attribute.defaultValue == nil {
                 throw irreversible(
@@ -95,9 +111,8 @@ struct StepBack {
         }
         var relationships: [PropertyMapping] = []
         for relationship in older.relationships(of: olderDescription) where !relationship.isTransient {
-            guard let counterpart = counterpart(of: relationship.name, in: forward.relationshipMappings),
-                let newerRelationship = newer.relationship(named: counterpart, of: newerDescription),
-                let target = olderEntity[newerRelationship.destinationEntityName]
+            guard let counterpart = try counterpart(of: relationship.name, of: olderName, in: forward.relationshipMappings, newerEntity: newerName),
+                let newerRelationship = newer.relationship(named: counterpart, of: newerDescription)
             else {
                 if !relationship.isOptional && !(relationship.isToMany && relationship.minCount == 0) {
                     throw irreversible(
@@ -106,6 +121,15 @@ struct StepBack {
                 }
                 relationships.append(PropertyMapping(name: relationship.name))
                 continue
+            }
+            // The rows it links at the newer version must fit the older destination, as inference checks forward.
+            guard let target = olderEntity[newerRelationship.destinationEntityName], let targetEntity = older.entity(named: target),
+                let expected = older.entity(named: relationship.destinationEntityName), older.entity(targetEntity, isKindOf: expected)
+            else {
+                throw irreversible(
+                    because:
+                        "\(olderName).\(relationship.name) (as \(newerName).\(counterpart)) comes to lead to \(newerRelationship.destinationEntityName), whose rows do not all fit \(relationship.destinationEntityName), where it leads in '\(older.name)'"
+                )
             }
             let mappingName = MappingModel.mappingName(source: newerRelationship.destinationEntityName, destination: target)
             relationships.append(
@@ -129,9 +153,23 @@ struct StepBack {
         )
     }
 
-    /// The newer property an inferred mapping forward fills from the older `name`.
-    private func counterpart(of name: String, in mappings: [PropertyMapping]) -> String? {
-        mappings.first { $0.valueExpression?.sourceKeysRead == [name] }?.name
+    /// The newer property an inferred mapping forward fills from the older `name` of
+    /// `olderEntity`. Inference may fill several from one (a property renamed that kept its
+    /// renaming identifier, beside a new one of the old name): the one of the same name
+    /// carries it back; without one, which does is not known.
+    private func counterpart(
+        of name: String,
+        of olderEntity: String,
+        in mappings: [PropertyMapping],
+        newerEntity: String
+    ) throws(MigrationError) -> String? {
+        let candidates = mappings.filter { $0.valueExpression?.sourceKeysRead == [name] }.map(\.name)
+        guard candidates.count > 1 else { return candidates.first }
+        if candidates.contains(name) { return name }
+        throw irreversible(
+            because:
+                "\(candidates.map { "\(newerEntity).\($0)" }.joined(separator: " and ")) each continue \(olderEntity).\(name) (by name or renaming identifier): which one carries its values back is not known"
+        )
     }
 
     /// Refuses a step forward whose mapping models, policies or manager did more than
@@ -179,7 +217,10 @@ struct StepBack {
         }
         if let policyName = entityMapping.policyName {
             guard let policy = policies.makePolicy(named: policyName) else {
-                throw irreversible(because: "\(entityMapping.name) runs the policy \(policyName), which is not registered here")
+                throw irreversible(
+                    because:
+                        "\(entityMapping.name) runs the policy \(policyName), which is not registered here: what its Swift does cannot be seen (run the migration back from the app that registers it)"
+                )
             }
             let type = type(of: policy)
             guard type.overriddenHooks.isSubset(of: [.createDestinationInstances]), let declared = type.declaredValues else {
@@ -195,16 +236,25 @@ struct StepBack {
             let sets: Set<String> = [property.name]
             if let counterpart = inferredSource(of: property.name, in: entityMapping, against: inferred) {
                 // A property carried forward: by the same key path and nothing else, or it was changed.
-                if expression.sourceKeysRead == [counterpart], expression.sourceKeyPath == [counterpart] || expression.destinationInstancesCall != nil
-                {
-                    continue
-                }
+                if Self.carries(expression, counterpart) { continue }
                 throw irreversible(
                     because: "the mapping model \(mapping.name) fills \(newerName).\(property.name) with \(expression), which has no known inverse"
                 )
             }
             try checkSets(sets, reads: expression.sourceKeysRead, by: "the mapping model \(mapping.name)", in: entityMapping, against: inferred)
         }
+    }
+
+    /// Whether `expression` carries the source's `key` as it is: `$source.key`, or a
+    /// relationship's objects looked up through the manager (by entity mapping, or by
+    /// source relationship as Xcode writes some) from `$source.key` alone.
+    static func carries(_ expression: Expression, _ key: String) -> Bool {
+        guard expression.sourceKeysRead == [key] else { return false }
+        if expression.sourceKeyPath == [key] { return true }
+        guard case .functionCall(.variable("manager", []), let selector, let arguments) = expression, arguments.last?.sourceKeyPath == [key] else {
+            return false
+        }
+        return selector == MigrationManager.destinationInstancesSelector || selector == MigrationManager.destinationInstancesForRelationshipSelector
     }
 
     /// The older property inference fills `name` from, in the mapping between the same entities.
