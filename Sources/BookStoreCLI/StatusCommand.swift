@@ -19,6 +19,9 @@ struct StatusCommand: AsyncParsableCommand {
             print("Store model version:   \(status.storeModel.name)")
             print("Current model version: \(status.currentModel.name)")
             print("Compatible:            \(status.isCompatible ? "yes" : "no, the store needs migrating")")
+            if let from = status.metadata.migratedBackFrom {
+                print("Migrated back from:    \(from) (a rollback: the service does not migrate it forward at start-up; `bookstore migrate` does)")
+            }
             if !status.pendingSteps.isEmpty {
                 print("Pending steps:")
                 for (index, step) in status.pendingSteps.enumerated() { print("  \(index + 1). \(step)") }

@@ -56,4 +56,47 @@ import Testing
             }
         }
     }
+
+    /// A replica of the newer release (re)started on a store rolled back to BookStore 4
+    /// does not take it forward again: it waits, answering 503 and saying why, the store
+    /// left at BookStore 4; once an operator migrates it forward (`bookstore migrate`), it
+    /// serves it, and the store no longer says it was taken back.
+    @Test(arguments: TestEngine.allCases)
+    func aReplicaOfTheNewerReleaseStartingAfterARollbackWaitsRatherThanUndoingIt(engine: TestEngine) async throws {
+        let models = try loadModels()
+        try await engine.withStoreURL { url in
+            try await seed(url, version: 5)
+            try await BookStoreMigration.migrator(models: models, logger: quietLogger)
+                .migrateStore(at: url, to: "BookStore 4", acceptingDataLoss: true)
+            #expect(try await PersistentStore.metadata(at: url).migratedBackFrom == "BookStore 5")
+
+            let service = try makeService(url)
+            try await service.makeApplication().test(.router) { client in
+                var health = try await client.send(.get, "/health")
+                let deadline = ContinuousClock.now + .seconds(60)
+                while health.json["status"]?.string == "starting", ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(10))
+                    health = try await client.send(.get, "/health")
+                }
+                #expect(health.status == .serviceUnavailable)
+                #expect(health.json["status"]?.string == "waiting" && health.json["storeVersion"]?.string == "BookStore 4", "\(health.text)")
+                #expect(
+                    health.json["reason"]?.string?.contains("the store was migrated back from BookStore 5 to BookStore 4 (a rollback)") == true,
+                    "\(health.text)"
+                )
+                let list = try await client.send(.get, "/publications")
+                expectProblem(list, .serviceUnavailable)
+                #expect(list.json["detail"]?.string?.contains("start-up does not undo a rollback") == true, "\(list.text)")
+                // It did not migrate.
+                #expect(try models.model(version: 4).isCompatible(with: try await PersistentStore.metadata(at: url)))
+
+                let forward = try await BuiltCommand("bookstore", unsetEnvironment: ["BOOKSTORE_STORE"]).run(["migrate", "--store", url.description])
+                #expect(forward.status == 0, "\(forward.stderr)")
+                try await waitUntilReady(client)
+                let served = try await client.send(.get, "/publications")
+                #expect(served.status == .ok && served.json["total"]?.int == 4, "\(served.text)")
+                #expect(try await PersistentStore.metadata(at: url).migratedBackFrom == nil)
+            }
+        }
+    }
 }

@@ -38,9 +38,10 @@ struct HealthRoutes: Sendable {
         case .migrating(let report):
             health.status = "migrating"
             health.migration = report.progress()
-        case .waitingForMigration(let version):
+        case .waitingForMigration(let version, let rolledBackFrom):
             health.status = "waiting"
             health.storeVersion = version
+            health.reason = StoreGate.waitingReason(storeVersion: version, rolledBackFrom: rolledBackFrom, modelName: gate.modelName)
         case .starting:
             health.status = "starting"
         case .stopped:
@@ -59,7 +60,8 @@ struct Health: ResponseEncodable, Sendable {
     var store: String
     /// While waiting for another process to migrate the store: its version.
     var storeVersion: String?
-    /// Once the store was migrated by another process: what happened and what to do.
+    /// While waiting, why; once the store was migrated by another process, what happened
+    /// and what to do.
     var reason: String?
     var migration: MigrationProgress?
 

@@ -19,8 +19,10 @@ public final class StoreGate: Sendable {
         case starting
         /// Migrating to the current model; the latest report and when it came.
         case migrating(MigrationReport)
-        /// Outdated and told not to migrate (`--no-migrate`): another process must migrate it.
-        case waitingForMigration(storeVersion: String)
+        /// Outdated and not to be migrated here: told so (`--no-migrate`), or the store was
+        /// migrated back from `rolledBackFrom` (a rollback), which start-up does not undo.
+        /// Another process must migrate it.
+        case waitingForMigration(storeVersion: String, rolledBackFrom: String? = nil)
         /// Open at the current model version and serving, through this container.
         case ready(PersistentContainer)
         /// Another process migrated the store to another model version since this service
@@ -135,6 +137,16 @@ public final class StoreGate: Sendable {
         }
     }
 
+    /// Why a service waits for another process to migrate its store.
+    static func waitingReason(storeVersion: String, rolledBackFrom: String?, modelName: String) -> String {
+        guard let rolledBackFrom else {
+            return
+                "the store is at \(storeVersion) and this service serves \(modelName); it was started with --no-migrate, so it waits for `bookstore migrate` to migrate the store"
+        }
+        return
+            "the store was migrated back from \(rolledBackFrom) to \(storeVersion) (a rollback) and this service serves \(modelName); start-up does not undo a rollback, so it waits for `bookstore migrate` to migrate the store forward again, or for the release that serves \(storeVersion) to replace it"
+    }
+
     /// The open container of a current store.
     ///
     /// - Throws: ``Problem`` 503 with `Retry-After` and, during a migration, its progress.
@@ -158,13 +170,12 @@ public final class StoreGate: Sendable {
                 extensions: ["migration": JSONValue(encoding: progress)],
                 headers: headers
             )
-        case .waitingForMigration(let version):
+        case .waitingForMigration(let version, let rolledBackFrom):
             return Problem(
                 .serviceUnavailable,
                 type: .unavailable,
                 title: "The store needs migrating",
-                detail:
-                    "the store is at \(version) and this service serves \(modelName); it was started with --no-migrate, so it waits for `bookstore migrate` to migrate the store",
+                detail: Self.waitingReason(storeVersion: version, rolledBackFrom: rolledBackFrom, modelName: modelName),
                 headers: headers
             )
         case .outdated(let error):

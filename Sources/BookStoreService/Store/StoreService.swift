@@ -74,8 +74,11 @@ struct StoreService: Service {
             )
             return try await PersistentContainer.open(model: models.current, store: url, options: .createIfMissing, logger: logger)
         }
-        if !plan.isEmpty && !configuration.migrate {
-            plan = try await waitForMigration(plan, migrator: migrator)
+        // A store migrated back on purpose is not taken forward again by whichever replica of
+        // the newer release starts next: only by `bookstore migrate`, asked for.
+        let rolledBackFrom = plan.isEmpty ? nil : try await PersistentStore.metadata(at: url).migratedBackFrom
+        if !plan.isEmpty && (!configuration.migrate || rolledBackFrom != nil) {
+            plan = try await waitForMigration(plan, migrator: migrator, rolledBackFrom: rolledBackFrom)
         }
         if !plan.isEmpty {
             try await migrate(plan)
@@ -113,19 +116,22 @@ struct StoreService: Service {
     }
 
     /// `--no-migrate`: polls until another process has migrated the store.
-    private func waitForMigration(_ plan: MigrationPlan, migrator: ProgressiveMigrator) async throws -> MigrationPlan {
+    private func waitForMigration(_ plan: MigrationPlan, migrator: ProgressiveMigrator, rolledBackFrom: String?) async throws -> MigrationPlan {
         var plan = plan
-        gate.move(to: .waitingForMigration(storeVersion: plan.storeVersion.name))
+        gate.move(to: .waitingForMigration(storeVersion: plan.storeVersion.name, rolledBackFrom: rolledBackFrom))
         logger.warning(
-            "the store needs migrating and --no-migrate was given; waiting for `bookstore migrate`",
+            rolledBackFrom == nil
+                ? "the store needs migrating and --no-migrate was given; waiting for `bookstore migrate`"
+                : "the store was migrated back (a rollback), which start-up does not undo; waiting for `bookstore migrate` to migrate it forward again",
             metadata: [
                 LoggingKeys.store: "\(configuration.store)", LoggingKeys.modelVersion: "\(plan.storeVersion.name)",
+                "bookstore.store.migrated_back_from": "\(rolledBackFrom ?? "-")",
             ]
         )
         while !plan.isEmpty {
             try await Task.sleep(for: configuration.migrationPollInterval)
             plan = try await migrator.plan(forStoreAt: configuration.store)
-            gate.move(to: .waitingForMigration(storeVersion: plan.storeVersion.name))
+            gate.move(to: .waitingForMigration(storeVersion: plan.storeVersion.name, rolledBackFrom: rolledBackFrom))
         }
         return plan
     }

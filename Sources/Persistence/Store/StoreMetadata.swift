@@ -23,6 +23,8 @@ public struct StoreMetadata: Sendable, Hashable {
     public static let hashesVersionKey = "NSStoreModelVersionHashesVersion"
     /// The name of the model version that wrote the store (ours; Core Data does not keep it).
     public static let modelVersionNameKey = "PersistenceModelVersionName"
+    /// The metadata key of ``migratedBackFrom`` (ours).
+    public static let migratedBackFromKey = "PersistenceMigratedBackFrom"
 
     /// Entity name → version hash.
     public var versionHashes: [String: Data]
@@ -52,6 +54,23 @@ public struct StoreMetadata: Sendable, Hashable {
         self.storeType = storeType
         self.modelVersionName = modelVersionName
         self.additional = additional
+    }
+
+    /// The version a migration back took the store from (``MigrationPlan/goesBack``): the
+    /// newest it was at before a rollback; `nil` for a store never taken back, or taken
+    /// forward since. Kept among ``additional``, so an earlier release that does not know
+    /// it keeps it too. A service of the newer release that finds it does not take the
+    /// store forward again at start-up unasked.
+    ///
+    /// ```swift
+    /// let metadata = try await PersistentStore.metadata(at: url)
+    /// metadata.migratedBackFrom // "BookStore 5", after `migrate --to "BookStore 4"`
+    /// ```
+    public var migratedBackFrom: String? {
+        get {
+            if case .string(let name) = additional[Self.migratedBackFromKey] { name } else { nil }
+        }
+        set { additional[Self.migratedBackFromKey] = newValue.map(PropertyListValue.string) }
     }
 
     /// Whether another framework wrote the store (Apple's Core Data): it carries no model

@@ -104,9 +104,12 @@ struct MigrationRun {
     }
 
     /// The destination's metadata: its model's hashes, the store's identity and the keys
-    /// the store carried that are not Core Data's.
+    /// the store carried that are not Core Data's; on a way back, the version it was taken
+    /// back from (the first such, through several rollbacks), which a way forward clears.
     private func metadata(for model: ManagedObjectModel, original: StoreMetadata) -> StoreMetadata {
-        original.migrated(to: model, storeType: store.storeType)
+        var metadata = original.migrated(to: model, storeType: store.storeType)
+        metadata.migratedBackFrom = plan.goesBack ? original.migratedBackFrom ?? plan.storeVersion.name : nil
+        return metadata
     }
 
     func stepLabel(_ index: Int) -> String {
