@@ -88,6 +88,9 @@ import Testing
                     == Self.publications.map { AttributeValue.double($0.price) }.sorted { "\($0)" < "\($1)" }
             )
             #expect(try await kit.values("text", of: "Page", in: url).count == Self.publications.count * 3)
+            let rows = Self.publications.map { "\($0.title) | \($0.first ?? "nil") | \($0.last ?? "nil") | \($0.price)" }.sorted()
+            #expect(try await Self.rows(["title", "firstName", "lastName", "price"], in: url, version: "BookStore 4") == rows)
+            #expect(try await Self.pagesNamingTheirBook(in: url, version: "BookStore 4", link: "publication") == Self.publications.count * 3)
         }
     }
 
@@ -117,6 +120,10 @@ import Testing
                 }
             }
             #expect(try await kit.values("author", of: "Publication", in: url) == Self.sorted(joined))
+            // Row by row: each title with its own author and price, each page with its own publication.
+            let expectedRows = zip(Self.publications, joined).map { "\($0.title) | \($1 ?? "nil") | \($0.price)" }.sorted()
+            #expect(try await Self.rows(["title", "author", "price"], in: url, version: "BookStore 3") == expectedRows)
+            #expect(try await Self.pagesNamingTheirBook(in: url, version: "BookStore 3", link: "publication") == Self.publications.count * 3)
             #expect(try await kit.values("title", of: "Publication", in: url) == titles)
             #expect(try await kit.values("text", of: "Page", in: url) == texts)
 
@@ -130,7 +137,31 @@ import Testing
             #expect(try await kit.values("number", of: "Page", in: url) == numbers)
             // The synopses were dropped on the way back; the step forward fills them from the titles.
             #expect(try await kit.values("synopsis", of: "Publication", in: url) == titles)
+            let forwardRows = Self.publications.map { "\($0.title) | \($0.first ?? "nil") | \($0.last ?? "nil") | \($0.price)" }.sorted()
+            #expect(try await Self.rows(["title", "firstName", "lastName", "price"], in: url, version: "BookStore 5") == forwardRows)
+            #expect(try await Self.pagesNamingTheirBook(in: url, version: "BookStore 5", link: "publication") == Self.publications.count * 3)
         }
+    }
+
+    /// Each publication's values of `keys`, joined by ` | ` (`nil` for NULL), sorted.
+    static func rows(_ keys: [String], in url: StoreURL, version: String) async throws -> [String] {
+        let model = try #require(try BookStoreModels.load().versions.version(named: version))
+        let logger = Logger(label: "user-migration-tests") { _ in SwiftLogNoOpLogHandler() }
+        let container = try await PersistentContainer.open(model: model, store: url, logger: logger)
+        let context = container.newContext()
+        let rows = try await context.fetch(FetchRequest(entityName: "Publication")).map { publication in
+            keys.map { key -> String in
+                switch publication.value(forKey: key) {
+                case .null: "nil"
+                case .string(let text): text
+                case .double(let number): "\(number)"
+                case let other: "\(other)"
+                }
+            }
+            .joined(separator: " | ")
+        }
+        await container.store.close()
+        return rows.sorted()
     }
 
     /// Without the mapping model back over the author split, the way to 3 is refused before
