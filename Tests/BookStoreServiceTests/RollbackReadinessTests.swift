@@ -99,4 +99,54 @@ import Testing
             }
         }
     }
+
+    /// The earlier release (whose chain ends at BookStore 4) refuses a BookStore 5 store
+    /// when it opens it, as newer than it knows, and leaves it as it was; once the store is
+    /// migrated back, it opens it as its current version.
+    @Test(arguments: TestEngine.allCases)
+    func theEarlierReleaseOpensTheStoreOnlyOnceItIsBack(engine: TestEngine) async throws {
+        let models = try loadModels()
+        let earlier = try VersionedModel(name: "BookStore", versions: Array(models.versions.versions.prefix(4)), currentVersionName: "BookStore 4")
+        let earlierChain = try MigrationChain(
+            EarlierBookStoreVersion.self,
+            models: earlier,
+            mappingModels: models.mappingModels.filter { $0.destinationModelName != "BookStore 5" && $0.sourceModelName != "BookStore 5" },
+            policies: BookStoreMigration.policies
+        )
+        try await engine.withStoreURL { url in
+            try await seed(url, version: 5)
+            let before = try await StoreSnapshot(url)
+            let migrator = ProgressiveMigrator(chain: earlierChain, logger: quietLogger)
+            let error = await #expect(throws: MigrationError.self) { _ = try await migrator.openStore(at: url) }
+            #expect(error?.code == .newerStore, "\(String(describing: error))")
+            #expect(
+                error?.message.contains("'BookStore 5', which is newer than every version this app knows") == true,
+                "\(String(describing: error))"
+            )
+            try await expectUnchanged(url, since: before)
+
+            try await BookStoreMigration.migrator(models: models, logger: quietLogger)
+                .migrateStore(at: url, to: "BookStore 4", acceptingDataLoss: true)
+            let store = try await migrator.openStore(at: url)
+            #expect(store.model.name == "BookStore 4")
+            await store.close()
+        }
+    }
+}
+
+/// BookStore's chain as the release before BookStore 5 shipped it.
+enum EarlierBookStoreVersion: String, MigrationVersion, CaseIterable {
+    case v1 = "BookStore"
+    case v2 = "BookStore 2"
+    case v3 = "BookStore 3"
+    case v4 = "BookStore 4"
+    var modelName: String { rawValue }
+    func nextVersion() -> EarlierBookStoreVersion? {
+        switch self {
+        case .v1: .v2
+        case .v2: .v3
+        case .v3: .v4
+        case .v4: nil
+        }
+    }
 }

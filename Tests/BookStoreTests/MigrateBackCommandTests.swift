@@ -86,4 +86,40 @@ struct MigrateBackCommandTests {
             try await expectUnchanged(url, since: before)
         }
     }
+
+    /// `persistence migrate --to` an earlier version, from the model files alone: back to 4
+    /// is inferred (the inverse of a step that only added the synopsis) and runs only with
+    /// `--accept-data-loss`; back to 3 needs the policy of the mapping back, Swift the command
+    /// does not have, and is refused before anything is written.
+    @Test(arguments: TestEngine.allCases)
+    func persistenceMigratesBackFromTheModelFiles(engine: TestEngine) async throws {
+        try await engine.withStoreURL { url in
+            let seed = try await BookStoreProcess.running(["seed", "--store", url.description])
+            #expect(seed.status == 0, "\(seed.stderr)")
+            let models = BuiltCommand.packageRoot.appendingPathComponent("Migrations/BookStore.xcdatamodeld").path
+            let mappings = BuiltCommand.packageRoot.appendingPathComponent("Migrations/Mappings").path
+            let command = BuiltCommand("persistence")
+            let kit = MigrationTestKit(chain: try BookStoreMigration.chain(models: try loadModels()), engine: engine, logger: quietLogger)
+            let synopses = try await kit.values("synopsis", of: "Publication", in: url).filter { $0 != .null }.count
+            let before = try await StoreSnapshot(url)
+            let arguments = ["migrate", "--store", url.description, "--models", models, "--mappings", mappings]
+
+            let three = try await command.run(arguments + ["--to", "BookStore 3", "--accept-data-loss"])
+            #expect(three.status != 0)
+            #expect(three.stderr.contains("PublicationJoiningNamesMigrationPolicy"), "\(three.stderr)")
+            try await expectUnchanged(url, since: before)
+
+            let refused = try await command.run(arguments + ["--to", "BookStore 4"])
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("Publication.synopsis is not carried"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("— \(synopses) rows have a value"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("--accept-data-loss"), "\(refused.stderr)")
+            try await expectUnchanged(url, since: before)
+
+            let accepted = try await command.run(arguments + ["--to", "BookStore 4", "--accept-data-loss"])
+            #expect(accepted.status == 0, "\(accepted.stderr)")
+            #expect(try await PersistentStore.metadata(at: url).modelVersionName == "BookStore 4")
+            #expect(try await PersistentStore.metadata(at: url).migratedBackFrom == "BookStore 5")
+        }
+    }
 }

@@ -35,7 +35,7 @@ struct ReadmeTourTests {
                 Issue.record("the tour has a line the test does not know: \(line)")
             }
         }
-        // The tour's store went 1 → 3 → 5, then was replaced at version 2; the service's was not touched.
+        // The tour's store went 1 → 3 → 5 → 4 → 5, then was replaced at version 2; the service's was not touched.
         func version(_ name: String) async throws -> String {
             let status = try await Self.bookstore(["status", "--store", "sqlite://./\(name)"], in: directory, environment: [:])
             return status.stdout.split(separator: "\n").first { $0.hasPrefix("Store model version:") }.map(String.init) ?? status.stderr

@@ -60,11 +60,19 @@ extension MigrationChain {
     }
 
     /// Where a version stands among the others on a chain without an order of versions,
-    /// for telling a way back from a way forward: the current version last (it is the newest,
-    /// whatever its name), the others in the order of their names. Where the names sort
-    /// unlike the history, a chain of the app's (``init(_:models:mappingModels:policies:)``,
-    /// `--chain`) gives the order instead. `nil` for a version the models do not have.
+    /// for telling a way back from a way forward when a target is named: by the versions'
+    /// identifiers where each has a distinct number (Xcode's Model Version Identifier, `1`,
+    /// `2`, `3`: an Apple project whose `.xccurrentversion` still names its first version
+    /// keeps its history there); otherwise the current version last (the newest, whatever
+    /// its name) and the others in the order of their names. Where neither says the
+    /// history, a chain of the app's (``init(_:models:mappingModels:policies:)``, `--chain`)
+    /// gives it. `nil` for a version the models do not have.
     func straightRank(of version: ManagedObjectModel) -> Int? {
+        let numbers = models.versions.map { VersionNumber($0.versionIdentifier) }
+        if numbers.allSatisfy({ $0 != nil }), Set(numbers.map { $0!.parts }).count == numbers.count {
+            let ordered = zip(models.versions, numbers).sorted { $0.1! < $1.1! }.map(\.0.name)
+            return ordered.firstIndex(of: version.name)
+        }
         if version.name == models.current.name { return models.versions.count }
         return models.versions.firstIndex { $0.name == version.name }
     }

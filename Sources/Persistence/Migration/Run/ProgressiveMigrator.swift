@@ -344,8 +344,11 @@ public final class ProgressiveMigrator: Sendable {
         }
         // Back to an older version, only when asked for by name: the way forward from it,
         // walked backwards. Opening a store, or migrating it to the current version, never
-        // takes it back (a store newer than the current version is refused as before).
-        let back = precedes(targetModel, source)
+        // takes it back (a store the app's chain has after the current version is refused).
+        // Without a target on Core Data's way (no order of versions), the current version
+        // is where a store goes, as Core Data takes it there.
+        let straight = if case .straight = chain.route { true } else { false }
+        let back = (target != nil || !straight) && precedes(targetModel, source)
         if back && target == nil {
             throw MigrationError(
                 .newerStore,
