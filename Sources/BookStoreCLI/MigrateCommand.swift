@@ -36,7 +36,9 @@ struct MigrateCommand: AsyncParsableCommand {
             // it prints is the one it runs.
             let url = try options.migrationURL()
             let administration = StoreAdministration(models: try BookStoreModels.load(), logger: logger)
-            let target = try to.map { try administration.versionName($0) }
+            // Named even when it is the current version: a store taken back on purpose is
+            // taken forward again by this command, asked for, not by a service's start-up.
+            let target = try to.map { try administration.versionName($0) } ?? administration.models.current.name
             var steps = try await administration.migrationPlan(for: url, to: target)
             // The first step's warnings counted on the store, for a plan shown before deciding.
             if plan || steps.goesBack { steps = try await steps.countingAffectedRows(in: url, logger: logger) }

@@ -94,7 +94,12 @@ public struct MigrationTestKit: Sendable {
     /// ```
     @discardableResult
     public func migrate(_ url: StoreURL, to target: String? = nil, acceptingDataLoss: Bool = false) async throws -> MigrationPlan {
-        try await ProgressiveMigrator(chain: chain, logger: logger).migrateStore(at: url, to: target, acceptingDataLoss: acceptingDataLoss)
+        // Named, as a test means it: a store the test took back is taken forward again.
+        try await ProgressiveMigrator(chain: chain, logger: logger).migrateStore(
+            at: url,
+            to: target ?? chain.models.current.name,
+            acceptingDataLoss: acceptingDataLoss
+        )
     }
 
     /// For each version before `target` (the current version when `nil`), in the order of the

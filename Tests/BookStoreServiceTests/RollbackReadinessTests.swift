@@ -100,6 +100,35 @@ import Testing
         }
     }
 
+    /// A replica waiting on a store taken back to BookStore 3 sees it moved on to BookStore 4
+    /// by a migration that named its target (the mark gone): it migrates the rest itself and
+    /// serves.
+    @Test(arguments: TestEngine.allCases)
+    func aWaitingReplicaMigratesOnceTheStoreIsNoLongerTakenBack(engine: TestEngine) async throws {
+        let models = try loadModels()
+        try await engine.withStoreURL { url in
+            try await seed(url, version: 5)
+            let migrator = try BookStoreMigration.migrator(models: models, logger: quietLogger)
+            try await migrator.migrateStore(at: url, to: "BookStore 3", acceptingDataLoss: true)
+            let service = try makeService(url)
+            try await service.makeApplication().test(.router) { client in
+                var health = try await client.send(.get, "/health")
+                let deadline = ContinuousClock.now + .seconds(60)
+                while health.json["status"]?.string == "starting", ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(10))
+                    health = try await client.send(.get, "/health")
+                }
+                #expect(health.json["status"]?.string == "waiting" && health.json["storeVersion"]?.string == "BookStore 3", "\(health.text)")
+                try await BookStoreMigration.migrator(models: models, logger: quietLogger).migrateStore(at: url, to: "BookStore 4")
+                try await waitUntilReady(client)
+                let served = try await client.send(.get, "/publications")
+                #expect(served.status == .ok && served.json["total"]?.int == 4, "\(served.text)")
+                let metadata = try await PersistentStore.metadata(at: url)
+                #expect(metadata.modelVersionName == "BookStore 5" && metadata.migratedBackFrom == nil)
+            }
+        }
+    }
+
     /// The earlier release (whose chain ends at BookStore 4) refuses a BookStore 5 store
     /// when it opens it, as newer than it knows, and leaves it as it was; once the store is
     /// migrated back, it opens it as its current version.

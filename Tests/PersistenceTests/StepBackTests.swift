@@ -124,7 +124,7 @@ struct StepBackTests {
             #expect(try await Self.read(url, model: v1) == written)
             #expect(try await PersistentStore.layoutDifferences(at: url, model: v1).differences.isEmpty)
 
-            try await migrator.migrateStore(at: url)
+            try await migrator.migrateStore(at: url, to: "Shelves 3")
             #expect(try await Self.read(url, model: v3) == written)
         }
     }
@@ -257,6 +257,38 @@ struct StepBackTests {
         let mapping = try #require(plan.steps.first?.mappingModels.first?.entityMappings.first { $0.destinationEntityName == "Item" })
         #expect(mapping.propertyMapping(named: "title")?.valueExpression?.sourceKeyPath == ["title"])
         #expect(plan.steps[0].dataLossWarnings.map(\.kind) == [.attributeNotCarried(entity: "Item", attribute: "name", entityMapping: "ItemToItem")])
+    }
+
+    /// A store taken back says from where; a migration without a target (opening it) does
+    /// not take it forward again, unchanged, while one that names the target does, and the
+    /// mark is gone after it.
+    @Test(arguments: TestEngine.allCases)
+    func aStoreTakenBackIsTakenForwardOnlyByANamedTarget(engine: TestEngine) async throws {
+        let models = try Self.models()
+        let migrator = ProgressiveMigrator(chain: try MigrationChain(DeclaredVersion.self, models: models), logger: testLogger)
+        try await engine.withStoreURL { url in
+            try await Self.write(url, model: try #require(models.version(named: "Shelves 3")))
+            try await migrator.migrateStore(at: url, to: "Shelves 2")
+            #expect(try await PersistentStore.metadata(at: url).migratedBackFrom == "Shelves 3")
+            let before = try await StoreSnapshot(url)
+            let refused = await #expect(throws: MigrationError.self) { try await migrator.migrateStore(at: url) }
+            #expect(refused?.code == .storeRolledBack)
+            #expect(
+                refused?.message
+                    == "the store was migrated back from 'Shelves 3' to 'Shelves 2' (a rollback); a migration without a target does not take it forward again",
+                "\(String(describing: refused))"
+            )
+            let opened = await #expect(throws: MigrationError.self) { _ = try await migrator.openStore(at: url) }
+            #expect(opened?.code == .storeRolledBack)
+            try await expectUnchanged(url, since: before)
+
+            try await migrator.migrateStore(at: url, to: "Shelves 3")
+            #expect(try await PersistentStore.metadata(at: url).migratedBackFrom == nil)
+            #expect(
+                try await Self.read(url, model: try #require(models.version(named: "Shelves 3")))
+                    == Dictionary(uniqueKeysWithValues: Self.shelving.map { ($0.shelf, $0.books) })
+            )
+        }
     }
 
     /// Opening a store, or migrating it with no target, never takes it back: a store of a

@@ -75,13 +75,20 @@ struct StoreService: Service {
             return try await PersistentContainer.open(model: models.current, store: url, options: .createIfMissing, logger: logger)
         }
         // A store migrated back on purpose is not taken forward again by whichever replica of
-        // the newer release starts next: only by `bookstore migrate`, asked for.
-        let rolledBackFrom = plan.isEmpty ? nil : try await PersistentStore.metadata(at: url).migratedBackFrom
-        if !plan.isEmpty && (!configuration.migrate || rolledBackFrom != nil) {
-            plan = try await waitForMigration(plan, migrator: migrator, rolledBackFrom: rolledBackFrom)
-        }
-        if !plan.isEmpty {
-            try await migrate(plan)
+        // the newer release starts next: only by `bookstore migrate`, asked for. The migrator
+        // refuses it too (under its lock, for a store taken back while this replica waited).
+        while !plan.isEmpty {
+            let rolledBackFrom = try await PersistentStore.metadata(at: url).migratedBackFrom
+            if !configuration.migrate || rolledBackFrom != nil {
+                plan = try await waitForMigration(plan, migrator: migrator, rolledBackFrom: rolledBackFrom)
+                continue
+            }
+            do {
+                try await migrate(plan)
+                break
+            } catch let error as MigrationError where error.code == .storeRolledBack {
+                plan = try await migrator.plan(forStoreAt: url)
+            }
         }
         return try await PersistentContainer.open(model: models.current, store: url, options: .existingOnly, logger: logger)
     }
@@ -131,7 +138,11 @@ struct StoreService: Service {
         while !plan.isEmpty {
             try await Task.sleep(for: configuration.migrationPollInterval)
             plan = try await migrator.plan(forStoreAt: configuration.store)
-            gate.move(to: .waitingForMigration(storeVersion: plan.storeVersion.name, rolledBackFrom: rolledBackFrom))
+            let stillRolledBack = plan.isEmpty ? nil : try await PersistentStore.metadata(at: configuration.store).migratedBackFrom
+            // No longer taken back (migrated meanwhile, to an earlier version than this one
+            // serves): the service migrates it, unless told not to.
+            if rolledBackFrom != nil && stillRolledBack == nil && configuration.migrate { return plan }
+            gate.move(to: .waitingForMigration(storeVersion: plan.storeVersion.name, rolledBackFrom: stillRolledBack))
         }
         return plan
     }

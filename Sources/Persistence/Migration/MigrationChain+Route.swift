@@ -33,8 +33,14 @@ extension MigrationChain {
         // Forward only: a mapping model back to an older version (a way back, see
         // ``ProgressiveMigrator/migrateStore(at:to:storeVersion:acceptingDataLoss:progress:)``)
         // is no way forward.
+        let order = straightOrder()
         let maps = { (from: ManagedObjectModel, to: ManagedObjectModel) in
-            (straightRank(of: from) ?? -1) < (straightRank(of: to) ?? -1) && mappingModels.contains { $0.maps(from: from, to: to) }
+            guard mappingModels.contains(where: { $0.maps(from: from, to: to) }) else { return false }
+            // Where the order says the history, a mapping model that leads to an earlier
+            // version is a way back, never a way forward.
+            guard order.saysTheHistory, let fromIndex = order.names.firstIndex(of: from.name), let toIndex = order.names.firstIndex(of: to.name)
+            else { return true }
+            return fromIndex < toIndex
         }
         // Mapping paths from the source onward, and from each version to the target: the
         // versions after the first, fewest steps first.
@@ -60,21 +66,28 @@ extension MigrationChain {
     }
 
     /// Where a version stands among the others on a chain without an order of versions,
-    /// for telling a way back from a way forward when a target is named: by the versions'
-    /// identifiers where each has a distinct number (Xcode's Model Version Identifier, `1`,
-    /// `2`, `3`: an Apple project whose `.xccurrentversion` still names its first version
-    /// keeps its history there); otherwise the current version last (the newest, whatever
-    /// its name) and the others in the order of their names. Where neither says the
-    /// history, a chain of the app's (``init(_:models:mappingModels:policies:)``, `--chain`)
-    /// gives it. `nil` for a version the models do not have.
+    /// for telling a way back from a way forward when a target is named
+    /// (``straightOrder()``); `nil` for a version the models do not have.
     func straightRank(of version: ManagedObjectModel) -> Int? {
+        straightOrder().names.firstIndex(of: version.name)
+    }
+
+    /// The versions of a chain without an order of its own, oldest first: by their
+    /// identifiers where each has a number of its own (Xcode's Model Version Identifier `1`,
+    /// `2`, `3`: an Apple project whose `.xccurrentversion` still names its first version
+    /// keeps its history there); otherwise by name with the current version last.
+    /// `saysTheHistory` is whether that order can be trusted to be the history: numbers, or
+    /// names whose order puts the current version last anyway. Where it cannot, a mapping
+    /// model back is not told from one forward when routing (give a chain, ``init(models:through:mappingModels:policies:)``
+    /// or `--chain`, to say the history).
+    func straightOrder() -> (names: [String], saysTheHistory: Bool) {
         let numbers = models.versions.map { VersionNumber($0.versionIdentifier) }
-        if numbers.allSatisfy({ $0 != nil }), Set(numbers.map { $0!.parts }).count == numbers.count {
-            let ordered = zip(models.versions, numbers).sorted { $0.1! < $1.1! }.map(\.0.name)
-            return ordered.firstIndex(of: version.name)
+        if numbers.allSatisfy({ $0 != nil }), Set(numbers.map { $0!.significantParts }).count == numbers.count {
+            return (zip(models.versions, numbers).sorted { $0.1! < $1.1! }.map(\.0.name), true)
         }
-        if version.name == models.current.name { return models.versions.count }
-        return models.versions.firstIndex { $0.name == version.name }
+        let byName = models.versions.map(\.name)
+        let current = models.current.name
+        return (byName.filter { $0 != current } + [current], byName.last == current)
     }
 
     /// The fewest-step paths from `start` along `edge`, by the name of where each ends;

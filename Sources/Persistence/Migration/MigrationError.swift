@@ -69,6 +69,10 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
         /// A step back would drop data (what the newer version added) and the caller did not
         /// accept the loss: nothing was written.
         public static let dataLossNotAccepted = Code(base: "dataLossNotAccepted")
+        /// A migration without a target (opening a store, a service's start-up) found a
+        /// store taken back on purpose (``StoreMetadata/migratedBackFrom``): it does not undo
+        /// the rollback; a migration that names its target does.
+        public static let storeRolledBack = Code(base: "storeRolledBack")
     }
 
     /// What kind of error it is.

@@ -544,6 +544,9 @@ public final class ProgressiveMigrator: Sendable {
     /// `storeVersion` names the version of a store written by Apple's Core Data whose
     /// tables fit several versions; other stores are recognised by their version hashes.
     ///
+    /// Without a `target`, a store taken back on purpose (``StoreMetadata/migratedBackFrom``)
+    /// is not taken forward again (``MigrationError/Code/storeRolledBack``): name the target to.
+    ///
     /// A `target` older than the store's version takes it back (``MigrationPlan/goesBack``),
     /// step by step along the way forward: each step back by a mapping model from the newer
     /// version to the older where the chain has one, else by the inverse of the step forward
@@ -603,6 +606,7 @@ public final class ProgressiveMigrator: Sendable {
         // A current store is the common case: find out without taking the lock.
         let unlocked = try await plan(forStoreAt: url, to: target, storeVersion: storeVersion)
         try await refuseUnacceptedDataLoss(of: unlocked, at: url, accepting: acceptingDataLoss)
+        try await refuseUndoingRollback(unlocked, target: target, at: url)
         guard !unlocked.isEmpty else {
             logger.debug("store is current", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(unlocked.storeVersion.name)"])
             try await removeLeftoversOfKilledRuns(at: url, plan: unlocked)
@@ -623,6 +627,7 @@ public final class ProgressiveMigrator: Sendable {
                         // Planned again under the lock: a store changed meanwhile is refused as it is now.
                         try refuseTurningBack(plan, from: unlocked, at: url)
                         try await refuseUnacceptedDataLoss(of: plan, at: url, accepting: acceptingDataLoss)
+                        try await refuseUndoingRollback(plan, target: target, at: url)
                         let workload = await MigrationWorkload.measuring(plan, at: url, logger: logger)
                         try await MigrationRun(migrator: self, plan: plan, backend: backend, workload: workload, onProgress: progress).run()
                     }
@@ -782,6 +787,13 @@ struct VersionNumber: Comparable {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false).map { Int($0) }
         guard !parts.isEmpty, parts.allSatisfy({ $0 != nil }) else { return nil }
         self.parts = parts.map { $0! }
+    }
+
+    /// The parts without trailing zeros: `1` and `1.0` are one version.
+    var significantParts: [Int] {
+        var parts = self.parts
+        while parts.count > 1, parts.last == 0 { parts.removeLast() }
+        return parts
     }
 
     static func < (lhs: VersionNumber, rhs: VersionNumber) -> Bool {

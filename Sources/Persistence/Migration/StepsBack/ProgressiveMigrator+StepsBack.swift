@@ -86,6 +86,20 @@ extension ProgressiveMigrator {
         )
     }
 
+    /// Refuses a migration without a target that would take a store taken back on purpose
+    /// forward again (``StoreMetadata/migratedBackFrom``): opening a store, or a service's
+    /// start-up, does not undo a rollback; naming the target does.
+    func refuseUndoingRollback(_ plan: MigrationPlan, target: String?, at url: StoreURL) async throws {
+        guard target == nil, !plan.isEmpty, !plan.goesBack, let from = try await PersistentStore.metadata(at: url).migratedBackFrom else { return }
+        throw MigrationError(
+            .storeRolledBack,
+            "the store was migrated back from '\(from)' to '\(plan.storeVersion.name)' (a rollback); a migration without a target does not take it forward again",
+            hint:
+                "migrate it forward by naming the version (`migrate --to \"\(plan.targetVersion.name)\"`), or open it with the release that runs '\(plan.storeVersion.name)'; the store was not changed",
+            store: url.description
+        )
+    }
+
     /// Why a plan back does not run online: the replicas of the newer release write what the
     /// older version does not have, and the changes they make while it runs are carried
     /// forward only.
