@@ -52,6 +52,9 @@ extension TestEngine {
 
         let metadata = try await PersistentStore.metadata(at: url)
         #expect(target.isCompatible(with: metadata))
+        // Laid out as the target creates it, as a user's tests check it with the kit.
+        try await MigrationTestKit(chain: try BookStoreMigration.chain(models: models), engine: engine, logger: quietLogger)
+            .expectLayoutMatches(url, version: target.name)
         let container = try await PersistentContainer.open(model: target, store: url, logger: quietLogger)
         let context = container.newContext()
         let bookEntity = to >= 3 ? "Publication" : "Book"
@@ -101,6 +104,8 @@ extension TestEngine {
             #expect(expected.tables["ZPAGE"]?.count ?? 0 > 2_000, "\(expected)")
             _ = try await administration.migrate(url, to: try loadModels().model(version: path.to).name)
             try await expectStore(url, atVersion: path.to, holds: expected)
+            try await MigrationTestKit(chain: try BookStoreMigration.chain(models: try loadModels()), engine: engine, logger: quietLogger)
+                .expectLayoutMatches(url, version: try loadModels().model(version: path.to).name)
             #expect(try await PersistentStore.metadata(at: url).modelVersionName == (try loadModels().model(version: path.to).name))
             try await expectNoLeftovers(url)
         }
