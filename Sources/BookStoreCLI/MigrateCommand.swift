@@ -9,7 +9,7 @@ struct MigrateCommand: AsyncParsableCommand {
         commandName: "migrate",
         abstract: "Migrate a store to the current model version (or --to a given one, later or earlier), step by step.",
         discussion:
-            "With --plan it lists the steps, how each runs and what each drops (with the rows concerned in the first), and changes nothing. A failed or interrupted migration leaves the store as it was (on PostgreSQL, at its last completed step). SIGINT or SIGTERM cancel it: the running statement is interrupted, the migration's work removed, the store's version printed, and the command exits with 130 or 143; a second signal stops it at once, the store still whole. A migration back to an earlier version (--to) runs each step back by its mapping model (BookStore ships the one that joins the author's names again) or as the inverse of a step that only added or renamed; one that drops data (the synopses, going back to 4) says how many rows it drops and runs only with --accept-data-loss. With --online (PostgreSQL) the previous release keeps reading and writing the store while it migrates, and is held off only for the cut-over."
+            "With --plan it lists the steps, how each runs and what each drops (with the rows concerned, counted on the store where the steps before carry them unchanged), and changes nothing. A failed or interrupted migration leaves the store as it was (on PostgreSQL, at its last completed step). SIGINT or SIGTERM cancel it: the running statement is interrupted, the migration's work removed, the store's version printed, and the command exits with 130 or 143; a second signal stops it at once, the store still whole. A migration back to an earlier version (--to) runs each step back by its mapping model (BookStore ships the one that joins the author's names again) or as the inverse of a step that only added or renamed; one that drops data (the synopses, going back to 4) says how many rows it drops and runs only with --accept-data-loss. With --online (PostgreSQL) the previous release keeps reading and writing the store while it migrates, and is held off only for the cut-over."
     )
 
     @OptionGroup var options: GlobalOptions
@@ -40,7 +40,7 @@ struct MigrateCommand: AsyncParsableCommand {
             // taken forward again by this command, asked for, not by a service's start-up.
             let target = try to.map { try administration.versionName($0) } ?? administration.models.current.name
             var steps = try await administration.migrationPlan(for: url, to: target)
-            // The first step's warnings counted on the store, for a plan shown before deciding.
+            // The warnings counted on the store where they can be, for a plan shown before deciding.
             if plan || steps.goesBack { steps = try await steps.countingAffectedRows(in: url, logger: logger) }
             steps.printSummary(of: url)
             if plan { return }

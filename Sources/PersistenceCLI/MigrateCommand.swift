@@ -14,7 +14,7 @@ struct MigrateCommand: AsyncParsableCommand {
             from one to the other (v1 to v2, v2 to v3, …), through those. With --chain the store goes through \
             the versions named, in that order, each step by its mapping files or inferred. --plan says which. Steps that need Swift (a custom entity migration policy) cannot run here and are refused \
             before anything changes: run them from the app that registers the policy. With --plan it lists \
-            the steps, how each runs and what each drops (with the rows concerned in the first), and changes nothing. A --to \
+            the steps, how each runs and what each drops (with the rows concerned, counted on the store where the steps before carry them unchanged), and changes nothing. A --to \
             earlier than the store's version migrates it back, walking the way forward backwards: each step back by the mapping \
             files that map it (newer to older) or as the inverse of a step that only added or renamed; a step back that drops \
             data (what the later version added) runs only with --accept-data-loss, after the plan has said what. A failed or interrupted migration leaves a SQLite store as it was and a PostgreSQL \
@@ -94,7 +94,7 @@ struct MigrateCommand: AsyncParsableCommand {
                 } ?? MigrationChain(models: versions, mappingModels: mappingModels)
             let migrator = ProgressiveMigrator(chain: migrationChain, batchSize: batchSize, logger: logger)
             var steps = try await migrator.plan(forStoreAt: url, to: to, storeVersion: storeVersion)
-            // The first step's warnings counted on the store, for a plan shown before deciding.
+            // The warnings counted on the store where they can be, for a plan shown before deciding.
             if plan || steps.goesBack { steps = try await steps.countingAffectedRows(in: url, logger: logger) }
             steps.printSummary(of: url)
             // A current store still goes through the migrator: what a killed run left beside

@@ -37,12 +37,7 @@ import Testing
 
                 try await BookStoreMigration.migrator(models: models, logger: quietLogger).migrateStoreOnline(at: url)
 
-                var health = try await client.send(.get, "/health")
-                let deadline = ContinuousClock.now + .seconds(30)
-                while health.json["status"]?.string == "ok", ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(100))
-                    health = try await client.send(.get, "/health")
-                }
+                let health = try await firstHealth(after: "ok", client, timeout: .seconds(30))
                 #expect(health.status == .serviceUnavailable)
                 #expect(health.json["status"]?.string == "outdated", "\(health.json)")
                 #expect(

@@ -33,12 +33,7 @@ import Testing
                     .migrateStore(at: url, to: "BookStore 4", acceptingDataLoss: true)
 
                 // The replica reads the store's version at most every two seconds.
-                var health = try await client.send(.get, "/health")
-                let deadline = ContinuousClock.now + .seconds(30)
-                while health.json["status"]?.string == "ok", ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(100))
-                    health = try await client.send(.get, "/health")
-                }
+                let health = try await firstHealth(after: "ok", client, timeout: .seconds(30))
                 #expect(health.status == .serviceUnavailable)
                 #expect(health.json["status"]?.string == "outdated", "\(health.json)")
                 let reason = health.json["reason"]?.string ?? ""
@@ -72,12 +67,7 @@ import Testing
 
             let service = try makeService(url)
             try await service.makeApplication().test(.router) { client in
-                var health = try await client.send(.get, "/health")
-                let deadline = ContinuousClock.now + .seconds(60)
-                while health.json["status"]?.string == "starting", ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(10))
-                    health = try await client.send(.get, "/health")
-                }
+                let health = try await firstHealth(after: "starting", client, timeout: .seconds(60))
                 #expect(health.status == .serviceUnavailable)
                 #expect(health.json["status"]?.string == "waiting" && health.json["storeVersion"]?.string == "BookStore 4", "\(health.text)")
                 #expect(
@@ -112,12 +102,7 @@ import Testing
             try await migrator.migrateStore(at: url, to: "BookStore 3", acceptingDataLoss: true)
             let service = try makeService(url)
             try await service.makeApplication().test(.router) { client in
-                var health = try await client.send(.get, "/health")
-                let deadline = ContinuousClock.now + .seconds(60)
-                while health.json["status"]?.string == "starting", ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(10))
-                    health = try await client.send(.get, "/health")
-                }
+                let health = try await firstHealth(after: "starting", client, timeout: .seconds(60))
                 #expect(health.json["status"]?.string == "waiting" && health.json["storeVersion"]?.string == "BookStore 3", "\(health.text)")
                 try await BookStoreMigration.migrator(models: models, logger: quietLogger).migrateStore(at: url, to: "BookStore 4")
                 try await waitUntilReady(client)

@@ -128,12 +128,7 @@ struct StartupMigrationTests {
             try await copyFixture(version: 3, to: url)
             let service = try makeService(url, migrate: false)
             try await service.makeApplication().test(.router) { client in
-                var health = try await client.send(.get, "/health")
-                let deadline = ContinuousClock.now + .seconds(60)
-                while health.json["status"]?.string == "starting", ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(10))
-                    health = try await client.send(.get, "/health")
-                }
+                let health = try await firstHealth(after: "starting", client, timeout: .seconds(60))
                 #expect(health.status == .serviceUnavailable)
                 #expect(health.json["status"]?.string == "waiting" && health.json["storeVersion"]?.string == "BookStore 3", "\(health.text)")
                 expectProblem(try await client.send(.get, "/publications"), .serviceUnavailable)

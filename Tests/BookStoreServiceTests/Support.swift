@@ -145,6 +145,19 @@ func waitUntilReady(_ client: some TestClientProtocol, timeout: Duration = .seco
     throw CancellationError()
 }
 
+/// Polls `/health` while it says `status` (`starting`, `ok`), and returns the first answer
+/// that says something else, or the last one after `timeout`: the event a test waits for is
+/// the replica's own report of it.
+func firstHealth(after status: String, _ client: some TestClientProtocol, timeout: Duration = .seconds(60)) async throws -> TestResponse {
+    var health = try await client.send(.get, "/health")
+    let deadline = ContinuousClock.now + timeout
+    while health.json["status"]?.string == status, ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(10))
+        health = try await client.send(.get, "/health")
+    }
+    return health
+}
+
 /// Polls `/health` until it says the store is migrating, and returns that answer.
 func waitUntilMigrating(_ client: some TestClientProtocol) async throws -> TestResponse {
     var health = try await client.send(.get, "/health")
