@@ -818,7 +818,10 @@ extension ProgressiveMigrator {
     /// A current store is opened once, its metadata read on the store's own writer: no
     /// connection is made to ask the migrator first, which on PostgreSQL is most of the
     /// time opening takes. An older one is migrated (``migrateStore(at:to:storeVersion:acceptingDataLoss:progress:)``,
-    /// progress through ``progressUpdates()``) and then opened.
+    /// progress through ``progressUpdates()``) and then opened — forward only: a store the
+    /// chain has after the current version is refused (``MigrationError/Code/newerStore``),
+    /// and one taken back on purpose is not taken forward again
+    /// (``MigrationError/Code/storeRolledBack``; see <doc:MigratingBack>).
     ///
     /// - Throws: ``StoreError`` from opening (``StoreError/Code/storeNotFound`` without
     ///   `createIfMissing`), ``MigrationError`` from migrating.
