@@ -28,7 +28,7 @@ extension MigrationPlan {
         }
         print("Route:                \(route)")
         if goesBack {
-            let dropsData = steps.contains { $0.dataLossWarnings.contains { $0.isCertain && $0.drops } }
+            let dropsData = steps.contains { $0.dataLossWarnings.contains(where: \.dropsForCertain) }
             print(
                 "Direction:            back, to an older version\(dropsData ? "; what the warnings below drop is lost, so it runs only when that is accepted (--accept-data-loss)" : "")"
             )

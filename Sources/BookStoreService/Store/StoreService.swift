@@ -78,7 +78,7 @@ struct StoreService: Service {
         // the newer release starts next: only by `bookstore migrate`, asked for. The migrator
         // refuses it too (under its lock, for a store taken back while this replica waited).
         while !plan.isEmpty {
-            let rolledBackFrom = try await PersistentStore.metadata(at: url).migratedBackFrom
+            let rolledBackFrom = plan.storeMigratedBackFrom
             if !configuration.migrate || rolledBackFrom != nil {
                 plan = try await waitForMigration(plan, migrator: migrator, rolledBackFrom: rolledBackFrom)
                 continue
@@ -138,7 +138,7 @@ struct StoreService: Service {
         while !plan.isEmpty {
             try await Task.sleep(for: configuration.migrationPollInterval)
             plan = try await migrator.plan(forStoreAt: configuration.store)
-            let stillRolledBack = plan.isEmpty ? nil : try await PersistentStore.metadata(at: configuration.store).migratedBackFrom
+            let stillRolledBack = plan.storeMigratedBackFrom
             // No longer taken back (migrated meanwhile, to an earlier version than this one
             // serves): the service migrates it, unless told not to.
             if rolledBackFrom != nil && stillRolledBack == nil && configuration.migrate { return plan }

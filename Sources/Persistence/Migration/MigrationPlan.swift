@@ -161,6 +161,9 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
     public let route: Route
     /// The steps, in the order they run; empty when the store is at the target already.
     public let steps: [Step]
+    /// The version the store was taken back from (``StoreMetadata/migratedBackFrom``), as its
+    /// metadata said when the plan was made for it; `nil` otherwise.
+    public internal(set) var storeMigratedBackFrom: String?
 
     /// Whether the store is already at the target version.
     public var isEmpty: Bool { steps.isEmpty }

@@ -41,7 +41,9 @@ extension MigrationPlan {
             }
         }
         await store.close()
-        return MigrationPlan(storeVersion: storeVersion, targetVersion: targetVersion, route: route, steps: counted)
+        var plan = MigrationPlan(storeVersion: storeVersion, targetVersion: targetVersion, route: route, steps: counted)
+        plan.storeMigratedBackFrom = storeMigratedBackFrom
+        return plan
     }
 
     /// The count of a later step's warning as the store at the plan's start holds those rows:

@@ -51,6 +51,10 @@ public struct DataLossWarning: Sendable, Hashable, CustomStringConvertible {
         if case .valueMayNotFit = kind { false } else { true }
     }
 
+    /// Whether the data is dropped for certain: what a migration back runs only when told
+    /// to accept it.
+    public var dropsForCertain: Bool { isCertain && drops }
+
     /// The warning in a sentence, with the carrier that may take it and the counted rows when known.
     public var description: String {
         var text: String

@@ -36,7 +36,7 @@ extension ProgressiveMigrator {
         if let refusal = backend.onlineRefusal { throw refusal }
         let unlocked = try await plan(forStoreAt: url, to: target, storeVersion: storeVersion)
         if unlocked.goesBack { throw Self.noOnlineWayBack(unlocked, store: url) }
-        try await refuseUndoingRollback(unlocked, target: target, at: url)
+        try refuseUndoingRollback(unlocked, target: target, at: url)
         guard !unlocked.isEmpty else {
             try await removeLeftoversOfKilledRuns(at: url, plan: unlocked)
             return unlocked
@@ -52,7 +52,7 @@ extension ProgressiveMigrator {
             let plan = try await self.plan(forStoreAt: url, to: target, storeVersion: metadata.isForeign ? storeVersion : nil)
             // Another process may have migrated it past the target meanwhile: online goes forward only.
             if plan.goesBack { throw Self.noOnlineWayBack(plan, store: url) }
-            try await refuseUndoingRollback(plan, target: target, at: url)
+            try refuseUndoingRollback(plan, target: target, at: url)
             guard !plan.isEmpty else {
                 logger.info(
                     "store was migrated by another process meanwhile",

@@ -236,7 +236,8 @@ public final class ProgressiveMigrator: Sendable {
         // it themselves.
         let layout = try await url.engine.storeLayout(model: source)
         let external = ExternallyStoredValues(storeAt: url, metadata: metadata, model: source, layout: layout)
-        let plan = try plan(from: source, to: target, store: url, storeLayout: layout, carrying: external)
+        var plan = try plan(from: source, to: target, store: url, storeLayout: layout, carrying: external)
+        plan.storeMigratedBackFrom = metadata.migratedBackFrom
         if !plan.isEmpty, let tables = try url.engine.appleStoreStructure() {
             try refuseDroppingTables(tables.otherTables, of: url, in: plan)
         }
@@ -606,7 +607,7 @@ public final class ProgressiveMigrator: Sendable {
         // A current store is the common case: find out without taking the lock.
         let unlocked = try await plan(forStoreAt: url, to: target, storeVersion: storeVersion)
         try await refuseUnacceptedDataLoss(of: unlocked, at: url, accepting: acceptingDataLoss)
-        try await refuseUndoingRollback(unlocked, target: target, at: url)
+        try refuseUndoingRollback(unlocked, target: target, at: url)
         guard !unlocked.isEmpty else {
             logger.debug("store is current", metadata: [LoggingKeys.store: "\(url)", LoggingKeys.modelVersion: "\(unlocked.storeVersion.name)"])
             try await removeLeftoversOfKilledRuns(at: url, plan: unlocked)
@@ -627,7 +628,7 @@ public final class ProgressiveMigrator: Sendable {
                         // Planned again under the lock: a store changed meanwhile is refused as it is now.
                         try refuseTurningBack(plan, from: unlocked, at: url)
                         try await refuseUnacceptedDataLoss(of: plan, at: url, accepting: acceptingDataLoss)
-                        try await refuseUndoingRollback(plan, target: target, at: url)
+                        try refuseUndoingRollback(plan, target: target, at: url)
                         let workload = await MigrationWorkload.measuring(plan, at: url, logger: logger)
                         try await MigrationRun(migrator: self, plan: plan, backend: backend, workload: workload, onProgress: progress).run()
                     }

@@ -50,8 +50,7 @@ extension ProgressiveMigrator {
     /// accepts it; the rows concerned are counted on the store (read-only) for the message
     /// where they can be (``MigrationPlan/countingAffectedRows(in:logger:)``).
     func refuseUnacceptedDataLoss(of plan: MigrationPlan, at url: StoreURL, accepting: Bool) async throws {
-        let dropping = { (warning: DataLossWarning) in warning.isCertain && warning.drops }
-        guard plan.goesBack, !accepting, plan.steps.contains(where: { $0.dataLossWarnings.contains(where: dropping) }) else { return }
+        guard plan.goesBack, !accepting, plan.steps.contains(where: { $0.dataLossWarnings.contains(where: \.dropsForCertain) }) else { return }
         let counted: MigrationPlan
         do {
             counted = try await plan.countingAffectedRows(in: url, logger: logger)
@@ -60,7 +59,7 @@ extension ProgressiveMigrator {
             counted = plan
         }
         let losses = counted.steps.enumerated().flatMap { index, step in
-            step.dataLossWarnings.filter(dropping).map {
+            step.dataLossWarnings.filter(\.dropsForCertain).map {
                 "step \(index + 1)/\(counted.steps.count) \(step.source.name) → \(step.destination.name): \($0)\($0.affectedRows == nil ? " (rows not counted)" : "")"
             }
         }
@@ -89,8 +88,8 @@ extension ProgressiveMigrator {
     /// Refuses a migration without a target that would take a store taken back on purpose
     /// forward again (``StoreMetadata/migratedBackFrom``): opening a store, or a service's
     /// start-up, does not undo a rollback; naming the target does.
-    func refuseUndoingRollback(_ plan: MigrationPlan, target: String?, at url: StoreURL) async throws {
-        guard target == nil, !plan.isEmpty, !plan.goesBack, let from = try await PersistentStore.metadata(at: url).migratedBackFrom else { return }
+    func refuseUndoingRollback(_ plan: MigrationPlan, target: String?, at url: StoreURL) throws {
+        guard target == nil, !plan.isEmpty, !plan.goesBack, let from = plan.storeMigratedBackFrom else { return }
         throw MigrationError(
             .storeRolledBack,
             "the store was migrated back from '\(from)' to '\(plan.storeVersion.name)' (a rollback); a migration without a target does not take it forward again",
